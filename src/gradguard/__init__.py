@@ -1,0 +1,42 @@
+"""gradguard: find and prevent gradient-control bugs in PyTorch code.
+
+The static checker (``gradguard check``) needs only the standard library. The runtime
+guards (``gradguard.explain``, ``gradguard.SavedTensorGuard`` ...) need torch and are
+loaded lazily on first attribute access, so ``import gradguard`` stays cheap.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+# Public runtime names, resolved lazily from gradguard.runtime (needs torch).
+_RUNTIME_NAMES = frozenset(
+    {
+        "explain",
+        "graph_stats",
+        "assert_no_graph",
+        "no_graph_leak",
+        "SavedTensorGuard",
+        "LeakMonitor",
+        "find_inference_tensors",
+        "TensorReport",
+        "GraphStats",
+        "GraphLeakError",
+        "GraphLeakWarning",
+        "SilentMutationError",
+    }
+)
+
+
+def __getattr__(name: str):
+    if name in _RUNTIME_NAMES:
+        from gradguard import runtime
+
+        value = getattr(runtime, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'gradguard' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | _RUNTIME_NAMES)
