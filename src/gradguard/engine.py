@@ -1,0 +1,419 @@
+"""The one engine behind every front end: parse a file once, walk it once, run the rules.
+
+Rules see nodes through ``visit_<NodeType>`` / ``leave_<NodeType>`` methods and ask the
+``FileContext`` where they are: inside which function and class, inside which loops, and
+whether grad mode is (certainly or possibly) disabled there.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Callable, Iterable, Optional, Sequence
+
+from gradguard.diagnostics import Diagnostic, Edit, Fix
+from gradguard.semantic import ImportMap, mentions_torch_import
+from gradguard.source import SourceError, SourceText, parse
+
+# Grad-mode region kinds.
+NO_GRAD = "no_grad"
+INFERENCE = "inference_mode"
+ENABLE = "enable_grad"
+MAYBE = "maybe"  # a context manager that may or may not disable grad
+BOUNDARY = "boundary"  # a function body: the caller's grad mode is unknown
+
+_NO_GRAD_NAMES = {
+    "torch.no_grad",
+    "torch.autograd.no_grad",
+    "torch.autograd.grad_mode.no_grad",
+}
+_INFERENCE_NAMES = {
+    "torch.inference_mode",
+    "torch.autograd.inference_mode",
+    "torch.autograd.grad_mode.inference_mode",
+}
+_ENABLE_NAMES = {
+    "torch.enable_grad",
+    "torch.autograd.enable_grad",
+    "torch.autograd.grad_mode.enable_grad",
+}
+_SET_ENABLED_NAMES = {
+    "torch.set_grad_enabled",
+    "torch.autograd.set_grad_enabled",
+    "torch.autograd.grad_mode.set_grad_enabled",
+}
+GRAD_MODE_NAMES = _NO_GRAD_NAMES | _INFERENCE_NAMES | _ENABLE_NAMES | _SET_ENABLED_NAMES
+
+
+@dataclass
+class GradRegion:
+    kind: str
+    node: ast.AST  # the with-item / decorator / statement that opened it
+    via: str  # "with", "decorator", "statement", "function"
+
+
+def _const_bool(node: Optional[ast.AST]) -> Optional[bool]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, bool):
+        return node.value
+    return None
+
+
+def _mentions_grad(node: ast.AST) -> bool:
+    for sub in ast.walk(node):
+        name = sub.id if isinstance(sub, ast.Name) else sub.attr if isinstance(sub, ast.Attribute) else None
+        if name is not None:
+            lowered = name.lower()
+            if "grad" in lowered or "inference" in lowered:
+                return True
+    return False
+
+
+def classify_grad_mode(expr: ast.AST, imports: ImportMap) -> Optional[str]:
+    """What a ``with`` item or decorator does to grad mode, or None if nothing."""
+    target = expr.func if isinstance(expr, ast.Call) else expr
+    qual = imports.qualified_name(target)
+    if qual in _NO_GRAD_NAMES:
+        return NO_GRAD
+    if qual in _ENABLE_NAMES:
+        return ENABLE
+    if qual in _INFERENCE_NAMES:
+        if isinstance(expr, ast.Call):
+            arg = expr.args[0] if expr.args else next(
+                (k.value for k in expr.keywords if k.arg == "mode"), None
+            )
+            if arg is not None:
+                value = _const_bool(arg)
+                if value is None:
+                    return MAYBE
+                return INFERENCE if value else None
+        return INFERENCE
+    if qual in _SET_ENABLED_NAMES:
+        if isinstance(expr, ast.Call) and expr.args:
+            value = _const_bool(expr.args[0])
+            if value is None:
+                return MAYBE
+            return ENABLE if value else NO_GRAD
+        return MAYBE
+    if _mentions_grad(expr):
+        return MAYBE
+    return None
+
+
+class FileContext:
+    """Everything a rule may ask about the file and the node being visited."""
+
+    def __init__(self, filename: str, source: SourceText, tree: ast.Module, imports: ImportMap):
+        self.filename = filename
+        self.source = source
+        self.tree = tree
+        self.imports = imports
+        self.diagnostics: list[Diagnostic] = []
+        self.grad_stack: list[GradRegion] = []
+        self.scopes: list[ast.AST] = [tree]  # Module, ClassDef, FunctionDef, Lambda
+        self.loops: list[ast.AST] = []
+        self.cache: dict = {}  # per-file memo for rules and analyses
+
+    # -- reporting -------------------------------------------------------------------------
+    def report(
+        self,
+        code: str,
+        node: ast.AST,
+        message: str,
+        fix: Optional[Fix] = None,
+        end_node: Optional[ast.AST] = None,
+    ) -> None:
+        src = self.source
+        start = src.node_start(node)
+        end = src.node_end(end_node or node)
+        diag = Diagnostic(code, message, self.filename, src.position(start), src.position(end), fix)
+        if fix is not None:
+            diag.extra["edit_positions"] = [(src.position(e.start), src.position(e.end)) for e in fix.edits]
+        self.diagnostics.append(diag)
+
+    def replace(self, node: ast.AST, content: str) -> Edit:
+        return Edit(self.source.node_start(node), self.source.node_end(node), content)
+
+    def text(self, node: ast.AST) -> str:
+        return self.source.segment(node)
+
+    # -- where are we ----------------------------------------------------------------------
+    def grad_state(self) -> str:
+        """``"disabled"``, ``"maybe"`` or ``"enabled"`` at the current node.
+
+        ``"enabled"`` also covers a function body without its own region: its callers are
+        not known, and code is written for the common case of grad being on.
+        """
+        maybe = False
+        for region in reversed(self.grad_stack):
+            kind = region.kind
+            if kind in (NO_GRAD, INFERENCE):
+                return "maybe" if maybe else "disabled"
+            if kind == ENABLE:
+                return "maybe" if maybe else "enabled"
+            if kind == MAYBE:
+                maybe = True
+            elif kind == BOUNDARY:
+                # A nested function defined inside a grad region may run there or later.
+                if any(r.kind in (NO_GRAD, INFERENCE, MAYBE) for r in self.grad_stack[: self.grad_stack.index(region)]):
+                    maybe = True
+                break
+        return "maybe" if maybe else "enabled"
+
+    @property
+    def grad_disabled(self) -> bool:
+        return self.grad_state() == "disabled"
+
+    @property
+    def grad_may_be_disabled(self) -> bool:
+        return self.grad_state() != "enabled"
+
+    @property
+    def in_inference_mode(self) -> bool:
+        for region in reversed(self.grad_stack):
+            if region.kind == INFERENCE:
+                return True
+            if region.kind == BOUNDARY:
+                return False
+        return False
+
+    def innermost_regions(self) -> list[GradRegion]:
+        """The grad regions of the current function body, innermost last."""
+        out: list[GradRegion] = []
+        for region in reversed(self.grad_stack):
+            if region.kind == BOUNDARY:
+                break
+            out.append(region)
+        return out[::-1]
+
+    @property
+    def function(self) -> Optional[ast.AST]:
+        for scope in reversed(self.scopes):
+            if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                return scope
+        return None
+
+    @property
+    def class_def(self) -> Optional[ast.ClassDef]:
+        """The class whose body (or method body) the current node is in."""
+        for scope in reversed(self.scopes):
+            if isinstance(scope, ast.ClassDef):
+                return scope
+        return None
+
+    @property
+    def method_class(self) -> Optional[ast.ClassDef]:
+        """The class of which the innermost function is a method, if it is one."""
+        if len(self.scopes) >= 2 and isinstance(self.scopes[-2], ast.ClassDef) and isinstance(
+            self.scopes[-1], (ast.FunctionDef, ast.AsyncFunctionDef)
+        ):
+            return self.scopes[-2]
+        return None
+
+    @property
+    def scope(self) -> ast.AST:
+        return self.scopes[-1]
+
+    def facts(self, scope: Optional[ast.AST] = None):
+        """Flow-insensitive facts about the names of a function (see gradguard.tensors)."""
+        from gradguard.tensors import scope_facts
+
+        return scope_facts(self, scope if scope is not None else self.scope)
+
+
+class Walker:
+    """Single pass over a module that keeps FileContext's position up to date."""
+
+    def __init__(self, rules: Sequence, ctx: FileContext):
+        self.ctx = ctx
+        self.enter: dict[type, list[Callable]] = {}
+        self.leave: dict[type, list[Callable]] = {}
+        for rule in rules:
+            for attr in dir(rule):
+                if attr.startswith("visit_") or attr.startswith("leave_"):
+                    node_type = getattr(ast, attr[6:], None)
+                    if isinstance(node_type, type):
+                        table = self.enter if attr.startswith("visit_") else self.leave
+                        table.setdefault(node_type, []).append(getattr(rule, attr))
+
+    def run(self) -> None:
+        self.visit(self.ctx.tree, None)
+
+    def visit(self, node: ast.AST, parent: Optional[ast.AST]) -> None:
+        node._gg_parent = parent  # type: ignore[attr-defined]
+        t = type(node)
+        ctx = self.ctx
+        handlers = self.enter.get(t)
+        if handlers:
+            for handler in handlers:
+                handler(node, ctx)
+        if t is ast.With or t is ast.AsyncWith:
+            self._visit_with(node)
+        elif t is ast.FunctionDef or t is ast.AsyncFunctionDef:
+            self._visit_function(node)
+        elif t is ast.ClassDef:
+            for child in node.decorator_list + node.bases + node.keywords:
+                self.visit(child, node)
+            ctx.scopes.append(node)
+            self.visit_block(node.body, node)
+            ctx.scopes.pop()
+        elif t is ast.Lambda:
+            self.visit(node.args, node)
+            ctx.scopes.append(node)
+            ctx.grad_stack.append(GradRegion(BOUNDARY, node, "function"))
+            self.visit(node.body, node)
+            ctx.grad_stack.pop()
+            ctx.scopes.pop()
+        elif t is ast.For or t is ast.AsyncFor or t is ast.While:
+            if t is ast.While:
+                self.visit(node.test, node)
+            else:
+                self.visit(node.iter, node)
+            ctx.loops.append(node)
+            if t is not ast.While:
+                self.visit(node.target, node)
+            self.visit_block(node.body, node)
+            ctx.loops.pop()
+            self.visit_block(node.orelse, node)
+        else:
+            for field in node._fields:
+                value = getattr(node, field, None)
+                if isinstance(value, list):
+                    if value and isinstance(value[0], ast.stmt):
+                        self.visit_block(value, node)
+                    else:
+                        for item in value:
+                            if isinstance(item, ast.AST):
+                                self.visit(item, node)
+                elif isinstance(value, ast.AST):
+                    self.visit(value, node)
+        handlers = self.leave.get(t)
+        if handlers:
+            for handler in handlers:
+                handler(node, ctx)
+
+    def visit_block(self, body: list, parent: ast.AST) -> None:
+        """Visit statements; ``torch.set_grad_enabled(b)`` as a statement rules the rest of the block."""
+        pushed = 0
+        ctx = self.ctx
+        for stmt in body:
+            self.visit(stmt, parent)
+            if type(stmt) is ast.Expr and type(stmt.value) is ast.Call:
+                qual = ctx.imports.qualified_name(stmt.value.func)
+                if qual in _SET_ENABLED_NAMES:
+                    kind = classify_grad_mode(stmt.value, ctx.imports) or MAYBE
+                    ctx.grad_stack.append(GradRegion(kind, stmt, "statement"))
+                    pushed += 1
+        if pushed:
+            del ctx.grad_stack[-pushed:]
+
+    def _visit_with(self, node: ast.AST) -> None:
+        ctx = self.ctx
+        pushed = 0
+        for item in node.items:
+            self.visit(item, node)
+            kind = classify_grad_mode(item.context_expr, ctx.imports)
+            if kind is not None:
+                ctx.grad_stack.append(GradRegion(kind, item, "with"))
+                pushed += 1
+        self.visit_block(node.body, node)
+        if pushed:
+            del ctx.grad_stack[-pushed:]
+
+    def _visit_function(self, node: ast.AST) -> None:
+        ctx = self.ctx
+        for child in node.decorator_list:
+            self.visit(child, node)
+        self.visit(node.args, node)
+        if node.returns is not None:
+            self.visit(node.returns, node)
+        ctx.scopes.append(node)
+        ctx.grad_stack.append(GradRegion(BOUNDARY, node, "function"))
+        pushed = 1
+        for deco in node.decorator_list:
+            kind = classify_grad_mode(deco, ctx.imports)
+            if kind is not None:
+                ctx.grad_stack.append(GradRegion(kind, deco, "decorator"))
+                pushed += 1
+        self.visit_block(node.body, node)
+        del ctx.grad_stack[-pushed:]
+        ctx.scopes.pop()
+
+
+def parent(node: ast.AST) -> Optional[ast.AST]:
+    return getattr(node, "_gg_parent", None)
+
+
+# -- running a file -------------------------------------------------------------------------
+
+
+@dataclass
+class FileResult:
+    filename: str
+    diagnostics: list[Diagnostic]
+    source: Optional[SourceText] = None
+    skipped: bool = False  # did not import torch
+    error: Optional[str] = None  # GG001 message when unparsable
+
+
+def parse_error_diagnostic(filename: str, error: SourceError) -> Diagnostic:
+    from gradguard.diagnostics import Position
+
+    pos = Position(max(error.row, 1), max(error.column, 1))
+    return Diagnostic("GG001", f"File could not be parsed: {error.message}", filename, pos, pos)
+
+
+def check_source(
+    source: SourceText,
+    filename: str,
+    rules: Sequence,
+    require_torch_import: bool = True,
+) -> FileResult:
+    """Check decoded text with the given rule instances."""
+    text = source.text
+    if require_torch_import and not mentions_torch_import(text):
+        return FileResult(filename, [], source, skipped=True)
+    try:
+        tree = parse(text, filename)
+    except SourceError as exc:
+        return FileResult(filename, [parse_error_diagnostic(filename, exc)], source, error=exc.message)
+    imports = ImportMap(tree)
+    if require_torch_import and not imports.imports_torch:
+        return FileResult(filename, [], source, skipped=True)
+    active = [rule for rule in rules if rule.applies_to(text)]
+    ctx = FileContext(filename, source, tree, imports)
+    if active:
+        try:
+            Walker(active, ctx).run()
+        except RecursionError:
+            error = SourceError("expression nesting too deep to analyse")
+            return FileResult(filename, [parse_error_diagnostic(filename, error)], source, error=error.message)
+    diagnostics = apply_noqa(ctx.diagnostics, source)
+    diagnostics.sort(key=Diagnostic.sort_key)
+    return FileResult(filename, diagnostics, source)
+
+
+def check_bytes(data: bytes, filename: str, rules: Sequence, require_torch_import: bool = True) -> FileResult:
+    try:
+        source = SourceText.from_bytes(data)
+    except SourceError as exc:
+        return FileResult(filename, [parse_error_diagnostic(filename, exc)], None, error=exc.message)
+    return check_source(source, filename, rules, require_torch_import)
+
+
+def apply_noqa(diagnostics: Iterable[Diagnostic], source: SourceText) -> list[Diagnostic]:
+    from gradguard.noqa import noqa_codes
+
+    kept = []
+    cache: dict[int, object] = {}
+    for diag in diagnostics:
+        row = diag.start.row
+        if row not in cache:
+            cache[row] = noqa_codes(source.line(row))
+        codes = cache[row]
+        if codes is None:
+            kept.append(diag)
+        elif codes == "all":
+            continue
+        elif not any(diag.code == c or diag.code.startswith(c) for c in codes):
+            kept.append(diag)
+    return kept

@@ -1,0 +1,79 @@
+"""The Rule base class: metadata, embedded examples and node handlers in one place.
+
+A rule module holds one ``Rule`` subclass. Its module docstring is the rule's
+documentation (*What it does / Why is this bad? / Example / Use instead / Fix safety*);
+``gradguard explain`` prints it and ``docs/rules.md`` is rendered from it. ``valid`` and
+``invalid`` examples are run by the test suite, as are the docstring's code blocks.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from typing import ClassVar, Optional
+
+FIX_NONE = "none"
+FIX_SAFE = "safe"  # every finding carries a safe fix
+FIX_UNSAFE = "unsafe"  # every finding carries an unsafe fix
+FIX_SOMETIMES = "sometimes"  # some findings carry a fix (safe or unsafe, see the docs)
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """Code that must be flagged. ``fixed`` is the text after applying its fixes.
+
+    ``unsafe=True`` applies unsafe fixes as well when producing ``fixed``.
+    """
+
+    code: str
+    fixed: Optional[str] = None
+    unsafe: bool = False
+
+
+@dataclass(frozen=True)
+class Valid:
+    """Code that must not be flagged by the rule."""
+
+    code: str
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    fix_availability: ClassVar[str] = FIX_NONE
+    default_enabled: ClassVar[bool] = True
+    # Substrings that must occur in a file for the rule to run at all (speed).
+    triggers: ClassVar[tuple] = ()
+    valid: ClassVar[tuple] = ()
+    invalid: ClassVar[tuple] = ()
+
+    def applies_to(self, text: str) -> bool:
+        return not self.triggers or any(trigger in text for trigger in self.triggers)
+
+    @classmethod
+    def documentation(cls) -> str:
+        """The rule's documentation: its module docstring."""
+        doc = sys.modules[cls.__module__].__doc__ or ""
+        return _dedent(doc).strip()
+
+    @classmethod
+    def doc_code_blocks(cls) -> dict:
+        """The python code blocks under each ``## `` heading of the documentation."""
+        blocks: dict[str, list[str]] = {}
+        heading = ""
+        for part in re.split(r"^(## .*)$", cls.documentation(), flags=re.M):
+            if part.startswith("## "):
+                heading = part[3:].strip()
+                continue
+            for code in re.findall(r"```python\n(.*?)```", part, flags=re.S):
+                blocks.setdefault(heading, []).append(code)
+        return blocks
+
+
+def _dedent(text: str) -> str:
+    import textwrap
+
+    first, _, rest = text.partition("\n")
+    return first.strip() + "\n" + textwrap.dedent(rest)

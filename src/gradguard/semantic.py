@@ -1,0 +1,108 @@
+"""What a module binds to torch: import aliases and qualified names of expressions.
+
+The checker never imports user code, so every fact here comes from the import statements
+of the file itself.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Optional
+
+_TORCH_IMPORT_RE = re.compile(r"^[ \t]*(?:import[ \t]+[^#\n]*\btorch\b|from[ \t]+torch\b)", re.M)
+
+
+def mentions_torch_import(text: str) -> bool:
+    """Cheap text test run before parsing: could this file import torch at all?"""
+    return _TORCH_IMPORT_RE.search(text) is not None
+
+
+class ImportMap:
+    """Maps local names to the fully qualified names they were imported as.
+
+    ``import torch.nn as nn`` binds ``nn -> torch.nn``; ``from torch import no_grad`` binds
+    ``no_grad -> torch.no_grad``; ``import torch`` binds ``torch -> torch``.
+    """
+
+    def __init__(self, tree: ast.Module):
+        self.names: dict[str, str] = {}
+        self.imports_torch = False
+        for node in iter_statements(tree.body):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    top = alias.name.split(".")[0]
+                    if top == "torch":
+                        self.imports_torch = True
+                    if alias.asname:
+                        self.names[alias.asname] = alias.name
+                    else:
+                        self.names[top] = top
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                if node.module.split(".")[0] == "torch":
+                    self.imports_torch = True
+                for alias in node.names:
+                    if alias.name == "*":
+                        continue
+                    self.names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+
+    @property
+    def torch_name(self) -> Optional[str]:
+        """A local name that refers to the torch module, if the file binds one."""
+        for local, qual in self.names.items():
+            if qual == "torch":
+                return local
+        return None
+
+    def qualified_name(self, node: ast.AST) -> Optional[str]:
+        """``th.nn.functional.relu`` -> ``torch.nn.functional.relu`` when ``th`` is torch."""
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return None
+        base = self.names.get(node.id)
+        if base is None:
+            return None
+        parts.append(base)
+        return ".".join(reversed(parts))
+
+    def is_torch(self, node: ast.AST, *names: str) -> bool:
+        qual = self.qualified_name(node)
+        return qual is not None and qual in names
+
+
+def iter_statements(body):
+    """Every statement in a body, nested blocks included, without visiting expressions."""
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(stmt, name, None)
+            if block:
+                stack.extend(reversed(block))
+
+
+def dotted_name(node: ast.AST) -> Optional[str]:
+    """``a.b.c`` for a chain of attributes on a name, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def call_name(node: ast.AST) -> Optional[str]:
+    """The last component of a call's callee: ``nn.init.normal_(...)`` -> ``normal_``."""
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            return func.attr
+        if isinstance(func, ast.Name):
+            return func.id
+    return None
