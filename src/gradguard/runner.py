@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import os
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -100,25 +99,40 @@ def unified_diff(old: str, new: str, path: str) -> str:
     )
 
 
+def process_file(path: str, rules: list, settings: Settings, options: RunOptions) -> RunResult:
+    """Read, check and (with --fix) rewrite one file; the unit of work of a run."""
+    result = RunResult()
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        result.diagnostics.append(
+            Diagnostic("GG001", f"File could not be read: {reason}", path, Position(1, 1), Position(1, 1))
+        )
+        return result
+    new_bytes = check_file_bytes(data, path, rules, settings, options, result)
+    if new_bytes is not None and options.fix:
+        try:
+            write_atomic(path, new_bytes)
+        except OSError as exc:
+            result.errors.append((path, f"could not write fixes: {exc.strerror or exc}"))
+    return result
+
+
+def merge(total: RunResult, part: RunResult) -> None:
+    total.diagnostics.extend(part.diagnostics)
+    total.fixed += part.fixed
+    total.files_checked += part.files_checked
+    total.diffs.extend(part.diffs)
+    total.errors.extend(part.errors)
+
+
 def run(paths: list, settings: Settings, options: RunOptions) -> RunResult:
     rules = resolve_rules(settings, options)
     result = RunResult()
     for path in discover(paths, settings, errors=result.errors):
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
-            result.diagnostics.append(
-                Diagnostic("GG001", f"File could not be read: {reason}", path, Position(1, 1), Position(1, 1))
-            )
-            continue
-        new_bytes = check_file_bytes(data, path, rules, settings, options, result)
-        if new_bytes is not None and options.fix:
-            try:
-                write_atomic(path, new_bytes)
-            except OSError as exc:
-                result.errors.append((path, f"could not write fixes: {exc.strerror or exc}"))
+        merge(result, process_file(path, rules, settings, options))
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
 
