@@ -7,7 +7,8 @@ from typing import Literal, Optional
 
 Applicability = Literal["safe", "unsafe"]
 
-DOCS_URL = "https://gradguard.readthedocs.io/en/latest/rules/#{code}"
+# Where each rule is documented, relative to the project root.
+DOCS_URL = "docs/rules.md#{code}"
 
 
 @dataclass(frozen=True, order=True)
