@@ -328,6 +328,7 @@ class Walker:
             self.visit(node.returns, node)
         ctx.scopes.append(node)
         ctx.grad_stack.append(GradRegion(BOUNDARY, node, "function"))
+        outer_loops, ctx.loops = ctx.loops, []  # loops of the current function body only
         pushed = 1
         for deco in node.decorator_list:
             kind = classify_grad_mode(deco, ctx.imports)
@@ -336,6 +337,7 @@ class Walker:
                 pushed += 1
         self.visit_block(node.body, node)
         del ctx.grad_stack[-pushed:]
+        ctx.loops = outer_loops
         ctx.scopes.pop()
 
 
