@@ -170,7 +170,8 @@ def scope_facts(ctx, scope: ast.AST) -> ScopeFacts:
             bindings.append((node.target.id, "value", node.value))
         elif t is ast.AugAssign and isinstance(node.target, ast.Name):
             bindings.append((node.target.id, "augment", node))
-        elif t is ast.For or t is ast.AsyncFor:
+        elif t is ast.For or t is ast.AsyncFor or t is ast.comprehension:
+            # ``[p.data for p in model.parameters()]``: comprehension targets count like loops.
             _for_bindings(node, bindings)
         elif t is ast.withitem and node.optional_vars is not None:
             for name in _target_names(node.optional_vars):
