@@ -155,14 +155,14 @@ class RedundantGradRegion(Rule):
 
     @staticmethod
     def _message(ctx, inner: ast.AST, outer) -> str:
-        kind = "inference mode" if outer.kind == INFERENCE else "no_grad"
+        kind = " (inference mode)" if outer.kind == INFERENCE else ""
         if outer.via == "statement":
             how = f"`{ctx.text(outer.node).strip()}` on line {outer.node.lineno}"
         elif outer.via == "decorator":
             how = f"the decorator `@{ctx.text(outer.node)}`"
         else:
             how = f"the `with {ctx.text(outer.node.context_expr)}` on line {outer.node.context_expr.lineno}"
-        return f"`{ctx.text(inner)}` is redundant: grad is already disabled here by {how} ({kind}); remove it"
+        return f"`{ctx.text(inner)}` is redundant: grad is already disabled here by {how}{kind}; remove it"
 
     @staticmethod
     def _decorator_fix(ctx, deco: ast.AST) -> Optional[Fix]:
