@@ -111,6 +111,8 @@ class StepFigures:
     live_saved_tensors: int
     retained_bytes: int
     retained_saved_tensors: int
+    live_nodes: int = 0
+    retained_nodes: int = 0
 
 
 class _StorageEntry:
@@ -120,6 +122,20 @@ class _StorageEntry:
         self.count = 0
         self.nbytes = nbytes
         self.step = step
+
+
+class _NodeToken:
+    """Lives in a graph node's ``metadata`` dict: its death tells the monitor the node died."""
+
+    __slots__ = ("monitor", "step", "site")
+
+    def __init__(self, monitor: "LeakMonitor", step: int, site: str) -> None:
+        self.monitor = monitor
+        self.step = step
+        self.site = site
+
+    def __del__(self) -> None:
+        self.monitor._node_released(self)
 
 
 class LeakMonitor:
@@ -152,6 +168,9 @@ class LeakMonitor:
         self._bytes_by_step: Counter[int] = Counter()
         self._tensors_by_step: Counter[int] = Counter()
         self._sites_by_step: dict[int, Counter[str]] = {}
+        self._nodes_by_step: Counter[int] = Counter()
+        self._node_sites_by_step: dict[int, Counter[str]] = {}
+        self._token_key = f"gradguard.LeakMonitor.{id(self)}"
         self._figures: list[StepFigures] = []
         self._growing = 0
         self._warned = False
@@ -178,6 +197,31 @@ class LeakMonitor:
         packed.monitors += (self,)
         packed.key = key
         packed.step = step
+        # Graph nodes outlive their saved tensors (backward frees those): count the node
+        # that produced each saved tensor through a token stored in its metadata.
+        node = tensor.grad_fn
+        if node is not None:
+            metadata = node.metadata
+            if self._token_key not in metadata:
+                metadata[self._token_key] = _NodeToken(self, step, packed.site)
+                self._nodes_by_step[step] += 1
+                node_sites = self._node_sites_by_step.get(step)
+                if node_sites is None:
+                    node_sites = self._node_sites_by_step[step] = Counter()
+                node_sites[packed.site] += 1
+
+    def _node_released(self, token: _NodeToken) -> None:
+        step = token.step
+        self._nodes_by_step[step] -= 1
+        if not self._nodes_by_step[step]:
+            del self._nodes_by_step[step]
+        node_sites = self._node_sites_by_step.get(step)
+        if node_sites is not None:
+            node_sites[token.site] -= 1
+            if node_sites[token.site] <= 0:
+                del node_sites[token.site]
+            if not node_sites:
+                del self._node_sites_by_step[step]
 
     def _released(self, packed: Packed) -> None:
         step = packed.step
@@ -212,45 +256,66 @@ class LeakMonitor:
         horizon = self._step - self.grace
         retained_bytes = sum(b for s, b in self._bytes_by_step.items() if s <= horizon)
         retained_tensors = sum(n for s, n in self._tensors_by_step.items() if s <= horizon)
+        retained_nodes = sum(n for s, n in self._nodes_by_step.items() if s <= horizon)
         return StepFigures(
             step=self._step,
             live_bytes=sum(self._bytes_by_step.values()),
             live_saved_tensors=sum(self._tensors_by_step.values()),
             retained_bytes=retained_bytes,
             retained_saved_tensors=retained_tensors,
+            live_nodes=sum(self._nodes_by_step.values()),
+            retained_nodes=retained_nodes,
         )
 
     def step(self) -> StepFigures:
         """Close the current loop step; warn or raise when retained graph memory keeps growing."""
         figures = self._figures_now()
-        previous = self._figures[-1].retained_bytes if self._figures else 0
-        if figures.retained_bytes > previous:
+        previous = self._figures[-1] if self._figures else None
+        if self._grew(figures, previous):
             self._growing += 1
         else:
             self._growing = 0
-        if self._growing >= self.patience and figures.retained_bytes > self.min_bytes:
+        if (
+            self._growing >= self.patience
+            and figures.retained_bytes >= self.min_bytes
+            and not self._warned
+        ):
             gc.collect()  # rule out graphs held only by collectable reference cycles
             figures = self._figures_now()
-            if figures.retained_bytes > previous and not self._warned:
+            if self._grew(figures, previous):
                 self._complain(figures)
+            else:
+                self._growing = 0
         self._figures.append(figures)
         self._step += 1
         return figures
 
+    @staticmethod
+    def _grew(figures: StepFigures, previous: StepFigures | None) -> bool:
+        if previous is None:
+            return figures.retained_bytes > 0 or figures.retained_nodes > 0
+        return (
+            figures.retained_bytes > previous.retained_bytes
+            or figures.retained_nodes > previous.retained_nodes
+        )
+
     def _oldest_site(self) -> tuple[int, str]:
-        for step in sorted(self._sites_by_step):
-            sites = self._sites_by_step[step]
-            if sites:
-                return step, next(iter(sites))
-        return -1, "<unknown>"
+        candidates = []
+        for by_step in (self._sites_by_step, self._node_sites_by_step):
+            for step in sorted(by_step):
+                if by_step[step]:
+                    candidates.append((step, next(iter(by_step[step]))))
+                    break
+        return min(candidates, default=(-1, "<unknown>"), key=lambda c: c[0])
 
     def _complain(self, figures: StepFigures) -> None:
         oldest_step, site = self._oldest_site()
         message = (
             f"GG301 graph leak: graph memory that outlives its step grew at "
             f"{self._growing} consecutive steps; after step {figures.step}, "
+            f"{figures.retained_nodes} graph nodes and "
             f"{format_bytes(figures.retained_bytes)} in {figures.retained_saved_tensors} "
-            f"saved tensors from earlier steps is still alive. The oldest surviving graph "
+            f"saved tensors from earlier steps are still alive. The oldest surviving graph "
             f"(step {oldest_step}) was made at {site}. Something keeps graph-carrying "
             f"tensors across iterations (e.g. `total += loss`, or appending outputs to a "
             f"list): keep `.item()` or `.detach()`."
@@ -264,6 +329,19 @@ class LeakMonitor:
         """The figures recorded at each ``step()`` so far."""
         return list(self._figures)
 
+    def live_sites(self) -> list[str]:
+        """Where the still-alive saved tensors were saved, oldest step first."""
+        sites: list[str] = []
+        steps = sorted(set(self._sites_by_step) | set(self._node_sites_by_step))
+        for step in steps:
+            for by_step in (self._sites_by_step, self._node_sites_by_step):
+                sites.extend(s for s in by_step.get(step, ()) if s not in sites)
+        return sites
+
     def live_graph_bytes(self) -> int:
         """Saved-for-backward bytes of graphs made under this monitor that are still alive."""
         return sum(self._bytes_by_step.values())
+
+    def live_graph_nodes(self) -> int:
+        """Graph nodes (producers of saved tensors) made under this monitor still alive."""
+        return sum(self._nodes_by_step.values())
