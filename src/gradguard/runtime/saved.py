@@ -3,7 +3,7 @@
 Autograd's own check is the version counter, and writes through ``.data`` (or a tensor
 whose storage was swapped with ``set_``) do not move it: backward then computes a wrong
 gradient without any error. The guard fingerprints each saved tensor when it is saved
-(version, storage pointer, geometry, a float64 checksum and a strided sample of values)
+(version, storage pointer, shape, a checksum of all values and a strided sample of values)
 and compares when backward unpacks it.
 
 Under saved-tensor hooks autograd skips its own version check, so the guard checks the
@@ -13,7 +13,6 @@ version counter too; otherwise wrapping a loop would hide errors torch normally 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -22,59 +21,94 @@ from ._hooks import HookRegistration, Packed
 from ._sites import user_site
 from .errors import SilentMutationError
 
-_SAMPLE_PER_DIM = 4
-_SAMPLE_MAX = 256
 
 
-@dataclass(frozen=True)
+_SAMPLE_SIZE = 64
+
+
 class Fingerprint:
-    version: int
-    data_ptr: int
-    shape: tuple
-    stride: tuple
-    storage_offset: int
-    checksum: torch.Tensor | None
-    sample: torch.Tensor | None
+    """What a saved tensor looked like when autograd saved it."""
+
+    __slots__ = ("version", "data_ptr", "shape", "checksum", "sample", "sample_step")
+
+    def __init__(self, version, data_ptr, shape, checksum, sample, sample_step) -> None:
+        self.version = version
+        self.data_ptr = data_ptr
+        self.shape = shape
+        self.checksum = checksum
+        self.sample = sample
+        self.sample_step = sample_step
 
 
-def _content(t: torch.Tensor) -> tuple[torch.Tensor | None, torch.Tensor | None]:
-    """A checksum over every element and a strided sample, both compared bit for bit."""
-    if t.layout != torch.strided or t.device.type == "meta" or t.numel() == 0:
-        return None, None
-    if t.is_complex():
-        t = torch.view_as_real(t)
+def _checksum(t: torch.Tensor) -> torch.Tensor:
+    # Summing in the tensor's own dtype is ~4x faster than accumulating in float64 and,
+    # on the same tensor and thread count, reproducible bit for bit.
+    if t.dtype in (torch.float16, torch.bfloat16):
+        return t.sum(dtype=torch.float32)
     if t.is_floating_point():
-        checksum = t.sum(dtype=torch.float64).view(torch.int64)
-    elif t.dtype == torch.bool:
-        checksum = t.sum()
-    else:
-        checksum = t.sum(dtype=torch.int64)
-    grid = t[tuple(slice(None, None, max(1, size // _SAMPLE_PER_DIM)) for size in t.shape)]
-    sample = grid.reshape(-1)[:_SAMPLE_MAX].clone()
-    if sample.dtype != torch.bool:
-        sample = sample.view(torch.uint8)
-    return checksum, sample
+        return t.sum()
+    if t.dtype == torch.bool:
+        return t.sum()
+    return t.sum(dtype=torch.int64)
+
+
+def _sample(t: torch.Tensor, step: int) -> torch.Tensor | None:
+    """Every ``step``-th element of a contiguous tensor: catches sign flips, permutations."""
+    if step <= 0 or not t.is_contiguous():
+        return None
+    return t.view(-1)[::step]
+
+
+def _content_view(t: torch.Tensor) -> torch.Tensor | None:
+    if t.layout != torch.strided or t.device.type == "meta" or t.numel() == 0:
+        return None
+    return torch.view_as_real(t) if t.is_complex() else t
 
 
 def fingerprint(t: torch.Tensor) -> Fingerprint:
+    checksum = sample = None
+    step = 0
     with torch.no_grad():
         try:
-            checksum, sample = _content(t)
+            content = _content_view(t)
+            if content is not None:
+                checksum = _checksum(content)
+                step = max(1, content.numel() // _SAMPLE_SIZE)
+                sample = _sample(content, step)
+                if sample is not None:
+                    sample = sample.clone()
         except (RuntimeError, TypeError, NotImplementedError):
             checksum = sample = None  # tensor subclasses or layouts without these ops
         try:
             data_ptr = t.data_ptr()
         except RuntimeError:
             data_ptr = 0
-        return Fingerprint(
-            t._version, data_ptr, tuple(t.shape), t.stride(), t.storage_offset(), checksum, sample
-        )
+    return Fingerprint(t._version, data_ptr, tuple(t.shape), checksum, sample, step)
 
 
 def _same(a: torch.Tensor | None, b: torch.Tensor | None) -> bool:
     if a is None or b is None:
         return True
-    return bool(torch.equal(a, b))
+    if a.shape != b.shape:
+        return False
+    if torch.equal(a, b):
+        return True
+    if a.is_floating_point():  # NaN != NaN: equal when both are NaN at the same places
+        return bool(((a == b) | (a.isnan() & b.isnan())).all())
+    return False
+
+
+def _content_unchanged(fp: Fingerprint, t: torch.Tensor) -> bool:
+    with torch.no_grad():
+        try:
+            content = _content_view(t)
+            if content is None:
+                return True
+            return _same(_checksum(content), fp.checksum) and _same(
+                _sample(content, fp.sample_step), fp.sample
+            )
+        except (RuntimeError, TypeError, NotImplementedError):
+            return True
 
 
 def _node_name() -> str:
@@ -104,14 +138,8 @@ def mutation_problems(fp: Fingerprint, t: torch.Tensor, original: torch.Tensor |
         problems.append(
             f"it was modified in place (version counter {fp.version} -> {t._version})"
         )
-    else:
-        with torch.no_grad():
-            try:
-                checksum, sample = _content(t)
-            except (RuntimeError, TypeError, NotImplementedError):
-                checksum = sample = None
-        if not (_same(checksum, fp.checksum) and _same(sample, fp.sample)):
-            problems.append(
+    elif not _content_unchanged(fp, t):
+        problems.append(
                 "its values changed while its version counter did not move "
                 "(a write through `.data`, or through another alias autograd cannot see)"
             )
