@@ -1,0 +1,234 @@
+import inspect
+
+import pytest
+
+torch = pytest.importorskip("torch")
+from torch import nn  # noqa: E402
+
+import gradguard as gg  # noqa: E402
+from gradguard.runtime import _hooks  # noqa: E402
+from helpers import SmallCNN, batches, hooks_registered, train_steps  # noqa: E402
+
+
+def _line_of(func, text):
+    lines, start = inspect.getsourcelines(func)
+    for offset, line in enumerate(lines):
+        if text in line:
+            return start + offset
+    raise AssertionError(text)
+
+
+class ScaledHidden(nn.Module):
+    """An MLP that rescales its hidden activation through .data (the GG102 bug)."""
+
+    def __init__(self, activation):
+        super().__init__()
+        self.fc1 = nn.Linear(4, 16)
+        self.fc2 = nn.Linear(16, 1)
+        self.activation = activation
+
+    def forward(self, x):
+        h = self.activation(self.fc1(x))  # saving op
+        h.data.mul_(0.5)
+        return self.fc2(h)
+
+
+@pytest.mark.parametrize(
+    "activation, node", [(torch.exp, "ExpBackward0"), (torch.sigmoid, "SigmoidBackward0"), (torch.tanh, "TanhBackward0")]
+)
+def test_data_inplace_on_saved_output_is_caught_in_training_loop(activation, node):
+    torch.manual_seed(0)
+    model = ScaledHidden(activation)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    with pytest.raises(gg.SilentMutationError) as info:
+        with gg.SavedTensorGuard():
+            for step in range(3):
+                x, y = torch.randn(8, 4), torch.randn(8, 1)
+                opt.zero_grad()
+                loss = nn.functional.mse_loss(model(x), y)
+                loss.backward()
+                opt.step()
+    message = str(info.value)
+    assert "GG102" in message and node in message
+    assert "(8, 16)" in message and "torch.float32" in message
+    site = f"{__file__}:{_line_of(ScaledHidden.forward, '# saving op')}"
+    assert site in message
+    assert not hooks_registered()
+
+
+def test_without_guard_the_same_loop_gives_a_silently_wrong_gradient():
+    # The evidence that the guarded failure above is real: no error, wrong gradient.
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x.exp()
+    y.data.mul_(0)
+    y.sum().backward()
+    assert torch.equal(x.grad, torch.zeros(3))
+
+
+def test_detached_alias_mutation_is_still_caught_under_hooks():
+    # Under saved-tensor hooks autograd skips its version check: the guard must do it.
+    x = torch.randn(5, requires_grad=True)
+    with gg.SavedTensorGuard():
+        y = torch.sigmoid(x)
+        with torch.no_grad():
+            y.detach().add_(1)
+        with pytest.raises(gg.SilentMutationError, match=r"version counter 0 -> 1"):
+            y.sum().backward()
+
+
+def test_set_replacing_storage_is_caught():
+    x = torch.randn(4, requires_grad=True)
+    with gg.SavedTensorGuard():
+        y = x.tanh()
+        y.data = torch.zeros(4)
+        with pytest.raises(gg.SilentMutationError, match="storage was replaced"):
+            y.sum().backward()
+
+
+class ScaleBySaved(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, w):
+        ctx.save_for_backward(w)
+        return a * w
+
+    @staticmethod
+    def backward(ctx, grad):
+        (w,) = ctx.saved_tensors
+        return grad * w, None
+
+
+class ScaleByAttribute(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, w):
+        ctx.w = w  # GG501
+        return a * w
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.w, None
+
+
+@pytest.mark.parametrize("function", [ScaleBySaved, ScaleByAttribute])
+def test_tensor_stored_on_ctx_and_mutated_is_caught(function):
+    a = torch.ones(3, requires_grad=True)
+    scale = torch.full((3,), 2.0)
+    with gg.SavedTensorGuard():
+        with pytest.raises(gg.SilentMutationError) as info:
+            for step in range(3):
+                out = function.apply(a, scale)
+                scale.data.mul_(10)  # e.g. a schedule updating the scale too early
+                out.sum().backward()
+    assert "GG102" in str(info.value)
+    assert function.__name__ + "Backward" in str(info.value)
+
+
+def test_normal_training_loop_with_batchnorm_is_not_reported():
+    torch.manual_seed(0)
+    model = SmallCNN().train()
+    with gg.SavedTensorGuard():
+        losses = train_steps(model, n=3)
+    assert len(losses) == 3
+
+
+def test_checkpointing_is_not_reported():
+    torch.manual_seed(0)
+    block = nn.Sequential(nn.Linear(8, 8), nn.Tanh(), nn.Linear(8, 8))
+    x = torch.randn(4, 8, requires_grad=True)
+    with gg.SavedTensorGuard():
+        for reentrant in (False, True):
+            out = torch.utils.checkpoint.checkpoint(block, x, use_reentrant=reentrant)
+            out.exp().sum().backward()
+
+
+def test_create_graph_gradient_penalty_is_not_reported():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    with gg.SavedTensorGuard():
+        for _ in range(2):
+            x = torch.randn(6, 4, requires_grad=True)
+            out = model(x).sum()
+            (grad_x,) = torch.autograd.grad(out, x, create_graph=True)
+            loss = out + grad_x.pow(2).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+
+def test_loss_kept_one_step_and_backpropagated_later_is_not_reported():
+    # Two micro-batches per optimizer step; the first loss waits one iteration.
+    torch.manual_seed(0)
+    model = SmallCNN().train()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    criterion = nn.CrossEntropyLoss()
+    pending = None
+    with gg.SavedTensorGuard():
+        for x, y in batches(4):
+            loss = criterion(model(x), y)
+            if pending is None:
+                pending = loss
+                continue
+            opt.zero_grad()
+            (pending + loss).backward()
+            opt.step()
+            pending = None
+
+
+def _grads_after_steps(guard_factory):
+    torch.manual_seed(0)
+    model = SmallCNN().train()
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    criterion = nn.CrossEntropyLoss()
+    with guard_factory():
+        for x, y in batches(2, seed=1):
+            opt.zero_grad()
+            criterion(model(x), y).backward()
+            opt.step()
+    return [p.grad.clone() for p in model.parameters()] + [p.detach().clone() for p in model.parameters()]
+
+
+class _Nested:
+    def __enter__(self):
+        self.monitor = gg.LeakMonitor().__enter__()
+        self.guard = gg.SavedTensorGuard().__enter__()
+
+    def __exit__(self, *exc):
+        self.guard.__exit__(*exc)
+        self.monitor.__exit__(*exc)
+
+
+@pytest.mark.parametrize("factory", [gg.SavedTensorGuard, gg.LeakMonitor, _Nested])
+def test_gradients_are_bit_identical_with_and_without_guard(factory):
+    import contextlib
+
+    reference = _grads_after_steps(contextlib.nullcontext)
+    guarded = _grads_after_steps(factory)
+    assert all(torch.equal(a, b) for a, b in zip(reference, guarded, strict=True))
+
+
+def test_nothing_left_registered_after_exit_and_after_exceptions():
+    original_apply = torch.autograd.Function.__dict__["apply"]
+    with gg.SavedTensorGuard():
+        assert hooks_registered()
+        assert torch.autograd.Function.__dict__["apply"] is not original_apply
+    assert not hooks_registered()
+    with pytest.raises(ZeroDivisionError):
+        with gg.SavedTensorGuard(), gg.LeakMonitor():
+            1 / 0
+    x = torch.randn(3, requires_grad=True)
+    with pytest.raises(gg.SilentMutationError):
+        with gg.SavedTensorGuard():
+            y = x.exp()
+            y.data.zero_()
+            y.sum().backward()
+    assert not hooks_registered()
+    assert torch.autograd.Function.__dict__["apply"] is original_apply
+    assert _hooks._consumers() == []
+
+
+def test_guard_is_not_reentrant():
+    guard = gg.SavedTensorGuard()
+    with guard:
+        with pytest.raises(RuntimeError, match="already active"):
+            guard.__enter__()
+    assert not hooks_registered()
