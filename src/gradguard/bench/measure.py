@@ -38,6 +38,8 @@ from gradguard.bench.spec import CALL_ONLY_OPS, BenchSpec, MicroSpec
 
 #: IQR/median above this marks a measurement as noisy (the threshold torch.utils.benchmark uses).
 NOISE_THRESHOLD = 0.10
+#: Fewer timed blocks than this and the IQR says nothing: the figure is flagged too.
+MIN_RUNS = 3
 
 CPU_PEAK_METHOD = "cpu-allocator-events"
 CUDA_PEAK_METHOD = "cuda-max-memory-allocated"
@@ -63,6 +65,11 @@ class Measurement:
     def noisy(self) -> bool:
         """True when IQR/median exceeds 10 %: the median is not to be trusted closely."""
         return self.iqr_over_median > NOISE_THRESHOLD
+
+    @property
+    def few_runs(self) -> bool:
+        """True when too few blocks were timed for the IQR to mean anything."""
+        return len(self.times) < MIN_RUNS
 
     @classmethod
     def from_torch(cls, m: benchmark.Measurement, threads: int) -> Measurement:

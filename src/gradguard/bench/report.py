@@ -7,7 +7,7 @@ import io
 import json
 from typing import Any
 
-from gradguard.bench.measure import NOISE_THRESHOLD, BenchResult, ModeResult
+from gradguard.bench.measure import MIN_RUNS, NOISE_THRESHOLD, BenchResult, ModeResult
 
 SCHEMA_ID = "gradguard-bench/1"
 
@@ -50,6 +50,7 @@ def _time_dict(row: ModeResult) -> dict[str, Any]:
         "iqr_s": t.iqr,
         "iqr_over_median": t.iqr_over_median,
         "noisy": t.noisy,
+        "few_runs": t.few_runs,
         "runs": len(t.times),
         "number_per_run": t.number_per_run,
         "times_s": list(t.times),
@@ -169,7 +170,8 @@ def _grid(header: list[str], rows: list[list[str]], right: set[int]) -> list[str
 
 def _time_cells(result: BenchResult, row: ModeResult) -> list[str]:
     ratio = result.ratio_to_grad(row)
-    iqr = f"{100 * row.time.iqr_over_median:.1f}%" + (" !" if row.time.noisy else "")
+    iqr = f"{100 * row.time.iqr_over_median:.1f}%" + (" !" if row.time.noisy else "") + (
+        " ?" if row.time.few_runs else "")
     return [
         format_seconds(row.time.median),
         iqr,
@@ -228,6 +230,9 @@ def render_table(result: BenchResult) -> str:
     if any(row.time.noisy for row in result.results):
         lines.append(f"! IQR/median above {NOISE_THRESHOLD:.0%}: noisy, rerun on a quieter "
                      "machine or with a longer run before trusting the median")
+    if any(row.time.few_runs for row in result.results):
+        lines.append(f"? fewer than {MIN_RUNS} timed blocks: the IQR means little; "
+                     "use a longer --min-run-time")
     return "\n".join(lines) + "\n"
 
 
@@ -249,7 +254,7 @@ def write_plot(result: BenchResult, path: str) -> None:
     else:
         fig = _plot_micro(plt, result)
     fig.suptitle(f"gradguard bench {result.kind}\n{subtitle}", fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.04 if result.kind == "model" else 0, 1, 1))
     fig.savefig(path, format="png", dpi=110)
     plt.close(fig)
 
@@ -284,7 +289,9 @@ def _plot_models(plt: Any, result: BenchResult) -> Any:
         ax_mem.invert_yaxis()
         ax_mem.set_xlabel("MiB")
         ax_mem.set_title(f"{name}: memory")
-        ax_mem.legend(fontsize=8, loc="lower right")
+    handles, labels = axes[0][1].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=9)
+    fig.subplots_adjust(bottom=0.12)
     return fig
 
 
@@ -304,7 +311,10 @@ def _plot_micro(plt: Any, result: BenchResult) -> Any:
             ax.plot([r.size for r in rows], [r.time.median * 1e6 for r in rows], marker="o",
                     label=label)
         ax.set_xscale("log")
-        ax.set_yscale("log")
+        if panel == "call only":
+            ax.set_ylim(bottom=0)
+        else:
+            ax.set_yscale("log")
         ax.set_xlabel("n (operands n x n)")
         ax.set_ylabel("median time, us")
         ax.set_title(panel if panel == "call only" else f"{panel}(x, w)")

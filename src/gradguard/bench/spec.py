@@ -13,7 +13,7 @@ CALL_ONLY_OPS = ("x.detach()", "x.data")
 
 #: Seconds of timing per measurement (``blocked_autorange(min_run_time=...)``).
 DEFAULT_MIN_RUN_TIME = 1.0
-QUICK_MIN_RUN_TIME = 0.05
+QUICK_MIN_RUN_TIME = 0.25
 
 
 @dataclass(frozen=True)
