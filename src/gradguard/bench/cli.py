@@ -107,8 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="keep float32 weights and run under torch.autocast(--dtype)")
     _common(model)
     micro = subs.add_parser("micro", help="single ops (mul, matmul) and x.detach()/x.data")
-    micro.add_argument("--sizes", nargs="+", default=["64", "256", "1024"], metavar="N",
-                       help="square operand sizes n (n x n), space or comma separated")
+    micro.add_argument("--sizes", nargs="+", metavar="N",
+                       help="square operand sizes n (n x n), space or comma separated "
+                            "(default: 64 256 1024; with --quick: 64 256)")
     micro.add_argument("--ops", nargs="+", default=list(MICRO_OPS), metavar="OP",
                        help=f"any of {', '.join(MICRO_OPS)}")
     _common(micro)
@@ -200,10 +201,11 @@ def _run(args: argparse.Namespace) -> int:
     else:
         from gradguard.bench.spec import MicroSpec
 
+        given = args.sizes or (["64", "256"] if args.quick else ["64", "256", "1024"])
         try:
-            sizes = tuple(int(s) for v in args.sizes for s in v.split(",") if s.strip())
+            sizes = tuple(int(s) for v in given for s in v.split(",") if s.strip())
         except ValueError:
-            raise BenchInputError(f"--sizes: expected integers, got {' '.join(args.sizes)!r}") \
+            raise BenchInputError(f"--sizes: expected integers, got {' '.join(given)!r}") \
                 from None
         spec = MicroSpec(sizes=sizes, ops=_split_choices(args.ops, MICRO_OPS, "--ops"),
                          modes=_split_choices(args.modes, MODEL_MODES, "--modes"),

@@ -199,8 +199,7 @@ def saved_for_backward(
     with saved_tensors_hooks(pack, lambda t: t):
         out = call()
     requires_grad = any_requires_grad(out)
-    del out
-    gc.collect()  # pack returning the tensor itself can form cycles through grad_fn
+    del out  # pack returning the tensor itself can leave cycles; peak_bytes collects them
     owned = owned or set()
     return SavedForBackward(
         bytes=sum(seen.values()),
@@ -228,6 +227,17 @@ def _stderr_silenced() -> Iterator[None]:
         os.close(saved_fd)
 
 
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def cpu_peak_bytes(call: Callable[[], Any]) -> int:
     """Peak of CPU-allocator bytes in use during ``call()``, above the level before it.
 
@@ -236,15 +246,18 @@ def cpu_peak_bytes(call: Callable[[], Any]) -> int:
     """
     from torch.profiler import ProfilerActivity, profile
 
+    # Garbage freed by a collection inside the window would lower the running sum and hide
+    # allocations made after it: collect first, and keep the collector off meanwhile.
     gc.collect()
     prof = profile(activities=[ProfilerActivity.CPU], profile_memory=True)
-    with _stderr_silenced():
-        prof.start()
-    try:
-        out = call()
-    finally:
+    with _gc_paused():
         with _stderr_silenced():
-            prof.stop()
+            prof.start()
+        try:
+            out = call()
+        finally:
+            with _stderr_silenced():
+                prof.stop()
     cpu = torch._C._autograd.DeviceType.CPU
     events = sorted(
         (e.start_ns(), e.nbytes())
@@ -265,8 +278,9 @@ def cuda_peak_bytes(call: Callable[[], Any], device: torch.device) -> int:
     torch.cuda.synchronize(device)
     torch.cuda.reset_peak_memory_stats(device)
     base = torch.cuda.memory_allocated(device)
-    out = call()
-    torch.cuda.synchronize(device)
+    with _gc_paused():
+        out = call()
+        torch.cuda.synchronize(device)
     peak = torch.cuda.max_memory_allocated(device) - base
     del out
     return max(0, peak)
