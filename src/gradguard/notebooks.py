@@ -222,15 +222,19 @@ def ipython_to_python(text: str) -> tuple:
         replaced.add(1)
         if skip_all:
             replaced.update(range(1, len(lines) + 1))
+    indents: dict = {}  # replaced row -> indentation of the magic it belongs to
     pending = ""  # lines of a logical line not yet complete
-    continued = False  # the previous line was a magic ending in a backslash
+    continued = None  # indentation of the previous line's magic when it ended in a backslash
     for row, line in enumerate(lines, start=1):
-        if row in replaced:
-            continue
         body = line.rstrip("\r\n")
-        if continued or (not pending and (_LINE_MAGIC_RE.match(body) or _HELP_RE.match(body))):
+        indent = body[: len(body) - len(body.lstrip(" \t"))]
+        if row in replaced:
+            indents[row] = "" if row == 1 else indents.get(1, "")
+            continue
+        if continued is not None or (not pending and (_LINE_MAGIC_RE.match(body) or _HELP_RE.match(body))):
             replaced.add(row)
-            continued = body.endswith("\\")
+            indents[row] = indent if continued is None else continued
+            continued = indents[row] if body.endswith("\\") else None
             continue
         pending += line
         if _complete(pending):
@@ -241,8 +245,7 @@ def ipython_to_python(text: str) -> tuple:
     for row, line in enumerate(lines, start=1):
         if row in replaced:
             body = line.rstrip("\r\n")
-            indent = body[: len(body) - len(body.lstrip(" \t"))]
-            out.append(f"{indent}pass{line[len(body):]}")
+            out.append(f"{indents[row]}pass{line[len(body):]}")
         else:
             out.append(line)
     return "".join(out), replaced
@@ -324,7 +327,7 @@ def check_notebook(notebook: Notebook, filename: str, rules: list, require_torch
         except SourceError as exc:
             cell.included = False
             try:
-                ast.parse(cell.python, flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+                compile(cell.python, filename, "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
             except (SyntaxError, ValueError, MemoryError, RecursionError):
                 diagnostics.append(
                     _gg001(filename, f"File could not be parsed: {exc.message}", exc.row, exc.column, cell.number)
