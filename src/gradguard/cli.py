@@ -37,7 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--diff", action="store_true", help="print fixes as a unified diff; change nothing")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("--statistics", action="store_true", help="print the number of findings per code")
-    check.add_argument("--format", default="text", help="output format: text, json")
+    check.add_argument("--format", default="text", help="output format: text, json, sarif, github")
+    check.add_argument("--output-file", type=Path, default=None, help="write the report to this file instead of standard output")
     check.add_argument("--config", type=Path, default=None, help="pyproject.toml to read instead of the nearest one")
     check.add_argument("--all-files", action="store_true", help="also check files that never import torch")
     check.add_argument("--stdin-filename", default=None, help="name to report for source read from '-'")
@@ -114,7 +115,23 @@ def _check(args) -> int:
         return _error(str(exc))
     for path, reason in result.errors:
         print(f"gradguard: error: {path}: {reason}", file=sys.stderr)
-    out = sys.stdout
+    # With --fix, source read from '-' is written back to stdout, so the report goes elsewhere.
+    out = sys.stderr if paths == ["-"] and args.fix else sys.stdout
+    if args.output_file is not None:
+        try:
+            out = open(args.output_file, "w", encoding="utf-8")
+        except OSError as exc:
+            return _error(f"cannot write {args.output_file}: {exc.strerror or exc}")
+    try:
+        return _report(args, result, out)
+    finally:
+        if args.output_file is not None:
+            out.close()
+
+
+def _report(args, result, out) -> int:
+    from gradguard.output import FORMATS, render_statistics, summary_line
+
     if args.diff:
         for diff in result.diffs:
             out.write(diff)

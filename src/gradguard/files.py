@@ -7,7 +7,7 @@ from typing import Iterator
 
 from gradguard.config import Settings
 
-SOURCE_SUFFIXES = (".py", ".pyi")
+SOURCE_SUFFIXES = (".py", ".pyi", ".ipynb")
 
 
 def discover(paths: list, settings: Settings, suffixes=SOURCE_SUFFIXES, errors: list = None) -> Iterator[str]:

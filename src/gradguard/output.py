@@ -94,7 +94,21 @@ def render_json(diagnostics: list, **_) -> str:
     return json.dumps([diagnostic_json(d) for d in diagnostics], indent=2) + "\n"
 
 
+def render_sarif(diagnostics: list, **kwargs) -> str:
+    from gradguard.formats.sarif import render_sarif as render
+
+    return render(diagnostics, **kwargs)
+
+
+def render_github(diagnostics: list, **kwargs) -> str:
+    from gradguard.formats.github import render_github as render
+
+    return render(diagnostics, **kwargs)
+
+
 FORMATS: dict = {
     "text": render_text,
     "json": render_json,
+    "sarif": render_sarif,
+    "github": render_github,
 }

@@ -111,13 +111,22 @@ def process_file(path: str, rules: list, settings: Settings, options: RunOptions
             Diagnostic("GG001", f"File could not be read: {reason}", path, Position(1, 1), Position(1, 1))
         )
         return result
-    new_bytes = check_file_bytes(data, path, rules, settings, options, result)
+    new_bytes = _checker_for(path)(data, path, rules, settings, options, result)
     if new_bytes is not None and options.fix:
         try:
             write_atomic(path, new_bytes)
         except OSError as exc:
             result.errors.append((path, f"could not write fixes: {exc.strerror or exc}"))
     return result
+
+
+def _checker_for(path: str):
+    """``check_file_bytes``, or its notebook counterpart for ``.ipynb`` files."""
+    if path.endswith(".ipynb"):
+        from gradguard.notebooks import check_notebook_bytes
+
+        return check_notebook_bytes
+    return check_file_bytes
 
 
 def merge(total: RunResult, part: RunResult) -> None:
@@ -143,7 +152,7 @@ def check_stdin(data: bytes, filename: str, settings: Settings, options: RunOpti
 
     rules = resolve_rules(settings, options)
     result = RunResult()
-    new_bytes = check_file_bytes(data, filename, rules, settings, options, result)
+    new_bytes = _checker_for(filename)(data, filename, rules, settings, options, result)
     if options.fix:
         sys.stdout.buffer.write(new_bytes if new_bytes is not None else data)
         sys.stdout.flush()
