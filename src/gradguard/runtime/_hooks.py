@@ -9,7 +9,6 @@ active on the thread.
 from __future__ import annotations
 
 import threading
-import weakref
 from typing import Any
 
 import torch
@@ -27,6 +26,10 @@ def _consumers() -> list:
         return _state.consumers
 
 
+def _no_original() -> None:
+    return None
+
+
 class Packed:
     """What autograd stores in place of a saved tensor while a guard is active.
 
@@ -39,7 +42,7 @@ class Packed:
 
     def __init__(self, tensor: torch.Tensor, site: str) -> None:
         self.tensor = tensor.detach()
-        self.original = weakref.ref(tensor)
+        self.original: Any = _no_original  # set by SavedTensorGuard, which needs it
         self.site = site
         self.fingerprint: Any = None
         self.monitors: tuple = ()

@@ -7,7 +7,6 @@ import functools
 import gc
 import re
 import warnings
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, TypeVar
 
@@ -165,17 +164,17 @@ class LeakMonitor:
         self._registration = HookRegistration(self)
         self._step = 0
         self._storages: dict[Any, _StorageEntry] = {}
-        self._bytes_by_step: Counter[int] = Counter()
-        self._tensors_by_step: Counter[int] = Counter()
-        self._sites_by_step: dict[int, Counter[str]] = {}
-        self._nodes_by_step: Counter[int] = Counter()
-        self._node_sites_by_step: dict[int, Counter[str]] = {}
+        self._bytes_by_step: dict[int, int] = {}
+        self._tensors_by_step: dict[int, int] = {}
+        self._sites_by_step: dict[int, dict[str, int]] = {}
+        self._nodes_by_step: dict[int, int] = {}
+        self._node_sites_by_step: dict[int, dict[str, int]] = {}
         self._token_key = f"gradguard.LeakMonitor.{id(self)}"
         self._figures: list[StepFigures] = []
         self._growing = 0
         self._warned = False
 
-    # -- bookkeeping, called from the shared hooks ----------------------------------------
+    # -- bookkeeping, called from the shared hooks (hot path: plain dicts only) ----------
     def _on_pack(self, packed: Packed, tensor: torch.Tensor) -> None:
         try:
             storage = tensor.untyped_storage()
@@ -187,13 +186,15 @@ class LeakMonitor:
         entry = self._storages.get(key)
         if entry is None:
             entry = self._storages[key] = _StorageEntry(nbytes, step)
-            self._bytes_by_step[entry.step] += nbytes
+            self._bytes_by_step[step] = self._bytes_by_step.get(step, 0) + nbytes
         entry.count += 1
-        self._tensors_by_step[step] += 1
+        tensors = self._tensors_by_step
+        tensors[step] = tensors.get(step, 0) + 1
         sites = self._sites_by_step.get(step)
         if sites is None:
-            sites = self._sites_by_step[step] = Counter()
-        sites[packed.site] += 1
+            sites = self._sites_by_step[step] = {}
+        site = packed.site
+        sites[site] = sites.get(site, 0) + 1
         packed.monitors += (self,)
         packed.key = key
         packed.step = step
@@ -203,46 +204,42 @@ class LeakMonitor:
         if node is not None:
             metadata = node.metadata
             if self._token_key not in metadata:
-                metadata[self._token_key] = _NodeToken(self, step, packed.site)
-                self._nodes_by_step[step] += 1
+                metadata[self._token_key] = _NodeToken(self, step, site)
+                nodes = self._nodes_by_step
+                nodes[step] = nodes.get(step, 0) + 1
                 node_sites = self._node_sites_by_step.get(step)
                 if node_sites is None:
-                    node_sites = self._node_sites_by_step[step] = Counter()
-                node_sites[packed.site] += 1
+                    node_sites = self._node_sites_by_step[step] = {}
+                node_sites[site] = node_sites.get(site, 0) + 1
+
+    @staticmethod
+    def _decrement(counts: dict, key: Any, amount: int = 1) -> None:
+        left = counts.get(key, 0) - amount
+        if left > 0:
+            counts[key] = left
+        else:
+            counts.pop(key, None)
+
+    def _decrement_site(self, by_step: dict, step: int, site: str) -> None:
+        sites = by_step.get(step)
+        if sites is not None:
+            self._decrement(sites, site)
+            if not sites:
+                del by_step[step]
 
     def _node_released(self, token: _NodeToken) -> None:
-        step = token.step
-        self._nodes_by_step[step] -= 1
-        if not self._nodes_by_step[step]:
-            del self._nodes_by_step[step]
-        node_sites = self._node_sites_by_step.get(step)
-        if node_sites is not None:
-            node_sites[token.site] -= 1
-            if node_sites[token.site] <= 0:
-                del node_sites[token.site]
-            if not node_sites:
-                del self._node_sites_by_step[step]
+        self._decrement(self._nodes_by_step, token.step)
+        self._decrement_site(self._node_sites_by_step, token.step, token.site)
 
     def _released(self, packed: Packed) -> None:
-        step = packed.step
-        self._tensors_by_step[step] -= 1
-        if not self._tensors_by_step[step]:
-            del self._tensors_by_step[step]
-        sites = self._sites_by_step.get(step)
-        if sites is not None:
-            sites[packed.site] -= 1
-            if sites[packed.site] <= 0:
-                del sites[packed.site]
-            if not sites:
-                del self._sites_by_step[step]
+        self._decrement(self._tensors_by_step, packed.step)
+        self._decrement_site(self._sites_by_step, packed.step, packed.site)
         entry = self._storages.get(packed.key)
         if entry is not None:
             entry.count -= 1
             if entry.count <= 0:
                 del self._storages[packed.key]
-                self._bytes_by_step[entry.step] -= entry.nbytes
-                if not self._bytes_by_step[entry.step]:
-                    del self._bytes_by_step[entry.step]
+                self._decrement(self._bytes_by_step, entry.step, entry.nbytes)
 
     # -- public ---------------------------------------------------------------------------
     def __enter__(self) -> "LeakMonitor":

@@ -13,6 +13,7 @@ version counter too; otherwise wrapping a loop would hide errors torch normally 
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Any
 
 import torch
@@ -266,6 +267,7 @@ class SavedTensorGuard:
     def _on_pack(self, packed: Packed, tensor: torch.Tensor) -> None:
         if packed.fingerprint is None:
             packed.fingerprint = fingerprint(tensor)
+            packed.original = weakref.ref(tensor)
 
     def __enter__(self) -> "SavedTensorGuard":
         self._registration.enter()
