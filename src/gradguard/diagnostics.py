@@ -7,8 +7,9 @@ from typing import Literal, Optional
 
 Applicability = Literal["safe", "unsafe"]
 
-# Where each rule is documented, relative to the project root.
-DOCS_URL = "docs/rules.md#{code}"
+PROJECT_URL = "https://github.com/gradguard/gradguard"
+# Where each rule is documented (docs/rules.md, rendered from the rule modules).
+DOCS_URL = PROJECT_URL + "/blob/main/docs/rules.md#{code}"
 
 
 @dataclass(frozen=True, order=True)

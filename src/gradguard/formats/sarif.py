@@ -15,10 +15,10 @@ import os
 from pathlib import PurePath
 from urllib.parse import quote
 
-from gradguard.diagnostics import DOCS_URL, Diagnostic
+from gradguard.diagnostics import DOCS_URL, PROJECT_URL, Diagnostic
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-INFORMATION_URI = DOCS_URL.split("/rules/")[0] + "/"
+INFORMATION_URI = PROJECT_URL
 
 
 def artifact_uri(filename: str) -> str:
