@@ -183,7 +183,7 @@ def render_table(result: BenchResult) -> str:
     env = result.environment
     lines = [
         f"gradguard bench {result.kind}: torch {env['torch_version']}, {env['device']} "
-        f"({env['device_name']}), {env['threads']} threads, {env['dtype']}"
+        f"({env['device_name']}), threads={env['threads']}, {env['dtype']}"
         + (", autocast" if env.get("autocast") else ""),
     ]
     right = {1, 2, 3, 4, 5, 6}
@@ -248,7 +248,7 @@ def write_plot(result: BenchResult, path: str) -> None:
 
     env = result.environment
     subtitle = (f"torch {env['torch_version']}, {env['device']} ({env['device_name']}), "
-                f"{env['threads']} threads, {env['dtype']}")
+                f"threads={env['threads']}, {env['dtype']}")
     if result.kind == "model":
         fig = _plot_models(plt, result)
     else:
@@ -271,13 +271,14 @@ def _plot_models(plt: Any, result: BenchResult) -> Any:
         ax_time.barh(ys, medians, xerr=iqrs, color="tab:blue", capsize=3)
         ax_time.set_yticks(list(ys), modes)
         ax_time.invert_yaxis()
-        ax_time.set_xlabel("forward time, ms (median, bar = IQR)")
+        ax_time.set_xlabel("forward time, ms (median, bar = IQR; x = ratio to grad)")
+        ax_time.margins(x=0.15)
         ax_time.set_title(f"{name}: time")
         for y, r in zip(ys, rows):
             ratio = result.ratio_to_grad(r)
             if ratio is not None:
-                ax_time.annotate(f" x{ratio:.2f}", (r.time.median * 1e3, y), va="center",
-                                 fontsize=8)
+                end = (r.time.median + r.time.iqr / 2) * 1e3  # right of the IQR bar
+                ax_time.annotate(f"  x{ratio:.2f}", (end, y), va="center", fontsize=8)
         height = 0.4
         saved = [(r.saved.bytes - r.saved.param_bytes) / 2**20 for r in rows]
         peak = [r.peak_bytes / 2**20 for r in rows]
