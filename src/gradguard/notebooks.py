@@ -114,7 +114,10 @@ class Notebook:
         """The notebook file's line holding a cell's source line, when the layout shows it."""
         raw = cell.raw
         if isinstance(raw, list):
-            if 1 <= row <= len(raw) and all(item.count("\n") == (i < len(raw) - 1) for i, item in enumerate(raw)):
+            one_line_each = all(item.count("\n") == 1 and item.endswith("\n") for item in raw[:-1]) and raw[
+                -1
+            ].count("\n") == raw[-1].endswith("\n")
+            if 1 <= row <= len(raw) and one_line_each:
                 return self.text.count("\n", 0, raw[row - 1].start) + 1
             return None
         return self.text.count("\n", 0, raw.start) + 1
