@@ -114,9 +114,9 @@ class Notebook:
         """The notebook file's line holding a cell's source line, when the layout shows it."""
         raw = cell.raw
         if isinstance(raw, list):
-            one_line_each = all(item.count("\n") == 1 and item.endswith("\n") for item in raw[:-1]) and raw[
-                -1
-            ].count("\n") == raw[-1].endswith("\n")
+            last = raw[-1] if raw else ""
+            one_line_each = all(item.count("\n") == 1 and item.endswith("\n") for item in raw[:-1])
+            one_line_each = one_line_each and last.count("\n") == last.endswith("\n")
             if 1 <= row <= len(raw) and one_line_each:
                 return self.text.count("\n", 0, raw[row - 1].start) + 1
             return None
