@@ -121,3 +121,14 @@ def test_formats_listed_in_help(capsys):
         main(["check", "--help"])
     out, _ = capsys.readouterr()
     assert "text, json, sarif, github" in out
+
+
+def test_front_ends_do_not_import_torch():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, gradguard.flake8_plugin, gradguard.notebooks, gradguard.formats.sarif, "
+        "gradguard.formats.github\nassert 'torch' not in sys.modules, 'torch imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

@@ -7,6 +7,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gradguard.cli import main
 from gradguard.notebooks import ipython_to_python
@@ -227,3 +229,38 @@ def test_ipython_syntax_masking(cell, replaced):
     assert rows == replaced
     assert python.count("\n") == cell.count("\n")
     compile(python, "<cell>", "exec")
+
+
+def test_file_rows_when_the_last_source_line_ends_with_a_newline(tmp_path, capsys):
+    nb = notebook([code(["import torch\n", "with torch.no_grad:\n", "    pass\n"])])
+    path = write(tmp_path / "n.ipynb", nb)
+    _, out, _ = run_cli(capsys, "check", "--format", "github", str(path))
+    row = int(out.split("line=")[1].split(",")[0])
+    assert path.read_text().splitlines()[row - 1].strip() == '"with torch.no_grad:\\n",'
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet="%!?=x( )[]\\\n\"'#:.\t", max_size=60))
+def test_masking_keeps_line_count_and_never_raises(cell):
+    python, rows = ipython_to_python(cell)
+    assert python.count("\n") == cell.count("\n")
+    assert all(1 <= r <= max(1, cell.count("\n") + 1) for r in rows)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["cells", "cell_type", "source", "metadata", "x"]), inner, max_size=3),
+        max_leaves=12,
+    )
+)
+def test_any_json_is_a_notebook_or_a_notebook_error(document):
+    from gradguard.notebooks import NotebookError, check_notebook, load_notebook
+    from gradguard.rules import all_rules
+
+    try:
+        nb = load_notebook(json.dumps(document).encode())
+    except NotebookError:
+        return
+    check_notebook(nb, "n.ipynb", [r() for r in all_rules()], require_torch_import=False)

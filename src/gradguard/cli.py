@@ -83,7 +83,7 @@ def _error(message: str) -> int:
 
 def _check(args) -> int:
     from gradguard.config import ConfigError, load_settings
-    from gradguard.output import FORMATS, render_statistics, summary_line
+    from gradguard.output import FORMATS
     from gradguard.runner import RunOptions, run
 
     if args.format not in FORMATS:

@@ -114,7 +114,10 @@ class Notebook:
         """The notebook file's line holding a cell's source line, when the layout shows it."""
         raw = cell.raw
         if isinstance(raw, list):
-            if 1 <= row <= len(raw) and all(item.count("\n") == (i < len(raw) - 1) for i, item in enumerate(raw)):
+            last = raw[-1] if raw else ""
+            one_line_each = all(item.count("\n") == 1 and item.endswith("\n") for item in raw[:-1])
+            one_line_each = one_line_each and last.count("\n") == last.endswith("\n")
+            if 1 <= row <= len(raw) and one_line_each:
                 return self.text.count("\n", 0, raw[row - 1].start) + 1
             return None
         return self.text.count("\n", 0, raw.start) + 1
@@ -223,6 +226,8 @@ def ipython_to_python(text: str) -> tuple:
         if skip_all:
             replaced.update(range(1, len(lines) + 1))
     indents: dict = {}  # replaced row -> indentation of the magic it belongs to
+    if not replaced and not any(_LINE_MAGIC_RE.match(line) or _HELP_RE.match(line.rstrip("\r\n")) for line in lines):
+        return text, replaced
     pending = ""  # lines of a logical line not yet complete
     continued = None  # indentation of the previous line's magic when it ended in a backslash
     for row, line in enumerate(lines, start=1):
@@ -309,6 +314,14 @@ def _gg001(filename: str, message: str, row: int, column: int, cell: Optional[in
     return Diagnostic("GG001", message, filename, pos, pos, cell=cell)
 
 
+def _parses_with_top_level_await(text: str, filename: str) -> bool:
+    try:
+        compile(text, filename, "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return True
+
+
 def check_notebook(notebook: Notebook, filename: str, rules: list, require_torch_import: bool = True) -> NotebookCheck:
     """Check a loaded notebook's code cells; positions are mapped back to cells."""
     from gradguard.engine import check_source
@@ -321,19 +334,22 @@ def check_notebook(notebook: Notebook, filename: str, rules: list, require_torch
         cell.included = True
     if require_torch_import and not mentions_torch_import("\n".join(c.python for c in notebook.cells)):
         return NotebookCheck([], skipped=True, notebook=notebook)
-    for cell in notebook.cells:
-        try:
-            parse(cell.python, filename)
-        except SourceError as exc:
-            cell.included = False
-            try:
-                compile(cell.python, filename, "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
-            except (SyntaxError, ValueError, MemoryError, RecursionError):
-                diagnostics.append(
-                    _gg001(filename, f"File could not be parsed: {exc.message}", exc.row, exc.column, cell.number)
-                )
     program = Program(notebook.cells)
     result = check_source(program.source, filename, rules, require_torch_import)
+    if result.error is not None:
+        # Jupyter runs each cell on its own: report the cells that do not parse and check
+        # the others without them.
+        for cell in notebook.cells:
+            try:
+                parse(cell.python, filename)
+            except SourceError as exc:
+                cell.included = False
+                if not _parses_with_top_level_await(cell.python, filename):
+                    diagnostics.append(
+                        _gg001(filename, f"File could not be parsed: {exc.message}", exc.row, exc.column, cell.number)
+                    )
+        program = Program(notebook.cells)
+        result = check_source(program.source, filename, rules, require_torch_import)
     if result.skipped and not diagnostics:
         return NotebookCheck([], skipped=True, notebook=notebook)
     for d in result.diagnostics:
