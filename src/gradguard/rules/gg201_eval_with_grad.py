@@ -3,7 +3,7 @@
 ## What it does
 Flags evaluation code that runs a model while grad is enabled: a function that calls
 `.eval()` on a model, or loops over a validation/test loader (`val_loader`, `valid_dl`,
-`test_loader`, `eval_dataloader`, `loader_eval`, `self.val_dataloader()`, ...), and then calls
+`test_loader`, `eval_dataloader`, `loader_eval`, `dev_iter`, `self.val_dataloader()`, ...), and then calls
 the model outside any `no_grad`/`inference_mode` region, without any sign of gradient use in
 that function. A model is something named like one (`model`, `net`, `self.backbone`,
 `teacher`, `ema_model`, `netD`, `model.module`, ...): a module without parameters (pooling,
@@ -72,7 +72,7 @@ from gradguard.semantic import dotted_name
 from gradguard.tensors import MODEL_NAME_RE, is_loss
 
 _LOADER_RE = re.compile(
-    r"^(?:(?:val|valid|validation|test|testing|eval|evaluation|dev)_?(?:data_?)?(?:loader|dataloader|dl)s?"
+    r"^(?:(?:val|valid|validation|test|testing|eval|evaluation|dev)_?(?:data_?)?(?:loader|dataloader|dl|iter|iterator)s?"
     r"|(?:data_?)?loader_?(?:val|valid|validation|test|eval))$",
     re.I,
 )
@@ -141,7 +141,7 @@ class EvalWithGrad(Rule):
     name = "eval-with-grad"
     summary = "evaluation (`.eval()` or a validation loader loop) runs the model with grad enabled"
     fix_availability = FIX_SOMETIMES
-    triggers = (".eval(", "loader", "_dl")
+    triggers = (".eval(", "loader", "_dl", "_iter")
 
     valid = (
         Valid(
