@@ -12,6 +12,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import Optional
 
+from gradguard.semantic import iter_statements
+
 _FUNCTION_BASES = frozenset(
     {
         "torch.autograd.Function",
@@ -30,7 +32,7 @@ def function_classes(ctx) -> frozenset:
     cached = ctx.cache.get("autograd_function_classes")
     if cached is not None:
         return cached
-    classes = [n for n in ast.walk(ctx.tree) if isinstance(n, ast.ClassDef)] if "Function" in ctx.source.text else []
+    classes = [n for n in iter_statements(ctx.tree.body) if isinstance(n, ast.ClassDef)] if "Function" in ctx.source.text else []
     found: set[str] = set()
     changed = True
     while changed:

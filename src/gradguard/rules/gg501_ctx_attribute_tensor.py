@@ -98,7 +98,7 @@ class CtxAttributeTensor(Rule):
     code = "GG501"
     name = "ctx-attribute-tensor"
     summary = "Input/output tensor stored as `ctx.attr` instead of `save_for_backward`"
-    triggers = ("ctx.",)
+    triggers = ("Function",)
 
     valid = (
         Valid(
