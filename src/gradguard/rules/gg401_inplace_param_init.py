@@ -75,7 +75,7 @@ class InplaceParamInit(Rule):
     name = "inplace-param-init"
     summary = "In-place init of a parameter outside `no_grad` raises RuntimeError"
     fix_availability = FIX_SOMETIMES
-    triggers = tuple(INIT_METHODS)
+    triggers = tuple(f".{m}(" for m in INIT_METHODS)  # '.zero_(' but not 'zero_grad('
 
     valid = (
         Valid("import torch\nimport torch.nn as nn\n\ndef init(m):\n    if isinstance(m, nn.Linear):\n        with torch.no_grad():\n            m.weight.normal_(0, 0.02)\n"),

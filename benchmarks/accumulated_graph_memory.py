@@ -1,0 +1,50 @@
+"""Memory kept alive by ``total += loss`` (GG301): bytes of the tensors saved for backward
+that stay reachable from the running total, against ``total += loss.item()``.
+
+Run: ``python benchmarks/accumulated_graph_memory.py [iterations]``
+"""
+
+from __future__ import annotations
+
+import sys
+
+import torch
+import torch.nn as nn
+
+
+def saved_bytes(tensor) -> int:
+    """Storage bytes of the distinct tensors saved by the graph behind ``tensor``."""
+    seen, storages, total, stack = set(), set(), 0, [getattr(tensor, "grad_fn", None)]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        for attr in dir(node):
+            if attr.startswith("_saved_"):
+                value = getattr(node, attr)
+                if isinstance(value, torch.Tensor) and value.data_ptr() not in storages:
+                    storages.add(value.data_ptr())
+                    total += value.untyped_storage().nbytes()
+        stack.extend(next_node for next_node, _ in node.next_functions)
+    return total
+
+
+def main(iterations: int = 50) -> None:
+    torch.manual_seed(0)
+    model = nn.Sequential(
+        nn.Conv2d(3, 32, 3, padding=1), nn.ReLU(), nn.Conv2d(32, 32, 3, padding=1), nn.ReLU(),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(32, 10),
+    )
+    criterion = nn.CrossEntropyLoss()
+    x, y = torch.randn(64, 3, 32, 32), torch.randint(0, 10, (64,))
+    for mode in ("loss", "loss.item()"):
+        total = 0.0
+        for _ in range(iterations):
+            loss = criterion(model(x), y)
+            total += loss if mode == "loss" else loss.item()
+        print(f"total += {mode:<12} after {iterations} iterations: {saved_bytes(total) / 2**20:8.1f} MiB saved for backward still reachable")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 50)
