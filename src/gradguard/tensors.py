@@ -259,10 +259,41 @@ def is_model_expr(ctx, facts: ScopeFacts, node: ast.AST) -> bool:
         return node.id in facts.models or MODEL in facts.kinds.get(node.id, ())
     if isinstance(node, ast.Attribute):
         if isinstance(node.value, ast.Name) and node.value.id == "self":
-            return bool(MODEL_NAME_RE.match(node.attr))
+            return bool(MODEL_NAME_RE.match(node.attr)) or node.attr in self_submodules(ctx)
         if node.attr == "module":
             return is_model_expr(ctx, facts, node.value)
     return False
+
+
+def self_submodules(ctx) -> frozenset:
+    """Attributes that the current nn.Module class assigns a module to: ``self.proj = nn.Linear(...)``."""
+    cls = ctx.class_def
+    if cls is None:
+        return frozenset()
+    key = ("submodules", id(cls))
+    cached = ctx.cache.get(key)
+    if cached is not None:
+        return cached
+    found: set = set()
+    classes = module_classes(ctx)
+    ctx.cache[key] = frozenset()  # guards against recursion through expr_kinds
+    if cls.name in classes:
+        empty = ScopeFacts(module_classes=classes)
+        for stmt in iter_statements(cls.body):
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for sub in iter_statements(stmt.body):
+                    if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call):
+                        for target in sub.targets:
+                            if (
+                                isinstance(target, ast.Attribute)
+                                and isinstance(target.value, ast.Name)
+                                and target.value.id == "self"
+                                and _call_kinds(ctx, empty, sub.value) == frozenset({MODEL})
+                            ):
+                                found.add(target.attr)
+    result = frozenset(found)
+    ctx.cache[key] = result
+    return result
 
 
 def expr_kinds(ctx, facts: ScopeFacts, node: ast.AST) -> Optional[frozenset]:
