@@ -313,3 +313,20 @@ def no_grad_name(ctx) -> Optional[str]:
         if qual in ("torch.no_grad", "torch.autograd.no_grad"):
             return local
     return None
+
+
+def has_comment(ctx, node: ast.AST) -> bool:
+    """Does the source of ``node`` hold a comment (a fix replacing it would drop it)?"""
+    text = ctx.text(node)
+    if "#" not in text:
+        return False
+    import io
+    import tokenize
+
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO("(" + text + ")").readline):
+            if tok.type == tokenize.COMMENT:
+                return True
+    except (tokenize.TokenError, SyntaxError):
+        return True
+    return False

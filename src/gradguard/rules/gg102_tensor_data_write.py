@@ -56,7 +56,7 @@ from typing import Optional
 
 from gradguard.diagnostics import Edit, Fix
 from gradguard.engine import parent
-from gradguard.rules._data_attr import classify, drop_data_edit, no_grad_name
+from gradguard.rules._data_attr import classify, drop_data_edit, has_comment, no_grad_name
 from gradguard.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
 
 _BODY_FIELDS = ("body", "orelse", "finalbody")
@@ -170,7 +170,7 @@ class TensorDataWrite(Rule):
         if how == "augassign":
             return (drop_data_edit(ctx, node),) if stmt is site else None
         if how == "assign":
-            if stmt is not site or len(stmt.targets) != 1:
+            if stmt is not site or len(stmt.targets) != 1 or has_comment(ctx, stmt):
                 return None
             recv = ctx.text(node.value)
             value = ctx.text(stmt.value)
