@@ -116,7 +116,10 @@ class TensorCopyConstruct(Rule):
     )
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
-        if not node.args or ctx.imports.qualified_name(node.func) not in _TENSOR_FUNCTIONS:
+        func = node.func
+        if not node.args or (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) != "tensor":
+            return
+        if ctx.imports.qualified_name(func) not in _TENSOR_FUNCTIONS:
             return
         source = node.args[0]
         if isinstance(source, ast.Starred) or not is_tensor(ctx, ctx.facts(), source):

@@ -108,7 +108,10 @@ class LegacyVariable(Rule):
     )
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
-        if ctx.imports.qualified_name(node.func) not in _VARIABLE_NAMES:
+        func = node.func
+        if not isinstance(func, (ast.Name, ast.Attribute)):
+            return
+        if ctx.imports.qualified_name(func) not in _VARIABLE_NAMES:
             return
         volatile = node.args[2] if len(node.args) > 2 else next((k.value for k in node.keywords if k.arg == "volatile"), None)
         volatile_value = _const(volatile) if volatile is not None else False
