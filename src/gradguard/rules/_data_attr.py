@@ -72,10 +72,13 @@ READING_TORCH_FUNCTIONS = frozenset(
 )
 # Attributes that hold tensors on every torch module that has them.
 TENSOR_ATTRIBUTES = frozenset({"running_mean", "running_var"})
+# Receivers whose `.data` is a field holding a tensor, not `Tensor.data`: datasets
+# (torchvision's `MNIST(...).data` is a tensor), loaders, batches, records, configs.
 _CONTAINER_RE = re.compile(
-    r"(?:^|_)(?:data|dataset|datasets|ds|set|loader|dataloader|batch|sample|samples|packed|seq|sequence"
-    r"|args|arg|opt|opts|cfg|config|conf|hparams|response|resp|request|event|msg|record|item|items"
-    r"|self|cls|ctx|obj|node|graph|img|image|images)$",
+    r"(?:data|dataset|datasets|set|sets|loader|batch|batches|sample|samples|packed|seq|sequence|args|cfg"
+    r"|config|conf|hparams|response|resp|request|event|msg|record|records|item|items|ctx|obj|node|graph"
+    r"|mnist|cifar|cifar10|cifar100|imagenet|svhn|coco|voc)$"
+    r"|^(?:self|cls|ds|opt|opts|img|image|images)$",
     re.I,
 )
 _PACKED_HINTS = ("PackedSequence", "pack_padded_sequence", "pack_sequence")
@@ -313,3 +316,20 @@ def no_grad_name(ctx) -> Optional[str]:
         if qual in ("torch.no_grad", "torch.autograd.no_grad"):
             return local
     return None
+
+
+def has_comment(ctx, node: ast.AST) -> bool:
+    """Does the source of ``node`` hold a comment (a fix replacing it would drop it)?"""
+    text = ctx.text(node)
+    if "#" not in text:
+        return False
+    import io
+    import tokenize
+
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO("(" + text + ")").readline):
+            if tok.type == tokenize.COMMENT:
+                return True
+    except (tokenize.TokenError, SyntaxError):
+        return True
+    return False

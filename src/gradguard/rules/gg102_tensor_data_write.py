@@ -38,8 +38,9 @@ def sgd_step(model, lr):
 
 ## Fix safety
 For an in-place method, an item assignment or `+=` that is a whole statement, the fix drops
-`.data` and wraps the statement (with neighbouring statements the rule also flags) in
-`with torch.no_grad():`, or only drops `.data` where grad is already disabled. For
+`.data` and wraps the statement (with neighbouring statements the rule also flags, or the
+`for` loop whose whole body they are) in `with torch.no_grad():`, or only drops `.data` where
+grad is already disabled. For
 `p.data = t` it writes `p.copy_(t)`. These fixes are unsafe: where a graph really did save the
 tensor, the fixed code raises at backward instead of silently computing wrong gradients, and
 `p.copy_(t)` needs `t` to broadcast to `p`'s shape and converts it to `p`'s dtype and device,
@@ -56,7 +57,7 @@ from typing import Optional
 
 from gradguard.diagnostics import Edit, Fix
 from gradguard.engine import parent
-from gradguard.rules._data_attr import classify, drop_data_edit, no_grad_name
+from gradguard.rules._data_attr import classify, drop_data_edit, has_comment, no_grad_name
 from gradguard.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
 
 _BODY_FIELDS = ("body", "orelse", "finalbody")
@@ -96,7 +97,7 @@ class TensorDataWrite(Rule):
         ),
         Invalid(
             "import torch\nfor p in model.parameters():\n    p.data.add_(p.grad, alpha=-0.1)  # step\n",
-            fixed="import torch\nfor p in model.parameters():\n    with torch.no_grad():\n        p.add_(p.grad, alpha=-0.1)  # step\n",
+            fixed="import torch\nwith torch.no_grad():\n    for p in model.parameters():\n        p.add_(p.grad, alpha=-0.1)  # step\n",
             unsafe=True,
         ),
         Invalid(
@@ -170,7 +171,7 @@ class TensorDataWrite(Rule):
         if how == "augassign":
             return (drop_data_edit(ctx, node),) if stmt is site else None
         if how == "assign":
-            if stmt is not site or len(stmt.targets) != 1:
+            if stmt is not site or len(stmt.targets) != 1 or has_comment(ctx, stmt):
                 return None
             recv = ctx.text(node.value)
             value = ctx.text(stmt.value)
@@ -196,6 +197,17 @@ class TensorDataWrite(Rule):
             if other is not stmt:
                 edits.extend(other_core)
         first, last = run[0][0], run[-1][0]
+        # `for p in model.parameters(): p.data.add_(...)`: wrap the loop, not each iteration.
+        owner = parent(first)
+        while (
+            isinstance(owner, ast.For)
+            and owner.body[0] is first
+            and owner.body[-1] is last
+            and not owner.orelse
+            and self._owns_lines(ctx, owner, allow_compound=True)
+        ):
+            first = last = owner
+            owner = parent(owner)
         src = ctx.source
         indent = src.indentation(first.lineno)
         unit = "\t" if "\t" in indent else "    "
@@ -207,7 +219,7 @@ class TensorDataWrite(Rule):
         message = "Wrap in `with torch.no_grad():` and drop `.data`" if access.how != "assign" else "Use `copy_` under `with torch.no_grad():`"
         return Fix("unsafe", message + " (unsafe: a graph that saved the tensor now raises instead of computing wrong gradients)", tuple(edits))
 
-    def _owns_lines(self, ctx, stmt: ast.stmt) -> bool:
+    def _owns_lines(self, ctx, stmt: ast.stmt, allow_compound: bool = False) -> bool:
         """The statement starts its first line and ends its last (no `;` neighbours, no
         one-line compound statement), and holds no multi-line string."""
         src = ctx.source
@@ -215,6 +227,8 @@ class TensorDataWrite(Rule):
         before = first[: src.node_start(stmt) - src.line_starts[stmt.lineno - 1]]
         if before.strip():
             return False
+        if allow_compound and stmt.body[0].lineno == stmt.lineno:
+            return False  # `for p in ps: p.data.add_(1)` on one line
         last = src.line(stmt.end_lineno)
         after = last[src.node_end(stmt) - src.line_starts[stmt.end_lineno - 1]:].strip()
         if after and not after.startswith("#"):
