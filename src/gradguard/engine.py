@@ -8,7 +8,7 @@ whether grad mode is (certainly or possibly) disabled there.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional, Sequence
 
 from gradguard.diagnostics import Diagnostic, Edit, Fix
@@ -220,6 +220,42 @@ class FileContext:
         return scope_facts(self, scope if scope is not None else self.scope)
 
 
+class RuleFailure(Exception):
+    """A rule's handler raised: carries the rule and the node it was looking at."""
+
+    def __init__(self, handler: Callable, node: ast.AST, error: BaseException):
+        super().__init__(str(error))
+        self.rule = getattr(handler, "__self__", None)
+        self.node = node
+        self.error = error
+
+
+@dataclass
+class InternalError:
+    """A bug inside gradguard met while checking one file (never the user's fault).
+
+    ``where`` is the rule code whose code raised, or ``"engine"``. The run goes on: the failing
+    rule is dropped for that file only, and the run ends with exit code 2.
+    """
+
+    where: str
+    filename: str
+    row: int
+    column: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"internal error in {self.where} on {self.filename}:{self.row}:{self.column}: {self.message}"
+
+
+def internal_error(where: str, filename: str, error: BaseException, node: Optional[ast.AST] = None) -> InternalError:
+    row = getattr(node, "lineno", None) or 1
+    column = (getattr(node, "col_offset", None) or 0) + 1
+    text = str(error).splitlines()[0] if str(error) else ""
+    message = f"{type(error).__name__}: {text}" if text else type(error).__name__
+    return InternalError(where, filename, row, column, message)
+
+
 class Walker:
     """Single pass over a module that keeps FileContext's position up to date."""
 
@@ -244,8 +280,13 @@ class Walker:
         ctx = self.ctx
         handlers = self.enter.get(t)
         if handlers:
-            for handler in handlers:
-                handler(node, ctx)
+            try:
+                for handler in handlers:
+                    handler(node, ctx)
+            except RecursionError:
+                raise
+            except Exception as exc:
+                raise RuleFailure(handler, node, exc) from exc
         if t is ast.With or t is ast.AsyncWith:
             self._visit_with(node)
         elif t is ast.FunctionDef or t is ast.AsyncFunctionDef:
@@ -288,8 +329,13 @@ class Walker:
                     self.visit(value, node)
         handlers = self.leave.get(t)
         if handlers:
-            for handler in handlers:
-                handler(node, ctx)
+            try:
+                for handler in handlers:
+                    handler(node, ctx)
+            except RecursionError:
+                raise
+            except Exception as exc:
+                raise RuleFailure(handler, node, exc) from exc
 
     def visit_block(self, body: list, parent: ast.AST) -> None:
         """Visit statements; ``torch.set_grad_enabled(b)`` as a statement rules the rest of the block."""
@@ -353,6 +399,7 @@ class FileResult:
     source: Optional[SourceText] = None
     skipped: bool = False  # did not import torch
     error: Optional[str] = None  # GG001 message when unparsable
+    internal_errors: list = field(default_factory=list)  # InternalError: bugs met in gradguard
 
 
 def parse_error_diagnostic(filename: str, error: SourceError) -> Diagnostic:
@@ -368,7 +415,22 @@ def check_source(
     rules: Sequence,
     require_torch_import: bool = True,
 ) -> FileResult:
-    """Check decoded text with the given rule instances."""
+    """Check decoded text with the given rule instances.
+
+    Never raises for any input: a file too deeply nested to analyse is GG001, and a bug in a
+    rule (or in the engine) becomes an ``InternalError`` in the result while the other rules'
+    findings are kept.
+    """
+    try:
+        return _check_source(source, filename, rules, require_torch_import)
+    except RecursionError:
+        error = SourceError("expression nesting too deep to analyse")
+        return FileResult(filename, [parse_error_diagnostic(filename, error)], source, error=error.message)
+    except Exception as exc:
+        return FileResult(filename, [], source, internal_errors=[internal_error("engine", filename, exc)])
+
+
+def _check_source(source: SourceText, filename: str, rules: Sequence, require_torch_import: bool) -> FileResult:
     text = source.text
     if require_torch_import and not mentions_torch_import(text):
         return FileResult(filename, [], source, skipped=True)
@@ -380,16 +442,25 @@ def check_source(
     if require_torch_import and not imports.imports_torch:
         return FileResult(filename, [], source, skipped=True)
     active = [rule for rule in rules if rule.applies_to(text)]
+    failures: list = []
     ctx = FileContext(filename, source, tree, imports)
-    if active:
+    while active:
         try:
             Walker(active, ctx).run()
+            break
         except RecursionError:
             error = SourceError("expression nesting too deep to analyse")
             return FileResult(filename, [parse_error_diagnostic(filename, error)], source, error=error.message)
+        except RuleFailure as failure:
+            # Drop the failing rule for this file and walk again with the others.
+            code = getattr(failure.rule, "code", "engine")
+            failures.append(internal_error(code, filename, failure.error, failure.node))
+            remaining = [rule for rule in active if rule is not failure.rule]
+            active = remaining if len(remaining) < len(active) else []
+            ctx = FileContext(filename, source, tree, imports)
     diagnostics = apply_noqa(ctx.diagnostics, source)
     diagnostics.sort(key=Diagnostic.sort_key)
-    return FileResult(filename, diagnostics, source)
+    return FileResult(filename, diagnostics, source, internal_errors=failures)
 
 
 def check_bytes(data: bytes, filename: str, rules: Sequence, require_torch_import: bool = True) -> FileResult:
