@@ -7,11 +7,8 @@ If workers cannot be started, or one dies, the unfinished files are checked in-p
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Optional
 
 # Below this many files to check, a run stays in one process.
@@ -34,6 +31,8 @@ def chunks_for(tasks: list, jobs: int) -> list:
 
 
 def _context():
+    import multiprocessing
+
     # fork starts workers in milliseconds with gradguard already imported; elsewhere
     # (macOS, Windows) use the platform's default.
     if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods():
@@ -75,6 +74,10 @@ def map_tasks(tasks: list, rules: list, settings, options, cache, jobs: int) -> 
 
     if jobs <= 1 or len(tasks) < MIN_FILES_FOR_POOL:
         return in_process(tasks)
+    # Imported here: a one-file run should not pay for multiprocessing's start-up.
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     chunks = chunks_for(tasks, jobs)
     done: list = []
     try:
