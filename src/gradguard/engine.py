@@ -8,6 +8,7 @@ whether grad mode is (certainly or possibly) disabled there.
 from __future__ import annotations
 
 import ast
+import sys
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional, Sequence
 
@@ -409,6 +410,12 @@ def parse_error_diagnostic(filename: str, error: SourceError) -> Diagnostic:
     return Diagnostic("GG001", f"File could not be parsed: {error.message}", filename, pos, pos)
 
 
+# The parser accepts expressions nested about 3,000 deep (deeper is a RecursionError, GG001);
+# the recursive walk needs a frame or two per level, so it runs under a higher limit than
+# Python's default 1,000 (Python-to-Python calls do not grow the C stack on 3.11+).
+WALK_RECURSION_LIMIT = 12_000
+
+
 def check_source(
     source: SourceText,
     filename: str,
@@ -421,6 +428,9 @@ def check_source(
     rule (or in the engine) becomes an ``InternalError`` in the result while the other rules'
     findings are kept.
     """
+    limit = sys.getrecursionlimit()
+    if limit < WALK_RECURSION_LIMIT:
+        sys.setrecursionlimit(WALK_RECURSION_LIMIT)
     try:
         return _check_source(source, filename, rules, require_torch_import)
     except RecursionError:
@@ -428,6 +438,9 @@ def check_source(
         return FileResult(filename, [parse_error_diagnostic(filename, error)], source, error=error.message)
     except Exception as exc:
         return FileResult(filename, [], source, internal_errors=[internal_error("engine", filename, exc)])
+    finally:
+        if limit < WALK_RECURSION_LIMIT:
+            sys.setrecursionlimit(limit)
 
 
 def _check_source(source: SourceText, filename: str, rules: Sequence, require_torch_import: bool) -> FileResult:

@@ -118,5 +118,8 @@ def parse(text: str, filename: str) -> ast.Module:
     except SyntaxError as exc:
         msg = exc.msg or "invalid syntax"
         raise SourceError(f"SyntaxError: {msg}", exc.lineno or 1, exc.offset or 1) from None
-    except (ValueError, MemoryError, RecursionError) as exc:
+    except MemoryError:
+        # What CPython's parser raises when its own stack runs out (deeply nested code).
+        raise SourceError("cannot parse: nested too deeply for the parser (MemoryError)") from None
+    except (ValueError, RecursionError) as exc:
         raise SourceError(f"cannot parse: {type(exc).__name__}: {exc}") from None
