@@ -20,6 +20,16 @@ def _codes(value: str) -> list:
     return [c.strip().upper() for c in value.split(",") if c.strip()]
 
 
+def _jobs(value: str) -> int:
+    try:
+        jobs = int(value)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value!r}")
+    return jobs
+
+
 def build_parser() -> argparse.ArgumentParser:
     from gradguard import __version__
 
@@ -43,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--all-files", action="store_true", help="also check files that never import torch")
     check.add_argument("--stdin-filename", default=None, help="name to report for source read from '-'")
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
+    check.add_argument("-j", "--jobs", type=_jobs, default=None, help="worker processes (default: the machine's CPUs; 1: no workers)")
+    check.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache")
+    check.add_argument("--cache-dir", type=Path, default=None, help="result cache folder (default: .gradguard_cache beside the config)")
 
     sub.add_parser("rules", help="list every rule")
 
@@ -102,6 +115,9 @@ def _check(args) -> int:
             select=args.select,
             ignore=args.ignore,
             extend_select=args.extend_select,
+            jobs=args.jobs or _default_jobs(),
+            cache=not args.no_cache,
+            cache_dir=args.cache_dir,
         )
         if paths == ["-"]:
             from gradguard.runner import check_stdin
@@ -115,6 +131,8 @@ def _check(args) -> int:
         return _error(str(exc))
     for path, reason in result.errors:
         print(f"gradguard: error: {path}: {reason}", file=sys.stderr)
+    for failure in result.internal_errors:
+        print(f"gradguard: {failure}", file=sys.stderr)
     # With --fix, source read from '-' is written back to stdout, so the report goes elsewhere.
     out = sys.stderr if paths == ["-"] and args.fix else sys.stdout
     if args.output_file is not None:
@@ -138,6 +156,8 @@ def _report(args, result, out) -> int:
         if not args.quiet:
             n = result.fixed
             print(f"Would fix {n} error{'s' if n != 1 else ''}.", file=sys.stderr)
+        if result.internal_errors:
+            return EXIT_ERROR
         return EXIT_OK if args.exit_zero or not result.diffs else EXIT_FINDINGS
     fmt = args.format
     text = FORMATS[fmt](result.diagnostics)
@@ -146,11 +166,19 @@ def _report(args, result, out) -> int:
         out.write(render_statistics(result.diagnostics))
     if fmt == "text" and not args.quiet:
         out.write(summary_line(result.diagnostics, result.fixed, args.fix) + "\n")
+    if result.internal_errors:
+        return EXIT_ERROR
     if args.exit_zero:
         return EXIT_OK
     if result.errors and not result.diagnostics:
         return EXIT_ERROR
     return EXIT_FINDINGS if result.diagnostics else EXIT_OK
+
+
+def _default_jobs() -> int:
+    from gradguard.parallel import default_jobs
+
+    return default_jobs()
 
 
 def _rules() -> int:

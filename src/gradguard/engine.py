@@ -8,7 +8,9 @@ whether grad mode is (certainly or possibly) disabled there.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+import sys
+from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Callable, Iterable, Optional, Sequence
 
 from gradguard.diagnostics import Diagnostic, Edit, Fix
@@ -220,6 +222,73 @@ class FileContext:
         return scope_facts(self, scope if scope is not None else self.scope)
 
 
+class RuleFailure(Exception):
+    """A rule's handler raised: carries the rule and the node it was looking at."""
+
+    def __init__(self, handler: Callable, node: ast.AST, error: BaseException):
+        super().__init__(str(error))
+        self.rule = getattr(handler, "__self__", None)
+        self.node = node
+        self.error = error
+
+
+@dataclass
+class InternalError:
+    """A bug inside gradguard met while checking one file (never the user's fault).
+
+    ``where`` is the rule code whose code raised, or ``"engine"``. The run goes on: the failing
+    rule is dropped for that file only, and the run ends with exit code 2.
+    """
+
+    where: str
+    filename: str
+    row: int
+    column: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"internal error in {self.where} on {self.filename}:{self.row}:{self.column}: {self.message}"
+
+
+def internal_error(where: str, filename: str, error: BaseException, node: Optional[ast.AST] = None) -> InternalError:
+    row = getattr(node, "lineno", None) or 1
+    column = (getattr(node, "col_offset", None) or 0) + 1
+    text = str(error).splitlines()[0] if str(error) else ""
+    message = f"{type(error).__name__}: {text}" if text else type(error).__name__
+    return InternalError(where, filename, row, column, message)
+
+
+# Fields that never hold AST nodes, per node type: the walk does not look at them.
+_SCALAR_FIELDS = {
+    "Name": ("id",), "Attribute": ("attr",), "Constant": ("value", "kind"), "arg": ("arg", "type_comment"),
+    "keyword": ("arg",), "alias": ("name", "asname"), "ImportFrom": ("module", "level"),
+    "FunctionDef": ("name", "type_comment"), "AsyncFunctionDef": ("name", "type_comment"), "ClassDef": ("name",),
+    "Global": ("names",), "Nonlocal": ("names",), "FormattedValue": ("conversion",), "comprehension": ("is_async",),
+    "AnnAssign": ("simple",), "Assign": ("type_comment",), "For": ("type_comment",), "AsyncFor": ("type_comment",),
+    "With": ("type_comment",), "AsyncWith": ("type_comment",), "ExceptHandler": ("name",), "MatchAs": ("name",),
+    "MatchStar": ("name",), "MatchMapping": ("rest",), "MatchClass": ("kwd_attrs",), "TypeIgnore": ("lineno", "tag"),
+}
+# Fields holding the parser's shared singletons (Load/Store/Del, operators): visited only when
+# some rule has a handler for those node types.
+_SINGLETON_FIELDS = {"ctx": ast.expr_context, "op": (ast.operator, ast.boolop, ast.unaryop), "ops": ast.cmpop}
+
+
+@lru_cache(maxsize=None)
+def _handler_names(rule_class: type) -> tuple:
+    """(is_enter, node type, method name) for each visit_/leave_ method of a rule class."""
+    out = []
+    for attr in dir(rule_class):
+        if attr.startswith("visit_") or attr.startswith("leave_"):
+            node_type = getattr(ast, attr[6:], None)
+            if isinstance(node_type, type):
+                out.append((attr.startswith("visit_"), node_type, attr))
+    return tuple(out)
+
+
+# Child fields per node type, per set of skipped singleton fields (shared by every walk).
+_FIELDS_CACHE: dict = {}
+
+
 class Walker:
     """Single pass over a module that keeps FileContext's position up to date."""
 
@@ -228,12 +297,32 @@ class Walker:
         self.enter: dict[type, list[Callable]] = {}
         self.leave: dict[type, list[Callable]] = {}
         for rule in rules:
-            for attr in dir(rule):
-                if attr.startswith("visit_") or attr.startswith("leave_"):
-                    node_type = getattr(ast, attr[6:], None)
-                    if isinstance(node_type, type):
-                        table = self.enter if attr.startswith("visit_") else self.leave
-                        table.setdefault(node_type, []).append(getattr(rule, attr))
+            for is_enter, node_type, attr in _handler_names(type(rule)):
+                table = self.enter if is_enter else self.leave
+                table.setdefault(node_type, []).append(getattr(rule, attr))
+        handled = set(self.enter) | set(self.leave)
+        self._skip_fields = frozenset(
+            name for name, base in _SINGLETON_FIELDS.items() if not any(issubclass(t, base) for t in handled)
+        )
+        self._fields: dict[type, tuple] = _FIELDS_CACHE.setdefault(self._skip_fields, {})
+        # Node types whose children are visited in a special order, with context kept.
+        self._special: dict[type, Callable] = {
+            ast.With: self._visit_with,
+            ast.AsyncWith: self._visit_with,
+            ast.FunctionDef: self._visit_function,
+            ast.AsyncFunctionDef: self._visit_function,
+            ast.ClassDef: self._visit_class,
+            ast.Lambda: self._visit_lambda,
+            ast.For: self._visit_loop,
+            ast.AsyncFor: self._visit_loop,
+            ast.While: self._visit_loop,
+        }
+
+    def _child_fields(self, t: type) -> tuple:
+        scalar = _SCALAR_FIELDS.get(t.__name__, ())
+        fields = tuple(f for f in t._fields if f not in scalar and f not in self._skip_fields)
+        self._fields[t] = fields
+        return fields
 
     def run(self) -> None:
         self.visit(self.ctx.tree, None)
@@ -241,55 +330,78 @@ class Walker:
     def visit(self, node: ast.AST, parent: Optional[ast.AST]) -> None:
         node._gg_parent = parent  # type: ignore[attr-defined]
         t = type(node)
-        ctx = self.ctx
         handlers = self.enter.get(t)
         if handlers:
-            for handler in handlers:
-                handler(node, ctx)
-        if t is ast.With or t is ast.AsyncWith:
-            self._visit_with(node)
-        elif t is ast.FunctionDef or t is ast.AsyncFunctionDef:
-            self._visit_function(node)
-        elif t is ast.ClassDef:
-            for child in node.decorator_list + node.bases + node.keywords:
-                self.visit(child, node)
-            ctx.scopes.append(node)
-            self.visit_block(node.body, node)
-            ctx.scopes.pop()
-        elif t is ast.Lambda:
-            self.visit(node.args, node)
-            ctx.scopes.append(node)
-            ctx.grad_stack.append(GradRegion(BOUNDARY, node, "function"))
-            self.visit(node.body, node)
-            ctx.grad_stack.pop()
-            ctx.scopes.pop()
-        elif t is ast.For or t is ast.AsyncFor or t is ast.While:
-            if t is ast.While:
-                self.visit(node.test, node)
-            else:
-                self.visit(node.iter, node)
-            ctx.loops.append(node)
-            if t is not ast.While:
-                self.visit(node.target, node)
-            self.visit_block(node.body, node)
-            ctx.loops.pop()
-            self.visit_block(node.orelse, node)
+            ctx = self.ctx
+            try:
+                for handler in handlers:
+                    handler(node, ctx)
+            except RecursionError:
+                raise
+            except Exception as exc:
+                raise RuleFailure(handler, node, exc) from exc
+        special = self._special.get(t)
+        if special is not None:
+            special(node)
         else:
-            for field in node._fields:
+            fields = self._fields.get(t)
+            if fields is None:
+                fields = self._child_fields(t)
+            visit = self.visit
+            for field in fields:
                 value = getattr(node, field, None)
-                if isinstance(value, list):
+                if value is None:
+                    continue
+                if type(value) is list:
                     if value and isinstance(value[0], ast.stmt):
                         self.visit_block(value, node)
                     else:
                         for item in value:
-                            if isinstance(item, ast.AST):
-                                self.visit(item, node)
+                            if item is not None:
+                                visit(item, node)
                 elif isinstance(value, ast.AST):
-                    self.visit(value, node)
+                    visit(value, node)
         handlers = self.leave.get(t)
         if handlers:
-            for handler in handlers:
-                handler(node, ctx)
+            ctx = self.ctx
+            try:
+                for handler in handlers:
+                    handler(node, ctx)
+            except RecursionError:
+                raise
+            except Exception as exc:
+                raise RuleFailure(handler, node, exc) from exc
+
+    def _visit_class(self, node: ast.ClassDef) -> None:
+        ctx = self.ctx
+        for child in node.decorator_list + node.bases + node.keywords:
+            self.visit(child, node)
+        ctx.scopes.append(node)
+        self.visit_block(node.body, node)
+        ctx.scopes.pop()
+
+    def _visit_lambda(self, node: ast.Lambda) -> None:
+        ctx = self.ctx
+        self.visit(node.args, node)
+        ctx.scopes.append(node)
+        ctx.grad_stack.append(GradRegion(BOUNDARY, node, "function"))
+        self.visit(node.body, node)
+        ctx.grad_stack.pop()
+        ctx.scopes.pop()
+
+    def _visit_loop(self, node: ast.AST) -> None:
+        ctx = self.ctx
+        is_while = type(node) is ast.While
+        if is_while:
+            self.visit(node.test, node)
+        else:
+            self.visit(node.iter, node)
+        ctx.loops.append(node)
+        if not is_while:
+            self.visit(node.target, node)
+        self.visit_block(node.body, node)
+        ctx.loops.pop()
+        self.visit_block(node.orelse, node)
 
     def visit_block(self, body: list, parent: ast.AST) -> None:
         """Visit statements; ``torch.set_grad_enabled(b)`` as a statement rules the rest of the block."""
@@ -355,6 +467,7 @@ class FileResult:
     source: Optional[SourceText] = None
     skipped: bool = False  # did not import torch
     error: Optional[str] = None  # GG001 message when unparsable
+    internal_errors: list = field(default_factory=list)  # InternalError: bugs met in gradguard
 
 
 def parse_error_diagnostic(filename: str, error: SourceError) -> Diagnostic:
@@ -364,13 +477,40 @@ def parse_error_diagnostic(filename: str, error: SourceError) -> Diagnostic:
     return Diagnostic("GG001", f"File could not be parsed: {error.message}", filename, pos, pos)
 
 
+# The parser accepts expressions nested about 3,000 deep (deeper is a RecursionError, GG001);
+# the recursive walk needs a frame or two per level, so it runs under a higher limit than
+# Python's default 1,000 (Python-to-Python calls do not grow the C stack on 3.11+).
+WALK_RECURSION_LIMIT = 12_000
+
+
 def check_source(
     source: SourceText,
     filename: str,
     rules: Sequence,
     require_torch_import: bool = True,
 ) -> FileResult:
-    """Check decoded text with the given rule instances."""
+    """Check decoded text with the given rule instances.
+
+    Never raises for any input: a file too deeply nested to analyse is GG001, and a bug in a
+    rule (or in the engine) becomes an ``InternalError`` in the result while the other rules'
+    findings are kept.
+    """
+    limit = sys.getrecursionlimit()
+    if limit < WALK_RECURSION_LIMIT:
+        sys.setrecursionlimit(WALK_RECURSION_LIMIT)
+    try:
+        return _check_source(source, filename, rules, require_torch_import)
+    except RecursionError:
+        error = SourceError("expression nesting too deep to analyse")
+        return FileResult(filename, [parse_error_diagnostic(filename, error)], source, error=error.message)
+    except Exception as exc:
+        return FileResult(filename, [], source, internal_errors=[internal_error("engine", filename, exc)])
+    finally:
+        if limit < WALK_RECURSION_LIMIT:
+            sys.setrecursionlimit(limit)
+
+
+def _check_source(source: SourceText, filename: str, rules: Sequence, require_torch_import: bool) -> FileResult:
     text = source.text
     if require_torch_import and not mentions_torch_import(text):
         return FileResult(filename, [], source, skipped=True)
@@ -382,16 +522,25 @@ def check_source(
     if require_torch_import and not imports.imports_torch:
         return FileResult(filename, [], source, skipped=True)
     active = [rule for rule in rules if rule.applies_to(text)]
+    failures: list = []
     ctx = FileContext(filename, source, tree, imports)
-    if active:
+    while active:
         try:
             Walker(active, ctx).run()
+            break
         except RecursionError:
             error = SourceError("expression nesting too deep to analyse")
             return FileResult(filename, [parse_error_diagnostic(filename, error)], source, error=error.message)
+        except RuleFailure as failure:
+            # Drop the failing rule for this file and walk again with the others.
+            code = getattr(failure.rule, "code", "engine")
+            failures.append(internal_error(code, filename, failure.error, failure.node))
+            remaining = [rule for rule in active if rule is not failure.rule]
+            active = remaining if len(remaining) < len(active) else []
+            ctx = FileContext(filename, source, tree, imports)
     diagnostics = apply_noqa(ctx.diagnostics, source)
     diagnostics.sort(key=Diagnostic.sort_key)
-    return FileResult(filename, diagnostics, source)
+    return FileResult(filename, diagnostics, source, internal_errors=failures)
 
 
 def check_bytes(data: bytes, filename: str, rules: Sequence, require_torch_import: bool = True) -> FileResult:

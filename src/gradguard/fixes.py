@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+import warnings
 from typing import Callable, Iterable, Optional
 
 from gradguard.diagnostics import Diagnostic, Edit
@@ -64,8 +65,10 @@ def fix_until_stable(text: str, check: Callable[[str], list], unsafe: bool) -> t
         if applied == 0 or new_text == text:
             break
         try:
-            compile(new_text, "<fix>", "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
-        except (SyntaxError, ValueError):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # SyntaxWarnings about the user's code
+                compile(new_text, "<fix>", "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
             break
         text = new_text
         total += applied

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import difflib
+import os
+import stat
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Optional
 
 from gradguard.config import Settings, select_rules
 from gradguard.diagnostics import Diagnostic, Position
-from gradguard.engine import FileResult, check_bytes, check_source
+from gradguard.engine import FileResult, check_bytes, check_source, internal_error
 from gradguard.files import discover
 from gradguard.fixes import fix_until_stable, write_atomic
 from gradguard.rules import all_rules
@@ -22,6 +25,9 @@ class RunOptions:
     select: Optional[list] = None
     ignore: list = field(default_factory=list)
     extend_select: list = field(default_factory=list)
+    jobs: int = 1  # worker processes; the command line defaults to the machine's CPUs
+    cache: bool = False  # use the result cache (the command line turns it on)
+    cache_dir: Optional[Path] = None  # default: .gradguard_cache beside the configuration
 
 
 @dataclass
@@ -31,6 +37,7 @@ class RunResult:
     files_checked: int = 0
     diffs: list = field(default_factory=list)
     errors: list = field(default_factory=list)  # (path, message) for unreadable paths
+    internal_errors: list = field(default_factory=list)  # engine.InternalError: bugs in gradguard
 
 
 def resolve_rules(settings: Settings, options: RunOptions) -> list:
@@ -63,6 +70,7 @@ def check_file_bytes(data: bytes, path: str, rules: list, settings: Settings, op
     ignored = settings.ignored_for(path)
     codes = {r.code for r in rules}
     file_result = check_bytes(data, path, rules, settings.require_torch_import)
+    result.internal_errors.extend(file_result.internal_errors)
     if file_result.skipped:
         return None
     result.files_checked += 1
@@ -135,13 +143,123 @@ def merge(total: RunResult, part: RunResult) -> None:
     total.files_checked += part.files_checked
     total.diffs.extend(part.diffs)
     total.errors.extend(part.errors)
+    total.internal_errors.extend(part.internal_errors)
+
+
+_FILE_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _not_a_regular_file(path: str) -> Optional[str]:
+    """What ``path`` is when it is not a regular file (reading a FIFO would block forever)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None  # process_file reports why it cannot be read
+    if stat.S_ISREG(mode):
+        return None
+    for test, kind in _FILE_KINDS:
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+def guarded_process_file(path: str, rules: list, settings: Settings, options: RunOptions) -> RunResult:
+    """``process_file`` that never raises: a bug becomes an InternalError, the run goes on."""
+    kind = _not_a_regular_file(path)
+    if kind is not None:
+        result = RunResult()
+        result.diagnostics.append(
+            Diagnostic("GG001", f"File could not be read: it is {kind}", path, Position(1, 1), Position(1, 1))
+        )
+        return result
+    try:
+        return process_file(path, rules, settings, options)
+    except Exception as exc:
+        result = RunResult()
+        result.internal_errors.append(internal_error("engine", path, exc))
+        return result
+
+
+def check_task(path: str, key: Optional[str], rules: list, settings: Settings, options: RunOptions, cache) -> RunResult:
+    """Check one file and, when ``key`` is given, store what can be reused next time."""
+    result = guarded_process_file(path, rules, settings, options)
+    if key is not None and cache is not None and _cacheable(result):
+        cache.store(key, path, result.files_checked > 0, result.diagnostics)
+    return result
+
+
+def _cacheable(result: RunResult) -> bool:
+    # Internal errors must show again; a rewritten file has new content (and a new key).
+    return not result.internal_errors and not result.errors and not result.fixed and not result.diffs
+
+
+def _has_applicable_fix(diagnostics: list, options: RunOptions) -> bool:
+    return any(d.fix is not None and (d.fix.applicability == "safe" or options.unsafe_fixes) for d in diagnostics)
+
+
+def open_cache(settings: Settings, options: RunOptions, rules: list, result: RunResult):
+    """The run's ResultCache, or None (disabled, or the folder cannot be used: reported)."""
+    if not options.cache:
+        return None
+    from gradguard.cache import CacheError, ResultCache, default_cache_dir
+
+    root = options.cache_dir if options.cache_dir is not None else default_cache_dir(settings)
+    try:
+        return ResultCache.open(root, [r.code for r in rules], settings.require_torch_import)
+    except CacheError as exc:
+        result.errors.append((str(root), str(exc)))
+        return None
+
+
+def lookup_cached(path: str, cache, settings: Settings, options: RunOptions):
+    """(cached RunResult or None, key or None) for one file."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None, None  # checked normally, which reports the error
+    key = cache.key(path, data, settings.ignored_for(path))
+    hit = cache.load(key, path)
+    if hit is None:
+        return None, key
+    checked, diagnostics = hit
+    # --fix / --diff reuse an entry only when it holds nothing to fix.
+    if (options.fix or options.diff) and _has_applicable_fix(diagnostics, options):
+        return None, key
+    return RunResult(diagnostics=diagnostics, files_checked=int(checked)), key
 
 
 def run(paths: list, settings: Settings, options: RunOptions) -> RunResult:
+    """Check every file under ``paths``: cached results first, the rest in parallel."""
+    from gradguard.parallel import map_tasks
+
     rules = resolve_rules(settings, options)
     result = RunResult()
-    for path in discover(paths, settings, errors=result.errors):
-        merge(result, process_file(path, rules, settings, options))
+    files = list(discover(paths, settings, errors=result.errors))
+    cache = open_cache(settings, options, rules, result)
+    parts: list = [None] * len(files)
+    tasks: list = []
+    positions: list = []
+    for i, path in enumerate(files):
+        if cache is not None and _not_a_regular_file(path) is None:
+            hit, key = lookup_cached(path, cache, settings, options)
+            if hit is not None:
+                parts[i] = hit
+                continue
+        else:
+            key = None
+        tasks.append((path, key))
+        positions.append(i)
+    for i, part in zip(positions, map_tasks(tasks, rules, settings, options, cache, options.jobs)):
+        parts[i] = part
+    for part in parts:
+        merge(result, part)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
 

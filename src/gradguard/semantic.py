@@ -73,13 +73,24 @@ class ImportMap:
         return qual is not None and qual in names
 
 
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+# Simple statements have no nested blocks: skip the attribute probing for them.
+_SIMPLE_STATEMENTS = (
+    ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Import, ast.ImportFrom, ast.Pass,
+    ast.Raise, ast.Delete, ast.Assert, ast.Global, ast.Nonlocal, ast.Break, ast.Continue,
+)
+
+
 def iter_statements(body):
     """Every statement in a body, nested blocks included, without visiting expressions."""
     stack = list(reversed(body))
+    simple = frozenset(_SIMPLE_STATEMENTS)
     while stack:
         stmt = stack.pop()
         yield stmt
-        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+        if type(stmt) in simple:
+            continue
+        for name in _BLOCK_FIELDS:
             block = getattr(stmt, name, None)
             if block:
                 stack.extend(reversed(block))

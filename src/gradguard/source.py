@@ -7,6 +7,7 @@ import bisect
 import codecs
 import io
 import tokenize
+import warnings
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -114,9 +115,15 @@ class SourceText:
 def parse(text: str, filename: str) -> ast.Module:
     """Parse text into an AST, turning every parser failure into a SourceError."""
     try:
-        return ast.parse(text, filename=filename, type_comments=False)
+        with warnings.catch_warnings():
+            # SyntaxWarnings ("'int' object is not callable") are the user's compiler's business.
+            warnings.simplefilter("ignore")
+            return ast.parse(text, filename=filename, type_comments=False)
     except SyntaxError as exc:
         msg = exc.msg or "invalid syntax"
         raise SourceError(f"SyntaxError: {msg}", exc.lineno or 1, exc.offset or 1) from None
-    except (ValueError, MemoryError, RecursionError) as exc:
+    except MemoryError:
+        # What CPython's parser raises when its own stack runs out (deeply nested code).
+        raise SourceError("cannot parse: nested too deeply for the parser (MemoryError)") from None
+    except (ValueError, RecursionError) as exc:
         raise SourceError(f"cannot parse: {type(exc).__name__}: {exc}") from None

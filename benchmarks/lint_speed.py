@@ -1,0 +1,202 @@
+"""How fast is ``gradguard check``? Every figure side by side, over the same files, in one run.
+
+    python benchmarks/lint_speed.py [PATH ...] [--rounds 3] [--jobs N] [--sample N]
+                                    [--torchfix-sample N] [--skip-torchfix]
+
+Default corpus: the installed torch package's sources plus the folders under
+``scratch/corpus/`` (see ``tests/corpus.py``). Every ``.py`` file is checked, whether it
+imports torch or not (``--all-files``), so the checker parses exactly what the baseline does.
+
+Modes (each timed with ``time.perf_counter``, garbage collector on as in real runs; the
+modes are interleaved round by round so machine noise hits them alike; medians reported):
+- ``bare parse``: read + decode (``tokenize.detect_encoding``) + ``ast.parse`` per file, in-process;
+- ``check 1 job``: the engine in-process (``runner.run``, default rules, no cache);
+- ``walk every node``: as above plus a rule that handles every node type (a stand-in for a
+  full rule set: the cost of the walk itself);
+- ``CLI 1 job`` / ``CLI N jobs``: ``gradguard check --no-cache`` as a subprocess;
+- ``cold cache`` / ``warm cache``: the CLI with N jobs, first into an empty cache, then again;
+- ``torchfix``: the ``torchfix --jobs 1`` command (PyPI) on an evenly spaced sample of the same
+  files (150 by default: it is about 150x slower), against the in-process check of that sample;
+- ``start-up``: ``gradguard check`` on one small file, and ``python -c pass`` for reference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import io
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tokenize
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))  # tests.corpus: the shared corpus definition
+
+from gradguard.config import Settings  # noqa: E402
+from gradguard.parallel import default_jobs  # noqa: E402
+from gradguard.rules.base import Rule  # noqa: E402
+from gradguard.runner import RunOptions, run  # noqa: E402
+from tests.corpus import corpus_files, default_corpus  # noqa: E402
+
+GRADGUARD = [sys.executable, "-m", "gradguard"]
+
+
+def bare_parse(files: list) -> None:
+    for path in files:
+        with open(path, "rb") as handle:
+            data = handle.read()
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+            ast.parse(data.decode(encoding), path)
+        except (SyntaxError, ValueError, UnicodeDecodeError, MemoryError, RecursionError):
+            pass
+
+
+def _every_node_rule():
+    """A rule with a no-op handler for every AST node type and no triggers.
+
+    Not for the parser's shared singletons (Load/Store, operators): no real rule visits those.
+    """
+    singletons = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
+    handlers = {f"visit_{name}": (lambda self, node, ctx: None) for name in dir(ast)
+                if isinstance(getattr(ast, name), type) and issubclass(getattr(ast, name), ast.AST)
+                and not issubclass(getattr(ast, name), singletons)}
+    return type("EveryNode", (Rule,), {"code": "GG000", "name": "every-node", "summary": "benchmark probe", **handlers})()
+
+
+def check_in_process(files: list, probe: bool = False) -> None:
+    import gradguard.runner as runner
+
+    settings = Settings(require_torch_import=False)
+    if probe:
+        original = runner.resolve_rules
+        runner.resolve_rules = lambda s, o: original(s, o) + [_every_node_rule()]
+        try:
+            run(files, settings, RunOptions(jobs=1, cache=False))
+        finally:
+            runner.resolve_rules = original
+    else:
+        run(files, settings, RunOptions(jobs=1, cache=False))
+
+
+def cli(files_arg: list, *flags: str) -> None:
+    subprocess.run([*GRADGUARD, "check", "--all-files", "--exit-zero", "-q", *flags, *files_arg],
+                   stdout=subprocess.DEVNULL, check=True, cwd=tempfile.gettempdir())
+
+
+def timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("paths", nargs="*", type=Path)
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved repeats of each mode")
+    parser.add_argument("--jobs", type=int, default=default_jobs(), help="jobs for the parallel modes")
+    parser.add_argument("--sample", type=int, default=None, help="an evenly spaced sample of N files")
+    parser.add_argument("--torchfix-sample", type=int, default=150,
+                        help="run torchfix on an evenly spaced N of the files (0: all; it takes ~1 s per 500 lines)")
+    parser.add_argument("--torchfix-rounds", type=int, default=1)
+    parser.add_argument("--skip-torchfix", action="store_true")
+    args = parser.parse_args(argv)
+
+    paths = args.paths or default_corpus()
+    files = [os.path.abspath(f) for f in corpus_files(paths, args.sample)]
+    lines = 0
+    for path in files:
+        with open(path, "rb") as handle:
+            lines += handle.read().count(b"\n")
+    kloc = lines / 1000
+    jobs = args.jobs
+    work = Path(tempfile.mkdtemp(prefix="gradguard-bench-"))
+    (work / "pyproject.toml").write_text("[tool.gradguard]\n")  # no project config leaks in
+    list_file = work / "files.txt"
+    list_file.write_text("\n".join(files))
+    config = ["--config", str(work / "pyproject.toml")]
+
+    print(f"corpus: {', '.join(map(str, paths))}")
+    print(f"files: {len(files)}  lines: {lines}  cpus: {os.cpu_count()}  jobs: {jobs}  python: {sys.version.split()[0]}")
+
+    times: dict = {}
+
+    def record(name: str, seconds: float) -> None:
+        times.setdefault(name, []).append(seconds)
+
+    bare_parse(files)  # warm the page cache
+    for round_no in range(args.rounds):
+        record("bare parse", timed(lambda: bare_parse(files)))
+        record("check 1 job", timed(lambda: check_in_process(files)))
+        record("walk every node", timed(lambda: check_in_process(files, probe=True)))
+        record("CLI 1 job", timed(lambda: cli(files, *config, "--no-cache", "--jobs", "1")))
+        record(f"CLI {jobs} jobs", timed(lambda: cli(files, *config, "--no-cache", "--jobs", str(jobs))))
+        cache_dir = work / f"cache{round_no}"
+        record("cold cache", timed(lambda: cli(files, *config, "--cache-dir", str(cache_dir), "--jobs", str(jobs))))
+        record("warm cache", timed(lambda: cli(files, *config, "--cache-dir", str(cache_dir), "--jobs", str(jobs))))
+        print(f"  round {round_no + 1}: " + ", ".join(f"{k} {v[-1]:.2f} s" for k, v in times.items()), flush=True)
+
+    small = work / "small.py"
+    small.write_text("import torch\n\nwith torch.no_grad():\n    y = 1\n")
+    for _ in range(10):
+        record("python -c pass", timed(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True)))
+        record("start-up (1 small file)", timed(lambda: subprocess.run(
+            [*GRADGUARD, "check", "-q", "--no-cache", *config, str(small)], stdout=subprocess.DEVNULL, check=True)))
+
+    torchfix_note = None
+    torchfix = shutil.which("torchfix") or (str(Path(sys.executable).with_name("torchfix"))
+                                            if Path(sys.executable).with_name("torchfix").exists() else None)
+    tf_files = files
+    if args.skip_torchfix:
+        torchfix_note = "skipped (--skip-torchfix)"
+    elif torchfix is None:
+        torchfix_note = "skipped: torchfix is not installed (pip install torchfix)"
+    else:
+        if 0 < args.torchfix_sample < len(files):
+            tf_files = [files[i * len(files) // args.torchfix_sample] for i in range(args.torchfix_sample)]
+        tf_lines = sum(Path(f).read_bytes().count(b"\n") for f in tf_files)
+        for _ in range(args.torchfix_rounds):
+            record("torchfix 1 job", timed(lambda: subprocess.run([torchfix, "--jobs", "1", *tf_files],
+                                                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)))
+            record("gradguard 1 job, torchfix files", timed(lambda: check_in_process(tf_files)))
+    shutil.rmtree(work, ignore_errors=True)
+
+    med = {name: statistics.median(values) for name, values in times.items()}
+    print()
+    print(f"{'mode':38} {'median s':>9} {'ms/1k lines':>12} {'runs':>5}")
+    for name, value in med.items():
+        per = "" if name in ("python -c pass", "start-up (1 small file)") else f"{1000 * value / kloc:12.2f}"
+        if "torchfix files" in name or name.startswith("torchfix"):
+            per = f"{1000 * value / (tf_lines / 1000):12.2f}"
+        print(f"{name:38} {value:9.3f} {per:>12} {len(times[name]):5d}")
+    print()
+
+    def ratio(a: str, b: str) -> float:
+        return med[a] / med[b]
+
+    round_ratios = [c / b for c, b in zip(times["check 1 job"], times["bare parse"])]
+    print("ratios (target in brackets):")
+    print(f"  check 1 job / bare parse        {ratio('check 1 job', 'bare parse'):6.2f}x  (<= 1.5x)"
+          f"   per-round median {statistics.median(round_ratios):.2f}x")
+    print(f"  walk every node / bare parse    {ratio('walk every node', 'bare parse'):6.2f}x")
+    print(f"  CLI 1 job / bare parse          {ratio('CLI 1 job', 'bare parse'):6.2f}x")
+    print(f"  CLI 1 job / CLI {jobs} jobs          {ratio('CLI 1 job', f'CLI {jobs} jobs'):6.2f}x  (speed-up from jobs)")
+    print(f"  cold cache / warm cache         {ratio('cold cache', 'warm cache'):6.2f}x  (>= 10x)")
+    print(f"  start-up, 1 small file          {med['start-up (1 small file)']:6.3f} s  (< 0.2 s; python -c pass: "
+          f"{med['python -c pass']:.3f} s)")
+    if torchfix_note:
+        print(f"  torchfix: {torchfix_note}")
+    else:
+        print(f"  torchfix 1 job / gradguard 1 job {ratio('torchfix 1 job', 'gradguard 1 job, torchfix files'):6.2f}x  (>= 10x)"
+              f"   over {len(tf_files)} files, {tf_lines} lines")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
