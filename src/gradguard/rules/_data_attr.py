@@ -134,6 +134,8 @@ def receiver_is_tensor(ctx, facts, recv: ast.AST, chain_certain: bool) -> bool:
     name = _base_name(recv)
     if isinstance(recv, ast.Name) and recv.id == "self":
         return False
+    if _attribute_of_plain_self(ctx, recv):
+        return False  # `self.weight` of a class with no base class: its own attribute
     if isinstance(recv, ast.Attribute) and recv.attr in TENSOR_ATTRIBUTES:
         return True
     kinds = expr_kinds(ctx, facts, recv)
@@ -154,6 +156,15 @@ def receiver_is_tensor(ctx, facts, recv: ast.AST, chain_certain: bool) -> bool:
     if ctx.text(recv) in _optional_data_receivers(ctx):
         return False  # `s.data is None` elsewhere: `data` is an optional field, never a tensor's
     return True
+
+
+def _attribute_of_plain_self(ctx, recv: ast.AST) -> bool:
+    while isinstance(recv, ast.Attribute):
+        recv = recv.value
+    if not (isinstance(recv, ast.Name) and recv.id == "self"):
+        return False
+    cls = ctx.method_class
+    return cls is not None and all(isinstance(b, ast.Name) and b.id == "object" for b in cls.bases) and not cls.keywords
 
 
 def _annotated_non_tensor(ctx, name: str) -> bool:
