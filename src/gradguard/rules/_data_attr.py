@@ -51,7 +51,9 @@ ALIAS_METHODS = frozenset(
     expand_as narrow select unbind split chunk tensor_split contiguous cpu cuda to float double half
     bfloat16 type type_as long int bool byte char short as_strided diagonal movedim moveaxis
     swapaxes swapdims unfold view_as_real view_as_complex detach data squeeze_ unsqueeze_
-    requires_grad_ pin_memory share_memory_ coalesce to_dense""".split()
+    requires_grad_ pin_memory share_memory_ coalesce to_dense resolve_conj resolve_neg conj positive
+    adjoint ravel hsplit vsplit dsplit split_with_sizes unsafe_split unsafe_chunk as_subclass indices
+    values crow_indices col_indices align_to align_as rename refine_names broadcast_to""".split()
 )
 ALIAS_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data"})
 READ_ATTRIBUTES = frozenset(
