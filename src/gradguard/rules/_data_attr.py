@@ -51,7 +51,9 @@ ALIAS_METHODS = frozenset(
     expand_as narrow select unbind split chunk tensor_split contiguous cpu cuda to float double half
     bfloat16 type type_as long int bool byte char short as_strided diagonal movedim moveaxis
     swapaxes swapdims unfold view_as_real view_as_complex detach data squeeze_ unsqueeze_
-    requires_grad_ pin_memory share_memory_ coalesce to_dense""".split()
+    requires_grad_ pin_memory share_memory_ coalesce to_dense resolve_conj resolve_neg conj positive
+    adjoint ravel hsplit vsplit dsplit split_with_sizes unsafe_split unsafe_chunk as_subclass indices
+    values crow_indices col_indices align_to align_as rename refine_names broadcast_to""".split()
 )
 ALIAS_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data"})
 READ_ATTRIBUTES = frozenset(
@@ -134,6 +136,8 @@ def receiver_is_tensor(ctx, facts, recv: ast.AST, chain_certain: bool) -> bool:
     name = _base_name(recv)
     if isinstance(recv, ast.Name) and recv.id == "self":
         return False
+    if _attribute_of_plain_self(ctx, recv):
+        return False  # `self.weight` of a class with no base class: its own attribute
     if isinstance(recv, ast.Attribute) and recv.attr in TENSOR_ATTRIBUTES:
         return True
     kinds = expr_kinds(ctx, facts, recv)
@@ -154,6 +158,15 @@ def receiver_is_tensor(ctx, facts, recv: ast.AST, chain_certain: bool) -> bool:
     if ctx.text(recv) in _optional_data_receivers(ctx):
         return False  # `s.data is None` elsewhere: `data` is an optional field, never a tensor's
     return True
+
+
+def _attribute_of_plain_self(ctx, recv: ast.AST) -> bool:
+    while isinstance(recv, ast.Attribute):
+        recv = recv.value
+    if not (isinstance(recv, ast.Name) and recv.id == "self"):
+        return False
+    cls = ctx.method_class
+    return cls is not None and all(isinstance(b, ast.Name) and b.id == "object" for b in cls.bases) and not cls.keywords
 
 
 def _annotated_non_tensor(ctx, name: str) -> bool:

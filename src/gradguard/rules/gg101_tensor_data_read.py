@@ -67,6 +67,7 @@ class TensorDataRead(Rule):
         Valid("import torch\ndef f(dataset, args, response, batch):\n    a = dataset.data.cpu()\n    b = args.data\n    c = response.data\n    d = batch['image'].data\n    return a, b, c, d\n"),
         Valid("import torch\nimport numpy as np\narr = np.zeros(3)\nbuf = arr.data\n"),
         Valid("import torch\nfrom torchvision import datasets\ntrainset = datasets.MNIST('.', download=True)\nmnist = trainset\nimgs = trainset.data.numpy(), mnist.data.clone()\n"),
+        Valid("import torch\nimport numpy as np\nclass Edge:\n    def __init__(self):\n        self.weight = np.ones(3)\n    def raw(self):\n        return self.weight.data\n"),
         Valid("import torch\nclass Holder:\n    def __init__(self, data):\n        self.data = data\n    def get(self):\n        return self.data.clone()\n"),
         Valid("import torch\nimport torch.nn as nn\nclass M(nn.Module):\n    def __init__(self, w):\n        super().__init__()\n        self.w = nn.Parameter(w.weight.data)\n"),
         Valid("import torch\nfor p in model.parameters():\n    p.data.mul_(0.5)\n"),  # a write: GG102

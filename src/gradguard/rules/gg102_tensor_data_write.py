@@ -57,7 +57,7 @@ from typing import Optional
 
 from gradguard.diagnostics import Edit, Fix
 from gradguard.engine import parent
-from gradguard.rules._data_attr import classify, drop_data_edit, has_comment, no_grad_name
+from gradguard.rules._data_attr import INPLACE_VALUE_METHODS, classify, drop_data_edit, has_comment, no_grad_name
 from gradguard.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
 
 _BODY_FIELDS = ("body", "orelse", "finalbody")
@@ -161,7 +161,13 @@ class TensorDataWrite(Rule):
         node, site, how = access.node, access.site, access.how
         stmt = _enclosing_statement(node)
         if how in ("method", "inplace_call"):
-            if not (isinstance(stmt, ast.Expr) and stmt.value is site):
+            top = site
+            while how == "method":  # `w.data.normal_().fmod_(2).mul_(s)`: a chain of writes
+                attr, call = parent(top), parent(parent(top))
+                if not (isinstance(attr, ast.Attribute) and attr.attr in INPLACE_VALUE_METHODS and isinstance(call, ast.Call) and call.func is attr):
+                    break
+                top = call
+            if not (isinstance(stmt, ast.Expr) and stmt.value is top):
                 return None
             return (drop_data_edit(ctx, node),)
         if how == "setitem":

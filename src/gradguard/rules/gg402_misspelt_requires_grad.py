@@ -59,7 +59,7 @@ from typing import Optional
 
 from gradguard.diagnostics import Edit, Fix
 from gradguard.engine import parent
-from gradguard.rules.base import FIX_SAFE, FIX_SOMETIMES, Invalid, Rule, Valid
+from gradguard.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
 from gradguard.tensors import MODEL, PARAM, TENSOR_KINDS, expr_kinds, is_model_expr
 
 CORRECT = ("requires_grad", "requires_grad_")
@@ -287,5 +287,3 @@ class MisspeltRequiresGrad(Rule):
             return self._receiver_kind(ctx, func.value) in ("tensor", PARAM)
         return False
 
-
-__all__ = ["MisspeltRequiresGrad", "FIX_SAFE"]
