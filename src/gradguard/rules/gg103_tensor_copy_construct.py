@@ -128,9 +128,10 @@ class TensorCopyConstruct(Rule):
             return
         text = ctx.text(source)
         short = text if len(text) <= 30 and "\n" not in text else "t"
+        receiver = short if short == "t" or isinstance(source, _ATOMS) else f"({short})"
         message = (
             f"`torch.tensor({short})` copies a tensor and silently drops its autograd graph; "
-            f"write `{short}.detach().clone()` to say so"
+            f"write `{receiver}.detach().clone()` to say so"
         )
         ctx.report(self.code, node, message, self._fix(ctx, node, text))
 
