@@ -118,12 +118,20 @@ def function_method(ctx) -> Optional[FunctionMethod]:
     return info
 
 
+def _is_staticmethod(decorator: ast.AST) -> bool:
+    return (isinstance(decorator, ast.Name) and decorator.id == "staticmethod") or (
+        isinstance(decorator, ast.Attribute) and decorator.attr == "staticmethod"
+    )
+
+
 def _describe(fn: ast.AST, cls: ast.ClassDef) -> Optional[FunctionMethod]:
     params = _positional(fn)
     has_setup = _method(cls, "setup_context") is not None
     if fn.name == "forward":
         if has_setup or not params:
             return None  # setup_context style: forward has no ctx
+        if not any(_is_staticmethod(d) for d in fn.decorator_list):
+            return None  # a legacy Function (forward on an instance): torch 2.x refuses to run it
         info = FunctionMethod("forward", fn, cls, params[0], forward=fn)
         info.inputs = set(params[1:])
         info.input_positions = {name: i for i, name in enumerate(params[1:])}

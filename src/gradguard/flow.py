@@ -89,3 +89,36 @@ def names_without_grad(ctx, scope: ast.AST) -> frozenset:
 
 def mentions(node: ast.AST, names) -> bool:
     return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
+
+
+def _binds(node: ast.AST, name: str) -> bool:
+    return any(
+        (isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load))
+        or (isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name)
+        for n in ast.walk(node)
+    )
+
+
+def reaching_plain_value(scope: ast.AST, name: str, node: ast.AST):
+    """The value of ``name = value``, when that is the one binding of ``name`` that reaches ``node``
+    for certain: the last statement of the scope's own body before the one holding ``node``
+    that binds ``name``, with no binding of ``name`` in the statement holding ``node``.
+    None when that is not known (the facts of gradguard.tensors then stand)."""
+    body = getattr(scope, "body", None)
+    if not isinstance(body, list):
+        return None
+    child, current = node, getattr(node, "_gg_parent", None)
+    while current is not None and current is not scope:
+        child, current = current, getattr(current, "_gg_parent", None)
+    if current is None or child not in body:
+        return None
+    index = body.index(child)
+    if _binds(child, name):
+        return None
+    for stmt in reversed(body[:index]):
+        if not _binds(stmt, name):
+            continue
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            return stmt.value
+        return None
+    return None

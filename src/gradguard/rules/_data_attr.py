@@ -58,7 +58,8 @@ ALIAS_METHODS = frozenset(
 ALIAS_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data"})
 READ_ATTRIBUTES = frozenset(
     """shape dtype device is_cuda ndim requires_grad is_leaf layout nbytes itemsize is_sparse
-    is_quantized is_meta grad_fn""".split()
+    is_quantized is_meta grad_fn placements device_mesh names is_nested is_mps is_xpu is_mkldnn
+    is_sparse_csr""".split()
 )
 # Builtins whose argument is only read.
 READING_BUILTINS = frozenset(

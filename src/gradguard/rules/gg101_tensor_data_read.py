@@ -92,6 +92,10 @@ class TensorDataRead(Rule):
             fixed="import torch\ndef f(model, x):\n    out = model(x)\n    y = out.detach()\n    return y\n",
             unsafe=True,
         ),
+        Invalid(  # metadata read through `.data` does not escape: a safe fix
+            "import torch\ndef specs(model):\n    return {n: p.data.placements for n, p in model.named_parameters()}\n",
+            fixed="import torch\ndef specs(model):\n    return {n: p.detach().placements for n, p in model.named_parameters()}\n",
+        ),
         Invalid(
             "import torch\ndef snapshot(layer):\n    return layer.weight.data.clone()\n",
             fixed="import torch\ndef snapshot(layer):\n    return layer.weight.detach().clone()\n",
@@ -122,11 +126,13 @@ class TensorDataRead(Rule):
         else:
             fix = Fix(
                 "unsafe",
-                f"Use `{recv}.detach()` (the value escapes: a later in-place change to it raises instead of corrupting gradients)",
+                f"Use `{recv}.detach()` (the value escapes: an in-place change to it while a graph still needs "
+                "the old values then raises instead of silently corrupting gradients)",
                 edit,
             )
             message = (
                 f"`{recv}.data` escapes here: it shares memory with `{recv}` but not its version counter, "
-                "so changing it in place later silently corrupts gradients; use `.detach()`"
+                "so an in-place change to it while a backward graph still needs the old values goes unnoticed and "
+                "gives wrong gradients; use `.detach()`"
             )
         ctx.report(self.code, node, message, fix)

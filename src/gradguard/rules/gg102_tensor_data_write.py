@@ -6,6 +6,9 @@ Flags in-place writes through `t.data` where `t` is known to be a tensor (a para
 in-place method itself shows `t.data` is a tensor: `p.data.mul_(d)`, `p.data.copy_(s)`,
 `p.data[i] = v`, `p.data += v`, `p.data = t`, and `.data` passed as the tensor an in-place
 function fills (`nn.init.normal_(m.weight.data)`, `trunc_normal_(w.data)`).
+Not flagged: `p.data = p.to(torch.float16)`, `t.data = t.data.clone()` and similar
+assignments that give the tensor a new dtype, device or storage on purpose (as
+`Module._apply` does); `copy_` cannot do that.
 
 ## Why is this bad?
 `.data` hands out an alias of the tensor with a fresh version counter. Autograd uses the
@@ -84,6 +87,10 @@ class TensorDataWrite(Rule):
 
     valid = (
         Valid("import torch\nwith torch.no_grad():\n    for p in model.parameters():\n        p.mul_(0.5)\n"),
+        Valid(
+            "import torch\n\ndef to_half(model):\n    for p in model.parameters():\n        p.data = p.data.to(torch.float16)\n"
+            "        if p.grad is not None:\n            p.grad.data = p.grad.to(torch.float16)\n"
+        ),
         Valid("import torch\ndef f(dataset, args, batch):\n    dataset.data[0] = 1\n    args.data = None\n    batch['image'].data = 3\n"),
         Valid("import torch\nclass Store:\n    def __init__(self):\n        self.data = {}\n    def put(self, k, v):\n        self.data[k] = v\n"),
         Valid("import torch\nfor p in model.parameters():\n    x = p.data.clone()\n    x.mul_(2)\n"),  # a read: GG101
@@ -141,16 +148,19 @@ class TensorDataWrite(Rule):
             ctx.report(self.code, node, message, fix)
             return
         if how == "assign":
+            if _swaps_own_storage(ctx, access.site, node.value):
+                return  # `p.data = p.to(dtype)`: a new dtype/device/storage on purpose, `copy_` cannot do it
             advice = f"`{recv}.copy_(...)`" + ("" if disabled else " under `torch.no_grad()`")
             message = (
                 f"`{recv}.data = ...` replaces `{recv}`'s contents behind autograd's back (no version-counter bump: "
-                f"a graph that saved `{recv}` silently computes wrong gradients); use {advice}"
+                f"if a graph has saved `{recv}`, its gradients come out silently wrong); where the new value has the "
+                f"same shape, dtype and device, use {advice}"
             )
         else:
             advice = f"drop `.data` and write to `{recv}`" + ("" if disabled else " under `torch.no_grad()`")
             message = (
-                f"in-place write through `{recv}.data` bypasses autograd's version counter: a graph that saved "
-                f"`{recv}` silently computes wrong gradients; {advice}"
+                f"in-place write through `{recv}.data` bypasses autograd's version counter: if a graph has saved "
+                f"`{recv}`, its gradients come out silently wrong; {advice}"
             )
         fix = self._statement_fix(ctx, access, disabled)
         ctx.report(self.code, node, message, fix)
@@ -296,3 +306,25 @@ class TensorDataWrite(Rule):
                     return None
                 edits.extend(core)
         return tuple(edits) or None
+
+
+# Methods whose result may have a new dtype, device, layout or storage: `x.data = x.to(...)`
+# moves `x` itself (as `Module._apply` does), which `x.copy_(...)` cannot do.
+_STORAGE_CHANGING = frozenset(
+    """to type half float double bfloat16 long int bool cuda cpu clone contiguous pin_memory
+    share_memory_ to_dense to_sparse coalesce""".split()
+)
+
+
+def _swaps_own_storage(ctx, stmt: ast.AST, recv: ast.AST) -> bool:
+    """Whether ``recv.data = recv[.data].<method>(...)...`` gives ``recv`` a new storage, dtype or device."""
+    value = getattr(stmt, "value", None)
+    own = ctx.text(recv)
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        method, base = value.func.attr, value.func.value
+        if isinstance(base, ast.Attribute) and base.attr == "data":
+            base = base.value
+        if method in _STORAGE_CHANGING and ctx.text(base) == own:
+            return True
+        value = value.func.value
+    return False

@@ -13,6 +13,8 @@ training loop followed by a validation loop), the validation loop alone is check
 over an evaluation loader whose body shows no gradient use.
 
 Not flagged: functions under a decorator or inside a caller region that may disable grad;
+module-level functions that this file calls only where grad is disabled
+(`with torch.no_grad(): validate(model, loader)`);
 functions that only switch the model to eval mode and return; functions that return a loss
 (the caller may call `backward` on it); `forward` / `__call__`; and the hooks PyTorch Lightning
 already runs without grad or with its own loss handling (`training_step`, `validation_step`,
@@ -67,6 +69,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.diagnostics import Edit, Fix
+from gradguard.engine import parent
 from gradguard.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
 from gradguard.semantic import dotted_name
 from gradguard.tensors import MODEL_NAME_RE, is_loss
@@ -179,6 +182,13 @@ class EvalWithGrad(Rule):
             "    assert pool(x).shape[-1] == x.shape[-1] // 2\n"
         ),
         Valid(
+            "import torch\n\ndef validation(model, testloader):\n    model.eval()\n    return [model(x) for x in testloader]\n\n"
+            "def validation_2(model, test_loader):\n    for x, y in test_loader:\n        model(x)\n\n"
+            "def train(model, loader, testloader, opt):\n    for x in loader:\n        model(x).sum().backward()\n        opt.step()\n"
+            "        model.eval()\n        with torch.no_grad():\n            validation(model, testloader)\n"
+            "            validation_2(model, testloader)\n        model.train()\n"
+        ),
+        Valid(
             "import torch\n\ndef export(model, x):\n    frozen = torch.jit.freeze(torch.jit.script(model.eval()))\n"
             "    frozen(x)\n    return frozen\n"
         ),
@@ -232,6 +242,11 @@ class EvalWithGrad(Rule):
                     if unit.eval_call is None:
                         unit.eval_call = node
             return
+        if isinstance(func, ast.Name):
+            # Where each module-level function is called: a function called only where grad is
+            # disabled (``with torch.no_grad(): validate(...)``) already runs without grad.
+            calls = ctx.cache.setdefault("gg201-calls", {})
+            calls.setdefault(func.id, set()).add(ctx.grad_state())
         unit = self._unit(ctx) if ctx.cache.get(("gg201", id(ctx.function) if ctx.function is not None else 0)) else None
         if unit is None:
             return
@@ -277,11 +292,20 @@ class EvalWithGrad(Rule):
             return
         if any(isinstance(sub, ast.Return) and sub.value is not None and is_loss(ctx, ctx.facts(node), sub.value) for sub in ast.walk(node)):
             return
+        if parent(node) is ctx.tree:
+            # Decided at the end of the module, once its calls of this function are known.
+            ctx.cache.setdefault("gg201-pending", []).append((unit, node))
+            return
         self._decide(ctx, unit, node, ctx.text(node))
 
     leave_AsyncFunctionDef = leave_FunctionDef
 
     def leave_Module(self, node: ast.Module, ctx) -> None:
+        calls = ctx.cache.get("gg201-calls", {})
+        for pending, function in ctx.cache.pop("gg201-pending", []):
+            if calls.get(function.name) == {"disabled"}:
+                continue  # every call of it in this file is under no_grad / inference_mode
+            self._decide(ctx, pending, function, ctx.text(function))
         unit = ctx.cache.pop(("gg201", 0), None)
         if unit is None or not unit.model_calls:
             return

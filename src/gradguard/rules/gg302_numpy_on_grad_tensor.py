@@ -4,7 +4,9 @@
 Flags `.numpy()` called on a tensor that carries a graph (a model output, a loss, a
 parameter, or a value computed from them) outside any `no_grad` / `inference_mode` region,
 when nothing in the chain detaches it first (`.detach()`, `.data`, `.item()`).
-`numpy(force=True)` is not flagged: it detaches by itself.
+`numpy(force=True)` is not flagged: it detaches by itself. A name last bound, before the
+use and in the same block, to a value without grad (`y = torch.from_numpy(a)`) is not
+flagged even where it held a graph-carrying value earlier.
 
 ## Why is this bad?
 `Tensor.numpy()` refuses tensors that require grad: it raises
@@ -41,7 +43,7 @@ from __future__ import annotations
 import ast
 
 from gradguard.diagnostics import Edit, Fix
-from gradguard.flow import mentions, names_without_grad
+from gradguard.flow import mentions, names_without_grad, reaching_plain_value
 from gradguard.rules.base import FIX_SAFE, Invalid, Rule, Valid
 from gradguard.tensors import carries_grad
 
@@ -64,6 +66,10 @@ class NumpyOnGradTensor(Rule):
         Valid("import torch\n\ndef f(model, x, loss_fn, y):\n    loss = loss_fn(model(x), y)\n    return loss.item(), loss.data.numpy()\n"),
         Valid("import torch\n\ndef f(model, x):\n    with torch.inference_mode():\n        out = model(x)\n    probs = out.softmax(1)\n    return probs.numpy()\n"),
         Valid("import torch\n\ndef f(model, x):\n    with torch.set_grad_enabled(flag):\n        return model(x).numpy()\n"),
+        Valid(
+            "import numpy as np\nimport torch\n\nx = torch.tensor(1., requires_grad=True)\ny = 2 * x\ny.backward()\n"
+            "y = torch.from_numpy(np.ones(2))\nz = y.numpy()\n"
+        ),
     )
     invalid = (
         Invalid(
@@ -97,6 +103,13 @@ class NumpyOnGradTensor(Rule):
             return
         if mentions(receiver, names_without_grad(ctx, ctx.scope)):
             return  # computed inside a no_grad / inference_mode block
+        root = receiver
+        while isinstance(root, (ast.Attribute, ast.Call, ast.Subscript)):
+            root = root.func if isinstance(root, ast.Call) else root.value
+        if isinstance(root, ast.Name):
+            value = reaching_plain_value(ctx.scope, root.id, node)
+            if value is not None and not carries_grad(ctx, ctx.facts(), value):
+                return  # rebound to a value without grad before this use (`y = torch.from_numpy(a)`)
         end = ctx.source.node_end(receiver)
         fix = Fix("safe", "Insert `.detach()` before `.numpy()`", (Edit(end, end, ".detach()"),))
         ctx.report(

@@ -13,7 +13,10 @@ is passed to `ctx.save_for_backward`, a tensor-only method is called on it
 computation. Non-tensors (`ctx.scale = scale`, `ctx.shape = x.shape`, `ctx.dim = dim`) and
 tensors created inside `forward` that are neither inputs nor outputs (`ctx.mask = x > 0`,
 `ctx.copy = x.clone()`) are not flagged: nothing else holds those, so they cannot be changed
-behind autograd's back and they form no reference cycle.
+behind autograd's back and they form no reference cycle. A legacy Function whose `forward`
+is not a `@staticmethod` (state kept on the Function instance) is not flagged: torch 2.x
+refuses to run it at all ("Legacy autograd function with non-static forward method is
+deprecated"), so the code needs rewriting as a new-style Function first.
 
 ## Why is this bad?
 Tensors saved with `ctx.save_for_backward` get autograd's version check: if one is modified
@@ -113,6 +116,11 @@ class CtxAttributeTensor(Rule):
         Valid(
             "import torch\n\nclass F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x, weight):\n"
             "        ctx.needs = ctx.needs_input_grad\n        ctx.mark_non_differentiable(weight)\n        ctx.weight = weight\n        return x + 1\n"
+        ),
+        Valid(
+            "import torch\nfrom torch.autograd import Function\n\nclass RoIPool(Function):\n"
+            "    def __init__(self, scale):\n        self.scale = scale\n\n    def forward(self, features, rois):\n"
+            "        self.rois = rois\n        return features.new(rois.size(0)).zero_()\n"
         ),
         Valid(
             "import torch\n\nclass Helper:\n    @staticmethod\n    def forward(ctx, x: torch.Tensor):\n        ctx.x = x\n        return x\n"
