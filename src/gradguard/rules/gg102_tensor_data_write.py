@@ -8,7 +8,8 @@ in-place method itself shows `t.data` is a tensor: `p.data.mul_(d)`, `p.data.cop
 function fills (`nn.init.normal_(m.weight.data)`, `trunc_normal_(w.data)`).
 Not flagged: `p.data = p.to(torch.float16)`, `t.data = t.data.clone()` and similar
 assignments that give the tensor a new dtype, device or storage on purpose (as
-`Module._apply` does); `copy_` cannot do that.
+`Module._apply` does), and `p.data = p._mp_param` (a tensor kept on `p` itself swapped in):
+`copy_` cannot do that.
 
 ## Why is this bad?
 `.data` hands out an alias of the tensor with a fresh version counter. Autograd uses the
@@ -90,6 +91,7 @@ class TensorDataWrite(Rule):
         Valid(
             "import torch\n\ndef to_half(model):\n    for p in model.parameters():\n        p.data = p.data.to(torch.float16)\n"
             "        if p.grad is not None:\n            p.grad.data = p.grad.to(torch.float16)\n"
+            "        p.data = p._mp_param\n"
         ),
         Valid("import torch\ndef f(dataset, args, batch):\n    dataset.data[0] = 1\n    args.data = None\n    batch['image'].data = 3\n"),
         Valid("import torch\nclass Store:\n    def __init__(self):\n        self.data = {}\n    def put(self, k, v):\n        self.data[k] = v\n"),
@@ -202,7 +204,7 @@ class TensorDataWrite(Rule):
             return None
         if disabled:
             what = "Use `copy_`" if access.how == "assign" else "Drop `.data`"
-            return Fix("unsafe", f"{what} (grad is already disabled here)", core)
+            return Fix("unsafe", f"{what} (grad is already disabled here){_SAME_SHAPE if access.how == 'assign' else ''}", core)
         no_grad = no_grad_name(ctx)
         stmt = _enclosing_statement(access.node)
         if no_grad is None or not self._owns_lines(ctx, stmt):
@@ -233,7 +235,8 @@ class TensorDataWrite(Rule):
             if src.line(lineno).strip():
                 edits.append(Edit(starts[lineno - 1], starts[lineno - 1], unit))
         message = "Wrap in `with torch.no_grad():` and drop `.data`" if access.how != "assign" else "Use `copy_` under `with torch.no_grad():`"
-        return Fix("unsafe", message + " (unsafe: a graph that saved the tensor now raises instead of computing wrong gradients)", tuple(edits))
+        why = " (unsafe: a graph that saved the tensor now raises instead of computing wrong gradients)"
+        return Fix("unsafe", message + why + (_SAME_SHAPE if access.how == "assign" else ""), tuple(edits))
 
     def _owns_lines(self, ctx, stmt: ast.stmt, allow_compound: bool = False) -> bool:
         """The statement starts its first line and ends its last (no `;` neighbours, no
@@ -316,10 +319,16 @@ _STORAGE_CHANGING = frozenset(
 )
 
 
+_SAME_SHAPE = "; right only where the new value has the same shape, dtype and device"
+
+
 def _swaps_own_storage(ctx, stmt: ast.AST, recv: ast.AST) -> bool:
-    """Whether ``recv.data = recv[.data].<method>(...)...`` gives ``recv`` a new storage, dtype or device."""
+    """Whether ``recv.data = recv[.data].<method>(...)...`` gives ``recv`` a new storage, dtype or
+    device, or swaps in a tensor kept on ``recv`` itself (``p.data = p._mp_param``)."""
     value = getattr(stmt, "value", None)
     own = ctx.text(recv)
+    if isinstance(value, ast.Attribute) and value.attr != "data" and ctx.text(value.value) == own:
+        return True
     while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
         method, base = value.func.attr, value.func.value
         if isinstance(base, ast.Attribute) and base.attr == "data":
