@@ -264,3 +264,20 @@ def test_any_json_is_a_notebook_or_a_notebook_error(document):
     except NotebookError:
         return
     check_notebook(nb, "n.ipynb", [r() for r in all_rules()], require_torch_import=False)
+
+
+def test_lines_named_in_messages_are_cell_lines(tmp_path, capsys):
+    nb = notebook(
+        [
+            code(["import torch\n", "model = torch.nn.Linear(2, 2)\n"]),
+            markdown("Evaluate"),
+            code(["x = torch.ones(2)\n", "model.eval()\n", "y = model(x)\n"]),
+            code(["with torch.no_grad():\n", "    with torch.no_grad():\n", "        pass\n"]),
+        ]
+    )
+    path = write(tmp_path / "eval.ipynb", nb)
+    _, out, _ = run_cli(capsys, "check", "--select", "GG201,GG203", str(path))
+    assert "eval.ipynb:cell 3:3:5: GG201" in out
+    assert "after `model.eval()` (line 2)" in out
+    assert "eval.ipynb:cell 4:2:10: GG203" in out
+    assert "on line 1;" in out

@@ -301,6 +301,21 @@ class Program:
         return cell, sum(len(line) for line in lines[: cell_row - 1]) + col
 
 
+_LINE_REFERENCE_RE = re.compile(r"\bline (\d+)\b")
+
+
+def _cell_line_references(program, message: str, cell) -> str:
+    """Messages name other lines by program row ("the `with` on line 2122"): say the cell's row."""
+
+    def cell_row(match) -> str:
+        other, pos = program.locate(Position(int(match.group(1)), 1))
+        if other is None or int(match.group(1)) > len(program.row_cell):
+            return match.group(0)
+        return f"line {pos.row}" if other is cell else f"cell {other.number}, line {pos.row}"
+
+    return _LINE_REFERENCE_RE.sub(cell_row, message)
+
+
 @dataclass
 class NotebookCheck:
     diagnostics: list
@@ -358,6 +373,7 @@ def check_notebook(notebook: Notebook, filename: str, rules: list, require_torch
         d.start, d.end = start, end if end_cell is cell else start
         if cell is not None:
             d.cell = cell.number
+            d.message = _cell_line_references(program, d.message, cell)
             row = notebook.file_row(cell, start.row)
             if row is not None:
                 d.extra["file_row"] = row
