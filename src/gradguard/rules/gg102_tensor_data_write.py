@@ -8,8 +8,9 @@ in-place method itself shows `t.data` is a tensor: `p.data.mul_(d)`, `p.data.cop
 function fills (`nn.init.normal_(m.weight.data)`, `trunc_normal_(w.data)`).
 Not flagged: `p.data = p.to(torch.float16)`, `t.data = t.data.clone()` and similar
 assignments that give the tensor a new dtype, device or storage on purpose (as
-`Module._apply` does), and `p.data = p._mp_param` (a tensor kept on `p` itself swapped in):
-`copy_` cannot do that.
+`Module._apply` does: `p.data = fn(p.data)`), `p.data = p._mp_param` (a tensor kept on `p`
+itself swapped in), assignments with a `memory_format`, and `p.grad.data = ...` (re-pointing
+a gradient at another buffer): `copy_` cannot do those.
 
 ## Why is this bad?
 `.data` hands out an alias of the tensor with a fresh version counter. Autograd uses the
@@ -92,6 +93,9 @@ class TensorDataWrite(Rule):
             "import torch\n\ndef to_half(model):\n    for p in model.parameters():\n        p.data = p.data.to(torch.float16)\n"
             "        if p.grad is not None:\n            p.grad.data = p.grad.to(torch.float16)\n"
             "        p.data = p._mp_param\n"
+            "    for q in model.parameters():\n        q.data = fn(q.data)\n"
+            "    w = model.weight.detach().clone()\n"
+            "    model.weight.data = w.resize_(w.shape, memory_format=torch.channels_last)\n"
         ),
         Valid("import torch\ndef f(dataset, args, batch):\n    dataset.data[0] = 1\n    args.data = None\n    batch['image'].data = 3\n"),
         Valid("import torch\nclass Store:\n    def __init__(self):\n        self.data = {}\n    def put(self, k, v):\n        self.data[k] = v\n"),
@@ -329,6 +333,16 @@ def _swaps_own_storage(ctx, stmt: ast.AST, recv: ast.AST) -> bool:
     own = ctx.text(recv)
     if isinstance(value, ast.Attribute) and value.attr != "data" and ctx.text(value.value) == own:
         return True
+    if isinstance(recv, ast.Attribute) and recv.attr == "grad":
+        return True  # `p.grad.data = view`: re-pointing a gradient at a buffer (FSDP, `Module._apply`)
+    if value is not None and any(isinstance(k, ast.keyword) and k.arg == "memory_format" for k in ast.walk(value)):
+        return True  # a new memory format: `copy_` keeps the old strides
+    if (
+        isinstance(value, ast.Call)
+        and ctx.imports.qualified_name(value.func) is None
+        and any(ctx.text(a) in (own, own + ".data") for a in value.args)
+    ):
+        return True  # `p.data = fn(p.data)`, as `Module._apply` does: fn may change dtype or device
     while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
         method, base = value.func.attr, value.func.value
         if isinstance(base, ast.Attribute) and base.attr == "data":
