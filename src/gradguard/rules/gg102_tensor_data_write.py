@@ -9,7 +9,7 @@ function fills (`nn.init.normal_(m.weight.data)`, `trunc_normal_(w.data)`).
 Not flagged: `p.data = p.to(torch.float16)`, `t.data = t.data.clone()` and similar
 assignments that give the tensor a new dtype, device or storage on purpose (as
 `Module._apply` does: `p.data = fn(p.data)`), `p.data = p._mp_param` (a tensor kept on `p`
-itself swapped in), assignments with a `memory_format`, and `p.grad.data = ...` (re-pointing
+itself swapped in), `a.data = b.data` (sharing `b`'s storage), assignments with a `memory_format`, and `p.grad.data = ...` (re-pointing
 a gradient at another buffer): `copy_` cannot do those.
 
 ## Why is this bad?
@@ -94,6 +94,7 @@ class TensorDataWrite(Rule):
             "        if p.grad is not None:\n            p.grad.data = p.grad.to(torch.float16)\n"
             "        p.data = p._mp_param\n"
             "    for q in model.parameters():\n        q.data = fn(q.data)\n"
+            "    model.bn.running_mean.data = other.bn.running_mean.data\n"
             "    w = model.weight.detach().clone()\n"
             "    model.weight.data = w.resize_(w.shape, memory_format=torch.channels_last)\n"
         ),
@@ -333,6 +334,8 @@ def _swaps_own_storage(ctx, stmt: ast.AST, recv: ast.AST) -> bool:
     own = ctx.text(recv)
     if isinstance(value, ast.Attribute) and value.attr != "data" and ctx.text(value.value) == own:
         return True
+    if isinstance(value, ast.Attribute) and value.attr == "data":
+        return True  # `a.data = b.data`: `a` now shares `b`'s storage, which `copy_` would not do
     if isinstance(recv, ast.Attribute) and recv.attr == "grad":
         return True  # `p.grad.data = view`: re-pointing a gradient at a buffer (FSDP, `Module._apply`)
     if value is not None and any(isinstance(k, ast.keyword) and k.arg == "memory_format" for k in ast.walk(value)):
