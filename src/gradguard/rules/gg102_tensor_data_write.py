@@ -8,7 +8,8 @@ in-place method itself shows `t.data` is a tensor: `p.data.mul_(d)`, `p.data.cop
 function fills (`nn.init.normal_(m.weight.data)`, `trunc_normal_(w.data)`).
 Not flagged: `p.data = p.to(torch.float16)`, `t.data = t.data.clone()` and similar
 assignments that give the tensor a new dtype, device or storage on purpose (as
-`Module._apply` does: `p.data = fn(p.data)`), `p.data = p._mp_param` (a tensor kept on `p`
+`Module._apply` does: `p.data = fn(p.data)`; `mask.data = F.fold(mask, ...)` or a slice of
+a value computed from the tensor itself, which may change its shape), `p.data = p._mp_param` (a tensor kept on `p`
 itself swapped in), `a.data = b.data` (sharing `b`'s storage), assignments with a `memory_format`, and `p.grad.data = ...` (re-pointing
 a gradient at another buffer): `copy_` cannot do those.
 
@@ -88,6 +89,15 @@ class TensorDataWrite(Rule):
     triggers = (".data",)
 
     valid = (
+        Valid(
+            "import torch\nimport torch.nn.functional as F\n"
+            "def fold(mask, shape):\n    mask = torch.ones(shape)\n"
+            "    mask.data = F.fold(mask, output_size=(4, 4), kernel_size=2, stride=2)\n"
+        ),
+        Valid(
+            "import torch\ndef trim(mask, m2, h, w):\n    mask = torch.ones(8, 8)\n"
+            "    mask.data = m2.squeeze().reshape(mask.shape)[:h, :w].contiguous()\n"
+        ),
         Valid("import torch\nwith torch.no_grad():\n    for p in model.parameters():\n        p.mul_(0.5)\n"),
         Valid(
             "import torch\n\ndef to_half(model):\n    for p in model.parameters():\n        p.data = p.data.to(torch.float16)\n"
@@ -105,6 +115,10 @@ class TensorDataWrite(Rule):
         Valid("import torch\nfor p in model.parameters():\n    p.data.requires_grad_(False)\n"),
     )
     invalid = (
+        Invalid(
+            "import torch\ndef reset(mask):\n    mask = torch.ones(8, 8)\n"
+            "    mask.data = torch.zeros_like(mask)\n"
+        ),
         Invalid(
             "import torch\nfor p in model.parameters():\n    p.data.add_(p.grad, alpha=-0.1)  # step\n",
             fixed="import torch\nfor p in model.parameters():\n    p.data.add_(p.grad, alpha=-0.1)  # step\n",
@@ -327,6 +341,25 @@ _STORAGE_CHANGING = frozenset(
 _SAME_SHAPE = "; right only where the new value has the same shape, dtype and device"
 
 
+def _derived_reshaped(ctx, value: ast.AST, own: str) -> bool:
+    """``p.data = fn(p[.data])`` (as `Module._apply` does, or `mask.data = F.fold(mask, ...)`)
+    or a slice of a value computed from ``p`` (`m.data = t.reshape(m.shape)[:h]`): the new value
+    may have another shape, dtype or device, which `copy_` cannot give it. `torch.*_like(p)`
+    keeps the shape and stays flagged."""
+    mentions = False
+    sliced = False
+    for sub in ast.walk(value):
+        if isinstance(sub, ast.Call):
+            name = sub.func.attr if isinstance(sub.func, ast.Attribute) else getattr(sub.func, "id", "")
+            if not name.endswith("_like") and any(ctx.text(a) in (own, own + ".data") for a in sub.args):
+                return True
+        elif isinstance(sub, ast.Subscript) and any(isinstance(n, ast.Slice) for n in ast.walk(sub.slice)):
+            sliced = True
+        elif isinstance(sub, (ast.Name, ast.Attribute)) and ctx.text(sub) == own:
+            mentions = True
+    return mentions and sliced
+
+
 def _swaps_own_storage(ctx, stmt: ast.AST, recv: ast.AST) -> bool:
     """Whether ``recv.data = recv[.data].<method>(...)...`` gives ``recv`` a new storage, dtype or
     device, or swaps in a tensor kept on ``recv`` itself (``p.data = p._mp_param``)."""
@@ -340,12 +373,8 @@ def _swaps_own_storage(ctx, stmt: ast.AST, recv: ast.AST) -> bool:
         return True  # `p.grad.data = view`: re-pointing a gradient at a buffer (FSDP, `Module._apply`)
     if value is not None and any(isinstance(k, ast.keyword) and k.arg == "memory_format" for k in ast.walk(value)):
         return True  # a new memory format: `copy_` keeps the old strides
-    if (
-        isinstance(value, ast.Call)
-        and ctx.imports.qualified_name(value.func) is None
-        and any(ctx.text(a) in (own, own + ".data") for a in value.args)
-    ):
-        return True  # `p.data = fn(p.data)`, as `Module._apply` does: fn may change dtype or device
+    if value is not None and _derived_reshaped(ctx, value, own):
+        return True
     while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
         method, base = value.func.attr, value.func.value
         if isinstance(base, ast.Attribute) and base.attr == "data":
