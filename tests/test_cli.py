@@ -214,3 +214,15 @@ def test_checker_does_not_import_torch(tmp_path):
     )
     proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "a.py")], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_force_exclude_applies_exclude_to_named_files(tree, capsys):
+    (tree / "pyproject.toml").write_text('[tool.gradguard]\nexclude = ["vendored"]\n')
+    (tree / "vendored").mkdir()
+    (tree / "vendored" / "old.py").write_text(BAD)
+    # Named explicitly, an excluded file is checked, as ruff does ...
+    assert run_cli(capsys, "check", "vendored/old.py")[0] == 1
+    # ... unless --force-exclude (what the pre-commit hooks pass): then the folder rule applies.
+    code, out, _ = run_cli(capsys, "check", "--force-exclude", "vendored/old.py", "good.py")
+    assert code == 0 and "old.py" not in out
+    assert run_cli(capsys, "check", "--force-exclude", "bad.py")[0] == 1

@@ -50,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--format", default="text", help="output format: text, json, sarif, github")
     check.add_argument("--output-file", type=Path, default=None, help="write the report to this file instead of standard output")
     check.add_argument("--config", type=Path, default=None, help="pyproject.toml to read instead of the nearest one")
+    check.add_argument("--force-exclude", action="store_true", help="apply exclude to files named on the command line too (for pre-commit)")
     check.add_argument("--all-files", action="store_true", help="also check files that never import torch")
     check.add_argument("--stdin-filename", default=None, help="name to report for source read from '-'")
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
@@ -108,6 +109,7 @@ def _check(args) -> int:
         settings = load_settings(Path(paths[0]) if paths[0] != "-" else Path.cwd(), args.config)
         if args.all_files:
             settings.require_torch_import = False
+        settings.force_exclude = args.force_exclude
         options = RunOptions(
             fix=args.fix,
             unsafe_fixes=args.unsafe_fixes,

@@ -34,6 +34,7 @@ class Settings:
     exclude: list = field(default_factory=list)
     per_file_ignores: dict = field(default_factory=dict)
     require_torch_import: bool = True
+    force_exclude: bool = False
     root: Path = field(default_factory=Path.cwd)
     config_file: Optional[Path] = None
 
@@ -64,6 +65,16 @@ class Settings:
             elif fnmatch.fnmatch(name, pattern):
                 return True
         return False
+
+
+    def is_excluded_path(self, path: str) -> bool:
+        """Whether a named file, or any folder above it below the root, is excluded."""
+        if self.is_excluded(path):
+            return True
+        parts = Path(_relative(path, self.root)).parts[:-1]
+        return any(
+            self.is_excluded(os.path.join(str(self.root), *parts[: i + 1])) for i in range(len(parts))
+        )
 
 
 def _relative(path: str, root: Path) -> str:

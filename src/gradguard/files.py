@@ -11,9 +11,11 @@ SOURCE_SUFFIXES = (".py", ".pyi", ".ipynb")
 
 
 def discover(paths: list, settings: Settings, suffixes=SOURCE_SUFFIXES, errors: list = None) -> Iterator[str]:
-    """Yield files to check in a stable order. Paths named explicitly are never excluded.
+    """Yield files to check in a stable order.
 
-    Unreadable directories and symlink loops are reported into ``errors`` as (path, reason).
+    Paths named explicitly are checked even if excluded, unless ``settings.force_exclude``
+    (what pre-commit needs: it names every staged file). Unreadable directories and symlink
+    loops are reported into ``errors`` as (path, reason).
     """
     seen: set = set()
     for path in paths:
@@ -24,6 +26,8 @@ def discover(paths: list, settings: Settings, suffixes=SOURCE_SUFFIXES, errors: 
                     seen.add(key)
                     yield os.path.normpath(found)
         elif os.path.exists(path) or os.path.islink(path):
+            if settings.force_exclude and settings.is_excluded_path(path):
+                continue
             key = os.path.realpath(path)
             if key not in seen:
                 seen.add(key)
