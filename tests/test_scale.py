@@ -312,3 +312,21 @@ def test_cache_round_trip_keeps_every_field(tmp_path):
     assert cache.store(key, "f.py", True, diags)
     checked, loaded = cache.load(key, "f.py")
     assert checked and loaded == diags
+
+
+def test_engine_bug_during_fix_is_internal_error_and_file_untouched(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    Path("a.py").write_text(BAD)
+    Path("b.py").write_text(BAD)
+
+    def broken(text, check, unsafe):
+        raise KeyError("fix bug")
+
+    monkeypatch.setattr(runner, "fix_until_stable", broken)
+    code, out, err = run_cli(capsys, "check", "--fix", "--no-cache", "--jobs", "1")
+    assert code == 2
+    assert err.splitlines() == [
+        "gradguard: internal error in engine on a.py:1:1: KeyError: 'fix bug'",
+        "gradguard: internal error in engine on b.py:1:1: KeyError: 'fix bug'",
+    ]
+    assert Path("a.py").read_text() == BAD and Path("b.py").read_text() == BAD
