@@ -212,7 +212,7 @@ def test_checker_does_not_import_torch(tmp_path):
         "import sys\nfrom gradguard.cli import main\nrc = main(['check', sys.argv[1]])\n"
         "assert 'torch' not in sys.modules, 'torch was imported'\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "a.py")], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "a.py")], capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
 
 

@@ -276,7 +276,7 @@ def test_cache_dir_that_is_not_a_cache_is_left_alone(tmp_path, monkeypatch, caps
     Path("a.py").write_text(BAD)
     code, out, err = run_cli(capsys, "check", "--cache-dir", ".")
     assert code == 1 and "GG204" in out
-    assert "not a gradguard cache" in err
+    assert err.startswith("gradguard: warning: ") and "not a gradguard cache" in err
     assert not Path(".gitignore").exists() and not Path("CACHEDIR.TAG").exists()
 
 
@@ -296,7 +296,10 @@ def test_unwritable_cache_folder_does_not_stop_the_run(tmp_path, monkeypatch, ca
     Path("a.py").write_text(BAD)
     Path("blocker").write_text("a file where the cache folder should be")
     code, out, err = run_cli(capsys, "check", "--cache-dir", "blocker/cache")
-    assert code == 1 and "GG204" in out and "cannot create cache folder" in err
+    assert code == 1 and "GG204" in out
+    assert err.startswith("gradguard: warning: cannot create cache folder blocker/cache")
+    Path("a.py").write_text(GOOD)  # a clean tree stays clean: no cache is not an error
+    assert run_cli(capsys, "check", "--cache-dir", "blocker/cache")[0] == 0
 
 
 def test_cache_round_trip_keeps_every_field(tmp_path):
@@ -309,3 +312,21 @@ def test_cache_round_trip_keeps_every_field(tmp_path):
     assert cache.store(key, "f.py", True, diags)
     checked, loaded = cache.load(key, "f.py")
     assert checked and loaded == diags
+
+
+def test_engine_bug_during_fix_is_internal_error_and_file_untouched(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    Path("a.py").write_text(BAD)
+    Path("b.py").write_text(BAD)
+
+    def broken(text, check, unsafe):
+        raise KeyError("fix bug")
+
+    monkeypatch.setattr(runner, "fix_until_stable", broken)
+    code, out, err = run_cli(capsys, "check", "--fix", "--no-cache", "--jobs", "1")
+    assert code == 2
+    assert err.splitlines() == [
+        "gradguard: internal error in engine on a.py:1:1: KeyError: 'fix bug'",
+        "gradguard: internal error in engine on b.py:1:1: KeyError: 'fix bug'",
+    ]
+    assert Path("a.py").read_text() == BAD and Path("b.py").read_text() == BAD

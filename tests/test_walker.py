@@ -103,3 +103,24 @@ def test_singleton_nodes_visited_when_a_rule_asks():
     tree = ast.parse(text)
     Walker([Ops()], FileContext("f.py", SourceText(text), tree, ImportMap(tree))).run()
     assert sorted(seen) == ["Add", "Load", "Load"]
+
+
+def test_checked_tree_is_freed_without_the_garbage_collector():
+    """Parent links and rule caches are undone after a file: no reference cycles are left,
+    so trees are freed at once instead of piling up for the cyclic collector (which cost
+    about as much time as the walk itself over a large tree)."""
+    import gc
+
+    from gradguard.engine import check_source
+    from gradguard.rules import all_rules
+
+    rules = [rule() for rule in all_rules()]
+    texts = [EXTRA] + [p.read_text() for p in (Path(__file__).parent / "fixtures").rglob("*.py")]
+    gc.collect()
+    gc.disable()
+    try:
+        for text in texts:
+            check_source(SourceText(text), "f.py", rules, require_torch_import=False)
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

@@ -7,6 +7,10 @@ own source files, so editing a rule invalidates every entry). Entries are writte
 (temporary file + rename), so concurrent runs and parallel workers never see half an entry;
 an unreadable or corrupt entry is a miss, never an error.
 
+``--fix`` and ``--diff`` use an entry only when it holds no fix they would apply (then there
+is nothing to do, and the stored findings are the answer); otherwise the file is checked and
+fixed afresh. Results with internal errors, and files that were rewritten, are not stored.
+
 Layout::
 
     .gradguard_cache/            beside the configuration (pyproject.toml), else the cwd

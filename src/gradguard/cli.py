@@ -133,6 +133,8 @@ def _check(args) -> int:
         return _error(str(exc))
     for path, reason in result.errors:
         print(f"gradguard: error: {path}: {reason}", file=sys.stderr)
+    for warning in result.warnings:
+        print(f"gradguard: warning: {warning}", file=sys.stderr)
     for failure in result.internal_errors:
         print(f"gradguard: {failure}", file=sys.stderr)
     # With --fix, source read from '-' is written back to stdout, so the report goes elsewhere.

@@ -38,6 +38,7 @@ class RunResult:
     diffs: list = field(default_factory=list)
     errors: list = field(default_factory=list)  # (path, message) for unreadable paths
     internal_errors: list = field(default_factory=list)  # engine.InternalError: bugs in gradguard
+    warnings: list = field(default_factory=list)  # problems that change no result (e.g. no cache)
 
 
 def resolve_rules(settings: Settings, options: RunOptions) -> list:
@@ -144,6 +145,7 @@ def merge(total: RunResult, part: RunResult) -> None:
     total.diffs.extend(part.diffs)
     total.errors.extend(part.errors)
     total.internal_errors.extend(part.internal_errors)
+    total.warnings.extend(part.warnings)
 
 
 _FILE_KINDS = (
@@ -204,7 +206,7 @@ def _has_applicable_fix(diagnostics: list, options: RunOptions) -> bool:
 
 
 def open_cache(settings: Settings, options: RunOptions, rules: list, result: RunResult):
-    """The run's ResultCache, or None (disabled, or the folder cannot be used: reported)."""
+    """The run's ResultCache, or None (disabled, or the folder cannot be used: a warning)."""
     if not options.cache:
         return None
     from gradguard.cache import CacheError, ResultCache, default_cache_dir
@@ -213,7 +215,7 @@ def open_cache(settings: Settings, options: RunOptions, rules: list, result: Run
     try:
         return ResultCache.open(root, [r.code for r in rules], settings.require_torch_import)
     except CacheError as exc:
-        result.errors.append((str(root), str(exc)))
+        result.warnings.append(str(exc))
         return None
 
 
