@@ -49,7 +49,7 @@ import ast
 from typing import Optional
 
 from gradguard.diagnostics import Edit, Fix
-from gradguard.engine import ENABLE, INFERENCE, MAYBE, NO_GRAD, classify_grad_mode, parent
+from gradguard.engine import ENABLE, INFERENCE, MAYBE, NO_GRAD, GradRegion, classify_grad_mode, parent
 from gradguard.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
 
 
@@ -140,7 +140,7 @@ class RedundantGradRegion(Rule):
                     break
             if outer is None:
                 continue
-            region = type("Region", (), {"kind": kinds[decorators.index(outer)], "node": outer, "via": "decorator"})
+            region = GradRegion(kinds[decorators.index(outer)], outer, "decorator")
             ctx.report(self.code, deco, self._message(ctx, deco, region), self._decorator_fix(ctx, deco))
 
     visit_AsyncFunctionDef = visit_FunctionDef
