@@ -4,7 +4,7 @@
 
 Default corpus: the installed torch package's Python sources, plus every folder under
 ``scratch/corpus/`` (git-ignored; unpack sdists there, e.g. ``pip download --no-binary :all:
---no-deps timm`` then ``tar xf``), or ``/work/scratch/corpus/`` if that exists instead.
+--no-deps timm`` then ``tar xf``), or the folder named by ``GRADGUARD_CORPUS_DIR``.
 
 Asserts, and exits 1 unless all hold:
 - zero internal errors (a rule or engine bug on any file);
@@ -52,7 +52,10 @@ def torch_source_dir() -> Path | None:
 
 
 def extra_corpus_dirs() -> list:
-    for base in (REPO / "scratch" / "corpus", Path("/work/scratch/corpus")):
+    bases = [REPO / "scratch" / "corpus"]
+    if os.environ.get("GRADGUARD_CORPUS_DIR"):
+        bases.insert(0, Path(os.environ["GRADGUARD_CORPUS_DIR"]))
+    for base in bases:
         if base.is_dir():
             return sorted(p for p in base.iterdir() if p.is_dir())
     return []

@@ -285,6 +285,10 @@ def _handler_names(rule_class: type) -> tuple:
     return tuple(out)
 
 
+# Node types that only occur inside expressions (besides ast.expr subclasses).
+_EXPR_TYPES = frozenset(t for t in vars(ast).values() if isinstance(t, type) and issubclass(t, ast.expr) and t is not ast.expr)
+_EXPR_PARTS = frozenset({ast.comprehension, ast.keyword, ast.arguments, ast.arg})
+
 # Child fields per node type, per set of skipped singleton fields (shared by every walk).
 _FIELDS_CACHE: dict = {}
 
@@ -306,6 +310,11 @@ class Walker:
         )
         self._fields: dict[type, tuple] = _FIELDS_CACHE.setdefault(self._skip_fields, {})
         self.visited: list = []  # every node given a parent link, to unlink after the walk
+        # The flat expression loop has no leave_ hooks: use it only when no rule needs one
+        # for a node that can occur inside an expression.
+        self._flat_expressions = not any(
+            t in _EXPR_TYPES or t in _EXPR_PARTS for t in self.leave
+        )
 
     def _child_fields(self, t: type) -> tuple:
         scalar = _SCALAR_FIELDS.get(t.__name__, ())
@@ -328,9 +337,12 @@ class Walker:
         self.visited = []
 
     def visit(self, node: ast.AST, parent: Optional[ast.AST]) -> None:
+        t = type(node)
+        if t in _EXPR_TYPES and self._flat_expressions:
+            self._visit_expression(node, parent)
+            return
         node._gg_parent = parent  # type: ignore[attr-defined]
         self.visited.append(node)
-        t = type(node)
         handlers = self.enter.get(t)
         if handlers:
             ctx = self.ctx
@@ -372,6 +384,71 @@ class Walker:
                 raise
             except Exception as exc:
                 raise RuleFailure(handler, node, exc) from exc
+
+    def _visit_expression(self, root: ast.AST, parent: Optional[ast.AST]) -> None:
+        """Visit an expression subtree in pre-order without a Python call per node.
+
+        Expressions hold no statements and change no context, except ``lambda`` (a function
+        boundary), which goes back through ``visit``. Most nodes of a module are expressions,
+        so this loop is where the walk spends its time.
+        """
+        root._gg_parent = parent  # type: ignore[attr-defined]
+        stack = [root]
+        pop = stack.pop
+        push = stack.append
+        enter = self.enter
+        fields_of = self._fields
+        mark = self.visited.append
+        ctx = self.ctx
+        AST = ast.AST
+        lambda_type = ast.Lambda
+        while stack:
+            node = pop()
+            t = type(node)
+            if t is lambda_type:
+                self._visit_lambda_node(node, node._gg_parent)
+                continue
+            mark(node)
+            handlers = enter.get(t)
+            if handlers:
+                try:
+                    for handler in handlers:
+                        handler(node, ctx)
+                except RecursionError:
+                    raise
+                except Exception as exc:
+                    raise RuleFailure(handler, node, exc) from exc
+            fields = fields_of.get(t)
+            if fields is None:
+                fields = self._child_fields(t)
+            if not fields:
+                continue
+            # Children are pushed last-first so that they are visited in field order.
+            for field in reversed(fields):
+                value = getattr(node, field, None)
+                if value is None:
+                    continue
+                if type(value) is list:
+                    for item in reversed(value):
+                        if item is not None:
+                            item._gg_parent = node
+                            push(item)
+                elif isinstance(value, AST):
+                    value._gg_parent = node
+                    push(value)
+
+    def _visit_lambda_node(self, node: ast.Lambda, parent: Optional[ast.AST]) -> None:
+        node._gg_parent = parent  # type: ignore[attr-defined]
+        self.visited.append(node)
+        handlers = self.enter.get(ast.Lambda)
+        if handlers:
+            for handler in handlers:
+                handler(node, self.ctx)
+        self._visit_lambda(node)
+        handlers = self.leave.get(ast.Lambda)
+        if handlers:
+            for handler in handlers:
+                handler(node, self.ctx)
 
     def _visit_class(self, node: ast.ClassDef) -> None:
         ctx = self.ctx

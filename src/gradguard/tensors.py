@@ -81,17 +81,34 @@ def _target_names(target: ast.AST) -> Iterable[str]:
         yield from _target_names(target.value)
 
 
+_NESTED_SCOPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda})
+_SCOPE_FIELDS: dict = {}
+
+
 def _scope_statements(scope: ast.AST) -> Iterable[ast.AST]:
     """Every node of a scope's body, without descending into nested functions or classes."""
     body = scope.body if isinstance(scope.body, list) else [scope.body]
     stack = list(reversed(body))
+    pop = stack.pop
+    push = stack.append
+    AST = ast.AST
+    nested = _NESTED_SCOPES
+    fields_of = _SCOPE_FIELDS
     while stack:
-        node = stack.pop()
+        node = pop()
         yield node
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                continue
-            stack.append(child)
+        t = type(node)
+        fields = fields_of.get(t)
+        if fields is None:
+            fields = fields_of[t] = tuple(f for f in t._fields if f != "ctx")
+        for field in fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for child in value:
+                    if isinstance(child, AST) and type(child) not in nested:
+                        push(child)
+            elif isinstance(value, AST) and type(value) not in nested:
+                push(value)
 
 
 @dataclass
