@@ -293,6 +293,17 @@ _EXPR_PARTS = frozenset({ast.comprehension, ast.keyword, ast.arguments, ast.arg}
 _FIELDS_CACHE: dict = {}
 
 
+def _call_handlers(handlers: list, node: ast.AST, ctx: "FileContext") -> None:
+    """Run rule handlers on a node; a rule's exception becomes a RuleFailure naming it."""
+    try:
+        for handler in handlers:
+            handler(node, ctx)
+    except RecursionError:
+        raise
+    except Exception as exc:
+        raise RuleFailure(handler, node, exc) from exc
+
+
 class Walker:
     """Single pass over a module that keeps FileContext's position up to date."""
 
@@ -345,14 +356,7 @@ class Walker:
         self.visited.append(node)
         handlers = self.enter.get(t)
         if handlers:
-            ctx = self.ctx
-            try:
-                for handler in handlers:
-                    handler(node, ctx)
-            except RecursionError:
-                raise
-            except Exception as exc:
-                raise RuleFailure(handler, node, exc) from exc
+            _call_handlers(handlers, node, self.ctx)
         special = _SPECIAL.get(t)
         if special is not None:
             special(self, node)
@@ -376,14 +380,7 @@ class Walker:
                     visit(value, node)
         handlers = self.leave.get(t)
         if handlers:
-            ctx = self.ctx
-            try:
-                for handler in handlers:
-                    handler(node, ctx)
-            except RecursionError:
-                raise
-            except Exception as exc:
-                raise RuleFailure(handler, node, exc) from exc
+            _call_handlers(handlers, node, self.ctx)
 
     def _visit_expression(self, root: ast.AST, parent: Optional[ast.AST]) -> None:
         """Visit an expression subtree in pre-order without a Python call per node.
@@ -411,13 +408,7 @@ class Walker:
             mark(node)
             handlers = enter.get(t)
             if handlers:
-                try:
-                    for handler in handlers:
-                        handler(node, ctx)
-                except RecursionError:
-                    raise
-                except Exception as exc:
-                    raise RuleFailure(handler, node, exc) from exc
+                _call_handlers(handlers, node, ctx)
             fields = fields_of.get(t)
             if fields is None:
                 fields = self._child_fields(t)
@@ -442,13 +433,11 @@ class Walker:
         self.visited.append(node)
         handlers = self.enter.get(ast.Lambda)
         if handlers:
-            for handler in handlers:
-                handler(node, self.ctx)
+            _call_handlers(handlers, node, self.ctx)
         self._visit_lambda(node)
         handlers = self.leave.get(ast.Lambda)
         if handlers:
-            for handler in handlers:
-                handler(node, self.ctx)
+            _call_handlers(handlers, node, self.ctx)
 
     def _visit_class(self, node: ast.ClassDef) -> None:
         ctx = self.ctx

@@ -70,3 +70,13 @@ def test_clean_module_has_no_findings():
     assert gg.find_inference_tensors(CachingModel()) == []
     with pytest.raises(TypeError):
         gg.find_inference_tensors(torch.ones(2))
+
+
+def test_lazy_top_level_names_match_the_runtime_exports():
+    """``import gradguard`` lists the runtime names without importing torch: keep both lists equal."""
+    import gradguard
+    import gradguard.runtime
+
+    assert set(gradguard._RUNTIME_NAMES) == set(gradguard.runtime.__all__)
+    for name in gradguard.runtime.__all__:
+        assert getattr(gradguard, name) is getattr(gradguard.runtime, name)
