@@ -214,3 +214,23 @@ def test_check_source_never_raises_on_rule_state_edge_cases():
     ]:
         result = check_source(SourceText(text), "f.py", RULES, require_torch_import=False)
         assert result.internal_errors == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "import torch\r\r\nimport torch\r\r\nwith torch.no_grad:\n    p",
+        "import torch\r\r\nwith torch.no_grad:\n    pass",
+        "import torch\rwith torch.no_grad:\r    pass\r",
+    ],
+)
+def test_lone_carriage_returns_end_lines_as_for_the_parser(text):
+    """Found by the long property run: a lone CR ends a line for Python, so positions and
+    fix offsets must count it too."""
+    from tests.helpers import fixed_text
+
+    (finding,) = check_source(SourceText(text), "f.py", RULES).diagnostics
+    assert finding.code == "GG204"
+    assert text[SourceText(text).offset(finding.start.row, finding.start.column - 1):].startswith("torch.no_grad:")
+    fixed = fixed_text(text)
+    assert fixed == text.replace("torch.no_grad:", "torch.no_grad():")

@@ -6,12 +6,16 @@ import ast
 import bisect
 import codecs
 import io
+import re
 import tokenize
 import warnings
 from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.diagnostics import Position
+
+
+_NEWLINE_RE = re.compile(r"\r\n|\r|\n")
 
 
 class SourceError(Exception):
@@ -60,13 +64,17 @@ class SourceText:
     @property
     def line_starts(self) -> list:
         if self._line_starts is None:
-            starts = [0]
             text = self.text
-            find = text.find
-            i = find("\n")
-            while i >= 0:
-                starts.append(i + 1)
-                i = find("\n", i + 1)
+            if "\r" in text:
+                # The parser ends a line at "\r\n", "\n" and a lone "\r" alike.
+                starts = [0] + [m.end() for m in _NEWLINE_RE.finditer(text)]
+            else:
+                starts = [0]
+                find = text.find
+                i = find("\n")
+                while i >= 0:
+                    starts.append(i + 1)
+                    i = find("\n", i + 1)
             self._line_starts = starts
         return self._line_starts
 
