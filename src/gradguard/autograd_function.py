@@ -12,7 +12,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Optional
 
-from gradguard.semantic import iter_statements
+from gradguard.semantic import subclasses_in_file
 
 _FUNCTION_BASES = frozenset(
     {
@@ -29,26 +29,12 @@ _ONCE_DIFFERENTIABLE = frozenset(
 
 def function_classes(ctx) -> frozenset:
     """Names of the classes of this file that subclass ``torch.autograd.Function``."""
-    cached = ctx.cache.get("autograd_function_classes")
-    if cached is not None:
-        return cached
-    classes = [n for n in iter_statements(ctx.tree.body) if isinstance(n, ast.ClassDef)] if "Function" in ctx.source.text else []
-    found: set[str] = set()
-    changed = True
-    while changed:
-        changed = False
-        for cls in classes:
-            if cls.name in found:
-                continue
-            for base in cls.bases:
-                qual = ctx.imports.qualified_name(base)
-                if qual in _FUNCTION_BASES or (isinstance(base, ast.Name) and base.id in found):
-                    found.add(cls.name)
-                    changed = True
-                    break
-    result = frozenset(found)
-    ctx.cache["autograd_function_classes"] = result
-    return result
+    return subclasses_in_file(
+        ctx,
+        "autograd_function_classes",
+        lambda base: ctx.imports.qualified_name(base) in _FUNCTION_BASES,
+        "Function",
+    )
 
 
 @dataclass

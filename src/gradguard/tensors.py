@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-from gradguard.semantic import iter_statements
+from gradguard.semantic import dotted_name, iter_statements, subclasses_in_file
 
 PARAM = "param"  # an nn.Parameter (from parameters(), nn.Parameter(...))
 TENSOR = "tensor"  # a tensor of unknown grad state
@@ -101,8 +101,8 @@ def _scope_statements(scope: ast.AST) -> Iterable[ast.AST]:
         fields = fields_of.get(t)
         if fields is None:
             fields = fields_of[t] = tuple(f for f in t._fields if f != "ctx")
-        for field in fields:
-            value = getattr(node, field, None)
+        for name in fields:
+            value = getattr(node, name, None)
             if type(value) is list:
                 for child in value:
                     if isinstance(child, AST) and type(child) not in nested:
@@ -123,45 +123,17 @@ class ScopeFacts:
 
 def module_classes(ctx) -> frozenset:
     """Names of classes in this file that subclass nn.Module (directly or through each other)."""
-    cached = ctx.cache.get("module_classes")
-    if cached is not None:
-        return cached
-    # Class definitions are statements: walking statements only is much cheaper than ast.walk.
-    classes = [n for n in iter_statements(ctx.tree.body) if isinstance(n, ast.ClassDef)] if "class " in ctx.source.text else []
-    found: set[str] = set()
-    changed = True
-    while changed:
-        changed = False
-        for cls in classes:
-            if cls.name in found:
-                continue
-            for base in cls.bases:
-                qual = ctx.imports.qualified_name(base) or ""
-                dotted = _dotted(base) or ""
-                if (
-                    qual in ("torch.nn.Module", "torch.nn.modules.module.Module")
-                    or qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1][:1].isupper()
-                    and qual.rsplit(".", 1)[-1] not in ("Parameter",)
-                    or dotted.endswith("LightningModule")
-                    or dotted in found
-                ):
-                    found.add(cls.name)
-                    changed = True
-                    break
-    result = frozenset(found)
-    ctx.cache["module_classes"] = result
-    return result
 
+    def is_module_base(base: ast.AST) -> bool:
+        qual = ctx.imports.qualified_name(base) or ""
+        last = qual.rsplit(".", 1)[-1]
+        return (
+            qual in ("torch.nn.Module", "torch.nn.modules.module.Module")
+            or qual.startswith("torch.nn.") and last[:1].isupper() and last != "Parameter"
+            or (dotted_name(base) or "").endswith("LightningModule")
+        )
 
-def _dotted(node: ast.AST) -> Optional[str]:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
+    return subclasses_in_file(ctx, "module_classes", is_module_base, "class ")
 
 
 def scope_facts(ctx, scope: ast.AST) -> ScopeFacts:
