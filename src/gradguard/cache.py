@@ -30,7 +30,6 @@ import shutil
 import tempfile
 from functools import lru_cache
 from pathlib import Path
-from typing import Optional
 
 from gradguard.diagnostics import Diagnostic, Edit, Fix, Position
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Optional
@@ -169,7 +168,7 @@ def _report(args, result, out) -> int:
     if args.statistics and fmt == "text":
         out.write(render_statistics(result.diagnostics))
     if fmt == "text" and not args.quiet:
-        out.write(summary_line(result.diagnostics, result.fixed, args.fix) + "\n")
+        out.write(summary_line(result.diagnostics, result.fixed) + "\n")
     if result.internal_errors:
         return EXIT_ERROR
     if args.exit_zero:

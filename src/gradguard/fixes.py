@@ -8,7 +8,7 @@ import tempfile
 import warnings
 from typing import Callable, Iterable, Optional
 
-from gradguard.diagnostics import Diagnostic, Edit
+from gradguard.diagnostics import Diagnostic
 
 MAX_PASSES = 10
 

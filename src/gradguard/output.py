@@ -13,7 +13,7 @@ def location_text(d: Diagnostic) -> str:
     return f"{d.filename}:{d.start.row}:{d.start.column}"
 
 
-def render_text(diagnostics: list, fixable_hint: bool = True, **_) -> str:
+def render_text(diagnostics: list, **_) -> str:
     lines = []
     for d in diagnostics:
         mark = " [*]" if d.fixable_safe else ""
@@ -21,17 +21,17 @@ def render_text(diagnostics: list, fixable_hint: bool = True, **_) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def summary_line(diagnostics: list, fixed: int = 0, fix_mode: bool = False) -> str:
+def summary_line(diagnostics: list, fixed: int = 0) -> str:
     n = len(diagnostics)
     fixable = sum(1 for d in diagnostics if d.fixable_safe)
     unsafe = sum(1 for d in diagnostics if d.fix is not None and not d.fixable_safe)
-    parts = []
     if fixed:
-        remaining = f"{n} remaining" if n else "0 remaining"
-        return f"Found {n + fixed} error{'s' if n + fixed != 1 else ''} ({fixed} fixed, {remaining})."
+        total = n + fixed
+        return f"Found {total} error{'s' if total != 1 else ''} ({fixed} fixed, {n} remaining)."
     if n == 0:
         return "All checks passed!"
     text = f"Found {n} error{'s' if n != 1 else ''}"
+    parts = []
     if fixable:
         parts.append(f"{fixable} fixable with --fix")
     if unsafe:

@@ -11,7 +11,7 @@ from typing import Optional
 
 from gradguard.config import Settings, select_rules
 from gradguard.diagnostics import Diagnostic, Position
-from gradguard.engine import FileResult, check_bytes, check_source, internal_error
+from gradguard.engine import check_bytes, check_source, internal_error
 from gradguard.files import discover
 from gradguard.fixes import fix_until_stable, write_atomic
 from gradguard.rules import all_rules
