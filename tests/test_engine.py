@@ -17,7 +17,7 @@ class Probe:
     def __init__(self):
         self.states = []
 
-    def applies_to(self, text):
+    def applies_to(self, text, seen=None):
         return True
 
     def visit_Call(self, node, ctx):

@@ -603,7 +603,8 @@ def _check_source(source: SourceText, filename: str, rules: Sequence, require_to
     imports = ImportMap(tree)
     if require_torch_import and not imports.imports_torch:
         return FileResult(filename, [], source, skipped=True)
-    active = [rule for rule in rules if rule.applies_to(text)]
+    seen: dict = {}
+    active = [rule for rule in rules if rule.applies_to(text, seen)]
     failures: list = []
     ctx = FileContext(filename, source, tree, imports)
     while active:

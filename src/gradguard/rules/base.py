@@ -44,13 +44,26 @@ class Rule:
     summary: ClassVar[str]
     fix_availability: ClassVar[str] = FIX_NONE
     default_enabled: ClassVar[bool] = True
-    # Substrings that must occur in a file for the rule to run at all (speed).
+    # Substrings (or compiled patterns) of which one must occur in a file for the rule to run
+    # at all (speed). A necessary condition only: handlers still check what they see.
     triggers: ClassVar[tuple] = ()
     valid: ClassVar[tuple] = ()
     invalid: ClassVar[tuple] = ()
 
-    def applies_to(self, text: str) -> bool:
-        return not self.triggers or any(trigger in text for trigger in self.triggers)
+    def applies_to(self, text: str, seen: Optional[dict] = None) -> bool:
+        """Does one of the triggers occur in ``text``? ``seen`` memoises answers across the
+        rules of one file, so a trigger that several rules share is searched for once."""
+        if not self.triggers:
+            return True
+        for trigger in self.triggers:
+            hit = None if seen is None else seen.get(trigger)
+            if hit is None:
+                hit = trigger in text if isinstance(trigger, str) else trigger.search(text) is not None
+                if seen is not None:
+                    seen[trigger] = hit
+            if hit:
+                return True
+        return False
 
     @classmethod
     def documentation(cls) -> str:

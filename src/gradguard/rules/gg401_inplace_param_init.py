@@ -49,6 +49,7 @@ have no `nn.init` twin: wrap them in `with torch.no_grad():` yourself.
 from __future__ import annotations
 
 import ast
+import re
 from typing import Optional
 
 from gradguard.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
@@ -75,7 +76,8 @@ class InplaceParamInit(Rule):
     name = "inplace-param-init"
     summary = "In-place init of a parameter outside `no_grad` raises RuntimeError"
     fix_availability = FIX_SOMETIMES
-    triggers = tuple(f".{m}(" for m in INIT_METHODS)  # '.zero_(' but not 'zero_grad('
+    # '.zero_(' but not 'zero_grad(': one pattern, so a file is searched once, not once per method.
+    triggers = (re.compile(r"\.(?:%s)\(" % "|".join(sorted(INIT_METHODS, key=len, reverse=True))),)
 
     valid = (
         Valid("import torch\nimport torch.nn as nn\n\ndef init(m):\n    if isinstance(m, nn.Linear):\n        with torch.no_grad():\n            m.weight.normal_(0, 0.02)\n"),
