@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import sys
+import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Iterable, Optional, Sequence
@@ -271,6 +272,7 @@ _SCALAR_FIELDS = {
 # Fields holding the parser's shared singletons (Load/Store/Del, operators): visited only when
 # some rule has a handler for those node types.
 _SINGLETON_FIELDS = {"ctx": ast.expr_context, "op": (ast.operator, ast.boolop, ast.unaryop), "ops": ast.cmpop}
+_SINGLETON_TYPES = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
 
 
 @lru_cache(maxsize=None)
@@ -321,6 +323,13 @@ class Walker:
         )
         self._fields: dict[type, tuple] = _FIELDS_CACHE.setdefault(self._skip_fields, {})
         self.visited: list = []  # every node given a parent link, to unlink after the walk
+        self._pending: list = []  # expression roots whose inner nodes have no parent links yet
+        # Expression leaves that no rule handles and that hold no child the walk visits: the
+        # flat loop does not even push them.
+        self._leaves = frozenset(
+            t for t in (ast.Name, ast.Constant)
+            if t not in self.enter and t not in self.leave and (t is ast.Constant or "ctx" in self._skip_fields)
+        )
         # The flat expression loop has no leave_ hooks: use it only when no rule needs one
         # for a node that can occur inside an expression.
         self._flat_expressions = not any(
@@ -334,7 +343,53 @@ class Walker:
         return fields
 
     def run(self) -> None:
-        self.visit(self.ctx.tree, None)
+        previous = getattr(_ACTIVE, "walker", None)
+        _ACTIVE.walker = self
+        try:
+            self.visit(self.ctx.tree, None)
+        finally:
+            _ACTIVE.walker = previous
+
+    def link_pending(self) -> None:
+        """Give the inner nodes of the expressions walked so far their parent links.
+
+        The flat expression loop links only each expression's root: most nodes are never asked
+        for their parent, so links inside expressions are made here, on the first ``parent()``
+        call that needs one, for every expression walked since the last time.
+        """
+        roots, self._pending = self._pending, []
+        self.link(roots)
+
+    def link(self, roots: list) -> None:
+        """Link every node under ``roots`` to its parent (where not linked already)."""
+        mark = self.visited.append
+        fields_of = self._fields
+        AST = ast.AST
+        stack = list(roots)
+        pop = stack.pop
+        push = stack.append
+        while stack:
+            node = pop()
+            t = type(node)
+            fields = fields_of.get(t)
+            if fields is None:
+                fields = self._child_fields(t)
+            for field in fields:
+                value = getattr(node, field, None)
+                if value is None:
+                    continue
+                if type(value) is list:
+                    for item in value:
+                        if item is not None:
+                            if getattr(item, "_gg_parent", None) is None:
+                                item._gg_parent = node
+                                mark(item)
+                            push(item)
+                elif isinstance(value, AST):
+                    if getattr(value, "_gg_parent", None) is None:
+                        value._gg_parent = node
+                        mark(value)
+                    push(value)
 
     def unlink(self) -> None:
         """Drop the parent links once the file is done.
@@ -387,15 +442,18 @@ class Walker:
 
         Expressions hold no statements and change no context, except ``lambda`` (a function
         boundary), which goes back through ``visit``. Most nodes of a module are expressions,
-        so this loop is where the walk spends its time.
+        so this loop is where the walk spends its time: it links only the root to its parent
+        (see ``link_pending``) and does not push leaves that no rule handles.
         """
         root._gg_parent = parent  # type: ignore[attr-defined]
+        self.visited.append(root)
+        self._pending.append(root)
         stack = [root]
         pop = stack.pop
         push = stack.append
         enter = self.enter
         fields_of = self._fields
-        mark = self.visited.append
+        leaves = self._leaves
         ctx = self.ctx
         AST = ast.AST
         lambda_type = ast.Lambda
@@ -403,17 +461,14 @@ class Walker:
             node = pop()
             t = type(node)
             if t is lambda_type:
-                self._visit_lambda_node(node, node._gg_parent)
+                self._visit_lambda_node(node)
                 continue
-            mark(node)
             handlers = enter.get(t)
             if handlers:
                 _call_handlers(handlers, node, ctx)
             fields = fields_of.get(t)
             if fields is None:
                 fields = self._child_fields(t)
-            if not fields:
-                continue
             # Children are pushed last-first so that they are visited in field order.
             for field in reversed(fields):
                 value = getattr(node, field, None)
@@ -421,16 +476,13 @@ class Walker:
                     continue
                 if type(value) is list:
                     for item in reversed(value):
-                        if item is not None:
-                            item._gg_parent = node
+                        if item is not None and type(item) not in leaves:
                             push(item)
-                elif isinstance(value, AST):
-                    value._gg_parent = node
+                elif type(value) not in leaves and isinstance(value, AST):
                     push(value)
 
-    def _visit_lambda_node(self, node: ast.Lambda, parent: Optional[ast.AST]) -> None:
-        node._gg_parent = parent  # type: ignore[attr-defined]
-        self.visited.append(node)
+    def _visit_lambda_node(self, node: ast.Lambda) -> None:
+        """A lambda met inside an expression (linked to its parent with that expression)."""
         handlers = self.enter.get(ast.Lambda)
         if handlers:
             _call_handlers(handlers, node, self.ctx)
@@ -535,8 +587,33 @@ _SPECIAL: dict = {
 }
 
 
+# The walker running on this thread: ``parent()`` asks it for links it has not made yet.
+_ACTIVE = threading.local()
+
+
 def parent(node: ast.AST) -> Optional[ast.AST]:
-    return getattr(node, "_gg_parent", None)
+    """The node's parent in the tree being walked (None for the module, or a node not reached)."""
+    try:
+        return node._gg_parent  # type: ignore[attr-defined]
+    except AttributeError:
+        pass
+    walker = getattr(_ACTIVE, "walker", None)
+    if walker is not None and walker._pending:
+        walker.link_pending()
+        return getattr(node, "_gg_parent", None)
+    return None
+
+
+def link_subtree(root: ast.AST) -> None:
+    """Link every node under ``root`` to its parent, for analyses that look ahead of the walk."""
+    walker = getattr(_ACTIVE, "walker", None)
+    if walker is not None:
+        walker.link([root])
+        return
+    for node in ast.walk(root):
+        for child in ast.iter_child_nodes(node):
+            if getattr(child, "_gg_parent", None) is None and not isinstance(child, _SINGLETON_TYPES):
+                child._gg_parent = node  # type: ignore[attr-defined]
 
 
 # -- running a file -------------------------------------------------------------------------

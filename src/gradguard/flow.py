@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from gradguard.engine import ENABLE, classify_grad_mode
+from gradguard.engine import ENABLE, classify_grad_mode, link_subtree, parent
 from gradguard.tensors import _scope_statements, _target_names
 
 
@@ -39,7 +39,7 @@ def _binding_values(scope: ast.AST):
 def _under_grad_off(node: ast.AST, scope: ast.AST, imports) -> bool:
     """Whether a node lies in a ``with`` region of the scope that (maybe) disables grad."""
     child = node
-    current = getattr(node, "_gg_parent", None)
+    current = parent(node)
     while current is not None and current is not scope:
         if isinstance(current, (ast.With, ast.AsyncWith)) and child in current.body:
             for item in current.items:
@@ -47,16 +47,8 @@ def _under_grad_off(node: ast.AST, scope: ast.AST, imports) -> bool:
                 if kind is not None and kind != ENABLE:
                     return True
         child = current
-        current = getattr(current, "_gg_parent", None)
+        current = parent(current)
     return False
-
-
-def _parents(scope: ast.AST) -> None:
-    """Set ``_gg_parent`` on the scope's nodes (the walk may not have reached them yet)."""
-    for node in ast.walk(scope):
-        for child in ast.iter_child_nodes(node):
-            if getattr(child, "_gg_parent", None) is None:
-                child._gg_parent = node  # type: ignore[attr-defined]
 
 
 def names_without_grad(ctx, scope: ast.AST) -> frozenset:
@@ -68,7 +60,7 @@ def names_without_grad(ctx, scope: ast.AST) -> frozenset:
     bindings = list(_binding_values(scope))
     found: set[str] = set()
     if any(isinstance(n, (ast.With, ast.AsyncWith)) for n in _scope_statements(scope)):
-        _parents(scope)
+        link_subtree(scope)  # the walk may not have reached the scope's later nodes yet
         for name, _value, node in bindings:
             if _under_grad_off(node, scope, ctx.imports):
                 found.add(name)
@@ -107,9 +99,9 @@ def reaching_plain_value(scope: ast.AST, name: str, node: ast.AST):
     body = getattr(scope, "body", None)
     if not isinstance(body, list):
         return None
-    child, current = node, getattr(node, "_gg_parent", None)
+    child, current = node, parent(node)
     while current is not None and current is not scope:
-        child, current = current, getattr(current, "_gg_parent", None)
+        child, current = current, parent(current)
     if current is None or child not in body:
         return None
     index = body.index(child)

@@ -62,7 +62,7 @@ import ast
 from typing import Optional
 
 from gradguard.diagnostics import Edit, Fix
-from gradguard.engine import parent
+from gradguard.engine import link_subtree, parent
 from gradguard.rules._data_attr import INPLACE_VALUE_METHODS, classify, drop_data_edit, has_comment, no_grad_name
 from gradguard.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
 
@@ -73,12 +73,6 @@ def _enclosing_statement(node: ast.AST) -> Optional[ast.stmt]:
     while node is not None and not isinstance(node, ast.stmt):
         node = parent(node)
     return node
-
-
-def _set_parents(root: ast.AST) -> None:
-    for node in ast.walk(root):
-        for child in ast.iter_child_nodes(node):
-            child._gg_parent = node  # type: ignore[attr-defined]
 
 
 class TensorDataWrite(Rule):
@@ -313,7 +307,7 @@ class TensorDataWrite(Rule):
             return None
         if not self._owns_lines(ctx, stmt):
             return None
-        _set_parents(stmt)
+        link_subtree(stmt)
         facts = ctx.facts()
         edits: list = []
         for sub in ast.walk(stmt):

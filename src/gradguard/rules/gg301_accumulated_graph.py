@@ -67,6 +67,7 @@ import re
 from typing import Optional
 
 from gradguard.diagnostics import Edit, Fix
+from gradguard.engine import link_subtree, parent
 from gradguard.flow import _binding_values, mentions, names_without_grad
 from gradguard.rules.base import FIX_SAFE, Invalid, Rule, Valid
 from gradguard.tensors import OUTPUT, expr_kinds, is_loss, is_model_expr
@@ -173,7 +174,7 @@ class AccumulatedGraph(Rule):
             and isinstance(func.value, ast.Name)
             and len(node.args) == 1
             and not node.keywords
-            and isinstance(getattr(node, "_gg_parent", None), ast.Expr)
+            and isinstance(parent(node), ast.Expr)
         ):
             self._check(node, func.value.id, node.args[0], ctx, "append")
 
@@ -225,23 +226,23 @@ def _suffixed(value: ast.AST, text: str, suffix: str) -> str:
 
 def _innermost_loop(node: ast.AST, fn: ast.AST) -> Optional[ast.AST]:
     child = node
-    current = getattr(node, "_gg_parent", None)
+    current = parent(node)
     while current is not None and current is not fn:
         if isinstance(current, _LOOPS) and child in current.body:
             return current
         if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             return None
         child = current
-        current = getattr(current, "_gg_parent", None)
+        current = parent(current)
     return None
 
 
 def _inside(node: ast.AST, ancestor: ast.AST) -> bool:
-    current = getattr(node, "_gg_parent", None)
+    current = parent(node)
     while current is not None:
         if current is ancestor:
             return True
-        current = getattr(current, "_gg_parent", None)
+        current = parent(current)
     return False
 
 
@@ -259,10 +260,7 @@ def _function_info(ctx, fn: ast.AST) -> dict:
     cached = ctx.cache.get(key)
     if cached is not None:
         return cached
-    for node in ast.walk(fn):  # the walk has not reached later statements yet
-        for child in ast.iter_child_nodes(node):
-            if getattr(child, "_gg_parent", None) is None:
-                child._gg_parent = node  # type: ignore[attr-defined]
+    link_subtree(fn)  # the walk has not reached later statements yet
     bindings = list(_binding_values(fn))
     args = fn.args
     params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}

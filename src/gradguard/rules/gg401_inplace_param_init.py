@@ -54,6 +54,7 @@ from typing import Optional
 
 from gradguard.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
 from gradguard.diagnostics import Fix
+from gradguard.engine import parent
 from gradguard.tensors import MODEL, PARAM, module_classes
 
 INIT_METHODS = frozenset(
@@ -187,12 +188,12 @@ def _module_loop_names(ctx) -> frozenset:
 def _isinstance_guarded(ctx, name: str, node: ast.AST) -> bool:
     """Whether ``node`` is in the body of ``if isinstance(name, torch.nn.<Class>)``."""
     child = node
-    current = getattr(node, "_gg_parent", None)
+    current = parent(node)
     while current is not None and current is not ctx.function:
         if isinstance(current, ast.If) and child in current.body and _tests_nn_isinstance(ctx, current.test, name):
             return True
         child = current
-        current = getattr(current, "_gg_parent", None)
+        current = parent(current)
     return False
 
 

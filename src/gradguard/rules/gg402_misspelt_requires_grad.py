@@ -178,15 +178,15 @@ class MisspeltRequiresGrad(Rule):
     # -- attributes -------------------------------------------------------------------------
     def visit_Attribute(self, node: ast.Attribute, ctx) -> None:
         attr = node.attr
+        correct = None if attr == "requires_grad" else misspelling_of(attr)
+        if correct is None and attr != "requires_grad":
+            return
         par = parent(node)
         called = isinstance(par, ast.Call) and par.func is node
         if attr == "requires_grad":
             if called and self._receiver_kind(ctx, node.value) is not None:
                 message = "`requires_grad` is a bool flag: calling it raises TypeError; the method is `requires_grad_(...)`"
                 ctx.report(self.code, node, message, Fix("safe", "Call `requires_grad_`", (self._rename(ctx, node, "requires_grad_"),)))
-            return
-        correct = misspelling_of(attr)
-        if correct is None:
             return
         if called or attr.endswith("_"):
             correct = "requires_grad_"

@@ -50,7 +50,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from gradguard.engine import INFERENCE
+from gradguard.engine import INFERENCE, parent
 from gradguard.flow import _binding_values
 from gradguard.rules.base import Invalid, Rule, Valid
 from gradguard.tensors import OUTPUT, expr_kinds, is_tensor
@@ -212,16 +212,16 @@ def _inference_region(ctx) -> Optional[ast.AST]:
         if region.kind == INFERENCE:
             if region.via == "decorator":
                 return ctx.function
-            return getattr(region.node, "_gg_parent", None)
+            return parent(region.node)
     return None
 
 
 def _inside(node: ast.AST, ancestor: ast.AST) -> bool:
-    current = getattr(node, "_gg_parent", None)
+    current = parent(node)
     while current is not None:
         if current is ancestor:
             return True
-        current = getattr(current, "_gg_parent", None)
+        current = parent(current)
     return False
 
 
