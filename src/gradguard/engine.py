@@ -8,6 +8,7 @@ whether grad mode is (certainly or possibly) disabled there.
 from __future__ import annotations
 
 import ast
+import bisect
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -46,6 +47,9 @@ _SET_ENABLED_NAMES = {
     "torch.autograd.grad_mode.set_grad_enabled",
 }
 GRAD_MODE_NAMES = _NO_GRAD_NAMES | _INFERENCE_NAMES | _ENABLE_NAMES | _SET_ENABLED_NAMES
+NO_GRAD_NAMES = frozenset(_NO_GRAD_NAMES)
+INFERENCE_NAMES = frozenset(_INFERENCE_NAMES)
+GRAD_OFF_NAMES = frozenset(_NO_GRAD_NAMES | _INFERENCE_NAMES | _SET_ENABLED_NAMES)  # what can disable grad
 
 
 @dataclass
@@ -115,6 +119,7 @@ class FileContext:
         self.scopes: list[ast.AST] = [tree]  # Module, ClassDef, FunctionDef, Lambda
         self.loops: list[ast.AST] = []
         self.cache: dict = {}  # per-file memo for rules and analyses
+        self.skipped_functions: list[ast.AST] = []  # not walked: no active rule's function trigger in them
 
     # -- reporting -------------------------------------------------------------------------
     def report(
@@ -309,8 +314,10 @@ def _call_handlers(handlers: list, node: ast.AST, ctx: "FileContext") -> None:
 class Walker:
     """Single pass over a module that keeps FileContext's position up to date."""
 
-    def __init__(self, rules: Sequence, ctx: FileContext):
+    def __init__(self, rules: Sequence, ctx: FileContext, function_hits: Optional[list] = None):
         self.ctx = ctx
+        # Sorted offsets of the active rules' function triggers in the file (None: walk every function).
+        self._function_hits = function_hits
         self.enter: dict[type, list[Callable]] = {}
         self.leave: dict[type, list[Callable]] = {}
         for rule in rules:
@@ -552,6 +559,17 @@ class Walker:
 
     def _visit_function(self, node: ast.AST) -> None:
         ctx = self.ctx
+        hits = self._function_hits
+        if hits is not None:
+            src = ctx.source
+            starts = src.line_starts
+            first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+            start = starts[first - 1]
+            end = starts[node.end_lineno] if node.end_lineno < len(starts) else len(src.text)
+            i = bisect.bisect_left(hits, start)
+            if i == len(hits) or hits[i] >= end:
+                ctx.skipped_functions.append(node)
+                return
         for child in node.decorator_list:
             self.visit(child, node)
         self.visit(node.args, node)
@@ -682,10 +700,11 @@ def _check_source(source: SourceText, filename: str, rules: Sequence, require_to
         return FileResult(filename, [], source, skipped=True)
     seen: dict = {}
     active = [rule for rule in rules if rule.applies_to(text, seen)]
-    failures: list = []
     ctx = FileContext(filename, source, tree, imports)
+    active = [rule for rule in active if getattr(rule, "active_in", None) is None or rule.active_in(ctx)]
+    failures: list = []
     while active:
-        walker = Walker(active, ctx)
+        walker = Walker(active, ctx, function_trigger_hits(active, text, imports))
         try:
             walker.run()
             break
@@ -705,6 +724,44 @@ def _check_source(source: SourceText, filename: str, rules: Sequence, require_to
     diagnostics = apply_noqa(ctx.diagnostics, source)
     diagnostics.sort(key=Diagnostic.sort_key)
     return FileResult(filename, diagnostics, source, internal_errors=failures)
+
+
+def function_trigger_hits(rules: Sequence, text: str, imports: ImportMap) -> Optional[list]:
+    """Sorted offsets in ``text`` where a function trigger of one of the rules starts.
+
+    None when some rule has no function triggers (every function must then be walked). A
+    trigger that contains another one is not searched for: where it occurs, the shorter does.
+    """
+    strings: set = set()
+    patterns: list = []
+    names: set = set()
+    for rule in rules:
+        triggers = getattr(rule, "function_triggers", None)
+        if triggers is None:
+            return None
+        for trigger in triggers:
+            if isinstance(trigger, str):
+                strings.add(trigger)
+            elif trigger not in patterns:
+                patterns.append(trigger)
+        names.update(getattr(rule, "function_names", ()))
+    if names:
+        strings.update(local for local, qual in imports.names.items() if qual in names)  # `ng` for no_grad
+    kept: list = []
+    for trigger in sorted(strings, key=len):
+        if trigger and not any(shorter in trigger for shorter in kept):
+            kept.append(trigger)
+    hits: list = []
+    for trigger in kept:
+        find = text.find
+        i = find(trigger)
+        while i >= 0:
+            hits.append(i)
+            i = find(trigger, i + 1)
+    for pattern in patterns:
+        hits.extend(m.start() for m in pattern.finditer(text))
+    hits.sort()
+    return hits
 
 
 def check_bytes(data: bytes, filename: str, rules: Sequence, require_torch_import: bool = True) -> FileResult:

@@ -47,6 +47,19 @@ class Rule:
     # Substrings (or compiled patterns) of which one must occur in a file for the rule to run
     # at all (speed). A necessary condition only: handlers still check what they see.
     triggers: ClassVar[tuple] = ()
+    # The same, for one function (its decorators, signature and body): a function in whose text
+    # no active rule's function trigger occurs is not walked at all. A rule lists them only if it
+    # neither reports anything inside such a function nor learns there anything it uses
+    # elsewhere; None (the default) means the rule must see every function.
+    function_triggers: ClassVar[Optional[tuple]] = None
+    # Qualified names (``torch.no_grad``) whose local aliases in the file
+    # (``from torch import no_grad as ng``: ``ng``) count as function triggers too; the name as
+    # usually spelt (``no_grad``) belongs in function_triggers.
+    function_names: ClassVar[tuple] = ()
+
+    def active_in(self, ctx) -> bool:
+        """Whether the rule can find anything in this parsed file (checked before the walk)."""
+        return True
     valid: ClassVar[tuple] = ()
     invalid: ClassVar[tuple] = ()
 

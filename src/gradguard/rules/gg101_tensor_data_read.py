@@ -61,6 +61,7 @@ class TensorDataRead(Rule):
     summary = "reading `t.data` bypasses autograd's version counter: use `t.detach()`"
     fix_availability = FIX_SOMETIMES
     triggers = (".data",)
+    function_triggers = (".data",)
 
     valid = (
         Valid("import torch\nfrom torch.utils.data import DataLoader\nimport torch.utils.data\nds = torch.utils.data.TensorDataset(x)\n"),

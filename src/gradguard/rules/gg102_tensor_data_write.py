@@ -81,6 +81,7 @@ class TensorDataWrite(Rule):
     summary = "writing through `t.data` bypasses autograd's version counter: silently wrong gradients"
     fix_availability = FIX_SOMETIMES
     triggers = (".data",)
+    function_triggers = (".data",)
 
     valid = (
         Valid(

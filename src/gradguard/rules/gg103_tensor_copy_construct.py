@@ -85,6 +85,8 @@ class TensorCopyConstruct(Rule):
     summary = "`torch.tensor(t)` on a tensor silently detaches: use `t.detach().clone()`"
     fix_availability = FIX_SOMETIMES
     triggers = ("tensor(",)
+    function_triggers = ("tensor(",)
+    function_names = _TENSOR_FUNCTIONS
 
     valid = (
         Valid("import torch\nx = torch.tensor([1.0, 2.0])\ny = torch.tensor(3.0, requires_grad=True)\n"),

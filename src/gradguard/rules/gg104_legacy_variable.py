@@ -72,6 +72,8 @@ class LegacyVariable(Rule):
     summary = "legacy `Variable(...)`: detaches its input; `volatile=True` does nothing"
     fix_availability = FIX_SOMETIMES
     triggers = ("Variable",)
+    function_triggers = ("Variable",)
+    function_names = _VARIABLE_NAMES
 
     valid = (
         Valid("import torch\nx = torch.randn(3, requires_grad=True)\ny = x.detach()\n"),

@@ -135,6 +135,15 @@ def _loader_name(expr: ast.AST) -> Optional[str]:
     return None
 
 
+def _called_in(ctx, functions: list, name: str) -> bool:
+    """Whether ``name(...)`` may be called in one of these functions (ones the walk skipped:
+    such a call runs where grad is not known to be off)."""
+    if not functions:
+        return False
+    call = re.compile(r"(?<![\w.])%s\s*\(" % re.escape(name))
+    return any(call.search(ctx.text(function)) for function in functions)
+
+
 def _uses_grad(text: str) -> bool:
     return any(marker in text for marker in _GRAD_USE)
 
@@ -145,6 +154,9 @@ class EvalWithGrad(Rule):
     summary = "evaluation (`.eval()` or a validation loader loop) runs the model with grad enabled"
     fix_availability = FIX_SOMETIMES
     triggers = (".eval(", "loader", "_dl", "_iter")
+    # A unit with findings calls `.eval()` or loops over a loader named like the triggers; the calls
+    # of module-level functions that skipped functions make are looked for in leave_Module.
+    function_triggers = ("eval", "loader", "_dl", "_iter")
 
     valid = (
         Valid(
@@ -303,7 +315,7 @@ class EvalWithGrad(Rule):
     def leave_Module(self, node: ast.Module, ctx) -> None:
         calls = ctx.cache.get("gg201-calls", {})
         for pending, function in ctx.cache.pop("gg201-pending", []):
-            if calls.get(function.name) == {"disabled"}:
+            if calls.get(function.name) == {"disabled"} and not _called_in(ctx, ctx.skipped_functions, function.name):
                 continue  # every call of it in this file is under no_grad / inference_mode
             self._decide(ctx, pending, function, ctx.text(function))
         unit = ctx.cache.pop(("gg201", 0), None)

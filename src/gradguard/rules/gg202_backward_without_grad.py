@@ -50,7 +50,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from gradguard.engine import INFERENCE, NO_GRAD
+from gradguard.engine import GRAD_OFF_NAMES, INFERENCE, NO_GRAD
 from gradguard.rules.base import FIX_NONE, Invalid, Rule, Valid
 from gradguard.tensors import GRAD_PRESERVING, _target_names
 
@@ -91,6 +91,9 @@ class BackwardWithoutGrad(Rule):
     summary = "`backward()` on a value computed inside the same `no_grad` region (always a RuntimeError)"
     fix_availability = FIX_NONE
     triggers = ("backward", "autograd")
+    # Only a region opened in the function itself disables grad there.
+    function_triggers = ("no_grad", "inference_mode", "set_grad_enabled")
+    function_names = tuple(sorted(GRAD_OFF_NAMES))
 
     valid = (
         Valid("import torch\n\ndef f(model, x):\n    loss = model(x).sum()\n    with torch.no_grad():\n        loss.backward()\n"),

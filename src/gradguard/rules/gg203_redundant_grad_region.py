@@ -49,7 +49,7 @@ import ast
 from typing import Optional
 
 from gradguard.diagnostics import Edit, Fix
-from gradguard.engine import ENABLE, INFERENCE, MAYBE, NO_GRAD, GradRegion, classify_grad_mode, parent
+from gradguard.engine import ENABLE, INFERENCE, MAYBE, NO_GRAD, NO_GRAD_NAMES, GradRegion, classify_grad_mode, parent
 from gradguard.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
 
 
@@ -69,6 +69,8 @@ class RedundantGradRegion(Rule):
     summary = "`no_grad` inside a region that already disables grad"
     fix_availability = FIX_SOMETIMES
     triggers = ("no_grad",)
+    function_triggers = ("no_grad",)
+    function_names = tuple(sorted(NO_GRAD_NAMES))
 
     valid = (
         Valid("import torch\n\ndef f(model, x):\n    with torch.no_grad():\n        with torch.inference_mode():\n            return model(x)\n"),

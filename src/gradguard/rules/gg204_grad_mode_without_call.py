@@ -48,6 +48,8 @@ class GradModeWithoutCall(Rule):
     summary = "`with torch.no_grad:` without `()` raises TypeError"
     fix_availability = FIX_SAFE
     triggers = ("no_grad", "inference_mode", "enable_grad")
+    function_triggers = ("no_grad", "inference_mode", "enable_grad")
+    function_names = tuple(sorted(_CLASSES))
 
     valid = (
         Valid("import torch\nwith torch.no_grad():\n    pass\n"),

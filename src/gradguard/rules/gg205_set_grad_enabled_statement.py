@@ -92,6 +92,8 @@ class SetGradEnabledStatement(Rule):
     summary = "`torch.set_grad_enabled(False)` as a statement switches grad off for the whole thread"
     fix_availability = FIX_NONE
     triggers = ("set_grad_enabled",)
+    function_triggers = ("set_grad_enabled",)
+    function_names = tuple(sorted(_SET_ENABLED))
 
     valid = (
         Valid("import torch\n\ndef f(model, x):\n    with torch.set_grad_enabled(False):\n        return model(x)\n"),

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import ast
 
-from gradguard.engine import INFERENCE, NO_GRAD, classify_grad_mode
+from gradguard.engine import GRAD_OFF_NAMES, INFERENCE, NO_GRAD, classify_grad_mode
 from gradguard.rules.base import FIX_NONE, Invalid, Rule, Valid
 from gradguard.tensors import module_classes
 
@@ -63,6 +63,8 @@ class NoGradInForward(Rule):
     fix_availability = FIX_NONE
     default_enabled = False
     triggers = ("no_grad", "inference_mode", "set_grad_enabled")
+    function_triggers = ("no_grad", "inference_mode", "set_grad_enabled")
+    function_names = tuple(sorted(GRAD_OFF_NAMES))
 
     valid = (
         Valid("import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, x):\n        return self.net(x)\n"),

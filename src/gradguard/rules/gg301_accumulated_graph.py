@@ -84,6 +84,9 @@ class AccumulatedGraph(Rule):
     summary = "Accumulating a loss tensor across iterations keeps every graph alive"
     fix_availability = FIX_SAFE
     triggers = ("loss", "criterion")
+    # What makes a value a loss (gradguard.tensors.expr_kinds): a loss-like name or call, a loss
+    # function, or a `.backward()` on it.
+    function_triggers = ("loss", "Loss", "LOSS", "criterion", "Criterion", "CRITERION", "backward", "entropy", "kl_div")
 
     valid = (
         Valid(

@@ -54,6 +54,7 @@ class NumpyOnGradTensor(Rule):
     summary = "`.numpy()` on a tensor that requires grad raises RuntimeError"
     fix_availability = FIX_SAFE
     triggers = (".numpy(",)
+    function_triggers = ("numpy",)
 
     valid = (
         Valid("import torch\n\ndef f(model, x):\n    return model(x).detach().cpu().numpy()\n"),

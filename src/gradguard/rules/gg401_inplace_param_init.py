@@ -79,6 +79,7 @@ class InplaceParamInit(Rule):
     fix_availability = FIX_SOMETIMES
     # '.zero_(' but not 'zero_grad(': one pattern, so a file is searched once, not once per method.
     triggers = (re.compile(r"\.(?:%s)\(" % "|".join(sorted(INIT_METHODS, key=len, reverse=True))),)
+    function_triggers = triggers
 
     valid = (
         Valid("import torch\nimport torch.nn as nn\n\ndef init(m):\n    if isinstance(m, nn.Linear):\n        with torch.no_grad():\n            m.weight.normal_(0, 0.02)\n"),

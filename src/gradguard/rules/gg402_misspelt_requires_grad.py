@@ -133,6 +133,8 @@ class MisspeltRequiresGrad(Rule):
     summary = "misspelt `requires_grad` (`require_grad`, `requires_grads`, ...): silently ignored or an error"
     fix_availability = FIX_SOMETIMES
     triggers = ("grad", "gard", "Grad")
+    # The misspellings recognised hold "rad", "gar" or "grd" (misspelling_of).
+    function_triggers = ("rad", "gar", "grd", "RAD", "GAR", "GRD")
 
     valid = (
         Valid("import torch\nx = torch.zeros(3, requires_grad=True)\nx.requires_grad_(False)\nprint(x.requires_grad)\n"),

@@ -70,7 +70,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from gradguard.autograd_function import function_method, own_nodes
+from gradguard.autograd_function import function_classes, function_method, own_nodes
 from gradguard.rules.base import Invalid, Rule, Valid
 from gradguard.tensors import is_tensor
 
@@ -102,6 +102,11 @@ class CtxAttributeTensor(Rule):
     name = "ctx-attribute-tensor"
     summary = "Input/output tensor stored as `ctx.attr` instead of `save_for_backward`"
     triggers = ("Function",)
+    # Reported only in a `forward` or `setup_context` method (the class names `Function`).
+    function_triggers = ("forward", "setup_context")
+
+    def active_in(self, ctx) -> bool:
+        return bool(function_classes(ctx))  # no custom autograd.Function in the file: nothing to check
 
     valid = (
         Valid(

@@ -65,7 +65,7 @@ from __future__ import annotations
 
 import ast
 
-from gradguard.autograd_function import function_method, is_once_differentiable
+from gradguard.autograd_function import function_classes, function_method, is_once_differentiable
 from gradguard.diagnostics import Edit, Fix
 from gradguard.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
 
@@ -79,6 +79,10 @@ class SaveForBackwardDetach(Rule):
     summary = "`ctx.save_for_backward(x.detach())` breaks double backward"
     fix_availability = FIX_SOMETIMES
     triggers = ("save_for_backward",)
+    function_triggers = ("save_for_backward",)
+
+    def active_in(self, ctx) -> bool:
+        return bool(function_classes(ctx))  # no custom autograd.Function in the file: nothing to check
 
     valid = (
         Valid(_HEAD + "    def forward(ctx, x):\n        ctx.save_for_backward(x)\n        return x * 2\n" + _BACKWARD),

@@ -50,7 +50,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from gradguard.engine import INFERENCE, parent
+from gradguard.engine import INFERENCE, INFERENCE_NAMES, parent
 from gradguard.flow import _binding_values
 from gradguard.rules.base import Invalid, Rule, Valid
 from gradguard.tensors import OUTPUT, expr_kinds, is_tensor
@@ -70,6 +70,8 @@ class InferenceTensorEscapes(Rule):
     name = "inference-tensor-escapes"
     summary = "Tensor created under `inference_mode` stored on `self` or in a module-level cache"
     triggers = ("inference_mode",)
+    function_triggers = ("inference_mode",)
+    function_names = tuple(sorted(INFERENCE_NAMES))
 
     valid = (
         Valid(
