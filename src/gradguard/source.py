@@ -7,6 +7,7 @@ import bisect
 import codecs
 import io
 import re
+from itertools import accumulate
 import tokenize
 import warnings
 from dataclasses import dataclass, field
@@ -69,12 +70,9 @@ class SourceText:
                 # The parser ends a line at "\r\n", "\n" and a lone "\r" alike.
                 starts = [0] + [m.end() for m in _NEWLINE_RE.finditer(text)]
             else:
+                # Each line's length plus its newline, summed up (no Python-level loop per line).
                 starts = [0]
-                find = text.find
-                i = find("\n")
-                while i >= 0:
-                    starts.append(i + 1)
-                    i = find("\n", i + 1)
+                starts.extend(accumulate(map((1).__add__, map(len, text.split("\n")[:-1]))))
             self._line_starts = starts
         return self._line_starts
 
