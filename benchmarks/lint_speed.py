@@ -15,6 +15,8 @@ wall time is what counts for parallel and cached runs.
 
 Modes:
 - ``bare parse``: read + decode (``tokenize.detect_encoding``) + ``ast.parse`` per file, in-process;
+- ``bare parse, checker's GC``: the same under the garbage-collector threshold a check run sets
+  (``runner.fewer_collections``), to show how much of the check's ratio that setting buys;
 - ``check 1 job``: the engine in-process (``runner.run``, default rules, no cache);
 - ``walk every node``: as above plus a rule that handles every node type (a stand-in for a
   full rule set: the cost of the walk itself);
@@ -47,7 +49,7 @@ sys.path.insert(0, str(REPO))  # tests.corpus: the shared corpus definition
 from gradguard.config import Settings  # noqa: E402
 from gradguard.parallel import default_jobs  # noqa: E402
 from gradguard.rules.base import Rule  # noqa: E402
-from gradguard.runner import RunOptions, run  # noqa: E402
+from gradguard.runner import RunOptions, fewer_collections, run  # noqa: E402
 from tests.corpus import corpus_files, default_corpus  # noqa: E402
 
 GRADGUARD = [sys.executable, "-m", "gradguard"]
@@ -148,6 +150,8 @@ def main(argv=None) -> int:
     bare_parse(files)  # warm the page cache
     for round_no in range(args.rounds):
         record("bare parse", timed(lambda: bare_parse(files)))
+        with fewer_collections():
+            record("bare parse, checker's GC", timed(lambda: bare_parse(files)))
         record("check 1 job", timed(lambda: check_in_process(files)))
         record("walk every node", timed(lambda: check_in_process(files, probe=True)))
         record("CLI 1 job", timed(lambda: cli(files, *config, "--no-cache", "--jobs", "1")))
@@ -203,6 +207,8 @@ def main(argv=None) -> int:
     print("ratios: median over rounds of the per-round ratio (target in brackets)")
     print(f"  check 1 job / bare parse, CPU        {per_round('check 1 job', 'bare parse', cpu_times):6.2f}x  (<= 1.5x)"
           f"   wall: {per_round('check 1 job', 'bare parse', times):.2f}x")
+    same_gc = per_round("check 1 job", "bare parse, checker's GC", cpu_times)
+    print(f"  check 1 job / bare parse with the checker's GC setting, CPU {same_gc:6.2f}x")
     print(f"  walk every node / bare parse, CPU    {per_round('walk every node', 'bare parse', cpu_times):6.2f}x"
           f"   wall: {per_round('walk every node', 'bare parse', times):.2f}x")
     print(f"  CLI 1 job / bare parse, CPU          {per_round('CLI 1 job', 'bare parse', cpu_times):6.2f}x"

@@ -54,6 +54,11 @@ def _init_worker(specs: list, settings, options, cache) -> None:
     from gradguard.rules import rule_by_code
 
     global _WORKER_STATE
+    import gc
+
+    from gradguard.runner import GC_THRESHOLD
+
+    gc.set_threshold(max(gc.get_threshold()[0], GC_THRESHOLD), *gc.get_threshold()[1:])
     rules = [(rule_by_code(spec) if isinstance(spec, str) else spec)() for spec in specs]
     _WORKER_STATE = (rules, settings, options, cache)
 
