@@ -97,3 +97,37 @@ def test_torch_import_prefilter(text, expected):
 def test_torchvision_only_file_is_skipped():
     result = check_source(SourceText("import torchvision\nwith torch.no_grad:\n    pass\n"), "t.py", [], True)
     assert result.skipped
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import torch\n",
+        "import os\n\ndef f():\n    if x:\n        import torch.nn as nn\n    return nn\n",
+        "try:\n    pass\nexcept ImportError:\n    from torch import no_grad as ng\n",
+        "match x:\n    case 1:\n        from torch import autograd\n    case _:\n        import numpy as np\n",
+        "class A:\n    def m(self):\n        from torch.nn import functional as F\n",
+        "from torch import (\n    no_grad,\n    tensor as T,\n)\nx = 1  # import nothing\n",
+        "x = 'import torch'\n",
+    ],
+)
+def test_import_map_from_text_matches_full_scan(code):
+    tree = ast.parse(code)
+    with_text, full = ImportMap(tree, code), ImportMap(tree)
+    assert with_text.names == full.names
+    assert with_text.imports_torch == full.imports_torch
+
+
+def test_statements_with_word_finds_every_class_definition():
+    from gradguard.semantic import iter_statements, statements_with_word
+
+    code = (
+        "@decorator\nclass A(nn.Module):\n    class Inner:\n        pass\n\n"
+        "def f():\n    if x:\n        class B(A):\n            pass\n    return B\n\n"
+        "try:\n    pass\nfinally:\n    class C:  # comment\n        pass\nx = 'no class here'\n"
+    )
+    tree = ast.parse(code)
+    full = [n.name for n in iter_statements(tree.body) if isinstance(n, ast.ClassDef)]
+    pruned = [n.name for n in statements_with_word(tree.body, code, "class") if isinstance(n, ast.ClassDef)]
+    assert sorted(pruned) == sorted(full) == ["A", "B", "C", "Inner"]
+    assert list(statements_with_word(tree.body, code, "zebra")) == []

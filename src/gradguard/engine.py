@@ -3,6 +3,11 @@
 Rules see nodes through ``visit_<NodeType>`` / ``leave_<NodeType>`` methods and ask the
 ``FileContext`` where they are: inside which function and class, inside which loops, and
 whether grad mode is (certainly or possibly) disabled there.
+
+Two things keep the walk short. A rule runs only on files holding one of its ``triggers``,
+and a function is not walked at all when none of the active rules' ``function_triggers``
+occurs in its text (``FileContext.skipped_functions`` lists those). Parent links
+(``parent()``) inside expressions are made on first use.
 """
 
 from __future__ import annotations
@@ -695,7 +700,7 @@ def _check_source(source: SourceText, filename: str, rules: Sequence, require_to
         tree = parse(text, filename)
     except SourceError as exc:
         return FileResult(filename, [parse_error_diagnostic(filename, exc)], source, error=exc.message)
-    imports = ImportMap(tree)
+    imports = ImportMap(tree, text)
     if require_torch_import and not imports.imports_torch:
         return FileResult(filename, [], source, skipped=True)
     seen: dict = {}

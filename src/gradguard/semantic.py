@@ -7,6 +7,7 @@ of the file itself.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from typing import Optional
 
@@ -25,10 +26,12 @@ class ImportMap:
     ``no_grad -> torch.no_grad``; ``import torch`` binds ``torch -> torch``.
     """
 
-    def __init__(self, tree: ast.Module):
+    def __init__(self, tree: ast.Module, text: Optional[str] = None):
         self.names: dict[str, str] = {}
         self.imports_torch = False
-        for node in iter_statements(tree.body):
+        # With the source text, only blocks whose lines hold the word ``import`` are searched.
+        statements = iter_statements(tree.body) if text is None else statements_with_word(tree.body, text, "import")
+        for node in statements:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     top = alias.name.split(".")[0]
@@ -96,6 +99,42 @@ def iter_statements(body):
                 stack.extend(reversed(block))
 
 
+def statements_with_word(body: list, text: str, word: str):
+    """The statements of ``body`` (nested blocks included) that may hold ``word`` on their
+    lines: a block is entered only if one of the word's lines lies in it. Import statements
+    and class definitions begin on a line with their keyword, so none of them is missed."""
+    lines: list = []
+    find = text.find
+    count = text.count
+    line, last = 1, 0
+    i = find(word)
+    while i >= 0:
+        line += count("\n", last, i)
+        last = i
+        if not lines or lines[-1] != line:
+            lines.append(line)
+        i = find(word, i + len(word))
+    if not lines:
+        return
+    bisect_left = bisect.bisect_left
+    stack = list(reversed(body))
+    simple = frozenset(_SIMPLE_STATEMENTS)
+    while stack:
+        stmt = stack.pop()
+        first = getattr(stmt, "lineno", None)  # a match case has no position of its own
+        if first is not None:
+            k = bisect_left(lines, first)
+            if k == len(lines) or lines[k] > stmt.end_lineno:
+                continue  # none of the word's lines lies in this statement
+        yield stmt
+        if type(stmt) in simple:
+            continue
+        for name in _BLOCK_FIELDS:
+            block = getattr(stmt, name, None)
+            if block:
+                stack.extend(reversed(block))
+
+
 def subclasses_in_file(ctx, key: str, is_root_base, text_hint: str) -> frozenset:
     """Names of the classes of a file that derive from a root base, directly or through
     each other (``class A(nn.Module)``, ``class B(A)``), cached in ``ctx.cache[key]``.
@@ -107,9 +146,10 @@ def subclasses_in_file(ctx, key: str, is_root_base, text_hint: str) -> frozenset
     if cached is not None:
         return cached
     # Class definitions are statements: walking statements only is much cheaper than ast.walk.
+    text = ctx.source.text
     classes = (
-        [n for n in iter_statements(ctx.tree.body) if isinstance(n, ast.ClassDef)]
-        if text_hint in ctx.source.text
+        [n for n in statements_with_word(ctx.tree.body, text, "class") if isinstance(n, ast.ClassDef)]
+        if text_hint in text
         else []
     )
     found: set = set()
