@@ -109,6 +109,8 @@ def test_torchvision_only_file_is_skipped():
         "class A:\n    def m(self):\n        from torch.nn import functional as F\n",
         "from torch import (\n    no_grad,\n    tensor as T,\n)\nx = 1  # import nothing\n",
         "x = 'import torch'\n",
+        "x = 1\rdef f():\r    import torch\r",
+        "x = 1\r\ndef f():\r\n    import torch\r\n",
     ],
 )
 def test_import_map_from_text_matches_full_scan(code):

@@ -84,12 +84,22 @@ _SIMPLE_STATEMENTS = (
 )
 
 
-def iter_statements(body):
-    """Every statement in a body, nested blocks included, without visiting expressions."""
+def iter_statements(body, lines: Optional[list] = None):
+    """Every statement in a body, nested blocks included, without visiting expressions.
+
+    With ``lines`` (sorted line numbers), only the statements that span one of those lines.
+    """
     stack = list(reversed(body))
     simple = frozenset(_SIMPLE_STATEMENTS)
+    bisect_left = bisect.bisect_left
     while stack:
         stmt = stack.pop()
+        if lines is not None:
+            first = getattr(stmt, "lineno", None)  # a match case has no position of its own
+            if first is not None:
+                k = bisect_left(lines, first)
+                if k == len(lines) or lines[k] > stmt.end_lineno:
+                    continue  # none of the lines lies in this statement
         yield stmt
         if type(stmt) in simple:
             continue
@@ -103,6 +113,8 @@ def statements_with_word(body: list, text: str, word: str):
     """The statements of ``body`` (nested blocks included) that may hold ``word`` on their
     lines: a block is entered only if one of the word's lines lies in it. Import statements
     and class definitions begin on a line with their keyword, so none of them is missed."""
+    if "\r" in text:
+        return iter_statements(body)  # the parser also ends lines at a lone "\r": not counted here
     lines: list = []
     find = text.find
     count = text.count
@@ -114,25 +126,7 @@ def statements_with_word(body: list, text: str, word: str):
         if not lines or lines[-1] != line:
             lines.append(line)
         i = find(word, i + len(word))
-    if not lines:
-        return
-    bisect_left = bisect.bisect_left
-    stack = list(reversed(body))
-    simple = frozenset(_SIMPLE_STATEMENTS)
-    while stack:
-        stmt = stack.pop()
-        first = getattr(stmt, "lineno", None)  # a match case has no position of its own
-        if first is not None:
-            k = bisect_left(lines, first)
-            if k == len(lines) or lines[k] > stmt.end_lineno:
-                continue  # none of the word's lines lies in this statement
-        yield stmt
-        if type(stmt) in simple:
-            continue
-        for name in _BLOCK_FIELDS:
-            block = getattr(stmt, name, None)
-            if block:
-                stack.extend(reversed(block))
+    return iter_statements(body, lines) if lines else iter(())
 
 
 def subclasses_in_file(ctx, key: str, is_root_base, text_hint: str) -> frozenset:
