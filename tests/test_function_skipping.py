@@ -131,3 +131,13 @@ def test_skipping_changes_no_finding(rule, code, monkeypatch):
     with_skipping = _findings(rule, code)
     monkeypatch.setattr(engine, "function_trigger_hits", lambda rules, text, imports: None)
     assert _findings(rule, code) == with_skipping
+
+
+def test_gg201_walks_a_function_whose_loader_is_camel_case():
+    # The file names a `loader` elsewhere, so GG201 runs; the function itself says only `Loader`.
+    code = (
+        "import torch\n\nloader = None\n\n"
+        "def check(model, valLoader):\n    for x in valLoader:\n        model(x)\n"
+    )
+    rules = [r() for r in all_rules() if r.code == "GG201"]
+    assert [d.code for d in run(code, *rules).diagnostics] == ["GG201"]

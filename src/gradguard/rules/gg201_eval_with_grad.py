@@ -156,7 +156,7 @@ class EvalWithGrad(Rule):
     triggers = (".eval(", "loader", "_dl", "_iter")
     # A unit with findings calls `.eval()` or loops over a loader named like the triggers; the calls
     # of module-level functions that skipped functions make are looked for in leave_Module.
-    function_triggers = ("eval", "loader", "_dl", "_iter")
+    function_triggers = ("eval", "loader", "Loader", "_dl", "_iter")
 
     valid = (
         Valid(
