@@ -33,8 +33,13 @@ def saved_bytes(tensor) -> int:
 def main(iterations: int = 50) -> None:
     torch.manual_seed(0)
     model = nn.Sequential(
-        nn.Conv2d(3, 32, 3, padding=1), nn.ReLU(), nn.Conv2d(32, 32, 3, padding=1), nn.ReLU(),
-        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(32, 10),
+        nn.Conv2d(3, 32, 3, padding=1),
+        nn.ReLU(),
+        nn.Conv2d(32, 32, 3, padding=1),
+        nn.ReLU(),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Linear(32, 10),
     )
     criterion = nn.CrossEntropyLoss()
     x, y = torch.randn(64, 3, 32, 32), torch.randint(0, 10, (64,))
@@ -43,7 +48,9 @@ def main(iterations: int = 50) -> None:
         for _ in range(iterations):
             loss = criterion(model(x), y)
             total += loss if mode == "loss" else loss.item()
-        print(f"total += {mode:<12} after {iterations} iterations: {saved_bytes(total) / 2**20:8.1f} MiB saved for backward still reachable")
+        print(
+            f"total += {mode:<12} after {iterations} iterations: {saved_bytes(total) / 2**20:8.1f} MiB saved for backward still reachable"
+        )
 
 
 if __name__ == "__main__":

@@ -26,9 +26,16 @@ import gradguard as gg
 
 def small_cnn() -> tuple[nn.Module, torch.Tensor, torch.Tensor]:
     model = nn.Sequential(
-        nn.Conv2d(3, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Flatten(), nn.Linear(32 * 8 * 8, 10),
+        nn.Conv2d(3, 16, 3, padding=1),
+        nn.BatchNorm2d(16),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, 3, padding=1),
+        nn.BatchNorm2d(32),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Linear(32 * 8 * 8, 10),
     )
     return model, torch.randn(32, 3, 32, 32), torch.randint(0, 10, (32,))
 
@@ -101,8 +108,12 @@ def main() -> None:
             step()  # warm-up
             states.append(state)
             timers[guard_name] = benchmark.Timer(
-                stmt="step()", globals={"step": step}, label="guard overhead",
-                sub_label=model_name, description=guard_name, num_threads=args.threads,
+                stmt="step()",
+                globals={"step": step},
+                label="guard overhead",
+                sub_label=model_name,
+                description=guard_name,
+                num_threads=args.threads,
             )
         # Steps per block, from the unguarded step, so that every block lasts ~block_time.
         probe = timers["none"].timeit(3)
@@ -110,7 +121,7 @@ def main() -> None:
         times: dict[str, list[float]] = {name: [] for name in guards}
         for round_index in range(args.rounds):
             names = list(guards)
-            names = names[round_index % len(names):] + names[: round_index % len(names)]
+            names = names[round_index % len(names) :] + names[: round_index % len(names)]
             for name in names:  # rotate the order so no guard always runs first
                 times[name].append(timers[name].timeit(number).median)
         for state in states:
@@ -121,8 +132,7 @@ def main() -> None:
             target = targets.get(name)
             verdict = "" if target is None else f"<= {target:.2f}x {'met' if ratio <= target else 'MISSED'}"
             print(
-                f"{model_name:<18} {name:<17} {statistics.median(times[name]) * 1e3:>9.2f} ms "
-                f"{ratio:>6.2f}x  {verdict}"
+                f"{model_name:<18} {name:<17} {statistics.median(times[name]) * 1e3:>9.2f} ms {ratio:>6.2f}x  {verdict}"
             )
 
 

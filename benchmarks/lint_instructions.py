@@ -29,16 +29,16 @@ import tokenize
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))  # tests.corpus: the shared corpus definition
+sys.path.insert(0, str(REPO))  # tools.corpus: the shared corpus definition
 
-from tests.corpus import corpus_files, default_corpus  # noqa: E402
+from tools.corpus import corpus_files, default_corpus  # noqa: E402
 
 MODES = ("baseline", "bare parse", "check 1 job")
 
 
 def child(mode: str, files: list) -> None:
-    from gradguard.config import Settings
-    from gradguard.runner import RunOptions, run
+    from gradguard.check.config import Settings
+    from gradguard.check.run.pipeline import RunOptions, run
 
     data = [(path, Path(path).read_bytes()) for path in files]
     if mode == "bare parse":
@@ -55,9 +55,22 @@ def child(mode: str, files: list) -> None:
 def count(mode: str, list_file: Path) -> int:
     env = dict(os.environ, PYTHONHASHSEED="0")
     out = subprocess.run(
-        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-         sys.executable, __file__, "--child", mode, "--list", str(list_file)],
-        capture_output=True, text=True, env=env, check=True,
+        [
+            "valgrind",
+            "--tool=cachegrind",
+            "--cache-sim=no",
+            "--cachegrind-out-file=/dev/null",
+            sys.executable,
+            __file__,
+            "--child",
+            mode,
+            "--list",
+            str(list_file),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
     )
     match = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
     if match is None:

@@ -44,13 +44,13 @@ import tokenize
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))  # tests.corpus: the shared corpus definition
+sys.path.insert(0, str(REPO))  # tools.corpus: the shared corpus definition
 
-from gradguard.config import Settings  # noqa: E402
-from gradguard.parallel import default_jobs  # noqa: E402
-from gradguard.rules.base import Rule  # noqa: E402
-from gradguard.runner import RunOptions, fewer_collections, run  # noqa: E402
-from tests.corpus import corpus_files, default_corpus  # noqa: E402
+from gradguard.check.config import Settings  # noqa: E402
+from gradguard.check.run.executor import default_jobs  # noqa: E402
+from gradguard.check.rules.base import Rule  # noqa: E402
+from gradguard.check.run.pipeline import RunOptions, fewer_collections, run  # noqa: E402
+from tools.corpus import corpus_files, default_corpus  # noqa: E402
 
 GRADGUARD = [sys.executable, "-m", "gradguard"]
 
@@ -72,14 +72,20 @@ def _every_node_rule():
     Not for the parser's shared singletons (Load/Store, operators): no real rule visits those.
     """
     singletons = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
-    handlers = {f"visit_{name}": (lambda self, node, ctx: None) for name in dir(ast)
-                if isinstance(getattr(ast, name), type) and issubclass(getattr(ast, name), ast.AST)
-                and not issubclass(getattr(ast, name), singletons)}
-    return type("EveryNode", (Rule,), {"code": "GG000", "name": "every-node", "summary": "benchmark probe", **handlers})()
+    handlers = {
+        f"visit_{name}": (lambda self, node, ctx: None)
+        for name in dir(ast)
+        if isinstance(getattr(ast, name), type)
+        and issubclass(getattr(ast, name), ast.AST)
+        and not issubclass(getattr(ast, name), singletons)
+    }
+    return type(
+        "EveryNode", (Rule,), {"code": "GG000", "name": "every-node", "summary": "benchmark probe", **handlers}
+    )()
 
 
 def check_in_process(files: list, probe: bool = False) -> None:
-    import gradguard.runner as runner
+    import gradguard.check.run.pipeline as runner
 
     settings = Settings(require_torch_import=False)
     if probe:
@@ -94,13 +100,18 @@ def check_in_process(files: list, probe: bool = False) -> None:
 
 
 def cli(files_arg: list, *flags: str) -> None:
-    subprocess.run([*GRADGUARD, "check", "--all-files", "--exit-zero", "-q", *flags, *files_arg],
-                   stdout=subprocess.DEVNULL, check=True, cwd=tempfile.gettempdir())
+    subprocess.run(
+        [*GRADGUARD, "check", "--all-files", "--exit-zero", "-q", *flags, *files_arg],
+        stdout=subprocess.DEVNULL,
+        check=True,
+        cwd=tempfile.gettempdir(),
+    )
 
 
 def timed(fn) -> tuple:
     """(wall seconds, CPU seconds) of one call; CPU counts this process and waited-for children
     (subprocesses and their workers), so other load on a shared machine barely moves it."""
+
     def cpu() -> float:
         own = resource.getrusage(resource.RUSAGE_SELF)
         kids = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -117,8 +128,12 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="interleaved repeats of each mode")
     parser.add_argument("--jobs", type=int, default=default_jobs(), help="jobs for the parallel modes")
     parser.add_argument("--sample", type=int, default=None, help="an evenly spaced sample of N files")
-    parser.add_argument("--torchfix-sample", type=int, default=150,
-                        help="run torchfix on an evenly spaced N of the files (0: all; it takes ~1 s per 500 lines)")
+    parser.add_argument(
+        "--torchfix-sample",
+        type=int,
+        default=150,
+        help="run torchfix on an evenly spaced N of the files (0: all; it takes ~1 s per 500 lines)",
+    )
     parser.add_argument("--torchfix-rounds", type=int, default=1)
     parser.add_argument("--skip-torchfix", action="store_true")
     args = parser.parse_args(argv)
@@ -138,7 +153,9 @@ def main(argv=None) -> int:
     config = ["--config", str(work / "pyproject.toml")]
 
     print(f"corpus: {', '.join(map(str, paths))}")
-    print(f"files: {len(files)}  lines: {lines}  cpus: {os.cpu_count()}  jobs: {jobs}  python: {sys.version.split()[0]}")
+    print(
+        f"files: {len(files)}  lines: {lines}  cpus: {os.cpu_count()}  jobs: {jobs}  python: {sys.version.split()[0]}"
+    )
 
     times: dict = {}  # wall seconds per mode
     cpu_times: dict = {}  # CPU seconds per mode
@@ -159,19 +176,31 @@ def main(argv=None) -> int:
         cache_dir = work / f"cache{round_no}"
         record("cold cache", timed(lambda: cli(files, *config, "--cache-dir", str(cache_dir), "--jobs", str(jobs))))
         record("warm cache", timed(lambda: cli(files, *config, "--cache-dir", str(cache_dir), "--jobs", str(jobs))))
-        print(f"  round {round_no + 1} (wall/CPU s): " + ", ".join(
-            f"{k} {v[-1]:.2f}/{cpu_times[k][-1]:.2f}" for k, v in times.items()), flush=True)
+        print(
+            f"  round {round_no + 1} (wall/CPU s): "
+            + ", ".join(f"{k} {v[-1]:.2f}/{cpu_times[k][-1]:.2f}" for k, v in times.items()),
+            flush=True,
+        )
 
     small = work / "small.py"
     small.write_text("import torch\n\nwith torch.no_grad():\n    y = 1\n")
     for _ in range(10):
         record("python -c pass", timed(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True)))
-        record("start-up (1 small file)", timed(lambda: subprocess.run(
-            [*GRADGUARD, "check", "-q", "--no-cache", *config, str(small)], stdout=subprocess.DEVNULL, check=True)))
+        record(
+            "start-up (1 small file)",
+            timed(
+                lambda: subprocess.run(
+                    [*GRADGUARD, "check", "-q", "--no-cache", *config, str(small)],
+                    stdout=subprocess.DEVNULL,
+                    check=True,
+                )
+            ),
+        )
 
     torchfix_note = None
-    torchfix = shutil.which("torchfix") or (str(Path(sys.executable).with_name("torchfix"))
-                                            if Path(sys.executable).with_name("torchfix").exists() else None)
+    torchfix = shutil.which("torchfix") or (
+        str(Path(sys.executable).with_name("torchfix")) if Path(sys.executable).with_name("torchfix").exists() else None
+    )
     tf_files = files
     if args.skip_torchfix:
         torchfix_note = "skipped (--skip-torchfix)"
@@ -182,8 +211,14 @@ def main(argv=None) -> int:
             tf_files = [files[i * len(files) // args.torchfix_sample] for i in range(args.torchfix_sample)]
         tf_lines = sum(Path(f).read_bytes().count(b"\n") for f in tf_files)
         for _ in range(args.torchfix_rounds):
-            record("torchfix 1 job", timed(lambda: subprocess.run([torchfix, "--jobs", "1", *tf_files],
-                                                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)))
+            record(
+                "torchfix 1 job",
+                timed(
+                    lambda: subprocess.run(
+                        [torchfix, "--jobs", "1", *tf_files], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+                    )
+                ),
+            )
             record("gradguard 1 job, torchfix files", timed(lambda: check_in_process(tf_files)))
     shutil.rmtree(work, ignore_errors=True)
 
@@ -205,26 +240,40 @@ def main(argv=None) -> int:
         return statistics.median(x / y for x, y in zip(table[a], table[b]))
 
     print("ratios: median over rounds of the per-round ratio (target in brackets)")
-    print(f"  check 1 job / bare parse, CPU        {per_round('check 1 job', 'bare parse', cpu_times):6.2f}x  (<= 1.5x)"
-          f"   wall: {per_round('check 1 job', 'bare parse', times):.2f}x")
+    print(
+        f"  check 1 job / bare parse, CPU        {per_round('check 1 job', 'bare parse', cpu_times):6.2f}x  (<= 1.5x)"
+        f"   wall: {per_round('check 1 job', 'bare parse', times):.2f}x"
+    )
     same_gc = per_round("check 1 job", "bare parse, checker's GC", cpu_times)
     print(f"  check 1 job / bare parse with the checker's GC setting, CPU {same_gc:6.2f}x")
-    print(f"  walk every node / bare parse, CPU    {per_round('walk every node', 'bare parse', cpu_times):6.2f}x"
-          f"   wall: {per_round('walk every node', 'bare parse', times):.2f}x")
-    print(f"  CLI 1 job / bare parse, CPU          {per_round('CLI 1 job', 'bare parse', cpu_times):6.2f}x"
-          f"   wall: {per_round('CLI 1 job', 'bare parse', times):.2f}x")
-    print(f"  CLI 1 job / CLI {jobs} jobs, wall          {per_round('CLI 1 job', f'CLI {jobs} jobs', times):6.2f}x"
-          f"  (speed-up from jobs; CPU cost of jobs: {per_round(f'CLI {jobs} jobs', 'CLI 1 job', cpu_times):.2f}x)")
-    print(f"  cold cache / warm cache, wall        {per_round('cold cache', 'warm cache', times):6.2f}x  (>= 10x)"
-          f"   CPU: {per_round('cold cache', 'warm cache', cpu_times):.2f}x")
-    print(f"  start-up, 1 small file, wall         {med['start-up (1 small file)']:6.3f} s  (< 0.2 s; python -c pass: "
-          f"{med['python -c pass']:.3f} s)")
+    print(
+        f"  walk every node / bare parse, CPU    {per_round('walk every node', 'bare parse', cpu_times):6.2f}x"
+        f"   wall: {per_round('walk every node', 'bare parse', times):.2f}x"
+    )
+    print(
+        f"  CLI 1 job / bare parse, CPU          {per_round('CLI 1 job', 'bare parse', cpu_times):6.2f}x"
+        f"   wall: {per_round('CLI 1 job', 'bare parse', times):.2f}x"
+    )
+    print(
+        f"  CLI 1 job / CLI {jobs} jobs, wall          {per_round('CLI 1 job', f'CLI {jobs} jobs', times):6.2f}x"
+        f"  (speed-up from jobs; CPU cost of jobs: {per_round(f'CLI {jobs} jobs', 'CLI 1 job', cpu_times):.2f}x)"
+    )
+    print(
+        f"  cold cache / warm cache, wall        {per_round('cold cache', 'warm cache', times):6.2f}x  (>= 10x)"
+        f"   CPU: {per_round('cold cache', 'warm cache', cpu_times):.2f}x"
+    )
+    print(
+        f"  start-up, 1 small file, wall         {med['start-up (1 small file)']:6.3f} s  (< 0.2 s; python -c pass: "
+        f"{med['python -c pass']:.3f} s)"
+    )
     if torchfix_note:
         print(f"  torchfix: {torchfix_note}")
     else:
-        print(f"  torchfix 1 job / gradguard 1 job, CPU {per_round('torchfix 1 job', 'gradguard 1 job, torchfix files', cpu_times):6.2f}x"
-              f"  (>= 10x)   wall: {per_round('torchfix 1 job', 'gradguard 1 job, torchfix files', times):.2f}x;"
-              f" over {len(tf_files)} files, {tf_lines} lines")
+        print(
+            f"  torchfix 1 job / gradguard 1 job, CPU {per_round('torchfix 1 job', 'gradguard 1 job, torchfix files', cpu_times):6.2f}x"
+            f"  (>= 10x)   wall: {per_round('torchfix 1 job', 'gradguard 1 job, torchfix files', times):.2f}x;"
+            f" over {len(tf_files)} files, {tf_lines} lines"
+        )
     return 0
 
 

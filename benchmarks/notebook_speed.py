@@ -17,10 +17,10 @@ import os
 import statistics
 import time
 
-from gradguard.engine import check_source
-from gradguard.notebooks import check_notebook, load_notebook
-from gradguard.rules import all_rules
-from gradguard.source import SourceText
+from gradguard.check.engine.run import check_source
+from gradguard.check.run.notebook import check_notebook, load_notebook
+from gradguard.check.rules import all_rules
+from gradguard.check.source import SourceText
 
 
 def synthetic_notebook(n_cells: int) -> tuple:
@@ -28,7 +28,9 @@ def synthetic_notebook(n_cells: int) -> tuple:
     for i in range(n_cells):
         source = ["import torch\n", f"x{i} = torch.zeros({i})\n"] + [f"y = x{i} * {j}\n" for j in range(20)]
         image = base64.b64encode(os.urandom(30000)).decode()
-        outputs = [{"output_type": "display_data", "data": {"image/png": image, "text/plain": ["<Figure>"]}, "metadata": {}}]
+        outputs = [
+            {"output_type": "display_data", "data": {"image/png": image, "text/plain": ["<Figure>"]}, "metadata": {}}
+        ]
         cells.append({"cell_type": "code", "execution_count": i, "metadata": {}, "outputs": outputs, "source": source})
     document = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     data = (json.dumps(document, indent=1) + "\n").encode()

@@ -12,6 +12,8 @@ from hypothesis import HealthCheck, settings
 
 _SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 
-settings.register_profile("ci", max_examples=100, deadline=None, derandomize=True, database=None, suppress_health_check=_SLOW_OK)
+settings.register_profile(
+    "ci", max_examples=100, deadline=None, derandomize=True, database=None, suppress_health_check=_SLOW_OK
+)
 settings.register_profile("long", max_examples=3000, deadline=None, suppress_health_check=_SLOW_OK)
 settings.load_profile(os.environ.get("GRADGUARD_HYPOTHESIS_PROFILE", "ci"))

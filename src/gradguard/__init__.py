@@ -7,7 +7,7 @@ loaded lazily on first attribute access, so ``import gradguard`` stays cheap.
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from gradguard._version import __version__
 
 # Public runtime names, resolved lazily from gradguard.runtime (needs torch).
 _RUNTIME_NAMES = frozenset(

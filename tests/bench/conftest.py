@@ -21,8 +21,22 @@ def model_run(tmp_path_factory):
     """All built-in models, batch 4, JSON report and PNG plot."""
     out = tmp_path_factory.mktemp("bench-model")
     report, plot = out / "models.json", out / "models.png"
-    rc = main(["model", "--model", "all", "--batch", "4", "--format", "json",
-               "--output", str(report), "--plot", str(plot), *FAST])
+    rc = main(
+        [
+            "model",
+            "--model",
+            "all",
+            "--batch",
+            "4",
+            "--format",
+            "json",
+            "--output",
+            str(report),
+            "--plot",
+            str(plot),
+            *FAST,
+        ]
+    )
     assert rc == 0
     return json.loads(report.read_text()), plot
 
@@ -31,7 +45,6 @@ def model_run(tmp_path_factory):
 def micro_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench-micro")
     report, plot = out / "micro.json", out / "micro.png"
-    rc = main(["micro", "--sizes", "8,32", "--format", "json", "--output", str(report),
-               "--plot", str(plot), *FAST])
+    rc = main(["micro", "--sizes", "8,32", "--format", "json", "--output", str(report), "--plot", str(plot), *FAST])
     assert rc == 0
     return json.loads(report.read_text()), plot

@@ -20,7 +20,8 @@ FAST = ["--quick", "--min-run-time", "0.02", "--no-progress"]
 
 @pytest.fixture
 def user_models(tmp_path, monkeypatch):
-    (tmp_path / "gg_user_models.py").write_text(textwrap.dedent("""
+    (tmp_path / "gg_user_models.py").write_text(
+        textwrap.dedent("""
         import torch
 
         def small():
@@ -32,7 +33,8 @@ def user_models(tmp_path, monkeypatch):
 
         def not_a_module():
             return 42
-    """))
+    """)
+    )
     (tmp_path / "gg_broken_import.py").write_text("import does_not_exist_anywhere\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     yield
@@ -41,12 +43,10 @@ def user_models(tmp_path, monkeypatch):
 BAD_INPUTS = [
     (["model", "--model", "resnet9000"], "unknown model 'resnet9000'"),
     (["model", "--model", "gg_broken_import:small", "--input-shape", "2,8"], "cannot import"),
-    (["model", "--model", "no_such_pkg_zz.mod:factory", "--input-shape", "2,8"],
-     "cannot import"),
+    (["model", "--model", "no_such_pkg_zz.mod:factory", "--input-shape", "2,8"], "cannot import"),
     (["model", "--model", "gg_user_models:missing", "--input-shape", "2,8"], "no attribute"),
     (["model", "--model", "gg_user_models:broken", "--input-shape", "2,8"], "no weights here"),
-    (["model", "--model", "gg_user_models:not_a_module", "--input-shape", "2,8"],
-     "not a torch.nn.Module"),
+    (["model", "--model", "gg_user_models:not_a_module", "--input-shape", "2,8"], "not a torch.nn.Module"),
     (["model", "--model", "gg_user_models:small"], "needs --input-shape"),
     (["model", "--model", "mlp", "--input-shape", "4,7"], "cannot run on input of shape 4,7"),
     (["model", "--model", "mlp", "--input-shape", "4,abc"], "--input-shape"),
@@ -79,8 +79,21 @@ def test_cuda_where_there_is_none(capsys):
 
 
 def test_user_factory_runs(user_models, capsys):
-    rc = main(["model", "--model", "gg_user_models:small", "--input-shape", "3,8",
-               "--modes", "grad", "no_grad", "--format", "json", *FAST])
+    rc = main(
+        [
+            "model",
+            "--model",
+            "gg_user_models:small",
+            "--input-shape",
+            "3,8",
+            "--modes",
+            "grad",
+            "no_grad",
+            "--format",
+            "json",
+            *FAST,
+        ]
+    )
     assert rc == 0
     doc = json.loads(capsys.readouterr().out)
     assert [r["mode"] for r in doc["results"]] == ["grad", "no_grad"]
@@ -89,8 +102,7 @@ def test_user_factory_runs(user_models, capsys):
 
 
 def test_csv_and_table_with_progress_bar(capsys):
-    argv = ["model", "--model", "mlp", "--batch", "2", "--modes", "grad,frozen",
-            "--quick", "--min-run-time", "0.02"]
+    argv = ["model", "--model", "mlp", "--batch", "2", "--modes", "grad,frozen", "--quick", "--min-run-time", "0.02"]
     assert main([*argv, "--format", "csv", "--progress"]) == 0
     out, err = capsys.readouterr()
     rows = list(csv.DictReader(io.StringIO(out)))
@@ -104,8 +116,12 @@ def test_csv_and_table_with_progress_bar(capsys):
 
 
 def test_python_dash_m_entry_point():
-    proc = subprocess.run([sys.executable, "-m", "gradguard.bench", "model", "--model", "nope"],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradguard.bench", "model", "--model", "nope"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
         "gradguard bench: error: unknown model 'nope': use one of mlp, cnn, transformer or "
@@ -114,8 +130,6 @@ def test_python_dash_m_entry_point():
 
 
 def test_importing_gradguard_and_bench_cli_does_not_import_torch():
-    code = ("import sys, gradguard, gradguard.bench, gradguard.bench.cli; "
-            "print('torch' in sys.modules)")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120)
+    code = "import sys, gradguard, gradguard.bench, gradguard.bench.cli; print('torch' in sys.modules)"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.stdout.strip() == "False", proc.stderr

@@ -75,8 +75,13 @@ def test_saved_bytes_count_each_storage_once():
 
 @pytest.mark.parametrize(
     ("mode", "expected_operands", "requires_grad"),
-    [("grad", 2, True), ("no_grad", 0, False), ("inference_mode", 0, False),
-     ("detach_input", 1, True), ("frozen", 1, True)],
+    [
+        ("grad", 2, True),
+        ("no_grad", 0, False),
+        ("inference_mode", 0, False),
+        ("detach_input", 1, True),
+        ("frozen", 1, True),
+    ],
 )
 def test_modes_on_one_mul(mode, expected_operands, requires_grad):
     n = 32

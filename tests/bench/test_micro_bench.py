@@ -18,7 +18,6 @@ def test_micro_rows(micro_run):
             assert r["mode"] == "call only" and r["ratio_to_grad"] is None
             assert r["saved_bytes"] == 0 and r["peak_bytes"] == 0  # a header, no data
         else:
-            expected = {"grad": 2, "no_grad": 0, "inference_mode": 0, "detach_input": 1,
-                        "frozen": 1}[r["mode"]]
+            expected = {"grad": 2, "no_grad": 0, "inference_mode": 0, "detach_input": 1, "frozen": 1}[r["mode"]]
             assert r["saved_bytes"] == expected * r["size"] ** 2 * 4
             assert r["peak_bytes"] >= r["size"] ** 2 * 4  # the result

@@ -59,19 +59,37 @@ def test_plot_is_a_valid_png(request, fixture):
 
 def _synthetic() -> BenchResult:
     def row(mode, median, saved):
-        t = Measurement(times=(median,) * 4, number_per_run=10, median=median,
-                        iqr=median * 0.2 if mode == "frozen" else 0.0, threads=2)
-        return ModeResult("toy", mode, t, SavedForBackward(saved, 1 if saved else 0, 0,
-                                                           bool(saved)), 2048)
+        t = Measurement(
+            times=(median,) * 4,
+            number_per_run=10,
+            median=median,
+            iqr=median * 0.2 if mode == "frozen" else 0.0,
+            threads=2,
+        )
+        return ModeResult("toy", mode, t, SavedForBackward(saved, 1 if saved else 0, 0, bool(saved)), 2048)
 
-    env = {"gradguard_version": "0", "torch_version": "9.9", "python_version": "3.11",
-           "platform": "test", "device": "cpu", "device_name": "test cpu", "cpu_count": 2,
-           "threads": 2, "dtype": "float32", "autocast": False,
-           "timestamp": "2000-01-01T00:00:00+00:00"}
+    env = {
+        "gradguard_version": "0",
+        "torch_version": "9.9",
+        "python_version": "3.11",
+        "platform": "test",
+        "device": "cpu",
+        "device_name": "test cpu",
+        "cpu_count": 2,
+        "threads": 2,
+        "dtype": "float32",
+        "autocast": False,
+        "timestamp": "2000-01-01T00:00:00+00:00",
+    }
     return BenchResult(
-        kind="model", environment=env,
-        settings={"quick": True, "min_run_time_s": 0.1,
-                  "peak_memory_method": "cpu-allocator-events", "modes": ["grad", "frozen"]},
+        kind="model",
+        environment=env,
+        settings={
+            "quick": True,
+            "min_run_time_s": 0.1,
+            "peak_memory_method": "cpu-allocator-events",
+            "modes": ["grad", "frozen"],
+        },
         results=[row("grad", 0.002, 4096), row("frozen", 0.001, 0)],
         models=[ModelInfo("toy", "toy model", (2, 3), 6, 24)],
     )

@@ -6,8 +6,23 @@ pytest.importorskip("torch")
 
 from gradguard.runtime.demos import available_demos, run_demo  # noqa: E402
 
-REQUIRED = {"GG101", "GG102", "GG103", "GG104", "GG201", "GG202", "GG204", "GG205", "GG301",
-            "GG302", "GG401", "GG402", "GG501", "GG502", "GG503"}
+REQUIRED = {
+    "GG101",
+    "GG102",
+    "GG103",
+    "GG104",
+    "GG201",
+    "GG202",
+    "GG204",
+    "GG205",
+    "GG301",
+    "GG302",
+    "GG401",
+    "GG402",
+    "GG501",
+    "GG502",
+    "GG503",
+}
 
 
 def test_required_demos_exist():

@@ -97,9 +97,7 @@ def test_normal_loop_and_one_step_keeping_do_not_warn():
                 logits = model(x)
                 correct += (logits.argmax(1) == y).sum().item()
                 monitor.step()
-    assert max(f.retained_bytes for f in monitor.report()) <= max(
-        f.live_bytes for f in monitor.report()
-    )
+    assert max(f.retained_bytes for f in monitor.report()) <= max(f.live_bytes for f in monitor.report())
 
 
 def test_checkpoint_and_create_graph_do_not_warn():
@@ -167,7 +165,9 @@ def test_assert_no_graph_names_creation_site_when_recorded():
         out = lin(torch.randn(2, 4)).tanh()  # made here
     with pytest.raises(gg.GraphLeakError) as info:
         gg.assert_no_graph(out, name="out")
-    assert f"made at {__file__}:{_line(test_assert_no_graph_names_creation_site_when_recorded, '# made here')}" in str(info.value)
+    assert f"made at {__file__}:{_line(test_assert_no_graph_names_creation_site_when_recorded, '# made here')}" in str(
+        info.value
+    )
 
 
 def test_no_graph_leak_decorator():

@@ -101,7 +101,7 @@ def test_plugin_does_not_import_torch_unless_used(pytester):
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     out = subprocess.run(
-        [sys.executable, "-c", "import gradguard.pytest_plugin, sys; print('torch' in sys.modules)"],
+        [sys.executable, "-c", "import gradguard.runtime.pytest_plugin, sys; print('torch' in sys.modules)"],
         capture_output=True,
         text=True,
         check=True,

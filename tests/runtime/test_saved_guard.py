@@ -34,7 +34,8 @@ class ScaledHidden(nn.Module):
 
 
 @pytest.mark.parametrize(
-    "activation, node", [(torch.exp, "ExpBackward0"), (torch.sigmoid, "SigmoidBackward0"), (torch.tanh, "TanhBackward0")]
+    "activation, node",
+    [(torch.exp, "ExpBackward0"), (torch.sigmoid, "SigmoidBackward0"), (torch.tanh, "TanhBackward0")],
 )
 def test_data_inplace_on_saved_output_is_caught_in_training_loop(activation, node):
     torch.manual_seed(0)

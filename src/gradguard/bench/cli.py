@@ -57,9 +57,7 @@ def parse_shape(text: str) -> tuple[int, ...]:
     try:
         shape = tuple(int(p) for p in parts)
     except ValueError:
-        raise BenchInputError(
-            f"--input-shape {text!r}: expected comma-separated integers such as 64,3,32,32"
-        ) from None
+        raise BenchInputError(f"--input-shape {text!r}: expected comma-separated integers such as 64,3,32,32") from None
     if not shape or any(n < 1 for n in shape):
         raise BenchInputError(f"--input-shape {text!r}: every dimension must be at least 1")
     return shape
@@ -76,42 +74,68 @@ def _split_choices(values: Sequence[str], choices: Sequence[str], option: str) -
 def _common(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--device", default="cpu", choices=DEVICES)
     sub.add_argument("--dtype", default="float32", choices=DTYPES)
-    sub.add_argument("--quick", action="store_true",
-                     help=f"short timing ({QUICK_MIN_RUN_TIME} s per measurement instead of "
-                          f"{DEFAULT_MIN_RUN_TIME} s); what tests use")
-    sub.add_argument("--min-run-time", type=_positive_float, metavar="SECONDS",
-                     help="timing per measurement, passed to blocked_autorange")
+    sub.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"short timing ({QUICK_MIN_RUN_TIME} s per measurement instead of "
+        f"{DEFAULT_MIN_RUN_TIME} s); what tests use",
+    )
+    sub.add_argument(
+        "--min-run-time",
+        type=_positive_float,
+        metavar="SECONDS",
+        help="timing per measurement, passed to blocked_autorange",
+    )
     sub.add_argument("--threads", type=_positive_int, help="torch threads (default: torch's)")
-    sub.add_argument("--modes", nargs="+", metavar="MODE", default=list(MODEL_MODES),
-                     help=f"any of {', '.join(MODEL_MODES)} (space or comma separated)")
+    sub.add_argument(
+        "--modes",
+        nargs="+",
+        metavar="MODE",
+        default=list(MODEL_MODES),
+        help=f"any of {', '.join(MODEL_MODES)} (space or comma separated)",
+    )
     sub.add_argument("--format", default="table", choices=("table", "json", "csv"))
     sub.add_argument("--output", "-o", metavar="FILE", help="write the report here, not stdout")
     sub.add_argument("--plot", metavar="FILE.png", help="also write a PNG plot")
-    sub.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                     help="progress bar on stderr (default: when stderr is a terminal)")
+    sub.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar on stderr (default: when stderr is a terminal)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, description="Measure what each gradient-control choice "
-                     "(grad, no_grad, inference_mode, detach, frozen parameters) costs in "
-                     "time and memory.")
+    parser = _Parser(
+        prog=PROG,
+        description="Measure what each gradient-control choice "
+        "(grad, no_grad, inference_mode, detach, frozen parameters) costs in "
+        "time and memory.",
+    )
     subs = parser.add_subparsers(dest="command", required=True, metavar="{model,micro}")
     model = subs.add_parser("model", help="one forward of a model under each mode")
-    model.add_argument("--model", default="all",
-                       help="mlp, cnn, transformer, a comma list of them, all (default), or "
-                            "an importable pkg.module:factory returning an nn.Module")
-    model.add_argument("--input-shape", metavar="64,3,32,32",
-                       help="input shape including batch (needed for a user model)")
+    model.add_argument(
+        "--model",
+        default="all",
+        help="mlp, cnn, transformer, a comma list of them, all (default), or "
+        "an importable pkg.module:factory returning an nn.Module",
+    )
+    model.add_argument(
+        "--input-shape", metavar="64,3,32,32", help="input shape including batch (needed for a user model)"
+    )
     model.add_argument("--batch", type=_positive_int, help="replace the batch dimension")
-    model.add_argument("--autocast", action="store_true",
-                       help="keep float32 weights and run under torch.autocast(--dtype)")
+    model.add_argument(
+        "--autocast", action="store_true", help="keep float32 weights and run under torch.autocast(--dtype)"
+    )
     _common(model)
     micro = subs.add_parser("micro", help="single ops (mul, matmul) and x.detach()/x.data")
-    micro.add_argument("--sizes", nargs="+", metavar="N",
-                       help="square operand sizes n (n x n), space or comma separated "
-                            "(default: 64 256 1024; with --quick: 64 256)")
-    micro.add_argument("--ops", nargs="+", default=list(MICRO_OPS), metavar="OP",
-                       help=f"any of {', '.join(MICRO_OPS)}")
+    micro.add_argument(
+        "--sizes",
+        nargs="+",
+        metavar="N",
+        help="square operand sizes n (n x n), space or comma separated (default: 64 256 1024; with --quick: 64 256)",
+    )
+    micro.add_argument("--ops", nargs="+", default=list(MICRO_OPS), metavar="OP", help=f"any of {', '.join(MICRO_OPS)}")
     _common(micro)
     return parser
 
@@ -124,18 +148,14 @@ def _import_dependencies(need_plot: bool) -> None:
         except ImportError:
             missing.append(name)
     if missing:
-        raise BenchInputError(
-            f"needs {', '.join(missing)}: install with pip install 'gradguard[bench]'"
-        )
+        raise BenchInputError(f"needs {', '.join(missing)}: install with pip install 'gradguard[bench]'")
 
 
 def _model_specs(args: argparse.Namespace, min_run_time: float) -> list[Any]:
     from gradguard.bench.models import BUILTIN_MODELS
     from gradguard.bench.spec import BenchSpec
 
-    names = list(BUILTIN_NAMES) if args.model == "all" else [
-        n.strip() for n in args.model.split(",") if n.strip()
-    ]
+    names = list(BUILTIN_NAMES) if args.model == "all" else [n.strip() for n in args.model.split(",") if n.strip()]
     if not names:
         raise BenchInputError("--model: no model named")
     if args.input_shape and len(names) > 1:
@@ -153,9 +173,18 @@ def _model_specs(args: argparse.Namespace, min_run_time: float) -> list[Any]:
             shape = ()  # unknown name: load_model reports it
         if args.batch and shape:
             shape = (args.batch, *shape[1:])
-        specs.append(BenchSpec(model=name, input_shape=shape, device=args.device,
-                               dtype=args.dtype, autocast=args.autocast, modes=modes,
-                               min_run_time=min_run_time, threads=args.threads))
+        specs.append(
+            BenchSpec(
+                model=name,
+                input_shape=shape,
+                device=args.device,
+                dtype=args.dtype,
+                autocast=args.autocast,
+                modes=modes,
+                min_run_time=min_run_time,
+                threads=args.threads,
+            )
+        )
     from gradguard.bench.models import load_model
 
     for spec in specs:  # fail on a bad name or factory before any measuring starts
@@ -168,8 +197,7 @@ def _progress_bar(total: int, enabled: bool | None) -> tuple[Callable[[str], Non
     from tqdm import tqdm
 
     disable = not (sys.stderr.isatty() if enabled is None else enabled)
-    bar = tqdm(total=total, file=sys.stderr, disable=disable, desc=PROG, unit="step",
-               leave=False, dynamic_ncols=True)
+    bar = tqdm(total=total, file=sys.stderr, disable=disable, desc=PROG, unit="step", leave=False, dynamic_ncols=True)
     started = [False]
 
     def step(label: str) -> None:
@@ -185,9 +213,7 @@ def _run(args: argparse.Namespace) -> int:
     _import_dependencies(bool(args.plot))
     from gradguard.bench import measure, report
 
-    min_run_time = args.min_run_time or (
-        QUICK_MIN_RUN_TIME if args.quick else DEFAULT_MIN_RUN_TIME
-    )
+    min_run_time = args.min_run_time or (QUICK_MIN_RUN_TIME if args.quick else DEFAULT_MIN_RUN_TIME)
     if args.plot and not args.plot.lower().endswith(".png"):
         raise BenchInputError(f"--plot {args.plot!r}: the plot is a PNG, name it *.png")
     if args.command == "model":
@@ -205,12 +231,16 @@ def _run(args: argparse.Namespace) -> int:
         try:
             sizes = tuple(int(s) for v in given for s in v.split(",") if s.strip())
         except ValueError:
-            raise BenchInputError(f"--sizes: expected integers, got {' '.join(given)!r}") \
-                from None
-        spec = MicroSpec(sizes=sizes, ops=_split_choices(args.ops, MICRO_OPS, "--ops"),
-                         modes=_split_choices(args.modes, MODEL_MODES, "--modes"),
-                         device=args.device, dtype=args.dtype, min_run_time=min_run_time,
-                         threads=args.threads)
+            raise BenchInputError(f"--sizes: expected integers, got {' '.join(given)!r}") from None
+        spec = MicroSpec(
+            sizes=sizes,
+            ops=_split_choices(args.ops, MICRO_OPS, "--ops"),
+            modes=_split_choices(args.modes, MODEL_MODES, "--modes"),
+            device=args.device,
+            dtype=args.dtype,
+            min_run_time=min_run_time,
+            threads=args.threads,
+        )
         step, bar = _progress_bar(measure.micro_steps(spec), args.progress)
         try:
             result = measure.run_micro_bench(spec, quick=args.quick, progress=step)
@@ -227,8 +257,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.plot:
             report.write_plot(result, args.plot)
     except OSError as exc:
-        raise BenchInputError(f"cannot write {exc.filename or ''}: {exc.strerror or exc}") \
-            from None
+        raise BenchInputError(f"cannot write {exc.filename or ''}: {exc.strerror or exc}") from None
     return 0
 
 

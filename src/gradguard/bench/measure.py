@@ -154,9 +154,7 @@ def time_call(
     return Measurement.from_torch(timer.blocked_autorange(min_run_time=min_run_time), threads)
 
 
-def time_stmt(
-    stmt: str, env: dict[str, Any], min_run_time: float, threads: int, label: str = ""
-) -> Measurement:
+def time_stmt(stmt: str, env: dict[str, Any], min_run_time: float, threads: int, label: str = "") -> Measurement:
     """Time a statement itself (no wrapping function call), for metadata-only calls."""
     timer = benchmark.Timer(stmt=stmt, globals=env, num_threads=threads, label=label)
     return Measurement.from_torch(timer.blocked_autorange(min_run_time=min_run_time), threads)
@@ -181,9 +179,7 @@ def any_requires_grad(value: Any) -> bool:
     return False
 
 
-def saved_for_backward(
-    call: Callable[[], Any], owned: set[tuple[str, int]] | None = None
-) -> SavedForBackward:
+def saved_for_backward(call: Callable[[], Any], owned: set[tuple[str, int]] | None = None) -> SavedForBackward:
     """Run ``call()`` once and count the storages autograd saves for backward.
 
     ``owned`` holds ``(device, data_ptr)`` of parameter and buffer storages: saving those
@@ -359,9 +355,7 @@ def _set_threads(threads: int | None) -> int:
     return torch.get_num_threads()
 
 
-def run_model_bench(
-    specs: list[BenchSpec], quick: bool = False, progress: Progress = _no_progress
-) -> BenchResult:
+def run_model_bench(specs: list[BenchSpec], quick: bool = False, progress: Progress = _no_progress) -> BenchResult:
     """Measure each spec's model under each of its modes."""
     if not specs:
         raise BenchInputError("no model to measure")
@@ -409,10 +403,7 @@ def run_model_bench(
             )
         )
         params = list(model.parameters())
-        owned = {
-            (str(t.device), t.untyped_storage().data_ptr())
-            for t in [*params, *model.buffers()]
-        }
+        owned = {(str(t.device), t.untyped_storage().data_ptr()) for t in [*params, *model.buffers()]}
         for mode in spec.modes:
             progress(f"{spec.model}: {mode}")
             with prepared(mode, params):
@@ -437,9 +428,7 @@ def micro_steps(spec: MicroSpec) -> int:
     return len(spec.sizes) * (len(spec.ops) * len(spec.modes) + len(CALL_ONLY_OPS))
 
 
-def run_micro_bench(
-    spec: MicroSpec, quick: bool = False, progress: Progress = _no_progress
-) -> BenchResult:
+def run_micro_bench(spec: MicroSpec, quick: bool = False, progress: Progress = _no_progress) -> BenchResult:
     """Single ops on ``x`` (an activation that requires grad) and ``w`` (a weight).
 
     ``detach_input`` detaches ``x``; ``frozen`` sets ``w.requires_grad_(False)``. The

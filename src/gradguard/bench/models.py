@@ -25,9 +25,7 @@ class _BasicBlock(nn.Module):
         self.relu = nn.ReLU()
         self.skip: nn.Module = nn.Identity()
         if stride != 1 or in_ch != out_ch:
-            self.skip = nn.Sequential(
-                nn.Conv2d(in_ch, out_ch, 1, stride=stride, bias=False), nn.BatchNorm2d(out_ch)
-            )
+            self.skip = nn.Sequential(nn.Conv2d(in_ch, out_ch, 1, stride=stride, bias=False), nn.BatchNorm2d(out_ch))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         out = self.relu(self.bn1(self.conv1(x)))
@@ -37,9 +35,7 @@ class _BasicBlock(nn.Module):
 
 def build_mlp() -> nn.Module:
     """Three linear layers with ReLU: 512 -> 1024 -> 1024 -> 10."""
-    return nn.Sequential(
-        nn.Linear(512, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 10)
-    )
+    return nn.Sequential(nn.Linear(512, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 10))
 
 
 def build_cnn() -> nn.Module:
@@ -59,9 +55,7 @@ def build_cnn() -> nn.Module:
 
 def build_transformer() -> nn.Module:
     """Two ``nn.TransformerEncoderLayer`` (d_model 256, 4 heads, batch first) on embeddings."""
-    layer = nn.TransformerEncoderLayer(
-        d_model=256, nhead=4, dim_feedforward=512, dropout=0.1, batch_first=True
-    )
+    layer = nn.TransformerEncoderLayer(d_model=256, nhead=4, dim_feedforward=512, dropout=0.1, batch_first=True)
     return nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False)
 
 
@@ -75,9 +69,7 @@ class BuiltinModel:
 BUILTIN_MODELS: dict[str, BuiltinModel] = {
     "mlp": BuiltinModel(build_mlp, (64, 512), "MLP 512-1024-1024-10, ReLU"),
     "cnn": BuiltinModel(build_cnn, (32, 3, 32, 32), "ResNet-style CNN, 3 basic blocks"),
-    "transformer": BuiltinModel(
-        build_transformer, (16, 64, 256), "nn.TransformerEncoder, 2 layers, d_model 256"
-    ),
+    "transformer": BuiltinModel(build_transformer, (16, 64, 256), "nn.TransformerEncoder, 2 layers, d_model 256"),
 }
 
 
@@ -88,18 +80,14 @@ def load_model(name: str) -> tuple[nn.Module, tuple[int, ...] | None]:
         return builtin.build(), builtin.input_shape
     if ":" not in name:
         known = ", ".join(BUILTIN_MODELS)
-        raise BenchInputError(
-            f"unknown model {name!r}: use one of {known} or an importable 'pkg.module:factory'"
-        )
+        raise BenchInputError(f"unknown model {name!r}: use one of {known} or an importable 'pkg.module:factory'")
     module_name, _, attr = name.partition(":")
     if not module_name or not attr:
         raise BenchInputError(f"model factory {name!r} must look like 'pkg.module:factory'")
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:  # any failure while importing user code is bad input
-        raise BenchInputError(
-            f"cannot import {module_name!r} for model {name!r}: {_one_line(exc)}"
-        ) from exc
+        raise BenchInputError(f"cannot import {module_name!r} for model {name!r}: {_one_line(exc)}") from exc
     factory = module
     for part in attr.split("."):
         try:
@@ -113,9 +101,7 @@ def load_model(name: str) -> tuple[nn.Module, tuple[int, ...] | None]:
     except Exception as exc:
         raise BenchInputError(f"model factory {name!r} failed: {_one_line(exc)}") from exc
     if not isinstance(model, nn.Module):
-        raise BenchInputError(
-            f"model factory {name!r} returned {type(model).__name__}, not a torch.nn.Module"
-        )
+        raise BenchInputError(f"model factory {name!r} returned {type(model).__name__}, not a torch.nn.Module")
     return model, None
 
 

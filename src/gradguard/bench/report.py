@@ -16,9 +16,7 @@ PEAK_METHOD_NOTES = {
         "peak: CPU allocator bytes in use during one forward above the level before it, "
         "from the PyTorch profiler's allocation events"
     ),
-    "cuda-max-memory-allocated": (
-        "peak: torch.cuda.max_memory_allocated during one forward above the level before it"
-    ),
+    "cuda-max-memory-allocated": ("peak: torch.cuda.max_memory_allocated during one forward above the level before it"),
 }
 
 
@@ -109,18 +107,33 @@ def render_json(result: BenchResult) -> str:
 
 # ----------------------------------------------------------------------------- CSV
 
-_ENV_COLUMNS = ("torch_version", "device", "device_name", "threads", "dtype", "autocast",
-                "timestamp")
+_ENV_COLUMNS = ("torch_version", "device", "device_name", "threads", "dtype", "autocast", "timestamp")
 
 
 def render_csv(result: BenchResult) -> str:
     """One row per measurement; environment columns repeated so each row stands alone."""
     shapes = {m.name: "x".join(map(str, m.input_shape)) for m in result.models}
     columns = [
-        "kind", "subject", "input_shape", "size", "mode", "call_only", "median_s", "iqr_s",
-        "iqr_over_median", "noisy", "runs", "number_per_run", "ratio_to_grad", "saved_bytes",
-        "saved_storages", "saved_param_bytes", "peak_bytes", "peak_method",
-        "output_requires_grad", *_ENV_COLUMNS,
+        "kind",
+        "subject",
+        "input_shape",
+        "size",
+        "mode",
+        "call_only",
+        "median_s",
+        "iqr_s",
+        "iqr_over_median",
+        "noisy",
+        "runs",
+        "number_per_run",
+        "ratio_to_grad",
+        "saved_bytes",
+        "saved_storages",
+        "saved_param_bytes",
+        "peak_bytes",
+        "peak_method",
+        "output_requires_grad",
+        *_ENV_COLUMNS,
     ]
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
@@ -161,8 +174,7 @@ def _grid(header: list[str], rows: list[list[str]], right: set[int]) -> list[str
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
 
     def line(cells: list[str]) -> str:
-        parts = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in
-                 enumerate(zip(cells, widths))]
+        parts = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))]
         return "  ".join(parts).rstrip()
 
     return [line(header), line(["-" * w for w in widths]), *map(line, rows)]
@@ -170,8 +182,11 @@ def _grid(header: list[str], rows: list[list[str]], right: set[int]) -> list[str
 
 def _time_cells(result: BenchResult, row: ModeResult) -> list[str]:
     ratio = result.ratio_to_grad(row)
-    iqr = f"{100 * row.time.iqr_over_median:.1f}%" + (" !" if row.time.noisy else "") + (
-        " ?" if row.time.few_runs else "")
+    iqr = (
+        f"{100 * row.time.iqr_over_median:.1f}%"
+        + (" !" if row.time.noisy else "")
+        + (" ?" if row.time.few_runs else "")
+    )
     return [
         format_seconds(row.time.median),
         iqr,
@@ -188,8 +203,7 @@ def render_table(result: BenchResult) -> str:
     ]
     right = {1, 2, 3, 4, 5, 6}
     if result.kind == "model":
-        header = ["mode", "median", "IQR/med", "x grad", "saved for bwd", "(params)",
-                  "peak mem", "out requires_grad"]
+        header = ["mode", "median", "IQR/med", "x grad", "saved for bwd", "(params)", "peak mem", "out requires_grad"]
         for model in result.models:
             lines.append("")
             lines.append(
@@ -198,20 +212,30 @@ def render_table(result: BenchResult) -> str:
                 f"({format_bytes(model.parameter_bytes)})"
             )
             rows = [
-                [row.mode, *_time_cells(result, row), format_bytes(row.saved.bytes),
-                 format_bytes(row.saved.param_bytes), format_bytes(row.peak_bytes),
-                 "yes" if row.saved.output_requires_grad else "no"]
+                [
+                    row.mode,
+                    *_time_cells(result, row),
+                    format_bytes(row.saved.bytes),
+                    format_bytes(row.saved.param_bytes),
+                    format_bytes(row.peak_bytes),
+                    "yes" if row.saved.output_requires_grad else "no",
+                ]
                 for row in result.results
                 if row.subject == model.name
             ]
             lines.extend(_grid(header, rows, right))
     else:
-        header = ["op", "size", "mode", "median", "IQR/med", "x grad", "saved for bwd",
-                  "peak mem", "out requires_grad"]
+        header = ["op", "size", "mode", "median", "IQR/med", "x grad", "saved for bwd", "peak mem", "out requires_grad"]
         rows = [
-            [row.subject, f"{row.size}x{row.size}", row.mode, *_time_cells(result, row),
-             format_bytes(row.saved.bytes), format_bytes(row.peak_bytes),
-             "yes" if row.saved.output_requires_grad else "no"]
+            [
+                row.subject,
+                f"{row.size}x{row.size}",
+                row.mode,
+                *_time_cells(result, row),
+                format_bytes(row.saved.bytes),
+                format_bytes(row.peak_bytes),
+                "yes" if row.saved.output_requires_grad else "no",
+            ]
             for row in result.results
         ]
         lines.append("")
@@ -222,17 +246,20 @@ def render_table(result: BenchResult) -> str:
             "their time is the call alone, independent of size, not comparable to an op."
         )
     lines.append("")
-    lines.append("saved for bwd: distinct storages autograd saved, each counted once; "
-                 "(params): of it, parameter/buffer storages, which cost no extra memory")
+    lines.append(
+        "saved for bwd: distinct storages autograd saved, each counted once; "
+        "(params): of it, parameter/buffer storages, which cost no extra memory"
+    )
     note = PEAK_METHOD_NOTES.get(result.settings.get("peak_memory_method", ""))
     if note:
         lines.append(note)
     if any(row.time.noisy for row in result.results):
-        lines.append(f"! IQR/median above {NOISE_THRESHOLD:.0%}: noisy, rerun on a quieter "
-                     "machine or with a longer run before trusting the median")
+        lines.append(
+            f"! IQR/median above {NOISE_THRESHOLD:.0%}: noisy, rerun on a quieter "
+            "machine or with a longer run before trusting the median"
+        )
     if any(row.time.few_runs for row in result.results):
-        lines.append(f"? fewer than {MIN_RUNS} timed blocks: the IQR means little; "
-                     "use a longer --min-run-time")
+        lines.append(f"? fewer than {MIN_RUNS} timed blocks: the IQR means little; use a longer --min-run-time")
     return "\n".join(lines) + "\n"
 
 
@@ -247,8 +274,10 @@ def write_plot(result: BenchResult, path: str) -> None:
     import matplotlib.pyplot as plt
 
     env = result.environment
-    subtitle = (f"torch {env['torch_version']}, {env['device']} ({env['device_name']}), "
-                f"threads={env['threads']}, {env['dtype']}")
+    subtitle = (
+        f"torch {env['torch_version']}, {env['device']} ({env['device_name']}), "
+        f"threads={env['threads']}, {env['dtype']}"
+    )
     if result.kind == "model":
         fig = _plot_models(plt, result)
     else:
@@ -282,10 +311,14 @@ def _plot_models(plt: Any, result: BenchResult) -> Any:
         height = 0.4
         saved = [(r.saved.bytes - r.saved.param_bytes) / 2**20 for r in rows]
         peak = [r.peak_bytes / 2**20 for r in rows]
-        ax_mem.barh([y - height / 2 for y in ys], saved, height, label="saved for backward "
-                    "(activations, excl. params)", color="tab:orange")
-        ax_mem.barh([y + height / 2 for y in ys], peak, height, label="peak during forward",
-                    color="tab:green")
+        ax_mem.barh(
+            [y - height / 2 for y in ys],
+            saved,
+            height,
+            label="saved for backward (activations, excl. params)",
+            color="tab:orange",
+        )
+        ax_mem.barh([y + height / 2 for y in ys], peak, height, label="peak during forward", color="tab:green")
         ax_mem.set_yticks(list(ys), modes)
         ax_mem.invert_yaxis()
         ax_mem.set_xlabel("MiB")
@@ -306,11 +339,9 @@ def _plot_micro(plt: Any, result: BenchResult) -> Any:
             series = {s: [r for r in result.results if r.subject == s] for s in call_only}
         else:
             rows = [r for r in result.results if r.subject == panel]
-            series = {m: [r for r in rows if r.mode == m] for m in dict.fromkeys(
-                r.mode for r in rows)}
+            series = {m: [r for r in rows if r.mode == m] for m in dict.fromkeys(r.mode for r in rows)}
         for label, rows in series.items():
-            ax.plot([r.size for r in rows], [r.time.median * 1e6 for r in rows], marker="o",
-                    label=label)
+            ax.plot([r.size for r in rows], [r.time.median * 1e6 for r in rows], marker="o", label=label)
         ax.set_xscale("log")
         if panel == "call only":
             ax.set_ylim(bottom=0)

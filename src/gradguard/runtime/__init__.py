@@ -2,13 +2,31 @@
 
 Each report names the static rule it corresponds to: GG102 (silent mutation of a saved
 tensor), GG301 (graph kept beyond its step), GG503 (inference tensors kept for autograd).
+
+The names below are loaded on first use, so that ``gradguard.runtime.pytest_plugin`` (loaded
+by every pytest run through its entry point) does not import torch for test suites that
+never use the guards.
 """
 
-from .errors import GraphLeakError, GraphLeakWarning, SilentMutationError
-from .inference import find_inference_tensors
-from .leaks import LeakMonitor, assert_no_graph, no_graph_leak
-from .report import GraphStats, TensorReport, explain, graph_stats
-from .saved import SavedTensorGuard
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_WHERE = {
+    "GraphLeakError": ".errors",
+    "GraphLeakWarning": ".errors",
+    "SilentMutationError": ".errors",
+    "find_inference_tensors": ".inference",
+    "LeakMonitor": ".leaks",
+    "assert_no_graph": ".leaks",
+    "no_graph_leak": ".leaks",
+    "GraphStats": ".report",
+    "TensorReport": ".report",
+    "explain": ".report",
+    "graph_stats": ".report",
+    "SavedTensorGuard": ".saved",
+}
 
 __all__ = [
     "explain",
@@ -24,3 +42,16 @@ __all__ = [
     "GraphLeakWarning",
     "SilentMutationError",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(where, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(__all__))

@@ -34,11 +34,7 @@ def _is_internal(code: CodeType) -> bool:
         return _is_internal_cache[code]
     except KeyError:
         name = code.co_filename
-        internal = (
-            name.startswith(_TORCH_DIR)
-            or os.path.abspath(name) in _INTERNAL_FILES
-            or name.startswith("<frozen")
-        )
+        internal = name.startswith(_TORCH_DIR) or os.path.abspath(name) in _INTERNAL_FILES or name.startswith("<frozen")
         if len(_is_internal_cache) > 10_000:
             _is_internal_cache.clear()
         _is_internal_cache[code] = internal

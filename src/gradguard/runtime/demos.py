@@ -122,9 +122,7 @@ def demo_gg104() -> str:
 
 def _eval_memory(n_batches: int, accumulate_tensor: bool, grad: bool) -> list[int]:
     torch.manual_seed(0)
-    model = nn.Sequential(
-        nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.Flatten(), nn.Linear(16 * 16 * 16, 10)
-    ).eval()
+    model = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.Flatten(), nn.Linear(16 * 16 * 16, 10)).eval()
     criterion = nn.CrossEntropyLoss()
     retained = []
     with LeakMonitor(patience=10**9) as monitor, torch.set_grad_enabled(grad):
@@ -151,8 +149,7 @@ def demo_gg201() -> str:
             f"  grad enabled: output keeps {format_bytes(graph_stats(out_grad).saved_bytes)} saved "
             "for a backward that never comes",
             f"  torch.no_grad(): {format_bytes(graph_stats(out_nograd).saved_bytes)}",
-            "Evaluation loop of a small CNN, graph memory alive after each batch "
-            "(`total += loss.item()`):",
+            "Evaluation loop of a small CNN, graph memory alive after each batch (`total += loss.item()`):",
             f"  grad enabled:    {', '.join(format_bytes(b) for b in with_grad)}",
             f"  torch.no_grad(): {', '.join(format_bytes(b) for b in without)}",
             "Only the current batch's graph is alive (the previous one is freed when `loss` is "
@@ -179,9 +176,7 @@ def demo_gg204() -> str:
         with torch.no_grad:  # type: ignore[attr-defined]  # the bug being demonstrated
             pass
 
-    return "\n".join(
-        ["`with torch.no_grad:` (class, not an instance):", f"  {_error_of(without_parens)}"]
-    )
+    return "\n".join(["`with torch.no_grad:` (class, not an instance):", f"  {_error_of(without_parens)}"])
 
 
 def demo_gg205() -> str:

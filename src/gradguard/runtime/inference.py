@@ -20,7 +20,7 @@ class InferenceTensorFinding:
     def __str__(self) -> str:
         return (
             f"{self.code} {self.kind} {self.path} {self.shape} {self.dtype} is an inference "
-            f"tensor: any autograd-recorded use of it fails (\"Inference tensors cannot be "
+            f'tensor: any autograd-recorded use of it fails ("Inference tensors cannot be '
             f"saved for backward\"). The module's class is defined at "
             f"{self.module_defined_at}; create or refresh this tensor outside "
             f"torch.inference_mode(), or store a .clone() made outside it."
@@ -50,19 +50,13 @@ def find_inference_tensors(module: torch.nn.Module) -> list[InferenceTensorFindi
                 candidates.append((name, "attribute", value))
             elif isinstance(value, (list, tuple)):
                 candidates += [
-                    (f"{name}[{i}]", "attribute", v)
-                    for i, v in enumerate(value)
-                    if isinstance(v, torch.Tensor)
+                    (f"{name}[{i}]", "attribute", v) for i, v in enumerate(value) if isinstance(v, torch.Tensor)
                 ]
             elif isinstance(value, dict) and not name.startswith("_"):
                 candidates += [
-                    (f"{name}[{k!r}]", "attribute", v)
-                    for k, v in value.items()
-                    if isinstance(v, torch.Tensor)
+                    (f"{name}[{k!r}]", "attribute", v) for k, v in value.items() if isinstance(v, torch.Tensor)
                 ]
         for name, kind, t in candidates:
             if t is not None and t.is_inference():
-                findings.append(
-                    InferenceTensorFinding(f"{dotted}{name}", kind, tuple(t.shape), t.dtype, where)
-                )
+                findings.append(InferenceTensorFinding(f"{dotted}{name}", kind, tuple(t.shape), t.dtype, where))
     return findings

@@ -272,11 +272,7 @@ class LeakMonitor:
             self._growing += 1
         else:
             self._growing = 0
-        if (
-            self._growing >= self.patience
-            and figures.retained_bytes >= self.min_bytes
-            and not self._warned
-        ):
+        if self._growing >= self.patience and figures.retained_bytes >= self.min_bytes and not self._warned:
             gc.collect()  # rule out graphs held only by collectable reference cycles
             figures = self._figures_now()
             if self._grew(figures, previous):
@@ -291,10 +287,7 @@ class LeakMonitor:
     def _grew(figures: StepFigures, previous: StepFigures | None) -> bool:
         if previous is None:
             return figures.retained_bytes > 0 or figures.retained_nodes > 0
-        return (
-            figures.retained_bytes > previous.retained_bytes
-            or figures.retained_nodes > previous.retained_nodes
-        )
+        return figures.retained_bytes > previous.retained_bytes or figures.retained_nodes > previous.retained_nodes
 
     def _oldest_site(self) -> tuple[int, str]:
         candidates = []

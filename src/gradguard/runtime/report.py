@@ -71,9 +71,7 @@ def _saved_names(node_type: type) -> tuple[str, ...]:
     try:
         return _saved_names_cache[node_type]
     except KeyError:
-        names = tuple(
-            n for n in dir(node_type) if n.startswith("_saved_") and not n.startswith("_saved_tensors_")
-        )
+        names = tuple(n for n in dir(node_type) if n.startswith("_saved_") and not n.startswith("_saved_tensors_"))
         _saved_names_cache[node_type] = names
         return names
 

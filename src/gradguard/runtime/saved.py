@@ -23,7 +23,6 @@ from ._sites import user_site
 from .errors import SilentMutationError
 
 
-
 _SAMPLE_SIZE = 64
 
 
@@ -105,9 +104,7 @@ def _content_unchanged(fp: Fingerprint, t: torch.Tensor) -> bool:
             content = _content_view(t)
             if content is None:
                 return True
-            return _same(_checksum(content), fp.checksum) and _same(
-                _sample(content, fp.sample_step), fp.sample
-            )
+            return _same(_checksum(content), fp.checksum) and _same(_sample(content, fp.sample_step), fp.sample)
         except (RuntimeError, TypeError, NotImplementedError):
             return True
 
@@ -132,18 +129,15 @@ def mutation_problems(fp: Fingerprint, t: torch.Tensor, original: torch.Tensor |
             ptr = fp.data_ptr
         if ptr != fp.data_ptr or tuple(original.shape) != fp.shape:
             problems.append(
-                "its storage was replaced (`set_` or an assignment to `.data`); "
-                "backward reads the old values"
+                "its storage was replaced (`set_` or an assignment to `.data`); backward reads the old values"
             )
     if t._version != fp.version:
-        problems.append(
-            f"it was modified in place (version counter {fp.version} -> {t._version})"
-        )
+        problems.append(f"it was modified in place (version counter {fp.version} -> {t._version})")
     elif not _content_unchanged(fp, t):
         problems.append(
-                "its values changed while its version counter did not move "
-                "(a write through `.data`, or through another alias autograd cannot see)"
-            )
+            "its values changed while its version counter did not move "
+            "(a write through `.data`, or through another alias autograd cannot see)"
+        )
     return problems
 
 
@@ -188,11 +182,7 @@ def _ctx_tensors(ctx: Any) -> list[tuple[str, torch.Tensor]]:
         if isinstance(value, torch.Tensor):
             found.append((f"ctx.{name}", value))
         elif isinstance(value, (list, tuple)):
-            found.extend(
-                (f"ctx.{name}[{i}]", item)
-                for i, item in enumerate(value)
-                if isinstance(item, torch.Tensor)
-            )
+            found.extend((f"ctx.{name}[{i}]", item) for i, item in enumerate(value) if isinstance(item, torch.Tensor))
     return found
 
 

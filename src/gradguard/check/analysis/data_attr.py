@@ -1,0 +1,374 @@
+"""What a `.data` attribute does at its site: read, write, or not a tensor's `.data` at all.
+
+Shared by GG101 (reads) and GG102 (writes). A `.data` counts only where the receiver is known
+to be a tensor (by the scope facts of gradguard.check.analysis.kinds) or where the chain right after `.data`
+uses a method only tensors have (`.data.copy_(...)`, `.data.cpu()`) on a receiver whose name
+does not say it is a container (`dataset.data.cpu()` is a dataset's tensor field).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+from gradguard.check.model import Edit
+from gradguard.check.analysis.kinds import OUTPUT, TENSOR_KINDS, expr_kinds
+
+# In-place tensor methods that write values (torch 2.13 `Tensor` methods ending in `_`,
+# without those that only change metadata or flags, listed below).
+INPLACE_VALUE_METHODS = frozenset(
+    """abs_ absolute_ acos_ acosh_ add_ addbmm_ addcdiv_ addcmul_ addmm_ addmv_ addr_ apply_ arccos_
+    arccosh_ arcsin_ arcsinh_ arctan2_ arctan_ arctanh_ asin_ asinh_ atan2_ atan_ atanh_ baddbmm_
+    bernoulli_ bitwise_and_ bitwise_left_shift_ bitwise_not_ bitwise_or_ bitwise_right_shift_
+    bitwise_xor_ cauchy_ ceil_ clamp_ clamp_max_ clamp_min_ clip_ conj_physical_ copy_ copysign_ cos_
+    cosh_ cumprod_ cumsum_ deg2rad_ digamma_ div_ divide_ eq_ erf_ erfc_ erfinv_ exp2_ exp_ expm1_
+    exponential_ fill_ fill_diagonal_ fix_ float_power_ floor_ floor_divide_ fmod_ frac_ gcd_ ge_
+    geometric_ greater_ greater_equal_ gt_ heaviside_ hypot_ i0_ igamma_ igammac_ index_add_
+    index_copy_ index_fill_ index_put_ index_reduce_ lcm_ ldexp_ le_ lerp_ less_ less_equal_ lgamma_
+    log10_ log1p_ log2_ log_ log_normal_ logical_and_ logical_not_ logical_or_ logical_xor_ logit_
+    lt_ map2_ map_ masked_fill_ masked_scatter_ mul_ multiply_ mvlgamma_ nan_to_num_ ne_ neg_
+    negative_ nextafter_ normal_ not_equal_ polygamma_ pow_ put_ rad2deg_ random_ reciprocal_ relu_
+    remainder_ renorm_ round_ rsqrt_ scatter_ scatter_add_ scatter_reduce_ sgn_ sigmoid_ sign_ sin_
+    sinc_ sinh_ sqrt_ square_ sub_ subtract_ tan_ tanh_ tril_ triu_ true_divide_ trunc_ uniform_
+    xlogy_ zero_""".split()
+)
+# In-place methods that change only the `.data` alias's metadata or flags, not the values the
+# original tensor sees: dropping `.data` would change their meaning, so neither rule flags them.
+META_INPLACE_METHODS = frozenset(
+    """as_strided_ detach_ requires_grad_ resize_ resize_as_ resize_as_sparse_ set_ share_memory_
+    sparse_resize_ sparse_resize_and_clear_ squeeze_ swapaxes_ swapdims_ t_ transpose_
+    unsqueeze_""".split()
+)
+# Methods only tensors have: right after `.data` they make the receiver's `.data` a tensor.
+TENSOR_ONLY_METHODS = INPLACE_VALUE_METHODS | {"cpu", "cuda", "numpy", "clone", "detach"}
+# Methods and attributes whose result may share memory with the tensor (a view or the tensor
+# itself): a value reached through them may still be mutated later.
+ALIAS_METHODS = frozenset(
+    """view view_as reshape reshape_as flatten unflatten squeeze unsqueeze permute transpose t expand
+    expand_as narrow select unbind split chunk tensor_split contiguous cpu cuda to float double half
+    bfloat16 type type_as long int bool byte char short as_strided diagonal movedim moveaxis
+    swapaxes swapdims unfold view_as_real view_as_complex detach data squeeze_ unsqueeze_
+    requires_grad_ pin_memory share_memory_ coalesce to_dense resolve_conj resolve_neg conj positive
+    adjoint ravel hsplit vsplit dsplit split_with_sizes unsafe_split unsafe_chunk as_subclass indices
+    values crow_indices col_indices align_to align_as rename refine_names broadcast_to""".split()
+)
+ALIAS_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data"})
+READ_ATTRIBUTES = frozenset(
+    """shape dtype device is_cuda ndim requires_grad is_leaf layout nbytes itemsize is_sparse
+    is_quantized is_meta grad_fn placements device_mesh names is_nested is_mps is_xpu is_mkldnn
+    is_sparse_csr""".split()
+)
+# Builtins whose argument is only read.
+READING_BUILTINS = frozenset(
+    {"print", "str", "repr", "format", "len", "float", "int", "bool", "isinstance", "hash", "id", "type", "complex"}
+)
+# torch functions that read their tensor arguments and return new tensors or plain values.
+READING_TORCH_FUNCTIONS = frozenset(
+    """cat concat concatenate stack hstack vstack sum mean norm max min amax amin allclose equal
+    isclose eq ne lt le gt ge abs dist matmul mm bmm dot add sub mul div pow sqrt exp log clone
+    argmax argmin topk sort var std median prod cumsum any all isnan isinf isfinite nonzero where
+    count_nonzero save numel is_tensor is_floating_point sign maximum minimum zeros_like ones_like
+    empty_like full_like rand_like randn_like randint_like""".split()
+)
+# Attributes that hold tensors on every torch module that has them.
+TENSOR_ATTRIBUTES = frozenset({"running_mean", "running_var"})
+# Receivers whose `.data` is a field holding a tensor, not `Tensor.data`: datasets
+# (torchvision's `MNIST(...).data` is a tensor), loaders, batches, records, configs.
+_CONTAINER_RE = re.compile(
+    r"(?:data|dataset|datasets|set|sets|loader|batch|batches|sample|samples|packed|seq|sequence|args|cfg"
+    r"|config|conf|hparams|response|resp|request|event|msg|record|records|item|items|ctx|obj|node|graph"
+    r"|mnist|cifar|cifar10|cifar100|imagenet|svhn|coco|voc)$"
+    r"|^(?:self|cls|ds|opt|opts|img|image|images)$",
+    re.I,
+)
+_PACKED_HINTS = ("PackedSequence", "pack_padded_sequence", "pack_sequence")
+
+
+@dataclass
+class DataAccess:
+    """One `.data` on a tensor. ``kind`` is "read" or "write".
+
+    For reads, ``safe`` says whether the value is only read (so `.detach()` cannot change what
+    the program does). For writes, ``how`` is "method" (`p.data.mul_()`), "setitem"
+    (`p.data[i] = v`), "augassign" (`p.data += v`), "assign" (`p.data = t`), "init"
+    (`nn.init.normal_(p.data)`) or "inplace_call" (`trunc_normal_(p.data)`); ``site`` is the
+    node performing the write (the Call, the Subscript, the statement).
+    """
+
+    node: ast.Attribute
+    kind: str
+    safe: bool = False
+    how: str = ""
+    site: Optional[ast.AST] = None
+
+
+def _base_name(node: ast.AST) -> Optional[str]:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Call):
+        return _base_name(node.func)
+    return None
+
+
+def _is_tensor_subclass_self(ctx, node: ast.AST) -> bool:
+    if not (isinstance(node, ast.Name) and node.id == "self"):
+        return False
+    cls = ctx.method_class
+    if cls is None:
+        return False
+    for base in cls.bases:
+        qual = ctx.imports.qualified_name(base) or ""
+        if qual in (
+            "torch.Tensor",
+            "torch.nn.Parameter",
+            "torch.nn.parameter.Parameter",
+            "torch.nn.parameter.Buffer",
+            "torch.nn.Buffer",
+        ):
+            return True
+    return False
+
+
+def receiver_is_tensor(ctx, facts, recv: ast.AST, chain_certain: bool) -> bool:
+    """Is ``recv`` in ``recv.data`` a tensor (so `.data` is `Tensor.data`)?"""
+    if _is_tensor_subclass_self(ctx, recv):
+        return True
+    if isinstance(recv, (ast.Name, ast.Attribute)) and ctx.imports.qualified_name(recv) is not None:
+        return False  # an imported module or name: `torch.utils.data`, `timm.data`
+    name = _base_name(recv)
+    if isinstance(recv, ast.Name) and recv.id == "self":
+        return False
+    if _attribute_of_plain_self(ctx, recv):
+        return False  # `self.weight` of a class with no base class: its own attribute
+    if isinstance(recv, ast.Attribute) and recv.attr in TENSOR_ATTRIBUTES:
+        return True
+    kinds = expr_kinds(ctx, facts, recv)
+    if kinds and kinds & TENSOR_KINDS:
+        if kinds & TENSOR_KINDS == {OUTPUT} and any(h in ctx.source.text for h in _PACKED_HINTS):
+            return False  # model outputs may be PackedSequence, whose `.data` is a field
+        return True
+    if not chain_certain:
+        return False
+    if isinstance(recv, ast.Subscript) and isinstance(recv.slice, ast.Constant) and isinstance(recv.slice.value, str):
+        return False  # batch["image"].data: a field of a record
+    if name is None or _CONTAINER_RE.search(name):
+        return False
+    if any(h in ctx.source.text for h in _PACKED_HINTS):
+        return False
+    if isinstance(recv, ast.Name) and _annotated_non_tensor(ctx, recv.id):
+        return False
+    if ctx.text(recv) in _optional_data_receivers(ctx):
+        return False  # `s.data is None` elsewhere: `data` is an optional field, never a tensor's
+    return True
+
+
+def _attribute_of_plain_self(ctx, recv: ast.AST) -> bool:
+    while isinstance(recv, ast.Attribute):
+        recv = recv.value
+    if not (isinstance(recv, ast.Name) and recv.id == "self"):
+        return False
+    cls = ctx.method_class
+    return cls is not None and all(isinstance(b, ast.Name) and b.id == "object" for b in cls.bases) and not cls.keywords
+
+
+def _annotated_non_tensor(ctx, name: str) -> bool:
+    """Is ``name`` a parameter of the current function annotated with a non-tensor type?"""
+    func = ctx.function
+    args = getattr(func, "args", None)
+    if not isinstance(args, ast.arguments):
+        return False
+    for arg in args.posonlyargs + args.args + args.kwonlyargs:
+        if arg.arg == name and arg.annotation is not None:
+            text = ctx.text(arg.annotation)
+            return "Tensor" not in text and "Parameter" not in text
+    return False
+
+
+def _optional_data_receivers(ctx) -> frozenset:
+    """Receiver texts ``r`` compared ``r.data is None`` in the current function (cached)."""
+    scope = ctx.scope
+    key = ("gg-optional-data", id(scope))
+    found = ctx.cache.get(key)
+    if found is None:
+        out = set()
+        if " None" in ctx.source.text:
+            body = scope.body if isinstance(scope.body, list) else [scope.body]
+            for stmt in body:
+                for sub in ast.walk(stmt):
+                    if (
+                        isinstance(sub, ast.Compare)
+                        and isinstance(sub.left, ast.Attribute)
+                        and sub.left.attr == "data"
+                        and any(isinstance(c, ast.Constant) and c.value is None for c in sub.comparators)
+                    ):
+                        out.add(ctx.text(sub.left.value))
+        found = frozenset(out)
+        ctx.cache[key] = found
+    return found
+
+
+def _call_callee_reads(ctx, facts, call: ast.Call, arg: ast.AST) -> Optional[bool]:
+    """For ``.data`` (or a chain of it) passed to ``call``: True if only read, False if it may
+    escape, None if the site must not be reported at all."""
+    func = call.func
+    qual = ctx.imports.qualified_name(func)
+    if qual in ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer", "torch.nn.parameter.Buffer"):
+        return None
+    if isinstance(func, ast.Name) and func.id in READING_BUILTINS:
+        return True
+    if (
+        qual is not None
+        and qual.startswith("torch.")
+        and qual.rsplit(".", 1)[-1] in READING_TORCH_FUNCTIONS
+        and qual.count(".") == 1
+    ):
+        return True
+    if qual in ("torch.testing.assert_close", "torch.testing.assert_allclose"):
+        return True
+    if isinstance(func, ast.Attribute):
+        if func.attr == "set_":
+            return None
+        recv = func.value
+        if func.attr.startswith("assert"):
+            return True  # unittest's assertEqual(p.data, ...) only compares
+        if (
+            func.attr in TENSOR_ONLY_METHODS
+            or (isinstance(recv, ast.Attribute) and recv.attr == "data")
+            or receiver_is_tensor(ctx, facts, recv, False)
+        ):
+            # A tensor method reads its arguments (only `set_` adopts one's storage).
+            return True
+        if func.attr == "format" and isinstance(recv, ast.Constant):
+            return True
+    return False
+
+
+def classify(ctx, facts, node: ast.Attribute) -> Optional[DataAccess]:
+    """Classify a ``<recv>.data`` node, or None when it is not (certainly) a tensor's `.data`."""
+    par = ctx.parent(node)
+    chain_certain = (
+        isinstance(par, ast.Attribute)
+        and par.attr in TENSOR_ONLY_METHODS
+        and isinstance(ctx.parent(par), ast.Call)
+        and ctx.parent(par).func is par
+    )
+    if not receiver_is_tensor(ctx, facts, node.value, chain_certain):
+        return None
+    cur: ast.AST = node
+    while True:
+        par = ctx.parent(cur)
+        if isinstance(par, ast.Attribute) and par.value is cur:
+            grand = ctx.parent(par)
+            if isinstance(grand, ast.Call) and grand.func is par:
+                name = par.attr
+                if name in INPLACE_VALUE_METHODS:
+                    return DataAccess(node, "write", how="method", site=grand)
+                if name in META_INPLACE_METHODS:
+                    return None
+                if name in ALIAS_METHODS:
+                    cur = grand
+                    continue
+                return DataAccess(node, "read", safe=True)
+            if par.attr in ALIAS_ATTRIBUTES:
+                cur = par
+                continue
+            return DataAccess(node, "read", safe=par.attr in READ_ATTRIBUTES)
+        if isinstance(par, ast.Subscript) and par.value is cur:
+            if isinstance(par.ctx, ast.Store):
+                return DataAccess(node, "write", how="setitem", site=par)
+            if isinstance(par.ctx, ast.Del):
+                return None
+            cur = par
+            continue
+        if cur is node and isinstance(par, ast.Assign) and node in par.targets:
+            return DataAccess(node, "write", how="assign", site=par)
+        if cur is node and isinstance(par, ast.AugAssign) and par.target is node:
+            return DataAccess(node, "write", how="augassign", site=par)
+        if isinstance(par, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and cur is not par.value:
+            return None  # some other target form
+        if isinstance(par, ast.Call) and cur in par.args:
+            qual = ctx.imports.qualified_name(par.func) or ""
+            fname = _base_name(par.func) or ""
+            if (
+                par.args[0] is cur
+                and fname.endswith("_")
+                and not fname.endswith("__")
+                and not isinstance(par.func, ast.Attribute)
+                or (par.args[0] is cur and qual.startswith("torch.nn.init."))
+            ):
+                how = "init" if qual.startswith("torch.nn.init.") and qual.endswith("_") else "inplace_call"
+                return DataAccess(node, "write", how=how, site=par)
+            if (
+                par.args[0] is cur
+                and isinstance(par.func, ast.Attribute)
+                and fname.endswith("_")
+                and not fname.endswith("__")
+            ):
+                recv = par.func.value
+                if ctx.imports.qualified_name(recv) is not None:  # module.func_(p.data): `timm.layers.trunc_normal_`
+                    return DataAccess(node, "write", how="inplace_call", site=par)
+            reads = _call_callee_reads(ctx, facts, par, cur)
+            if reads is None:
+                return None
+            return DataAccess(node, "read", safe=reads)
+        if isinstance(par, ast.keyword):
+            call = ctx.parent(par)
+            if par.arg == "out":
+                return None
+            reads = _call_callee_reads(ctx, facts, call, cur) if isinstance(call, ast.Call) else False
+            if reads is None:
+                return None
+            return DataAccess(node, "read", safe=reads)
+        if isinstance(par, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.FormattedValue)):
+            return DataAccess(node, "read", safe=True)
+        if isinstance(par, (ast.Expr, ast.Assert)) or (
+            isinstance(par, (ast.If, ast.While, ast.IfExp)) and par.test is cur
+        ):
+            return DataAccess(node, "read", safe=True)
+        return DataAccess(node, "read", safe=False)
+
+
+def data_name_span(ctx, node: ast.Attribute) -> tuple:
+    """Offsets of the identifier ``data`` in ``recv.data``."""
+    end = ctx.source.node_end(node)
+    return end - 4, end
+
+
+def drop_data_edit(ctx, node: ast.Attribute) -> Edit:
+    """An edit deleting ``.data`` (the dot and the name) from ``recv.data``."""
+    start, end = data_name_span(ctx, node)
+    text = ctx.source.text
+    dot = text.rfind(".", ctx.source.node_end(node.value), start)
+    return Edit(dot, end, "")
+
+
+def no_grad_name(ctx) -> Optional[str]:
+    """Local spelling of ``torch.no_grad`` in this file, or None."""
+    torch_name = ctx.imports.torch_name
+    if torch_name is not None:
+        return f"{torch_name}.no_grad"
+    for local, qual in ctx.imports.names.items():
+        if qual in ("torch.no_grad", "torch.autograd.no_grad"):
+            return local
+    return None
+
+
+def has_comment(ctx, node: ast.AST) -> bool:
+    """Does the source of ``node`` hold a comment (a fix replacing it would drop it)?"""
+    text = ctx.text(node)
+    if "#" not in text:
+        return False
+    import io
+    import tokenize
+
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO("(" + text + ")").readline):
+            if tok.type == tokenize.COMMENT:
+                return True
+    except (tokenize.TokenError, SyntaxError):
+        return True
+    return False

@@ -1,0 +1,102 @@
+"""What a ``with`` item, decorator or statement does to autograd's grad mode.
+
+``torch.no_grad``, ``inference_mode``, ``enable_grad`` and ``set_grad_enabled`` (under any
+import alias) open regions of one of the ``GradRegion`` kinds below.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from enum import Enum
+from typing import Optional
+
+from gradguard.check.analysis.imports import ImportMap
+
+
+class RegionKind(str, Enum):
+    """What a region does to grad mode."""
+
+    NO_GRAD = "no_grad"
+    INFERENCE = "inference_mode"
+    ENABLE = "enable_grad"
+    MAYBE = "maybe"  # a context manager that may or may not disable grad
+    BOUNDARY = "boundary"  # a function body: the caller's grad mode is unknown
+
+
+class GradState(str, Enum):
+    """Whether grad is on at a point of the code, as far as the code shows."""
+
+    ENABLED = "enabled"
+    DISABLED = "disabled"
+    MAYBE = "maybe"
+
+
+NO_GRAD = RegionKind.NO_GRAD
+INFERENCE = RegionKind.INFERENCE
+ENABLE = RegionKind.ENABLE
+MAYBE = RegionKind.MAYBE
+BOUNDARY = RegionKind.BOUNDARY
+
+NO_GRAD_NAMES = frozenset({"torch.no_grad", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"})
+INFERENCE_NAMES = frozenset(
+    {"torch.inference_mode", "torch.autograd.inference_mode", "torch.autograd.grad_mode.inference_mode"}
+)
+ENABLE_NAMES = frozenset({"torch.enable_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.enable_grad"})
+SET_ENABLED_NAMES = frozenset(
+    {"torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.set_grad_enabled"}
+)
+GRAD_MODE_NAMES = NO_GRAD_NAMES | INFERENCE_NAMES | ENABLE_NAMES | SET_ENABLED_NAMES
+GRAD_OFF_NAMES = NO_GRAD_NAMES | INFERENCE_NAMES | SET_ENABLED_NAMES  # what can disable grad
+
+
+@dataclass
+class GradRegion:
+    kind: RegionKind
+    node: ast.AST  # the with-item / decorator / statement that opened it
+    via: str  # "with", "decorator", "statement", "function"
+
+
+def _const_bool(node: Optional[ast.AST]) -> Optional[bool]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, bool):
+        return node.value
+    return None
+
+
+def _mentions_grad(node: ast.AST) -> bool:
+    for sub in ast.walk(node):
+        name = sub.id if isinstance(sub, ast.Name) else sub.attr if isinstance(sub, ast.Attribute) else None
+        if name is not None:
+            lowered = name.lower()
+            if "grad" in lowered or "inference" in lowered:
+                return True
+    return False
+
+
+def classify_grad_mode(expr: ast.AST, imports: ImportMap) -> Optional[RegionKind]:
+    """What a ``with`` item or decorator does to grad mode, or None if nothing."""
+    target = expr.func if isinstance(expr, ast.Call) else expr
+    qual = imports.qualified_name(target)
+    if qual in NO_GRAD_NAMES:
+        return NO_GRAD
+    if qual in ENABLE_NAMES:
+        return ENABLE
+    if qual in INFERENCE_NAMES:
+        if isinstance(expr, ast.Call):
+            arg = expr.args[0] if expr.args else next((k.value for k in expr.keywords if k.arg == "mode"), None)
+            if arg is not None:
+                value = _const_bool(arg)
+                if value is None:
+                    return MAYBE
+                return INFERENCE if value else None
+        return INFERENCE
+    if qual in SET_ENABLED_NAMES:
+        if isinstance(expr, ast.Call) and expr.args:
+            value = _const_bool(expr.args[0])
+            if value is None:
+                return MAYBE
+            return ENABLE if value else NO_GRAD
+        return MAYBE
+    if _mentions_grad(expr):
+        return MAYBE
+    return None

@@ -1,0 +1,199 @@
+"""What a module binds to torch: import aliases and qualified names of expressions.
+
+The checker never imports user code, so every fact here comes from the import statements
+of the file itself.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import re
+from typing import Optional
+
+_TORCH_IMPORT_RE = re.compile(r"^[ \t]*(?:import[ \t]+[^#\n]*\btorch\b|from[ \t]+torch\b)", re.M)
+
+
+def mentions_torch_import(text: str) -> bool:
+    """Cheap text test run before parsing: could this file import torch at all?"""
+    return _TORCH_IMPORT_RE.search(text) is not None
+
+
+class ImportMap:
+    """Maps local names to the fully qualified names they were imported as.
+
+    ``import torch.nn as nn`` binds ``nn -> torch.nn``; ``from torch import no_grad`` binds
+    ``no_grad -> torch.no_grad``; ``import torch`` binds ``torch -> torch``.
+    """
+
+    def __init__(self, tree: ast.Module, text: Optional[str] = None):
+        self.names: dict[str, str] = {}
+        self.imports_torch = False
+        # With the source text, only blocks whose lines hold the word ``import`` are searched.
+        statements = iter_statements(tree.body) if text is None else statements_with_word(tree.body, text, "import")
+        for node in statements:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    top = alias.name.split(".")[0]
+                    if top == "torch":
+                        self.imports_torch = True
+                    if alias.asname:
+                        self.names[alias.asname] = alias.name
+                    else:
+                        self.names[top] = top
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                if node.module.split(".")[0] == "torch":
+                    self.imports_torch = True
+                for alias in node.names:
+                    if alias.name == "*":
+                        continue
+                    self.names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+
+    @property
+    def torch_name(self) -> Optional[str]:
+        """A local name that refers to the torch module, if the file binds one."""
+        for local, qual in self.names.items():
+            if qual == "torch":
+                return local
+        return None
+
+    def qualified_name(self, node: ast.AST) -> Optional[str]:
+        """``th.nn.functional.relu`` -> ``torch.nn.functional.relu`` when ``th`` is torch."""
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return None
+        base = self.names.get(node.id)
+        if base is None:
+            return None
+        parts.append(base)
+        return ".".join(reversed(parts))
+
+    def is_torch(self, node: ast.AST, *names: str) -> bool:
+        qual = self.qualified_name(node)
+        return qual is not None and qual in names
+
+
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+# Simple statements have no nested blocks: skip the attribute probing for them.
+_SIMPLE_STATEMENTS = (
+    ast.Expr,
+    ast.Assign,
+    ast.AugAssign,
+    ast.AnnAssign,
+    ast.Return,
+    ast.Import,
+    ast.ImportFrom,
+    ast.Pass,
+    ast.Raise,
+    ast.Delete,
+    ast.Assert,
+    ast.Global,
+    ast.Nonlocal,
+    ast.Break,
+    ast.Continue,
+)
+
+
+def iter_statements(body, lines: Optional[list] = None):
+    """Every statement in a body, nested blocks included, without visiting expressions.
+
+    With ``lines`` (sorted line numbers), only the statements that span one of those lines.
+    """
+    stack = list(reversed(body))
+    simple = frozenset(_SIMPLE_STATEMENTS)
+    bisect_left = bisect.bisect_left
+    while stack:
+        stmt = stack.pop()
+        if lines is not None:
+            first = getattr(stmt, "lineno", None)  # a match case has no position of its own
+            if first is not None:
+                k = bisect_left(lines, first)
+                if k == len(lines) or lines[k] > stmt.end_lineno:
+                    continue  # none of the lines lies in this statement
+        yield stmt
+        if type(stmt) in simple:
+            continue
+        for name in _BLOCK_FIELDS:
+            block = getattr(stmt, name, None)
+            if block:
+                stack.extend(reversed(block))
+
+
+def statements_with_word(body: list, text: str, word: str):
+    """The statements of ``body`` (nested blocks included) that may hold ``word`` on their
+    lines: a block is entered only if one of the word's lines lies in it. Import statements
+    and class definitions begin on a line with their keyword, so none of them is missed."""
+    if "\r" in text:
+        return iter_statements(body)  # the parser also ends lines at a lone "\r": not counted here
+    lines: list = []
+    find = text.find
+    count = text.count
+    line, last = 1, 0
+    i = find(word)
+    while i >= 0:
+        line += count("\n", last, i)
+        last = i
+        if not lines or lines[-1] != line:
+            lines.append(line)
+        i = find(word, i + len(word))
+    return iter_statements(body, lines) if lines else iter(())
+
+
+def subclasses_in_file(ctx, key: str, is_root_base, text_hint: str) -> frozenset:
+    """Names of the classes of a file that derive from a root base, directly or through
+    each other (``class A(nn.Module)``, ``class B(A)``), cached in ``ctx.cache[key]``.
+
+    ``is_root_base(base_expr)`` says whether a base expression is a root; ``text_hint`` must
+    occur in the source for any class to qualify (a cheap skip).
+    """
+    cached = ctx.cache.get(key)
+    if cached is not None:
+        return cached
+    # Class definitions are statements: walking statements only is much cheaper than ast.walk.
+    text = ctx.source.text
+    classes = (
+        [n for n in statements_with_word(ctx.tree.body, text, "class") if isinstance(n, ast.ClassDef)]
+        if text_hint in text
+        else []
+    )
+    found: set = set()
+    changed = True
+    while changed:
+        changed = False
+        for cls in classes:
+            if cls.name in found:
+                continue
+            for base in cls.bases:
+                if (isinstance(base, ast.Name) and base.id in found) or is_root_base(base):
+                    found.add(cls.name)
+                    changed = True
+                    break
+    result = frozenset(found)
+    ctx.cache[key] = result
+    return result
+
+
+def dotted_name(node: ast.AST) -> Optional[str]:
+    """``a.b.c`` for a chain of attributes on a name, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def call_name(node: ast.AST) -> Optional[str]:
+    """The last component of a call's callee: ``nn.init.normal_(...)`` -> ``normal_``."""
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            return func.attr
+        if isinstance(func, ast.Name):
+            return func.id
+    return None

@@ -1,0 +1,154 @@
+"""The one engine behind every front end: parse a file once, walk it once, run the rules."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+from gradguard.check.analysis.imports import ImportMap, mentions_torch_import
+from gradguard.check.engine.context import FileContext
+from gradguard.check.engine.errors import InternalError, RuleFailure, internal_error
+from gradguard.check.engine.walker import Walker
+from gradguard.check.model import Diagnostic, Position
+from gradguard.check.noqa import apply_noqa
+from gradguard.check.source import SourceError, SourceText, parse
+
+__all__ = ["FileResult", "InternalError", "check_bytes", "check_source", "WALK_RECURSION_LIMIT"]
+
+
+# -- running a file -------------------------------------------------------------------------
+
+
+@dataclass
+class FileResult:
+    filename: str
+    diagnostics: list[Diagnostic]
+    source: Optional[SourceText] = None
+    skipped: bool = False  # did not import torch
+    error: Optional[str] = None  # GG001 message when unparsable
+    internal_errors: list = field(default_factory=list)  # InternalError: bugs met in gradguard
+
+
+def parse_error_diagnostic(filename: str, error: SourceError) -> Diagnostic:
+
+    pos = Position(max(error.row, 1), max(error.column, 1))
+    return Diagnostic("GG001", f"File could not be parsed: {error.message}", filename, pos, pos)
+
+
+# The parser accepts expressions nested about 3,000 deep (deeper is a RecursionError, GG001);
+# the recursive walk needs a frame or two per level, so it runs under a higher limit than
+# Python's default 1,000 (Python-to-Python calls do not grow the C stack on 3.11+).
+WALK_RECURSION_LIMIT = 12_000
+
+
+def check_source(
+    source: SourceText,
+    filename: str,
+    rules: Sequence,
+    require_torch_import: bool = True,
+) -> FileResult:
+    """Check decoded text with the given rule instances.
+
+    Never raises for any input: a file too deeply nested to analyse is GG001, and a bug in a
+    rule (or in the engine) becomes an ``InternalError`` in the result while the other rules'
+    findings are kept.
+    """
+    limit = sys.getrecursionlimit()
+    if limit < WALK_RECURSION_LIMIT:
+        sys.setrecursionlimit(WALK_RECURSION_LIMIT)
+    try:
+        return _check_source(source, filename, rules, require_torch_import)
+    except RecursionError:
+        error = SourceError("expression nesting too deep to analyse")
+        return FileResult(filename, [parse_error_diagnostic(filename, error)], source, error=error.message)
+    except Exception as exc:
+        return FileResult(filename, [], source, internal_errors=[internal_error("engine", filename, exc)])
+    finally:
+        if limit < WALK_RECURSION_LIMIT:
+            sys.setrecursionlimit(limit)
+
+
+def _check_source(source: SourceText, filename: str, rules: Sequence, require_torch_import: bool) -> FileResult:
+    text = source.text
+    if require_torch_import and not mentions_torch_import(text):
+        return FileResult(filename, [], source, skipped=True)
+    try:
+        tree = parse(text, filename)
+    except SourceError as exc:
+        return FileResult(filename, [parse_error_diagnostic(filename, exc)], source, error=exc.message)
+    imports = ImportMap(tree, text)
+    if require_torch_import and not imports.imports_torch:
+        return FileResult(filename, [], source, skipped=True)
+    seen: dict = {}
+    active = [rule for rule in rules if rule.applies_to(text, seen)]
+    ctx = FileContext(filename, source, tree, imports)
+    active = [rule for rule in active if getattr(rule, "active_in", None) is None or rule.active_in(ctx)]
+    failures: list = []
+    while active:
+        walker = Walker(active, ctx, function_trigger_hits(active, text, imports))
+        try:
+            walker.run()
+            break
+        except RecursionError:
+            error = SourceError("expression nesting too deep to analyse")
+            return FileResult(filename, [parse_error_diagnostic(filename, error)], source, error=error.message)
+        except RuleFailure as failure:
+            # Drop the failing rule for this file and walk again with the others.
+            code = getattr(failure.rule, "code", "engine")
+            failures.append(internal_error(code, filename, failure.error, failure.node))
+            remaining = [rule for rule in active if rule is not failure.rule]
+            active = remaining if len(remaining) < len(active) else []
+            ctx = FileContext(filename, source, tree, imports)
+        finally:
+            walker.unlink()
+            ctx.cache.clear()  # analyses cached by rules may point back at ctx and the tree
+    diagnostics = apply_noqa(ctx.diagnostics, source)
+    diagnostics.sort(key=Diagnostic.sort_key)
+    return FileResult(filename, diagnostics, source, internal_errors=failures)
+
+
+def function_trigger_hits(rules: Sequence, text: str, imports: ImportMap) -> Optional[list]:
+    """Sorted offsets in ``text`` where a function trigger of one of the rules starts.
+
+    None when some rule has no function triggers (every function must then be walked). A
+    trigger that contains another one is not searched for: where it occurs, the shorter does.
+    """
+    strings: set = set()
+    patterns: list = []
+    names: set = set()
+    for rule in rules:
+        triggers = getattr(rule, "function_triggers", None)
+        if triggers is None:
+            return None
+        for trigger in triggers:
+            if isinstance(trigger, str):
+                strings.add(trigger)
+            elif trigger not in patterns:
+                patterns.append(trigger)
+        names.update(getattr(rule, "function_names", ()))
+    if names:
+        strings.update(local for local, qual in imports.names.items() if qual in names)  # `ng` for no_grad
+    kept: list = []
+    for trigger in sorted(strings, key=len):
+        if trigger and not any(shorter in trigger for shorter in kept):
+            kept.append(trigger)
+    hits: list = []
+    for trigger in kept:
+        find = text.find
+        i = find(trigger)
+        while i >= 0:
+            hits.append(i)
+            i = find(trigger, i + 1)
+    for pattern in patterns:
+        hits.extend(m.start() for m in pattern.finditer(text))
+    hits.sort()
+    return hits
+
+
+def check_bytes(data: bytes, filename: str, rules: Sequence, require_torch_import: bool = True) -> FileResult:
+    try:
+        source = SourceText.from_bytes(data)
+    except SourceError as exc:
+        return FileResult(filename, [parse_error_diagnostic(filename, exc)], None, error=exc.message)
+    return check_source(source, filename, rules, require_torch_import)

@@ -1,0 +1,97 @@
+"""Applying fixes: minimal text edits, re-checked until stable, written atomically."""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+import warnings
+from typing import Callable, Iterable, Optional
+
+from gradguard.check.model import Diagnostic
+
+MAX_PASSES = 10
+
+
+def chosen_fixes(diagnostics: Iterable[Diagnostic], unsafe: bool) -> list:
+    return [d.fix for d in diagnostics if d.fix is not None and (d.fix.applicability == "safe" or unsafe)]
+
+
+def apply_edits(text: str, fixes: list) -> tuple:
+    """Apply non-overlapping fixes (all edits of a fix or none). Returns (text, applied)."""
+    ordered = sorted(fixes, key=lambda f: min(e.start for e in f.edits) if f.edits else 0)
+    taken: list = []
+    applied = 0
+    for fix in ordered:
+        if not fix.edits:
+            continue
+        spans = [(e.start, e.end) for e in fix.edits]
+        if any(_overlaps(s, t) for s in spans for t in taken):
+            continue  # picked up in the next pass
+        taken.extend(spans)
+        applied += 1
+    edits: list = []
+    for fix in ordered:
+        if fix.edits and all((e.start, e.end) in taken for e in fix.edits):
+            edits.extend(fix.edits)
+    for edit in sorted(set(edits), key=lambda e: (e.start, e.end), reverse=True):
+        text = text[: edit.start] + edit.content + text[edit.end :]
+    return text, applied
+
+
+def _overlaps(a: tuple, b: tuple) -> bool:
+    if a == b:
+        return True
+    # Touching insertions at the same point conflict; adjacent replacements do not.
+    return a[0] < b[1] and b[0] < a[1] or (a[0] == a[1] == b[0]) or (b[0] == b[1] == a[0])
+
+
+def fix_until_stable(text: str, check: Callable[[str], list], unsafe: bool) -> tuple:
+    """Apply fixes, re-check, repeat. Returns (new_text, fixes_applied, remaining_diagnostics).
+
+    A pass whose result no longer parses is discarded (the file is left as it was).
+    """
+    total = 0
+    diagnostics = check(text)
+    for _ in range(MAX_PASSES):
+        fixes = chosen_fixes(diagnostics, unsafe)
+        if not fixes:
+            break
+        new_text, applied = apply_edits(text, fixes)
+        if applied == 0 or new_text == text:
+            break
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # SyntaxWarnings about the user's code
+                compile(new_text, "<fix>", "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            break
+        text = new_text
+        total += applied
+        diagnostics = check(text)
+    return text, total, diagnostics
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """Replace a file's bytes in one rename, keeping its permission bits."""
+    directory = os.path.dirname(os.path.abspath(path))
+    real = os.path.realpath(path)
+    try:
+        mode: Optional[int] = stat.S_IMODE(os.stat(real).st_mode)
+    except OSError:
+        mode = None
+    fd, tmp = tempfile.mkstemp(prefix=".gradguard-", suffix=".tmp", dir=os.path.dirname(real) or directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, real)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

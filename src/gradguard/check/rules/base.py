@@ -1,0 +1,106 @@
+"""The Rule base class: metadata, embedded examples and node handlers in one place.
+
+A rule module holds one ``Rule`` subclass. Its module docstring is the rule's
+documentation (*What it does / Why is this bad? / Example / Use instead / Fix safety*);
+``gradguard explain`` prints it and ``docs/rules.md`` is rendered from it. ``valid`` and
+``invalid`` examples are run by the test suite, as are the docstring's code blocks.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from typing import ClassVar, Optional
+
+FIX_NONE = "none"
+FIX_SAFE = "safe"  # every finding carries a safe fix
+FIX_UNSAFE = "unsafe"  # every finding carries an unsafe fix
+FIX_SOMETIMES = "sometimes"  # some findings carry a fix (safe or unsafe, see the docs)
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """Code that must be flagged. ``fixed`` is the text after applying its fixes.
+
+    ``unsafe=True`` applies unsafe fixes as well when producing ``fixed``.
+    """
+
+    code: str
+    fixed: Optional[str] = None
+    unsafe: bool = False
+
+
+@dataclass(frozen=True)
+class Valid:
+    """Code that must not be flagged by the rule."""
+
+    code: str
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    fix_availability: ClassVar[str] = FIX_NONE
+    default_enabled: ClassVar[bool] = True
+    # Substrings (or compiled patterns) of which one must occur in a file for the rule to run
+    # at all (speed). A necessary condition only: handlers still check what they see.
+    triggers: ClassVar[tuple] = ()
+    # The same, for one function (its decorators, signature and body): a function in whose text
+    # no active rule's function trigger occurs is not walked at all. A rule lists them only if it
+    # neither reports anything inside such a function nor learns there anything it uses
+    # elsewhere; None (the default) means the rule must see every function.
+    function_triggers: ClassVar[Optional[tuple]] = None
+    # Qualified names (``torch.no_grad``) whose local aliases in the file
+    # (``from torch import no_grad as ng``: ``ng``) count as function triggers too; the name as
+    # usually spelt (``no_grad``) belongs in function_triggers.
+    function_names: ClassVar[tuple] = ()
+
+    def active_in(self, ctx) -> bool:
+        """Whether the rule can find anything in this parsed file (checked before the walk)."""
+        return True
+
+    valid: ClassVar[tuple] = ()
+    invalid: ClassVar[tuple] = ()
+
+    def applies_to(self, text: str, seen: Optional[dict] = None) -> bool:
+        """Does one of the triggers occur in ``text``? ``seen`` memoises answers across the
+        rules of one file, so a trigger that several rules share is searched for once."""
+        if not self.triggers:
+            return True
+        for trigger in self.triggers:
+            hit = None if seen is None else seen.get(trigger)
+            if hit is None:
+                hit = trigger in text if isinstance(trigger, str) else trigger.search(text) is not None
+                if seen is not None:
+                    seen[trigger] = hit
+            if hit:
+                return True
+        return False
+
+    @classmethod
+    def documentation(cls) -> str:
+        """The rule's documentation: its module docstring."""
+        doc = sys.modules[cls.__module__].__doc__ or ""
+        return _dedent(doc).strip()
+
+    @classmethod
+    def doc_code_blocks(cls) -> dict:
+        """The python code blocks under each ``## `` heading of the documentation."""
+        blocks: dict[str, list[str]] = {}
+        heading = ""
+        for part in re.split(r"^(## .*)$", cls.documentation(), flags=re.M):
+            if part.startswith("## "):
+                heading = part[3:].strip()
+                continue
+            for code in re.findall(r"```python\n(.*?)```", part, flags=re.S):
+                blocks.setdefault(heading, []).append(code)
+        return blocks
+
+
+def _dedent(text: str) -> str:
+    import textwrap
+
+    first, _, rest = text.partition("\n")
+    return first.strip() + "\n" + textwrap.dedent(rest)

@@ -1,0 +1,407 @@
+"""Writing to a tensor through `.data`.
+
+## What it does
+Flags in-place writes through `t.data` where `t` is known to be a tensor (a parameter, a
+`.weight`/`.bias`/`.grad`, a name bound to a torch call, a model output or loss) or where the
+in-place method itself shows `t.data` is a tensor: `p.data.mul_(d)`, `p.data.copy_(s)`,
+`p.data[i] = v`, `p.data += v`, `p.data = t`, and `.data` passed as the tensor an in-place
+function fills (`nn.init.normal_(m.weight.data)`, `trunc_normal_(w.data)`).
+Not flagged: `p.data = p.to(torch.float16)`, `t.data = t.data.clone()` and similar
+assignments that give the tensor a new dtype, device or storage on purpose (as
+`Module._apply` does: `p.data = fn(p.data)`; `mask.data = F.fold(mask, ...)` or a slice of
+a value computed from the tensor itself, which may change its shape), `p.data = p._mp_param` (a tensor kept on `p`
+itself swapped in), `a.data = b.data` (sharing `b`'s storage), assignments with a `memory_format`, and `p.grad.data = ...` (re-pointing
+a gradient at another buffer): `copy_` cannot do those.
+
+## Why is this bad?
+`.data` hands out an alias of the tensor with a fresh version counter. Autograd uses the
+version counter to notice that a tensor saved for backward was changed in place; a write
+through `.data` never bumps it. If any graph still holds `t`, the backward pass silently
+uses the new values and computes wrong gradients, with no error and no warning
+(`torch.autograd.detect_anomaly()` cannot see it either). Under `torch.no_grad()` the same
+write without `.data` is not recorded by autograd, and a stale saved tensor raises
+"one of the variables needed for gradient computation has been modified by an inplace
+operation" instead of corrupting the result.
+
+## Example
+```python
+import torch
+
+def sgd_step(model, lr):
+    for p in model.parameters():
+        p.data.add_(p.grad, alpha=-lr)
+```
+
+## Use instead
+```python
+import torch
+
+def sgd_step(model, lr):
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(p.grad, alpha=-lr)
+```
+
+## Fix safety
+For an in-place method, an item assignment or `+=` that is a whole statement, the fix drops
+`.data` and wraps the statement (with neighbouring statements the rule also flags, or the
+`for` loop whose whole body they are) in `with torch.no_grad():`, or only drops `.data` where
+grad is already disabled. For
+`p.data = t` it writes `p.copy_(t)`. These fixes are unsafe: where a graph really did save the
+tensor, the fixed code raises at backward instead of silently computing wrong gradients, and
+`p.copy_(t)` needs `t` to broadcast to `p`'s shape and converts it to `p`'s dtype and device,
+where `p.data = t` replaced all three. No fix is offered where the write is part of a larger
+statement or expression.
+For `nn.init.*_(w.data)` the fix drops `.data` and is safe: every `nn.init` function already
+runs under `torch.no_grad()`, so the only change is that the version counter is bumped.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from gradguard.check.model import Edit, Fix
+from gradguard.check.analysis.data_attr import (
+    INPLACE_VALUE_METHODS,
+    classify,
+    drop_data_edit,
+    has_comment,
+    no_grad_name,
+)
+from gradguard.check.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
+
+_BODY_FIELDS = ("body", "orelse", "finalbody")
+
+
+def _enclosing_statement(ctx, node: ast.AST) -> Optional[ast.stmt]:
+    while node is not None and not isinstance(node, ast.stmt):
+        node = ctx.parent(node)
+    return node
+
+
+class TensorDataWrite(Rule):
+    code = "GG102"
+    name = "tensor-data-write"
+    summary = "writing through `t.data` bypasses autograd's version counter: silently wrong gradients"
+    fix_availability = FIX_SOMETIMES
+    triggers = (".data",)
+    function_triggers = (".data",)
+
+    valid = (
+        Valid(
+            "import torch\nimport torch.nn.functional as F\n"
+            "def fold(mask, shape):\n    mask = torch.ones(shape)\n"
+            "    mask.data = F.fold(mask, output_size=(4, 4), kernel_size=2, stride=2)\n"
+        ),
+        Valid(
+            "import torch\ndef trim(mask, m2, h, w):\n    mask = torch.ones(8, 8)\n"
+            "    mask.data = m2.squeeze().reshape(mask.shape)[:h, :w].contiguous()\n"
+        ),
+        Valid("import torch\nwith torch.no_grad():\n    for p in model.parameters():\n        p.mul_(0.5)\n"),
+        Valid(
+            "import torch\n\ndef to_half(model):\n    for p in model.parameters():\n        p.data = p.data.to(torch.float16)\n"
+            "        if p.grad is not None:\n            p.grad.data = p.grad.to(torch.float16)\n"
+            "        p.data = p._mp_param\n"
+            "    for q in model.parameters():\n        q.data = fn(q.data)\n"
+            "    model.bn.running_mean.data = other.bn.running_mean.data\n"
+            "    w = model.weight.detach().clone()\n"
+            "    model.weight.data = w.resize_(w.shape, memory_format=torch.channels_last)\n"
+        ),
+        Valid(
+            "import torch\ndef f(dataset, args, batch):\n    dataset.data[0] = 1\n    args.data = None\n    batch['image'].data = 3\n"
+        ),
+        Valid(
+            "import torch\nclass Store:\n    def __init__(self):\n        self.data = {}\n    def put(self, k, v):\n        self.data[k] = v\n"
+        ),
+        Valid("import torch\nfor p in model.parameters():\n    x = p.data.clone()\n    x.mul_(2)\n"),  # a read: GG101
+        Valid("import torch\nimport numpy as np\narr = np.zeros(3)\narr.data = bytearray(24)\n"),
+        Valid("import torch\nfor p in model.parameters():\n    p.data.requires_grad_(False)\n"),
+    )
+    invalid = (
+        Invalid(
+            "import torch\ndef reset(mask):\n    mask = torch.ones(8, 8)\n    mask.data = torch.zeros_like(mask)\n"
+        ),
+        Invalid(
+            "import torch\nfor p in model.parameters():\n    p.data.add_(p.grad, alpha=-0.1)  # step\n",
+            fixed="import torch\nfor p in model.parameters():\n    p.data.add_(p.grad, alpha=-0.1)  # step\n",
+        ),
+        Invalid(
+            "import torch\nfor p in model.parameters():\n    p.data.add_(p.grad, alpha=-0.1)  # step\n",
+            fixed="import torch\nwith torch.no_grad():\n    for p in model.parameters():\n        p.add_(p.grad, alpha=-0.1)  # step\n",
+            unsafe=True,
+        ),
+        Invalid(
+            "import torch\ndef init(m):\n    m.weight.data.copy_(w)\n    m.bias.data.zero_()\n",
+            fixed="import torch\ndef init(m):\n    with torch.no_grad():\n        m.weight.copy_(w)\n        m.bias.zero_()\n",
+            unsafe=True,
+        ),
+        Invalid(
+            "import torch\n@torch.no_grad()\ndef load(layer, t):\n    layer.weight.data = t\n    layer.bias.data[0] = 1.0\n",
+            fixed="import torch\n@torch.no_grad()\ndef load(layer, t):\n    layer.weight.copy_(t)\n    layer.bias[0] = 1.0\n",
+            unsafe=True,
+        ),
+        Invalid(
+            "import torch.nn as nn\ndef init(m):\n    nn.init.normal_(m.weight.data, 0, 0.02)\n",
+            fixed="import torch.nn as nn\ndef init(m):\n    nn.init.normal_(m.weight, 0, 0.02)\n",
+        ),
+        Invalid(
+            "import torch\ndef scale(layer, s):\n    y = layer.weight.data.mul_(s)\n    return y\n",
+            fixed="import torch\ndef scale(layer, s):\n    y = layer.weight.data.mul_(s)\n    return y\n",
+            unsafe=True,
+        ),
+    )
+
+    def visit_Attribute(self, node: ast.Attribute, ctx) -> None:
+        if node.attr != "data":
+            return
+        access = classify(ctx, ctx.facts(), node)
+        if access is None or access.kind != "write":
+            return
+        recv = ctx.text(node.value)
+        if "\n" in recv:
+            recv = "t"
+        how = access.how
+        disabled = ctx.grad_disabled
+        if how == "init":
+            message = (
+                f"`{recv}.data` passed to an initialiser: `nn.init` already runs under `no_grad`, "
+                f"and `.data` only skips the version counter; pass `{recv}`"
+            )
+            fix = Fix("safe", f"Pass `{recv}` itself", (drop_data_edit(ctx, node),))
+            ctx.report(self.code, node, message, fix)
+            return
+        if how == "assign":
+            if _swaps_own_storage(ctx, access.site, node.value):
+                return  # `p.data = p.to(dtype)`: a new dtype/device/storage on purpose, `copy_` cannot do it
+            advice = f"`{recv}.copy_(...)`" + ("" if disabled else " under `torch.no_grad()`")
+            message = (
+                f"`{recv}.data = ...` replaces `{recv}`'s contents behind autograd's back (no version-counter bump: "
+                f"if a graph has saved `{recv}`, its gradients come out silently wrong); where the new value has the "
+                f"same shape, dtype and device, use {advice}"
+            )
+        else:
+            advice = f"drop `.data` and write to `{recv}`" + ("" if disabled else " under `torch.no_grad()`")
+            message = (
+                f"in-place write through `{recv}.data` bypasses autograd's version counter: if a graph has saved "
+                f"`{recv}`, its gradients come out silently wrong; {advice}"
+            )
+        fix = self._statement_fix(ctx, access, disabled)
+        ctx.report(self.code, node, message, fix)
+
+    # -- fixes ------------------------------------------------------------------------------
+    def _core_edits(self, ctx, access) -> Optional[tuple]:
+        """Edits that remove `.data` from a write that is a whole statement, else None."""
+        node, site, how = access.node, access.site, access.how
+        stmt = _enclosing_statement(ctx, node)
+        if how in ("method", "inplace_call"):
+            top = site
+            while how == "method":  # `w.data.normal_().fmod_(2).mul_(s)`: a chain of writes
+                attr, call = ctx.parent(top), ctx.parent(ctx.parent(top))
+                if not (
+                    isinstance(attr, ast.Attribute)
+                    and attr.attr in INPLACE_VALUE_METHODS
+                    and isinstance(call, ast.Call)
+                    and call.func is attr
+                ):
+                    break
+                top = call
+            if not (isinstance(stmt, ast.Expr) and stmt.value is top):
+                return None
+            return (drop_data_edit(ctx, node),)
+        if how == "setitem":
+            if (
+                isinstance(stmt, ast.Assign)
+                and stmt.targets == [site]
+                or isinstance(stmt, ast.AugAssign)
+                and stmt.target is site
+            ):
+                return (drop_data_edit(ctx, node),)
+            return None
+        if how == "augassign":
+            return (drop_data_edit(ctx, node),) if stmt is site else None
+        if how == "assign":
+            if stmt is not site or len(stmt.targets) != 1 or has_comment(ctx, stmt):
+                return None
+            recv = ctx.text(node.value)
+            value = ctx.text(stmt.value)
+            if isinstance(stmt.value, (ast.Tuple, ast.Starred)):
+                value = f"({value})"
+            return (ctx.replace(stmt, f"{recv}.copy_({value})"),)
+        return None
+
+    def _statement_fix(self, ctx, access, disabled: bool) -> Optional[Fix]:
+        core = self._core_edits(ctx, access)
+        if core is None:
+            return None
+        if disabled:
+            what = "Use `copy_`" if access.how == "assign" else "Drop `.data`"
+            return Fix(
+                "unsafe", f"{what} (grad is already disabled here){_SAME_SHAPE if access.how == 'assign' else ''}", core
+            )
+        no_grad = no_grad_name(ctx)
+        stmt = _enclosing_statement(ctx, access.node)
+        if no_grad is None or not self._owns_lines(ctx, stmt):
+            return None
+        run = self._run(ctx, stmt)
+        edits = list(core)
+        for other, other_core in run:
+            if other is not stmt:
+                edits.extend(other_core)
+        first, last = run[0][0], run[-1][0]
+        # `for p in model.parameters(): p.data.add_(...)`: wrap the loop, not each iteration.
+        owner = ctx.parent(first)
+        while (
+            isinstance(owner, ast.For)
+            and owner.body[0] is first
+            and owner.body[-1] is last
+            and not owner.orelse
+            and self._owns_lines(ctx, owner, allow_compound=True)
+        ):
+            first = last = owner
+            owner = ctx.parent(owner)
+        src = ctx.source
+        indent = src.indentation(first.lineno)
+        unit = "\t" if "\t" in indent else "    "
+        starts = src.line_starts
+        edits.append(
+            Edit(starts[first.lineno - 1], starts[first.lineno - 1], f"{indent}with {no_grad}():{src.newline}{unit}")
+        )
+        for lineno in range(first.lineno + 1, last.end_lineno + 1):
+            if src.line(lineno).strip():
+                edits.append(Edit(starts[lineno - 1], starts[lineno - 1], unit))
+        message = (
+            "Wrap in `with torch.no_grad():` and drop `.data`"
+            if access.how != "assign"
+            else "Use `copy_` under `with torch.no_grad():`"
+        )
+        why = " (unsafe: a graph that saved the tensor now raises instead of computing wrong gradients)"
+        return Fix("unsafe", message + why + (_SAME_SHAPE if access.how == "assign" else ""), tuple(edits))
+
+    def _owns_lines(self, ctx, stmt: ast.stmt, allow_compound: bool = False) -> bool:
+        """The statement starts its first line and ends its last (no `;` neighbours, no
+        one-line compound statement), and holds no multi-line string."""
+        src = ctx.source
+        first = src.line(stmt.lineno)
+        before = first[: src.node_start(stmt) - src.line_starts[stmt.lineno - 1]]
+        if before.strip():
+            return False
+        if allow_compound and stmt.body[0].lineno == stmt.lineno:
+            return False  # `for p in ps: p.data.add_(1)` on one line
+        last = src.line(stmt.end_lineno)
+        after = last[src.node_end(stmt) - src.line_starts[stmt.end_lineno - 1] :].strip()
+        if after and not after.startswith("#"):
+            return False
+        if stmt.lineno != stmt.end_lineno:
+            for sub in ast.walk(stmt):
+                if isinstance(sub, (ast.Constant, ast.JoinedStr)) and isinstance(
+                    getattr(sub, "value", ""), (str, bytes, list)
+                ):
+                    if sub.lineno != sub.end_lineno:
+                        return False
+        return True
+
+    def _run(self, ctx, stmt: ast.stmt) -> list:
+        """The consecutive sibling statements around ``stmt`` that are fixable `.data`
+        writes, each with its core edits, so they share one `with torch.no_grad():`."""
+        owner = ctx.parent(stmt)
+        body = None
+        for name in _BODY_FIELDS:
+            block = getattr(owner, name, None)
+            if isinstance(block, list) and any(s is stmt for s in block):
+                body = block
+                break
+        if body is None:
+            return [(stmt, ())]
+        key = ("gg102-runs", id(owner), id(body))
+        runs = ctx.cache.get(key)
+        if runs is None:
+            runs = {}
+            current: list = []
+            for sibling in body:
+                core = self._sibling_core(ctx, sibling)
+                if core is not None:
+                    current.append((sibling, core))
+                    continue
+                for member, _ in current:
+                    runs[id(member)] = current
+                current = []
+            for member, _ in current:
+                runs[id(member)] = current
+            ctx.cache[key] = runs
+        return runs.get(id(stmt)) or [(stmt, ())]
+
+    def _sibling_core(self, ctx, stmt: ast.stmt) -> Optional[tuple]:
+        if not isinstance(stmt, (ast.Expr, ast.Assign, ast.AugAssign)) or ".data" not in ctx.text(stmt):
+            return None
+        if not self._owns_lines(ctx, stmt):
+            return None
+        facts = ctx.facts()
+        edits: list = []
+        for sub in ast.walk(stmt):
+            if isinstance(sub, ast.Attribute) and sub.attr == "data":
+                access = classify(ctx, facts, sub)
+                if access is None or access.kind != "write":
+                    continue
+                if access.how == "init":
+                    return None
+                core = self._core_edits(ctx, access)
+                if core is None:
+                    return None
+                edits.extend(core)
+        return tuple(edits) or None
+
+
+# Methods whose result may have a new dtype, device, layout or storage: `x.data = x.to(...)`
+# moves `x` itself (as `Module._apply` does), which `x.copy_(...)` cannot do.
+_STORAGE_CHANGING = frozenset(
+    """to type half float double bfloat16 long int bool cuda cpu clone contiguous pin_memory
+    share_memory_ to_dense to_sparse coalesce""".split()
+)
+
+
+_SAME_SHAPE = "; right only where the new value has the same shape, dtype and device"
+
+
+def _derived_reshaped(ctx, value: ast.AST, own: str) -> bool:
+    """``p.data = fn(p[.data])`` (as `Module._apply` does, or `mask.data = F.fold(mask, ...)`)
+    or a slice of a value computed from ``p`` (`m.data = t.reshape(m.shape)[:h]`): the new value
+    may have another shape, dtype or device, which `copy_` cannot give it. `torch.*_like(p)`
+    keeps the shape and stays flagged."""
+    mentions = False
+    sliced = False
+    for sub in ast.walk(value):
+        if isinstance(sub, ast.Call):
+            name = sub.func.attr if isinstance(sub.func, ast.Attribute) else getattr(sub.func, "id", "")
+            if not name.endswith("_like") and any(ctx.text(a) in (own, own + ".data") for a in sub.args):
+                return True
+        elif isinstance(sub, ast.Subscript) and any(isinstance(n, ast.Slice) for n in ast.walk(sub.slice)):
+            sliced = True
+        elif isinstance(sub, (ast.Name, ast.Attribute)) and ctx.text(sub) == own:
+            mentions = True
+    return mentions and sliced
+
+
+def _swaps_own_storage(ctx, stmt: ast.AST, recv: ast.AST) -> bool:
+    """Whether ``recv.data = recv[.data].<method>(...)...`` gives ``recv`` a new storage, dtype or
+    device, or swaps in a tensor kept on ``recv`` itself (``p.data = p._mp_param``)."""
+    value = getattr(stmt, "value", None)
+    own = ctx.text(recv)
+    if isinstance(value, ast.Attribute) and value.attr != "data" and ctx.text(value.value) == own:
+        return True
+    if isinstance(value, ast.Attribute) and value.attr == "data":
+        return True  # `a.data = b.data`: `a` now shares `b`'s storage, which `copy_` would not do
+    if isinstance(recv, ast.Attribute) and recv.attr == "grad":
+        return True  # `p.grad.data = view`: re-pointing a gradient at a buffer (FSDP, `Module._apply`)
+    if value is not None and any(isinstance(k, ast.keyword) and k.arg == "memory_format" for k in ast.walk(value)):
+        return True  # a new memory format: `copy_` keeps the old strides
+    if value is not None and _derived_reshaped(ctx, value, own):
+        return True
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        method, base = value.func.attr, value.func.value
+        if isinstance(base, ast.Attribute) and base.attr == "data":
+            base = base.value
+        if method in _STORAGE_CHANGING and ctx.text(base) == own:
+            return True
+        value = value.func.value
+    return False

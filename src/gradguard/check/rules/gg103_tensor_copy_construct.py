@@ -1,0 +1,173 @@
+"""`torch.tensor(t)` on a tensor.
+
+## What it does
+Flags `torch.tensor(t)` (also `from torch import tensor`) whose first argument is known to be
+a tensor: a parameter, a `.weight`/`.bias`/`.grad`, a name bound to a torch call, a model output
+or a loss. Lists of tensors (`torch.tensor([t1, t2])`) are not flagged: that is a different
+call (it fails for multi-element tensors and converts one-element tensors to numbers).
+
+## Why is this bad?
+`torch.tensor` is meant for Python data. Given a tensor it copies it and silently drops the
+autograd graph: the result never requires grad unless `requires_grad=True` is passed, and then
+it is a new leaf, not connected to `t`. torch warns at run time ("To copy construct from a
+tensor, it is recommended to use sourceTensor.detach().clone() ..."). Code that meant to keep
+gradients flowing loses them without an error; code that meant a copy says so more clearly
+with `t.detach().clone()`.
+
+## Example
+```python
+import torch
+
+def target(model, x):
+    out = model(x)
+    return torch.tensor(out)
+```
+
+## Use instead
+```python
+import torch
+
+def target(model, x):
+    out = model(x)
+    return out.detach().clone()
+```
+
+## Fix safety
+The fix writes `t.detach().clone()`, which is what `torch.tensor(t)` computes, and is safe.
+Keyword arguments are carried over: `dtype=` and `device=` become
+`.to(dtype=..., device=...)` after the clone, `requires_grad=True` becomes
+`.requires_grad_()`, `requires_grad=False` is dropped. Calls with other arguments
+(`pin_memory=`, `**kwargs`, more positional arguments) and calls with a comment inside get no fix. The result may keep `t`'s
+strides where `torch.tensor` could return a contiguous copy; values, dtype, device and grad
+state are the same.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from gradguard.check.model import Fix
+from gradguard.check.analysis.data_attr import has_comment
+from gradguard.check.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
+from gradguard.check.analysis.kinds import is_tensor
+
+_TENSOR_FUNCTIONS = ("torch.tensor",)
+_ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
+
+
+def _is_parameter(ctx, name: str) -> bool:
+    """A parameter's incoming value is unknown: `x = torch.tensor(x)` then converts data."""
+    func = ctx.function
+    args = getattr(func, "args", None)
+    if not isinstance(args, ast.arguments):
+        return False
+    every = args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]
+    return any(a.arg == name for a in every)
+
+
+def _guarded_not_tensor(ctx, node: ast.AST, name: str) -> bool:
+    """Inside ``if not isinstance(name, ...)`` (or its ``else``): not a tensor there."""
+    child, cur = node, ctx.parent(node)
+    while cur is not None and not isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        if isinstance(cur, (ast.If, ast.IfExp)) and child is not cur.test:
+            for sub in ast.walk(cur.test):
+                if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "isinstance":
+                    if sub.args and isinstance(sub.args[0], ast.Name) and sub.args[0].id == name:
+                        return True
+        child, cur = cur, ctx.parent(cur)
+    return False
+
+
+class TensorCopyConstruct(Rule):
+    code = "GG103"
+    name = "tensor-copy-construct"
+    summary = "`torch.tensor(t)` on a tensor silently detaches: use `t.detach().clone()`"
+    fix_availability = FIX_SOMETIMES
+    triggers = ("tensor(",)
+    function_triggers = ("tensor(",)
+    function_names = _TENSOR_FUNCTIONS
+
+    valid = (
+        Valid("import torch\nx = torch.tensor([1.0, 2.0])\ny = torch.tensor(3.0, requires_grad=True)\n"),
+        Valid("import torch\nimport numpy as np\na = np.zeros(3)\nt = torch.tensor(a)\n"),
+        Valid("import torch\ndef f(values):\n    return torch.tensor(values)\n"),
+        Valid("import torch\ndef f(model, x):\n    out = model(x)\n    return torch.tensor([out.item(), 1.0])\n"),
+        Valid("import torch\nx = torch.randn(3)\ny = torch.as_tensor(x)\nz = torch.tensor(x.tolist())\n"),
+        Valid(
+            "import torch\ndef f(x, n):\n    x = torch.tensor(x)\n    n = torch.tensor(n, dtype=torch.float32)\n    return x, n\n"
+        ),
+        Valid("import torch\nv = torch.zeros(1)\nif not isinstance(v, torch.Tensor):\n    v = torch.tensor(v)\n"),
+        Valid(
+            "import torch\nclass A:\n    def tensor(self, t):\n        return t\nx = torch.zeros(2)\ny = A().tensor(x)\n"
+        ),
+    )
+    invalid = (
+        Invalid(
+            "import torch\nx = torch.randn(3)\ny = torch.tensor(x)\n",
+            fixed="import torch\nx = torch.randn(3)\ny = x.detach().clone()\n",
+        ),
+        Invalid(
+            "import torch\nfrom torch import tensor\ndef f(model, x):\n    out = model(x)\n    return tensor(out, dtype=torch.float16, device='cuda')  # half copy\n",
+            fixed="import torch\nfrom torch import tensor\ndef f(model, x):\n    out = model(x)\n    return out.detach().clone().to(dtype=torch.float16, device='cuda')  # half copy\n",
+        ),
+        Invalid(
+            "import torch\nfor p in model.parameters():\n    q = torch.tensor(p * 2, requires_grad=True)\n",
+            fixed="import torch\nfor p in model.parameters():\n    q = (p * 2).detach().clone().requires_grad_()\n",
+        ),
+        Invalid(
+            "import torch\nx = torch.randn(3)\ny = torch.tensor(x, pin_memory=True)\n",
+            fixed="import torch\nx = torch.randn(3)\ny = torch.tensor(x, pin_memory=True)\n",
+        ),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        func = node.func
+        if not node.args or (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) != "tensor":
+            return
+        if ctx.imports.qualified_name(func) not in _TENSOR_FUNCTIONS:
+            return
+        source = node.args[0]
+        if isinstance(source, ast.Starred) or not is_tensor(ctx, ctx.facts(), source):
+            return
+        if isinstance(source, ast.Name) and (
+            _is_parameter(ctx, source.id) or _guarded_not_tensor(ctx, node, source.id)
+        ):
+            return
+        text = ctx.text(source)
+        short = text if len(text) <= 30 and "\n" not in text else "t"
+        receiver = short if short == "t" or isinstance(source, _ATOMS) else f"({short})"
+        message = (
+            f"`torch.tensor({short})` copies a tensor and silently drops its autograd graph; "
+            f"write `{receiver}.detach().clone()` to say so"
+        )
+        ctx.report(self.code, node, message, self._fix(ctx, node, text))
+
+    def _fix(self, ctx, node: ast.Call, text: str):
+        if len(node.args) != 1 or has_comment(ctx, node):
+            return None
+        if not isinstance(node.args[0], _ATOMS):
+            text = f"({text})"
+        to_args = []
+        tail = ""
+        for kw in node.keywords:
+            if kw.arg in ("dtype", "device"):
+                to_args.append(f"{kw.arg}={ctx.text(kw.value)}")
+            elif kw.arg == "requires_grad":
+                value = kw.value
+                if isinstance(value, ast.Constant) and value.value is False:
+                    continue
+                if isinstance(value, ast.Constant) and value.value is True:
+                    tail = ".requires_grad_()"
+                else:
+                    tail = f".requires_grad_({ctx.text(value)})"
+            else:
+                return None
+        new = f"{text}.detach().clone()"
+        if to_args:
+            new += f".to({', '.join(to_args)})"
+        new += tail
+        return Fix(
+            "safe",
+            f"Replace with `{new}`" if len(new) < 60 else "Replace with `.detach().clone()`",
+            (ctx.replace(node, new),),
+        )

@@ -1,0 +1,196 @@
+"""Legacy `torch.autograd.Variable(...)`.
+
+## What it does
+Flags calls of `torch.autograd.Variable` under any import spelling
+(`from torch.autograd import Variable`, `torch.autograd.variable.Variable`, aliases).
+
+## Why is this bad?
+Since torch 0.4 tensors carry autograd state themselves and `Variable` is kept only for old
+code. On torch 2.13 `Variable(x)` returns a new tensor that shares `x`'s memory and version
+counter but is *detached*: it does not require grad, so a graph through `x` is cut there
+(like `x.detach()`). `volatile=True` was removed and has no effect at all (torch only warns
+"volatile was removed and now has no effect"): an inference pass written with
+`Variable(x, volatile=True)` still records a graph through the model's parameters and keeps
+its activations alive.
+
+## Example
+```python
+import torch
+from torch.autograd import Variable
+
+def evaluate(model, images):
+    return model(Variable(images, volatile=True))
+```
+
+## Use instead
+```python
+import torch
+
+@torch.no_grad()
+def evaluate(model, images):
+    return model(images)
+```
+
+## Fix safety
+The fix is safe and keeps what the call computes: `Variable(x)` becomes `x.detach()` (just
+`x` when `x` is a fresh tensor from a torch factory such as `torch.zeros(...)`, possibly
+followed by methods with constant arguments, which never requires grad), and `Variable(x, requires_grad=True)` becomes `x.detach().requires_grad_()`,
+a new leaf like the one `Variable` made; `x` itself is left unchanged. Where `x` is plain
+input data that never requires grad, the `.detach()` can be dropped by hand. With
+`volatile=True` there is no fix outside a `no_grad`/`inference_mode` region: the code needs
+one, and where to put it is a decision the checker cannot make. Inside such a region
+`volatile` is redundant and the call is fixed as above. Calls with other arguments or with
+comments inside get no fix. The `Variable` import is left in place.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from gradguard.check.model import Fix
+from gradguard.check.analysis.data_attr import has_comment
+from gradguard.check.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
+
+_VARIABLE_NAMES = ("torch.autograd.Variable", "torch.autograd.variable.Variable")
+_ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
+# torch functions returning a new tensor that requires grad only when asked to.
+_FACTORIES = frozenset(
+    """zeros ones empty full rand randn randint randperm arange linspace logspace eye from_numpy
+    tensor zeros_like ones_like empty_like full_like rand_like randn_like randint_like
+    FloatTensor LongTensor DoubleTensor IntTensor ByteTensor BoolTensor HalfTensor Tensor""".split()
+)
+
+
+def _const(node: Optional[ast.AST]):
+    return node.value if isinstance(node, ast.Constant) else ...
+
+
+class LegacyVariable(Rule):
+    code = "GG104"
+    name = "legacy-variable"
+    summary = "legacy `Variable(...)`: detaches its input; `volatile=True` does nothing"
+    fix_availability = FIX_SOMETIMES
+    triggers = ("Variable",)
+    function_triggers = ("Variable",)
+    function_names = _VARIABLE_NAMES
+
+    valid = (
+        Valid("import torch\nx = torch.randn(3, requires_grad=True)\ny = x.detach()\n"),
+        Valid("import torch\nfrom mylib import Variable\nv = Variable('name')\n"),
+        Valid("import torch\nfrom torch.autograd import Variable\ndef f(t):\n    return isinstance(t, Variable)\n"),
+        Valid("import torch\nfrom torch.autograd import Variable\nengine = Variable._execution_engine\n"),
+        Valid("import torch\nclass Variable:\n    pass\nv = Variable()\n"),
+    )
+    invalid = (
+        Invalid(
+            "import torch\nfrom torch.autograd import Variable\nfor x, y in loader:\n    x, y = Variable(x.cuda()), Variable(y)\n",
+            fixed="import torch\nfrom torch.autograd import Variable\nfor x, y in loader:\n    x, y = x.cuda().detach(), y.detach()\n",
+        ),
+        Invalid(
+            "import torch\nw = torch.autograd.Variable(torch.zeros(3, 4), requires_grad=True)\n",
+            fixed="import torch\nw = torch.zeros(3, 4).requires_grad_()\n",
+        ),
+        Invalid(
+            "import torch\nfrom torch.autograd import Variable\nt = Variable(torch.rand(5).mul(10).floor().long())\nu = Variable(torch.zeros(3).add(w))\n",
+            fixed="import torch\nfrom torch.autograd import Variable\nt = torch.rand(5).mul(10).floor().long()\nu = torch.zeros(3).add(w).detach()\n",
+        ),
+        Invalid(
+            "import torch\nfrom torch.autograd import Variable as V\ndef f(a, b):\n    return V(a + b, True)\n",
+            fixed="import torch\nfrom torch.autograd import Variable as V\ndef f(a, b):\n    return (a + b).detach().requires_grad_()\n",
+        ),
+        Invalid(
+            "import torch\nfrom torch.autograd import Variable\ndef evaluate(model, x):\n    return model(Variable(x, volatile=True))\n",
+            fixed="import torch\nfrom torch.autograd import Variable\ndef evaluate(model, x):\n    return model(Variable(x, volatile=True))\n",
+        ),
+        Invalid(
+            "import torch\nfrom torch.autograd import Variable\n@torch.no_grad()\ndef evaluate(model, x):\n    return model(Variable(x, volatile=True))\n",
+            fixed="import torch\nfrom torch.autograd import Variable\n@torch.no_grad()\ndef evaluate(model, x):\n    return model(x.detach())\n",
+        ),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        func = node.func
+        if not isinstance(func, (ast.Name, ast.Attribute)):
+            return
+        if ctx.imports.qualified_name(func) not in _VARIABLE_NAMES:
+            return
+        volatile = (
+            node.args[2] if len(node.args) > 2 else next((k.value for k in node.keywords if k.arg == "volatile"), None)
+        )
+        volatile_value = _const(volatile) if volatile is not None else False
+        if volatile is not None and volatile_value is not False:
+            if ctx.grad_disabled:
+                message = (
+                    "`Variable(..., volatile=True)` is legacy: `volatile` has no effect (grad is already "
+                    "disabled here) and `Variable` returns a detached tensor; use the tensor directly"
+                )
+                fix = self._fix(ctx, node)
+            else:
+                message = (
+                    "`volatile=True` was removed and does nothing: a forward pass on this input still records "
+                    "a graph through the model's parameters; run inference under `torch.no_grad()` or "
+                    "`torch.inference_mode()` instead"
+                )
+                fix = None
+        else:
+            message = (
+                "`Variable(...)` is a legacy wrapper: it returns a detached tensor that shares memory with its "
+                "input (like `.detach()`); use tensors directly"
+            )
+            fix = self._fix(ctx, node)
+        ctx.report(self.code, node, message, fix)
+
+    def _fix(self, ctx, node: ast.Call) -> Optional[Fix]:
+        if not node.args or isinstance(node.args[0], ast.Starred) or len(node.args) > 3 or has_comment(ctx, node):
+            return None
+        requires_grad: Optional[ast.AST] = node.args[1] if len(node.args) > 1 else None
+        for kw in node.keywords:
+            if kw.arg == "requires_grad":
+                requires_grad = kw.value
+            elif kw.arg != "volatile":
+                return None
+        source = node.args[0]
+        text = ctx.text(source)
+        rg = _const(requires_grad) if requires_grad is not None else False
+        fresh = self._is_fresh_factory(ctx, source)
+        if not isinstance(source, _ATOMS):
+            text = f"({text})"
+        new = text if fresh else f"{text}.detach()"
+        if rg is True:
+            new += ".requires_grad_()"
+        elif rg is not False:
+            new += f".requires_grad_({ctx.text(requires_grad)})"
+        return Fix("safe", f"Replace with `{new}`" if len(new) < 60 else "Drop `Variable`", (ctx.replace(node, new),))
+
+    def _is_fresh_factory(self, ctx, node: ast.AST) -> bool:
+        """A new tensor that cannot require grad: a torch factory call without
+        ``requires_grad``, optionally followed by methods whose arguments are constants
+        (``torch.rand(10).mul(10).floor().long()``)."""
+        while (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and ctx.imports.qualified_name(node.func) is None
+        ):
+            if node.func.attr == "requires_grad_":
+                return False
+            if not all(self._is_constant_arg(ctx, a) for a in list(node.args) + [k.value for k in node.keywords]):
+                return False
+            node = node.func.value
+        if not isinstance(node, ast.Call):
+            return False
+        qual = ctx.imports.qualified_name(node.func) or ""
+        parts = qual.split(".")
+        if parts[0] != "torch" or parts[-1] not in _FACTORIES or len(parts) > 3:
+            return False
+        if len(parts) == 3 and parts[1] != "cuda":
+            return False
+        return not any(k.arg in ("requires_grad", None) for k in node.keywords)
+
+    def _is_constant_arg(self, ctx, node: ast.AST) -> bool:
+        if isinstance(node, ast.UnaryOp):
+            node = node.operand
+        if isinstance(node, ast.Constant):
+            return True
+        qual = ctx.imports.qualified_name(node) if isinstance(node, ast.Attribute) else None
+        return qual is not None and qual.startswith("torch.")

@@ -1,0 +1,243 @@
+"""`backward()` on a value computed under `no_grad`.
+
+## What it does
+Flags `t.backward()`, `torch.autograd.backward(t)` and `torch.autograd.grad(t, ...)` inside a
+`torch.no_grad()` / `torch.inference_mode()` region (a `with` block, a decorator, or the rest
+of a block after `torch.set_grad_enabled(False)`) when `t` was computed inside that same
+region: assigned there from a call or an arithmetic expression, or computed in the call
+itself (`out.sum().backward()`).
+
+Not flagged: a value computed before the region (it keeps its `grad_fn`; `backward()` under
+`no_grad` works on it), a value computed inside a nested `torch.enable_grad()` block, a
+value created with `requires_grad=True` or given `.requires_grad_()` (a leaf that requires
+grad), and regions that only possibly disable grad (`set_grad_enabled(flag)`).
+
+## Why is this bad?
+Every tensor computed while grad is disabled has no `grad_fn` and does not require grad, so
+`backward()` on it always raises `RuntimeError: element 0 of tensors does not require grad
+and does not have a grad_fn` (on torch 2.13, for `no_grad` and `inference_mode` alike). The
+region is usually there by mistake: a loss computed inside an evaluation block, or a training
+step pasted under an inference decorator.
+
+## Example
+```python
+import torch
+
+def step(model, x, y, optimizer):
+    with torch.no_grad():
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+    optimizer.step()
+```
+
+## Use instead
+```python
+import torch
+
+def step(model, x, y, optimizer):
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    optimizer.step()
+```
+
+## Fix safety
+There is no fix: which statements should leave the region depends on what the region was
+meant to cover.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from gradguard.check.analysis.grad_mode import GRAD_OFF_NAMES, INFERENCE, NO_GRAD
+from gradguard.check.rules.base import FIX_NONE, Invalid, Rule, Valid
+from gradguard.check.analysis.kinds import GRAD_PRESERVING, _target_names
+
+_NOT_COMPUTING = frozenset(
+    {
+        "get",
+        "pop",
+        "popitem",
+        "getattr",
+        "next",
+        "deepcopy",
+        "copy",
+        "Parameter",
+        "requires_grad_",
+        "setdefault",
+        "load",
+    }
+)
+_GRAD_FUNCS = {"torch.autograd.grad", "torch.autograd.backward"}
+
+
+def _callee_name(call: ast.Call) -> str:
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return ""
+
+
+def _computes(value: ast.AST) -> bool:
+    """An expression that certainly produces a new value (not a stored one)."""
+    if isinstance(value, (ast.BinOp, ast.UnaryOp)):
+        return True
+    if isinstance(value, ast.Call):
+        if _callee_name(value) in _NOT_COMPUTING:
+            return False
+        for kw in value.keywords:
+            if kw.arg == "requires_grad" and not (isinstance(kw.value, ast.Constant) and kw.value.value is False):
+                return False
+            if kw.arg is None:
+                return False
+        return True
+    return False
+
+
+class BackwardWithoutGrad(Rule):
+    code = "GG202"
+    name = "backward-without-grad"
+    summary = "`backward()` on a value computed inside the same `no_grad` region (always a RuntimeError)"
+    fix_availability = FIX_NONE
+    triggers = ("backward", "autograd")
+    # Only a region opened in the function itself disables grad there.
+    function_triggers = ("no_grad", "inference_mode", "set_grad_enabled")
+    function_names = tuple(sorted(GRAD_OFF_NAMES))
+
+    valid = (
+        Valid(
+            "import torch\n\ndef f(model, x):\n    loss = model(x).sum()\n    with torch.no_grad():\n        loss.backward()\n"
+        ),
+        Valid(
+            "import torch\n\n@torch.no_grad()\ndef f(model, x):\n    with torch.enable_grad():\n        loss = model(x).sum()\n"
+            "    loss.backward()\n"
+        ),
+        Valid(
+            "import torch\n\ndef f(model, x, train):\n    with torch.set_grad_enabled(train):\n        loss = model(x).sum()\n        loss.backward()\n"
+        ),
+        Valid(
+            "import torch\n\nwith torch.no_grad():\n    w = torch.zeros(3, requires_grad=True)\n    w.backward(torch.ones(3))\n"
+        ),
+        Valid(
+            "import torch\n\nwith torch.no_grad():\n    w = torch.zeros(3)\n    w.requires_grad_()\n    w.backward(torch.ones(3))\n"
+        ),
+        Valid(
+            "import torch\n\ndef f(model, x):\n    with torch.no_grad():\n        loss = model(x).sum()\n    loss = model(x).sum()\n    loss.backward()\n"
+        ),
+        Valid("import torch\n\n@torch.no_grad()\ndef f(losses):\n    loss = losses.pop()\n    loss.backward()\n"),
+        Valid(
+            "import torch\n\n@torch.no_grad()\ndef f(model, x):\n    def closure():\n        loss = model(x).sum()\n"
+            "        loss.backward()\n        return loss\n    return closure\n"
+        ),
+    )
+    invalid = (
+        Invalid(
+            "import torch\n\ndef f(model, x):\n    with torch.no_grad():\n        loss = model(x).sum()\n        loss.backward()\n"
+        ),
+        Invalid(
+            "import torch\n\n@torch.inference_mode()\ndef f(model, x):\n    out = model(x)\n    torch.autograd.grad(out.sum(), x)\n"
+        ),
+        Invalid("import torch\n\ndef f(loss):\n    with torch.no_grad():\n        loss.mean().backward()\n"),
+        Invalid(
+            "import torch as th\n\ndef f(model, x, w):\n    th.set_grad_enabled(False)\n    y, aux = model(x)\n"
+            "    th.autograd.grad([y, aux], [w])\n"
+        ),
+    )
+
+    def _records(self, ctx) -> dict:
+        return ctx.cache.setdefault(("gg202", id(ctx.function)), {})
+
+    def _region(self, ctx):
+        if ctx.grad_state() != "disabled":
+            return None
+        for region in reversed(ctx.innermost_regions()):
+            if region.kind in (NO_GRAD, INFERENCE):
+                return region
+        return None
+
+    def _record(self, ctx, names, value) -> None:
+        region = self._region(ctx) if _computes(value) else None
+        records = self._records(ctx)
+        for name, lineno in names:
+            records[name] = (region, lineno)
+
+    def visit_Assign(self, node: ast.Assign, ctx) -> None:
+        names = [(name, node.lineno) for target in node.targets for name in _target_names(target)]
+        self._record(ctx, names, node.value)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign, ctx) -> None:
+        if node.value is not None and isinstance(node.target, ast.Name):
+            self._record(ctx, [(node.target.id, node.lineno)], node.value)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr, ctx) -> None:
+        self._record(ctx, [(node.target.id, node.lineno)], node.value)
+
+    def visit_For(self, node: ast.AST, ctx) -> None:
+        records = self._records(ctx)
+        for name in _target_names(node.target):
+            records[name] = (None, node.lineno)
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "backward":
+            targets = [func.value]
+            what = f"`{ctx.text(node)}`"
+        else:
+            qual = ctx.imports.qualified_name(func)
+            if qual not in _GRAD_FUNCS:
+                return
+            first = (
+                node.args[0]
+                if node.args
+                else next((k.value for k in node.keywords if k.arg in ("outputs", "tensors")), None)
+            )
+            if first is None:
+                return
+            targets = list(first.elts) if isinstance(first, (ast.List, ast.Tuple)) else [first]
+            what = f"`{ctx.text(func)}(...)`"
+        region = self._region(ctx)
+        if region is None:
+            return
+        for target in targets:
+            where = self._computed_in(ctx, target, region)
+            if where is not None:
+                ctx.report(
+                    self.code,
+                    node,
+                    f"{what} on `{ctx.text(target)}`, computed {where} inside the grad-disabled region opened by "
+                    f'{self._describe(ctx, region)}: it has no grad_fn, so this always raises RuntimeError ("element 0 '
+                    f'of tensors does not require grad"); compute it outside the region or under `torch.enable_grad()`',
+                )
+                return
+
+    visit_AsyncFor = visit_For
+
+    def _computed_in(self, ctx, target: ast.AST, region) -> Optional[str]:
+        if isinstance(target, ast.Name):
+            record = self._records(ctx).get(target.id)
+            if record is None or record[0] is not region:
+                return None
+            scope_text = ctx.text(ctx.function) if ctx.function is not None else ctx.source.text
+            if f"{target.id}.requires_grad" in scope_text:
+                return None
+            return f"on line {record[1]}"
+        if (
+            isinstance(target, ast.Call)
+            and isinstance(target.func, ast.Attribute)
+            and target.func.attr in GRAD_PRESERVING
+        ):
+            return "in this call"
+        if isinstance(target, ast.BinOp):
+            return "in this call"
+        return None
+
+    @staticmethod
+    def _describe(ctx, region) -> str:
+        if region.via == "with":
+            return f"`with {ctx.text(region.node.context_expr)}` (line {region.node.context_expr.lineno})"
+        if region.via == "decorator":
+            return f"`@{ctx.text(region.node)}`"
+        return f"`{ctx.text(region.node)}` (line {region.node.lineno})"

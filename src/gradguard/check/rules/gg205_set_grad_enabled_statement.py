@@ -1,0 +1,192 @@
+"""`torch.set_grad_enabled(False)` used as a statement.
+
+## What it does
+Flags `torch.set_grad_enabled(False)` (also `torch.autograd.set_grad_enabled(False)` and
+imported names) called as a statement rather than used as a context manager.
+
+Not flagged: the context-manager form `with torch.set_grad_enabled(False):`,
+`torch.set_grad_enabled(True)`, `torch.set_grad_enabled(prev)` with a non-constant argument
+(restoring a saved mode), a call inside a context manager's `__enter__` method (its
+`__exit__` switches back), and a call whose block restores grad mode in the `finally` of a
+`try` that covers the code after it (the `prev = torch.is_grad_enabled()` / `try` /
+`finally: torch.set_grad_enabled(prev)` pattern).
+
+A call that is switched back later in the same function but not in a `finally` is still
+flagged, with a message saying so: an exception raised in between skips the switch back.
+
+## Why is this bad?
+Grad mode is a thread-local switch. As a statement, `set_grad_enabled(False)` turns
+autograd off for everything that runs afterwards on this thread (not just the current
+block or function) until something turns it back on: later training code then computes
+losses without a graph, and `loss.backward()` fails with "element 0 of tensors does not
+require grad and does not have a grad_fn" far away from the cause. Even when it is switched
+back by hand, an exception in between leaves grad disabled.
+
+## Example
+```python
+import torch
+
+def predict(model, x):
+    torch.set_grad_enabled(False)
+    return model(x)
+```
+
+## Use instead
+```python
+import torch
+
+def predict(model, x):
+    with torch.set_grad_enabled(False):
+        return model(x)
+```
+
+## Fix safety
+There is no fix: turning the statement into a `with` block means choosing which of the
+following statements belong in the block, which only the author knows.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from gradguard.check.rules.base import FIX_NONE, Invalid, Rule, Valid
+
+_SET_ENABLED = {
+    "torch.set_grad_enabled",
+    "torch.autograd.set_grad_enabled",
+    "torch.autograd.grad_mode.set_grad_enabled",
+}
+
+
+def _mode_arg(call: ast.Call) -> Optional[ast.AST]:
+    if call.args:
+        return call.args[0]
+    return next((k.value for k in call.keywords if k.arg == "mode"), None)
+
+
+def _is_false(node: Optional[ast.AST]) -> bool:
+    return isinstance(node, ast.Constant) and node.value is False
+
+
+def _is_restore(node: ast.AST) -> bool:
+    """A call that may switch grad mode back on: ``set_grad_enabled(<not False>)``."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name.endswith("set_grad_enabled") and not _is_false(_mode_arg(node))
+
+
+def _restores(statements: list) -> Optional[ast.AST]:
+    for stmt in statements:
+        for sub in ast.walk(stmt):
+            if _is_restore(sub):
+                return sub
+    return None
+
+
+class SetGradEnabledStatement(Rule):
+    code = "GG205"
+    name = "set-grad-enabled-statement"
+    summary = "`torch.set_grad_enabled(False)` as a statement switches grad off for the whole thread"
+    fix_availability = FIX_NONE
+    triggers = ("set_grad_enabled",)
+    function_triggers = ("set_grad_enabled",)
+    function_names = tuple(sorted(_SET_ENABLED))
+
+    valid = (
+        Valid("import torch\n\ndef f(model, x):\n    with torch.set_grad_enabled(False):\n        return model(x)\n"),
+        Valid("import torch\ntorch.set_grad_enabled(True)\n"),
+        Valid(
+            "import torch\n\ndef f(model, x):\n    prev = torch.is_grad_enabled()\n    torch.set_grad_enabled(False)\n"
+            "    try:\n        return model(x)\n    finally:\n        torch.set_grad_enabled(prev)\n"
+        ),
+        Valid(
+            "import torch\n\ndef f(model, x):\n    prev = torch.is_grad_enabled()\n    try:\n"
+            "        torch.set_grad_enabled(False)\n        return model(x)\n    finally:\n        torch.set_grad_enabled(prev)\n"
+        ),
+        Valid(
+            "import torch\n\nclass frozen:\n    def __enter__(self):\n        self.prev = torch.is_grad_enabled()\n"
+            "        torch.set_grad_enabled(False)\n\n    def __exit__(self, *exc):\n        torch.set_grad_enabled(self.prev)\n"
+        ),
+        Valid("import torch\n\ndef restore(mode):\n    torch.set_grad_enabled(mode)\n"),
+        Valid("import torch\nset_grad_enabled(False)\nobj.set_grad_enabled(False)\n"),
+    )
+    invalid = (
+        Invalid("import torch\ntorch.set_grad_enabled(False)\nmodel = load()\n"),
+        Invalid(
+            "from torch.autograd import set_grad_enabled\n\ndef f(model, x):\n    set_grad_enabled(mode=False)\n    return model(x)\n"
+        ),
+        Invalid(
+            "import torch as th\n\ndef f(model, x):\n    th.autograd.set_grad_enabled(False)\n    y = model(x)\n"
+            "    th.autograd.set_grad_enabled(True)\n    return y\n"
+        ),
+    )
+
+    def visit_Expr(self, node: ast.Expr, ctx) -> None:
+        call = node.value
+        if not isinstance(call, ast.Call) or ctx.imports.qualified_name(call.func) not in _SET_ENABLED:
+            return
+        if not _is_false(_mode_arg(call)):
+            return
+        function = ctx.function
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and function.name in (
+            "__enter__",
+            "__aenter__",
+        ):
+            return
+        if self._restored_in_finally(ctx, node):
+            return
+        later = self._restored_later(ctx, node)
+        text = ctx.text(call.func)
+        if later is not None:
+            message = (
+                f"`{ctx.text(call)}` as a statement: grad mode is switched back on line {later.lineno} only if "
+                f"nothing in between raises; use `with {text}(False):` (or `torch.no_grad()`) instead"
+            )
+        else:
+            message = (
+                f"`{ctx.text(call)}` as a statement turns grad off for everything that runs afterwards on this thread; "
+                f"use `with {text}(False):` or `with torch.no_grad():` around the code that needs it"
+            )
+        ctx.report(self.code, call, message)
+
+    @staticmethod
+    def _restored_in_finally(ctx, node: ast.AST) -> bool:
+        child = node
+        current = ctx.parent(node)
+        while current is not None:
+            if isinstance(current, ast.Try) or type(current).__name__ == "TryStar":
+                if child in current.body and _restores(current.finalbody):
+                    return True
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(current, field, None)
+                if isinstance(block, list) and child in block:
+                    for later in block[block.index(child) + 1 :]:
+                        if (isinstance(later, ast.Try) or type(later).__name__ == "TryStar") and _restores(
+                            later.finalbody
+                        ):
+                            return True
+            if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)):
+                break
+            child = current
+            current = ctx.parent(current)
+        return False
+
+    @staticmethod
+    def _restored_later(ctx, node: ast.AST) -> Optional[ast.AST]:
+        child = node
+        current = ctx.parent(node)
+        while current is not None:
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                block = getattr(current, field, None)
+                if isinstance(block, list) and child in block:
+                    found = _restores(block[block.index(child) + 1 :])
+                    if found is not None:
+                        return found
+            if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)):
+                break
+            child = current
+            current = ctx.parent(current)
+        return None

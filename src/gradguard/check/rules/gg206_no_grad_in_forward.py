@@ -1,0 +1,132 @@
+"""`no_grad` / `inference_mode` inside `nn.Module.forward`.
+
+## What it does
+Flags a `torch.no_grad()`, `torch.inference_mode()` or `torch.set_grad_enabled(False)`
+region (a `with` item or a decorator) in the `forward` method of a class that this file shows
+to subclass `torch.nn.Module` (directly, through a `torch.nn` class, a `LightningModule`,
+or through another such class of the file).
+
+This rule is off by default: freezing a sub-encoder, computing a target (EMA teacher,
+k-means assignment, positional table) or updating a buffer inside `forward` is a
+legitimate use. Enable it to review each such region.
+
+## Why is this bad?
+Nothing computed inside the region is recorded by autograd: gradients do not flow from the
+module's outputs back through that code to its parameters or to its inputs. When that is
+not intended, the parameters used there silently stop training (their `.grad` stays `None`)
+and no error is ever raised. Under `inference_mode` the results are also inference tensors,
+which fail later if autograd has to save them ("Inference tensors cannot be saved for
+backward").
+
+## Example
+```python
+import torch
+from torch import nn
+
+class Classifier(nn.Module):
+    def forward(self, x):
+        with torch.no_grad():
+            feats = self.encoder(x)
+        return self.head(feats)
+```
+
+## Use instead
+```python
+import torch
+from torch import nn
+
+class Classifier(nn.Module):
+    def forward(self, x):
+        feats = self.encoder(x)
+        return self.head(feats)
+```
+or, where stopping the gradient is intended (a frozen encoder), keep the region and mark
+the line with `# noqa: GG206`.
+
+## Fix safety
+There is no fix: only the author knows whether the gradient is meant to stop there.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from gradguard.check.analysis.grad_mode import GRAD_OFF_NAMES, INFERENCE, NO_GRAD, classify_grad_mode
+from gradguard.check.rules.base import FIX_NONE, Invalid, Rule, Valid
+from gradguard.check.analysis.kinds import module_classes
+
+
+class NoGradInForward(Rule):
+    code = "GG206"
+    name = "no-grad-in-forward"
+    summary = "`no_grad`/`inference_mode` inside `nn.Module.forward` stops gradients there"
+    fix_availability = FIX_NONE
+    default_enabled = False
+    triggers = ("no_grad", "inference_mode", "set_grad_enabled")
+    function_triggers = ("no_grad", "inference_mode", "set_grad_enabled")
+    function_names = tuple(sorted(GRAD_OFF_NAMES))
+
+    valid = (
+        Valid(
+            "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, x):\n        return self.net(x)\n"
+        ),
+        Valid(
+            "import torch\n\nclass Helper:\n    def forward(self, x):\n        with torch.no_grad():\n            return x * 2\n"
+        ),
+        Valid(
+            "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    @torch.no_grad()\n    def predict(self, x):\n"
+            "        return self(x)\n"
+        ),
+        Valid(
+            "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, x):\n"
+            "        with torch.enable_grad():\n            return self.net(x)\n"
+        ),
+        Valid(
+            "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, x, frozen):\n"
+            "        with torch.set_grad_enabled(not frozen):\n            return self.net(x)\n"
+        ),
+    )
+    invalid = (
+        Invalid(
+            "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, x):\n        with torch.no_grad():\n"
+            "            f = self.encoder(x)\n        return self.head(f)\n"
+        ),
+        Invalid(
+            "import torch\nimport torch.nn as nn\n\nclass Base(nn.Linear):\n    pass\n\nclass M(Base):\n    @torch.inference_mode()\n"
+            "    def forward(self, x):\n        return super().forward(x)\n"
+        ),
+        Invalid(
+            "import torch\nfrom lightning import LightningModule\n\nclass M(LightningModule):\n    def forward(self, x):\n"
+            "        with torch.set_grad_enabled(False):\n            return self.net(x)\n"
+        ),
+    )
+
+    def _in_module_forward(self, ctx, function) -> bool:
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.name != "forward":
+            return False
+        cls = ctx.method_class if ctx.function is function else None
+        return cls is not None and cls.name in module_classes(ctx)
+
+    def _message(self, ctx, expr, cls_name) -> str:
+        return (
+            f"`{ctx.text(expr)}` in `{cls_name}.forward`: gradients do not flow through the code in this region to "
+            f"its parameters or inputs; make sure this is intended (a frozen sub-module, a positional table or a target may legitimately be computed this way)"
+        )
+
+    def visit_withitem(self, node: ast.withitem, ctx) -> None:
+        if classify_grad_mode(node.context_expr, ctx.imports) not in (NO_GRAD, INFERENCE):
+            return
+        function = ctx.function
+        if self._in_module_forward(ctx, function):
+            ctx.report(self.code, node.context_expr, self._message(ctx, node.context_expr, ctx.method_class.name))
+
+    def visit_FunctionDef(self, node: ast.AST, ctx) -> None:
+        if node.name != "forward" or not node.decorator_list or not isinstance(ctx.scope, ast.ClassDef):
+            return
+        if ctx.scope.name not in module_classes(ctx):
+            return
+        for deco in node.decorator_list:
+            if classify_grad_mode(deco, ctx.imports) in (NO_GRAD, INFERENCE):
+                ctx.report(self.code, deco, self._message(ctx, deco, ctx.scope.name))
+
+    visit_AsyncFunctionDef = visit_FunctionDef

@@ -1,0 +1,134 @@
+"""`.numpy()` on a tensor that requires grad.
+
+## What it does
+Flags `.numpy()` called on a tensor that carries a graph (a model output, a loss, a
+parameter, or a value computed from them) outside any `no_grad` / `inference_mode` region,
+when nothing in the chain detaches it first (`.detach()`, `.data`, `.item()`).
+`numpy(force=True)` is not flagged: it detaches by itself. A name last bound, before the
+use and in the same block, to a value without grad (`y = torch.from_numpy(a)`) is not
+flagged even where it held a graph-carrying value earlier.
+
+## Why is this bad?
+`Tensor.numpy()` refuses tensors that require grad: it raises
+`RuntimeError: Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy()
+instead.` Moving the tensor first (`.cpu().numpy()`) does not help: the copy still requires
+grad.
+
+## Example
+```python
+import torch
+
+def predict(model, x):
+    out = model(x)
+    return out.cpu().numpy()
+```
+
+## Use instead
+```python
+import torch
+
+def predict(model, x):
+    out = model(x)
+    return out.detach().cpu().numpy()
+```
+
+## Fix safety
+The fix inserts `.detach()` just before `.numpy()` and is safe: the call it replaces can only
+raise when grad is enabled, and under `no_grad` `.detach()` changes nothing (same storage,
+same values).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from gradguard.check.model import Edit, Fix
+from gradguard.check.analysis.grad_flow import mentions, names_without_grad, reaching_plain_value
+from gradguard.check.rules.base import FIX_SAFE, Invalid, Rule, Valid
+from gradguard.check.analysis.kinds import carries_grad
+
+
+class NumpyOnGradTensor(Rule):
+    code = "GG302"
+    name = "numpy-on-grad-tensor"
+    summary = "`.numpy()` on a tensor that requires grad raises RuntimeError"
+    fix_availability = FIX_SAFE
+    triggers = (".numpy(",)
+    function_triggers = ("numpy",)
+
+    valid = (
+        Valid("import torch\n\ndef f(model, x):\n    return model(x).detach().cpu().numpy()\n"),
+        Valid("import torch\n\n@torch.no_grad()\ndef f(model, x):\n    return model(x).cpu().numpy()\n"),
+        Valid("import torch\n\n@torch.inference_mode\ndef f(model, x):\n    return model(x).numpy()\n"),
+        Valid(
+            "import torch\n\ndef f(model, x):\n    with torch.no_grad():\n        out = model(x)\n        return out.numpy()\n"
+        ),
+        Valid("import torch\n\ndef f(batch):\n    return batch['image'].numpy()\n"),
+        Valid("import torch\n\ndef f(model, x):\n    return model(x).numpy(force=True)\n"),
+        Valid("import torch\n\ndef f(model, x):\n    pred = model(x).argmax(1)\n    return pred.numpy()\n"),
+        Valid(
+            "import torch\n\ndef f(model, x, loss_fn, y):\n    loss = loss_fn(model(x), y)\n    return loss.item(), loss.data.numpy()\n"
+        ),
+        Valid(
+            "import torch\n\ndef f(model, x):\n    with torch.inference_mode():\n        out = model(x)\n    probs = out.softmax(1)\n    return probs.numpy()\n"
+        ),
+        Valid(
+            "import torch\n\ndef f(model, x):\n    with torch.set_grad_enabled(flag):\n        return model(x).numpy()\n"
+        ),
+        Valid(
+            "import numpy as np\nimport torch\n\nx = torch.tensor(1., requires_grad=True)\ny = 2 * x\ny.backward()\n"
+            "y = torch.from_numpy(np.ones(2))\nz = y.numpy()\n"
+        ),
+    )
+    invalid = (
+        Invalid(
+            "import torch\n\ndef f(model, x):\n    out = model(x)\n    return out.cpu().numpy()\n",
+            fixed="import torch\n\ndef f(model, x):\n    out = model(x)\n    return out.cpu().detach().numpy()\n",
+        ),
+        Invalid(
+            "import torch\nimport torch.nn.functional as F\n\ndef f(model, x):\n    probs = F.softmax(model(x), dim=1)\n    return probs.numpy()\n",
+            fixed="import torch\nimport torch.nn.functional as F\n\ndef f(model, x):\n    probs = F.softmax(model(x), dim=1)\n    return probs.detach().numpy()\n",
+        ),
+        Invalid(
+            "import torch\n\ndef dump(model):\n    for p in model.parameters():\n        print(p.numpy())\n",
+            fixed="import torch\n\ndef dump(model):\n    for p in model.parameters():\n        print(p.detach().numpy())\n",
+        ),
+        Invalid(
+            "import torch\n\ndef f(layer):\n    w = (layer.weight\n         .cpu())  # keep\n    return w.numpy()\n",
+            fixed="import torch\n\ndef f(layer):\n    w = (layer.weight\n         .cpu())  # keep\n    return w.detach().numpy()\n",
+        ),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        func = node.func
+        if not isinstance(func, ast.Attribute) or func.attr != "numpy" or node.args:
+            return
+        if any(k.arg == "force" or k.arg is None for k in node.keywords):
+            return
+        if ctx.grad_state() != "enabled":
+            return
+        receiver = func.value
+        if not carries_grad(ctx, ctx.facts(), receiver):
+            return
+        if mentions(receiver, names_without_grad(ctx, ctx.scope)):
+            return  # computed inside a no_grad / inference_mode block
+        root = receiver
+        while isinstance(root, (ast.Attribute, ast.Call, ast.Subscript)):
+            root = root.func if isinstance(root, ast.Call) else root.value
+        if isinstance(root, ast.Name):
+            value = reaching_plain_value(ctx, ctx.scope, root.id, node)
+            if value is not None and not carries_grad(ctx, ctx.facts(), value):
+                return  # rebound to a value without grad before this use (`y = torch.from_numpy(a)`)
+        end = ctx.source.node_end(receiver)
+        fix = Fix("safe", "Insert `.detach()` before `.numpy()`", (Edit(end, end, ".detach()"),))
+        ctx.report(
+            self.code,
+            node,
+            f"`{_short(ctx.text(receiver))}` requires grad: `.numpy()` on it raises RuntimeError; call `.detach()` first",
+            fix,
+        )
+
+
+def _short(text: str, limit: int = 40) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,302 @@
+"""In-place initialisation of a parameter outside `no_grad`.
+
+## What it does
+Flags in-place initialisers (`normal_`, `uniform_`, `zero_`, `fill_`, `copy_`, `log_normal_`,
+`exponential_`, `cauchy_`, `geometric_`, `bernoulli_`, `random_`, `fill_diagonal_`) called
+directly on a parameter outside any `no_grad` / `inference_mode` region. A parameter is
+`.weight` / `.bias` of a module (`self` in an `nn.Module` subclass, a submodule of it, a
+model, a name from `.modules()` or checked with `isinstance(m, nn.Linear)`), a name from
+`parameters()` / `named_parameters()`, or an attribute the class sets to `nn.Parameter(...)`.
+
+## Why is this bad?
+Parameters are leaf tensors that require grad, and autograd forbids in-place changes to them
+while grad is enabled: `m.weight.normal_(0, 0.02)` raises `RuntimeError: a leaf Variable that
+requires grad is being used in an in-place operation.` This also happens inside a
+`reset_parameters()` called from `__init__`: nothing disables grad there. `torch.nn.init`
+functions run the same operation under `no_grad`.
+
+## Example
+```python
+import torch.nn as nn
+
+def init_weights(m):
+    if isinstance(m, nn.Linear):
+        m.weight.normal_(0, 0.02)
+        m.bias.zero_()
+```
+
+## Use instead
+```python
+import torch.nn as nn
+
+def init_weights(m):
+    if isinstance(m, nn.Linear):
+        nn.init.normal_(m.weight, 0, 0.02)
+        nn.init.zeros_(m.bias)
+```
+
+## Fix safety
+The fix rewrites the call to its `torch.nn.init` twin, which performs the same in-place
+operation (same arguments, same random numbers) under `no_grad`, and returns the same tensor:
+`t.normal_(mean, std)` -> `nn.init.normal_(t, mean, std)`, `t.uniform_(a, b)` ->
+`nn.init.uniform_(t, a, b)`, `t.zero_()` -> `nn.init.zeros_(t)`, `t.fill_(v)` ->
+`nn.init.constant_(t, v)`. It is safe, and offered only when the file binds a name for
+`torch.nn.init`, `torch.nn` or `torch` and the arguments map one to one (positional arguments,
+`generator=`, and `mean=`/`std=` for `normal_`). Other initialisers (`copy_`, `bernoulli_`, ...)
+have no `nn.init` twin: wrap them in `with torch.no_grad():` yourself.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Optional
+
+from gradguard.check.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
+from gradguard.check.model import Fix
+from gradguard.check.analysis.kinds import MODEL, PARAM, module_classes
+
+INIT_METHODS = frozenset(
+    """normal_ uniform_ zero_ fill_ copy_ log_normal_ exponential_ cauchy_ geometric_ bernoulli_
+    random_ fill_diagonal_""".split()
+)
+# method -> (nn.init function, most positional args, keyword renames)
+_TWINS = {
+    "normal_": ("normal_", 2, {"mean": "mean", "std": "std", "generator": "generator"}),
+    "uniform_": ("uniform_", 2, {"to": "b", "generator": "generator"}),
+    "zero_": ("zeros_", 0, {}),
+    "fill_": ("constant_", 1, {"value": "val"}),
+}
+_MODULE_ITERATORS = ("modules", "children", "named_modules", "named_children")
+_PARAM_CLASSES = ("torch.nn.Parameter", "torch.nn.parameter.Parameter")
+
+
+class InplaceParamInit(Rule):
+    code = "GG401"
+    name = "inplace-param-init"
+    summary = "In-place init of a parameter outside `no_grad` raises RuntimeError"
+    fix_availability = FIX_SOMETIMES
+    # '.zero_(' but not 'zero_grad(': one pattern, so a file is searched once, not once per method.
+    triggers = (re.compile(r"\.(?:%s)\(" % "|".join(sorted(INIT_METHODS, key=len, reverse=True))),)
+    function_triggers = triggers
+
+    valid = (
+        Valid(
+            "import torch\nimport torch.nn as nn\n\ndef init(m):\n    if isinstance(m, nn.Linear):\n        with torch.no_grad():\n            m.weight.normal_(0, 0.02)\n"
+        ),
+        Valid(
+            "import torch\nimport torch.nn as nn\n\n@torch.no_grad\ndef init(model):\n    for p in model.parameters():\n        p.uniform_(-0.1, 0.1)\n"
+        ),
+        Valid(
+            "import torch.nn as nn\n\ndef init(m):\n    if isinstance(m, nn.Linear):\n        m.weight.data.normal_(0, 0.02)\n        nn.init.zeros_(m.bias)\n"
+        ),
+        Valid("import torch\n\nclass Sampler:\n    def reset(self):\n        self.weight.fill_(1.0)\n"),
+        Valid(
+            "import torch\nimport torch.nn as nn\n\nclass Net(nn.Module):\n    def forward(self, x):\n        h = torch.empty_like(x)\n        h.normal_()\n        self.running.zero_()\n        return x + h\n"
+        ),
+        Valid("import torch\n\ndef clear(model):\n    for p in model.parameters():\n        p.grad.zero_()\n"),
+        Valid(
+            "import torch\nimport torch.nn as nn\n\nclass Net(nn.Module):\n    def reset_parameters(self):\n        with torch.no_grad():\n            self.weight.normal_()\n"
+        ),
+    )
+    invalid = (
+        Invalid(
+            "import torch.nn as nn\n\ndef init(m):\n    if isinstance(m, nn.Linear):\n        m.weight.normal_(0, 0.02)\n        m.bias.zero_()\n",
+            fixed="import torch.nn as nn\n\ndef init(m):\n    if isinstance(m, nn.Linear):\n        nn.init.normal_(m.weight, 0, 0.02)\n        nn.init.zeros_(m.bias)\n",
+        ),
+        Invalid(
+            "import torch\n\ndef init(model):\n    for p in model.parameters():\n        p.uniform_(-0.1, to=0.1)\n",
+            fixed="import torch\n\ndef init(model):\n    for p in model.parameters():\n        torch.nn.init.uniform_(p, -0.1, b=0.1)\n",
+        ),
+        Invalid(
+            "import torch\nfrom torch import nn\n\nclass Scale(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n        self.gamma = nn.Parameter(torch.empty(n))\n        self.gamma.fill_(value=1e-4)\n",
+            fixed="import torch\nfrom torch import nn\n\nclass Scale(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n        self.gamma = nn.Parameter(torch.empty(n))\n        nn.init.constant_(self.gamma, val=1e-4)\n",
+        ),
+        # copy_ has no nn.init twin: reported without a fix.
+        Invalid(
+            "import torch.nn as nn\n\ndef load(model, state):\n    for m in model.modules():\n        if hasattr(m, 'weight'):\n            m.weight.copy_(state[m])\n",
+            fixed="import torch.nn as nn\n\ndef load(model, state):\n    for m in model.modules():\n        if hasattr(m, 'weight'):\n            m.weight.copy_(state[m])\n",
+        ),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        func = node.func
+        if not isinstance(func, ast.Attribute) or func.attr not in INIT_METHODS:
+            return
+        if ctx.grad_state() != "enabled":
+            return
+        receiver = func.value
+        if not _is_parameter(ctx, receiver, node):
+            return
+        fix = _twin_fix(ctx, node, receiver)
+        text = ctx.text(receiver)
+        ctx.report(
+            self.code,
+            node,
+            f"`{text}.{func.attr}()` changes a parameter in place while grad is enabled: this raises RuntimeError; "
+            + ("use `torch.nn.init`" if fix else "do it under `with torch.no_grad():`"),
+            fix,
+        )
+
+
+def _is_parameter(ctx, receiver: ast.AST, call: ast.AST) -> bool:
+    facts = ctx.facts()
+    if isinstance(receiver, ast.Name):
+        return PARAM in facts.kinds.get(receiver.id, ())
+    if not isinstance(receiver, ast.Attribute):
+        return False
+    owner = receiver.value
+    if receiver.attr in ("weight", "bias"):
+        return _is_module(ctx, owner, call)
+    # self.gamma where the class sets self.gamma = nn.Parameter(...)
+    if isinstance(owner, ast.Name) and owner.id == "self" and ctx.method_class is not None:
+        return receiver.attr in _class_parameters(ctx, ctx.method_class)
+    return False
+
+
+def _is_module(ctx, owner: ast.AST, call: ast.AST) -> bool:
+    facts = ctx.facts()
+    root = owner
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name):
+        return False
+    if root.id == "self":
+        cls = ctx.method_class
+        return cls is not None and cls.name in module_classes(ctx)
+    name = root.id
+    if name in facts.models or MODEL in facts.kinds.get(name, ()):
+        return True  # model.weight, model.head.fc.weight
+    if owner is not root:
+        return False
+    return name in _module_loop_names(ctx) or _isinstance_guarded(ctx, name, call)
+
+
+def _module_loop_names(ctx) -> frozenset:
+    """Names bound by ``for m in x.modules()`` (and friends) in the current function."""
+    fn = ctx.function
+    key = ("gg401_module_loops", id(fn))
+    cached = ctx.cache.get(key)
+    if cached is not None:
+        return cached
+    names: set[str] = set()
+    if fn is not None:
+        for node in ast.walk(fn):
+            if isinstance(node, (ast.For, ast.comprehension)):
+                it = node.iter
+                if (
+                    isinstance(it, ast.Call)
+                    and isinstance(it.func, ast.Attribute)
+                    and it.func.attr in _MODULE_ITERATORS
+                ):
+                    target = node.target
+                    if it.func.attr.startswith("named_") and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+                        target = target.elts[1]
+                    if isinstance(target, ast.Name):
+                        names.add(target.id)
+    result = frozenset(names)
+    ctx.cache[key] = result
+    return result
+
+
+def _isinstance_guarded(ctx, name: str, node: ast.AST) -> bool:
+    """Whether ``node`` is in the body of ``if isinstance(name, torch.nn.<Class>)``."""
+    child = node
+    current = ctx.parent(node)
+    while current is not None and current is not ctx.function:
+        if isinstance(current, ast.If) and child in current.body and _tests_nn_isinstance(ctx, current.test, name):
+            return True
+        child = current
+        current = ctx.parent(current)
+    return False
+
+
+def _tests_nn_isinstance(ctx, test: ast.AST, name: str) -> bool:
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_tests_nn_isinstance(ctx, v, name) for v in test.values)
+    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"):
+        return False
+    if len(test.args) != 2 or not isinstance(test.args[0], ast.Name) or test.args[0].id != name:
+        return False
+    classes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+    local = module_classes(ctx)
+    for cls in classes:
+        qual = ctx.imports.qualified_name(cls) or ""
+        if not (
+            qual.startswith("torch.nn.")
+            and qual.rsplit(".", 1)[-1][:1].isupper()
+            or isinstance(cls, ast.Name)
+            and cls.id in local
+        ):
+            return False
+        if qual in _PARAM_CLASSES:
+            return False
+    return True
+
+
+def _class_parameters(ctx, cls: ast.ClassDef) -> frozenset:
+    key = ("gg401_class_params", id(cls))
+    cached = ctx.cache.get(key)
+    if cached is not None:
+        return cached
+    names: set[str] = set()
+    if cls.name in module_classes(ctx):
+        for node in ast.walk(cls):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                if ctx.imports.qualified_name(node.value.func) in _PARAM_CLASSES and not any(
+                    k.arg == "requires_grad" for k in node.value.keywords
+                ):
+                    for target in node.targets:
+                        if (
+                            isinstance(target, ast.Attribute)
+                            and isinstance(target.value, ast.Name)
+                            and target.value.id == "self"
+                        ):
+                            names.add(target.attr)
+    result = frozenset(names)
+    ctx.cache[key] = result
+    return result
+
+
+def _init_module_name(ctx) -> Optional[str]:
+    """Local spelling of ``torch.nn.init`` from the file's imports, if any."""
+    names = ctx.imports.names
+    for wanted, suffix in (("torch.nn.init", ""), ("torch.nn", ".init")):
+        for local, qual in names.items():
+            if qual == wanted:
+                return local + suffix
+    torch_name = ctx.imports.torch_name
+    return f"{torch_name}.nn.init" if torch_name else None
+
+
+def _twin_fix(ctx, node: ast.Call, receiver: ast.AST) -> Optional[Fix]:
+    method = node.func.attr
+    twin = _TWINS.get(method)
+    if twin is None:
+        return None
+    init_name = _init_module_name(ctx)
+    if init_name is None or _shadowed(ctx, init_name.split(".")[0]):
+        return None
+    function, max_positional, renames = twin
+    if len(node.args) > max_positional or any(isinstance(a, ast.Starred) for a in node.args):
+        return None
+    if method == "zero_" and node.keywords:
+        return None
+    parts = [ctx.text(receiver)] + [ctx.text(a) for a in node.args]
+    for keyword in node.keywords:
+        if keyword.arg is None or keyword.arg not in renames:
+            return None
+        parts.append(f"{renames[keyword.arg]}={ctx.text(keyword.value)}")
+    if "\n" in ctx.text(node):
+        return None
+    text = f"{init_name}.{function}({', '.join(parts)})"
+    return Fix("safe", f"Use `{init_name}.{function}`", (ctx.replace(node, text),))
+
+
+def _shadowed(ctx, local: str) -> bool:
+    fn = ctx.function
+    if fn is None:
+        return False
+    args = fn.args
+    params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    return local in params or local in ctx.facts().kinds

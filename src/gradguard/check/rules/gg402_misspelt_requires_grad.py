@@ -1,0 +1,335 @@
+"""Misspelt `requires_grad`.
+
+## What it does
+Flags misspellings of `requires_grad` and `requires_grad_` (`require_grad`, `requires_grads`,
+`requries_grad`, `requiresgrad`, `requires_gard`, ..., up to two edits away, any case):
+- as an attribute of a tensor, parameter or model (`p.require_grad = False`,
+  `if x.requires_grads:`, `x.require_grad_()`), and calling the flag as if it were the method
+  (`x.requires_grad(False)`);
+- as an attribute assigned a `True`/`False` constant on any other object, unless the file
+  itself defines that name (as a function parameter, a `self.` attribute, a function or a
+  keyword of a non-torch call): then it is the program's own name, not a typo;
+- as a keyword of a torch function or tensor method (`torch.zeros(3, require_grad=True)`).
+Keywords of your own functions are not flagged (their parameters may be spelt any way), nor
+are private names (`_requires_grad`, `torch.Tensor._make_subclass(..., require_grad=...)`,
+whose keyword really is spelt so) or ALL-CAPS constants.
+
+## Why is this bad?
+Assigning a misspelt attribute silently creates a new plain attribute: `requires_grad` stays
+as it was, so a layer meant to be frozen keeps training (or one meant to train gets no
+gradient), with no error. Reading a misspelt attribute of a tensor raises `AttributeError`,
+calling `x.requires_grad(...)` raises `TypeError` ('bool' object is not callable), and a
+misspelt keyword makes the torch call raise `TypeError`.
+
+## Example
+```python
+import torch
+
+def freeze(model):
+    for p in model.backbone.parameters():
+        p.require_grad = False
+```
+
+## Use instead
+```python
+import torch
+
+def freeze(model):
+    for p in model.backbone.parameters():
+        p.requires_grad = False
+```
+
+## Fix safety
+The fix renames to `requires_grad` (or `requires_grad_` for a method call). It is safe where
+the misspelt code cannot have run (a keyword, a read, a method call: they raise) and where an
+assignment targets a parameter (a leaf, so setting the flag is allowed). Renaming an
+assignment on another tensor is unsafe: setting `requires_grad` on a non-leaf tensor, or to
+`True` on an integer tensor, raises a RuntimeError that the misspelt line never did. On a
+model, `model.requires_grad = ...` would still do nothing, so the fix there writes
+`model.requires_grad_(...)` (safe: it does what the line meant, on every parameter); the
+same goes for an attribute of a model (`model.decoder`), which is a submodule or a parameter,
+both of which have `requires_grad_`.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+from typing import Optional
+
+from gradguard.check.model import Edit, Fix
+from gradguard.check.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
+from gradguard.check.analysis.kinds import MODEL, PARAM, TENSOR_KINDS, expr_kinds, is_model_expr
+
+CORRECT = ("requires_grad", "requires_grad_")
+_CONFIG_RECEIVERS = frozenset(
+    {
+        "self",
+        "cls",
+        "args",
+        "cfg",
+        "config",
+        "conf",
+        "opt",
+        "opts",
+        "options",
+        "hparams",
+        "settings",
+        "params",
+        "kwargs",
+    }
+)
+
+
+@lru_cache(maxsize=4096)
+def _distance(a: str, b: str) -> int:
+    """Optimal-string-alignment edit distance (a swap of neighbours counts once)."""
+    prev2: list = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
+_KNOWN_TYPOS = frozenset(
+    {"requires_gradient", "require_gradient", "requires_gradients", "requires_grads", "requires_grads_"}
+)
+
+
+def misspelling_of(name: str) -> Optional[str]:
+    """``requires_grad`` or ``requires_grad_`` if ``name`` is a misspelling of it, else None."""
+    if name in CORRECT or name.startswith("_") or name.isupper() or not 10 <= len(name) <= 18:
+        return None
+    lowered = name.lower()
+    if lowered in CORRECT:
+        return lowered
+    if lowered in _KNOWN_TYPOS:
+        return "requires_grad_" if lowered.endswith("_") else "requires_grad"
+    if "requires_grad" in lowered:
+        return None  # a compound name: `requires_grad_fn`, `inputs_requires_grad`
+    if not ("req" in lowered or "rqu" in lowered or "equ" in lowered or "rei" in lowered):
+        return None
+    if not ("gr" in lowered or "gar" in lowered or "rad" in lowered):
+        return None
+    best = min(CORRECT, key=lambda c: (_distance(lowered, c), -len(c) if lowered.endswith("_") else len(c)))
+    return best if _distance(lowered, best) <= 2 else None
+
+
+def _own_names(ctx) -> frozenset:
+    """Names the file defines itself: function parameters, functions, `self.x = ...`
+    attributes and keywords of calls that are not torch's (cached per file)."""
+    found = ctx.cache.get("gg402-own-names")
+    if found is not None:
+        return found
+    names = set()
+    for node in ast.walk(ctx.tree):
+        if isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+            and isinstance(node.ctx, ast.Store)
+        ):
+            names.add(node.attr)
+        elif isinstance(node, ast.Call):
+            qual = ctx.imports.qualified_name(node.func) or ""
+            if not qual.startswith("torch."):
+                names.update(k.arg for k in node.keywords if k.arg)
+    result = frozenset(n for n in names if misspelling_of(n))
+    ctx.cache["gg402-own-names"] = result
+    return result
+
+
+class MisspeltRequiresGrad(Rule):
+    code = "GG402"
+    name = "misspelt-requires-grad"
+    summary = "misspelt `requires_grad` (`require_grad`, `requires_grads`, ...): silently ignored or an error"
+    fix_availability = FIX_SOMETIMES
+    triggers = ("grad", "gard", "Grad")
+    # The misspellings recognised hold "rad", "gar" or "grd" (misspelling_of).
+    function_triggers = ("rad", "gar", "grd", "RAD", "GAR", "GRD")
+
+    valid = (
+        Valid(
+            "import torch\nx = torch.zeros(3, requires_grad=True)\nx.requires_grad_(False)\nprint(x.requires_grad)\n"
+        ),
+        Valid(
+            "import torch\nclass Sub(torch.Tensor):\n    def __new__(cls, data):\n        return torch.Tensor._make_subclass(cls, data, require_grad=data.requires_grad)\n"
+        ),
+        Valid(
+            "import torch\ndef set_requires_grad(nets, requires_grad=False):\n    for net in nets:\n        for p in net.parameters():\n            p.requires_grad = requires_grad\n"
+        ),
+        Valid(
+            "import torch\nclass Block(torch.nn.Module):\n    def __init__(self, require_grad=True):\n        super().__init__()\n        self.require_grad = require_grad\n\nb = Block(require_grad=False)\nb.require_grad = True\n"
+        ),
+        Valid("import torch\nclass LintCode:\n    REQUIRES_GRAD = 2\ncode = LintCode.REQUIRES_GRAD\n"),
+        Valid(
+            "import torch\ndef f(t):\n    t._requires_grad = True\n    inputs_require_grad = [x.requires_grad for x in t]\n    return inputs_require_grad\n"
+        ),
+        Valid("import torch\ndef build(layer, require_grad):\n    return make(layer, require_grad=require_grad)\n"),
+    )
+    invalid = (
+        Invalid(
+            "import torch\nfor p in model.parameters():\n    p.require_grad = False  # freeze\n",
+            fixed="import torch\nfor p in model.parameters():\n    p.requires_grad = False  # freeze\n",
+        ),
+        Invalid(
+            "import torch\nw = torch.zeros(3, require_grad=True)\n",
+            fixed="import torch\nw = torch.zeros(3, requires_grad=True)\n",
+        ),
+        Invalid(
+            "import torch\ndef f(x):\n    y = torch.exp(x)\n    if y.requries_grad:\n        y.require_grad_(False)\n",
+            fixed="import torch\ndef f(x):\n    y = torch.exp(x)\n    if y.requires_grad:\n        y.requires_grad_(False)\n",
+        ),
+        Invalid(
+            "import torch\ndef f():\n    h = torch.ones(2) * 3\n    h.requiresGrad = True\n",
+            fixed="import torch\ndef f():\n    h = torch.ones(2) * 3\n    h.requiresGrad = True\n",
+        ),
+        Invalid(
+            "import torch\ndef f():\n    h = torch.ones(2) * 3\n    h.requiresGrad = True\n",
+            fixed="import torch\ndef f():\n    h = torch.ones(2) * 3\n    h.requires_grad = True\n",
+            unsafe=True,
+        ),
+        Invalid(
+            "import torch\ndef freeze(model, layer):\n    model.require_grads = False\n    layer.requires_gard = False\n",
+            fixed="import torch\ndef freeze(model, layer):\n    model.requires_grad_(False)\n    layer.requires_gard = False\n",
+        ),
+        Invalid(
+            "import torch\nx = torch.ones(2)\nx.requires_grad(True)\n",
+            fixed="import torch\nx = torch.ones(2)\nx.requires_grad_(True)\n",
+        ),
+    )
+
+    # -- attributes -------------------------------------------------------------------------
+    def visit_Attribute(self, node: ast.Attribute, ctx) -> None:
+        attr = node.attr
+        correct = None if attr == "requires_grad" else misspelling_of(attr)
+        if correct is None and attr != "requires_grad":
+            return
+        par = ctx.parent(node)
+        called = isinstance(par, ast.Call) and par.func is node
+        if attr == "requires_grad":
+            if called and self._receiver_kind(ctx, node.value) is not None:
+                message = (
+                    "`requires_grad` is a bool flag: calling it raises TypeError; the method is `requires_grad_(...)`"
+                )
+                ctx.report(
+                    self.code,
+                    node,
+                    message,
+                    Fix("safe", "Call `requires_grad_`", (self._rename(ctx, node, "requires_grad_"),)),
+                )
+            return
+        if called or attr.endswith("_"):
+            correct = "requires_grad_"
+        kind = self._receiver_kind(ctx, node.value)
+        store = isinstance(node.ctx, ast.Store)
+        if kind is None:
+            # Unknown receiver: only an assignment of True/False, on a name that is not the
+            # file's own, to a receiver that is not a config or `self`.
+            if not store or attr in _own_names(ctx) or not self._bool_assignment(par, node):
+                return
+            base = node.value
+            while isinstance(base, ast.Attribute):
+                base = base.value
+            if isinstance(base, ast.Name) and base.id in _CONFIG_RECEIVERS:
+                return
+            if called:
+                return
+        elif (called or kind == MODEL) and attr in _own_names(ctx):
+            return  # the file's own method, or an attribute of its own Module classes
+        if store:
+            message = (
+                f"`{attr}` is a misspelling of `requires_grad`: assigning it silently creates a plain attribute "
+                "and leaves `requires_grad` unchanged"
+            )
+        elif called:
+            message = f"`{attr}` is a misspelling of `requires_grad_`: the call raises AttributeError"
+        else:
+            message = f"`{attr}` is a misspelling of `{correct}`: reading it raises AttributeError"
+        ctx.report(self.code, node, message, self._attribute_fix(ctx, node, correct, kind, store, par))
+
+    def _receiver_kind(self, ctx, recv: ast.AST) -> Optional[str]:
+        if isinstance(recv, ast.Name) and recv.id in ("self", "cls"):
+            return None
+        facts = ctx.facts()
+        kinds = expr_kinds(ctx, facts, recv)
+        if kinds and MODEL in kinds or is_model_expr(ctx, facts, recv):
+            return MODEL
+        if kinds and PARAM in kinds:
+            return PARAM
+        if kinds and kinds & TENSOR_KINDS:
+            return "tensor"
+        if (
+            isinstance(recv, ast.Attribute)
+            and recv.attr not in _CONFIG_RECEIVERS
+            and is_model_expr(ctx, facts, recv.value)
+        ):
+            # model.decoder: a submodule or a parameter; requires_grad_() suits both
+            return MODEL
+        return None
+
+    def _bool_assignment(self, stmt: ast.AST, target: ast.AST) -> bool:
+        return (
+            isinstance(stmt, ast.Assign)
+            and target in stmt.targets
+            and isinstance(stmt.value, ast.Constant)
+            and isinstance(stmt.value.value, bool)
+        )
+
+    def _rename(self, ctx, node: ast.Attribute, correct: str) -> Edit:
+        end = ctx.source.node_end(node)
+        return Edit(end - len(node.attr), end, correct)
+
+    def _attribute_fix(self, ctx, node, correct, kind, store, stmt) -> Optional[Fix]:
+        if not store:
+            return Fix("safe", f"Rename to `{correct}`", (self._rename(ctx, node, correct),))
+        if kind == MODEL or kind is None:
+            # model.requires_grad = x does nothing either: call requires_grad_(x).
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and kind == MODEL:
+                new = f"{ctx.text(node.value)}.requires_grad_({ctx.text(stmt.value)})"
+                return Fix("safe", f"Write `{new}`", (ctx.replace(stmt, new),))
+            return None
+        rename = (self._rename(ctx, node, "requires_grad"),)
+        if kind == PARAM:
+            return Fix("safe", "Rename to `requires_grad`", rename)
+        return Fix(
+            "unsafe", "Rename to `requires_grad` (unsafe: setting it raises on a non-leaf or integer tensor)", rename
+        )
+
+    # -- keywords ---------------------------------------------------------------------------
+    def visit_keyword(self, node: ast.keyword, ctx) -> None:
+        arg = node.arg
+        if arg is None or arg in CORRECT:
+            return
+        if misspelling_of(arg) is None:
+            return
+        call = ctx.parent(node)
+        if not isinstance(call, ast.Call) or not self._torch_callable(ctx, call.func):
+            return
+        start = ctx.source.node_start(node)
+        if ctx.source.text[start : start + len(arg)] != arg:
+            return
+        message = (
+            f"`{arg}=` is a misspelling of `requires_grad=`: torch has no such keyword "
+            "(the call raises TypeError, or the value is ignored)"
+        )
+        fix = Fix("safe", "Rename to `requires_grad`", (Edit(start, start + len(arg), "requires_grad"),))
+        ctx.report(self.code, node, message, fix)
+
+    def _torch_callable(self, ctx, func: ast.AST) -> bool:
+        qual = ctx.imports.qualified_name(func)
+        if qual is not None:
+            return qual.startswith("torch.") and not any(part.startswith("_") for part in qual.split("."))
+        if isinstance(func, ast.Attribute) and not func.attr.startswith("_"):
+            return self._receiver_kind(ctx, func.value) in ("tensor", PARAM)
+        return False

@@ -1,0 +1,382 @@
+"""An input or output tensor stored as a `ctx` attribute instead of `save_for_backward`.
+
+## What it does
+Inside `forward` (or `setup_context`) of a custom `torch.autograd.Function`, flags
+`ctx.name = value` where `value` is an input tensor of the Function, an output tensor, or a
+view of one (`x.t()`, `x.view(...)`, `x[i]`, `x.detach()`, `x.data`, ...).
+
+An input counts as a tensor only when the code shows it: it is annotated `torch.Tensor`, it
+is passed to `ctx.save_for_backward`, a tensor-only method is called on it
+(`x.view(...)`, `x.size()`, `x.contiguous()`, `x.t()`, ...), it is the first argument of a
+`torch.*` / `torch.nn.functional.*` operation, or an operand of `@`. An output is a name
+`forward` returns (or the `output` argument of `setup_context`) that is bound to a tensor
+computation. Non-tensors (`ctx.scale = scale`, `ctx.shape = x.shape`, `ctx.dim = dim`) and
+tensors created inside `forward` that are neither inputs nor outputs (`ctx.mask = x > 0`,
+`ctx.copy = x.clone()`) are not flagged: nothing else holds those, so they cannot be changed
+behind autograd's back and they form no reference cycle. A legacy Function whose `forward`
+is not a `@staticmethod` (state kept on the Function instance) is not flagged: torch 2.x
+refuses to run it at all ("Legacy autograd function with non-static forward method is
+deprecated"), so the code needs rewriting as a new-style Function first.
+
+## Why is this bad?
+Tensors saved with `ctx.save_for_backward` get autograd's version check: if one is modified
+in place before backward runs, backward raises instead of using the new values. A tensor kept
+as a `ctx` attribute gets no check. Measured on torch 2.13 for `y = x**2`, `x = 3`, with the
+input changed in place (`*= 10`) after the forward: `ctx.x = x` gives the gradient 60 instead
+of 6 with no error, `save_for_backward(x)` raises `one of the variables needed for gradient
+computation has been modified by an inplace operation`. An output kept on `ctx` forms a
+reference cycle (output -> its grad_fn -> ctx -> output): it is no longer freed when the last
+reference goes, only when the cyclic garbage collector runs. Saved-tensor hooks
+(activation offloading, checkpointing) do not see `ctx` attributes either.
+
+## Example
+```python
+import torch
+
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x: torch.Tensor):
+        ctx.x = x
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return 2 * ctx.x * grad
+```
+
+## Use instead
+```python
+import torch
+
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x: torch.Tensor):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return 2 * x * grad
+```
+
+## Fix safety
+There is no fix: moving the tensor to `save_for_backward` also means reading it back from
+`ctx.saved_tensors` in `backward`, in the right position among the other saved tensors.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from gradguard.check.analysis.autograd_function import function_classes, function_method, own_nodes
+from gradguard.check.rules.base import Invalid, Rule, Valid
+from gradguard.check.analysis.kinds import is_tensor
+
+# Methods that return the same tensor or a view of it.
+_ALIAS_METHODS = frozenset(
+    """detach detach_ view view_as reshape reshape_as t transpose permute expand expand_as narrow select
+    squeeze unsqueeze flatten unflatten contiguous as_strided diagonal movedim swapaxes to float half
+    double bfloat16 type_as requires_grad_""".split()
+)
+_ALIAS_ATTRS = frozenset({"data", "T", "mT", "H", "real", "imag"})
+# Methods only a tensor has (calling one is evidence that the receiver is a tensor).
+_TENSOR_METHODS = frozenset(
+    """view view_as contiguous is_contiguous size dim numel t transpose permute unsqueeze squeeze expand
+    expand_as new_zeros new_ones new_empty new_full new_tensor type_as masked_fill masked_fill_ mm bmm
+    matmul detach clone float half double bfloat16 cuda element_size stride storage_offset
+    data_ptr requires_grad_ narrow index_select gather scatter scatter_add unflatten flatten
+    softmax log_softmax sigmoid relu tanh""".split()
+)
+_CREATION = frozenset(
+    """zeros ones empty full rand randn randint arange linspace logspace eye tensor as_tensor
+    from_numpy zeros_like ones_like empty_like full_like rand_like randn_like randint_like""".split()
+)
+_BINARY = frozenset(
+    {"matmul", "mm", "bmm", "mul", "add", "sub", "div", "linear", "conv1d", "conv2d", "conv3d", "addmm", "baddbmm"}
+)
+_TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.FloatTensor", "torch.autograd.Variable"})
+
+
+class CtxAttributeTensor(Rule):
+    code = "GG501"
+    name = "ctx-attribute-tensor"
+    summary = "Input/output tensor stored as `ctx.attr` instead of `save_for_backward`"
+    triggers = ("Function",)
+    # Reported only in a `forward` or `setup_context` method (the class names `Function`).
+    function_triggers = ("forward", "setup_context")
+
+    def active_in(self, ctx) -> bool:
+        return bool(function_classes(ctx))  # no custom autograd.Function in the file: nothing to check
+
+    valid = (
+        Valid(
+            "import torch\n\nclass Scale(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x, scale, dim):\n"
+            "        ctx.scale = scale\n        ctx.dim = dim\n        ctx.shape = x.shape\n        ctx.save_for_backward(x)\n"
+            "        return x.sum(dim) * scale\n"
+        ),
+        Valid(
+            "import torch\n\nclass Drop(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x, p):\n"
+            "        mask = torch.rand_like(x) > p\n        ctx.mask = mask\n        ctx.p = p\n        return x.view(-1) * mask\n"
+        ),
+        Valid(
+            "import torch\n\nclass F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x, weight):\n"
+            "        ctx.needs = ctx.needs_input_grad\n        ctx.mark_non_differentiable(weight)\n        ctx.weight = weight\n        return x + 1\n"
+        ),
+        Valid(
+            "import torch\nfrom torch.autograd import Function\n\nclass RoIPool(Function):\n"
+            "    def __init__(self, scale):\n        self.scale = scale\n\n    def forward(self, features, rois):\n"
+            "        self.rois = rois\n        return features.new(rois.size(0)).zero_()\n"
+        ),
+        Valid(
+            "import torch\n\nclass Helper:\n    @staticmethod\n    def forward(ctx, x: torch.Tensor):\n        ctx.x = x\n        return x\n"
+        ),
+        # An output tuple that holds a NumPy array: only tensor elements count.
+        Valid(
+            "import torch\n\nclass Cube(torch.autograd.Function):\n    @staticmethod\n    def forward(x):\n        x_np = x.cpu().numpy()\n"
+            "        return torch.tensor(x_np ** 3), x_np\n\n    @staticmethod\n    def setup_context(ctx, inputs, output):\n"
+            "        _, x_np = output\n        ctx.x_np = x_np\n        ctx.device = inputs[0].device\n"
+        ),
+        # An argument rebound to a non-tensor.
+        Valid(
+            "import torch\nfrom torch._utils import _get_device_index\n\nclass Gather(torch.autograd.Function):\n    @staticmethod\n"
+            "    def forward(ctx, target_device, dim, *inputs):\n        target_device = _get_device_index(target_device, True)\n"
+            "        ctx.target_device = target_device\n        return torch.cat(inputs, dim)\n"
+        ),
+        Valid(
+            "import torch\n\nclass F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+            "        ctx.x_copy = x.clone()\n        ctx.numel = x.numel()\n        return x.view(-1)\n"
+        ),
+    )
+    invalid = (
+        Invalid(
+            "import torch\n\nclass Square(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x: torch.Tensor):\n"
+            "        ctx.x = x\n        return x * x\n"
+        ),
+        Invalid(
+            "import torch\nimport torch.nn.functional as F\n\nclass Lin(torch.autograd.Function):\n    @staticmethod\n"
+            "    def forward(ctx, x, weight, bias):\n        ctx.weight_t = weight.t()\n        out = F.linear(x, weight, bias)\n"
+            "        ctx.out = out\n        return out\n"
+        ),
+        Invalid(
+            "import torch\nfrom torch.autograd import Function\n\nclass Exp(Function):\n    @staticmethod\n    def forward(x):\n        return torch.exp(x)\n\n"
+            "    @staticmethod\n    def setup_context(ctx, inputs, output):\n        ctx.y = output\n"
+        ),
+    )
+
+    def visit_Assign(self, node: ast.Assign, ctx) -> None:
+        info = function_method(ctx)
+        if info is None:
+            return
+        if not any(
+            isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == info.ctx_name
+            for t in node.targets
+        ):
+            return
+        base = _alias_base(node.value)
+        if base is None:
+            return
+        if base in info.inputs and base in _tensor_inputs(ctx, info):
+            role = "input"
+        elif base in info.outputs and base in _tensor_outputs(ctx, info):
+            role = "output"
+        else:
+            return
+        text = ctx.text(node.value)
+        advice = (
+            "autograd does not check it for in-place changes (silently wrong gradients)"
+            if role == "input"
+            else "it forms a reference cycle through the graph and skips autograd's in-place checks"
+        )
+        ctx.report(
+            self.code,
+            node,
+            f"`{text}` ({'a view of ' if text != base else ''}an {role} tensor) is kept as a ctx attribute: {advice}; "
+            f"use `ctx.save_for_backward({base})`",
+        )
+
+
+def _alias_base(value: ast.AST) -> Optional[str]:
+    while True:
+        if isinstance(value, ast.Name):
+            return value.id
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _ALIAS_METHODS:
+            value = value.func.value
+        elif isinstance(value, ast.Attribute) and value.attr in _ALIAS_ATTRS:
+            value = value.value
+        elif isinstance(value, ast.Subscript):
+            value = value.value
+        else:
+            return None
+
+
+def _tensor_inputs(ctx, info) -> frozenset:
+    key = ("gg501_inputs", id(info.node))
+    cached = ctx.cache.get(key)
+    if cached is not None:
+        return cached
+    found: set[str] = set()
+    bodies = [info.node]
+    rename: dict[str, str] = {}
+    if info.kind == "setup_context" and info.forward is not None:
+        forward_params = [a.arg for a in info.forward.args.posonlyargs + info.forward.args.args]
+        for name, pos in info.input_positions.items():
+            if pos < len(forward_params):
+                rename[forward_params[pos]] = name
+        bodies.append(info.forward)
+    for body in bodies:
+        evidence = _evidence(ctx, body)
+        for name in evidence:
+            found.add(rename.get(name, name) if body is not info.node else name)
+    rebound = set()
+    for node in own_nodes(info.node):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                for sub in ast.walk(target):
+                    if isinstance(sub, ast.Name) and sub.id in info.inputs and info.kind == "forward":
+                        rebound.add(sub.id)
+    result = frozenset((found & info.inputs) - rebound)
+    ctx.cache[key] = result
+    return result
+
+
+def _evidence(ctx, fn: ast.AST) -> set:
+    """Names of ``fn`` the code uses as tensors."""
+    names: set[str] = set()
+    args = fn.args
+    for arg in args.posonlyargs + args.args + args.kwonlyargs:
+        if arg.annotation is not None and ctx.imports.qualified_name(arg.annotation) in _TENSOR_ANNOTATIONS:
+            names.add(arg.arg)
+    for node in own_nodes(fn):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute):
+                if func.attr in _TENSOR_METHODS and isinstance(func.value, ast.Name):
+                    names.add(func.value.id)
+                if func.attr == "save_for_backward":
+                    names.update(a.id for a in node.args if isinstance(a, ast.Name))
+            qual = ctx.imports.qualified_name(func)
+            if qual is not None and qual.startswith("torch.") and node.args:
+                last = qual.rsplit(".", 1)[-1]
+                if (
+                    last not in _CREATION
+                    and not last[:1].isupper()
+                    and not last.startswith("_")
+                    and (
+                        qual.count(".") == 1
+                        or qual.startswith(("torch.nn.functional.", "torch.linalg.", "torch.special.", "torch.fft."))
+                    )
+                ):
+                    positions = node.args if last in _BINARY else node.args[:1]
+                    names.update(a.id for a in positions if isinstance(a, ast.Name))
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+            names.update(o.id for o in (node.left, node.right) if isinstance(o, ast.Name))
+    return names
+
+
+def _tensor_outputs(ctx, info) -> frozenset:
+    """Returned names of forward bound only to tensor computations."""
+    key = ("gg501_outputs", id(info.node))
+    cached = ctx.cache.get(key)
+    if cached is not None:
+        return cached
+    if info.kind == "setup_context":
+        result = _setup_context_outputs(ctx, info)
+        ctx.cache[key] = result
+        return result
+    tensor_inputs = _tensor_inputs(ctx, info)
+    facts = ctx.facts(info.node)
+    values: dict[str, list] = {}
+    for node in own_nodes(info.node):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    values.setdefault(target.id, []).append(node.value)
+                else:
+                    for sub in ast.walk(target):
+                        if isinstance(sub, ast.Name):
+                            values.setdefault(sub.id, []).append(None)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)):
+            target = node.target
+            for sub in ast.walk(target):
+                if isinstance(sub, ast.Name):
+                    values.setdefault(sub.id, []).append(
+                        getattr(node, "value", None) if isinstance(node, ast.AnnAssign) else None
+                    )
+    found = set()
+    for name in info.outputs:
+        bound = values.get(name)
+        if bound and all(v is not None and _tensor_value(ctx, facts, v, tensor_inputs) for v in bound):
+            found.add(name)
+    result = frozenset(found)
+    ctx.cache[key] = result
+    return result
+
+
+def _tensor_value(ctx, facts, value: ast.AST, tensor_inputs) -> bool:
+    if is_tensor(ctx, facts, value):
+        return True
+    if isinstance(value, ast.Name):
+        return value.id in tensor_inputs
+    if isinstance(value, ast.BinOp) and isinstance(
+        value.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.MatMult, ast.Pow)
+    ):
+        return _tensor_value(ctx, facts, value.left, tensor_inputs) or _tensor_value(
+            ctx, facts, value.right, tensor_inputs
+        )
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        method = value.func.attr
+        if (
+            method in _TENSOR_METHODS
+            or method in _ALIAS_METHODS
+            or method in ("exp", "log", "sum", "mean", "abs", "pow", "mul", "add", "clamp", "sqrt")
+        ):
+            return method not in (
+                "size",
+                "dim",
+                "numel",
+                "element_size",
+                "stride",
+                "storage_offset",
+                "data_ptr",
+                "is_contiguous",
+            ) and _tensor_value(ctx, facts, value.func.value, tensor_inputs)
+    return False
+
+
+def _setup_context_outputs(ctx, info) -> frozenset:
+    """``output`` (or names unpacked from it) where ``forward`` returns tensors there."""
+    forward = info.forward
+    if forward is None:
+        return frozenset()
+    params = [a.arg for a in info.node.args.posonlyargs + info.node.args.args]
+    output_name = params[2]
+    forward_params = [a.arg for a in forward.args.posonlyargs + forward.args.args]
+    fake = type(info)("forward", forward, info.cls, "", inputs=set(forward_params))
+    tensor_inputs = _tensor_inputs_of_forward(ctx, fake)
+    facts = ctx.facts(forward)
+    returns = [n.value for n in own_nodes(forward) if isinstance(n, ast.Return) and n.value is not None]
+    if not returns:
+        return frozenset()
+    found: set[str] = set()
+    if all(not isinstance(r, ast.Tuple) and _tensor_value(ctx, facts, r, tensor_inputs) for r in returns):
+        found.add(output_name)
+    for node in own_nodes(info.node):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id == output_name:
+            for target in node.targets:
+                if not isinstance(target, (ast.Tuple, ast.List)):
+                    continue
+                for i, elt in enumerate(target.elts):
+                    if isinstance(elt, ast.Name) and all(
+                        isinstance(r, ast.Tuple)
+                        and len(r.elts) == len(target.elts)
+                        and _tensor_value(ctx, facts, r.elts[i], tensor_inputs)
+                        for r in returns
+                    ):
+                        found.add(elt.id)
+    return frozenset(found)
+
+
+def _tensor_inputs_of_forward(ctx, info) -> set:
+    return _evidence(ctx, info.node) & info.inputs

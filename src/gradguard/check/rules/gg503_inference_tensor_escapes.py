@@ -1,0 +1,272 @@
+"""A tensor created under `inference_mode` stored where later code can reach it.
+
+## What it does
+Inside a `torch.inference_mode()` region (a `with` block or a decorator, with or without
+parentheses), flags storing a tensor created in that region somewhere that outlives the
+call: an attribute of `self` (`self.cache = out`, `self.stats[k] = out`,
+`self.history.append(out)`), `self.register_buffer(...)`, `setattr(self, ...)`, or a
+module-level container or `global` name (`CACHE[key] = out`, `_cache.append(out)`).
+A tensor is created in the region when it comes from a torch operation, a model call or
+arithmetic there. Not flagged: `.item()` / `.tolist()` results and other non-tensors, tensors
+only returned or kept in locals, and values that were created before the region.
+
+## Why is this bad?
+Every tensor created under `inference_mode` is an inference tensor, and `.clone()` inside the
+region makes another one. Measured on torch 2.13: using such a tensor later in computation
+that autograd records (for example multiplying it by a parameter with grad enabled) raises
+`RuntimeError: Inference tensors cannot be saved for backward`, and updating it in place
+outside inference mode raises `Inplace update to inference tensor outside InferenceMode is
+not allowed`; a buffer registered from one does the same when the module trains. The failure
+appears far from the region that made the tensor. Tensors created under `torch.no_grad()`
+are ordinary tensors and have neither restriction.
+
+## Example
+```python
+import torch
+
+class Encoder(torch.nn.Module):
+    @torch.inference_mode()
+    def warmup(self, x):
+        self.cached = self.backbone(x)
+```
+
+## Use instead
+```python
+import torch
+
+class Encoder(torch.nn.Module):
+    @torch.no_grad()
+    def warmup(self, x):
+        self.cached = self.backbone(x)
+```
+
+## Fix safety
+There is no fix: whether the stored tensor is ever used outside inference mode is not visible
+in the file. Use `torch.no_grad()` for the region, or store `t.clone()` made after leaving it.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from gradguard.check.analysis.grad_mode import INFERENCE, INFERENCE_NAMES
+from gradguard.check.analysis.grad_flow import _binding_values
+from gradguard.check.rules.base import Invalid, Rule, Valid
+from gradguard.check.analysis.kinds import OUTPUT, expr_kinds, is_tensor
+
+# Methods that may return their receiver itself (or a view of it) rather than a new tensor.
+_MAY_ALIAS = frozenset(
+    """to cpu cuda float half double bfloat16 contiguous view view_as reshape reshape_as detach t
+    transpose permute expand expand_as squeeze unsqueeze flatten narrow select type_as requires_grad_
+    as_strided diagonal""".split()
+)
+_NOT_TENSOR = frozenset("item tolist numpy size dim numel shape dtype device".split())
+_CONTAINER_METHODS = frozenset({"append", "insert", "extend", "setdefault", "add", "appendleft"})
+
+
+class InferenceTensorEscapes(Rule):
+    code = "GG503"
+    name = "inference-tensor-escapes"
+    summary = "Tensor created under `inference_mode` stored on `self` or in a module-level cache"
+    triggers = ("inference_mode",)
+    function_triggers = ("inference_mode",)
+    function_names = tuple(sorted(INFERENCE_NAMES))
+
+    valid = (
+        Valid(
+            "import torch\n\nclass M(torch.nn.Module):\n    def update(self, x):\n        with torch.inference_mode():\n"
+            "            out = self.net(x)\n            self.score = out.mean().item()\n            self.values = out.tolist()\n"
+        ),
+        Valid(
+            "import torch\n\nclass M(torch.nn.Module):\n    @torch.no_grad()\n    def update(self, x):\n        self.cached = self.net(x)\n"
+        ),
+        Valid(
+            "import torch\n\n@torch.inference_mode()\ndef predict(model, x):\n    out = model(x)\n    probs = out.softmax(-1)\n    return probs\n"
+        ),
+        Valid(
+            "import torch\n\nclass M(torch.nn.Module):\n    def update(self, x):\n        y = torch.relu(x)\n        with torch.inference_mode():\n"
+            "            self.last = y\n            self.steps = self.steps + 1 if isinstance(self.steps, int) else 0\n"
+        ),
+        Valid(
+            "import torch\n\nclass M(torch.nn.Module):\n    def update(self, x):\n        with torch.inference_mode():\n            out = self.net(x)\n"
+            "        self.cached = out.clone()\n"
+        ),
+    )
+    invalid = (
+        Invalid(
+            "import torch\n\nclass M(torch.nn.Module):\n    @torch.inference_mode\n    def calibrate(self, x):\n        out = self.net(x)\n"
+            "        self.register_buffer('mean', out.mean(0))\n"
+        ),
+        Invalid(
+            "import torch\n\n_CACHE = {}\n\ndef embed(model, key, x):\n    with torch.inference_mode():\n        _CACHE[key] = model(x).clone()\n    return _CACHE[key]\n"
+        ),
+        Invalid(
+            "import torch\n\nclass M(torch.nn.Module):\n    def update(self, x):\n        with torch.inference_mode():\n            feats = torch.cat([x, x], 1)\n"
+            "            self.history.append(feats * 2)\n            setattr(self, 'last', feats)\n"
+        ),
+    )
+
+    def visit_Assign(self, node: ast.Assign, ctx) -> None:
+        if not ctx.in_inference_mode:
+            return
+        for target in node.targets:
+            where = _escape_target(ctx, target)
+            if where is not None:
+                self._check(node, node.value, where, ctx)
+                return
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        if not ctx.in_inference_mode:
+            return
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            if func.attr == "register_buffer" and _is_self(func.value) and len(node.args) >= 2:
+                self._check(node, node.args[1], "a buffer of `self`", ctx)
+            elif func.attr in _CONTAINER_METHODS and node.args:
+                where = _container(ctx, func.value)
+                if where is not None:
+                    self._check(node, node.args[-1], where, ctx)
+        elif isinstance(func, ast.Name) and func.id == "setattr" and len(node.args) == 3 and _is_self(node.args[0]):
+            self._check(node, node.args[2], "an attribute of `self`", ctx)
+
+    def _check(self, node: ast.AST, value: ast.AST, where: str, ctx) -> None:
+        region = _inference_region(ctx)
+        if region is None or not _created(ctx, value, region, 0):
+            return
+        ctx.report(
+            self.code,
+            node,
+            f"`{_short(ctx.text(value))}` is an inference tensor (made under inference_mode) kept in {where}: "
+            "later use in autograd-recorded code or an in-place update outside inference mode raises RuntimeError; "
+            "use torch.no_grad() for this region",
+        )
+
+
+def _short(text: str, limit: int = 40) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _is_self(node: ast.AST) -> bool:
+    return isinstance(node, ast.Name) and node.id == "self"
+
+
+def _module_names(ctx) -> frozenset:
+    cached = ctx.cache.get("gg503_module_names")
+    if cached is not None:
+        return cached
+    names: set[str] = set()
+    for stmt in ctx.tree.body:
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    names.add(target.id)
+    result = frozenset(names)
+    ctx.cache["gg503_module_names"] = result
+    return result
+
+
+def _globals(ctx) -> set:
+    fn = ctx.function
+    out: set[str] = set()
+    if fn is not None and not isinstance(fn, ast.Lambda):
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Global):
+                out.update(node.names)
+    return out
+
+
+def _local_names(ctx) -> set:
+    fn = ctx.function
+    if fn is None or isinstance(fn, ast.Lambda):
+        return set()
+    args = fn.args
+    names = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    names.update(name for name, _v, _n in _binding_values(fn))
+    return names - _globals(ctx)
+
+
+def _container(ctx, node: ast.AST) -> Optional[str]:
+    """Where a container lives when it outlives the call: on self or at module level."""
+    if isinstance(node, ast.Attribute) and _is_self(node.value):
+        return f"`{ctx.text(node)}`"
+    if isinstance(node, ast.Name) and ctx.function is not None:
+        if node.id in _module_names(ctx) and node.id not in _local_names(ctx):
+            return f"the module-level `{node.id}`"
+    return None
+
+
+def _escape_target(ctx, target: ast.AST) -> Optional[str]:
+    if isinstance(target, ast.Attribute) and _is_self(target.value):
+        return "an attribute of `self`"
+    if isinstance(target, ast.Subscript):
+        return _container(ctx, target.value)
+    if isinstance(target, ast.Name) and target.id in _globals(ctx):
+        return f"the global `{target.id}`"
+    return None
+
+
+def _inference_region(ctx) -> Optional[ast.AST]:
+    """The node whose body is the innermost inference_mode region: a With or a function."""
+    for region in reversed(ctx.innermost_regions()):
+        if region.kind == INFERENCE:
+            if region.via == "decorator":
+                return ctx.function
+            return ctx.parent(region.node)
+    return None
+
+
+def _inside(ctx, node: ast.AST, ancestor: ast.AST) -> bool:
+    current = ctx.parent(node)
+    while current is not None:
+        if current is ancestor:
+            return True
+        current = ctx.parent(current)
+    return False
+
+
+def _created(ctx, value: ast.AST, region: ast.AST, depth: int) -> bool:
+    """Whether ``value`` is certainly a tensor made inside the region."""
+    if depth > 4:
+        return False
+    facts = ctx.facts()
+    if isinstance(value, ast.Name):
+        bound = [(v, n) for name, v, n in _binding_values(ctx.function) if name == value.id] if ctx.function else []
+        if not bound or value.id in _parameters(ctx):
+            return False
+        for bound_value, node in bound:
+            if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) or bound_value is None:
+                return False
+            if region is not ctx.function and not _inside(ctx, node, region):
+                return False
+            if not _created(ctx, bound_value, region, depth + 1):
+                return False
+        return True
+    if isinstance(value, ast.Call):
+        func = value.func
+        if isinstance(func, ast.Attribute):
+            method = func.attr
+            if method in _NOT_TENSOR:
+                return False
+            if method in _MAY_ALIAS:
+                return _created(ctx, func.value, region, depth + 1)
+            qual = ctx.imports.qualified_name(func)
+            if qual is None and not (is_tensor(ctx, facts, func.value) or _created(ctx, func.value, region, depth + 1)):
+                kinds = expr_kinds(ctx, facts, value)
+                return bool(kinds and OUTPUT in kinds)
+        return is_tensor(ctx, facts, value)
+    if isinstance(value, ast.BinOp):
+        if is_tensor(ctx, facts, value):
+            return True
+        return _created(ctx, value.left, region, depth + 1) or _created(ctx, value.right, region, depth + 1)
+    return False
+
+
+def _parameters(ctx) -> set:
+    fn = ctx.function
+    if fn is None or isinstance(fn, ast.Lambda):
+        return set()
+    args = fn.args
+    return {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}

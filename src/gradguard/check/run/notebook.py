@@ -1,0 +1,502 @@
+"""Jupyter notebooks: check the code cells as one program, write fixes back into the cells.
+
+The code cells are joined in order into one Python program, so names imported or bound in
+one cell are known in the next, and the one engine checks it. IPython syntax that is not
+Python (line magics ``%time x``, shell escapes ``!pip ...`` and ``files = !ls``, help
+``obj?``, and cells opened by a cell magic such as ``%%bash``) is replaced by ``pass`` lines,
+one per line, so every other line keeps its number and columns. The bodies of
+``%%time``, ``%%timeit``, ``%%capture`` and ``%%prun`` cells are Python and are checked.
+
+Findings are reported as ``notebook.ipynb:cell N:line:col`` where N counts every cell of
+the notebook from 1 (code, markdown and raw alike), the number Jupyter's own cell order
+shows, and line/column are counted within the cell. A code cell that does not parse on its
+own is reported as GG001 and left out of the program; one that parses only with IPython's
+top-level ``await`` is left out silently.
+
+``--fix`` rewrites only the ``source`` values of the changed cells in the notebook's JSON
+text; every other byte of the file (indentation, key order, metadata, outputs, escapes,
+trailing newline) stays as it was, and a ``source`` kept as a list of lines stays a list.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import io
+import json
+import json.decoder
+import json.scanner
+import re
+import tokenize
+from dataclasses import dataclass, field
+from typing import Optional
+
+from gradguard.check.model import Diagnostic, Edit, Fix, Position
+from gradguard.check.fixes import MAX_PASSES, apply_edits
+from gradguard.check.analysis.imports import mentions_torch_import
+from gradguard.check.source import SourceError, SourceText, parse
+
+NOTEBOOK_SUFFIX = ".ipynb"
+# Cell magics whose body IPython runs as Python in the notebook's namespace.
+PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun"}
+
+_LINE_MAGIC_RE = re.compile(r"[ \t]*(?:[%!]|[\w.]+[ \t]*=[ \t]*[%!])")
+_HELP_RE = re.compile(r"[ \t]*(?:\?{1,2}[\w.]+|[\w.]+\?{1,2})[ \t]*$")
+
+
+class NotebookError(Exception):
+    """The file is not a notebook gradguard can read (reported as GG001)."""
+
+    def __init__(self, message: str, row: int = 1, column: int = 1):
+        super().__init__(message)
+        self.message = message
+        self.row = row
+        self.column = column
+
+
+class _Located(str):
+    """A JSON string value that remembers where it was in the notebook's text."""
+
+    start: int
+    end: int
+
+
+def _load_with_positions(text: str):
+    decoder = json.JSONDecoder()
+    scan_string = json.decoder.scanstring
+
+    def parse_string(s, end, strict):
+        value, new_end = scan_string(s, end, strict)
+        located = _Located(value)
+        located.start, located.end = end - 1, new_end
+        return located, new_end
+
+    decoder.parse_string = parse_string
+    decoder.scan_once = json.scanner.py_make_scanner(decoder)
+    return decoder.decode(text)
+
+
+@dataclass
+class CodeCell:
+    number: int  # 1-based among all cells
+    raw: object  # the ``source`` value as parsed (a _Located str or a list of them)
+    text: str  # the cell's source text
+    python: str = ""  # the text with IPython syntax replaced, same line count
+    replaced_rows: set = field(default_factory=set)  # 1-based rows replaced by ``pass``
+    included: bool = True  # part of the checked program
+
+    @property
+    def lines(self) -> list:
+        return _split_lines(self.text)
+
+
+@dataclass
+class Notebook:
+    text: str  # the notebook file's JSON text (without a BOM)
+    bom: bool
+    cells: list  # CodeCell
+    is_python: bool = True
+
+    def to_bytes(self, new_sources: dict) -> bytes:
+        """The notebook's bytes with the given cells' sources replaced (cell number -> text)."""
+        ensure_ascii = self.text.isascii()
+        splices = []
+        for cell in self.cells:
+            if cell.number in new_sources and new_sources[cell.number] != cell.text:
+                splices.append(_source_splice(self.text, cell, new_sources[cell.number], ensure_ascii))
+        out = self.text
+        for start, end, content in sorted(splices, reverse=True):
+            out = out[:start] + content + out[end:]
+        data = out.encode("utf-8")
+        return b"\xef\xbb\xbf" + data if self.bom else data
+
+    def file_row(self, cell: CodeCell, row: int) -> Optional[int]:
+        """The notebook file's line holding a cell's source line, when the layout shows it."""
+        raw = cell.raw
+        if isinstance(raw, list):
+            last = raw[-1] if raw else ""
+            one_line_each = all(item.count("\n") == 1 and item.endswith("\n") for item in raw[:-1])
+            one_line_each = one_line_each and last.count("\n") == last.endswith("\n")
+            if 1 <= row <= len(raw) and one_line_each:
+                return self.text.count("\n", 0, raw[row - 1].start) + 1
+            return None
+        return self.text.count("\n", 0, raw.start) + 1
+
+
+def _split_lines(text: str) -> list:
+    return [line for line in re.split(r"(?<=\n)", text) if line]
+
+
+def _source_splice(text: str, cell: CodeCell, new_text: str, ensure_ascii: bool) -> tuple:
+    raw = cell.raw
+    if not isinstance(raw, list):
+        return raw.start, raw.end, json.dumps(new_text, ensure_ascii=ensure_ascii)
+    old_raw = {}
+    for item in raw:
+        old_raw.setdefault(str(item), text[item.start : item.end])
+    items = [old_raw.get(line) or json.dumps(line, ensure_ascii=ensure_ascii) for line in _split_lines(new_text)]
+    if len(raw) >= 2:
+        separator = text[raw[0].end : raw[1].start]
+    else:
+        line_start = text.rfind("\n", 0, raw[0].start) + 1
+        indent = text[line_start : raw[0].start]
+        newline = "\r\n" if text[max(line_start - 2, 0) : line_start] == "\r\n" else "\n"
+        separator = f",{newline}{indent}" if not indent.strip() else ", "
+    return raw[0].start, raw[-1].end, separator.join(items)
+
+
+def _position_of(text: str, index: int) -> tuple:
+    row = text.count("\n", 0, index) + 1
+    return row, index - (text.rfind("\n", 0, index) + 1) + 1
+
+
+def load_notebook(data: bytes) -> Notebook:
+    bom = data.startswith(b"\xef\xbb\xbf")
+    if bom:
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NotebookError(f"Notebook is not UTF-8 text: {exc}") from None
+    try:
+        document = _load_with_positions(text)
+    except json.JSONDecodeError as exc:
+        raise NotebookError(f"Notebook is not valid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+    except RecursionError:
+        raise NotebookError("Notebook is not valid JSON: nesting too deep") from None
+    if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
+        if isinstance(document, dict) and "worksheets" in document:
+            raise NotebookError("Notebook format 3 is not supported; convert it with `jupyter nbconvert --to notebook`")
+        raise NotebookError("Not a Jupyter notebook: no list of `cells`")
+    cells = []
+    for number, cell in enumerate(document["cells"], start=1):
+        if not isinstance(cell, dict) or not isinstance(cell.get("cell_type"), str):
+            raise NotebookError(f"Not a Jupyter notebook: cell {number} has no `cell_type`")
+        if cell["cell_type"] != "code":
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list) and all(isinstance(s, str) for s in source):
+            cell_text = "".join(source)
+        elif isinstance(source, str):
+            cell_text = source
+        else:
+            raise NotebookError(f"Not a Jupyter notebook: cell {number} `source` is not text")
+        if isinstance(source, list) and not source:
+            source = _Located("")
+            source.start = source.end = -1  # never spliced: an empty cell has nothing to fix
+        cells.append(CodeCell(number, source, cell_text))
+    return Notebook(text, bom, cells, _is_python(document.get("metadata")))
+
+
+def _is_python(metadata) -> bool:
+    if not isinstance(metadata, dict):
+        return True
+    for key, inner in (("kernelspec", "language"), ("language_info", "name")):
+        table = metadata.get(key)
+        if isinstance(table, dict) and isinstance(table.get(inner), str):
+            return table[inner].lower() in ("python", "python3", "ipython", "ipython3")
+    return True
+
+
+def _complete(logical_line: str) -> bool:
+    """Whether the lines gathered so far end a logical line (no open bracket or string)."""
+    try:
+        for _ in tokenize.generate_tokens(io.StringIO(logical_line).readline):
+            pass
+    except tokenize.TokenError:
+        return False
+    except (SyntaxError, ValueError):
+        return True
+    return True
+
+
+def ipython_to_python(text: str) -> tuple:
+    """Replace IPython-only lines by ``pass`` at the same indentation: (python_text, rows).
+
+    Only lines that start a logical line count: a ``%`` continuing an open bracket is the
+    modulo operator.
+    """
+    lines = _split_lines(text)
+    replaced: set = set()
+    skip_all = False
+    if lines and lines[0].lstrip().startswith("%%"):
+        magic = lines[0].lstrip()[2:].split(None, 1)
+        skip_all = (magic[0] if magic else "") not in PYTHON_CELL_MAGICS
+        replaced.add(1)
+        if skip_all:
+            replaced.update(range(1, len(lines) + 1))
+    indents: dict = {}  # replaced row -> indentation of the magic it belongs to
+    if not replaced and not any(_LINE_MAGIC_RE.match(line) or _HELP_RE.match(line.rstrip("\r\n")) for line in lines):
+        return text, replaced
+    pending = ""  # lines of a logical line not yet complete
+    continued = None  # indentation of the previous line's magic when it ended in a backslash
+    for row, line in enumerate(lines, start=1):
+        body = line.rstrip("\r\n")
+        indent = body[: len(body) - len(body.lstrip(" \t"))]
+        if row in replaced:
+            indents[row] = "" if row == 1 else indents.get(1, "")
+            continue
+        if continued is not None or (not pending and (_LINE_MAGIC_RE.match(body) or _HELP_RE.match(body))):
+            replaced.add(row)
+            indents[row] = indent if continued is None else continued
+            continued = indents[row] if body.endswith("\\") else None
+            continue
+        pending += line
+        if _complete(pending):
+            pending = ""
+    if not replaced:
+        return text, replaced
+    out = []
+    for row, line in enumerate(lines, start=1):
+        if row in replaced:
+            body = line.rstrip("\r\n")
+            out.append(f"{indents[row]}pass{line[len(body) :]}")
+        else:
+            out.append(line)
+    return "".join(out), replaced
+
+
+class Program:
+    """The included code cells joined into one program, with the way back to each cell."""
+
+    def __init__(self, cells: list):
+        self.cells = [c for c in cells if c.included]
+        parts = []
+        self.row_cell: list = []  # program row - 1 -> (cell, cell row)
+        for cell in self.cells:
+            text = cell.python
+            if text and not text.endswith("\n"):
+                text += "\n"
+            parts.append(text)
+            for row in range(1, text.count("\n") + 1):
+                self.row_cell.append((cell, row))
+        self.text = "".join(parts)
+        self.source = SourceText(self.text)
+
+    def locate(self, pos: Position) -> tuple:
+        """(cell, position within the cell) of a program position."""
+        if not self.row_cell:
+            return None, pos
+        index = min(max(pos.row, 1), len(self.row_cell)) - 1
+        cell, row = self.row_cell[index]
+        return cell, Position(row, pos.column)
+
+    def cell_offset(self, offset: int, is_end: bool = False) -> Optional[tuple]:
+        """(cell, offset in the cell's original text) of a program offset; None when it falls
+        in a replaced line or past the cell's own text."""
+        starts = self.source.line_starts
+        row = bisect.bisect_right(starts, offset)
+        col = offset - starts[row - 1]
+        if (
+            col == 0
+            and self.row_cell
+            and (
+                row > len(self.row_cell)
+                or (is_end and row > 1 and self.row_cell[row - 2][0] is not self.row_cell[row - 1][0])
+            )
+        ):
+            cell = self.row_cell[row - 2][0]  # the end of the previous cell
+            return cell, len(cell.text)
+        if row > len(self.row_cell):
+            return None
+        cell, cell_row = self.row_cell[row - 1]
+        if cell_row in cell.replaced_rows:
+            return None
+        lines = cell.lines
+        if cell_row > len(lines) or col > len(lines[cell_row - 1]):
+            return None
+        return cell, sum(len(line) for line in lines[: cell_row - 1]) + col
+
+
+_LINE_REFERENCE_RE = re.compile(r"\bline (\d+)\b")
+
+
+def _cell_line_references(program, message: str, cell) -> str:
+    """Messages name other lines by program row ("the `with` on line 2122"): say the cell's row."""
+
+    def cell_row(match) -> str:
+        other, pos = program.locate(Position(int(match.group(1)), 1))
+        if other is None or int(match.group(1)) > len(program.row_cell):
+            return match.group(0)
+        return f"line {pos.row}" if other is cell else f"cell {other.number}, line {pos.row}"
+
+    return _LINE_REFERENCE_RE.sub(cell_row, message)
+
+
+@dataclass
+class NotebookCheck:
+    diagnostics: list
+    skipped: bool = False
+    error: bool = False  # the notebook itself could not be read (GG001)
+    notebook: Optional[Notebook] = None
+
+
+def _gg001(filename: str, message: str, row: int, column: int, cell: Optional[int] = None) -> Diagnostic:
+    pos = Position(max(row, 1), max(column, 1))
+    return Diagnostic("GG001", message, filename, pos, pos, cell=cell)
+
+
+def _parses_with_top_level_await(text: str, filename: str) -> bool:
+    try:
+        compile(text, filename, "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def check_notebook(notebook: Notebook, filename: str, rules: list, require_torch_import: bool = True) -> NotebookCheck:
+    """Check a loaded notebook's code cells; positions are mapped back to cells."""
+    from gradguard.check.engine.run import check_source
+
+    if not notebook.is_python:
+        return NotebookCheck([], skipped=True, notebook=notebook)
+    diagnostics = []
+    for cell in notebook.cells:
+        cell.python, cell.replaced_rows = ipython_to_python(cell.text)
+        cell.included = True
+    if require_torch_import and not mentions_torch_import("\n".join(c.python for c in notebook.cells)):
+        return NotebookCheck([], skipped=True, notebook=notebook)
+    program = Program(notebook.cells)
+    result = check_source(program.source, filename, rules, require_torch_import)
+    if result.error is not None:
+        # Jupyter runs each cell on its own: report the cells that do not parse and check
+        # the others without them.
+        for cell in notebook.cells:
+            try:
+                parse(cell.python, filename)
+            except SourceError as exc:
+                cell.included = False
+                if not _parses_with_top_level_await(cell.python, filename):
+                    diagnostics.append(
+                        _gg001(filename, f"File could not be parsed: {exc.message}", exc.row, exc.column, cell.number)
+                    )
+        program = Program(notebook.cells)
+        result = check_source(program.source, filename, rules, require_torch_import)
+    if result.skipped and not diagnostics:
+        return NotebookCheck([], skipped=True, notebook=notebook)
+    for d in result.diagnostics:
+        cell, start = program.locate(d.start)
+        end_cell, end = program.locate(d.end)
+        d.start, d.end = start, end if end_cell is cell else start
+        if cell is not None:
+            d.cell = cell.number
+            d.message = _cell_line_references(program, d.message, cell)
+            row = notebook.file_row(cell, start.row)
+            if row is not None:
+                d.extra["file_row"] = row
+        d.extra.pop("edit_positions", None)
+        if d.fix is not None:
+            mapped = _cell_fix(program, d.fix)
+            d.extra["cell_fix"] = mapped
+            if mapped is None:
+                d.fix = None  # it could not be applied to the cell's text
+            else:
+                # Edit positions, like the finding's, are counted within the cell.
+                cell_source = SourceText(next(c.text for c in program.cells if c.number == mapped[0]))
+                d.extra["edit_positions"] = [
+                    (cell_source.position(e.start), cell_source.position(e.end)) for e in mapped[1].edits
+                ]
+        diagnostics.append(d)
+    diagnostics.sort(key=Diagnostic.sort_key)
+    return NotebookCheck(diagnostics, notebook=notebook)
+
+
+def _cell_fix(program: Program, fix: Fix) -> Optional[tuple]:
+    """(cell number, Fix with offsets into that cell's text), or None if it cannot be mapped."""
+    cell_number = None
+    edits = []
+    for edit in fix.edits:
+        start = program.cell_offset(edit.start)
+        end = program.cell_offset(edit.end, is_end=True)
+        if start is None or end is None or start[0] is not end[0]:
+            return None
+        if cell_number not in (None, start[0].number):
+            return None
+        cell_number = start[0].number
+        edits.append(Edit(start[1], end[1], edit.content))
+    if cell_number is None:
+        return None
+    return cell_number, Fix(fix.applicability, fix.message, tuple(edits))
+
+
+def fix_cells(notebook: Notebook, check, unsafe: bool) -> tuple:
+    """Apply fixes cell by cell, re-checking the notebook after each pass.
+
+    ``check()`` re-checks ``notebook`` (whose cells' text the passes update) and returns the
+    findings. Returns (new sources by cell number, fixes applied, remaining findings).
+    """
+    original = {c.number: c.text for c in notebook.cells}
+    total = 0
+    diagnostics = check()
+    for _ in range(MAX_PASSES):
+        by_cell: dict = {}
+        for d in diagnostics:
+            mapped = d.extra.get("cell_fix")
+            if mapped is not None and (mapped[1].applicability == "safe" or unsafe):
+                by_cell.setdefault(mapped[0], []).append(mapped[1])
+        changed = 0
+        for cell in notebook.cells:
+            fixes = by_cell.get(cell.number)
+            if not fixes:
+                continue
+            new_text, applied = apply_edits(cell.text, fixes)
+            if applied and new_text != cell.text:
+                python, _ = ipython_to_python(new_text)
+                try:
+                    parse(python, "<fix>")
+                except SourceError:
+                    continue  # a fix that breaks the cell is dropped
+                cell.text = new_text
+                changed += applied
+        if not changed:
+            break
+        total += changed
+        diagnostics = check()
+    sources = {c.number: c.text for c in notebook.cells if c.text != original[c.number]}
+    for cell in notebook.cells:
+        cell.text = original[cell.number]
+    return sources, total, diagnostics
+
+
+def check_notebook_bytes(data: bytes, path: str, rules: list, settings, options, result):
+    """The notebook counterpart of ``runner.check_file_bytes``: returns new bytes or None."""
+    from gradguard.check.run.pipeline import _filter, unified_diff
+
+    ignored = settings.ignored_for(path)
+    codes = {r.code for r in rules}
+    try:
+        notebook = load_notebook(data)
+    except NotebookError as exc:
+        result.files_checked += 1
+        result.diagnostics.extend(_filter([_gg001(path, exc.message, exc.row, exc.column)], ignored, codes))
+        return None
+    checked = check_notebook(notebook, path, rules, settings.require_torch_import)
+    if checked.skipped:
+        return None
+    result.files_checked += 1
+    diags = _filter(checked.diagnostics, ignored, codes)
+    new_bytes = None
+    if options.fix or options.diff:
+
+        def recheck() -> list:
+            return _filter(
+                check_notebook(notebook, path, rules, settings.require_torch_import).diagnostics, ignored, codes
+            )
+
+        sources, applied, _ = fix_cells(notebook, recheck, options.unsafe_fixes)
+        if applied and sources:
+            result.fixed += applied
+            if options.diff:
+                for cell in notebook.cells:
+                    if cell.number in sources:
+                        diff = unified_diff(cell.text, sources[cell.number], f"{path}:cell {cell.number}")
+                        result.diffs.append(diff if diff.endswith("\n") else diff + "\n")
+            else:
+                new_bytes = notebook.to_bytes(sources)
+                # What is left, with positions in the rewritten notebook.
+                rewritten = load_notebook(new_bytes)
+                diags = _filter(
+                    check_notebook(rewritten, path, rules, settings.require_torch_import).diagnostics, ignored, codes
+                )
+    result.diagnostics.extend(diags)
+    return new_bytes

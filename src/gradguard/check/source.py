@@ -1,0 +1,135 @@
+"""Reading, decoding and position bookkeeping for one source file."""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import codecs
+import io
+import re
+from itertools import accumulate
+import tokenize
+import warnings
+from dataclasses import dataclass, field
+from typing import Optional
+
+from gradguard.check.model import Position
+
+
+_NEWLINE_RE = re.compile(r"\r\n|\r|\n")
+
+
+class SourceError(Exception):
+    """The file cannot be turned into text or an AST (reported as GG001)."""
+
+    def __init__(self, message: str, row: int = 1, column: int = 1):
+        super().__init__(message)
+        self.message = message
+        self.row = row
+        self.column = column
+
+
+@dataclass
+class SourceText:
+    """Decoded text of a file plus what is needed to write it back byte-faithfully."""
+
+    text: str
+    encoding: str = "utf-8"
+    bom: bool = False
+    _line_starts: Optional[list] = field(default=None, repr=False)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "SourceText":
+        if b"\x00" in data:
+            raise SourceError("source contains NUL bytes (binary file?)")
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        except SyntaxError as exc:
+            raise SourceError(f"cannot detect encoding: {exc}") from None
+        bom = data.startswith(codecs.BOM_UTF8)
+        if bom:
+            data = data[len(codecs.BOM_UTF8) :]
+            encoding = "utf-8"
+        elif encoding == "utf-8-sig":
+            encoding = "utf-8"
+        try:
+            text = data.decode(encoding)
+        except (UnicodeDecodeError, LookupError) as exc:
+            raise SourceError(f"cannot decode as {encoding}: {exc}") from None
+        return cls(text=text, encoding=encoding, bom=bom)
+
+    def to_bytes(self, text: Optional[str] = None) -> bytes:
+        data = (self.text if text is None else text).encode(self.encoding)
+        return codecs.BOM_UTF8 + data if self.bom else data
+
+    @property
+    def line_starts(self) -> list:
+        if self._line_starts is None:
+            text = self.text
+            if "\r" in text:
+                # The parser ends a line at "\r\n", "\n" and a lone "\r" alike.
+                starts = [0] + [m.end() for m in _NEWLINE_RE.finditer(text)]
+            else:
+                # Each line's length plus its newline, summed up (no Python-level loop per line).
+                starts = [0]
+                starts.extend(accumulate(map((1).__add__, map(len, text.split("\n")[:-1]))))
+            self._line_starts = starts
+        return self._line_starts
+
+    def line(self, lineno: int) -> str:
+        starts = self.line_starts
+        start = starts[lineno - 1]
+        end = starts[lineno] if lineno < len(starts) else len(self.text)
+        return self.text[start:end]
+
+    def offset(self, lineno: int, byte_col: int) -> int:
+        """Character offset of an AST position (1-based line, UTF-8 byte column)."""
+        start = self.line_starts[lineno - 1]
+        if byte_col == 0:
+            return start
+        line = self.line(lineno)
+        if line.isascii():
+            return start + byte_col
+        return start + len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+    def position(self, offset: int) -> Position:
+        row = bisect.bisect_right(self.line_starts, offset)
+        return Position(row, offset - self.line_starts[row - 1] + 1)
+
+    def node_start(self, node: ast.AST) -> int:
+        return self.offset(node.lineno, node.col_offset)
+
+    def node_end(self, node: ast.AST) -> int:
+        return self.offset(node.end_lineno, node.end_col_offset)
+
+    def segment(self, node: ast.AST) -> str:
+        return self.text[self.node_start(node) : self.node_end(node)]
+
+    @property
+    def newline(self) -> str:
+        """The file's line ending, used when a fix inserts new lines."""
+        i = self.text.find("\n")
+        if i > 0 and self.text[i - 1] == "\r":
+            return "\r\n"
+        return "\n"
+
+    def indentation(self, lineno: int) -> str:
+        line = self.line(lineno)
+        return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def parse(text: str, filename: str) -> ast.Module:
+    """Parse text into an AST, turning every parser failure into a SourceError."""
+    try:
+        with warnings.catch_warnings():
+            # SyntaxWarnings ("'int' object is not callable") are the user's compiler's business.
+            warnings.simplefilter("ignore")
+            return ast.parse(text, filename=filename, type_comments=False)
+    except SyntaxError as exc:
+        msg = exc.msg or "invalid syntax"
+        raise SourceError(f"SyntaxError: {msg}", exc.lineno or 1, exc.offset or 1) from None
+    except MemoryError:
+        # What CPython's parser raises when its own stack runs out (deeply nested code).
+        raise SourceError("cannot parse: nested too deeply for the parser (MemoryError)") from None
+    except (ValueError, RecursionError) as exc:
+        raise SourceError(f"cannot parse: {type(exc).__name__}: {exc}") from None

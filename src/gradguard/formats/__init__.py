@@ -1,1 +1,0 @@
-"""Output formats for CI systems, one module each; registered in ``gradguard.output.FORMATS``."""

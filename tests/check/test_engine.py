@@ -1,0 +1,135 @@
+"""The engine's view of grad mode, scopes and imports, probed with a tiny rule."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from gradguard.check.engine.run import check_source
+from gradguard.check.analysis.imports import ImportMap, mentions_torch_import
+from gradguard.check.source import SourceText
+
+
+class Probe:
+    """Records the grad state at every call of ``probe()``."""
+
+    def __init__(self):
+        self.states = []
+
+    def applies_to(self, text, seen=None):
+        return True
+
+    def visit_Call(self, node, ctx):
+        if isinstance(node.func, ast.Name) and node.func.id == "probe":
+            self.states.append((ctx.grad_state(), ctx.in_inference_mode))
+
+
+def states(code: str):
+    probe = Probe()
+    check_source(SourceText(code), "t.py", [probe], require_torch_import=False)
+    return probe.states
+
+
+@pytest.mark.parametrize(
+    "code,expected",
+    [
+        ("import torch\nprobe()\n", [("enabled", False)]),
+        ("import torch\nwith torch.no_grad():\n    probe()\nprobe()\n", [("disabled", False), ("enabled", False)]),
+        ("import torch\nwith torch.inference_mode():\n    probe()\n", [("disabled", True)]),
+        ("import torch\nwith torch.inference_mode(False):\n    probe()\n", [("enabled", False)]),
+        ("import torch\nwith torch.inference_mode(mode=flag):\n    probe()\n", [("maybe", False)]),
+        ("import torch\nwith torch.no_grad():\n    with torch.enable_grad():\n        probe()\n", [("enabled", False)]),
+        ("import torch\nwith torch.set_grad_enabled(False):\n    probe()\n", [("disabled", False)]),
+        ("import torch\nwith torch.set_grad_enabled(train):\n    probe()\n", [("maybe", False)]),
+        ("import torch\n@torch.no_grad()\ndef f():\n    probe()\n", [("disabled", False)]),
+        ("import torch\n@torch.no_grad\ndef f():\n    probe()\n", [("disabled", False)]),
+        ("from torch import inference_mode as im\n@im()\ndef f():\n    probe()\n", [("disabled", True)]),
+        ("import torch\nwith torch.no_grad():\n    def f():\n        probe()\n", [("maybe", False)]),
+        ("import torch\n@torch.no_grad()\ndef f():\n    def g():\n        probe()\n", [("maybe", False)]),
+        ("import torch\nwith self.maybe_no_grad():\n    probe()\n", [("maybe", False)]),
+        ("import torch\nwith open(p) as fh:\n    probe()\n", [("enabled", False)]),
+        (
+            "import torch\ndef f():\n    torch.set_grad_enabled(False)\n    probe()\n    torch.set_grad_enabled(True)\n    probe()\nprobe()\n",
+            [("disabled", False), ("enabled", False), ("enabled", False)],
+        ),
+        ("import torch as th\nwith th.autograd.no_grad():\n    probe()\n", [("disabled", False)]),
+        ("import torch\nwith torch.no_grad():\n    f = lambda: probe()\n", [("maybe", False)]),
+    ],
+)
+def test_grad_state(code, expected):
+    assert states(code) == expected
+
+
+def test_import_map_resolves_aliases():
+    tree = ast.parse(
+        "import torch as th\nimport torch.nn as nn\nfrom torch.autograd import Variable as V\n"
+        "def f():\n    from torch import no_grad\n"
+    )
+    imports = ImportMap(tree)
+    assert imports.imports_torch
+    assert imports.torch_name == "th"
+    q = imports.qualified_name
+    assert q(ast.parse("th.no_grad", mode="eval").body) == "torch.no_grad"
+    assert q(ast.parse("nn.functional.relu", mode="eval").body) == "torch.nn.functional.relu"
+    assert q(ast.parse("V", mode="eval").body) == "torch.autograd.Variable"
+    assert q(ast.parse("no_grad", mode="eval").body) == "torch.no_grad"
+    assert q(ast.parse("numpy.array", mode="eval").body) is None
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("import torch\n", True),
+        ("import os, torch.nn as nn\n", True),
+        ("from torch.utils.data import DataLoader\n", True),
+        ("    import torch  # lazily\n", True),
+        ("import torchvision\n", False),
+        ("# import torch\n", False),
+        ("x = 'from torch import nn'\n", False),
+        ("import numpy\n", False),
+    ],
+)
+def test_torch_import_prefilter(text, expected):
+    assert mentions_torch_import(text) is expected
+
+
+def test_torchvision_only_file_is_skipped():
+    result = check_source(SourceText("import torchvision\nwith torch.no_grad:\n    pass\n"), "t.py", [], True)
+    assert result.skipped
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import torch\n",
+        "import os\n\ndef f():\n    if x:\n        import torch.nn as nn\n    return nn\n",
+        "try:\n    pass\nexcept ImportError:\n    from torch import no_grad as ng\n",
+        "match x:\n    case 1:\n        from torch import autograd\n    case _:\n        import numpy as np\n",
+        "class A:\n    def m(self):\n        from torch.nn import functional as F\n",
+        "from torch import (\n    no_grad,\n    tensor as T,\n)\nx = 1  # import nothing\n",
+        "x = 'import torch'\n",
+        "x = 1\rdef f():\r    import torch\r",
+        "x = 1\r\ndef f():\r\n    import torch\r\n",
+    ],
+)
+def test_import_map_from_text_matches_full_scan(code):
+    tree = ast.parse(code)
+    with_text, full = ImportMap(tree, code), ImportMap(tree)
+    assert with_text.names == full.names
+    assert with_text.imports_torch == full.imports_torch
+
+
+def test_statements_with_word_finds_every_class_definition():
+    from gradguard.check.analysis.imports import iter_statements, statements_with_word
+
+    code = (
+        "@decorator\nclass A(nn.Module):\n    class Inner:\n        pass\n\n"
+        "def f():\n    if x:\n        class B(A):\n            pass\n    return B\n\n"
+        "try:\n    pass\nfinally:\n    class C:  # comment\n        pass\nx = 'no class here'\n"
+    )
+    tree = ast.parse(code)
+    full = [n.name for n in iter_statements(tree.body) if isinstance(n, ast.ClassDef)]
+    pruned = [n.name for n in statements_with_word(tree.body, code, "class") if isinstance(n, ast.ClassDef)]
+    assert sorted(pruned) == sorted(full) == ["A", "B", "C", "Inner"]
+    assert list(statements_with_word(tree.body, code, "zebra")) == []

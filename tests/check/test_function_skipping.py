@@ -1,0 +1,142 @@
+"""Functions whose text holds no active rule's function trigger are not walked.
+
+The skipping must never change a finding: every rule example, fixture and bundled example
+gives the same diagnostics with skipping on and off.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import gradguard.check.engine.run as engine
+from gradguard.check.engine.run import check_source
+from gradguard.check.rules import all_rules
+from gradguard.check.rules.base import Rule
+from gradguard.check.source import SourceText
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class CallRecorder(Rule):
+    """Records the name of every function call it is shown."""
+
+    code = "GG999"
+    name = "call-recorder"
+    summary = "test probe"
+    function_triggers = ("marker",)
+    function_names = ("torch.no_grad",)
+
+    def __init__(self):
+        self.calls = []
+
+    def visit_Call(self, node, ctx):
+        if isinstance(node.func, ast.Name):
+            self.calls.append(node.func.id)
+
+
+class SeesEverything(CallRecorder):
+    code = "GG998"
+    function_triggers = None
+
+
+def run(code: str, *rules) -> engine.FileResult:
+    return check_source(SourceText(code), "t.py", list(rules), require_torch_import=False)
+
+
+def test_function_without_trigger_is_not_walked():
+    probe = CallRecorder()
+    run("def a():\n    skipped()\n\ndef b():\n    marker()\n\nat_module_level()\n", probe)
+    assert probe.calls == ["marker", "at_module_level"]
+
+
+def test_trigger_in_decorator_or_signature_counts():
+    probe = CallRecorder()
+    run("@marker()\ndef a():\n    seen_a()\n\ndef b(marker=1):\n    seen_b()\n", probe)
+    assert probe.calls == ["marker", "seen_a", "seen_b"]
+
+
+def test_nested_function_is_skipped_on_its_own():
+    probe = CallRecorder()
+    run("def outer():\n    marker()\n    def inner():\n        hidden()\n    return inner\n", probe)
+    assert probe.calls == ["marker"]
+
+
+def test_alias_of_a_listed_name_counts_as_trigger():
+    probe = CallRecorder()
+    run(
+        "from torch import no_grad as ng\n\ndef a():\n    with ng():\n        seen()\n\ndef b():\n    hidden()\n", probe
+    )
+    assert probe.calls == ["ng", "seen"]
+
+
+def test_rule_without_function_triggers_sees_every_function():
+    probe, everything = CallRecorder(), SeesEverything()
+    run("def a():\n    f()\n", probe, everything)
+    assert everything.calls == ["f"]
+    assert probe.calls == ["f"]  # one walk serves all rules: nothing is skipped for anyone
+
+
+def test_skipped_functions_are_listed_for_rules():
+    seen = {}
+
+    class Lister(CallRecorder):
+        def leave_Module(self, node, ctx):
+            seen["skipped"] = [f.name for f in ctx.skipped_functions]
+
+    run("def a():\n    pass\n\ndef b():\n    marker()\n\nclass C:\n    def m(self):\n        pass\n", Lister())
+    assert seen["skipped"] == ["a", "m"]
+
+
+def test_gg201_counts_calls_made_in_skipped_functions():
+    # `evaluate` is called under no_grad in `main`, but also from `report`, which holds no
+    # trigger and is not walked: that call runs with grad on, so the finding stays.
+    code = (
+        "import torch\n\n"
+        "def evaluate(model, val_loader):\n    model.eval()\n    for x in val_loader:\n        model(x)\n\n"
+        "def main(model, val_loader):\n    with torch.no_grad():\n        evaluate(model, val_loader)\n\n"
+        "def report(model, data):\n    evaluate(model, data)\n"
+    )
+    rules = [r() for r in all_rules() if r.code == "GG201"]
+    assert [d.code for d in run(code, *rules).diagnostics] == ["GG201"]
+    only_no_grad = code.rsplit("def report", 1)[0]
+    assert run(only_no_grad, *rules).diagnostics == []
+
+
+def _files() -> list:
+    paths = sorted((ROOT / "tests" / "check" / "fixtures").rglob("*.py")) + sorted((ROOT / "examples").rglob("*.py"))
+    return [(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8")) for p in paths]
+
+
+def _cases() -> list:
+    """Each rule alone (another rule's triggers must not hide a gap in its own) on its own
+    examples and on every fixture and bundled example."""
+    files = _files()
+    out = []
+    for rule in all_rules():
+        for i, example in enumerate(rule.valid + rule.invalid):
+            out.append(pytest.param(rule, example.code, id=f"{rule.code}-example-{i}"))
+        for name, text in files:
+            out.append(pytest.param(rule, text, id=f"{rule.code}-{name}"))
+    return out
+
+
+def _findings(rule, code: str) -> list:
+    result = check_source(SourceText(code), "t.py", [rule()], require_torch_import=False)
+    return [(d.code, d.start, d.end, d.message) for d in result.diagnostics]
+
+
+@pytest.mark.parametrize(("rule", "code"), _cases())
+def test_skipping_changes_no_finding(rule, code, monkeypatch):
+    with_skipping = _findings(rule, code)
+    monkeypatch.setattr(engine, "function_trigger_hits", lambda rules, text, imports: None)
+    assert _findings(rule, code) == with_skipping
+
+
+def test_gg201_walks_a_function_whose_loader_is_camel_case():
+    # The file names a `loader` elsewhere, so GG201 runs; the function itself says only `Loader`.
+    code = "import torch\n\nloader = None\n\ndef check(model, valLoader):\n    for x in valLoader:\n        model(x)\n"
+    rules = [r() for r in all_rules() if r.code == "GG201"]
+    assert [d.code for d in run(code, *rules).diagnostics] == ["GG201"]

@@ -1,0 +1,302 @@
+"""Jupyter notebooks: checked as one program per notebook, reported and fixed per cell."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gradguard.cli import main
+from gradguard.check.run.notebook import ipython_to_python
+
+MSG = "`torch.no_grad` is used without `()`"
+
+
+def code(source, **extra):
+    cell = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source}
+    cell.update(extra)
+    return cell
+
+
+def markdown(source):
+    return {"cell_type": "markdown", "metadata": {}, "source": source}
+
+
+def notebook(cells, language="python"):
+    return {
+        "cells": cells,
+        "metadata": {
+            "kernelspec": {"display_name": "Python 3", "language": language, "name": "python3"},
+            "language_info": {"name": language},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+def write(path, nb, indent=1, ensure_ascii=False, newline=True):
+    text = json.dumps(nb, indent=indent, ensure_ascii=ensure_ascii)
+    path.write_text(text + ("\n" if newline else ""), encoding="utf-8")
+    return path
+
+
+def run_cli(capsys, *args):
+    code_ = main(list(args))
+    out, err = capsys.readouterr()
+    return code_, out, err
+
+
+TRAIN = notebook(
+    [
+        markdown(["# Training\n", "Some text."]),
+        code(["%matplotlib inline\n", "import torch\n", "from torch import no_grad as ng\n", "!pip install -q tqdm\n"]),
+        markdown("More text"),
+        code(
+            [
+                "files = !ls\n",
+                "torch.zeros?\n",
+                "for step in range(2):\n",
+                "    !echo hi\n",
+                "    with ng:\n",
+                "        y = (3\n",
+                "             % 2)",
+            ],
+            outputs=[{"name": "stdout", "output_type": "stream", "text": ["héllo\n"]}],
+            execution_count=7,
+        ),
+        code("%%time\nwith torch.no_grad:\n    pass\n"),
+        code(["%%bash\n", "with torch.no_grad:\n", "echo\n"]),
+        code(["with torch.no_grad:  # noqa: GG204\n", "    pass\n"]),
+    ]
+)
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "train.ipynb", TRAIN)
+    return tmp_path
+
+
+def test_findings_reported_by_cell_line_and_column(project, capsys):
+    code_, out, _ = run_cli(capsys, "check", ".")
+    assert code_ == 1
+    lines = out.splitlines()
+    # Cell numbers count every cell (markdown too); names imported in cell 2 are known in
+    # cell 4; magics, shell escapes, help and the %%bash cell are skipped; `% 2` inside
+    # brackets is the modulo operator, not a magic; noqa works in cells.
+    assert [line.split(": GG204 ")[0] for line in lines[:-1]] == ["train.ipynb:cell 4:5:10", "train.ipynb:cell 5:2:6"]
+    assert lines[0].endswith("write `ng()` [*]")
+    assert lines[-1] == "Found 2 errors (2 fixable with --fix)."
+
+
+def test_json_output_has_cell_and_cell_positions(project, capsys):
+    _, out, _ = run_cli(capsys, "check", "--format", "json", "train.ipynb")
+    first = json.loads(out)[0]
+    assert first["cell"] == 4 and first["filename"] == "train.ipynb"
+    assert first["location"] == {"row": 5, "column": 10} and first["end_location"] == {"row": 5, "column": 12}
+    assert first["fix"]["edits"][0]["location"] == {"row": 5, "column": 12}
+
+
+def test_fix_rewrites_only_the_fixed_cells(project, capsys):
+    before = (project / "train.ipynb").read_text(encoding="utf-8")
+    code_, out, _ = run_cli(capsys, "check", "--fix", ".")
+    assert code_ == 0 and "2 fixed, 0 remaining" in out
+    after = (project / "train.ipynb").read_text(encoding="utf-8")
+    expected = before.replace('"    with ng:\\n"', '"    with ng():\\n"').replace(
+        '"%%time\\nwith torch.no_grad:\\n', '"%%time\\nwith torch.no_grad():\\n'
+    )
+    assert expected != before and after == expected
+    # Idempotent: a second run changes nothing.
+    assert run_cli(capsys, "check", "--fix", ".")[0] == 0
+    assert (project / "train.ipynb").read_text(encoding="utf-8") == expected
+
+
+@pytest.mark.parametrize("indent, ensure_ascii, newline", [(2, True, False), (None, False, True), ("\t", False, True)])
+def test_fix_keeps_the_notebooks_json_layout(tmp_path, capsys, indent, ensure_ascii, newline):
+    nb = notebook([code(["import torch\n", "x = 'é'\n", "with torch.no_grad:\n", "    pass"]), markdown("é")])
+    nb["metadata"]["zz_custom"] = {"b": 1, "a": [1.50, "x/y"]}
+    path = write(tmp_path / "n.ipynb", nb, indent=indent, ensure_ascii=ensure_ascii, newline=newline)
+    before = path.read_bytes()
+    assert run_cli(capsys, "check", "--fix", str(path))[0] == 0
+    assert path.read_bytes() == before.replace(b'"with torch.no_grad:\\n"', b'"with torch.no_grad():\\n"')
+
+
+def test_fix_keeps_crlf_json_and_bom(tmp_path, capsys):
+    nb = notebook([code(["import torch\n", "with torch.no_grad:\n", "    pass\n"])])
+    text = json.dumps(nb, indent=1).replace("\n", "\r\n")
+    path = tmp_path / "n.ipynb"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    assert run_cli(capsys, "check", "--fix", str(path))[0] == 0
+    expected = b"\xef\xbb\xbf" + text.replace("no_grad:\\n", "no_grad():\\n").encode()
+    assert path.read_bytes() == expected
+
+
+def test_fix_that_inserts_lines_keeps_source_a_list_of_lines(tmp_path, capsys):
+    """Splitting a cell's text into lines again after an edit: one JSON string per line."""
+    from gradguard.check.run.notebook import Notebook, load_notebook
+
+    nb = notebook([code(["import torch\n", "x = 1"])])
+    path = write(tmp_path / "n.ipynb", nb)
+    loaded = load_notebook(path.read_bytes())
+    new = loaded.to_bytes({1: "import torch\nwith torch.no_grad():\n    x = 1"})
+    assert json.loads(new)["cells"][0]["source"] == ["import torch\n", "with torch.no_grad():\n", "    x = 1"]
+    assert isinstance(loaded, Notebook) and new.decode().count("\n") == path.read_text().count("\n") + 1
+
+
+def test_diff_shows_cells_and_changes_nothing(project, capsys):
+    before = (project / "train.ipynb").read_bytes()
+    code_, out, _ = run_cli(capsys, "check", "--diff", ".")
+    assert code_ == 1
+    assert "--- train.ipynb:cell 4\n+++ train.ipynb:cell 4\n" in out
+    assert "-    with ng:\n+    with ng():\n" in out
+    assert "+with torch.no_grad():\n" in out
+    assert (project / "train.ipynb").read_bytes() == before
+
+
+def test_invalid_json_and_non_notebook_are_gg001(tmp_path, capsys):
+    (tmp_path / "broken.ipynb").write_text('{"cells": [\n  {"cell_type": "code",\n')
+    (tmp_path / "list.ipynb").write_text("[1, 2]\n")
+    (tmp_path / "badcell.ipynb").write_text(json.dumps({"cells": [{"cell_type": "code", "source": 3}]}))
+    code_, out, _ = run_cli(capsys, "check", str(tmp_path))
+    assert code_ == 1
+    lines = out.splitlines()
+    assert any(l.startswith(f"{tmp_path}/broken.ipynb:3:1: GG001 Notebook is not valid JSON") for l in lines), out
+    assert f"{tmp_path}/list.ipynb:1:1: GG001 Not a Jupyter notebook: no list of `cells`" in lines
+    assert f"{tmp_path}/badcell.ipynb:1:1: GG001 Not a Jupyter notebook: cell 1 `source` is not text" in lines
+
+
+def test_unparsable_cell_is_gg001_and_other_cells_still_checked(tmp_path, capsys):
+    nb = notebook(
+        [code("import torch\n"), code("def f(:\n"), code("with torch.no_grad:\n    pass\n"), code("await g()\n")]
+    )
+    write(tmp_path / "n.ipynb", nb)
+    code_, out, _ = run_cli(capsys, "check", "--format", "json", str(tmp_path / "n.ipynb"))
+    items = json.loads(out)
+    assert [(i["code"], i["cell"], i["location"]["row"]) for i in items] == [("GG001", 2, 1), ("GG204", 3, 1)]
+    assert "SyntaxError" in items[0]["message"]
+
+
+def test_notebooks_without_torch_or_not_python_are_skipped(tmp_path, capsys):
+    write(tmp_path / "plain.ipynb", notebook([code("def f(:\n")]))
+    write(tmp_path / "r.ipynb", notebook([code("import torch\nwith torch.no_grad:\n    pass\n")], language="R"))
+    checkpoints = tmp_path / ".ipynb_checkpoints"
+    checkpoints.mkdir()
+    write(checkpoints / "train-checkpoint.ipynb", TRAIN)
+    assert run_cli(capsys, "check", str(tmp_path))[0] == 0
+    assert run_cli(capsys, "check", "--all-files", str(tmp_path / "plain.ipynb"))[0] == 1
+
+
+def test_sarif_and_github_point_at_the_notebook_line(project, capsys):
+    raw_lines = (project / "train.ipynb").read_text(encoding="utf-8").splitlines()
+    _, out, _ = run_cli(capsys, "check", "--format", "sarif", "train.ipynb")
+    result = json.loads(out)["runs"][0]["results"][0]
+    assert result["properties"]["cell"] == 4
+    assert result["properties"]["cellRegion"]["startLine"] == 5
+    row = result["locations"][0]["physicalLocation"]["region"]["startLine"]
+    assert raw_lines[row - 1].strip() == '"    with ng:\\n",'
+    _, out, _ = run_cli(capsys, "check", "--format", "github", "train.ipynb")
+    assert out.splitlines()[0].startswith(
+        f"::error file=train.ipynb,line={row},title=GG204 (cell 4)::cell 4, line 5, column 10: "
+    )
+
+
+def test_notebook_on_stdin(project):
+    data = (project / "train.ipynb").read_bytes()
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradguard", "check", "--stdin-filename", "nb/train.ipynb", "-"],
+        input=data,
+        capture_output=True,
+        cwd=project,
+        timeout=60,
+    )
+    assert proc.returncode == 1
+    assert proc.stdout.decode().startswith("nb/train.ipynb:cell 4:5:10: GG204 ")
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradguard", "check", "--fix", "--stdin-filename", "train.ipynb", "-"],
+        input=data,
+        capture_output=True,
+        cwd=project,
+        timeout=60,
+    )
+    assert json.loads(proc.stdout)["cells"][3]["source"][4] == "    with ng():\n"
+
+
+@pytest.mark.parametrize(
+    "cell, replaced",
+    [
+        ("%time x = 1\n", {1}),
+        ("!ls \\\n  -l\nx = 1\n", {1, 2}),
+        ("y = (3\n% 2)\n", set()),  # inside brackets: modulo
+        ('s = """\n!not a shell escape\n"""\n', set()),  # inside a string
+        ("x = 1  # what?\n", set()),
+        ("obj.attr??\n", {1}),
+        ("out = %timeit -o f()\n", {1}),
+        ("%%writefile a.py\nimport torch\n", {1, 2}),
+        ("%%capture\nimport torch\n", {1}),
+    ],
+)
+def test_ipython_syntax_masking(cell, replaced):
+    python, rows = ipython_to_python(cell)
+    assert rows == replaced
+    assert python.count("\n") == cell.count("\n")
+    compile(python, "<cell>", "exec")
+
+
+def test_file_rows_when_the_last_source_line_ends_with_a_newline(tmp_path, capsys):
+    nb = notebook([code(["import torch\n", "with torch.no_grad:\n", "    pass\n"])])
+    path = write(tmp_path / "n.ipynb", nb)
+    _, out, _ = run_cli(capsys, "check", "--format", "github", str(path))
+    row = int(out.split("line=")[1].split(",")[0])
+    assert path.read_text().splitlines()[row - 1].strip() == '"with torch.no_grad:\\n",'
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet="%!?=x( )[]\\\n\"'#:.\t", max_size=60))
+def test_masking_keeps_line_count_and_never_raises(cell):
+    python, rows = ipython_to_python(cell)
+    assert python.count("\n") == cell.count("\n")
+    assert all(1 <= r <= max(1, cell.count("\n") + 1) for r in rows)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+        lambda inner: (
+            st.lists(inner, max_size=3)
+            | st.dictionaries(st.sampled_from(["cells", "cell_type", "source", "metadata", "x"]), inner, max_size=3)
+        ),
+        max_leaves=12,
+    )
+)
+def test_any_json_is_a_notebook_or_a_notebook_error(document):
+    from gradguard.check.run.notebook import NotebookError, check_notebook, load_notebook
+    from gradguard.check.rules import all_rules
+
+    try:
+        nb = load_notebook(json.dumps(document).encode())
+    except NotebookError:
+        return
+    check_notebook(nb, "n.ipynb", [r() for r in all_rules()], require_torch_import=False)
+
+
+def test_lines_named_in_messages_are_cell_lines(tmp_path, capsys):
+    nb = notebook(
+        [
+            code(["import torch\n", "model = torch.nn.Linear(2, 2)\n"]),
+            markdown("Evaluate"),
+            code(["x = torch.ones(2)\n", "model.eval()\n", "y = model(x)\n"]),
+            code(["with torch.no_grad():\n", "    with torch.no_grad():\n", "        pass\n"]),
+        ]
+    )
+    path = write(tmp_path / "eval.ipynb", nb)
+    _, out, _ = run_cli(capsys, "check", "--select", "GG201,GG203", str(path))
+    assert "eval.ipynb:cell 3:3:5: GG201" in out
+    assert "after `model.eval()` (line 2)" in out
+    assert "eval.ipynb:cell 4:2:10: GG203" in out
+    assert "on line 1;" in out
