@@ -66,10 +66,11 @@ import ast
 import re
 from typing import Optional
 
-from gradguard.check.model import Edit, Fix
 from gradguard.check.analysis.grad_flow import _binding_values, mentions, names_without_grad
-from gradguard.check.rules.base import FIX_SAFE, Invalid, Rule, Valid
 from gradguard.check.analysis.kinds import OUTPUT, expr_kinds, is_loss, is_model_expr
+from gradguard.check.model import Edit, Fix
+from gradguard.check.rules.base import FIX_SAFE, Invalid, Rule, Valid
+from gradguard.common.text import short
 
 _BACKWARD_CALLS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -207,15 +208,10 @@ class AccumulatedGraph(Rule):
         ctx.report(
             self.code,
             node,
-            f"Accumulating `{_short(shown)}` across iterations keeps every iteration's autograd graph alive; "
-            f"accumulate `{_short(_suffixed(value, shown, suffix))}`",
+            f"Accumulating `{short(shown)}` across iterations keeps every iteration's autograd graph alive; "
+            f"accumulate `{short(_suffixed(value, shown, suffix))}`",
             _fix(ctx, value, suffix),
         )
-
-
-def _short(text: str, limit: int = 40) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _needs_parens(value: ast.AST) -> bool:

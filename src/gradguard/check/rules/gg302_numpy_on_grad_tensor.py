@@ -42,10 +42,11 @@ from __future__ import annotations
 
 import ast
 
-from gradguard.check.model import Edit, Fix
 from gradguard.check.analysis.grad_flow import mentions, names_without_grad, reaching_plain_value
-from gradguard.check.rules.base import FIX_SAFE, Invalid, Rule, Valid
 from gradguard.check.analysis.kinds import carries_grad
+from gradguard.check.model import Edit, Fix
+from gradguard.check.rules.base import FIX_SAFE, Invalid, Rule, Valid
+from gradguard.common.text import short
 
 
 class NumpyOnGradTensor(Rule):
@@ -124,11 +125,6 @@ class NumpyOnGradTensor(Rule):
         ctx.report(
             self.code,
             node,
-            f"`{_short(ctx.text(receiver))}` requires grad: `.numpy()` on it raises RuntimeError; call `.detach()` first",
+            f"`{short(ctx.text(receiver))}` requires grad: `.numpy()` on it raises RuntimeError; call `.detach()` first",
             fix,
         )
-
-
-def _short(text: str, limit: int = 40) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."

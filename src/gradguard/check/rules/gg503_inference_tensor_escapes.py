@@ -50,10 +50,11 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from gradguard.check.analysis.grad_mode import INFERENCE, INFERENCE_NAMES
 from gradguard.check.analysis.grad_flow import _binding_values
-from gradguard.check.rules.base import Invalid, Rule, Valid
+from gradguard.check.analysis.grad_mode import INFERENCE, INFERENCE_NAMES
 from gradguard.check.analysis.kinds import OUTPUT, expr_kinds, is_tensor
+from gradguard.check.rules.base import Invalid, Rule, Valid
+from gradguard.common.text import short
 
 # Methods that may return their receiver itself (or a view of it) rather than a new tensor.
 _MAY_ALIAS = frozenset(
@@ -137,15 +138,10 @@ class InferenceTensorEscapes(Rule):
         ctx.report(
             self.code,
             node,
-            f"`{_short(ctx.text(value))}` is an inference tensor (made under inference_mode) kept in {where}: "
+            f"`{short(ctx.text(value))}` is an inference tensor (made under inference_mode) kept in {where}: "
             "later use in autograd-recorded code or an in-place update outside inference mode raises RuntimeError; "
             "use torch.no_grad() for this region",
         )
-
-
-def _short(text: str, limit: int = 40) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _is_self(node: ast.AST) -> bool:
