@@ -12,6 +12,16 @@ from enum import Enum
 from typing import Optional
 
 from gradguard.check.analysis.imports import ImportMap
+from gradguard.check.analysis.vocabulary import (
+    ENABLE_NAMES,
+    GRAD_MODE_NAMES,
+    GRAD_OFF_NAMES,
+    INFERENCE_NAMES,
+    NO_GRAD_NAMES,
+    SET_ENABLED_NAMES,
+)
+
+__all__ = ["GRAD_MODE_NAMES", "GRAD_OFF_NAMES", "INFERENCE_NAMES", "NO_GRAD_NAMES", "SET_ENABLED_NAMES"]
 
 
 class RegionKind(str, Enum):
@@ -37,17 +47,6 @@ INFERENCE = RegionKind.INFERENCE
 ENABLE = RegionKind.ENABLE
 MAYBE = RegionKind.MAYBE
 BOUNDARY = RegionKind.BOUNDARY
-
-NO_GRAD_NAMES = frozenset({"torch.no_grad", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"})
-INFERENCE_NAMES = frozenset(
-    {"torch.inference_mode", "torch.autograd.inference_mode", "torch.autograd.grad_mode.inference_mode"}
-)
-ENABLE_NAMES = frozenset({"torch.enable_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.enable_grad"})
-SET_ENABLED_NAMES = frozenset(
-    {"torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.set_grad_enabled"}
-)
-GRAD_MODE_NAMES = NO_GRAD_NAMES | INFERENCE_NAMES | ENABLE_NAMES | SET_ENABLED_NAMES
-GRAD_OFF_NAMES = NO_GRAD_NAMES | INFERENCE_NAMES | SET_ENABLED_NAMES  # what can disable grad
 
 
 @dataclass

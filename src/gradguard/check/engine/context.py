@@ -26,6 +26,16 @@ class FileContext:
         self.cache: dict = {}  # per-file memo for rules and analyses
         self.skipped_functions: list[ast.AST] = []  # not walked: no active rule's function trigger in them
         self.linker = None  # the walker: makes parent links on demand (see ``parent``)
+        self._model = None
+
+    @property
+    def model(self):
+        """The file's semantic model (gradguard.check.analysis.model), built on first use."""
+        if self._model is None:
+            from gradguard.check.analysis.model import SemanticModel
+
+            self._model = SemanticModel(self.tree, self.imports, self.parent)
+        return self._model
 
     # -- the tree around a node ------------------------------------------------------------
     def parent(self, node: ast.AST) -> Optional[ast.AST]:
