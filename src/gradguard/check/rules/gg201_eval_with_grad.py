@@ -182,67 +182,217 @@ class EvalWithGrad(Rule):
 
     valid = (
         Valid(
-            "import torch\n\n@torch.no_grad()\ndef evaluate(model, val_loader):\n    model.eval()\n"
-            "    return [model(x) for x, _ in val_loader]\n"
-        ),
-        Valid("import torch\n\nclass Wrapper:\n    def eval(self):\n        self.model.eval()\n        return self\n"),
-        Valid(
-            "import torch\n\ndef finetune(model, x, y, optimizer):\n    model.eval()\n    loss = (model(x) - y).pow(2).mean()\n"
-            "    loss.backward()\n    optimizer.step()\n"
-        ),
-        Valid(
-            "import torch\nimport lightning as L\n\nclass M(L.LightningModule):\n    def validation_step(self, batch, idx):\n"
-            "        self.model.eval()\n        out = self.model(batch)\n        self.log('val', out.mean())\n"
+            """
+            import torch
+
+            @torch.no_grad()
+            def evaluate(model, val_loader):
+                model.eval()
+                return [model(x) for x, _ in val_loader]
+            """,
         ),
         Valid(
-            "import torch\n\ndef outer(model, val_loader):\n    with torch.no_grad():\n        def run():\n"
-            "            model.eval()\n            return [model(x) for x in val_loader]\n        return run()\n"
+            """
+            import torch
+
+            class Wrapper:
+                def eval(self):
+                    self.model.eval()
+                    return self
+            """,
         ),
         Valid(
-            "import torch\n\ndef saliency(model, x):\n    model.eval()\n    x.requires_grad_()\n    out = model(x)\n"
-            "    out.max().backward()\n    return x.grad\n"
+            """
+            import torch
+
+            def finetune(model, x, y, optimizer):
+                model.eval()
+                loss = (model(x) - y).pow(2).mean()
+                loss.backward()
+                optimizer.step()
+            """,
         ),
         Valid(
-            "import torch\nimport torch.nn.functional as F\n\ndef eval_loss(model, x, y):\n    model.eval()\n"
-            "    return F.cross_entropy(model(x), y)\n"
+            """
+            import torch
+            import lightning as L
+
+            class M(L.LightningModule):
+                def validation_step(self, batch, idx):
+                    self.model.eval()
+                    out = self.model(batch)
+                    self.log('val', out.mean())
+            """,
         ),
         Valid(
-            "import torch\n\ndef train(model, train_loader, val_loader, opt):\n    for x, y in train_loader:\n"
-            "        model(x).sum().backward()\n        opt.step()\n    model.eval()\n    with torch.no_grad():\n"
-            "        for x, y in val_loader:\n            model(x)\n"
+            """
+            import torch
+
+            def outer(model, val_loader):
+                with torch.no_grad():
+                    def run():
+                        model.eval()
+                        return [model(x) for x in val_loader]
+                    return run()
+            """,
         ),
         Valid(
-            "import torch\nfrom torch import nn\n\ndef test_pool(x):\n    pool = nn.MaxPool2d(2)\n    pool.eval()\n"
-            "    assert pool(x).shape[-1] == x.shape[-1] // 2\n"
+            """
+            import torch
+
+            def saliency(model, x):
+                model.eval()
+                x.requires_grad_()
+                out = model(x)
+                out.max().backward()
+                return x.grad
+            """,
         ),
         Valid(
-            "import torch\n\ndef validation(model, testloader):\n    model.eval()\n    return [model(x) for x in testloader]\n\n"
-            "def validation_2(model, test_loader):\n    for x, y in test_loader:\n        model(x)\n\n"
-            "def train(model, loader, testloader, opt):\n    for x in loader:\n        model(x).sum().backward()\n        opt.step()\n"
-            "        model.eval()\n        with torch.no_grad():\n            validation(model, testloader)\n"
-            "            validation_2(model, testloader)\n        model.train()\n"
+            """
+            import torch
+            import torch.nn.functional as F
+
+            def eval_loss(model, x, y):
+                model.eval()
+                return F.cross_entropy(model(x), y)
+            """,
         ),
         Valid(
-            "import torch\n\ndef export(model, x):\n    frozen = torch.jit.freeze(torch.jit.script(model.eval()))\n"
-            "    frozen(x)\n    return frozen\n"
+            """
+            import torch
+
+            def train(model, train_loader, val_loader, opt):
+                for x, y in train_loader:
+                    model(x).sum().backward()
+                    opt.step()
+                model.eval()
+                with torch.no_grad():
+                    for x, y in val_loader:
+                        model(x)
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+            def test_pool(x):
+                pool = nn.MaxPool2d(2)
+                pool.eval()
+                assert pool(x).shape[-1] == x.shape[-1] // 2
+            """,
+        ),
+        Valid(
+            """
+            import torch
+
+            def validation(model, testloader):
+                model.eval()
+                return [model(x) for x in testloader]
+
+            def validation_2(model, test_loader):
+                for x, y in test_loader:
+                    model(x)
+
+            def train(model, loader, testloader, opt):
+                for x in loader:
+                    model(x).sum().backward()
+                    opt.step()
+                    model.eval()
+                    with torch.no_grad():
+                        validation(model, testloader)
+                        validation_2(model, testloader)
+                    model.train()
+            """,
+        ),
+        Valid(
+            """
+            import torch
+
+            def export(model, x):
+                frozen = torch.jit.freeze(torch.jit.script(model.eval()))
+                frozen(x)
+                return frozen
+            """,
         ),
     )
     invalid = (
         Invalid(
-            "import torch\n\ndef evaluate(model, val_loader):\n    model.eval()\n    for x, y in val_loader:\n        out = model(x)\n",
-            fixed="import torch\n\n@torch.no_grad()\ndef evaluate(model, val_loader):\n    model.eval()\n    for x, y in val_loader:\n        out = model(x)\n",
+            """
+            import torch
+
+            def evaluate(model, val_loader):
+                model.eval()
+                for x, y in val_loader:
+                    out = model(x)
+            """,
+            line=6,
+            column=15,
+            message="`model(...)` runs with grad enabled after `model.eval()` (line 4), and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            fixed="""
+            import torch
+
+            @torch.no_grad()
+            def evaluate(model, val_loader):
+                model.eval()
+                for x, y in val_loader:
+                    out = model(x)
+            """,
             unsafe=True,
         ),
         Invalid(
-            "import torch as th\n\nclass Runner:\n    @staticmethod\n    def predict(net, batch):\n        net.eval()\n        return net(batch)\n",
-            fixed="import torch as th\n\nclass Runner:\n    @staticmethod\n    @th.no_grad()\n    def predict(net, batch):\n        net.eval()\n        return net(batch)\n",
+            """
+            import torch as th
+
+            class Runner:
+                @staticmethod
+                def predict(net, batch):
+                    net.eval()
+                    return net(batch)
+            """,
+            line=7,
+            column=16,
+            message="`net(...)` runs with grad enabled after `net.eval()` (line 6), and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            fixed="""
+            import torch as th
+
+            class Runner:
+                @staticmethod
+                @th.no_grad()
+                def predict(net, batch):
+                    net.eval()
+                    return net(batch)
+            """,
             unsafe=True,
         ),
         Invalid(
-            "import torch\n\ndef fit(model, train_dl, valid_dl, opt):\n    for x, y in train_dl:\n        model(x).sum().backward()\n"
-            "        opt.step()\n    for x, y in enumerate(valid_dl):\n        preds = model(x)\n",
+            """
+            import torch
+
+            def fit(model, train_dl, valid_dl, opt):
+                for x, y in train_dl:
+                    model(x).sum().backward()
+                    opt.step()
+                for x, y in enumerate(valid_dl):
+                    preds = model(x)
+            """,
+            line=8,
+            column=17,
+            message="`model(...)` runs with grad enabled in the loop over `valid_dl` (line 7), which never uses gradients: autograd records a graph for every call, wasting memory and time; wrap the loop in `with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
-        Invalid("from torch import nn\n\nmodel = nn.Linear(2, 2)\nmodel.eval()\ny = model(x)\n"),
+        Invalid(
+            """
+            from torch import nn
+
+            model = nn.Linear(2, 2)
+            model.eval()
+            y = model(x)
+            """,
+            line=5,
+            column=5,
+            message="`model(...)` runs with grad enabled after `model.eval()` (line 4), and nothing in this module uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
     )
 
     # -- collecting ----------------------------------------------------------------------------

@@ -82,45 +82,175 @@ class RedundantGradRegion(Rule):
 
     valid = (
         Valid(
-            "import torch\n\ndef f(model, x):\n    with torch.no_grad():\n        with torch.inference_mode():\n            return model(x)\n"
+            """
+            import torch
+
+            def f(model, x):
+                with torch.no_grad():
+                    with torch.inference_mode():
+                        return model(x)
+            """,
         ),
         Valid(
-            "import torch\n\n@torch.no_grad()\ndef f(model, x):\n    with torch.enable_grad():\n        y = model(x)\n"
-            "        with torch.no_grad():\n            z = y * 2\n    return z\n"
+            """
+            import torch
+
+            @torch.no_grad()
+            def f(model, x):
+                with torch.enable_grad():
+                    y = model(x)
+                    with torch.no_grad():
+                        z = y * 2
+                return z
+            """,
         ),
         Valid(
-            "import torch\n\ndef f(model, x, train):\n    with torch.set_grad_enabled(train):\n        with torch.no_grad():\n            return model(x)\n"
+            """
+            import torch
+
+            def f(model, x, train):
+                with torch.set_grad_enabled(train):
+                    with torch.no_grad():
+                        return model(x)
+            """,
         ),
         Valid(
-            "import torch\n\n@torch.no_grad()\ndef outer(model):\n    def inner(x):\n        with torch.no_grad():\n"
-            "            return model(x)\n    return inner\n"
+            """
+            import torch
+
+            @torch.no_grad()
+            def outer(model):
+                def inner(x):
+                    with torch.no_grad():
+                        return model(x)
+                return inner
+            """,
         ),
         Valid(
-            "import torch\n\ndef f(model, x):\n    with torch.no_grad():\n        y = model(x)\n    with torch.no_grad():\n        return y + model(x)\n"
+            """
+            import torch
+
+            def f(model, x):
+                with torch.no_grad():
+                    y = model(x)
+                with torch.no_grad():
+                    return y + model(x)
+            """,
         ),
-        Valid("import torch\n\nwith torch.inference_mode(False):\n    with torch.no_grad():\n        pass\n"),
+        Valid(
+            """
+            import torch
+
+            with torch.inference_mode(False):
+                with torch.no_grad():
+                    pass
+            """,
+        ),
     )
     invalid = (
         Invalid(
-            "import torch\n\n@torch.inference_mode()\ndef evaluate(model, x):\n    with torch.no_grad():  # no graph\n"
-            "        y = model(x)\n        # keep\n        s = '''a\n  b'''\n    return y, s\n",
-            fixed="import torch\n\n@torch.inference_mode()\ndef evaluate(model, x):\n    # no graph\n"
-            "    y = model(x)\n    # keep\n    s = '''a\n  b'''\n    return y, s\n",
+            """
+            import torch
+
+            @torch.inference_mode()
+            def evaluate(model, x):
+                with torch.no_grad():  # no graph
+                    y = model(x)
+                    # keep
+                    s = '''a
+              b'''
+                return y, s
+            """,
+            line=5,
+            column=10,
+            message="`torch.no_grad()` is redundant: grad is already disabled here by the decorator `@torch.inference_mode()` (inference mode); remove it",
+            fixed="""
+            import torch
+
+            @torch.inference_mode()
+            def evaluate(model, x):
+                # no graph
+                y = model(x)
+                # keep
+                s = '''a
+              b'''
+                return y, s
+            """,
         ),
         Invalid(
-            "import torch\nfrom torch import no_grad\n\nwith torch.no_grad():\n    with open('f') as fh, no_grad():\n        data = fh.read()\n",
-            fixed="import torch\nfrom torch import no_grad\n\nwith torch.no_grad():\n    with open('f') as fh:\n        data = fh.read()\n",
+            """
+            import torch
+            from torch import no_grad
+
+            with torch.no_grad():
+                with open('f') as fh, no_grad():
+                    data = fh.read()
+            """,
+            line=5,
+            column=27,
+            message="`no_grad()` is redundant: grad is already disabled here by the `with torch.no_grad()` on line 4; remove it",
+            fixed="""
+            import torch
+            from torch import no_grad
+
+            with torch.no_grad():
+                with open('f') as fh:
+                    data = fh.read()
+            """,
         ),
         Invalid(
-            "import torch\n\n@torch.no_grad\n@torch.no_grad()\ndef f(model, x):\n    return model(x)\n",
-            fixed="import torch\n\n@torch.no_grad\ndef f(model, x):\n    return model(x)\n",
+            """
+            import torch
+
+            @torch.no_grad
+            @torch.no_grad()
+            def f(model, x):
+                return model(x)
+            """,
+            line=4,
+            column=2,
+            message="`torch.no_grad()` is redundant: grad is already disabled here by the decorator `@torch.no_grad`; remove it",
+            fixed="""
+            import torch
+
+            @torch.no_grad
+            def f(model, x):
+                return model(x)
+            """,
         ),
         Invalid(
-            "import torch\n\ndef f(model, x):\n    with torch.no_grad():\n        with torch.no_grad(): y = model(x)\n    return y\n",
-            fixed="import torch\n\ndef f(model, x):\n    with torch.no_grad():\n        y = model(x)\n    return y\n",
+            """
+            import torch
+
+            def f(model, x):
+                with torch.no_grad():
+                    with torch.no_grad(): y = model(x)
+                return y
+            """,
+            line=5,
+            column=14,
+            message="`torch.no_grad()` is redundant: grad is already disabled here by the `with torch.no_grad()` on line 4; remove it",
+            fixed="""
+            import torch
+
+            def f(model, x):
+                with torch.no_grad():
+                    y = model(x)
+                return y
+            """,
         ),
         Invalid(
-            "import torch\n\ndef f(model, x):\n    torch.set_grad_enabled(False)\n    with torch.no_grad() as g:\n        return model(x)\n",
+            """
+            import torch
+
+            def f(model, x):
+                torch.set_grad_enabled(False)
+                with torch.no_grad() as g:
+                    return model(x)
+            """,
+            line=5,
+            column=10,
+            message="`torch.no_grad()` is redundant: grad is already disabled here by `torch.set_grad_enabled(False)` on line 4; remove it",
         ),
     )
 

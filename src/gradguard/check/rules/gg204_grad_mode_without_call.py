@@ -52,23 +52,85 @@ class GradModeWithoutCall(Rule):
     function_names = tuple(sorted(_CLASSES))
 
     valid = (
-        Valid("import torch\nwith torch.no_grad():\n    pass\n"),
-        Valid("import torch\n@torch.no_grad\ndef f():\n    pass\n"),
-        Valid("import torch\nctx = torch.no_grad\nwith ctx():\n    pass\n"),
-        Valid("import torch\nno_grad = object()\nwith something.no_grad:\n    pass\n"),
+        Valid(
+            """
+            import torch
+            with torch.no_grad():
+                pass
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            @torch.no_grad
+            def f():
+                pass
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            ctx = torch.no_grad
+            with ctx():
+                pass
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            no_grad = object()
+            with something.no_grad:
+                pass
+            """,
+        ),
     )
     invalid = (
         Invalid(
-            "import torch\nwith torch.no_grad:\n    pass\n",
-            fixed="import torch\nwith torch.no_grad():\n    pass\n",
+            """
+            import torch
+            with torch.no_grad:
+                pass
+            """,
+            line=2,
+            column=6,
+            message="`torch.no_grad` is used without `()`: this raises TypeError at the `with`; write `torch.no_grad()`",
+            fixed="""
+            import torch
+            with torch.no_grad():
+                pass
+            """,
         ),
         Invalid(
-            "from torch import inference_mode\nwith open(f) as fh, inference_mode:\n    pass\n",
-            fixed="from torch import inference_mode\nwith open(f) as fh, inference_mode():\n    pass\n",
+            """
+            from torch import inference_mode
+            with open(f) as fh, inference_mode:
+                pass
+            """,
+            line=2,
+            column=21,
+            message="`inference_mode` is used without `()`: this raises TypeError at the `with`; write `inference_mode()`",
+            fixed="""
+            from torch import inference_mode
+            with open(f) as fh, inference_mode():
+                pass
+            """,
         ),
         Invalid(
-            "import torch as th\nasync def f():\n    async with th.autograd.enable_grad:\n        pass\n",
-            fixed="import torch as th\nasync def f():\n    async with th.autograd.enable_grad():\n        pass\n",
+            """
+            import torch as th
+            async def f():
+                async with th.autograd.enable_grad:
+                    pass
+            """,
+            line=3,
+            column=16,
+            message="`th.autograd.enable_grad` is used without `()`: this raises TypeError at the `with`; write `th.autograd.enable_grad()`",
+            fixed="""
+            import torch as th
+            async def f():
+                async with th.autograd.enable_grad():
+                    pass
+            """,
         ),
     )
 

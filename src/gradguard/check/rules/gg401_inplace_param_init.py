@@ -52,7 +52,7 @@ import ast
 import re
 from typing import Optional
 
-from gradguard.check.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
+from gradguard.check.rules.base import FIX_SOMETIMES, Finding, Invalid, Rule, Valid
 from gradguard.check.model import Fix
 from gradguard.check.analysis.kinds import MODEL, PARAM, module_classes
 
@@ -82,40 +82,174 @@ class InplaceParamInit(Rule):
 
     valid = (
         Valid(
-            "import torch\nimport torch.nn as nn\n\ndef init(m):\n    if isinstance(m, nn.Linear):\n        with torch.no_grad():\n            m.weight.normal_(0, 0.02)\n"
+            """
+            import torch
+            import torch.nn as nn
+
+            def init(m):
+                if isinstance(m, nn.Linear):
+                    with torch.no_grad():
+                        m.weight.normal_(0, 0.02)
+            """,
         ),
         Valid(
-            "import torch\nimport torch.nn as nn\n\n@torch.no_grad\ndef init(model):\n    for p in model.parameters():\n        p.uniform_(-0.1, 0.1)\n"
+            """
+            import torch
+            import torch.nn as nn
+
+            @torch.no_grad
+            def init(model):
+                for p in model.parameters():
+                    p.uniform_(-0.1, 0.1)
+            """,
         ),
         Valid(
-            "import torch.nn as nn\n\ndef init(m):\n    if isinstance(m, nn.Linear):\n        m.weight.data.normal_(0, 0.02)\n        nn.init.zeros_(m.bias)\n"
+            """
+            import torch.nn as nn
+
+            def init(m):
+                if isinstance(m, nn.Linear):
+                    m.weight.data.normal_(0, 0.02)
+                    nn.init.zeros_(m.bias)
+            """,
         ),
-        Valid("import torch\n\nclass Sampler:\n    def reset(self):\n        self.weight.fill_(1.0)\n"),
         Valid(
-            "import torch\nimport torch.nn as nn\n\nclass Net(nn.Module):\n    def forward(self, x):\n        h = torch.empty_like(x)\n        h.normal_()\n        self.running.zero_()\n        return x + h\n"
+            """
+            import torch
+
+            class Sampler:
+                def reset(self):
+                    self.weight.fill_(1.0)
+            """,
         ),
-        Valid("import torch\n\ndef clear(model):\n    for p in model.parameters():\n        p.grad.zero_()\n"),
         Valid(
-            "import torch\nimport torch.nn as nn\n\nclass Net(nn.Module):\n    def reset_parameters(self):\n        with torch.no_grad():\n            self.weight.normal_()\n"
+            """
+            import torch
+            import torch.nn as nn
+
+            class Net(nn.Module):
+                def forward(self, x):
+                    h = torch.empty_like(x)
+                    h.normal_()
+                    self.running.zero_()
+                    return x + h
+            """,
+        ),
+        Valid(
+            """
+            import torch
+
+            def clear(model):
+                for p in model.parameters():
+                    p.grad.zero_()
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            class Net(nn.Module):
+                def reset_parameters(self):
+                    with torch.no_grad():
+                        self.weight.normal_()
+            """,
         ),
     )
     invalid = (
         Invalid(
-            "import torch.nn as nn\n\ndef init(m):\n    if isinstance(m, nn.Linear):\n        m.weight.normal_(0, 0.02)\n        m.bias.zero_()\n",
-            fixed="import torch.nn as nn\n\ndef init(m):\n    if isinstance(m, nn.Linear):\n        nn.init.normal_(m.weight, 0, 0.02)\n        nn.init.zeros_(m.bias)\n",
+            """
+            import torch.nn as nn
+
+            def init(m):
+                if isinstance(m, nn.Linear):
+                    m.weight.normal_(0, 0.02)
+                    m.bias.zero_()
+            """,
+            line=5,
+            column=9,
+            message="`m.weight.normal_()` changes a parameter in place while grad is enabled: this raises RuntimeError; use `torch.nn.init`",
+            also=(
+                Finding(
+                    6,
+                    9,
+                    "`m.bias.zero_()` changes a parameter in place while grad is enabled: this raises RuntimeError; use `torch.nn.init`",
+                ),
+            ),
+            fixed="""
+            import torch.nn as nn
+
+            def init(m):
+                if isinstance(m, nn.Linear):
+                    nn.init.normal_(m.weight, 0, 0.02)
+                    nn.init.zeros_(m.bias)
+            """,
         ),
         Invalid(
-            "import torch\n\ndef init(model):\n    for p in model.parameters():\n        p.uniform_(-0.1, to=0.1)\n",
-            fixed="import torch\n\ndef init(model):\n    for p in model.parameters():\n        torch.nn.init.uniform_(p, -0.1, b=0.1)\n",
+            """
+            import torch
+
+            def init(model):
+                for p in model.parameters():
+                    p.uniform_(-0.1, to=0.1)
+            """,
+            line=5,
+            column=9,
+            message="`p.uniform_()` changes a parameter in place while grad is enabled: this raises RuntimeError; use `torch.nn.init`",
+            fixed="""
+            import torch
+
+            def init(model):
+                for p in model.parameters():
+                    torch.nn.init.uniform_(p, -0.1, b=0.1)
+            """,
         ),
         Invalid(
-            "import torch\nfrom torch import nn\n\nclass Scale(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n        self.gamma = nn.Parameter(torch.empty(n))\n        self.gamma.fill_(value=1e-4)\n",
-            fixed="import torch\nfrom torch import nn\n\nclass Scale(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n        self.gamma = nn.Parameter(torch.empty(n))\n        nn.init.constant_(self.gamma, val=1e-4)\n",
+            """
+            import torch
+            from torch import nn
+
+            class Scale(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.gamma = nn.Parameter(torch.empty(n))
+                    self.gamma.fill_(value=1e-4)
+            """,
+            line=8,
+            column=9,
+            message="`self.gamma.fill_()` changes a parameter in place while grad is enabled: this raises RuntimeError; use `torch.nn.init`",
+            fixed="""
+            import torch
+            from torch import nn
+
+            class Scale(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.gamma = nn.Parameter(torch.empty(n))
+                    nn.init.constant_(self.gamma, val=1e-4)
+            """,
         ),
         # copy_ has no nn.init twin: reported without a fix.
         Invalid(
-            "import torch.nn as nn\n\ndef load(model, state):\n    for m in model.modules():\n        if hasattr(m, 'weight'):\n            m.weight.copy_(state[m])\n",
-            fixed="import torch.nn as nn\n\ndef load(model, state):\n    for m in model.modules():\n        if hasattr(m, 'weight'):\n            m.weight.copy_(state[m])\n",
+            """
+            import torch.nn as nn
+
+            def load(model, state):
+                for m in model.modules():
+                    if hasattr(m, 'weight'):
+                        m.weight.copy_(state[m])
+            """,
+            line=6,
+            column=13,
+            message="`m.weight.copy_()` changes a parameter in place while grad is enabled: this raises RuntimeError; do it under `with torch.no_grad():`",
+            fixed="""
+            import torch.nn as nn
+
+            def load(model, state):
+                for m in model.modules():
+                    if hasattr(m, 'weight'):
+                        m.weight.copy_(state[m])
+            """,
         ),
     )
 
