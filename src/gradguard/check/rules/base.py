@@ -14,10 +14,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple, Optional
 
-FIX_NONE = "none"
-FIX_SAFE = "safe"  # every finding carries a safe fix
-FIX_UNSAFE = "unsafe"  # every finding carries an unsafe fix
-FIX_SOMETIMES = "sometimes"  # some findings carry a fix (safe or unsafe, see the docs)
+from gradguard.check.model import FixAvailability
 
 
 def example_text(text: str) -> str:
@@ -84,7 +81,7 @@ class Rule:
     code: ClassVar[str]
     name: ClassVar[str]
     summary: ClassVar[str]
-    fix_availability: ClassVar[str] = FIX_NONE
+    fix_availability: ClassVar[FixAvailability] = FixAvailability.NONE
     default_enabled: ClassVar[bool] = True
     # Substrings (or compiled patterns) of which one must occur in a file for the rule to run
     # at all (speed). A necessary condition only: handlers still check what they see.

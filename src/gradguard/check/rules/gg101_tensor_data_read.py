@@ -50,16 +50,16 @@ from __future__ import annotations
 
 import ast
 
-from gradguard.check.model import Edit, Fix
 from gradguard.check.analysis.data_attr import classify, data_name_span
-from gradguard.check.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.rules.base import Invalid, Rule, Valid
 
 
 class TensorDataRead(Rule):
     code = "GG101"
     name = "tensor-data-read"
     summary = "reading `t.data` bypasses autograd's version counter: use `t.detach()`"
-    fix_availability = FIX_SOMETIMES
+    fix_availability = FixAvailability.SOMETIMES
     triggers = (".data",)
     function_triggers = (".data",)
 
@@ -288,14 +288,14 @@ class TensorDataRead(Rule):
         start, end = data_name_span(ctx, node)
         edit = (Edit(start, end, "detach()"),)
         if access.safe:
-            fix = Fix("safe", f"Use `{recv}.detach()`", edit)
+            fix = Fix(Applicability.SAFE, f"Use `{recv}.detach()`", edit)
             message = (
                 f"`{recv}.data` reads the tensor without autograd's version counter; "
                 f"`{recv}.detach()` reads the same values and keeps in-place checks"
             )
         else:
             fix = Fix(
-                "unsafe",
+                Applicability.UNSAFE,
                 f"Use `{recv}.detach()` (the value escapes: an in-place change to it while a graph still needs "
                 "the old values then raises instead of silently corrupting gradients)",
                 edit,

@@ -61,7 +61,6 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from gradguard.check.model import Edit, Fix
 from gradguard.check.analysis.data_attr import (
     INPLACE_VALUE_METHODS,
     classify,
@@ -69,7 +68,8 @@ from gradguard.check.analysis.data_attr import (
     has_comment,
     no_grad_name,
 )
-from gradguard.check.rules.base import FIX_SOMETIMES, Finding, Invalid, Rule, Valid
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
 _BODY_FIELDS = ("body", "orelse", "finalbody")
 
@@ -84,7 +84,7 @@ class TensorDataWrite(Rule):
     code = "GG102"
     name = "tensor-data-write"
     summary = "writing through `t.data` bypasses autograd's version counter: silently wrong gradients"
-    fix_availability = FIX_SOMETIMES
+    fix_availability = FixAvailability.SOMETIMES
     triggers = (".data",)
     function_triggers = (".data",)
 
@@ -322,7 +322,7 @@ class TensorDataWrite(Rule):
                 f"`{recv}.data` passed to an initialiser: `nn.init` already runs under `no_grad`, "
                 f"and `.data` only skips the version counter; pass `{recv}`"
             )
-            fix = Fix("safe", f"Pass `{recv}` itself", (drop_data_edit(ctx, node),))
+            fix = Fix(Applicability.SAFE, f"Pass `{recv}` itself", (drop_data_edit(ctx, node),))
             ctx.report(self.code, node, message, fix)
             return
         if how == "assign":
@@ -391,7 +391,9 @@ class TensorDataWrite(Rule):
         if disabled:
             what = "Use `copy_`" if access.how == "assign" else "Drop `.data`"
             return Fix(
-                "unsafe", f"{what} (grad is already disabled here){_SAME_SHAPE if access.how == 'assign' else ''}", core
+                Applicability.UNSAFE,
+                f"{what} (grad is already disabled here){_SAME_SHAPE if access.how == 'assign' else ''}",
+                core,
             )
         no_grad = no_grad_name(ctx)
         stmt = _enclosing_statement(ctx, access.node)
@@ -430,7 +432,7 @@ class TensorDataWrite(Rule):
             else "Use `copy_` under `with torch.no_grad():`"
         )
         why = " (unsafe: a graph that saved the tensor now raises instead of computing wrong gradients)"
-        return Fix("unsafe", message + why + (_SAME_SHAPE if access.how == "assign" else ""), tuple(edits))
+        return Fix(Applicability.UNSAFE, message + why + (_SAME_SHAPE if access.how == "assign" else ""), tuple(edits))
 
     def _owns_lines(self, ctx, stmt: ast.stmt, allow_compound: bool = False) -> bool:
         """The statement starts its first line and ends its last (no `;` neighbours, no

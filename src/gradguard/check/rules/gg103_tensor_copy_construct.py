@@ -46,10 +46,10 @@ from __future__ import annotations
 
 import ast
 
-from gradguard.check.model import Fix
 from gradguard.check.analysis.data_attr import has_comment
-from gradguard.check.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
 from gradguard.check.analysis.kinds import is_tensor
+from gradguard.check.model import Applicability, Fix, FixAvailability
+from gradguard.check.rules.base import Invalid, Rule, Valid
 
 _TENSOR_FUNCTIONS = ("torch.tensor",)
 _ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
@@ -82,7 +82,7 @@ class TensorCopyConstruct(Rule):
     code = "GG103"
     name = "tensor-copy-construct"
     summary = "`torch.tensor(t)` on a tensor silently detaches: use `t.detach().clone()`"
-    fix_availability = FIX_SOMETIMES
+    fix_availability = FixAvailability.SOMETIMES
     triggers = ("tensor(",)
     function_triggers = ("tensor(",)
     function_names = _TENSOR_FUNCTIONS
@@ -268,7 +268,7 @@ class TensorCopyConstruct(Rule):
             new += f".to({', '.join(to_args)})"
         new += tail
         return Fix(
-            "safe",
+            Applicability.SAFE,
             f"Replace with `{new}`" if len(new) < 60 else "Replace with `.detach().clone()`",
             (ctx.replace(node, new),),
         )

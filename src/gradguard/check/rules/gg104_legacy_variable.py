@@ -48,9 +48,9 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from gradguard.check.model import Fix
 from gradguard.check.analysis.data_attr import has_comment
-from gradguard.check.rules.base import FIX_SOMETIMES, Finding, Invalid, Rule, Valid
+from gradguard.check.model import Applicability, Fix, FixAvailability
+from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
 _VARIABLE_NAMES = ("torch.autograd.Variable", "torch.autograd.variable.Variable")
 _ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
@@ -70,7 +70,7 @@ class LegacyVariable(Rule):
     code = "GG104"
     name = "legacy-variable"
     summary = "legacy `Variable(...)`: detaches its input; `volatile=True` does nothing"
-    fix_availability = FIX_SOMETIMES
+    fix_availability = FixAvailability.SOMETIMES
     triggers = ("Variable",)
     function_triggers = ("Variable",)
     function_names = _VARIABLE_NAMES
@@ -283,7 +283,11 @@ class LegacyVariable(Rule):
             new += ".requires_grad_()"
         elif rg is not False:
             new += f".requires_grad_({ctx.text(requires_grad)})"
-        return Fix("safe", f"Replace with `{new}`" if len(new) < 60 else "Drop `Variable`", (ctx.replace(node, new),))
+        return Fix(
+            Applicability.SAFE,
+            f"Replace with `{new}`" if len(new) < 60 else "Drop `Variable`",
+            (ctx.replace(node, new),),
+        )
 
     def _is_fresh_factory(self, ctx, node: ast.AST) -> bool:
         """A new tensor that cannot require grad: a torch factory call without

@@ -68,10 +68,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from gradguard.check.model import Edit, Fix
-from gradguard.check.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
 from gradguard.check.analysis.imports import dotted_name
 from gradguard.check.analysis.kinds import MODEL_NAME_RE, is_loss
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.rules.base import Invalid, Rule, Valid
 
 _LOADER_RE = re.compile(
     r"^(?:(?:val|valid|validation|test|testing|eval|evaluation|dev)_?(?:data_?)?(?:loader|dataloader|dl|iter|iterator)s?"
@@ -174,7 +174,7 @@ class EvalWithGrad(Rule):
     code = "GG201"
     name = "eval-with-grad"
     summary = "evaluation (`.eval()` or a validation loader loop) runs the model with grad enabled"
-    fix_availability = FIX_SOMETIMES
+    fix_availability = FixAvailability.SOMETIMES
     triggers = (".eval(", "loader", "_dl", "_iter")
     # A unit with findings calls `.eval()` or loops over a loader named like the triggers; the calls
     # of module-level functions that skipped functions make are looked for in leave_Module.
@@ -559,7 +559,7 @@ class EvalWithGrad(Rule):
         if not src.line(function.lineno)[len(indent) :].startswith("def "):
             return None
         return Fix(
-            "unsafe",
+            Applicability.UNSAFE,
             f"Decorate `{function.name}` with `@{torch_name}.no_grad()`",
             (Edit(line_start, line_start, f"{indent}@{torch_name}.no_grad(){src.newline}"),),
         )

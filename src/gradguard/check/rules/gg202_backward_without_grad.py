@@ -51,8 +51,9 @@ import ast
 from typing import Optional
 
 from gradguard.check.analysis.grad_mode import GRAD_OFF_NAMES, INFERENCE, NO_GRAD
-from gradguard.check.rules.base import FIX_NONE, Invalid, Rule, Valid
 from gradguard.check.analysis.kinds import GRAD_PRESERVING, _target_names
+from gradguard.check.model import FixAvailability
+from gradguard.check.rules.base import Invalid, Rule, Valid
 
 _NOT_COMPUTING = frozenset(
     {
@@ -101,7 +102,7 @@ class BackwardWithoutGrad(Rule):
     code = "GG202"
     name = "backward-without-grad"
     summary = "`backward()` on a value computed inside the same `no_grad` region (always a RuntimeError)"
-    fix_availability = FIX_NONE
+    fix_availability = FixAvailability.NONE
     triggers = ("backward", "autograd")
     # Only a region opened in the function itself disables grad there.
     function_triggers = ("no_grad", "inference_mode", "set_grad_enabled")

@@ -48,7 +48,6 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from gradguard.check.model import Edit, Fix
 from gradguard.check.analysis.grad_mode import (
     ENABLE,
     INFERENCE,
@@ -58,7 +57,8 @@ from gradguard.check.analysis.grad_mode import (
     GradRegion,
     classify_grad_mode,
 )
-from gradguard.check.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.rules.base import Invalid, Rule, Valid
 
 
 def _outer_disabling(ctx, regions) -> Optional[object]:
@@ -75,7 +75,7 @@ class RedundantGradRegion(Rule):
     code = "GG203"
     name = "redundant-grad-region"
     summary = "`no_grad` inside a region that already disables grad"
-    fix_availability = FIX_SOMETIMES
+    fix_availability = FixAvailability.SOMETIMES
     triggers = ("no_grad",)
     function_triggers = ("no_grad",)
     function_names = tuple(sorted(NO_GRAD_NAMES))
@@ -323,7 +323,7 @@ class RedundantGradRegion(Rule):
         rest = line[src.node_end(deco) - start :]
         if rest.strip():
             return None
-        return Fix("safe", "Remove the redundant decorator", (Edit(start, start + len(line), ""),))
+        return Fix(Applicability.SAFE, "Remove the redundant decorator", (Edit(start, start + len(line), ""),))
 
     def _with_fix(self, ctx, with_node: ast.AST, item: ast.withitem) -> Optional[Fix]:
         if item.optional_vars is not None:
@@ -342,7 +342,7 @@ class RedundantGradRegion(Rule):
                 end = src.node_end(item.context_expr)
             if "#" in src.text[start:end]:
                 return None
-            return Fix("safe", "Remove the redundant `no_grad()` item", (Edit(start, end, ""),))
+            return Fix(Applicability.SAFE, "Remove the redundant `no_grad()` item", (Edit(start, end, ""),))
         return self._dedent_fix(ctx, with_node)
 
     @staticmethod
@@ -369,7 +369,9 @@ class RedundantGradRegion(Rule):
         first = body[0]
         if first.lineno == colon_row:
             # ``with torch.no_grad(): y = f(x)`` -> ``y = f(x)``
-            return Fix("safe", "Remove the redundant `with`", (Edit(with_start, src.node_start(first), ""),))
+            return Fix(
+                Applicability.SAFE, "Remove the redundant `with`", (Edit(with_start, src.node_start(first), ""),)
+            )
         header_end_line = colon_row
         next_line_start = src.line_starts[header_end_line] if header_end_line < len(src.line_starts) else len(text)
         rest = text[colon:next_line_start]
@@ -398,4 +400,4 @@ class RedundantGradRegion(Rule):
             if line.startswith(body_indent):
                 start = src.line_starts[lineno - 1] + len(with_indent)
                 edits.append(Edit(start, start + extra, ""))
-        return Fix("safe", "Remove the redundant `with` and dedent its body", tuple(edits))
+        return Fix(Applicability.SAFE, "Remove the redundant `with` and dedent its body", tuple(edits))

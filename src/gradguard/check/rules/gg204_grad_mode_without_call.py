@@ -35,9 +35,9 @@ from __future__ import annotations
 
 import ast
 
-from gradguard.check.model import Edit, Fix
 from gradguard.check.analysis.grad_mode import GRAD_MODE_NAMES
-from gradguard.check.rules.base import FIX_SAFE, Invalid, Rule, Valid
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.rules.base import Invalid, Rule, Valid
 
 _CLASSES = {name for name in GRAD_MODE_NAMES if not name.endswith("set_grad_enabled")}
 
@@ -46,7 +46,7 @@ class GradModeWithoutCall(Rule):
     code = "GG204"
     name = "grad-mode-without-call"
     summary = "`with torch.no_grad:` without `()` raises TypeError"
-    fix_availability = FIX_SAFE
+    fix_availability = FixAvailability.SAFE
     triggers = ("no_grad", "inference_mode", "enable_grad")
     function_triggers = ("no_grad", "inference_mode", "enable_grad")
     function_names = tuple(sorted(_CLASSES))
@@ -143,7 +143,7 @@ class GradModeWithoutCall(Rule):
             return
         text = ctx.text(expr)
         end = ctx.source.node_end(expr)
-        fix = Fix("safe", f"Call it: `{text}()`", (Edit(end, end, "()"),))
+        fix = Fix(Applicability.SAFE, f"Call it: `{text}()`", (Edit(end, end, "()"),))
         ctx.report(
             self.code,
             expr,

@@ -50,7 +50,8 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from gradguard.check.rules.base import FIX_NONE, Invalid, Rule, Valid
+from gradguard.check.model import FixAvailability
+from gradguard.check.rules.base import Invalid, Rule, Valid
 
 _SET_ENABLED = {
     "torch.set_grad_enabled",
@@ -90,7 +91,7 @@ class SetGradEnabledStatement(Rule):
     code = "GG205"
     name = "set-grad-enabled-statement"
     summary = "`torch.set_grad_enabled(False)` as a statement switches grad off for the whole thread"
-    fix_availability = FIX_NONE
+    fix_availability = FixAvailability.NONE
     triggers = ("set_grad_enabled",)
     function_triggers = ("set_grad_enabled",)
     function_names = tuple(sorted(_SET_ENABLED))

@@ -52,15 +52,16 @@ from __future__ import annotations
 import ast
 
 from gradguard.check.analysis.grad_mode import GRAD_OFF_NAMES, INFERENCE, NO_GRAD, classify_grad_mode
-from gradguard.check.rules.base import FIX_NONE, Invalid, Rule, Valid
 from gradguard.check.analysis.kinds import module_classes
+from gradguard.check.model import FixAvailability
+from gradguard.check.rules.base import Invalid, Rule, Valid
 
 
 class NoGradInForward(Rule):
     code = "GG206"
     name = "no-grad-in-forward"
     summary = "`no_grad`/`inference_mode` inside `nn.Module.forward` stops gradients there"
-    fix_availability = FIX_NONE
+    fix_availability = FixAvailability.NONE
     default_enabled = False
     triggers = ("no_grad", "inference_mode", "set_grad_enabled")
     function_triggers = ("no_grad", "inference_mode", "set_grad_enabled")

@@ -68,8 +68,8 @@ from typing import Optional
 
 from gradguard.check.analysis.grad_flow import _binding_values, mentions, names_without_grad
 from gradguard.check.analysis.kinds import OUTPUT, expr_kinds, is_loss, is_model_expr
-from gradguard.check.model import Edit, Fix
-from gradguard.check.rules.base import FIX_SAFE, Invalid, Rule, Valid
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
 
 _BACKWARD_CALLS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
@@ -82,7 +82,7 @@ class AccumulatedGraph(Rule):
     code = "GG301"
     name = "accumulated-graph"
     summary = "Accumulating a loss tensor across iterations keeps every graph alive"
-    fix_availability = FIX_SAFE
+    fix_availability = FixAvailability.SAFE
     triggers = ("loss", "criterion")
     # What makes a value a loss (gradguard.check.analysis.kinds.expr_kinds): a loss-like name or call, a loss
     # function, or a `.backward()` on it.
@@ -540,4 +540,4 @@ def _fix(ctx, value: ast.AST, suffix: str) -> Fix:
         edits = (Edit(start, start, "("), Edit(end, end, ")" + suffix))
     else:
         edits = (Edit(end, end, suffix),)
-    return Fix("safe", f"Accumulate without the graph: `{suffix}`", edits)
+    return Fix(Applicability.SAFE, f"Accumulate without the graph: `{suffix}`", edits)

@@ -44,8 +44,8 @@ import ast
 
 from gradguard.check.analysis.grad_flow import mentions, names_without_grad, reaching_plain_value
 from gradguard.check.analysis.kinds import carries_grad
-from gradguard.check.model import Edit, Fix
-from gradguard.check.rules.base import FIX_SAFE, Invalid, Rule, Valid
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
 
 
@@ -53,7 +53,7 @@ class NumpyOnGradTensor(Rule):
     code = "GG302"
     name = "numpy-on-grad-tensor"
     summary = "`.numpy()` on a tensor that requires grad raises RuntimeError"
-    fix_availability = FIX_SAFE
+    fix_availability = FixAvailability.SAFE
     triggers = (".numpy(",)
     function_triggers = ("numpy",)
 
@@ -265,7 +265,7 @@ class NumpyOnGradTensor(Rule):
             if value is not None and not carries_grad(ctx, ctx.facts(), value):
                 return  # rebound to a value without grad before this use (`y = torch.from_numpy(a)`)
         end = ctx.source.node_end(receiver)
-        fix = Fix("safe", "Insert `.detach()` before `.numpy()`", (Edit(end, end, ".detach()"),))
+        fix = Fix(Applicability.SAFE, "Insert `.detach()` before `.numpy()`", (Edit(end, end, ".detach()"),))
         ctx.report(
             self.code,
             node,

@@ -52,9 +52,9 @@ import ast
 import re
 from typing import Optional
 
-from gradguard.check.rules.base import FIX_SOMETIMES, Finding, Invalid, Rule, Valid
-from gradguard.check.model import Fix
 from gradguard.check.analysis.kinds import MODEL, PARAM, module_classes
+from gradguard.check.model import Applicability, Fix, FixAvailability
+from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
 INIT_METHODS = frozenset(
     """normal_ uniform_ zero_ fill_ copy_ log_normal_ exponential_ cauchy_ geometric_ bernoulli_
@@ -75,7 +75,7 @@ class InplaceParamInit(Rule):
     code = "GG401"
     name = "inplace-param-init"
     summary = "In-place init of a parameter outside `no_grad` raises RuntimeError"
-    fix_availability = FIX_SOMETIMES
+    fix_availability = FixAvailability.SOMETIMES
     # '.zero_(' but not 'zero_grad(': one pattern, so a file is searched once, not once per method.
     triggers = (re.compile(r"\.(?:%s)\(" % "|".join(sorted(INIT_METHODS, key=len, reverse=True))),)
     function_triggers = triggers
@@ -424,7 +424,7 @@ def _twin_fix(ctx, node: ast.Call, receiver: ast.AST) -> Optional[Fix]:
     if "\n" in ctx.text(node):
         return None
     text = f"{init_name}.{function}({', '.join(parts)})"
-    return Fix("safe", f"Use `{init_name}.{function}`", (ctx.replace(node, text),))
+    return Fix(Applicability.SAFE, f"Use `{init_name}.{function}`", (ctx.replace(node, text),))
 
 
 def _shadowed(ctx, local: str) -> bool:

@@ -57,9 +57,9 @@ import ast
 from functools import lru_cache
 from typing import Optional
 
-from gradguard.check.model import Edit, Fix
-from gradguard.check.rules.base import FIX_SOMETIMES, Finding, Invalid, Rule, Valid
 from gradguard.check.analysis.kinds import MODEL, PARAM, TENSOR_KINDS, expr_kinds, is_model_expr
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
 CORRECT = ("requires_grad", "requires_grad_")
 _CONFIG_RECEIVERS = frozenset(
@@ -153,7 +153,7 @@ class MisspeltRequiresGrad(Rule):
     code = "GG402"
     name = "misspelt-requires-grad"
     summary = "misspelt `requires_grad` (`require_grad`, `requires_grads`, ...): silently ignored or an error"
-    fix_availability = FIX_SOMETIMES
+    fix_availability = FixAvailability.SOMETIMES
     triggers = ("grad", "gard", "Grad")
     # The misspellings recognised hold "rad", "gar" or "grd" (misspelling_of).
     function_triggers = ("rad", "gar", "grd", "RAD", "GAR", "GRD")
@@ -365,7 +365,7 @@ class MisspeltRequiresGrad(Rule):
                     self.code,
                     node,
                     message,
-                    Fix("safe", "Call `requires_grad_`", (self._rename(ctx, node, "requires_grad_"),)),
+                    Fix(Applicability.SAFE, "Call `requires_grad_`", (self._rename(ctx, node, "requires_grad_"),)),
                 )
             return
         if called or attr.endswith("_"):
@@ -431,18 +431,20 @@ class MisspeltRequiresGrad(Rule):
 
     def _attribute_fix(self, ctx, node, correct, kind, store, stmt) -> Optional[Fix]:
         if not store:
-            return Fix("safe", f"Rename to `{correct}`", (self._rename(ctx, node, correct),))
+            return Fix(Applicability.SAFE, f"Rename to `{correct}`", (self._rename(ctx, node, correct),))
         if kind == MODEL or kind is None:
             # model.requires_grad = x does nothing either: call requires_grad_(x).
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and kind == MODEL:
                 new = f"{ctx.text(node.value)}.requires_grad_({ctx.text(stmt.value)})"
-                return Fix("safe", f"Write `{new}`", (ctx.replace(stmt, new),))
+                return Fix(Applicability.SAFE, f"Write `{new}`", (ctx.replace(stmt, new),))
             return None
         rename = (self._rename(ctx, node, "requires_grad"),)
         if kind == PARAM:
-            return Fix("safe", "Rename to `requires_grad`", rename)
+            return Fix(Applicability.SAFE, "Rename to `requires_grad`", rename)
         return Fix(
-            "unsafe", "Rename to `requires_grad` (unsafe: setting it raises on a non-leaf or integer tensor)", rename
+            Applicability.UNSAFE,
+            "Rename to `requires_grad` (unsafe: setting it raises on a non-leaf or integer tensor)",
+            rename,
         )
 
     # -- keywords ---------------------------------------------------------------------------
@@ -462,7 +464,7 @@ class MisspeltRequiresGrad(Rule):
             f"`{arg}=` is a misspelling of `requires_grad=`: torch has no such keyword "
             "(the call raises TypeError, or the value is ignored)"
         )
-        fix = Fix("safe", "Rename to `requires_grad`", (Edit(start, start + len(arg), "requires_grad"),))
+        fix = Fix(Applicability.SAFE, "Rename to `requires_grad`", (Edit(start, start + len(arg), "requires_grad"),))
         ctx.report(self.code, node, message, fix)
 
     def _torch_callable(self, ctx, func: ast.AST) -> bool:

@@ -71,8 +71,8 @@ import ast
 from typing import Optional
 
 from gradguard.check.analysis.autograd_function import function_classes, function_method, own_nodes
-from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 from gradguard.check.analysis.kinds import is_tensor
+from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
 # Methods that return the same tensor or a view of it.
 _ALIAS_METHODS = frozenset(

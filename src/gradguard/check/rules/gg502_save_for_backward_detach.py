@@ -66,15 +66,15 @@ from __future__ import annotations
 import ast
 
 from gradguard.check.analysis.autograd_function import function_classes, function_method, is_once_differentiable
-from gradguard.check.model import Edit, Fix
-from gradguard.check.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.rules.base import Invalid, Rule, Valid
 
 
 class SaveForBackwardDetach(Rule):
     code = "GG502"
     name = "save-for-backward-detach"
     summary = "`ctx.save_for_backward(x.detach())` breaks double backward"
-    fix_availability = FIX_SOMETIMES
+    fix_availability = FixAvailability.SOMETIMES
     triggers = ("save_for_backward",)
     function_triggers = ("save_for_backward",)
 
@@ -305,7 +305,7 @@ class SaveForBackwardDetach(Rule):
                 continue
             safe = how == ".detach()" and role == "input"
             edit = Edit(ctx.source.node_end(base), ctx.source.node_end(arg), "")
-            fix = Fix("safe" if safe else "unsafe", f"Save `{base.id}` itself", (edit,))
+            fix = Fix(Applicability.SAFE if safe else Applicability.UNSAFE, f"Save `{base.id}` itself", (edit,))
             ctx.report(
                 self.code,
                 arg,
