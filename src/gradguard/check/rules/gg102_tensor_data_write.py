@@ -59,6 +59,7 @@ runs under `torch.no_grad()`, so the only change is that the version counter is 
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis.data_attr import (
@@ -78,6 +79,14 @@ def _enclosing_statement(ctx, node: ast.AST) -> Optional[ast.stmt]:
     while node is not None and not isinstance(node, ast.stmt):
         node = ctx.parent(node)
     return node
+
+
+@dataclass
+class _State:
+    """What the rule keeps while it walks one file."""
+
+    # (id(owner), id(body)) -> id(statement) -> its run of fixable sibling `.data` writes
+    runs: dict = field(default_factory=dict)
 
 
 class TensorDataWrite(Rule):
@@ -469,8 +478,9 @@ class TensorDataWrite(Rule):
                 break
         if body is None:
             return [(stmt, ())]
-        key = ("gg102-runs", id(owner), id(body))
-        runs = ctx.cache.get(key)
+        key = (id(owner), id(body))
+        all_runs = ctx.state(_State).runs
+        runs = all_runs.get(key)
         if runs is None:
             runs = {}
             current: list = []
@@ -484,7 +494,7 @@ class TensorDataWrite(Rule):
                 current = []
             for member, _ in current:
                 runs[id(member)] = current
-            ctx.cache[key] = runs
+            all_runs[key] = runs
         return runs.get(id(stmt)) or [(stmt, ())]
 
     def _sibling_core(self, ctx, stmt: ast.stmt) -> Optional[tuple]:

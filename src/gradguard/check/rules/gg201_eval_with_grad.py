@@ -117,13 +117,12 @@ _FACTORY_PREFIXES = ("create_", "build_", "get_", "load_", "make_", "init_", "_"
 
 
 def _module_functions(ctx) -> frozenset:
-    names = ctx.cache.get("gg201-functions")
-    if names is None:
-        names = frozenset(
+    state = ctx.state(_State)
+    if state.module_functions is None:
+        state.module_functions = frozenset(
             n.name for n in ctx.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
         )
-        ctx.cache["gg201-functions"] = names
-    return names
+    return state.module_functions
 
 
 @dataclass
@@ -134,6 +133,16 @@ class _Unit:
     eval_receivers: set = field(default_factory=set)
     loader_loops: dict = field(default_factory=dict)  # id(loop) -> (loop, loader text)
     model_calls: list = field(default_factory=list)  # (call, id of innermost loader loop or None)
+
+
+@dataclass
+class _State:
+    """What the rule keeps while it walks one file."""
+
+    module_functions: Optional[frozenset] = None  # names of the module's functions and classes
+    units: dict = field(default_factory=dict)  # id(function) (0: the module) -> _Unit
+    calls: dict = field(default_factory=dict)  # function name -> grad states where it is called
+    pending: list = field(default_factory=list)  # (_Unit, module-level function) decided at the end
 
 
 def _loader_name(expr: ast.AST) -> Optional[str]:
@@ -400,10 +409,11 @@ class EvalWithGrad(Rule):
         function = ctx.function
         if isinstance(function, ast.Lambda):
             return None
-        key = ("gg201", id(function) if function is not None else 0)
-        unit = ctx.cache.get(key)
+        units = ctx.state(_State).units
+        key = id(function) if function is not None else 0
+        unit = units.get(key)
         if unit is None:
-            unit = ctx.cache[key] = _Unit()
+            unit = units[key] = _Unit()
         return unit
 
     def visit_For(self, node: ast.AST, ctx) -> None:
@@ -429,11 +439,8 @@ class EvalWithGrad(Rule):
         if isinstance(func, ast.Name):
             # Where each module-level function is called: a function called only where grad is
             # disabled (``with torch.no_grad(): validate(...)``) already runs without grad.
-            calls = ctx.cache.setdefault("gg201-calls", {})
-            calls.setdefault(func.id, set()).add(ctx.grad_state())
-        unit = (
-            self._unit(ctx) if ctx.cache.get(("gg201", id(ctx.function) if ctx.function is not None else 0)) else None
-        )
+            ctx.state(_State).calls.setdefault(func.id, set()).add(ctx.grad_state())
+        unit = ctx.state(_State).units.get(id(ctx.function) if ctx.function is not None else 0)
         if unit is None:
             return
         loop_id = None
@@ -471,7 +478,8 @@ class EvalWithGrad(Rule):
 
     # -- deciding ------------------------------------------------------------------------------
     def leave_FunctionDef(self, node: ast.AST, ctx) -> None:
-        unit = ctx.cache.pop(("gg201", id(node)), None)
+        state = ctx.state(_State)
+        unit = state.units.pop(id(node), None)
         if unit is None or not unit.model_calls:
             return
         if node.name in _SKIP_FUNCTIONS or node.name.startswith(_SKIP_PREFIXES):
@@ -483,19 +491,21 @@ class EvalWithGrad(Rule):
             return
         if ctx.parent(node) is ctx.tree:
             # Decided at the end of the module, once its calls of this function are known.
-            ctx.cache.setdefault("gg201-pending", []).append((unit, node))
+            state.pending.append((unit, node))
             return
         self._decide(ctx, unit, node, ctx.text(node))
 
     leave_AsyncFunctionDef = leave_FunctionDef
 
     def leave_Module(self, node: ast.Module, ctx) -> None:
-        calls = ctx.cache.get("gg201-calls", {})
-        for pending, function in ctx.cache.pop("gg201-pending", []):
+        state = ctx.state(_State)
+        calls = state.calls
+        pending_functions, state.pending = state.pending, []
+        for pending, function in pending_functions:
             if calls.get(function.name) == {"disabled"} and not _called_in(ctx, ctx.skipped_functions, function.name):
                 continue  # every call of it in this file is under no_grad / inference_mode
             self._decide(ctx, pending, function, ctx.text(function))
-        unit = ctx.cache.pop(("gg201", 0), None)
+        unit = state.units.pop(0, None)
         if unit is None or not unit.model_calls:
             return
         self._decide(ctx, unit, None, ctx.source.text)

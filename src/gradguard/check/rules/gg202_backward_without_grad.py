@@ -48,6 +48,7 @@ meant to cover.
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis.grad_mode import GRAD_OFF_NAMES, INFERENCE, NO_GRAD
@@ -96,6 +97,13 @@ def _computes(value: ast.AST) -> bool:
                 return False
         return True
     return False
+
+
+@dataclass
+class _State:
+    """What the rule keeps while it walks one file."""
+
+    records: dict = field(default_factory=dict)  # id(function) -> what `_records` keeps for it
 
 
 class BackwardWithoutGrad(Rule):
@@ -249,7 +257,7 @@ class BackwardWithoutGrad(Rule):
     )
 
     def _records(self, ctx) -> dict:
-        return ctx.cache.setdefault(("gg202", id(ctx.function)), {})
+        return ctx.state(_State).records.setdefault(id(ctx.function), {})
 
     def _region(self, ctx):
         if ctx.grad_state() != "disabled":

@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis.grad_flow import _binding_values, mentions, names_without_grad
@@ -406,10 +407,17 @@ def _is_accumulation(node: ast.AST, name: str) -> bool:
     return False
 
 
+@dataclass
+class _State:
+    """What the rule keeps while it walks one file."""
+
+    functions: dict = field(default_factory=dict)  # id(function) -> `_function_info`
+
+
 def _function_info(ctx, fn: ast.AST) -> dict:
     """Whole-function facts, computed once per function."""
-    key = ("gg301", id(fn))
-    cached = ctx.cache.get(key)
+    functions = ctx.state(_State).functions
+    cached = functions.get(id(fn))
     if cached is not None:
         return cached
     bindings = list(_binding_values(fn))
@@ -450,7 +458,7 @@ def _function_info(ctx, fn: ast.AST) -> dict:
         "tensor_uses": tensor_uses,
         "evaluates": evaluates,
     }
-    ctx.cache[key] = info
+    functions[id(fn)] = info
     return info
 
 

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis.kinds import MODEL, PARAM, module_classes
@@ -306,11 +307,19 @@ def _is_module(ctx, owner: ast.AST, call: ast.AST) -> bool:
     return name in _module_loop_names(ctx) or _isinstance_guarded(ctx, name, call)
 
 
+@dataclass
+class _State:
+    """What the rule keeps while it walks one file."""
+
+    module_loops: dict = field(default_factory=dict)  # id(function) -> `_module_loop_names`
+    class_parameters: dict = field(default_factory=dict)  # id(class) -> `_class_parameters`
+
+
 def _module_loop_names(ctx) -> frozenset:
     """Names bound by ``for m in x.modules()`` (and friends) in the current function."""
     fn = ctx.function
-    key = ("gg401_module_loops", id(fn))
-    cached = ctx.cache.get(key)
+    module_loops = ctx.state(_State).module_loops
+    cached = module_loops.get(id(fn))
     if cached is not None:
         return cached
     names: set[str] = set()
@@ -329,7 +338,7 @@ def _module_loop_names(ctx) -> frozenset:
                     if isinstance(target, ast.Name):
                         names.add(target.id)
     result = frozenset(names)
-    ctx.cache[key] = result
+    module_loops[id(fn)] = result
     return result
 
 
@@ -369,8 +378,8 @@ def _tests_nn_isinstance(ctx, test: ast.AST, name: str) -> bool:
 
 
 def _class_parameters(ctx, cls: ast.ClassDef) -> frozenset:
-    key = ("gg401_class_params", id(cls))
-    cached = ctx.cache.get(key)
+    class_parameters = ctx.state(_State).class_parameters
+    cached = class_parameters.get(id(cls))
     if cached is not None:
         return cached
     names: set[str] = set()
@@ -388,7 +397,7 @@ def _class_parameters(ctx, cls: ast.ClassDef) -> frozenset:
                         ):
                             names.add(target.attr)
     result = frozenset(names)
-    ctx.cache[key] = result
+    class_parameters[id(cls)] = result
     return result
 
 

@@ -54,6 +54,7 @@ both of which have `requires_grad_`.
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional
 
@@ -121,12 +122,19 @@ def misspelling_of(name: str) -> Optional[str]:
     return best if _distance(lowered, best) <= 2 else None
 
 
+@dataclass
+class _State:
+    """What the rule keeps while it walks one file."""
+
+    own_names: Optional[frozenset] = None  # `_own_names`, computed on first use
+
+
 def _own_names(ctx) -> frozenset:
     """Names the file defines itself: function parameters, functions, `self.x = ...`
     attributes and keywords of calls that are not torch's (cached per file)."""
-    found = ctx.cache.get("gg402-own-names")
-    if found is not None:
-        return found
+    state = ctx.state(_State)
+    if state.own_names is not None:
+        return state.own_names
     names = set()
     for node in ast.walk(ctx.tree):
         if isinstance(node, ast.arg):
@@ -145,7 +153,7 @@ def _own_names(ctx) -> frozenset:
             if not qual.startswith("torch."):
                 names.update(k.arg for k in node.keywords if k.arg)
     result = frozenset(n for n in names if misspelling_of(n))
-    ctx.cache["gg402-own-names"] = result
+    state.own_names = result
     return result
 
 

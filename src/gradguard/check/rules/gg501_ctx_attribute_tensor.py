@@ -68,6 +68,7 @@ There is no fix: moving the tensor to `save_for_backward` also means reading it 
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis.autograd_function import function_classes, function_method, own_nodes
@@ -326,9 +327,17 @@ def _alias_base(value: ast.AST) -> Optional[str]:
             return None
 
 
+@dataclass
+class _State:
+    """What the rule keeps while it walks one file."""
+
+    tensor_inputs: dict = field(default_factory=dict)  # id(method) -> `_tensor_inputs`
+    tensor_outputs: dict = field(default_factory=dict)  # id(method) -> `_tensor_outputs`
+
+
 def _tensor_inputs(ctx, info) -> frozenset:
-    key = ("gg501_inputs", id(info.node))
-    cached = ctx.cache.get(key)
+    inputs = ctx.state(_State).tensor_inputs
+    cached = inputs.get(id(info.node))
     if cached is not None:
         return cached
     found: set[str] = set()
@@ -352,7 +361,7 @@ def _tensor_inputs(ctx, info) -> frozenset:
                     if isinstance(sub, ast.Name) and sub.id in info.inputs and info.kind == "forward":
                         rebound.add(sub.id)
     result = frozenset((found & info.inputs) - rebound)
-    ctx.cache[key] = result
+    inputs[id(info.node)] = result
     return result
 
 
@@ -392,13 +401,13 @@ def _evidence(ctx, fn: ast.AST) -> set:
 
 def _tensor_outputs(ctx, info) -> frozenset:
     """Returned names of forward bound only to tensor computations."""
-    key = ("gg501_outputs", id(info.node))
-    cached = ctx.cache.get(key)
+    outputs = ctx.state(_State).tensor_outputs
+    cached = outputs.get(id(info.node))
     if cached is not None:
         return cached
     if info.kind == "setup_context":
         result = _setup_context_outputs(ctx, info)
-        ctx.cache[key] = result
+        outputs[id(info.node)] = result
         return result
     tensor_inputs = _tensor_inputs(ctx, info)
     facts = ctx.facts(info.node)
@@ -425,7 +434,7 @@ def _tensor_outputs(ctx, info) -> frozenset:
         if bound and all(v is not None and _tensor_value(ctx, facts, v, tensor_inputs) for v in bound):
             found.add(name)
     result = frozenset(found)
-    ctx.cache[key] = result
+    outputs[id(info.node)] = result
     return result
 
 

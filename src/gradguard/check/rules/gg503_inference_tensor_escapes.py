@@ -48,6 +48,7 @@ in the file. Use `torch.no_grad()` for the region, or store `t.clone()` made aft
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Optional
 
 from gradguard.check.analysis.grad_flow import _binding_values
@@ -226,10 +227,17 @@ def _is_self(node: ast.AST) -> bool:
     return isinstance(node, ast.Name) and node.id == "self"
 
 
+@dataclass
+class _State:
+    """What the rule keeps while it walks one file."""
+
+    module_names: Optional[frozenset] = None  # `_module_names`, computed on first use
+
+
 def _module_names(ctx) -> frozenset:
-    cached = ctx.cache.get("gg503_module_names")
-    if cached is not None:
-        return cached
+    state = ctx.state(_State)
+    if state.module_names is not None:
+        return state.module_names
     names: set[str] = set()
     for stmt in ctx.tree.body:
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
@@ -238,7 +246,7 @@ def _module_names(ctx) -> frozenset:
                 if isinstance(target, ast.Name):
                     names.add(target.id)
     result = frozenset(names)
-    ctx.cache["gg503_module_names"] = result
+    state.module_names = result
     return result
 
 
