@@ -68,10 +68,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from gradguard.check.model import Edit, Fix
-from gradguard.check.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
 from gradguard.check.analysis.imports import dotted_name
 from gradguard.check.analysis.kinds import MODEL_NAME_RE, is_loss
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.rules.base import Invalid, Rule, Valid
 
 _LOADER_RE = re.compile(
     r"^(?:(?:val|valid|validation|test|testing|eval|evaluation|dev)_?(?:data_?)?(?:loader|dataloader|dl|iter|iterator)s?"
@@ -117,13 +117,12 @@ _FACTORY_PREFIXES = ("create_", "build_", "get_", "load_", "make_", "init_", "_"
 
 
 def _module_functions(ctx) -> frozenset:
-    names = ctx.cache.get("gg201-functions")
-    if names is None:
-        names = frozenset(
+    state = ctx.state(_State)
+    if state.module_functions is None:
+        state.module_functions = frozenset(
             n.name for n in ctx.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
         )
-        ctx.cache["gg201-functions"] = names
-    return names
+    return state.module_functions
 
 
 @dataclass
@@ -134,6 +133,16 @@ class _Unit:
     eval_receivers: set = field(default_factory=set)
     loader_loops: dict = field(default_factory=dict)  # id(loop) -> (loop, loader text)
     model_calls: list = field(default_factory=list)  # (call, id of innermost loader loop or None)
+
+
+@dataclass
+class _State:
+    """What the rule keeps while it walks one file."""
+
+    module_functions: Optional[frozenset] = None  # names of the module's functions and classes
+    units: dict = field(default_factory=dict)  # id(function) (0: the module) -> _Unit
+    calls: dict = field(default_factory=dict)  # function name -> grad states where it is called
+    pending: list = field(default_factory=list)  # (_Unit, module-level function) decided at the end
 
 
 def _loader_name(expr: ast.AST) -> Optional[str]:
@@ -174,7 +183,7 @@ class EvalWithGrad(Rule):
     code = "GG201"
     name = "eval-with-grad"
     summary = "evaluation (`.eval()` or a validation loader loop) runs the model with grad enabled"
-    fix_availability = FIX_SOMETIMES
+    fix_availability = FixAvailability.SOMETIMES
     triggers = (".eval(", "loader", "_dl", "_iter")
     # A unit with findings calls `.eval()` or loops over a loader named like the triggers; the calls
     # of module-level functions that skipped functions make are looked for in leave_Module.
@@ -182,67 +191,217 @@ class EvalWithGrad(Rule):
 
     valid = (
         Valid(
-            "import torch\n\n@torch.no_grad()\ndef evaluate(model, val_loader):\n    model.eval()\n"
-            "    return [model(x) for x, _ in val_loader]\n"
-        ),
-        Valid("import torch\n\nclass Wrapper:\n    def eval(self):\n        self.model.eval()\n        return self\n"),
-        Valid(
-            "import torch\n\ndef finetune(model, x, y, optimizer):\n    model.eval()\n    loss = (model(x) - y).pow(2).mean()\n"
-            "    loss.backward()\n    optimizer.step()\n"
-        ),
-        Valid(
-            "import torch\nimport lightning as L\n\nclass M(L.LightningModule):\n    def validation_step(self, batch, idx):\n"
-            "        self.model.eval()\n        out = self.model(batch)\n        self.log('val', out.mean())\n"
+            """
+            import torch
+
+            @torch.no_grad()
+            def evaluate(model, val_loader):
+                model.eval()
+                return [model(x) for x, _ in val_loader]
+            """,
         ),
         Valid(
-            "import torch\n\ndef outer(model, val_loader):\n    with torch.no_grad():\n        def run():\n"
-            "            model.eval()\n            return [model(x) for x in val_loader]\n        return run()\n"
+            """
+            import torch
+
+            class Wrapper:
+                def eval(self):
+                    self.model.eval()
+                    return self
+            """,
         ),
         Valid(
-            "import torch\n\ndef saliency(model, x):\n    model.eval()\n    x.requires_grad_()\n    out = model(x)\n"
-            "    out.max().backward()\n    return x.grad\n"
+            """
+            import torch
+
+            def finetune(model, x, y, optimizer):
+                model.eval()
+                loss = (model(x) - y).pow(2).mean()
+                loss.backward()
+                optimizer.step()
+            """,
         ),
         Valid(
-            "import torch\nimport torch.nn.functional as F\n\ndef eval_loss(model, x, y):\n    model.eval()\n"
-            "    return F.cross_entropy(model(x), y)\n"
+            """
+            import torch
+            import lightning as L
+
+            class M(L.LightningModule):
+                def validation_step(self, batch, idx):
+                    self.model.eval()
+                    out = self.model(batch)
+                    self.log('val', out.mean())
+            """,
         ),
         Valid(
-            "import torch\n\ndef train(model, train_loader, val_loader, opt):\n    for x, y in train_loader:\n"
-            "        model(x).sum().backward()\n        opt.step()\n    model.eval()\n    with torch.no_grad():\n"
-            "        for x, y in val_loader:\n            model(x)\n"
+            """
+            import torch
+
+            def outer(model, val_loader):
+                with torch.no_grad():
+                    def run():
+                        model.eval()
+                        return [model(x) for x in val_loader]
+                    return run()
+            """,
         ),
         Valid(
-            "import torch\nfrom torch import nn\n\ndef test_pool(x):\n    pool = nn.MaxPool2d(2)\n    pool.eval()\n"
-            "    assert pool(x).shape[-1] == x.shape[-1] // 2\n"
+            """
+            import torch
+
+            def saliency(model, x):
+                model.eval()
+                x.requires_grad_()
+                out = model(x)
+                out.max().backward()
+                return x.grad
+            """,
         ),
         Valid(
-            "import torch\n\ndef validation(model, testloader):\n    model.eval()\n    return [model(x) for x in testloader]\n\n"
-            "def validation_2(model, test_loader):\n    for x, y in test_loader:\n        model(x)\n\n"
-            "def train(model, loader, testloader, opt):\n    for x in loader:\n        model(x).sum().backward()\n        opt.step()\n"
-            "        model.eval()\n        with torch.no_grad():\n            validation(model, testloader)\n"
-            "            validation_2(model, testloader)\n        model.train()\n"
+            """
+            import torch
+            import torch.nn.functional as F
+
+            def eval_loss(model, x, y):
+                model.eval()
+                return F.cross_entropy(model(x), y)
+            """,
         ),
         Valid(
-            "import torch\n\ndef export(model, x):\n    frozen = torch.jit.freeze(torch.jit.script(model.eval()))\n"
-            "    frozen(x)\n    return frozen\n"
+            """
+            import torch
+
+            def train(model, train_loader, val_loader, opt):
+                for x, y in train_loader:
+                    model(x).sum().backward()
+                    opt.step()
+                model.eval()
+                with torch.no_grad():
+                    for x, y in val_loader:
+                        model(x)
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+            def test_pool(x):
+                pool = nn.MaxPool2d(2)
+                pool.eval()
+                assert pool(x).shape[-1] == x.shape[-1] // 2
+            """,
+        ),
+        Valid(
+            """
+            import torch
+
+            def validation(model, testloader):
+                model.eval()
+                return [model(x) for x in testloader]
+
+            def validation_2(model, test_loader):
+                for x, y in test_loader:
+                    model(x)
+
+            def train(model, loader, testloader, opt):
+                for x in loader:
+                    model(x).sum().backward()
+                    opt.step()
+                    model.eval()
+                    with torch.no_grad():
+                        validation(model, testloader)
+                        validation_2(model, testloader)
+                    model.train()
+            """,
+        ),
+        Valid(
+            """
+            import torch
+
+            def export(model, x):
+                frozen = torch.jit.freeze(torch.jit.script(model.eval()))
+                frozen(x)
+                return frozen
+            """,
         ),
     )
     invalid = (
         Invalid(
-            "import torch\n\ndef evaluate(model, val_loader):\n    model.eval()\n    for x, y in val_loader:\n        out = model(x)\n",
-            fixed="import torch\n\n@torch.no_grad()\ndef evaluate(model, val_loader):\n    model.eval()\n    for x, y in val_loader:\n        out = model(x)\n",
+            """
+            import torch
+
+            def evaluate(model, val_loader):
+                model.eval()
+                for x, y in val_loader:
+                    out = model(x)
+            """,
+            line=6,
+            column=15,
+            message="`model(...)` runs with grad enabled after `model.eval()` (line 4), and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            fixed="""
+            import torch
+
+            @torch.no_grad()
+            def evaluate(model, val_loader):
+                model.eval()
+                for x, y in val_loader:
+                    out = model(x)
+            """,
             unsafe=True,
         ),
         Invalid(
-            "import torch as th\n\nclass Runner:\n    @staticmethod\n    def predict(net, batch):\n        net.eval()\n        return net(batch)\n",
-            fixed="import torch as th\n\nclass Runner:\n    @staticmethod\n    @th.no_grad()\n    def predict(net, batch):\n        net.eval()\n        return net(batch)\n",
+            """
+            import torch as th
+
+            class Runner:
+                @staticmethod
+                def predict(net, batch):
+                    net.eval()
+                    return net(batch)
+            """,
+            line=7,
+            column=16,
+            message="`net(...)` runs with grad enabled after `net.eval()` (line 6), and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            fixed="""
+            import torch as th
+
+            class Runner:
+                @staticmethod
+                @th.no_grad()
+                def predict(net, batch):
+                    net.eval()
+                    return net(batch)
+            """,
             unsafe=True,
         ),
         Invalid(
-            "import torch\n\ndef fit(model, train_dl, valid_dl, opt):\n    for x, y in train_dl:\n        model(x).sum().backward()\n"
-            "        opt.step()\n    for x, y in enumerate(valid_dl):\n        preds = model(x)\n",
+            """
+            import torch
+
+            def fit(model, train_dl, valid_dl, opt):
+                for x, y in train_dl:
+                    model(x).sum().backward()
+                    opt.step()
+                for x, y in enumerate(valid_dl):
+                    preds = model(x)
+            """,
+            line=8,
+            column=17,
+            message="`model(...)` runs with grad enabled in the loop over `valid_dl` (line 7), which never uses gradients: autograd records a graph for every call, wasting memory and time; wrap the loop in `with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
-        Invalid("from torch import nn\n\nmodel = nn.Linear(2, 2)\nmodel.eval()\ny = model(x)\n"),
+        Invalid(
+            """
+            from torch import nn
+
+            model = nn.Linear(2, 2)
+            model.eval()
+            y = model(x)
+            """,
+            line=5,
+            column=5,
+            message="`model(...)` runs with grad enabled after `model.eval()` (line 4), and nothing in this module uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
     )
 
     # -- collecting ----------------------------------------------------------------------------
@@ -250,10 +409,11 @@ class EvalWithGrad(Rule):
         function = ctx.function
         if isinstance(function, ast.Lambda):
             return None
-        key = ("gg201", id(function) if function is not None else 0)
-        unit = ctx.cache.get(key)
+        units = ctx.state(_State).units
+        key = id(function) if function is not None else 0
+        unit = units.get(key)
         if unit is None:
-            unit = ctx.cache[key] = _Unit()
+            unit = units[key] = _Unit()
         return unit
 
     def visit_For(self, node: ast.AST, ctx) -> None:
@@ -279,11 +439,8 @@ class EvalWithGrad(Rule):
         if isinstance(func, ast.Name):
             # Where each module-level function is called: a function called only where grad is
             # disabled (``with torch.no_grad(): validate(...)``) already runs without grad.
-            calls = ctx.cache.setdefault("gg201-calls", {})
-            calls.setdefault(func.id, set()).add(ctx.grad_state())
-        unit = (
-            self._unit(ctx) if ctx.cache.get(("gg201", id(ctx.function) if ctx.function is not None else 0)) else None
-        )
+            ctx.state(_State).calls.setdefault(func.id, set()).add(ctx.grad_state())
+        unit = ctx.state(_State).units.get(id(ctx.function) if ctx.function is not None else 0)
         if unit is None:
             return
         loop_id = None
@@ -321,7 +478,8 @@ class EvalWithGrad(Rule):
 
     # -- deciding ------------------------------------------------------------------------------
     def leave_FunctionDef(self, node: ast.AST, ctx) -> None:
-        unit = ctx.cache.pop(("gg201", id(node)), None)
+        state = ctx.state(_State)
+        unit = state.units.pop(id(node), None)
         if unit is None or not unit.model_calls:
             return
         if node.name in _SKIP_FUNCTIONS or node.name.startswith(_SKIP_PREFIXES):
@@ -333,19 +491,21 @@ class EvalWithGrad(Rule):
             return
         if ctx.parent(node) is ctx.tree:
             # Decided at the end of the module, once its calls of this function are known.
-            ctx.cache.setdefault("gg201-pending", []).append((unit, node))
+            state.pending.append((unit, node))
             return
         self._decide(ctx, unit, node, ctx.text(node))
 
     leave_AsyncFunctionDef = leave_FunctionDef
 
     def leave_Module(self, node: ast.Module, ctx) -> None:
-        calls = ctx.cache.get("gg201-calls", {})
-        for pending, function in ctx.cache.pop("gg201-pending", []):
+        state = ctx.state(_State)
+        calls = state.calls
+        pending_functions, state.pending = state.pending, []
+        for pending, function in pending_functions:
             if calls.get(function.name) == {"disabled"} and not _called_in(ctx, ctx.skipped_functions, function.name):
                 continue  # every call of it in this file is under no_grad / inference_mode
             self._decide(ctx, pending, function, ctx.text(function))
-        unit = ctx.cache.pop(("gg201", 0), None)
+        unit = state.units.pop(0, None)
         if unit is None or not unit.model_calls:
             return
         self._decide(ctx, unit, None, ctx.source.text)
@@ -409,7 +569,7 @@ class EvalWithGrad(Rule):
         if not src.line(function.lineno)[len(indent) :].startswith("def "):
             return None
         return Fix(
-            "unsafe",
+            Applicability.UNSAFE,
             f"Decorate `{function.name}` with `@{torch_name}.no_grad()`",
             (Edit(line_start, line_start, f"{indent}@{torch_name}.no_grad(){src.newline}"),),
         )

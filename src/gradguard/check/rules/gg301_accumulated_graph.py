@@ -64,12 +64,13 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis.grad_flow import _binding_values, mentions, names_without_grad
 from gradguard.check.analysis.kinds import OUTPUT, expr_kinds, is_loss, is_model_expr
-from gradguard.check.model import Edit, Fix
-from gradguard.check.rules.base import FIX_SAFE, Invalid, Rule, Valid
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
 
 _BACKWARD_CALLS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
@@ -82,7 +83,7 @@ class AccumulatedGraph(Rule):
     code = "GG301"
     name = "accumulated-graph"
     summary = "Accumulating a loss tensor across iterations keeps every graph alive"
-    fix_availability = FIX_SAFE
+    fix_availability = FixAvailability.SAFE
     triggers = ("loss", "criterion")
     # What makes a value a loss (gradguard.check.analysis.kinds.expr_kinds): a loss-like name or call, a loss
     # function, or a `.backward()` on it.
@@ -90,66 +91,220 @@ class AccumulatedGraph(Rule):
 
     valid = (
         Valid(
-            "import torch\n\ndef train(model, loader, criterion, opt):\n    total = 0.0\n    for x, y in loader:\n"
-            "        loss = criterion(model(x), y)\n        loss.backward()\n        opt.step()\n        total += loss.item()\n    return total\n"
+            """
+            import torch
+
+            def train(model, loader, criterion, opt):
+                total = 0.0
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    opt.step()
+                    total += loss.item()
+                return total
+            """,
         ),
         Valid(
-            "import torch\n\ndef evaluate(model, loader):\n    acc = 0.0\n    for x, y in loader:\n        pred = model(x).argmax(1)\n"
-            "        acc += (pred == y).float().mean()\n    return acc\n"
+            """
+            import torch
+
+            def evaluate(model, loader):
+                acc = 0.0
+                for x, y in loader:
+                    pred = model(x).argmax(1)
+                    acc += (pred == y).float().mean()
+                return acc
+            """,
         ),
         Valid(
-            "import torch\n\n@torch.no_grad\ndef evaluate(model, loader, criterion):\n    model.eval()\n    total = 0.0\n    for x, y in loader:\n"
-            "        total += criterion(model(x), y)\n    return total\n"
+            """
+            import torch
+
+            @torch.no_grad
+            def evaluate(model, loader, criterion):
+                model.eval()
+                total = 0.0
+                for x, y in loader:
+                    total += criterion(model(x), y)
+                return total
+            """,
         ),
         Valid(
-            "import torch\n\ndef evaluate(model, loader, criterion):\n    total = 0.0\n    with torch.inference_mode():\n        for x, y in loader:\n"
-            "            total += criterion(model(x), y)\n    return total\n"
+            """
+            import torch
+
+            def evaluate(model, loader, criterion):
+                total = 0.0
+                with torch.inference_mode():
+                    for x, y in loader:
+                        total += criterion(model(x), y)
+                return total
+            """,
         ),
         # Gradient accumulation: the total is backpropagated, its graph is wanted.
         Valid(
-            "import torch\n\ndef step(model, chunks, criterion, opt):\n    total_loss = 0\n    for x, y in chunks:\n"
-            "        loss = criterion(model(x), y)\n        total_loss = total_loss + loss\n    total_loss.backward()\n    opt.step()\n"
+            """
+            import torch
+
+            def step(model, chunks, criterion, opt):
+                total_loss = 0
+                for x, y in chunks:
+                    loss = criterion(model(x), y)
+                    total_loss = total_loss + loss
+                total_loss.backward()
+                opt.step()
+            """,
         ),
         Valid(
-            "import torch\n\ndef step(model, chunks, criterion):\n    losses = []\n    for x, y in chunks:\n        loss = criterion(model(x), y)\n"
-            "        losses.append(loss)\n    torch.stack(losses).sum().backward()\n"
+            """
+            import torch
+
+            def step(model, chunks, criterion):
+                losses = []
+                for x, y in chunks:
+                    loss = criterion(model(x), y)
+                    losses.append(loss)
+                torch.stack(losses).sum().backward()
+            """,
         ),
         # A multi-term loss returned to the caller, who backpropagates it.
         Valid(
-            "import torch\n\ndef multi_scale(model, x, targets, criterion):\n    outs = model(x)\n    loss = 0\n"
-            "    for out, t in zip(outs, targets):\n        loss += criterion(out, t)\n    return loss\n"
+            """
+            import torch
+
+            def multi_scale(model, x, targets, criterion):
+                outs = model(x)
+                loss = 0
+                for out, t in zip(outs, targets):
+                    loss += criterion(out, t)
+                return loss
+            """,
         ),
         # The accumulator is reset in every iteration.
         Valid(
-            "import torch\n\ndef train(model, loader, criterion):\n    for x, y in loader:\n        total = 0\n        loss = criterion(model(x), y)\n"
-            "        loss.backward()\n        total += loss\n"
+            """
+            import torch
+
+            def train(model, loader, criterion):
+                for x, y in loader:
+                    total = 0
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    total += loss
+            """,
         ),
     )
     invalid = (
         Invalid(
-            "import torch\n\ndef train(model, loader, criterion, opt):\n    total = 0.0\n    for x, y in loader:\n"
-            "        loss = criterion(model(x), y)\n        loss.backward()\n        opt.step()\n        total += loss\n    return total\n",
-            fixed="import torch\n\ndef train(model, loader, criterion, opt):\n    total = 0.0\n    for x, y in loader:\n"
-            "        loss = criterion(model(x), y)\n        loss.backward()\n        opt.step()\n        total += loss.item()\n    return total\n",
+            """
+            import torch
+
+            def train(model, loader, criterion, opt):
+                total = 0.0
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    opt.step()
+                    total += loss
+                return total
+            """,
+            line=9,
+            column=9,
+            message="Accumulating `loss` across iterations keeps every iteration's autograd graph alive; accumulate `loss.item()`",
+            fixed="""
+            import torch
+
+            def train(model, loader, criterion, opt):
+                total = 0.0
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    opt.step()
+                    total += loss.item()
+                return total
+            """,
         ),
         Invalid(
-            "import torch\n\ndef evaluate(model, loader, criterion):\n    model.eval()\n    val_loss = 0\n    for x, y in loader:\n"
-            "        out = model(x)\n        val_loss = val_loss + criterion(out, y) * x.size(0)\n    return val_loss / len(loader)\n",
-            fixed="import torch\n\ndef evaluate(model, loader, criterion):\n    model.eval()\n    val_loss = 0\n    for x, y in loader:\n"
-            "        out = model(x)\n        val_loss = val_loss + (criterion(out, y) * x.size(0)).item()\n    return val_loss / len(loader)\n",
+            """
+            import torch
+
+            def evaluate(model, loader, criterion):
+                model.eval()
+                val_loss = 0
+                for x, y in loader:
+                    out = model(x)
+                    val_loss = val_loss + criterion(out, y) * x.size(0)
+                return val_loss / len(loader)
+            """,
+            line=8,
+            column=9,
+            message="Accumulating `criterion(out, y) * x.size(0)` across iterations keeps every iteration's autograd graph alive; accumulate `(criterion(out, y) * x.size(0)).item()`",
+            fixed="""
+            import torch
+
+            def evaluate(model, loader, criterion):
+                model.eval()
+                val_loss = 0
+                for x, y in loader:
+                    out = model(x)
+                    val_loss = val_loss + (criterion(out, y) * x.size(0)).item()
+                return val_loss / len(loader)
+            """,
         ),
         Invalid(
-            "import torch\n\ndef train(model, loader, criterion, opt):\n    losses = []\n    for x, y in loader:\n"
-            "        loss = criterion(model(x), y)\n        loss.backward()\n        losses.append(loss)\n    return torch.stack(losses).mean()\n",
-            fixed="import torch\n\ndef train(model, loader, criterion, opt):\n    losses = []\n    for x, y in loader:\n"
-            "        loss = criterion(model(x), y)\n        loss.backward()\n        losses.append(loss.detach())\n    return torch.stack(losses).mean()\n",
+            """
+            import torch
+
+            def train(model, loader, criterion, opt):
+                losses = []
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    losses.append(loss)
+                return torch.stack(losses).mean()
+            """,
+            line=8,
+            column=9,
+            message="Accumulating `loss` across iterations keeps every iteration's autograd graph alive; accumulate `loss.detach()`",
+            fixed="""
+            import torch
+
+            def train(model, loader, criterion, opt):
+                losses = []
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    losses.append(loss.detach())
+                return torch.stack(losses).mean()
+            """,
         ),
         # The total is used as a tensor later: `.detach()`, not `.item()`.
         Invalid(
-            "import torch\n\ndef train(model, loader, criterion):\n    total = 0\n    for x, y in loader:\n"
-            "        loss = criterion(model(x), y)\n        loss.backward()\n        total += loss\n    print(total.item())\n",
-            fixed="import torch\n\ndef train(model, loader, criterion):\n    total = 0\n    for x, y in loader:\n"
-            "        loss = criterion(model(x), y)\n        loss.backward()\n        total += loss.detach()\n    print(total.item())\n",
+            """
+            import torch
+
+            def train(model, loader, criterion):
+                total = 0
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    total += loss
+                print(total.item())
+            """,
+            line=8,
+            column=9,
+            message="Accumulating `loss` across iterations keeps every iteration's autograd graph alive; accumulate `loss.detach()`",
+            fixed="""
+            import torch
+
+            def train(model, loader, criterion):
+                total = 0
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    total += loss.detach()
+                print(total.item())
+            """,
         ),
     )
 
@@ -252,10 +407,17 @@ def _is_accumulation(node: ast.AST, name: str) -> bool:
     return False
 
 
+@dataclass
+class _State:
+    """What the rule keeps while it walks one file."""
+
+    functions: dict = field(default_factory=dict)  # id(function) -> `_function_info`
+
+
 def _function_info(ctx, fn: ast.AST) -> dict:
     """Whole-function facts, computed once per function."""
-    key = ("gg301", id(fn))
-    cached = ctx.cache.get(key)
+    functions = ctx.state(_State).functions
+    cached = functions.get(id(fn))
     if cached is not None:
         return cached
     bindings = list(_binding_values(fn))
@@ -296,7 +458,7 @@ def _function_info(ctx, fn: ast.AST) -> dict:
         "tensor_uses": tensor_uses,
         "evaluates": evaluates,
     }
-    ctx.cache[key] = info
+    functions[id(fn)] = info
     return info
 
 
@@ -386,4 +548,4 @@ def _fix(ctx, value: ast.AST, suffix: str) -> Fix:
         edits = (Edit(start, start, "("), Edit(end, end, ")" + suffix))
     else:
         edits = (Edit(end, end, suffix),)
-    return Fix("safe", f"Accumulate without the graph: `{suffix}`", edits)
+    return Fix(Applicability.SAFE, f"Accumulate without the graph: `{suffix}`", edits)

@@ -50,11 +50,12 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass, field
 from typing import Optional
 
-from gradguard.check.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
-from gradguard.check.model import Fix
 from gradguard.check.analysis.kinds import MODEL, PARAM, module_classes
+from gradguard.check.model import Applicability, Fix, FixAvailability
+from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
 INIT_METHODS = frozenset(
     """normal_ uniform_ zero_ fill_ copy_ log_normal_ exponential_ cauchy_ geometric_ bernoulli_
@@ -75,47 +76,181 @@ class InplaceParamInit(Rule):
     code = "GG401"
     name = "inplace-param-init"
     summary = "In-place init of a parameter outside `no_grad` raises RuntimeError"
-    fix_availability = FIX_SOMETIMES
+    fix_availability = FixAvailability.SOMETIMES
     # '.zero_(' but not 'zero_grad(': one pattern, so a file is searched once, not once per method.
     triggers = (re.compile(r"\.(?:%s)\(" % "|".join(sorted(INIT_METHODS, key=len, reverse=True))),)
     function_triggers = triggers
 
     valid = (
         Valid(
-            "import torch\nimport torch.nn as nn\n\ndef init(m):\n    if isinstance(m, nn.Linear):\n        with torch.no_grad():\n            m.weight.normal_(0, 0.02)\n"
+            """
+            import torch
+            import torch.nn as nn
+
+            def init(m):
+                if isinstance(m, nn.Linear):
+                    with torch.no_grad():
+                        m.weight.normal_(0, 0.02)
+            """,
         ),
         Valid(
-            "import torch\nimport torch.nn as nn\n\n@torch.no_grad\ndef init(model):\n    for p in model.parameters():\n        p.uniform_(-0.1, 0.1)\n"
+            """
+            import torch
+            import torch.nn as nn
+
+            @torch.no_grad
+            def init(model):
+                for p in model.parameters():
+                    p.uniform_(-0.1, 0.1)
+            """,
         ),
         Valid(
-            "import torch.nn as nn\n\ndef init(m):\n    if isinstance(m, nn.Linear):\n        m.weight.data.normal_(0, 0.02)\n        nn.init.zeros_(m.bias)\n"
+            """
+            import torch.nn as nn
+
+            def init(m):
+                if isinstance(m, nn.Linear):
+                    m.weight.data.normal_(0, 0.02)
+                    nn.init.zeros_(m.bias)
+            """,
         ),
-        Valid("import torch\n\nclass Sampler:\n    def reset(self):\n        self.weight.fill_(1.0)\n"),
         Valid(
-            "import torch\nimport torch.nn as nn\n\nclass Net(nn.Module):\n    def forward(self, x):\n        h = torch.empty_like(x)\n        h.normal_()\n        self.running.zero_()\n        return x + h\n"
+            """
+            import torch
+
+            class Sampler:
+                def reset(self):
+                    self.weight.fill_(1.0)
+            """,
         ),
-        Valid("import torch\n\ndef clear(model):\n    for p in model.parameters():\n        p.grad.zero_()\n"),
         Valid(
-            "import torch\nimport torch.nn as nn\n\nclass Net(nn.Module):\n    def reset_parameters(self):\n        with torch.no_grad():\n            self.weight.normal_()\n"
+            """
+            import torch
+            import torch.nn as nn
+
+            class Net(nn.Module):
+                def forward(self, x):
+                    h = torch.empty_like(x)
+                    h.normal_()
+                    self.running.zero_()
+                    return x + h
+            """,
+        ),
+        Valid(
+            """
+            import torch
+
+            def clear(model):
+                for p in model.parameters():
+                    p.grad.zero_()
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            class Net(nn.Module):
+                def reset_parameters(self):
+                    with torch.no_grad():
+                        self.weight.normal_()
+            """,
         ),
     )
     invalid = (
         Invalid(
-            "import torch.nn as nn\n\ndef init(m):\n    if isinstance(m, nn.Linear):\n        m.weight.normal_(0, 0.02)\n        m.bias.zero_()\n",
-            fixed="import torch.nn as nn\n\ndef init(m):\n    if isinstance(m, nn.Linear):\n        nn.init.normal_(m.weight, 0, 0.02)\n        nn.init.zeros_(m.bias)\n",
+            """
+            import torch.nn as nn
+
+            def init(m):
+                if isinstance(m, nn.Linear):
+                    m.weight.normal_(0, 0.02)
+                    m.bias.zero_()
+            """,
+            line=5,
+            column=9,
+            message="`m.weight.normal_()` changes a parameter in place while grad is enabled: this raises RuntimeError; use `torch.nn.init`",
+            also=(
+                Finding(
+                    6,
+                    9,
+                    "`m.bias.zero_()` changes a parameter in place while grad is enabled: this raises RuntimeError; use `torch.nn.init`",
+                ),
+            ),
+            fixed="""
+            import torch.nn as nn
+
+            def init(m):
+                if isinstance(m, nn.Linear):
+                    nn.init.normal_(m.weight, 0, 0.02)
+                    nn.init.zeros_(m.bias)
+            """,
         ),
         Invalid(
-            "import torch\n\ndef init(model):\n    for p in model.parameters():\n        p.uniform_(-0.1, to=0.1)\n",
-            fixed="import torch\n\ndef init(model):\n    for p in model.parameters():\n        torch.nn.init.uniform_(p, -0.1, b=0.1)\n",
+            """
+            import torch
+
+            def init(model):
+                for p in model.parameters():
+                    p.uniform_(-0.1, to=0.1)
+            """,
+            line=5,
+            column=9,
+            message="`p.uniform_()` changes a parameter in place while grad is enabled: this raises RuntimeError; use `torch.nn.init`",
+            fixed="""
+            import torch
+
+            def init(model):
+                for p in model.parameters():
+                    torch.nn.init.uniform_(p, -0.1, b=0.1)
+            """,
         ),
         Invalid(
-            "import torch\nfrom torch import nn\n\nclass Scale(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n        self.gamma = nn.Parameter(torch.empty(n))\n        self.gamma.fill_(value=1e-4)\n",
-            fixed="import torch\nfrom torch import nn\n\nclass Scale(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n        self.gamma = nn.Parameter(torch.empty(n))\n        nn.init.constant_(self.gamma, val=1e-4)\n",
+            """
+            import torch
+            from torch import nn
+
+            class Scale(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.gamma = nn.Parameter(torch.empty(n))
+                    self.gamma.fill_(value=1e-4)
+            """,
+            line=8,
+            column=9,
+            message="`self.gamma.fill_()` changes a parameter in place while grad is enabled: this raises RuntimeError; use `torch.nn.init`",
+            fixed="""
+            import torch
+            from torch import nn
+
+            class Scale(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.gamma = nn.Parameter(torch.empty(n))
+                    nn.init.constant_(self.gamma, val=1e-4)
+            """,
         ),
         # copy_ has no nn.init twin: reported without a fix.
         Invalid(
-            "import torch.nn as nn\n\ndef load(model, state):\n    for m in model.modules():\n        if hasattr(m, 'weight'):\n            m.weight.copy_(state[m])\n",
-            fixed="import torch.nn as nn\n\ndef load(model, state):\n    for m in model.modules():\n        if hasattr(m, 'weight'):\n            m.weight.copy_(state[m])\n",
+            """
+            import torch.nn as nn
+
+            def load(model, state):
+                for m in model.modules():
+                    if hasattr(m, 'weight'):
+                        m.weight.copy_(state[m])
+            """,
+            line=6,
+            column=13,
+            message="`m.weight.copy_()` changes a parameter in place while grad is enabled: this raises RuntimeError; do it under `with torch.no_grad():`",
+            fixed="""
+            import torch.nn as nn
+
+            def load(model, state):
+                for m in model.modules():
+                    if hasattr(m, 'weight'):
+                        m.weight.copy_(state[m])
+            """,
         ),
     )
 
@@ -172,11 +307,19 @@ def _is_module(ctx, owner: ast.AST, call: ast.AST) -> bool:
     return name in _module_loop_names(ctx) or _isinstance_guarded(ctx, name, call)
 
 
+@dataclass
+class _State:
+    """What the rule keeps while it walks one file."""
+
+    module_loops: dict = field(default_factory=dict)  # id(function) -> `_module_loop_names`
+    class_parameters: dict = field(default_factory=dict)  # id(class) -> `_class_parameters`
+
+
 def _module_loop_names(ctx) -> frozenset:
     """Names bound by ``for m in x.modules()`` (and friends) in the current function."""
     fn = ctx.function
-    key = ("gg401_module_loops", id(fn))
-    cached = ctx.cache.get(key)
+    module_loops = ctx.state(_State).module_loops
+    cached = module_loops.get(id(fn))
     if cached is not None:
         return cached
     names: set[str] = set()
@@ -195,7 +338,7 @@ def _module_loop_names(ctx) -> frozenset:
                     if isinstance(target, ast.Name):
                         names.add(target.id)
     result = frozenset(names)
-    ctx.cache[key] = result
+    module_loops[id(fn)] = result
     return result
 
 
@@ -235,8 +378,8 @@ def _tests_nn_isinstance(ctx, test: ast.AST, name: str) -> bool:
 
 
 def _class_parameters(ctx, cls: ast.ClassDef) -> frozenset:
-    key = ("gg401_class_params", id(cls))
-    cached = ctx.cache.get(key)
+    class_parameters = ctx.state(_State).class_parameters
+    cached = class_parameters.get(id(cls))
     if cached is not None:
         return cached
     names: set[str] = set()
@@ -254,7 +397,7 @@ def _class_parameters(ctx, cls: ast.ClassDef) -> frozenset:
                         ):
                             names.add(target.attr)
     result = frozenset(names)
-    ctx.cache[key] = result
+    class_parameters[id(cls)] = result
     return result
 
 
@@ -290,7 +433,7 @@ def _twin_fix(ctx, node: ast.Call, receiver: ast.AST) -> Optional[Fix]:
     if "\n" in ctx.text(node):
         return None
     text = f"{init_name}.{function}({', '.join(parts)})"
-    return Fix("safe", f"Use `{init_name}.{function}`", (ctx.replace(node, text),))
+    return Fix(Applicability.SAFE, f"Use `{init_name}.{function}`", (ctx.replace(node, text),))
 
 
 def _shadowed(ctx, local: str) -> bool:

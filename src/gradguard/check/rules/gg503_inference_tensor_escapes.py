@@ -48,12 +48,13 @@ in the file. Use `torch.no_grad()` for the region, or store `t.clone()` made aft
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Optional
 
 from gradguard.check.analysis.grad_flow import _binding_values
 from gradguard.check.analysis.grad_mode import INFERENCE, INFERENCE_NAMES
 from gradguard.check.analysis.kinds import OUTPUT, expr_kinds, is_tensor
-from gradguard.check.rules.base import Invalid, Rule, Valid
+from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 from gradguard.common.text import short
 
 # Methods that may return their receiver itself (or a view of it) rather than a new tensor.
@@ -76,35 +77,113 @@ class InferenceTensorEscapes(Rule):
 
     valid = (
         Valid(
-            "import torch\n\nclass M(torch.nn.Module):\n    def update(self, x):\n        with torch.inference_mode():\n"
-            "            out = self.net(x)\n            self.score = out.mean().item()\n            self.values = out.tolist()\n"
+            """
+            import torch
+
+            class M(torch.nn.Module):
+                def update(self, x):
+                    with torch.inference_mode():
+                        out = self.net(x)
+                        self.score = out.mean().item()
+                        self.values = out.tolist()
+            """,
         ),
         Valid(
-            "import torch\n\nclass M(torch.nn.Module):\n    @torch.no_grad()\n    def update(self, x):\n        self.cached = self.net(x)\n"
+            """
+            import torch
+
+            class M(torch.nn.Module):
+                @torch.no_grad()
+                def update(self, x):
+                    self.cached = self.net(x)
+            """,
         ),
         Valid(
-            "import torch\n\n@torch.inference_mode()\ndef predict(model, x):\n    out = model(x)\n    probs = out.softmax(-1)\n    return probs\n"
+            """
+            import torch
+
+            @torch.inference_mode()
+            def predict(model, x):
+                out = model(x)
+                probs = out.softmax(-1)
+                return probs
+            """,
         ),
         Valid(
-            "import torch\n\nclass M(torch.nn.Module):\n    def update(self, x):\n        y = torch.relu(x)\n        with torch.inference_mode():\n"
-            "            self.last = y\n            self.steps = self.steps + 1 if isinstance(self.steps, int) else 0\n"
+            """
+            import torch
+
+            class M(torch.nn.Module):
+                def update(self, x):
+                    y = torch.relu(x)
+                    with torch.inference_mode():
+                        self.last = y
+                        self.steps = self.steps + 1 if isinstance(self.steps, int) else 0
+            """,
         ),
         Valid(
-            "import torch\n\nclass M(torch.nn.Module):\n    def update(self, x):\n        with torch.inference_mode():\n            out = self.net(x)\n"
-            "        self.cached = out.clone()\n"
+            """
+            import torch
+
+            class M(torch.nn.Module):
+                def update(self, x):
+                    with torch.inference_mode():
+                        out = self.net(x)
+                    self.cached = out.clone()
+            """,
         ),
     )
     invalid = (
         Invalid(
-            "import torch\n\nclass M(torch.nn.Module):\n    @torch.inference_mode\n    def calibrate(self, x):\n        out = self.net(x)\n"
-            "        self.register_buffer('mean', out.mean(0))\n"
+            """
+            import torch
+
+            class M(torch.nn.Module):
+                @torch.inference_mode
+                def calibrate(self, x):
+                    out = self.net(x)
+                    self.register_buffer('mean', out.mean(0))
+            """,
+            line=7,
+            column=9,
+            message="`out.mean(0)` is an inference tensor (made under inference_mode) kept in a buffer of `self`: later use in autograd-recorded code or an in-place update outside inference mode raises RuntimeError; use torch.no_grad() for this region",
         ),
         Invalid(
-            "import torch\n\n_CACHE = {}\n\ndef embed(model, key, x):\n    with torch.inference_mode():\n        _CACHE[key] = model(x).clone()\n    return _CACHE[key]\n"
+            """
+            import torch
+
+            _CACHE = {}
+
+            def embed(model, key, x):
+                with torch.inference_mode():
+                    _CACHE[key] = model(x).clone()
+                return _CACHE[key]
+            """,
+            line=7,
+            column=9,
+            message="`model(x).clone()` is an inference tensor (made under inference_mode) kept in the module-level `_CACHE`: later use in autograd-recorded code or an in-place update outside inference mode raises RuntimeError; use torch.no_grad() for this region",
         ),
         Invalid(
-            "import torch\n\nclass M(torch.nn.Module):\n    def update(self, x):\n        with torch.inference_mode():\n            feats = torch.cat([x, x], 1)\n"
-            "            self.history.append(feats * 2)\n            setattr(self, 'last', feats)\n"
+            """
+            import torch
+
+            class M(torch.nn.Module):
+                def update(self, x):
+                    with torch.inference_mode():
+                        feats = torch.cat([x, x], 1)
+                        self.history.append(feats * 2)
+                        setattr(self, 'last', feats)
+            """,
+            line=7,
+            column=13,
+            message="`feats * 2` is an inference tensor (made under inference_mode) kept in `self.history`: later use in autograd-recorded code or an in-place update outside inference mode raises RuntimeError; use torch.no_grad() for this region",
+            also=(
+                Finding(
+                    8,
+                    13,
+                    "`feats` is an inference tensor (made under inference_mode) kept in an attribute of `self`: later use in autograd-recorded code or an in-place update outside inference mode raises RuntimeError; use torch.no_grad() for this region",
+                ),
+            ),
         ),
     )
 
@@ -148,10 +227,17 @@ def _is_self(node: ast.AST) -> bool:
     return isinstance(node, ast.Name) and node.id == "self"
 
 
+@dataclass
+class _State:
+    """What the rule keeps while it walks one file."""
+
+    module_names: Optional[frozenset] = None  # `_module_names`, computed on first use
+
+
 def _module_names(ctx) -> frozenset:
-    cached = ctx.cache.get("gg503_module_names")
-    if cached is not None:
-        return cached
+    state = ctx.state(_State)
+    if state.module_names is not None:
+        return state.module_names
     names: set[str] = set()
     for stmt in ctx.tree.body:
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
@@ -160,7 +246,7 @@ def _module_names(ctx) -> frozenset:
                 if isinstance(target, ast.Name):
                     names.add(target.id)
     result = frozenset(names)
-    ctx.cache["gg503_module_names"] = result
+    state.module_names = result
     return result
 
 

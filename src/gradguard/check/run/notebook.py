@@ -432,7 +432,7 @@ def fix_cells(notebook: Notebook, check, unsafe: bool) -> tuple:
         by_cell: dict = {}
         for d in diagnostics:
             mapped = d.extra.get("cell_fix")
-            if mapped is not None and (mapped[1].applicability == "safe" or unsafe):
+            if mapped is not None and (mapped[1].applies(unsafe)):
                 by_cell.setdefault(mapped[0], []).append(mapped[1])
         changed = 0
         for cell in notebook.cells:

@@ -203,7 +203,7 @@ def _cacheable(result: RunResult) -> bool:
 
 
 def _has_applicable_fix(diagnostics: list, options: RunOptions) -> bool:
-    return any(d.fix is not None and (d.fix.applicability == "safe" or options.unsafe_fixes) for d in diagnostics)
+    return any(d.fix is not None and d.fix.applies(options.unsafe_fixes) for d in diagnostics)
 
 
 def open_cache(settings: Settings, options: RunOptions, rules: list, result: RunResult):
