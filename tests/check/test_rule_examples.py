@@ -55,6 +55,8 @@ def test_documentation_examples(rule):
 @pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
 def test_rule_has_examples_both_ways(rule):
     assert len(rule.invalid) >= 2 and len(rule.valid) >= 2
+    assert all(isinstance(example, Valid) for example in rule.valid)
+    assert all(isinstance(example, Invalid) for example in rule.invalid)
 
 
 def test_codes_and_names_are_unique():

@@ -3,7 +3,10 @@
 A rule module holds one ``Rule`` subclass. Its module docstring is the rule's
 documentation (*What it does / Why is this bad? / Example / Use instead / Fix safety*);
 ``gradguard explain`` prints it and ``docs/rules.md`` is rendered from it. ``valid`` and
-``invalid`` examples are run by the test suite, as are the docstring's code blocks.
+``invalid`` examples are run by the test suite (an ``Invalid`` pins the line, column and
+message of each finding, and the fixed text), as are the docstring's code blocks. State the
+rule keeps while it walks a file lives in a dataclass of its module, got with
+``ctx.state(ThatClass)``.
 """
 
 from __future__ import annotations
