@@ -178,6 +178,17 @@ class SemanticModel:
         self._memo: dict = {}
         self._definitions: dict = {}  # str(id(FunctionDef)) -> the node, for FUNCTION values
 
+    def close(self) -> None:
+        """Drop every analysis (flows point back at the model): the tree is then freed by
+        reference counting, without the cyclic garbage collector."""
+        for frame in self._frames.values():
+            frame.flow = None
+        for name in list(vars(self)):
+            value = getattr(self, name)
+            if isinstance(value, (dict, set)):
+                value.clear()
+        self.parent_of = None  # type: ignore[assignment]
+
     # ======================================================================= public queries
     def value(self, node: ast.expr) -> Value:
         """What the expression holds where it is, as far as the code shows."""
@@ -632,6 +643,8 @@ class SemanticModel:
         if found is None:
             found = self._free_value(name, frame)
         if found.kind is Kind.UNKNOWN:
+            if name in self._tensor_evidence(frame.node):
+                return tensor(Grad.MAYBE)
             return self._named_value(name)
         return found
 

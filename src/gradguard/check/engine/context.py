@@ -77,6 +77,9 @@ class FileContext:
         """Drop the analyses' caches and the rules' states (they may point back at the tree)."""
         self.cache.clear()
         self._states.clear()
+        if self._model is not None:
+            self._model.close()  # its flows point back at it, and it at ctx.parent
+            self._model = None
 
     # -- reporting -------------------------------------------------------------------------
     def report(
