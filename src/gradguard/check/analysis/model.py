@@ -38,6 +38,7 @@ from gradguard.check.analysis.scopes import (
     ScopeIndex,
     own_nodes,
     parameters,
+    target_names,
 )
 from gradguard.check.analysis.values import (
     NONE_VALUE,
@@ -88,6 +89,10 @@ _TENSOR_EVIDENCE_METHODS = (vocab.INPLACE_VALUE_METHODS - {"apply_", "map_"}) | 
 }
 
 
+_EVIDENT_TENSOR = tensor(Grad.MAYBE)
+_EVIDENT_LOSS = tensor(Grad.YES, Role.LOSS)
+
+
 def split_of_text(text: str) -> Optional[Split]:
     """``val_loader``, ``"data/test"``, ``testset`` -> EVAL; ``train_data`` -> TRAIN; else None."""
     lowered = text.lower()
@@ -118,6 +123,33 @@ class FunctionSummary:
     steps_optimizer: bool = False
     zeroes_grad: bool = False
     switches_to_eval: bool = False
+
+
+@dataclass
+class Binding:
+    """One place where a scope binds a name: ``node`` is the statement (or ``for`` loop,
+    ``with`` item, comprehension) and ``value`` the expression bound (None when unknown:
+    parameters, ``with ... as``, imports)."""
+
+    name: str
+    node: ast.AST
+    value: Optional[ast.AST]
+
+
+@dataclass
+class ScopeUses:
+    """How a scope's own code uses its names (one walk, shared by the rules)."""
+
+    bindings: list = field(default_factory=list)  # Binding, in source order
+    parameters: frozenset = frozenset()
+    backpropagated: set = field(default_factory=set)  # names whose values reach backward()/autograd.grad
+    escaping: set = field(default_factory=set)  # names returned, yielded or stored in an attribute/item
+    receivers: set = field(default_factory=set)  # names used with an attribute, an index or a torch call
+    calls_eval: bool = False  # some ``x.eval()`` call
+    calls: list = field(default_factory=list)  # every Call node
+
+    def bindings_of(self, name: str) -> list:
+        return [b for b in self.bindings if b.name == name]
 
 
 @dataclass
@@ -175,6 +207,7 @@ class SemanticModel:
         self._escapes: Optional[set] = None
         self._class_attributes: dict = {}
         self._use_evidence: dict = {}
+        self._uses: dict = {}
         self._memo: dict = {}
         self._definitions: dict = {}  # str(id(FunctionDef)) -> the node, for FUNCTION values
 
@@ -244,6 +277,65 @@ class SemanticModel:
         """Call sites of a function of this file, or None when it is used other than by
         calling it (passed on, stored, decorated, exported) or defined where that is unknown."""
         return self._callers_of(fn)
+
+    def uses(self, scope_node: ast.AST) -> ScopeUses:
+        """Bindings and uses of names in a scope's own code (module, class or function)."""
+        found = self._uses.get(id(scope_node))
+        if found is None:
+            found = self._uses[id(scope_node)] = self._collect_uses(scope_node)
+        return found
+
+    def _collect_uses(self, scope_node: ast.AST) -> ScopeUses:
+        uses = ScopeUses()
+        if isinstance(scope_node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            uses.parameters = frozenset(a.arg for a in parameters(scope_node))
+        if isinstance(scope_node, ast.Lambda):
+            return uses
+        bindings = uses.bindings
+        imports = self.imports
+        for node in own_nodes(scope_node):
+            t = type(node)
+            if t is ast.Assign:
+                for target in node.targets:
+                    for name in target_names(target):
+                        bindings.append(Binding(name, node, node.value))
+                    if not isinstance(target, (ast.Name, ast.Tuple, ast.List)):
+                        uses.escaping.update(_names(node.value))  # self.total = total, d[k] = total
+            elif t is ast.AnnAssign and node.value is not None:
+                for name in target_names(node.target):
+                    bindings.append(Binding(name, node, node.value))
+            elif t is ast.AugAssign:
+                for name in target_names(node.target):
+                    bindings.append(Binding(name, node, node.value))
+            elif t is ast.NamedExpr:
+                bindings.append(Binding(node.target.id, node, node.value))
+            elif t is ast.For or t is ast.AsyncFor:
+                for name in target_names(node.target):
+                    bindings.append(Binding(name, node, node.iter))
+            elif t is ast.withitem and node.optional_vars is not None:
+                for name in target_names(node.optional_vars):
+                    bindings.append(Binding(name, node, None))
+            elif t is ast.Call:
+                uses.calls.append(node)
+                func = node.func
+                qual = imports.qualified_name(func)
+                name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+                if isinstance(func, ast.Attribute) and func.attr == "backward":
+                    uses.backpropagated.update(_names(func.value))
+                    uses.backpropagated.update(_names_in(node.args))
+                elif qual in vocab.BACKWARD_FUNCTIONS or "backward" in name.lower():
+                    uses.backpropagated.update(_names_in(node.args + [k.value for k in node.keywords]))
+                elif isinstance(func, ast.Attribute) and func.attr == "eval" and not node.args:
+                    uses.calls_eval = True
+                if qual is not None and qual.startswith("torch."):
+                    uses.receivers.update(_names_in(node.args))
+            elif t is ast.Return or t is ast.Yield or t is ast.YieldFrom:
+                if node.value is not None:
+                    uses.escaping.update(_names(node.value))
+            elif t is ast.Attribute or t is ast.Subscript:
+                if isinstance(node.value, ast.Name):
+                    uses.receivers.add(node.value.id)
+        return uses
 
     def class_info(self, name_or_key: str) -> Optional[ClassInfo]:
         classes = self._class_table()
@@ -552,33 +644,29 @@ class SemanticModel:
         return None
 
     # ====================================================================== the flow's helpers
-    def refine_by_use(self, name: str, value: Value, frame: Frame) -> Value:
-        """An unknown value bound to a name that the scope uses with a tensor-only attribute
-        (``p.grad``, ``p.detach()``) is a tensor."""
-        if value.kind is not Kind.UNKNOWN:
-            return value
-        names = self._tensor_evidence(frame.node)
-        if name in names:
-            return tensor(Grad.MAYBE)
-        return value
-
-    def _tensor_evidence(self, scope_node: ast.AST) -> frozenset:
+    def _evidence(self, scope_node: ast.AST) -> dict:
+        """What a scope's uses of names show them to be: a name used with an attribute only
+        tensors have (``p.grad``, ``p.detach()``) holds a tensor; one that ``.backward()`` is
+        called on holds a loss with a graph."""
         found = self._use_evidence.get(id(scope_node))
         if found is not None:
             return found
-        names = set()
-        for node in own_nodes(scope_node) if not isinstance(scope_node, ast.Lambda) else ():
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-                attr = node.attr
-                if attr in _TENSOR_EVIDENCE_ATTRIBUTES and isinstance(node.ctx, ast.Load):
-                    names.add(node.value.id)
-                elif attr in _TENSOR_EVIDENCE_METHODS:
-                    parent = self.parent_of(node)
-                    if isinstance(parent, ast.Call) and parent.func is node:
-                        names.add(node.value.id)
-        result = frozenset(names)
-        self._use_evidence[id(scope_node)] = result
-        return result
+        names: dict = {}
+        if not isinstance(scope_node, ast.Lambda):
+            for node in own_nodes(scope_node):
+                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                    attr = node.attr
+                    if attr in _TENSOR_EVIDENCE_ATTRIBUTES and isinstance(node.ctx, ast.Load):
+                        names.setdefault(node.value.id, _EVIDENT_TENSOR)
+                    elif attr in _TENSOR_EVIDENCE_METHODS:
+                        parent = self.parent_of(node)
+                        if isinstance(parent, ast.Call) and parent.func is node:
+                            if attr == "backward":
+                                names[node.value.id] = _EVIDENT_LOSS
+                            else:
+                                names.setdefault(node.value.id, _EVIDENT_TENSOR)
+        self._use_evidence[id(scope_node)] = names
+        return names
 
     def make_leaf(self, value: Value) -> Value:
         return value.with_(grad=Grad.YES, roles=(value.roles | Role.LEAF) & ~Role.DETACHED)
@@ -643,9 +731,14 @@ class SemanticModel:
         if found is None:
             found = self._free_value(name, frame)
         if found.kind is Kind.UNKNOWN:
-            if name in self._tensor_evidence(frame.node):
-                return tensor(Grad.MAYBE)
+            evident = self._evidence(frame.node).get(name)
+            if evident is not None:
+                return evident
             return self._named_value(name)
+        if found.kind is Kind.TENSOR and not found.has(Role.LOSS) and found.grad is not Grad.NO:
+            evident = self._evidence(frame.node).get(name)
+            if evident is _EVIDENT_LOSS:
+                return found.with_(grad=Grad.YES, roles=found.roles | Role.LOSS)
         return found
 
     def _free_value(self, name: str, frame: Frame) -> Value:
@@ -1514,6 +1607,17 @@ class SemanticModel:
 
     def _decorated_mode_of(self, deco: ast.AST) -> Optional[GradMode]:
         return region_mode(classify_grad_mode(deco, self.imports))
+
+
+def _names(node: ast.AST) -> set:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _names_in(nodes) -> set:
+    out: set = set()
+    for node in nodes:
+        out |= _names(node)
+    return out
 
 
 def _moves_or_casts(call: ast.Call) -> bool:
