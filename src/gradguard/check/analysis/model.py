@@ -490,9 +490,12 @@ class SemanticModel:
         mode = decorated
         assumed = False
         if mode is None and sites:
-            mode = None
+            # One caller with grad on is enough for the body to run with grad on: the rules
+            # report what happens then.
             for site in sites:
                 mode = site.state.mode if mode is None else join_modes(mode, site.state.mode)
+            if any(site.state.mode is GradMode.ENABLED for site in sites):
+                mode = GradMode.ENABLED
         if mode is None:
             outer = self._definition_mode(fn)
             mode = GradMode.ENABLED if outer is GradMode.ENABLED else GradMode.MAYBE

@@ -68,10 +68,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
+from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.imports import dotted_name
-from gradguard.check.analysis.kinds import MODEL_NAME_RE, is_loss
+from gradguard.check.analysis.values import Kind, Role, Split
+from gradguard.check.analysis.vocabulary import PARAMETERLESS_MODULES
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
 from gradguard.check.rules.base import Invalid, Rule, Valid
+from gradguard.common.text import short
 
 _LOADER_RE = re.compile(
     r"^(?:(?:val|valid|validation|test|testing|eval|evaluation|dev)_?(?:data_?)?(?:loader|dataloader|dl|iter|iterator)s?"
@@ -116,15 +119,6 @@ _SKIP_PREFIXES = ("on_validation", "on_test", "on_predict")
 _FACTORY_PREFIXES = ("create_", "build_", "get_", "load_", "make_", "init_", "_")
 
 
-def _module_functions(ctx) -> frozenset:
-    state = ctx.state(_State)
-    if state.module_functions is None:
-        state.module_functions = frozenset(
-            n.name for n in ctx.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        )
-    return state.module_functions
-
-
 @dataclass
 class _Unit:
     """What one function body (or the module) has shown so far."""
@@ -139,10 +133,7 @@ class _Unit:
 class _State:
     """What the rule keeps while it walks one file."""
 
-    module_functions: Optional[frozenset] = None  # names of the module's functions and classes
     units: dict = field(default_factory=dict)  # id(function) (0: the module) -> _Unit
-    calls: dict = field(default_factory=dict)  # function name -> grad states where it is called
-    pending: list = field(default_factory=list)  # (_Unit, module-level function) decided at the end
 
 
 def _loader_name(expr: ast.AST) -> Optional[str]:
@@ -166,13 +157,46 @@ def _loader_name(expr: ast.AST) -> Optional[str]:
     return None
 
 
-def _called_in(ctx, functions: list, name: str) -> bool:
-    """Whether ``name(...)`` may be called in one of these functions (ones the walk skipped:
-    such a call runs where grad is not known to be off)."""
-    if not functions:
-        return False
-    call = re.compile(r"(?<![\w.])%s\s*\(" % re.escape(name))
-    return any(call.search(ctx.text(function)) for function in functions)
+def _evaluation_iterable(ctx, iterable: ast.AST) -> Optional[str]:
+    """How to name the iterable of a loop over evaluation data, or None when it is not one:
+    a loader or data set built from a validation/test split (``DataLoader(test_set)``,
+    ``MNIST(train=False)``, ``ImageFolder("data/val")``, ``loaders["val"]``, a parameter
+    every caller passes such a loader to), or one named like it (``val_loader``)."""
+    named = _loader_name(iterable)
+    value = ctx.model.value(iterable)
+    if value.kind in (Kind.LOADER, Kind.DATASET):
+        if value.split is Split.EVAL:
+            return named or _shown(ctx, iterable)
+        if value.split is Split.TRAIN or not value.weak:
+            return None
+    if named is not None and value.kind in (Kind.LOADER, Kind.DATASET, Kind.UNKNOWN):
+        return named
+    return None
+
+
+def _shown(ctx, node: ast.AST) -> str:
+    """The loop's iterable as the message shows it: the loader itself, not its wrappers."""
+    while isinstance(node, ast.Call) and node.args:
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if name not in _ITER_WRAPPERS:
+            break
+        node = node.args[0]
+    return short(ctx.text(node), 40)
+
+
+def _module_text(ctx) -> str:
+    """The module's own code: its text without the bodies of its functions and classes."""
+    src = ctx.source
+    kept = []
+    last = 0
+    for stmt in ctx.tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            start = src.line_starts[stmt.lineno - 1]
+            kept.append(src.text[last:start])
+            last = src.node_end(stmt)
+    kept.append(src.text[last:])
+    return "".join(kept)
 
 
 def _uses_grad(text: str) -> bool:
@@ -417,11 +441,13 @@ class EvalWithGrad(Rule):
         return unit
 
     def visit_For(self, node: ast.AST, ctx) -> None:
-        name = _loader_name(node.iter)
-        if name is not None:
+        if isinstance(ctx.function, ast.Lambda):
+            return
+        shown = _evaluation_iterable(ctx, node.iter)
+        if shown is not None:
             unit = self._unit(ctx)
             if unit is not None:
-                unit.loader_loops[id(node)] = (node, name)
+                unit.loader_loops[id(node)] = (node, shown)
 
     visit_AsyncFor = visit_For
 
@@ -430,16 +456,11 @@ class EvalWithGrad(Rule):
         if isinstance(func, ast.Attribute) and func.attr == "eval" and not node.args and not node.keywords:
             receiver = dotted_name(func.value)
             if receiver is not None and ctx.imports.qualified_name(func.value) is None:
-                unit = self._unit(ctx)
-                if unit is not None:
-                    unit.eval_receivers.add(receiver)
-                    if unit.eval_call is None:
+                if ctx.model.value(func.value).kind in (Kind.MODULE, Kind.UNKNOWN):
+                    unit = self._unit(ctx)
+                    if unit is not None and unit.eval_call is None:
                         unit.eval_call = node
             return
-        if isinstance(func, ast.Name):
-            # Where each module-level function is called: a function called only where grad is
-            # disabled (``with torch.no_grad(): validate(...)``) already runs without grad.
-            ctx.state(_State).calls.setdefault(func.id, set()).add(ctx.grad_state())
         unit = ctx.state(_State).units.get(id(ctx.function) if ctx.function is not None else 0)
         if unit is None:
             return
@@ -450,30 +471,35 @@ class EvalWithGrad(Rule):
                 break
         if unit.eval_call is None and loop_id is None:
             return
-        if not self._is_model_call(ctx, unit, node):
+        if not self._is_model_call(ctx, node):
             return
-        if ctx.grad_state() != "enabled":
+        if ctx.model.grad_mode(node) is not GradMode.ENABLED:
             return
         unit.model_calls.append((node, loop_id))
 
     @staticmethod
-    def _is_model_call(ctx, unit: _Unit, node: ast.Call) -> bool:
-        """A call of something named like a model (``model``, ``self.net``, ``teacher.module``).
-
-        Names alone decide: a module without parameters (pooling, dropout) records no graph,
-        and what ``.eval()`` was called on is not enough to tell the two apart.
-        """
+    def _is_model_call(ctx, node: ast.Call) -> bool:
+        """A call of a model: a module with parameters (an instance of an ``nn.Module``
+        subclass, a torch layer, a model a project function returns), or, where nothing else
+        is known, something named like one (``model``, ``self.net``, ``teacher.module``)."""
         func = node.func
         target = func.value if isinstance(func, ast.Attribute) and func.attr == "forward" else func
         if isinstance(target, ast.Attribute) and target.attr == "module":
             target = target.value
         if ctx.imports.qualified_name(target) is not None:
             return False
-        last = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else None
-        if last is None or MODEL_NAME_RE.match(last) is None or last.startswith(_FACTORY_PREFIXES):
+        value = ctx.model.value(target)
+        if value.kind is not Kind.MODULE:
             return False
-        if isinstance(target, ast.Name) and (target.id in ctx.imports.names or target.id in _module_functions(ctx)):
-            return False  # ``create_model(...)``, ``_create_fx_model(...)``: a function, not a model
+        ref = value.ref or ""
+        if ref.startswith("torch.nn.") and ref.rsplit(".", 1)[-1] in PARAMETERLESS_MODULES:
+            return False  # pooling, activations, losses: no parameters, no graph of their own
+        if value.weak:
+            last = (
+                target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
+            )
+            if not last or last.startswith(_FACTORY_PREFIXES):
+                return False
         return True
 
     # -- deciding ------------------------------------------------------------------------------
@@ -485,30 +511,19 @@ class EvalWithGrad(Rule):
         if node.name in _SKIP_FUNCTIONS or node.name.startswith(_SKIP_PREFIXES):
             return
         if any(
-            isinstance(sub, ast.Return) and sub.value is not None and is_loss(ctx, ctx.facts(node), sub.value)
+            isinstance(sub, ast.Return) and sub.value is not None and ctx.model.value(sub.value).has(Role.LOSS)
             for sub in ast.walk(node)
         ):
-            return
-        if ctx.parent(node) is ctx.tree:
-            # Decided at the end of the module, once its calls of this function are known.
-            state.pending.append((unit, node))
             return
         self._decide(ctx, unit, node, ctx.text(node))
 
     leave_AsyncFunctionDef = leave_FunctionDef
 
     def leave_Module(self, node: ast.Module, ctx) -> None:
-        state = ctx.state(_State)
-        calls = state.calls
-        pending_functions, state.pending = state.pending, []
-        for pending, function in pending_functions:
-            if calls.get(function.name) == {"disabled"} and not _called_in(ctx, ctx.skipped_functions, function.name):
-                continue  # every call of it in this file is under no_grad / inference_mode
-            self._decide(ctx, pending, function, ctx.text(function))
-        unit = state.units.pop(0, None)
+        unit = ctx.state(_State).units.pop(0, None)
         if unit is None or not unit.model_calls:
             return
-        self._decide(ctx, unit, None, ctx.source.text)
+        self._decide(ctx, unit, None, _module_text(ctx))
 
     def _decide(self, ctx, unit: _Unit, function: Optional[ast.AST], text: str) -> None:
         if not _uses_grad(text):
