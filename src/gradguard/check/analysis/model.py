@@ -90,7 +90,14 @@ _TENSOR_EVIDENCE_METHODS = (vocab.INPLACE_VALUE_METHODS - {"apply_", "map_"}) | 
 
 
 _EVIDENT_TENSOR = tensor(Grad.MAYBE)
+_EVIDENT_MODULE = module()
 _EVIDENT_LOSS = tensor(Grad.YES, Role.LOSS)
+
+
+# Methods only modules have (among the names user code calls on values).
+_MODULE_EVIDENCE_METHODS = frozenset(
+    {"parameters", "named_parameters", "modules", "named_modules", "children", "named_children", "eval"}
+)
 
 
 def split_of_text(text: str) -> Optional[Split]:
@@ -161,6 +168,7 @@ class ClassInfo:
     is_autograd_function: bool = False
     is_dataset: bool = False
     layers: set = field(default_factory=set)  # torch.nn class names constructed in the class
+    layers_known: bool = False
 
 
 @dataclass
@@ -340,6 +348,16 @@ class SemanticModel:
     def class_info(self, name_or_key: str) -> Optional[ClassInfo]:
         classes = self._class_table()
         return classes.get(name_or_key)
+
+    def is_module_class(self, node: ast.ClassDef) -> bool:
+        """Whether a class of this file derives from ``nn.Module`` (directly, through other
+        classes of the file, or from a torch layer)."""
+        info = self._class_table().get(self._class_key(node))
+        return info is not None and info.node is node and info.is_module
+
+    def autograd_function_classes(self) -> frozenset:
+        """Names of the file's classes deriving from ``torch.autograd.Function``."""
+        return frozenset(info.node.name for info in self._class_table().values() if info.is_autograd_function)
 
     def class_of(self, value: Value) -> Optional[ClassInfo]:
         return self._class_table().get(value.ref) if value.ref else None
@@ -661,11 +679,13 @@ class SemanticModel:
                     attr = node.attr
                     if attr in _TENSOR_EVIDENCE_ATTRIBUTES and isinstance(node.ctx, ast.Load):
                         names.setdefault(node.value.id, _EVIDENT_TENSOR)
-                    elif attr in _TENSOR_EVIDENCE_METHODS:
+                    elif attr in _TENSOR_EVIDENCE_METHODS or attr in _MODULE_EVIDENCE_METHODS:
                         parent = self.parent_of(node)
                         if isinstance(parent, ast.Call) and parent.func is node:
                             if attr == "backward":
                                 names[node.value.id] = _EVIDENT_LOSS
+                            elif attr in _MODULE_EVIDENCE_METHODS:
+                                names.setdefault(node.value.id, _EVIDENT_MODULE)
                             else:
                                 names.setdefault(node.value.id, _EVIDENT_TENSOR)
         self._use_evidence[id(scope_node)] = names
@@ -854,7 +874,7 @@ class SemanticModel:
             if value.kind is not Kind.UNKNOWN:
                 return value
         if attr in ("weight", "bias"):
-            return tensor(Grad.YES, Role.PARAM, weak=info is None and receiver.ref is None)
+            return tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=receiver.weak)
         if attr in ("running_mean", "running_var"):
             return tensor(Grad.NO)
         if receiver.ref and receiver.ref.startswith("torch.nn."):
@@ -880,14 +900,16 @@ class SemanticModel:
         if key in self._in_progress:
             return UNKNOWN
         self._in_progress.add(key)
+        incomplete: list = []
         try:
-            value = self._compute_instance_attribute(info, attr, set())
+            value = self._compute_instance_attribute(info, attr, set(), incomplete)
         finally:
             self._in_progress.discard(key)
-        self._class_attributes[key] = value
+        if not incomplete:
+            self._class_attributes[key] = value  # not while a method it reads is being analysed
         return value
 
-    def _compute_instance_attribute(self, info: ClassInfo, attr: str, seen: set) -> Value:
+    def _compute_instance_attribute(self, info: ClassInfo, attr: str, seen: set, incomplete: list) -> Value:
         seen.add(info.key)
         values: list = []
         for stmt in info.node.body:
@@ -902,6 +924,8 @@ class SemanticModel:
                                 and target.value.id in ("self",)
                             ):
                                 frame = self._summary_frame(stmt)
+                                if frame is None:
+                                    incomplete.append(stmt)
                                 state = frame.flow.before.get(id(sub)) if frame and frame.flow else None
                                 if state is None:
                                     values.append(UNKNOWN)
@@ -922,7 +946,7 @@ class SemanticModel:
             for base in info.bases:
                 base_info = self._class_table().get(base)
                 if base_info is not None and base_info.key not in seen:
-                    value = self._compute_instance_attribute(base_info, attr, seen)
+                    value = self._compute_instance_attribute(base_info, attr, seen, incomplete)
                     if value.kind is not Kind.UNKNOWN:
                         return value
             return UNKNOWN
@@ -982,7 +1006,7 @@ class SemanticModel:
                 right.kind is not Kind.TENSOR or right.has(Role.SCALAR)
             ):
                 roles |= Role.SCALAR
-            if left.has(Role.INFERENCE) or right.has(Role.INFERENCE):
+            if left.has(Role.INFERENCE) or right.has(Role.INFERENCE) or state.mode is GradMode.INFERENCE:
                 roles |= Role.INFERENCE
             weak = (left.kind is not Kind.TENSOR or left.weak) and (right.kind is not Kind.TENSOR or right.weak)
             return tensor(grad, roles, weak=weak)
@@ -1298,10 +1322,16 @@ class SemanticModel:
             if method in ("state_dict", "zero_grad", "apply", "register_forward_hook", "load_state_dict"):
                 return OTHER if method == "state_dict" else UNKNOWN
             info = self._class_table().get(receiver.ref) if receiver.ref else None
-            if info is not None and frame.kind != "module-first":
+            if info is not None:
                 fn = self._method_node(info, method)
                 if fn is not None:
+                    if frame.kind == "module-first":
+                        return UNKNOWN
                     return self.function_summary(fn).returns
+            # ``self.encoder(x)``: a call of a submodule held in an attribute.
+            held = self._module_attribute(receiver, method, node.func, frame)  # type: ignore[arg-type]
+            if held.kind is Kind.MODULE:
+                return self._module_call(held, node, args, state)
             return UNKNOWN
         if kind is Kind.OPTIMIZER:
             return NONE_VALUE if method in ("step", "zero_grad") else UNKNOWN
@@ -1321,8 +1351,10 @@ class SemanticModel:
                     return self.function_summary(fn).returns
             return UNKNOWN
         if kind is Kind.UNKNOWN:
-            if method == "parameters" and receiver is not None:
+            if method == "parameters":
                 return container(tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=True))
+            if method == "named_parameters":
+                return container(container(items=(OTHER, tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=True))))
             name = method
             if LOSS_NAME_RE.search(name) and not name.lower().startswith(_LOSS_NAME_EXCLUDE):
                 grad = self._combine_grad(args, state.mode) if args else Grad.MAYBE
@@ -1332,6 +1364,18 @@ class SemanticModel:
         return UNKNOWN
 
     def _tensor_method(self, receiver: Value, method: str, node: ast.Call, args: list, state: State) -> Value:
+        result = self._tensor_method_result(receiver, method, node, args, state)
+        if (
+            state.mode is GradMode.INFERENCE
+            and result.kind is Kind.TENSOR
+            and not (method in vocab.ALIAS_METHODS and not receiver.has(Role.INFERENCE))
+        ):
+            # Tensors allocated under inference_mode are inference tensors (views of normal
+            # tensors stay normal).
+            result = result.with_(roles=result.roles | Role.INFERENCE)
+        return result
+
+    def _tensor_method_result(self, receiver: Value, method: str, node: ast.Call, args: list, state: State) -> Value:
         if method in ("item", "tolist"):
             return NUMBER
         if method in ("numpy",):
@@ -1413,26 +1457,33 @@ class SemanticModel:
                         info.is_autograd_function = changed = True
                     if dataset_base and not info.is_dataset:
                         info.is_dataset = changed = True
-        for info in classes.values():
-            if info.is_module:
-                for sub in ast.walk(info.node):
-                    if isinstance(sub, ast.Call):
-                        qual = self.imports.qualified_name(sub.func)
-                        if qual is not None and qual.startswith("torch.nn."):
-                            info.layers.add(vocab.last_name(qual))
-                        elif isinstance(sub.func, ast.Name) and sub.func.id in classes:
-                            info.layers.add(sub.func.id)
         return classes
+
+    def _layers(self, info: ClassInfo) -> set:
+        """The torch.nn classes and module classes of the file a module class constructs."""
+        if info.layers_known:
+            return info.layers
+        info.layers_known = True
+        classes = self._class_table()
+        for sub in ast.walk(info.node):
+            if isinstance(sub, ast.Call):
+                qual = self.imports.qualified_name(sub.func)
+                if qual is not None and qual.startswith("torch.nn."):
+                    info.layers.add(vocab.last_name(qual))
+                elif isinstance(sub.func, ast.Name) and sub.func.id in classes:
+                    info.layers.add(sub.func.id)
+        return info.layers
 
     def _class_has_layers(self, info: ClassInfo, names: frozenset, seen: set) -> Optional[bool]:
         if info.key in seen:
             return False
         seen.add(info.key)
-        if info.layers & names:
+        layers = self._layers(info)
+        if layers & names:
             return True
         classes = self._class_table()
         unknown = False
-        for layer in info.layers:
+        for layer in layers:
             other = classes.get(layer)
             if other is not None and other.is_module:
                 found = self._class_has_layers(other, names, seen)
@@ -1452,8 +1503,6 @@ class SemanticModel:
                 unknown = True
             elif base.startswith("torch.nn.") and vocab.last_name(base) in names:
                 return True
-        if any(isinstance(sub, ast.Name) and sub.id not in classes and sub.id[:1].isupper() for sub in ()):
-            unknown = True
         return None if unknown else False
 
     def _method_class(self, fn: ast.AST) -> Optional[ClassInfo]:

@@ -182,9 +182,3 @@ class FileContext:
     @property
     def scope(self) -> ast.AST:
         return self.scopes[-1]
-
-    def facts(self, scope: Optional[ast.AST] = None):
-        """Flow-insensitive facts about the names of a function (see gradguard.check.analysis.kinds)."""
-        from gradguard.check.analysis.kinds import scope_facts
-
-        return scope_facts(self, scope if scope is not None else self.scope)

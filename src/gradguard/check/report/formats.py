@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+
 from gradguard.check.model import Diagnostic
 
 

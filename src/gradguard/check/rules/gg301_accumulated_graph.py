@@ -84,7 +84,7 @@ class AccumulatedGraph(Rule):
     summary = "Accumulating a loss tensor across iterations keeps every graph alive"
     fix_availability = FixAvailability.SAFE
     triggers = ("loss", "criterion")
-    # What makes a value a loss (gradguard.check.analysis.kinds.expr_kinds): a loss-like name or call, a loss
+    # What makes a value a loss (the semantic model): a loss-like name or call, a loss
     # function, or a `.backward()` on it.
     function_triggers = ("loss", "Loss", "LOSS", "criterion", "Criterion", "CRITERION", "backward", "entropy", "kl_div")
 

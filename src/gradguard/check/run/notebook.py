@@ -31,9 +31,9 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Optional
 
-from gradguard.check.model import Diagnostic, Edit, Fix, Position
-from gradguard.check.fixes import MAX_PASSES, apply_edits
 from gradguard.check.analysis.imports import mentions_torch_import
+from gradguard.check.fixes import MAX_PASSES, apply_edits
+from gradguard.check.model import Diagnostic, Edit, Fix, Position
 from gradguard.check.source import SourceError, SourceText, parse
 
 NOTEBOOK_SUFFIX = ".ipynb"
