@@ -89,6 +89,11 @@ _TENSOR_EVIDENCE_METHODS = (vocab.INPLACE_VALUE_METHODS - {"apply_", "map_"}) | 
 }
 
 
+# Fields of torchvision-style data sets that hold the whole split as a tensor.
+_DATASET_TENSOR_FIELDS = frozenset(
+    {"data", "targets", "test_data", "test_labels", "train_data", "train_labels", "tensors", "x", "y"}
+)
+_IMPORTED = Value(Kind.OTHER, Grad.NO, ref="<import>")
 _EVIDENT_TENSOR = tensor(Grad.MAYBE)
 _EVIDENT_MODULE = module()
 _EVIDENT_LOSS = tensor(Grad.YES, Role.LOSS)
@@ -701,7 +706,20 @@ class SemanticModel:
         return UNKNOWN
 
     def import_value(self, stmt: ast.stmt, alias: ast.alias) -> Value:
-        return Value(Kind.OTHER, Grad.NO)
+        return _IMPORTED
+
+    def qualified_name(self, node: ast.AST, state: State) -> Optional[str]:
+        """``imports.qualified_name`` where the root name still holds its import here
+        (``import model`` then ``model = model.Net()``: ``model(x)`` is no longer the module)."""
+        root = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name):
+            return None
+        bound = state.env.get(root.id)
+        if bound is not None and bound is not _IMPORTED:
+            return None
+        return self.imports.qualified_name(node)
 
     def definition_value(self, stmt: ast.stmt, frame: Frame) -> Value:
         if isinstance(stmt, ast.ClassDef):
@@ -812,11 +830,13 @@ class SemanticModel:
 
     def _attribute(self, node: ast.Attribute, state: State, frame: Frame) -> Value:
         attr = node.attr
-        qual = self.imports.qualified_name(node)
+        qual = self.qualified_name(node, state)
         if qual is not None:
             return self._qualified_value(qual)
         receiver = self.evaluate(node.value, state, frame)
         kind = receiver.kind
+        if kind is Kind.DATASET and attr in _DATASET_TENSOR_FIELDS:
+            return tensor(Grad.NO).with_(split=receiver.split)
         if attr == "data":
             if kind is Kind.TENSOR:
                 return receiver.with_(
@@ -964,7 +984,7 @@ class SemanticModel:
             if isinstance(key, ast.Constant) and isinstance(key.value, str):
                 return UNKNOWN
             roles = receiver.roles & (Role.INFERENCE | Role.DETACHED)
-            return tensor(receiver.grad, roles, weak=receiver.weak)
+            return tensor(receiver.grad, roles, weak=receiver.weak).with_(split=receiver.split)
         if kind is Kind.CONTAINER:
             if receiver.items is not None and isinstance(key, ast.Constant) and isinstance(key.value, int):
                 index = key.value
@@ -1009,7 +1029,7 @@ class SemanticModel:
             if left.has(Role.INFERENCE) or right.has(Role.INFERENCE) or state.mode is GradMode.INFERENCE:
                 roles |= Role.INFERENCE
             weak = (left.kind is not Kind.TENSOR or left.weak) and (right.kind is not Kind.TENSOR or right.weak)
-            return tensor(grad, roles, weak=weak)
+            return tensor(grad, roles, weak=weak).with_(split=left.split or right.split)
         if left.kind is Kind.NUMBER and right.kind is Kind.NUMBER:
             return NUMBER
         if left.kind is Kind.CONTAINER and right.kind is Kind.CONTAINER and isinstance(op, ast.Add):
@@ -1100,11 +1120,31 @@ class SemanticModel:
 
     # ============================================================================== calls
     def _call(self, node: ast.Call, state: State, frame: Frame) -> Value:
+        result = self._call_value(node, state, frame)
+        if result.kind is Kind.TENSOR and result.split is None and not result.has(Role.OUTPUT):
+            split = self._data_split(node, state, frame)
+            if split is not None:
+                result = result.with_(split=split)
+        return result
+
+    def _data_split(self, node: ast.Call, state: State, frame: Frame) -> Optional[Split]:
+        """The split of the data a tensor computation reads (``test_x[:10].cuda()``)."""
+        func = node.func
+        inputs = list(node.args)
+        if isinstance(func, ast.Attribute) and self.imports.qualified_name(func) is None:
+            inputs.insert(0, func.value)
+        for arg in inputs:
+            value = self.evaluate(arg, state, frame)
+            if value.kind is Kind.TENSOR and value.split is not None:
+                return value.split
+        return None
+
+    def _call_value(self, node: ast.Call, state: State, frame: Frame) -> Value:
         func = node.func
         args = [self.evaluate(a, state, frame) for a in node.args]
         for kw in node.keywords:
             self.evaluate(kw.value, state, frame)
-        qual = self.imports.qualified_name(func)
+        qual = self.qualified_name(func, state)
         if qual is not None:
             return self._library_call(qual, node, args, state, frame)
         if isinstance(func, ast.Attribute):
@@ -1645,10 +1685,9 @@ class SemanticModel:
         for name in ("__all__",):
             if name in all_names:
                 pass
-        # A method is also called by the framework (forward, hooks) or from other files:
-        # only private helpers' callers are all known.
+        # Dunder methods are called by Python itself.
         for name, defs in methods.items():
-            if not name.startswith("_") or name.startswith("__"):
+            if name.startswith("__"):
                 for d in defs:
                     escapes.add(id(d))
         return sites
