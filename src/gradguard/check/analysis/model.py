@@ -350,6 +350,28 @@ class SemanticModel:
                     uses.receivers.add(node.value.id)
         return uses
 
+    def forwarded_call(self, call: ast.Call) -> Optional[ast.Call]:
+        """When ``call`` runs a function or lambda of the file that hands its ``*args`` or
+        ``**kwargs`` straight on to another call (a thin wrapper), that inner call."""
+        callee = self.value(call.func)
+        fn = self._definitions.get(callee.ref) if callee.kind is Kind.FUNCTION and callee.ref else None
+        if fn is None:
+            return None
+        vararg = fn.args.vararg.arg if fn.args.vararg is not None else None
+        kwarg = fn.args.kwarg.arg if fn.args.kwarg is not None else None
+        if vararg is None and kwarg is None:
+            return None
+        results = [fn.body] if isinstance(fn, ast.Lambda) else [n.value for n in own_nodes(fn) if isinstance(n, ast.Return) and n.value is not None]
+        for result in results:
+            for sub in ast.walk(result):
+                if not isinstance(sub, ast.Call):
+                    continue
+                if any(isinstance(a, ast.Starred) and isinstance(a.value, ast.Name) and a.value.id == vararg for a in sub.args):
+                    return sub
+                if any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kwarg for k in sub.keywords):
+                    return sub
+        return None
+
     def class_info(self, name_or_key: str) -> Optional[ClassInfo]:
         classes = self._class_table()
         return classes.get(name_or_key)
@@ -1110,7 +1132,9 @@ class SemanticModel:
         return UNKNOWN
 
     def _lambda(self, node: ast.Lambda, state: State, frame: Frame) -> Value:
-        return Value(Kind.FUNCTION)
+        ref = str(id(node))
+        self._definitions[ref] = node
+        return Value(Kind.FUNCTION, ref=ref)
 
     def _other(self, node: ast.AST, state: State, frame: Frame) -> Value:
         for child in ast.iter_child_nodes(node):
@@ -1565,6 +1589,8 @@ class SemanticModel:
 
     def _summarise(self, fn: ast.AST) -> FunctionSummary:
         summary = FunctionSummary()
+        if isinstance(fn, ast.Lambda):
+            return summary  # what a lambda returns is not followed
         for sub in own_nodes(fn):
             if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
                 attr = sub.func.attr

@@ -232,8 +232,16 @@ class LegacyVariable(Rule):
         func = node.func
         if not isinstance(func, (ast.Name, ast.Attribute)):
             return
+        wrapper = None
         if ctx.imports.qualified_name(func) not in _VARIABLE_NAMES:
-            return
+            # ``Variable = lambda *a, **k: autograd.Variable(*a, **k).cuda()``: a call of a
+            # wrapper that hands its arguments on to ``Variable`` is a ``Variable`` call too.
+            if not isinstance(func, ast.Name) or "Variable" not in ctx.source.text:
+                return
+            forwarded = ctx.model.forwarded_call(node)
+            if forwarded is None or ctx.imports.qualified_name(forwarded.func) not in _VARIABLE_NAMES:
+                return
+            wrapper = func.id
         volatile = (
             node.args[2] if len(node.args) > 2 else next((k.value for k in node.keywords if k.arg == "volatile"), None)
         )
@@ -258,6 +266,9 @@ class LegacyVariable(Rule):
                 "input (like `.detach()`); use tensors directly"
             )
             fix = self._fix(ctx, node)
+        if wrapper is not None:
+            message = f"`{wrapper}(...)` hands its arguments to `torch.autograd.Variable`, so: " + message
+            fix = None  # the wrapper may do more (a move to the GPU): left as it is
         ctx.report(self.code, node, message, fix)
 
     def _fix(self, ctx, node: ast.Call) -> Optional[Fix]:
