@@ -23,6 +23,7 @@ have); names are the last resort and give ``weak`` values.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional
@@ -30,15 +31,17 @@ from typing import Callable, Optional
 from gradguard.check.analysis import vocabulary as vocab
 from gradguard.check.analysis.flow import GradMode, ScopeFlow, State, join_modes, region_mode
 from gradguard.check.analysis.grad_mode import classify_grad_mode
-from gradguard.check.analysis.imports import ImportMap, dotted_name
+from gradguard.check.analysis.imports import ImportMap, dotted_name, iter_statements
 from gradguard.check.analysis.scopes import (
     FUNCTION_TYPES,
     SCOPE_TYPES,
     Scope,
     ScopeIndex,
     own_nodes,
+    children,
     parameters,
     target_names,
+    walk,
 )
 from gradguard.check.analysis.values import (
     NONE_VALUE,
@@ -94,6 +97,9 @@ _DATASET_TENSOR_FIELDS = frozenset(
     {"data", "targets", "test_data", "test_labels", "train_data", "train_labels", "tensors", "x", "y"}
 )
 _IMPORTED = Value(Kind.OTHER, Grad.NO, ref="<import>")
+# Frames that do not use other functions' summaries: the first module pass (the base of
+# every summary) and the summaries themselves (one level of calls is followed, no chains).
+_NO_SUMMARIES = frozenset({"module-first", "summary"})
 PACKED = Value(Kind.OTHER, Grad.NO, ref="torch.nn.utils.rnn.PackedSequence")
 _EVIDENT_TENSOR = tensor(Grad.MAYBE)
 _FORWARD_INPUT = tensor(Grad.MAYBE, weak=True)
@@ -207,22 +213,25 @@ class SemanticModel:
         tree: ast.Module,
         imports: ImportMap,
         parent_of: Callable[[ast.AST], Optional[ast.AST]],
+        source_text: str,
         module_name: str = "__main__",
     ):
         self.tree = tree
         self.imports = imports
         self.parent_of = parent_of
         self.module_name = module_name
+        self.source_text = source_text
         self.scopes = ScopeIndex(tree)
         self._frames: dict = {}  # (id(scope node), kind) -> Frame
         self._in_progress: set = set()
         self._summaries: dict = {}
         self._classes: Optional[dict] = None
-        self._call_sites: Optional[dict] = None
-        self._escapes: Optional[set] = None
+        self._call_sites: dict = {}  # id(function) -> its call sites, or None when not all known
         self._class_attributes: dict = {}
         self._use_evidence: dict = {}
         self._uses: dict = {}
+        self._own_nodes: dict = {}
+        self._attribute_sites: dict = {}
         self._memo: dict = {}
         self._definitions: dict = {}  # str(id(FunctionDef)) -> the node, for FUNCTION values
 
@@ -293,6 +302,13 @@ class SemanticModel:
         calling it (passed on, stored, decorated, exported) or defined where that is unknown."""
         return self._callers_of(fn)
 
+    def _own(self, scope_node: ast.AST) -> list:
+        """A scope's own nodes (``scopes.own_nodes``), walked once and kept."""
+        found = self._own_nodes.get(id(scope_node))
+        if found is None:
+            found = self._own_nodes[id(scope_node)] = list(own_nodes(scope_node))
+        return found
+
     def uses(self, scope_node: ast.AST) -> ScopeUses:
         """Bindings and uses of names in a scope's own code (module, class or function)."""
         found = self._uses.get(id(scope_node))
@@ -308,7 +324,7 @@ class SemanticModel:
             return uses
         bindings = uses.bindings
         imports = self.imports
-        for node in own_nodes(scope_node):
+        for node in self._own(scope_node):
             t = type(node)
             if t is ast.Assign:
                 for target in node.targets:
@@ -363,7 +379,7 @@ class SemanticModel:
         kwarg = fn.args.kwarg.arg if fn.args.kwarg is not None else None
         if vararg is None and kwarg is None:
             return None
-        results = [fn.body] if isinstance(fn, ast.Lambda) else [n.value for n in own_nodes(fn) if isinstance(n, ast.Return) and n.value is not None]
+        results = [fn.body] if isinstance(fn, ast.Lambda) else [n.value for n in self._own(fn) if isinstance(n, ast.Return) and n.value is not None]
         for result in results:
             for sub in ast.walk(result):
                 if not isinstance(sub, ast.Call):
@@ -708,7 +724,7 @@ class SemanticModel:
             return found
         names: dict = {}
         if not isinstance(scope_node, ast.Lambda):
-            for node in own_nodes(scope_node):
+            for node in self._own(scope_node):
                 if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
                     attr = node.attr
                     if attr in _TENSOR_EVIDENCE_ATTRIBUTES and isinstance(node.ctx, ast.Load):
@@ -958,39 +974,56 @@ class SemanticModel:
             self._class_attributes[key] = value  # not while a method it reads is being analysed
         return value
 
-    def _compute_instance_attribute(self, info: ClassInfo, attr: str, seen: set, incomplete: list) -> Value:
-        seen.add(info.key)
-        values: list = []
+    def _attribute_assignments(self, info: ClassInfo) -> dict:
+        """attribute -> [(method, statement, value or None, annotation or None)] for the
+        ``self.<attr> = ...`` / ``self.<attr>: T`` statements of a class's methods, and the
+        class-level annotations (one walk per class)."""
+        found = self._attribute_sites.get(info.key)
+        if found is not None:
+            return found
+        sites: dict = {}
         for stmt in info.node.body:
             if isinstance(stmt, FUNCTION_TYPES):
-                for sub in own_nodes(stmt):
+                for sub in self._own(stmt):
                     if isinstance(sub, ast.Assign):
                         for target in sub.targets:
                             if (
                                 isinstance(target, ast.Attribute)
-                                and target.attr == attr
                                 and isinstance(target.value, ast.Name)
-                                and target.value.id in ("self",)
+                                and target.value.id == "self"
                             ):
-                                frame = self._summary_frame(stmt)
-                                if frame is None:
-                                    incomplete.append(stmt)
-                                state = frame.flow.before.get(id(sub)) if frame and frame.flow else None
-                                if state is None:
-                                    values.append(UNKNOWN)
-                                else:
-                                    values.append(self.evaluate(sub.value, state, frame))  # type: ignore[arg-type]
+                                sites.setdefault(target.attr, []).append((stmt, sub, sub.value, None))
                     elif (
                         isinstance(sub, ast.AnnAssign)
                         and isinstance(sub.target, ast.Attribute)
-                        and sub.target.attr == attr
+                        and isinstance(sub.target.value, ast.Name)
+                        and sub.target.value.id == "self"
                     ):
-                        annotated = self.annotation_value(sub.annotation)
-                        values.append(annotated if annotated is not None else UNKNOWN)
-            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr:
-                annotated = self.annotation_value(stmt.annotation)
+                        sites.setdefault(sub.target.attr, []).append((stmt, sub, None, sub.annotation))
+            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                sites.setdefault(stmt.target.id, []).append((None, stmt, None, stmt.annotation))
+        self._attribute_sites[info.key] = sites
+        return sites
+
+    def _compute_instance_attribute(self, info: ClassInfo, attr: str, seen: set, incomplete: list) -> Value:
+        seen.add(info.key)
+        values: list = []
+        for method, stmt, value_node, annotation in self._attribute_assignments(info).get(attr, ()):
+            if annotation is not None:
+                annotated = self.annotation_value(annotation)
                 if annotated is not None:
                     values.append(annotated)
+                elif method is not None:
+                    values.append(UNKNOWN)
+                continue
+            frame = self._summary_frame(method)
+            if frame is None:
+                incomplete.append(method)
+            state = frame.flow.before.get(id(stmt)) if frame and frame.flow else None
+            if state is None:
+                values.append(UNKNOWN)
+            else:
+                values.append(self.evaluate(value_node, state, frame))  # type: ignore[arg-type]
         if not values:
             for base in info.bases:
                 base_info = self._class_table().get(base)
@@ -999,10 +1032,7 @@ class SemanticModel:
                     if value.kind is not Kind.UNKNOWN:
                         return value
             return UNKNOWN
-        result = join_all(values) or UNKNOWN
-        if result.kind is Kind.TENSOR and result.has(Role.PARAM):
-            return result
-        return result
+        return join_all(values) or UNKNOWN
 
     def _subscript(self, node: ast.Subscript, state: State, frame: Frame) -> Value:
         receiver = self.evaluate(node.value, state, frame)
@@ -1203,12 +1233,12 @@ class SemanticModel:
             return UNKNOWN
         if kind is Kind.FUNCTION:
             fn = self._function_node(callee)
-            if fn is not None and frame.kind != "module-first":
+            if fn is not None and frame.kind not in _NO_SUMMARIES:
                 summary = self.function_summary(fn)
                 return summary.returns
             return UNKNOWN
         if kind is Kind.MODULE:
-            return self._module_call(callee, node, args, state)
+            return self._module_call(callee, node, args, state, frame)
         if kind is Kind.UNKNOWN and name is not None:
             if LOSS_NAME_RE.search(name) and not name.lower().startswith(_LOSS_NAME_EXCLUDE):
                 grad = self._combine_grad(args, state.mode) if args else Grad.MAYBE
@@ -1217,7 +1247,7 @@ class SemanticModel:
                 return tensor(grad, Role.LOSS | Role.SCALAR, weak=True)
         return UNKNOWN
 
-    def _module_call(self, callee: Value, node: ast.Call, args: list, state: State) -> Value:
+    def _module_call(self, callee: Value, node: ast.Call, args: list, state: State, frame: Frame) -> Value:
         ref = callee.ref or ""
         last = vocab.last_name(ref) if ref else ""
         if ref.startswith("torch.nn.") and last in vocab.LOSS_MODULES:
@@ -1238,7 +1268,7 @@ class SemanticModel:
         if state.mode is GradMode.INFERENCE:
             roles |= Role.INFERENCE
         output = tensor(grad, roles, weak=callee.weak)
-        returned = self._forward_returns(callee)
+        returned = self._forward_returns(callee) if frame.kind not in _NO_SUMMARIES else None
         if returned is not None:
             if returned.kind is Kind.TENSOR:
                 return output.with_(roles=roles | (returned.roles & Role.SCALAR))
@@ -1411,7 +1441,7 @@ class SemanticModel:
             if method in ("buffers",):
                 return container(tensor(Grad.NO))
             if method == "forward":
-                return self._module_call(receiver, node, args, state)
+                return self._module_call(receiver, node, args, state, frame)
             if method in ("children", "modules"):
                 return container(module())
             if method in ("state_dict", "zero_grad", "apply", "register_forward_hook", "load_state_dict"):
@@ -1420,13 +1450,13 @@ class SemanticModel:
             if info is not None:
                 fn = self._method_node(info, method)
                 if fn is not None:
-                    if frame.kind == "module-first":
+                    if frame.kind in _NO_SUMMARIES:
                         return UNKNOWN
                     return self.function_summary(fn).returns
             # ``self.encoder(x)``: a call of a submodule held in an attribute.
             held = self._module_attribute(receiver, method, node.func, frame)  # type: ignore[arg-type]
             if held.kind is Kind.MODULE:
-                return self._module_call(held, node, args, state)
+                return self._module_call(held, node, args, state, frame)
             return UNKNOWN
         if kind is Kind.OPTIMIZER:
             return NONE_VALUE if method in ("step", "zero_grad") else UNKNOWN
@@ -1443,10 +1473,10 @@ class SemanticModel:
             if info is not None and frame.kind != "module-first":
                 fn = self._method_node(info, method)
                 if fn is not None:
-                    return self.function_summary(fn).returns
+                    return UNKNOWN if frame.kind in _NO_SUMMARIES else self.function_summary(fn).returns
                 held = self._instance_attribute(info, method)
                 if held.kind is Kind.MODULE:
-                    return self._module_call(held, node, args, state)  # ``self.G(z)`` in a trainer class
+                    return self._module_call(held, node, args, state, frame)  # ``self.G(z)`` in a trainer class
             return UNKNOWN
         if kind is Kind.UNKNOWN:
             if method == "parameters":
@@ -1563,7 +1593,7 @@ class SemanticModel:
             return info.layers
         info.layers_known = True
         classes = self._class_table()
-        for sub in ast.walk(info.node):
+        for sub in walk(info.node):
             if isinstance(sub, ast.Call):
                 qual = self.imports.qualified_name(sub.func)
                 if qual is not None and qual.startswith("torch.nn."):
@@ -1625,7 +1655,7 @@ class SemanticModel:
         summary = FunctionSummary()
         if isinstance(fn, ast.Lambda):
             return summary  # what a lambda returns is not followed
-        for sub in own_nodes(fn):
+        for sub in self._own(fn):
             if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
                 attr = sub.func.attr
                 if attr == "backward":
@@ -1657,13 +1687,9 @@ class SemanticModel:
         return summary
 
     def _callers_of(self, fn: ast.AST) -> Optional[list]:
-        index = self._call_index()
-        key = id(fn)
-        if key in self._escapes_set():
-            return None
-        raw = index.get(key)
+        raw = self._call_sites_of(fn)
         if raw is None:
-            return []
+            return None
         sites = []
         for call, caller_scope in raw:
             frame = self._caller_frame(caller_scope)
@@ -1675,11 +1701,57 @@ class SemanticModel:
             state = frame.flow.before.get(id(stmt)) if stmt is not None else None
             if state is None:
                 continue  # unreachable call
-            if stmt is not None and isinstance(stmt, (ast.With, ast.AsyncWith)):
-                # A call in the body of the with is in a later statement; one in the item
-                # runs before the region: the state before the statement is right for both.
-                pass
-            sites.append(CallSite(call, self._state_inside(stmt, call, state), frame))
+            sites.append(CallSite(call, state, frame))
+        return sites
+
+    def _call_sites_of(self, fn: ast.AST) -> Optional[list]:
+        """[(Call, scope node of the caller)] for a function of the file, or None when its
+        callers are not all known: it is used other than by calling it, decorated (other than
+        by a grad mode or ``staticmethod``), defined twice, a dunder method, or nested.
+        Found by searching the text for its name, then reading only those statements."""
+        key = id(fn)
+        if key in self._call_sites:
+            return self._call_sites[key]
+        self._call_sites[key] = None
+        owner = self.parent_of(fn)
+        name = fn.name  # type: ignore[attr-defined]
+        is_method = isinstance(owner, ast.ClassDef)
+        if not (is_method or isinstance(owner, ast.Module)) or name.startswith("__"):
+            return None
+        siblings = owner.body  # type: ignore[union-attr]
+        if sum(1 for s in siblings if isinstance(s, (*FUNCTION_TYPES, ast.ClassDef)) and s.name == name) > 1:
+            return None
+        for deco in fn.decorator_list:  # type: ignore[attr-defined]
+            if self._decorated_mode_of(deco) is None and dotted_name(deco) not in ("staticmethod", "classmethod"):
+                return None
+        pattern = _method_pattern(name) if is_method else _function_pattern(name)
+        text = self.source_text
+        starts = self._line_starts()
+        lines = sorted({bisect.bisect_right(starts, m.start()) for m in pattern.finditer(text)})
+        sites: list = []
+        if lines:
+            for stmt in iter_statements(self.tree.body, lines):
+                for node, parent in _header_nodes(stmt):
+                    if is_method:
+                        hit = (
+                            isinstance(node, ast.Attribute)
+                            and node.attr == name
+                            and isinstance(node.value, ast.Name)
+                            and node.value.id == "self"
+                        )
+                    else:
+                        hit = isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
+                    if not hit:
+                        continue
+                    if not (isinstance(parent, ast.Call) and parent.func is node):
+                        return None  # passed on, stored, wrapped: other callers may exist
+                    scope = self.parent_of(parent)
+                    while scope is not None and not isinstance(scope, SCOPE_TYPES):
+                        scope = self.parent_of(scope)
+                    if isinstance(scope, ast.ClassDef):
+                        return None
+                    sites.append((parent, scope if scope is not None else self.tree))
+        self._call_sites[key] = sites
         return sites
 
     def _state_inside(self, stmt: ast.stmt, call: ast.Call, state: State) -> State:
@@ -1692,76 +1764,71 @@ class SemanticModel:
             return self._summary_frame(scope_node)
         return None
 
-    def _call_index(self) -> dict:
-        """id(function) -> [(Call, scope node of the caller)] for the file's functions."""
-        if self._call_sites is not None:
-            return self._call_sites
-        sites: dict = {}
-        escapes: set = set()
-        self._call_sites = sites
-        self._escapes = escapes
-        top = self.scopes.module.definitions
-        functions = {name: defs for name, defs in top.items() if all(isinstance(d, FUNCTION_TYPES) for d in defs)}
-        methods: dict = {}
-        for cls in _all_classes(self.tree):
-            for stmt in cls.body:
-                if isinstance(stmt, FUNCTION_TYPES):
-                    methods.setdefault(stmt.name, []).append(stmt)
-        if not functions and not methods:
-            return sites
-        for defs in list(functions.values()) + list(methods.values()):
-            if len(defs) > 1:
-                for d in defs:
-                    escapes.add(id(d))
-        # Functions with decorators other than grad-mode ones may be registered or wrapped.
-        for defs in list(functions.values()) + list(methods.values()):
-            for d in defs:
-                for deco in d.decorator_list:
-                    if self._decorated_mode_of(deco) is None and dotted_name(deco) not in (
-                        "staticmethod",
-                        "classmethod",
-                    ):
-                        escapes.add(id(d))
-        all_names = self.imports.names
-        for scope_node, node, parent in _nodes_with_scope(self.tree):
-            if isinstance(node, ast.Name) and node.id in functions:
-                fn = functions[node.id][-1]
-                if isinstance(node.ctx, ast.Load):
-                    if isinstance(parent, ast.Call) and parent.func is node:
-                        sites.setdefault(id(fn), []).append((parent, scope_node))
-                    else:
-                        escapes.add(id(fn))
-            elif (
-                isinstance(node, ast.Attribute)
-                and node.attr in methods
-                and isinstance(node.value, ast.Name)
-                and node.value.id == "self"
-            ):
-                for fn in methods[node.attr]:
-                    if isinstance(parent, ast.Call) and parent.func is node:
-                        sites.setdefault(id(fn), []).append((parent, scope_node))
-                    else:
-                        escapes.add(id(fn))
-        for name in ("__all__",):
-            if name in all_names:
-                pass
-        # Dunder methods are called by Python itself.
-        for name, defs in methods.items():
-            if name.startswith("__"):
-                for d in defs:
-                    escapes.add(id(d))
-        return sites
-
-    def _escapes_set(self) -> set:
-        self._call_index()
-        return self._escapes or set()
+    def _line_starts(self) -> list:
+        starts = self.__dict__.get("_starts")
+        if starts is None:
+            text = self.source_text
+            starts = [0]
+            find = text.find
+            i = find("\n")
+            while i >= 0:
+                starts.append(i + 1)
+                i = find("\n", i + 1)
+            self.__dict__["_starts"] = starts
+        return starts
 
     def _decorated_mode_of(self, deco: ast.AST) -> Optional[GradMode]:
         return region_mode(classify_grad_mode(deco, self.imports))
 
 
+_HEADER_FIELDS = {
+    ast.If: ("test",),
+    ast.While: ("test",),
+    ast.For: ("target", "iter"),
+    ast.AsyncFor: ("target", "iter"),
+    ast.With: ("items",),
+    ast.AsyncWith: ("items",),
+    ast.FunctionDef: ("decorator_list", "args", "returns"),
+    ast.AsyncFunctionDef: ("decorator_list", "args", "returns"),
+    ast.ClassDef: ("decorator_list", "bases", "keywords"),
+    ast.Try: (),
+    ast.Match: ("subject",),
+}
+if hasattr(ast, "TryStar"):
+    _HEADER_FIELDS[ast.TryStar] = ()
+
+
+def _header_nodes(stmt: ast.stmt):
+    """(node, parent) for the expressions a statement itself holds: all of a simple
+    statement, the header (test, iterable, items, decorators) of a compound one."""
+    fields = _HEADER_FIELDS.get(type(stmt))
+    if fields is None:
+        roots = [(child, stmt) for child in children(stmt)]
+    else:
+        roots = []
+        for name in fields:
+            value = getattr(stmt, name, None)
+            if isinstance(value, list):
+                roots.extend((v, stmt) for v in value if isinstance(v, ast.AST))
+            elif isinstance(value, ast.AST):
+                roots.append((value, stmt))
+    stack = roots
+    while stack:
+        node, parent = stack.pop()
+        yield node, parent
+        stack.extend((child, node) for child in children(node))
+
+
+def _function_pattern(name: str):
+    return re.compile(r"(?<![\w.])%s\b" % re.escape(name))
+
+
+def _method_pattern(name: str):
+    return re.compile(r"\bself\s*\.\s*%s\b" % re.escape(name))
+
+
 def _names(node: ast.AST) -> set:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name)}
 
 
 def _names_in(nodes) -> set:
@@ -1798,19 +1865,6 @@ def _all_classes(tree: ast.Module) -> list:
                         stack.append(child)
     out.reverse()
     return out
-
-
-def _nodes_with_scope(tree: ast.Module):
-    """(scope node, node, parent) for every node of the module."""
-    stack: list = [(tree, tree, None)]
-    while stack:
-        scope, node, parent = stack.pop()
-        yield scope, node, parent
-        inner = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else scope
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.expr_context, ast.operator, ast.cmpop, ast.boolop, ast.unaryop)):
-                continue
-            stack.append((inner, child, node))
 
 
 def _builtin_iter(model, node, args, state):

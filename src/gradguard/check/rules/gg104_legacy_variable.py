@@ -46,6 +46,7 @@ comments inside get no fix. The `Variable` import is left in place.
 from __future__ import annotations
 
 import ast
+import re
 from typing import Optional
 
 from gradguard.check.analysis.data_attr import has_comment
@@ -54,6 +55,8 @@ from gradguard.check.model import Applicability, Fix, FixAvailability
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
 _VARIABLE_NAMES = tuple(sorted(VARIABLE_NAMES))
+# ``Variable(*args, **kwargs)``: a wrapper handing its arguments on to Variable.
+_FORWARDING_RE = re.compile(r"Variable\(\s*\*")
 _ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
 # torch functions returning a new tensor that requires grad only when asked to.
 _FACTORIES = FACTORIES | LEGACY_TENSOR_TYPES
@@ -236,7 +239,7 @@ class LegacyVariable(Rule):
         if ctx.imports.qualified_name(func) not in _VARIABLE_NAMES:
             # ``Variable = lambda *a, **k: autograd.Variable(*a, **k).cuda()``: a call of a
             # wrapper that hands its arguments on to ``Variable`` is a ``Variable`` call too.
-            if not isinstance(func, ast.Name) or "Variable" not in ctx.source.text:
+            if not isinstance(func, ast.Name) or _FORWARDING_RE.search(ctx.source.text) is None:
                 return
             forwarded = ctx.model.forwarded_call(node)
             if forwarded is None or ctx.imports.qualified_name(forwarded.func) not in _VARIABLE_NAMES:
