@@ -31,6 +31,7 @@ class Repo:
     kind: str
     language: str
     commit: Optional[str] = None
+    exclude: tuple = ()  # path prefixes of the repository left out of the corpus
 
     @property
     def side(self) -> str:
@@ -87,8 +88,11 @@ def load_manifest(path: Path = MANIFEST) -> Corpus:
             raise LabelError(f"{path}: repo {name!r} has unknown kind {entry['kind']!r}")
         if entry["source"].startswith("github:") and not entry.get("commit"):
             raise LabelError(f"{path}: repo {name!r} comes from GitHub but names no commit")
+        exclude = entry.get("exclude", [])
+        if not isinstance(exclude, list) or not all(isinstance(p, str) for p in exclude):
+            raise LabelError(f"{path}: repo {name!r}: exclude must be a list of path prefixes")
         corpus.repos[name] = Repo(
-            name, entry["split"], entry["source"], entry["kind"], entry["language"], entry.get("commit")
+            name, entry["split"], entry["source"], entry["kind"], entry["language"], entry.get("commit"), tuple(exclude)
         )
     return corpus
 
