@@ -22,12 +22,24 @@ from tools.recall.sources import Unit, iter_units
 EVAL_WORDS = re.compile(r"val|test|dev|eval|infer|predict|sample|generate|demo|score", re.I)
 LOSSY_WORDS = re.compile(r"loss|cost|err|acc|correct|total|obj|reward|score|nll|kl|bce|mse", re.I)
 INIT_METHODS = {
-    "normal_", "uniform_", "zero_", "fill_", "copy_", "log_normal_", "exponential_",
-    "cauchy_", "geometric_", "bernoulli_", "random_", "fill_diagonal_",
+    "normal_",
+    "uniform_",
+    "zero_",
+    "fill_",
+    "copy_",
+    "log_normal_",
+    "exponential_",
+    "cauchy_",
+    "geometric_",
+    "bernoulli_",
+    "random_",
+    "fill_diagonal_",
 }
 GRAD_REGIONS = {"no_grad", "inference_mode", "set_grad_enabled", "enable_grad"}
 CAST_METHODS = {"cuda", "to", "double", "float", "half", "cpu", "type"}
-REQUIRES_GRAD_TYPO = re.compile(r"\b(?!requires_grad\b)(?!requires_grad_\b)re?q\w{0,3}ui?r?e?s?_?g?r?a?d\w{0,3}\b", re.I)
+REQUIRES_GRAD_TYPO = re.compile(
+    r"\b(?!requires_grad\b)(?!requires_grad_\b)re?q\w{0,3}ui?r?e?s?_?g?r?a?d\w{0,3}\b", re.I
+)
 
 
 @dataclass
@@ -129,7 +141,11 @@ def scan_unit(unit: Unit) -> list:
                 add("GG104", node, dotted(node)[:100])
             if "volatile" in kws:
                 add("GG104", node, "volatile= " + dotted(node)[:90])
-            if name == "tensor" and node.args and not isinstance(node.args[0], (ast.List, ast.Tuple, ast.Constant, ast.ListComp, ast.Dict)):
+            if (
+                name == "tensor"
+                and node.args
+                and not isinstance(node.args[0], (ast.List, ast.Tuple, ast.Constant, ast.ListComp, ast.Dict))
+            ):
                 add("GG103", node, dotted(node)[:100])
             if "retain_variables" in kws:
                 add("GG106", node, dotted(node)[:100])
@@ -160,7 +176,9 @@ def scan_unit(unit: Unit) -> list:
             for k in node.keywords:
                 if k.arg and REQUIRES_GRAD_TYPO.fullmatch(k.arg) and "grad" in k.arg.lower():
                     add("GG402", node, f"keyword {k.arg}")
-        elif isinstance(node, ast.Attribute) and REQUIRES_GRAD_TYPO.fullmatch(node.attr) and "grad" in node.attr.lower():
+        elif (
+            isinstance(node, ast.Attribute) and REQUIRES_GRAD_TYPO.fullmatch(node.attr) and "grad" in node.attr.lower()
+        ):
             add("GG402", node, dotted(node))
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             regions = _grad_region_items(node)
@@ -194,7 +212,11 @@ def scan_unit(unit: Unit) -> list:
             if ".grad" in value and re.search(r"-\s*\w+\s*\*", value) and len(node.targets) == 1:
                 add("GG404", node, dotted(node)[:100])
             for target in node.targets:
-                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "ctx":
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "ctx"
+                ):
                     add("GG501", node, dotted(node)[:100])
             if isinstance(node.value, ast.Call):
                 callee = dotted(node.value.func)

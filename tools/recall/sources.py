@@ -9,9 +9,11 @@ so that lines keep their numbers. Standard library only.
 from __future__ import annotations
 
 import ast
+import io
 import json
 import os
 import re
+import tokenize
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
@@ -40,7 +42,25 @@ class Unit:
             return None
 
 
+def _opens_logical_line(pending: str) -> bool:
+    """Whether the lines gathered so far end a logical line (no open bracket, string or backslash)."""
+    if not pending:
+        return True
+    if pending.rstrip("\n").endswith("\\"):
+        return False
+    try:
+        for _ in tokenize.generate_tokens(io.StringIO(pending).readline):
+            pass
+    except tokenize.TokenError:
+        return False
+    except (SyntaxError, ValueError):
+        return True
+    return True
+
+
 def _python_cell_text(source: str) -> str:
+    """The cell with IPython-only lines blanked; only a line that starts a logical line can be a
+    magic (a ``%`` inside an open bracket or after a backslash is the modulo operator)."""
     lines = source.split("\n")
     first = lines[0].strip() if lines else ""
     if first.startswith("%%"):
@@ -48,13 +68,17 @@ def _python_cell_text(source: str) -> str:
         if magic not in PYTHON_CELL_MAGICS:
             return "\n".join("pass" for _ in lines)
         lines[0] = "pass"
-    out = []
+    out, pending = [], ""
     for line in lines:
-        if _IPYTHON_LINE.match(line) or _HELP_LINE.match(line):
+        if _opens_logical_line(pending) and (_IPYTHON_LINE.match(line) or _HELP_LINE.match(line)):
             indent = line[: len(line) - len(line.lstrip())]
             out.append(indent + "pass")
-        else:
-            out.append(line)
+            pending = ""
+            continue
+        out.append(line)
+        pending += line + "\n"
+        if _opens_logical_line(pending):
+            pending = ""
     return "\n".join(out)
 
 
