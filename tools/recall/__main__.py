@@ -26,7 +26,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tools.recall.labels import NEW_CODES, LabelError, load_labels, load_manifest, locate_problems, stray_label_files
+from tools.recall.labels import (
+    LABEL_DIR,
+    MANIFEST,
+    NEW_CODES,
+    LabelError,
+    load_labels,
+    load_manifest,
+    locate_problems,
+    stray_label_files,
+)
 from tools.recall.matching import FindingsError, Outcome, Tally, match, parse_findings, tally
 
 DEFAULT_CORPUS = os.environ.get("GRADGUARD_RECALL_CORPUS", "/work/corpus")
@@ -36,7 +45,7 @@ CHECK_ARGS = ["check", "--select", "ALL", "--format", "json", "--exit-zero", "--
 def run_checker(corpus_root: str, repo: str) -> list:
     """The checker's JSON findings for one repository, run from the corpus root."""
     command = [sys.executable, "-m", "gradguard", *CHECK_ARGS, repo]
-    result = subprocess.run(command, cwd=corpus_root, capture_output=True, text=True)
+    result = subprocess.run(command, check=False, cwd=corpus_root, capture_output=True, text=True)
     if result.returncode != 0:
         tail = (result.stderr or result.stdout).strip().splitlines()[-1:] or ["no output"]
         raise FindingsError(f"gradguard check failed on {repo} (exit {result.returncode}): {tail[0]}")
@@ -78,14 +87,25 @@ def format_table(rows: list) -> str:
     return "\n".join(out)
 
 
-def summary_rows(outcome: Outcome, sides: dict) -> list:
-    """Rows per rule and side, then totals for the existing rules, the new ones and all."""
+def default_off_codes() -> set:
+    """Codes of the checker's rules that are off by default (left out of the totals)."""
+    try:
+        from gradguard.check.rules import all_rules
+    except ImportError:  # pragma: no cover - the checker is installed wherever this runs
+        return set()
+    return {rule.code for rule in all_rules() if not getattr(rule, "default_enabled", True)}
+
+
+def summary_rows(outcome: Outcome, sides: dict, off: set = frozenset()) -> list:
+    """Rows per rule and side, then totals for the existing rules, the new ones and all.
+
+    Rules that are off by default get their own row, marked, and stay out of the totals."""
     by_rule = tally(outcome, lambda item: (item.code, sides[item.repo]))
-    rows = [(code, side, by_rule[(code, side)]) for code, side in sorted(by_rule)]
+    rows = [(code + (" (off)" if code in off else ""), side, by_rule[(code, side)]) for code, side in sorted(by_rule)]
     for title, keep in (
-        ("existing rules", lambda code: code not in NEW_CODES),
+        ("existing rules", lambda code: code not in NEW_CODES and code not in off),
         ("new rules (issue 13)", lambda code: code in NEW_CODES),
-        ("all rules", lambda code: True),
+        ("all rules", lambda code: code not in off),
     ):
         for side in ("user", "library"):
             total = Tally()
@@ -107,18 +127,21 @@ def main(argv=None) -> int:
     parser.add_argument("--missed", action="store_true", help="list the bugs the checker missed")
     parser.add_argument("--noisy", action="store_true", help="list the ok sites the checker flags")
     parser.add_argument("--unlabelled", action="store_true", help="list findings that no label covers")
+    parser.add_argument("--by-repo", action="store_true", help="also print the totals of each repository")
+    parser.add_argument("--manifest", default=str(MANIFEST), help=argparse.SUPPRESS)
+    parser.add_argument("--labels-dir", default=str(LABEL_DIR), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     try:
-        corpus = load_manifest()
+        corpus = load_manifest(Path(args.manifest))
         repos = corpus.in_split(args.split)
-        labels = [label for repo in repos for label in load_labels(repo)]
+        labels = [label for repo in repos for label in load_labels(repo, Path(args.labels_dir))]
     except LabelError as exc:
         print(f"tools.recall: error: {exc}", file=sys.stderr)
         return 2
     names = {r.name for r in repos}
     sides = {r.name: r.side for r in corpus.repos.values()}
-    for path in stray_label_files(corpus):
+    for path in stray_label_files(corpus, Path(args.labels_dir)):
         print(f"tools.recall: warning: {path} belongs to no repository of that split in corpus.toml", file=sys.stderr)
 
     raw = []
@@ -163,7 +186,15 @@ def main(argv=None) -> int:
         f"split {args.split}: {len(repos)} repositories ({user} user, {len(repos) - user} library), "
         f"{len(labels)} labels, {len(findings)} findings"
     )
-    print(format_table(summary_rows(outcome, sides)))
+    off = default_off_codes()
+    print(format_table(summary_rows(outcome, sides, off)))
+    if args.by_repo:
+        totals: dict = {}
+        for (repo, code), t in tally(outcome, lambda item: (item.repo, item.code)).items():
+            if code not in off:
+                totals.setdefault(repo, Tally()).add(t)
+        print()
+        print(format_table([(name, sides[name], totals[name]) for name in sorted(totals)]).replace("rule", "repo", 1))
     if args.missed:
         print("\nmissed bugs:")
         for label in sorted(outcome.missed, key=lambda lab: (lab.code, lab.where)):

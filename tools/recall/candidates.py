@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 from tools.recall.sources import Unit, iter_units
 
-EVAL_WORDS = re.compile(r"val|test|dev|eval|infer|predict|sample|generate|demo|score", re.I)
-LOSSY_WORDS = re.compile(r"loss|cost|err|acc|correct|total|obj|reward|score|nll|kl|bce|mse", re.I)
+EVAL_WORDS = re.compile(r"val|test|dev|eval|infer|predict|sample|generate|demo|score", re.IGNORECASE)
+LOSSY_WORDS = re.compile(r"loss|cost|err|acc|correct|total|obj|reward|score|nll|kl|bce|mse", re.IGNORECASE)
 INIT_METHODS = {
     "normal_",
     "uniform_",
@@ -38,7 +38,7 @@ INIT_METHODS = {
 GRAD_REGIONS = {"no_grad", "inference_mode", "set_grad_enabled", "enable_grad"}
 CAST_METHODS = {"cuda", "to", "double", "float", "half", "cpu", "type"}
 REQUIRES_GRAD_TYPO = re.compile(
-    r"\b(?!requires_grad\b)(?!requires_grad_\b)re?q\w{0,3}ui?r?e?s?_?g?r?a?d\w{0,3}\b", re.I
+    r"\b(?!requires_grad\b)(?!requires_grad_\b)re?q\w{0,3}ui?r?e?s?_?g?r?a?d\w{0,3}\b", re.IGNORECASE
 )
 
 
@@ -51,10 +51,7 @@ class Candidate:
 
 
 def dotted(node: ast.AST) -> str:
-    try:
-        return ast.unparse(node)
-    except Exception:  # pragma: no cover - unparse handles every parsed node
-        return "?"
+    return ast.unparse(node)
 
 
 def call_name(node: ast.Call) -> str:
@@ -130,9 +127,12 @@ def scan_unit(unit: Unit) -> list:
         elif isinstance(node, ast.Subscript) and dotted(node.slice) == "0":
             base = node.value
             text = dotted(base)
-            if isinstance(base, ast.Call) and call_name(base) in ("sum", "mean", "item", "norm", "max", "min"):
-                add("GG105", node, dotted(node))
-            elif isinstance(base, (ast.Name, ast.Attribute)) and LOSSY_WORDS.search(text.split(".")[-1]):
+            if (
+                isinstance(base, ast.Call)
+                and call_name(base) in ("sum", "mean", "item", "norm", "max", "min")
+                or isinstance(base, (ast.Name, ast.Attribute))
+                and LOSSY_WORDS.search(text.split(".")[-1])
+            ):
                 add("GG105", node, dotted(node))
         if isinstance(node, ast.Call):
             name = call_name(node)
@@ -220,13 +220,17 @@ def scan_unit(unit: Unit) -> list:
                     add("GG501", node, dotted(node)[:100])
             if isinstance(node.value, ast.Call):
                 callee = dotted(node.value.func)
-                if re.search(r"\b(G|netG|gen|generator|G_\w+|g_model)\b", callee, re.I):
+                if re.search(r"\b(G|netG|gen|generator|G_\w+|g_model)\b", callee, re.IGNORECASE):
                     add("GG207", node, dotted(node)[:100])
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             call = node.value
-            if call_name(call) == "append" and call.args and _in_loop(node, parents):
-                if LOSSY_WORDS.search(dotted(call.args[0])):
-                    add("GG301", node, dotted(node)[:100])
+            if (
+                call_name(call) == "append"
+                and call.args
+                and _in_loop(node, parents)
+                and LOSSY_WORDS.search(dotted(call.args[0]))
+            ):
+                add("GG301", node, dotted(node)[:100])
         if isinstance(node, ast.Call) and call_name(node) in ("inference_mode",):
             add("GG503", node, dotted(node)[:100])
     return found

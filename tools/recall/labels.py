@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
-import tomllib
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
 HERE = Path(__file__).resolve().parent
 MANIFEST = HERE / "corpus.toml"
@@ -30,7 +34,7 @@ class Repo:
     source: str
     kind: str
     language: str
-    commit: Optional[str] = None
+    commit: str | None = None
     exclude: tuple = ()  # path prefixes of the repository left out of the corpus
 
     @property
@@ -47,8 +51,8 @@ class Label:
     code: str
     verdict: str
     note: str
-    cell: Optional[int] = None
-    end_line: Optional[int] = None
+    cell: int | None = None
+    end_line: int | None = None
 
     @property
     def last_line(self) -> int:
@@ -141,12 +145,12 @@ def parse_labels(repo: str, data: dict, where: str) -> list:
     return labels
 
 
-def label_file(split: str, repo: str) -> Path:
-    return LABEL_DIR / split / f"{repo}.toml"
+def label_file(split: str, repo: str, label_dir: Path = LABEL_DIR) -> Path:
+    return Path(label_dir) / split / f"{repo}.toml"
 
 
-def load_labels(repo: Repo) -> list:
-    path = label_file(repo.split, repo.name)
+def load_labels(repo: Repo, label_dir: Path = LABEL_DIR) -> list:
+    path = label_file(repo.split, repo.name, label_dir)
     if not path.exists():
         return []
     try:
@@ -157,11 +161,11 @@ def load_labels(repo: Repo) -> list:
     return parse_labels(repo.name, data, str(path))
 
 
-def stray_label_files(corpus: Corpus) -> list:
+def stray_label_files(corpus: Corpus, label_dir: Path = LABEL_DIR) -> list:
     """Label files for repositories that the manifest does not list, or lists under another split."""
     stray = []
     for split in SPLITS:
-        folder = LABEL_DIR / split
+        folder = Path(label_dir) / split
         if not folder.is_dir():
             continue
         for path in sorted(folder.glob("*.toml")):
@@ -182,10 +186,10 @@ def locate_problems(labels: list, corpus_root: str) -> list:
             if not os.path.isfile(full):
                 cache[full] = None
             elif full.endswith(".ipynb"):
-                cache[full] = {n: t.count("\n") + 1 for n, t in notebook_cells(full)}
+                cache[full] = {n: len(t.splitlines()) or 1 for n, t in notebook_cells(full)}
             else:
                 with open(full, encoding="utf-8", errors="replace") as handle:
-                    cache[full] = {None: handle.read().count("\n") + 1}
+                    cache[full] = {None: len(handle.read().splitlines()) or 1}
         lines = cache[full]
         if lines is None:
             problems.append(f"{label.where}: no such file")

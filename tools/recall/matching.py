@@ -11,9 +11,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Optional
-
-from tools.recall.labels import Label
 
 
 @dataclass(frozen=True)
@@ -23,7 +20,7 @@ class Finding:
     line: int
     code: str
     message: str = ""
-    cell: Optional[int] = None
+    cell: int | None = None
     column: int = 1
 
     @property
@@ -46,7 +43,7 @@ def split_filename(filename: str, repos: set) -> tuple:
     return None, filename
 
 
-def parse_findings(data, repos: set, default_repo: Optional[str] = None) -> list:
+def parse_findings(data, repos: set, default_repo: str | None = None) -> list:
     """Findings from the checker's JSON (a list of objects with code, filename, location, cell)."""
     if not isinstance(data, list):
         raise FindingsError("expected a JSON list of findings")
@@ -112,7 +109,7 @@ class Tally:
     quiet: int = 0
     unlabelled: int = 0
 
-    def add(self, other: "Tally") -> None:
+    def add(self, other: Tally) -> None:
         self.bugs += other.bugs
         self.found += other.found
         self.oks += other.oks
@@ -120,15 +117,15 @@ class Tally:
         self.unlabelled += other.unlabelled
 
     @property
-    def recall(self) -> Optional[float]:
+    def recall(self) -> float | None:
         return self.found / self.bugs if self.bugs else None
 
     @property
-    def specificity(self) -> Optional[float]:
+    def specificity(self) -> float | None:
         return self.quiet / self.oks if self.oks else None
 
     @property
-    def precision(self) -> Optional[float]:
+    def precision(self) -> float | None:
         """Of the labelled sites the checker flags, the share that are bugs."""
         flagged = self.found + (self.oks - self.quiet)
         return self.found / flagged if flagged else None

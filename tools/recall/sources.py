@@ -14,8 +14,8 @@ import json
 import os
 import re
 import tokenize
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator, Optional
 
 SKIP_DIRS = {".git", ".venv", "venv", "__pycache__", "build", "dist", ".ipynb_checkpoints", "node_modules"}
 _IPYTHON_LINE = re.compile(r"[ \t]*(?:[%!]|[\w.]+[ \t]*=[ \t]*[%!])")
@@ -28,14 +28,14 @@ class Unit:
     """One piece of source that the checker reports positions in: a file or a notebook cell."""
 
     path: str  # relative to the repository root, with '/' separators
-    cell: Optional[int]  # 1-based cell number for notebooks, None for .py files
+    cell: int | None  # 1-based cell number for notebooks, None for .py files
     text: str
 
     @property
     def where(self) -> str:
         return f"{self.path}:cell {self.cell}" if self.cell is not None else self.path
 
-    def tree(self) -> Optional[ast.Module]:
+    def tree(self) -> ast.Module | None:
         try:
             return ast.parse(self.text)
         except (SyntaxError, ValueError):
