@@ -94,7 +94,9 @@ _DATASET_TENSOR_FIELDS = frozenset(
     {"data", "targets", "test_data", "test_labels", "train_data", "train_labels", "tensors", "x", "y"}
 )
 _IMPORTED = Value(Kind.OTHER, Grad.NO, ref="<import>")
+PACKED = Value(Kind.OTHER, Grad.NO, ref="torch.nn.utils.rnn.PackedSequence")
 _EVIDENT_TENSOR = tensor(Grad.MAYBE)
+_FORWARD_INPUT = tensor(Grad.MAYBE, weak=True)
 _EVIDENT_MODULE = module()
 _EVIDENT_LOSS = tensor(Grad.YES, Role.LOSS)
 
@@ -588,6 +590,9 @@ class SemanticModel:
         positional = list(args.posonlyargs) + list(args.args)
         first = positional[0].arg if positional and method_class is not None and not is_static else None
         from_callers = self._argument_values(fn, callers, first is not None) if callers else {}
+        is_forward = getattr(fn, "name", "") == "forward" and method_class is not None and method_class.is_module
+        required = set(positional[len(positional) - len(args.defaults) :] if args.defaults else ())
+        required = [a for a in positional[1:] if a not in required] if is_forward else []
         for arg in params:
             name = arg.arg
             if name == first:
@@ -601,6 +606,8 @@ class SemanticModel:
             caller_value = from_callers.get(name)
             if value is None and caller_value is not None and caller_value.kind is not Kind.UNKNOWN:
                 value = caller_value
+            if value is None and is_forward and arg in required:
+                value = _FORWARD_INPUT  # what a module is called with: tensors, as a rule
             if value is None:
                 value = self._named_value(name)
             if arg is args.vararg:
@@ -1219,6 +1226,8 @@ class SemanticModel:
         if ref.startswith("torch.nn.") and last in vocab.PARAMETERLESS_MODULES:
             grad = self._combine_grad(args, state.mode)
             return tensor(grad, Role.OUTPUT if grad is not Grad.NO else Role.NONE)
+        if any(a is PACKED for a in args):
+            return PACKED  # an RNN fed a PackedSequence returns one (with its hidden state)
         if state.mode.off:
             grad = Grad.NO
         elif state.mode is GradMode.MAYBE:
@@ -1228,7 +1237,27 @@ class SemanticModel:
         roles = Role.OUTPUT
         if state.mode is GradMode.INFERENCE:
             roles |= Role.INFERENCE
-        return tensor(grad, roles, weak=callee.weak)
+        output = tensor(grad, roles, weak=callee.weak)
+        returned = self._forward_returns(callee)
+        if returned is not None:
+            if returned.kind is Kind.TENSOR:
+                return output.with_(roles=roles | (returned.roles & Role.SCALAR))
+            if returned.kind is Kind.CONTAINER and returned.items is not None:
+                return container(items=tuple(output if v.kind is Kind.TENSOR else v for v in returned.items))
+            if returned.kind in (Kind.OTHER, Kind.NUMBER, Kind.NONE) or returned is PACKED:
+                return returned
+        return output
+
+    def _forward_returns(self, callee: Value) -> Optional[Value]:
+        """What the ``forward`` of a module class of the file returns, when known."""
+        info = self._class_table().get(callee.ref) if callee.ref else None
+        if info is None:
+            return None
+        forward = self._method_node(info, "forward")
+        if forward is None:
+            return None
+        returned = self.function_summary(forward).returns
+        return None if returned.kind is Kind.UNKNOWN else returned
 
     def _split_arguments(self, call: ast.Call) -> Optional[Split]:
         """The split a data set constructor is given: ``train=False``, ``split="test"``,
@@ -1326,6 +1355,8 @@ class SemanticModel:
                 grad = Grad.YES if vocab.constant_of(create, default=None) is True else Grad.NO
                 return container(tensor(grad))
             return NONE_VALUE
+        if last in ("pack_padded_sequence", "pack_sequence", "PackedSequence"):
+            return PACKED
         if qual.startswith("torch.utils.checkpoint."):
             return tensor(self._combine_grad(args[1:], state.mode) if len(args) > 1 else Grad.MAYBE)
         namespace_ok = qual.startswith(vocab.TENSOR_NAMESPACES) or qual.count(".") == 1
@@ -1413,6 +1444,9 @@ class SemanticModel:
                 fn = self._method_node(info, method)
                 if fn is not None:
                     return self.function_summary(fn).returns
+                held = self._instance_attribute(info, method)
+                if held.kind is Kind.MODULE:
+                    return self._module_call(held, node, args, state)  # ``self.G(z)`` in a trainer class
             return UNKNOWN
         if kind is Kind.UNKNOWN:
             if method == "parameters":
