@@ -12,6 +12,9 @@ from typing import Optional
 
 from gradguard.check.cli import EXIT_ERROR, EXIT_OK
 
+# Ctrl-C: every command prints "gradguard: interrupted" and exits 128 + SIGINT, as shells do.
+EXIT_INTERRUPTED = 130
+
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one line, exit 2
@@ -32,24 +35,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[list] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _dispatch(argv)
+    except KeyboardInterrupt:
+        print("gradguard: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return EXIT_ERROR
+
+
+def _dispatch(argv: list) -> int:
     if argv and argv[0] == "bench":
         return _bench(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        if args.command is None:
-            parser.print_help()
-            return EXIT_ERROR
-        if args.command == "explain" and args.run:
-            return _explain_run(args.code)
-        from gradguard.check.cli import run_command
+    if args.command is None:
+        parser.print_help()
+        return EXIT_ERROR
+    if args.command == "explain" and args.run:
+        return _explain_run(args.code)
+    from gradguard.check.cli import run_command
 
-        return run_command(args)
-    except KeyboardInterrupt:
-        print("gradguard: interrupted", file=sys.stderr)
-        return EXIT_ERROR
-    except BrokenPipeError:
-        return EXIT_ERROR
+    return run_command(args)
 
 
 def _error(message: str) -> int:

@@ -69,7 +69,9 @@ def test_rule_fixture_snapshot(path):
         snapshot.write_text(new, encoding="utf-8")
         return
     diff = "".join(
-        difflib.unified_diff((old or "").splitlines(True), new.splitlines(True), f"rules/{snapshot.name}", "current findings")
+        difflib.unified_diff(
+            (old or "").splitlines(True), new.splitlines(True), f"rules/{snapshot.name}", "current findings"
+        )
     )
     pytest.fail(
         f"{snapshot.name} {'is missing' if old is None else 'differs from the findings'}:\n{diff}\n"

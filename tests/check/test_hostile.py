@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from gradguard.cli import main
-from gradguard.check.config import Settings
 from gradguard.check.engine.run import check_bytes, check_source
 from gradguard.check.rules import all_rules
 from gradguard.check.source import SourceText
+from gradguard.cli import main
 
 BAD = "import torch\n\nwith torch.no_grad:\n    y = 1\n"
 RULES = [r() for r in all_rules()]

@@ -1,7 +1,8 @@
-"""Applying fixes: minimal text edits, re-checked until stable, written atomically."""
+"""Applying fixes: minimal text edits, re-checked until stable, shown as diffs, written atomically."""
 
 from __future__ import annotations
 
+import difflib
 import os
 import stat
 import tempfile
@@ -72,8 +73,20 @@ def fix_until_stable(text: str, check: Callable[[str], list], unsafe: bool) -> t
     return text, total, diagnostics
 
 
-def write_atomic(path: str, data: bytes) -> None:
-    """Replace a file's bytes in one rename, keeping its permission bits."""
+def unified_diff(old: str, new: str, path: str) -> str:
+    """What ``--diff`` prints for one file (or notebook cell)."""
+    return "".join(
+        difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=path, tofile=path)
+    )
+
+
+def write_atomic(path: str, data: bytes, durable: bool = True) -> None:
+    """Replace a file's bytes in one rename, keeping its permission bits.
+
+    A reader sees the old bytes or the new ones, never a part. ``durable`` flushes the data
+    to disk before the rename (fixed source files); the result cache, which can always be
+    rebuilt, skips that cost.
+    """
     directory = os.path.dirname(os.path.abspath(path))
     real = os.path.realpath(path)
     try:
@@ -84,8 +97,9 @@ def write_atomic(path: str, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, real)

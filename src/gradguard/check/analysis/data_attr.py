@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from gradguard.check.model import Edit
 from gradguard.check.analysis.kinds import OUTPUT, TENSOR_KINDS, expr_kinds
+from gradguard.check.model import Edit
 
 # In-place tensor methods that write values (torch 2.13 `Tensor` methods ending in `_`,
 # without those that only change metadata or flags, listed below).

@@ -153,5 +153,5 @@ def sarif_log(diagnostics: list) -> dict:
     }
 
 
-def render_sarif(diagnostics: list, **_) -> str:
+def render(diagnostics: list[Diagnostic]) -> str:
     return json.dumps(sarif_log(diagnostics), indent=2) + "\n"

@@ -27,10 +27,10 @@ import json
 import os
 import re
 import shutil
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
+from gradguard.check.fixes import write_atomic
 from gradguard.check.model import Applicability, Diagnostic, Edit, Fix, Position
 
 CACHE_DIR_NAME = ".gradguard_cache"
@@ -44,13 +44,14 @@ CACHEDIR_TAG = (
 
 @lru_cache(maxsize=1)
 def checker_fingerprint() -> str:
-    """Hash of the gradguard version and of every source file of the package."""
+    """Hash of the gradguard version and of every source file of the checker (``gradguard.check``
+    and the ``gradguard.common`` helpers it uses)."""
     from gradguard._version import __version__
 
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[2]  # src/gradguard
     digest = hashlib.blake2b(digest_size=12)
     digest.update(__version__.encode())
-    for path in sorted(package.rglob("*.py")):
+    for path in sorted(p for folder in ("check", "common") for p in (package / folder).rglob("*.py")):
         digest.update(path.relative_to(package).as_posix().encode() + b"\0")
         try:
             digest.update(path.read_bytes())
@@ -59,9 +60,9 @@ def checker_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def default_cache_dir(settings) -> Path:
+def default_cache_dir(config) -> Path:
     """``.gradguard_cache`` in the folder of the configuration file, else the current one."""
-    base = settings.config_file.parent if settings.config_file is not None else Path.cwd()
+    base = config.config_file.parent if config.config_file is not None else Path.cwd()
     return base / CACHE_DIR_NAME
 
 
@@ -105,7 +106,7 @@ class ResultCache:
         for name, content in ((".gitignore", "*\n"), ("CACHEDIR.TAG", CACHEDIR_TAG)):
             target = os.path.join(root, name)
             if not os.path.exists(target):
-                _write_atomic(target, content.encode())
+                write_atomic(target, content.encode(), durable=False)
         if not os.path.isdir(self.folder):
             os.makedirs(self.folder, exist_ok=True)
             # Entries of other checker builds can never be hit again.
@@ -147,24 +148,10 @@ class ResultCache:
         except (TypeError, ValueError):
             return False
         try:
-            _write_atomic(self._entry_path(key), data)
+            write_atomic(self._entry_path(key), data, durable=False)
         except OSError:
             return False
         return True
-
-
-def _write_atomic(target: str, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(target))
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def _pos(p: Position) -> list:

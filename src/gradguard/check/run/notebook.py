@@ -29,11 +29,13 @@ import json.scanner
 import re
 import tokenize
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Optional, Sequence
 
-from gradguard.check.model import Diagnostic, Edit, Fix, Position
-from gradguard.check.fixes import MAX_PASSES, apply_edits
 from gradguard.check.analysis.imports import mentions_torch_import
+from gradguard.check.engine.run import check_source
+from gradguard.check.fixes import MAX_PASSES, apply_edits, unified_diff
+from gradguard.check.model import Diagnostic, Edit, Fix, Position
+from gradguard.check.run.adapter import Checked, FindingFilter
 from gradguard.check.source import SourceError, SourceText, parse
 
 NOTEBOOK_SUFFIX = ".ipynb"
@@ -329,6 +331,7 @@ class NotebookCheck:
     skipped: bool = False
     error: bool = False  # the notebook itself could not be read (GG001)
     notebook: Optional[Notebook] = None
+    internal_errors: list = field(default_factory=list)  # engine.InternalError
 
 
 def _gg001(filename: str, message: str, row: int, column: int, cell: Optional[int] = None) -> Diagnostic:
@@ -346,8 +349,6 @@ def _parses_with_top_level_await(text: str, filename: str) -> bool:
 
 def check_notebook(notebook: Notebook, filename: str, rules: list, require_torch_import: bool = True) -> NotebookCheck:
     """Check a loaded notebook's code cells; positions are mapped back to cells."""
-    from gradguard.check.engine.run import check_source
-
     if not notebook.is_python:
         return NotebookCheck([], skipped=True, notebook=notebook)
     diagnostics = []
@@ -398,7 +399,7 @@ def check_notebook(notebook: Notebook, filename: str, rules: list, require_torch
                 ]
         diagnostics.append(d)
     diagnostics.sort(key=Diagnostic.sort_key)
-    return NotebookCheck(diagnostics, notebook=notebook)
+    return NotebookCheck(diagnostics, notebook=notebook, internal_errors=result.internal_errors)
 
 
 def _cell_fix(program: Program, fix: Fix) -> Optional[tuple]:
@@ -458,45 +459,52 @@ def fix_cells(notebook: Notebook, check, unsafe: bool) -> tuple:
     return sources, total, diagnostics
 
 
-def check_notebook_bytes(data: bytes, path: str, rules: list, settings, options, result):
-    """The notebook counterpart of ``runner.check_file_bytes``: returns new bytes or None."""
-    from gradguard.check.run.pipeline import _filter, unified_diff
+class NotebookDocument:
+    """A notebook whose cells fixes are applied to, cell by cell."""
 
-    ignored = settings.ignored_for(path)
-    codes = {r.code for r in rules}
-    try:
-        notebook = load_notebook(data)
-    except NotebookError as exc:
-        result.files_checked += 1
-        result.diagnostics.extend(_filter([_gg001(path, exc.message, exc.row, exc.column)], ignored, codes))
-        return None
-    checked = check_notebook(notebook, path, rules, settings.require_torch_import)
-    if checked.skipped:
-        return None
-    result.files_checked += 1
-    diags = _filter(checked.diagnostics, ignored, codes)
-    new_bytes = None
-    if options.fix or options.diff:
+    def __init__(self, notebook: Notebook, path: str, rules: Sequence, require_torch_import: bool):
+        self.notebook = notebook
+        self.path = path
+        self.rules = rules
+        self.require_torch_import = require_torch_import
+        self.sources: dict = {}  # cell number -> fixed text, for the cells that changed
 
-        def recheck() -> list:
-            return _filter(
-                check_notebook(notebook, path, rules, settings.require_torch_import).diagnostics, ignored, codes
-            )
+    def _check(self, notebook: Notebook) -> list[Diagnostic]:
+        return check_notebook(notebook, self.path, self.rules, self.require_torch_import).diagnostics
 
-        sources, applied, _ = fix_cells(notebook, recheck, options.unsafe_fixes)
-        if applied and sources:
-            result.fixed += applied
-            if options.diff:
-                for cell in notebook.cells:
-                    if cell.number in sources:
-                        diff = unified_diff(cell.text, sources[cell.number], f"{path}:cell {cell.number}")
-                        result.diffs.append(diff if diff.endswith("\n") else diff + "\n")
-            else:
-                new_bytes = notebook.to_bytes(sources)
-                # What is left, with positions in the rewritten notebook.
-                rewritten = load_notebook(new_bytes)
-                diags = _filter(
-                    check_notebook(rewritten, path, rules, settings.require_torch_import).diagnostics, ignored, codes
-                )
-    result.diagnostics.extend(diags)
-    return new_bytes
+    def fix(self, keep: FindingFilter, unsafe: bool) -> int:
+        sources, applied, _ = fix_cells(self.notebook, lambda: keep(self._check(self.notebook)), unsafe)
+        if not applied or not sources:
+            return 0
+        self.sources = sources
+        return applied
+
+    def diffs(self, path: str) -> list[str]:
+        out = []
+        for cell in self.notebook.cells:
+            if cell.number in self.sources:
+                diff = unified_diff(cell.text, self.sources[cell.number], f"{path}:cell {cell.number}")
+                out.append(diff if diff.endswith("\n") else diff + "\n")
+        return out
+
+    def to_bytes(self) -> bytes:
+        return self.notebook.to_bytes(self.sources)
+
+    def remaining(self, keep: FindingFilter) -> list[Diagnostic]:
+        # Checked again from the rewritten bytes: positions in the rewritten notebook.
+        return keep(self._check(load_notebook(self.to_bytes())))
+
+
+class NotebookAdapter:
+    suffixes = (NOTEBOOK_SUFFIX,)
+
+    def check(self, data: bytes, path: str, rules: Sequence, require_torch_import: bool) -> Checked:
+        try:
+            notebook = load_notebook(data)
+        except NotebookError as exc:
+            return Checked([_gg001(path, exc.message, exc.row, exc.column)])
+        checked = check_notebook(notebook, path, rules, require_torch_import)
+        if checked.skipped:
+            return Checked(skipped=True, internal_errors=checked.internal_errors)
+        document = NotebookDocument(notebook, path, rules, require_torch_import)
+        return Checked(checked.diagnostics, internal_errors=checked.internal_errors, document=document)
