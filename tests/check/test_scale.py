@@ -332,3 +332,16 @@ def test_engine_bug_during_fix_is_internal_error_and_file_untouched(tmp_path, mo
         "gradguard: internal error in engine on b.py:1:1: KeyError: 'fix bug'",
     ]
     assert Path("a.py").read_text() == BAD and Path("b.py").read_text() == BAD
+
+
+def test_cache_fingerprint_covers_the_rules_engine_and_common_helpers():
+    """Editing a rule (or the engine, or a shared helper) must invalidate every entry."""
+    import gradguard.check.engine.run as engine
+    import gradguard.check.rules.gg204_grad_mode_without_call as gg204
+    import gradguard.common.text as text
+    from gradguard.check.run.cache import checker_sources
+
+    sources = checker_sources()
+    for module in (gg204, engine, text):
+        assert Path(module.__file__).resolve() in sources
+    assert not any("runtime" in p.parts or "bench" in p.parts for p in sources)

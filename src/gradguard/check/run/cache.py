@@ -42,17 +42,24 @@ CACHEDIR_TAG = (
 )
 
 
+PACKAGE_DIR = Path(__file__).resolve().parents[2]  # the installed gradguard package
+
+
+def checker_sources() -> list[Path]:
+    """Every source file whose change can change a finding: ``gradguard.check`` (engine,
+    analyses, rules, ...) and the ``gradguard.common`` helpers it uses."""
+    return sorted(path for folder in ("check", "common") for path in (PACKAGE_DIR / folder).rglob("*.py"))
+
+
 @lru_cache(maxsize=1)
 def checker_fingerprint() -> str:
-    """Hash of the gradguard version and of every source file of the checker (``gradguard.check``
-    and the ``gradguard.common`` helpers it uses)."""
+    """Hash of the gradguard version and of every checker source file (``checker_sources``)."""
     from gradguard._version import __version__
 
-    package = Path(__file__).resolve().parents[2]  # src/gradguard
     digest = hashlib.blake2b(digest_size=12)
     digest.update(__version__.encode())
-    for path in sorted(p for folder in ("check", "common") for p in (package / folder).rglob("*.py")):
-        digest.update(path.relative_to(package).as_posix().encode() + b"\0")
+    for path in checker_sources():
+        digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode() + b"\0")
         try:
             digest.update(path.read_bytes())
         except OSError:
