@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Optional
+from typing import NoReturn, Optional
 
 from gradguard.check.cli import EXIT_ERROR, EXIT_OK
 
@@ -17,7 +17,7 @@ EXIT_INTERRUPTED = 130
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, exit 2
+    def error(self, message: str) -> NoReturn:  # one line, exit 2
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
 
 
@@ -33,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Optional[list] = None) -> int:
+def main(argv: Optional[list[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         return _dispatch(argv)
@@ -44,7 +44,7 @@ def main(argv: Optional[list] = None) -> int:
         return EXIT_ERROR
 
 
-def _dispatch(argv: list) -> int:
+def _dispatch(argv: list[str]) -> int:
     if argv and argv[0] == "bench":
         return _bench(argv[1:])
     parser = build_parser()
@@ -81,7 +81,7 @@ def _explain_run(code: str) -> int:
     return EXIT_OK
 
 
-def _bench(argv: list) -> int:
+def _bench(argv: list[str]) -> int:
     try:
         from gradguard.bench.cli import main as bench_main
     except ImportError as exc:

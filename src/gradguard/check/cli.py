@@ -5,15 +5,17 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Optional, TextIO
 
 if TYPE_CHECKING:
     from gradguard.check.config import Config
+    from gradguard.check.rules.base import Rule
+    from gradguard.check.run.pipeline import RunResult
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
-def _codes(value: str) -> list:
+def _codes(value: str) -> list[str]:
     return [c.strip().upper() for c in value.split(",") if c.strip()]
 
 
@@ -27,7 +29,7 @@ def _jobs(value: str) -> int:
     return jobs
 
 
-def add_commands(sub) -> None:
+def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
     """Register ``check``, ``rules`` and ``explain`` on the top-level subparsers."""
     check = sub.add_parser("check", help="check files for gradient-control mistakes")
     check.add_argument("paths", nargs="*", default=None, help="files or directories (default: .)")
@@ -67,7 +69,7 @@ def add_commands(sub) -> None:
     explain.add_argument("--run", action="store_true", help="run the rule's demonstration on the installed torch")
 
 
-def run_command(args) -> int:
+def run_command(args: argparse.Namespace) -> int:
     """Run a parsed ``check``, ``rules`` or ``explain`` command (``explain --run`` is the caller's)."""
     if args.command == "check":
         return _check(args)
@@ -81,7 +83,7 @@ def _error(message: str) -> int:
     return EXIT_ERROR
 
 
-def config_from_args(args, paths: list) -> Config:
+def config_from_args(args: argparse.Namespace, paths: list[str]) -> Config:
     """The run's one configuration: ``[tool.gradguard]`` overridden by the flags."""
     from gradguard.check.config import read_config_file, resolve
     from gradguard.check.rules import all_rules
@@ -104,7 +106,7 @@ def config_from_args(args, paths: list) -> Config:
     )
 
 
-def _check(args) -> int:
+def _check(args: argparse.Namespace) -> int:
     from gradguard.check.config import ConfigError
     from gradguard.check.report import FORMATS
     from gradguard.check.run.pipeline import run
@@ -146,7 +148,7 @@ def _check(args) -> int:
             out.close()
 
 
-def _report(args, result, out) -> int:
+def _report(args: argparse.Namespace, result: RunResult, out: TextIO) -> int:
     from gradguard.check.report import renderer
     from gradguard.check.report.text import render_statistics, summary_line
 
@@ -204,13 +206,13 @@ def _explain(code: str) -> int:
     return EXIT_OK
 
 
-def rule_by_code(code: str):
+def rule_by_code(code: str) -> Optional[type[Rule]]:
     from gradguard.check.rules import rule_by_code as find
 
     return find(code)
 
 
-def render_rule_doc(rule) -> str:
+def render_rule_doc(rule: type[Rule]) -> str:
     header = f"{rule.code} ({rule.name})"
     fix = rule.fix_availability.label
     default = "on by default" if rule.default_enabled else "off by default"

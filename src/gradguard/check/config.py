@@ -8,12 +8,15 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
+
+if TYPE_CHECKING:
+    from gradguard.check.rules.base import Rule
 
 DEFAULT_EXCLUDE = (
     ".git",
@@ -77,7 +80,7 @@ class Config:
     end (discovery, the per-file pipeline, the cache, the workers) reads only this object.
     """
 
-    rules: tuple[type, ...] = ()  # the selected rule classes, sorted by code
+    rules: tuple[type[Rule], ...] = ()  # the selected rule classes, sorted by code
     exclude: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     require_torch_import: bool = True  # False: also check files that never import torch
@@ -95,14 +98,14 @@ class Config:
     def rule_codes(self) -> tuple[str, ...]:
         return tuple(rule.code for rule in self.rules)
 
-    def make_rules(self) -> list:
+    def make_rules(self) -> list[Rule]:
         """One instance of every selected rule (rules keep no state of their own)."""
         return [rule() for rule in self.rules]
 
-    def ignored_for(self, path: str) -> list:
+    def ignored_for(self, path: str) -> list[str]:
         """Codes ignored for one file by per-file-ignores (patterns relative to the root)."""
         rel = _relative(path, self.root)
-        codes: list = []
+        codes: list[str] = []
         for pattern, ignored in self.per_file_ignores:
             if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(os.path.basename(rel), pattern):
                 codes.extend(ignored)
@@ -136,7 +139,7 @@ class Config:
 
 
 def resolve(
-    catalogue: Sequence[type],
+    catalogue: Sequence[type[Rule]],
     file: Optional[ConfigFile] = None,
     *,
     select: Optional[Sequence[str]] = None,
@@ -199,7 +202,7 @@ def find_pyproject(start: Path) -> Optional[Path]:
     return None
 
 
-def _codes(value, key: str, path: Path) -> list:
+def _codes(value: object, key: str, path: Path) -> list[str]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -226,7 +229,7 @@ def read_config_file(start: Path, config_path: Optional[Path] = None) -> ConfigF
     if unknown:
         raise ConfigError(f"{path}: unknown [tool.gradguard] key(s): {', '.join(sorted(unknown))}")
     select = tuple(_codes(table["select"], "select", path)) if "select" in table else None
-    exclude: list = []
+    exclude: list[str] = []
     for key in ("exclude", "extend-exclude"):
         value = table.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -250,8 +253,11 @@ def read_config_file(start: Path, config_path: Optional[Path] = None) -> ConfigF
 
 
 def select_rules(
-    all_rules: Sequence[type], select: Optional[Sequence[str]], ignore: Sequence[str], extend_select: Sequence[str] = ()
-) -> list:
+    all_rules: Sequence[type[Rule]],
+    select: Optional[Sequence[str]],
+    ignore: Sequence[str],
+    extend_select: Sequence[str] = (),
+) -> list[type[Rule]]:
     """Resolve select/ignore into rule classes.
 
     An exact code selects that rule even if it is off by default; a prefix (``GG1``) or
@@ -267,7 +273,7 @@ def select_rules(
     for code in list(select or []) + list(ignore) + list(extend_select):
         check(code)
 
-    def matches(rule, codes, explicit_only_for_off: bool) -> bool:
+    def matches(rule: type[Rule], codes: Sequence[str], explicit_only_for_off: bool) -> bool:
         for code in codes:
             if code == "ALL":
                 return True
@@ -277,7 +283,7 @@ def select_rules(
                 return True
         return False
 
-    chosen = []
+    chosen: list[type[Rule]] = []
     for rule in all_rules:
         if select is None:
             on = rule.default_enabled

@@ -9,19 +9,19 @@ import tempfile
 import warnings
 from typing import Callable, Iterable, Optional
 
-from gradguard.check.model import Diagnostic
+from gradguard.check.model import Diagnostic, Edit, Fix
 
 MAX_PASSES = 10
 
 
-def chosen_fixes(diagnostics: Iterable[Diagnostic], unsafe: bool) -> list:
+def chosen_fixes(diagnostics: Iterable[Diagnostic], unsafe: bool) -> list[Fix]:
     return [d.fix for d in diagnostics if d.fix is not None and d.fix.applies(unsafe)]
 
 
-def apply_edits(text: str, fixes: list) -> tuple:
+def apply_edits(text: str, fixes: list[Fix]) -> tuple[str, int]:
     """Apply non-overlapping fixes (all edits of a fix or none). Returns (text, applied)."""
     ordered = sorted(fixes, key=lambda f: min(e.start for e in f.edits) if f.edits else 0)
-    taken: list = []
+    taken: list[tuple[int, int]] = []
     applied = 0
     for fix in ordered:
         if not fix.edits:
@@ -31,7 +31,7 @@ def apply_edits(text: str, fixes: list) -> tuple:
             continue  # picked up in the next pass
         taken.extend(spans)
         applied += 1
-    edits: list = []
+    edits: list[Edit] = []
     for fix in ordered:
         if fix.edits and all((e.start, e.end) in taken for e in fix.edits):
             edits.extend(fix.edits)
@@ -40,14 +40,16 @@ def apply_edits(text: str, fixes: list) -> tuple:
     return text, applied
 
 
-def _overlaps(a: tuple, b: tuple) -> bool:
+def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
     if a == b:
         return True
     # Touching insertions at the same point conflict; adjacent replacements do not.
     return a[0] < b[1] and b[0] < a[1] or (a[0] == a[1] == b[0]) or (b[0] == b[1] == a[0])
 
 
-def fix_until_stable(text: str, check: Callable[[str], list], unsafe: bool) -> tuple:
+def fix_until_stable(
+    text: str, check: Callable[[str], list[Diagnostic]], unsafe: bool
+) -> tuple[str, int, list[Diagnostic]]:
     """Apply fixes, re-check, repeat. Returns (new_text, fixes_applied, remaining_diagnostics).
 
     A pass whose result no longer parses is discarded (the file is left as it was).

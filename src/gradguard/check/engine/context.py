@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Iterator, Optional, TypeVar
 
 from gradguard.check.analysis.grad_mode import BOUNDARY, ENABLE, INFERENCE, MAYBE, NO_GRAD, GradRegion, GradState
 from gradguard.check.analysis.imports import ImportMap
 from gradguard.check.model import Diagnostic, Edit, Fix
 from gradguard.check.source import SourceText
+
+if TYPE_CHECKING:
+    from gradguard.check.analysis.kinds import ScopeFacts
+    from gradguard.check.analysis.model import SemanticModel
+    from gradguard.check.engine.walker import Walker
 
 State = TypeVar("State")
 
@@ -25,14 +30,14 @@ class FileContext:
         self.grad_stack: list[GradRegion] = []
         self.scopes: list[ast.AST] = [tree]  # Module, ClassDef, FunctionDef, Lambda
         self.loops: list[ast.AST] = []
-        self.cache: dict = {}  # per-file memo for the analyses
+        self.cache: dict[Any, Any] = {}  # per-file memo for the analyses
         self._states: dict[type, object] = {}  # per-rule state, see ``state``
         self.skipped_functions: list[ast.AST] = []  # not walked: no active rule's function trigger in them
-        self.linker = None  # the walker: makes parent links on demand (see ``parent``)
-        self._model = None
+        self.linker: Optional[Walker] = None  # the walker: makes parent links on demand (see ``parent``)
+        self._model: Optional[SemanticModel] = None
 
     @property
-    def model(self):
+    def model(self) -> SemanticModel:
         """The file's semantic model (gradguard.check.analysis.model), built on first use."""
         if self._model is None:
             from gradguard.check.analysis.model import SemanticModel
@@ -45,7 +50,8 @@ class FileContext:
         """The node's parent (None for the module). Links not made yet, inside expressions
         walked lazily or in code the walk has not reached, are made on first use."""
         try:
-            return node._gg_parent  # type: ignore[attr-defined]
+            linked: Optional[ast.AST] = node._gg_parent  # type: ignore[attr-defined]
+            return linked
         except AttributeError:
             pass
         if self.linker is None:
@@ -180,7 +186,7 @@ class FileContext:
     def scope(self) -> ast.AST:
         return self.scopes[-1]
 
-    def facts(self, scope: Optional[ast.AST] = None):
+    def facts(self, scope: Optional[ast.AST] = None) -> ScopeFacts:
         """Flow-insensitive facts about the names of a function (see gradguard.check.analysis.kinds)."""
         from gradguard.check.analysis.kinds import scope_facts
 

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
-from gradguard.check.model import Diagnostic
+from gradguard.check.model import Diagnostic, Position
 
 
-def _position_json(source_pos) -> dict:
+def _position_json(source_pos: Position) -> dict[str, int]:
     return {"row": source_pos.row, "column": source_pos.column}
 
 
-def diagnostic_json(d: Diagnostic) -> dict:
+def diagnostic_json(d: Diagnostic) -> dict[str, Any]:
     """One finding in ruff's JSON shape."""
     fix = None
     if d.fix is not None:

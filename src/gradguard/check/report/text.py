@@ -21,7 +21,7 @@ def render(diagnostics: list[Diagnostic]) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def summary_line(diagnostics: list, fixed: int = 0) -> str:
+def summary_line(diagnostics: list[Diagnostic], fixed: int = 0) -> str:
     n = len(diagnostics)
     fixable = sum(1 for d in diagnostics if d.fixable_safe)
     unsafe = sum(1 for d in diagnostics if d.fix is not None and not d.fixable_safe)

@@ -9,9 +9,13 @@ kind: filtering, counting, diffs, writing, caching.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Optional, Protocol, Sequence
 
+from gradguard.check.engine.errors import InternalError
 from gradguard.check.model import Diagnostic
+
+if TYPE_CHECKING:
+    from gradguard.check.rules.base import Rule
 
 # Keeps the findings a run reports for one file (its selection and per-file ignores).
 FindingFilter = Callable[[list[Diagnostic]], list[Diagnostic]]
@@ -44,13 +48,14 @@ class Checked:
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
     skipped: bool = False  # not checked (does not import torch, or not a Python notebook)
-    internal_errors: list = field(default_factory=list)  # engine.InternalError
+    internal_errors: list[InternalError] = field(default_factory=list)
     document: Optional[Document] = None  # None: the file cannot be fixed (it does not parse)
 
 
 class Adapter(Protocol):
     """Checks one kind of file."""
 
-    suffixes: tuple[str, ...]
+    @property
+    def suffixes(self) -> tuple[str, ...]: ...
 
-    def check(self, data: bytes, path: str, rules: Sequence, require_torch_import: bool) -> Checked: ...
+    def check(self, data: bytes, path: str, rules: Sequence[Rule], require_torch_import: bool) -> Checked: ...

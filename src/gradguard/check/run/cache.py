@@ -29,9 +29,13 @@ import re
 import shutil
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Optional
 
 from gradguard.check.fixes import write_atomic
 from gradguard.check.model import Applicability, Diagnostic, Edit, Fix, Position
+
+if TYPE_CHECKING:
+    from gradguard.check.config import Config
 
 CACHE_DIR_NAME = ".gradguard_cache"
 ENTRY_FORMAT = 1
@@ -67,7 +71,7 @@ def checker_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def default_cache_dir(config) -> Path:
+def default_cache_dir(config: Config) -> Path:
     """``.gradguard_cache`` in the folder of the configuration file, else the current one."""
     base = config.config_file.parent if config.config_file is not None else Path.cwd()
     return base / CACHE_DIR_NAME
@@ -86,13 +90,13 @@ class ResultCache:
     Picklable (plain strings), so parallel workers read and write entries themselves.
     """
 
-    def __init__(self, root: Path, rule_codes, require_torch_import: bool):
+    def __init__(self, root: Path, rule_codes: Iterable[str], require_torch_import: bool):
         self.root = str(root)
         self.folder = os.path.join(self.root, checker_fingerprint())
         self.config = json.dumps([sorted(rule_codes), bool(require_torch_import)])
 
     @classmethod
-    def open(cls, root: Path, rule_codes, require_torch_import: bool) -> "ResultCache":
+    def open(cls, root: Path, rule_codes: Iterable[str], require_torch_import: bool) -> ResultCache:
         """Create the cache folder (tagged, git-ignored).
 
         Raises CacheError when it cannot be created, or when ``root`` is an existing folder
@@ -125,7 +129,7 @@ class ResultCache:
                 ):
                     shutil.rmtree(entry.path, ignore_errors=True)
 
-    def key(self, path: str, data: bytes, ignored_codes) -> str:
+    def key(self, path: str, data: bytes, ignored_codes: Iterable[str]) -> str:
         digest = hashlib.blake2b(digest_size=20)
         digest.update(self.config.encode())
         digest.update(b"\0" + os.path.abspath(path).encode("utf-8", "surrogateescape"))
@@ -136,7 +140,7 @@ class ResultCache:
     def _entry_path(self, key: str) -> str:
         return os.path.join(self.folder, key + ".json")
 
-    def load(self, key: str, path: str):
+    def load(self, key: str, path: str) -> Optional[tuple[bool, list[Diagnostic]]]:
         """The stored (checked, diagnostics) for a file, or None on a miss or a bad entry."""
         try:
             with open(self._entry_path(key), "rb") as handle:
@@ -147,7 +151,7 @@ class ResultCache:
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None
 
-    def store(self, key: str, path: str, checked: bool, diagnostics: list) -> bool:
+    def store(self, key: str, path: str, checked: bool, diagnostics: list[Diagnostic]) -> bool:
         """Write an entry; False if the findings cannot be stored (or the write failed)."""
         try:
             entry = {"v": ENTRY_FORMAT, "checked": checked, "d": [_diagnostic_to_json(d, path) for d in diagnostics]}
@@ -161,12 +165,12 @@ class ResultCache:
         return True
 
 
-def _pos(p: Position) -> list:
+def _pos(p: Position) -> list[int]:
     return [p.row, p.column]
 
 
-def _diagnostic_to_json(d: Diagnostic, path: str) -> dict:
-    out: dict = {"c": d.code, "m": d.message, "s": _pos(d.start), "e": _pos(d.end)}
+def _diagnostic_to_json(d: Diagnostic, path: str) -> dict[str, Any]:
+    out: dict[str, Any] = {"c": d.code, "m": d.message, "s": _pos(d.start), "e": _pos(d.end)}
     if d.filename != path:
         out["f"] = d.filename
     if d.cell is not None:
@@ -183,7 +187,7 @@ def _diagnostic_to_json(d: Diagnostic, path: str) -> dict:
     return out
 
 
-def _diagnostic_from_json(item: dict, path: str) -> Diagnostic:
+def _diagnostic_from_json(item: dict[str, Any], path: str) -> Diagnostic:
     fix = None
     if "x" in item:
         applicability, message, edits = item["x"]

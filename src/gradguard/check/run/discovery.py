@@ -3,21 +3,26 @@
 from __future__ import annotations
 
 import os
-from typing import Iterator
+from typing import Iterable, Iterator, Optional
 
 from gradguard.check.config import Config
 
 SOURCE_SUFFIXES = (".py", ".pyi", ".ipynb")
 
 
-def discover(paths: list, config: Config, suffixes=SOURCE_SUFFIXES, errors: list = None) -> Iterator[str]:
+def discover(
+    paths: Iterable[str],
+    config: Config,
+    suffixes: tuple[str, ...] = SOURCE_SUFFIXES,
+    errors: Optional[list[tuple[str, str]]] = None,
+) -> Iterator[str]:
     """Yield files to check in a stable order.
 
     Paths named explicitly are checked even if excluded, unless ``config.force_exclude``
     (what pre-commit needs: it names every staged file). Unreadable directories and symlink
     loops are reported into ``errors`` as (path, reason).
     """
-    seen: set = set()
+    seen: set[str] = set()
     for path in paths:
         if os.path.isdir(path):
             for found in _walk(path, config, suffixes, errors):
@@ -36,8 +41,10 @@ def discover(paths: list, config: Config, suffixes=SOURCE_SUFFIXES, errors: list
             errors.append((path, "No such file or directory"))
 
 
-def _walk(root: str, config: Config, suffixes, errors) -> Iterator[str]:
-    visited_dirs: set = set()
+def _walk(
+    root: str, config: Config, suffixes: tuple[str, ...], errors: Optional[list[tuple[str, str]]]
+) -> Iterator[str]:
+    visited_dirs: set[str] = set()
 
     def onerror(exc: OSError) -> None:
         if errors is not None:

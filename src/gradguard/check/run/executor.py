@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Callable, Optional, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, TypeVar
+
+if TYPE_CHECKING:
+    from multiprocessing.context import BaseContext
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -34,7 +37,7 @@ def chunks_for(items: Sequence[Item], jobs: int) -> list[Sequence[Item]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-def _context():
+def _context() -> BaseContext:
     import multiprocessing
 
     # fork starts workers in milliseconds with gradguard already imported; elsewhere
@@ -44,17 +47,17 @@ def _context():
     return multiprocessing.get_context()
 
 
-_WORKER_FUNCTION: Optional[Callable] = None
+_WORKER_FUNCTION: Optional[Callable[[Any], Any]] = None
 
 
-def _init_worker(function: Callable, setup: Optional[Callable[[], None]]) -> None:
+def _init_worker(function: Callable[[Any], Any], setup: Optional[Callable[[], None]]) -> None:
     global _WORKER_FUNCTION
     if setup is not None:
         setup()
     _WORKER_FUNCTION = function
 
 
-def _run_chunk(chunk: Sequence) -> list:
+def _run_chunk(chunk: Sequence[Any]) -> list[Any]:
     assert _WORKER_FUNCTION is not None, "worker not initialised"
     return [_WORKER_FUNCTION(item) for item in chunk]
 

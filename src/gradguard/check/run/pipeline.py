@@ -14,10 +14,10 @@ import stat
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Iterator, Optional, Sequence
 
 from gradguard.check.config import Config
-from gradguard.check.engine.errors import internal_error
+from gradguard.check.engine.errors import InternalError, internal_error
 from gradguard.check.fixes import write_atomic
 from gradguard.check.model import Diagnostic, Position
 from gradguard.check.run.adapter import Adapter
@@ -25,16 +25,20 @@ from gradguard.check.run.discovery import discover
 from gradguard.check.run.executor import map_parallel
 from gradguard.check.run.python import PythonAdapter
 
+if TYPE_CHECKING:
+    from gradguard.check.rules.base import Rule
+    from gradguard.check.run.cache import ResultCache
+
 
 @dataclass
 class RunResult:
-    diagnostics: list = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
     fixed: int = 0  # fixes applied (or that would be, with --diff)
     files_checked: int = 0
-    diffs: list = field(default_factory=list)
-    errors: list = field(default_factory=list)  # (path, message) for unreadable paths
-    internal_errors: list = field(default_factory=list)  # engine.InternalError: bugs in gradguard
-    warnings: list = field(default_factory=list)  # problems that change no result (e.g. no cache)
+    diffs: list[str] = field(default_factory=list)
+    errors: list[tuple[str, str]] = field(default_factory=list)  # (path, message) for unreadable paths
+    internal_errors: list[InternalError] = field(default_factory=list)  # bugs in gradguard
+    warnings: list[str] = field(default_factory=list)  # problems that change no result (e.g. no cache)
 
     def merge(self, part: RunResult) -> None:
         self.diagnostics.extend(part.diagnostics)
@@ -49,11 +53,11 @@ class RunResult:
 class SelectedFindings:
     """Keeps a file's findings that the run selects and per-file-ignores does not drop."""
 
-    def __init__(self, ignored: Sequence[str], selected_codes: set):
+    def __init__(self, ignored: Sequence[str], selected_codes: set[str]):
         self.ignored = tuple(ignored)
         self.selected_codes = selected_codes
 
-    def __call__(self, diagnostics: list) -> list:
+    def __call__(self, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
         out = []
         for d in diagnostics:
             if d.code == "GG001":
@@ -81,7 +85,7 @@ def adapter_for(path: str) -> Adapter:
     return _PYTHON
 
 
-def check_file_data(data: bytes, path: str, rules: list, config: Config, result: RunResult) -> Optional[bytes]:
+def check_file_data(data: bytes, path: str, rules: list[Rule], config: Config, result: RunResult) -> Optional[bytes]:
     """Check one file's bytes; apply or preview fixes. Returns the fixed bytes, or None."""
     keep = SelectedFindings(config.ignored_for(path), {r.code for r in rules})
     checked = adapter_for(path).check(data, path, rules, config.require_torch_import)
@@ -113,7 +117,7 @@ def _unreadable(path: str, reason: str) -> RunResult:
     return result
 
 
-def process_file(path: str, rules: list, config: Config) -> RunResult:
+def process_file(path: str, rules: list[Rule], config: Config) -> RunResult:
     """Read, check and (with --fix) rewrite one file; the unit of work of a run."""
     try:
         with open(path, "rb") as handle:
@@ -153,7 +157,7 @@ def _not_a_regular_file(path: str) -> Optional[str]:
     return "not a regular file"
 
 
-def guarded_process_file(path: str, rules: list, config: Config) -> RunResult:
+def guarded_process_file(path: str, rules: list[Rule], config: Config) -> RunResult:
     """``process_file`` that never raises: a bug becomes an InternalError, the run goes on."""
     kind = _not_a_regular_file(path)
     if kind is not None:
@@ -173,12 +177,12 @@ class FileTask:
     that it can be sent to spawned workers.
     """
 
-    def __init__(self, rules: list, config: Config, cache):
+    def __init__(self, rules: list[Rule], config: Config, cache: Optional[ResultCache]):
         self.rules = rules
         self.config = config
         self.cache = cache
 
-    def __call__(self, item: tuple) -> RunResult:
+    def __call__(self, item: tuple[str, Optional[str]]) -> RunResult:
         path, key = item
         result = guarded_process_file(path, self.rules, self.config)
         if key is not None and self.cache is not None and _cacheable(result):
@@ -191,11 +195,11 @@ def _cacheable(result: RunResult) -> bool:
     return not result.internal_errors and not result.errors and not result.fixed and not result.diffs
 
 
-def _has_applicable_fix(diagnostics: list, config: Config) -> bool:
+def _has_applicable_fix(diagnostics: list[Diagnostic], config: Config) -> bool:
     return any(d.fix is not None and d.fix.applies(config.unsafe_fixes) for d in diagnostics)
 
 
-def open_cache(config: Config, result: RunResult):
+def open_cache(config: Config, result: RunResult) -> Optional[ResultCache]:
     """The run's ResultCache, or None (disabled, or the folder cannot be used: a warning)."""
     if not config.cache:
         return None
@@ -209,7 +213,7 @@ def open_cache(config: Config, result: RunResult):
         return None
 
 
-def lookup_cached(path: str, cache, config: Config) -> tuple:
+def lookup_cached(path: str, cache: ResultCache, config: Config) -> tuple[Optional[RunResult], Optional[str]]:
     """(cached RunResult or None, key or None) for one file."""
     try:
         with open(path, "rb") as handle:
@@ -251,20 +255,20 @@ def fewer_collections() -> Iterator[None]:
         gc.set_threshold(*old)
 
 
-def run(paths: list, config: Config) -> RunResult:
+def run(paths: Sequence[str], config: Config) -> RunResult:
     """Check every file under ``paths``: cached results first, the rest in parallel."""
     with fewer_collections():
         return _run(paths, config)
 
 
-def _run(paths: list, config: Config) -> RunResult:
+def _run(paths: Sequence[str], config: Config) -> RunResult:
     rules = config.make_rules()
     result = RunResult()
     files = list(discover(paths, config, errors=result.errors))
     cache = open_cache(config, result)
-    parts: list = [None] * len(files)
-    tasks: list = []
-    positions: list = []
+    parts: list[Optional[RunResult]] = [None] * len(files)
+    tasks: list[tuple[str, Optional[str]]] = []
+    positions: list[int] = []
     for i, path in enumerate(files):
         key = None
         if cache is not None and _not_a_regular_file(path) is None:
@@ -275,9 +279,10 @@ def _run(paths: list, config: Config) -> RunResult:
         tasks.append((path, key))
         positions.append(i)
     done = map_parallel(FileTask(rules, config, cache), tasks, config.jobs, worker_setup=raise_gc_threshold)
-    for i, part in zip(positions, done):
-        parts[i] = part
+    for i, checked in zip(positions, done):
+        parts[i] = checked
     for part in parts:
+        assert part is not None  # every file is a cache hit or a task
         result.merge(part)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result

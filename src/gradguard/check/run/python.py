@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from gradguard.check.engine.run import check_bytes, check_source
 from gradguard.check.fixes import fix_until_stable, unified_diff
@@ -10,11 +10,14 @@ from gradguard.check.model import Diagnostic
 from gradguard.check.run.adapter import Checked, FindingFilter
 from gradguard.check.source import SourceText
 
+if TYPE_CHECKING:
+    from gradguard.check.rules.base import Rule
+
 
 class PythonDocument:
     """A Python file that parsed: fixes are applied to its text and re-checked."""
 
-    def __init__(self, source: SourceText, path: str, rules: Sequence, require_torch_import: bool):
+    def __init__(self, source: SourceText, path: str, rules: Sequence[Rule], require_torch_import: bool):
         self.source = source
         self.path = path
         self.rules = rules
@@ -50,7 +53,7 @@ class PythonDocument:
 class PythonAdapter:
     suffixes = (".py", ".pyi")
 
-    def check(self, data: bytes, path: str, rules: Sequence, require_torch_import: bool) -> Checked:
+    def check(self, data: bytes, path: str, rules: Sequence[Rule], require_torch_import: bool) -> Checked:
         result = check_bytes(data, path, rules, require_torch_import)
         document = None
         if result.source is not None and result.error is None:
