@@ -166,8 +166,8 @@ def main(argv=None) -> int:
         record("CLI 1 job", timed(lambda: cli(files, *config, "--no-cache", "--jobs", "1")))
         record(f"CLI {jobs} jobs", timed(lambda: cli(files, *config, "--no-cache", "--jobs", str(jobs))))
         cache_dir = work / f"cache{round_no}"
-        record("cold cache", timed(lambda: cli(files, *config, "--cache-dir", str(cache_dir), "--jobs", str(jobs))))
-        record("warm cache", timed(lambda: cli(files, *config, "--cache-dir", str(cache_dir), "--jobs", str(jobs))))
+        record("cold cache", timed(lambda: cli(files, *config, "--cache-dir", str(cache_dir), "--jobs", str(jobs))))  # noqa: B023
+        record("warm cache", timed(lambda: cli(files, *config, "--cache-dir", str(cache_dir), "--jobs", str(jobs))))  # noqa: B023
         print(
             f"  round {round_no + 1} (wall/CPU s): "
             + ", ".join(f"{k} {v[-1]:.2f}/{cpu_times[k][-1]:.2f}" for k, v in times.items()),

@@ -86,7 +86,8 @@ def _bench(argv: list[str]) -> int:
         from gradguard.bench.cli import main as bench_main
     except ImportError as exc:
         return _error(f"bench needs torch, matplotlib and tqdm (pip install 'gradguard[bench]'): {exc}")
-    return bench_main(argv)
+    code: int = bench_main(argv)
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,8 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from gradguard.check.run.notebook import ipython_to_python
 from gradguard.cli import main
@@ -165,7 +164,7 @@ def test_invalid_json_and_non_notebook_are_gg001(tmp_path, capsys):
     code_, out, _ = run_cli(capsys, "check", str(tmp_path))
     assert code_ == 1
     lines = out.splitlines()
-    assert any(l.startswith(f"{tmp_path}/broken.ipynb:3:1: GG001 Notebook is not valid JSON") for l in lines), out
+    assert any(text.startswith(f"{tmp_path}/broken.ipynb:3:1: GG001 Notebook is not valid JSON") for text in lines), out
     assert f"{tmp_path}/list.ipynb:1:1: GG001 Not a Jupyter notebook: no list of `cells`" in lines
     assert f"{tmp_path}/badcell.ipynb:1:1: GG001 Not a Jupyter notebook: cell 1 `source` is not text" in lines
 

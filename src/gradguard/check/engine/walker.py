@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import bisect
-from functools import lru_cache
+from functools import cache
 from typing import Any, Callable, Optional, Sequence, Union, cast
 
 from gradguard.check.analysis.grad_mode import BOUNDARY, MAYBE, SET_ENABLED_NAMES, GradRegion, classify_grad_mode
@@ -59,7 +59,7 @@ _SINGLETON_FIELDS: dict[str, Union[type, tuple[type, ...]]] = {
 _SINGLETON_TYPES = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _handler_names(rule_class: type[object]) -> tuple[tuple[bool, type, str], ...]:
     """(is_enter, node type, method name) for each visit_/leave_ method of a rule class."""
     out: list[tuple[bool, type, str]] = []

@@ -171,7 +171,7 @@ def _called_in(ctx, functions: list, name: str) -> bool:
     such a call runs where grad is not known to be off)."""
     if not functions:
         return False
-    call = re.compile(r"(?<![\w.])%s\s*\(" % re.escape(name))
+    call = re.compile(r"(?<![\w.])" + re.escape(name) + r"\s*\(")
     return any(call.search(ctx.text(function)) for function in functions)
 
 
