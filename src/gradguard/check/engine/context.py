@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Any, Iterator, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Protocol, TypeVar
 
 from gradguard.check.analysis.grad_mode import BOUNDARY, ENABLE, INFERENCE, MAYBE, NO_GRAD, GradRegion, GradState
 from gradguard.check.analysis.imports import ImportMap
@@ -13,9 +13,14 @@ from gradguard.check.source import SourceText
 if TYPE_CHECKING:
     from gradguard.check.analysis.kinds import ScopeFacts
     from gradguard.check.analysis.model import SemanticModel
-    from gradguard.check.engine.walker import Walker
 
 State = TypeVar("State")
+
+
+class ParentLinker(Protocol):
+    """Makes parent links on demand (the walker, while it walks)."""
+
+    def parent_of(self, node: ast.AST) -> Optional[ast.AST]: ...
 
 
 class FileContext:
@@ -33,7 +38,7 @@ class FileContext:
         self.cache: dict[Any, Any] = {}  # per-file memo for the analyses
         self._states: dict[type, object] = {}  # per-rule state, see ``state``
         self.skipped_functions: list[ast.AST] = []  # not walked: no active rule's function trigger in them
-        self.linker: Optional[Walker] = None  # the walker: makes parent links on demand (see ``parent``)
+        self.linker: Optional[ParentLinker] = None  # the walker: makes parent links on demand (see ``parent``)
         self._model: Optional[SemanticModel] = None
 
     @property
