@@ -17,15 +17,9 @@ import gradguard
 PACKAGE = Path(gradguard.__file__).resolve().parent
 ROOT = PACKAGE.parent
 
-# Private names imported across modules today, in code being rewritten: the analyses and
-# rules (moving to the semantic model, issue 12) and the runtime (its hook and site modules
-# are being reworked). A crossing that disappears is reported as a warning, to be deleted here.
+# Private names imported across modules today, in code being reworked (the runtime's site
+# and hook modules). A crossing that disappears is reported as a warning, to be deleted here.
 KNOWN_CROSSINGS = {
-    ("gradguard.check.analysis.grad_flow", "gradguard.check.analysis.kinds", "_scope_statements"),
-    ("gradguard.check.analysis.grad_flow", "gradguard.check.analysis.kinds", "_target_names"),
-    ("gradguard.check.rules.gg202_backward_without_grad", "gradguard.check.analysis.kinds", "_target_names"),
-    ("gradguard.check.rules.gg301_accumulated_graph", "gradguard.check.analysis.grad_flow", "_binding_values"),
-    ("gradguard.check.rules.gg503_inference_tensor_escapes", "gradguard.check.analysis.grad_flow", "_binding_values"),
     ("gradguard.runtime.leaks", "gradguard.runtime._sites", "_TORCH_DIR"),
 }
 

@@ -227,7 +227,7 @@ class ScopeFlow:
 
     def _bind_target(self, target: ast.AST, value: Value, value_node: Optional[ast.AST], names: dict, state) -> None:
         if isinstance(target, ast.Name):
-            names[target.id] = self.model.refine_by_use(target.id, value, self.frame)
+            names[target.id] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
             elts = target.elts
             if any(isinstance(e, ast.Starred) for e in elts):

@@ -19,6 +19,7 @@ from gradguard.check.analysis.vocabulary import (
     INFERENCE_NAMES,
     NO_GRAD_NAMES,
     SET_ENABLED_NAMES,
+    call_argument,
 )
 
 __all__ = ["GRAD_MODE_NAMES", "GRAD_OFF_NAMES", "INFERENCE_NAMES", "NO_GRAD_NAMES", "SET_ENABLED_NAMES"]
@@ -82,7 +83,7 @@ def classify_grad_mode(expr: ast.AST, imports: ImportMap) -> Optional[RegionKind
         return ENABLE
     if qual in INFERENCE_NAMES:
         if isinstance(expr, ast.Call):
-            arg = expr.args[0] if expr.args else next((k.value for k in expr.keywords if k.arg == "mode"), None)
+            arg = call_argument(expr, 0, "mode")
             if arg is not None:
                 value = _const_bool(arg)
                 if value is None:
@@ -90,8 +91,9 @@ def classify_grad_mode(expr: ast.AST, imports: ImportMap) -> Optional[RegionKind
                 return INFERENCE if value else None
         return INFERENCE
     if qual in SET_ENABLED_NAMES:
-        if isinstance(expr, ast.Call) and expr.args:
-            value = _const_bool(expr.args[0])
+        arg = call_argument(expr, 0, "mode") if isinstance(expr, ast.Call) else None
+        if arg is not None:
+            value = _const_bool(arg)
             if value is None:
                 return MAYBE
             return ENABLE if value else NO_GRAD

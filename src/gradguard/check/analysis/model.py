@@ -38,6 +38,7 @@ from gradguard.check.analysis.scopes import (
     ScopeIndex,
     own_nodes,
     parameters,
+    target_names,
 )
 from gradguard.check.analysis.values import (
     NONE_VALUE,
@@ -88,6 +89,22 @@ _TENSOR_EVIDENCE_METHODS = (vocab.INPLACE_VALUE_METHODS - {"apply_", "map_"}) | 
 }
 
 
+# Fields of torchvision-style data sets that hold the whole split as a tensor.
+_DATASET_TENSOR_FIELDS = frozenset(
+    {"data", "targets", "test_data", "test_labels", "train_data", "train_labels", "tensors", "x", "y"}
+)
+_IMPORTED = Value(Kind.OTHER, Grad.NO, ref="<import>")
+_EVIDENT_TENSOR = tensor(Grad.MAYBE)
+_EVIDENT_MODULE = module()
+_EVIDENT_LOSS = tensor(Grad.YES, Role.LOSS)
+
+
+# Methods only modules have (among the names user code calls on values).
+_MODULE_EVIDENCE_METHODS = frozenset(
+    {"parameters", "named_parameters", "modules", "named_modules", "children", "named_children", "eval"}
+)
+
+
 def split_of_text(text: str) -> Optional[Split]:
     """``val_loader``, ``"data/test"``, ``testset`` -> EVAL; ``train_data`` -> TRAIN; else None."""
     lowered = text.lower()
@@ -121,6 +138,33 @@ class FunctionSummary:
 
 
 @dataclass
+class Binding:
+    """One place where a scope binds a name: ``node`` is the statement (or ``for`` loop,
+    ``with`` item, comprehension) and ``value`` the expression bound (None when unknown:
+    parameters, ``with ... as``, imports)."""
+
+    name: str
+    node: ast.AST
+    value: Optional[ast.AST]
+
+
+@dataclass
+class ScopeUses:
+    """How a scope's own code uses its names (one walk, shared by the rules)."""
+
+    bindings: list = field(default_factory=list)  # Binding, in source order
+    parameters: frozenset = frozenset()
+    backpropagated: set = field(default_factory=set)  # names whose values reach backward()/autograd.grad
+    escaping: set = field(default_factory=set)  # names returned, yielded or stored in an attribute/item
+    receivers: set = field(default_factory=set)  # names used with an attribute, an index or a torch call
+    calls_eval: bool = False  # some ``x.eval()`` call
+    calls: list = field(default_factory=list)  # every Call node
+
+    def bindings_of(self, name: str) -> list:
+        return [b for b in self.bindings if b.name == name]
+
+
+@dataclass
 class ClassInfo:
     node: ast.ClassDef
     key: str
@@ -129,6 +173,7 @@ class ClassInfo:
     is_autograd_function: bool = False
     is_dataset: bool = False
     layers: set = field(default_factory=set)  # torch.nn class names constructed in the class
+    layers_known: bool = False
 
 
 @dataclass
@@ -175,8 +220,20 @@ class SemanticModel:
         self._escapes: Optional[set] = None
         self._class_attributes: dict = {}
         self._use_evidence: dict = {}
+        self._uses: dict = {}
         self._memo: dict = {}
         self._definitions: dict = {}  # str(id(FunctionDef)) -> the node, for FUNCTION values
+
+    def close(self) -> None:
+        """Drop every analysis (flows point back at the model): the tree is then freed by
+        reference counting, without the cyclic garbage collector."""
+        for frame in self._frames.values():
+            frame.flow = None
+        for name in list(vars(self)):
+            value = getattr(self, name)
+            if isinstance(value, (dict, set)):
+                value.clear()
+        self.parent_of = None  # type: ignore[assignment]
 
     # ======================================================================= public queries
     def value(self, node: ast.expr) -> Value:
@@ -234,9 +291,78 @@ class SemanticModel:
         calling it (passed on, stored, decorated, exported) or defined where that is unknown."""
         return self._callers_of(fn)
 
+    def uses(self, scope_node: ast.AST) -> ScopeUses:
+        """Bindings and uses of names in a scope's own code (module, class or function)."""
+        found = self._uses.get(id(scope_node))
+        if found is None:
+            found = self._uses[id(scope_node)] = self._collect_uses(scope_node)
+        return found
+
+    def _collect_uses(self, scope_node: ast.AST) -> ScopeUses:
+        uses = ScopeUses()
+        if isinstance(scope_node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            uses.parameters = frozenset(a.arg for a in parameters(scope_node))
+        if isinstance(scope_node, ast.Lambda):
+            return uses
+        bindings = uses.bindings
+        imports = self.imports
+        for node in own_nodes(scope_node):
+            t = type(node)
+            if t is ast.Assign:
+                for target in node.targets:
+                    for name in target_names(target):
+                        bindings.append(Binding(name, node, node.value))
+                    if not isinstance(target, (ast.Name, ast.Tuple, ast.List)):
+                        uses.escaping.update(_names(node.value))  # self.total = total, d[k] = total
+            elif t is ast.AnnAssign and node.value is not None:
+                for name in target_names(node.target):
+                    bindings.append(Binding(name, node, node.value))
+            elif t is ast.AugAssign:
+                for name in target_names(node.target):
+                    bindings.append(Binding(name, node, node.value))
+            elif t is ast.NamedExpr:
+                bindings.append(Binding(node.target.id, node, node.value))
+            elif t is ast.For or t is ast.AsyncFor:
+                for name in target_names(node.target):
+                    bindings.append(Binding(name, node, node.iter))
+            elif t is ast.withitem and node.optional_vars is not None:
+                for name in target_names(node.optional_vars):
+                    bindings.append(Binding(name, node, None))
+            elif t is ast.Call:
+                uses.calls.append(node)
+                func = node.func
+                qual = imports.qualified_name(func)
+                name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+                if isinstance(func, ast.Attribute) and func.attr == "backward":
+                    uses.backpropagated.update(_names(func.value))
+                    uses.backpropagated.update(_names_in(node.args))
+                elif qual in vocab.BACKWARD_FUNCTIONS or "backward" in name.lower():
+                    uses.backpropagated.update(_names_in(node.args + [k.value for k in node.keywords]))
+                elif isinstance(func, ast.Attribute) and func.attr == "eval" and not node.args:
+                    uses.calls_eval = True
+                if qual is not None and qual.startswith("torch."):
+                    uses.receivers.update(_names_in(node.args))
+            elif t is ast.Return or t is ast.Yield or t is ast.YieldFrom:
+                if node.value is not None:
+                    uses.escaping.update(_names(node.value))
+            elif t is ast.Attribute or t is ast.Subscript:
+                if isinstance(node.value, ast.Name):
+                    uses.receivers.add(node.value.id)
+        return uses
+
     def class_info(self, name_or_key: str) -> Optional[ClassInfo]:
         classes = self._class_table()
         return classes.get(name_or_key)
+
+    def is_module_class(self, node: ast.ClassDef) -> bool:
+        """Whether a class of this file derives from ``nn.Module`` (directly, through other
+        classes of the file, or from a torch layer)."""
+        info = self._class_table().get(self._class_key(node))
+        return info is not None and info.node is node and info.is_module
+
+    def autograd_function_classes(self) -> frozenset:
+        """Names of the file's classes deriving from ``torch.autograd.Function``."""
+        return frozenset(info.node.name for info in self._class_table().values() if info.is_autograd_function)
 
     def class_of(self, value: Value) -> Optional[ClassInfo]:
         return self._class_table().get(value.ref) if value.ref else None
@@ -387,9 +513,12 @@ class SemanticModel:
         mode = decorated
         assumed = False
         if mode is None and sites:
-            mode = None
+            # One caller with grad on is enough for the body to run with grad on: the rules
+            # report what happens then.
             for site in sites:
                 mode = site.state.mode if mode is None else join_modes(mode, site.state.mode)
+            if any(site.state.mode is GradMode.ENABLED for site in sites):
+                mode = GradMode.ENABLED
         if mode is None:
             outer = self._definition_mode(fn)
             mode = GradMode.ENABLED if outer is GradMode.ENABLED else GradMode.MAYBE
@@ -541,33 +670,31 @@ class SemanticModel:
         return None
 
     # ====================================================================== the flow's helpers
-    def refine_by_use(self, name: str, value: Value, frame: Frame) -> Value:
-        """An unknown value bound to a name that the scope uses with a tensor-only attribute
-        (``p.grad``, ``p.detach()``) is a tensor."""
-        if value.kind is not Kind.UNKNOWN:
-            return value
-        names = self._tensor_evidence(frame.node)
-        if name in names:
-            return tensor(Grad.MAYBE)
-        return value
-
-    def _tensor_evidence(self, scope_node: ast.AST) -> frozenset:
+    def _evidence(self, scope_node: ast.AST) -> dict:
+        """What a scope's uses of names show them to be: a name used with an attribute only
+        tensors have (``p.grad``, ``p.detach()``) holds a tensor; one that ``.backward()`` is
+        called on holds a loss with a graph."""
         found = self._use_evidence.get(id(scope_node))
         if found is not None:
             return found
-        names = set()
-        for node in own_nodes(scope_node) if not isinstance(scope_node, ast.Lambda) else ():
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-                attr = node.attr
-                if attr in _TENSOR_EVIDENCE_ATTRIBUTES and isinstance(node.ctx, ast.Load):
-                    names.add(node.value.id)
-                elif attr in _TENSOR_EVIDENCE_METHODS:
-                    parent = self.parent_of(node)
-                    if isinstance(parent, ast.Call) and parent.func is node:
-                        names.add(node.value.id)
-        result = frozenset(names)
-        self._use_evidence[id(scope_node)] = result
-        return result
+        names: dict = {}
+        if not isinstance(scope_node, ast.Lambda):
+            for node in own_nodes(scope_node):
+                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                    attr = node.attr
+                    if attr in _TENSOR_EVIDENCE_ATTRIBUTES and isinstance(node.ctx, ast.Load):
+                        names.setdefault(node.value.id, _EVIDENT_TENSOR)
+                    elif attr in _TENSOR_EVIDENCE_METHODS or attr in _MODULE_EVIDENCE_METHODS:
+                        parent = self.parent_of(node)
+                        if isinstance(parent, ast.Call) and parent.func is node:
+                            if attr == "backward":
+                                names[node.value.id] = _EVIDENT_LOSS
+                            elif attr in _MODULE_EVIDENCE_METHODS:
+                                names.setdefault(node.value.id, _EVIDENT_MODULE)
+                            else:
+                                names.setdefault(node.value.id, _EVIDENT_TENSOR)
+        self._use_evidence[id(scope_node)] = names
+        return names
 
     def make_leaf(self, value: Value) -> Value:
         return value.with_(grad=Grad.YES, roles=(value.roles | Role.LEAF) & ~Role.DETACHED)
@@ -579,7 +706,20 @@ class SemanticModel:
         return UNKNOWN
 
     def import_value(self, stmt: ast.stmt, alias: ast.alias) -> Value:
-        return Value(Kind.OTHER, Grad.NO)
+        return _IMPORTED
+
+    def qualified_name(self, node: ast.AST, state: State) -> Optional[str]:
+        """``imports.qualified_name`` where the root name still holds its import here
+        (``import model`` then ``model = model.Net()``: ``model(x)`` is no longer the module)."""
+        root = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name):
+            return None
+        bound = state.env.get(root.id)
+        if bound is not None and bound is not _IMPORTED:
+            return None
+        return self.imports.qualified_name(node)
 
     def definition_value(self, stmt: ast.stmt, frame: Frame) -> Value:
         if isinstance(stmt, ast.ClassDef):
@@ -632,7 +772,14 @@ class SemanticModel:
         if found is None:
             found = self._free_value(name, frame)
         if found.kind is Kind.UNKNOWN:
+            evident = self._evidence(frame.node).get(name)
+            if evident is not None:
+                return evident
             return self._named_value(name)
+        if found.kind is Kind.TENSOR and not found.has(Role.LOSS) and found.grad is not Grad.NO:
+            evident = self._evidence(frame.node).get(name)
+            if evident is _EVIDENT_LOSS:
+                return found.with_(grad=Grad.YES, roles=found.roles | Role.LOSS)
         return found
 
     def _free_value(self, name: str, frame: Frame) -> Value:
@@ -683,11 +830,13 @@ class SemanticModel:
 
     def _attribute(self, node: ast.Attribute, state: State, frame: Frame) -> Value:
         attr = node.attr
-        qual = self.imports.qualified_name(node)
+        qual = self.qualified_name(node, state)
         if qual is not None:
             return self._qualified_value(qual)
         receiver = self.evaluate(node.value, state, frame)
         kind = receiver.kind
+        if kind is Kind.DATASET and attr in _DATASET_TENSOR_FIELDS:
+            return tensor(Grad.NO).with_(split=receiver.split)
         if attr == "data":
             if kind is Kind.TENSOR:
                 return receiver.with_(
@@ -745,7 +894,7 @@ class SemanticModel:
             if value.kind is not Kind.UNKNOWN:
                 return value
         if attr in ("weight", "bias"):
-            return tensor(Grad.YES, Role.PARAM, weak=info is None and receiver.ref is None)
+            return tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=receiver.weak)
         if attr in ("running_mean", "running_var"):
             return tensor(Grad.NO)
         if receiver.ref and receiver.ref.startswith("torch.nn."):
@@ -771,14 +920,16 @@ class SemanticModel:
         if key in self._in_progress:
             return UNKNOWN
         self._in_progress.add(key)
+        incomplete: list = []
         try:
-            value = self._compute_instance_attribute(info, attr, set())
+            value = self._compute_instance_attribute(info, attr, set(), incomplete)
         finally:
             self._in_progress.discard(key)
-        self._class_attributes[key] = value
+        if not incomplete:
+            self._class_attributes[key] = value  # not while a method it reads is being analysed
         return value
 
-    def _compute_instance_attribute(self, info: ClassInfo, attr: str, seen: set) -> Value:
+    def _compute_instance_attribute(self, info: ClassInfo, attr: str, seen: set, incomplete: list) -> Value:
         seen.add(info.key)
         values: list = []
         for stmt in info.node.body:
@@ -793,6 +944,8 @@ class SemanticModel:
                                 and target.value.id in ("self",)
                             ):
                                 frame = self._summary_frame(stmt)
+                                if frame is None:
+                                    incomplete.append(stmt)
                                 state = frame.flow.before.get(id(sub)) if frame and frame.flow else None
                                 if state is None:
                                     values.append(UNKNOWN)
@@ -813,7 +966,7 @@ class SemanticModel:
             for base in info.bases:
                 base_info = self._class_table().get(base)
                 if base_info is not None and base_info.key not in seen:
-                    value = self._compute_instance_attribute(base_info, attr, seen)
+                    value = self._compute_instance_attribute(base_info, attr, seen, incomplete)
                     if value.kind is not Kind.UNKNOWN:
                         return value
             return UNKNOWN
@@ -831,7 +984,7 @@ class SemanticModel:
             if isinstance(key, ast.Constant) and isinstance(key.value, str):
                 return UNKNOWN
             roles = receiver.roles & (Role.INFERENCE | Role.DETACHED)
-            return tensor(receiver.grad, roles, weak=receiver.weak)
+            return tensor(receiver.grad, roles, weak=receiver.weak).with_(split=receiver.split)
         if kind is Kind.CONTAINER:
             if receiver.items is not None and isinstance(key, ast.Constant) and isinstance(key.value, int):
                 index = key.value
@@ -873,10 +1026,10 @@ class SemanticModel:
                 right.kind is not Kind.TENSOR or right.has(Role.SCALAR)
             ):
                 roles |= Role.SCALAR
-            if left.has(Role.INFERENCE) or right.has(Role.INFERENCE):
+            if left.has(Role.INFERENCE) or right.has(Role.INFERENCE) or state.mode is GradMode.INFERENCE:
                 roles |= Role.INFERENCE
             weak = (left.kind is not Kind.TENSOR or left.weak) and (right.kind is not Kind.TENSOR or right.weak)
-            return tensor(grad, roles, weak=weak)
+            return tensor(grad, roles, weak=weak).with_(split=left.split or right.split)
         if left.kind is Kind.NUMBER and right.kind is Kind.NUMBER:
             return NUMBER
         if left.kind is Kind.CONTAINER and right.kind is Kind.CONTAINER and isinstance(op, ast.Add):
@@ -967,11 +1120,31 @@ class SemanticModel:
 
     # ============================================================================== calls
     def _call(self, node: ast.Call, state: State, frame: Frame) -> Value:
+        result = self._call_value(node, state, frame)
+        if result.kind is Kind.TENSOR and result.split is None and not result.has(Role.OUTPUT):
+            split = self._data_split(node, state, frame)
+            if split is not None:
+                result = result.with_(split=split)
+        return result
+
+    def _data_split(self, node: ast.Call, state: State, frame: Frame) -> Optional[Split]:
+        """The split of the data a tensor computation reads (``test_x[:10].cuda()``)."""
+        func = node.func
+        inputs = list(node.args)
+        if isinstance(func, ast.Attribute) and self.imports.qualified_name(func) is None:
+            inputs.insert(0, func.value)
+        for arg in inputs:
+            value = self.evaluate(arg, state, frame)
+            if value.kind is Kind.TENSOR and value.split is not None:
+                return value.split
+        return None
+
+    def _call_value(self, node: ast.Call, state: State, frame: Frame) -> Value:
         func = node.func
         args = [self.evaluate(a, state, frame) for a in node.args]
         for kw in node.keywords:
             self.evaluate(kw.value, state, frame)
-        qual = self.imports.qualified_name(func)
+        qual = self.qualified_name(func, state)
         if qual is not None:
             return self._library_call(qual, node, args, state, frame)
         if isinstance(func, ast.Attribute):
@@ -1189,10 +1362,16 @@ class SemanticModel:
             if method in ("state_dict", "zero_grad", "apply", "register_forward_hook", "load_state_dict"):
                 return OTHER if method == "state_dict" else UNKNOWN
             info = self._class_table().get(receiver.ref) if receiver.ref else None
-            if info is not None and frame.kind != "module-first":
+            if info is not None:
                 fn = self._method_node(info, method)
                 if fn is not None:
+                    if frame.kind == "module-first":
+                        return UNKNOWN
                     return self.function_summary(fn).returns
+            # ``self.encoder(x)``: a call of a submodule held in an attribute.
+            held = self._module_attribute(receiver, method, node.func, frame)  # type: ignore[arg-type]
+            if held.kind is Kind.MODULE:
+                return self._module_call(held, node, args, state)
             return UNKNOWN
         if kind is Kind.OPTIMIZER:
             return NONE_VALUE if method in ("step", "zero_grad") else UNKNOWN
@@ -1212,8 +1391,10 @@ class SemanticModel:
                     return self.function_summary(fn).returns
             return UNKNOWN
         if kind is Kind.UNKNOWN:
-            if method == "parameters" and receiver is not None:
+            if method == "parameters":
                 return container(tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=True))
+            if method == "named_parameters":
+                return container(container(items=(OTHER, tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=True))))
             name = method
             if LOSS_NAME_RE.search(name) and not name.lower().startswith(_LOSS_NAME_EXCLUDE):
                 grad = self._combine_grad(args, state.mode) if args else Grad.MAYBE
@@ -1223,6 +1404,18 @@ class SemanticModel:
         return UNKNOWN
 
     def _tensor_method(self, receiver: Value, method: str, node: ast.Call, args: list, state: State) -> Value:
+        result = self._tensor_method_result(receiver, method, node, args, state)
+        if (
+            state.mode is GradMode.INFERENCE
+            and result.kind is Kind.TENSOR
+            and not (method in vocab.ALIAS_METHODS and not receiver.has(Role.INFERENCE))
+        ):
+            # Tensors allocated under inference_mode are inference tensors (views of normal
+            # tensors stay normal).
+            result = result.with_(roles=result.roles | Role.INFERENCE)
+        return result
+
+    def _tensor_method_result(self, receiver: Value, method: str, node: ast.Call, args: list, state: State) -> Value:
         if method in ("item", "tolist"):
             return NUMBER
         if method in ("numpy",):
@@ -1304,26 +1497,33 @@ class SemanticModel:
                         info.is_autograd_function = changed = True
                     if dataset_base and not info.is_dataset:
                         info.is_dataset = changed = True
-        for info in classes.values():
-            if info.is_module:
-                for sub in ast.walk(info.node):
-                    if isinstance(sub, ast.Call):
-                        qual = self.imports.qualified_name(sub.func)
-                        if qual is not None and qual.startswith("torch.nn."):
-                            info.layers.add(vocab.last_name(qual))
-                        elif isinstance(sub.func, ast.Name) and sub.func.id in classes:
-                            info.layers.add(sub.func.id)
         return classes
+
+    def _layers(self, info: ClassInfo) -> set:
+        """The torch.nn classes and module classes of the file a module class constructs."""
+        if info.layers_known:
+            return info.layers
+        info.layers_known = True
+        classes = self._class_table()
+        for sub in ast.walk(info.node):
+            if isinstance(sub, ast.Call):
+                qual = self.imports.qualified_name(sub.func)
+                if qual is not None and qual.startswith("torch.nn."):
+                    info.layers.add(vocab.last_name(qual))
+                elif isinstance(sub.func, ast.Name) and sub.func.id in classes:
+                    info.layers.add(sub.func.id)
+        return info.layers
 
     def _class_has_layers(self, info: ClassInfo, names: frozenset, seen: set) -> Optional[bool]:
         if info.key in seen:
             return False
         seen.add(info.key)
-        if info.layers & names:
+        layers = self._layers(info)
+        if layers & names:
             return True
         classes = self._class_table()
         unknown = False
-        for layer in info.layers:
+        for layer in layers:
             other = classes.get(layer)
             if other is not None and other.is_module:
                 found = self._class_has_layers(other, names, seen)
@@ -1343,8 +1543,6 @@ class SemanticModel:
                 unknown = True
             elif base.startswith("torch.nn.") and vocab.last_name(base) in names:
                 return True
-        if any(isinstance(sub, ast.Name) and sub.id not in classes and sub.id[:1].isupper() for sub in ()):
-            unknown = True
         return None if unknown else False
 
     def _method_class(self, fn: ast.AST) -> Optional[ClassInfo]:
@@ -1487,10 +1685,9 @@ class SemanticModel:
         for name in ("__all__",):
             if name in all_names:
                 pass
-        # A method is also called by the framework (forward, hooks) or from other files:
-        # only private helpers' callers are all known.
+        # Dunder methods are called by Python itself.
         for name, defs in methods.items():
-            if not name.startswith("_") or name.startswith("__"):
+            if name.startswith("__"):
                 for d in defs:
                     escapes.add(id(d))
         return sites
@@ -1501,6 +1698,17 @@ class SemanticModel:
 
     def _decorated_mode_of(self, deco: ast.AST) -> Optional[GradMode]:
         return region_mode(classify_grad_mode(deco, self.imports))
+
+
+def _names(node: ast.AST) -> set:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _names_in(nodes) -> set:
+    out: set = set()
+    for node in nodes:
+        out |= _names(node)
+    return out
 
 
 def _moves_or_casts(call: ast.Call) -> bool:

@@ -32,7 +32,12 @@ BACKWARD_FUNCTIONS = frozenset({"torch.autograd.grad", "torch.autograd.backward"
 VARIABLE_NAMES = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 PARAMETER_NAMES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 AUTOGRAD_FUNCTION_BASES = frozenset(
-    {"torch.autograd.Function", "torch.autograd.function.Function", "torch.autograd.function.InplaceFunction"}
+    {
+        "torch.autograd.Function",
+        "torch.autograd.function.Function",
+        "torch.autograd.function.InplaceFunction",
+        "torch.autograd.function._SingleLevelFunction",
+    }
 )
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 

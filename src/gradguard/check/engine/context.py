@@ -11,7 +11,6 @@ from gradguard.check.model import Diagnostic, Edit, Fix
 from gradguard.check.source import SourceText
 
 if TYPE_CHECKING:
-    from gradguard.check.analysis.kinds import ScopeFacts
     from gradguard.check.analysis.model import SemanticModel
 
 State = TypeVar("State")
@@ -88,6 +87,9 @@ class FileContext:
         """Drop the analyses' caches and the rules' states (they may point back at the tree)."""
         self.cache.clear()
         self._states.clear()
+        if self._model is not None:
+            self._model.close()  # its flows point back at it, and it at ctx.parent
+            self._model = None
 
     # -- reporting -------------------------------------------------------------------------
     def report(
@@ -190,9 +192,3 @@ class FileContext:
     @property
     def scope(self) -> ast.AST:
         return self.scopes[-1]
-
-    def facts(self, scope: Optional[ast.AST] = None) -> ScopeFacts:
-        """Flow-insensitive facts about the names of a function (see gradguard.check.analysis.kinds)."""
-        from gradguard.check.analysis.kinds import scope_facts
-
-        return scope_facts(self, scope if scope is not None else self.scope)

@@ -279,7 +279,7 @@ class TensorDataRead(Rule):
     def visit_Attribute(self, node: ast.Attribute, ctx) -> None:
         if node.attr != "data" or not isinstance(node.ctx, ast.Load):
             return
-        access = classify(ctx, ctx.facts(), node)
+        access = classify(ctx, node)
         if access is None or access.kind != "read":
             return
         recv = ctx.text(node.value)

@@ -318,7 +318,7 @@ class TensorDataWrite(Rule):
     def visit_Attribute(self, node: ast.Attribute, ctx) -> None:
         if node.attr != "data":
             return
-        access = classify(ctx, ctx.facts(), node)
+        access = classify(ctx, node)
         if access is None or access.kind != "write":
             return
         recv = ctx.text(node.value)
@@ -502,11 +502,10 @@ class TensorDataWrite(Rule):
             return None
         if not self._owns_lines(ctx, stmt):
             return None
-        facts = ctx.facts()
         edits: list = []
         for sub in ast.walk(stmt):
             if isinstance(sub, ast.Attribute) and sub.attr == "data":
-                access = classify(ctx, facts, sub)
+                access = classify(ctx, sub)
                 if access is None or access.kind != "write":
                     continue
                 if access.how == "init":

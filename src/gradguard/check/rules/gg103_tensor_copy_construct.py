@@ -47,22 +47,12 @@ from __future__ import annotations
 import ast
 
 from gradguard.check.analysis.data_attr import has_comment
-from gradguard.check.analysis.kinds import is_tensor
+from gradguard.check.analysis.values import Grad
 from gradguard.check.model import Applicability, Fix, FixAvailability
 from gradguard.check.rules.base import Invalid, Rule, Valid
 
 _TENSOR_FUNCTIONS = ("torch.tensor",)
 _ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
-
-
-def _is_parameter(ctx, name: str) -> bool:
-    """A parameter's incoming value is unknown: `x = torch.tensor(x)` then converts data."""
-    func = ctx.function
-    args = getattr(func, "args", None)
-    if not isinstance(args, ast.arguments):
-        return False
-    every = args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]
-    return any(a.arg == name for a in every)
 
 
 def _guarded_not_tensor(ctx, node: ast.AST, name: str) -> bool:
@@ -228,11 +218,12 @@ class TensorCopyConstruct(Rule):
         if ctx.imports.qualified_name(func) not in _TENSOR_FUNCTIONS:
             return
         source = node.args[0]
-        if isinstance(source, ast.Starred) or not is_tensor(ctx, ctx.facts(), source):
+        if isinstance(source, ast.Starred):
             return
-        if isinstance(source, ast.Name) and (
-            _is_parameter(ctx, source.id) or _guarded_not_tensor(ctx, node, source.id)
-        ):
+        value = ctx.model.value(source)
+        if not value.is_tensor or (value.weak and value.grad is Grad.NO):
+            return  # a batch of a loader known only by its name may be a list or an array
+        if isinstance(source, ast.Name) and _guarded_not_tensor(ctx, node, source.id):
             return
         text = ctx.text(source)
         short = text if len(text) <= 30 and "\n" not in text else "t"

@@ -49,17 +49,14 @@ import ast
 from typing import Optional
 
 from gradguard.check.analysis.data_attr import has_comment
+from gradguard.check.analysis.vocabulary import FACTORIES, LEGACY_TENSOR_TYPES, VARIABLE_NAMES
 from gradguard.check.model import Applicability, Fix, FixAvailability
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
-_VARIABLE_NAMES = ("torch.autograd.Variable", "torch.autograd.variable.Variable")
+_VARIABLE_NAMES = tuple(sorted(VARIABLE_NAMES))
 _ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
 # torch functions returning a new tensor that requires grad only when asked to.
-_FACTORIES = frozenset(
-    """zeros ones empty full rand randn randint randperm arange linspace logspace eye from_numpy
-    tensor zeros_like ones_like empty_like full_like rand_like randn_like randint_like
-    FloatTensor LongTensor DoubleTensor IntTensor ByteTensor BoolTensor HalfTensor Tensor""".split()
-)
+_FACTORIES = FACTORIES | LEGACY_TENSOR_TYPES
 
 
 def _const(node: Optional[ast.AST]):

@@ -52,7 +52,8 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis.grad_mode import GRAD_OFF_NAMES, INFERENCE, NO_GRAD
-from gradguard.check.analysis.kinds import GRAD_PRESERVING, _target_names
+from gradguard.check.analysis.scopes import target_names
+from gradguard.check.analysis.vocabulary import GRAD_PRESERVING
 from gradguard.check.model import FixAvailability
 from gradguard.check.rules.base import Invalid, Rule, Valid
 
@@ -274,7 +275,7 @@ class BackwardWithoutGrad(Rule):
             records[name] = (region, lineno)
 
     def visit_Assign(self, node: ast.Assign, ctx) -> None:
-        names = [(name, node.lineno) for target in node.targets for name in _target_names(target)]
+        names = [(name, node.lineno) for target in node.targets for name in target_names(target)]
         self._record(ctx, names, node.value)
 
     def visit_AnnAssign(self, node: ast.AnnAssign, ctx) -> None:
@@ -286,7 +287,7 @@ class BackwardWithoutGrad(Rule):
 
     def visit_For(self, node: ast.AST, ctx) -> None:
         records = self._records(ctx)
-        for name in _target_names(node.target):
+        for name in target_names(node.target):
             records[name] = (None, node.lineno)
 
     def visit_Call(self, node: ast.Call, ctx) -> None:

@@ -50,20 +50,15 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from gradguard.check.analysis.vocabulary import SET_ENABLED_NAMES, call_argument
 from gradguard.check.model import FixAvailability
 from gradguard.check.rules.base import Invalid, Rule, Valid
 
-_SET_ENABLED = {
-    "torch.set_grad_enabled",
-    "torch.autograd.set_grad_enabled",
-    "torch.autograd.grad_mode.set_grad_enabled",
-}
+_SET_ENABLED = SET_ENABLED_NAMES
 
 
 def _mode_arg(call: ast.Call) -> Optional[ast.AST]:
-    if call.args:
-        return call.args[0]
-    return next((k.value for k in call.keywords if k.arg == "mode"), None)
+    return call_argument(call, 0, "mode")
 
 
 def _is_false(node: Optional[ast.AST]) -> bool:

@@ -52,7 +52,6 @@ from __future__ import annotations
 import ast
 
 from gradguard.check.analysis.grad_mode import GRAD_OFF_NAMES, INFERENCE, NO_GRAD, classify_grad_mode
-from gradguard.check.analysis.kinds import module_classes
 from gradguard.check.model import FixAvailability
 from gradguard.check.rules.base import Invalid, Rule, Valid
 
@@ -175,7 +174,7 @@ class NoGradInForward(Rule):
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.name != "forward":
             return False
         cls = ctx.method_class if ctx.function is function else None
-        return cls is not None and cls.name in module_classes(ctx)
+        return cls is not None and ctx.model.is_module_class(cls)
 
     def _message(self, ctx, expr, cls_name) -> str:
         return (
@@ -193,7 +192,7 @@ class NoGradInForward(Rule):
     def visit_FunctionDef(self, node: ast.AST, ctx) -> None:
         if node.name != "forward" or not node.decorator_list or not isinstance(ctx.scope, ast.ClassDef):
             return
-        if ctx.scope.name not in module_classes(ctx):
+        if not ctx.model.is_module_class(ctx.scope):
             return
         for deco in node.decorator_list:
             if classify_grad_mode(deco, ctx.imports) in (NO_GRAD, INFERENCE):

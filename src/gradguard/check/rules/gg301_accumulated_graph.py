@@ -64,11 +64,10 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
 from typing import Optional
 
-from gradguard.check.analysis.grad_flow import _binding_values, mentions, names_without_grad
-from gradguard.check.analysis.kinds import OUTPUT, expr_kinds, is_loss, is_model_expr
+from gradguard.check.analysis.flow import GradMode
+from gradguard.check.analysis.values import Role
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
@@ -85,7 +84,7 @@ class AccumulatedGraph(Rule):
     summary = "Accumulating a loss tensor across iterations keeps every graph alive"
     fix_availability = FixAvailability.SAFE
     triggers = ("loss", "criterion")
-    # What makes a value a loss (gradguard.check.analysis.kinds.expr_kinds): a loss-like name or call, a loss
+    # What makes a value a loss (the semantic model): a loss-like name or call, a loss
     # function, or a `.backward()` on it.
     function_triggers = ("loss", "Loss", "LOSS", "criterion", "Criterion", "CRITERION", "backward", "entropy", "kl_div")
 
@@ -337,28 +336,30 @@ class AccumulatedGraph(Rule):
             self._check(node, func.value.id, node.args[0], ctx, "append")
 
     def _check(self, node: ast.AST, acc: str, value: ast.AST, ctx, how: str) -> None:
-        fn = ctx.function
-        if not isinstance(fn, _FUNCTIONS) or ctx.grad_state() != "enabled":
+        model = ctx.model
+        scope = ctx.function if ctx.function is not None else ctx.tree
+        if isinstance(scope, ast.Lambda) or model.grad_mode(node) is not GradMode.ENABLED:
             return
-        loop = _innermost_loop(ctx, node, fn)
+        loop = _innermost_loop(ctx, node, scope)
         if loop is None:
             return
-        facts = ctx.facts()
-        if not is_loss(ctx, facts, value) or mentions(value, names_without_grad(ctx, fn)):
+        added = model.value(value)
+        if not (added.carries_grad and added.has(Role.LOSS)):
             return
-        info = _function_info(ctx, fn)
-        if not _defined_before_loop(ctx, info, acc, loop):
+        uses = model.uses(scope)
+        if not _defined_before_loop(ctx, uses, acc, loop):
             return
-        derived = _derived(info, acc)
-        if derived & info["backpropagated"]:
+        derived = _derived(uses, acc)
+        if derived & uses.backpropagated:
             return
-        backward_each_step = any(isinstance(n, ast.Name) and n.id in facts.backward for n in ast.walk(value))
+        backward_each_step = bool(_names(value) & uses.backpropagated)
         if not backward_each_step:
-            if not _runs_model(ctx, facts, loop):
+            if not _runs_model(ctx, loop):
                 return
-            if derived & info["escaping"] and not info["evaluates"]:
+            evaluates = uses.calls_eval or bool(_EVAL_NAME_RE.search(getattr(scope, "name", "")))
+            if derived & uses.escaping and not evaluates:
                 return
-        suffix = _suffix(info, acc, how, derived)
+        suffix = _suffix(uses, acc, how, derived)
         shown = ctx.text(value)
         ctx.report(
             self.code,
@@ -403,63 +404,8 @@ def _is_accumulation(node: ast.AST, name: str) -> bool:
     if isinstance(node, ast.AugAssign):
         return True
     if isinstance(node, ast.Assign) and isinstance(node.value, ast.BinOp):
-        return mentions(node.value, {name})
+        return name in _names(node.value)
     return False
-
-
-@dataclass
-class _State:
-    """What the rule keeps while it walks one file."""
-
-    functions: dict = field(default_factory=dict)  # id(function) -> `_function_info`
-
-
-def _function_info(ctx, fn: ast.AST) -> dict:
-    """Whole-function facts, computed once per function."""
-    functions = ctx.state(_State).functions
-    cached = functions.get(id(fn))
-    if cached is not None:
-        return cached
-    bindings = list(_binding_values(fn))
-    args = fn.args
-    params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
-    backpropagated: set[str] = set()
-    escaping: set[str] = set()
-    tensor_uses: set[str] = set()
-    evaluates = bool(_EVAL_NAME_RE.search(fn.name))
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Call):
-            func = node.func
-            qual = ctx.imports.qualified_name(func)
-            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-            if isinstance(func, ast.Attribute) and func.attr == "backward":
-                backpropagated.update(_names(func.value))
-                backpropagated.update(_names_in(node.args))
-            elif qual in _BACKWARD_CALLS or "backward" in name.lower():
-                backpropagated.update(_names_in(node.args + [k.value for k in node.keywords]))
-            elif isinstance(func, ast.Attribute) and func.attr == "eval" and not node.args:
-                evaluates = True
-            if qual is not None and qual.startswith("torch."):
-                tensor_uses.update(_names_in(node.args))
-        elif isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom)) and node.value is not None:
-            escaping.update(_names(node.value))
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            tensor_uses.add(node.value.id)
-        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
-            tensor_uses.add(node.value.id)
-        elif isinstance(node, ast.Assign):
-            if any(not isinstance(t, ast.Name) for t in node.targets):
-                escaping.update(_names(node.value))  # self.total = total, d[k] = total
-    info = {
-        "bindings": bindings,
-        "params": params,
-        "backpropagated": backpropagated,
-        "escaping": escaping,
-        "tensor_uses": tensor_uses,
-        "evaluates": evaluates,
-    }
-    functions[id(fn)] = info
-    return info
 
 
 def _names(node: ast.AST) -> set:
@@ -473,11 +419,10 @@ def _names_in(nodes) -> set:
     return out
 
 
-def _defined_before_loop(ctx, info: dict, acc: str, loop: ast.AST) -> bool:
-    outside = acc in info["params"]
-    for name, _value, node in info["bindings"]:
-        if name != acc:
-            continue
+def _defined_before_loop(ctx, uses, acc: str, loop: ast.AST) -> bool:
+    outside = acc in uses.parameters
+    for binding in uses.bindings_of(acc):
+        node = binding.node
         if _inside(ctx, node, loop):
             if not _is_accumulation(node, acc):
                 return False  # reset inside the loop
@@ -486,34 +431,34 @@ def _defined_before_loop(ctx, info: dict, acc: str, loop: ast.AST) -> bool:
     return outside
 
 
-def _derived(info: dict, acc: str) -> set:
+def _derived(uses, acc: str) -> set:
     """The accumulator and every name computed from it."""
     found = {acc}
     changed = True
     while changed:
         changed = False
-        for name, value, _node in info["bindings"]:
-            if name not in found and value is not None and mentions(value, found):
+        for binding in uses.bindings:
+            name, value = binding.name, binding.value
+            if name not in found and value is not None and _names(value) & found:
                 found.add(name)
                 changed = True
     return found
 
 
-def _runs_model(ctx, facts, loop: ast.AST) -> bool:
+def _runs_model(ctx, loop: ast.AST) -> bool:
+    model = ctx.model
     for node in ast.walk(loop):
         if isinstance(node, ast.Call):
-            kinds = expr_kinds(ctx, facts, node)
-            if kinds and OUTPUT in kinds:
-                return True
-            if is_model_expr(ctx, facts, node.func):
+            if model.value(node).has(Role.OUTPUT) or model.value(node.func).is_module:
                 return True
     return False
 
 
-def _starts_as_number(info: dict, acc: str) -> bool:
+def _starts_as_number(uses, acc: str) -> bool:
     found = False
-    for name, value, node in info["bindings"]:
-        if name != acc or _is_accumulation(node, acc):
+    for binding in uses.bindings_of(acc):
+        value, node = binding.value, binding.node
+        if _is_accumulation(node, acc):
             continue
         value = _element_for(node, acc, value)
         if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
@@ -536,8 +481,8 @@ def _element_for(node: ast.AST, name: str, value: ast.AST) -> Optional[ast.AST]:
     return None
 
 
-def _suffix(info: dict, acc: str, how: str, derived: set) -> str:
-    use_item = how == "augment" and _starts_as_number(info, acc) and not (derived & info["tensor_uses"])
+def _suffix(uses, acc: str, how: str, derived: set) -> str:
+    use_item = how == "augment" and _starts_as_number(uses, acc) and not (derived & uses.receivers)
     return ".item()" if use_item else ".detach()"
 
 

@@ -42,8 +42,7 @@ from __future__ import annotations
 
 import ast
 
-from gradguard.check.analysis.grad_flow import mentions, names_without_grad, reaching_plain_value
-from gradguard.check.analysis.kinds import carries_grad
+from gradguard.check.analysis.flow import GradMode
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
@@ -250,20 +249,11 @@ class NumpyOnGradTensor(Rule):
             return
         if any(k.arg == "force" or k.arg is None for k in node.keywords):
             return
-        if ctx.grad_state() != "enabled":
-            return
         receiver = func.value
-        if not carries_grad(ctx, ctx.facts(), receiver):
+        if ctx.model.grad_mode(node) is not GradMode.ENABLED:
             return
-        if mentions(receiver, names_without_grad(ctx, ctx.scope)):
-            return  # computed inside a no_grad / inference_mode block
-        root = receiver
-        while isinstance(root, (ast.Attribute, ast.Call, ast.Subscript)):
-            root = root.func if isinstance(root, ast.Call) else root.value
-        if isinstance(root, ast.Name):
-            value = reaching_plain_value(ctx, ctx.scope, root.id, node)
-            if value is not None and not carries_grad(ctx, ctx.facts(), value):
-                return  # rebound to a value without grad before this use (`y = torch.from_numpy(a)`)
+        if not ctx.model.value(receiver).carries_grad:
+            return
         end = ctx.source.node_end(receiver)
         fix = Fix(Applicability.SAFE, "Insert `.detach()` before `.numpy()`", (Edit(end, end, ".detach()"),))
         ctx.report(

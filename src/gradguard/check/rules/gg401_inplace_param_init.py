@@ -50,10 +50,10 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
 from typing import Optional
 
-from gradguard.check.analysis.kinds import MODEL, PARAM, module_classes
+from gradguard.check.analysis.flow import GradMode
+from gradguard.check.analysis.values import Grad, Kind, Role
 from gradguard.check.model import Applicability, Fix, FixAvailability
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
@@ -258,7 +258,7 @@ class InplaceParamInit(Rule):
         func = node.func
         if not isinstance(func, ast.Attribute) or func.attr not in INIT_METHODS:
             return
-        if ctx.grad_state() != "enabled":
+        if ctx.model.grad_mode(node) is not GradMode.ENABLED:
             return
         receiver = func.value
         if not _is_parameter(ctx, receiver, node):
@@ -275,75 +275,24 @@ class InplaceParamInit(Rule):
 
 
 def _is_parameter(ctx, receiver: ast.AST, call: ast.AST) -> bool:
-    facts = ctx.facts()
-    if isinstance(receiver, ast.Name):
-        return PARAM in facts.kinds.get(receiver.id, ())
-    if not isinstance(receiver, ast.Attribute):
+    """A parameter that requires grad: from ``parameters()``, an ``nn.Parameter`` the class
+    assigns, or the ``weight``/``bias`` of a module."""
+    value = ctx.model.value(receiver)
+    if not (value.is_tensor and value.has(Role.PARAM) and value.grad is Grad.YES):
         return False
-    owner = receiver.value
-    if receiver.attr in ("weight", "bias"):
-        return _is_module(ctx, owner, call)
-    # self.gamma where the class sets self.gamma = nn.Parameter(...)
-    if isinstance(owner, ast.Name) and owner.id == "self" and ctx.method_class is not None:
-        return receiver.attr in _class_parameters(ctx, ctx.method_class)
-    return False
+    if isinstance(receiver, ast.Attribute) and receiver.attr in ("weight", "bias"):
+        owner = ctx.model.value(receiver.value)
+        return owner.kind is Kind.MODULE or (
+            owner.kind is Kind.UNKNOWN and _isinstance_guarded(ctx, receiver.value, call)
+        )
+    return True
 
 
-def _is_module(ctx, owner: ast.AST, call: ast.AST) -> bool:
-    facts = ctx.facts()
-    root = owner
-    while isinstance(root, ast.Attribute):
-        root = root.value
-    if not isinstance(root, ast.Name):
+def _isinstance_guarded(ctx, owner: ast.AST, node: ast.AST) -> bool:
+    """Whether ``node`` is in the body of ``if isinstance(owner, torch.nn.<Class>)``."""
+    if not isinstance(owner, ast.Name):
         return False
-    if root.id == "self":
-        cls = ctx.method_class
-        return cls is not None and cls.name in module_classes(ctx)
-    name = root.id
-    if name in facts.models or MODEL in facts.kinds.get(name, ()):
-        return True  # model.weight, model.head.fc.weight
-    if owner is not root:
-        return False
-    return name in _module_loop_names(ctx) or _isinstance_guarded(ctx, name, call)
-
-
-@dataclass
-class _State:
-    """What the rule keeps while it walks one file."""
-
-    module_loops: dict = field(default_factory=dict)  # id(function) -> `_module_loop_names`
-    class_parameters: dict = field(default_factory=dict)  # id(class) -> `_class_parameters`
-
-
-def _module_loop_names(ctx) -> frozenset:
-    """Names bound by ``for m in x.modules()`` (and friends) in the current function."""
-    fn = ctx.function
-    module_loops = ctx.state(_State).module_loops
-    cached = module_loops.get(id(fn))
-    if cached is not None:
-        return cached
-    names: set[str] = set()
-    if fn is not None:
-        for node in ast.walk(fn):
-            if isinstance(node, (ast.For, ast.comprehension)):
-                it = node.iter
-                if (
-                    isinstance(it, ast.Call)
-                    and isinstance(it.func, ast.Attribute)
-                    and it.func.attr in _MODULE_ITERATORS
-                ):
-                    target = node.target
-                    if it.func.attr.startswith("named_") and isinstance(target, ast.Tuple) and len(target.elts) == 2:
-                        target = target.elts[1]
-                    if isinstance(target, ast.Name):
-                        names.add(target.id)
-    result = frozenset(names)
-    module_loops[id(fn)] = result
-    return result
-
-
-def _isinstance_guarded(ctx, name: str, node: ast.AST) -> bool:
-    """Whether ``node`` is in the body of ``if isinstance(name, torch.nn.<Class>)``."""
+    name = owner.id
     child = node
     current = ctx.parent(node)
     while current is not None and current is not ctx.function:
@@ -362,43 +311,14 @@ def _tests_nn_isinstance(ctx, test: ast.AST, name: str) -> bool:
     if len(test.args) != 2 or not isinstance(test.args[0], ast.Name) or test.args[0].id != name:
         return False
     classes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
-    local = module_classes(ctx)
     for cls in classes:
         qual = ctx.imports.qualified_name(cls) or ""
-        if not (
-            qual.startswith("torch.nn.")
-            and qual.rsplit(".", 1)[-1][:1].isupper()
-            or isinstance(cls, ast.Name)
-            and cls.id in local
-        ):
+        local = isinstance(cls, ast.Name) and (ctx.model.class_info(cls.id) or None)
+        if not (qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1][:1].isupper() or local and local.is_module):
             return False
         if qual in _PARAM_CLASSES:
             return False
     return True
-
-
-def _class_parameters(ctx, cls: ast.ClassDef) -> frozenset:
-    class_parameters = ctx.state(_State).class_parameters
-    cached = class_parameters.get(id(cls))
-    if cached is not None:
-        return cached
-    names: set[str] = set()
-    if cls.name in module_classes(ctx):
-        for node in ast.walk(cls):
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-                if ctx.imports.qualified_name(node.value.func) in _PARAM_CLASSES and not any(
-                    k.arg == "requires_grad" for k in node.value.keywords
-                ):
-                    for target in node.targets:
-                        if (
-                            isinstance(target, ast.Attribute)
-                            and isinstance(target.value, ast.Name)
-                            and target.value.id == "self"
-                        ):
-                            names.add(target.attr)
-    result = frozenset(names)
-    class_parameters[id(cls)] = result
-    return result
 
 
 def _init_module_name(ctx) -> Optional[str]:
@@ -440,6 +360,5 @@ def _shadowed(ctx, local: str) -> bool:
     fn = ctx.function
     if fn is None:
         return False
-    args = fn.args
-    params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
-    return local in params or local in ctx.facts().kinds
+    uses = ctx.model.uses(fn)
+    return local in uses.parameters or bool(uses.bindings_of(local))

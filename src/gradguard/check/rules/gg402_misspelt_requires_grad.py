@@ -58,11 +58,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional
 
-from gradguard.check.analysis.kinds import MODEL, PARAM, TENSOR_KINDS, expr_kinds, is_model_expr
+from gradguard.check.analysis.values import Kind, Role
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
 CORRECT = ("requires_grad", "requires_grad_")
+# What a receiver is, for the message and the fix.
+MODEL = "model"
+PARAM = "param"
 _CONFIG_RECEIVERS = frozenset(
     {
         "self",
@@ -408,18 +411,15 @@ class MisspeltRequiresGrad(Rule):
     def _receiver_kind(self, ctx, recv: ast.AST) -> Optional[str]:
         if isinstance(recv, ast.Name) and recv.id in ("self", "cls"):
             return None
-        facts = ctx.facts()
-        kinds = expr_kinds(ctx, facts, recv)
-        if kinds and MODEL in kinds or is_model_expr(ctx, facts, recv):
+        value = ctx.model.value(recv)
+        if value.kind is Kind.MODULE:
             return MODEL
-        if kinds and PARAM in kinds:
-            return PARAM
-        if kinds and kinds & TENSOR_KINDS:
-            return "tensor"
+        if value.kind is Kind.TENSOR:
+            return PARAM if value.has(Role.PARAM) else "tensor"
         if (
             isinstance(recv, ast.Attribute)
             and recv.attr not in _CONFIG_RECEIVERS
-            and is_model_expr(ctx, facts, recv.value)
+            and ctx.model.value(recv.value).kind is Kind.MODULE
         ):
             # model.decoder: a submodule or a parameter; requires_grad_() suits both
             return MODEL

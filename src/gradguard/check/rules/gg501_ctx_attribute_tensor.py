@@ -72,7 +72,6 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis.autograd_function import function_classes, function_method, own_nodes
-from gradguard.check.analysis.kinds import is_tensor
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
 # Methods that return the same tensor or a view of it.
@@ -410,7 +409,6 @@ def _tensor_outputs(ctx, info) -> frozenset:
         outputs[id(info.node)] = result
         return result
     tensor_inputs = _tensor_inputs(ctx, info)
-    facts = ctx.facts(info.node)
     values: dict[str, list] = {}
     for node in own_nodes(info.node):
         if isinstance(node, ast.Assign):
@@ -431,24 +429,22 @@ def _tensor_outputs(ctx, info) -> frozenset:
     found = set()
     for name in info.outputs:
         bound = values.get(name)
-        if bound and all(v is not None and _tensor_value(ctx, facts, v, tensor_inputs) for v in bound):
+        if bound and all(v is not None and _tensor_value(ctx, v, tensor_inputs) for v in bound):
             found.add(name)
     result = frozenset(found)
     outputs[id(info.node)] = result
     return result
 
 
-def _tensor_value(ctx, facts, value: ast.AST, tensor_inputs) -> bool:
-    if is_tensor(ctx, facts, value):
+def _tensor_value(ctx, value: ast.AST, tensor_inputs) -> bool:
+    if ctx.model.value(value).is_tensor:
         return True
     if isinstance(value, ast.Name):
         return value.id in tensor_inputs
     if isinstance(value, ast.BinOp) and isinstance(
         value.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.MatMult, ast.Pow)
     ):
-        return _tensor_value(ctx, facts, value.left, tensor_inputs) or _tensor_value(
-            ctx, facts, value.right, tensor_inputs
-        )
+        return _tensor_value(ctx, value.left, tensor_inputs) or _tensor_value(ctx, value.right, tensor_inputs)
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
         method = value.func.attr
         if (
@@ -465,7 +461,7 @@ def _tensor_value(ctx, facts, value: ast.AST, tensor_inputs) -> bool:
                 "storage_offset",
                 "data_ptr",
                 "is_contiguous",
-            ) and _tensor_value(ctx, facts, value.func.value, tensor_inputs)
+            ) and _tensor_value(ctx, value.func.value, tensor_inputs)
     return False
 
 
@@ -479,12 +475,11 @@ def _setup_context_outputs(ctx, info) -> frozenset:
     forward_params = [a.arg for a in forward.args.posonlyargs + forward.args.args]
     fake = type(info)("forward", forward, info.cls, "", inputs=set(forward_params))
     tensor_inputs = _tensor_inputs_of_forward(ctx, fake)
-    facts = ctx.facts(forward)
     returns = [n.value for n in own_nodes(forward) if isinstance(n, ast.Return) and n.value is not None]
     if not returns:
         return frozenset()
     found: set[str] = set()
-    if all(not isinstance(r, ast.Tuple) and _tensor_value(ctx, facts, r, tensor_inputs) for r in returns):
+    if all(not isinstance(r, ast.Tuple) and _tensor_value(ctx, r, tensor_inputs) for r in returns):
         found.add(output_name)
     for node in own_nodes(info.node):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id == output_name:
@@ -495,7 +490,7 @@ def _setup_context_outputs(ctx, info) -> frozenset:
                     if isinstance(elt, ast.Name) and all(
                         isinstance(r, ast.Tuple)
                         and len(r.elts) == len(target.elts)
-                        and _tensor_value(ctx, facts, r.elts[i], tensor_inputs)
+                        and _tensor_value(ctx, r.elts[i], tensor_inputs)
                         for r in returns
                     ):
                         found.add(elt.id)

@@ -51,9 +51,9 @@ import ast
 from dataclasses import dataclass
 from typing import Optional
 
-from gradguard.check.analysis.grad_flow import _binding_values
-from gradguard.check.analysis.grad_mode import INFERENCE, INFERENCE_NAMES
-from gradguard.check.analysis.kinds import OUTPUT, expr_kinds, is_tensor
+from gradguard.check.analysis.flow import GradMode
+from gradguard.check.analysis.grad_mode import INFERENCE_NAMES
+from gradguard.check.analysis.values import Role
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 from gradguard.common.text import short
 
@@ -211,8 +211,10 @@ class InferenceTensorEscapes(Rule):
             self._check(node, node.args[2], "an attribute of `self`", ctx)
 
     def _check(self, node: ast.AST, value: ast.AST, where: str, ctx) -> None:
-        region = _inference_region(ctx)
-        if region is None or not _created(ctx, value, region, 0):
+        if ctx.model.grad_mode(node) is not GradMode.INFERENCE:
+            return
+        kept = ctx.model.value(value)
+        if not (kept.is_tensor and kept.has(Role.INFERENCE)):
             return
         ctx.report(
             self.code,
@@ -266,7 +268,7 @@ def _local_names(ctx) -> set:
         return set()
     args = fn.args
     names = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
-    names.update(name for name, _v, _n in _binding_values(fn))
+    names.update(binding.name for binding in ctx.model.uses(fn).bindings)
     return names - _globals(ctx)
 
 
@@ -288,62 +290,6 @@ def _escape_target(ctx, target: ast.AST) -> Optional[str]:
     if isinstance(target, ast.Name) and target.id in _globals(ctx):
         return f"the global `{target.id}`"
     return None
-
-
-def _inference_region(ctx) -> Optional[ast.AST]:
-    """The node whose body is the innermost inference_mode region: a With or a function."""
-    for region in reversed(ctx.innermost_regions()):
-        if region.kind == INFERENCE:
-            if region.via == "decorator":
-                return ctx.function
-            return ctx.parent(region.node)
-    return None
-
-
-def _inside(ctx, node: ast.AST, ancestor: ast.AST) -> bool:
-    current = ctx.parent(node)
-    while current is not None:
-        if current is ancestor:
-            return True
-        current = ctx.parent(current)
-    return False
-
-
-def _created(ctx, value: ast.AST, region: ast.AST, depth: int) -> bool:
-    """Whether ``value`` is certainly a tensor made inside the region."""
-    if depth > 4:
-        return False
-    facts = ctx.facts()
-    if isinstance(value, ast.Name):
-        bound = [(v, n) for name, v, n in _binding_values(ctx.function) if name == value.id] if ctx.function else []
-        if not bound or value.id in _parameters(ctx):
-            return False
-        for bound_value, node in bound:
-            if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) or bound_value is None:
-                return False
-            if region is not ctx.function and not _inside(ctx, node, region):
-                return False
-            if not _created(ctx, bound_value, region, depth + 1):
-                return False
-        return True
-    if isinstance(value, ast.Call):
-        func = value.func
-        if isinstance(func, ast.Attribute):
-            method = func.attr
-            if method in _NOT_TENSOR:
-                return False
-            if method in _MAY_ALIAS:
-                return _created(ctx, func.value, region, depth + 1)
-            qual = ctx.imports.qualified_name(func)
-            if qual is None and not (is_tensor(ctx, facts, func.value) or _created(ctx, func.value, region, depth + 1)):
-                kinds = expr_kinds(ctx, facts, value)
-                return bool(kinds and OUTPUT in kinds)
-        return is_tensor(ctx, facts, value)
-    if isinstance(value, ast.BinOp):
-        if is_tensor(ctx, facts, value):
-            return True
-        return _created(ctx, value.left, region, depth + 1) or _created(ctx, value.right, region, depth + 1)
-    return False
 
 
 def _parameters(ctx) -> set:
