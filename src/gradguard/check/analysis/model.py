@@ -440,7 +440,7 @@ class SemanticModel:
                 isinstance(current, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
                 and child is not current
             ):
-                if not (child is current.generators[0].iter):
+                if child is not current.generators[0].iter:
                     extra_nodes.append(current)
             if isinstance(current, ast.Lambda) and child is current.body:
                 lambda_node = current
