@@ -37,8 +37,8 @@ from gradguard.check.analysis.scopes import (
     SCOPE_TYPES,
     Scope,
     ScopeIndex,
-    own_nodes,
     children,
+    own_nodes,
     parameters,
     target_names,
     walk,
@@ -379,12 +379,19 @@ class SemanticModel:
         kwarg = fn.args.kwarg.arg if fn.args.kwarg is not None else None
         if vararg is None and kwarg is None:
             return None
-        results = [fn.body] if isinstance(fn, ast.Lambda) else [n.value for n in self._own(fn) if isinstance(n, ast.Return) and n.value is not None]
+        results = (
+            [fn.body]
+            if isinstance(fn, ast.Lambda)
+            else [n.value for n in self._own(fn) if isinstance(n, ast.Return) and n.value is not None]
+        )
         for result in results:
             for sub in ast.walk(result):
                 if not isinstance(sub, ast.Call):
                     continue
-                if any(isinstance(a, ast.Starred) and isinstance(a.value, ast.Name) and a.value.id == vararg for a in sub.args):
+                if any(
+                    isinstance(a, ast.Starred) and isinstance(a.value, ast.Name) and a.value.id == vararg
+                    for a in sub.args
+                ):
                     return sub
                 if any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kwarg for k in sub.keywords):
                     return sub
@@ -1820,11 +1827,11 @@ def _header_nodes(stmt: ast.stmt):
 
 
 def _function_pattern(name: str):
-    return re.compile(r"(?<![\w.])%s\b" % re.escape(name))
+    return re.compile(rf"(?<![\w.]){re.escape(name)}\b")
 
 
 def _method_pattern(name: str):
-    return re.compile(r"\bself\s*\.\s*%s\b" % re.escape(name))
+    return re.compile(rf"\bself\s*\.\s*{re.escape(name)}\b")
 
 
 def _names(node: ast.AST) -> set:

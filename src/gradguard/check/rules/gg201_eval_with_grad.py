@@ -269,7 +269,10 @@ def _may_evaluate(ctx) -> bool:
     if state.may_evaluate is None:
         text = ctx.source.text
         state.may_evaluate = (
-            ".eval()" in text or "train(False)" in text or "train=False" in text or _SPLIT_TEXT_RE.search(text) is not None
+            ".eval()" in text
+            or "train(False)" in text
+            or "train=False" in text
+            or _SPLIT_TEXT_RE.search(text) is not None
         )
     return state.may_evaluate
 
