@@ -534,3 +534,70 @@ def test_zero_dim_results():
         """
     )
     assert value.has(Role.SCALAR) and value.has(Role.LOSS)
+
+
+# -- what a loss reduces to, and a module's train/eval switch -------------------------------
+@pytest.mark.parametrize(
+    "made,scalar",
+    [
+        ("nn.CrossEntropyLoss()", True),
+        ("nn.CrossEntropyLoss(reduction='sum')", True),
+        ("nn.CrossEntropyLoss(size_average=False)", True),
+        ("nn.CrossEntropyLoss(reduction='none')", False),
+        ("nn.CrossEntropyLoss(reduce=False)", False),
+        ("nn.MSELoss(reduction=how)", False),
+    ],
+)
+def test_a_loss_module_call_is_0_dim_unless_built_unreduced(made, scalar):
+    value, _ = ask(
+        f"""
+        import torch.nn as nn
+        criterion = {made}
+        loss = criterion(out, y)
+        loss  # <- loss
+        """
+    )
+    assert value.has(Role.LOSS) and value.has(Role.SCALAR) is scalar
+
+
+@pytest.mark.parametrize(
+    "call,scalar",
+    [
+        ("F.nll_loss(out, y)", True),
+        ("F.nll_loss(out, y, reduction='none')", False),
+        ("F.nll_loss(out, y, reduce=False)", False),
+    ],
+)
+def test_a_functional_loss_is_0_dim_unless_unreduced(call, scalar):
+    value, _ = ask(
+        f"""
+        import torch.nn.functional as F
+        loss = {call}
+        loss  # <- loss
+        """
+    )
+    assert value.has(Role.SCALAR) is scalar
+
+
+@pytest.mark.parametrize(
+    "switch,role",
+    [
+        ("model.eval()", Role.EVALUATING),
+        ("model.train(False)", Role.EVALUATING),
+        ("model.train(mode=False)", Role.EVALUATING),
+        ("model.train()", Role.TRAINING),
+        ("model.train(True)", Role.TRAINING),
+        ("model.train(flag)", Role.NONE),
+    ],
+)
+def test_train_false_switches_to_eval_mode(switch, role):
+    value, _ = ask(
+        f"""
+        import torch.nn as nn
+        model = nn.Sequential(nn.Linear(2, 2), nn.Dropout())
+        model.eval() if flag else model.train()
+        {switch}
+        model  # <- model
+        """
+    )
+    assert value.roles & (Role.TRAINING | Role.EVALUATING) == role

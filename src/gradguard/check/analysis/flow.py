@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Optional
 from gradguard.check.analysis.grad_mode import RegionKind, classify_grad_mode
 from gradguard.check.analysis.scopes import target_names
 from gradguard.check.analysis.values import UNKNOWN, Kind, Role, Value, join
-from gradguard.check.analysis.vocabulary import SET_ENABLED_NAMES
+from gradguard.check.analysis.vocabulary import SET_ENABLED_NAMES, call_argument
 
 if TYPE_CHECKING:
     from gradguard.check.analysis.model import Frame, SemanticModel
@@ -159,8 +159,8 @@ class ScopeFlow:
             if base is None:
                 return state
             evaluating = method == "eval"
-            if method == "train" and call.args:
-                flag = call.args[0]
+            flag = call_argument(call, 0, "mode") if method == "train" else None
+            if flag is not None:
                 if not (isinstance(flag, ast.Constant) and isinstance(flag.value, bool)):
                     return state.bind({name: base.with_(roles=base.roles & ~(Role.TRAINING | Role.EVALUATING))})
                 evaluating = not flag.value

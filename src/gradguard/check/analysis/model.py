@@ -1247,7 +1247,7 @@ class SemanticModel:
         last = vocab.last_name(ref) if ref else ""
         if ref.startswith("torch.nn.") and last in vocab.LOSS_MODULES:
             grad = self._combine_grad(args, state.mode)
-            return tensor(grad, Role.LOSS | Role.SCALAR)
+            return tensor(grad, Role.LOSS | (Role.NONE if callee.has(Role.UNREDUCED) else Role.SCALAR))
         if ref.startswith("torch.nn.") and last in vocab.PARAMETERLESS_MODULES:
             grad = self._combine_grad(args, state.mode)
             return tensor(grad, Role.OUTPUT if grad is not Grad.NO else Role.NONE)
@@ -1373,7 +1373,10 @@ class SemanticModel:
         if qual.startswith("torch.nn.") and not qual.startswith(vocab.TENSOR_NAMESPACES) and last[:1].isupper():
             if qual.startswith("torch.nn.init.") or qual.startswith("torch.nn.utils."):
                 return UNKNOWN
-            return Value(Kind.MODULE, Grad.NO, Role.TRAINING, ref="torch.nn." + last)
+            roles = Role.TRAINING
+            if last in vocab.LOSS_MODULES and not _reduces(node):
+                roles |= Role.UNREDUCED
+            return Value(Kind.MODULE, Grad.NO, roles, ref="torch.nn." + last)
         if qual in vocab.BACKWARD_FUNCTIONS:
             if last == "grad":
                 create = vocab.call_argument(node, None, "create_graph")
@@ -1399,8 +1402,7 @@ class SemanticModel:
         if last[:1].isupper():
             return UNKNOWN
         if last in vocab.LOSS_FUNCTIONS:
-            reduction = vocab.call_argument(node, None, "reduction")
-            scalar = vocab.constant_of(reduction, default="mean") != "none"
+            scalar = _reduces(node)
             grad = self._combine_grad(args, state.mode)
             return tensor(grad, Role.LOSS | (Role.SCALAR if scalar else Role.NONE))
         if last in vocab.GRAD_DROPPING:
@@ -1426,7 +1428,10 @@ class SemanticModel:
                 if method == "eval":
                     return receiver.with_(roles=(receiver.roles & ~Role.TRAINING) | Role.EVALUATING)
                 if method == "train":
-                    return receiver.with_(roles=(receiver.roles & ~Role.EVALUATING) | Role.TRAINING)
+                    flag = vocab.call_argument(node, 0, "mode")
+                    mode = True if flag is None else vocab.constant_of(flag, default=None)
+                    switched = Role.TRAINING if mode is True else Role.EVALUATING if mode is False else Role.NONE
+                    return receiver.with_(roles=(receiver.roles & ~(Role.EVALUATING | Role.TRAINING)) | switched)
                 return receiver
             if method in vocab.PARAMETER_METHODS:
                 param = tensor(Grad.YES, Role.PARAM | Role.LEAF)
@@ -1842,6 +1847,17 @@ def _moves_or_casts(call: ast.Call) -> bool:
     """Whether ``x.to(...)`` certainly or possibly makes a new tensor (a device or dtype
     argument); ``x.to(x)`` with a tensor argument may too: only ``.to()`` with no argument keeps it."""
     return bool(call.args or call.keywords)
+
+
+def _reduces(call: ast.Call) -> bool:
+    """Whether a loss call or loss module constructor certainly reduces to one number: no
+    ``reduction`` or a constant other than ``"none"``, and no ``reduce=False`` (the keyword
+    before PyTorch 0.4.1)."""
+    reduction = vocab.call_argument(call, None, "reduction")
+    if reduction is not None and vocab.constant_of(reduction, default=None) in (None, "none"):
+        return False
+    reduce = vocab.call_argument(call, None, "reduce")
+    return reduce is None or (isinstance(reduce, ast.Constant) and reduce.value in (True, None))
 
 
 def _is_generator(fn: ast.AST) -> bool:

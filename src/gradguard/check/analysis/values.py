@@ -50,6 +50,7 @@ class Role(enum.Flag):
     DETACHED = enum.auto()  # the result of .detach() / .data
     TRAINING = enum.auto()  # a module in training mode on every path (new, or after .train())
     EVALUATING = enum.auto()  # a module switched to eval mode on every path (.eval(), .train(False))
+    UNREDUCED = enum.auto()  # a loss module built with reduction="none" (or reduce=False): per-element losses
 
 
 class Split(enum.Enum):
