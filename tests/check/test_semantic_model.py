@@ -601,3 +601,18 @@ def test_train_false_switches_to_eval_mode(switch, role):
         """
     )
     assert value.roles & (Role.TRAINING | Role.EVALUATING) == role
+
+
+@pytest.mark.parametrize("call,scalar", [("loss.backward()", True), ("loss.backward(torch.ones(3))", False)])
+def test_a_name_backpropagated_without_a_gradient_is_a_0_dim_loss(call, scalar):
+    value, _ = ask(
+        f"""
+        import torch
+        def step(make):
+            loss = make()
+            {call}
+            return loss  # <- loss
+        """
+    )
+    assert value.has(Role.LOSS) and value.carries_grad
+    assert value.has(Role.SCALAR) is scalar and value.weak is scalar

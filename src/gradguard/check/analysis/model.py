@@ -106,6 +106,9 @@ _EVIDENT_TENSOR = tensor(Grad.MAYBE)
 _FORWARD_INPUT = tensor(Grad.MAYBE, weak=True)
 _EVIDENT_MODULE = module()
 _EVIDENT_LOSS = tensor(Grad.YES, Role.LOSS)
+# ``loss.backward()`` with no gradient argument: autograd accepts only one-element outputs
+# there, and such a loss is 0-dim unless it was shaped otherwise (weak: it is not seen).
+_EVIDENT_SCALAR_LOSS = tensor(Grad.YES, Role.LOSS | Role.SCALAR, weak=True)
 
 
 # Methods only modules have (among the names user code calls on values).
@@ -722,7 +725,9 @@ class SemanticModel:
                     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
                         attr = func.attr
                         if attr == "backward":
-                            names[func.value.id] = _EVIDENT_LOSS
+                            implicit = not node.args and not any(k.arg in ("gradient", None) for k in node.keywords)
+                            scalar = implicit and names.get(func.value.id) is not _EVIDENT_LOSS
+                            names[func.value.id] = _EVIDENT_SCALAR_LOSS if scalar else _EVIDENT_LOSS
                         elif attr in _MODULE_EVIDENCE_METHODS:
                             names.setdefault(func.value.id, _EVIDENT_MODULE)
                         elif attr in _TENSOR_EVIDENCE_METHODS:
@@ -815,7 +820,7 @@ class SemanticModel:
             return self._named_value(name)
         if found.kind is Kind.TENSOR and not found.has(Role.LOSS) and found.grad is not Grad.NO:
             evident = self._evidence(frame.node).get(name)
-            if evident is _EVIDENT_LOSS:
+            if evident is _EVIDENT_LOSS or evident is _EVIDENT_SCALAR_LOSS:
                 return found.with_(grad=Grad.YES, roles=found.roles | Role.LOSS)
         return found
 
@@ -1714,7 +1719,11 @@ class SemanticModel:
         self._call_sites[key] = None
         location = self._where(fn)
         owner = location.scope if location is not None else None
-        if location is not None and len(location.enclosing) > 1 and not isinstance(location.enclosing[-2], ast.ClassDef):
+        if (
+            location is not None
+            and len(location.enclosing) > 1
+            and not isinstance(location.enclosing[-2], ast.ClassDef)
+        ):
             owner = None  # defined under an if/try/with: not a plain definition
         name = fn.name  # type: ignore[attr-defined]
         is_method = isinstance(owner, ast.ClassDef)
