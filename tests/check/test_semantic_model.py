@@ -616,3 +616,16 @@ def test_a_name_backpropagated_without_a_gradient_is_a_0_dim_loss(call, scalar):
     )
     assert value.has(Role.LOSS) and value.carries_grad
     assert value.has(Role.SCALAR) is scalar and value.weak is scalar
+
+
+def test_an_augmented_assignment_changes_a_tensor_in_place_and_keeps_it_a_leaf():
+    value, _ = ask(
+        """
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        for x in data:
+            w -= 0.1 * w.grad
+            w  # <- w
+        """
+    )
+    assert value.has(Role.LEAF) and value.carries_grad

@@ -219,6 +219,10 @@ class ScopeFlow:
     def _aug_assign(self, stmt: ast.AugAssign, state: State) -> State:
         combined = self.model.evaluate_binop(stmt.target, stmt.op, stmt.value, state, self.frame)
         if isinstance(stmt.target, ast.Name):
+            current = state.env.get(stmt.target.id)
+            if current is not None and current.kind is Kind.TENSOR and combined.kind is Kind.TENSOR:
+                # `w -= x` changes the tensor in place: it is still the same leaf or parameter.
+                combined = combined.with_(roles=combined.roles | (current.roles & (Role.LEAF | Role.PARAM)))
             state = state.bind({stmt.target.id: combined})
         else:
             self.model.evaluate(stmt.target, state, self.frame)
