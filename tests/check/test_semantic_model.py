@@ -629,3 +629,17 @@ def test_an_augmented_assignment_changes_a_tensor_in_place_and_keeps_it_a_leaf()
         """
     )
     assert value.has(Role.LEAF) and value.carries_grad
+
+
+def test_a_tensor_that_requires_grad_still_does_after_an_update_under_no_grad():
+    value, _ = ask(
+        """
+        import torch
+        w = torch.randn(3).cuda().requires_grad_()
+        for x in data:
+            with torch.no_grad():
+                w -= 0.1 * w.grad
+            w  # <- w
+        """
+    )
+    assert value.carries_grad

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Optional
 
 from gradguard.check.analysis.grad_mode import RegionKind, classify_grad_mode
 from gradguard.check.analysis.scopes import target_names
-from gradguard.check.analysis.values import UNKNOWN, Kind, Role, Value, join
+from gradguard.check.analysis.values import UNKNOWN, Grad, Kind, Role, Value, join
 from gradguard.check.analysis.vocabulary import SET_ENABLED_NAMES, call_argument
 
 if TYPE_CHECKING:
@@ -221,8 +221,12 @@ class ScopeFlow:
         if isinstance(stmt.target, ast.Name):
             current = state.env.get(stmt.target.id)
             if current is not None and current.kind is Kind.TENSOR and combined.kind is Kind.TENSOR:
-                # `w -= x` changes the tensor in place: it is still the same leaf or parameter.
-                combined = combined.with_(roles=combined.roles | (current.roles & (Role.LEAF | Role.PARAM)))
+                # `w -= x` changes the tensor in place: it is still the same leaf or parameter, and
+                # one that requires grad still does (also under no_grad).
+                combined = combined.with_(
+                    grad=Grad.YES if current.grad is Grad.YES else combined.grad,
+                    roles=combined.roles | (current.roles & (Role.LEAF | Role.PARAM)),
+                )
             state = state.bind({stmt.target.id: combined})
         else:
             self.model.evaluate(stmt.target, state, self.frame)
