@@ -643,3 +643,82 @@ def test_a_tensor_that_requires_grad_still_does_after_an_update_under_no_grad():
         """
     )
     assert value.carries_grad
+
+
+@pytest.mark.parametrize("name", ["optimizer", "opt", "optD", "opt_G", "D_optimizer", "gen_optim", "optimizer_g"])
+def test_a_parameter_named_like_an_optimizer_is_a_weak_optimizer(name):
+    value, _ = ask(
+        f"""
+        def step({name}):
+            {name}.step()  # <- {name}
+        """
+    )
+    assert value.kind is Kind.OPTIMIZER and value.weak
+
+
+@pytest.mark.parametrize("name", ["options", "optional", "adopt", "option_parser"])
+def test_other_names_are_not_optimizers(name):
+    value, _ = ask(
+        f"""
+        def step({name}):
+            {name}.step()  # <- {name}
+        """
+    )
+    assert value.kind is not Kind.OPTIMIZER
+
+
+def test_an_optimizer_attribute_of_self_set_from_a_parameter_is_a_weak_optimizer():
+    value, _ = ask(
+        """
+        class Trainer:
+            def __init__(self, optimizer_G):
+                self.optimizer_G = optimizer_G
+            def step(self):
+                opt = self.optimizer_G
+                opt  # <- opt
+        """
+    )
+    assert value.kind is Kind.OPTIMIZER and value.weak
+
+
+@pytest.mark.parametrize(
+    "line,zeroes",
+    [
+        ("optimizer.zero_grad()", True),
+        ("model.zero_grad(set_to_none=True)", True),
+        ("p.grad = None", True),
+        ("p.grad.zero_()", True),
+        ("p.grad.data.zero_()", True),
+        ("p.grad *= 0", True),
+        ("del p.grad", True),
+        ("p.grad.data.fill_(0)", True),
+        ("print(p.grad)", False),
+        ("g = p.grad.clone()", False),
+        ("optimizer.step()", False),
+    ],
+)
+def test_what_resets_gradients(line, zeroes):
+    ctx = _context(f"for p in params:\n    {line}\n")
+    assert ctx.model.zeroes_grad_in(ctx.tree.body[0]) is zeroes
+
+
+def test_callee_finds_functions_and_methods_of_the_file():
+    text = textwrap.dedent(
+        """
+        def helper():
+            pass
+        class Base:
+            def reset(self):
+                pass
+        class Trainer(Base):
+            def run(self):
+                self.reset()
+                helper()
+                other()
+        """
+    )
+    ctx = _context(text)
+    calls = {ast.unparse(n.func): n for n in ast.walk(ctx.tree) if isinstance(n, ast.Call)}
+    assert getattr(ctx.model.callee(calls["self.reset"]), "name", None) == "reset"
+    assert getattr(ctx.model.callee(calls["helper"]), "name", None) == "helper"
+    assert ctx.model.callee(calls["other"]) is None

@@ -75,6 +75,8 @@ LOADER_NAME_RE = re.compile(
     r"|(?:data_?)?loader_?(?P<post>val|valid|validation|test|eval|train)|(?:data)?loaders?|dataloaders?)$",
     re.I,
 )
+# ``optimizer``, ``opt``, ``optD``, ``opt_G``, ``D_optimizer``, ``gen_optim`` (not ``options``).
+OPTIMIZER_NAME_RE = re.compile(r"^(?:\w+_)?(?:opt|optim|optimizer|optimiser)(?:_\w+|[A-Z0-9]\w*)?$")
 LOSS_NAME_RE = re.compile(r"(^|_)(loss|criterion|loss_fn|lossfn)($|_)|^criterion|loss$", re.I)
 _LOSS_NAME_EXCLUDE = ("get_", "log", "print", "plot", "save", "update", "record", "add", "is_", "reset", "set_")
 _ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "iter", "zip", "track", "islice", "trange", "progress_bar", "tnrange"})
@@ -102,6 +104,7 @@ _IMPORTED = Value(Kind.OTHER, Grad.NO, ref="<import>")
 # every summary) and the summaries themselves (one level of calls is followed, no chains).
 _NO_SUMMARIES = frozenset({"module-first", "summary"})
 PACKED = Value(Kind.OTHER, Grad.NO, ref="torch.nn.utils.rnn.PackedSequence")
+_NAMED_OPTIMIZER = Value(Kind.OPTIMIZER, weak=True)
 _EVIDENT_TENSOR = tensor(Grad.MAYBE)
 _FORWARD_INPUT = tensor(Grad.MAYBE, weak=True)
 _EVIDENT_MODULE = module()
@@ -677,6 +680,8 @@ class SemanticModel:
         match = LOADER_NAME_RE.match(name)
         if match:
             return loader(split_of_text(name), weak=True)
+        if OPTIMIZER_NAME_RE.match(name):
+            return _NAMED_OPTIMIZER
         return UNKNOWN
 
     def annotation_value(self, annotation: ast.AST) -> Optional[Value]:
@@ -874,6 +879,17 @@ class SemanticModel:
         return self._constant_value(node)
 
     def _attribute(self, node: ast.Attribute, state: State, frame: Frame) -> Value:
+        found = self._attribute_value(node, state, frame)
+        if (
+            found.kind is Kind.UNKNOWN
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+            and OPTIMIZER_NAME_RE.match(node.attr)
+        ):
+            return _NAMED_OPTIMIZER  # ``self.optimizer`` set from a parameter
+        return found
+
+    def _attribute_value(self, node: ast.Attribute, state: State, frame: Frame) -> Value:
         attr = node.attr
         qual = self.qualified_name(node, state)
         if qual is not None:
@@ -1667,14 +1683,14 @@ class SemanticModel:
                     summary.calls_backward = True
                 elif attr == "step":
                     summary.steps_optimizer = True
-                elif attr == "zero_grad":
-                    summary.zeroes_grad = True
                 elif attr == "eval" and not sub.args:
                     summary.switches_to_eval = True
             elif isinstance(sub, ast.Call):
                 qual = self.imports.qualified_name(sub.func)
                 if qual in vocab.BACKWARD_FUNCTIONS:
                     summary.calls_backward = True
+            if _resets_grad(sub):
+                summary.zeroes_grad = True
         annotated = self.annotation_value(fn.returns) if getattr(fn, "returns", None) is not None else None  # type: ignore[attr-defined]
         frame = self._summary_frame(fn)
         if frame is None or frame.flow is None:
@@ -1690,6 +1706,32 @@ class SemanticModel:
         if _is_generator(fn):
             summary.returns = UNKNOWN
         return summary
+
+    def zeroes_grad_in(self, node: ast.AST) -> bool:
+        """Whether the code of ``node`` (nested functions included: an optimizer's closure)
+        resets gradients: ``zero_grad()`` on anything, ``p.grad = None``, ``p.grad.zero_()``,
+        ``p.grad.data.zero_()``, ``p.grad *= 0``, ``del p.grad``."""
+        return any(_resets_grad(sub) for sub in ast.walk(node))
+
+    def callee(self, call: ast.Call) -> Optional[ast.AST]:
+        """The function or method of this file that ``call`` runs, when the code shows it:
+        a function by name, or a method of a class of the file called on an instance of it
+        (``self.reset()``, ``trainer.step()``)."""
+        func = call.func
+        if isinstance(func, ast.Attribute):
+            receiver = self.value(func.value)
+            if receiver.kind in (Kind.MODULE, Kind.OTHER) and receiver.ref is not None:
+                info = self._class_table().get(receiver.ref)
+                while info is not None:
+                    method = self._method_node(info, func.attr)
+                    if method is not None:
+                        return method
+                    info = next((self._class_table().get(b) for b in info.bases if b in self._class_table()), None)
+            return None
+        value = self.value(func)
+        if value.kind is Kind.FUNCTION:
+            return self._function_node(value)
+        return None
 
     def _callers_of(self, fn: ast.AST) -> Optional[list]:
         raw = self._call_sites_of(fn)
@@ -1867,6 +1909,30 @@ def _reduces(call: ast.Call) -> bool:
         return False
     reduce = vocab.call_argument(call, None, "reduce")
     return reduce is None or (isinstance(reduce, ast.Constant) and reduce.value in (True, None))
+
+
+def _grad_attribute(node: ast.AST) -> bool:
+    """``p.grad`` or ``p.grad.data``."""
+    if isinstance(node, ast.Attribute) and node.attr == "data":
+        node = node.value
+    return isinstance(node, ast.Attribute) and node.attr == "grad"
+
+
+def _resets_grad(node: ast.AST) -> bool:
+    """One node that resets gradients (see ``SemanticModel.zeroes_grad_in``)."""
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            if func.attr == "zero_grad":
+                return True
+            return func.attr in vocab.INPLACE_VALUE_METHODS | {"detach_"} and _grad_attribute(func.value)
+        return isinstance(func, ast.Name) and func.id == "zero_grad"
+    if isinstance(node, (ast.Assign, ast.Delete)):
+        targets = node.targets
+        return any(_grad_attribute(t) or (isinstance(t, ast.Subscript) and _grad_attribute(t.value)) for t in targets)
+    if isinstance(node, ast.AugAssign):
+        return _grad_attribute(node.target)
+    return False
 
 
 def _is_generator(fn: ast.AST) -> bool:
