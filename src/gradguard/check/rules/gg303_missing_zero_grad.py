@@ -55,7 +55,6 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis.values import Kind
-from gradguard.check.analysis.vocabulary import BACKWARD_FUNCTIONS
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
