@@ -722,3 +722,48 @@ def test_callee_finds_functions_and_methods_of_the_file():
     assert getattr(ctx.model.callee(calls["self.reset"]), "name", None) == "reset"
     assert getattr(ctx.model.callee(calls["helper"]), "name", None) == "helper"
     assert ctx.model.callee(calls["other"]) is None
+
+
+def test_a_module_known_from_an_annotation_has_no_known_mode():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        class Net(nn.Module):
+            pass
+        def evaluate(model: Net):
+            model  # <- model
+        """
+    )
+    assert value.kind is Kind.MODULE and value.ref == "Net"
+    assert not value.has(Role.TRAINING) and not value.has(Role.EVALUATING)
+
+
+@pytest.mark.parametrize(
+    "made,has",
+    [
+        ("nn.Sequential(nn.Linear(2, 2), nn.Dropout(0.5))", True),
+        ("nn.Sequential(nn.Linear(2, 2), nn.Sequential(nn.ReLU(), nn.BatchNorm1d(2)))", True),
+        ("nn.Sequential(nn.Linear(2, 2), nn.ReLU())", False),
+        ("nn.ModuleList([nn.Linear(2, 2), nn.Linear(2, 2)])", False),
+        ("nn.Sequential(*layers)", None),
+        ("nn.Sequential(OrderedDict(fc=nn.Linear(2, 2)))", None),
+        ("nn.Sequential(Block(), nn.ReLU())", True),
+    ],
+)
+def test_the_layers_of_a_sequential_built_in_the_file_are_known(made, has):
+    text = textwrap.dedent(
+        f"""
+        from collections import OrderedDict
+        import torch.nn as nn
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.drop = nn.Dropout()
+        net = {made}
+        net
+        """
+    )
+    ctx = _context(text)
+    node = ctx.tree.body[-1].value
+    value = ctx.model.value(node)
+    assert ctx.model.module_has_layers(value, frozenset({"Dropout", "BatchNorm1d"})) is has

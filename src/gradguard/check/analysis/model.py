@@ -429,7 +429,12 @@ class SemanticModel:
             if last in names:
                 return True
             if last in vocab.MODULE_CONTAINERS:
-                return None
+                if value.items is None:
+                    return None  # built from modules the code does not show
+                found = [self.module_has_layers(layer, names) for layer in value.items]
+                if any(f is True for f in found):
+                    return True
+                return None if any(f is None for f in found) else False
             return False
         info = self._class_table().get(ref)
         if info is None:
@@ -702,7 +707,9 @@ class SemanticModel:
                 return None
             info = self._class_table().get(name)
             if info is not None:
-                return self._instance_value(info)
+                # An instance made elsewhere: its train/eval mode is not known here.
+                found = self._instance_value(info)
+                return found.with_(roles=found.roles & ~Role.TRAINING)
             return None
         if qual in _TENSOR_ANNOTATIONS:
             return tensor(Grad.YES if qual == "torch.nn.Parameter" else Grad.MAYBE)
@@ -1397,7 +1404,8 @@ class SemanticModel:
             roles = Role.TRAINING
             if last in vocab.LOSS_MODULES and not _reduces(node):
                 roles |= Role.UNREDUCED
-            return Value(Kind.MODULE, Grad.NO, roles, ref="torch.nn." + last)
+            layers = self._container_layers(last, node, args)
+            return Value(Kind.MODULE, Grad.NO, roles, items=layers, ref="torch.nn." + last)
         if qual in vocab.BACKWARD_FUNCTIONS:
             if last == "grad":
                 create = vocab.call_argument(node, None, "create_graph")
@@ -1439,6 +1447,22 @@ class SemanticModel:
         ):
             return container(items=(tensor(grad, roles), tensor(Grad.NO)))
         return tensor(grad, roles)
+
+    @staticmethod
+    def _container_layers(last: str, node: ast.Call, args: list) -> Optional[tuple]:
+        """The modules an ``nn.Sequential(a, b)`` or ``nn.ModuleList([a, b])`` is built from,
+        when every one is known (kept in the value's ``items``), else None."""
+        if last not in ("Sequential", "ModuleList") or node.keywords:
+            return None
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            return None
+        if last == "ModuleList":
+            if len(args) != 1 or args[0].kind is not Kind.CONTAINER or args[0].elem is None:
+                return None
+            layers = args[0].items or (args[0].elem,)
+        else:
+            layers = tuple(args)
+        return layers if layers and all(v.kind is Kind.MODULE for v in layers) else None
 
     def _method_call(self, receiver: Value, method: str, node: ast.Call, args: list, state: State, frame) -> Value:
         kind = receiver.kind
