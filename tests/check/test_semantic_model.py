@@ -767,3 +767,43 @@ def test_the_layers_of_a_sequential_built_in_the_file_are_known(made, has):
     node = ctx.tree.body[-1].value
     value = ctx.model.value(node)
     assert ctx.model.module_has_layers(value, frozenset({"Dropout", "BatchNorm1d"})) is has
+
+
+def _definition_lines(text: str, line: int, name: str) -> list:
+    ctx = _context(textwrap.dedent(text))
+    found = [n for n in ast.walk(ctx.tree) if isinstance(n, ast.Name) and n.id == name and n.lineno == line]
+    use = max(found, key=lambda n: n.col_offset)
+    return sorted(
+        ctx.model._where(b.node).statement.lineno if not isinstance(b.node, ast.stmt) else b.node.lineno
+        for b in ctx.model.definitions(use)
+    )
+
+
+def test_definitions_of_a_use_are_the_last_binding_before_it():
+    text = """
+    fake = G(z)
+    out = D(fake)
+    fake = G(z2)
+    loss = out.mean() + D(fake).mean()
+    """
+    assert _definition_lines(text, 3, "fake") == [2]
+    assert _definition_lines(text, 5, "fake") == [4]
+    assert _definition_lines(text, 5, "out") == [3]
+
+
+def test_definitions_in_a_loop_include_the_previous_iteration():
+    text = """
+    for x in data:
+        total = step(h)
+        h = f(x)
+    """
+    assert _definition_lines(text, 3, "h") == [4]
+    assert _definition_lines(text, 4, "x") == [2]
+
+
+def test_a_rebinding_reads_the_earlier_binding():
+    text = """
+    w = make()
+    w = w - 1
+    """
+    assert _definition_lines(text, 3, "w") == [2]

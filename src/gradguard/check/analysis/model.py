@@ -372,6 +372,30 @@ class SemanticModel:
                     uses.receivers.add(node.value.id)
         return uses
 
+    def definitions(self, name: ast.Name) -> list:
+        """The bindings of its scope that the value of ``name`` (a use) may come from, as the
+        source order shows them: the last binding before the use's statement and, where the
+        use is inside a loop that no binding before it in that loop precedes, the loop's later
+        bindings (the previous iteration's value). Branches are not told apart; a name bound
+        by a comprehension or a lambda has none."""
+        location = self._where(name)
+        if location is None or location.lambda_ is not None:
+            return []
+        for comp in location.comprehensions:
+            if any(name.id in target_names(gen.target) for gen in comp.generators):
+                return []
+        stmt = location.statement
+        at = (name.lineno, name.col_offset)
+        bindings = [b for b in self.uses(location.scope).bindings_of(name.id) if b.node is not stmt]
+        before = [b for b in bindings if _position(b.node) < at]
+        found = [max(before, key=lambda b: _position(b.node))] if before else []
+        loop = next(
+            (s for s in reversed(location.enclosing) if isinstance(s, (ast.For, ast.AsyncFor, ast.While))), None
+        )
+        if loop is not None and not any(_inside(b.node, loop) for b in found):
+            found.extend(b for b in bindings if _position(b.node) > at and _inside(b.node, loop))
+        return found
+
     def forwarded_call(self, call: ast.Call) -> Optional[ast.Call]:
         """When ``call`` runs a function or lambda of the file that hands its ``*args`` or
         ``**kwargs`` straight on to another call (a thin wrapper), that inner call."""
@@ -1933,6 +1957,20 @@ def _reduces(call: ast.Call) -> bool:
         return False
     reduce = vocab.call_argument(call, None, "reduce")
     return reduce is None or (isinstance(reduce, ast.Constant) and reduce.value in (True, None))
+
+
+def _position(node: ast.AST) -> tuple:
+    if isinstance(node, ast.withitem):
+        node = node.context_expr
+    return (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+
+
+def _inside(node: ast.AST, outer: ast.AST) -> bool:
+    """Whether ``node`` lies within the lines of ``outer`` (and is not ``outer`` itself)."""
+    if node is outer:
+        return False
+    line = _position(node)[0]
+    return outer.lineno <= line <= (outer.end_lineno or outer.lineno)  # type: ignore[attr-defined]
 
 
 def _grad_attribute(node: ast.AST) -> bool:
