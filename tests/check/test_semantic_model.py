@@ -807,3 +807,19 @@ def test_a_rebinding_reads_the_earlier_binding():
     w = w - 1
     """
     assert _definition_lines(text, 3, "w") == [2]
+
+
+def test_an_optimizer_knows_the_module_whose_parameters_it_updates():
+    value, _ = ask(
+        """
+        import torch
+        class GAN:
+            def __init__(self, D, G):
+                self.D = D
+                self.d_opt = torch.optim.Adam(self.D.parameters(), lr=1e-4)
+            def step(self):
+                opt = self.d_opt
+                opt  # <- opt
+        """
+    )
+    assert value.kind is Kind.OPTIMIZER and value.ref == "self.D"

@@ -1420,6 +1420,13 @@ class SemanticModel:
             return UNKNOWN
         if qual.startswith(vocab.OPTIMIZER_PREFIX):
             if last[:1].isupper() and last not in vocab.OPTIMIZER_NON_CLASSES and ".lr_scheduler." not in qual:
+                params = vocab.call_argument(node, 0, "params")
+                if (
+                    isinstance(params, ast.Call)
+                    and isinstance(params.func, ast.Attribute)
+                    and params.func.attr == "parameters"
+                ):
+                    return OPTIMIZER.with_(ref=dotted_name(params.func.value))  # which module it updates
                 return OPTIMIZER
             return UNKNOWN
         if qual.startswith("torch.nn.") and not qual.startswith(vocab.TENSOR_NAMESPACES) and last[:1].isupper():

@@ -68,7 +68,9 @@ class Value:
     elem: Optional["Value"] = None  # containers and loaders: what iterating yields
     items: Optional[tuple] = None  # fixed tuples: the value of each position
     split: Optional[Split] = None  # loaders and data sets
-    ref: Optional[str] = None  # modules and data sets: their class; classes and functions: which definition
+    # modules and data sets: their class; classes and functions: which definition; optimizers:
+    # the module whose parameters they update (``D`` for ``Adam(D.parameters())``)
+    ref: Optional[str] = None
     weak: bool = False  # known from a name only
 
     # -- questions rules ask -------------------------------------------------------------
