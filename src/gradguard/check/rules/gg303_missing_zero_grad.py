@@ -54,7 +54,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Optional
 
-from gradguard.check.analysis.values import Kind
+from gradguard.check.analysis.steps import stepped_optimizer
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
@@ -226,7 +226,7 @@ class MissingZeroGrad(Rule):
     )
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
-        optimizer = _stepped_optimizer(ctx, node)
+        optimizer = stepped_optimizer(ctx, node)
         if optimizer is None:
             return
         scope = ctx.function if ctx.function is not None else ctx.tree
@@ -242,7 +242,7 @@ class MissingZeroGrad(Rule):
         region = scope if not isinstance(scope, ast.Module) else _top_statement(ctx, loop)
         if _may_reset(ctx, region):
             return
-        steps = [c for c in _calls(loop) if _stepped_optimizer(ctx, c) is not None]
+        steps = [c for c in _calls(loop) if stepped_optimizer(ctx, c) is not None]
         first = backwards[0]
         opt_text = ctx.text(optimizer)
         ctx.report(
@@ -288,18 +288,6 @@ def _is_backward(ctx, call: ast.Call) -> bool:
         return True
     callee = ctx.model.callee(call)
     return callee is not None and ctx.model.function_summary(callee).calls_backward
-
-
-def _stepped_optimizer(ctx, call: ast.Call) -> Optional[ast.expr]:
-    """For ``opt.step()`` or ``scaler.step(opt)``: the optimizer expression."""
-    func = call.func
-    if not isinstance(func, ast.Attribute) or func.attr != "step":
-        return None
-    if ctx.model.value(func.value).kind is Kind.OPTIMIZER:
-        return func.value
-    if call.args and ctx.model.value(call.args[0]).kind is Kind.OPTIMIZER:
-        return call.args[0]
-    return None
 
 
 def _top_statement(ctx, node: ast.AST) -> ast.AST:
