@@ -823,3 +823,18 @@ def test_an_optimizer_knows_the_module_whose_parameters_it_updates():
         """
     )
     assert value.kind is Kind.OPTIMIZER and value.ref == "self.D"
+
+
+def test_attributes_of_self_set_together_from_parameters():
+    value, _ = ask(
+        """
+        import torch
+        class GAN:
+            def __init__(self, G, D):
+                self.G, self.D = G, D
+            def step(self, x):
+                d = self.D
+                d  # <- d
+        """
+    )
+    assert value.kind is Kind.MODULE and value.weak

@@ -911,13 +911,12 @@ class SemanticModel:
 
     def _attribute(self, node: ast.Attribute, state: State, frame: Frame) -> Value:
         found = self._attribute_value(node, state, frame)
-        if (
-            found.kind is Kind.UNKNOWN
-            and isinstance(node.value, ast.Name)
-            and node.value.id == "self"
-            and OPTIMIZER_NAME_RE.match(node.attr)
-        ):
-            return _NAMED_OPTIMIZER  # ``self.optimizer`` set from a parameter
+        if found.kind is Kind.UNKNOWN and isinstance(node.value, ast.Name) and node.value.id == "self":
+            # ``self.optimizer`` / ``self.netD`` set from a parameter: the name is the evidence.
+            if OPTIMIZER_NAME_RE.match(node.attr):
+                return _NAMED_OPTIMIZER
+            if MODEL_NAME_RE.match(node.attr):
+                return module(weak=True)
         return found
 
     def _attribute_value(self, node: ast.Attribute, state: State, frame: Frame) -> Value:
@@ -1040,6 +1039,21 @@ class SemanticModel:
                                 and target.value.id == "self"
                             ):
                                 sites.setdefault(target.attr, []).append((stmt, sub, sub.value, None))
+                            elif isinstance(target, ast.Tuple):
+                                # ``self.G, self.D = G, D``: each element of a tuple of the same length
+                                parts = sub.value.elts if isinstance(sub.value, ast.Tuple) else None
+                                for index, elt in enumerate(target.elts):
+                                    if (
+                                        isinstance(elt, ast.Attribute)
+                                        and isinstance(elt.value, ast.Name)
+                                        and elt.value.id == "self"
+                                    ):
+                                        part = (
+                                            parts[index]
+                                            if parts is not None and len(parts) == len(target.elts)
+                                            else None
+                                        )
+                                        sites.setdefault(elt.attr, []).append((stmt, sub, part, None))
                     elif (
                         isinstance(sub, ast.AnnAssign)
                         and isinstance(sub.target, ast.Attribute)
