@@ -838,3 +838,40 @@ def test_attributes_of_self_set_together_from_parameters():
         """
     )
     assert value.kind is Kind.MODULE and value.weak
+
+
+def test_answers_do_not_depend_on_the_order_of_the_questions():
+    # Asking first about `__init__` makes the model analyse `train` (which sets `self.k`)
+    # while `__init__` is still being analysed: that analysis of `train` must not be kept.
+    text = textwrap.dedent(
+        """
+        import torch.nn as nn
+        from loader import dataloader
+        class Generator(nn.Module):
+            def forward(self, z):
+                return z
+        class GAN:
+            def __init__(self, args):
+                self.batch_size = args.batch_size
+                self.data_loader = dataloader(self.batch_size)
+                data = self.data_loader.__iter__().__next__()[0]
+                self.G = Generator()
+                self.k = 0.0
+            def train(self):
+                for x_, _ in self.data_loader:
+                    G_ = self.G(x_)
+                    self.k = self.k + 1
+                    G_
+        """
+    )
+
+    def fake_value(ask_init_first: bool):
+        ctx = _context(text)
+        if ask_init_first:
+            first = next(n for n in ast.walk(ctx.tree) if isinstance(n, ast.Subscript))
+            ctx.model.value(first.value)
+        fake = [n for n in ast.walk(ctx.tree) if isinstance(n, ast.Name) and n.id == "G_"][-1]
+        return ctx.model.value(fake)
+
+    assert fake_value(True) == fake_value(False)
+    assert fake_value(True).has(Role.OUTPUT)

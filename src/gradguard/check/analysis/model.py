@@ -229,6 +229,11 @@ class SemanticModel:
         self.scopes = ScopeIndex(tree)
         self._frames: dict = {}  # (id(scope node), kind) -> Frame
         self._in_progress: set = set()
+        # What is being computed, innermost last, and what was computed while something it
+        # needed was still being computed (a cycle cut short): not kept, so that a later
+        # question gets the complete answer whatever the order of the questions.
+        self._active: list = []
+        self._tainted: set = set()
         self._summaries: dict = {}
         self._classes: Optional[dict] = None
         self._call_sites: dict = {}  # id(function) -> its call sites, or None when not all known
@@ -287,14 +292,40 @@ class SemanticModel:
             return found
         self._module_frame(first=True)
         if id(fn) in self._in_progress:
+            self._cycle_at(id(fn))
             return FunctionSummary()
-        self._in_progress.add(id(fn))
+        self._begin(id(fn))
+        complete = False
         try:
             summary = self._summarise(fn)
         finally:
-            self._in_progress.discard(id(fn))
-        self._summaries[id(fn)] = summary
+            complete = self._end(id(fn))
+        if complete:
+            self._summaries[id(fn)] = summary
         return summary
+
+    # -- computations in progress -------------------------------------------------------------
+    def _begin(self, key) -> None:
+        self._in_progress.add(key)
+        self._active.append(key)
+
+    def _end(self, key) -> bool:
+        """Finish a computation; True when its result may be kept."""
+        self._in_progress.discard(key)
+        self._active.pop()
+        if key in self._tainted:
+            self._tainted.discard(key)
+            return False
+        return True
+
+    def _cycle_at(self, key) -> None:
+        """``key`` was needed while being computed: what is being computed on top of it
+        used a stand-in for it, and must not be kept."""
+        try:
+            index = self._active.index(key)
+        except ValueError:
+            return
+        self._tainted.update(self._active[index + 1 :])
 
     def entry_mode(self, fn: ast.AST) -> GradMode:
         """The grad mode a function's body starts in (decorators, then its callers)."""
@@ -538,17 +569,20 @@ class SemanticModel:
         if frame is not None:
             return frame
         if key in self._in_progress:
+            self._cycle_at(key)
             return None
         frame = Frame(self._scope(node), mode, kind)
         frame.entry_env = env
         for name, value in extra.items():
             setattr(frame, name, value)
-        self._in_progress.add(key)
+        self._begin(key)
+        complete = False
         try:
             frame.flow = ScopeFlow(self, frame, State(dict(env), mode))
         finally:
-            self._in_progress.discard(key)
-        self._frames[key] = frame
+            complete = self._end(key)
+        if complete:
+            self._frames[key] = frame
         return frame
 
     def _module_frame(self, first: bool = False) -> Optional[Frame]:
@@ -570,6 +604,21 @@ class SemanticModel:
         frame = self._frames.get(key)
         if frame is not None:
             return frame
+        setup = (id(fn), "query-setup")
+        if setup in self._in_progress:
+            self._cycle_at(setup)
+            return self._summary_frame(fn)
+        self._begin(setup)
+        complete = False
+        try:
+            frame = self._compute_query_frame(fn, key)
+        finally:
+            complete = self._end(setup)
+        if not complete:
+            self._frames.pop(key, None)  # built from answers cut short by a cycle
+        return frame
+
+    def _compute_query_frame(self, fn: ast.AST, key: tuple) -> Optional[Frame]:
         summary_frame = self._summary_frame(fn)
         sites = self._callers_of(fn)
         decorated = self._decorated_mode(fn)
@@ -588,7 +637,8 @@ class SemanticModel:
             assumed = True
         env = self._parameter_env(fn, callers=sites)
         if summary_frame is not None and mode is summary_frame.entry_mode and env == summary_frame.entry_env:
-            self._frames[key] = summary_frame
+            if self._frames.get((id(fn), "summary")) is summary_frame:
+                self._frames[key] = summary_frame
             summary_frame.mode_assumed = assumed  # type: ignore[attr-defined]
             return summary_frame
         return self._run_frame(fn, "query", mode, env, mode_assumed=assumed)
@@ -1009,14 +1059,16 @@ class SemanticModel:
         if found is not None:
             return found
         if key in self._in_progress:
+            self._cycle_at(key)
             return UNKNOWN
-        self._in_progress.add(key)
+        self._begin(key)
         incomplete: list = []
+        complete = False
         try:
             value = self._compute_instance_attribute(info, attr, set(), incomplete)
         finally:
-            self._in_progress.discard(key)
-        if not incomplete:
+            complete = self._end(key)
+        if not incomplete and complete:
             self._class_attributes[key] = value  # not while a method it reads is being analysed
         return value
 
