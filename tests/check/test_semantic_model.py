@@ -875,3 +875,18 @@ def test_answers_do_not_depend_on_the_order_of_the_questions():
 
     assert fake_value(True) == fake_value(False)
     assert fake_value(True).has(Role.OUTPUT)
+
+
+def test_cat_of_a_tuple_holding_a_model_output_carries_grad():
+    value, _ = ask(
+        """
+        import torch
+        import torch.nn as nn
+        G = nn.Linear(4, 4)
+        fake = G(torch.randn(2, 4))
+        labels = torch.zeros(2, 1)
+        both = torch.cat((fake, labels), 1)
+        both  # <- both
+        """
+    )
+    assert value.carries_grad

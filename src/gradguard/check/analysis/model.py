@@ -1212,6 +1212,7 @@ class SemanticModel:
         """The grad of a result computed from ``values`` under ``mode``."""
         if mode.off:
             return Grad.NO
+        values = _with_elements(values)
         grads = [v.grad for v in values if v.kind is Kind.TENSOR]
         unknown_inputs = any(v.kind is Kind.UNKNOWN for v in values)
         if Grad.YES in grads:
@@ -2030,6 +2031,20 @@ def _reduces(call: ast.Call) -> bool:
         return False
     reduce = vocab.call_argument(call, None, "reduce")
     return reduce is None or (isinstance(reduce, ast.Constant) and reduce.value in (True, None))
+
+
+def _with_elements(values) -> list:
+    """The values, with the tensors a list or tuple argument holds (``torch.cat((a, b))``)
+    in place of the container."""
+    out = []
+    for value in values:
+        if value.kind is Kind.CONTAINER:
+            held = value.items if value.items is not None else (value.elem,) if value.elem is not None else ()
+            if any(v is not None and v.kind is Kind.TENSOR for v in held):
+                out.extend(v for v in held if v is not None)
+                continue
+        out.append(value)
+    return out
 
 
 def _position(node: ast.AST) -> tuple:
