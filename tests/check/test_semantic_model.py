@@ -877,15 +877,16 @@ def test_answers_do_not_depend_on_the_order_of_the_questions():
     assert fake_value(True).has(Role.OUTPUT)
 
 
-def test_cat_of_a_tuple_holding_a_model_output_carries_grad():
+@pytest.mark.parametrize("joined", ["torch.cat((fake, labels), 1)", "torch.cat([fake, labels], 1)"])
+def test_cat_of_a_tuple_or_list_holding_a_model_output_carries_grad(joined):
     value, _ = ask(
-        """
+        f"""
         import torch
         import torch.nn as nn
         G = nn.Linear(4, 4)
         fake = G(torch.randn(2, 4))
         labels = torch.zeros(2, 1)
-        both = torch.cat((fake, labels), 1)
+        both = {joined}
         both  # <- both
         """
     )

@@ -1250,7 +1250,8 @@ class SemanticModel:
 
     def _tuple(self, node: ast.AST, state: State, frame: Frame) -> Value:
         items = tuple(self.evaluate(e, state, frame) for e in node.elts)  # type: ignore[attr-defined]
-        if isinstance(node, ast.Tuple):
+        if isinstance(node, (ast.Tuple, ast.List)):
+            # A list literal's positions are known where it is made, as a tuple's are.
             return container(items=items) if items else container()
         return container(join_all(items)) if items else container()
 
