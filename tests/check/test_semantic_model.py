@@ -891,3 +891,28 @@ def test_cat_of_a_tuple_or_list_holding_a_model_output_carries_grad(joined):
         """
     )
     assert value.carries_grad
+
+
+@pytest.mark.parametrize(
+    "params,ref",
+    [
+        ("G.parameters()", "G"),
+        ("itertools.chain(G_AB.parameters(), G_BA.parameters())", "G_AB+G_BA"),
+        ("list(G.parameters()) + list(E.parameters())", "G+E"),
+        ("[{'params': G.parameters()}, {'params': self.head.parameters(), 'lr': 0.1}]", "G+self.head"),
+        ("chained", "G+E"),
+        ("params", None),
+    ],
+)
+def test_the_modules_an_optimizer_updates(params, ref):
+    value, _ = ask(
+        f"""
+        import itertools
+        import torch
+        def make(self, G, E, G_AB, G_BA, params):
+            chained = itertools.chain(G.parameters(), E.parameters())
+            opt = torch.optim.Adam({params}, lr=1e-3)
+            opt  # <- opt
+        """
+    )
+    assert value.kind is Kind.OPTIMIZER and value.ref == ref

@@ -1489,13 +1489,8 @@ class SemanticModel:
         if qual.startswith(vocab.OPTIMIZER_PREFIX):
             if last[:1].isupper() and last not in vocab.OPTIMIZER_NON_CLASSES and ".lr_scheduler." not in qual:
                 params = vocab.call_argument(node, 0, "params")
-                if (
-                    isinstance(params, ast.Call)
-                    and isinstance(params.func, ast.Attribute)
-                    and params.func.attr == "parameters"
-                ):
-                    return OPTIMIZER.with_(ref=dotted_name(params.func.value))  # which module it updates
-                return OPTIMIZER
+                updated = self._updated_modules(params, 0) if params is not None else None
+                return OPTIMIZER.with_(ref="+".join(updated)) if updated else OPTIMIZER
             return UNKNOWN
         if qual.startswith("torch.nn.") and not qual.startswith(vocab.TENSOR_NAMESPACES) and last[:1].isupper():
             if qual.startswith("torch.nn.init.") or qual.startswith("torch.nn.utils."):
@@ -1546,6 +1541,46 @@ class SemanticModel:
         ):
             return container(items=(tensor(grad, roles), tensor(Grad.NO)))
         return tensor(grad, roles)
+
+    def _updated_modules(self, params: ast.AST, depth: int) -> Optional[list]:
+        """The dotted names of the modules whose parameters an optimizer is given:
+        ``D.parameters()``, ``itertools.chain(G.parameters(), E.parameters())``,
+        ``list(G.parameters()) + list(E.parameters())``, ``[{"params": G.parameters()}, ...]``,
+        or a name bound to one of those; None when any part is something else."""
+        if depth > 4:
+            return None
+        if isinstance(params, ast.Call):
+            func = params.func
+            if isinstance(func, ast.Attribute) and func.attr in ("parameters", "named_parameters"):
+                name = dotted_name(func.value)
+                return [name] if name else None
+            called = self.imports.qualified_name(func) or dotted_name(func) or ""
+            if called in ("itertools.chain", "chain", "list", "tuple", "itertools.chain.from_iterable"):
+                parts = [self._updated_modules(a, depth + 1) for a in params.args]
+                return None if not parts or None in parts else [m for part in parts for m in part]  # type: ignore[union-attr]
+            return None
+        if isinstance(params, ast.BinOp) and isinstance(params.op, ast.Add):
+            left = self._updated_modules(params.left, depth + 1)
+            right = self._updated_modules(params.right, depth + 1)
+            return left + right if left is not None and right is not None else None
+        if isinstance(params, (ast.List, ast.Tuple)) and params.elts:
+            parts = []
+            for elt in params.elts:
+                if isinstance(elt, ast.Dict):
+                    keyed = {
+                        vocab.constant_of(k, default=None): v for k, v in zip(elt.keys, elt.values) if k is not None
+                    }
+                    elt = keyed.get("params")
+                part = self._updated_modules(elt, depth + 1) if elt is not None else None
+                if part is None:
+                    return None
+                parts.extend(part)
+            return parts
+        if isinstance(params, ast.Name):
+            found = self.definitions(params)
+            if len(found) == 1 and found[0].value is not None and isinstance(found[0].node, ast.Assign):
+                return self._updated_modules(found[0].value, depth + 1)
+        return None
 
     @staticmethod
     def _container_layers(last: str, node: ast.Call, args: list) -> Optional[tuple]:

@@ -69,7 +69,8 @@ class Value:
     items: Optional[tuple] = None  # fixed tuples: the value of each position
     split: Optional[Split] = None  # loaders and data sets
     # modules and data sets: their class; classes and functions: which definition; optimizers:
-    # the module whose parameters they update (``D`` for ``Adam(D.parameters())``)
+    # the modules whose parameters they update, dotted names joined by "+" (``D`` for
+    # ``Adam(D.parameters())``, ``G_AB+G_BA`` for ``Adam(chain(G_AB.parameters(), G_BA.parameters()))``)
     ref: Optional[str] = None
     weak: bool = False  # known from a name only
 
