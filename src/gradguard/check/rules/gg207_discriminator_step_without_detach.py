@@ -1,13 +1,16 @@
 """The discriminator's loss built on the generator's output without `.detach()`.
 
 ## What it does
-Flags, in code that steps two optimizers (the two updates of a GAN), a model `D` called on
-the output of another model `G` (`D(fake)`, `D(torch.cat([fake, labels], 1))`, with `fake = G(z)`
-not detached) when that call feeds a backward pass which also backpropagates `D` called on
-data that no model made (`D(real)`): the discriminator's step. It is reported at the
-`D(fake)` call. The generator's step (`D(fake)` alone in its loss) is not flagged, nor are
+Flags a model `D` called on the output of another model `G` (`D(fake)`,
+`D(torch.cat([fake, labels], 1))`, with `fake = G(z)` not detached) when that call feeds a
+backward pass which also backpropagates `D` called on data that no model made (`D(real)`),
+followed by the step of an optimizer that updates `D` and not `G`: the discriminator's step.
+Where the code does not show which models an optimizer updates, it must step two optimizers
+(the two updates of a GAN). It is reported at the `D(fake)` call. Not flagged: the
+generator's step (`D(fake)` alone in its loss), steps whose optimizer also updates `G`
+(an encoder and a classifier trained together, cycle-consistency losses of two generators),
 `D(fake.detach())`, `D(fake.data)`, a detached copy passed on under another name
-(`f = fake.detach(); D(f)`), or fakes made under `no_grad`.
+(`f = fake.detach(); D(f)`), and fakes made under `no_grad`.
 
 ## Why is this bad?
 The discriminator's loss only needs gradients for `D`'s parameters, but a graph that still
@@ -150,6 +153,27 @@ class DiscriminatorStepWithoutDetach(Rule):
                 opt_g.step()
             """,
         ),
+        # Cycle consistency: one optimizer updates both generators, each fed the other's output.
+        Valid(
+            """
+            import itertools
+            import torch
+            import torch.nn.functional as F
+
+            def train(G_AB, G_BA, D_A, loader, opt_d):
+                opt_g = torch.optim.Adam(itertools.chain(G_AB.parameters(), G_BA.parameters()))
+                for real_A, real_B in loader:
+                    fake_B, fake_A = G_AB(real_A), G_BA(real_B)
+                    cycle = F.l1_loss(G_BA(fake_B), real_A) + F.l1_loss(G_AB(fake_A), real_B)
+                    identity = F.l1_loss(G_BA(real_A), real_A) + F.l1_loss(G_AB(real_B), real_B)
+                    opt_g.zero_grad()
+                    (cycle + identity).backward()
+                    opt_g.step()
+                    opt_d.zero_grad()
+                    (D_A(real_A).mean() - D_A(fake_A.detach()).mean()).backward()
+                    opt_d.step()
+            """,
+        ),
         # One optimizer: an encoder and a classifier trained together, on purpose.
         Valid(
             """
@@ -269,22 +293,30 @@ class DiscriminatorStepWithoutDetach(Rule):
             receiver = module_receiver(ctx, call)
             if receiver is not None:
                 by_model.setdefault(ctx.text(receiver), []).append(call)
-        # The model whose parameters the stepped optimizer updates, when it is one of these.
-        optimizer_of = ctx.model.value(update.optimizer).ref
-        if optimizer_of not in by_model:
-            optimizer_of = None
+        # The models whose parameters the stepped optimizer updates, when the code shows them
+        # (and names them as these calls do).
+        ref = ctx.model.value(update.optimizer).ref
+        updated = set(ref.split("+")) if ref else set()
+        if not updated & set(by_model):
+            updated = set()
             if not _steps_two_optimizers(ctx, scope):
                 return
         for shown, calls in by_model.items():
-            if optimizer_of is not None and optimizer_of != shown:
-                continue  # this step updates another model
+            if updated and shown not in updated:
+                continue  # this step does not update that model
             if not any(_on_data(ctx, call) for call in calls):
                 continue  # not the discriminator's step: it never sees real data here
             for call in calls:
                 fake = _fed_by_other_model(ctx, call, shown)
-                if fake is not None and id(call) not in seen.reported:
-                    seen.reported.add(id(call))
-                    self._report(ctx, call, fake, update, scope)
+                if fake is None or id(call) in seen.reported:
+                    continue
+                generator = ctx.text(module_receiver(ctx, fake[1]))
+                if generator in updated:
+                    continue  # the step updates the generator too: backpropagating through it is the point
+                if not updated and _fed_by_other_model_anywhere(ctx, by_model.get(generator, ()), generator):
+                    continue  # each model is fed the other's output (a cycle loss): a generators' step
+                seen.reported.add(id(call))
+                self._report(ctx, call, fake, update, scope)
 
     def _report(self, ctx, call: ast.Call, fake: tuple, update: _Step, scope: ast.AST) -> None:
         argument, generator_call = fake
@@ -354,6 +386,10 @@ def _fed_by_other_model(ctx, call: ast.Call, shown: str) -> Optional[tuple]:
             if receiver is not None and ctx.text(receiver) != shown and ctx.model.value(source).carries_grad:
                 return argument, source
     return None
+
+
+def _fed_by_other_model_anywhere(ctx, calls, shown: str) -> bool:
+    return any(_fed_by_other_model(ctx, call, shown) is not None for call in calls)
 
 
 def _feeding_backward(ctx, call: ast.Call, update: _Step) -> ast.Call:

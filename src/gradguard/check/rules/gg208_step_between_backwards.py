@@ -220,7 +220,8 @@ class StepBetweenBackwards(Rule):
 
 
 def _runs_through(ctx, shared: list, stepped: Optional[str]) -> bool:
-    """Does the shared graph run through the stepped optimizer's model? Unknown: assume so.
+    """Does the shared graph run through a model the stepped optimizer updates (``stepped``:
+    their names joined by "+")? Unknown: assume so.
     A model call's inputs count too (``D(G(z))`` runs through ``G``)."""
     if stepped is None:
         return True
@@ -229,7 +230,7 @@ def _runs_through(ctx, shared: list, stepped: Optional[str]) -> bool:
         receiver = module_receiver(ctx, call)
         if receiver is not None:
             receivers.add(ctx.text(receiver))
-    return stepped in receivers or not receivers
+    return bool(set(stepped.split("+")) & receivers) or not receivers
 
 
 def _exclusive(ctx, a: ast.AST, b: ast.AST) -> bool:
