@@ -166,11 +166,11 @@ class ModuleBackwardHook(Rule):
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr == _METHOD:
             qual = ctx.imports.qualified_name(func)
-            if qual is not None and qual not in _GLOBAL:
+            if qual is not None and qual not in _GLOBAL and not qual.startswith("torch.nn."):
                 return  # a function of another library
-            if qual is None:
+            if qual is None or qual not in _GLOBAL:  # `module.register_backward_hook(...)`, `nn.Module.register_...`
                 receiver = ctx.model.value(func.value)
-                if receiver.kind not in (Kind.MODULE, Kind.UNKNOWN):
+                if qual is None and receiver.kind not in (Kind.MODULE, Kind.UNKNOWN):
                     return
                 end = ctx.source.node_end(func)
                 fix = Fix(
