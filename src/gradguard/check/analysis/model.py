@@ -1772,7 +1772,7 @@ class SemanticModel:
         sites: list = []
         if lines:
             for stmt in iter_statements(self.tree.body, lines):
-                for node, parent in _header_nodes(stmt):
+                for node, parent in _header_nodes(stmt, lines):
                     if is_method:
                         hit = (
                             isinstance(node, ast.Attribute)
@@ -1837,9 +1837,10 @@ if hasattr(ast, "TryStar"):
     _HEADER_FIELDS[ast.TryStar] = ()
 
 
-def _header_nodes(stmt: ast.stmt):
+def _header_nodes(stmt: ast.stmt, lines: Optional[list] = None):
     """(node, parent) for the expressions a statement itself holds: all of a simple
-    statement, the header (test, iterable, items, decorators) of a compound one."""
+    statement, the header (test, iterable, items, decorators) of a compound one. With
+    ``lines`` (sorted), only the parts that span one of those lines."""
     fields = _HEADER_FIELDS.get(type(stmt))
     if fields is None:
         roots = [(child, stmt) for child in children(stmt)]
@@ -1854,6 +1855,10 @@ def _header_nodes(stmt: ast.stmt):
     stack = roots
     while stack:
         node, parent = stack.pop()
+        if lines is not None and getattr(node, "end_lineno", None) is not None:
+            k = bisect.bisect_left(lines, node.lineno)  # type: ignore[attr-defined]
+            if k == len(lines) or lines[k] > node.end_lineno:  # type: ignore[attr-defined]
+                continue  # none of the lines lies in this part
         yield node, parent
         stack.extend((child, node) for child in children(node))
 
