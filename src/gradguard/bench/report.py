@@ -38,6 +38,11 @@ def format_change(change: float | None) -> str:
     return "-" if change is None else f"{change:+.1%}"
 
 
+def format_ratio(ratio: float) -> str:
+    """Two decimals; two significant digits below 0.1 (``x.detach()`` against a product)."""
+    return f"{ratio:.2f}" if ratio >= 0.1 else f"{ratio:.2g}"
+
+
 def _noise_mark(row: Row) -> str:
     return (" !" if row.noisy else "") + (" ?" if row.timing is not None and row.timing.few_runs else "")
 
@@ -185,8 +190,8 @@ def _time_cells(row: Row) -> list[str]:
     return [
         format_seconds(t.median),
         f"{100 * t.iqr_over_median:.1f}%",
-        "-" if r is None else f"{r.median:.2f}{_noise_mark(row)}",
-        "-" if r is None or row.baseline else f"{r.low:.2f}-{r.high:.2f}",
+        "-" if r is None else f"{format_ratio(r.median)}{_noise_mark(row)}",
+        "-" if r is None or row.baseline else f"{format_ratio(r.low)}-{format_ratio(r.high)}",
         "-" if t.page_faults_per_call is None else f"{t.page_faults_per_call:,.0f}",
     ]
 
@@ -314,7 +319,7 @@ def _micro_row_cells(row: Row) -> list[str]:
 
 def render_table(result: BenchResult, comparison: Comparison | None = None) -> str:
     lines = _header_lines(result)
-    show_faults = any(r.timing is not None and r.timing.page_faults_per_call for r in result.rows)
+    show_faults = any(r.timing is not None and (r.timing.page_faults_per_call or 0) >= 0.5 for r in result.rows)
     for warning in result.warnings:
         lines.append(f"warning: {warning}")
     if result.kind == "model":
@@ -407,8 +412,8 @@ def _comparison_lines(result: BenchResult, comparison: Comparison) -> list[str]:
                 "-" if old.timing is None else format_seconds(old.timing.median),
                 "-" if row.timing is None else format_seconds(row.timing.median),
                 format_change(c.time_change) + (" !" if c.noisy else ""),
-                "-" if old.ratio is None else f"{old.ratio.median:.2f}",
-                "-" if row.ratio is None else f"{row.ratio.median:.2f}",
+                "-" if old.ratio is None else format_ratio(old.ratio.median),
+                "-" if row.ratio is None else format_ratio(row.ratio.median),
                 format_change(c.memory_change("saved_bytes")),
                 format_change(c.memory_change("peak_bytes")),
             ]
@@ -470,9 +475,9 @@ def _time_panel(ax: Any, rows: list[Row], title: str) -> None:
         )
         text = f" {median:.3g} {unit}"
         if r.ratio is not None:
-            text += f"  x{r.ratio.median:.2f}"
+            text += f"  x{format_ratio(r.ratio.median)}"
             if not r.baseline:
-                text += f" [{r.ratio.low:.2f}-{r.ratio.high:.2f}]"
+                text += f" [{format_ratio(r.ratio.low)}-{format_ratio(r.ratio.high)}]"
         if r.noisy:
             text += "  ! noisy"
         ax.annotate(text, (t.p75 / scale, y), va="center", fontsize=7)

@@ -225,21 +225,36 @@ class MicroCase:
     statement: str  # an expression
     mode: Mode
     context: str | None = None  # "no_grad" / "inference_mode": the statement runs inside it
+    #: The ``with`` is part of what is timed (the article's cases, as written there); else it
+    #: is entered around each block, as a model's forward enters it once for all its ops.
+    timed_context: bool = False
     frozen: bool = False  # w.requires_grad_(False) around it
     baseline: bool = False
     note: str = ""
 
     @property
     def label(self) -> str:
-        if self.context:
+        if self.context and self.timed_context:
             return f"with torch.{self.context}(): {self.statement}"
+        if self.context:
+            return f"{self.statement}  (in torch.{self.context}())"
         if self.frozen:
             return f"{self.statement}  (w.requires_grad=False)"
         return self.statement
 
     @property
     def timer_stmt(self) -> str:
-        return f"with torch.{self.context}():\n    {self.statement}" if self.context else self.statement
+        if self.context and self.timed_context:
+            return f"with torch.{self.context}():\n    {self.statement}"
+        return self.statement
+
+    def around(self, w: torch.Tensor | None) -> AbstractContextManager:
+        """What is entered around each timed block (and each memory measurement)."""
+        if self.frozen and w is not None:
+            return frozen_parameters([w])
+        if self.context and not self.timed_context:
+            return grad_context(self.mode)
+        return nullcontext()
 
 
 def op_cases(op: str) -> list[MicroCase]:
@@ -274,6 +289,7 @@ ARTICLE_CASES = (
         "x * 2",
         Mode.NO_GRAD,
         context="no_grad",
+        timed_context=True,
         note="nothing recorded under no_grad; the same product is computed",
     ),
     MicroCase(
@@ -292,7 +308,7 @@ ARTICLE_CASES = (
 def _compile(case: MicroCase, env: dict[str, Any]) -> Callable[[], Any]:
     """The case's statement as a zero-argument call returning its value (for the memory figures)."""
     code = compile(case.statement, "<case>", "eval")
-    context = (lambda: grad_context(case.mode)) if case.context else nullcontext
+    context = (lambda: grad_context(case.mode)) if case.context and case.timed_context else nullcontext
 
     def call() -> Any:
         with context():
@@ -309,7 +325,7 @@ def _micro_subjects(cases: list[MicroCase], env: dict[str, Any], w: torch.Tensor
                 key=case.label,
                 mode=case.mode,
                 call=_compile(case, env),
-                around=(lambda: frozen_parameters([w])) if case.frozen and w is not None else nullcontext,
+                around=lambda case=case: case.around(w),
                 timer=measure.stmt_timer(case.timer_stmt, env, threads, case.label),
                 baseline=case.baseline,
                 note=case.note,
