@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Optional
+from typing import NoReturn, Optional
 
 from gradguard.check.cli import EXIT_ERROR, EXIT_OK
 
+# Ctrl-C: every command prints "gradguard: interrupted" and exits 128 + SIGINT, as shells do.
+EXIT_INTERRUPTED = 130
+
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, exit 2
+    def error(self, message: str) -> NoReturn:  # one line, exit 2
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
 
 
@@ -30,26 +33,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Optional[list] = None) -> int:
+def main(argv: Optional[list[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _dispatch(argv)
+    except KeyboardInterrupt:
+        print("gradguard: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return EXIT_ERROR
+
+
+def _dispatch(argv: list[str]) -> int:
     if argv and argv[0] == "bench":
         return _bench(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        if args.command is None:
-            parser.print_help()
-            return EXIT_ERROR
-        if args.command == "explain" and args.run:
-            return _explain_run(args.code)
-        from gradguard.check.cli import run_command
+    if args.command is None:
+        parser.print_help()
+        return EXIT_ERROR
+    if args.command == "explain" and args.run:
+        return _explain_run(args.code)
+    from gradguard.check.cli import run_command
 
-        return run_command(args)
-    except KeyboardInterrupt:
-        print("gradguard: interrupted", file=sys.stderr)
-        return EXIT_ERROR
-    except BrokenPipeError:
-        return EXIT_ERROR
+    return run_command(args)
 
 
 def _error(message: str) -> int:
@@ -74,12 +81,13 @@ def _explain_run(code: str) -> int:
     return EXIT_OK
 
 
-def _bench(argv: list) -> int:
+def _bench(argv: list[str]) -> int:
     try:
         from gradguard.bench.cli import main as bench_main
     except ImportError as exc:
         return _error(f"bench needs torch, matplotlib and tqdm (pip install 'gradguard[bench]'): {exc}")
-    return bench_main(argv)
+    code: int = bench_main(argv)
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

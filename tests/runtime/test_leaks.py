@@ -7,11 +7,11 @@ from dataclasses import dataclass
 import pytest
 
 torch = pytest.importorskip("torch")
+from helpers import SmallCNN, batches, hooks_registered  # noqa: E402
 from torch import nn  # noqa: E402
 
 import gradguard as gg  # noqa: E402
 from gradguard.runtime import _hooks  # noqa: E402
-from helpers import SmallCNN, batches, hooks_registered  # noqa: E402
 
 
 def _line(func, text):
@@ -122,7 +122,7 @@ def test_guard_memory_does_not_grow():
     gc.disable()  # graphs must be freed by reference counting alone: no cycles
     try:
         with gg.LeakMonitor(strict=True) as monitor, gg.SavedTensorGuard():
-            for i, (x, y) in enumerate(batches(40)):
+            for _, (x, y) in enumerate(batches(40)):
                 loss = criterion(model(x), y)
                 opt.zero_grad()
                 loss.backward()

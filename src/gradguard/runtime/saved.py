@@ -22,7 +22,6 @@ from ._hooks import HookRegistration, Packed
 from ._sites import user_site
 from .errors import SilentMutationError
 
-
 _SAMPLE_SIZE = 64
 
 

@@ -3,68 +3,116 @@
 A rule module holds one ``Rule`` subclass. Its module docstring is the rule's
 documentation (*What it does / Why is this bad? / Example / Use instead / Fix safety*);
 ``gradguard explain`` prints it and ``docs/rules.md`` is rendered from it. ``valid`` and
-``invalid`` examples are run by the test suite, as are the docstring's code blocks.
+``invalid`` examples are run by the test suite (an ``Invalid`` pins the line, column and
+message of each finding, and the fixed text), as are the docstring's code blocks. State the
+rule keeps while it walks a file lives in a dataclass of its module, got with
+``ctx.state(ThatClass)``.
 """
 
 from __future__ import annotations
 
 import re
 import sys
+import textwrap
 from dataclasses import dataclass
-from typing import ClassVar, Optional
+from typing import TYPE_CHECKING, ClassVar, NamedTuple, Optional, Union
 
-FIX_NONE = "none"
-FIX_SAFE = "safe"  # every finding carries a safe fix
-FIX_UNSAFE = "unsafe"  # every finding carries an unsafe fix
-FIX_SOMETIMES = "sometimes"  # some findings carry a fix (safe or unsafe, see the docs)
+from gradguard.check.model import FixAvailability
+
+if TYPE_CHECKING:
+    from gradguard.check.engine.context import FileContext
+
+# A substring, or a compiled pattern, whose presence in a file's text lets a rule run.
+Trigger = Union[str, "re.Pattern[str]"]
+
+
+def example_text(text: str) -> str:
+    """The code of an example as written in a rule module, dedented.
+
+    Examples are written as indented triple-quoted strings that open with a newline and
+    close on a line of their own. The newline after the opening quotes is dropped and the
+    common indentation removed (``textwrap.dedent``), so an example reads as the file it
+    stands for, and its line numbers count from the line after the opening quotes.
+    """
+    if text.startswith("\n"):
+        text = text[1:]
+    return textwrap.dedent(text)
+
+
+class Finding(NamedTuple):
+    """One expected finding of an invalid example: its 1-based line and column (as the text
+    output prints them) and its exact message."""
+
+    line: int
+    column: int
+    message: str
 
 
 @dataclass(frozen=True)
 class Invalid:
-    """Code that must be flagged. ``fixed`` is the text after applying its fixes.
+    """Code that must be flagged, with the findings it must produce.
 
-    ``unsafe=True`` applies unsafe fixes as well when producing ``fixed``.
+    ``line``, ``column`` and ``message`` pin the first finding (in position order); ``also``
+    lists the further findings, if any. ``fixed`` is the text after applying the fixes
+    (``unsafe=True``: unsafe fixes too); ``None`` means the fixed text is not checked.
     """
 
     code: str
+    line: int
+    column: int
+    message: str
+    also: tuple[Finding, ...] = ()
     fixed: Optional[str] = None
     unsafe: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "code", example_text(self.code))
+        if self.fixed is not None:
+            object.__setattr__(self, "fixed", example_text(self.fixed))
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        """Every expected finding, in position order."""
+        return (Finding(self.line, self.column, self.message), *self.also)
 
 
 @dataclass(frozen=True)
 class Valid:
-    """Code that must not be flagged by the rule."""
+    """Code that must not be flagged by the rule (dedented like ``Invalid``)."""
 
     code: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "code", example_text(self.code))
 
 
 class Rule:
     code: ClassVar[str]
     name: ClassVar[str]
     summary: ClassVar[str]
-    fix_availability: ClassVar[str] = FIX_NONE
+    fix_availability: ClassVar[FixAvailability] = FixAvailability.NONE
     default_enabled: ClassVar[bool] = True
     # Substrings (or compiled patterns) of which one must occur in a file for the rule to run
     # at all (speed). A necessary condition only: handlers still check what they see.
-    triggers: ClassVar[tuple] = ()
+    triggers: ClassVar[tuple[Trigger, ...]] = ()
     # The same, for one function (its decorators, signature and body): a function in whose text
     # no active rule's function trigger occurs is not walked at all. A rule lists them only if it
     # neither reports anything inside such a function nor learns there anything it uses
     # elsewhere; None (the default) means the rule must see every function.
-    function_triggers: ClassVar[Optional[tuple]] = None
+    function_triggers: ClassVar[Optional[tuple[Trigger, ...]]] = None
     # Qualified names (``torch.no_grad``) whose local aliases in the file
     # (``from torch import no_grad as ng``: ``ng``) count as function triggers too; the name as
     # usually spelt (``no_grad``) belongs in function_triggers.
-    function_names: ClassVar[tuple] = ()
+    function_names: ClassVar[tuple[str, ...]] = ()
 
-    def active_in(self, ctx) -> bool:
+    def active_in(self, ctx: FileContext) -> bool:
         """Whether the rule can find anything in this parsed file (checked before the walk)."""
         return True
 
-    valid: ClassVar[tuple] = ()
-    invalid: ClassVar[tuple] = ()
+    valid: ClassVar[tuple[Valid, ...]] = ()
+    invalid: ClassVar[tuple[Invalid, ...]] = ()
 
-    def applies_to(self, text: str, seen: Optional[dict] = None) -> bool:
+    def applies_to(self, text: str, seen: Optional[dict[Trigger, bool]] = None) -> bool:
         """Does one of the triggers occur in ``text``? ``seen`` memoises answers across the
         rules of one file, so a trigger that several rules share is searched for once."""
         if not self.triggers:
@@ -86,7 +134,7 @@ class Rule:
         return _dedent(doc).strip()
 
     @classmethod
-    def doc_code_blocks(cls) -> dict:
+    def doc_code_blocks(cls) -> dict[str, list[str]]:
         """The python code blocks under each ``## `` heading of the documentation."""
         blocks: dict[str, list[str]] = {}
         heading = ""
@@ -100,7 +148,5 @@ class Rule:
 
 
 def _dedent(text: str) -> str:
-    import textwrap
-
     first, _, rest = text.partition("\n")
     return first.strip() + "\n" + textwrap.dedent(rest)
