@@ -14,10 +14,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from gradguard.bench import cli
-from gradguard.bench.cli import main
+from gradguard.bench import cli  # noqa: E402
+from gradguard.bench.cli import main  # noqa: E402
 
-from .conftest import FAST
+from .conftest import FAST  # noqa: E402
 
 
 @pytest.fixture

@@ -8,10 +8,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from torch.utils import benchmark
+from torch.utils import benchmark  # noqa: E402
 
-from gradguard.bench.calls import forward_call, prepared
-from gradguard.bench.measure import (
+from gradguard.bench.calls import forward_call, prepared  # noqa: E402
+from gradguard.bench.measure import (  # noqa: E402
     Candidate,
     kernel_difference,
     measure_memory,
@@ -22,7 +22,7 @@ from gradguard.bench.measure import (
     threads_warning,
     time_interleaved,
 )
-from gradguard.bench.modes import Mode
+from gradguard.bench.modes import Mode  # noqa: E402
 
 N = 256 * 1024  # float32 elements: 1 MiB per tensor
 MB = N * 4

@@ -8,9 +8,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from gradguard.bench.cli import main
+from gradguard.bench.cli import main  # noqa: E402
 
-from .conftest import FAST
+from .conftest import FAST  # noqa: E402
 
 BUILTINS = ("mlp", "cnn", "transformer")
 MODES = ("grad", "no_grad", "inference_mode", "detach_input", "frozen")

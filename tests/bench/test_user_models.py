@@ -13,9 +13,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from gradguard.bench.cli import main
+from gradguard.bench.cli import main  # noqa: E402
 
-from .conftest import FAST
+from .conftest import FAST  # noqa: E402
 
 USER_MODULE = textwrap.dedent(
     """
