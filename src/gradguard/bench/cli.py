@@ -354,7 +354,17 @@ def _progress_bar(total: int, enabled: bool | None) -> tuple[Callable[[str], Non
     from tqdm import tqdm
 
     disable = not (sys.stderr.isatty() if enabled is None else enabled)
-    bar = tqdm(total=total, file=sys.stderr, disable=disable, desc=PROG, unit="step", leave=False, dynamic_ncols=True)
+    # Steps are coarse (a mode's memory, a round of timing): show every one, including the last.
+    bar = tqdm(
+        total=total,
+        file=sys.stderr,
+        disable=disable,
+        desc=PROG,
+        unit="step",
+        leave=False,
+        dynamic_ncols=True,
+        mininterval=0,
+    )
     started = [False]
 
     def step(label: str) -> None:
