@@ -36,6 +36,7 @@ from gradguard.bench.spec import (
     ModelSpec,
     TimingSpec,
 )
+from gradguard.common.text import first_line
 
 PROG = "gradguard bench"
 EXIT_OK, EXIT_OVER, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -346,6 +347,8 @@ def _import_dependencies(need_plot: bool, measuring: bool) -> None:
             import_torch()
         except ImportError:
             missing.insert(0, "torch")
+        except Exception as exc:  # a broken install: say what torch raised, in one line
+            raise BenchInputError(f"cannot import torch: {first_line(exc)}") from None
     if missing:
         raise BenchInputError(f"needs {', '.join(missing)}: install with pip install 'gradguard[bench]'")
 
