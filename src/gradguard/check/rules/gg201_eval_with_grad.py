@@ -97,8 +97,6 @@ _GRAD_FUNCTIONS = (
 )
 _GRAD_ATTRIBUTES = frozenset({"grad", "grad_fn", "requires_grad"})
 _GRAD_NAMES = frozenset({"gradcheck", "gradgradcheck", "jacobian", "hessian", "vjp", "jvp", "grad", "vmap"})
-# ``net.eval()`` / ``self.model.train(False)``: the receiver.
-_EVAL_SWITCH_RE = re.compile(r"([A-Za-z_][\w.]*)\s*\.\s*(?:eval\(\s*\)|train\(\s*False\s*\))")
 # A data split named in a string: ``split="test"``, ``"data/val"``, ``'valid'``.
 _SPLIT_TEXT_RE = re.compile(r"""["'/](?:val|valid|validation|test|testing|eval|dev)["'/]""")
 # Function names that say the function evaluates: a model call in one is evaluation.
@@ -240,12 +238,28 @@ def _evaluates_by_name(ctx, function: ast.AST) -> bool:
     return True
 
 
+def _eval_receivers(text: str) -> frozenset:
+    """The receivers spelt before ``.eval()`` / ``.train(False)`` in a text (found with
+    ``str.find``: a regular expression would try every position of a large file)."""
+    found = set()
+    for marker in (".eval()", ".train(False)"):
+        i = text.find(marker)
+        while i >= 0:
+            j = i
+            while j > 0 and (text[j - 1].isalnum() or text[j - 1] in "_."):
+                j -= 1
+            if j < i:
+                found.add(text[j:i])
+            i = text.find(marker, i + 1)
+    return frozenset(found)
+
+
 def _switched_to_eval(ctx, callee: ast.AST) -> bool:
     """Whether the file switches something spelt like ``callee`` to eval mode
     (``net.eval()``, ``net.train(False)``): only then can the model know it is in eval mode."""
     state = ctx.state(_State)
     if state.eval_receivers is None:
-        state.eval_receivers = frozenset(m.group(1) for m in _EVAL_SWITCH_RE.finditer(ctx.source.text))
+        state.eval_receivers = _eval_receivers(ctx.source.text)
     if not state.eval_receivers:
         return False
     text = dotted_name(callee)
