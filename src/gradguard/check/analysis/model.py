@@ -220,7 +220,8 @@ class SemanticModel:
         self.imports = imports
         self.module_name = module_name
         self.source_text = source_text
-        self.scopes = ScopeIndex(tree)
+        self._own_nodes: dict = {}
+        self.scopes = ScopeIndex(tree, self._own)
         self._frames: dict = {}  # (id(scope node), kind) -> Frame
         self._in_progress: set = set()
         self._summaries: dict = {}
@@ -229,7 +230,6 @@ class SemanticModel:
         self._class_attributes: dict = {}
         self._use_evidence: dict = {}
         self._uses: dict = {}
-        self._own_nodes: dict = {}
         self._attribute_sites: dict = {}
         self._locations: dict = {}
         self._definitions: dict = {}  # str(id(FunctionDef)) -> the node, for FUNCTION values
@@ -299,6 +299,25 @@ class SemanticModel:
         """Call sites of a function of this file, or None when it is used other than by
         calling it (passed on, stored, decorated, exported) or defined where that is unknown."""
         return self._callers_of(fn)
+
+    def rebinds(self, name: str) -> bool:
+        """Whether the file assigns ``name`` anywhere (beyond an import or a definition):
+        a cheap check before trusting what an imported or defined name is."""
+        found = self.__dict__.setdefault("_assigned", None)
+        if found is None:
+            found = set()
+            for stmt in iter_statements(self.tree.body):  # statements only: no expression walk
+                if isinstance(stmt, ast.Assign):
+                    for target in stmt.targets:
+                        found.update(target_names(target))
+                elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
+                    found.update(target_names(stmt.target))
+                elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+                    for item in stmt.items:
+                        if item.optional_vars is not None:
+                            found.update(target_names(item.optional_vars))
+            self.__dict__["_assigned"] = found
+        return name in found
 
     def _own(self, scope_node: ast.AST) -> list:
         """A scope's own nodes (``scopes.own_nodes``), walked once and kept."""
@@ -1723,7 +1742,10 @@ class SemanticModel:
                 return None
         text = self.source_text
         starts = self._line_starts()
-        lines = sorted({bisect.bisect_right(starts, i) for i in _occurrences(text, name)})
+        found = _occurrences(text, name)
+        if is_method:
+            found = (i for i in found if text.endswith("self.", 0, i))
+        lines = sorted({bisect.bisect_right(starts, i) for i in found})
         sites: list = []
         if lines:
             for stmt in iter_statements(self.tree.body, lines):

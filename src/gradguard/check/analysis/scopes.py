@@ -135,14 +135,15 @@ class Scope:
         return name in self.bound and name not in self.declared_global
 
 
-def build_scope(node: ast.AST, parent: Optional[Scope]) -> Scope:
+def build_scope(node: ast.AST, parent: Optional[Scope], nodes=None) -> Scope:
+    """The scope of ``node``; ``nodes`` are its own nodes when the caller has them already."""
     scope = Scope(node, parent)
     bound = scope.bound
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         bound.update(arg.arg for arg in parameters(node))
     if isinstance(node, ast.Lambda):
         return scope
-    for sub in own_nodes(node):
+    for sub in nodes if nodes is not None else own_nodes(node):
         t = type(sub)
         if t is ast.Name:
             if not isinstance(sub.ctx, ast.Load):
@@ -168,15 +169,17 @@ def build_scope(node: ast.AST, parent: Optional[Scope]) -> Scope:
 class ScopeIndex:
     """Scopes of one module, built on demand."""
 
-    def __init__(self, tree: ast.Module):
+    def __init__(self, tree: ast.Module, own=None):
         self.tree = tree
+        self._own = own  # scope node -> its own nodes, when the owner caches them
         self._scopes: dict = {}
         self.module = self.scope(tree, None)
 
     def scope(self, node: ast.AST, parent: Optional[Scope]) -> Scope:
         found = self._scopes.get(id(node))
         if found is None:
-            found = self._scopes[id(node)] = build_scope(node, parent)
+            nodes = self._own(node) if self._own is not None and not isinstance(node, ast.Lambda) else None
+            found = self._scopes[id(node)] = build_scope(node, parent, nodes)
         return found
 
     def get(self, node: ast.AST) -> Optional[Scope]:

@@ -97,6 +97,8 @@ _GRAD_FUNCTIONS = (
 )
 _GRAD_ATTRIBUTES = frozenset({"grad", "grad_fn", "requires_grad"})
 _GRAD_NAMES = frozenset({"gradcheck", "gradgradcheck", "jacobian", "hessian", "vjp", "jvp", "grad", "vmap"})
+# A name that mentions a validation/test split: ``test_x``, ``X_val``, ``valid_imgs``.
+_SPLIT_NAME_RE = re.compile(r"(?:^|_)(?:val|valid|validation|test|testing|eval|dev)(?:_|$|[a-z]*$)|(?:Test|Val)", re.I)
 # A data split named in a string: ``split="test"``, ``"data/val"``, ``'valid'``.
 _SPLIT_TEXT_RE = re.compile(r"""["'/](?:val|valid|validation|test|testing|eval|dev)["'/]""")
 # Function names that say the function evaluates: a model call in one is evaluation.
@@ -203,6 +205,33 @@ def _shown(ctx, node: ast.AST) -> str:
     return short(ctx.text(node), 40)
 
 
+_BUILTINS = frozenset(dir(__import__("builtins")))
+
+
+def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
+    """Callees the syntax alone shows are no model (no question to the model needed): a
+    builtin, a function or class the module defines, an imported name or module attribute
+    (``torch.cat``, ``np.mean``), a method of the current class (``self.helper(...)``)."""
+    if isinstance(target, ast.Name):
+        name = target.id
+        if name in _BUILTINS or name in ctx.imports.names:
+            return not ctx.model.rebinds(name)
+        definitions = ctx.model.scopes.module.definitions.get(name)
+        return bool(definitions) and not ctx.model.rebinds(name)
+    if isinstance(target, ast.Attribute):
+        root = target.value
+        if isinstance(root, ast.Name):
+            if root.id == "self":
+                cls = ctx.method_class
+                return cls is not None and any(
+                    isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == target.attr for s in cls.body
+                )
+            if root.id in ctx.imports.names and not ctx.model.rebinds(root.id):
+                return True
+        return False
+    return not isinstance(target, (ast.Subscript, ast.Call))
+
+
 def _switches_to_eval(call: ast.Call) -> bool:
     """``x.eval()`` or ``x.train(False)``."""
     func = call.func
@@ -264,6 +293,18 @@ def _switched_to_eval(ctx, callee: ast.AST) -> bool:
         return False
     text = dotted_name(callee)
     return text is not None and text in state.eval_receivers
+
+
+def _may_be_evaluation_data(call: ast.Call) -> bool:
+    """Whether an argument's text names a validation/test split (``test_x``, ``X_val``,
+    ``valid_images[:10]``): a cheap filter before asking the model where the data comes from."""
+    for arg in call.args:
+        for sub in ast.walk(arg):
+            if isinstance(sub, (ast.Name, ast.Attribute)):
+                name = sub.id if isinstance(sub, ast.Name) else sub.attr
+                if _SPLIT_NAME_RE.search(name):
+                    return True
+    return False
 
 
 def _names_a_split(ctx) -> bool:
@@ -628,7 +669,7 @@ class EvalWithGrad(Rule):
             and (unit is None or unit.eval_call is None)
             and not named_eval
             and not _switched_to_eval(ctx, _callee(node))
-            and not _names_a_split(ctx)
+            and not (_names_a_split(ctx) and _may_be_evaluation_data(node))
         ):
             return  # nothing in this unit or file can make this call an evaluation: no model query
         if not self._is_model_call(ctx, node):
@@ -663,6 +704,8 @@ class EvalWithGrad(Rule):
         subclass, a torch layer, a model a project function returns), or, where nothing else
         is known, something named like one (``model``, ``self.net``, ``teacher.module``)."""
         target = _callee(node)
+        if _certainly_not_a_model(ctx, target):
+            return False
         value = ctx.model.value(target)
         if value.kind is not Kind.MODULE:
             return False
