@@ -16,16 +16,14 @@ from torch import nn
 from .errors import SilentMutationError
 from .inference import find_inference_tensors
 from .leaks import LeakMonitor
-from .report import format_bytes, graph_stats
+from gradguard.common.text import first_line as _first_line, format_bytes
+
+from .introspect import graph_stats
 from .saved import SavedTensorGuard
 
 
 def _fmt(t: torch.Tensor) -> str:
     return "[" + ", ".join(f"{v:.2f}" for v in t.detach().flatten().tolist()) + "]"
-
-
-def _first_line(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
 
 
 def _error_of(fn: Callable[[], object]) -> str:

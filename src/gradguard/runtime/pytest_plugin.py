@@ -83,7 +83,7 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
         alive = monitor.live_graph_bytes()
         nodes = monitor.live_graph_nodes()
         if alive or nodes:
-            from gradguard.runtime.report import format_bytes
+            from gradguard.common.text import format_bytes
 
             sites = monitor.live_sites()
             raise runtime.GraphLeakError(
