@@ -1,7 +1,8 @@
 """``gradguard`` command line: dispatches to the wing that owns each command.
 
 ``check``, ``rules`` and ``explain`` belong to the checker (standard library only);
-``explain --run`` and ``bench`` need torch and are imported only when asked for.
+``explain --run``, ``run`` and ``bench`` need torch and are imported only when asked for.
+Every command answers Ctrl-C the same way: ``gradguard: interrupted`` on stderr, exit 130.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import sys
 from typing import Optional
 
 from gradguard.check.cli import EXIT_ERROR, EXIT_OK
+
+EXIT_INTERRUPTED = 130
 
 
 class _Parser(argparse.ArgumentParser):
@@ -27,13 +30,20 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     check_cli.add_commands(sub)
     sub.add_parser("bench", help="measure gradient-control costs (needs torch)", add_help=False)
+    sub.add_parser("run", help="run a script under the runtime guards and report at exit (needs torch)", add_help=False)
     return parser
 
 
 def main(argv: Optional[list] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "bench":
-        return _bench(argv[1:])
+    try:
+        if argv and argv[0] == "bench":
+            return _bench(argv[1:])
+        if argv and argv[0] == "run":
+            return _run(argv[1:])
+    except KeyboardInterrupt:
+        print("gradguard: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -47,7 +57,7 @@ def main(argv: Optional[list] = None) -> int:
         return run_command(args)
     except KeyboardInterrupt:
         print("gradguard: interrupted", file=sys.stderr)
-        return EXIT_ERROR
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_ERROR
 
@@ -63,6 +73,7 @@ def _explain_run(code: str) -> int:
     rule = rule_by_code(code)
     if rule is None:
         return _error(f"unknown rule code: {code} (see 'gradguard rules')")
+    code = rule.code
     try:
         from gradguard.runtime.demos import run_demo
     except ImportError as exc:
@@ -72,6 +83,12 @@ def _explain_run(code: str) -> int:
     except KeyError:
         return _error(f"{rule.code} has no run-time demonstration: its consequence shows only in the code")
     return EXIT_OK
+
+
+def _run(argv: list) -> int:
+    from gradguard.runtime.cli import main as run_main
+
+    return run_main(argv)
 
 
 def _bench(argv: list) -> int:

@@ -261,7 +261,8 @@ def _disable_saved_tensors_hooks(error_message: str) -> Iterator[None]:
         removed += 1
     if removed and not _warned_functorch:
         _warned_functorch = True
-        warnings.warn(_FUNCTORCH_WARNING, RuntimeWarning, stacklevel=4)
+        site = sites.capture(3)
+        warnings.warn_explicit(_FUNCTORCH_WARNING, RuntimeWarning, site[0], site[1] or 1)
     try:
         with _original_disable(error_message):
             yield

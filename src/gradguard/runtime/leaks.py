@@ -358,15 +358,20 @@ class LeakMonitor:
         oldest_step, site = self._oldest_site()
         holders = tuple(find_holders(self._token_key, figures.step - self.grace))
         growths = len(self._growth_steps)
-        span = figures.step - self._growth_steps[0] + 1 if self._growth_steps else 1
+        span = self._growth_steps[-1] - self._growth_steps[0] + 1 if self._growth_steps else 1
         how = f"at {growths} consecutive steps" if growths == span else f"at {growths} of the last {span} steps"
         held = f" Held by: {'; '.join(holders)}." if holders else ""
         library = sites.library_line(site)
         message = (
             f"GG301 graph leak: graph memory that outlives its step grew {how}; after step "
-            f"{figures.step}, {plural(figures.retained_nodes, 'graph node')} and "
-            f"{format_bytes(figures.retained_bytes)} in "
-            f"{plural(figures.retained_saved_tensors, 'saved tensor')} from earlier steps are still "
+            f"{figures.step}, {plural(figures.retained_nodes, 'graph node')}"
+            + (
+                f" and {format_bytes(figures.retained_bytes)} in "
+                f"{plural(figures.retained_saved_tensors, 'saved tensor')}"
+                if figures.retained_saved_tensors
+                else ""
+            )
+            + f" from earlier steps {'is' if figures.retained_nodes == 1 and not figures.retained_saved_tensors else 'are'} still "
             f"alive. The oldest surviving graph (step {oldest_step}) was made at "
             f"{sites.format_site(site)}" + (f" (in {library})" if library else "") + f".{held} Something keeps "
             f"graph-carrying tensors across iterations (e.g. `total += loss`, or appending outputs "

@@ -1,0 +1,5 @@
+import torch
+
+torch.ones(1)
+print("before", flush=True)
+raise KeyboardInterrupt
