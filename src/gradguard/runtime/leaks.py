@@ -520,7 +520,7 @@ def find_holders(token_key: str, horizon: int, limit: int = 2) -> list[str]:
                 candidates.append((oldest, obj))
     candidates.sort(key=lambda item: item[0])
     described: list[str] = []
-    for _, tensor in candidates:
+    for _, tensor in candidates[:4]:  # each look-up scans the heap: a few are enough
         text = _describe_holder(tensor)
         if text is not None and text not in described:
             described.append(text)

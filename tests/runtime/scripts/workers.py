@@ -14,7 +14,7 @@ class Squares(Dataset):
 
 def main():
     context = sys.argv[1] if len(sys.argv) > 1 else "fork"
-    loader = DataLoader(Squares(), batch_size=4, num_workers=2, multiprocessing_context=context)
+    loader = DataLoader(Squares(), batch_size=4, num_workers=1, multiprocessing_context=context)
     model = torch.nn.Linear(1, 1)
     opt = torch.optim.SGD(model.parameters(), lr=1e-3)
     for x, y in loader:
