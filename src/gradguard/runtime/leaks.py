@@ -249,16 +249,38 @@ class LeakMonitor:
         # that produced each saved tensor through a token stored in its metadata.
         node = tensor.grad_fn
         if node is not None:
-            metadata = node.metadata
-            if self._token_key not in metadata:
-                metadata[self._token_key] = _NodeToken(self, step, site)
-                nodes = self._nodes_by_step
-                nodes[step] = nodes.get(step, 0) + 1
-                node_sites = self._node_sites_by_step.get(step)
-                if node_sites is None:
-                    node_sites = self._node_sites_by_step[step] = {}
-                node_sites[site] = node_sites.get(site, 0) + 1
+            self._token(node, step, site)
         return _Held(key, step)
+
+    def _token(self, node: Any, step: int, site: Any) -> None:
+        metadata = node.metadata
+        if self._token_key not in metadata:
+            metadata[self._token_key] = _NodeToken(self, step, site)
+            nodes = self._nodes_by_step
+            nodes[step] = nodes.get(step, 0) + 1
+            node_sites = self._node_sites_by_step.get(step)
+            if node_sites is None:
+                node_sites = self._node_sites_by_step[step] = {}
+            node_sites[site] = node_sites.get(site, 0) + 1
+
+    # -- module calls: the output nodes of top-level calls are counted too, since a kept
+    # output whose saved tensors backward freed still holds its graph nodes --------------
+    def top_enter(self, module: Any, args: Any) -> Any:
+        return None
+
+    def top_exit(self, module: Any, output: Any, token: Any) -> None:
+        if not torch.is_grad_enabled():
+            return
+        from .names import output_nodes
+
+        nodes = output_nodes(output)
+        if nodes:
+            site = sites.capture(3)
+            for node in nodes:
+                try:
+                    self._token(node, self._step, site)
+                except (RuntimeError, AttributeError):
+                    pass
 
     def on_unpack(self, state: _Held, record: PackRecord, tensor: torch.Tensor) -> None:
         pass
@@ -294,10 +316,17 @@ class LeakMonitor:
 
     # -- public ---------------------------------------------------------------------------
     def __enter__(self) -> "LeakMonitor":
+        from .names import TRACKER
+
         self._registration.enter()
+        TRACKER.acquire(listener=self)
         return self
 
     def __exit__(self, *exc: object) -> None:
+        from .names import TRACKER
+
+        if self._registration.active:
+            TRACKER.release(listener=self)
         self._registration.exit()
 
     def _figures_now(self) -> StepFigures:

@@ -216,3 +216,20 @@ def describe_tensor(record: Any, tensor: torch.Tensor | None = None) -> str:
     if module is not None:
         return f"a tensor (saved inside `{index.path(module)}`, {type(module).__name__})"
     return "a tensor"
+
+
+def output_nodes(output: Any, limit: int = 4) -> list:
+    """The grad_fn nodes of (up to ``limit``) tensors in a module's output."""
+    nodes: list = []
+    stack = [output]
+    while stack and len(nodes) < limit:
+        item = stack.pop()
+        if isinstance(item, torch.Tensor):
+            node = item.grad_fn
+            if node is not None and all(node is not n for n in nodes):
+                nodes.append(node)
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item[:16])
+        elif isinstance(item, dict):
+            stack.extend(list(item.values())[:16])
+    return nodes

@@ -40,7 +40,7 @@ from . import hooks, sites
 from .errors import SilentMutationError, StrictStop
 from .hooks import HookRegistration, PackRecord
 from .leaks import LeakMonitor, LeakReport, plural
-from .names import TRACKER, describe_tensor, module_name, parameter_name
+from .names import TRACKER, describe_tensor, module_name, output_nodes, parameter_name
 from .saved import SavedTensorGuard
 
 RULE_TITLES = {
@@ -120,22 +120,6 @@ class _Token:
         self.call.token_died()
 
 
-def _output_nodes(output: Any, limit: int = 4) -> list:
-    nodes: list = []
-    stack = [output]
-    while stack and len(nodes) < limit:
-        item = stack.pop()
-        if isinstance(item, torch.Tensor):
-            node = item.grad_fn
-            if node is not None and all(node is not n for n in nodes):
-                nodes.append(node)
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item[:16])
-        elif isinstance(item, dict):
-            stack.extend(list(item.values())[:16])
-    return nodes
-
-
 class _UnusedGraphs:
     """Per calling line: graphs built with grad enabled, how many a backward used, and bytes."""
 
@@ -163,7 +147,7 @@ class _UnusedGraphs:
     def top_exit(self, module: Any, output: Any, start: Any) -> None:
         if start is None or not torch.is_grad_enabled():
             return
-        nodes = _output_nodes(output)
+        nodes = output_nodes(output)
         if not nodes:
             return
         call = _CallGraph(self, sites.capture(3), self.saved_bytes - start)
@@ -540,7 +524,8 @@ class Session:
             register_optimizer_step_post_hook(self._step_post),
         ]
         self._original_backward = torch.autograd.backward
-        torch.autograd.backward = self._backward
+        self._backward_patch = self._backward  # one bound method, so that stop() can recognise it
+        torch.autograd.backward = self._backward_patch
         cls = torch.inference_mode
         self._original_inference_enter = cls.__enter__
         self._original_inference_exit = cls.__exit__
@@ -560,7 +545,7 @@ class Session:
         cls = torch.inference_mode
         cls.__enter__ = self._original_inference_enter
         cls.__exit__ = self._original_inference_exit
-        if torch.autograd.backward is self._backward:
+        if torch.autograd.backward is self._backward_patch:
             torch.autograd.backward = self._original_backward
         for handle in self._handles:
             handle.remove()
