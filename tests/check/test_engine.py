@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass, field
 
 import pytest
 
@@ -133,3 +134,54 @@ def test_statements_with_word_finds_every_class_definition():
     pruned = [n.name for n in statements_with_word(tree.body, code, "class") if isinstance(n, ast.ClassDef)]
     assert sorted(pruned) == sorted(full) == ["A", "B", "C", "Inner"]
     assert list(statements_with_word(tree.body, code, "zebra")) == []
+
+
+@dataclass
+class _Seen:
+    calls: list = field(default_factory=list)
+
+
+class StatefulProbe:
+    """Records the lines of ``probe()`` calls in its per-file state."""
+
+    code = "GG999"
+
+    def __init__(self):
+        self.states = []
+
+    def applies_to(self, text, seen=None):
+        return True
+
+    def visit_Call(self, node, ctx):
+        if isinstance(node.func, ast.Name) and node.func.id == "probe":
+            state = ctx.state(_Seen)
+            assert ctx.state(_Seen) is state
+            state.calls.append(node.lineno)
+            if not any(s is state for s in self.states):
+                self.states.append(state)
+
+
+class Boom:
+    code = "GG998"
+
+    def applies_to(self, text, seen=None):
+        return True
+
+    def visit_Call(self, node, ctx):
+        if isinstance(node.func, ast.Name) and node.func.id == "boom":
+            raise ValueError("boom")
+
+
+def test_rule_state_is_fresh_for_every_file():
+    probe = StatefulProbe()
+    for _ in range(2):
+        check_source(SourceText("probe()\nprobe()\n"), "t.py", [probe], require_torch_import=False)
+    assert [s.calls for s in probe.states] == [[1, 2], [1, 2]]
+
+
+def test_rule_state_is_fresh_after_a_failing_rule_is_dropped():
+    """The walk restarts without the failing rule; the others' state starts over with it."""
+    kept = StatefulProbe()
+    result = check_source(SourceText("probe()\nboom()\n"), "t.py", [kept, Boom()], require_torch_import=False)
+    assert [e.where for e in result.internal_errors] == ["GG998"]
+    assert [s.calls for s in kept.states] == [[1], [1]]

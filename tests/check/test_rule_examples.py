@@ -7,6 +7,7 @@ import ast
 import pytest
 
 from gradguard.check.rules import all_rules
+from gradguard.check.rules.base import Finding, Invalid, Valid, example_text
 from tests.check.helpers import findings, fixed_text
 
 RULES = all_rules()
@@ -20,9 +21,11 @@ def _cases(kind: str):
 
 @pytest.mark.parametrize("rule,example", list(_cases("invalid")))
 def test_invalid_example_is_flagged(rule, example):
-    diags = findings(example.code, rule)
+    diags = sorted(findings(example.code, rule), key=lambda d: d.sort_key())
     assert diags, f"{rule.code} did not flag:\n{example.code}"
     assert {d.code for d in diags} == {rule.code}
+    got = [Finding(d.start.row, d.start.column, d.message) for d in diags]
+    assert got == list(example.findings), f"{rule.code}: findings differ from the example's line, column, message"
     if example.fixed is not None:
         assert fixed_text(example.code, rule, unsafe=example.unsafe) == example.fixed
         # A second application changes nothing.
@@ -52,6 +55,8 @@ def test_documentation_examples(rule):
 @pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
 def test_rule_has_examples_both_ways(rule):
     assert len(rule.invalid) >= 2 and len(rule.valid) >= 2
+    assert all(isinstance(example, Valid) for example in rule.valid)
+    assert all(isinstance(example, Invalid) for example in rule.invalid)
 
 
 def test_codes_and_names_are_unique():
@@ -67,3 +72,16 @@ def test_one_rule_per_module():
     assert len(modules) == len(set(modules))
     for rule in RULES:
         assert rule.code.lower() in rule.__module__
+
+
+def test_example_text_is_dedented():
+    written = """
+        import torch
+        with torch.no_grad():
+            pass
+        """
+    assert example_text(written) == "import torch\nwith torch.no_grad():\n    pass\n"
+    assert Valid(written).code == example_text(written)
+    invalid = Invalid(written, line=2, column=6, message="m", fixed=written)
+    assert invalid.code == invalid.fixed == example_text(written)
+    assert invalid.findings == (Finding(2, 6, "m"),)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Optional
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -174,7 +173,7 @@ def _rules() -> int:
     rows = [(PARSE_ERROR, "parse-error", "", "on", PARSE_ERROR_SUMMARY)]
     for rule in all_rules():
         rows.append(
-            (rule.code, rule.name, rule.fix_availability, "on" if rule.default_enabled else "off", rule.summary)
+            (rule.code, rule.name, rule.fix_availability.value, "on" if rule.default_enabled else "off", rule.summary)
         )
     width = max(len(r[1]) for r in rows)
     print(f"{'code':6} {'name':{width}} {'fix':9} {'default':7} summary")
@@ -199,8 +198,6 @@ def rule_by_code(code: str):
 
 def render_rule_doc(rule) -> str:
     header = f"{rule.code} ({rule.name})"
-    fix = {"none": "no fix", "safe": "safe fix", "unsafe": "unsafe fix", "sometimes": "fix sometimes available"}[
-        rule.fix_availability
-    ]
+    fix = rule.fix_availability.label
     default = "on by default" if rule.default_enabled else "off by default"
     return f"# {header}\n\n{rule.summary}\n\nFix: {fix}. {default.capitalize()}.\n\n{rule.documentation()}\n"

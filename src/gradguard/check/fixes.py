@@ -14,7 +14,7 @@ MAX_PASSES = 10
 
 
 def chosen_fixes(diagnostics: Iterable[Diagnostic], unsafe: bool) -> list:
-    return [d.fix for d in diagnostics if d.fix is not None and (d.fix.applicability == "safe" or unsafe)]
+    return [d.fix for d in diagnostics if d.fix is not None and d.fix.applies(unsafe)]
 
 
 def apply_edits(text: str, fixes: list) -> tuple:

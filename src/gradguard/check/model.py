@@ -3,9 +3,33 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Optional
+from enum import Enum
+from typing import Optional
 
-Applicability = Literal["safe", "unsafe"]
+
+class Applicability(str, Enum):
+    """Whether a fix is applied by ``--fix`` alone (safe) or needs ``--unsafe-fixes``.
+
+    A ``str`` enum: its value is what the JSON output and the result cache hold.
+    """
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+
+class FixAvailability(str, Enum):
+    """What fixes a rule's findings carry (rule metadata, shown by ``gradguard rules``)."""
+
+    NONE = "none"
+    SAFE = "safe"  # every finding carries a safe fix
+    UNSAFE = "unsafe"  # every finding carries an unsafe fix
+    SOMETIMES = "sometimes"  # some findings carry a fix (safe or unsafe, see the rule's docs)
+
+    @property
+    def label(self) -> str:
+        """The phrase used in the rule documentation ("safe fix", "no fix", ...)."""
+        return {"none": "no fix", "sometimes": "fix sometimes available"}.get(self.value, f"{self.value} fix")
+
 
 PROJECT_URL = "https://github.com/gradguard/gradguard"
 # Where each rule is documented (docs/rules.md, rendered from the rule modules).
@@ -35,6 +59,10 @@ class Fix:
     message: str
     edits: tuple[Edit, ...]
 
+    def applies(self, unsafe: bool) -> bool:
+        """Whether this fix is applied when unsafe fixes are (``unsafe``) or are not allowed."""
+        return self.applicability is Applicability.SAFE or unsafe
+
 
 @dataclass
 class Diagnostic:
@@ -54,7 +82,7 @@ class Diagnostic:
 
     @property
     def fixable_safe(self) -> bool:
-        return self.fix is not None and self.fix.applicability == "safe"
+        return self.fix is not None and self.fix.applies(unsafe=False)
 
     def sort_key(self):
         return (self.filename, self.cell or 0, self.start.row, self.start.column, self.code)

@@ -7,14 +7,13 @@ import bisect
 import codecs
 import io
 import re
-from itertools import accumulate
 import tokenize
 import warnings
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Optional
 
 from gradguard.check.model import Position
-
 
 _NEWLINE_RE = re.compile(r"\r\n|\r|\n")
 

@@ -12,27 +12,14 @@ import ast
 from dataclasses import dataclass, field
 from typing import Optional
 
-from gradguard.check.analysis.imports import subclasses_in_file
-
-_FUNCTION_BASES = frozenset(
-    {
-        "torch.autograd.Function",
-        "torch.autograd.function.Function",
-        "torch.autograd.function.InplaceFunction",
-        "torch.autograd.function._SingleLevelFunction",
-    }
-)
 _ONCE_DIFFERENTIABLE = frozenset({"torch.autograd.function.once_differentiable", "torch.autograd.once_differentiable"})
 
 
 def function_classes(ctx) -> frozenset:
     """Names of the classes of this file that subclass ``torch.autograd.Function``."""
-    return subclasses_in_file(
-        ctx,
-        "autograd_function_classes",
-        lambda base: ctx.imports.qualified_name(base) in _FUNCTION_BASES,
-        "Function",
-    )
+    if "Function" not in ctx.source.text:
+        return frozenset()
+    return ctx.model.autograd_function_classes()
 
 
 @dataclass
@@ -72,7 +59,8 @@ def _returned_names(fn: ast.AST) -> set:
 
 
 def _own_nodes(fn: ast.AST):
-    """Nodes of a function body, not descending into nested functions or classes."""
+    """Nodes of a function body (comprehensions included), not descending into nested
+    functions, classes or lambdas."""
     stack = list(reversed(fn.body))
     while stack:
         node = stack.pop()

@@ -1,7 +1,7 @@
 """What a `.data` attribute does at its site: read, write, or not a tensor's `.data` at all.
 
 Shared by GG101 (reads) and GG102 (writes). A `.data` counts only where the receiver is known
-to be a tensor (by the scope facts of gradguard.check.analysis.kinds) or where the chain right after `.data`
+to be a tensor (by the semantic model, ``ctx.model``) or where the chain right after `.data`
 uses a method only tensors have (`.data.copy_(...)`, `.data.cpu()`) on a receiver whose name
 does not say it is a container (`dataset.data.cpu()` is a dataset's tensor field).
 """
@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
+from gradguard.check.analysis.values import Kind, Role
 from gradguard.check.model import Edit
-from gradguard.check.analysis.kinds import OUTPUT, TENSOR_KINDS, expr_kinds
 
 # In-place tensor methods that write values (torch 2.13 `Tensor` methods ending in `_`,
 # without those that only change metadata or flags, listed below).
@@ -133,7 +133,7 @@ def _is_tensor_subclass_self(ctx, node: ast.AST) -> bool:
     return False
 
 
-def receiver_is_tensor(ctx, facts, recv: ast.AST, chain_certain: bool) -> bool:
+def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool) -> bool:
     """Is ``recv`` in ``recv.data`` a tensor (so `.data` is `Tensor.data`)?"""
     if _is_tensor_subclass_self(ctx, recv):
         return True
@@ -146,11 +146,13 @@ def receiver_is_tensor(ctx, facts, recv: ast.AST, chain_certain: bool) -> bool:
         return False  # `self.weight` of a class with no base class: its own attribute
     if isinstance(recv, ast.Attribute) and recv.attr in TENSOR_ATTRIBUTES:
         return True
-    kinds = expr_kinds(ctx, facts, recv)
-    if kinds and kinds & TENSOR_KINDS:
-        if kinds & TENSOR_KINDS == {OUTPUT} and any(h in ctx.source.text for h in _PACKED_HINTS):
+    value = ctx.model.value(recv)
+    if value.kind is Kind.TENSOR:
+        if value.has(Role.OUTPUT) and any(h in ctx.source.text for h in _PACKED_HINTS):
             return False  # model outputs may be PackedSequence, whose `.data` is a field
         return True
+    if value.kind is not Kind.UNKNOWN:
+        return False  # a module, a data set, a numpy array, a container: `.data` is its own field
     if not chain_certain:
         return False
     if isinstance(recv, ast.Subscript) and isinstance(recv.slice, ast.Constant) and isinstance(recv.slice.value, str):
@@ -211,7 +213,7 @@ def _optional_data_receivers(ctx) -> frozenset:
     return found
 
 
-def _call_callee_reads(ctx, facts, call: ast.Call, arg: ast.AST) -> Optional[bool]:
+def _call_callee_reads(ctx, call: ast.Call, arg: ast.AST) -> Optional[bool]:
     """For ``.data`` (or a chain of it) passed to ``call``: True if only read, False if it may
     escape, None if the site must not be reported at all."""
     func = call.func
@@ -238,7 +240,7 @@ def _call_callee_reads(ctx, facts, call: ast.Call, arg: ast.AST) -> Optional[boo
         if (
             func.attr in TENSOR_ONLY_METHODS
             or (isinstance(recv, ast.Attribute) and recv.attr == "data")
-            or receiver_is_tensor(ctx, facts, recv, False)
+            or receiver_is_tensor(ctx, recv, False)
         ):
             # A tensor method reads its arguments (only `set_` adopts one's storage).
             return True
@@ -247,7 +249,7 @@ def _call_callee_reads(ctx, facts, call: ast.Call, arg: ast.AST) -> Optional[boo
     return False
 
 
-def classify(ctx, facts, node: ast.Attribute) -> Optional[DataAccess]:
+def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
     """Classify a ``<recv>.data`` node, or None when it is not (certainly) a tensor's `.data`."""
     par = ctx.parent(node)
     chain_certain = (
@@ -256,7 +258,7 @@ def classify(ctx, facts, node: ast.Attribute) -> Optional[DataAccess]:
         and isinstance(ctx.parent(par), ast.Call)
         and ctx.parent(par).func is par
     )
-    if not receiver_is_tensor(ctx, facts, node.value, chain_certain):
+    if not receiver_is_tensor(ctx, node.value, chain_certain):
         return None
     cur: ast.AST = node
     while True:
@@ -311,7 +313,7 @@ def classify(ctx, facts, node: ast.Attribute) -> Optional[DataAccess]:
                 recv = par.func.value
                 if ctx.imports.qualified_name(recv) is not None:  # module.func_(p.data): `timm.layers.trunc_normal_`
                     return DataAccess(node, "write", how="inplace_call", site=par)
-            reads = _call_callee_reads(ctx, facts, par, cur)
+            reads = _call_callee_reads(ctx, par, cur)
             if reads is None:
                 return None
             return DataAccess(node, "read", safe=reads)
@@ -319,7 +321,7 @@ def classify(ctx, facts, node: ast.Attribute) -> Optional[DataAccess]:
             call = ctx.parent(par)
             if par.arg == "out":
                 return None
-            reads = _call_callee_reads(ctx, facts, call, cur) if isinstance(call, ast.Call) else False
+            reads = _call_callee_reads(ctx, call, cur) if isinstance(call, ast.Call) else False
             if reads is None:
                 return None
             return DataAccess(node, "read", safe=reads)

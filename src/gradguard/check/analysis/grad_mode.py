@@ -12,6 +12,17 @@ from enum import Enum
 from typing import Optional
 
 from gradguard.check.analysis.imports import ImportMap
+from gradguard.check.analysis.vocabulary import (
+    ENABLE_NAMES,
+    GRAD_MODE_NAMES,
+    GRAD_OFF_NAMES,
+    INFERENCE_NAMES,
+    NO_GRAD_NAMES,
+    SET_ENABLED_NAMES,
+    call_argument,
+)
+
+__all__ = ["GRAD_MODE_NAMES", "GRAD_OFF_NAMES", "INFERENCE_NAMES", "NO_GRAD_NAMES", "SET_ENABLED_NAMES"]
 
 
 class RegionKind(str, Enum):
@@ -37,17 +48,6 @@ INFERENCE = RegionKind.INFERENCE
 ENABLE = RegionKind.ENABLE
 MAYBE = RegionKind.MAYBE
 BOUNDARY = RegionKind.BOUNDARY
-
-NO_GRAD_NAMES = frozenset({"torch.no_grad", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"})
-INFERENCE_NAMES = frozenset(
-    {"torch.inference_mode", "torch.autograd.inference_mode", "torch.autograd.grad_mode.inference_mode"}
-)
-ENABLE_NAMES = frozenset({"torch.enable_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.enable_grad"})
-SET_ENABLED_NAMES = frozenset(
-    {"torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.set_grad_enabled"}
-)
-GRAD_MODE_NAMES = NO_GRAD_NAMES | INFERENCE_NAMES | ENABLE_NAMES | SET_ENABLED_NAMES
-GRAD_OFF_NAMES = NO_GRAD_NAMES | INFERENCE_NAMES | SET_ENABLED_NAMES  # what can disable grad
 
 
 @dataclass
@@ -83,7 +83,7 @@ def classify_grad_mode(expr: ast.AST, imports: ImportMap) -> Optional[RegionKind
         return ENABLE
     if qual in INFERENCE_NAMES:
         if isinstance(expr, ast.Call):
-            arg = expr.args[0] if expr.args else next((k.value for k in expr.keywords if k.arg == "mode"), None)
+            arg = call_argument(expr, 0, "mode")
             if arg is not None:
                 value = _const_bool(arg)
                 if value is None:
@@ -91,8 +91,9 @@ def classify_grad_mode(expr: ast.AST, imports: ImportMap) -> Optional[RegionKind
                 return INFERENCE if value else None
         return INFERENCE
     if qual in SET_ENABLED_NAMES:
-        if isinstance(expr, ast.Call) and expr.args:
-            value = _const_bool(expr.args[0])
+        arg = call_argument(expr, 0, "mode") if isinstance(expr, ast.Call) else None
+        if arg is not None:
+            value = _const_bool(arg)
             if value is None:
                 return MAYBE
             return ENABLE if value else NO_GRAD

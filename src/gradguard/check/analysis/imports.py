@@ -142,40 +142,6 @@ def statements_with_word(body: list, text: str, word: str):
     return iter_statements(body, lines) if lines else iter(())
 
 
-def subclasses_in_file(ctx, key: str, is_root_base, text_hint: str) -> frozenset:
-    """Names of the classes of a file that derive from a root base, directly or through
-    each other (``class A(nn.Module)``, ``class B(A)``), cached in ``ctx.cache[key]``.
-
-    ``is_root_base(base_expr)`` says whether a base expression is a root; ``text_hint`` must
-    occur in the source for any class to qualify (a cheap skip).
-    """
-    cached = ctx.cache.get(key)
-    if cached is not None:
-        return cached
-    # Class definitions are statements: walking statements only is much cheaper than ast.walk.
-    text = ctx.source.text
-    classes = (
-        [n for n in statements_with_word(ctx.tree.body, text, "class") if isinstance(n, ast.ClassDef)]
-        if text_hint in text
-        else []
-    )
-    found: set = set()
-    changed = True
-    while changed:
-        changed = False
-        for cls in classes:
-            if cls.name in found:
-                continue
-            for base in cls.bases:
-                if (isinstance(base, ast.Name) and base.id in found) or is_root_base(base):
-                    found.add(cls.name)
-                    changed = True
-                    break
-    result = frozenset(found)
-    ctx.cache[key] = result
-    return result
-
-
 def dotted_name(node: ast.AST) -> Optional[str]:
     """``a.b.c`` for a chain of attributes on a name, else None."""
     parts = []
@@ -185,15 +151,4 @@ def dotted_name(node: ast.AST) -> Optional[str]:
     if isinstance(node, ast.Name):
         parts.append(node.id)
         return ".".join(reversed(parts))
-    return None
-
-
-def call_name(node: ast.AST) -> Optional[str]:
-    """The last component of a call's callee: ``nn.init.normal_(...)`` -> ``normal_``."""
-    if isinstance(node, ast.Call):
-        func = node.func
-        if isinstance(func, ast.Attribute):
-            return func.attr
-        if isinstance(func, ast.Name):
-            return func.id
     return None

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Optional
+from typing import Iterator, Optional, TypeVar
 
 from gradguard.check.analysis.grad_mode import BOUNDARY, ENABLE, INFERENCE, MAYBE, NO_GRAD, GradRegion, GradState
 from gradguard.check.analysis.imports import ImportMap
 from gradguard.check.model import Diagnostic, Edit, Fix
 from gradguard.check.source import SourceText
+
+State = TypeVar("State")
 
 
 class FileContext:
@@ -23,9 +25,20 @@ class FileContext:
         self.grad_stack: list[GradRegion] = []
         self.scopes: list[ast.AST] = [tree]  # Module, ClassDef, FunctionDef, Lambda
         self.loops: list[ast.AST] = []
-        self.cache: dict = {}  # per-file memo for rules and analyses
+        self.cache: dict = {}  # per-file memo for the analyses
+        self._states: dict[type, object] = {}  # per-rule state, see ``state``
         self.skipped_functions: list[ast.AST] = []  # not walked: no active rule's function trigger in them
         self.linker = None  # the walker: makes parent links on demand (see ``parent``)
+        self._model = None
+
+    @property
+    def model(self):
+        """The file's semantic model (gradguard.check.analysis.model), built on first use."""
+        if self._model is None:
+            from gradguard.check.analysis.model import SemanticModel
+
+            self._model = SemanticModel(self.tree, self.imports, self.parent)
+        return self._model
 
     # -- the tree around a node ------------------------------------------------------------
     def parent(self, node: ast.AST) -> Optional[ast.AST]:
@@ -45,6 +58,28 @@ class FileContext:
         while current is not None:
             yield current
             current = self.parent(current)
+
+    # -- per-rule state -----------------------------------------------------------------------
+    def state(self, kind: type[State]) -> State:
+        """This file's instance of a rule's state class, made by ``kind()`` on first use.
+
+        A rule that remembers things across the nodes of a file declares a class for them
+        (a dataclass with defaults) in its module and asks for it here: it is fresh for every
+        file, and again for every walk that follows the dropping of a failing rule.
+        """
+        try:
+            return self._states[kind]  # type: ignore[return-value]
+        except KeyError:
+            made = self._states[kind] = kind()
+            return made
+
+    def clear(self) -> None:
+        """Drop the analyses' caches and the rules' states (they may point back at the tree)."""
+        self.cache.clear()
+        self._states.clear()
+        if self._model is not None:
+            self._model.close()  # its flows point back at it, and it at ctx.parent
+            self._model = None
 
     # -- reporting -------------------------------------------------------------------------
     def report(
@@ -147,9 +182,3 @@ class FileContext:
     @property
     def scope(self) -> ast.AST:
         return self.scopes[-1]
-
-    def facts(self, scope: Optional[ast.AST] = None):
-        """Flow-insensitive facts about the names of a function (see gradguard.check.analysis.kinds)."""
-        from gradguard.check.analysis.kinds import scope_facts
-
-        return scope_facts(self, scope if scope is not None else self.scope)

@@ -102,7 +102,7 @@ def _check_source(source: SourceText, filename: str, rules: Sequence, require_to
             ctx = FileContext(filename, source, tree, imports)
         finally:
             walker.unlink()
-            ctx.cache.clear()  # analyses cached by rules may point back at ctx and the tree
+            ctx.clear()  # caches and rule states may point back at ctx and the tree
     diagnostics = apply_noqa(ctx.diagnostics, source)
     diagnostics.sort(key=Diagnostic.sort_key)
     return FileResult(filename, diagnostics, source, internal_errors=failures)

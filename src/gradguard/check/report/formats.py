@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+
 from gradguard.check.model import Diagnostic
 
 
@@ -64,7 +65,7 @@ def diagnostic_json(d: Diagnostic) -> dict:
     if d.fix is not None:
         positions = d.extra.get("edit_positions") or [(None, None)] * len(d.fix.edits)
         fix = {
-            "applicability": d.fix.applicability,
+            "applicability": d.fix.applicability.value,
             "message": d.fix.message,
             "edits": [
                 {

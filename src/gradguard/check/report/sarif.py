@@ -54,7 +54,7 @@ def _rule_descriptors() -> list:
                 "help": {"text": doc, "markdown": doc},
                 "helpUri": DOCS_URL.format(code=rule.code.lower()),
                 "defaultConfiguration": {"enabled": bool(rule.default_enabled), "level": "error"},
-                "properties": {"fix": rule.fix_availability},
+                "properties": {"fix": rule.fix_availability.value},
             }
         )
     return descriptors

@@ -3,46 +3,88 @@
 A rule module holds one ``Rule`` subclass. Its module docstring is the rule's
 documentation (*What it does / Why is this bad? / Example / Use instead / Fix safety*);
 ``gradguard explain`` prints it and ``docs/rules.md`` is rendered from it. ``valid`` and
-``invalid`` examples are run by the test suite, as are the docstring's code blocks.
+``invalid`` examples are run by the test suite (an ``Invalid`` pins the line, column and
+message of each finding, and the fixed text), as are the docstring's code blocks. State the
+rule keeps while it walks a file lives in a dataclass of its module, got with
+``ctx.state(ThatClass)``.
 """
 
 from __future__ import annotations
 
 import re
 import sys
+import textwrap
 from dataclasses import dataclass
-from typing import ClassVar, Optional
+from typing import ClassVar, NamedTuple, Optional
 
-FIX_NONE = "none"
-FIX_SAFE = "safe"  # every finding carries a safe fix
-FIX_UNSAFE = "unsafe"  # every finding carries an unsafe fix
-FIX_SOMETIMES = "sometimes"  # some findings carry a fix (safe or unsafe, see the docs)
+from gradguard.check.model import FixAvailability
+
+
+def example_text(text: str) -> str:
+    """The code of an example as written in a rule module, dedented.
+
+    Examples are written as indented triple-quoted strings that open with a newline and
+    close on a line of their own. The newline after the opening quotes is dropped and the
+    common indentation removed (``textwrap.dedent``), so an example reads as the file it
+    stands for, and its line numbers count from the line after the opening quotes.
+    """
+    if text.startswith("\n"):
+        text = text[1:]
+    return textwrap.dedent(text)
+
+
+class Finding(NamedTuple):
+    """One expected finding of an invalid example: its 1-based line and column (as the text
+    output prints them) and its exact message."""
+
+    line: int
+    column: int
+    message: str
 
 
 @dataclass(frozen=True)
 class Invalid:
-    """Code that must be flagged. ``fixed`` is the text after applying its fixes.
+    """Code that must be flagged, with the findings it must produce.
 
-    ``unsafe=True`` applies unsafe fixes as well when producing ``fixed``.
+    ``line``, ``column`` and ``message`` pin the first finding (in position order); ``also``
+    lists the further findings, if any. ``fixed`` is the text after applying the fixes
+    (``unsafe=True``: unsafe fixes too); ``None`` means the fixed text is not checked.
     """
 
     code: str
+    line: int
+    column: int
+    message: str
+    also: tuple[Finding, ...] = ()
     fixed: Optional[str] = None
     unsafe: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "code", example_text(self.code))
+        if self.fixed is not None:
+            object.__setattr__(self, "fixed", example_text(self.fixed))
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        """Every expected finding, in position order."""
+        return (Finding(self.line, self.column, self.message), *self.also)
 
 
 @dataclass(frozen=True)
 class Valid:
-    """Code that must not be flagged by the rule."""
+    """Code that must not be flagged by the rule (dedented like ``Invalid``)."""
 
     code: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "code", example_text(self.code))
 
 
 class Rule:
     code: ClassVar[str]
     name: ClassVar[str]
     summary: ClassVar[str]
-    fix_availability: ClassVar[str] = FIX_NONE
+    fix_availability: ClassVar[FixAvailability] = FixAvailability.NONE
     default_enabled: ClassVar[bool] = True
     # Substrings (or compiled patterns) of which one must occur in a file for the rule to run
     # at all (speed). A necessary condition only: handlers still check what they see.
@@ -100,7 +142,5 @@ class Rule:
 
 
 def _dedent(text: str) -> str:
-    import textwrap
-
     first, _, rest = text.partition("\n")
     return first.strip() + "\n" + textwrap.dedent(rest)

@@ -50,81 +50,236 @@ from __future__ import annotations
 
 import ast
 
-from gradguard.check.model import Edit, Fix
 from gradguard.check.analysis.data_attr import classify, data_name_span
-from gradguard.check.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.rules.base import Invalid, Rule, Valid
 
 
 class TensorDataRead(Rule):
     code = "GG101"
     name = "tensor-data-read"
     summary = "reading `t.data` bypasses autograd's version counter: use `t.detach()`"
-    fix_availability = FIX_SOMETIMES
+    fix_availability = FixAvailability.SOMETIMES
     triggers = (".data",)
     function_triggers = (".data",)
 
     valid = (
         Valid(
-            "import torch\nfrom torch.utils.data import DataLoader\nimport torch.utils.data\nds = torch.utils.data.TensorDataset(x)\n"
+            """
+            import torch
+            from torch.utils.data import DataLoader
+            import torch.utils.data
+            ds = torch.utils.data.TensorDataset(x)
+            """,
         ),
         Valid(
-            "import torch\ndef f(dataset, args, response, batch):\n    a = dataset.data.cpu()\n    b = args.data\n    c = response.data\n    d = batch['image'].data\n    return a, b, c, d\n"
-        ),
-        Valid("import torch\nimport numpy as np\narr = np.zeros(3)\nbuf = arr.data\n"),
-        Valid(
-            "import torch\nfrom torchvision import datasets\ntrainset = datasets.MNIST('.', download=True)\nmnist = trainset\nimgs = trainset.data.numpy(), mnist.data.clone()\n"
-        ),
-        Valid(
-            "import torch\nimport numpy as np\nclass Edge:\n    def __init__(self):\n        self.weight = np.ones(3)\n    def raw(self):\n        return self.weight.data\n"
-        ),
-        Valid(
-            "import torch\nclass Holder:\n    def __init__(self, data):\n        self.data = data\n    def get(self):\n        return self.data.clone()\n"
+            """
+            import torch
+            def f(dataset, args, response, batch):
+                a = dataset.data.cpu()
+                b = args.data
+                c = response.data
+                d = batch['image'].data
+                return a, b, c, d
+            """,
         ),
         Valid(
-            "import torch\nimport torch.nn as nn\nclass M(nn.Module):\n    def __init__(self, w):\n        super().__init__()\n        self.w = nn.Parameter(w.weight.data)\n"
+            """
+            import torch
+            import numpy as np
+            arr = np.zeros(3)
+            buf = arr.data
+            """,
         ),
-        Valid("import torch\nfor p in model.parameters():\n    p.data.mul_(0.5)\n"),  # a write: GG102
         Valid(
-            "import torch\nfrom torch.nn.utils.rnn import pack_padded_sequence\ndef f(model, x, n):\n    out, h = model(pack_padded_sequence(x, n))\n    return out.data.sum()\n"
+            """
+            import torch
+            from torchvision import datasets
+            trainset = datasets.MNIST('.', download=True)
+            mnist = trainset
+            imgs = trainset.data.numpy(), mnist.data.clone()
+            """,
         ),
-        Valid("import torch\nfor p in model.parameters():\n    print(p.detach().norm())\n"),
+        Valid(
+            """
+            import torch
+            import numpy as np
+            class Edge:
+                def __init__(self):
+                    self.weight = np.ones(3)
+                def raw(self):
+                    return self.weight.data
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            class Holder:
+                def __init__(self, data):
+                    self.data = data
+                def get(self):
+                    return self.data.clone()
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            class M(nn.Module):
+                def __init__(self, w):
+                    super().__init__()
+                    self.w = nn.Parameter(w.weight.data)
+            """,
+        ),
+        Valid(  # a write: GG102
+            """
+            import torch
+            for p in model.parameters():
+                p.data.mul_(0.5)
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            from torch.nn.utils.rnn import pack_padded_sequence
+            def f(model, x, n):
+                out, h = model(pack_padded_sequence(x, n))
+                return out.data.sum()
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            for p in model.parameters():
+                print(p.detach().norm())
+            """,
+        ),
     )
     invalid = (
         Invalid(
-            "import torch\nfor p in model.parameters():\n    print(p.data.norm())\n",
-            fixed="import torch\nfor p in model.parameters():\n    print(p.detach().norm())\n",
+            """
+            import torch
+            for p in model.parameters():
+                print(p.data.norm())
+            """,
+            line=3,
+            column=11,
+            message="`p.data` reads the tensor without autograd's version counter; `p.detach()` reads the same values and keeps in-place checks",
+            fixed="""
+            import torch
+            for p in model.parameters():
+                print(p.detach().norm())
+            """,
         ),
         Invalid(
-            "import torch\ndef f(model, x):\n    out = model(x)\n    return out.data.cpu().numpy()\n",
-            fixed="import torch\ndef f(model, x):\n    out = model(x)\n    return out.detach().cpu().numpy()\n",
+            """
+            import torch
+            def f(model, x):
+                out = model(x)
+                return out.data.cpu().numpy()
+            """,
+            line=4,
+            column=12,
+            message="`out.data` reads the tensor without autograd's version counter; `out.detach()` reads the same values and keeps in-place checks",
+            fixed="""
+            import torch
+            def f(model, x):
+                out = model(x)
+                return out.detach().cpu().numpy()
+            """,
         ),
         Invalid(
-            "import torch\ndef f(model, x):\n    out = model(x)\n    y = out.data\n    return y\n",
-            fixed="import torch\ndef f(model, x):\n    out = model(x)\n    y = out.data\n    return y\n",
+            """
+            import torch
+            def f(model, x):
+                out = model(x)
+                y = out.data
+                return y
+            """,
+            line=4,
+            column=9,
+            message="`out.data` escapes here: it shares memory with `out` but not its version counter, so an in-place change to it while a backward graph still needs the old values goes unnoticed and gives wrong gradients; use `.detach()`",
+            fixed="""
+            import torch
+            def f(model, x):
+                out = model(x)
+                y = out.data
+                return y
+            """,
         ),
         Invalid(
-            "import torch\ndef f(model, x):\n    out = model(x)\n    y = out.data\n    return y\n",
-            fixed="import torch\ndef f(model, x):\n    out = model(x)\n    y = out.detach()\n    return y\n",
+            """
+            import torch
+            def f(model, x):
+                out = model(x)
+                y = out.data
+                return y
+            """,
+            line=4,
+            column=9,
+            message="`out.data` escapes here: it shares memory with `out` but not its version counter, so an in-place change to it while a backward graph still needs the old values goes unnoticed and gives wrong gradients; use `.detach()`",
+            fixed="""
+            import torch
+            def f(model, x):
+                out = model(x)
+                y = out.detach()
+                return y
+            """,
             unsafe=True,
         ),
         Invalid(  # metadata read through `.data` does not escape: a safe fix
-            "import torch\ndef specs(model):\n    return {n: p.data.placements for n, p in model.named_parameters()}\n",
-            fixed="import torch\ndef specs(model):\n    return {n: p.detach().placements for n, p in model.named_parameters()}\n",
+            """
+            import torch
+            def specs(model):
+                return {n: p.data.placements for n, p in model.named_parameters()}
+            """,
+            line=3,
+            column=16,
+            message="`p.data` reads the tensor without autograd's version counter; `p.detach()` reads the same values and keeps in-place checks",
+            fixed="""
+            import torch
+            def specs(model):
+                return {n: p.detach().placements for n, p in model.named_parameters()}
+            """,
         ),
         Invalid(
-            "import torch\ndef snapshot(layer):\n    return layer.weight.data.clone()\n",
-            fixed="import torch\ndef snapshot(layer):\n    return layer.weight.detach().clone()\n",
+            """
+            import torch
+            def snapshot(layer):
+                return layer.weight.data.clone()
+            """,
+            line=3,
+            column=12,
+            message="`layer.weight.data` reads the tensor without autograd's version counter; `layer.weight.detach()` reads the same values and keeps in-place checks",
+            fixed="""
+            import torch
+            def snapshot(layer):
+                return layer.weight.detach().clone()
+            """,
         ),
         Invalid(
-            "import torch\ndef f(loss):\n    loss.backward()\n    return loss.data.item() > 0\n",
-            fixed="import torch\ndef f(loss):\n    loss.backward()\n    return loss.detach().item() > 0\n",
+            """
+            import torch
+            def f(loss):
+                loss.backward()
+                return loss.data.item() > 0
+            """,
+            line=4,
+            column=12,
+            message="`loss.data` reads the tensor without autograd's version counter; `loss.detach()` reads the same values and keeps in-place checks",
+            fixed="""
+            import torch
+            def f(loss):
+                loss.backward()
+                return loss.detach().item() > 0
+            """,
         ),
     )
 
     def visit_Attribute(self, node: ast.Attribute, ctx) -> None:
         if node.attr != "data" or not isinstance(node.ctx, ast.Load):
             return
-        access = classify(ctx, ctx.facts(), node)
+        access = classify(ctx, node)
         if access is None or access.kind != "read":
             return
         recv = ctx.text(node.value)
@@ -133,14 +288,14 @@ class TensorDataRead(Rule):
         start, end = data_name_span(ctx, node)
         edit = (Edit(start, end, "detach()"),)
         if access.safe:
-            fix = Fix("safe", f"Use `{recv}.detach()`", edit)
+            fix = Fix(Applicability.SAFE, f"Use `{recv}.detach()`", edit)
             message = (
                 f"`{recv}.data` reads the tensor without autograd's version counter; "
                 f"`{recv}.detach()` reads the same values and keeps in-place checks"
             )
         else:
             fix = Fix(
-                "unsafe",
+                Applicability.UNSAFE,
                 f"Use `{recv}.detach()` (the value escapes: an in-place change to it while a graph still needs "
                 "the old values then raises instead of silently corrupting gradients)",
                 edit,

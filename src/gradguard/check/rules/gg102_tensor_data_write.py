@@ -59,9 +59,9 @@ runs under `torch.no_grad()`, so the only change is that the version counter is 
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass, field
 from typing import Optional
 
-from gradguard.check.model import Edit, Fix
 from gradguard.check.analysis.data_attr import (
     INPLACE_VALUE_METHODS,
     classify,
@@ -69,7 +69,8 @@ from gradguard.check.analysis.data_attr import (
     has_comment,
     no_grad_name,
 )
-from gradguard.check.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
 _BODY_FIELDS = ("body", "orelse", "finalbody")
 
@@ -80,74 +81,236 @@ def _enclosing_statement(ctx, node: ast.AST) -> Optional[ast.stmt]:
     return node
 
 
+@dataclass
+class _State:
+    """What the rule keeps while it walks one file."""
+
+    # (id(owner), id(body)) -> id(statement) -> its run of fixable sibling `.data` writes
+    runs: dict = field(default_factory=dict)
+
+
 class TensorDataWrite(Rule):
     code = "GG102"
     name = "tensor-data-write"
     summary = "writing through `t.data` bypasses autograd's version counter: silently wrong gradients"
-    fix_availability = FIX_SOMETIMES
+    fix_availability = FixAvailability.SOMETIMES
     triggers = (".data",)
     function_triggers = (".data",)
 
     valid = (
         Valid(
-            "import torch\nimport torch.nn.functional as F\n"
-            "def fold(mask, shape):\n    mask = torch.ones(shape)\n"
-            "    mask.data = F.fold(mask, output_size=(4, 4), kernel_size=2, stride=2)\n"
+            """
+            import torch
+            import torch.nn.functional as F
+            def fold(mask, shape):
+                mask = torch.ones(shape)
+                mask.data = F.fold(mask, output_size=(4, 4), kernel_size=2, stride=2)
+            """,
         ),
         Valid(
-            "import torch\ndef trim(mask, m2, h, w):\n    mask = torch.ones(8, 8)\n"
-            "    mask.data = m2.squeeze().reshape(mask.shape)[:h, :w].contiguous()\n"
-        ),
-        Valid("import torch\nwith torch.no_grad():\n    for p in model.parameters():\n        p.mul_(0.5)\n"),
-        Valid(
-            "import torch\n\ndef to_half(model):\n    for p in model.parameters():\n        p.data = p.data.to(torch.float16)\n"
-            "        if p.grad is not None:\n            p.grad.data = p.grad.to(torch.float16)\n"
-            "        p.data = p._mp_param\n"
-            "    for q in model.parameters():\n        q.data = fn(q.data)\n"
-            "    model.bn.running_mean.data = other.bn.running_mean.data\n"
-            "    w = model.weight.detach().clone()\n"
-            "    model.weight.data = w.resize_(w.shape, memory_format=torch.channels_last)\n"
+            """
+            import torch
+            def trim(mask, m2, h, w):
+                mask = torch.ones(8, 8)
+                mask.data = m2.squeeze().reshape(mask.shape)[:h, :w].contiguous()
+            """,
         ),
         Valid(
-            "import torch\ndef f(dataset, args, batch):\n    dataset.data[0] = 1\n    args.data = None\n    batch['image'].data = 3\n"
+            """
+            import torch
+            with torch.no_grad():
+                for p in model.parameters():
+                    p.mul_(0.5)
+            """,
         ),
         Valid(
-            "import torch\nclass Store:\n    def __init__(self):\n        self.data = {}\n    def put(self, k, v):\n        self.data[k] = v\n"
+            """
+            import torch
+
+            def to_half(model):
+                for p in model.parameters():
+                    p.data = p.data.to(torch.float16)
+                    if p.grad is not None:
+                        p.grad.data = p.grad.to(torch.float16)
+                    p.data = p._mp_param
+                for q in model.parameters():
+                    q.data = fn(q.data)
+                model.bn.running_mean.data = other.bn.running_mean.data
+                w = model.weight.detach().clone()
+                model.weight.data = w.resize_(w.shape, memory_format=torch.channels_last)
+            """,
         ),
-        Valid("import torch\nfor p in model.parameters():\n    x = p.data.clone()\n    x.mul_(2)\n"),  # a read: GG101
-        Valid("import torch\nimport numpy as np\narr = np.zeros(3)\narr.data = bytearray(24)\n"),
-        Valid("import torch\nfor p in model.parameters():\n    p.data.requires_grad_(False)\n"),
+        Valid(
+            """
+            import torch
+            def f(dataset, args, batch):
+                dataset.data[0] = 1
+                args.data = None
+                batch['image'].data = 3
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            class Store:
+                def __init__(self):
+                    self.data = {}
+                def put(self, k, v):
+                    self.data[k] = v
+            """,
+        ),
+        Valid(  # a read: GG101
+            """
+            import torch
+            for p in model.parameters():
+                x = p.data.clone()
+                x.mul_(2)
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            import numpy as np
+            arr = np.zeros(3)
+            arr.data = bytearray(24)
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            for p in model.parameters():
+                p.data.requires_grad_(False)
+            """,
+        ),
     )
     invalid = (
         Invalid(
-            "import torch\ndef reset(mask):\n    mask = torch.ones(8, 8)\n    mask.data = torch.zeros_like(mask)\n"
+            """
+            import torch
+            def reset(mask):
+                mask = torch.ones(8, 8)
+                mask.data = torch.zeros_like(mask)
+            """,
+            line=4,
+            column=5,
+            message="`mask.data = ...` replaces `mask`'s contents behind autograd's back (no version-counter bump: if a graph has saved `mask`, its gradients come out silently wrong); where the new value has the same shape, dtype and device, use `mask.copy_(...)` under `torch.no_grad()`",
         ),
         Invalid(
-            "import torch\nfor p in model.parameters():\n    p.data.add_(p.grad, alpha=-0.1)  # step\n",
-            fixed="import torch\nfor p in model.parameters():\n    p.data.add_(p.grad, alpha=-0.1)  # step\n",
+            """
+            import torch
+            for p in model.parameters():
+                p.data.add_(p.grad, alpha=-0.1)  # step
+            """,
+            line=3,
+            column=5,
+            message="in-place write through `p.data` bypasses autograd's version counter: if a graph has saved `p`, its gradients come out silently wrong; drop `.data` and write to `p` under `torch.no_grad()`",
+            fixed="""
+            import torch
+            for p in model.parameters():
+                p.data.add_(p.grad, alpha=-0.1)  # step
+            """,
         ),
         Invalid(
-            "import torch\nfor p in model.parameters():\n    p.data.add_(p.grad, alpha=-0.1)  # step\n",
-            fixed="import torch\nwith torch.no_grad():\n    for p in model.parameters():\n        p.add_(p.grad, alpha=-0.1)  # step\n",
+            """
+            import torch
+            for p in model.parameters():
+                p.data.add_(p.grad, alpha=-0.1)  # step
+            """,
+            line=3,
+            column=5,
+            message="in-place write through `p.data` bypasses autograd's version counter: if a graph has saved `p`, its gradients come out silently wrong; drop `.data` and write to `p` under `torch.no_grad()`",
+            fixed="""
+            import torch
+            with torch.no_grad():
+                for p in model.parameters():
+                    p.add_(p.grad, alpha=-0.1)  # step
+            """,
             unsafe=True,
         ),
         Invalid(
-            "import torch\ndef init(m):\n    m.weight.data.copy_(w)\n    m.bias.data.zero_()\n",
-            fixed="import torch\ndef init(m):\n    with torch.no_grad():\n        m.weight.copy_(w)\n        m.bias.zero_()\n",
+            """
+            import torch
+            def init(m):
+                m.weight.data.copy_(w)
+                m.bias.data.zero_()
+            """,
+            line=3,
+            column=5,
+            message="in-place write through `m.weight.data` bypasses autograd's version counter: if a graph has saved `m.weight`, its gradients come out silently wrong; drop `.data` and write to `m.weight` under `torch.no_grad()`",
+            also=(
+                Finding(
+                    4,
+                    5,
+                    "in-place write through `m.bias.data` bypasses autograd's version counter: if a graph has saved `m.bias`, its gradients come out silently wrong; drop `.data` and write to `m.bias` under `torch.no_grad()`",
+                ),
+            ),
+            fixed="""
+            import torch
+            def init(m):
+                with torch.no_grad():
+                    m.weight.copy_(w)
+                    m.bias.zero_()
+            """,
             unsafe=True,
         ),
         Invalid(
-            "import torch\n@torch.no_grad()\ndef load(layer, t):\n    layer.weight.data = t\n    layer.bias.data[0] = 1.0\n",
-            fixed="import torch\n@torch.no_grad()\ndef load(layer, t):\n    layer.weight.copy_(t)\n    layer.bias[0] = 1.0\n",
+            """
+            import torch
+            @torch.no_grad()
+            def load(layer, t):
+                layer.weight.data = t
+                layer.bias.data[0] = 1.0
+            """,
+            line=4,
+            column=5,
+            message="`layer.weight.data = ...` replaces `layer.weight`'s contents behind autograd's back (no version-counter bump: if a graph has saved `layer.weight`, its gradients come out silently wrong); where the new value has the same shape, dtype and device, use `layer.weight.copy_(...)`",
+            also=(
+                Finding(
+                    5,
+                    5,
+                    "in-place write through `layer.bias.data` bypasses autograd's version counter: if a graph has saved `layer.bias`, its gradients come out silently wrong; drop `.data` and write to `layer.bias`",
+                ),
+            ),
+            fixed="""
+            import torch
+            @torch.no_grad()
+            def load(layer, t):
+                layer.weight.copy_(t)
+                layer.bias[0] = 1.0
+            """,
             unsafe=True,
         ),
         Invalid(
-            "import torch.nn as nn\ndef init(m):\n    nn.init.normal_(m.weight.data, 0, 0.02)\n",
-            fixed="import torch.nn as nn\ndef init(m):\n    nn.init.normal_(m.weight, 0, 0.02)\n",
+            """
+            import torch.nn as nn
+            def init(m):
+                nn.init.normal_(m.weight.data, 0, 0.02)
+            """,
+            line=3,
+            column=21,
+            message="`m.weight.data` passed to an initialiser: `nn.init` already runs under `no_grad`, and `.data` only skips the version counter; pass `m.weight`",
+            fixed="""
+            import torch.nn as nn
+            def init(m):
+                nn.init.normal_(m.weight, 0, 0.02)
+            """,
         ),
         Invalid(
-            "import torch\ndef scale(layer, s):\n    y = layer.weight.data.mul_(s)\n    return y\n",
-            fixed="import torch\ndef scale(layer, s):\n    y = layer.weight.data.mul_(s)\n    return y\n",
+            """
+            import torch
+            def scale(layer, s):
+                y = layer.weight.data.mul_(s)
+                return y
+            """,
+            line=3,
+            column=9,
+            message="in-place write through `layer.weight.data` bypasses autograd's version counter: if a graph has saved `layer.weight`, its gradients come out silently wrong; drop `.data` and write to `layer.weight` under `torch.no_grad()`",
+            fixed="""
+            import torch
+            def scale(layer, s):
+                y = layer.weight.data.mul_(s)
+                return y
+            """,
             unsafe=True,
         ),
     )
@@ -155,7 +318,7 @@ class TensorDataWrite(Rule):
     def visit_Attribute(self, node: ast.Attribute, ctx) -> None:
         if node.attr != "data":
             return
-        access = classify(ctx, ctx.facts(), node)
+        access = classify(ctx, node)
         if access is None or access.kind != "write":
             return
         recv = ctx.text(node.value)
@@ -168,7 +331,7 @@ class TensorDataWrite(Rule):
                 f"`{recv}.data` passed to an initialiser: `nn.init` already runs under `no_grad`, "
                 f"and `.data` only skips the version counter; pass `{recv}`"
             )
-            fix = Fix("safe", f"Pass `{recv}` itself", (drop_data_edit(ctx, node),))
+            fix = Fix(Applicability.SAFE, f"Pass `{recv}` itself", (drop_data_edit(ctx, node),))
             ctx.report(self.code, node, message, fix)
             return
         if how == "assign":
@@ -237,7 +400,9 @@ class TensorDataWrite(Rule):
         if disabled:
             what = "Use `copy_`" if access.how == "assign" else "Drop `.data`"
             return Fix(
-                "unsafe", f"{what} (grad is already disabled here){_SAME_SHAPE if access.how == 'assign' else ''}", core
+                Applicability.UNSAFE,
+                f"{what} (grad is already disabled here){_SAME_SHAPE if access.how == 'assign' else ''}",
+                core,
             )
         no_grad = no_grad_name(ctx)
         stmt = _enclosing_statement(ctx, access.node)
@@ -276,7 +441,7 @@ class TensorDataWrite(Rule):
             else "Use `copy_` under `with torch.no_grad():`"
         )
         why = " (unsafe: a graph that saved the tensor now raises instead of computing wrong gradients)"
-        return Fix("unsafe", message + why + (_SAME_SHAPE if access.how == "assign" else ""), tuple(edits))
+        return Fix(Applicability.UNSAFE, message + why + (_SAME_SHAPE if access.how == "assign" else ""), tuple(edits))
 
     def _owns_lines(self, ctx, stmt: ast.stmt, allow_compound: bool = False) -> bool:
         """The statement starts its first line and ends its last (no `;` neighbours, no
@@ -313,8 +478,9 @@ class TensorDataWrite(Rule):
                 break
         if body is None:
             return [(stmt, ())]
-        key = ("gg102-runs", id(owner), id(body))
-        runs = ctx.cache.get(key)
+        key = (id(owner), id(body))
+        all_runs = ctx.state(_State).runs
+        runs = all_runs.get(key)
         if runs is None:
             runs = {}
             current: list = []
@@ -328,7 +494,7 @@ class TensorDataWrite(Rule):
                 current = []
             for member, _ in current:
                 runs[id(member)] = current
-            ctx.cache[key] = runs
+            all_runs[key] = runs
         return runs.get(id(stmt)) or [(stmt, ())]
 
     def _sibling_core(self, ctx, stmt: ast.stmt) -> Optional[tuple]:
@@ -336,11 +502,10 @@ class TensorDataWrite(Rule):
             return None
         if not self._owns_lines(ctx, stmt):
             return None
-        facts = ctx.facts()
         edits: list = []
         for sub in ast.walk(stmt):
             if isinstance(sub, ast.Attribute) and sub.attr == "data":
-                access = classify(ctx, facts, sub)
+                access = classify(ctx, sub)
                 if access is None or access.kind != "write":
                     continue
                 if access.how == "init":

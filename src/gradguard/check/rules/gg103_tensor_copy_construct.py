@@ -46,23 +46,13 @@ from __future__ import annotations
 
 import ast
 
-from gradguard.check.model import Fix
 from gradguard.check.analysis.data_attr import has_comment
-from gradguard.check.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
-from gradguard.check.analysis.kinds import is_tensor
+from gradguard.check.analysis.values import Grad
+from gradguard.check.model import Applicability, Fix, FixAvailability
+from gradguard.check.rules.base import Invalid, Rule, Valid
 
 _TENSOR_FUNCTIONS = ("torch.tensor",)
 _ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
-
-
-def _is_parameter(ctx, name: str) -> bool:
-    """A parameter's incoming value is unknown: `x = torch.tensor(x)` then converts data."""
-    func = ctx.function
-    args = getattr(func, "args", None)
-    if not isinstance(args, ast.arguments):
-        return False
-    every = args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]
-    return any(a.arg == name for a in every)
 
 
 def _guarded_not_tensor(ctx, node: ast.AST, name: str) -> bool:
@@ -82,41 +72,142 @@ class TensorCopyConstruct(Rule):
     code = "GG103"
     name = "tensor-copy-construct"
     summary = "`torch.tensor(t)` on a tensor silently detaches: use `t.detach().clone()`"
-    fix_availability = FIX_SOMETIMES
+    fix_availability = FixAvailability.SOMETIMES
     triggers = ("tensor(",)
     function_triggers = ("tensor(",)
     function_names = _TENSOR_FUNCTIONS
 
     valid = (
-        Valid("import torch\nx = torch.tensor([1.0, 2.0])\ny = torch.tensor(3.0, requires_grad=True)\n"),
-        Valid("import torch\nimport numpy as np\na = np.zeros(3)\nt = torch.tensor(a)\n"),
-        Valid("import torch\ndef f(values):\n    return torch.tensor(values)\n"),
-        Valid("import torch\ndef f(model, x):\n    out = model(x)\n    return torch.tensor([out.item(), 1.0])\n"),
-        Valid("import torch\nx = torch.randn(3)\ny = torch.as_tensor(x)\nz = torch.tensor(x.tolist())\n"),
         Valid(
-            "import torch\ndef f(x, n):\n    x = torch.tensor(x)\n    n = torch.tensor(n, dtype=torch.float32)\n    return x, n\n"
+            """
+            import torch
+            x = torch.tensor([1.0, 2.0])
+            y = torch.tensor(3.0, requires_grad=True)
+            """,
         ),
-        Valid("import torch\nv = torch.zeros(1)\nif not isinstance(v, torch.Tensor):\n    v = torch.tensor(v)\n"),
         Valid(
-            "import torch\nclass A:\n    def tensor(self, t):\n        return t\nx = torch.zeros(2)\ny = A().tensor(x)\n"
+            """
+            import torch
+            import numpy as np
+            a = np.zeros(3)
+            t = torch.tensor(a)
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            def f(values):
+                return torch.tensor(values)
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            def f(model, x):
+                out = model(x)
+                return torch.tensor([out.item(), 1.0])
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            x = torch.randn(3)
+            y = torch.as_tensor(x)
+            z = torch.tensor(x.tolist())
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            def f(x, n):
+                x = torch.tensor(x)
+                n = torch.tensor(n, dtype=torch.float32)
+                return x, n
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            v = torch.zeros(1)
+            if not isinstance(v, torch.Tensor):
+                v = torch.tensor(v)
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            class A:
+                def tensor(self, t):
+                    return t
+            x = torch.zeros(2)
+            y = A().tensor(x)
+            """,
         ),
     )
     invalid = (
         Invalid(
-            "import torch\nx = torch.randn(3)\ny = torch.tensor(x)\n",
-            fixed="import torch\nx = torch.randn(3)\ny = x.detach().clone()\n",
+            """
+            import torch
+            x = torch.randn(3)
+            y = torch.tensor(x)
+            """,
+            line=3,
+            column=5,
+            message="`torch.tensor(x)` copies a tensor and silently drops its autograd graph; write `x.detach().clone()` to say so",
+            fixed="""
+            import torch
+            x = torch.randn(3)
+            y = x.detach().clone()
+            """,
         ),
         Invalid(
-            "import torch\nfrom torch import tensor\ndef f(model, x):\n    out = model(x)\n    return tensor(out, dtype=torch.float16, device='cuda')  # half copy\n",
-            fixed="import torch\nfrom torch import tensor\ndef f(model, x):\n    out = model(x)\n    return out.detach().clone().to(dtype=torch.float16, device='cuda')  # half copy\n",
+            """
+            import torch
+            from torch import tensor
+            def f(model, x):
+                out = model(x)
+                return tensor(out, dtype=torch.float16, device='cuda')  # half copy
+            """,
+            line=5,
+            column=12,
+            message="`torch.tensor(out)` copies a tensor and silently drops its autograd graph; write `out.detach().clone()` to say so",
+            fixed="""
+            import torch
+            from torch import tensor
+            def f(model, x):
+                out = model(x)
+                return out.detach().clone().to(dtype=torch.float16, device='cuda')  # half copy
+            """,
         ),
         Invalid(
-            "import torch\nfor p in model.parameters():\n    q = torch.tensor(p * 2, requires_grad=True)\n",
-            fixed="import torch\nfor p in model.parameters():\n    q = (p * 2).detach().clone().requires_grad_()\n",
+            """
+            import torch
+            for p in model.parameters():
+                q = torch.tensor(p * 2, requires_grad=True)
+            """,
+            line=3,
+            column=9,
+            message="`torch.tensor(p * 2)` copies a tensor and silently drops its autograd graph; write `(p * 2).detach().clone()` to say so",
+            fixed="""
+            import torch
+            for p in model.parameters():
+                q = (p * 2).detach().clone().requires_grad_()
+            """,
         ),
         Invalid(
-            "import torch\nx = torch.randn(3)\ny = torch.tensor(x, pin_memory=True)\n",
-            fixed="import torch\nx = torch.randn(3)\ny = torch.tensor(x, pin_memory=True)\n",
+            """
+            import torch
+            x = torch.randn(3)
+            y = torch.tensor(x, pin_memory=True)
+            """,
+            line=3,
+            column=5,
+            message="`torch.tensor(x)` copies a tensor and silently drops its autograd graph; write `x.detach().clone()` to say so",
+            fixed="""
+            import torch
+            x = torch.randn(3)
+            y = torch.tensor(x, pin_memory=True)
+            """,
         ),
     )
 
@@ -127,11 +218,12 @@ class TensorCopyConstruct(Rule):
         if ctx.imports.qualified_name(func) not in _TENSOR_FUNCTIONS:
             return
         source = node.args[0]
-        if isinstance(source, ast.Starred) or not is_tensor(ctx, ctx.facts(), source):
+        if isinstance(source, ast.Starred):
             return
-        if isinstance(source, ast.Name) and (
-            _is_parameter(ctx, source.id) or _guarded_not_tensor(ctx, node, source.id)
-        ):
+        value = ctx.model.value(source)
+        if not value.is_tensor or (value.weak and value.grad is Grad.NO):
+            return  # a batch of a loader known only by its name may be a list or an array
+        if isinstance(source, ast.Name) and _guarded_not_tensor(ctx, node, source.id):
             return
         text = ctx.text(source)
         short = text if len(text) <= 30 and "\n" not in text else "t"
@@ -167,7 +259,7 @@ class TensorCopyConstruct(Rule):
             new += f".to({', '.join(to_args)})"
         new += tail
         return Fix(
-            "safe",
+            Applicability.SAFE,
             f"Replace with `{new}`" if len(new) < 60 else "Replace with `.detach().clone()`",
             (ctx.replace(node, new),),
         )

@@ -48,18 +48,15 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from gradguard.check.model import Fix
 from gradguard.check.analysis.data_attr import has_comment
-from gradguard.check.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
+from gradguard.check.analysis.vocabulary import FACTORIES, LEGACY_TENSOR_TYPES, VARIABLE_NAMES
+from gradguard.check.model import Applicability, Fix, FixAvailability
+from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
-_VARIABLE_NAMES = ("torch.autograd.Variable", "torch.autograd.variable.Variable")
+_VARIABLE_NAMES = tuple(sorted(VARIABLE_NAMES))
 _ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
 # torch functions returning a new tensor that requires grad only when asked to.
-_FACTORIES = frozenset(
-    """zeros ones empty full rand randn randint randperm arange linspace logspace eye from_numpy
-    tensor zeros_like ones_like empty_like full_like rand_like randn_like randint_like
-    FloatTensor LongTensor DoubleTensor IntTensor ByteTensor BoolTensor HalfTensor Tensor""".split()
-)
+_FACTORIES = FACTORIES | LEGACY_TENSOR_TYPES
 
 
 def _const(node: Optional[ast.AST]):
@@ -70,42 +67,164 @@ class LegacyVariable(Rule):
     code = "GG104"
     name = "legacy-variable"
     summary = "legacy `Variable(...)`: detaches its input; `volatile=True` does nothing"
-    fix_availability = FIX_SOMETIMES
+    fix_availability = FixAvailability.SOMETIMES
     triggers = ("Variable",)
     function_triggers = ("Variable",)
     function_names = _VARIABLE_NAMES
 
     valid = (
-        Valid("import torch\nx = torch.randn(3, requires_grad=True)\ny = x.detach()\n"),
-        Valid("import torch\nfrom mylib import Variable\nv = Variable('name')\n"),
-        Valid("import torch\nfrom torch.autograd import Variable\ndef f(t):\n    return isinstance(t, Variable)\n"),
-        Valid("import torch\nfrom torch.autograd import Variable\nengine = Variable._execution_engine\n"),
-        Valid("import torch\nclass Variable:\n    pass\nv = Variable()\n"),
+        Valid(
+            """
+            import torch
+            x = torch.randn(3, requires_grad=True)
+            y = x.detach()
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            from mylib import Variable
+            v = Variable('name')
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            from torch.autograd import Variable
+            def f(t):
+                return isinstance(t, Variable)
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            from torch.autograd import Variable
+            engine = Variable._execution_engine
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            class Variable:
+                pass
+            v = Variable()
+            """,
+        ),
     )
     invalid = (
         Invalid(
-            "import torch\nfrom torch.autograd import Variable\nfor x, y in loader:\n    x, y = Variable(x.cuda()), Variable(y)\n",
-            fixed="import torch\nfrom torch.autograd import Variable\nfor x, y in loader:\n    x, y = x.cuda().detach(), y.detach()\n",
+            """
+            import torch
+            from torch.autograd import Variable
+            for x, y in loader:
+                x, y = Variable(x.cuda()), Variable(y)
+            """,
+            line=4,
+            column=12,
+            message="`Variable(...)` is a legacy wrapper: it returns a detached tensor that shares memory with its input (like `.detach()`); use tensors directly",
+            also=(
+                Finding(
+                    4,
+                    32,
+                    "`Variable(...)` is a legacy wrapper: it returns a detached tensor that shares memory with its input (like `.detach()`); use tensors directly",
+                ),
+            ),
+            fixed="""
+            import torch
+            from torch.autograd import Variable
+            for x, y in loader:
+                x, y = x.cuda().detach(), y.detach()
+            """,
         ),
         Invalid(
-            "import torch\nw = torch.autograd.Variable(torch.zeros(3, 4), requires_grad=True)\n",
-            fixed="import torch\nw = torch.zeros(3, 4).requires_grad_()\n",
+            """
+            import torch
+            w = torch.autograd.Variable(torch.zeros(3, 4), requires_grad=True)
+            """,
+            line=2,
+            column=5,
+            message="`Variable(...)` is a legacy wrapper: it returns a detached tensor that shares memory with its input (like `.detach()`); use tensors directly",
+            fixed="""
+            import torch
+            w = torch.zeros(3, 4).requires_grad_()
+            """,
         ),
         Invalid(
-            "import torch\nfrom torch.autograd import Variable\nt = Variable(torch.rand(5).mul(10).floor().long())\nu = Variable(torch.zeros(3).add(w))\n",
-            fixed="import torch\nfrom torch.autograd import Variable\nt = torch.rand(5).mul(10).floor().long()\nu = torch.zeros(3).add(w).detach()\n",
+            """
+            import torch
+            from torch.autograd import Variable
+            t = Variable(torch.rand(5).mul(10).floor().long())
+            u = Variable(torch.zeros(3).add(w))
+            """,
+            line=3,
+            column=5,
+            message="`Variable(...)` is a legacy wrapper: it returns a detached tensor that shares memory with its input (like `.detach()`); use tensors directly",
+            also=(
+                Finding(
+                    4,
+                    5,
+                    "`Variable(...)` is a legacy wrapper: it returns a detached tensor that shares memory with its input (like `.detach()`); use tensors directly",
+                ),
+            ),
+            fixed="""
+            import torch
+            from torch.autograd import Variable
+            t = torch.rand(5).mul(10).floor().long()
+            u = torch.zeros(3).add(w).detach()
+            """,
         ),
         Invalid(
-            "import torch\nfrom torch.autograd import Variable as V\ndef f(a, b):\n    return V(a + b, True)\n",
-            fixed="import torch\nfrom torch.autograd import Variable as V\ndef f(a, b):\n    return (a + b).detach().requires_grad_()\n",
+            """
+            import torch
+            from torch.autograd import Variable as V
+            def f(a, b):
+                return V(a + b, True)
+            """,
+            line=4,
+            column=12,
+            message="`Variable(...)` is a legacy wrapper: it returns a detached tensor that shares memory with its input (like `.detach()`); use tensors directly",
+            fixed="""
+            import torch
+            from torch.autograd import Variable as V
+            def f(a, b):
+                return (a + b).detach().requires_grad_()
+            """,
         ),
         Invalid(
-            "import torch\nfrom torch.autograd import Variable\ndef evaluate(model, x):\n    return model(Variable(x, volatile=True))\n",
-            fixed="import torch\nfrom torch.autograd import Variable\ndef evaluate(model, x):\n    return model(Variable(x, volatile=True))\n",
+            """
+            import torch
+            from torch.autograd import Variable
+            def evaluate(model, x):
+                return model(Variable(x, volatile=True))
+            """,
+            line=4,
+            column=18,
+            message="`volatile=True` was removed and does nothing: a forward pass on this input still records a graph through the model's parameters; run inference under `torch.no_grad()` or `torch.inference_mode()` instead",
+            fixed="""
+            import torch
+            from torch.autograd import Variable
+            def evaluate(model, x):
+                return model(Variable(x, volatile=True))
+            """,
         ),
         Invalid(
-            "import torch\nfrom torch.autograd import Variable\n@torch.no_grad()\ndef evaluate(model, x):\n    return model(Variable(x, volatile=True))\n",
-            fixed="import torch\nfrom torch.autograd import Variable\n@torch.no_grad()\ndef evaluate(model, x):\n    return model(x.detach())\n",
+            """
+            import torch
+            from torch.autograd import Variable
+            @torch.no_grad()
+            def evaluate(model, x):
+                return model(Variable(x, volatile=True))
+            """,
+            line=5,
+            column=18,
+            message="`Variable(..., volatile=True)` is legacy: `volatile` has no effect (grad is already disabled here) and `Variable` returns a detached tensor; use the tensor directly",
+            fixed="""
+            import torch
+            from torch.autograd import Variable
+            @torch.no_grad()
+            def evaluate(model, x):
+                return model(x.detach())
+            """,
         ),
     )
 
@@ -161,7 +280,11 @@ class LegacyVariable(Rule):
             new += ".requires_grad_()"
         elif rg is not False:
             new += f".requires_grad_({ctx.text(requires_grad)})"
-        return Fix("safe", f"Replace with `{new}`" if len(new) < 60 else "Drop `Variable`", (ctx.replace(node, new),))
+        return Fix(
+            Applicability.SAFE,
+            f"Replace with `{new}`" if len(new) < 60 else "Drop `Variable`",
+            (ctx.replace(node, new),),
+        )
 
     def _is_fresh_factory(self, ctx, node: ast.AST) -> bool:
         """A new tensor that cannot require grad: a torch factory call without

@@ -68,10 +68,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from gradguard.check.model import Edit, Fix
-from gradguard.check.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
+from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.imports import dotted_name
-from gradguard.check.analysis.kinds import MODEL_NAME_RE, is_loss
+from gradguard.check.analysis.values import Kind, Role, Split
+from gradguard.check.analysis.vocabulary import PARAMETERLESS_MODULES
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.rules.base import Invalid, Rule, Valid
+from gradguard.common.text import short
 
 _LOADER_RE = re.compile(
     r"^(?:(?:val|valid|validation|test|testing|eval|evaluation|dev)_?(?:data_?)?(?:loader|dataloader|dl|iter|iterator)s?"
@@ -79,24 +82,26 @@ _LOADER_RE = re.compile(
     re.I,
 )
 _ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "iter", "zip", "track", "islice", "trange", "progress_bar"})
-_GRAD_USE = (
-    "backward",
-    "autograd",
-    ".step(",
-    "grad_fn",
-    "requires_grad",
-    ".grad",
-    "zero_grad",
-    "torch.func",
-    "functorch",
-    "gradcheck",
-    "jacobian",
-    "hessian",
-    "vjp",
-    "jvp",
-    # frozen TorchScript modules hold their parameters as constants: no graph is recorded
-    "jit.freeze",
-    "optimize_for_inference",
+# Calls that use gradients: a unit making one trains (or differentiates) on purpose.
+_GRAD_METHODS = frozenset({"backward", "step", "zero_grad", "requires_grad_", "retain_grad", "register_hook"})
+_GRAD_FUNCTIONS = (
+    "torch.autograd.grad",
+    "torch.autograd.backward",
+    "torch.autograd.functional.",
+    "torch.autograd.forward_ad.",
+    "torch.autograd.gradcheck",
+    "torch.func.",
+    "functorch.",
+    "torch.jit.freeze",
+    "torch.jit.optimize_for_inference",
+)
+_GRAD_ATTRIBUTES = frozenset({"grad", "grad_fn", "requires_grad"})
+_GRAD_NAMES = frozenset({"gradcheck", "gradgradcheck", "jacobian", "hessian", "vjp", "jvp", "grad", "vmap"})
+# Function names that say the function evaluates: a model call in one is evaluation.
+_EVAL_FUNCTION_RE = re.compile(
+    r"(^|_)(eval|evaluate|evaluation|validate|validation|valid|val|test|testing|predict|prediction|"
+    r"inference|infer|generate|generation|sample|sampling|demo)($|_)",
+    re.I,
 )
 _SKIP_FUNCTIONS = frozenset(
     {
@@ -116,24 +121,30 @@ _SKIP_PREFIXES = ("on_validation", "on_test", "on_predict")
 _FACTORY_PREFIXES = ("create_", "build_", "get_", "load_", "make_", "init_", "_")
 
 
-def _module_functions(ctx) -> frozenset:
-    names = ctx.cache.get("gg201-functions")
-    if names is None:
-        names = frozenset(
-            n.name for n in ctx.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        )
-        ctx.cache["gg201-functions"] = names
-    return names
-
-
 @dataclass
 class _Unit:
     """What one function body (or the module) has shown so far."""
 
-    eval_call: Optional[ast.AST] = None
-    eval_receivers: set = field(default_factory=set)
+    eval_call: Optional[ast.AST] = None  # the first ``x.eval()`` / ``x.train(False)``
     loader_loops: dict = field(default_factory=dict)  # id(loop) -> (loop, loader text)
-    model_calls: list = field(default_factory=list)  # (call, id of innermost loader loop or None)
+    model_calls: list = field(default_factory=list)  # _Candidate
+
+
+@dataclass
+class _Candidate:
+    """A model call with grad enabled, and what shows that it evaluates."""
+
+    call: ast.Call
+    why: str  # "loop", "eval-mode", "eval-call", "eval-data", "eval-function"
+    loop_id: Optional[int] = None
+    data: str = ""  # the evaluation data or model shown in the message
+
+
+@dataclass
+class _State:
+    """What the rule keeps while it walks one file."""
+
+    units: dict = field(default_factory=dict)  # id(function) (0: the module) -> _Unit
 
 
 def _loader_name(expr: ast.AST) -> Optional[str]:
@@ -157,24 +168,145 @@ def _loader_name(expr: ast.AST) -> Optional[str]:
     return None
 
 
-def _called_in(ctx, functions: list, name: str) -> bool:
-    """Whether ``name(...)`` may be called in one of these functions (ones the walk skipped:
-    such a call runs where grad is not known to be off)."""
-    if not functions:
+def _evaluation_iterable(ctx, iterable: ast.AST) -> Optional[str]:
+    """How to name the iterable of a loop over evaluation data, or None when it is not one:
+    a loader or data set built from a validation/test split (``DataLoader(test_set)``,
+    ``MNIST(train=False)``, ``ImageFolder("data/val")``, ``loaders["val"]``, a parameter
+    every caller passes such a loader to), or one named like it (``val_loader``)."""
+    named = _loader_name(iterable)
+    value = ctx.model.value(iterable)
+    if value.kind in (Kind.LOADER, Kind.DATASET):
+        if value.split is Split.EVAL:
+            return named or _shown(ctx, iterable)
+        if value.split is Split.TRAIN or not value.weak:
+            return None
+    if named is not None and value.kind in (Kind.LOADER, Kind.DATASET, Kind.UNKNOWN):
+        return named
+    return None
+
+
+def _shown(ctx, node: ast.AST) -> str:
+    """The loop's iterable as the message shows it: the loader itself, not its wrappers."""
+    while isinstance(node, ast.Call) and node.args:
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if name not in _ITER_WRAPPERS:
+            break
+        node = node.args[0]
+    return short(ctx.text(node), 40)
+
+
+def _switches_to_eval(call: ast.Call) -> bool:
+    """``x.eval()`` or ``x.train(False)``."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or call.keywords:
         return False
-    call = re.compile(r"(?<![\w.])%s\s*\(" % re.escape(name))
-    return any(call.search(ctx.text(function)) for function in functions)
+    if func.attr == "eval":
+        return not call.args
+    if func.attr == "train" and len(call.args) == 1:
+        arg = call.args[0]
+        return isinstance(arg, ast.Constant) and arg.value is False
+    return False
 
 
-def _uses_grad(text: str) -> bool:
-    return any(marker in text for marker in _GRAD_USE)
+def _callee(call: ast.Call) -> ast.AST:
+    """The module a call runs: ``model`` in ``model(x)``, ``model.forward(x)``, ``model.module(x)``."""
+    func = call.func
+    target = func.value if isinstance(func, ast.Attribute) and func.attr == "forward" else func
+    if isinstance(target, ast.Attribute) and target.attr == "module":
+        target = target.value
+    return target
+
+
+def _evaluates_by_name(ctx, function: ast.AST) -> bool:
+    """A function whose name says it evaluates (``evaluate``, ``predict``, ``test``), not a
+    pytest test (``test_*`` in a test file)."""
+    name = function.name
+    if not _EVAL_FUNCTION_RE.search(name):
+        return False
+    if name.startswith("test_"):
+        base = ctx.filename.replace("\\", "/").rsplit("/", 1)[-1]
+        if base.startswith("test_") or base.endswith("_test.py") or "/tests/" in ctx.filename.replace("\\", "/"):
+            return False
+    return True
+
+
+def _may_evaluate(ctx) -> bool:
+    """Whether the file shows any sign of evaluation that the model may tie to a call: a
+    module switched to eval mode, or a validation/test split."""
+    text = ctx.source.text
+    return ".eval()" in text or "train(False)" in text or "test" in text or "val" in text
+
+
+def _statement(ctx, node: ast.AST) -> Optional[ast.stmt]:
+    current = node
+    while current is not None and not isinstance(current, ast.stmt):
+        current = ctx.parent(current)
+    return current
+
+
+def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
+    """Whether a call's result reaches ``backward()``: it is bound to names from which, through
+    other bindings, a backpropagated name is computed (or the call sits in a backward call)."""
+    uses = ctx.model.uses(scope)
+    statement = _statement(ctx, call)
+    if statement is None:
+        return True
+    if isinstance(statement, ast.Expr):
+        text = ctx.text(statement)
+        return "backward" in text
+    targets: set = set()
+    if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        for binding in uses.bindings:
+            if binding.node is statement:
+                targets.add(binding.name)
+    if not targets:
+        return True  # stored somewhere the model does not follow: assume it may be
+    derived = set(targets)
+    changed = True
+    while changed:
+        changed = False
+        for binding in uses.bindings:
+            if binding.name not in derived and binding.value is not None:
+                if any(isinstance(n, ast.Name) and n.id in derived for n in ast.walk(binding.value)):
+                    derived.add(binding.name)
+                    changed = True
+    return bool(derived & uses.backpropagated)
+
+
+def _uses_grad(ctx, nodes) -> bool:
+    """Whether code uses gradients: backward, an optimizer step, ``.grad``, ``requires_grad``,
+    ``torch.autograd``/``torch.func`` calls, a frozen TorchScript module."""
+    for root in nodes:
+        for node in ast.walk(root):
+            if isinstance(node, ast.Call):
+                func = node.func
+                qual = ctx.imports.qualified_name(func)
+                if qual is not None:
+                    if qual.startswith(_GRAD_FUNCTIONS) or qual.rsplit(".", 1)[-1] in _GRAD_NAMES:
+                        return True
+                elif isinstance(func, ast.Attribute) and func.attr in _GRAD_METHODS:
+                    return True
+                for kw in node.keywords:
+                    if kw.arg == "requires_grad" and not (
+                        isinstance(kw.value, ast.Constant) and kw.value.value is False
+                    ):
+                        return True
+            elif isinstance(node, ast.Attribute) and node.attr in _GRAD_ATTRIBUTES:
+                return True
+    return False
+
+
+def _module_code(ctx) -> list:
+    """The module's own statements, without function and class definitions."""
+    return [s for s in ctx.tree.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
 
 
 class EvalWithGrad(Rule):
     code = "GG201"
     name = "eval-with-grad"
     summary = "evaluation (`.eval()` or a validation loader loop) runs the model with grad enabled"
-    fix_availability = FIX_SOMETIMES
+    fix_availability = FixAvailability.SOMETIMES
     triggers = (".eval(", "loader", "_dl", "_iter")
     # A unit with findings calls `.eval()` or loops over a loader named like the triggers; the calls
     # of module-level functions that skipped functions make are looked for in leave_Module.
@@ -182,67 +314,217 @@ class EvalWithGrad(Rule):
 
     valid = (
         Valid(
-            "import torch\n\n@torch.no_grad()\ndef evaluate(model, val_loader):\n    model.eval()\n"
-            "    return [model(x) for x, _ in val_loader]\n"
-        ),
-        Valid("import torch\n\nclass Wrapper:\n    def eval(self):\n        self.model.eval()\n        return self\n"),
-        Valid(
-            "import torch\n\ndef finetune(model, x, y, optimizer):\n    model.eval()\n    loss = (model(x) - y).pow(2).mean()\n"
-            "    loss.backward()\n    optimizer.step()\n"
-        ),
-        Valid(
-            "import torch\nimport lightning as L\n\nclass M(L.LightningModule):\n    def validation_step(self, batch, idx):\n"
-            "        self.model.eval()\n        out = self.model(batch)\n        self.log('val', out.mean())\n"
+            """
+            import torch
+
+            @torch.no_grad()
+            def evaluate(model, val_loader):
+                model.eval()
+                return [model(x) for x, _ in val_loader]
+            """,
         ),
         Valid(
-            "import torch\n\ndef outer(model, val_loader):\n    with torch.no_grad():\n        def run():\n"
-            "            model.eval()\n            return [model(x) for x in val_loader]\n        return run()\n"
+            """
+            import torch
+
+            class Wrapper:
+                def eval(self):
+                    self.model.eval()
+                    return self
+            """,
         ),
         Valid(
-            "import torch\n\ndef saliency(model, x):\n    model.eval()\n    x.requires_grad_()\n    out = model(x)\n"
-            "    out.max().backward()\n    return x.grad\n"
+            """
+            import torch
+
+            def finetune(model, x, y, optimizer):
+                model.eval()
+                loss = (model(x) - y).pow(2).mean()
+                loss.backward()
+                optimizer.step()
+            """,
         ),
         Valid(
-            "import torch\nimport torch.nn.functional as F\n\ndef eval_loss(model, x, y):\n    model.eval()\n"
-            "    return F.cross_entropy(model(x), y)\n"
+            """
+            import torch
+            import lightning as L
+
+            class M(L.LightningModule):
+                def validation_step(self, batch, idx):
+                    self.model.eval()
+                    out = self.model(batch)
+                    self.log('val', out.mean())
+            """,
         ),
         Valid(
-            "import torch\n\ndef train(model, train_loader, val_loader, opt):\n    for x, y in train_loader:\n"
-            "        model(x).sum().backward()\n        opt.step()\n    model.eval()\n    with torch.no_grad():\n"
-            "        for x, y in val_loader:\n            model(x)\n"
+            """
+            import torch
+
+            def outer(model, val_loader):
+                with torch.no_grad():
+                    def run():
+                        model.eval()
+                        return [model(x) for x in val_loader]
+                    return run()
+            """,
         ),
         Valid(
-            "import torch\nfrom torch import nn\n\ndef test_pool(x):\n    pool = nn.MaxPool2d(2)\n    pool.eval()\n"
-            "    assert pool(x).shape[-1] == x.shape[-1] // 2\n"
+            """
+            import torch
+
+            def saliency(model, x):
+                model.eval()
+                x.requires_grad_()
+                out = model(x)
+                out.max().backward()
+                return x.grad
+            """,
         ),
         Valid(
-            "import torch\n\ndef validation(model, testloader):\n    model.eval()\n    return [model(x) for x in testloader]\n\n"
-            "def validation_2(model, test_loader):\n    for x, y in test_loader:\n        model(x)\n\n"
-            "def train(model, loader, testloader, opt):\n    for x in loader:\n        model(x).sum().backward()\n        opt.step()\n"
-            "        model.eval()\n        with torch.no_grad():\n            validation(model, testloader)\n"
-            "            validation_2(model, testloader)\n        model.train()\n"
+            """
+            import torch
+            import torch.nn.functional as F
+
+            def eval_loss(model, x, y):
+                model.eval()
+                return F.cross_entropy(model(x), y)
+            """,
         ),
         Valid(
-            "import torch\n\ndef export(model, x):\n    frozen = torch.jit.freeze(torch.jit.script(model.eval()))\n"
-            "    frozen(x)\n    return frozen\n"
+            """
+            import torch
+
+            def train(model, train_loader, val_loader, opt):
+                for x, y in train_loader:
+                    model(x).sum().backward()
+                    opt.step()
+                model.eval()
+                with torch.no_grad():
+                    for x, y in val_loader:
+                        model(x)
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+            def test_pool(x):
+                pool = nn.MaxPool2d(2)
+                pool.eval()
+                assert pool(x).shape[-1] == x.shape[-1] // 2
+            """,
+        ),
+        Valid(
+            """
+            import torch
+
+            def validation(model, testloader):
+                model.eval()
+                return [model(x) for x in testloader]
+
+            def validation_2(model, test_loader):
+                for x, y in test_loader:
+                    model(x)
+
+            def train(model, loader, testloader, opt):
+                for x in loader:
+                    model(x).sum().backward()
+                    opt.step()
+                    model.eval()
+                    with torch.no_grad():
+                        validation(model, testloader)
+                        validation_2(model, testloader)
+                    model.train()
+            """,
+        ),
+        Valid(
+            """
+            import torch
+
+            def export(model, x):
+                frozen = torch.jit.freeze(torch.jit.script(model.eval()))
+                frozen(x)
+                return frozen
+            """,
         ),
     )
     invalid = (
         Invalid(
-            "import torch\n\ndef evaluate(model, val_loader):\n    model.eval()\n    for x, y in val_loader:\n        out = model(x)\n",
-            fixed="import torch\n\n@torch.no_grad()\ndef evaluate(model, val_loader):\n    model.eval()\n    for x, y in val_loader:\n        out = model(x)\n",
+            """
+            import torch
+
+            def evaluate(model, val_loader):
+                model.eval()
+                for x, y in val_loader:
+                    out = model(x)
+            """,
+            line=6,
+            column=15,
+            message="`model(...)` runs with grad enabled after `model.eval()` (line 4), and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            fixed="""
+            import torch
+
+            @torch.no_grad()
+            def evaluate(model, val_loader):
+                model.eval()
+                for x, y in val_loader:
+                    out = model(x)
+            """,
             unsafe=True,
         ),
         Invalid(
-            "import torch as th\n\nclass Runner:\n    @staticmethod\n    def predict(net, batch):\n        net.eval()\n        return net(batch)\n",
-            fixed="import torch as th\n\nclass Runner:\n    @staticmethod\n    @th.no_grad()\n    def predict(net, batch):\n        net.eval()\n        return net(batch)\n",
+            """
+            import torch as th
+
+            class Runner:
+                @staticmethod
+                def predict(net, batch):
+                    net.eval()
+                    return net(batch)
+            """,
+            line=7,
+            column=16,
+            message="`net(...)` runs with grad enabled after `net.eval()` (line 6), and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            fixed="""
+            import torch as th
+
+            class Runner:
+                @staticmethod
+                @th.no_grad()
+                def predict(net, batch):
+                    net.eval()
+                    return net(batch)
+            """,
             unsafe=True,
         ),
         Invalid(
-            "import torch\n\ndef fit(model, train_dl, valid_dl, opt):\n    for x, y in train_dl:\n        model(x).sum().backward()\n"
-            "        opt.step()\n    for x, y in enumerate(valid_dl):\n        preds = model(x)\n",
+            """
+            import torch
+
+            def fit(model, train_dl, valid_dl, opt):
+                for x, y in train_dl:
+                    model(x).sum().backward()
+                    opt.step()
+                for x, y in enumerate(valid_dl):
+                    preds = model(x)
+            """,
+            line=8,
+            column=17,
+            message="`model(...)` runs with grad enabled in the loop over `valid_dl` (line 7), which never uses gradients: autograd records a graph for every call, wasting memory and time; wrap the loop in `with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
-        Invalid("from torch import nn\n\nmodel = nn.Linear(2, 2)\nmodel.eval()\ny = model(x)\n"),
+        Invalid(
+            """
+            from torch import nn
+
+            model = nn.Linear(2, 2)
+            model.eval()
+            y = model(x)
+            """,
+            line=5,
+            column=5,
+            message="`model(...)` runs with grad enabled after `model.eval()` (line 4), and nothing in this module uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
     )
 
     # -- collecting ----------------------------------------------------------------------------
@@ -250,142 +532,180 @@ class EvalWithGrad(Rule):
         function = ctx.function
         if isinstance(function, ast.Lambda):
             return None
-        key = ("gg201", id(function) if function is not None else 0)
-        unit = ctx.cache.get(key)
+        units = ctx.state(_State).units
+        key = id(function) if function is not None else 0
+        unit = units.get(key)
         if unit is None:
-            unit = ctx.cache[key] = _Unit()
+            unit = units[key] = _Unit()
         return unit
 
     def visit_For(self, node: ast.AST, ctx) -> None:
-        name = _loader_name(node.iter)
-        if name is not None:
+        if isinstance(ctx.function, ast.Lambda):
+            return
+        shown = _evaluation_iterable(ctx, node.iter)
+        if shown is not None:
             unit = self._unit(ctx)
             if unit is not None:
-                unit.loader_loops[id(node)] = (node, name)
+                unit.loader_loops[id(node)] = (node, shown)
 
     visit_AsyncFor = visit_For
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
         func = node.func
-        if isinstance(func, ast.Attribute) and func.attr == "eval" and not node.args and not node.keywords:
-            receiver = dotted_name(func.value)
-            if receiver is not None and ctx.imports.qualified_name(func.value) is None:
-                unit = self._unit(ctx)
-                if unit is not None:
-                    unit.eval_receivers.add(receiver)
-                    if unit.eval_call is None:
+        if isinstance(func, ast.Attribute) and _switches_to_eval(node):
+            if dotted_name(func.value) is not None and ctx.imports.qualified_name(func.value) is None:
+                if ctx.model.value(func.value).kind in (Kind.MODULE, Kind.UNKNOWN):
+                    unit = self._unit(ctx)
+                    if unit is not None and unit.eval_call is None:
                         unit.eval_call = node
             return
-        if isinstance(func, ast.Name):
-            # Where each module-level function is called: a function called only where grad is
-            # disabled (``with torch.no_grad(): validate(...)``) already runs without grad.
-            calls = ctx.cache.setdefault("gg201-calls", {})
-            calls.setdefault(func.id, set()).add(ctx.grad_state())
-        unit = (
-            self._unit(ctx) if ctx.cache.get(("gg201", id(ctx.function) if ctx.function is not None else 0)) else None
-        )
-        if unit is None:
+        function = ctx.function
+        if isinstance(function, ast.Lambda):
             return
+        unit = ctx.state(_State).units.get(id(function) if function is not None else 0)
         loop_id = None
-        for loop in reversed(ctx.loops):
-            if id(loop) in unit.loader_loops:
-                loop_id = id(loop)
-                break
-        if unit.eval_call is None and loop_id is None:
+        if unit is not None:
+            for loop in reversed(ctx.loops):
+                if id(loop) in unit.loader_loops:
+                    loop_id = id(loop)
+                    break
+        named_eval = function is not None and _evaluates_by_name(ctx, function)
+        if loop_id is None and (unit is None or unit.eval_call is None) and not named_eval and not _may_evaluate(ctx):
+            return  # nothing in this unit or file can make this call an evaluation: no model query
+        if not self._is_model_call(ctx, node):
             return
-        if not self._is_model_call(ctx, unit, node):
+        if ctx.model.grad_mode(node) is not GradMode.ENABLED:
             return
-        if ctx.grad_state() != "enabled":
-            return
-        unit.model_calls.append((node, loop_id))
+        candidate = self._evidence(ctx, node, unit, loop_id, named_eval)
+        if candidate is not None:
+            if unit is None:
+                unit = self._unit(ctx)
+            unit.model_calls.append(candidate)
+
+    def _evidence(self, ctx, node: ast.Call, unit, loop_id, named_eval: bool) -> Optional[_Candidate]:
+        if loop_id is not None:
+            return _Candidate(node, "loop", loop_id)
+        callee = ctx.model.value(_callee(node))
+        if callee.has(Role.EVALUATING):
+            return _Candidate(node, "eval-mode", data=short(ctx.text(_callee(node)), 40))
+        for arg in node.args:
+            value = ctx.model.value(arg)
+            if value.is_tensor and value.split is Split.EVAL:
+                return _Candidate(node, "eval-data", data=short(ctx.text(arg), 40))
+        if unit is not None and unit.eval_call is not None:
+            return _Candidate(node, "eval-call")
+        if named_eval:
+            return _Candidate(node, "eval-function")
+        return None
 
     @staticmethod
-    def _is_model_call(ctx, unit: _Unit, node: ast.Call) -> bool:
-        """A call of something named like a model (``model``, ``self.net``, ``teacher.module``).
-
-        Names alone decide: a module without parameters (pooling, dropout) records no graph,
-        and what ``.eval()`` was called on is not enough to tell the two apart.
-        """
-        func = node.func
-        target = func.value if isinstance(func, ast.Attribute) and func.attr == "forward" else func
-        if isinstance(target, ast.Attribute) and target.attr == "module":
-            target = target.value
-        if ctx.imports.qualified_name(target) is not None:
+    def _is_model_call(ctx, node: ast.Call) -> bool:
+        """A call of a model: a module with parameters (an instance of an ``nn.Module``
+        subclass, a torch layer, a model a project function returns), or, where nothing else
+        is known, something named like one (``model``, ``self.net``, ``teacher.module``)."""
+        target = _callee(node)
+        value = ctx.model.value(target)
+        if value.kind is not Kind.MODULE:
             return False
-        last = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else None
-        if last is None or MODEL_NAME_RE.match(last) is None or last.startswith(_FACTORY_PREFIXES):
-            return False
-        if isinstance(target, ast.Name) and (target.id in ctx.imports.names or target.id in _module_functions(ctx)):
-            return False  # ``create_model(...)``, ``_create_fx_model(...)``: a function, not a model
+        ref = value.ref or ""
+        if ref.startswith("torch.nn.") and ref.rsplit(".", 1)[-1] in PARAMETERLESS_MODULES:
+            return False  # pooling, activations, losses: no parameters, no graph of their own
+        if value.weak:
+            last = (
+                target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
+            )
+            if not last or last.startswith(_FACTORY_PREFIXES):
+                return False
         return True
 
     # -- deciding ------------------------------------------------------------------------------
     def leave_FunctionDef(self, node: ast.AST, ctx) -> None:
-        unit = ctx.cache.pop(("gg201", id(node)), None)
+        state = ctx.state(_State)
+        unit = state.units.pop(id(node), None)
         if unit is None or not unit.model_calls:
             return
         if node.name in _SKIP_FUNCTIONS or node.name.startswith(_SKIP_PREFIXES):
             return
         if any(
-            isinstance(sub, ast.Return) and sub.value is not None and is_loss(ctx, ctx.facts(node), sub.value)
+            isinstance(sub, ast.Return) and sub.value is not None and ctx.model.value(sub.value).has(Role.LOSS)
             for sub in ast.walk(node)
         ):
             return
-        if ctx.parent(node) is ctx.tree:
-            # Decided at the end of the module, once its calls of this function are known.
-            ctx.cache.setdefault("gg201-pending", []).append((unit, node))
-            return
-        self._decide(ctx, unit, node, ctx.text(node))
+        self._decide(ctx, unit, node)
 
     leave_AsyncFunctionDef = leave_FunctionDef
 
     def leave_Module(self, node: ast.Module, ctx) -> None:
-        calls = ctx.cache.get("gg201-calls", {})
-        for pending, function in ctx.cache.pop("gg201-pending", []):
-            if calls.get(function.name) == {"disabled"} and not _called_in(ctx, ctx.skipped_functions, function.name):
-                continue  # every call of it in this file is under no_grad / inference_mode
-            self._decide(ctx, pending, function, ctx.text(function))
-        unit = ctx.cache.pop(("gg201", 0), None)
+        unit = ctx.state(_State).units.pop(0, None)
         if unit is None or not unit.model_calls:
             return
-        self._decide(ctx, unit, None, ctx.source.text)
+        self._decide(ctx, unit, None)
 
-    def _decide(self, ctx, unit: _Unit, function: Optional[ast.AST], text: str) -> None:
-        if not _uses_grad(text):
-            call = unit.model_calls[0][0]
-            if unit.eval_call is not None and (unit.model_calls[0][1] is None or unit.eval_call.lineno <= call.lineno):
-                why = f"after `{ctx.text(unit.eval_call)}` (line {unit.eval_call.lineno})"
-            else:
-                loop, loader = unit.loader_loops[unit.model_calls[0][1]]
-                why = f"in the loop over `{loader}` (line {loop.lineno})"
+    def _decide(self, ctx, unit: _Unit, function: Optional[ast.AST]) -> None:
+        nodes = [function] if function is not None else _module_code(ctx)
+        if not _uses_grad(ctx, nodes):
+            first = unit.model_calls[0]
             where = "this function" if function is not None else "this module"
             ctx.report(
                 self.code,
-                call,
-                f"`{ctx.text(call.func)}(...)` runs with grad enabled {why}, and nothing in {where} uses gradients: "
-                f"autograd records a graph for every call, wasting memory and time; run evaluation under "
-                f"`torch.no_grad()` or `torch.inference_mode()`",
+                first.call,
+                f"`{ctx.text(first.call.func)}(...)` runs with grad enabled {self._why(ctx, unit, first, function)}, "
+                f"and nothing in {where} uses gradients: autograd records a graph for every call, wasting memory "
+                f"and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
                 self._fix(ctx, function),
             )
             return
-        # A function that trains: check its evaluation loops on their own.
+        # A unit that trains: its evaluation loops, and model calls whose evaluation is
+        # certain (a model in eval mode, evaluation data) and whose outputs are never
+        # backpropagated, are checked on their own.
         reported = set()
-        for call, loop_id in unit.model_calls:
-            if loop_id is None or loop_id in reported:
-                continue
-            loop, loader = unit.loader_loops[loop_id]
-            outer = self._outermost_loader_loop(ctx, unit, loop)
-            if id(outer) in reported or _uses_grad(ctx.text(outer)):
-                continue
-            reported.add(id(outer))
-            reported.add(loop_id)
-            ctx.report(
-                self.code,
-                call,
-                f"`{ctx.text(call.func)}(...)` runs with grad enabled in the loop over `{loader}` (line {loop.lineno}), "
-                f"which never uses gradients: autograd records a graph for every call, wasting memory and time; "
-                f"wrap the loop in `with torch.no_grad():` (or `torch.inference_mode()`)",
-            )
+        scope = function if function is not None else ctx.tree
+        for candidate in unit.model_calls:
+            call = candidate.call
+            if candidate.why == "loop":
+                loop, loader = unit.loader_loops[candidate.loop_id]
+                outer = self._outermost_loader_loop(ctx, unit, loop)
+                if id(outer) in reported or candidate.loop_id in reported or _uses_grad(ctx, [outer]):
+                    continue
+                reported.add(id(outer))
+                reported.add(candidate.loop_id)
+                ctx.report(
+                    self.code,
+                    call,
+                    f"`{ctx.text(call.func)}(...)` runs with grad enabled in the loop over `{loader}` (line {loop.lineno}), "
+                    f"which never uses gradients: autograd records a graph for every call, wasting memory and time; "
+                    f"wrap the loop in `with torch.no_grad():` (or `torch.inference_mode()`)",
+                )
+            elif candidate.why in ("eval-mode", "eval-data"):
+                if _backpropagated(ctx, scope, call):
+                    continue
+                statement = _statement(ctx, call)
+                if statement is None or id(statement) in reported:
+                    continue
+                reported.add(id(statement))
+                ctx.report(
+                    self.code,
+                    call,
+                    f"`{ctx.text(call.func)}(...)` runs with grad enabled {self._why(ctx, unit, candidate, function)}, "
+                    f"and its output is never backpropagated: autograd records a graph for nothing, wasting memory "
+                    f"and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+                )
+
+    @staticmethod
+    def _why(ctx, unit: _Unit, candidate: _Candidate, function) -> str:
+        eval_call = unit.eval_call
+        if eval_call is not None and eval_call.lineno <= candidate.call.lineno and candidate.why != "eval-data":
+            return f"after `{ctx.text(eval_call)}` (line {eval_call.lineno})"
+        if candidate.why == "loop":
+            loop, loader = unit.loader_loops[candidate.loop_id]
+            return f"in the loop over `{loader}` (line {loop.lineno})"
+        if candidate.why in ("eval-mode", "eval-call") and unit.eval_call is not None:
+            return f"after `{ctx.text(unit.eval_call)}` (line {unit.eval_call.lineno})"
+        if candidate.why == "eval-mode":
+            return f"with `{candidate.data}` in eval mode"
+        if candidate.why == "eval-data":
+            return f"on evaluation data `{candidate.data}`"
+        return f"in `{function.name}`, which evaluates"
 
     @staticmethod
     def _outermost_loader_loop(ctx, unit: _Unit, loop: ast.AST) -> ast.AST:
@@ -409,7 +729,7 @@ class EvalWithGrad(Rule):
         if not src.line(function.lineno)[len(indent) :].startswith("def "):
             return None
         return Fix(
-            "unsafe",
+            Applicability.UNSAFE,
             f"Decorate `{function.name}` with `@{torch_name}.no_grad()`",
             (Edit(line_start, line_start, f"{indent}@{torch_name}.no_grad(){src.newline}"),),
         )

@@ -48,11 +48,14 @@ meant to cover.
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis.grad_mode import GRAD_OFF_NAMES, INFERENCE, NO_GRAD
-from gradguard.check.rules.base import FIX_NONE, Invalid, Rule, Valid
-from gradguard.check.analysis.kinds import GRAD_PRESERVING, _target_names
+from gradguard.check.analysis.scopes import target_names
+from gradguard.check.analysis.vocabulary import GRAD_PRESERVING
+from gradguard.check.model import FixAvailability
+from gradguard.check.rules.base import Invalid, Rule, Valid
 
 _NOT_COMPUTING = frozenset(
     {
@@ -97,11 +100,18 @@ def _computes(value: ast.AST) -> bool:
     return False
 
 
+@dataclass
+class _State:
+    """What the rule keeps while it walks one file."""
+
+    records: dict = field(default_factory=dict)  # id(function) -> what `_records` keeps for it
+
+
 class BackwardWithoutGrad(Rule):
     code = "GG202"
     name = "backward-without-grad"
     summary = "`backward()` on a value computed inside the same `no_grad` region (always a RuntimeError)"
-    fix_availability = FIX_NONE
+    fix_availability = FixAvailability.NONE
     triggers = ("backward", "autograd")
     # Only a region opened in the function itself disables grad there.
     function_triggers = ("no_grad", "inference_mode", "set_grad_enabled")
@@ -109,46 +119,146 @@ class BackwardWithoutGrad(Rule):
 
     valid = (
         Valid(
-            "import torch\n\ndef f(model, x):\n    loss = model(x).sum()\n    with torch.no_grad():\n        loss.backward()\n"
+            """
+            import torch
+
+            def f(model, x):
+                loss = model(x).sum()
+                with torch.no_grad():
+                    loss.backward()
+            """,
         ),
         Valid(
-            "import torch\n\n@torch.no_grad()\ndef f(model, x):\n    with torch.enable_grad():\n        loss = model(x).sum()\n"
-            "    loss.backward()\n"
+            """
+            import torch
+
+            @torch.no_grad()
+            def f(model, x):
+                with torch.enable_grad():
+                    loss = model(x).sum()
+                loss.backward()
+            """,
         ),
         Valid(
-            "import torch\n\ndef f(model, x, train):\n    with torch.set_grad_enabled(train):\n        loss = model(x).sum()\n        loss.backward()\n"
+            """
+            import torch
+
+            def f(model, x, train):
+                with torch.set_grad_enabled(train):
+                    loss = model(x).sum()
+                    loss.backward()
+            """,
         ),
         Valid(
-            "import torch\n\nwith torch.no_grad():\n    w = torch.zeros(3, requires_grad=True)\n    w.backward(torch.ones(3))\n"
+            """
+            import torch
+
+            with torch.no_grad():
+                w = torch.zeros(3, requires_grad=True)
+                w.backward(torch.ones(3))
+            """,
         ),
         Valid(
-            "import torch\n\nwith torch.no_grad():\n    w = torch.zeros(3)\n    w.requires_grad_()\n    w.backward(torch.ones(3))\n"
+            """
+            import torch
+
+            with torch.no_grad():
+                w = torch.zeros(3)
+                w.requires_grad_()
+                w.backward(torch.ones(3))
+            """,
         ),
         Valid(
-            "import torch\n\ndef f(model, x):\n    with torch.no_grad():\n        loss = model(x).sum()\n    loss = model(x).sum()\n    loss.backward()\n"
+            """
+            import torch
+
+            def f(model, x):
+                with torch.no_grad():
+                    loss = model(x).sum()
+                loss = model(x).sum()
+                loss.backward()
+            """,
         ),
-        Valid("import torch\n\n@torch.no_grad()\ndef f(losses):\n    loss = losses.pop()\n    loss.backward()\n"),
         Valid(
-            "import torch\n\n@torch.no_grad()\ndef f(model, x):\n    def closure():\n        loss = model(x).sum()\n"
-            "        loss.backward()\n        return loss\n    return closure\n"
+            """
+            import torch
+
+            @torch.no_grad()
+            def f(losses):
+                loss = losses.pop()
+                loss.backward()
+            """,
+        ),
+        Valid(
+            """
+            import torch
+
+            @torch.no_grad()
+            def f(model, x):
+                def closure():
+                    loss = model(x).sum()
+                    loss.backward()
+                    return loss
+                return closure
+            """,
         ),
     )
     invalid = (
         Invalid(
-            "import torch\n\ndef f(model, x):\n    with torch.no_grad():\n        loss = model(x).sum()\n        loss.backward()\n"
+            """
+            import torch
+
+            def f(model, x):
+                with torch.no_grad():
+                    loss = model(x).sum()
+                    loss.backward()
+            """,
+            line=6,
+            column=9,
+            message='`loss.backward()` on `loss`, computed on line 5 inside the grad-disabled region opened by `with torch.no_grad()` (line 4): it has no grad_fn, so this always raises RuntimeError ("element 0 of tensors does not require grad"); compute it outside the region or under `torch.enable_grad()`',
         ),
         Invalid(
-            "import torch\n\n@torch.inference_mode()\ndef f(model, x):\n    out = model(x)\n    torch.autograd.grad(out.sum(), x)\n"
+            """
+            import torch
+
+            @torch.inference_mode()
+            def f(model, x):
+                out = model(x)
+                torch.autograd.grad(out.sum(), x)
+            """,
+            line=6,
+            column=5,
+            message='`torch.autograd.grad(...)` on `out.sum()`, computed in this call inside the grad-disabled region opened by `@torch.inference_mode()`: it has no grad_fn, so this always raises RuntimeError ("element 0 of tensors does not require grad"); compute it outside the region or under `torch.enable_grad()`',
         ),
-        Invalid("import torch\n\ndef f(loss):\n    with torch.no_grad():\n        loss.mean().backward()\n"),
         Invalid(
-            "import torch as th\n\ndef f(model, x, w):\n    th.set_grad_enabled(False)\n    y, aux = model(x)\n"
-            "    th.autograd.grad([y, aux], [w])\n"
+            """
+            import torch
+
+            def f(loss):
+                with torch.no_grad():
+                    loss.mean().backward()
+            """,
+            line=5,
+            column=9,
+            message='`loss.mean().backward()` on `loss.mean()`, computed in this call inside the grad-disabled region opened by `with torch.no_grad()` (line 4): it has no grad_fn, so this always raises RuntimeError ("element 0 of tensors does not require grad"); compute it outside the region or under `torch.enable_grad()`',
+        ),
+        Invalid(
+            """
+            import torch as th
+
+            def f(model, x, w):
+                th.set_grad_enabled(False)
+                y, aux = model(x)
+                th.autograd.grad([y, aux], [w])
+            """,
+            line=6,
+            column=5,
+            message='`th.autograd.grad(...)` on `y`, computed on line 5 inside the grad-disabled region opened by `th.set_grad_enabled(False)` (line 4): it has no grad_fn, so this always raises RuntimeError ("element 0 of tensors does not require grad"); compute it outside the region or under `torch.enable_grad()`',
         ),
     )
 
     def _records(self, ctx) -> dict:
-        return ctx.cache.setdefault(("gg202", id(ctx.function)), {})
+        return ctx.state(_State).records.setdefault(id(ctx.function), {})
 
     def _region(self, ctx):
         if ctx.grad_state() != "disabled":
@@ -165,7 +275,7 @@ class BackwardWithoutGrad(Rule):
             records[name] = (region, lineno)
 
     def visit_Assign(self, node: ast.Assign, ctx) -> None:
-        names = [(name, node.lineno) for target in node.targets for name in _target_names(target)]
+        names = [(name, node.lineno) for target in node.targets for name in target_names(target)]
         self._record(ctx, names, node.value)
 
     def visit_AnnAssign(self, node: ast.AnnAssign, ctx) -> None:
@@ -177,7 +287,7 @@ class BackwardWithoutGrad(Rule):
 
     def visit_For(self, node: ast.AST, ctx) -> None:
         records = self._records(ctx)
-        for name in _target_names(node.target):
+        for name in target_names(node.target):
             records[name] = (None, node.lineno)
 
     def visit_Call(self, node: ast.Call, ctx) -> None:

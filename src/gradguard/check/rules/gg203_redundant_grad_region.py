@@ -48,7 +48,6 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from gradguard.check.model import Edit, Fix
 from gradguard.check.analysis.grad_mode import (
     ENABLE,
     INFERENCE,
@@ -58,7 +57,8 @@ from gradguard.check.analysis.grad_mode import (
     GradRegion,
     classify_grad_mode,
 )
-from gradguard.check.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.rules.base import Invalid, Rule, Valid
 
 
 def _outer_disabling(ctx, regions) -> Optional[object]:
@@ -75,52 +75,182 @@ class RedundantGradRegion(Rule):
     code = "GG203"
     name = "redundant-grad-region"
     summary = "`no_grad` inside a region that already disables grad"
-    fix_availability = FIX_SOMETIMES
+    fix_availability = FixAvailability.SOMETIMES
     triggers = ("no_grad",)
     function_triggers = ("no_grad",)
     function_names = tuple(sorted(NO_GRAD_NAMES))
 
     valid = (
         Valid(
-            "import torch\n\ndef f(model, x):\n    with torch.no_grad():\n        with torch.inference_mode():\n            return model(x)\n"
+            """
+            import torch
+
+            def f(model, x):
+                with torch.no_grad():
+                    with torch.inference_mode():
+                        return model(x)
+            """,
         ),
         Valid(
-            "import torch\n\n@torch.no_grad()\ndef f(model, x):\n    with torch.enable_grad():\n        y = model(x)\n"
-            "        with torch.no_grad():\n            z = y * 2\n    return z\n"
+            """
+            import torch
+
+            @torch.no_grad()
+            def f(model, x):
+                with torch.enable_grad():
+                    y = model(x)
+                    with torch.no_grad():
+                        z = y * 2
+                return z
+            """,
         ),
         Valid(
-            "import torch\n\ndef f(model, x, train):\n    with torch.set_grad_enabled(train):\n        with torch.no_grad():\n            return model(x)\n"
+            """
+            import torch
+
+            def f(model, x, train):
+                with torch.set_grad_enabled(train):
+                    with torch.no_grad():
+                        return model(x)
+            """,
         ),
         Valid(
-            "import torch\n\n@torch.no_grad()\ndef outer(model):\n    def inner(x):\n        with torch.no_grad():\n"
-            "            return model(x)\n    return inner\n"
+            """
+            import torch
+
+            @torch.no_grad()
+            def outer(model):
+                def inner(x):
+                    with torch.no_grad():
+                        return model(x)
+                return inner
+            """,
         ),
         Valid(
-            "import torch\n\ndef f(model, x):\n    with torch.no_grad():\n        y = model(x)\n    with torch.no_grad():\n        return y + model(x)\n"
+            """
+            import torch
+
+            def f(model, x):
+                with torch.no_grad():
+                    y = model(x)
+                with torch.no_grad():
+                    return y + model(x)
+            """,
         ),
-        Valid("import torch\n\nwith torch.inference_mode(False):\n    with torch.no_grad():\n        pass\n"),
+        Valid(
+            """
+            import torch
+
+            with torch.inference_mode(False):
+                with torch.no_grad():
+                    pass
+            """,
+        ),
     )
     invalid = (
         Invalid(
-            "import torch\n\n@torch.inference_mode()\ndef evaluate(model, x):\n    with torch.no_grad():  # no graph\n"
-            "        y = model(x)\n        # keep\n        s = '''a\n  b'''\n    return y, s\n",
-            fixed="import torch\n\n@torch.inference_mode()\ndef evaluate(model, x):\n    # no graph\n"
-            "    y = model(x)\n    # keep\n    s = '''a\n  b'''\n    return y, s\n",
+            """
+            import torch
+
+            @torch.inference_mode()
+            def evaluate(model, x):
+                with torch.no_grad():  # no graph
+                    y = model(x)
+                    # keep
+                    s = '''a
+              b'''
+                return y, s
+            """,
+            line=5,
+            column=10,
+            message="`torch.no_grad()` is redundant: grad is already disabled here by the decorator `@torch.inference_mode()` (inference mode); remove it",
+            fixed="""
+            import torch
+
+            @torch.inference_mode()
+            def evaluate(model, x):
+                # no graph
+                y = model(x)
+                # keep
+                s = '''a
+              b'''
+                return y, s
+            """,
         ),
         Invalid(
-            "import torch\nfrom torch import no_grad\n\nwith torch.no_grad():\n    with open('f') as fh, no_grad():\n        data = fh.read()\n",
-            fixed="import torch\nfrom torch import no_grad\n\nwith torch.no_grad():\n    with open('f') as fh:\n        data = fh.read()\n",
+            """
+            import torch
+            from torch import no_grad
+
+            with torch.no_grad():
+                with open('f') as fh, no_grad():
+                    data = fh.read()
+            """,
+            line=5,
+            column=27,
+            message="`no_grad()` is redundant: grad is already disabled here by the `with torch.no_grad()` on line 4; remove it",
+            fixed="""
+            import torch
+            from torch import no_grad
+
+            with torch.no_grad():
+                with open('f') as fh:
+                    data = fh.read()
+            """,
         ),
         Invalid(
-            "import torch\n\n@torch.no_grad\n@torch.no_grad()\ndef f(model, x):\n    return model(x)\n",
-            fixed="import torch\n\n@torch.no_grad\ndef f(model, x):\n    return model(x)\n",
+            """
+            import torch
+
+            @torch.no_grad
+            @torch.no_grad()
+            def f(model, x):
+                return model(x)
+            """,
+            line=4,
+            column=2,
+            message="`torch.no_grad()` is redundant: grad is already disabled here by the decorator `@torch.no_grad`; remove it",
+            fixed="""
+            import torch
+
+            @torch.no_grad
+            def f(model, x):
+                return model(x)
+            """,
         ),
         Invalid(
-            "import torch\n\ndef f(model, x):\n    with torch.no_grad():\n        with torch.no_grad(): y = model(x)\n    return y\n",
-            fixed="import torch\n\ndef f(model, x):\n    with torch.no_grad():\n        y = model(x)\n    return y\n",
+            """
+            import torch
+
+            def f(model, x):
+                with torch.no_grad():
+                    with torch.no_grad(): y = model(x)
+                return y
+            """,
+            line=5,
+            column=14,
+            message="`torch.no_grad()` is redundant: grad is already disabled here by the `with torch.no_grad()` on line 4; remove it",
+            fixed="""
+            import torch
+
+            def f(model, x):
+                with torch.no_grad():
+                    y = model(x)
+                return y
+            """,
         ),
         Invalid(
-            "import torch\n\ndef f(model, x):\n    torch.set_grad_enabled(False)\n    with torch.no_grad() as g:\n        return model(x)\n",
+            """
+            import torch
+
+            def f(model, x):
+                torch.set_grad_enabled(False)
+                with torch.no_grad() as g:
+                    return model(x)
+            """,
+            line=5,
+            column=10,
+            message="`torch.no_grad()` is redundant: grad is already disabled here by `torch.set_grad_enabled(False)` on line 4; remove it",
         ),
     )
 
@@ -193,7 +323,7 @@ class RedundantGradRegion(Rule):
         rest = line[src.node_end(deco) - start :]
         if rest.strip():
             return None
-        return Fix("safe", "Remove the redundant decorator", (Edit(start, start + len(line), ""),))
+        return Fix(Applicability.SAFE, "Remove the redundant decorator", (Edit(start, start + len(line), ""),))
 
     def _with_fix(self, ctx, with_node: ast.AST, item: ast.withitem) -> Optional[Fix]:
         if item.optional_vars is not None:
@@ -212,7 +342,7 @@ class RedundantGradRegion(Rule):
                 end = src.node_end(item.context_expr)
             if "#" in src.text[start:end]:
                 return None
-            return Fix("safe", "Remove the redundant `no_grad()` item", (Edit(start, end, ""),))
+            return Fix(Applicability.SAFE, "Remove the redundant `no_grad()` item", (Edit(start, end, ""),))
         return self._dedent_fix(ctx, with_node)
 
     @staticmethod
@@ -239,7 +369,9 @@ class RedundantGradRegion(Rule):
         first = body[0]
         if first.lineno == colon_row:
             # ``with torch.no_grad(): y = f(x)`` -> ``y = f(x)``
-            return Fix("safe", "Remove the redundant `with`", (Edit(with_start, src.node_start(first), ""),))
+            return Fix(
+                Applicability.SAFE, "Remove the redundant `with`", (Edit(with_start, src.node_start(first), ""),)
+            )
         header_end_line = colon_row
         next_line_start = src.line_starts[header_end_line] if header_end_line < len(src.line_starts) else len(text)
         rest = text[colon:next_line_start]
@@ -268,4 +400,4 @@ class RedundantGradRegion(Rule):
             if line.startswith(body_indent):
                 start = src.line_starts[lineno - 1] + len(with_indent)
                 edits.append(Edit(start, start + extra, ""))
-        return Fix("safe", "Remove the redundant `with` and dedent its body", tuple(edits))
+        return Fix(Applicability.SAFE, "Remove the redundant `with` and dedent its body", tuple(edits))

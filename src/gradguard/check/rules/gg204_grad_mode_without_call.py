@@ -35,9 +35,9 @@ from __future__ import annotations
 
 import ast
 
-from gradguard.check.model import Edit, Fix
 from gradguard.check.analysis.grad_mode import GRAD_MODE_NAMES
-from gradguard.check.rules.base import FIX_SAFE, Invalid, Rule, Valid
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.rules.base import Invalid, Rule, Valid
 
 _CLASSES = {name for name in GRAD_MODE_NAMES if not name.endswith("set_grad_enabled")}
 
@@ -46,29 +46,91 @@ class GradModeWithoutCall(Rule):
     code = "GG204"
     name = "grad-mode-without-call"
     summary = "`with torch.no_grad:` without `()` raises TypeError"
-    fix_availability = FIX_SAFE
+    fix_availability = FixAvailability.SAFE
     triggers = ("no_grad", "inference_mode", "enable_grad")
     function_triggers = ("no_grad", "inference_mode", "enable_grad")
     function_names = tuple(sorted(_CLASSES))
 
     valid = (
-        Valid("import torch\nwith torch.no_grad():\n    pass\n"),
-        Valid("import torch\n@torch.no_grad\ndef f():\n    pass\n"),
-        Valid("import torch\nctx = torch.no_grad\nwith ctx():\n    pass\n"),
-        Valid("import torch\nno_grad = object()\nwith something.no_grad:\n    pass\n"),
+        Valid(
+            """
+            import torch
+            with torch.no_grad():
+                pass
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            @torch.no_grad
+            def f():
+                pass
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            ctx = torch.no_grad
+            with ctx():
+                pass
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            no_grad = object()
+            with something.no_grad:
+                pass
+            """,
+        ),
     )
     invalid = (
         Invalid(
-            "import torch\nwith torch.no_grad:\n    pass\n",
-            fixed="import torch\nwith torch.no_grad():\n    pass\n",
+            """
+            import torch
+            with torch.no_grad:
+                pass
+            """,
+            line=2,
+            column=6,
+            message="`torch.no_grad` is used without `()`: this raises TypeError at the `with`; write `torch.no_grad()`",
+            fixed="""
+            import torch
+            with torch.no_grad():
+                pass
+            """,
         ),
         Invalid(
-            "from torch import inference_mode\nwith open(f) as fh, inference_mode:\n    pass\n",
-            fixed="from torch import inference_mode\nwith open(f) as fh, inference_mode():\n    pass\n",
+            """
+            from torch import inference_mode
+            with open(f) as fh, inference_mode:
+                pass
+            """,
+            line=2,
+            column=21,
+            message="`inference_mode` is used without `()`: this raises TypeError at the `with`; write `inference_mode()`",
+            fixed="""
+            from torch import inference_mode
+            with open(f) as fh, inference_mode():
+                pass
+            """,
         ),
         Invalid(
-            "import torch as th\nasync def f():\n    async with th.autograd.enable_grad:\n        pass\n",
-            fixed="import torch as th\nasync def f():\n    async with th.autograd.enable_grad():\n        pass\n",
+            """
+            import torch as th
+            async def f():
+                async with th.autograd.enable_grad:
+                    pass
+            """,
+            line=3,
+            column=16,
+            message="`th.autograd.enable_grad` is used without `()`: this raises TypeError at the `with`; write `th.autograd.enable_grad()`",
+            fixed="""
+            import torch as th
+            async def f():
+                async with th.autograd.enable_grad():
+                    pass
+            """,
         ),
     )
 
@@ -81,7 +143,7 @@ class GradModeWithoutCall(Rule):
             return
         text = ctx.text(expr)
         end = ctx.source.node_end(expr)
-        fix = Fix("safe", f"Call it: `{text}()`", (Edit(end, end, "()"),))
+        fix = Fix(Applicability.SAFE, f"Call it: `{text}()`", (Edit(end, end, "()"),))
         ctx.report(
             self.code,
             expr,

@@ -50,19 +50,15 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from gradguard.check.rules.base import FIX_NONE, Invalid, Rule, Valid
+from gradguard.check.analysis.vocabulary import SET_ENABLED_NAMES, call_argument
+from gradguard.check.model import FixAvailability
+from gradguard.check.rules.base import Invalid, Rule, Valid
 
-_SET_ENABLED = {
-    "torch.set_grad_enabled",
-    "torch.autograd.set_grad_enabled",
-    "torch.autograd.grad_mode.set_grad_enabled",
-}
+_SET_ENABLED = SET_ENABLED_NAMES
 
 
 def _mode_arg(call: ast.Call) -> Optional[ast.AST]:
-    if call.args:
-        return call.args[0]
-    return next((k.value for k in call.keywords if k.arg == "mode"), None)
+    return call_argument(call, 0, "mode")
 
 
 def _is_false(node: Optional[ast.AST]) -> bool:
@@ -90,37 +86,118 @@ class SetGradEnabledStatement(Rule):
     code = "GG205"
     name = "set-grad-enabled-statement"
     summary = "`torch.set_grad_enabled(False)` as a statement switches grad off for the whole thread"
-    fix_availability = FIX_NONE
+    fix_availability = FixAvailability.NONE
     triggers = ("set_grad_enabled",)
     function_triggers = ("set_grad_enabled",)
     function_names = tuple(sorted(_SET_ENABLED))
 
     valid = (
-        Valid("import torch\n\ndef f(model, x):\n    with torch.set_grad_enabled(False):\n        return model(x)\n"),
-        Valid("import torch\ntorch.set_grad_enabled(True)\n"),
         Valid(
-            "import torch\n\ndef f(model, x):\n    prev = torch.is_grad_enabled()\n    torch.set_grad_enabled(False)\n"
-            "    try:\n        return model(x)\n    finally:\n        torch.set_grad_enabled(prev)\n"
+            """
+            import torch
+
+            def f(model, x):
+                with torch.set_grad_enabled(False):
+                    return model(x)
+            """,
         ),
         Valid(
-            "import torch\n\ndef f(model, x):\n    prev = torch.is_grad_enabled()\n    try:\n"
-            "        torch.set_grad_enabled(False)\n        return model(x)\n    finally:\n        torch.set_grad_enabled(prev)\n"
+            """
+            import torch
+            torch.set_grad_enabled(True)
+            """,
         ),
         Valid(
-            "import torch\n\nclass frozen:\n    def __enter__(self):\n        self.prev = torch.is_grad_enabled()\n"
-            "        torch.set_grad_enabled(False)\n\n    def __exit__(self, *exc):\n        torch.set_grad_enabled(self.prev)\n"
+            """
+            import torch
+
+            def f(model, x):
+                prev = torch.is_grad_enabled()
+                torch.set_grad_enabled(False)
+                try:
+                    return model(x)
+                finally:
+                    torch.set_grad_enabled(prev)
+            """,
         ),
-        Valid("import torch\n\ndef restore(mode):\n    torch.set_grad_enabled(mode)\n"),
-        Valid("import torch\nset_grad_enabled(False)\nobj.set_grad_enabled(False)\n"),
+        Valid(
+            """
+            import torch
+
+            def f(model, x):
+                prev = torch.is_grad_enabled()
+                try:
+                    torch.set_grad_enabled(False)
+                    return model(x)
+                finally:
+                    torch.set_grad_enabled(prev)
+            """,
+        ),
+        Valid(
+            """
+            import torch
+
+            class frozen:
+                def __enter__(self):
+                    self.prev = torch.is_grad_enabled()
+                    torch.set_grad_enabled(False)
+
+                def __exit__(self, *exc):
+                    torch.set_grad_enabled(self.prev)
+            """,
+        ),
+        Valid(
+            """
+            import torch
+
+            def restore(mode):
+                torch.set_grad_enabled(mode)
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            set_grad_enabled(False)
+            obj.set_grad_enabled(False)
+            """,
+        ),
     )
     invalid = (
-        Invalid("import torch\ntorch.set_grad_enabled(False)\nmodel = load()\n"),
         Invalid(
-            "from torch.autograd import set_grad_enabled\n\ndef f(model, x):\n    set_grad_enabled(mode=False)\n    return model(x)\n"
+            """
+            import torch
+            torch.set_grad_enabled(False)
+            model = load()
+            """,
+            line=2,
+            column=1,
+            message="`torch.set_grad_enabled(False)` as a statement turns grad off for everything that runs afterwards on this thread; use `with torch.set_grad_enabled(False):` or `with torch.no_grad():` around the code that needs it",
         ),
         Invalid(
-            "import torch as th\n\ndef f(model, x):\n    th.autograd.set_grad_enabled(False)\n    y = model(x)\n"
-            "    th.autograd.set_grad_enabled(True)\n    return y\n"
+            """
+            from torch.autograd import set_grad_enabled
+
+            def f(model, x):
+                set_grad_enabled(mode=False)
+                return model(x)
+            """,
+            line=4,
+            column=5,
+            message="`set_grad_enabled(mode=False)` as a statement turns grad off for everything that runs afterwards on this thread; use `with set_grad_enabled(False):` or `with torch.no_grad():` around the code that needs it",
+        ),
+        Invalid(
+            """
+            import torch as th
+
+            def f(model, x):
+                th.autograd.set_grad_enabled(False)
+                y = model(x)
+                th.autograd.set_grad_enabled(True)
+                return y
+            """,
+            line=4,
+            column=5,
+            message="`th.autograd.set_grad_enabled(False)` as a statement: grad mode is switched back on line 6 only if nothing in between raises; use `with th.autograd.set_grad_enabled(False):` (or `torch.no_grad()`) instead",
         ),
     )
 

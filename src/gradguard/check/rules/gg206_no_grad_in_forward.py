@@ -52,15 +52,15 @@ from __future__ import annotations
 import ast
 
 from gradguard.check.analysis.grad_mode import GRAD_OFF_NAMES, INFERENCE, NO_GRAD, classify_grad_mode
-from gradguard.check.rules.base import FIX_NONE, Invalid, Rule, Valid
-from gradguard.check.analysis.kinds import module_classes
+from gradguard.check.model import FixAvailability
+from gradguard.check.rules.base import Invalid, Rule, Valid
 
 
 class NoGradInForward(Rule):
     code = "GG206"
     name = "no-grad-in-forward"
     summary = "`no_grad`/`inference_mode` inside `nn.Module.forward` stops gradients there"
-    fix_availability = FIX_NONE
+    fix_availability = FixAvailability.NONE
     default_enabled = False
     triggers = ("no_grad", "inference_mode", "set_grad_enabled")
     function_triggers = ("no_grad", "inference_mode", "set_grad_enabled")
@@ -68,36 +68,105 @@ class NoGradInForward(Rule):
 
     valid = (
         Valid(
-            "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, x):\n        return self.net(x)\n"
+            """
+            import torch
+            from torch import nn
+
+            class M(nn.Module):
+                def forward(self, x):
+                    return self.net(x)
+            """,
         ),
         Valid(
-            "import torch\n\nclass Helper:\n    def forward(self, x):\n        with torch.no_grad():\n            return x * 2\n"
+            """
+            import torch
+
+            class Helper:
+                def forward(self, x):
+                    with torch.no_grad():
+                        return x * 2
+            """,
         ),
         Valid(
-            "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    @torch.no_grad()\n    def predict(self, x):\n"
-            "        return self(x)\n"
+            """
+            import torch
+            from torch import nn
+
+            class M(nn.Module):
+                @torch.no_grad()
+                def predict(self, x):
+                    return self(x)
+            """,
         ),
         Valid(
-            "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, x):\n"
-            "        with torch.enable_grad():\n            return self.net(x)\n"
+            """
+            import torch
+            from torch import nn
+
+            class M(nn.Module):
+                def forward(self, x):
+                    with torch.enable_grad():
+                        return self.net(x)
+            """,
         ),
         Valid(
-            "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, x, frozen):\n"
-            "        with torch.set_grad_enabled(not frozen):\n            return self.net(x)\n"
+            """
+            import torch
+            from torch import nn
+
+            class M(nn.Module):
+                def forward(self, x, frozen):
+                    with torch.set_grad_enabled(not frozen):
+                        return self.net(x)
+            """,
         ),
     )
     invalid = (
         Invalid(
-            "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, x):\n        with torch.no_grad():\n"
-            "            f = self.encoder(x)\n        return self.head(f)\n"
+            """
+            import torch
+            from torch import nn
+
+            class M(nn.Module):
+                def forward(self, x):
+                    with torch.no_grad():
+                        f = self.encoder(x)
+                    return self.head(f)
+            """,
+            line=6,
+            column=14,
+            message="`torch.no_grad()` in `M.forward`: gradients do not flow through the code in this region to its parameters or inputs; make sure this is intended (a frozen sub-module, a positional table or a target may legitimately be computed this way)",
         ),
         Invalid(
-            "import torch\nimport torch.nn as nn\n\nclass Base(nn.Linear):\n    pass\n\nclass M(Base):\n    @torch.inference_mode()\n"
-            "    def forward(self, x):\n        return super().forward(x)\n"
+            """
+            import torch
+            import torch.nn as nn
+
+            class Base(nn.Linear):
+                pass
+
+            class M(Base):
+                @torch.inference_mode()
+                def forward(self, x):
+                    return super().forward(x)
+            """,
+            line=8,
+            column=6,
+            message="`torch.inference_mode()` in `M.forward`: gradients do not flow through the code in this region to its parameters or inputs; make sure this is intended (a frozen sub-module, a positional table or a target may legitimately be computed this way)",
         ),
         Invalid(
-            "import torch\nfrom lightning import LightningModule\n\nclass M(LightningModule):\n    def forward(self, x):\n"
-            "        with torch.set_grad_enabled(False):\n            return self.net(x)\n"
+            """
+            import torch
+            from lightning import LightningModule
+
+            class M(LightningModule):
+                def forward(self, x):
+                    with torch.set_grad_enabled(False):
+                        return self.net(x)
+            """,
+            line=6,
+            column=14,
+            message="`torch.set_grad_enabled(False)` in `M.forward`: gradients do not flow through the code in this region to its parameters or inputs; make sure this is intended (a frozen sub-module, a positional table or a target may legitimately be computed this way)",
         ),
     )
 
@@ -105,7 +174,7 @@ class NoGradInForward(Rule):
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.name != "forward":
             return False
         cls = ctx.method_class if ctx.function is function else None
-        return cls is not None and cls.name in module_classes(ctx)
+        return cls is not None and ctx.model.is_module_class(cls)
 
     def _message(self, ctx, expr, cls_name) -> str:
         return (
@@ -123,7 +192,7 @@ class NoGradInForward(Rule):
     def visit_FunctionDef(self, node: ast.AST, ctx) -> None:
         if node.name != "forward" or not node.decorator_list or not isinstance(ctx.scope, ast.ClassDef):
             return
-        if ctx.scope.name not in module_classes(ctx):
+        if not ctx.model.is_module_class(ctx.scope):
             return
         for deco in node.decorator_list:
             if classify_grad_mode(deco, ctx.imports) in (NO_GRAD, INFERENCE):

@@ -66,10 +66,10 @@ import ast
 import re
 from typing import Optional
 
-from gradguard.check.analysis.grad_flow import _binding_values, mentions, names_without_grad
-from gradguard.check.analysis.kinds import OUTPUT, expr_kinds, is_loss, is_model_expr
-from gradguard.check.model import Edit, Fix
-from gradguard.check.rules.base import FIX_SAFE, Invalid, Rule, Valid
+from gradguard.check.analysis.flow import GradMode
+from gradguard.check.analysis.values import Role
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
 
 _BACKWARD_CALLS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
@@ -82,74 +82,228 @@ class AccumulatedGraph(Rule):
     code = "GG301"
     name = "accumulated-graph"
     summary = "Accumulating a loss tensor across iterations keeps every graph alive"
-    fix_availability = FIX_SAFE
+    fix_availability = FixAvailability.SAFE
     triggers = ("loss", "criterion")
-    # What makes a value a loss (gradguard.check.analysis.kinds.expr_kinds): a loss-like name or call, a loss
+    # What makes a value a loss (the semantic model): a loss-like name or call, a loss
     # function, or a `.backward()` on it.
     function_triggers = ("loss", "Loss", "LOSS", "criterion", "Criterion", "CRITERION", "backward", "entropy", "kl_div")
 
     valid = (
         Valid(
-            "import torch\n\ndef train(model, loader, criterion, opt):\n    total = 0.0\n    for x, y in loader:\n"
-            "        loss = criterion(model(x), y)\n        loss.backward()\n        opt.step()\n        total += loss.item()\n    return total\n"
+            """
+            import torch
+
+            def train(model, loader, criterion, opt):
+                total = 0.0
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    opt.step()
+                    total += loss.item()
+                return total
+            """,
         ),
         Valid(
-            "import torch\n\ndef evaluate(model, loader):\n    acc = 0.0\n    for x, y in loader:\n        pred = model(x).argmax(1)\n"
-            "        acc += (pred == y).float().mean()\n    return acc\n"
+            """
+            import torch
+
+            def evaluate(model, loader):
+                acc = 0.0
+                for x, y in loader:
+                    pred = model(x).argmax(1)
+                    acc += (pred == y).float().mean()
+                return acc
+            """,
         ),
         Valid(
-            "import torch\n\n@torch.no_grad\ndef evaluate(model, loader, criterion):\n    model.eval()\n    total = 0.0\n    for x, y in loader:\n"
-            "        total += criterion(model(x), y)\n    return total\n"
+            """
+            import torch
+
+            @torch.no_grad
+            def evaluate(model, loader, criterion):
+                model.eval()
+                total = 0.0
+                for x, y in loader:
+                    total += criterion(model(x), y)
+                return total
+            """,
         ),
         Valid(
-            "import torch\n\ndef evaluate(model, loader, criterion):\n    total = 0.0\n    with torch.inference_mode():\n        for x, y in loader:\n"
-            "            total += criterion(model(x), y)\n    return total\n"
+            """
+            import torch
+
+            def evaluate(model, loader, criterion):
+                total = 0.0
+                with torch.inference_mode():
+                    for x, y in loader:
+                        total += criterion(model(x), y)
+                return total
+            """,
         ),
         # Gradient accumulation: the total is backpropagated, its graph is wanted.
         Valid(
-            "import torch\n\ndef step(model, chunks, criterion, opt):\n    total_loss = 0\n    for x, y in chunks:\n"
-            "        loss = criterion(model(x), y)\n        total_loss = total_loss + loss\n    total_loss.backward()\n    opt.step()\n"
+            """
+            import torch
+
+            def step(model, chunks, criterion, opt):
+                total_loss = 0
+                for x, y in chunks:
+                    loss = criterion(model(x), y)
+                    total_loss = total_loss + loss
+                total_loss.backward()
+                opt.step()
+            """,
         ),
         Valid(
-            "import torch\n\ndef step(model, chunks, criterion):\n    losses = []\n    for x, y in chunks:\n        loss = criterion(model(x), y)\n"
-            "        losses.append(loss)\n    torch.stack(losses).sum().backward()\n"
+            """
+            import torch
+
+            def step(model, chunks, criterion):
+                losses = []
+                for x, y in chunks:
+                    loss = criterion(model(x), y)
+                    losses.append(loss)
+                torch.stack(losses).sum().backward()
+            """,
         ),
         # A multi-term loss returned to the caller, who backpropagates it.
         Valid(
-            "import torch\n\ndef multi_scale(model, x, targets, criterion):\n    outs = model(x)\n    loss = 0\n"
-            "    for out, t in zip(outs, targets):\n        loss += criterion(out, t)\n    return loss\n"
+            """
+            import torch
+
+            def multi_scale(model, x, targets, criterion):
+                outs = model(x)
+                loss = 0
+                for out, t in zip(outs, targets):
+                    loss += criterion(out, t)
+                return loss
+            """,
         ),
         # The accumulator is reset in every iteration.
         Valid(
-            "import torch\n\ndef train(model, loader, criterion):\n    for x, y in loader:\n        total = 0\n        loss = criterion(model(x), y)\n"
-            "        loss.backward()\n        total += loss\n"
+            """
+            import torch
+
+            def train(model, loader, criterion):
+                for x, y in loader:
+                    total = 0
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    total += loss
+            """,
         ),
     )
     invalid = (
         Invalid(
-            "import torch\n\ndef train(model, loader, criterion, opt):\n    total = 0.0\n    for x, y in loader:\n"
-            "        loss = criterion(model(x), y)\n        loss.backward()\n        opt.step()\n        total += loss\n    return total\n",
-            fixed="import torch\n\ndef train(model, loader, criterion, opt):\n    total = 0.0\n    for x, y in loader:\n"
-            "        loss = criterion(model(x), y)\n        loss.backward()\n        opt.step()\n        total += loss.item()\n    return total\n",
+            """
+            import torch
+
+            def train(model, loader, criterion, opt):
+                total = 0.0
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    opt.step()
+                    total += loss
+                return total
+            """,
+            line=9,
+            column=9,
+            message="Accumulating `loss` across iterations keeps every iteration's autograd graph alive; accumulate `loss.item()`",
+            fixed="""
+            import torch
+
+            def train(model, loader, criterion, opt):
+                total = 0.0
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    opt.step()
+                    total += loss.item()
+                return total
+            """,
         ),
         Invalid(
-            "import torch\n\ndef evaluate(model, loader, criterion):\n    model.eval()\n    val_loss = 0\n    for x, y in loader:\n"
-            "        out = model(x)\n        val_loss = val_loss + criterion(out, y) * x.size(0)\n    return val_loss / len(loader)\n",
-            fixed="import torch\n\ndef evaluate(model, loader, criterion):\n    model.eval()\n    val_loss = 0\n    for x, y in loader:\n"
-            "        out = model(x)\n        val_loss = val_loss + (criterion(out, y) * x.size(0)).item()\n    return val_loss / len(loader)\n",
+            """
+            import torch
+
+            def evaluate(model, loader, criterion):
+                model.eval()
+                val_loss = 0
+                for x, y in loader:
+                    out = model(x)
+                    val_loss = val_loss + criterion(out, y) * x.size(0)
+                return val_loss / len(loader)
+            """,
+            line=8,
+            column=9,
+            message="Accumulating `criterion(out, y) * x.size(0)` across iterations keeps every iteration's autograd graph alive; accumulate `(criterion(out, y) * x.size(0)).item()`",
+            fixed="""
+            import torch
+
+            def evaluate(model, loader, criterion):
+                model.eval()
+                val_loss = 0
+                for x, y in loader:
+                    out = model(x)
+                    val_loss = val_loss + (criterion(out, y) * x.size(0)).item()
+                return val_loss / len(loader)
+            """,
         ),
         Invalid(
-            "import torch\n\ndef train(model, loader, criterion, opt):\n    losses = []\n    for x, y in loader:\n"
-            "        loss = criterion(model(x), y)\n        loss.backward()\n        losses.append(loss)\n    return torch.stack(losses).mean()\n",
-            fixed="import torch\n\ndef train(model, loader, criterion, opt):\n    losses = []\n    for x, y in loader:\n"
-            "        loss = criterion(model(x), y)\n        loss.backward()\n        losses.append(loss.detach())\n    return torch.stack(losses).mean()\n",
+            """
+            import torch
+
+            def train(model, loader, criterion, opt):
+                losses = []
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    losses.append(loss)
+                return torch.stack(losses).mean()
+            """,
+            line=8,
+            column=9,
+            message="Accumulating `loss` across iterations keeps every iteration's autograd graph alive; accumulate `loss.detach()`",
+            fixed="""
+            import torch
+
+            def train(model, loader, criterion, opt):
+                losses = []
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    losses.append(loss.detach())
+                return torch.stack(losses).mean()
+            """,
         ),
         # The total is used as a tensor later: `.detach()`, not `.item()`.
         Invalid(
-            "import torch\n\ndef train(model, loader, criterion):\n    total = 0\n    for x, y in loader:\n"
-            "        loss = criterion(model(x), y)\n        loss.backward()\n        total += loss\n    print(total.item())\n",
-            fixed="import torch\n\ndef train(model, loader, criterion):\n    total = 0\n    for x, y in loader:\n"
-            "        loss = criterion(model(x), y)\n        loss.backward()\n        total += loss.detach()\n    print(total.item())\n",
+            """
+            import torch
+
+            def train(model, loader, criterion):
+                total = 0
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    total += loss
+                print(total.item())
+            """,
+            line=8,
+            column=9,
+            message="Accumulating `loss` across iterations keeps every iteration's autograd graph alive; accumulate `loss.detach()`",
+            fixed="""
+            import torch
+
+            def train(model, loader, criterion):
+                total = 0
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    total += loss.detach()
+                print(total.item())
+            """,
         ),
     )
 
@@ -182,28 +336,30 @@ class AccumulatedGraph(Rule):
             self._check(node, func.value.id, node.args[0], ctx, "append")
 
     def _check(self, node: ast.AST, acc: str, value: ast.AST, ctx, how: str) -> None:
-        fn = ctx.function
-        if not isinstance(fn, _FUNCTIONS) or ctx.grad_state() != "enabled":
+        model = ctx.model
+        scope = ctx.function if ctx.function is not None else ctx.tree
+        if isinstance(scope, ast.Lambda) or model.grad_mode(node) is not GradMode.ENABLED:
             return
-        loop = _innermost_loop(ctx, node, fn)
+        loop = _innermost_loop(ctx, node, scope)
         if loop is None:
             return
-        facts = ctx.facts()
-        if not is_loss(ctx, facts, value) or mentions(value, names_without_grad(ctx, fn)):
+        added = model.value(value)
+        if not (added.carries_grad and added.has(Role.LOSS)):
             return
-        info = _function_info(ctx, fn)
-        if not _defined_before_loop(ctx, info, acc, loop):
+        uses = model.uses(scope)
+        if not _defined_before_loop(ctx, uses, acc, loop):
             return
-        derived = _derived(info, acc)
-        if derived & info["backpropagated"]:
+        derived = _derived(uses, acc)
+        if derived & uses.backpropagated:
             return
-        backward_each_step = any(isinstance(n, ast.Name) and n.id in facts.backward for n in ast.walk(value))
+        backward_each_step = bool(_names(value) & uses.backpropagated)
         if not backward_each_step:
-            if not _runs_model(ctx, facts, loop):
+            if not _runs_model(ctx, loop):
                 return
-            if derived & info["escaping"] and not info["evaluates"]:
+            evaluates = uses.calls_eval or bool(_EVAL_NAME_RE.search(getattr(scope, "name", "")))
+            if derived & uses.escaping and not evaluates:
                 return
-        suffix = _suffix(info, acc, how, derived)
+        suffix = _suffix(uses, acc, how, derived)
         shown = ctx.text(value)
         ctx.report(
             self.code,
@@ -248,56 +404,8 @@ def _is_accumulation(node: ast.AST, name: str) -> bool:
     if isinstance(node, ast.AugAssign):
         return True
     if isinstance(node, ast.Assign) and isinstance(node.value, ast.BinOp):
-        return mentions(node.value, {name})
+        return name in _names(node.value)
     return False
-
-
-def _function_info(ctx, fn: ast.AST) -> dict:
-    """Whole-function facts, computed once per function."""
-    key = ("gg301", id(fn))
-    cached = ctx.cache.get(key)
-    if cached is not None:
-        return cached
-    bindings = list(_binding_values(fn))
-    args = fn.args
-    params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
-    backpropagated: set[str] = set()
-    escaping: set[str] = set()
-    tensor_uses: set[str] = set()
-    evaluates = bool(_EVAL_NAME_RE.search(fn.name))
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Call):
-            func = node.func
-            qual = ctx.imports.qualified_name(func)
-            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-            if isinstance(func, ast.Attribute) and func.attr == "backward":
-                backpropagated.update(_names(func.value))
-                backpropagated.update(_names_in(node.args))
-            elif qual in _BACKWARD_CALLS or "backward" in name.lower():
-                backpropagated.update(_names_in(node.args + [k.value for k in node.keywords]))
-            elif isinstance(func, ast.Attribute) and func.attr == "eval" and not node.args:
-                evaluates = True
-            if qual is not None and qual.startswith("torch."):
-                tensor_uses.update(_names_in(node.args))
-        elif isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom)) and node.value is not None:
-            escaping.update(_names(node.value))
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            tensor_uses.add(node.value.id)
-        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
-            tensor_uses.add(node.value.id)
-        elif isinstance(node, ast.Assign):
-            if any(not isinstance(t, ast.Name) for t in node.targets):
-                escaping.update(_names(node.value))  # self.total = total, d[k] = total
-    info = {
-        "bindings": bindings,
-        "params": params,
-        "backpropagated": backpropagated,
-        "escaping": escaping,
-        "tensor_uses": tensor_uses,
-        "evaluates": evaluates,
-    }
-    ctx.cache[key] = info
-    return info
 
 
 def _names(node: ast.AST) -> set:
@@ -311,11 +419,10 @@ def _names_in(nodes) -> set:
     return out
 
 
-def _defined_before_loop(ctx, info: dict, acc: str, loop: ast.AST) -> bool:
-    outside = acc in info["params"]
-    for name, _value, node in info["bindings"]:
-        if name != acc:
-            continue
+def _defined_before_loop(ctx, uses, acc: str, loop: ast.AST) -> bool:
+    outside = acc in uses.parameters
+    for binding in uses.bindings_of(acc):
+        node = binding.node
         if _inside(ctx, node, loop):
             if not _is_accumulation(node, acc):
                 return False  # reset inside the loop
@@ -324,34 +431,34 @@ def _defined_before_loop(ctx, info: dict, acc: str, loop: ast.AST) -> bool:
     return outside
 
 
-def _derived(info: dict, acc: str) -> set:
+def _derived(uses, acc: str) -> set:
     """The accumulator and every name computed from it."""
     found = {acc}
     changed = True
     while changed:
         changed = False
-        for name, value, _node in info["bindings"]:
-            if name not in found and value is not None and mentions(value, found):
+        for binding in uses.bindings:
+            name, value = binding.name, binding.value
+            if name not in found and value is not None and _names(value) & found:
                 found.add(name)
                 changed = True
     return found
 
 
-def _runs_model(ctx, facts, loop: ast.AST) -> bool:
+def _runs_model(ctx, loop: ast.AST) -> bool:
+    model = ctx.model
     for node in ast.walk(loop):
         if isinstance(node, ast.Call):
-            kinds = expr_kinds(ctx, facts, node)
-            if kinds and OUTPUT in kinds:
-                return True
-            if is_model_expr(ctx, facts, node.func):
+            if model.value(node).has(Role.OUTPUT) or model.value(node.func).is_module:
                 return True
     return False
 
 
-def _starts_as_number(info: dict, acc: str) -> bool:
+def _starts_as_number(uses, acc: str) -> bool:
     found = False
-    for name, value, node in info["bindings"]:
-        if name != acc or _is_accumulation(node, acc):
+    for binding in uses.bindings_of(acc):
+        value, node = binding.value, binding.node
+        if _is_accumulation(node, acc):
             continue
         value = _element_for(node, acc, value)
         if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
@@ -374,8 +481,8 @@ def _element_for(node: ast.AST, name: str, value: ast.AST) -> Optional[ast.AST]:
     return None
 
 
-def _suffix(info: dict, acc: str, how: str, derived: set) -> str:
-    use_item = how == "augment" and _starts_as_number(info, acc) and not (derived & info["tensor_uses"])
+def _suffix(uses, acc: str, how: str, derived: set) -> str:
+    use_item = how == "augment" and _starts_as_number(uses, acc) and not (derived & uses.receivers)
     return ".item()" if use_item else ".detach()"
 
 
@@ -386,4 +493,4 @@ def _fix(ctx, value: ast.AST, suffix: str) -> Fix:
         edits = (Edit(start, start, "("), Edit(end, end, ")" + suffix))
     else:
         edits = (Edit(end, end, suffix),)
-    return Fix("safe", f"Accumulate without the graph: `{suffix}`", edits)
+    return Fix(Applicability.SAFE, f"Accumulate without the graph: `{suffix}`", edits)

@@ -42,10 +42,9 @@ from __future__ import annotations
 
 import ast
 
-from gradguard.check.analysis.grad_flow import mentions, names_without_grad, reaching_plain_value
-from gradguard.check.analysis.kinds import carries_grad
-from gradguard.check.model import Edit, Fix
-from gradguard.check.rules.base import FIX_SAFE, Invalid, Rule, Valid
+from gradguard.check.analysis.flow import GradMode
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
 
 
@@ -53,50 +52,194 @@ class NumpyOnGradTensor(Rule):
     code = "GG302"
     name = "numpy-on-grad-tensor"
     summary = "`.numpy()` on a tensor that requires grad raises RuntimeError"
-    fix_availability = FIX_SAFE
+    fix_availability = FixAvailability.SAFE
     triggers = (".numpy(",)
     function_triggers = ("numpy",)
 
     valid = (
-        Valid("import torch\n\ndef f(model, x):\n    return model(x).detach().cpu().numpy()\n"),
-        Valid("import torch\n\n@torch.no_grad()\ndef f(model, x):\n    return model(x).cpu().numpy()\n"),
-        Valid("import torch\n\n@torch.inference_mode\ndef f(model, x):\n    return model(x).numpy()\n"),
         Valid(
-            "import torch\n\ndef f(model, x):\n    with torch.no_grad():\n        out = model(x)\n        return out.numpy()\n"
-        ),
-        Valid("import torch\n\ndef f(batch):\n    return batch['image'].numpy()\n"),
-        Valid("import torch\n\ndef f(model, x):\n    return model(x).numpy(force=True)\n"),
-        Valid("import torch\n\ndef f(model, x):\n    pred = model(x).argmax(1)\n    return pred.numpy()\n"),
-        Valid(
-            "import torch\n\ndef f(model, x, loss_fn, y):\n    loss = loss_fn(model(x), y)\n    return loss.item(), loss.data.numpy()\n"
+            """
+            import torch
+
+            def f(model, x):
+                return model(x).detach().cpu().numpy()
+            """,
         ),
         Valid(
-            "import torch\n\ndef f(model, x):\n    with torch.inference_mode():\n        out = model(x)\n    probs = out.softmax(1)\n    return probs.numpy()\n"
+            """
+            import torch
+
+            @torch.no_grad()
+            def f(model, x):
+                return model(x).cpu().numpy()
+            """,
         ),
         Valid(
-            "import torch\n\ndef f(model, x):\n    with torch.set_grad_enabled(flag):\n        return model(x).numpy()\n"
+            """
+            import torch
+
+            @torch.inference_mode
+            def f(model, x):
+                return model(x).numpy()
+            """,
         ),
         Valid(
-            "import numpy as np\nimport torch\n\nx = torch.tensor(1., requires_grad=True)\ny = 2 * x\ny.backward()\n"
-            "y = torch.from_numpy(np.ones(2))\nz = y.numpy()\n"
+            """
+            import torch
+
+            def f(model, x):
+                with torch.no_grad():
+                    out = model(x)
+                    return out.numpy()
+            """,
+        ),
+        Valid(
+            """
+            import torch
+
+            def f(batch):
+                return batch['image'].numpy()
+            """,
+        ),
+        Valid(
+            """
+            import torch
+
+            def f(model, x):
+                return model(x).numpy(force=True)
+            """,
+        ),
+        Valid(
+            """
+            import torch
+
+            def f(model, x):
+                pred = model(x).argmax(1)
+                return pred.numpy()
+            """,
+        ),
+        Valid(
+            """
+            import torch
+
+            def f(model, x, loss_fn, y):
+                loss = loss_fn(model(x), y)
+                return loss.item(), loss.data.numpy()
+            """,
+        ),
+        Valid(
+            """
+            import torch
+
+            def f(model, x):
+                with torch.inference_mode():
+                    out = model(x)
+                probs = out.softmax(1)
+                return probs.numpy()
+            """,
+        ),
+        Valid(
+            """
+            import torch
+
+            def f(model, x):
+                with torch.set_grad_enabled(flag):
+                    return model(x).numpy()
+            """,
+        ),
+        Valid(
+            """
+            import numpy as np
+            import torch
+
+            x = torch.tensor(1., requires_grad=True)
+            y = 2 * x
+            y.backward()
+            y = torch.from_numpy(np.ones(2))
+            z = y.numpy()
+            """,
         ),
     )
     invalid = (
         Invalid(
-            "import torch\n\ndef f(model, x):\n    out = model(x)\n    return out.cpu().numpy()\n",
-            fixed="import torch\n\ndef f(model, x):\n    out = model(x)\n    return out.cpu().detach().numpy()\n",
+            """
+            import torch
+
+            def f(model, x):
+                out = model(x)
+                return out.cpu().numpy()
+            """,
+            line=5,
+            column=12,
+            message="`out.cpu()` requires grad: `.numpy()` on it raises RuntimeError; call `.detach()` first",
+            fixed="""
+            import torch
+
+            def f(model, x):
+                out = model(x)
+                return out.cpu().detach().numpy()
+            """,
         ),
         Invalid(
-            "import torch\nimport torch.nn.functional as F\n\ndef f(model, x):\n    probs = F.softmax(model(x), dim=1)\n    return probs.numpy()\n",
-            fixed="import torch\nimport torch.nn.functional as F\n\ndef f(model, x):\n    probs = F.softmax(model(x), dim=1)\n    return probs.detach().numpy()\n",
+            """
+            import torch
+            import torch.nn.functional as F
+
+            def f(model, x):
+                probs = F.softmax(model(x), dim=1)
+                return probs.numpy()
+            """,
+            line=6,
+            column=12,
+            message="`probs` requires grad: `.numpy()` on it raises RuntimeError; call `.detach()` first",
+            fixed="""
+            import torch
+            import torch.nn.functional as F
+
+            def f(model, x):
+                probs = F.softmax(model(x), dim=1)
+                return probs.detach().numpy()
+            """,
         ),
         Invalid(
-            "import torch\n\ndef dump(model):\n    for p in model.parameters():\n        print(p.numpy())\n",
-            fixed="import torch\n\ndef dump(model):\n    for p in model.parameters():\n        print(p.detach().numpy())\n",
+            """
+            import torch
+
+            def dump(model):
+                for p in model.parameters():
+                    print(p.numpy())
+            """,
+            line=5,
+            column=15,
+            message="`p` requires grad: `.numpy()` on it raises RuntimeError; call `.detach()` first",
+            fixed="""
+            import torch
+
+            def dump(model):
+                for p in model.parameters():
+                    print(p.detach().numpy())
+            """,
         ),
         Invalid(
-            "import torch\n\ndef f(layer):\n    w = (layer.weight\n         .cpu())  # keep\n    return w.numpy()\n",
-            fixed="import torch\n\ndef f(layer):\n    w = (layer.weight\n         .cpu())  # keep\n    return w.detach().numpy()\n",
+            """
+            import torch
+
+            def f(layer):
+                w = (layer.weight
+                     .cpu())  # keep
+                return w.numpy()
+            """,
+            line=6,
+            column=12,
+            message="`w` requires grad: `.numpy()` on it raises RuntimeError; call `.detach()` first",
+            fixed="""
+            import torch
+
+            def f(layer):
+                w = (layer.weight
+                     .cpu())  # keep
+                return w.detach().numpy()
+            """,
         ),
     )
 
@@ -106,22 +249,13 @@ class NumpyOnGradTensor(Rule):
             return
         if any(k.arg == "force" or k.arg is None for k in node.keywords):
             return
-        if ctx.grad_state() != "enabled":
-            return
         receiver = func.value
-        if not carries_grad(ctx, ctx.facts(), receiver):
+        if ctx.model.grad_mode(node) is not GradMode.ENABLED:
             return
-        if mentions(receiver, names_without_grad(ctx, ctx.scope)):
-            return  # computed inside a no_grad / inference_mode block
-        root = receiver
-        while isinstance(root, (ast.Attribute, ast.Call, ast.Subscript)):
-            root = root.func if isinstance(root, ast.Call) else root.value
-        if isinstance(root, ast.Name):
-            value = reaching_plain_value(ctx, ctx.scope, root.id, node)
-            if value is not None and not carries_grad(ctx, ctx.facts(), value):
-                return  # rebound to a value without grad before this use (`y = torch.from_numpy(a)`)
+        if not ctx.model.value(receiver).carries_grad:
+            return
         end = ctx.source.node_end(receiver)
-        fix = Fix("safe", "Insert `.detach()` before `.numpy()`", (Edit(end, end, ".detach()"),))
+        fix = Fix(Applicability.SAFE, "Insert `.detach()` before `.numpy()`", (Edit(end, end, ".detach()"),))
         ctx.report(
             self.code,
             node,

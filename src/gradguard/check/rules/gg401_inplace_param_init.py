@@ -52,9 +52,10 @@ import ast
 import re
 from typing import Optional
 
-from gradguard.check.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
-from gradguard.check.model import Fix
-from gradguard.check.analysis.kinds import MODEL, PARAM, module_classes
+from gradguard.check.analysis.flow import GradMode
+from gradguard.check.analysis.values import Grad, Kind, Role
+from gradguard.check.model import Applicability, Fix, FixAvailability
+from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
 INIT_METHODS = frozenset(
     """normal_ uniform_ zero_ fill_ copy_ log_normal_ exponential_ cauchy_ geometric_ bernoulli_
@@ -75,47 +76,181 @@ class InplaceParamInit(Rule):
     code = "GG401"
     name = "inplace-param-init"
     summary = "In-place init of a parameter outside `no_grad` raises RuntimeError"
-    fix_availability = FIX_SOMETIMES
+    fix_availability = FixAvailability.SOMETIMES
     # '.zero_(' but not 'zero_grad(': one pattern, so a file is searched once, not once per method.
     triggers = (re.compile(r"\.(?:%s)\(" % "|".join(sorted(INIT_METHODS, key=len, reverse=True))),)
     function_triggers = triggers
 
     valid = (
         Valid(
-            "import torch\nimport torch.nn as nn\n\ndef init(m):\n    if isinstance(m, nn.Linear):\n        with torch.no_grad():\n            m.weight.normal_(0, 0.02)\n"
+            """
+            import torch
+            import torch.nn as nn
+
+            def init(m):
+                if isinstance(m, nn.Linear):
+                    with torch.no_grad():
+                        m.weight.normal_(0, 0.02)
+            """,
         ),
         Valid(
-            "import torch\nimport torch.nn as nn\n\n@torch.no_grad\ndef init(model):\n    for p in model.parameters():\n        p.uniform_(-0.1, 0.1)\n"
+            """
+            import torch
+            import torch.nn as nn
+
+            @torch.no_grad
+            def init(model):
+                for p in model.parameters():
+                    p.uniform_(-0.1, 0.1)
+            """,
         ),
         Valid(
-            "import torch.nn as nn\n\ndef init(m):\n    if isinstance(m, nn.Linear):\n        m.weight.data.normal_(0, 0.02)\n        nn.init.zeros_(m.bias)\n"
+            """
+            import torch.nn as nn
+
+            def init(m):
+                if isinstance(m, nn.Linear):
+                    m.weight.data.normal_(0, 0.02)
+                    nn.init.zeros_(m.bias)
+            """,
         ),
-        Valid("import torch\n\nclass Sampler:\n    def reset(self):\n        self.weight.fill_(1.0)\n"),
         Valid(
-            "import torch\nimport torch.nn as nn\n\nclass Net(nn.Module):\n    def forward(self, x):\n        h = torch.empty_like(x)\n        h.normal_()\n        self.running.zero_()\n        return x + h\n"
+            """
+            import torch
+
+            class Sampler:
+                def reset(self):
+                    self.weight.fill_(1.0)
+            """,
         ),
-        Valid("import torch\n\ndef clear(model):\n    for p in model.parameters():\n        p.grad.zero_()\n"),
         Valid(
-            "import torch\nimport torch.nn as nn\n\nclass Net(nn.Module):\n    def reset_parameters(self):\n        with torch.no_grad():\n            self.weight.normal_()\n"
+            """
+            import torch
+            import torch.nn as nn
+
+            class Net(nn.Module):
+                def forward(self, x):
+                    h = torch.empty_like(x)
+                    h.normal_()
+                    self.running.zero_()
+                    return x + h
+            """,
+        ),
+        Valid(
+            """
+            import torch
+
+            def clear(model):
+                for p in model.parameters():
+                    p.grad.zero_()
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            class Net(nn.Module):
+                def reset_parameters(self):
+                    with torch.no_grad():
+                        self.weight.normal_()
+            """,
         ),
     )
     invalid = (
         Invalid(
-            "import torch.nn as nn\n\ndef init(m):\n    if isinstance(m, nn.Linear):\n        m.weight.normal_(0, 0.02)\n        m.bias.zero_()\n",
-            fixed="import torch.nn as nn\n\ndef init(m):\n    if isinstance(m, nn.Linear):\n        nn.init.normal_(m.weight, 0, 0.02)\n        nn.init.zeros_(m.bias)\n",
+            """
+            import torch.nn as nn
+
+            def init(m):
+                if isinstance(m, nn.Linear):
+                    m.weight.normal_(0, 0.02)
+                    m.bias.zero_()
+            """,
+            line=5,
+            column=9,
+            message="`m.weight.normal_()` changes a parameter in place while grad is enabled: this raises RuntimeError; use `torch.nn.init`",
+            also=(
+                Finding(
+                    6,
+                    9,
+                    "`m.bias.zero_()` changes a parameter in place while grad is enabled: this raises RuntimeError; use `torch.nn.init`",
+                ),
+            ),
+            fixed="""
+            import torch.nn as nn
+
+            def init(m):
+                if isinstance(m, nn.Linear):
+                    nn.init.normal_(m.weight, 0, 0.02)
+                    nn.init.zeros_(m.bias)
+            """,
         ),
         Invalid(
-            "import torch\n\ndef init(model):\n    for p in model.parameters():\n        p.uniform_(-0.1, to=0.1)\n",
-            fixed="import torch\n\ndef init(model):\n    for p in model.parameters():\n        torch.nn.init.uniform_(p, -0.1, b=0.1)\n",
+            """
+            import torch
+
+            def init(model):
+                for p in model.parameters():
+                    p.uniform_(-0.1, to=0.1)
+            """,
+            line=5,
+            column=9,
+            message="`p.uniform_()` changes a parameter in place while grad is enabled: this raises RuntimeError; use `torch.nn.init`",
+            fixed="""
+            import torch
+
+            def init(model):
+                for p in model.parameters():
+                    torch.nn.init.uniform_(p, -0.1, b=0.1)
+            """,
         ),
         Invalid(
-            "import torch\nfrom torch import nn\n\nclass Scale(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n        self.gamma = nn.Parameter(torch.empty(n))\n        self.gamma.fill_(value=1e-4)\n",
-            fixed="import torch\nfrom torch import nn\n\nclass Scale(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n        self.gamma = nn.Parameter(torch.empty(n))\n        nn.init.constant_(self.gamma, val=1e-4)\n",
+            """
+            import torch
+            from torch import nn
+
+            class Scale(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.gamma = nn.Parameter(torch.empty(n))
+                    self.gamma.fill_(value=1e-4)
+            """,
+            line=8,
+            column=9,
+            message="`self.gamma.fill_()` changes a parameter in place while grad is enabled: this raises RuntimeError; use `torch.nn.init`",
+            fixed="""
+            import torch
+            from torch import nn
+
+            class Scale(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.gamma = nn.Parameter(torch.empty(n))
+                    nn.init.constant_(self.gamma, val=1e-4)
+            """,
         ),
         # copy_ has no nn.init twin: reported without a fix.
         Invalid(
-            "import torch.nn as nn\n\ndef load(model, state):\n    for m in model.modules():\n        if hasattr(m, 'weight'):\n            m.weight.copy_(state[m])\n",
-            fixed="import torch.nn as nn\n\ndef load(model, state):\n    for m in model.modules():\n        if hasattr(m, 'weight'):\n            m.weight.copy_(state[m])\n",
+            """
+            import torch.nn as nn
+
+            def load(model, state):
+                for m in model.modules():
+                    if hasattr(m, 'weight'):
+                        m.weight.copy_(state[m])
+            """,
+            line=6,
+            column=13,
+            message="`m.weight.copy_()` changes a parameter in place while grad is enabled: this raises RuntimeError; do it under `with torch.no_grad():`",
+            fixed="""
+            import torch.nn as nn
+
+            def load(model, state):
+                for m in model.modules():
+                    if hasattr(m, 'weight'):
+                        m.weight.copy_(state[m])
+            """,
         ),
     )
 
@@ -123,7 +258,7 @@ class InplaceParamInit(Rule):
         func = node.func
         if not isinstance(func, ast.Attribute) or func.attr not in INIT_METHODS:
             return
-        if ctx.grad_state() != "enabled":
+        if ctx.model.grad_mode(node) is not GradMode.ENABLED:
             return
         receiver = func.value
         if not _is_parameter(ctx, receiver, node):
@@ -140,67 +275,24 @@ class InplaceParamInit(Rule):
 
 
 def _is_parameter(ctx, receiver: ast.AST, call: ast.AST) -> bool:
-    facts = ctx.facts()
-    if isinstance(receiver, ast.Name):
-        return PARAM in facts.kinds.get(receiver.id, ())
-    if not isinstance(receiver, ast.Attribute):
+    """A parameter that requires grad: from ``parameters()``, an ``nn.Parameter`` the class
+    assigns, or the ``weight``/``bias`` of a module."""
+    value = ctx.model.value(receiver)
+    if not (value.is_tensor and value.has(Role.PARAM) and value.grad is Grad.YES):
         return False
-    owner = receiver.value
-    if receiver.attr in ("weight", "bias"):
-        return _is_module(ctx, owner, call)
-    # self.gamma where the class sets self.gamma = nn.Parameter(...)
-    if isinstance(owner, ast.Name) and owner.id == "self" and ctx.method_class is not None:
-        return receiver.attr in _class_parameters(ctx, ctx.method_class)
-    return False
+    if isinstance(receiver, ast.Attribute) and receiver.attr in ("weight", "bias"):
+        owner = ctx.model.value(receiver.value)
+        return owner.kind is Kind.MODULE or (
+            owner.kind is Kind.UNKNOWN and _isinstance_guarded(ctx, receiver.value, call)
+        )
+    return True
 
 
-def _is_module(ctx, owner: ast.AST, call: ast.AST) -> bool:
-    facts = ctx.facts()
-    root = owner
-    while isinstance(root, ast.Attribute):
-        root = root.value
-    if not isinstance(root, ast.Name):
+def _isinstance_guarded(ctx, owner: ast.AST, node: ast.AST) -> bool:
+    """Whether ``node`` is in the body of ``if isinstance(owner, torch.nn.<Class>)``."""
+    if not isinstance(owner, ast.Name):
         return False
-    if root.id == "self":
-        cls = ctx.method_class
-        return cls is not None and cls.name in module_classes(ctx)
-    name = root.id
-    if name in facts.models or MODEL in facts.kinds.get(name, ()):
-        return True  # model.weight, model.head.fc.weight
-    if owner is not root:
-        return False
-    return name in _module_loop_names(ctx) or _isinstance_guarded(ctx, name, call)
-
-
-def _module_loop_names(ctx) -> frozenset:
-    """Names bound by ``for m in x.modules()`` (and friends) in the current function."""
-    fn = ctx.function
-    key = ("gg401_module_loops", id(fn))
-    cached = ctx.cache.get(key)
-    if cached is not None:
-        return cached
-    names: set[str] = set()
-    if fn is not None:
-        for node in ast.walk(fn):
-            if isinstance(node, (ast.For, ast.comprehension)):
-                it = node.iter
-                if (
-                    isinstance(it, ast.Call)
-                    and isinstance(it.func, ast.Attribute)
-                    and it.func.attr in _MODULE_ITERATORS
-                ):
-                    target = node.target
-                    if it.func.attr.startswith("named_") and isinstance(target, ast.Tuple) and len(target.elts) == 2:
-                        target = target.elts[1]
-                    if isinstance(target, ast.Name):
-                        names.add(target.id)
-    result = frozenset(names)
-    ctx.cache[key] = result
-    return result
-
-
-def _isinstance_guarded(ctx, name: str, node: ast.AST) -> bool:
-    """Whether ``node`` is in the body of ``if isinstance(name, torch.nn.<Class>)``."""
+    name = owner.id
     child = node
     current = ctx.parent(node)
     while current is not None and current is not ctx.function:
@@ -219,43 +311,14 @@ def _tests_nn_isinstance(ctx, test: ast.AST, name: str) -> bool:
     if len(test.args) != 2 or not isinstance(test.args[0], ast.Name) or test.args[0].id != name:
         return False
     classes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
-    local = module_classes(ctx)
     for cls in classes:
         qual = ctx.imports.qualified_name(cls) or ""
-        if not (
-            qual.startswith("torch.nn.")
-            and qual.rsplit(".", 1)[-1][:1].isupper()
-            or isinstance(cls, ast.Name)
-            and cls.id in local
-        ):
+        local = isinstance(cls, ast.Name) and (ctx.model.class_info(cls.id) or None)
+        if not (qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1][:1].isupper() or local and local.is_module):
             return False
         if qual in _PARAM_CLASSES:
             return False
     return True
-
-
-def _class_parameters(ctx, cls: ast.ClassDef) -> frozenset:
-    key = ("gg401_class_params", id(cls))
-    cached = ctx.cache.get(key)
-    if cached is not None:
-        return cached
-    names: set[str] = set()
-    if cls.name in module_classes(ctx):
-        for node in ast.walk(cls):
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-                if ctx.imports.qualified_name(node.value.func) in _PARAM_CLASSES and not any(
-                    k.arg == "requires_grad" for k in node.value.keywords
-                ):
-                    for target in node.targets:
-                        if (
-                            isinstance(target, ast.Attribute)
-                            and isinstance(target.value, ast.Name)
-                            and target.value.id == "self"
-                        ):
-                            names.add(target.attr)
-    result = frozenset(names)
-    ctx.cache[key] = result
-    return result
 
 
 def _init_module_name(ctx) -> Optional[str]:
@@ -290,13 +353,12 @@ def _twin_fix(ctx, node: ast.Call, receiver: ast.AST) -> Optional[Fix]:
     if "\n" in ctx.text(node):
         return None
     text = f"{init_name}.{function}({', '.join(parts)})"
-    return Fix("safe", f"Use `{init_name}.{function}`", (ctx.replace(node, text),))
+    return Fix(Applicability.SAFE, f"Use `{init_name}.{function}`", (ctx.replace(node, text),))
 
 
 def _shadowed(ctx, local: str) -> bool:
     fn = ctx.function
     if fn is None:
         return False
-    args = fn.args
-    params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
-    return local in params or local in ctx.facts().kinds
+    uses = ctx.model.uses(fn)
+    return local in uses.parameters or bool(uses.bindings_of(local))

@@ -54,14 +54,18 @@ both of which have `requires_grad_`.
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional
 
-from gradguard.check.model import Edit, Fix
-from gradguard.check.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
-from gradguard.check.analysis.kinds import MODEL, PARAM, TENSOR_KINDS, expr_kinds, is_model_expr
+from gradguard.check.analysis.values import Kind, Role
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
 CORRECT = ("requires_grad", "requires_grad_")
+# What a receiver is, for the message and the fix.
+MODEL = "model"
+PARAM = "param"
 _CONFIG_RECEIVERS = frozenset(
     {
         "self",
@@ -121,12 +125,19 @@ def misspelling_of(name: str) -> Optional[str]:
     return best if _distance(lowered, best) <= 2 else None
 
 
+@dataclass
+class _State:
+    """What the rule keeps while it walks one file."""
+
+    own_names: Optional[frozenset] = None  # `_own_names`, computed on first use
+
+
 def _own_names(ctx) -> frozenset:
     """Names the file defines itself: function parameters, functions, `self.x = ...`
     attributes and keywords of calls that are not torch's (cached per file)."""
-    found = ctx.cache.get("gg402-own-names")
-    if found is not None:
-        return found
+    state = ctx.state(_State)
+    if state.own_names is not None:
+        return state.own_names
     names = set()
     for node in ast.walk(ctx.tree):
         if isinstance(node, ast.arg):
@@ -145,7 +156,7 @@ def _own_names(ctx) -> frozenset:
             if not qual.startswith("torch."):
                 names.update(k.arg for k in node.keywords if k.arg)
     result = frozenset(n for n in names if misspelling_of(n))
-    ctx.cache["gg402-own-names"] = result
+    state.own_names = result
     return result
 
 
@@ -153,59 +164,198 @@ class MisspeltRequiresGrad(Rule):
     code = "GG402"
     name = "misspelt-requires-grad"
     summary = "misspelt `requires_grad` (`require_grad`, `requires_grads`, ...): silently ignored or an error"
-    fix_availability = FIX_SOMETIMES
+    fix_availability = FixAvailability.SOMETIMES
     triggers = ("grad", "gard", "Grad")
     # The misspellings recognised hold "rad", "gar" or "grd" (misspelling_of).
     function_triggers = ("rad", "gar", "grd", "RAD", "GAR", "GRD")
 
     valid = (
         Valid(
-            "import torch\nx = torch.zeros(3, requires_grad=True)\nx.requires_grad_(False)\nprint(x.requires_grad)\n"
+            """
+            import torch
+            x = torch.zeros(3, requires_grad=True)
+            x.requires_grad_(False)
+            print(x.requires_grad)
+            """,
         ),
         Valid(
-            "import torch\nclass Sub(torch.Tensor):\n    def __new__(cls, data):\n        return torch.Tensor._make_subclass(cls, data, require_grad=data.requires_grad)\n"
+            """
+            import torch
+            class Sub(torch.Tensor):
+                def __new__(cls, data):
+                    return torch.Tensor._make_subclass(cls, data, require_grad=data.requires_grad)
+            """,
         ),
         Valid(
-            "import torch\ndef set_requires_grad(nets, requires_grad=False):\n    for net in nets:\n        for p in net.parameters():\n            p.requires_grad = requires_grad\n"
+            """
+            import torch
+            def set_requires_grad(nets, requires_grad=False):
+                for net in nets:
+                    for p in net.parameters():
+                        p.requires_grad = requires_grad
+            """,
         ),
         Valid(
-            "import torch\nclass Block(torch.nn.Module):\n    def __init__(self, require_grad=True):\n        super().__init__()\n        self.require_grad = require_grad\n\nb = Block(require_grad=False)\nb.require_grad = True\n"
+            """
+            import torch
+            class Block(torch.nn.Module):
+                def __init__(self, require_grad=True):
+                    super().__init__()
+                    self.require_grad = require_grad
+
+            b = Block(require_grad=False)
+            b.require_grad = True
+            """,
         ),
-        Valid("import torch\nclass LintCode:\n    REQUIRES_GRAD = 2\ncode = LintCode.REQUIRES_GRAD\n"),
         Valid(
-            "import torch\ndef f(t):\n    t._requires_grad = True\n    inputs_require_grad = [x.requires_grad for x in t]\n    return inputs_require_grad\n"
+            """
+            import torch
+            class LintCode:
+                REQUIRES_GRAD = 2
+            code = LintCode.REQUIRES_GRAD
+            """,
         ),
-        Valid("import torch\ndef build(layer, require_grad):\n    return make(layer, require_grad=require_grad)\n"),
+        Valid(
+            """
+            import torch
+            def f(t):
+                t._requires_grad = True
+                inputs_require_grad = [x.requires_grad for x in t]
+                return inputs_require_grad
+            """,
+        ),
+        Valid(
+            """
+            import torch
+            def build(layer, require_grad):
+                return make(layer, require_grad=require_grad)
+            """,
+        ),
     )
     invalid = (
         Invalid(
-            "import torch\nfor p in model.parameters():\n    p.require_grad = False  # freeze\n",
-            fixed="import torch\nfor p in model.parameters():\n    p.requires_grad = False  # freeze\n",
+            """
+            import torch
+            for p in model.parameters():
+                p.require_grad = False  # freeze
+            """,
+            line=3,
+            column=5,
+            message="`require_grad` is a misspelling of `requires_grad`: assigning it silently creates a plain attribute and leaves `requires_grad` unchanged",
+            fixed="""
+            import torch
+            for p in model.parameters():
+                p.requires_grad = False  # freeze
+            """,
         ),
         Invalid(
-            "import torch\nw = torch.zeros(3, require_grad=True)\n",
-            fixed="import torch\nw = torch.zeros(3, requires_grad=True)\n",
+            """
+            import torch
+            w = torch.zeros(3, require_grad=True)
+            """,
+            line=2,
+            column=20,
+            message="`require_grad=` is a misspelling of `requires_grad=`: torch has no such keyword (the call raises TypeError, or the value is ignored)",
+            fixed="""
+            import torch
+            w = torch.zeros(3, requires_grad=True)
+            """,
         ),
         Invalid(
-            "import torch\ndef f(x):\n    y = torch.exp(x)\n    if y.requries_grad:\n        y.require_grad_(False)\n",
-            fixed="import torch\ndef f(x):\n    y = torch.exp(x)\n    if y.requires_grad:\n        y.requires_grad_(False)\n",
+            """
+            import torch
+            def f(x):
+                y = torch.exp(x)
+                if y.requries_grad:
+                    y.require_grad_(False)
+            """,
+            line=4,
+            column=8,
+            message="`requries_grad` is a misspelling of `requires_grad`: reading it raises AttributeError",
+            also=(
+                Finding(5, 9, "`require_grad_` is a misspelling of `requires_grad_`: the call raises AttributeError"),
+            ),
+            fixed="""
+            import torch
+            def f(x):
+                y = torch.exp(x)
+                if y.requires_grad:
+                    y.requires_grad_(False)
+            """,
         ),
         Invalid(
-            "import torch\ndef f():\n    h = torch.ones(2) * 3\n    h.requiresGrad = True\n",
-            fixed="import torch\ndef f():\n    h = torch.ones(2) * 3\n    h.requiresGrad = True\n",
+            """
+            import torch
+            def f():
+                h = torch.ones(2) * 3
+                h.requiresGrad = True
+            """,
+            line=4,
+            column=5,
+            message="`requiresGrad` is a misspelling of `requires_grad`: assigning it silently creates a plain attribute and leaves `requires_grad` unchanged",
+            fixed="""
+            import torch
+            def f():
+                h = torch.ones(2) * 3
+                h.requiresGrad = True
+            """,
         ),
         Invalid(
-            "import torch\ndef f():\n    h = torch.ones(2) * 3\n    h.requiresGrad = True\n",
-            fixed="import torch\ndef f():\n    h = torch.ones(2) * 3\n    h.requires_grad = True\n",
+            """
+            import torch
+            def f():
+                h = torch.ones(2) * 3
+                h.requiresGrad = True
+            """,
+            line=4,
+            column=5,
+            message="`requiresGrad` is a misspelling of `requires_grad`: assigning it silently creates a plain attribute and leaves `requires_grad` unchanged",
+            fixed="""
+            import torch
+            def f():
+                h = torch.ones(2) * 3
+                h.requires_grad = True
+            """,
             unsafe=True,
         ),
         Invalid(
-            "import torch\ndef freeze(model, layer):\n    model.require_grads = False\n    layer.requires_gard = False\n",
-            fixed="import torch\ndef freeze(model, layer):\n    model.requires_grad_(False)\n    layer.requires_gard = False\n",
+            """
+            import torch
+            def freeze(model, layer):
+                model.require_grads = False
+                layer.requires_gard = False
+            """,
+            line=3,
+            column=5,
+            message="`require_grads` is a misspelling of `requires_grad`: assigning it silently creates a plain attribute and leaves `requires_grad` unchanged",
+            also=(
+                Finding(
+                    4,
+                    5,
+                    "`requires_gard` is a misspelling of `requires_grad`: assigning it silently creates a plain attribute and leaves `requires_grad` unchanged",
+                ),
+            ),
+            fixed="""
+            import torch
+            def freeze(model, layer):
+                model.requires_grad_(False)
+                layer.requires_gard = False
+            """,
         ),
         Invalid(
-            "import torch\nx = torch.ones(2)\nx.requires_grad(True)\n",
-            fixed="import torch\nx = torch.ones(2)\nx.requires_grad_(True)\n",
+            """
+            import torch
+            x = torch.ones(2)
+            x.requires_grad(True)
+            """,
+            line=3,
+            column=1,
+            message="`requires_grad` is a bool flag: calling it raises TypeError; the method is `requires_grad_(...)`",
+            fixed="""
+            import torch
+            x = torch.ones(2)
+            x.requires_grad_(True)
+            """,
         ),
     )
 
@@ -226,7 +376,7 @@ class MisspeltRequiresGrad(Rule):
                     self.code,
                     node,
                     message,
-                    Fix("safe", "Call `requires_grad_`", (self._rename(ctx, node, "requires_grad_"),)),
+                    Fix(Applicability.SAFE, "Call `requires_grad_`", (self._rename(ctx, node, "requires_grad_"),)),
                 )
             return
         if called or attr.endswith("_"):
@@ -261,18 +411,15 @@ class MisspeltRequiresGrad(Rule):
     def _receiver_kind(self, ctx, recv: ast.AST) -> Optional[str]:
         if isinstance(recv, ast.Name) and recv.id in ("self", "cls"):
             return None
-        facts = ctx.facts()
-        kinds = expr_kinds(ctx, facts, recv)
-        if kinds and MODEL in kinds or is_model_expr(ctx, facts, recv):
+        value = ctx.model.value(recv)
+        if value.kind is Kind.MODULE:
             return MODEL
-        if kinds and PARAM in kinds:
-            return PARAM
-        if kinds and kinds & TENSOR_KINDS:
-            return "tensor"
+        if value.kind is Kind.TENSOR:
+            return PARAM if value.has(Role.PARAM) else "tensor"
         if (
             isinstance(recv, ast.Attribute)
             and recv.attr not in _CONFIG_RECEIVERS
-            and is_model_expr(ctx, facts, recv.value)
+            and ctx.model.value(recv.value).kind is Kind.MODULE
         ):
             # model.decoder: a submodule or a parameter; requires_grad_() suits both
             return MODEL
@@ -292,18 +439,20 @@ class MisspeltRequiresGrad(Rule):
 
     def _attribute_fix(self, ctx, node, correct, kind, store, stmt) -> Optional[Fix]:
         if not store:
-            return Fix("safe", f"Rename to `{correct}`", (self._rename(ctx, node, correct),))
+            return Fix(Applicability.SAFE, f"Rename to `{correct}`", (self._rename(ctx, node, correct),))
         if kind == MODEL or kind is None:
             # model.requires_grad = x does nothing either: call requires_grad_(x).
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and kind == MODEL:
                 new = f"{ctx.text(node.value)}.requires_grad_({ctx.text(stmt.value)})"
-                return Fix("safe", f"Write `{new}`", (ctx.replace(stmt, new),))
+                return Fix(Applicability.SAFE, f"Write `{new}`", (ctx.replace(stmt, new),))
             return None
         rename = (self._rename(ctx, node, "requires_grad"),)
         if kind == PARAM:
-            return Fix("safe", "Rename to `requires_grad`", rename)
+            return Fix(Applicability.SAFE, "Rename to `requires_grad`", rename)
         return Fix(
-            "unsafe", "Rename to `requires_grad` (unsafe: setting it raises on a non-leaf or integer tensor)", rename
+            Applicability.UNSAFE,
+            "Rename to `requires_grad` (unsafe: setting it raises on a non-leaf or integer tensor)",
+            rename,
         )
 
     # -- keywords ---------------------------------------------------------------------------
@@ -323,7 +472,7 @@ class MisspeltRequiresGrad(Rule):
             f"`{arg}=` is a misspelling of `requires_grad=`: torch has no such keyword "
             "(the call raises TypeError, or the value is ignored)"
         )
-        fix = Fix("safe", "Rename to `requires_grad`", (Edit(start, start + len(arg), "requires_grad"),))
+        fix = Fix(Applicability.SAFE, "Rename to `requires_grad`", (Edit(start, start + len(arg), "requires_grad"),))
         ctx.report(self.code, node, message, fix)
 
     def _torch_callable(self, ctx, func: ast.AST) -> bool:

@@ -68,11 +68,11 @@ There is no fix: moving the tensor to `save_for_backward` also means reading it 
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis.autograd_function import function_classes, function_method, own_nodes
-from gradguard.check.rules.base import Invalid, Rule, Valid
-from gradguard.check.analysis.kinds import is_tensor
+from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
 # Methods that return the same tensor or a view of it.
 _ALIAS_METHODS = frozenset(
@@ -112,56 +112,171 @@ class CtxAttributeTensor(Rule):
 
     valid = (
         Valid(
-            "import torch\n\nclass Scale(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x, scale, dim):\n"
-            "        ctx.scale = scale\n        ctx.dim = dim\n        ctx.shape = x.shape\n        ctx.save_for_backward(x)\n"
-            "        return x.sum(dim) * scale\n"
+            """
+            import torch
+
+            class Scale(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x, scale, dim):
+                    ctx.scale = scale
+                    ctx.dim = dim
+                    ctx.shape = x.shape
+                    ctx.save_for_backward(x)
+                    return x.sum(dim) * scale
+            """,
         ),
         Valid(
-            "import torch\n\nclass Drop(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x, p):\n"
-            "        mask = torch.rand_like(x) > p\n        ctx.mask = mask\n        ctx.p = p\n        return x.view(-1) * mask\n"
+            """
+            import torch
+
+            class Drop(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x, p):
+                    mask = torch.rand_like(x) > p
+                    ctx.mask = mask
+                    ctx.p = p
+                    return x.view(-1) * mask
+            """,
         ),
         Valid(
-            "import torch\n\nclass F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x, weight):\n"
-            "        ctx.needs = ctx.needs_input_grad\n        ctx.mark_non_differentiable(weight)\n        ctx.weight = weight\n        return x + 1\n"
+            """
+            import torch
+
+            class F(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x, weight):
+                    ctx.needs = ctx.needs_input_grad
+                    ctx.mark_non_differentiable(weight)
+                    ctx.weight = weight
+                    return x + 1
+            """,
         ),
         Valid(
-            "import torch\nfrom torch.autograd import Function\n\nclass RoIPool(Function):\n"
-            "    def __init__(self, scale):\n        self.scale = scale\n\n    def forward(self, features, rois):\n"
-            "        self.rois = rois\n        return features.new(rois.size(0)).zero_()\n"
+            """
+            import torch
+            from torch.autograd import Function
+
+            class RoIPool(Function):
+                def __init__(self, scale):
+                    self.scale = scale
+
+                def forward(self, features, rois):
+                    self.rois = rois
+                    return features.new(rois.size(0)).zero_()
+            """,
         ),
         Valid(
-            "import torch\n\nclass Helper:\n    @staticmethod\n    def forward(ctx, x: torch.Tensor):\n        ctx.x = x\n        return x\n"
+            """
+            import torch
+
+            class Helper:
+                @staticmethod
+                def forward(ctx, x: torch.Tensor):
+                    ctx.x = x
+                    return x
+            """,
         ),
         # An output tuple that holds a NumPy array: only tensor elements count.
         Valid(
-            "import torch\n\nclass Cube(torch.autograd.Function):\n    @staticmethod\n    def forward(x):\n        x_np = x.cpu().numpy()\n"
-            "        return torch.tensor(x_np ** 3), x_np\n\n    @staticmethod\n    def setup_context(ctx, inputs, output):\n"
-            "        _, x_np = output\n        ctx.x_np = x_np\n        ctx.device = inputs[0].device\n"
+            """
+            import torch
+
+            class Cube(torch.autograd.Function):
+                @staticmethod
+                def forward(x):
+                    x_np = x.cpu().numpy()
+                    return torch.tensor(x_np ** 3), x_np
+
+                @staticmethod
+                def setup_context(ctx, inputs, output):
+                    _, x_np = output
+                    ctx.x_np = x_np
+                    ctx.device = inputs[0].device
+            """,
         ),
         # An argument rebound to a non-tensor.
         Valid(
-            "import torch\nfrom torch._utils import _get_device_index\n\nclass Gather(torch.autograd.Function):\n    @staticmethod\n"
-            "    def forward(ctx, target_device, dim, *inputs):\n        target_device = _get_device_index(target_device, True)\n"
-            "        ctx.target_device = target_device\n        return torch.cat(inputs, dim)\n"
+            """
+            import torch
+            from torch._utils import _get_device_index
+
+            class Gather(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, target_device, dim, *inputs):
+                    target_device = _get_device_index(target_device, True)
+                    ctx.target_device = target_device
+                    return torch.cat(inputs, dim)
+            """,
         ),
         Valid(
-            "import torch\n\nclass F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
-            "        ctx.x_copy = x.clone()\n        ctx.numel = x.numel()\n        return x.view(-1)\n"
+            """
+            import torch
+
+            class F(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x):
+                    ctx.x_copy = x.clone()
+                    ctx.numel = x.numel()
+                    return x.view(-1)
+            """,
         ),
     )
     invalid = (
         Invalid(
-            "import torch\n\nclass Square(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x: torch.Tensor):\n"
-            "        ctx.x = x\n        return x * x\n"
+            """
+            import torch
+
+            class Square(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x: torch.Tensor):
+                    ctx.x = x
+                    return x * x
+            """,
+            line=6,
+            column=9,
+            message="`x` (an input tensor) is kept as a ctx attribute: autograd does not check it for in-place changes (silently wrong gradients); use `ctx.save_for_backward(x)`",
         ),
         Invalid(
-            "import torch\nimport torch.nn.functional as F\n\nclass Lin(torch.autograd.Function):\n    @staticmethod\n"
-            "    def forward(ctx, x, weight, bias):\n        ctx.weight_t = weight.t()\n        out = F.linear(x, weight, bias)\n"
-            "        ctx.out = out\n        return out\n"
+            """
+            import torch
+            import torch.nn.functional as F
+
+            class Lin(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x, weight, bias):
+                    ctx.weight_t = weight.t()
+                    out = F.linear(x, weight, bias)
+                    ctx.out = out
+                    return out
+            """,
+            line=7,
+            column=9,
+            message="`weight.t()` (a view of an input tensor) is kept as a ctx attribute: autograd does not check it for in-place changes (silently wrong gradients); use `ctx.save_for_backward(weight)`",
+            also=(
+                Finding(
+                    9,
+                    9,
+                    "`out` (an output tensor) is kept as a ctx attribute: it forms a reference cycle through the graph and skips autograd's in-place checks; use `ctx.save_for_backward(out)`",
+                ),
+            ),
         ),
         Invalid(
-            "import torch\nfrom torch.autograd import Function\n\nclass Exp(Function):\n    @staticmethod\n    def forward(x):\n        return torch.exp(x)\n\n"
-            "    @staticmethod\n    def setup_context(ctx, inputs, output):\n        ctx.y = output\n"
+            """
+            import torch
+            from torch.autograd import Function
+
+            class Exp(Function):
+                @staticmethod
+                def forward(x):
+                    return torch.exp(x)
+
+                @staticmethod
+                def setup_context(ctx, inputs, output):
+                    ctx.y = output
+            """,
+            line=11,
+            column=9,
+            message="`output` (an output tensor) is kept as a ctx attribute: it forms a reference cycle through the graph and skips autograd's in-place checks; use `ctx.save_for_backward(output)`",
         ),
     )
 
@@ -211,9 +326,17 @@ def _alias_base(value: ast.AST) -> Optional[str]:
             return None
 
 
+@dataclass
+class _State:
+    """What the rule keeps while it walks one file."""
+
+    tensor_inputs: dict = field(default_factory=dict)  # id(method) -> `_tensor_inputs`
+    tensor_outputs: dict = field(default_factory=dict)  # id(method) -> `_tensor_outputs`
+
+
 def _tensor_inputs(ctx, info) -> frozenset:
-    key = ("gg501_inputs", id(info.node))
-    cached = ctx.cache.get(key)
+    inputs = ctx.state(_State).tensor_inputs
+    cached = inputs.get(id(info.node))
     if cached is not None:
         return cached
     found: set[str] = set()
@@ -237,7 +360,7 @@ def _tensor_inputs(ctx, info) -> frozenset:
                     if isinstance(sub, ast.Name) and sub.id in info.inputs and info.kind == "forward":
                         rebound.add(sub.id)
     result = frozenset((found & info.inputs) - rebound)
-    ctx.cache[key] = result
+    inputs[id(info.node)] = result
     return result
 
 
@@ -277,16 +400,15 @@ def _evidence(ctx, fn: ast.AST) -> set:
 
 def _tensor_outputs(ctx, info) -> frozenset:
     """Returned names of forward bound only to tensor computations."""
-    key = ("gg501_outputs", id(info.node))
-    cached = ctx.cache.get(key)
+    outputs = ctx.state(_State).tensor_outputs
+    cached = outputs.get(id(info.node))
     if cached is not None:
         return cached
     if info.kind == "setup_context":
         result = _setup_context_outputs(ctx, info)
-        ctx.cache[key] = result
+        outputs[id(info.node)] = result
         return result
     tensor_inputs = _tensor_inputs(ctx, info)
-    facts = ctx.facts(info.node)
     values: dict[str, list] = {}
     for node in own_nodes(info.node):
         if isinstance(node, ast.Assign):
@@ -307,24 +429,22 @@ def _tensor_outputs(ctx, info) -> frozenset:
     found = set()
     for name in info.outputs:
         bound = values.get(name)
-        if bound and all(v is not None and _tensor_value(ctx, facts, v, tensor_inputs) for v in bound):
+        if bound and all(v is not None and _tensor_value(ctx, v, tensor_inputs) for v in bound):
             found.add(name)
     result = frozenset(found)
-    ctx.cache[key] = result
+    outputs[id(info.node)] = result
     return result
 
 
-def _tensor_value(ctx, facts, value: ast.AST, tensor_inputs) -> bool:
-    if is_tensor(ctx, facts, value):
+def _tensor_value(ctx, value: ast.AST, tensor_inputs) -> bool:
+    if ctx.model.value(value).is_tensor:
         return True
     if isinstance(value, ast.Name):
         return value.id in tensor_inputs
     if isinstance(value, ast.BinOp) and isinstance(
         value.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.MatMult, ast.Pow)
     ):
-        return _tensor_value(ctx, facts, value.left, tensor_inputs) or _tensor_value(
-            ctx, facts, value.right, tensor_inputs
-        )
+        return _tensor_value(ctx, value.left, tensor_inputs) or _tensor_value(ctx, value.right, tensor_inputs)
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
         method = value.func.attr
         if (
@@ -341,7 +461,7 @@ def _tensor_value(ctx, facts, value: ast.AST, tensor_inputs) -> bool:
                 "storage_offset",
                 "data_ptr",
                 "is_contiguous",
-            ) and _tensor_value(ctx, facts, value.func.value, tensor_inputs)
+            ) and _tensor_value(ctx, value.func.value, tensor_inputs)
     return False
 
 
@@ -355,12 +475,11 @@ def _setup_context_outputs(ctx, info) -> frozenset:
     forward_params = [a.arg for a in forward.args.posonlyargs + forward.args.args]
     fake = type(info)("forward", forward, info.cls, "", inputs=set(forward_params))
     tensor_inputs = _tensor_inputs_of_forward(ctx, fake)
-    facts = ctx.facts(forward)
     returns = [n.value for n in own_nodes(forward) if isinstance(n, ast.Return) and n.value is not None]
     if not returns:
         return frozenset()
     found: set[str] = set()
-    if all(not isinstance(r, ast.Tuple) and _tensor_value(ctx, facts, r, tensor_inputs) for r in returns):
+    if all(not isinstance(r, ast.Tuple) and _tensor_value(ctx, r, tensor_inputs) for r in returns):
         found.add(output_name)
     for node in own_nodes(info.node):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id == output_name:
@@ -371,7 +490,7 @@ def _setup_context_outputs(ctx, info) -> frozenset:
                     if isinstance(elt, ast.Name) and all(
                         isinstance(r, ast.Tuple)
                         and len(r.elts) == len(target.elts)
-                        and _tensor_value(ctx, facts, r.elts[i], tensor_inputs)
+                        and _tensor_value(ctx, r.elts[i], tensor_inputs)
                         for r in returns
                     ):
                         found.add(elt.id)

@@ -66,18 +66,15 @@ from __future__ import annotations
 import ast
 
 from gradguard.check.analysis.autograd_function import function_classes, function_method, is_once_differentiable
-from gradguard.check.model import Edit, Fix
-from gradguard.check.rules.base import FIX_SOMETIMES, Invalid, Rule, Valid
-
-_HEAD = "import torch\n\nclass F(torch.autograd.Function):\n    @staticmethod\n"
-_BACKWARD = "\n    @staticmethod\n    def backward(ctx, g):\n        (x,) = ctx.saved_tensors\n        return g * x\n"
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.rules.base import Invalid, Rule, Valid
 
 
 class SaveForBackwardDetach(Rule):
     code = "GG502"
     name = "save-for-backward-detach"
     summary = "`ctx.save_for_backward(x.detach())` breaks double backward"
-    fix_availability = FIX_SOMETIMES
+    fix_availability = FixAvailability.SOMETIMES
     triggers = ("save_for_backward",)
     function_triggers = ("save_for_backward",)
 
@@ -85,51 +82,193 @@ class SaveForBackwardDetach(Rule):
         return bool(function_classes(ctx))  # no custom autograd.Function in the file: nothing to check
 
     valid = (
-        Valid(_HEAD + "    def forward(ctx, x):\n        ctx.save_for_backward(x)\n        return x * 2\n" + _BACKWARD),
         Valid(
-            "import torch\nfrom torch.autograd.function import once_differentiable\n\nclass F(torch.autograd.Function):\n"
-            "    @staticmethod\n    def forward(ctx, x):\n        ctx.save_for_backward(x.detach())\n        return x * 2\n\n"
-            "    @staticmethod\n    @once_differentiable\n    def backward(ctx, g):\n        (x,) = ctx.saved_tensors\n        return g * x\n"
+            """
+            import torch
+
+            class F(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x):
+                    ctx.save_for_backward(x)
+                    return x * 2
+
+                @staticmethod
+                def backward(ctx, g):
+                    (x,) = ctx.saved_tensors
+                    return g * x
+            """,
         ),
         Valid(
-            _HEAD
-            + "    def forward(ctx, x):\n        mask = (x > 0).float()\n        ctx.save_for_backward(mask.detach())\n        return x * mask\n"
-            + _BACKWARD
+            """
+            import torch
+            from torch.autograd.function import once_differentiable
+
+            class F(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x):
+                    ctx.save_for_backward(x.detach())
+                    return x * 2
+
+                @staticmethod
+                @once_differentiable
+                def backward(ctx, g):
+                    (x,) = ctx.saved_tensors
+                    return g * x
+            """,
         ),
         Valid(
-            "import torch\n\nclass Saver:\n    def forward(self, ctx, x):\n        ctx.save_for_backward(x.detach())\n"
+            """
+            import torch
+
+            class F(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x):
+                    mask = (x > 0).float()
+                    ctx.save_for_backward(mask.detach())
+                    return x * mask
+
+                @staticmethod
+                def backward(ctx, g):
+                    (x,) = ctx.saved_tensors
+                    return g * x
+            """,
         ),
         Valid(
-            _HEAD
-            + "    def forward(ctx, x):\n        ctx.save_for_backward(x.detach().clone())\n        return x * 2\n"
-            + _BACKWARD
+            """
+            import torch
+
+            class Saver:
+                def forward(self, ctx, x):
+                    ctx.save_for_backward(x.detach())
+            """,
+        ),
+        Valid(
+            """
+            import torch
+
+            class F(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x):
+                    ctx.save_for_backward(x.detach().clone())
+                    return x * 2
+
+                @staticmethod
+                def backward(ctx, g):
+                    (x,) = ctx.saved_tensors
+                    return g * x
+            """,
         ),
     )
     invalid = (
         Invalid(
-            _HEAD
-            + "    def forward(ctx, x, w):\n        ctx.save_for_backward(x.detach(), w)\n        return x * w\n"
-            + _BACKWARD,
-            fixed=_HEAD
-            + "    def forward(ctx, x, w):\n        ctx.save_for_backward(x, w)\n        return x * w\n"
-            + _BACKWARD,
+            """
+            import torch
+
+            class F(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x, w):
+                    ctx.save_for_backward(x.detach(), w)
+                    return x * w
+
+                @staticmethod
+                def backward(ctx, g):
+                    (x,) = ctx.saved_tensors
+                    return g * x
+            """,
+            line=6,
+            column=31,
+            message="Saving `x.detach()` (an input of the Function) cuts it from the graph: double backward through this Function fails or is wrong; save `x`",
+            fixed="""
+            import torch
+
+            class F(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x, w):
+                    ctx.save_for_backward(x, w)
+                    return x * w
+
+                @staticmethod
+                def backward(ctx, g):
+                    (x,) = ctx.saved_tensors
+                    return g * x
+            """,
         ),
         Invalid(
-            _HEAD
-            + "    def forward(ctx, x):\n        y = x.exp()\n        ctx.save_for_backward(y.detach())\n        return y\n"
-            + _BACKWARD,
-            fixed=_HEAD
-            + "    def forward(ctx, x):\n        y = x.exp()\n        ctx.save_for_backward(y)\n        return y\n"
-            + _BACKWARD,
+            """
+            import torch
+
+            class F(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x):
+                    y = x.exp()
+                    ctx.save_for_backward(y.detach())
+                    return y
+
+                @staticmethod
+                def backward(ctx, g):
+                    (x,) = ctx.saved_tensors
+                    return g * x
+            """,
+            line=7,
+            column=31,
+            message="Saving `y.detach()` (an output of the Function) cuts it from the graph: double backward through this Function fails or is wrong; save `y`",
+            fixed="""
+            import torch
+
+            class F(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x):
+                    y = x.exp()
+                    ctx.save_for_backward(y)
+                    return y
+
+                @staticmethod
+                def backward(ctx, g):
+                    (x,) = ctx.saved_tensors
+                    return g * x
+            """,
             unsafe=True,
         ),
         Invalid(
-            "from torch.autograd import Function\n\nclass F(Function):\n    @staticmethod\n    def forward(x):\n        return x * 2\n\n"
-            "    @staticmethod\n    def setup_context(ctx, inputs, output):\n        (x,) = inputs\n        ctx.save_for_backward(x.data)\n"
-            + _BACKWARD,
-            fixed="from torch.autograd import Function\n\nclass F(Function):\n    @staticmethod\n    def forward(x):\n        return x * 2\n\n"
-            "    @staticmethod\n    def setup_context(ctx, inputs, output):\n        (x,) = inputs\n        ctx.save_for_backward(x)\n"
-            + _BACKWARD,
+            """
+            from torch.autograd import Function
+
+            class F(Function):
+                @staticmethod
+                def forward(x):
+                    return x * 2
+
+                @staticmethod
+                def setup_context(ctx, inputs, output):
+                    (x,) = inputs
+                    ctx.save_for_backward(x.data)
+
+                @staticmethod
+                def backward(ctx, g):
+                    (x,) = ctx.saved_tensors
+                    return g * x
+            """,
+            line=11,
+            column=31,
+            message="Saving `x.data` (an input of the Function) cuts it from the graph: double backward through this Function fails or is wrong; save `x`",
+            fixed="""
+            from torch.autograd import Function
+
+            class F(Function):
+                @staticmethod
+                def forward(x):
+                    return x * 2
+
+                @staticmethod
+                def setup_context(ctx, inputs, output):
+                    (x,) = inputs
+                    ctx.save_for_backward(x)
+
+                @staticmethod
+                def backward(ctx, g):
+                    (x,) = ctx.saved_tensors
+                    return g * x
+            """,
             unsafe=True,
         ),
     )
@@ -166,7 +305,7 @@ class SaveForBackwardDetach(Rule):
                 continue
             safe = how == ".detach()" and role == "input"
             edit = Edit(ctx.source.node_end(base), ctx.source.node_end(arg), "")
-            fix = Fix("safe" if safe else "unsafe", f"Save `{base.id}` itself", (edit,))
+            fix = Fix(Applicability.SAFE if safe else Applicability.UNSAFE, f"Save `{base.id}` itself", (edit,))
             ctx.report(
                 self.code,
                 arg,

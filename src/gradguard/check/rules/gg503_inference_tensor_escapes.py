@@ -48,12 +48,13 @@ in the file. Use `torch.no_grad()` for the region, or store `t.clone()` made aft
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Optional
 
-from gradguard.check.analysis.grad_flow import _binding_values
-from gradguard.check.analysis.grad_mode import INFERENCE, INFERENCE_NAMES
-from gradguard.check.analysis.kinds import OUTPUT, expr_kinds, is_tensor
-from gradguard.check.rules.base import Invalid, Rule, Valid
+from gradguard.check.analysis.flow import GradMode
+from gradguard.check.analysis.grad_mode import INFERENCE_NAMES
+from gradguard.check.analysis.values import Role
+from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 from gradguard.common.text import short
 
 # Methods that may return their receiver itself (or a view of it) rather than a new tensor.
@@ -76,35 +77,113 @@ class InferenceTensorEscapes(Rule):
 
     valid = (
         Valid(
-            "import torch\n\nclass M(torch.nn.Module):\n    def update(self, x):\n        with torch.inference_mode():\n"
-            "            out = self.net(x)\n            self.score = out.mean().item()\n            self.values = out.tolist()\n"
+            """
+            import torch
+
+            class M(torch.nn.Module):
+                def update(self, x):
+                    with torch.inference_mode():
+                        out = self.net(x)
+                        self.score = out.mean().item()
+                        self.values = out.tolist()
+            """,
         ),
         Valid(
-            "import torch\n\nclass M(torch.nn.Module):\n    @torch.no_grad()\n    def update(self, x):\n        self.cached = self.net(x)\n"
+            """
+            import torch
+
+            class M(torch.nn.Module):
+                @torch.no_grad()
+                def update(self, x):
+                    self.cached = self.net(x)
+            """,
         ),
         Valid(
-            "import torch\n\n@torch.inference_mode()\ndef predict(model, x):\n    out = model(x)\n    probs = out.softmax(-1)\n    return probs\n"
+            """
+            import torch
+
+            @torch.inference_mode()
+            def predict(model, x):
+                out = model(x)
+                probs = out.softmax(-1)
+                return probs
+            """,
         ),
         Valid(
-            "import torch\n\nclass M(torch.nn.Module):\n    def update(self, x):\n        y = torch.relu(x)\n        with torch.inference_mode():\n"
-            "            self.last = y\n            self.steps = self.steps + 1 if isinstance(self.steps, int) else 0\n"
+            """
+            import torch
+
+            class M(torch.nn.Module):
+                def update(self, x):
+                    y = torch.relu(x)
+                    with torch.inference_mode():
+                        self.last = y
+                        self.steps = self.steps + 1 if isinstance(self.steps, int) else 0
+            """,
         ),
         Valid(
-            "import torch\n\nclass M(torch.nn.Module):\n    def update(self, x):\n        with torch.inference_mode():\n            out = self.net(x)\n"
-            "        self.cached = out.clone()\n"
+            """
+            import torch
+
+            class M(torch.nn.Module):
+                def update(self, x):
+                    with torch.inference_mode():
+                        out = self.net(x)
+                    self.cached = out.clone()
+            """,
         ),
     )
     invalid = (
         Invalid(
-            "import torch\n\nclass M(torch.nn.Module):\n    @torch.inference_mode\n    def calibrate(self, x):\n        out = self.net(x)\n"
-            "        self.register_buffer('mean', out.mean(0))\n"
+            """
+            import torch
+
+            class M(torch.nn.Module):
+                @torch.inference_mode
+                def calibrate(self, x):
+                    out = self.net(x)
+                    self.register_buffer('mean', out.mean(0))
+            """,
+            line=7,
+            column=9,
+            message="`out.mean(0)` is an inference tensor (made under inference_mode) kept in a buffer of `self`: later use in autograd-recorded code or an in-place update outside inference mode raises RuntimeError; use torch.no_grad() for this region",
         ),
         Invalid(
-            "import torch\n\n_CACHE = {}\n\ndef embed(model, key, x):\n    with torch.inference_mode():\n        _CACHE[key] = model(x).clone()\n    return _CACHE[key]\n"
+            """
+            import torch
+
+            _CACHE = {}
+
+            def embed(model, key, x):
+                with torch.inference_mode():
+                    _CACHE[key] = model(x).clone()
+                return _CACHE[key]
+            """,
+            line=7,
+            column=9,
+            message="`model(x).clone()` is an inference tensor (made under inference_mode) kept in the module-level `_CACHE`: later use in autograd-recorded code or an in-place update outside inference mode raises RuntimeError; use torch.no_grad() for this region",
         ),
         Invalid(
-            "import torch\n\nclass M(torch.nn.Module):\n    def update(self, x):\n        with torch.inference_mode():\n            feats = torch.cat([x, x], 1)\n"
-            "            self.history.append(feats * 2)\n            setattr(self, 'last', feats)\n"
+            """
+            import torch
+
+            class M(torch.nn.Module):
+                def update(self, x):
+                    with torch.inference_mode():
+                        feats = torch.cat([x, x], 1)
+                        self.history.append(feats * 2)
+                        setattr(self, 'last', feats)
+            """,
+            line=7,
+            column=13,
+            message="`feats * 2` is an inference tensor (made under inference_mode) kept in `self.history`: later use in autograd-recorded code or an in-place update outside inference mode raises RuntimeError; use torch.no_grad() for this region",
+            also=(
+                Finding(
+                    8,
+                    13,
+                    "`feats` is an inference tensor (made under inference_mode) kept in an attribute of `self`: later use in autograd-recorded code or an in-place update outside inference mode raises RuntimeError; use torch.no_grad() for this region",
+                ),
+            ),
         ),
     )
 
@@ -132,8 +211,10 @@ class InferenceTensorEscapes(Rule):
             self._check(node, node.args[2], "an attribute of `self`", ctx)
 
     def _check(self, node: ast.AST, value: ast.AST, where: str, ctx) -> None:
-        region = _inference_region(ctx)
-        if region is None or not _created(ctx, value, region, 0):
+        if ctx.model.grad_mode(node) is not GradMode.INFERENCE:
+            return
+        kept = ctx.model.value(value)
+        if not (kept.is_tensor and kept.has(Role.INFERENCE)):
             return
         ctx.report(
             self.code,
@@ -148,10 +229,17 @@ def _is_self(node: ast.AST) -> bool:
     return isinstance(node, ast.Name) and node.id == "self"
 
 
+@dataclass
+class _State:
+    """What the rule keeps while it walks one file."""
+
+    module_names: Optional[frozenset] = None  # `_module_names`, computed on first use
+
+
 def _module_names(ctx) -> frozenset:
-    cached = ctx.cache.get("gg503_module_names")
-    if cached is not None:
-        return cached
+    state = ctx.state(_State)
+    if state.module_names is not None:
+        return state.module_names
     names: set[str] = set()
     for stmt in ctx.tree.body:
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
@@ -160,7 +248,7 @@ def _module_names(ctx) -> frozenset:
                 if isinstance(target, ast.Name):
                     names.add(target.id)
     result = frozenset(names)
-    ctx.cache["gg503_module_names"] = result
+    state.module_names = result
     return result
 
 
@@ -180,7 +268,7 @@ def _local_names(ctx) -> set:
         return set()
     args = fn.args
     names = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
-    names.update(name for name, _v, _n in _binding_values(fn))
+    names.update(binding.name for binding in ctx.model.uses(fn).bindings)
     return names - _globals(ctx)
 
 
@@ -202,62 +290,6 @@ def _escape_target(ctx, target: ast.AST) -> Optional[str]:
     if isinstance(target, ast.Name) and target.id in _globals(ctx):
         return f"the global `{target.id}`"
     return None
-
-
-def _inference_region(ctx) -> Optional[ast.AST]:
-    """The node whose body is the innermost inference_mode region: a With or a function."""
-    for region in reversed(ctx.innermost_regions()):
-        if region.kind == INFERENCE:
-            if region.via == "decorator":
-                return ctx.function
-            return ctx.parent(region.node)
-    return None
-
-
-def _inside(ctx, node: ast.AST, ancestor: ast.AST) -> bool:
-    current = ctx.parent(node)
-    while current is not None:
-        if current is ancestor:
-            return True
-        current = ctx.parent(current)
-    return False
-
-
-def _created(ctx, value: ast.AST, region: ast.AST, depth: int) -> bool:
-    """Whether ``value`` is certainly a tensor made inside the region."""
-    if depth > 4:
-        return False
-    facts = ctx.facts()
-    if isinstance(value, ast.Name):
-        bound = [(v, n) for name, v, n in _binding_values(ctx.function) if name == value.id] if ctx.function else []
-        if not bound or value.id in _parameters(ctx):
-            return False
-        for bound_value, node in bound:
-            if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) or bound_value is None:
-                return False
-            if region is not ctx.function and not _inside(ctx, node, region):
-                return False
-            if not _created(ctx, bound_value, region, depth + 1):
-                return False
-        return True
-    if isinstance(value, ast.Call):
-        func = value.func
-        if isinstance(func, ast.Attribute):
-            method = func.attr
-            if method in _NOT_TENSOR:
-                return False
-            if method in _MAY_ALIAS:
-                return _created(ctx, func.value, region, depth + 1)
-            qual = ctx.imports.qualified_name(func)
-            if qual is None and not (is_tensor(ctx, facts, func.value) or _created(ctx, func.value, region, depth + 1)):
-                kinds = expr_kinds(ctx, facts, value)
-                return bool(kinds and OUTPUT in kinds)
-        return is_tensor(ctx, facts, value)
-    if isinstance(value, ast.BinOp):
-        if is_tensor(ctx, facts, value):
-            return True
-        return _created(ctx, value.left, region, depth + 1) or _created(ctx, value.right, region, depth + 1)
-    return False
 
 
 def _parameters(ctx) -> set:

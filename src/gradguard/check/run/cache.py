@@ -31,7 +31,7 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
-from gradguard.check.model import Diagnostic, Edit, Fix, Position
+from gradguard.check.model import Applicability, Diagnostic, Edit, Fix, Position
 
 CACHE_DIR_NAME = ".gradguard_cache"
 ENTRY_FORMAT = 1
@@ -178,7 +178,7 @@ def _diagnostic_to_json(d: Diagnostic, path: str) -> dict:
     if d.cell is not None:
         out["cell"] = d.cell
     if d.fix is not None:
-        out["x"] = [d.fix.applicability, d.fix.message, [[e.start, e.end, e.content] for e in d.fix.edits]]
+        out["x"] = [d.fix.applicability.value, d.fix.message, [[e.start, e.end, e.content] for e in d.fix.edits]]
     extra = dict(d.extra)
     positions = extra.pop("edit_positions", None)
     if positions is not None:
@@ -193,7 +193,7 @@ def _diagnostic_from_json(item: dict, path: str) -> Diagnostic:
     fix = None
     if "x" in item:
         applicability, message, edits = item["x"]
-        fix = Fix(applicability, message, tuple(Edit(int(a), int(b), str(c)) for a, b, c in edits))
+        fix = Fix(Applicability(applicability), message, tuple(Edit(int(a), int(b), str(c)) for a, b, c in edits))
     extra = dict(item.get("extra", {}))
     if "ep" in item:
         extra["edit_positions"] = [(Position(*a), Position(*b)) for a, b in item["ep"]]

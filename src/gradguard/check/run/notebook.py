@@ -31,9 +31,9 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Optional
 
-from gradguard.check.model import Diagnostic, Edit, Fix, Position
-from gradguard.check.fixes import MAX_PASSES, apply_edits
 from gradguard.check.analysis.imports import mentions_torch_import
+from gradguard.check.fixes import MAX_PASSES, apply_edits
+from gradguard.check.model import Diagnostic, Edit, Fix, Position
 from gradguard.check.source import SourceError, SourceText, parse
 
 NOTEBOOK_SUFFIX = ".ipynb"
@@ -432,7 +432,7 @@ def fix_cells(notebook: Notebook, check, unsafe: bool) -> tuple:
         by_cell: dict = {}
         for d in diagnostics:
             mapped = d.extra.get("cell_fix")
-            if mapped is not None and (mapped[1].applicability == "safe" or unsafe):
+            if mapped is not None and (mapped[1].applies(unsafe)):
                 by_cell.setdefault(mapped[0], []).append(mapped[1])
         changed = 0
         for cell in notebook.cells:

@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Optional
 
 from gradguard.check.config import Settings, select_rules
-from gradguard.check.model import Diagnostic, Position
 from gradguard.check.engine.errors import internal_error
 from gradguard.check.engine.run import check_bytes, check_source
-from gradguard.check.run.discovery import discover
 from gradguard.check.fixes import fix_until_stable, write_atomic
+from gradguard.check.model import Diagnostic, Position
 from gradguard.check.rules import all_rules
+from gradguard.check.run.discovery import discover
 
 
 @dataclass
@@ -203,7 +203,7 @@ def _cacheable(result: RunResult) -> bool:
 
 
 def _has_applicable_fix(diagnostics: list, options: RunOptions) -> bool:
-    return any(d.fix is not None and (d.fix.applicability == "safe" or options.unsafe_fixes) for d in diagnostics)
+    return any(d.fix is not None and d.fix.applies(options.unsafe_fixes) for d in diagnostics)
 
 
 def open_cache(settings: Settings, options: RunOptions, rules: list, result: RunResult):

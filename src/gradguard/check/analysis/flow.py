@@ -1,0 +1,423 @@
+"""Flow-sensitive facts: what each name holds, and the grad mode, before every statement.
+
+``ScopeFlow`` interprets one scope's body abstractly, statement by statement, the way
+pyright's code flow does on its control-flow graph: branches are analysed separately and
+joined, loops are run to a fixpoint, ``with`` regions set the grad mode of their body,
+``return``/``raise``/``break``/``continue`` end a path, and ``try`` handlers start from what
+any point of the body may have left. The state before each statement is kept, so a query at
+any node is answered with the facts that hold there.
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+from typing import TYPE_CHECKING, Optional
+
+from gradguard.check.analysis.grad_mode import RegionKind, classify_grad_mode
+from gradguard.check.analysis.scopes import target_names
+from gradguard.check.analysis.values import UNKNOWN, Kind, Role, Value, join
+from gradguard.check.analysis.vocabulary import SET_ENABLED_NAMES
+
+if TYPE_CHECKING:
+    from gradguard.check.analysis.model import Frame, SemanticModel
+
+
+class GradMode(enum.Enum):
+    """The grad mode in force at a point of the code."""
+
+    ENABLED = "enabled"
+    DISABLED = "disabled"  # no_grad, set_grad_enabled(False)
+    INFERENCE = "inference"  # inference_mode
+    MAYBE = "maybe"  # depends on a value or a path the code does not show
+
+    @property
+    def off(self) -> bool:
+        """Grad is certainly disabled."""
+        return self is GradMode.DISABLED or self is GradMode.INFERENCE
+
+
+def join_modes(a: GradMode, b: GradMode) -> GradMode:
+    if a is b:
+        return a
+    if a.off and b.off:
+        return GradMode.DISABLED
+    return GradMode.MAYBE
+
+
+_REGION_MODES = {
+    RegionKind.NO_GRAD: GradMode.DISABLED,
+    RegionKind.INFERENCE: GradMode.INFERENCE,
+    RegionKind.ENABLE: GradMode.ENABLED,
+    RegionKind.MAYBE: GradMode.MAYBE,
+}
+
+
+def region_mode(kind: Optional[RegionKind]) -> Optional[GradMode]:
+    return None if kind is None else _REGION_MODES.get(kind)
+
+
+class State:
+    """Names' values and the grad mode at one point; never changed once recorded."""
+
+    __slots__ = ("env", "mode")
+
+    def __init__(self, env: dict, mode: GradMode):
+        self.env = env
+        self.mode = mode
+
+    def bind(self, names: dict) -> "State":
+        env = dict(self.env)
+        env.update(names)
+        return State(env, self.mode)
+
+    def with_mode(self, mode: GradMode) -> "State":
+        return self if mode is self.mode else State(self.env, mode)
+
+    def same(self, other: "State") -> bool:
+        return self.mode is other.mode and self.env == other.env
+
+
+def join_states(a: Optional[State], b: Optional[State]) -> Optional[State]:
+    """None is an unreachable path."""
+    if a is None:
+        return b
+    if b is None or a is b:
+        return a
+    env = dict(a.env)
+    for name, value in b.env.items():
+        mine = env.get(name)
+        if mine is None:
+            env[name] = value
+        elif mine is not value:
+            env[name] = join(mine, value) or UNKNOWN
+    return State(env, join_modes(a.mode, b.mode))
+
+
+_LOOP_ROUNDS = 4  # then values that still change become unknown
+
+
+class ScopeFlow:
+    """The abstract interpretation of one scope body (module, class or function)."""
+
+    def __init__(self, model: "SemanticModel", frame: "Frame", entry: State):
+        self.model = model
+        self.frame = frame
+        self.before: dict = {}  # id(stmt) -> State before the statement
+        self.after: dict = {}  # id(stmt) -> State after a simple statement
+        self.returns: list = []  # (Return node, Value)
+        self._loops: list = []  # (break states, continue states) of the enclosing loops
+        self._handlers: list = []  # states the current try bodies may leave
+        self.exit = self.block(frame.body, entry)
+
+    # -- blocks -----------------------------------------------------------------------------
+    def block(self, body: list, state: Optional[State]) -> Optional[State]:
+        for stmt in body:
+            if state is None:
+                break  # unreachable code after return/raise/break/continue
+            self.before[id(stmt)] = state
+            state = self.statement(stmt, state)
+            if self._handlers and state is not None:
+                self._handlers[-1].append(state)
+        return state
+
+    def statement(self, stmt: ast.stmt, state: State) -> Optional[State]:
+        handler = _STATEMENTS.get(type(stmt))
+        if handler is not None:
+            return handler(self, stmt, state)
+        # Simple statements without bindings: evaluate for the effects of calls.
+        for child in ast.iter_child_nodes(stmt):
+            if isinstance(child, ast.expr):
+                self.model.evaluate(child, state, self.frame)
+        return state
+
+    # -- simple statements ------------------------------------------------------------------
+    def _expr(self, stmt: ast.Expr, state: State) -> State:
+        value = stmt.value
+        self.model.evaluate(value, state, self.frame)
+        if isinstance(value, ast.Call):
+            state = self._call_effect(value, state)
+        self.after[id(stmt)] = state
+        return state
+
+    def _call_effect(self, call: ast.Call, state: State) -> State:
+        """What a call statement changes: grad mode, a module's train/eval mode, requires_grad."""
+        func = call.func
+        model = self.model
+        qual = model.imports.qualified_name(func)
+        if qual in SET_ENABLED_NAMES:
+            kind = classify_grad_mode(call, model.imports)
+            mode = region_mode(kind) or GradMode.MAYBE
+            return state.with_mode(mode)
+        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
+            return state
+        name = func.value.id
+        current = state.env.get(name)
+        method = func.attr
+        if method in ("eval", "train") and (current is None or current.kind in (Kind.MODULE, Kind.UNKNOWN)):
+            base = current if current is not None and current.kind is Kind.MODULE else None
+            if base is None:
+                return state
+            evaluating = method == "eval"
+            if method == "train" and call.args:
+                flag = call.args[0]
+                if not (isinstance(flag, ast.Constant) and isinstance(flag.value, bool)):
+                    return state.bind({name: base.with_(roles=base.roles & ~(Role.TRAINING | Role.EVALUATING))})
+                evaluating = not flag.value
+            roles = (base.roles & ~(Role.TRAINING | Role.EVALUATING)) | (
+                Role.EVALUATING if evaluating else Role.TRAINING
+            )
+            return state.bind({name: base.with_(roles=roles)})
+        if method == "requires_grad_" and current is not None and current.kind is Kind.TENSOR:
+            flag = call.args[0] if call.args else None
+            if flag is None or (isinstance(flag, ast.Constant) and flag.value is True):
+                return state.bind({name: model.make_leaf(current)})
+        return state
+
+    def _assign(self, stmt: ast.Assign, state: State) -> State:
+        value = self.model.evaluate(stmt.value, state, self.frame)
+        names: dict = {}
+        for target in stmt.targets:
+            self._bind_target(target, value, stmt.value, names, state)
+        state = state.bind(names) if names else state
+        state = self._attribute_effects(stmt.targets, stmt.value, state)
+        self.after[id(stmt)] = state
+        return state
+
+    def _attribute_effects(self, targets: list, value_node: ast.AST, state: State) -> State:
+        """``x.requires_grad = True`` makes ``x`` a leaf that requires grad."""
+        for target in targets:
+            if (
+                isinstance(target, ast.Attribute)
+                and target.attr == "requires_grad"
+                and isinstance(target.value, ast.Name)
+                and isinstance(value_node, ast.Constant)
+                and value_node.value is True
+            ):
+                current = state.env.get(target.value.id)
+                if current is not None and current.kind is Kind.TENSOR:
+                    state = state.bind({target.value.id: self.model.make_leaf(current)})
+        return state
+
+    def _ann_assign(self, stmt: ast.AnnAssign, state: State) -> State:
+        if not isinstance(stmt.target, ast.Name):
+            if stmt.value is not None:
+                self.model.evaluate(stmt.value, state, self.frame)
+            return state
+        annotated = self.model.annotation_value(stmt.annotation)
+        value = None
+        if stmt.value is not None:
+            value = self.model.evaluate(stmt.value, state, self.frame)
+        if value is None or value.kind is Kind.UNKNOWN:
+            value = annotated if annotated is not None else value
+        if value is None:
+            return state
+        state = state.bind({stmt.target.id: value})
+        self.after[id(stmt)] = state
+        return state
+
+    def _aug_assign(self, stmt: ast.AugAssign, state: State) -> State:
+        combined = self.model.evaluate_binop(stmt.target, stmt.op, stmt.value, state, self.frame)
+        if isinstance(stmt.target, ast.Name):
+            state = state.bind({stmt.target.id: combined})
+        else:
+            self.model.evaluate(stmt.target, state, self.frame)
+        self.after[id(stmt)] = state
+        return state
+
+    def _bind_target(self, target: ast.AST, value: Value, value_node: Optional[ast.AST], names: dict, state) -> None:
+        if isinstance(target, ast.Name):
+            names[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            elts = target.elts
+            if any(isinstance(e, ast.Starred) for e in elts):
+                parts = [None] * len(elts)
+            else:
+                parts = self.model.unpack(value, len(elts), value_node)
+            for elt, part in zip(elts, parts):
+                if isinstance(elt, ast.Starred):
+                    for name in target_names(elt):
+                        names[name] = UNKNOWN
+                else:
+                    self._bind_target(elt, part if part is not None else UNKNOWN, None, names, state)
+        else:
+            # Attributes and subscripts bind no name; their own parts are evaluated.
+            self.model.evaluate(target, state, self.frame)
+
+    def _delete(self, stmt: ast.Delete, state: State) -> State:
+        removed = [name for target in stmt.targets for name in target_names(target)]
+        if not removed:
+            return state
+        env = {k: v for k, v in state.env.items() if k not in removed}
+        return State(env, state.mode)
+
+    def _return(self, stmt: ast.Return, state: State) -> None:
+        value = self.model.evaluate(stmt.value, state, self.frame) if stmt.value is not None else None
+        self.returns.append((stmt, value))
+        return None
+
+    def _raise(self, stmt: ast.Raise, state: State) -> None:
+        if stmt.exc is not None:
+            self.model.evaluate(stmt.exc, state, self.frame)
+        return None
+
+    def _break(self, stmt: ast.stmt, state: State) -> None:
+        if self._loops:
+            self._loops[-1][0].append(state)
+        return None
+
+    def _continue(self, stmt: ast.stmt, state: State) -> None:
+        if self._loops:
+            self._loops[-1][1].append(state)
+        return None
+
+    def _import(self, stmt: ast.stmt, state: State) -> State:
+        names = {}
+        for alias in stmt.names:  # type: ignore[attr-defined]
+            if alias.name == "*":
+                continue
+            local = alias.asname or alias.name.split(".")[0]
+            names[local] = self.model.import_value(stmt, alias)
+        return state.bind(names)
+
+    def _definition(self, stmt: ast.stmt, state: State) -> State:
+        value = self.model.definition_value(stmt, self.frame)
+        state = state.bind({stmt.name: value})  # type: ignore[attr-defined]
+        self.after[id(stmt)] = state
+        return state
+
+    # -- compound statements ----------------------------------------------------------------
+    def _if(self, stmt: ast.If, state: State) -> Optional[State]:
+        self.model.evaluate(stmt.test, state, self.frame)
+        then = self.block(stmt.body, state)
+        other = self.block(stmt.orelse, state) if stmt.orelse else state
+        return join_states(then, other)
+
+    def _loop(self, stmt: ast.AST, state: State) -> Optional[State]:
+        is_for = isinstance(stmt, (ast.For, ast.AsyncFor))
+        if is_for:
+            iterated = self.model.evaluate(stmt.iter, state, self.frame)
+            element = self.model.element_of(iterated, stmt.iter)
+        else:
+            self.model.evaluate(stmt.test, state, self.frame)
+        head = state
+        exit_states: list = []
+        for round_ in range(_LOOP_ROUNDS + 1):
+            entry = head
+            if is_for:
+                names: dict = {}
+                self._bind_target(stmt.target, element, None, names, entry)
+                entry = entry.bind(names)
+            self._loops.append(([], []))
+            end = self.block(stmt.body, entry)
+            breaks, continues = self._loops.pop()
+            back = end
+            for extra in continues:
+                back = join_states(back, extra)
+            exit_states = breaks
+            new_head = join_states(state, back)
+            if new_head is None or new_head.same(head):
+                break
+            if round_ == _LOOP_ROUNDS - 1:
+                new_head = _widen(head, new_head)
+            head = new_head
+        # The loop may run zero times (for) or its test may be false at once (while).
+        after = head
+        if isinstance(stmt, ast.While) and isinstance(stmt.test, ast.Constant) and stmt.test.value:
+            after = None  # ``while True`` leaves only through break
+        if stmt.orelse:
+            after = self.block(stmt.orelse, after) if after is not None else None
+        for extra in exit_states:
+            after = join_states(after, extra)
+        return after
+
+    def _with(self, stmt: ast.AST, state: State) -> Optional[State]:
+        outer_mode = state.mode
+        mode = outer_mode
+        names: dict = {}
+        for item in stmt.items:  # type: ignore[attr-defined]
+            value = self.model.evaluate(item.context_expr, state, self.frame)
+            new = region_mode(classify_grad_mode(item.context_expr, self.model.imports))
+            if new is not None:
+                mode = new
+            if item.optional_vars is not None:
+                self._bind_target(item.optional_vars, self.model.entered_value(value), None, names, state)
+        body_state = state.bind(names) if names else state
+        body_state = body_state.with_mode(mode)
+        end = self.block(stmt.body, body_state)  # type: ignore[attr-defined]
+        if end is None:
+            return None
+        return end.with_mode(outer_mode) if mode is not outer_mode else end
+
+    def _try(self, stmt: ast.AST, state: State) -> Optional[State]:
+        self._handlers.append([state])
+        body_end = self.block(stmt.body, state)  # type: ignore[attr-defined]
+        reached = self._handlers.pop()
+        anywhere = None
+        for seen in reached:
+            anywhere = join_states(anywhere, seen)
+        result = self.block(stmt.orelse, body_end) if stmt.orelse and body_end is not None else body_end  # type: ignore[attr-defined]
+        for handler in stmt.handlers:  # type: ignore[attr-defined]
+            start = anywhere
+            if start is not None and handler.name:
+                start = start.bind({handler.name: UNKNOWN})
+            if handler.type is not None and start is not None:
+                self.model.evaluate(handler.type, start, self.frame)
+            result = join_states(result, self.block(handler.body, start))
+        if stmt.finalbody:  # type: ignore[attr-defined]
+            final_in = join_states(result, anywhere)
+            final_end = self.block(stmt.finalbody, final_in)  # type: ignore[attr-defined]
+            return final_end if result is not None else None
+        return result
+
+    def _match(self, stmt: ast.Match, state: State) -> Optional[State]:
+        self.model.evaluate(stmt.subject, state, self.frame)
+        result = None
+        for case in stmt.cases:
+            start = state
+            bound = {
+                n.name: UNKNOWN
+                for n in ast.walk(case.pattern)
+                if isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name
+            }
+            if bound:
+                start = start.bind(bound)
+            result = join_states(result, self.block(case.body, start))
+        return join_states(result, state)
+
+
+def _widen(previous: State, current: State) -> State:
+    """Names whose values still change after several rounds become unknown."""
+    env = dict(current.env)
+    for name, value in current.env.items():
+        if previous.env.get(name) != value:
+            env[name] = UNKNOWN
+    return State(env, current.mode)
+
+
+_STATEMENTS = {
+    ast.Expr: ScopeFlow._expr,
+    ast.Assign: ScopeFlow._assign,
+    ast.AnnAssign: ScopeFlow._ann_assign,
+    ast.AugAssign: ScopeFlow._aug_assign,
+    ast.Delete: ScopeFlow._delete,
+    ast.Return: ScopeFlow._return,
+    ast.Raise: ScopeFlow._raise,
+    ast.Break: ScopeFlow._break,
+    ast.Continue: ScopeFlow._continue,
+    ast.Import: ScopeFlow._import,
+    ast.ImportFrom: ScopeFlow._import,
+    ast.FunctionDef: ScopeFlow._definition,
+    ast.AsyncFunctionDef: ScopeFlow._definition,
+    ast.ClassDef: ScopeFlow._definition,
+    ast.If: ScopeFlow._if,
+    ast.For: ScopeFlow._loop,
+    ast.AsyncFor: ScopeFlow._loop,
+    ast.While: ScopeFlow._loop,
+    ast.With: ScopeFlow._with,
+    ast.AsyncWith: ScopeFlow._with,
+    ast.Try: ScopeFlow._try,
+    ast.Match: ScopeFlow._match,
+}
+if hasattr(ast, "TryStar"):
+    _STATEMENTS[ast.TryStar] = ScopeFlow._try

@@ -1,0 +1,1859 @@
+"""The semantic model of one file: what each name holds, where, and under which grad mode.
+
+Built once per file and asked by every rule (``ctx.model``). It is lazy: a scope is analysed
+the first time a rule asks about a node in it, and most functions of a file never are.
+
+How facts are found, deterministically, whatever the order of the questions:
+
+1. The module body is interpreted twice. The first pass treats calls of the file's own
+   functions as unknown; its final state is what functions see of the module's globals.
+2. Every function has a *summary flow*: its body interpreted with its parameters known
+   only from annotations, defaults and names. It gives what the function returns, and the
+   argument values and grad mode at each call it makes.
+3. The second module pass, and every *query flow* (what rules see), use the summaries of
+   the functions they call; a function's query flow also knows its parameters from its
+   callers in the file, when every use of the function is a call: the join of the argument
+   values at the call sites, and the grad mode in force at all of them.
+
+Evidence from the code comes first (constructors, ``nn.Module`` subclasses, torch calls,
+``.parameters()``, annotations, what project functions return, attributes only tensors
+have); names are the last resort and give ``weak`` values.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from gradguard.check.analysis import vocabulary as vocab
+from gradguard.check.analysis.flow import GradMode, ScopeFlow, State, join_modes, region_mode
+from gradguard.check.analysis.grad_mode import classify_grad_mode
+from gradguard.check.analysis.imports import ImportMap, dotted_name
+from gradguard.check.analysis.scopes import (
+    FUNCTION_TYPES,
+    SCOPE_TYPES,
+    Scope,
+    ScopeIndex,
+    own_nodes,
+    parameters,
+    target_names,
+)
+from gradguard.check.analysis.values import (
+    NONE_VALUE,
+    NUMBER,
+    OPTIMIZER,
+    OTHER,
+    UNKNOWN,
+    Grad,
+    Kind,
+    Role,
+    Split,
+    Value,
+    container,
+    dataset,
+    join,
+    join_all,
+    loader,
+    module,
+    tensor,
+)
+
+# Names that say what a value is: weak evidence, used when nothing else is known.
+MODEL_NAME_RE = re.compile(
+    r"^(model|net|network|encoder|decoder|backbone|generator|discriminator|classifier|teacher|"
+    r"student|ema_model|netG|netD|G|D|unet|vae|[a-z_]*_model|[a-z_]*_net|model_[a-z0-9_]*)$"
+)
+LOADER_NAME_RE = re.compile(
+    r"^(?:(?P<pre>val|valid|validation|test|testing|eval|evaluation|dev|train|training|trn)_?(?:data_?|set_?)?"
+    r"(?:loader|dataloader|dl|iter|iterator|gen|generator|batches)s?"
+    r"|(?:data_?)?loader_?(?P<post>val|valid|validation|test|eval|train)|(?:data)?loaders?|dataloaders?)$",
+    re.I,
+)
+LOSS_NAME_RE = re.compile(r"(^|_)(loss|criterion|loss_fn|lossfn)($|_)|^criterion|loss$", re.I)
+_LOSS_NAME_EXCLUDE = ("get_", "log", "print", "plot", "save", "update", "record", "add", "is_", "reset", "set_")
+_ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "iter", "zip", "track", "islice", "trange", "progress_bar", "tnrange"})
+_TENSOR_ANNOTATIONS = frozenset(
+    {"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.autograd.Variable", "torch.nn.Parameter"}
+)
+# Attributes and methods that only tensors have: a name used with one holds a tensor.
+_TENSOR_EVIDENCE_ATTRIBUTES = frozenset({"grad", "grad_fn", "is_leaf", "requires_grad"})
+_TENSOR_EVIDENCE_METHODS = (vocab.INPLACE_VALUE_METHODS - {"apply_", "map_"}) | {
+    "detach",
+    "detach_",
+    "backward",
+    "register_hook",
+    "retain_grad",
+    "numpy",
+}
+
+
+# Fields of torchvision-style data sets that hold the whole split as a tensor.
+_DATASET_TENSOR_FIELDS = frozenset(
+    {"data", "targets", "test_data", "test_labels", "train_data", "train_labels", "tensors", "x", "y"}
+)
+_IMPORTED = Value(Kind.OTHER, Grad.NO, ref="<import>")
+_EVIDENT_TENSOR = tensor(Grad.MAYBE)
+_EVIDENT_MODULE = module()
+_EVIDENT_LOSS = tensor(Grad.YES, Role.LOSS)
+
+
+# Methods only modules have (among the names user code calls on values).
+_MODULE_EVIDENCE_METHODS = frozenset(
+    {"parameters", "named_parameters", "modules", "named_modules", "children", "named_children", "eval"}
+)
+
+
+def split_of_text(text: str) -> Optional[Split]:
+    """``val_loader``, ``"data/test"``, ``testset`` -> EVAL; ``train_data`` -> TRAIN; else None."""
+    lowered = text.lower()
+    words = re.split(r"[^a-z]+", lowered)
+    for word in words:
+        if not word:
+            continue
+        for eval_word in vocab.EVAL_SPLIT_WORDS:
+            if word == eval_word or (word.startswith(eval_word) and word[len(eval_word) :] in _SPLIT_SUFFIXES):
+                return Split.EVAL
+        for train_word in vocab.TRAIN_SPLIT_WORDS:
+            if word == train_word or (word.startswith(train_word) and word[len(train_word) :] in _SPLIT_SUFFIXES):
+                return Split.TRAIN
+    return None
+
+
+_SPLIT_SUFFIXES = frozenset(
+    {"", "set", "sets", "data", "dataset", "loader", "loaders", "dl", "ds", "iter", "split", "img", "imgs", "x", "y"}
+)
+
+
+@dataclass
+class FunctionSummary:
+    """What a function of the file does, seen from its callers."""
+
+    returns: Value = UNKNOWN
+    calls_backward: bool = False
+    steps_optimizer: bool = False
+    zeroes_grad: bool = False
+    switches_to_eval: bool = False
+
+
+@dataclass
+class Binding:
+    """One place where a scope binds a name: ``node`` is the statement (or ``for`` loop,
+    ``with`` item, comprehension) and ``value`` the expression bound (None when unknown:
+    parameters, ``with ... as``, imports)."""
+
+    name: str
+    node: ast.AST
+    value: Optional[ast.AST]
+
+
+@dataclass
+class ScopeUses:
+    """How a scope's own code uses its names (one walk, shared by the rules)."""
+
+    bindings: list = field(default_factory=list)  # Binding, in source order
+    parameters: frozenset = frozenset()
+    backpropagated: set = field(default_factory=set)  # names whose values reach backward()/autograd.grad
+    escaping: set = field(default_factory=set)  # names returned, yielded or stored in an attribute/item
+    receivers: set = field(default_factory=set)  # names used with an attribute, an index or a torch call
+    calls_eval: bool = False  # some ``x.eval()`` call
+    calls: list = field(default_factory=list)  # every Call node
+
+    def bindings_of(self, name: str) -> list:
+        return [b for b in self.bindings if b.name == name]
+
+
+@dataclass
+class ClassInfo:
+    node: ast.ClassDef
+    key: str
+    bases: tuple = ()  # qualified names (torch.nn.Module) or keys of the file's classes
+    is_module: bool = False
+    is_autograd_function: bool = False
+    is_dataset: bool = False
+    layers: set = field(default_factory=set)  # torch.nn class names constructed in the class
+    layers_known: bool = False
+
+
+@dataclass
+class CallSite:
+    call: ast.Call
+    state: State
+    frame: "Frame"
+
+
+class Frame:
+    """One analysed body: a scope with its entry facts and, once run, its flow."""
+
+    def __init__(self, scope: Scope, entry_mode: GradMode, kind: str):
+        self.scope = scope
+        self.node = scope.node
+        self.entry_mode = entry_mode
+        self.kind = kind  # "module-first", "module", "summary", "query", "class"
+        self.flow: Optional[ScopeFlow] = None
+        self.entry_env: dict = {}
+
+    @property
+    def body(self) -> list:
+        return self.node.body  # type: ignore[attr-defined]
+
+
+class SemanticModel:
+    def __init__(
+        self,
+        tree: ast.Module,
+        imports: ImportMap,
+        parent_of: Callable[[ast.AST], Optional[ast.AST]],
+        module_name: str = "__main__",
+    ):
+        self.tree = tree
+        self.imports = imports
+        self.parent_of = parent_of
+        self.module_name = module_name
+        self.scopes = ScopeIndex(tree)
+        self._frames: dict = {}  # (id(scope node), kind) -> Frame
+        self._in_progress: set = set()
+        self._summaries: dict = {}
+        self._classes: Optional[dict] = None
+        self._call_sites: Optional[dict] = None
+        self._escapes: Optional[set] = None
+        self._class_attributes: dict = {}
+        self._use_evidence: dict = {}
+        self._uses: dict = {}
+        self._memo: dict = {}
+        self._definitions: dict = {}  # str(id(FunctionDef)) -> the node, for FUNCTION values
+
+    def close(self) -> None:
+        """Drop every analysis (flows point back at the model): the tree is then freed by
+        reference counting, without the cyclic garbage collector."""
+        for frame in self._frames.values():
+            frame.flow = None
+        for name in list(vars(self)):
+            value = getattr(self, name)
+            if isinstance(value, (dict, set)):
+                value.clear()
+        self.parent_of = None  # type: ignore[assignment]
+
+    # ======================================================================= public queries
+    def value(self, node: ast.expr) -> Value:
+        """What the expression holds where it is, as far as the code shows."""
+        self._module_frame(first=True)  # the base every other flow starts from
+        located = self._locate(node)
+        if located is None:
+            return UNKNOWN
+        state, frame, extra = located
+        if state is None:
+            return UNKNOWN
+        if extra:
+            state = state.bind(extra)
+        return self.evaluate(node, state, frame)
+
+    def grad_mode(self, node: ast.AST) -> GradMode:
+        """The grad mode in force where ``node`` runs."""
+        self._module_frame(first=True)
+        located = self._locate(node)
+        if located is None or located[0] is None:
+            return GradMode.MAYBE
+        return located[0].mode
+
+    def mode_is_assumed(self, node: ast.AST) -> bool:
+        """Whether the grad mode at ``node`` rests on the assumption that a function's callers
+        run it with grad enabled (no caller seen, no decorator)."""
+        located = self._locate(node)
+        if located is None:
+            return True
+        frame = located[1]
+        return frame.kind == "query" and getattr(frame, "mode_assumed", False)
+
+    def function_summary(self, fn: ast.AST) -> FunctionSummary:
+        found = self._summaries.get(id(fn))
+        if found is not None:
+            return found
+        self._module_frame(first=True)
+        if id(fn) in self._in_progress:
+            return FunctionSummary()
+        self._in_progress.add(id(fn))
+        try:
+            summary = self._summarise(fn)
+        finally:
+            self._in_progress.discard(id(fn))
+        self._summaries[id(fn)] = summary
+        return summary
+
+    def entry_mode(self, fn: ast.AST) -> GradMode:
+        """The grad mode a function's body starts in (decorators, then its callers)."""
+        frame = self._query_frame(fn)
+        return frame.entry_mode if frame is not None else GradMode.ENABLED
+
+    def callers(self, fn: ast.AST) -> Optional[list]:
+        """Call sites of a function of this file, or None when it is used other than by
+        calling it (passed on, stored, decorated, exported) or defined where that is unknown."""
+        return self._callers_of(fn)
+
+    def uses(self, scope_node: ast.AST) -> ScopeUses:
+        """Bindings and uses of names in a scope's own code (module, class or function)."""
+        found = self._uses.get(id(scope_node))
+        if found is None:
+            found = self._uses[id(scope_node)] = self._collect_uses(scope_node)
+        return found
+
+    def _collect_uses(self, scope_node: ast.AST) -> ScopeUses:
+        uses = ScopeUses()
+        if isinstance(scope_node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            uses.parameters = frozenset(a.arg for a in parameters(scope_node))
+        if isinstance(scope_node, ast.Lambda):
+            return uses
+        bindings = uses.bindings
+        imports = self.imports
+        for node in own_nodes(scope_node):
+            t = type(node)
+            if t is ast.Assign:
+                for target in node.targets:
+                    for name in target_names(target):
+                        bindings.append(Binding(name, node, node.value))
+                    if not isinstance(target, (ast.Name, ast.Tuple, ast.List)):
+                        uses.escaping.update(_names(node.value))  # self.total = total, d[k] = total
+            elif t is ast.AnnAssign and node.value is not None:
+                for name in target_names(node.target):
+                    bindings.append(Binding(name, node, node.value))
+            elif t is ast.AugAssign:
+                for name in target_names(node.target):
+                    bindings.append(Binding(name, node, node.value))
+            elif t is ast.NamedExpr:
+                bindings.append(Binding(node.target.id, node, node.value))
+            elif t is ast.For or t is ast.AsyncFor:
+                for name in target_names(node.target):
+                    bindings.append(Binding(name, node, node.iter))
+            elif t is ast.withitem and node.optional_vars is not None:
+                for name in target_names(node.optional_vars):
+                    bindings.append(Binding(name, node, None))
+            elif t is ast.Call:
+                uses.calls.append(node)
+                func = node.func
+                qual = imports.qualified_name(func)
+                name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+                if isinstance(func, ast.Attribute) and func.attr == "backward":
+                    uses.backpropagated.update(_names(func.value))
+                    uses.backpropagated.update(_names_in(node.args))
+                elif qual in vocab.BACKWARD_FUNCTIONS or "backward" in name.lower():
+                    uses.backpropagated.update(_names_in(node.args + [k.value for k in node.keywords]))
+                elif isinstance(func, ast.Attribute) and func.attr == "eval" and not node.args:
+                    uses.calls_eval = True
+                if qual is not None and qual.startswith("torch."):
+                    uses.receivers.update(_names_in(node.args))
+            elif t is ast.Return or t is ast.Yield or t is ast.YieldFrom:
+                if node.value is not None:
+                    uses.escaping.update(_names(node.value))
+            elif t is ast.Attribute or t is ast.Subscript:
+                if isinstance(node.value, ast.Name):
+                    uses.receivers.add(node.value.id)
+        return uses
+
+    def class_info(self, name_or_key: str) -> Optional[ClassInfo]:
+        classes = self._class_table()
+        return classes.get(name_or_key)
+
+    def is_module_class(self, node: ast.ClassDef) -> bool:
+        """Whether a class of this file derives from ``nn.Module`` (directly, through other
+        classes of the file, or from a torch layer)."""
+        info = self._class_table().get(self._class_key(node))
+        return info is not None and info.node is node and info.is_module
+
+    def autograd_function_classes(self) -> frozenset:
+        """Names of the file's classes deriving from ``torch.autograd.Function``."""
+        return frozenset(info.node.name for info in self._class_table().values() if info.is_autograd_function)
+
+    def class_of(self, value: Value) -> Optional[ClassInfo]:
+        return self._class_table().get(value.ref) if value.ref else None
+
+    def module_has_layers(self, value: Value, names: frozenset) -> Optional[bool]:
+        """Whether a module value certainly contains one of the torch.nn layers ``names``
+        (True), certainly does not (False), or it is not known (None)."""
+        if value.kind is not Kind.MODULE or value.ref is None:
+            return None
+        ref = value.ref
+        if ref.startswith("torch.nn."):
+            last = vocab.last_name(ref)
+            if last in names:
+                return True
+            if last in vocab.MODULE_CONTAINERS:
+                return None
+            return False
+        info = self._class_table().get(ref)
+        if info is None:
+            return None
+        return self._class_has_layers(info, names, set())
+
+    # ====================================================================== locating nodes
+    def _locate(self, node: ast.AST):
+        """(state before the node's statement, frame, names bound by enclosing comprehensions)."""
+        memo = self._memo.get(id(node))
+        if memo is not None:
+            return memo
+        extra_nodes: list = []
+        current: Optional[ast.AST] = node
+        child = node
+        lambda_node = None
+        while current is not None and not isinstance(current, ast.stmt):
+            if (
+                isinstance(current, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
+                and child is not current
+            ):
+                if not (child is current.generators[0].iter):
+                    extra_nodes.append(current)
+            if isinstance(current, ast.Lambda) and child is current.body:
+                lambda_node = current
+            child = current
+            current = self.parent_of(current)
+        if current is None:
+            return None
+        stmt = current
+        scope_node = self.parent_of(stmt)
+        while scope_node is not None and not isinstance(scope_node, SCOPE_TYPES):
+            scope_node = self.parent_of(scope_node)
+        if scope_node is None:
+            scope_node = self.tree
+        frame = self._frame_for(scope_node)
+        if frame is None or frame.flow is None:
+            return (None, frame, None)
+        state = frame.flow.before.get(id(stmt))
+        extra: dict = {}
+        if state is not None:
+            if lambda_node is not None:
+                for arg in parameters(lambda_node):
+                    extra[arg.arg] = UNKNOWN
+                if state.mode is not GradMode.ENABLED or frame.kind != "module":
+                    state = state.with_mode(GradMode.MAYBE if not state.mode.off else state.mode)
+            for comp in reversed(extra_nodes):
+                extra.update(self._comprehension_bindings(comp, state.bind(extra) if extra else state, frame))
+        result = (state, frame, extra)
+        return result
+
+    def _comprehension_bindings(self, comp: ast.AST, state: State, frame: Frame) -> dict:
+        names: dict = {}
+        for gen in comp.generators:  # type: ignore[attr-defined]
+            inner = state.bind(names) if names else state
+            iterated = self.evaluate(gen.iter, inner, frame)
+            element = self.element_of(iterated, gen.iter)
+            self._bind_names(gen.target, element, names)
+        return names
+
+    def _bind_names(self, target: ast.AST, value: Value, names: dict) -> None:
+        if isinstance(target, ast.Name):
+            names[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            parts = self.unpack(value, len(target.elts), None)
+            for elt, part in zip(target.elts, parts):
+                self._bind_names(elt, part if part is not None else UNKNOWN, names)
+
+    # ============================================================================= frames
+    def _frame_for(self, scope_node: ast.AST) -> Optional[Frame]:
+        if isinstance(scope_node, ast.Module):
+            return self._module_frame()
+        if isinstance(scope_node, FUNCTION_TYPES):
+            return self._query_frame(scope_node)
+        if isinstance(scope_node, ast.ClassDef):
+            return self._run_frame(scope_node, "class", GradMode.ENABLED, {})
+        if isinstance(scope_node, ast.Lambda):
+            return None
+        return None
+
+    def _scope(self, node: ast.AST) -> Scope:
+        found = self.scopes.get(node)
+        if found is not None:
+            return found
+        parent_node = self.parent_of(node)
+        while parent_node is not None and not isinstance(parent_node, SCOPE_TYPES):
+            parent_node = self.parent_of(parent_node)
+        parent = self._scope(parent_node) if parent_node is not None else self.scopes.module
+        return self.scopes.scope(node, parent)
+
+    def _run_frame(self, node: ast.AST, kind: str, mode: GradMode, env: dict, **extra) -> Optional[Frame]:
+        key = (id(node), kind)
+        frame = self._frames.get(key)
+        if frame is not None:
+            return frame
+        if key in self._in_progress:
+            return None
+        frame = Frame(self._scope(node), mode, kind)
+        frame.entry_env = env
+        for name, value in extra.items():
+            setattr(frame, name, value)
+        self._in_progress.add(key)
+        try:
+            frame.flow = ScopeFlow(self, frame, State(dict(env), mode))
+        finally:
+            self._in_progress.discard(key)
+        self._frames[key] = frame
+        return frame
+
+    def _module_frame(self, first: bool = False) -> Optional[Frame]:
+        if first:
+            return self._run_frame(self.tree, "module-first", GradMode.ENABLED, {})
+        self._module_frame(first=True)
+        return self._run_frame(self.tree, "module", GradMode.ENABLED, {})
+
+    def _summary_frame(self, fn: ast.AST) -> Optional[Frame]:
+        mode = self._decorated_mode(fn)
+        outer_mode = self._definition_mode(fn)
+        if mode is None:
+            mode = GradMode.ENABLED if outer_mode is GradMode.ENABLED else GradMode.MAYBE
+        env = self._parameter_env(fn, callers=None)
+        return self._run_frame(fn, "summary", mode, env)
+
+    def _query_frame(self, fn: ast.AST) -> Optional[Frame]:
+        key = (id(fn), "query")
+        frame = self._frames.get(key)
+        if frame is not None:
+            return frame
+        summary_frame = self._summary_frame(fn)
+        sites = self._callers_of(fn)
+        decorated = self._decorated_mode(fn)
+        mode = decorated
+        assumed = False
+        if mode is None and sites:
+            # One caller with grad on is enough for the body to run with grad on: the rules
+            # report what happens then.
+            for site in sites:
+                mode = site.state.mode if mode is None else join_modes(mode, site.state.mode)
+            if any(site.state.mode is GradMode.ENABLED for site in sites):
+                mode = GradMode.ENABLED
+        if mode is None:
+            outer = self._definition_mode(fn)
+            mode = GradMode.ENABLED if outer is GradMode.ENABLED else GradMode.MAYBE
+            assumed = True
+        env = self._parameter_env(fn, callers=sites)
+        if summary_frame is not None and mode is summary_frame.entry_mode and env == summary_frame.entry_env:
+            self._frames[key] = summary_frame
+            summary_frame.mode_assumed = assumed  # type: ignore[attr-defined]
+            return summary_frame
+        return self._run_frame(fn, "query", mode, env, mode_assumed=assumed)
+
+    def _decorated_mode(self, fn: ast.AST) -> Optional[GradMode]:
+        mode = None
+        for deco in getattr(fn, "decorator_list", ()):
+            new = region_mode(classify_grad_mode(deco, self.imports))
+            if new is not None:
+                mode = new
+        return mode
+
+    def _definition_mode(self, fn: ast.AST) -> GradMode:
+        """The grad mode where a function is defined (a function defined inside a region may
+        run there or later)."""
+        parent = self.parent_of(fn)
+        while parent is not None and not isinstance(parent, SCOPE_TYPES):
+            if isinstance(parent, (ast.With, ast.AsyncWith)):
+                for item in parent.items:
+                    kind = classify_grad_mode(item.context_expr, self.imports)
+                    mode = region_mode(kind)
+                    if mode is not None and mode is not GradMode.ENABLED:
+                        return GradMode.MAYBE
+            parent = self.parent_of(parent)
+        if parent is not None and isinstance(parent, FUNCTION_TYPES):
+            decorated = self._decorated_mode(parent)
+            if decorated is not None and decorated is not GradMode.ENABLED:
+                return GradMode.MAYBE
+        return GradMode.ENABLED
+
+    # ========================================================================= parameters
+    def _parameter_env(self, fn: ast.AST, callers: Optional[list]) -> dict:
+        env: dict = {}
+        params = parameters(fn)
+        args = fn.args  # type: ignore[attr-defined]
+        method_class = self._method_class(fn)
+        is_static = any(dotted_name(d) == "staticmethod" for d in getattr(fn, "decorator_list", ()))
+        positional = list(args.posonlyargs) + list(args.args)
+        first = positional[0].arg if positional and method_class is not None and not is_static else None
+        from_callers = self._argument_values(fn, callers, first is not None) if callers else {}
+        for arg in params:
+            name = arg.arg
+            if name == first:
+                env[name] = (
+                    self._instance_value(method_class) if name != "cls" else Value(Kind.CLASS, ref=method_class.key)
+                )
+                continue
+            value = None
+            if arg.annotation is not None:
+                value = self.annotation_value(arg.annotation)
+            caller_value = from_callers.get(name)
+            if value is None and caller_value is not None and caller_value.kind is not Kind.UNKNOWN:
+                value = caller_value
+            if value is None:
+                value = self._named_value(name)
+            if arg is args.vararg:
+                value = container(value if value.kind is not Kind.UNKNOWN else None)
+            elif arg is args.kwarg:
+                value = container(None)
+            env[name] = value
+        return env
+
+    def _argument_values(self, fn: ast.AST, sites: list, bound_first: bool) -> dict:
+        args = fn.args  # type: ignore[attr-defined]
+        positional = [a.arg for a in list(args.posonlyargs) + list(args.args)]
+        if bound_first:
+            positional = positional[1:]
+        keyword_names = set(positional) | {a.arg for a in args.kwonlyargs}
+        defaults = {}
+        pos_defaults = args.defaults
+        for name, default in zip(positional[len(positional) - len(pos_defaults) :], pos_defaults):
+            defaults[name] = default
+        for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+            if default is not None:
+                defaults[arg.arg] = default
+        out: dict = {}
+        for site in sites:
+            call = site.call
+            given: dict = {}
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                return {}
+            for name, arg in zip(positional, call.args):
+                given[name] = self.evaluate(arg, site.state, site.frame)
+            for kw in call.keywords:
+                if kw.arg in keyword_names:
+                    given[kw.arg] = self.evaluate(kw.value, site.state, site.frame)
+            for name in keyword_names:
+                if name not in given:
+                    default = defaults.get(name)
+                    value = UNKNOWN if default is None else self._constant_value(default)
+                    given[name] = value
+            for name, value in given.items():
+                out[name] = join(out.get(name), value) if name in out else value
+        return out
+
+    def _constant_value(self, node: ast.AST) -> Value:
+        if isinstance(node, ast.Constant):
+            if node.value is None:
+                return NONE_VALUE
+            if isinstance(node.value, (int, float, bool)):
+                return NUMBER
+            return OTHER
+        return UNKNOWN
+
+    def _named_value(self, name: str) -> Value:
+        """What a parameter's name alone suggests (weak evidence)."""
+        if MODEL_NAME_RE.match(name):
+            return module(weak=True)
+        match = LOADER_NAME_RE.match(name)
+        if match:
+            return loader(split_of_text(name), weak=True)
+        return UNKNOWN
+
+    def annotation_value(self, annotation: ast.AST) -> Optional[Value]:
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            try:
+                annotation = ast.parse(annotation.value, mode="eval").body
+            except SyntaxError:
+                return None
+        if isinstance(annotation, ast.Subscript):
+            head = self.imports.qualified_name(annotation.value) or dotted_name(annotation.value) or ""
+            if head.rsplit(".", 1)[-1] == "Optional":
+                return None
+            return None
+        qual = self.imports.qualified_name(annotation)
+        if qual is None:
+            name = dotted_name(annotation)
+            if name is None:
+                return None
+            info = self._class_table().get(name)
+            if info is not None:
+                return self._instance_value(info)
+            return None
+        if qual in _TENSOR_ANNOTATIONS:
+            return tensor(Grad.YES if qual == "torch.nn.Parameter" else Grad.MAYBE)
+        if qual in vocab.MODULE_BASES or (qual.startswith("torch.nn.") and vocab.last_name(qual)[:1].isupper()):
+            return module(qual if qual not in vocab.MODULE_BASES else None)
+        if qual.startswith(vocab.OPTIMIZER_PREFIX):
+            return OPTIMIZER
+        if qual in vocab.DATALOADER_NAMES:
+            return loader()
+        return None
+
+    # ====================================================================== the flow's helpers
+    def _evidence(self, scope_node: ast.AST) -> dict:
+        """What a scope's uses of names show them to be: a name used with an attribute only
+        tensors have (``p.grad``, ``p.detach()``) holds a tensor; one that ``.backward()`` is
+        called on holds a loss with a graph."""
+        found = self._use_evidence.get(id(scope_node))
+        if found is not None:
+            return found
+        names: dict = {}
+        if not isinstance(scope_node, ast.Lambda):
+            for node in own_nodes(scope_node):
+                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                    attr = node.attr
+                    if attr in _TENSOR_EVIDENCE_ATTRIBUTES and isinstance(node.ctx, ast.Load):
+                        names.setdefault(node.value.id, _EVIDENT_TENSOR)
+                    elif attr in _TENSOR_EVIDENCE_METHODS or attr in _MODULE_EVIDENCE_METHODS:
+                        parent = self.parent_of(node)
+                        if isinstance(parent, ast.Call) and parent.func is node:
+                            if attr == "backward":
+                                names[node.value.id] = _EVIDENT_LOSS
+                            elif attr in _MODULE_EVIDENCE_METHODS:
+                                names.setdefault(node.value.id, _EVIDENT_MODULE)
+                            else:
+                                names.setdefault(node.value.id, _EVIDENT_TENSOR)
+        self._use_evidence[id(scope_node)] = names
+        return names
+
+    def make_leaf(self, value: Value) -> Value:
+        return value.with_(grad=Grad.YES, roles=(value.roles | Role.LEAF) & ~Role.DETACHED)
+
+    def entered_value(self, value: Value) -> Value:
+        """``with x as y``: what ``y`` is (autocast, no_grad and files give nothing useful)."""
+        if value.kind is Kind.TENSOR:
+            return value
+        return UNKNOWN
+
+    def import_value(self, stmt: ast.stmt, alias: ast.alias) -> Value:
+        return _IMPORTED
+
+    def qualified_name(self, node: ast.AST, state: State) -> Optional[str]:
+        """``imports.qualified_name`` where the root name still holds its import here
+        (``import model`` then ``model = model.Net()``: ``model(x)`` is no longer the module)."""
+        root = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name):
+            return None
+        bound = state.env.get(root.id)
+        if bound is not None and bound is not _IMPORTED:
+            return None
+        return self.imports.qualified_name(node)
+
+    def definition_value(self, stmt: ast.stmt, frame: Frame) -> Value:
+        if isinstance(stmt, ast.ClassDef):
+            info = self._class_table().get(self._class_key(stmt))
+            return Value(Kind.CLASS, ref=info.key if info else None)
+        ref = str(id(stmt))
+        self._definitions[ref] = stmt
+        return Value(Kind.FUNCTION, ref=ref)
+
+    def unpack(self, value: Value, count: int, value_node: Optional[ast.AST]) -> list:
+        """The values of ``a, b = value``."""
+        if value.items is not None and len(value.items) == count:
+            return list(value.items)
+        if value.kind is Kind.TENSOR:
+            # ``out, h = model(x, h)``: unpacking a model's result gives tensors.
+            part = value.with_(roles=value.roles & (Role.OUTPUT | Role.INFERENCE | Role.DETACHED))
+            return [part] * count
+        if value.kind is Kind.CONTAINER and value.elem is not None:
+            return [value.elem] * count
+        return [None] * count
+
+    def element_of(self, value: Value, iter_node: Optional[ast.AST]) -> Value:
+        """What iterating over ``value`` yields."""
+        if value.kind is Kind.LOADER:
+            if value.elem is not None:
+                return value.elem
+            return container(tensor(Grad.NO, weak=value.weak))
+        if value.kind is Kind.CONTAINER:
+            return value.elem if value.elem is not None else UNKNOWN
+        if value.kind is Kind.TENSOR:
+            return value.with_(roles=value.roles & (Role.PARAM | Role.INFERENCE | Role.DETACHED))
+        if value.kind is Kind.DATASET:
+            return container(tensor(Grad.NO))
+        return UNKNOWN
+
+    # ========================================================================= evaluation
+    def evaluate(self, node: Optional[ast.AST], state: State, frame: Frame) -> Value:
+        if node is None:
+            return UNKNOWN
+        method = _EVALUATORS.get(type(node))
+        if method is None:
+            return UNKNOWN
+        return method(self, node, state, frame)
+
+    def _name(self, node: ast.Name, state: State, frame: Frame) -> Value:
+        return self.lookup(node.id, state, frame)
+
+    def lookup(self, name: str, state: State, frame: Frame) -> Value:
+        found = state.env.get(name)
+        if found is None:
+            found = self._free_value(name, frame)
+        if found.kind is Kind.UNKNOWN:
+            evident = self._evidence(frame.node).get(name)
+            if evident is not None:
+                return evident
+            return self._named_value(name)
+        if found.kind is Kind.TENSOR and not found.has(Role.LOSS) and found.grad is not Grad.NO:
+            evident = self._evidence(frame.node).get(name)
+            if evident is _EVIDENT_LOSS:
+                return found.with_(grad=Grad.YES, roles=found.roles | Role.LOSS)
+        return found
+
+    def _free_value(self, name: str, frame: Frame) -> Value:
+        scope = frame.scope
+        if scope.binds(name):
+            return UNKNOWN
+        # A free name: an enclosing function's state at the definition, or the module's.
+        parent = scope.parent
+        node = frame.node
+        while parent is not None:
+            if parent.is_module:
+                return self._global_value(name)
+            if parent.is_function and parent.binds(name):
+                outer = self._summary_frame(parent.node) if not isinstance(parent.node, ast.Lambda) else None
+                if outer is None or outer.flow is None:
+                    return UNKNOWN
+                stmt = node
+                while stmt is not None and self.parent_of(stmt) is not parent.node:
+                    stmt = self.parent_of(stmt)
+                before = outer.flow.before.get(id(stmt)) if stmt is not None else None
+                if before is None:
+                    return UNKNOWN
+                return before.env.get(name, UNKNOWN)
+            node = parent.node
+            parent = parent.parent
+        return UNKNOWN
+
+    def _global_value(self, name: str) -> Value:
+        frame = self._frames.get((id(self.tree), "module-first"))
+        if frame is None:
+            frame = self._module_frame(first=True)
+        if frame is None or frame.flow is None or frame.flow.exit is None:
+            return self._definition_global(name)
+        found = frame.flow.exit.env.get(name)
+        if found is not None:
+            return found
+        return self._definition_global(name)
+
+    def _definition_global(self, name: str) -> Value:
+        defs = self.scopes.module.definitions.get(name)
+        if defs:
+            stmt = defs[-1]
+            return self.definition_value(stmt, None)  # type: ignore[arg-type]
+        return UNKNOWN
+
+    def _constant(self, node: ast.Constant, state: State, frame: Frame) -> Value:
+        return self._constant_value(node)
+
+    def _attribute(self, node: ast.Attribute, state: State, frame: Frame) -> Value:
+        attr = node.attr
+        qual = self.qualified_name(node, state)
+        if qual is not None:
+            return self._qualified_value(qual)
+        receiver = self.evaluate(node.value, state, frame)
+        kind = receiver.kind
+        if kind is Kind.DATASET and attr in _DATASET_TENSOR_FIELDS:
+            return tensor(Grad.NO).with_(split=receiver.split)
+        if attr == "data":
+            if kind is Kind.TENSOR:
+                return receiver.with_(
+                    grad=Grad.NO, roles=(receiver.roles & (Role.SCALAR | Role.INFERENCE | Role.PARAM)) | Role.DETACHED
+                )
+            return UNKNOWN
+        if attr == "grad":
+            return tensor(Grad.NO, weak=kind is not Kind.TENSOR)
+        if attr in ("T", "mT", "H", "mH", "real", "imag"):
+            return receiver if kind is Kind.TENSOR else UNKNOWN
+        if attr in vocab.READ_ATTRIBUTES:
+            if attr == "requires_grad":
+                return NUMBER
+            return OTHER if kind is Kind.TENSOR else UNKNOWN
+        if kind is Kind.MODULE:
+            return self._module_attribute(receiver, attr, node, frame)
+        if kind is Kind.OPTIMIZER:
+            if attr == "param_groups":
+                return container(container(container(tensor(Grad.YES, Role.PARAM))))
+            return UNKNOWN
+        if kind is Kind.TENSOR:
+            if attr in ("shape",):
+                return OTHER
+            return UNKNOWN
+        if kind is Kind.OTHER and receiver.ref is not None:
+            info = self._class_table().get(receiver.ref)
+            if info is not None and frame.kind != "module-first":
+                return self._instance_attribute(info, attr)
+            return UNKNOWN
+        if kind is Kind.UNKNOWN:
+            if attr in ("weight", "bias"):
+                return tensor(Grad.YES, Role.PARAM, weak=True)
+            if attr in ("running_mean", "running_var"):
+                return tensor(Grad.NO, weak=True)
+            if attr == "module":
+                return receiver
+            if attr in ("loss",):
+                return UNKNOWN
+            if MODEL_NAME_RE.match(attr) and isinstance(node.value, ast.Name) and node.value.id == "self":
+                return module(weak=True)
+        return UNKNOWN
+
+    def _qualified_value(self, qual: str) -> Value:
+        last = vocab.last_name(qual)
+        if qual.startswith("torch.") and last[:1].isupper():
+            return Value(Kind.CLASS, ref=qual)
+        return OTHER
+
+    def _module_attribute(self, receiver: Value, attr: str, node: ast.Attribute, frame: Frame) -> Value:
+        if attr == "module":
+            return receiver
+        info = self._class_table().get(receiver.ref) if receiver.ref else None
+        if info is not None and frame.kind != "module-first":
+            value = self._instance_attribute(info, attr)
+            if value.kind is not Kind.UNKNOWN:
+                return value
+        if attr in ("weight", "bias"):
+            return tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=receiver.weak)
+        if attr in ("running_mean", "running_var"):
+            return tensor(Grad.NO)
+        if receiver.ref and receiver.ref.startswith("torch.nn."):
+            return UNKNOWN
+        if MODEL_NAME_RE.match(attr):
+            return module(weak=True)
+        return UNKNOWN
+
+    def _instance_value(self, info: Optional[ClassInfo]) -> Value:
+        if info is None:
+            return UNKNOWN
+        if info.is_module:
+            return Value(Kind.MODULE, Grad.NO, Role.TRAINING, ref=info.key)
+        if info.is_dataset:
+            return dataset(None, info.key)
+        return Value(Kind.OTHER, Grad.NO, ref=info.key)
+
+    def _instance_attribute(self, info: ClassInfo, attr: str) -> Value:
+        key = (info.key, attr)
+        found = self._class_attributes.get(key)
+        if found is not None:
+            return found
+        if key in self._in_progress:
+            return UNKNOWN
+        self._in_progress.add(key)
+        incomplete: list = []
+        try:
+            value = self._compute_instance_attribute(info, attr, set(), incomplete)
+        finally:
+            self._in_progress.discard(key)
+        if not incomplete:
+            self._class_attributes[key] = value  # not while a method it reads is being analysed
+        return value
+
+    def _compute_instance_attribute(self, info: ClassInfo, attr: str, seen: set, incomplete: list) -> Value:
+        seen.add(info.key)
+        values: list = []
+        for stmt in info.node.body:
+            if isinstance(stmt, FUNCTION_TYPES):
+                for sub in own_nodes(stmt):
+                    if isinstance(sub, ast.Assign):
+                        for target in sub.targets:
+                            if (
+                                isinstance(target, ast.Attribute)
+                                and target.attr == attr
+                                and isinstance(target.value, ast.Name)
+                                and target.value.id in ("self",)
+                            ):
+                                frame = self._summary_frame(stmt)
+                                if frame is None:
+                                    incomplete.append(stmt)
+                                state = frame.flow.before.get(id(sub)) if frame and frame.flow else None
+                                if state is None:
+                                    values.append(UNKNOWN)
+                                else:
+                                    values.append(self.evaluate(sub.value, state, frame))  # type: ignore[arg-type]
+                    elif (
+                        isinstance(sub, ast.AnnAssign)
+                        and isinstance(sub.target, ast.Attribute)
+                        and sub.target.attr == attr
+                    ):
+                        annotated = self.annotation_value(sub.annotation)
+                        values.append(annotated if annotated is not None else UNKNOWN)
+            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr:
+                annotated = self.annotation_value(stmt.annotation)
+                if annotated is not None:
+                    values.append(annotated)
+        if not values:
+            for base in info.bases:
+                base_info = self._class_table().get(base)
+                if base_info is not None and base_info.key not in seen:
+                    value = self._compute_instance_attribute(base_info, attr, seen, incomplete)
+                    if value.kind is not Kind.UNKNOWN:
+                        return value
+            return UNKNOWN
+        result = join_all(values) or UNKNOWN
+        if result.kind is Kind.TENSOR and result.has(Role.PARAM):
+            return result
+        return result
+
+    def _subscript(self, node: ast.Subscript, state: State, frame: Frame) -> Value:
+        receiver = self.evaluate(node.value, state, frame)
+        self.evaluate(node.slice, state, frame)
+        kind = receiver.kind
+        key = node.slice
+        if kind is Kind.TENSOR:
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                return UNKNOWN
+            roles = receiver.roles & (Role.INFERENCE | Role.DETACHED)
+            return tensor(receiver.grad, roles, weak=receiver.weak).with_(split=receiver.split)
+        if kind is Kind.CONTAINER:
+            if receiver.items is not None and isinstance(key, ast.Constant) and isinstance(key.value, int):
+                index = key.value
+                if -len(receiver.items) <= index < len(receiver.items):
+                    return receiver.items[index]
+            if isinstance(key, ast.Slice):
+                return receiver
+            element = receiver.elem if receiver.elem is not None else UNKNOWN
+            if element.kind is Kind.LOADER and isinstance(key, ast.Constant) and isinstance(key.value, str):
+                return element.with_(split=split_of_text(key.value))
+            if isinstance(key, ast.Constant) and key.value == "params" and element.kind is Kind.CONTAINER:
+                return element
+            return element
+        if kind is Kind.LOADER and isinstance(key, ast.Constant) and isinstance(key.value, str):
+            return loader(split_of_text(key.value), weak=receiver.weak)
+        if kind is Kind.UNKNOWN and isinstance(key, ast.Constant) and isinstance(key.value, str):
+            base = dotted_name(node.value) or ""
+            last = base.rsplit(".", 1)[-1].lower()
+            if "loader" in last or last in ("dataloaders", "loaders", "dls", "iterators"):
+                return loader(split_of_text(key.value), weak=True)
+            if key.value == "params":
+                return container(tensor(Grad.YES, Role.PARAM, weak=True))
+        return UNKNOWN
+
+    def _binop(self, node: ast.BinOp, state: State, frame: Frame) -> Value:
+        return self.evaluate_binop(node.left, node.op, node.right, state, frame)
+
+    def evaluate_binop(self, left_node, op, right_node, state: State, frame: Frame) -> Value:
+        left = self.evaluate(left_node, state, frame)
+        right = self.evaluate(right_node, state, frame)
+        if left.kind is Kind.TENSOR or right.kind is Kind.TENSOR:
+            if isinstance(op, (ast.FloorDiv, ast.Mod, ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)):
+                return tensor(Grad.NO, weak=left.weak and right.weak)
+            grad = self._combine_grad((left, right), state.mode)
+            roles = Role.NONE
+            if left.has(Role.LOSS) or right.has(Role.LOSS):
+                roles |= Role.LOSS
+            if (left.kind is not Kind.TENSOR or left.has(Role.SCALAR)) and (
+                right.kind is not Kind.TENSOR or right.has(Role.SCALAR)
+            ):
+                roles |= Role.SCALAR
+            if left.has(Role.INFERENCE) or right.has(Role.INFERENCE) or state.mode is GradMode.INFERENCE:
+                roles |= Role.INFERENCE
+            weak = (left.kind is not Kind.TENSOR or left.weak) and (right.kind is not Kind.TENSOR or right.weak)
+            return tensor(grad, roles, weak=weak).with_(split=left.split or right.split)
+        if left.kind is Kind.NUMBER and right.kind is Kind.NUMBER:
+            return NUMBER
+        if left.kind is Kind.CONTAINER and right.kind is Kind.CONTAINER and isinstance(op, ast.Add):
+            return container(join(left.elem, right.elem) if left.elem and right.elem else None)
+        return UNKNOWN
+
+    def _combine_grad(self, values, mode: GradMode) -> Grad:
+        """The grad of a result computed from ``values`` under ``mode``."""
+        if mode.off:
+            return Grad.NO
+        grads = [v.grad for v in values if v.kind is Kind.TENSOR]
+        unknown_inputs = any(v.kind is Kind.UNKNOWN for v in values)
+        if Grad.YES in grads:
+            return Grad.YES if mode is GradMode.ENABLED else Grad.MAYBE
+        if Grad.MAYBE in grads or unknown_inputs:
+            return Grad.MAYBE
+        return Grad.NO
+
+    def _unaryop(self, node: ast.UnaryOp, state: State, frame: Frame) -> Value:
+        operand = self.evaluate(node.operand, state, frame)
+        if isinstance(node.op, ast.Not):
+            return NUMBER if operand.kind is not Kind.TENSOR else tensor(Grad.NO)
+        if operand.kind is Kind.TENSOR:
+            if isinstance(node.op, ast.Invert):
+                return tensor(Grad.NO)
+            grad = self._combine_grad((operand,), state.mode)
+            return tensor(grad, operand.roles & (Role.LOSS | Role.SCALAR | Role.INFERENCE), weak=operand.weak)
+        return operand if operand.kind is Kind.NUMBER else UNKNOWN
+
+    def _compare(self, node: ast.Compare, state: State, frame: Frame) -> Value:
+        values = [self.evaluate(node.left, state, frame)] + [self.evaluate(c, state, frame) for c in node.comparators]
+        if any(v.kind is Kind.TENSOR for v in values) and not any(
+            isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops
+        ):
+            return tensor(Grad.NO)
+        return NUMBER
+
+    def _boolop(self, node: ast.BoolOp, state: State, frame: Frame) -> Value:
+        values = [self.evaluate(v, state, frame) for v in node.values]
+        return join_all(values) or UNKNOWN
+
+    def _ifexp(self, node: ast.IfExp, state: State, frame: Frame) -> Value:
+        self.evaluate(node.test, state, frame)
+        return join(self.evaluate(node.body, state, frame), self.evaluate(node.orelse, state, frame)) or UNKNOWN
+
+    def _tuple(self, node: ast.AST, state: State, frame: Frame) -> Value:
+        items = tuple(self.evaluate(e, state, frame) for e in node.elts)  # type: ignore[attr-defined]
+        if isinstance(node, ast.Tuple):
+            return container(items=items) if items else container()
+        return container(join_all(items)) if items else container()
+
+    def _dict(self, node: ast.Dict, state: State, frame: Frame) -> Value:
+        values = [self.evaluate(v, state, frame) for v in node.values]
+        for k in node.keys:
+            if k is not None:
+                self.evaluate(k, state, frame)
+        return container(join_all(values)) if values else container()
+
+    def _comprehension(self, node: ast.AST, state: State, frame: Frame) -> Value:
+        names = self._comprehension_bindings(node, state, frame)
+        inner = state.bind(names)
+        if isinstance(node, ast.DictComp):
+            self.evaluate(node.key, inner, frame)
+            element = self.evaluate(node.value, inner, frame)
+        else:
+            element = self.evaluate(node.elt, inner, frame)  # type: ignore[attr-defined]
+        return container(element)
+
+    def _named_expr(self, node: ast.NamedExpr, state: State, frame: Frame) -> Value:
+        return self.evaluate(node.value, state, frame)
+
+    def _starred(self, node: ast.Starred, state: State, frame: Frame) -> Value:
+        self.evaluate(node.value, state, frame)
+        return UNKNOWN
+
+    def _await(self, node: ast.Await, state: State, frame: Frame) -> Value:
+        self.evaluate(node.value, state, frame)
+        return UNKNOWN
+
+    def _lambda(self, node: ast.Lambda, state: State, frame: Frame) -> Value:
+        return Value(Kind.FUNCTION)
+
+    def _other(self, node: ast.AST, state: State, frame: Frame) -> Value:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.evaluate(child, state, frame)
+        return OTHER if isinstance(node, (ast.JoinedStr,)) else UNKNOWN
+
+    # ============================================================================== calls
+    def _call(self, node: ast.Call, state: State, frame: Frame) -> Value:
+        result = self._call_value(node, state, frame)
+        if result.kind is Kind.TENSOR and result.split is None and not result.has(Role.OUTPUT):
+            split = self._data_split(node, state, frame)
+            if split is not None:
+                result = result.with_(split=split)
+        return result
+
+    def _data_split(self, node: ast.Call, state: State, frame: Frame) -> Optional[Split]:
+        """The split of the data a tensor computation reads (``test_x[:10].cuda()``)."""
+        func = node.func
+        inputs = list(node.args)
+        if isinstance(func, ast.Attribute) and self.imports.qualified_name(func) is None:
+            inputs.insert(0, func.value)
+        for arg in inputs:
+            value = self.evaluate(arg, state, frame)
+            if value.kind is Kind.TENSOR and value.split is not None:
+                return value.split
+        return None
+
+    def _call_value(self, node: ast.Call, state: State, frame: Frame) -> Value:
+        func = node.func
+        args = [self.evaluate(a, state, frame) for a in node.args]
+        for kw in node.keywords:
+            self.evaluate(kw.value, state, frame)
+        qual = self.qualified_name(func, state)
+        if qual is not None:
+            return self._library_call(qual, node, args, state, frame)
+        if isinstance(func, ast.Attribute):
+            receiver = self.evaluate(func.value, state, frame)
+            return self._method_call(receiver, func.attr, node, args, state, frame)
+        if isinstance(func, ast.Name):
+            callee = self.lookup(func.id, state, frame)
+            if callee.kind is Kind.UNKNOWN and not frame.scope.binds(func.id) and func.id in _BUILTIN_CALLS:
+                return _BUILTIN_CALLS[func.id](self, node, args, state)
+            return self._value_call(callee, func.id, node, args, state, frame)
+        callee = self.evaluate(func, state, frame)
+        return self._value_call(callee, None, node, args, state, frame)
+
+    def _value_call(self, callee: Value, name: Optional[str], node: ast.Call, args: list, state: State, frame) -> Value:
+        kind = callee.kind
+        if kind is Kind.CLASS:
+            info = self._class_table().get(callee.ref) if callee.ref else None
+            if info is not None:
+                if info.is_dataset or self._split_arguments(node) is not None:
+                    if info.is_dataset:
+                        return dataset(self._split_arguments(node), info.key)
+                return self._instance_value(info)
+            if callee.ref and callee.ref.startswith("torch."):
+                return self._library_call(callee.ref, node, args, state, frame)
+            return UNKNOWN
+        if kind is Kind.FUNCTION:
+            fn = self._function_node(callee)
+            if fn is not None and frame.kind != "module-first":
+                summary = self.function_summary(fn)
+                return summary.returns
+            return UNKNOWN
+        if kind is Kind.MODULE:
+            return self._module_call(callee, node, args, state)
+        if kind is Kind.UNKNOWN and name is not None:
+            if LOSS_NAME_RE.search(name) and not name.lower().startswith(_LOSS_NAME_EXCLUDE):
+                grad = self._combine_grad(args, state.mode) if args else Grad.MAYBE
+                if grad is Grad.MAYBE and state.mode is GradMode.ENABLED:
+                    grad = Grad.YES
+                return tensor(grad, Role.LOSS | Role.SCALAR, weak=True)
+        return UNKNOWN
+
+    def _module_call(self, callee: Value, node: ast.Call, args: list, state: State) -> Value:
+        ref = callee.ref or ""
+        last = vocab.last_name(ref) if ref else ""
+        if ref.startswith("torch.nn.") and last in vocab.LOSS_MODULES:
+            grad = self._combine_grad(args, state.mode)
+            return tensor(grad, Role.LOSS | Role.SCALAR)
+        if ref.startswith("torch.nn.") and last in vocab.PARAMETERLESS_MODULES:
+            grad = self._combine_grad(args, state.mode)
+            return tensor(grad, Role.OUTPUT if grad is not Grad.NO else Role.NONE)
+        if state.mode.off:
+            grad = Grad.NO
+        elif state.mode is GradMode.MAYBE:
+            grad = Grad.MAYBE
+        else:
+            grad = Grad.YES
+        roles = Role.OUTPUT
+        if state.mode is GradMode.INFERENCE:
+            roles |= Role.INFERENCE
+        return tensor(grad, roles, weak=callee.weak)
+
+    def _split_arguments(self, call: ast.Call) -> Optional[Split]:
+        """The split a data set constructor is given: ``train=False``, ``split="test"``,
+        ``mode="val"``, or a path or name argument that names one."""
+        for kw in call.keywords:
+            if kw.arg is None:
+                continue
+            value = vocab.constant_of(kw.value, default=None)
+            name = kw.arg.lower()
+            if name in ("train", "training", "is_train", "is_training") and isinstance(value, bool):
+                return Split.TRAIN if value else Split.EVAL
+            if name in ("split", "mode", "subset", "phase", "stage", "image_set", "set", "fold", "partition"):
+                if isinstance(value, str):
+                    return split_of_text(value)
+            if name in ("root", "path", "data_dir", "root_dir", "folder", "dir", "image_dir", "img_dir"):
+                if isinstance(value, str):
+                    found = split_of_text(value)
+                    if found is not None:
+                        return found
+        for arg in call.args:
+            value = vocab.constant_of(arg, default=None)
+            if isinstance(value, str):
+                found = split_of_text(value)
+                if found is not None:
+                    return found
+            elif isinstance(arg, ast.Call):
+                # os.path.join(root, "val")
+                for sub in arg.args:
+                    text = vocab.constant_of(sub, default=None)
+                    if isinstance(text, str):
+                        found = split_of_text(text)
+                        if found is not None:
+                            return found
+        return None
+
+    def _library_call(self, qual: str, node: ast.Call, args: list, state: State, frame: Frame) -> Value:
+        last = vocab.last_name(qual)
+        if qual.startswith("torch."):
+            return self._torch_call(qual, last, node, args, state, frame)
+        if (
+            qual.startswith(("torchvision.datasets.", "torchtext.datasets.", "torchaudio.datasets."))
+            and last[:1].isupper()
+        ):
+            return dataset(self._split_arguments(node), qual)
+        if qual.startswith("torchvision.models.") and last[:1].islower() and not last.startswith("get_"):
+            return module(qual)
+        if qual in ("timm.create_model",) or (
+            qual.startswith("transformers.") and last == "from_pretrained" and ("Model" in qual or ".Auto" in qual)
+        ):
+            return module(qual)
+        if qual.startswith(("numpy.", "pandas.", "math.", "random.")):
+            return OTHER
+        if last in ("tqdm", "trange", "track", "progress_bar") and args:
+            return args[0]
+        if qual.startswith(("copy.deepcopy", "copy.copy")) and args:
+            return args[0]
+        return UNKNOWN
+
+    def _torch_call(self, qual: str, last: str, node: ast.Call, args: list, state: State, frame: Frame) -> Value:
+        if qual in vocab.PARAMETER_NAMES:
+            requires = vocab.call_argument(node, 1, "requires_grad")
+            off = requires is not None and vocab.constant_of(requires, default=None) is False
+            return tensor(Grad.NO if off else Grad.YES, Role.PARAM | Role.LEAF)
+        if qual in vocab.VARIABLE_NAMES:
+            requires = vocab.call_argument(node, None, "requires_grad")
+            if requires is not None and vocab.constant_of(requires, default=None) is True:
+                return tensor(Grad.YES, Role.LEAF)
+            return tensor(Grad.NO)
+        if qual in vocab.DATALOADER_NAMES:
+            data = args[0] if args else None
+            data_node = vocab.call_argument(node, 0, "dataset")
+            split = data.split if data is not None and data.kind is Kind.DATASET else None
+            if split is None and data_node is not None:
+                text = dotted_name(data_node) or ""
+                split = split_of_text(text.rsplit(".", 1)[-1]) if text else None
+            return loader(split)
+        if qual.startswith("torch.utils.data."):
+            if last in ("random_split",):
+                return container(dataset())
+            if last[:1].isupper() and last.endswith(("Dataset", "Subset")) or last in ("Subset", "ConcatDataset"):
+                split = args[0].split if args and args[0].kind is Kind.DATASET else None
+                return dataset(split, qual)
+            return UNKNOWN
+        if qual.startswith(vocab.OPTIMIZER_PREFIX):
+            if last[:1].isupper() and last not in vocab.OPTIMIZER_NON_CLASSES and ".lr_scheduler." not in qual:
+                return OPTIMIZER
+            return UNKNOWN
+        if qual.startswith("torch.nn.") and not qual.startswith(vocab.TENSOR_NAMESPACES) and last[:1].isupper():
+            if qual.startswith("torch.nn.init.") or qual.startswith("torch.nn.utils."):
+                return UNKNOWN
+            return Value(Kind.MODULE, Grad.NO, Role.TRAINING, ref="torch.nn." + last)
+        if qual in vocab.BACKWARD_FUNCTIONS:
+            if last == "grad":
+                create = vocab.call_argument(node, None, "create_graph")
+                grad = Grad.YES if vocab.constant_of(create, default=None) is True else Grad.NO
+                return container(tensor(grad))
+            return NONE_VALUE
+        if qual.startswith("torch.utils.checkpoint."):
+            return tensor(self._combine_grad(args[1:], state.mode) if len(args) > 1 else Grad.MAYBE)
+        namespace_ok = qual.startswith(vocab.TENSOR_NAMESPACES) or qual.count(".") == 1
+        if not namespace_ok:
+            return UNKNOWN
+        if last in vocab.TORCH_NON_TENSOR or last.startswith("_"):
+            return UNKNOWN
+        if last in vocab.LEGACY_TENSOR_TYPES or last in vocab.FACTORIES:
+            requires = vocab.call_argument(node, None, "requires_grad")
+            if requires is not None and vocab.constant_of(requires, default=None) is True:
+                return tensor(Grad.YES, Role.LEAF | (Role.INFERENCE if state.mode is GradMode.INFERENCE else Role.NONE))
+            if last in ("tensor", "as_tensor") and args and args[0].kind is Kind.TENSOR:
+                return tensor(Grad.NO, args[0].roles & Role.SCALAR)
+            return tensor(Grad.NO, Role.INFERENCE if state.mode is GradMode.INFERENCE else Role.NONE)
+        if last[:1].isupper():
+            return UNKNOWN
+        if last in vocab.LOSS_FUNCTIONS:
+            reduction = vocab.call_argument(node, None, "reduction")
+            scalar = vocab.constant_of(reduction, default="mean") != "none"
+            grad = self._combine_grad(args, state.mode)
+            return tensor(grad, Role.LOSS | (Role.SCALAR if scalar else Role.NONE))
+        if last in vocab.GRAD_DROPPING:
+            if last in vocab.PYTHON_VALUE_METHODS or last in ("equal", "allclose"):
+                return NUMBER
+            return tensor(Grad.NO)
+        grad = self._combine_grad(args, state.mode) if args else Grad.NO
+        roles = Role.INFERENCE if state.mode is GradMode.INFERENCE else Role.NONE
+        if last in vocab.FULL_REDUCTIONS and len(node.args) == 1 and not node.keywords:
+            roles |= Role.SCALAR
+        if last in ("max", "min", "sort", "topk", "median", "mode", "kthvalue") and (
+            len(node.args) > 1 or node.keywords
+        ):
+            return container(items=(tensor(grad, roles), tensor(Grad.NO)))
+        return tensor(grad, roles)
+
+    def _method_call(self, receiver: Value, method: str, node: ast.Call, args: list, state: State, frame) -> Value:
+        kind = receiver.kind
+        if kind is Kind.TENSOR:
+            return self._tensor_method(receiver, method, node, args, state)
+        if kind is Kind.MODULE:
+            if method in vocab.MODULE_RETURNING_METHODS:
+                if method == "eval":
+                    return receiver.with_(roles=(receiver.roles & ~Role.TRAINING) | Role.EVALUATING)
+                if method == "train":
+                    return receiver.with_(roles=(receiver.roles & ~Role.EVALUATING) | Role.TRAINING)
+                return receiver
+            if method in vocab.PARAMETER_METHODS:
+                param = tensor(Grad.YES, Role.PARAM | Role.LEAF)
+                if method == "named_parameters":
+                    return container(container(items=(OTHER, param)))
+                return container(param)
+            if method in ("buffers",):
+                return container(tensor(Grad.NO))
+            if method == "forward":
+                return self._module_call(receiver, node, args, state)
+            if method in ("children", "modules"):
+                return container(module())
+            if method in ("state_dict", "zero_grad", "apply", "register_forward_hook", "load_state_dict"):
+                return OTHER if method == "state_dict" else UNKNOWN
+            info = self._class_table().get(receiver.ref) if receiver.ref else None
+            if info is not None:
+                fn = self._method_node(info, method)
+                if fn is not None:
+                    if frame.kind == "module-first":
+                        return UNKNOWN
+                    return self.function_summary(fn).returns
+            # ``self.encoder(x)``: a call of a submodule held in an attribute.
+            held = self._module_attribute(receiver, method, node.func, frame)  # type: ignore[arg-type]
+            if held.kind is Kind.MODULE:
+                return self._module_call(held, node, args, state)
+            return UNKNOWN
+        if kind is Kind.OPTIMIZER:
+            return NONE_VALUE if method in ("step", "zero_grad") else UNKNOWN
+        if kind is Kind.CONTAINER:
+            if method in ("items",):
+                return container(container(items=(UNKNOWN, receiver.elem or UNKNOWN)))
+            if method in ("values", "copy"):
+                return container(receiver.elem) if method == "values" else receiver
+            if method in ("pop", "get", "popitem", "setdefault"):
+                return receiver.elem or UNKNOWN
+            return UNKNOWN
+        if kind is Kind.OTHER and receiver.ref is not None:
+            info = self._class_table().get(receiver.ref)
+            if info is not None and frame.kind != "module-first":
+                fn = self._method_node(info, method)
+                if fn is not None:
+                    return self.function_summary(fn).returns
+            return UNKNOWN
+        if kind is Kind.UNKNOWN:
+            if method == "parameters":
+                return container(tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=True))
+            if method == "named_parameters":
+                return container(container(items=(OTHER, tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=True))))
+            name = method
+            if LOSS_NAME_RE.search(name) and not name.lower().startswith(_LOSS_NAME_EXCLUDE):
+                grad = self._combine_grad(args, state.mode) if args else Grad.MAYBE
+                if grad is Grad.MAYBE and state.mode is GradMode.ENABLED:
+                    grad = Grad.YES
+                return tensor(grad, Role.LOSS | Role.SCALAR, weak=True)
+        return UNKNOWN
+
+    def _tensor_method(self, receiver: Value, method: str, node: ast.Call, args: list, state: State) -> Value:
+        result = self._tensor_method_result(receiver, method, node, args, state)
+        if (
+            state.mode is GradMode.INFERENCE
+            and result.kind is Kind.TENSOR
+            and not (method in vocab.ALIAS_METHODS and not receiver.has(Role.INFERENCE))
+        ):
+            # Tensors allocated under inference_mode are inference tensors (views of normal
+            # tensors stay normal).
+            result = result.with_(roles=result.roles | Role.INFERENCE)
+        return result
+
+    def _tensor_method_result(self, receiver: Value, method: str, node: ast.Call, args: list, state: State) -> Value:
+        if method in ("item", "tolist"):
+            return NUMBER
+        if method in ("numpy",):
+            return OTHER
+        if method in vocab.PYTHON_VALUE_METHODS or method in ("size", "dim"):
+            return NUMBER if method != "size" or node.args else OTHER
+        if method == "backward":
+            return NONE_VALUE
+        if method in ("detach", "detach_"):
+            return tensor(Grad.NO, (receiver.roles & (Role.SCALAR | Role.INFERENCE)) | Role.DETACHED)
+        if method == "requires_grad_":
+            flag = node.args[0] if node.args else None
+            if flag is None or vocab.constant_of(flag, default=None) is True:
+                return self.make_leaf(receiver)
+            return receiver.with_(grad=Grad.NO)
+        if method in vocab.GRAD_DROPPING:
+            return tensor(Grad.NO)
+        keep = receiver.roles & (Role.INFERENCE | Role.DETACHED | Role.LOSS)
+        if method in vocab.FULL_REDUCTIONS:
+            if not node.args and not node.keywords:
+                keep |= Role.SCALAR
+            elif method in ("max", "min") and (node.args or node.keywords):
+                grad = self._combine_grad([receiver] + args, state.mode)
+                return container(items=(tensor(grad, keep & ~Role.LOSS), tensor(Grad.NO)))
+        elif receiver.has(Role.SCALAR) and method not in ("view", "reshape", "unsqueeze", "expand", "repeat"):
+            keep |= Role.SCALAR
+        if method in ("to", "cuda", "cpu", "double", "float", "half", "bfloat16", "type", "type_as"):
+            # A leaf moved or cast is a new tensor: no longer a leaf, still requires grad.
+            grad = receiver.grad if not state.mode.off or receiver.grad is Grad.NO else Grad.NO
+            roles = keep | (receiver.roles & Role.SCALAR)
+            if receiver.has(Role.LEAF) and state.mode.off:
+                roles |= receiver.roles & (Role.LEAF | Role.PARAM)
+            if method in ("to", "type") and receiver.has(Role.LEAF) and not _moves_or_casts(node):
+                roles |= receiver.roles & (Role.LEAF | Role.PARAM)
+            return tensor(grad, roles, weak=receiver.weak)
+        if method.endswith("_") and method in vocab.INPLACE_VALUE_METHODS:
+            return receiver
+        grad = self._combine_grad([receiver] + args, state.mode)
+        return tensor(grad, keep, weak=receiver.weak)
+
+    # =========================================================================== classes
+    def _class_key(self, node: ast.ClassDef) -> str:
+        return node.name
+
+    def _class_table(self) -> dict:
+        if self._classes is not None:
+            return self._classes
+        classes: dict = {}
+        self._classes = classes
+        for node in _all_classes(self.tree):
+            key = self._class_key(node)
+            bases = []
+            for base in node.bases:
+                qual = self.imports.qualified_name(base)
+                bases.append(qual if qual is not None else (dotted_name(base) or ""))
+            classes.setdefault(key, ClassInfo(node, key, tuple(bases)))
+        changed = True
+        while changed:
+            changed = False
+            for info in classes.values():
+                for base in info.bases:
+                    other = classes.get(base)
+                    module_base = base in vocab.MODULE_BASES or (
+                        base.startswith("torch.nn.")
+                        and vocab.last_name(base)[:1].isupper()
+                        and vocab.last_name(base) != "Parameter"
+                        and not base.startswith("torch.nn.functional.")
+                    )
+                    module_base = module_base or base.endswith("LightningModule")
+                    function_base = base in vocab.AUTOGRAD_FUNCTION_BASES
+                    dataset_base = base.startswith("torch.utils.data.") and vocab.last_name(base).endswith("Dataset")
+                    if other is not None and other is not info:
+                        module_base = module_base or other.is_module
+                        function_base = function_base or other.is_autograd_function
+                        dataset_base = dataset_base or other.is_dataset
+                    if module_base and not info.is_module:
+                        info.is_module = changed = True
+                    if function_base and not info.is_autograd_function:
+                        info.is_autograd_function = changed = True
+                    if dataset_base and not info.is_dataset:
+                        info.is_dataset = changed = True
+        return classes
+
+    def _layers(self, info: ClassInfo) -> set:
+        """The torch.nn classes and module classes of the file a module class constructs."""
+        if info.layers_known:
+            return info.layers
+        info.layers_known = True
+        classes = self._class_table()
+        for sub in ast.walk(info.node):
+            if isinstance(sub, ast.Call):
+                qual = self.imports.qualified_name(sub.func)
+                if qual is not None and qual.startswith("torch.nn."):
+                    info.layers.add(vocab.last_name(qual))
+                elif isinstance(sub.func, ast.Name) and sub.func.id in classes:
+                    info.layers.add(sub.func.id)
+        return info.layers
+
+    def _class_has_layers(self, info: ClassInfo, names: frozenset, seen: set) -> Optional[bool]:
+        if info.key in seen:
+            return False
+        seen.add(info.key)
+        layers = self._layers(info)
+        if layers & names:
+            return True
+        classes = self._class_table()
+        unknown = False
+        for layer in layers:
+            other = classes.get(layer)
+            if other is not None and other.is_module:
+                found = self._class_has_layers(other, names, seen)
+                if found:
+                    return True
+                if found is None:
+                    unknown = True
+        for base in info.bases:
+            other = classes.get(base)
+            if other is not None:
+                found = self._class_has_layers(other, names, seen)
+                if found:
+                    return True
+                if found is None:
+                    unknown = True
+            elif not (base in vocab.MODULE_BASES or base.startswith("torch.nn.")):
+                unknown = True
+            elif base.startswith("torch.nn.") and vocab.last_name(base) in names:
+                return True
+        return None if unknown else False
+
+    def _method_class(self, fn: ast.AST) -> Optional[ClassInfo]:
+        parent = self.parent_of(fn)
+        if isinstance(parent, ast.ClassDef):
+            return self._class_table().get(self._class_key(parent))
+        return None
+
+    def _method_node(self, info: ClassInfo, name: str) -> Optional[ast.AST]:
+        for stmt in info.node.body:
+            if isinstance(stmt, FUNCTION_TYPES) and stmt.name == name:
+                return stmt
+        return None
+
+    # ========================================================================= functions
+    def _function_node(self, value: Value) -> Optional[ast.AST]:
+        if value.ref is None:
+            return None
+        return self._definitions.get(value.ref)
+
+    def _summarise(self, fn: ast.AST) -> FunctionSummary:
+        summary = FunctionSummary()
+        for sub in own_nodes(fn):
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
+                attr = sub.func.attr
+                if attr == "backward":
+                    summary.calls_backward = True
+                elif attr == "step":
+                    summary.steps_optimizer = True
+                elif attr == "zero_grad":
+                    summary.zeroes_grad = True
+                elif attr == "eval" and not sub.args:
+                    summary.switches_to_eval = True
+            elif isinstance(sub, ast.Call):
+                qual = self.imports.qualified_name(sub.func)
+                if qual in vocab.BACKWARD_FUNCTIONS:
+                    summary.calls_backward = True
+        annotated = self.annotation_value(fn.returns) if getattr(fn, "returns", None) is not None else None  # type: ignore[attr-defined]
+        frame = self._summary_frame(fn)
+        if frame is None or frame.flow is None:
+            summary.returns = annotated or UNKNOWN
+            return summary
+        values = [value if value is not None else NONE_VALUE for _stmt, value in frame.flow.returns]
+        if frame.flow.exit is not None and not _is_generator(fn):
+            values.append(NONE_VALUE)
+        returned = join_all(values) if values else NONE_VALUE
+        if returned is not None and returned.kind is Kind.UNKNOWN and annotated is not None:
+            returned = annotated
+        summary.returns = returned or UNKNOWN
+        if _is_generator(fn):
+            summary.returns = UNKNOWN
+        return summary
+
+    def _callers_of(self, fn: ast.AST) -> Optional[list]:
+        index = self._call_index()
+        key = id(fn)
+        if key in self._escapes_set():
+            return None
+        raw = index.get(key)
+        if raw is None:
+            return []
+        sites = []
+        for call, caller_scope in raw:
+            frame = self._caller_frame(caller_scope)
+            if frame is None or frame.flow is None:
+                return None
+            stmt = call
+            while stmt is not None and not isinstance(stmt, ast.stmt):
+                stmt = self.parent_of(stmt)
+            state = frame.flow.before.get(id(stmt)) if stmt is not None else None
+            if state is None:
+                continue  # unreachable call
+            if stmt is not None and isinstance(stmt, (ast.With, ast.AsyncWith)):
+                # A call in the body of the with is in a later statement; one in the item
+                # runs before the region: the state before the statement is right for both.
+                pass
+            sites.append(CallSite(call, self._state_inside(stmt, call, state), frame))
+        return sites
+
+    def _state_inside(self, stmt: ast.stmt, call: ast.Call, state: State) -> State:
+        return state
+
+    def _caller_frame(self, scope_node: ast.AST) -> Optional[Frame]:
+        if isinstance(scope_node, ast.Module):
+            return self._module_frame()
+        if isinstance(scope_node, FUNCTION_TYPES):
+            return self._summary_frame(scope_node)
+        return None
+
+    def _call_index(self) -> dict:
+        """id(function) -> [(Call, scope node of the caller)] for the file's functions."""
+        if self._call_sites is not None:
+            return self._call_sites
+        sites: dict = {}
+        escapes: set = set()
+        self._call_sites = sites
+        self._escapes = escapes
+        top = self.scopes.module.definitions
+        functions = {name: defs for name, defs in top.items() if all(isinstance(d, FUNCTION_TYPES) for d in defs)}
+        methods: dict = {}
+        for cls in _all_classes(self.tree):
+            for stmt in cls.body:
+                if isinstance(stmt, FUNCTION_TYPES):
+                    methods.setdefault(stmt.name, []).append(stmt)
+        if not functions and not methods:
+            return sites
+        for defs in list(functions.values()) + list(methods.values()):
+            if len(defs) > 1:
+                for d in defs:
+                    escapes.add(id(d))
+        # Functions with decorators other than grad-mode ones may be registered or wrapped.
+        for defs in list(functions.values()) + list(methods.values()):
+            for d in defs:
+                for deco in d.decorator_list:
+                    if self._decorated_mode_of(deco) is None and dotted_name(deco) not in (
+                        "staticmethod",
+                        "classmethod",
+                    ):
+                        escapes.add(id(d))
+        all_names = self.imports.names
+        for scope_node, node, parent in _nodes_with_scope(self.tree):
+            if isinstance(node, ast.Name) and node.id in functions:
+                fn = functions[node.id][-1]
+                if isinstance(node.ctx, ast.Load):
+                    if isinstance(parent, ast.Call) and parent.func is node:
+                        sites.setdefault(id(fn), []).append((parent, scope_node))
+                    else:
+                        escapes.add(id(fn))
+            elif (
+                isinstance(node, ast.Attribute)
+                and node.attr in methods
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "self"
+            ):
+                for fn in methods[node.attr]:
+                    if isinstance(parent, ast.Call) and parent.func is node:
+                        sites.setdefault(id(fn), []).append((parent, scope_node))
+                    else:
+                        escapes.add(id(fn))
+        for name in ("__all__",):
+            if name in all_names:
+                pass
+        # Dunder methods are called by Python itself.
+        for name, defs in methods.items():
+            if name.startswith("__"):
+                for d in defs:
+                    escapes.add(id(d))
+        return sites
+
+    def _escapes_set(self) -> set:
+        self._call_index()
+        return self._escapes or set()
+
+    def _decorated_mode_of(self, deco: ast.AST) -> Optional[GradMode]:
+        return region_mode(classify_grad_mode(deco, self.imports))
+
+
+def _names(node: ast.AST) -> set:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _names_in(nodes) -> set:
+    out: set = set()
+    for node in nodes:
+        out |= _names(node)
+    return out
+
+
+def _moves_or_casts(call: ast.Call) -> bool:
+    """Whether ``x.to(...)`` certainly or possibly makes a new tensor (a device or dtype
+    argument); ``x.to(x)`` with a tensor argument may too: only ``.to()`` with no argument keeps it."""
+    return bool(call.args or call.keywords)
+
+
+def _is_generator(fn: ast.AST) -> bool:
+    return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own_nodes(fn))
+
+
+def _all_classes(tree: ast.Module) -> list:
+    out = []
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.ClassDef):
+            out.append(node)
+            stack.extend(node.body)
+        elif isinstance(node, (ast.If, ast.Try, ast.With)):
+            for field_name in ("body", "orelse", "finalbody", "handlers"):
+                for child in getattr(node, field_name, ()) or ():
+                    if isinstance(child, ast.ExceptHandler):
+                        stack.extend(child.body)
+                    else:
+                        stack.append(child)
+    out.reverse()
+    return out
+
+
+def _nodes_with_scope(tree: ast.Module):
+    """(scope node, node, parent) for every node of the module."""
+    stack: list = [(tree, tree, None)]
+    while stack:
+        scope, node, parent = stack.pop()
+        yield scope, node, parent
+        inner = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else scope
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.expr_context, ast.operator, ast.cmpop, ast.boolop, ast.unaryop)):
+                continue
+            stack.append((inner, child, node))
+
+
+def _builtin_iter(model, node, args, state):
+    return args[0] if args else UNKNOWN
+
+
+def _builtin_enumerate(model, node, args, state):
+    if not args:
+        return UNKNOWN
+    element = model.element_of(args[0], node.args[0] if node.args else None)
+    inner = container(container(items=(NUMBER, element)))
+    if args[0].kind is Kind.LOADER:
+        return args[0].with_(elem=container(items=(NUMBER, element)))
+    return inner
+
+
+def _builtin_zip(model, node, args, state):
+    if not args:
+        return UNKNOWN
+    elements = tuple(model.element_of(a, None) for a in args)
+    return container(container(items=elements))
+
+
+def _builtin_next(model, node, args, state):
+    return model.element_of(args[0], None) if args else UNKNOWN
+
+
+def _builtin_number(model, node, args, state):
+    return NUMBER
+
+
+def _builtin_list(model, node, args, state):
+    if not args:
+        return container()
+    return container(model.element_of(args[0], None))
+
+
+def _builtin_sum(model, node, args, state):
+    if not args:
+        return NUMBER
+    element = model.element_of(args[0], None)
+    if element.kind is Kind.TENSOR:
+        return element
+    return UNKNOWN
+
+
+def _builtin_range(model, node, args, state):
+    return container(NUMBER)
+
+
+def _builtin_isinstance(model, node, args, state):
+    return NUMBER
+
+
+_BUILTIN_CALLS = {
+    "iter": _builtin_iter,
+    "enumerate": _builtin_enumerate,
+    "zip": _builtin_zip,
+    "next": _builtin_next,
+    "len": _builtin_number,
+    "float": _builtin_number,
+    "int": _builtin_number,
+    "round": _builtin_number,
+    "abs": _builtin_number,
+    "bool": _builtin_number,
+    "list": _builtin_list,
+    "tuple": _builtin_list,
+    "sorted": _builtin_list,
+    "reversed": _builtin_list,
+    "sum": _builtin_sum,
+    "range": _builtin_range,
+    "isinstance": _builtin_isinstance,
+    "tqdm": _builtin_iter,
+    "trange": _builtin_range,
+}
+
+
+_EVALUATORS = {
+    ast.Name: SemanticModel._name,
+    ast.Constant: SemanticModel._constant,
+    ast.Attribute: SemanticModel._attribute,
+    ast.Subscript: SemanticModel._subscript,
+    ast.BinOp: SemanticModel._binop,
+    ast.UnaryOp: SemanticModel._unaryop,
+    ast.Compare: SemanticModel._compare,
+    ast.BoolOp: SemanticModel._boolop,
+    ast.IfExp: SemanticModel._ifexp,
+    ast.Tuple: SemanticModel._tuple,
+    ast.List: SemanticModel._tuple,
+    ast.Set: SemanticModel._tuple,
+    ast.Dict: SemanticModel._dict,
+    ast.ListComp: SemanticModel._comprehension,
+    ast.SetComp: SemanticModel._comprehension,
+    ast.GeneratorExp: SemanticModel._comprehension,
+    ast.DictComp: SemanticModel._comprehension,
+    ast.NamedExpr: SemanticModel._named_expr,
+    ast.Starred: SemanticModel._starred,
+    ast.Await: SemanticModel._await,
+    ast.Lambda: SemanticModel._lambda,
+    ast.Call: SemanticModel._call,
+    ast.JoinedStr: SemanticModel._other,
+    ast.FormattedValue: SemanticModel._other,
+    ast.Slice: SemanticModel._other,
+    ast.Yield: SemanticModel._other,
+    ast.YieldFrom: SemanticModel._other,
+}

@@ -1,0 +1,159 @@
+"""What a value is, as far as the code shows it: the lattice of the semantic model.
+
+A ``Value`` has a ``Kind`` (tensor, module, optimizer, data loader, ...) and, for tensors,
+whether it carries autograd history (``Grad``) and a few roles that rules care about
+(a parameter, a loss, a model output, 0-dim, created under inference mode). ``join``
+merges the values that reach one point along different paths: what is not certain on every
+path is dropped. ``weak`` marks values known only from a name (``model``, ``val_loader``):
+rules may accept weak evidence where the old name-based behaviour was right, and prefer
+strong evidence where a wrong guess would be a false positive.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, replace
+from typing import Optional
+
+
+class Kind(enum.Enum):
+    UNKNOWN = "unknown"
+    TENSOR = "tensor"
+    MODULE = "module"  # an nn.Module instance
+    NUMBER = "number"  # int, float, bool, or a 0-dim result taken out with .item()
+    CONTAINER = "container"  # list, tuple, dict, set: ``elem`` says what it holds
+    OPTIMIZER = "optimizer"
+    LOADER = "loader"  # a DataLoader or another iterable of batches
+    DATASET = "dataset"
+    FUNCTION = "function"  # a function defined in the project
+    CLASS = "class"  # a class defined in the project or a torch class
+    NONE = "none"
+    OTHER = "other"  # known, and none of the above (strings, numpy arrays, devices, ...)
+
+
+class Grad(enum.Enum):
+    """Does a tensor carry autograd history (or require grad)?"""
+
+    YES = "yes"
+    NO = "no"
+    MAYBE = "maybe"
+
+
+class Role(enum.Flag):
+    NONE = 0
+    PARAM = enum.auto()  # an nn.Parameter, or a tensor from .parameters()
+    LEAF = enum.auto()  # a leaf created with requires_grad=True (or .requires_grad_())
+    LOSS = enum.auto()  # a loss value
+    OUTPUT = enum.auto()  # the output of a model call
+    SCALAR = enum.auto()  # 0-dim (a full reduction, a criterion output)
+    INFERENCE = enum.auto()  # created under inference_mode
+    DETACHED = enum.auto()  # the result of .detach() / .data
+    TRAINING = enum.auto()  # a module in training mode on every path (new, or after .train())
+    EVALUATING = enum.auto()  # a module switched to eval mode on every path (.eval(), .train(False))
+
+
+class Split(enum.Enum):
+    """Which part of a data set a loader or data set serves."""
+
+    TRAIN = "train"
+    EVAL = "eval"  # validation or test
+
+
+@dataclass(frozen=True)
+class Value:
+    kind: Kind = Kind.UNKNOWN
+    grad: Grad = Grad.MAYBE
+    roles: Role = Role.NONE
+    elem: Optional["Value"] = None  # containers and loaders: what iterating yields
+    items: Optional[tuple] = None  # fixed tuples: the value of each position
+    split: Optional[Split] = None  # loaders and data sets
+    ref: Optional[str] = None  # modules and data sets: their class; classes and functions: which definition
+    weak: bool = False  # known from a name only
+
+    # -- questions rules ask -------------------------------------------------------------
+    @property
+    def is_tensor(self) -> bool:
+        return self.kind is Kind.TENSOR
+
+    @property
+    def is_module(self) -> bool:
+        return self.kind is Kind.MODULE
+
+    @property
+    def carries_grad(self) -> bool:
+        """Certainly a tensor with autograd history (or one that requires grad)."""
+        return self.kind is Kind.TENSOR and self.grad is Grad.YES
+
+    def has(self, role: Role) -> bool:
+        return bool(self.roles & role)
+
+    def with_(self, **changes) -> "Value":
+        return replace(self, **changes)
+
+
+UNKNOWN = Value()
+NONE_VALUE = Value(Kind.NONE)
+NUMBER = Value(Kind.NUMBER, Grad.NO)
+OTHER = Value(Kind.OTHER, Grad.NO)
+FUNCTION = Value(Kind.FUNCTION)
+OPTIMIZER = Value(Kind.OPTIMIZER)
+
+
+def tensor(grad: Grad = Grad.MAYBE, roles: Role = Role.NONE, weak: bool = False) -> Value:
+    return Value(Kind.TENSOR, grad, roles, weak=weak)
+
+
+def module(cls: Optional[str] = None, weak: bool = False) -> Value:
+    return Value(Kind.MODULE, Grad.NO, ref=cls, weak=weak)
+
+
+def container(elem: Optional[Value] = None, items: Optional[tuple] = None) -> Value:
+    if elem is None and items:
+        elem = join_all(items)
+    return Value(Kind.CONTAINER, Grad.NO, elem=elem, items=items)
+
+
+def loader(split: Optional[Split] = None, elem: Optional[Value] = None, weak: bool = False) -> Value:
+    return Value(Kind.LOADER, Grad.NO, elem=elem, split=split, weak=weak)
+
+
+def dataset(split: Optional[Split] = None, cls: Optional[str] = None) -> Value:
+    return Value(Kind.DATASET, Grad.NO, split=split, ref=cls)
+
+
+def join_grad(a: Grad, b: Grad) -> Grad:
+    return a if a is b else Grad.MAYBE
+
+
+def join(a: Optional[Value], b: Optional[Value]) -> Optional[Value]:
+    """The value certain on both paths (None is "not bound on this path": the other wins)."""
+    if a is None:
+        return b
+    if b is None or a is b or a == b:
+        return a
+    if a.kind is not b.kind:
+        # A module and None (``model = None`` then ``model = Net()``) stays unknown: both happen.
+        return UNKNOWN
+    items = None
+    if a.items is not None and b.items is not None and len(a.items) == len(b.items):
+        items = tuple(join(x, y) or UNKNOWN for x, y in zip(a.items, b.items))
+    elem = join(a.elem, b.elem) if a.elem is not None and b.elem is not None else None
+    return Value(
+        a.kind,
+        join_grad(a.grad, b.grad),
+        a.roles & b.roles,
+        elem,
+        items,
+        a.split if a.split is b.split else None,
+        a.ref if a.ref == b.ref else None,
+        a.weak or b.weak,
+    )
+
+
+def join_all(values) -> Optional[Value]:
+    out: Optional[Value] = None
+    first = True
+    for value in values:
+        out = value if first else join(out, value)
+        first = False
+    return out

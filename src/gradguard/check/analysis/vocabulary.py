@@ -1,0 +1,259 @@
+"""torch's names, in one place: what each torch function, method and class does to gradients.
+
+Every rule and analysis reads these sets; none keeps a list of its own. Names are the last
+component (``randn``, ``mul_``, ``CrossEntropyLoss``) unless a set says it holds qualified
+names (``torch.no_grad``). Checked against torch 2.13.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# -- grad mode ------------------------------------------------------------------------------
+NO_GRAD_NAMES = frozenset({"torch.no_grad", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"})
+INFERENCE_NAMES = frozenset(
+    {"torch.inference_mode", "torch.autograd.inference_mode", "torch.autograd.grad_mode.inference_mode"}
+)
+ENABLE_NAMES = frozenset({"torch.enable_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.enable_grad"})
+SET_ENABLED_NAMES = frozenset(
+    {"torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.set_grad_enabled"}
+)
+GRAD_MODE_NAMES = NO_GRAD_NAMES | INFERENCE_NAMES | ENABLE_NAMES | SET_ENABLED_NAMES
+GRAD_OFF_NAMES = NO_GRAD_NAMES | INFERENCE_NAMES | SET_ENABLED_NAMES  # what can disable grad
+
+# -- autograd entry points ------------------------------------------------------------------
+BACKWARD_FUNCTIONS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
+VARIABLE_NAMES = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
+PARAMETER_NAMES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+AUTOGRAD_FUNCTION_BASES = frozenset(
+    {
+        "torch.autograd.Function",
+        "torch.autograd.function.Function",
+        "torch.autograd.function.InplaceFunction",
+        "torch.autograd.function._SingleLevelFunction",
+    }
+)
+MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+
+# -- tensor methods -------------------------------------------------------------------------
+# In-place methods that write values (torch 2.13 ``Tensor`` methods ending in ``_``, without
+# those that only change metadata or flags, listed below).
+INPLACE_VALUE_METHODS = _words(
+    """abs_ absolute_ acos_ acosh_ add_ addbmm_ addcdiv_ addcmul_ addmm_ addmv_ addr_ apply_ arccos_
+    arccosh_ arcsin_ arcsinh_ arctan2_ arctan_ arctanh_ asin_ asinh_ atan2_ atan_ atanh_ baddbmm_
+    bernoulli_ bitwise_and_ bitwise_left_shift_ bitwise_not_ bitwise_or_ bitwise_right_shift_
+    bitwise_xor_ cauchy_ ceil_ clamp_ clamp_max_ clamp_min_ clip_ conj_physical_ copy_ copysign_ cos_
+    cosh_ cumprod_ cumsum_ deg2rad_ digamma_ div_ divide_ eq_ erf_ erfc_ erfinv_ exp2_ exp_ expm1_
+    exponential_ fill_ fill_diagonal_ fix_ float_power_ floor_ floor_divide_ fmod_ frac_ gcd_ ge_
+    geometric_ greater_ greater_equal_ gt_ heaviside_ hypot_ i0_ igamma_ igammac_ index_add_
+    index_copy_ index_fill_ index_put_ index_reduce_ lcm_ ldexp_ le_ lerp_ less_ less_equal_ lgamma_
+    log10_ log1p_ log2_ log_ log_normal_ logical_and_ logical_not_ logical_or_ logical_xor_ logit_
+    lt_ map2_ map_ masked_fill_ masked_scatter_ mul_ multiply_ mvlgamma_ nan_to_num_ ne_ neg_
+    negative_ nextafter_ normal_ not_equal_ polygamma_ pow_ put_ rad2deg_ random_ reciprocal_ relu_
+    remainder_ renorm_ round_ rsqrt_ scatter_ scatter_add_ scatter_reduce_ sgn_ sigmoid_ sign_ sin_
+    sinc_ sinh_ sqrt_ square_ sub_ subtract_ tan_ tanh_ tril_ triu_ true_divide_ trunc_ uniform_
+    xlogy_ zero_"""
+)
+# In-place methods that change only metadata or flags, not the values the original sees.
+META_INPLACE_METHODS = _words(
+    """as_strided_ detach_ requires_grad_ resize_ resize_as_ resize_as_sparse_ set_ share_memory_
+    sparse_resize_ sparse_resize_and_clear_ squeeze_ swapaxes_ swapdims_ t_ transpose_
+    unsqueeze_"""
+)
+# Methods only tensors have (among the names user code calls on values).
+TENSOR_ONLY_METHODS = INPLACE_VALUE_METHODS | {
+    "cpu",
+    "cuda",
+    "numpy",
+    "clone",
+    "detach",
+    "detach_",
+    "backward",
+    "requires_grad_",
+    "item",
+    "tolist",
+    "register_hook",
+    "retain_grad",
+}
+# Attributes only tensors have.
+TENSOR_ONLY_ATTRIBUTES = frozenset({"grad", "requires_grad", "grad_fn", "is_leaf", "data"})
+# Methods and attributes whose result may share memory with the tensor (views, the tensor itself).
+ALIAS_METHODS = _words(
+    """view view_as reshape reshape_as flatten unflatten squeeze unsqueeze permute transpose t expand
+    expand_as narrow select unbind split chunk tensor_split contiguous cpu cuda to float double half
+    bfloat16 type type_as long int bool byte char short as_strided diagonal movedim moveaxis
+    swapaxes swapdims unfold view_as_real view_as_complex detach data squeeze_ unsqueeze_
+    requires_grad_ pin_memory share_memory_ coalesce to_dense resolve_conj resolve_neg conj positive
+    adjoint ravel hsplit vsplit dsplit split_with_sizes unsafe_split unsafe_chunk as_subclass indices
+    values crow_indices col_indices align_to align_as rename refine_names broadcast_to"""
+)
+ALIAS_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data"})
+# Attributes that only read a tensor's metadata.
+READ_ATTRIBUTES = _words(
+    """shape dtype device is_cuda ndim requires_grad is_leaf layout nbytes itemsize is_sparse
+    is_quantized is_meta grad_fn placements device_mesh names is_nested is_mps is_xpu is_mkldnn
+    is_sparse_csr"""
+)
+# Methods and torch functions whose result still carries the graph of their (tensor) inputs.
+GRAD_PRESERVING = _words(
+    """abs absolute acos add addmm arccos arcsin arctan asin atan baddbmm bmm cat chunk clamp clamp_max
+    clamp_min clip clone contiguous cos cosh cpu cuda cumsum cumprod diag diagonal div divide double
+    einsum exp expand expand_as expm1 flatten flip float gather half bfloat16 index_select log log10
+    log1p log2 log_softmax logsumexp masked_fill matmul max mean min mm mul multiply narrow neg norm
+    permute pow prod relu repeat reshape roll rsqrt select sigmoid sin sinh softmax split sqrt square
+    squeeze stack std sub subtract sum t tanh tile to transpose tril triu unbind unflatten unsqueeze
+    var view view_as where nan_to_num gelu silu dropout linear conv1d conv2d conv3d normalize
+    cross_entropy nll_loss mse_loss l1_loss smooth_l1_loss huber_loss binary_cross_entropy
+    binary_cross_entropy_with_logits kl_div cosine_similarity pairwise_distance type_as
+    real imag amax amin topk sort leaky_relu elu selu softplus hardtanh glu logsigmoid tan atan2
+    minimum maximum concat concatenate hstack vstack dot mv outer bilinear embedding pad interpolate
+    max_pool1d max_pool2d avg_pool1d avg_pool2d adaptive_avg_pool2d batch_norm layer_norm group_norm
+    instance_norm one_hot_like sum_to_size masked_select take repeat_interleave movedim moveaxis
+    swapaxes swapdims squeeze_ unsqueeze_ reshape_as expand_as broadcast_to abs_ logit erf erfinv
+    sinc reciprocal square_ sqrt_ neg_ exp_ mul_ add_ sub_ div_ clamp_ pow_"""
+)
+# Methods and torch functions whose result never carries a graph: integer or boolean results,
+# plain Python values, copies out of autograd.
+GRAD_DROPPING = _words(
+    """detach detach_ item tolist numpy argmax argmin argsort eq ne lt le gt ge long int bool
+    isnan isinf isfinite nonzero size dim numel shape dtype device data sign round floor ceil
+    requires_grad_ count_nonzero bincount unique histc is_floating_point is_complex element_size
+    stride data_ptr nelement is_contiguous equal allclose any all byte char short"""
+)
+# Results that are plain Python values (not tensors).
+PYTHON_VALUE_METHODS = frozenset(
+    {"item", "tolist", "size", "dim", "numel", "nelement", "element_size", "stride", "data_ptr", "is_contiguous"}
+)
+# Reductions: a tensor reduced over every dimension is 0-dim (``loss.sum()``, ``x.mean()``).
+FULL_REDUCTIONS = frozenset({"sum", "mean", "prod", "norm", "max", "min", "std", "var", "amax", "amin", "logsumexp"})
+# Builtins whose argument is only read.
+READING_BUILTINS = frozenset(
+    {"print", "str", "repr", "format", "len", "float", "int", "bool", "isinstance", "hash", "id", "type", "complex"}
+)
+# torch functions that read their tensor arguments and return new tensors or plain values.
+READING_TORCH_FUNCTIONS = _words(
+    """cat concat concatenate stack hstack vstack sum mean norm max min amax amin allclose equal
+    isclose eq ne lt le gt ge abs dist matmul mm bmm dot add sub mul div pow sqrt exp log clone
+    argmax argmin topk sort var std median prod cumsum any all isnan isinf isfinite nonzero where
+    count_nonzero save numel is_tensor is_floating_point sign maximum minimum zeros_like ones_like
+    empty_like full_like rand_like randn_like randint_like"""
+)
+# Attributes that hold tensors on every torch module that has them.
+MODULE_TENSOR_ATTRIBUTES = frozenset({"running_mean", "running_var", "weight", "bias"})
+
+# -- torch functions ------------------------------------------------------------------------
+# torch functions that create a new tensor; it requires grad only when asked to.
+FACTORIES = _words(
+    """zeros ones empty full rand randn randint randperm arange linspace logspace eye from_numpy
+    tensor as_tensor zeros_like ones_like empty_like full_like rand_like randn_like randint_like
+    normal bernoulli multinomial tril_indices triu_indices empty_strided"""
+)
+LEGACY_TENSOR_TYPES = _words(
+    """FloatTensor LongTensor DoubleTensor IntTensor ByteTensor BoolTensor HalfTensor Tensor
+    ShortTensor CharTensor BFloat16Tensor"""
+)
+# Top-level ``torch.*`` callables that return something other than a tensor.
+TORCH_NON_TENSOR = _words(
+    """no_grad enable_grad inference_mode set_grad_enabled is_grad_enabled is_inference_mode_enabled
+    device dtype Size manual_seed seed initial_seed load save is_tensor is_storage
+    is_floating_point is_complex is_nonzero numel get_default_dtype set_default_dtype
+    set_default_device set_num_threads get_num_threads set_num_interop_threads compile finfo iinfo
+    Generator set_printoptions use_deterministic_algorithms are_deterministic_algorithms_enabled
+    get_rng_state set_rng_state typename is_autocast_enabled autocast set_float32_matmul_precision
+    get_float32_matmul_precision broadcast_shapes result_type can_cast promote_types
+    set_anomaly_enabled is_anomaly_enabled vmap cond _Reduction has_torch_function
+    handle_torch_function get_device equal allclose"""
+)
+# Namespaces whose functions return tensors.
+TENSOR_NAMESPACES = ("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")
+# Functional losses (``F.cross_entropy``) and loss modules (``nn.CrossEntropyLoss``).
+LOSS_FUNCTIONS = _words(
+    """cross_entropy nll_loss mse_loss l1_loss smooth_l1_loss huber_loss binary_cross_entropy
+    binary_cross_entropy_with_logits kl_div margin_ranking_loss hinge_embedding_loss
+    multilabel_margin_loss soft_margin_loss multilabel_soft_margin_loss cosine_embedding_loss
+    multi_margin_loss triplet_margin_loss poisson_nll_loss gaussian_nll_loss ctc_loss"""
+)
+LOSS_MODULES = _words(
+    """L1Loss MSELoss CrossEntropyLoss CTCLoss NLLLoss PoissonNLLLoss GaussianNLLLoss KLDivLoss BCELoss
+    BCEWithLogitsLoss MarginRankingLoss HingeEmbeddingLoss MultiLabelMarginLoss HuberLoss SmoothL1Loss
+    SoftMarginLoss MultiLabelSoftMarginLoss CosineEmbeddingLoss MultiMarginLoss TripletMarginLoss
+    TripletMarginWithDistanceLoss NLLLoss2d"""
+)
+# torch.nn modules without parameters: calling one records no graph of its own.
+PARAMETERLESS_MODULES = (
+    _words(
+        """ReLU ReLU6 LeakyReLU ELU SELU CELU GELU SiLU Mish Sigmoid Tanh Softmax LogSoftmax Softmin
+    Softplus Softsign Hardtanh Hardsigmoid Hardswish Hardshrink Softshrink Tanhshrink Threshold
+    LogSigmoid GLU Dropout Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout MaxPool1d
+    MaxPool2d MaxPool3d AvgPool1d AvgPool2d AvgPool3d AdaptiveAvgPool1d AdaptiveAvgPool2d
+    AdaptiveAvgPool3d AdaptiveMaxPool1d AdaptiveMaxPool2d AdaptiveMaxPool3d LPPool1d LPPool2d
+    Flatten Unflatten Identity Upsample UpsamplingNearest2d UpsamplingBilinear2d PixelShuffle
+    PixelUnshuffle ZeroPad2d ConstantPad1d ConstantPad2d ConstantPad3d ReflectionPad1d
+    ReflectionPad2d ReplicationPad1d ReplicationPad2d CosineSimilarity PairwiseDistance
+    ChannelShuffle Fold Unfold"""
+    )
+    | LOSS_MODULES
+)
+# Layers whose behaviour differs between ``train()`` and ``eval()``.
+DROPOUT_MODULES = _words("Dropout Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout")
+BATCHNORM_MODULES = _words(
+    """BatchNorm1d BatchNorm2d BatchNorm3d SyncBatchNorm LazyBatchNorm1d LazyBatchNorm2d
+    LazyBatchNorm3d"""
+)
+TRAIN_MODE_MODULES = DROPOUT_MODULES | BATCHNORM_MODULES
+# Containers of modules.
+MODULE_CONTAINERS = _words("Sequential ModuleList ModuleDict ParameterList ParameterDict")
+# Methods of a module that return the module itself (or a module).
+MODULE_RETURNING_METHODS = _words(
+    """to cuda cpu eval train float half double bfloat16 requires_grad_ type xpu mps share_memory
+    to_empty apply"""
+)
+# Methods of a module that return its parameters.
+PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
+OPTIMIZER_PREFIX = "torch.optim."
+OPTIMIZER_NON_CLASSES = frozenset({"lr_scheduler", "swa_utils", "Optimizer"})
+DATALOADER_NAMES = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+DATASET_SPLIT_KEYWORDS = {"train": True, "training": True, "is_train": True, "split": None, "subset": None}
+EVAL_SPLIT_WORDS = ("val", "valid", "validation", "test", "testing", "eval", "evaluation", "dev", "holdout")
+TRAIN_SPLIT_WORDS = ("train", "training", "trn")
+
+
+# -- reading calls ----------------------------------------------------------------------------
+_MISSING = object()
+
+
+def call_argument(call: ast.Call, position: Optional[int], keyword: Optional[str]) -> Optional[ast.expr]:
+    """The argument given at ``position`` or as ``keyword=`` (None when not given, or when a
+    ``*args``/``**kwargs`` before it makes the position unknown)."""
+    if keyword is not None:
+        for kw in call.keywords:
+            if kw.arg == keyword:
+                return kw.value
+    if position is not None:
+        for i, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred):
+                return None
+            if i == position:
+                return arg
+    return None
+
+
+def constant_of(node: Optional[ast.AST], default=_MISSING):
+    """The value of a literal constant (``True``, ``0.5``, ``"val"``, ``-1``), else ``default``."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        value = node.operand.value
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return -value
+    return None if default is _MISSING else default
+
+
+def last_name(qualified: str) -> str:
+    return qualified.rsplit(".", 1)[-1]
