@@ -338,3 +338,17 @@ def test_guard_is_not_reentrant():
         with pytest.raises(RuntimeError, match="already active"):
             guard.__enter__()
     assert not hooks_registered()
+
+
+def test_weight_doubled_through_data_is_caught_and_named():
+    # 1024 float32 values doubled add 1024 * 2**23 = 2**33 to their bit sum: invisible to a 32-bit
+    # checksum alone; the strided sample of the (transposed, non-contiguous) saved view sees it.
+    torch.manual_seed(0)
+    encoder = nn.Sequential(nn.Linear(32, 32), nn.Tanh(), nn.Linear(32, 32))
+    x = torch.randn(4, 32, requires_grad=True)
+    with gg.SavedTensorGuard():
+        out = encoder(x).sum()
+        encoder[2].weight.data.mul_(2)
+        with pytest.raises(gg.SilentMutationError) as info:
+            out.backward()
+    assert "parameter `encoder.2.weight`" in str(info.value)

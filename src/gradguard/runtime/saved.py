@@ -53,11 +53,23 @@ def _checksum(t: torch.Tensor) -> torch.Tensor:
     return bits.sum(dtype=_SUM_DTYPE[size])
 
 
-def _sample(t: torch.Tensor, step: int) -> torch.Tensor | None:
-    """Every ``step``-th element of a contiguous tensor: catches sign flips, permutations."""
-    if step <= 0 or not t.is_contiguous():
+def _sample(t: torch.Tensor, step: Any) -> torch.Tensor | None:
+    """A strided sample of about 64 values: catches what an additive checksum cannot see (every
+    value doubled adds 2**23 per float32 value, a multiple of 2**32 for 512 of them)."""
+    if not step:
         return None
-    return t.view(-1)[::step]
+    if isinstance(step, int):
+        return t.reshape(-1)[::step] if t.is_contiguous() else None
+    return t[tuple(slice(None, None, s) for s in step)].reshape(-1)
+
+
+def _sample_step(t: torch.Tensor) -> Any:
+    if t.is_contiguous():
+        return max(1, t.numel() // _SAMPLE_SIZE)
+    if t.dim() == 0:
+        return None
+    per_dim = max(2, round(_SAMPLE_SIZE ** (1 / t.dim())))
+    return tuple(max(1, size // per_dim) for size in t.shape)
 
 
 def _content_view(t: torch.Tensor) -> torch.Tensor | None:
@@ -72,13 +84,13 @@ def _content_view(t: torch.Tensor) -> torch.Tensor | None:
 
 def fingerprint(t: torch.Tensor) -> Fingerprint:
     checksum = sample = None
-    step = 0
+    step: Any = 0
     with torch.no_grad():
         try:
             content = _content_view(t)
             if content is not None:
                 checksum = _checksum(content)
-                step = max(1, content.numel() // _SAMPLE_SIZE)
+                step = _sample_step(content)
                 sample = _sample(content, step)
                 if sample is not None:
                     sample = sample.clone()
