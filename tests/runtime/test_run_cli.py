@@ -209,3 +209,20 @@ def test_environment_switch_guards_a_plain_python_process(tmp_path):
         timeout=60,
     )
     assert quiet.stdout.strip() == "False"
+
+
+def test_torchrun_workers_are_guarded_through_the_launcher(tmp_path):
+    (tmp_path / "ddp.py").write_text(
+        "import torch, torch.distributed as dist\n"
+        "dist.init_process_group('gloo')\n"
+        "model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(4, 2))\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for _ in range(3):\n"
+        "    model(torch.randn(2, 4)).sum().backward()  # never zeroed\n"
+        "    opt.step()\n"
+        "dist.destroy_process_group()\n"
+    )
+    result = run_subprocess("torchrun", "--nproc-per-node", "1", "ddp.py", cwd=str(tmp_path))
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "gradguard run rank 0: ddp.py: 1 finding" in result.stderr
+    assert "GG303" in result.stderr

@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import runpy
+import shutil
 import signal
 import sys
 import types
@@ -50,7 +51,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--no-children", action="store_true", help="do not guard child Python processes (launchers, workers)"
     )
+    parser.add_argument(
+        "--print-env",
+        action="store_true",
+        help="print the environment (GRADGUARD_RUN=1, PYTHONPATH) that guards any Python process, and exit",
+    )
     return parser
+
+
+def boot_folder() -> str:
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "boot")
 
 
 def split_argv(argv: list[str]) -> tuple[list[str], str | None, str | None, list[str]]:
@@ -123,7 +133,7 @@ def _print_exception(exc: BaseException) -> None:
 
 def child_environment(options: dict) -> None:
     """Guard child Python processes: GRADGUARD_RUN=1 and the boot folder first on PYTHONPATH."""
-    boot = os.path.join(os.path.dirname(os.path.abspath(__file__)), "boot")
+    boot = boot_folder()
     path = os.environ.get("PYTHONPATH", "")
     parts = [p for p in path.split(os.pathsep) if p]
     if boot not in parts:
@@ -150,6 +160,18 @@ def write_report(session: Any, *, fmt: str, output: str | None, target: str, exi
         sys.stderr.flush()
 
 
+def _is_python_file(path: str) -> bool:
+    """A console script (``#!.../python``) or a ``.py`` file."""
+    if path.endswith(".py"):
+        return True
+    try:
+        with open(path, "rb") as handle:
+            first = handle.readline(200)
+    except OSError:
+        return False
+    return first.startswith(b"#!") and b"python" in first
+
+
 def _exit_code(code: Any) -> int:
     """What Python makes of ``sys.exit(code)``."""
     if code is None:
@@ -162,10 +184,14 @@ def _exit_code(code: Any) -> int:
 
 def main(argv: list[str]) -> int:
     option_args, script, module, program_args = split_argv(argv)
-    if option_args and option_args[0] in ("-h", "--help") or (script is None and module is None and not option_args):
+    if option_args[:1] in (["-h"], ["--help"]) or (script is None and module is None and not option_args):
         build_parser().print_help()
         return EXIT_OK if option_args[:1] in (["-h"], ["--help"]) else EXIT_ERROR
     args = build_parser().parse_args(option_args)
+    if args.print_env:
+        print("GRADGUARD_RUN=1")
+        print(f"PYTHONPATH={os.pathsep.join(p for p in [boot_folder(), os.environ.get('PYTHONPATH', '')] if p)}")
+        return EXIT_OK
     if module == "":
         return _error("argument -m: expected a module name")
     if script is None and module is None:
@@ -173,7 +199,10 @@ def main(argv: list[str]) -> int:
     if args.patience < 1 or args.window < 1:
         return _error("--patience and --window must be at least 1")
     if script is not None and not os.path.exists(script):
-        return _error(f"can't open file {script!r}: [Errno 2] No such file or directory")
+        found = shutil.which(script) if os.sep not in script else None
+        if found is None or not _is_python_file(found):
+            return _error(f"can't open file {script!r}: [Errno 2] No such file or directory")
+        script = found  # a console script such as torchrun or accelerate
     if args.output:
         folder = os.path.dirname(os.path.abspath(args.output))
         if not os.path.isdir(folder):
