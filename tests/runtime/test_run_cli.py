@@ -226,3 +226,30 @@ def test_torchrun_workers_are_guarded_through_the_launcher(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     assert "gradguard run rank 0: ddp.py: 1 finding" in result.stderr
     assert "GG303" in result.stderr
+
+
+def test_run_without_torch_is_one_line_exit_2(tmp_path):
+    target = tmp_path / "t.py"
+    target.write_text("print('never')\n")
+    code = (
+        "import sys; sys.modules['torch'] = None; from gradguard.cli import main; sys.exit(main(['run', sys.argv[1]]))"
+    )
+    result = subprocess.run([sys.executable, "-c", code, str(target)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.startswith("gradguard run: error: needs torch") and result.stderr.count("\n") == 1
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "argv, where",
+    [(["check", "."], "gradguard.check.cli.run_command"), (["run", "x.py"], "gradguard.runtime.cli.main")],
+)
+def test_ctrl_c_in_any_command_prints_interrupted_and_exits_130(monkeypatch, capsys, argv, where):
+    module, name = where.rsplit(".", 1)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(__import__(module, fromlist=[name]), name, interrupted)
+    assert gradguard_main(argv) == 130
+    assert capsys.readouterr().err == "gradguard: interrupted\n"
