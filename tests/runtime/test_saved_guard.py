@@ -352,3 +352,31 @@ def test_weight_doubled_through_data_is_caught_and_named():
         with pytest.raises(gg.SilentMutationError) as info:
             out.backward()
     assert "parameter `encoder.2.weight`" in str(info.value)
+
+
+def test_locate_mutations_names_the_line_that_changed_the_tensor():
+    x = torch.randn(5, requires_grad=True)
+    with gg.SavedTensorGuard(locate_mutations=True):
+        y = x.exp()
+        y.data.mul_(0)  # the mutating line
+        with pytest.raises(gg.SilentMutationError) as info:
+            y.sum().backward()
+    line = _line_of(test_locate_mutations_names_the_line_that_changed_the_tensor, "# the mutating line")
+    assert f"It was changed at {__file__}:{line}" in str(info.value)
+
+
+def test_report_gives_the_users_line_and_the_library_line(tmp_path, monkeypatch):
+    library = tmp_path / "site-packages" / "fakelib"
+    library.mkdir(parents=True)
+    (library / "__init__.py").write_text("import torch\n\n\ndef squash(x):\n    return torch.sigmoid(x)\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "site-packages"))
+    import fakelib
+
+    x = torch.randn(4, requires_grad=True)
+    with gg.SavedTensorGuard():
+        h = fakelib.squash(x)  # user line
+        h.data.mul_(2)
+        with pytest.raises(gg.SilentMutationError) as info:
+            h.sum().backward()
+    user = f"{__file__}:{_line_of(test_report_gives_the_users_line_and_the_library_line, '# user line')}"
+    assert f"at {user} (in {library / '__init__.py'}:5)" in str(info.value)
