@@ -86,7 +86,7 @@ class _TinyEncoder(nn.Module):
         super().__init__()
         self.causal = causal
         self.embed = nn.Embedding(1000, 128)
-        self.pos = nn.Embedding(64, 128)
+        self.pos = nn.Embedding(128, 128)
         layer = nn.TransformerEncoderLayer(128, 2, 512, dropout=0.1, batch_first=True)
         self.encoder = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
         self.head = nn.Linear(128, 1000 if causal else 2)
@@ -99,21 +99,21 @@ class _TinyEncoder(nn.Module):
 
 
 def small_bert():
-    tokens, labels = torch.randint(0, 1000, (8, 64)), torch.randint(0, 2, (8,))
+    tokens, labels = torch.randint(0, 1000, (8, 128)), torch.randint(0, 2, (8,))
     try:
         from transformers import BertConfig, BertForSequenceClassification
     except ImportError:
         model = _TinyEncoder(causal=False)
         return model, lambda m: nn.functional.cross_entropy(m(tokens), labels), "torch.nn encoder (no transformers)"
     config = BertConfig(
-        vocab_size=1000, hidden_size=128, num_hidden_layers=2, num_attention_heads=2, intermediate_size=512
+        vocab_size=1000, hidden_size=256, num_hidden_layers=4, num_attention_heads=4, intermediate_size=1024
     )
     model = BertForSequenceClassification(config)
-    return model, lambda m: m(input_ids=tokens, labels=labels).loss, "transformers BERT 2x128, batch 8x64"
+    return model, lambda m: m(input_ids=tokens, labels=labels).loss, "transformers BERT 4 layers x 256, batch 8x128"
 
 
 def small_gpt2():
-    tokens = torch.randint(0, 1000, (8, 64))
+    tokens = torch.randint(0, 1000, (8, 128))
     try:
         from transformers import GPT2Config, GPT2LMHeadModel
     except ImportError:
@@ -123,9 +123,11 @@ def small_gpt2():
             return nn.functional.cross_entropy(m(tokens)[:, :-1].reshape(-1, 1000), tokens[:, 1:].reshape(-1))
 
         return model, loss, "torch.nn causal encoder (no transformers)"
-    config = GPT2Config(vocab_size=1000, n_positions=64, n_embd=128, n_layer=2, n_head=2)
+    config = GPT2Config(
+        vocab_size=1000, n_positions=128, n_embd=256, n_layer=4, n_head=4, bos_token_id=0, eos_token_id=0
+    )
     model = GPT2LMHeadModel(config)
-    return model, lambda m: m(input_ids=tokens, labels=tokens).loss, "transformers GPT-2 2x128, batch 8x64"
+    return model, lambda m: m(input_ids=tokens, labels=tokens).loss, "transformers GPT-2 4 layers x 256, batch 8x128"
 
 
 MODELS = {"resnet18": resnet18, "bert": small_bert, "gpt2": small_gpt2}

@@ -25,9 +25,22 @@ from .hooks import HookRegistration, PackRecord, is_batchnorm_running_stat, node
 _SAMPLE_SIZE = 64
 
 # Integer views of the same width: their sums wrap around, and integer addition gives the same
-# result in any order, so the checksum is independent of the thread count.
-_BITS = {8: torch.uint8, 4: torch.int32, 2: torch.int16, 1: torch.uint8}
-_SUM_DTYPE = {8: torch.int64, 4: torch.int32, 2: torch.int32, 1: torch.int32}
+# result in any order, so the checksum is independent of the thread count. Per dtype: the view
+# dtype (None: the tensor itself) and the accumulation dtype.
+_BITS: dict[torch.dtype, tuple[torch.dtype | None, torch.dtype]] = {
+    torch.float32: (torch.int32, torch.int32),
+    torch.float64: (torch.int64, torch.int64),
+    torch.float16: (torch.int16, torch.int32),
+    torch.bfloat16: (torch.int16, torch.int32),
+    torch.int64: (None, torch.int64),
+    torch.int32: (None, torch.int32),
+    torch.int16: (None, torch.int32),
+    torch.int8: (torch.uint8, torch.int32),
+    torch.uint8: (None, torch.int32),
+    torch.bool: (torch.uint8, torch.int32),
+    torch.complex64: (torch.int64, torch.int64),
+    torch.complex128: (torch.int64, torch.int64),  # 16-byte elements: viewed as pairs below
+}
 
 
 class Fingerprint:
@@ -45,61 +58,54 @@ class Fingerprint:
 
 
 def _checksum(t: torch.Tensor) -> torch.Tensor:
-    size = t.element_size()
-    if size == 8:
-        bits = t.view(torch.int64) if t.dtype != torch.int64 else t
-        return bits.sum(dtype=torch.int64)
-    bits = t if t.dtype in (torch.int32, torch.int16, torch.uint8) else t.view(_BITS[size])
-    return bits.sum(dtype=_SUM_DTYPE[size])
+    bits, acc = _BITS[t.dtype]
+    if t.dtype is torch.complex128:
+        t = torch.view_as_real(t)
+    return (t if bits is None else t.view(bits)).sum(dtype=acc)
+
+
+_index_cache: dict[tuple, torch.Tensor] = {}
 
 
 def _sample(t: torch.Tensor, step: Any) -> torch.Tensor | None:
-    """A strided sample of about 64 values: catches what an additive checksum cannot see (every
-    value doubled adds 2**23 per float32 value, a multiple of 2**32 for 512 of them)."""
+    """Every ``step``-th value in logical order, in one ``torch.take`` (contiguous or not): catches
+    what an additive checksum cannot see (every value doubled adds 2**23 per float32 value, a
+    multiple of 2**32 for 512 of them)."""
     if not step:
         return None
-    if isinstance(step, int):
-        return t.reshape(-1)[::step] if t.is_contiguous() else None
-    return t[tuple(slice(None, None, s) for s in step)].reshape(-1)
+    key = (t.numel(), step, t.device)
+    index = _index_cache.get(key)
+    if index is None:
+        if len(_index_cache) > 4096:
+            _index_cache.clear()
+        index = _index_cache[key] = torch.arange(0, t.numel(), step, device=t.device)
+    return torch.take(t, index)
 
 
-def _sample_step(t: torch.Tensor) -> Any:
-    if t.is_contiguous():
-        return max(1, t.numel() // _SAMPLE_SIZE)
-    if t.dim() == 0:
-        return None
-    per_dim = max(2, round(_SAMPLE_SIZE ** (1 / t.dim())))
-    return tuple(max(1, size // per_dim) for size in t.shape)
+def _sample_step(t: torch.Tensor) -> int:
+    return max(1, t.numel() // _SAMPLE_SIZE)
 
 
-def _content_view(t: torch.Tensor) -> torch.Tensor | None:
-    if t.layout != torch.strided or t.device.type == "meta" or t.numel() == 0:
-        return None
-    if t.is_complex():
-        return torch.view_as_real(t)
-    if t.dtype == torch.bool:
-        return t.view(torch.uint8)
-    return t
+def _usable(t: torch.Tensor) -> bool:
+    return t.layout == torch.strided and not t.is_meta and t.numel() > 0 and t.dtype in _BITS
 
 
 def fingerprint(t: torch.Tensor) -> Fingerprint:
+    """Cheap on purpose (one view, one sum, one take): it runs for every saved tensor."""
     checksum = sample = None
-    step: Any = 0
-    with torch.no_grad():
-        try:
-            content = _content_view(t)
-            if content is not None:
-                checksum = _checksum(content)
-                step = _sample_step(content)
-                sample = _sample(content, step)
-                if sample is not None:
-                    sample = sample.clone()
-        except (RuntimeError, TypeError, NotImplementedError, KeyError):
-            checksum = sample = None  # tensor subclasses or layouts without these ops
-        try:
-            data_ptr = t.data_ptr()
-        except RuntimeError:
-            data_ptr = 0
+    step = 0
+    d = t.detach()
+    try:
+        if _usable(d):
+            checksum = _checksum(d)
+            step = max(1, d.numel() // _SAMPLE_SIZE)
+            sample = _sample(d, step)
+    except (RuntimeError, TypeError, NotImplementedError):
+        checksum = sample = None  # tensor subclasses or layouts without these ops
+    try:
+        data_ptr = d.data_ptr()
+    except RuntimeError:
+        data_ptr = 0
     return Fingerprint(t._version, data_ptr, tuple(t.shape), checksum, sample, step)
 
 
@@ -116,16 +122,17 @@ def _same(a: torch.Tensor | None, b: torch.Tensor | None) -> bool:
 
 
 def _content_unchanged(fp: Fingerprint, t: torch.Tensor) -> bool:
-    with torch.no_grad():
-        try:
-            content = _content_view(t)
-            if content is None:
-                return True
-            if tuple(t.shape) != fp.shape:
-                return False
-            return _same(_checksum(content), fp.checksum) and _same(_sample(content, fp.sample_step), fp.sample)
-        except (RuntimeError, TypeError, NotImplementedError, KeyError):
+    if fp.checksum is None:
+        return True
+    if tuple(t.shape) != fp.shape:
+        return False
+    d = t.detach()
+    try:
+        if not _usable(d):
             return True
+        return _same(_checksum(d), fp.checksum) and _same(_sample(d, fp.sample_step), fp.sample)
+    except (RuntimeError, TypeError, NotImplementedError):
+        return True
 
 
 def mutation_problems(fp: Fingerprint, t: torch.Tensor) -> list[str]:
