@@ -259,3 +259,25 @@ def test_strict_session_stops_with_strict_stop():
         with Session(strict=True):
             train(SmallCNN(), zero="never")
     assert not hooks_registered()
+
+
+def test_gg303_not_flagged_for_a_gan_whose_generator_loss_reaches_the_discriminator():
+    # The DCGAN loop: G's loss backpropagates through D after D's step and adds to D's .grad;
+    # D zeroes its gradients before its own next backward, so D never steps on the sum.
+    torch.manual_seed(0)
+    G, D = nn.Linear(4, 4), nn.Sequential(nn.Linear(4, 1), nn.Sigmoid())
+    opt_g, opt_d = torch.optim.SGD(G.parameters(), lr=0.01), torch.optim.SGD(D.parameters(), lr=0.01)
+    bce = nn.BCELoss()
+    for zero_kwargs in ({}, {"set_to_none": False}):
+        with Session() as session:
+            for _ in range(4):
+                real, z = torch.randn(8, 4), torch.randn(8, 4)
+                D.zero_grad(**zero_kwargs)
+                fake = G(z)
+                loss_d = bce(D(real), torch.ones(8, 1)) + bce(D(fake.detach()), torch.zeros(8, 1))
+                loss_d.backward()
+                opt_d.step()
+                G.zero_grad(**zero_kwargs)
+                bce(D(fake), torch.ones(8, 1)).backward()
+                opt_g.step()
+        assert codes(session) == [], zero_kwargs

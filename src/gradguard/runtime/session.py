@@ -264,12 +264,11 @@ class Session:
         self._handles: list = []
         self._stepper: Any = None
         self._forward_stepper: Any = None
-        self._armed: set[int] = set()
+        self._grad_state: dict[int, list] = {}
         self._grad_hooks: dict[int, Any] = {}
         self._last_step_site: Any = None
         self._pending_stop: Finding | None = None
         self._gg210_sites: set = set()
-        self._gg303_counted = -1
         self._inference_seen: set[int] = set()
         self._inference_origins: dict[int, Any] = {}
         self._inference_modes: list = []
@@ -412,6 +411,7 @@ class Session:
         self._check_pending()
         if not torch.is_grad_enabled():
             self._check_generators("an optimizer step")
+        self._check_stale(optimizer)
 
     def _step_post(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         if threading.current_thread() is not self._thread:
@@ -425,51 +425,71 @@ class Session:
             self._advance()
         self._check_pending()
 
+    # GG303. After an optimizer step each of its parameters is armed. The first backward that
+    # reaches the parameter finds its .grad either reset (None or zeros: fine) or still holding
+    # the step's gradient: then the parameter is *stale*. Any later backward that finds .grad
+    # reset clears that (a GAN's G loss reaches D's parameters after D's step, and D zeroes its
+    # gradients before its own next backward). A parameter still stale when its optimizer steps
+    # again is the finding.
     def _arm(self, optimizer: Any) -> None:
         for group in optimizer.param_groups:
             for param in group["params"]:
                 if not isinstance(param, torch.Tensor) or not param.requires_grad:
                     continue
                 key = id(param)
-                if key not in self._grad_hooks:
+                state = self._grad_state.get(key)
+                if state is None or state[2]() is not param:
+                    state = [False, None, weakref.ref(param)]  # armed, stale site, param
                     try:
-                        handle = param.register_hook(self._grad_hook(weakref.ref(param)))
+                        self._grad_hooks[key] = param.register_hook(self._grad_hook(state))
                     except RuntimeError:
                         continue
-                    self._grad_hooks[key] = handle
-                self._armed.add(key)
+                    self._grad_state[key] = state
+                state[0] = True
+                state[1] = None
 
-    def _grad_hook(self, param_ref: Any) -> Callable:
+    def _grad_hook(self, state: list) -> Callable:
         session = self
 
         def check_accumulation(grad: torch.Tensor) -> None:
-            param = param_ref()
-            if param is None or id(param) not in session._armed:
+            if not session.active:
                 return
-            session._armed.discard(id(param))
-            old = param.grad
-            if old is not None and session.active and _holds_values(old):
-                session._accumulating(param)
+            if state[0]:
+                state[0] = False
+                param = state[2]()
+                old = param.grad if param is not None else None
+                if old is not None and _holds_values(old):
+                    state[1] = sites.capture(2)
+            elif state[1] is not None:
+                param = state[2]()
+                old = param.grad if param is not None else None
+                if old is None or not _holds_values(old):
+                    state[1] = None  # reset before this backward: the stale values are gone
 
         return check_accumulation
 
-    def _accumulating(self, param: torch.Tensor) -> None:
-        site = sites.capture(3)
-        key = ("GG303", sites.format_site(site))
-        if self._gg303_counted == self.optimizer_steps and key in self.findings:
-            return  # one count per optimizer step, not per parameter
-        self._gg303_counted = self.optimizer_steps
-        if key in self.findings:
-            self.findings[key].count += 1
-            return
+    def _check_stale(self, optimizer: Any) -> None:
+        stale = []
+        for group in optimizer.param_groups:
+            for param in group["params"]:
+                state = self._grad_state.get(id(param))
+                if state is not None and state[1] is not None and state[2]() is param:
+                    if param.grad is not None:
+                        stale.append((param, state[1]))
+                    state[1] = None
+        if stale:
+            self._accumulating(stale[0][0], stale[0][1], len(stale))
+
+    def _accumulating(self, param: torch.Tensor, site: Any, how_many: int) -> None:
         name = parameter_name(param) or "a parameter"
-        where_step = sites.format_site(self._last_step_site)
+        others = f" and {plural(how_many - 1, 'other parameter')}" if how_many > 1 else ""
         self.add(
             "GG303",
             site,
             f"GG303 gradients accumulate across optimizer steps: the backward at "
-            f"{sites.format_site(site, with_library=True)} adds to `{name}.grad`, which still holds "
-            f"the gradient of the optimizer step at {where_step}: nothing zeroed it since. Call "
+            f"{sites.format_site(site, with_library=True)} added to `{name}.grad`{others}, which still "
+            f"held the gradient of the optimizer step at {sites.format_site(self._last_step_site)}, and "
+            f"the optimizer stepped again on the sum: nothing zeroed it in between. Call "
             f"opt.zero_grad() (or set p.grad = None) once per step, before backward.",
         )
 
@@ -552,6 +572,7 @@ class Session:
         for handle in self._grad_hooks.values():
             handle.remove()
         self._grad_hooks.clear()
+        self._grad_state.clear()
         TRACKER.release(listener=self, call_listener=self)
         self._registration.exit()
         if self._guard is not None:
