@@ -281,3 +281,16 @@ def test_gg303_not_flagged_for_a_gan_whose_generator_loss_reaches_the_discrimina
                 bce(D(fake), torch.ones(8, 1)).backward()
                 opt_g.step()
         assert codes(session) == [], zero_kwargs
+
+
+def test_gg201_not_flagged_for_parameterless_modules_used_for_logging():
+    model, softmax = SmallCNN(), nn.Softmax(dim=1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    with Session() as session:
+        for x, y in batches(4):
+            logits = model(x)
+            confidence = softmax(logits).max(1).values.mean().item()  # logged, never backpropagated
+            opt.zero_grad()
+            nn.functional.cross_entropy(logits, y).backward()
+            opt.step()
+    assert confidence > 0 and codes(session) == []

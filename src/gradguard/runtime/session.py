@@ -140,7 +140,9 @@ class _UnusedGraphs:
             entry[2] += call.bytes
 
     def top_enter(self, module: Any, args: Any) -> Any:
-        if not torch.is_grad_enabled():
+        # Only calls of modules with trainable parameters (the model, not a criterion or a
+        # softmax used for logging) count: those are the graphs evaluation builds for nothing.
+        if not torch.is_grad_enabled() or not _trainable(module):
             return None
         return self.saved_bytes
 
@@ -336,9 +338,9 @@ class Session:
     def top_enter(self, module: Any, args: Any) -> Any:
         token = self._unused.top_enter(module, args)
         if self._stepper is None and self.backward_calls == 0 and torch.is_grad_enabled():
-            if self._forward_stepper is None:
+            if self._forward_stepper is None and _trainable(module):
                 self._forward_stepper = weakref.ref(module)
-            if self._forward_stepper() is module:
+            if self._forward_stepper is not None and self._forward_stepper() is module:
                 self._advance()
         return token
 
@@ -596,6 +598,20 @@ class Session:
             "pid": os.getpid(),
             "rank": os.environ.get("RANK"),
         }
+
+
+_trainable_cache: "weakref.WeakKeyDictionary[Any, bool]" = weakref.WeakKeyDictionary()
+
+
+def _trainable(module: Any) -> bool:
+    try:
+        return _trainable_cache[module]
+    except KeyError:
+        value = any(p.requires_grad for p in module.parameters())
+        _trainable_cache[module] = value
+        return value
+    except TypeError:
+        return True
 
 
 def _holds_values(grad: torch.Tensor) -> bool:
