@@ -94,7 +94,8 @@ NEW_CODES = {
     ],
     "GG207": ["D(fake.detach()): G.weight.grad = None"],
     "GG208": [
-        "opt_d.step() between the two: RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation",
+        "opt_d.step() between the two: RuntimeError: one of the variables needed for gradient computation",
+        "has been modified by an inplace operation",
         "both backward before the step: works",
     ],
     "GG209": ["without model.eval(): outputs equal: False", "after model.eval():   outputs equal: True"],

@@ -11,6 +11,7 @@ from torch import nn  # noqa: E402
 
 import gradguard as gg  # noqa: E402
 from gradguard.runtime import hooks  # noqa: E402
+
 from .helpers import SmallCNN, batches, hooks_registered  # noqa: E402
 
 

@@ -7,6 +7,7 @@ from torch import nn  # noqa: E402
 
 import gradguard as gg  # noqa: E402
 from gradguard.runtime import hooks  # noqa: E402
+
 from .helpers import SmallCNN, batches, hooks_registered, train_steps  # noqa: E402
 
 

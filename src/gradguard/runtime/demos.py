@@ -13,12 +13,13 @@ from typing import Callable
 import torch
 from torch import nn
 
+from gradguard.common.text import first_line as _first_line
+from gradguard.common.text import format_bytes
+
 from .errors import SilentMutationError
 from .inference import find_inference_tensors
-from .leaks import LeakMonitor
-from gradguard.common.text import first_line as _first_line, format_bytes
-
 from .introspect import graph_stats
+from .leaks import LeakMonitor
 from .saved import SavedTensorGuard
 
 
@@ -469,7 +470,8 @@ def demo_gg207() -> str:
     return "\n".join(
         [
             "Discriminator step: d_loss = D(fake).mean(); d_loss.backward(), fake = G(z):",
-            f"  D(fake):          G.weight.grad = {_fmt(g_undetached)}  (D's loss reached G, and a backward ran through G)",
+            f"  D(fake):          G.weight.grad = {_fmt(g_undetached)}",
+            "                    (D's loss reached G, and a backward ran through G)",
             f"  D(fake.detach()): G.weight.grad = {g_detached}",
             "Unless G's gradients are zeroed before G's own step, G is updated with D's gradients too.",
         ]
@@ -635,7 +637,8 @@ def demo_gg210() -> str:
     return "\n".join(
         [
             "A generator that yields batches; what the consumer's loop sees (torch.is_grad_enabled()):",
-            f"  `with torch.no_grad():` around the yield: {_consumer_grad_modes(False)}  (the consumer trains without grad)",
+            f"  `with torch.no_grad():` around the yield: {_consumer_grad_modes(False)}",
+            "    (the consumer trains without grad)",
             f"  @torch.no_grad() on the generator function: {_consumer_grad_modes(True)}",
         ]
     )

@@ -390,6 +390,7 @@ class LeakMonitor:
         span = self._growth_steps[-1] - self._growth_steps[0] + 1 if self._growth_steps else 1
         how = f"at {growths} consecutive steps" if growths == span else f"at {growths} of the last {span} steps"
         held = f" Held by: {'; '.join(holders)}." if holders else ""
+        verb = "is" if figures.retained_nodes == 1 and not figures.retained_saved_tensors else "are"
         library = sites.library_line(site)
         message = (
             f"GG301 graph leak: graph memory that outlives its step grew {how}; after step "
@@ -400,7 +401,7 @@ class LeakMonitor:
                 if figures.retained_saved_tensors
                 else ""
             )
-            + f" from earlier steps {'is' if figures.retained_nodes == 1 and not figures.retained_saved_tensors else 'are'} still "
+            + f" from earlier steps {verb} still "
             f"alive. The oldest surviving graph (step {oldest_step}) was made at "
             f"{sites.format_site(site)}" + (f" (in {library})" if library else "") + f".{held} Something keeps "
             f"graph-carrying tensors across iterations (e.g. `total += loss`, or appending outputs "
