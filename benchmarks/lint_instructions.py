@@ -9,7 +9,7 @@ the engine made it cheaper. Each mode runs in its own interpreter under
 
 - ``baseline``: start-up, imports, and reading every file: subtracted from the others;
 - ``bare parse``: decode (``tokenize.detect_encoding``) + ``ast.parse`` per file;
-- ``check 1 job``: ``runner.run`` with the default rules, no cache, every file (``--all-files``).
+- ``check 1 job``: ``pipeline.run`` with the default rules, no cache, every file (``--all-files``).
 
 Instructions are not time (cache misses and branches differ), so ``lint_speed.py`` stays the
 measure of the speed target; this one is for comparing two versions of the engine.
@@ -37,8 +37,9 @@ MODES = ("baseline", "bare parse", "check 1 job")
 
 
 def child(mode: str, files: list) -> None:
-    from gradguard.check.config import Settings
-    from gradguard.check.run.pipeline import RunOptions, run
+    from gradguard.check.config import resolve
+    from gradguard.check.rules import all_rules
+    from gradguard.check.run.pipeline import run
 
     data = [(path, Path(path).read_bytes()) for path in files]
     if mode == "bare parse":
@@ -49,7 +50,7 @@ def child(mode: str, files: list) -> None:
             except (SyntaxError, ValueError, UnicodeDecodeError, MemoryError, RecursionError):
                 pass
     elif mode == "check 1 job":
-        run(files, Settings(require_torch_import=False), RunOptions(jobs=1, cache=False))
+        run(files, resolve(all_rules(), all_files=True))
 
 
 def count(mode: str, list_file: Path) -> int:

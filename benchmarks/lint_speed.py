@@ -16,8 +16,8 @@ wall time is what counts for parallel and cached runs.
 Modes:
 - ``bare parse``: read + decode (``tokenize.detect_encoding``) + ``ast.parse`` per file, in-process;
 - ``bare parse, checker's GC``: the same under the garbage-collector threshold a check run sets
-  (``runner.fewer_collections``), to show how much of the check's ratio that setting buys;
-- ``check 1 job``: the engine in-process (``runner.run``, default rules, no cache);
+  (``pipeline.fewer_collections``), to show how much of the check's ratio that setting buys;
+- ``check 1 job``: the engine in-process (``pipeline.run``, default rules, no cache);
 - ``walk every node``: as above plus a rule that handles every node type (a stand-in for a
   full rule set: the cost of the walk itself);
 - ``CLI 1 job`` / ``CLI N jobs``: ``gradguard check --no-cache`` as a subprocess;
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import dataclasses
 import io
 import os
 import resource
@@ -46,10 +47,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # tools.corpus: the shared corpus definition
 
-from gradguard.check.config import Settings  # noqa: E402
-from gradguard.check.run.executor import default_jobs  # noqa: E402
+from gradguard.check.config import resolve  # noqa: E402
+from gradguard.check.rules import all_rules  # noqa: E402
 from gradguard.check.rules.base import Rule  # noqa: E402
-from gradguard.check.run.pipeline import RunOptions, fewer_collections, run  # noqa: E402
+from gradguard.check.run.executor import default_jobs  # noqa: E402
+from gradguard.check.run.pipeline import fewer_collections, run  # noqa: E402
 from tools.corpus import corpus_files, default_corpus  # noqa: E402
 
 GRADGUARD = [sys.executable, "-m", "gradguard"]
@@ -66,8 +68,8 @@ def bare_parse(files: list) -> None:
             pass
 
 
-def _every_node_rule():
-    """A rule with a no-op handler for every AST node type and no triggers.
+def _every_node_rule() -> type:
+    """A rule class with a no-op handler for every AST node type and no triggers.
 
     Not for the parser's shared singletons (Load/Store, operators): no real rule visits those.
     """
@@ -79,24 +81,14 @@ def _every_node_rule():
         and issubclass(getattr(ast, name), ast.AST)
         and not issubclass(getattr(ast, name), singletons)
     }
-    return type(
-        "EveryNode", (Rule,), {"code": "GG000", "name": "every-node", "summary": "benchmark probe", **handlers}
-    )()
+    return type("EveryNode", (Rule,), {"code": "GG000", "name": "every-node", "summary": "benchmark probe", **handlers})
 
 
 def check_in_process(files: list, probe: bool = False) -> None:
-    import gradguard.check.run.pipeline as runner
-
-    settings = Settings(require_torch_import=False)
+    config = resolve(all_rules(), all_files=True)
     if probe:
-        original = runner.resolve_rules
-        runner.resolve_rules = lambda s, o: original(s, o) + [_every_node_rule()]
-        try:
-            run(files, settings, RunOptions(jobs=1, cache=False))
-        finally:
-            runner.resolve_rules = original
-    else:
-        run(files, settings, RunOptions(jobs=1, cache=False))
+        config = dataclasses.replace(config, rules=(*config.rules, _every_node_rule()))
+    run(files, config)
 
 
 def cli(files_arg: list, *flags: str) -> None:
@@ -174,8 +166,8 @@ def main(argv=None) -> int:
         record("CLI 1 job", timed(lambda: cli(files, *config, "--no-cache", "--jobs", "1")))
         record(f"CLI {jobs} jobs", timed(lambda: cli(files, *config, "--no-cache", "--jobs", str(jobs))))
         cache_dir = work / f"cache{round_no}"
-        record("cold cache", timed(lambda: cli(files, *config, "--cache-dir", str(cache_dir), "--jobs", str(jobs))))
-        record("warm cache", timed(lambda: cli(files, *config, "--cache-dir", str(cache_dir), "--jobs", str(jobs))))
+        record("cold cache", timed(lambda: cli(files, *config, "--cache-dir", str(cache_dir), "--jobs", str(jobs))))  # noqa: B023
+        record("warm cache", timed(lambda: cli(files, *config, "--cache-dir", str(cache_dir), "--jobs", str(jobs))))  # noqa: B023
         print(
             f"  round {round_no + 1} (wall/CPU s): "
             + ", ".join(f"{k} {v[-1]:.2f}/{cpu_times[k][-1]:.2f}" for k, v in times.items()),

@@ -18,8 +18,8 @@ import statistics
 import time
 
 from gradguard.check.engine.run import check_source
-from gradguard.check.run.notebook import check_notebook, load_notebook
 from gradguard.check.rules import all_rules
+from gradguard.check.run.notebook import check_notebook, load_notebook
 from gradguard.check.source import SourceText
 
 

@@ -20,24 +20,22 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib.util
-import io
 import json
 import os
 import sys
 import time
-import tokenize
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gradguard.check.config import Settings
+from gradguard.check.config import Config, resolve
 from gradguard.check.engine.run import WALK_RECURSION_LIMIT, check_source
-from gradguard.check.run.discovery import discover
 from gradguard.check.fixes import apply_edits, chosen_fixes, fix_until_stable
-from gradguard.check.report.formats import diagnostic_json
+from gradguard.check.report.json import diagnostic_json
 from gradguard.check.rules import all_rules
-from gradguard.check.run.pipeline import RunOptions, run
+from gradguard.check.run.discovery import discover
+from gradguard.check.run.pipeline import run
 from gradguard.check.source import SourceError, SourceText
 
 REPO = Path(__file__).resolve().parent.parent
@@ -69,7 +67,7 @@ def default_corpus() -> list:
 def corpus_files(paths: list, sample: int | None = None) -> list:
     """Every ``.py`` file under ``paths`` (no exclusions but the defaults), or an evenly spaced
     deterministic sample of ``sample`` of them."""
-    files = list(discover([str(p) for p in paths], Settings()))
+    files = list(discover([str(p) for p in paths], Config()))
     if sample is not None and sample < len(files):
         files = [files[i * len(files) // sample] for i in range(sample)]
     return files
@@ -138,10 +136,9 @@ class CorpusReport:
 def check_corpus(files: list, jobs: int = 1, check_fixes: bool = True) -> CorpusReport:
     """Every rule (on by default or not) on every file, whether it imports torch or not."""
     report = CorpusReport(files=len(files))
-    settings = Settings(require_torch_import=False)
-    options = RunOptions(select=["ALL"], jobs=jobs, cache=False)
+    config = resolve(all_rules(), select=["ALL"], all_files=True, jobs=jobs)
     start = time.perf_counter()
-    result = run(files, settings, options)
+    result = run(files, config)
     report.seconds = time.perf_counter() - start
     report.diagnostics = result.diagnostics
     report.internal_errors = [str(e) for e in result.internal_errors] + [f"{p}: {m}" for p, m in result.errors]

@@ -2,22 +2,22 @@
 
 ``check``, ``rules`` and ``explain`` belong to the checker (standard library only);
 ``explain --run``, ``run`` and ``bench`` need torch and are imported only when asked for.
-Every command answers Ctrl-C the same way: ``gradguard: interrupted`` on stderr, exit 130.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Optional
+from typing import NoReturn, Optional
 
 from gradguard.check.cli import EXIT_ERROR, EXIT_OK
 
+# Ctrl-C: every command prints "gradguard: interrupted" and exits 128 + SIGINT, as shells do.
 EXIT_INTERRUPTED = 130
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, exit 2
+    def error(self, message: str) -> NoReturn:  # one line, exit 2
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
 
 
@@ -30,36 +30,36 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     check_cli.add_commands(sub)
     sub.add_parser("bench", help="measure gradient-control costs (needs torch)", add_help=False)
-    sub.add_parser("run", help="run a script under the runtime guards and report at exit (needs torch)", add_help=False)
+    sub.add_parser("run", help="run a script under the runtime guards, report at exit (needs torch)", add_help=False)
     return parser
 
 
-def main(argv: Optional[list] = None) -> int:
+def main(argv: Optional[list[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        if argv and argv[0] == "bench":
-            return _bench(argv[1:])
-        if argv and argv[0] == "run":
-            return _run(argv[1:])
-    except KeyboardInterrupt:
-        print("gradguard: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        if args.command is None:
-            parser.print_help()
-            return EXIT_ERROR
-        if args.command == "explain" and args.run:
-            return _explain_run(args.code)
-        from gradguard.check.cli import run_command
-
-        return run_command(args)
+        return _dispatch(argv)
     except KeyboardInterrupt:
         print("gradguard: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_ERROR
+
+
+def _dispatch(argv: list[str]) -> int:
+    if argv and argv[0] == "bench":
+        return _bench(argv[1:])
+    if argv and argv[0] == "run":
+        return _run(argv[1:])
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_ERROR
+    if args.command == "explain" and args.run:
+        return _explain_run(args.code)
+    from gradguard.check.cli import run_command
+
+    return run_command(args)
 
 
 def _error(message: str) -> int:
@@ -73,7 +73,6 @@ def _explain_run(code: str) -> int:
     rule = rule_by_code(code)
     if rule is None:
         return _error(f"unknown rule code: {code} (see 'gradguard rules')")
-    code = rule.code
     try:
         from gradguard.runtime.demos import run_demo
     except ImportError as exc:
@@ -85,18 +84,19 @@ def _explain_run(code: str) -> int:
     return EXIT_OK
 
 
-def _run(argv: list) -> int:
+def _run(argv: list[str]) -> int:
     from gradguard.runtime.cli import main as run_main
 
     return run_main(argv)
 
 
-def _bench(argv: list) -> int:
+def _bench(argv: list[str]) -> int:
     try:
         from gradguard.bench.cli import main as bench_main
     except ImportError as exc:
         return _error(f"bench needs torch, matplotlib and tqdm (pip install 'gradguard[bench]'): {exc}")
-    return bench_main(argv)
+    code: int = bench_main(argv)
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

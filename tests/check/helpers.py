@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from gradguard.check.config import Settings
 from gradguard.check.engine.run import check_source
 from gradguard.check.fixes import fix_until_stable
 from gradguard.check.rules import all_rules

@@ -8,6 +8,7 @@ import stat
 
 import pytest
 
+import gradguard.check.cli as check_cli
 from gradguard.cli import main
 
 BAD = "import torch\n\nwith torch.no_grad:\n    y = 1\n"
@@ -228,3 +229,18 @@ def test_force_exclude_applies_exclude_to_named_files(tree, capsys):
     code, out, _ = run_cli(capsys, "check", "--force-exclude", "vendored/old.py", "good.py")
     assert code == 0 and "old.py" not in out
     assert run_cli(capsys, "check", "--force-exclude", "bad.py")[0] == 1
+
+
+@pytest.mark.parametrize("argv", [["check", "."], ["rules"], ["bench", "--help"]])
+def test_ctrl_c_prints_one_line_and_exits_130(argv, monkeypatch, capsys):
+    import gradguard.check.run.pipeline as pipeline
+    import gradguard.cli as top
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pipeline, "run", interrupted)
+    monkeypatch.setattr(check_cli, "_rules", interrupted)
+    monkeypatch.setattr(top, "_bench", interrupted)
+    assert main(argv) == 130
+    assert capsys.readouterr().err == "gradguard: interrupted\n"

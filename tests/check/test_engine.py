@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from gradguard.check.engine.run import check_source
 from gradguard.check.analysis.imports import ImportMap, mentions_torch_import
+from gradguard.check.engine.run import check_source
 from gradguard.check.source import SourceText
 
 

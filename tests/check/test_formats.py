@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from gradguard.cli import main
-from gradguard.check.report.github import annotation
 from gradguard.check.model import Diagnostic, Position
+from gradguard.check.report.github import annotation
+from gradguard.cli import main
 
 BAD = "import torch\n\nwith torch.no_grad:\n    y = 1\n"
 MESSAGE = "`torch.no_grad` is used without `()`: this raises TypeError at the `with`; write `torch.no_grad()`"

@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from gradguard.cli import main
-from gradguard.check.config import Settings
 from gradguard.check.engine.run import check_bytes, check_source
 from gradguard.check.rules import all_rules
 from gradguard.check.source import SourceText
+from gradguard.cli import main
 
 BAD = "import torch\n\nwith torch.no_grad:\n    y = 1\n"
 RULES = [r() for r in all_rules()]
@@ -102,7 +101,7 @@ def test_non_utf8_without_cookie_is_gg001(tmp_path, monkeypatch, capsys):
     Path("a.py").write_bytes(data)
     code, out, err = run_cli(capsys, "check", "--no-cache", "--fix")
     assert code == 1 and err == ""
-    (line,) = [l for l in out.splitlines() if "GG001" in l]
+    (line,) = [text for text in out.splitlines() if "GG001" in text]
     assert line.startswith("a.py:1:1: GG001 File could not be parsed: cannot decode as utf-8")
     assert Path("a.py").read_bytes() == data
 
@@ -133,9 +132,11 @@ def test_symlink_loops(tmp_path, monkeypatch, capsys):
     os.symlink("missing.py", pkg / "dangling.py")
     code, out, err = run_cli(capsys, "check", "--no-cache", "pkg")
     lines = out.splitlines()
-    assert sum("GG204" in l for l in lines) == 1  # a.py once, not once per loop turn
-    assert any(l.startswith(os.path.join("pkg", "self.py") + ":1:1: GG001 File could not be read") for l in lines)
-    assert any(l.startswith(os.path.join("pkg", "dangling.py") + ":1:1: GG001 File could not be read") for l in lines)
+    assert sum("GG204" in text for text in lines) == 1  # a.py once, not once per loop turn
+    assert any(text.startswith(os.path.join("pkg", "self.py") + ":1:1: GG001 File could not be read") for text in lines)
+    assert any(
+        text.startswith(os.path.join("pkg", "dangling.py") + ":1:1: GG001 File could not be read") for text in lines
+    )
 
 
 def test_unreadable_file_is_reported(tmp_path, monkeypatch, capsys):
@@ -170,7 +171,7 @@ def test_fifo_device_and_directory_named_py(tmp_path, monkeypatch, capsys):
     lines = out.splitlines()
     assert "pipe.py:1:1: GG001 File could not be read: it is a named pipe" in lines
     assert "null.py:1:1: GG001 File could not be read: it is a character device" in lines
-    assert any(l.startswith(os.path.join("dir.py", "inner.py") + ":3:6: GG204") for l in lines)
+    assert any(text.startswith(os.path.join("dir.py", "inner.py") + ":3:6: GG204") for text in lines)
 
 
 def test_fix_rewrites_only_files_with_fixes(tmp_path, monkeypatch, capsys):

@@ -7,11 +7,10 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from gradguard.cli import main
 from gradguard.check.run.notebook import ipython_to_python
+from gradguard.cli import main
 
 MSG = "`torch.no_grad` is used without `()`"
 
@@ -165,7 +164,7 @@ def test_invalid_json_and_non_notebook_are_gg001(tmp_path, capsys):
     code_, out, _ = run_cli(capsys, "check", str(tmp_path))
     assert code_ == 1
     lines = out.splitlines()
-    assert any(l.startswith(f"{tmp_path}/broken.ipynb:3:1: GG001 Notebook is not valid JSON") for l in lines), out
+    assert any(text.startswith(f"{tmp_path}/broken.ipynb:3:1: GG001 Notebook is not valid JSON") for text in lines), out
     assert f"{tmp_path}/list.ipynb:1:1: GG001 Not a Jupyter notebook: no list of `cells`" in lines
     assert f"{tmp_path}/badcell.ipynb:1:1: GG001 Not a Jupyter notebook: cell 1 `source` is not text" in lines
 
@@ -275,8 +274,8 @@ def test_masking_keeps_line_count_and_never_raises(cell):
     )
 )
 def test_any_json_is_a_notebook_or_a_notebook_error(document):
-    from gradguard.check.run.notebook import NotebookError, check_notebook, load_notebook
     from gradguard.check.rules import all_rules
+    from gradguard.check.run.notebook import NotebookError, check_notebook, load_notebook
 
     try:
         nb = load_notebook(json.dumps(document).encode())
@@ -300,3 +299,25 @@ def test_lines_named_in_messages_are_cell_lines(tmp_path, capsys):
     assert "after `model.eval()` (line 2)" in out
     assert "eval.ipynb:cell 4:2:10: GG203" in out
     assert "on line 1;" in out
+
+
+def test_a_rule_bug_in_a_notebook_is_an_internal_error(tmp_path):
+    """As for a Python file: the failing rule is reported, the other rules' findings kept."""
+    from gradguard.check.config import Config
+    from gradguard.check.rules import rule_by_code
+    from gradguard.check.rules.base import Rule
+    from gradguard.check.run.pipeline import run
+
+    class Exploding(Rule):
+        code = "GG998"
+        name = "exploding"
+        summary = "test rule that raises"
+
+        def visit_Call(self, node, ctx):
+            raise ZeroDivisionError("rule bug")
+
+    path = tmp_path / "n.ipynb"
+    write(path, notebook([code("import torch\n"), code("with torch.no_grad:\n    f()\n")]))
+    result = run([str(path)], Config(rules=(rule_by_code("GG204"), Exploding)))
+    assert [e.where for e in result.internal_errors] == ["GG998"]
+    assert [(d.code, d.cell, d.start.row) for d in result.diagnostics] == [("GG204", 2, 1)]

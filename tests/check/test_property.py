@@ -19,8 +19,7 @@ from pathlib import Path
 
 import hypothesmith
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from gradguard.check.engine.run import check_bytes, check_source
 from gradguard.check.fixes import apply_edits, chosen_fixes, fix_until_stable

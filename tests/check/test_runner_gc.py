@@ -7,8 +7,9 @@ import gc
 import pytest
 
 import gradguard.check.run.pipeline as runner
-from gradguard.check.config import Settings
-from gradguard.check.run.pipeline import GC_THRESHOLD, RunOptions, fewer_collections
+from gradguard.check.config import Config
+from gradguard.check.rules import all_rules
+from gradguard.check.run.pipeline import GC_THRESHOLD, fewer_collections
 
 
 def test_run_checks_under_raised_threshold_and_restores_it(tmp_path, monkeypatch):
@@ -22,7 +23,7 @@ def test_run_checks_under_raised_threshold_and_restores_it(tmp_path, monkeypatch
     monkeypatch.setattr(runner, "process_file", recording)
     (tmp_path / "a.py").write_text("import torch\nx = torch.zeros(1).data\n")
     before = gc.get_threshold()
-    result = runner.run([str(tmp_path / "a.py")], Settings(), RunOptions())
+    result = runner.run([str(tmp_path / "a.py")], Config(rules=all_rules()))
     assert seen == [max(before[0], GC_THRESHOLD)]
     assert [d.code for d in result.diagnostics] == ["GG101"]
     assert gc.get_threshold() == before

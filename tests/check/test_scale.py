@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 import gradguard.check.run.executor as parallel
-import gradguard.check.run.pipeline as runner
-from gradguard.check.run.cache import CACHEDIR_TAG, ResultCache
-from gradguard.cli import main
-from gradguard.check.config import Settings
+import gradguard.check.run.python as python_adapter
 from gradguard.check.engine.run import check_source
 from gradguard.check.rules import all_rules
 from gradguard.check.rules.base import Rule
+from gradguard.check.run.cache import CACHEDIR_TAG, ResultCache
 from gradguard.check.source import SourceText
+from gradguard.cli import main
 
 BAD = "import torch\n\nwith torch.no_grad:\n    y = 1\n"
 GOOD = "import torch\n\nwith torch.no_grad():\n    y = 1\n"
@@ -43,7 +41,9 @@ class ExplodingRule(Rule):
 
 @pytest.fixture
 def exploding(monkeypatch):
-    monkeypatch.setattr(runner, "all_rules", lambda: all_rules() + (ExplodingRule,))
+    import gradguard.check.rules as catalogue
+
+    monkeypatch.setattr(catalogue, "all_rules", lambda: all_rules() + (ExplodingRule,))
     return ExplodingRule
 
 
@@ -119,7 +119,7 @@ def _pool_counter(monkeypatch) -> list:
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_parallel_output_equals_serial(tmp_path, monkeypatch, capsys, fmt):
     monkeypatch.chdir(tmp_path)
-    make_tree(tmp_path, parallel.MIN_FILES_FOR_POOL + 20)
+    make_tree(tmp_path, parallel.MIN_ITEMS_FOR_POOL + 20)
     starts = _pool_counter(monkeypatch)
     serial = run_cli(capsys, "check", "--no-cache", "--jobs", "1", "--format", fmt)
     assert starts == []
@@ -134,7 +134,7 @@ def test_parallel_fix_equals_serial(tmp_path, monkeypatch, capsys):
     for name, jobs in (("serial", "1"), ("parallel", "2")):
         root = tmp_path / name
         root.mkdir()
-        make_tree(root, parallel.MIN_FILES_FOR_POOL + 5)
+        make_tree(root, parallel.MIN_ITEMS_FOR_POOL + 5)
         monkeypatch.chdir(root)
         code, out, _ = run_cli(capsys, "check", "--no-cache", "--fix", "--jobs", jobs)
         trees.append((out, {p.relative_to(root): p.read_bytes() for p in sorted(root.rglob("*.py"))}))
@@ -160,7 +160,7 @@ def test_jobs_must_be_positive(capsys):
 
 def test_workers_report_internal_errors(tmp_path, monkeypatch, capsys, exploding):
     monkeypatch.chdir(tmp_path)
-    for i in range(parallel.MIN_FILES_FOR_POOL + 2):
+    for i in range(parallel.MIN_ITEMS_FOR_POOL + 2):
         Path(f"m{i:03d}.py").write_text("import torch\nexplode()\n" if i == 7 else GOOD)
     code, _, err = run_cli(capsys, "check", "--extend-select", "GG998", "--no-cache", "--jobs", "2")
     assert code == 2
@@ -174,13 +174,13 @@ def test_workers_report_internal_errors(tmp_path, monkeypatch, capsys, exploding
 def checked_files(monkeypatch) -> list:
     """Paths given to the engine (cache misses), in call order."""
     calls = []
-    original = runner.check_bytes
+    original = python_adapter.check_bytes
 
     def counting(data, path, *args, **kwargs):
         calls.append(path)
         return original(data, path, *args, **kwargs)
 
-    monkeypatch.setattr(runner, "check_bytes", counting)
+    monkeypatch.setattr(python_adapter, "check_bytes", counting)
     return calls
 
 
@@ -324,7 +324,7 @@ def test_engine_bug_during_fix_is_internal_error_and_file_untouched(tmp_path, mo
     def broken(text, check, unsafe):
         raise KeyError("fix bug")
 
-    monkeypatch.setattr(runner, "fix_until_stable", broken)
+    monkeypatch.setattr(python_adapter, "fix_until_stable", broken)
     code, out, err = run_cli(capsys, "check", "--fix", "--no-cache", "--jobs", "1")
     assert code == 2
     assert err.splitlines() == [
@@ -332,3 +332,16 @@ def test_engine_bug_during_fix_is_internal_error_and_file_untouched(tmp_path, mo
         "gradguard: internal error in engine on b.py:1:1: KeyError: 'fix bug'",
     ]
     assert Path("a.py").read_text() == BAD and Path("b.py").read_text() == BAD
+
+
+def test_cache_fingerprint_covers_the_rules_engine_and_common_helpers():
+    """Editing a rule (or the engine, or a shared helper) must invalidate every entry."""
+    import gradguard.check.engine.run as engine
+    import gradguard.check.rules.gg204_grad_mode_without_call as gg204
+    import gradguard.common.text as text
+    from gradguard.check.run.cache import checker_sources
+
+    sources = checker_sources()
+    for module in (gg204, engine, text):
+        assert Path(module.__file__).resolve() in sources
+    assert not any("runtime" in p.parts or "bench" in p.parts for p in sources)

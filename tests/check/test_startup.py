@@ -60,3 +60,23 @@ def test_heavy_filter():
         "torch",
         "concurrent.futures",
     ]
+
+
+def test_type_checkers_see_every_lazy_runtime_name():
+    """``gradguard/__init__`` imports the runtime names for type checkers only; the list must
+    match the names it loads lazily (read from the source: importing them needs torch)."""
+    import ast
+    from pathlib import Path
+
+    import gradguard
+
+    tree = ast.parse(Path(gradguard.__file__).read_text(encoding="utf-8"))
+    typed = {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+        for sub in node.body
+        if isinstance(sub, ast.ImportFrom) and sub.module == "gradguard.runtime"
+        for alias in sub.names
+    }
+    assert typed == set(gradguard._RUNTIME_NAMES)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from gradguard.check.analysis.imports import ImportMap
 from gradguard.check.engine.context import FileContext
 from gradguard.check.engine.walker import Walker
 from gradguard.check.rules.base import Rule
-from gradguard.check.analysis.imports import ImportMap
 from gradguard.check.source import SourceText
 
 SINGLETONS = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)

@@ -5,11 +5,17 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional, TextIO
+
+if TYPE_CHECKING:
+    from gradguard.check.config import Config
+    from gradguard.check.rules.base import Rule
+    from gradguard.check.run.pipeline import RunResult
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
-def _codes(value: str) -> list:
+def _codes(value: str) -> list[str]:
     return [c.strip().upper() for c in value.split(",") if c.strip()]
 
 
@@ -23,7 +29,7 @@ def _jobs(value: str) -> int:
     return jobs
 
 
-def add_commands(sub) -> None:
+def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
     """Register ``check``, ``rules`` and ``explain`` on the top-level subparsers."""
     check = sub.add_parser("check", help="check files for gradient-control mistakes")
     check.add_argument("paths", nargs="*", default=None, help="files or directories (default: .)")
@@ -63,7 +69,7 @@ def add_commands(sub) -> None:
     explain.add_argument("--run", action="store_true", help="run the rule's demonstration on the installed torch")
 
 
-def run_command(args) -> int:
+def run_command(args: argparse.Namespace) -> int:
     """Run a parsed ``check``, ``rules`` or ``explain`` command (``explain --run`` is the caller's)."""
     if args.command == "check":
         return _check(args)
@@ -77,10 +83,33 @@ def _error(message: str) -> int:
     return EXIT_ERROR
 
 
-def _check(args) -> int:
-    from gradguard.check.config import ConfigError, load_settings
-    from gradguard.check.report.formats import FORMATS
-    from gradguard.check.run.pipeline import RunOptions, run
+def config_from_args(args: argparse.Namespace, paths: list[str]) -> Config:
+    """The run's one configuration: ``[tool.gradguard]`` overridden by the flags."""
+    from gradguard.check.config import read_config_file, resolve
+    from gradguard.check.rules import all_rules
+
+    file = read_config_file(Path(paths[0]) if paths[0] != "-" else Path.cwd(), args.config)
+    return resolve(
+        all_rules(),
+        file,
+        select=args.select,
+        ignore=args.ignore,
+        extend_select=args.extend_select,
+        all_files=args.all_files,
+        force_exclude=args.force_exclude,
+        fix=args.fix,
+        unsafe_fixes=args.unsafe_fixes,
+        diff=args.diff,
+        jobs=args.jobs or _default_jobs(),
+        cache=not args.no_cache,
+        cache_dir=args.cache_dir,
+    )
+
+
+def _check(args: argparse.Namespace) -> int:
+    from gradguard.check.config import ConfigError
+    from gradguard.check.report import FORMATS
+    from gradguard.check.run.pipeline import run
 
     if args.format not in FORMATS:
         return _error(f"unknown format {args.format!r} (choose from {', '.join(FORMATS)})")
@@ -88,29 +117,15 @@ def _check(args) -> int:
     if args.config is not None and not args.config.is_file():
         return _error(f"config file not found: {args.config}")
     try:
-        settings = load_settings(Path(paths[0]) if paths[0] != "-" else Path.cwd(), args.config)
-        if args.all_files:
-            settings.require_torch_import = False
-        settings.force_exclude = args.force_exclude
-        options = RunOptions(
-            fix=args.fix,
-            unsafe_fixes=args.unsafe_fixes,
-            diff=args.diff,
-            select=args.select,
-            ignore=args.ignore,
-            extend_select=args.extend_select,
-            jobs=args.jobs or _default_jobs(),
-            cache=not args.no_cache,
-            cache_dir=args.cache_dir,
-        )
+        config = config_from_args(args, paths)
         if paths == ["-"]:
             from gradguard.check.run.pipeline import check_stdin
 
-            result = check_stdin(sys.stdin.buffer.read(), args.stdin_filename or "-", settings, options)
+            result = check_stdin(sys.stdin.buffer.read(), args.stdin_filename or "-", config)
         else:
             if "-" in paths:
                 return _error("'-' (standard input) cannot be combined with other paths")
-            result = run(paths, settings, options)
+            result = run(paths, config)
     except ConfigError as exc:
         return _error(str(exc))
     for path, reason in result.errors:
@@ -133,8 +148,9 @@ def _check(args) -> int:
             out.close()
 
 
-def _report(args, result, out) -> int:
-    from gradguard.check.report.formats import FORMATS, render_statistics, summary_line
+def _report(args: argparse.Namespace, result: RunResult, out: TextIO) -> int:
+    from gradguard.check.report import renderer
+    from gradguard.check.report.text import render_statistics, summary_line
 
     if args.diff:
         for diff in result.diffs:
@@ -146,7 +162,7 @@ def _report(args, result, out) -> int:
             return EXIT_ERROR
         return EXIT_OK if args.exit_zero or not result.diffs else EXIT_FINDINGS
     fmt = args.format
-    text = FORMATS[fmt](result.diagnostics)
+    text = renderer(fmt)(result.diagnostics)
     out.write(text)
     if args.statistics and fmt == "text":
         out.write(render_statistics(result.diagnostics))
@@ -190,13 +206,13 @@ def _explain(code: str) -> int:
     return EXIT_OK
 
 
-def rule_by_code(code: str):
+def rule_by_code(code: str) -> Optional[type[Rule]]:
     from gradguard.check.rules import rule_by_code as find
 
     return find(code)
 
 
-def render_rule_doc(rule) -> str:
+def render_rule_doc(rule: type[Rule]) -> str:
     header = f"{rule.code} ({rule.name})"
     fix = rule.fix_availability.label
     default = "on by default" if rule.default_enabled else "off by default"

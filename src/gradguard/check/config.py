@@ -1,4 +1,5 @@
-"""``[tool.gradguard]`` in the nearest pyproject.toml, merged with command-line flags."""
+"""The run's configuration: ``[tool.gradguard]`` of the nearest pyproject.toml (``ConfigFile``),
+merged with a front end's options into one resolved ``Config``."""
 
 from __future__ import annotations
 
@@ -7,12 +8,15 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional, Sequence
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
+
+if TYPE_CHECKING:
+    from gradguard.check.rules.base import Rule
 
 DEFAULT_EXCLUDE = (
     ".git",
@@ -49,23 +53,60 @@ class ConfigError(Exception):
     """A configuration problem, reported as one line with exit code 2."""
 
 
-@dataclass
-class Settings:
-    select: Optional[list] = None
-    ignore: list = field(default_factory=list)
-    extend_select: list = field(default_factory=list)
-    exclude: list = field(default_factory=list)
-    per_file_ignores: dict = field(default_factory=dict)
-    require_torch_import: bool = True
-    force_exclude: bool = False
-    root: Path = field(default_factory=Path.cwd)
-    config_file: Optional[Path] = None
+@dataclass(frozen=True)
+class ConfigFile:
+    """What ``[tool.gradguard]`` of one pyproject.toml says (nothing resolved yet)."""
 
-    def ignored_for(self, path: str) -> list:
+    path: Optional[Path] = None  # None: no pyproject.toml was found
+    select: Optional[tuple[str, ...]] = None
+    ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    require_torch_import: bool = True
+
+    @property
+    def root(self) -> Path:
+        """The folder that relative patterns are matched against."""
+        return self.path.parent if self.path is not None else Path.cwd()
+
+
+@dataclass(frozen=True)
+class Config:
+    """The one resolved configuration of a run, built by a front end and passed down.
+
+    The command line builds it from ``[tool.gradguard]`` and its flags (``resolve``); the
+    flake8 plugin and the tests build it from their own inputs. Everything below the front
+    end (discovery, the per-file pipeline, the cache, the workers) reads only this object.
+    """
+
+    rules: tuple[type[Rule], ...] = ()  # the selected rule classes, sorted by code
+    exclude: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    require_torch_import: bool = True  # False: also check files that never import torch
+    force_exclude: bool = False  # apply exclude to files named on the command line too
+    root: Path = field(default_factory=Path.cwd)  # where relative patterns are matched
+    config_file: Optional[Path] = None
+    fix: bool = False
+    unsafe_fixes: bool = False
+    diff: bool = False
+    jobs: int = 1  # worker processes; the command line defaults to the machine's CPUs
+    cache: bool = False  # use the result cache (the command line turns it on)
+    cache_dir: Optional[Path] = None  # default: .gradguard_cache beside the configuration
+
+    @property
+    def rule_codes(self) -> tuple[str, ...]:
+        return tuple(rule.code for rule in self.rules)
+
+    def make_rules(self) -> list[Rule]:
+        """One instance of every selected rule (rules keep no state of their own)."""
+        return [rule() for rule in self.rules]
+
+    def ignored_for(self, path: str) -> list[str]:
         """Codes ignored for one file by per-file-ignores (patterns relative to the root)."""
         rel = _relative(path, self.root)
-        codes: list = []
-        for pattern, ignored in self.per_file_ignores.items():
+        codes: list[str] = []
+        for pattern, ignored in self.per_file_ignores:
             if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(os.path.basename(rel), pattern):
                 codes.extend(ignored)
         return codes
@@ -78,7 +119,7 @@ class Settings:
         """
         name = os.path.basename(path.rstrip(os.sep))
         rel = None
-        for pattern in list(DEFAULT_EXCLUDE) + self.exclude:
+        for pattern in (*DEFAULT_EXCLUDE, *self.exclude):
             pattern = pattern.rstrip("/")
             if "/" in pattern:
                 if rel is None:
@@ -95,6 +136,52 @@ class Settings:
             return True
         parts = Path(_relative(path, self.root)).parts[:-1]
         return any(self.is_excluded(os.path.join(str(self.root), *parts[: i + 1])) for i in range(len(parts)))
+
+
+def resolve(
+    catalogue: Sequence[type[Rule]],
+    file: Optional[ConfigFile] = None,
+    *,
+    select: Optional[Sequence[str]] = None,
+    ignore: Sequence[str] = (),
+    extend_select: Sequence[str] = (),
+    all_files: bool = False,
+    force_exclude: bool = False,
+    fix: bool = False,
+    unsafe_fixes: bool = False,
+    diff: bool = False,
+    jobs: int = 1,
+    cache: bool = False,
+    cache_dir: Optional[Path] = None,
+) -> Config:
+    """The run's configuration: the file's settings, overridden by the front end's options.
+
+    ``catalogue`` is every rule class (``gradguard.check.rules.all_rules()``); it is passed
+    in so that this module, which the engine's callers share, imports no rule. Raises
+    ConfigError for an unknown rule code.
+    """
+    file = file if file is not None else ConfigFile()
+    chosen_select = list(select) if select is not None else (list(file.select) if file.select is not None else None)
+    # A code selected on the command line wins over the configuration's ignore of it.
+    cli_select = list(select or [])
+    all_ignore = list(ignore) + [c for c in file.ignore if c not in cli_select]
+    extend = list(file.extend_select) + list(extend_select)
+    rules = select_rules(catalogue, chosen_select, all_ignore, extend)
+    return Config(
+        rules=tuple(rules),
+        exclude=file.exclude,
+        per_file_ignores=file.per_file_ignores,
+        require_torch_import=file.require_torch_import and not all_files,
+        force_exclude=force_exclude,
+        root=file.root,
+        config_file=file.path,
+        fix=fix,
+        unsafe_fixes=unsafe_fixes,
+        diff=diff,
+        jobs=jobs,
+        cache=cache,
+        cache_dir=cache_dir,
+    )
 
 
 def _relative(path: str, root: Path) -> str:
@@ -115,7 +202,7 @@ def find_pyproject(start: Path) -> Optional[Path]:
     return None
 
 
-def _codes(value, key: str, path: Path) -> list:
+def _codes(value: object, key: str, path: Path) -> list[str]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -123,10 +210,11 @@ def _codes(value, key: str, path: Path) -> list:
     return [v.strip().upper() for v in value]
 
 
-def load_settings(start: Path, config_path: Optional[Path] = None) -> Settings:
+def read_config_file(start: Path, config_path: Optional[Path] = None) -> ConfigFile:
+    """``[tool.gradguard]`` of ``config_path``, else of the nearest pyproject.toml above ``start``."""
     path = config_path or find_pyproject(start)
     if path is None:
-        return Settings(root=Path.cwd())
+        return ConfigFile()
     try:
         with open(path, "rb") as handle:
             data = tomllib.load(handle)
@@ -135,33 +223,41 @@ def load_settings(start: Path, config_path: Optional[Path] = None) -> Settings:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     table = data.get("tool", {}).get("gradguard", {})
-    settings = Settings(root=path.parent, config_file=path)
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.gradguard] must be a table")
     unknown = set(table) - KNOWN_KEYS
     if unknown:
         raise ConfigError(f"{path}: unknown [tool.gradguard] key(s): {', '.join(sorted(unknown))}")
-    if "select" in table:
-        settings.select = _codes(table["select"], "select", path)
-    settings.ignore = _codes(table.get("ignore", []), "ignore", path)
-    settings.extend_select = _codes(table.get("extend-select", []), "extend-select", path)
+    select = tuple(_codes(table["select"], "select", path)) if "select" in table else None
+    exclude: list[str] = []
     for key in ("exclude", "extend-exclude"):
         value = table.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{path}: [tool.gradguard] {key} must be a list of glob patterns")
-        settings.exclude.extend(value)
+        exclude.extend(value)
     pfi = table.get("per-file-ignores", {})
     if not isinstance(pfi, dict):
         raise ConfigError(f"{path}: [tool.gradguard] per-file-ignores must be a table of pattern = [codes]")
-    settings.per_file_ignores = {k: _codes(v, f"per-file-ignores.{k}", path) for k, v in pfi.items()}
     rti = table.get("require-torch-import", True)
     if not isinstance(rti, bool):
         raise ConfigError(f"{path}: [tool.gradguard] require-torch-import must be true or false")
-    settings.require_torch_import = rti
-    return settings
+    return ConfigFile(
+        path=path,
+        select=select,
+        ignore=tuple(_codes(table.get("ignore", []), "ignore", path)),
+        extend_select=tuple(_codes(table.get("extend-select", []), "extend-select", path)),
+        exclude=tuple(exclude),
+        per_file_ignores=tuple((k, tuple(_codes(v, f"per-file-ignores.{k}", path))) for k, v in pfi.items()),
+        require_torch_import=rti,
+    )
 
 
-def select_rules(all_rules, select: Optional[list], ignore: list, extend_select: list = ()) -> list:
+def select_rules(
+    all_rules: Sequence[type[Rule]],
+    select: Optional[Sequence[str]],
+    ignore: Sequence[str],
+    extend_select: Sequence[str] = (),
+) -> list[type[Rule]]:
     """Resolve select/ignore into rule classes.
 
     An exact code selects that rule even if it is off by default; a prefix (``GG1``) or
@@ -177,7 +273,7 @@ def select_rules(all_rules, select: Optional[list], ignore: list, extend_select:
     for code in list(select or []) + list(ignore) + list(extend_select):
         check(code)
 
-    def matches(rule, codes, explicit_only_for_off: bool) -> bool:
+    def matches(rule: type[Rule], codes: Sequence[str], explicit_only_for_off: bool) -> bool:
         for code in codes:
             if code == "ALL":
                 return True
@@ -187,7 +283,7 @@ def select_rules(all_rules, select: Optional[list], ignore: list, extend_select:
                 return True
         return False
 
-    chosen = []
+    chosen: list[type[Rule]] = []
     for rule in all_rules:
         if select is None:
             on = rule.default_enabled

@@ -1,26 +1,27 @@
-"""Applying fixes: minimal text edits, re-checked until stable, written atomically."""
+"""Applying fixes: minimal text edits, re-checked until stable, shown as diffs, written atomically."""
 
 from __future__ import annotations
 
+import difflib
 import os
 import stat
 import tempfile
 import warnings
 from typing import Callable, Iterable, Optional
 
-from gradguard.check.model import Diagnostic
+from gradguard.check.model import Diagnostic, Edit, Fix
 
 MAX_PASSES = 10
 
 
-def chosen_fixes(diagnostics: Iterable[Diagnostic], unsafe: bool) -> list:
+def chosen_fixes(diagnostics: Iterable[Diagnostic], unsafe: bool) -> list[Fix]:
     return [d.fix for d in diagnostics if d.fix is not None and d.fix.applies(unsafe)]
 
 
-def apply_edits(text: str, fixes: list) -> tuple:
+def apply_edits(text: str, fixes: list[Fix]) -> tuple[str, int]:
     """Apply non-overlapping fixes (all edits of a fix or none). Returns (text, applied)."""
     ordered = sorted(fixes, key=lambda f: min(e.start for e in f.edits) if f.edits else 0)
-    taken: list = []
+    taken: list[tuple[int, int]] = []
     applied = 0
     for fix in ordered:
         if not fix.edits:
@@ -30,7 +31,7 @@ def apply_edits(text: str, fixes: list) -> tuple:
             continue  # picked up in the next pass
         taken.extend(spans)
         applied += 1
-    edits: list = []
+    edits: list[Edit] = []
     for fix in ordered:
         if fix.edits and all((e.start, e.end) in taken for e in fix.edits):
             edits.extend(fix.edits)
@@ -39,14 +40,16 @@ def apply_edits(text: str, fixes: list) -> tuple:
     return text, applied
 
 
-def _overlaps(a: tuple, b: tuple) -> bool:
+def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
     if a == b:
         return True
     # Touching insertions at the same point conflict; adjacent replacements do not.
     return a[0] < b[1] and b[0] < a[1] or (a[0] == a[1] == b[0]) or (b[0] == b[1] == a[0])
 
 
-def fix_until_stable(text: str, check: Callable[[str], list], unsafe: bool) -> tuple:
+def fix_until_stable(
+    text: str, check: Callable[[str], list[Diagnostic]], unsafe: bool
+) -> tuple[str, int, list[Diagnostic]]:
     """Apply fixes, re-check, repeat. Returns (new_text, fixes_applied, remaining_diagnostics).
 
     A pass whose result no longer parses is discarded (the file is left as it was).
@@ -72,8 +75,20 @@ def fix_until_stable(text: str, check: Callable[[str], list], unsafe: bool) -> t
     return text, total, diagnostics
 
 
-def write_atomic(path: str, data: bytes) -> None:
-    """Replace a file's bytes in one rename, keeping its permission bits."""
+def unified_diff(old: str, new: str, path: str) -> str:
+    """What ``--diff`` prints for one file (or notebook cell)."""
+    return "".join(
+        difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=path, tofile=path)
+    )
+
+
+def write_atomic(path: str, data: bytes, durable: bool = True) -> None:
+    """Replace a file's bytes in one rename, keeping its permission bits.
+
+    A reader sees the old bytes or the new ones, never a part. ``durable`` flushes the data
+    to disk before the rename (fixed source files); the result cache, which can always be
+    rebuilt, skips that cost.
+    """
     directory = os.path.dirname(os.path.abspath(path))
     real = os.path.realpath(path)
     try:
@@ -84,8 +99,9 @@ def write_atomic(path: str, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, real)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Optional
+from typing import Any, Optional
 
 
 class Applicability(str, Enum):
@@ -74,7 +74,7 @@ class Diagnostic:
     fix: Optional[Fix] = None
     # Offsets into the checked source, used to map edits back to positions.
     cell: Optional[int] = None
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def url(self) -> str:
@@ -84,5 +84,5 @@ class Diagnostic:
     def fixable_safe(self) -> bool:
         return self.fix is not None and self.fix.applies(unsafe=False)
 
-    def sort_key(self):
+    def sort_key(self) -> tuple[str, int, int, int, str]:
         return (self.filename, self.cell or 0, self.start.row, self.start.column, self.code)

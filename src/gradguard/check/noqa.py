@@ -11,7 +11,7 @@ from gradguard.check.source import SourceText
 _NOQA_RE = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]*(?:[,\s]+[A-Z]+[0-9]*)*))?", re.I)
 
 
-def noqa_codes(line: str) -> Union[None, str, tuple]:
+def noqa_codes(line: str) -> Union[None, str, tuple[str, ...]]:
     """None when the line has no noqa, "all" for a bare noqa, else the codes it names."""
     if "#" not in line:
         return None
@@ -26,7 +26,7 @@ def noqa_codes(line: str) -> Union[None, str, tuple]:
 
 def apply_noqa(diagnostics: Iterable[Diagnostic], source: SourceText) -> list[Diagnostic]:
     kept = []
-    cache: dict[int, object] = {}
+    cache: dict[int, Union[None, str, tuple[str, ...]]] = {}
     for diag in diagnostics:
         row = diag.start.row
         if row not in cache:

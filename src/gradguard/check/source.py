@@ -35,7 +35,7 @@ class SourceText:
     text: str
     encoding: str = "utf-8"
     bom: bool = False
-    _line_starts: Optional[list] = field(default=None, repr=False)
+    _line_starts: Optional[list[int]] = field(default=None, repr=False)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "SourceText":
@@ -62,7 +62,7 @@ class SourceText:
         return codecs.BOM_UTF8 + data if self.bom else data
 
     @property
-    def line_starts(self) -> list:
+    def line_starts(self) -> list[int]:
         if self._line_starts is None:
             text = self.text
             if "\r" in text:
@@ -96,10 +96,10 @@ class SourceText:
         return Position(row, offset - self.line_starts[row - 1] + 1)
 
     def node_start(self, node: ast.AST) -> int:
-        return self.offset(node.lineno, node.col_offset)
+        return self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
 
     def node_end(self, node: ast.AST) -> int:
-        return self.offset(node.end_lineno, node.end_col_offset)
+        return self.offset(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
 
     def segment(self, node: ast.AST) -> str:
         return self.text[self.node_start(node) : self.node_end(node)]

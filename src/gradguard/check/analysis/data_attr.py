@@ -148,8 +148,8 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool) -> bool:
         return True
     value = ctx.model.value(recv)
     if value.kind is Kind.TENSOR:
-        if value.has(Role.OUTPUT) and any(h in ctx.source.text for h in _PACKED_HINTS):
-            return False  # model outputs may be PackedSequence, whose `.data` is a field
+        if value.has(Role.OUTPUT) and value.weak and any(h in ctx.source.text for h in _PACKED_HINTS):
+            return False  # an unknown model's output may be a PackedSequence, whose `.data` is a field
         return True
     if value.kind is not Kind.UNKNOWN:
         return False  # a module, a data set, a numpy array, a container: `.data` is its own field

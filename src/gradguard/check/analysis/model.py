@@ -23,22 +23,26 @@ have); names are the last resort and give ``weak`` values.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Optional
 
 from gradguard.check.analysis import vocabulary as vocab
 from gradguard.check.analysis.flow import GradMode, ScopeFlow, State, join_modes, region_mode
 from gradguard.check.analysis.grad_mode import classify_grad_mode
-from gradguard.check.analysis.imports import ImportMap, dotted_name
+from gradguard.check.analysis.imports import ImportMap, dotted_name, iter_statements
 from gradguard.check.analysis.scopes import (
     FUNCTION_TYPES,
-    SCOPE_TYPES,
+    Location,
     Scope,
     ScopeIndex,
+    children,
+    locate,
     own_nodes,
     parameters,
     target_names,
+    walk,
 )
 from gradguard.check.analysis.values import (
     NONE_VALUE,
@@ -94,7 +98,12 @@ _DATASET_TENSOR_FIELDS = frozenset(
     {"data", "targets", "test_data", "test_labels", "train_data", "train_labels", "tensors", "x", "y"}
 )
 _IMPORTED = Value(Kind.OTHER, Grad.NO, ref="<import>")
+# Frames that do not use other functions' summaries: the first module pass (the base of
+# every summary) and the summaries themselves (one level of calls is followed, no chains).
+_NO_SUMMARIES = frozenset({"module-first", "summary"})
+PACKED = Value(Kind.OTHER, Grad.NO, ref="torch.nn.utils.rnn.PackedSequence")
 _EVIDENT_TENSOR = tensor(Grad.MAYBE)
+_FORWARD_INPUT = tensor(Grad.MAYBE, weak=True)
 _EVIDENT_MODULE = module()
 _EVIDENT_LOSS = tensor(Grad.YES, Role.LOSS)
 
@@ -204,24 +213,25 @@ class SemanticModel:
         self,
         tree: ast.Module,
         imports: ImportMap,
-        parent_of: Callable[[ast.AST], Optional[ast.AST]],
+        source_text: str,
         module_name: str = "__main__",
     ):
         self.tree = tree
         self.imports = imports
-        self.parent_of = parent_of
         self.module_name = module_name
-        self.scopes = ScopeIndex(tree)
+        self.source_text = source_text
+        self._own_nodes: dict = {}
+        self.scopes = ScopeIndex(tree, self._own)
         self._frames: dict = {}  # (id(scope node), kind) -> Frame
         self._in_progress: set = set()
         self._summaries: dict = {}
         self._classes: Optional[dict] = None
-        self._call_sites: Optional[dict] = None
-        self._escapes: Optional[set] = None
+        self._call_sites: dict = {}  # id(function) -> its call sites, or None when not all known
         self._class_attributes: dict = {}
         self._use_evidence: dict = {}
         self._uses: dict = {}
-        self._memo: dict = {}
+        self._attribute_sites: dict = {}
+        self._locations: dict = {}
         self._definitions: dict = {}  # str(id(FunctionDef)) -> the node, for FUNCTION values
 
     def close(self) -> None:
@@ -233,7 +243,6 @@ class SemanticModel:
             value = getattr(self, name)
             if isinstance(value, (dict, set)):
                 value.clear()
-        self.parent_of = None  # type: ignore[assignment]
 
     # ======================================================================= public queries
     def value(self, node: ast.expr) -> Value:
@@ -291,6 +300,32 @@ class SemanticModel:
         calling it (passed on, stored, decorated, exported) or defined where that is unknown."""
         return self._callers_of(fn)
 
+    def rebinds(self, name: str) -> bool:
+        """Whether the file assigns ``name`` anywhere (beyond an import or a definition):
+        a cheap check before trusting what an imported or defined name is."""
+        found = self.__dict__.setdefault("_assigned", None)
+        if found is None:
+            found = set()
+            for stmt in iter_statements(self.tree.body):  # statements only: no expression walk
+                if isinstance(stmt, ast.Assign):
+                    for target in stmt.targets:
+                        found.update(target_names(target))
+                elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
+                    found.update(target_names(stmt.target))
+                elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+                    for item in stmt.items:
+                        if item.optional_vars is not None:
+                            found.update(target_names(item.optional_vars))
+            self.__dict__["_assigned"] = found
+        return name in found
+
+    def _own(self, scope_node: ast.AST) -> list:
+        """A scope's own nodes (``scopes.own_nodes``), walked once and kept."""
+        found = self._own_nodes.get(id(scope_node))
+        if found is None:
+            found = self._own_nodes[id(scope_node)] = list(own_nodes(scope_node))
+        return found
+
     def uses(self, scope_node: ast.AST) -> ScopeUses:
         """Bindings and uses of names in a scope's own code (module, class or function)."""
         found = self._uses.get(id(scope_node))
@@ -306,7 +341,7 @@ class SemanticModel:
             return uses
         bindings = uses.bindings
         imports = self.imports
-        for node in own_nodes(scope_node):
+        for node in self._own(scope_node):
             t = type(node)
             if t is ast.Assign:
                 for target in node.targets:
@@ -350,6 +385,35 @@ class SemanticModel:
                     uses.receivers.add(node.value.id)
         return uses
 
+    def forwarded_call(self, call: ast.Call) -> Optional[ast.Call]:
+        """When ``call`` runs a function or lambda of the file that hands its ``*args`` or
+        ``**kwargs`` straight on to another call (a thin wrapper), that inner call."""
+        callee = self.value(call.func)
+        fn = self._definitions.get(callee.ref) if callee.kind is Kind.FUNCTION and callee.ref else None
+        if fn is None:
+            return None
+        vararg = fn.args.vararg.arg if fn.args.vararg is not None else None
+        kwarg = fn.args.kwarg.arg if fn.args.kwarg is not None else None
+        if vararg is None and kwarg is None:
+            return None
+        results = (
+            [fn.body]
+            if isinstance(fn, ast.Lambda)
+            else [n.value for n in self._own(fn) if isinstance(n, ast.Return) and n.value is not None]
+        )
+        for result in results:
+            for sub in ast.walk(result):
+                if not isinstance(sub, ast.Call):
+                    continue
+                if any(
+                    isinstance(a, ast.Starred) and isinstance(a.value, ast.Name) and a.value.id == vararg
+                    for a in sub.args
+                ):
+                    return sub
+                if any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kwarg for k in sub.keywords):
+                    return sub
+        return None
+
     def class_info(self, name_or_key: str) -> Optional[ClassInfo]:
         classes = self._class_table()
         return classes.get(name_or_key)
@@ -388,47 +452,31 @@ class SemanticModel:
     # ====================================================================== locating nodes
     def _locate(self, node: ast.AST):
         """(state before the node's statement, frame, names bound by enclosing comprehensions)."""
-        memo = self._memo.get(id(node))
-        if memo is not None:
-            return memo
-        extra_nodes: list = []
-        current: Optional[ast.AST] = node
-        child = node
-        lambda_node = None
-        while current is not None and not isinstance(current, ast.stmt):
-            if (
-                isinstance(current, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
-                and child is not current
-            ):
-                if not (child is current.generators[0].iter):
-                    extra_nodes.append(current)
-            if isinstance(current, ast.Lambda) and child is current.body:
-                lambda_node = current
-            child = current
-            current = self.parent_of(current)
-        if current is None:
+        location = self._where(node)
+        if location is None:
             return None
-        stmt = current
-        scope_node = self.parent_of(stmt)
-        while scope_node is not None and not isinstance(scope_node, SCOPE_TYPES):
-            scope_node = self.parent_of(scope_node)
-        if scope_node is None:
-            scope_node = self.tree
-        frame = self._frame_for(scope_node)
+        stmt = location.statement
+        frame = self._frame_for(location.scope)
         if frame is None or frame.flow is None:
             return (None, frame, None)
         state = frame.flow.before.get(id(stmt))
         extra: dict = {}
         if state is not None:
-            if lambda_node is not None:
-                for arg in parameters(lambda_node):
+            if location.lambda_ is not None:
+                for arg in parameters(location.lambda_):
                     extra[arg.arg] = UNKNOWN
                 if state.mode is not GradMode.ENABLED or frame.kind != "module":
                     state = state.with_mode(GradMode.MAYBE if not state.mode.off else state.mode)
-            for comp in reversed(extra_nodes):
+            for comp in location.comprehensions:
                 extra.update(self._comprehension_bindings(comp, state.bind(extra) if extra else state, frame))
-        result = (state, frame, extra)
-        return result
+        return (state, frame, extra)
+
+    def _where(self, node: ast.AST) -> Optional[Location]:
+        """The statement, enclosing statements and scope of a node (by position, cached)."""
+        found = self._locations.get(id(node))
+        if found is None:
+            found = self._locations[id(node)] = locate(self.tree, node)
+        return found
 
     def _comprehension_bindings(self, comp: ast.AST, state: State, frame: Frame) -> dict:
         names: dict = {}
@@ -463,10 +511,9 @@ class SemanticModel:
         found = self.scopes.get(node)
         if found is not None:
             return found
-        parent_node = self.parent_of(node)
-        while parent_node is not None and not isinstance(parent_node, SCOPE_TYPES):
-            parent_node = self.parent_of(parent_node)
-        parent = self._scope(parent_node) if parent_node is not None else self.scopes.module
+        location = self._where(node) if not isinstance(node, ast.Lambda) else None
+        parent_node = location.scope if location is not None else self.tree
+        parent = self._scope(parent_node) if parent_node is not self.tree else self.scopes.module
         return self.scopes.scope(node, parent)
 
     def _run_frame(self, node: ast.AST, kind: str, mode: GradMode, env: dict, **extra) -> Optional[Frame]:
@@ -541,17 +588,21 @@ class SemanticModel:
     def _definition_mode(self, fn: ast.AST) -> GradMode:
         """The grad mode where a function is defined (a function defined inside a region may
         run there or later)."""
-        parent = self.parent_of(fn)
-        while parent is not None and not isinstance(parent, SCOPE_TYPES):
-            if isinstance(parent, (ast.With, ast.AsyncWith)):
-                for item in parent.items:
+        location = self._where(fn)
+        if location is None:
+            return GradMode.ENABLED
+        scope = location.scope
+        for stmt in reversed(location.enclosing[:-1]):
+            if stmt is scope:
+                break
+            if isinstance(stmt, (ast.With, ast.AsyncWith)):
+                for item in stmt.items:
                     kind = classify_grad_mode(item.context_expr, self.imports)
                     mode = region_mode(kind)
                     if mode is not None and mode is not GradMode.ENABLED:
                         return GradMode.MAYBE
-            parent = self.parent_of(parent)
-        if parent is not None and isinstance(parent, FUNCTION_TYPES):
-            decorated = self._decorated_mode(parent)
+        if isinstance(scope, FUNCTION_TYPES):
+            decorated = self._decorated_mode(scope)
             if decorated is not None and decorated is not GradMode.ENABLED:
                 return GradMode.MAYBE
         return GradMode.ENABLED
@@ -566,6 +617,9 @@ class SemanticModel:
         positional = list(args.posonlyargs) + list(args.args)
         first = positional[0].arg if positional and method_class is not None and not is_static else None
         from_callers = self._argument_values(fn, callers, first is not None) if callers else {}
+        is_forward = getattr(fn, "name", "") == "forward" and method_class is not None and method_class.is_module
+        required = set(positional[len(positional) - len(args.defaults) :] if args.defaults else ())
+        required = [a for a in positional[1:] if a not in required] if is_forward else []
         for arg in params:
             name = arg.arg
             if name == first:
@@ -579,6 +633,8 @@ class SemanticModel:
             caller_value = from_callers.get(name)
             if value is None and caller_value is not None and caller_value.kind is not Kind.UNKNOWN:
                 value = caller_value
+            if value is None and is_forward and arg in required:
+                value = _FORWARD_INPUT  # what a module is called with: tensors, as a rule
             if value is None:
                 value = self._named_value(name)
             if arg is args.vararg:
@@ -679,20 +735,20 @@ class SemanticModel:
             return found
         names: dict = {}
         if not isinstance(scope_node, ast.Lambda):
-            for node in own_nodes(scope_node):
-                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-                    attr = node.attr
-                    if attr in _TENSOR_EVIDENCE_ATTRIBUTES and isinstance(node.ctx, ast.Load):
+            for node in self._own(scope_node):
+                if isinstance(node, ast.Call):
+                    func = node.func
+                    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                        attr = func.attr
+                        if attr == "backward":
+                            names[func.value.id] = _EVIDENT_LOSS
+                        elif attr in _MODULE_EVIDENCE_METHODS:
+                            names.setdefault(func.value.id, _EVIDENT_MODULE)
+                        elif attr in _TENSOR_EVIDENCE_METHODS:
+                            names.setdefault(func.value.id, _EVIDENT_TENSOR)
+                elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                    if node.attr in _TENSOR_EVIDENCE_ATTRIBUTES and isinstance(node.ctx, ast.Load):
                         names.setdefault(node.value.id, _EVIDENT_TENSOR)
-                    elif attr in _TENSOR_EVIDENCE_METHODS or attr in _MODULE_EVIDENCE_METHODS:
-                        parent = self.parent_of(node)
-                        if isinstance(parent, ast.Call) and parent.func is node:
-                            if attr == "backward":
-                                names[node.value.id] = _EVIDENT_LOSS
-                            elif attr in _MODULE_EVIDENCE_METHODS:
-                                names.setdefault(node.value.id, _EVIDENT_MODULE)
-                            else:
-                                names.setdefault(node.value.id, _EVIDENT_TENSOR)
         self._use_evidence[id(scope_node)] = names
         return names
 
@@ -796,9 +852,12 @@ class SemanticModel:
                 outer = self._summary_frame(parent.node) if not isinstance(parent.node, ast.Lambda) else None
                 if outer is None or outer.flow is None:
                     return UNKNOWN
-                stmt = node
-                while stmt is not None and self.parent_of(stmt) is not parent.node:
-                    stmt = self.parent_of(stmt)
+                location = self._where(node)
+                stmt = None
+                if location is not None and parent.node in location.enclosing:
+                    index = location.enclosing.index(parent.node)
+                    if index + 1 < len(location.enclosing):
+                        stmt = location.enclosing[index + 1]  # the statement of the outer body holding it
                 before = outer.flow.before.get(id(stmt)) if stmt is not None else None
                 if before is None:
                     return UNKNOWN
@@ -929,39 +988,56 @@ class SemanticModel:
             self._class_attributes[key] = value  # not while a method it reads is being analysed
         return value
 
-    def _compute_instance_attribute(self, info: ClassInfo, attr: str, seen: set, incomplete: list) -> Value:
-        seen.add(info.key)
-        values: list = []
+    def _attribute_assignments(self, info: ClassInfo) -> dict:
+        """attribute -> [(method, statement, value or None, annotation or None)] for the
+        ``self.<attr> = ...`` / ``self.<attr>: T`` statements of a class's methods, and the
+        class-level annotations (one walk per class)."""
+        found = self._attribute_sites.get(info.key)
+        if found is not None:
+            return found
+        sites: dict = {}
         for stmt in info.node.body:
             if isinstance(stmt, FUNCTION_TYPES):
-                for sub in own_nodes(stmt):
+                for sub in self._own(stmt):
                     if isinstance(sub, ast.Assign):
                         for target in sub.targets:
                             if (
                                 isinstance(target, ast.Attribute)
-                                and target.attr == attr
                                 and isinstance(target.value, ast.Name)
-                                and target.value.id in ("self",)
+                                and target.value.id == "self"
                             ):
-                                frame = self._summary_frame(stmt)
-                                if frame is None:
-                                    incomplete.append(stmt)
-                                state = frame.flow.before.get(id(sub)) if frame and frame.flow else None
-                                if state is None:
-                                    values.append(UNKNOWN)
-                                else:
-                                    values.append(self.evaluate(sub.value, state, frame))  # type: ignore[arg-type]
+                                sites.setdefault(target.attr, []).append((stmt, sub, sub.value, None))
                     elif (
                         isinstance(sub, ast.AnnAssign)
                         and isinstance(sub.target, ast.Attribute)
-                        and sub.target.attr == attr
+                        and isinstance(sub.target.value, ast.Name)
+                        and sub.target.value.id == "self"
                     ):
-                        annotated = self.annotation_value(sub.annotation)
-                        values.append(annotated if annotated is not None else UNKNOWN)
-            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr:
-                annotated = self.annotation_value(stmt.annotation)
+                        sites.setdefault(sub.target.attr, []).append((stmt, sub, None, sub.annotation))
+            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                sites.setdefault(stmt.target.id, []).append((None, stmt, None, stmt.annotation))
+        self._attribute_sites[info.key] = sites
+        return sites
+
+    def _compute_instance_attribute(self, info: ClassInfo, attr: str, seen: set, incomplete: list) -> Value:
+        seen.add(info.key)
+        values: list = []
+        for method, stmt, value_node, annotation in self._attribute_assignments(info).get(attr, ()):
+            if annotation is not None:
+                annotated = self.annotation_value(annotation)
                 if annotated is not None:
                     values.append(annotated)
+                elif method is not None:
+                    values.append(UNKNOWN)
+                continue
+            frame = self._summary_frame(method)
+            if frame is None:
+                incomplete.append(method)
+            state = frame.flow.before.get(id(stmt)) if frame and frame.flow else None
+            if state is None:
+                values.append(UNKNOWN)
+            else:
+                values.append(self.evaluate(value_node, state, frame))  # type: ignore[arg-type]
         if not values:
             for base in info.bases:
                 base_info = self._class_table().get(base)
@@ -970,10 +1046,7 @@ class SemanticModel:
                     if value.kind is not Kind.UNKNOWN:
                         return value
             return UNKNOWN
-        result = join_all(values) or UNKNOWN
-        if result.kind is Kind.TENSOR and result.has(Role.PARAM):
-            return result
-        return result
+        return join_all(values) or UNKNOWN
 
     def _subscript(self, node: ast.Subscript, state: State, frame: Frame) -> Value:
         receiver = self.evaluate(node.value, state, frame)
@@ -1110,7 +1183,9 @@ class SemanticModel:
         return UNKNOWN
 
     def _lambda(self, node: ast.Lambda, state: State, frame: Frame) -> Value:
-        return Value(Kind.FUNCTION)
+        ref = str(id(node))
+        self._definitions[ref] = node
+        return Value(Kind.FUNCTION, ref=ref)
 
     def _other(self, node: ast.AST, state: State, frame: Frame) -> Value:
         for child in ast.iter_child_nodes(node):
@@ -1172,12 +1247,12 @@ class SemanticModel:
             return UNKNOWN
         if kind is Kind.FUNCTION:
             fn = self._function_node(callee)
-            if fn is not None and frame.kind != "module-first":
+            if fn is not None and frame.kind not in _NO_SUMMARIES:
                 summary = self.function_summary(fn)
                 return summary.returns
             return UNKNOWN
         if kind is Kind.MODULE:
-            return self._module_call(callee, node, args, state)
+            return self._module_call(callee, node, args, state, frame)
         if kind is Kind.UNKNOWN and name is not None:
             if LOSS_NAME_RE.search(name) and not name.lower().startswith(_LOSS_NAME_EXCLUDE):
                 grad = self._combine_grad(args, state.mode) if args else Grad.MAYBE
@@ -1186,7 +1261,7 @@ class SemanticModel:
                 return tensor(grad, Role.LOSS | Role.SCALAR, weak=True)
         return UNKNOWN
 
-    def _module_call(self, callee: Value, node: ast.Call, args: list, state: State) -> Value:
+    def _module_call(self, callee: Value, node: ast.Call, args: list, state: State, frame: Frame) -> Value:
         ref = callee.ref or ""
         last = vocab.last_name(ref) if ref else ""
         if ref.startswith("torch.nn.") and last in vocab.LOSS_MODULES:
@@ -1195,6 +1270,8 @@ class SemanticModel:
         if ref.startswith("torch.nn.") and last in vocab.PARAMETERLESS_MODULES:
             grad = self._combine_grad(args, state.mode)
             return tensor(grad, Role.OUTPUT if grad is not Grad.NO else Role.NONE)
+        if any(a is PACKED for a in args):
+            return PACKED  # an RNN fed a PackedSequence returns one (with its hidden state)
         if state.mode.off:
             grad = Grad.NO
         elif state.mode is GradMode.MAYBE:
@@ -1204,7 +1281,27 @@ class SemanticModel:
         roles = Role.OUTPUT
         if state.mode is GradMode.INFERENCE:
             roles |= Role.INFERENCE
-        return tensor(grad, roles, weak=callee.weak)
+        output = tensor(grad, roles, weak=callee.weak)
+        returned = self._forward_returns(callee) if frame.kind not in _NO_SUMMARIES else None
+        if returned is not None:
+            if returned.kind is Kind.TENSOR:
+                return output.with_(roles=roles | (returned.roles & Role.SCALAR))
+            if returned.kind is Kind.CONTAINER and returned.items is not None:
+                return container(items=tuple(output if v.kind is Kind.TENSOR else v for v in returned.items))
+            if returned.kind in (Kind.OTHER, Kind.NUMBER, Kind.NONE) or returned is PACKED:
+                return returned
+        return output
+
+    def _forward_returns(self, callee: Value) -> Optional[Value]:
+        """What the ``forward`` of a module class of the file returns, when known."""
+        info = self._class_table().get(callee.ref) if callee.ref else None
+        if info is None:
+            return None
+        forward = self._method_node(info, "forward")
+        if forward is None:
+            return None
+        returned = self.function_summary(forward).returns
+        return None if returned.kind is Kind.UNKNOWN else returned
 
     def _split_arguments(self, call: ast.Call) -> Optional[Split]:
         """The split a data set constructor is given: ``train=False``, ``split="test"``,
@@ -1302,6 +1399,8 @@ class SemanticModel:
                 grad = Grad.YES if vocab.constant_of(create, default=None) is True else Grad.NO
                 return container(tensor(grad))
             return NONE_VALUE
+        if last in ("pack_padded_sequence", "pack_sequence", "PackedSequence"):
+            return PACKED
         if qual.startswith("torch.utils.checkpoint."):
             return tensor(self._combine_grad(args[1:], state.mode) if len(args) > 1 else Grad.MAYBE)
         namespace_ok = qual.startswith(vocab.TENSOR_NAMESPACES) or qual.count(".") == 1
@@ -1356,7 +1455,7 @@ class SemanticModel:
             if method in ("buffers",):
                 return container(tensor(Grad.NO))
             if method == "forward":
-                return self._module_call(receiver, node, args, state)
+                return self._module_call(receiver, node, args, state, frame)
             if method in ("children", "modules"):
                 return container(module())
             if method in ("state_dict", "zero_grad", "apply", "register_forward_hook", "load_state_dict"):
@@ -1365,13 +1464,13 @@ class SemanticModel:
             if info is not None:
                 fn = self._method_node(info, method)
                 if fn is not None:
-                    if frame.kind == "module-first":
+                    if frame.kind in _NO_SUMMARIES:
                         return UNKNOWN
                     return self.function_summary(fn).returns
             # ``self.encoder(x)``: a call of a submodule held in an attribute.
             held = self._module_attribute(receiver, method, node.func, frame)  # type: ignore[arg-type]
             if held.kind is Kind.MODULE:
-                return self._module_call(held, node, args, state)
+                return self._module_call(held, node, args, state, frame)
             return UNKNOWN
         if kind is Kind.OPTIMIZER:
             return NONE_VALUE if method in ("step", "zero_grad") else UNKNOWN
@@ -1388,7 +1487,10 @@ class SemanticModel:
             if info is not None and frame.kind != "module-first":
                 fn = self._method_node(info, method)
                 if fn is not None:
-                    return self.function_summary(fn).returns
+                    return UNKNOWN if frame.kind in _NO_SUMMARIES else self.function_summary(fn).returns
+                held = self._instance_attribute(info, method)
+                if held.kind is Kind.MODULE:
+                    return self._module_call(held, node, args, state, frame)  # ``self.G(z)`` in a trainer class
             return UNKNOWN
         if kind is Kind.UNKNOWN:
             if method == "parameters":
@@ -1505,7 +1607,7 @@ class SemanticModel:
             return info.layers
         info.layers_known = True
         classes = self._class_table()
-        for sub in ast.walk(info.node):
+        for sub in walk(info.node):
             if isinstance(sub, ast.Call):
                 qual = self.imports.qualified_name(sub.func)
                 if qual is not None and qual.startswith("torch.nn."):
@@ -1546,9 +1648,9 @@ class SemanticModel:
         return None if unknown else False
 
     def _method_class(self, fn: ast.AST) -> Optional[ClassInfo]:
-        parent = self.parent_of(fn)
-        if isinstance(parent, ast.ClassDef):
-            return self._class_table().get(self._class_key(parent))
+        location = self._where(fn)
+        if location is not None and isinstance(location.scope, ast.ClassDef) and fn in location.scope.body:
+            return self._class_table().get(self._class_key(location.scope))
         return None
 
     def _method_node(self, info: ClassInfo, name: str) -> Optional[ast.AST]:
@@ -1565,7 +1667,9 @@ class SemanticModel:
 
     def _summarise(self, fn: ast.AST) -> FunctionSummary:
         summary = FunctionSummary()
-        for sub in own_nodes(fn):
+        if isinstance(fn, ast.Lambda):
+            return summary  # what a lambda returns is not followed
+        for sub in self._own(fn):
             if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
                 attr = sub.func.attr
                 if attr == "backward":
@@ -1597,29 +1701,73 @@ class SemanticModel:
         return summary
 
     def _callers_of(self, fn: ast.AST) -> Optional[list]:
-        index = self._call_index()
-        key = id(fn)
-        if key in self._escapes_set():
-            return None
-        raw = index.get(key)
+        raw = self._call_sites_of(fn)
         if raw is None:
-            return []
+            return None
         sites = []
         for call, caller_scope in raw:
             frame = self._caller_frame(caller_scope)
             if frame is None or frame.flow is None:
                 return None
-            stmt = call
-            while stmt is not None and not isinstance(stmt, ast.stmt):
-                stmt = self.parent_of(stmt)
+            location = self._where(call)
+            stmt = location.statement if location is not None else None
             state = frame.flow.before.get(id(stmt)) if stmt is not None else None
             if state is None:
                 continue  # unreachable call
-            if stmt is not None and isinstance(stmt, (ast.With, ast.AsyncWith)):
-                # A call in the body of the with is in a later statement; one in the item
-                # runs before the region: the state before the statement is right for both.
-                pass
-            sites.append(CallSite(call, self._state_inside(stmt, call, state), frame))
+            sites.append(CallSite(call, state, frame))
+        return sites
+
+    def _call_sites_of(self, fn: ast.AST) -> Optional[list]:
+        """[(Call, scope node of the caller)] for a function of the file, or None when its
+        callers are not all known: it is used other than by calling it, decorated (other than
+        by a grad mode or ``staticmethod``), defined twice, a dunder method, or nested.
+        Found by searching the text for its name, then reading only those statements."""
+        key = id(fn)
+        if key in self._call_sites:
+            return self._call_sites[key]
+        self._call_sites[key] = None
+        location = self._where(fn)
+        owner = location.scope if location is not None else None
+        if location is not None and len(location.enclosing) > 1 and not isinstance(location.enclosing[-2], ast.ClassDef):
+            owner = None  # defined under an if/try/with: not a plain definition
+        name = fn.name  # type: ignore[attr-defined]
+        is_method = isinstance(owner, ast.ClassDef)
+        if not (is_method or isinstance(owner, ast.Module)) or name.startswith("__"):
+            return None
+        siblings = owner.body  # type: ignore[union-attr]
+        if sum(1 for s in siblings if isinstance(s, (*FUNCTION_TYPES, ast.ClassDef)) and s.name == name) > 1:
+            return None
+        for deco in fn.decorator_list:  # type: ignore[attr-defined]
+            if self._decorated_mode_of(deco) is None and dotted_name(deco) not in ("staticmethod", "classmethod"):
+                return None
+        text = self.source_text
+        starts = self._line_starts()
+        found = _occurrences(text, name)
+        if is_method:
+            found = (i for i in found if text.endswith("self.", 0, i))
+        lines = sorted({bisect.bisect_right(starts, i) for i in found})
+        sites: list = []
+        if lines:
+            for stmt in iter_statements(self.tree.body, lines):
+                for node, parent in _header_nodes(stmt):
+                    if is_method:
+                        hit = (
+                            isinstance(node, ast.Attribute)
+                            and node.attr == name
+                            and isinstance(node.value, ast.Name)
+                            and node.value.id == "self"
+                        )
+                    else:
+                        hit = isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
+                    if not hit:
+                        continue
+                    if not (isinstance(parent, ast.Call) and parent.func is node):
+                        return None  # passed on, stored, wrapped: other callers may exist
+                    where = self._where(parent)
+                    if where is None or where.lambda_ is not None or isinstance(where.scope, ast.ClassDef):
+                        return None
+                    sites.append((parent, where.scope))
+        self._call_sites[key] = sites
         return sites
 
     def _state_inside(self, stmt: ast.stmt, call: ast.Call, state: State) -> State:
@@ -1632,76 +1780,77 @@ class SemanticModel:
             return self._summary_frame(scope_node)
         return None
 
-    def _call_index(self) -> dict:
-        """id(function) -> [(Call, scope node of the caller)] for the file's functions."""
-        if self._call_sites is not None:
-            return self._call_sites
-        sites: dict = {}
-        escapes: set = set()
-        self._call_sites = sites
-        self._escapes = escapes
-        top = self.scopes.module.definitions
-        functions = {name: defs for name, defs in top.items() if all(isinstance(d, FUNCTION_TYPES) for d in defs)}
-        methods: dict = {}
-        for cls in _all_classes(self.tree):
-            for stmt in cls.body:
-                if isinstance(stmt, FUNCTION_TYPES):
-                    methods.setdefault(stmt.name, []).append(stmt)
-        if not functions and not methods:
-            return sites
-        for defs in list(functions.values()) + list(methods.values()):
-            if len(defs) > 1:
-                for d in defs:
-                    escapes.add(id(d))
-        # Functions with decorators other than grad-mode ones may be registered or wrapped.
-        for defs in list(functions.values()) + list(methods.values()):
-            for d in defs:
-                for deco in d.decorator_list:
-                    if self._decorated_mode_of(deco) is None and dotted_name(deco) not in (
-                        "staticmethod",
-                        "classmethod",
-                    ):
-                        escapes.add(id(d))
-        all_names = self.imports.names
-        for scope_node, node, parent in _nodes_with_scope(self.tree):
-            if isinstance(node, ast.Name) and node.id in functions:
-                fn = functions[node.id][-1]
-                if isinstance(node.ctx, ast.Load):
-                    if isinstance(parent, ast.Call) and parent.func is node:
-                        sites.setdefault(id(fn), []).append((parent, scope_node))
-                    else:
-                        escapes.add(id(fn))
-            elif (
-                isinstance(node, ast.Attribute)
-                and node.attr in methods
-                and isinstance(node.value, ast.Name)
-                and node.value.id == "self"
-            ):
-                for fn in methods[node.attr]:
-                    if isinstance(parent, ast.Call) and parent.func is node:
-                        sites.setdefault(id(fn), []).append((parent, scope_node))
-                    else:
-                        escapes.add(id(fn))
-        for name in ("__all__",):
-            if name in all_names:
-                pass
-        # Dunder methods are called by Python itself.
-        for name, defs in methods.items():
-            if name.startswith("__"):
-                for d in defs:
-                    escapes.add(id(d))
-        return sites
-
-    def _escapes_set(self) -> set:
-        self._call_index()
-        return self._escapes or set()
+    def _line_starts(self) -> list:
+        starts = self.__dict__.get("_starts")
+        if starts is None:
+            text = self.source_text
+            starts = [0]
+            find = text.find
+            i = find("\n")
+            while i >= 0:
+                starts.append(i + 1)
+                i = find("\n", i + 1)
+            self.__dict__["_starts"] = starts
+        return starts
 
     def _decorated_mode_of(self, deco: ast.AST) -> Optional[GradMode]:
         return region_mode(classify_grad_mode(deco, self.imports))
 
 
+_HEADER_FIELDS = {
+    ast.If: ("test",),
+    ast.While: ("test",),
+    ast.For: ("target", "iter"),
+    ast.AsyncFor: ("target", "iter"),
+    ast.With: ("items",),
+    ast.AsyncWith: ("items",),
+    ast.FunctionDef: ("decorator_list", "args", "returns"),
+    ast.AsyncFunctionDef: ("decorator_list", "args", "returns"),
+    ast.ClassDef: ("decorator_list", "bases", "keywords"),
+    ast.Try: (),
+    ast.Match: ("subject",),
+}
+if hasattr(ast, "TryStar"):
+    _HEADER_FIELDS[ast.TryStar] = ()
+
+
+def _header_nodes(stmt: ast.stmt):
+    """(node, parent) for the expressions a statement itself holds: all of a simple
+    statement, the header (test, iterable, items, decorators) of a compound one."""
+    fields = _HEADER_FIELDS.get(type(stmt))
+    if fields is None:
+        roots = [(child, stmt) for child in children(stmt)]
+    else:
+        roots = []
+        for name in fields:
+            value = getattr(stmt, name, None)
+            if isinstance(value, list):
+                roots.extend((v, stmt) for v in value if isinstance(v, ast.AST))
+            elif isinstance(value, ast.AST):
+                roots.append((value, stmt))
+    stack = roots
+    while stack:
+        node, parent = stack.pop()
+        yield node, parent
+        stack.extend((child, node) for child in children(node))
+
+
+def _occurrences(text: str, name: str):
+    """Offsets where ``name`` occurs as a whole identifier (``str.find``: fast on large files)."""
+    size = len(name)
+    end = len(text)
+    find = text.find
+    i = find(name)
+    while i >= 0:
+        before = text[i - 1] if i else " "
+        after = text[i + size] if i + size < end else " "
+        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
+            yield i
+        i = find(name, i + size)
+
+
 def _names(node: ast.AST) -> set:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name)}
 
 
 def _names_in(nodes) -> set:
@@ -1738,19 +1887,6 @@ def _all_classes(tree: ast.Module) -> list:
                         stack.append(child)
     out.reverse()
     return out
-
-
-def _nodes_with_scope(tree: ast.Module):
-    """(scope node, node, parent) for every node of the module."""
-    stack: list = [(tree, tree, None)]
-    while stack:
-        scope, node, parent = stack.pop()
-        yield scope, node, parent
-        inner = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else scope
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.expr_context, ast.operator, ast.cmpop, ast.boolop, ast.unaryop)):
-                continue
-            stack.append((inner, child, node))
 
 
 def _builtin_iter(model, node, args, state):

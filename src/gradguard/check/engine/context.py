@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Protocol, TypeVar
 
 from gradguard.check.analysis.grad_mode import BOUNDARY, ENABLE, INFERENCE, MAYBE, NO_GRAD, GradRegion, GradState
 from gradguard.check.analysis.imports import ImportMap
 from gradguard.check.model import Diagnostic, Edit, Fix
 from gradguard.check.source import SourceText
 
+if TYPE_CHECKING:
+    from gradguard.check.analysis.model import SemanticModel
+
 State = TypeVar("State")
+
+
+class ParentLinker(Protocol):
+    """Makes parent links on demand (the walker, while it walks)."""
+
+    def parent_of(self, node: ast.AST) -> Optional[ast.AST]: ...
 
 
 class FileContext:
@@ -25,19 +34,19 @@ class FileContext:
         self.grad_stack: list[GradRegion] = []
         self.scopes: list[ast.AST] = [tree]  # Module, ClassDef, FunctionDef, Lambda
         self.loops: list[ast.AST] = []
-        self.cache: dict = {}  # per-file memo for the analyses
+        self.cache: dict[Any, Any] = {}  # per-file memo for the analyses
         self._states: dict[type, object] = {}  # per-rule state, see ``state``
         self.skipped_functions: list[ast.AST] = []  # not walked: no active rule's function trigger in them
-        self.linker = None  # the walker: makes parent links on demand (see ``parent``)
-        self._model = None
+        self.linker: Optional[ParentLinker] = None  # the walker: makes parent links on demand (see ``parent``)
+        self._model: Optional[SemanticModel] = None
 
     @property
-    def model(self):
+    def model(self) -> SemanticModel:
         """The file's semantic model (gradguard.check.analysis.model), built on first use."""
         if self._model is None:
             from gradguard.check.analysis.model import SemanticModel
 
-            self._model = SemanticModel(self.tree, self.imports, self.parent)
+            self._model = SemanticModel(self.tree, self.imports, self.source.text)
         return self._model
 
     # -- the tree around a node ------------------------------------------------------------
@@ -45,7 +54,8 @@ class FileContext:
         """The node's parent (None for the module). Links not made yet, inside expressions
         walked lazily or in code the walk has not reached, are made on first use."""
         try:
-            return node._gg_parent  # type: ignore[attr-defined]
+            linked: Optional[ast.AST] = node._gg_parent  # type: ignore[attr-defined]
+            return linked
         except AttributeError:
             pass
         if self.linker is None:

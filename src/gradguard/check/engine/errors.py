@@ -10,7 +10,7 @@ from typing import Callable, Optional
 class RuleFailure(Exception):
     """A rule's handler raised: carries the rule and the node it was looking at."""
 
-    def __init__(self, handler: Callable, node: ast.AST, error: BaseException):
+    def __init__(self, handler: Callable[..., object], node: ast.AST, error: BaseException):
         super().__init__(str(error))
         self.rule = getattr(handler, "__self__", None)
         self.node = node

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
+from typing import Any, Optional, Protocol, Sequence
 
 from gradguard.check.analysis.imports import ImportMap, mentions_torch_import
 from gradguard.check.engine.context import FileContext
@@ -13,6 +14,17 @@ from gradguard.check.engine.walker import Walker
 from gradguard.check.model import Diagnostic, Position
 from gradguard.check.noqa import apply_noqa
 from gradguard.check.source import SourceError, SourceText, parse
+
+
+class EngineRule(Protocol):
+    """What the engine needs of a rule object (``gradguard.check.rules.base.Rule`` has it).
+
+    Its ``visit_<Node>``/``leave_<Node>`` methods, ``active_in``, ``code`` and
+    ``function_triggers``/``function_names`` are looked up by name when present.
+    """
+
+    def applies_to(self, text: str, seen: Optional[dict[Any, bool]] = None) -> bool: ...
+
 
 __all__ = ["FileResult", "InternalError", "check_bytes", "check_source", "WALK_RECURSION_LIMIT"]
 
@@ -27,7 +39,7 @@ class FileResult:
     source: Optional[SourceText] = None
     skipped: bool = False  # did not import torch
     error: Optional[str] = None  # GG001 message when unparsable
-    internal_errors: list = field(default_factory=list)  # InternalError: bugs met in gradguard
+    internal_errors: list[InternalError] = field(default_factory=list)  # bugs met in gradguard
 
 
 def parse_error_diagnostic(filename: str, error: SourceError) -> Diagnostic:
@@ -45,7 +57,7 @@ WALK_RECURSION_LIMIT = 12_000
 def check_source(
     source: SourceText,
     filename: str,
-    rules: Sequence,
+    rules: Sequence[EngineRule],
     require_torch_import: bool = True,
 ) -> FileResult:
     """Check decoded text with the given rule instances.
@@ -69,7 +81,9 @@ def check_source(
             sys.setrecursionlimit(limit)
 
 
-def _check_source(source: SourceText, filename: str, rules: Sequence, require_torch_import: bool) -> FileResult:
+def _check_source(
+    source: SourceText, filename: str, rules: Sequence[EngineRule], require_torch_import: bool
+) -> FileResult:
     text = source.text
     if require_torch_import and not mentions_torch_import(text):
         return FileResult(filename, [], source, skipped=True)
@@ -80,11 +94,11 @@ def _check_source(source: SourceText, filename: str, rules: Sequence, require_to
     imports = ImportMap(tree, text)
     if require_torch_import and not imports.imports_torch:
         return FileResult(filename, [], source, skipped=True)
-    seen: dict = {}
+    seen: dict[Any, bool] = {}
     active = [rule for rule in rules if rule.applies_to(text, seen)]
     ctx = FileContext(filename, source, tree, imports)
-    active = [rule for rule in active if getattr(rule, "active_in", None) is None or rule.active_in(ctx)]
-    failures: list = []
+    active = [rule for rule in active if _active_in(rule, ctx)]
+    failures: list[InternalError] = []
     while active:
         walker = Walker(active, ctx, function_trigger_hits(active, text, imports))
         try:
@@ -108,15 +122,21 @@ def _check_source(source: SourceText, filename: str, rules: Sequence, require_to
     return FileResult(filename, diagnostics, source, internal_errors=failures)
 
 
-def function_trigger_hits(rules: Sequence, text: str, imports: ImportMap) -> Optional[list]:
+def _active_in(rule: EngineRule, ctx: FileContext) -> bool:
+    """The rule's own ``active_in(ctx)`` answer (rules without one are always active)."""
+    active_in = getattr(rule, "active_in", None)
+    return active_in is None or bool(active_in(ctx))
+
+
+def function_trigger_hits(rules: Sequence[EngineRule], text: str, imports: ImportMap) -> Optional[list[int]]:
     """Sorted offsets in ``text`` where a function trigger of one of the rules starts.
 
     None when some rule has no function triggers (every function must then be walked). A
     trigger that contains another one is not searched for: where it occurs, the shorter does.
     """
-    strings: set = set()
-    patterns: list = []
-    names: set = set()
+    strings: set[str] = set()
+    patterns: list[re.Pattern[str]] = []
+    names: set[str] = set()
     for rule in rules:
         triggers = getattr(rule, "function_triggers", None)
         if triggers is None:
@@ -129,11 +149,11 @@ def function_trigger_hits(rules: Sequence, text: str, imports: ImportMap) -> Opt
         names.update(getattr(rule, "function_names", ()))
     if names:
         strings.update(local for local, qual in imports.names.items() if qual in names)  # `ng` for no_grad
-    kept: list = []
+    kept: list[str] = []
     for trigger in sorted(strings, key=len):
         if trigger and not any(shorter in trigger for shorter in kept):
             kept.append(trigger)
-    hits: list = []
+    hits: list[int] = []
     for trigger in kept:
         find = text.find
         i = find(trigger)
@@ -146,7 +166,9 @@ def function_trigger_hits(rules: Sequence, text: str, imports: ImportMap) -> Opt
     return hits
 
 
-def check_bytes(data: bytes, filename: str, rules: Sequence, require_torch_import: bool = True) -> FileResult:
+def check_bytes(
+    data: bytes, filename: str, rules: Sequence[EngineRule], require_torch_import: bool = True
+) -> FileResult:
     try:
         source = SourceText.from_bytes(data)
     except SourceError as exc:

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import ast
 import bisect
-from functools import lru_cache
-from typing import Callable, Optional, Sequence
+from functools import cache
+from typing import Any, Callable, Optional, Sequence, Union, cast
 
 from gradguard.check.analysis.grad_mode import BOUNDARY, MAYBE, SET_ENABLED_NAMES, GradRegion, classify_grad_mode
 from gradguard.check.engine.context import FileContext
 from gradguard.check.engine.errors import RuleFailure
+
+# A rule's bound visit_/leave_ method.
+Handler = Callable[[Any, FileContext], object]
 
 # Fields that never hold AST nodes, per node type: the walk does not look at them.
 _SCALAR_FIELDS = {
@@ -48,14 +51,18 @@ _SCALAR_FIELDS = {
 }
 # Fields holding the parser's shared singletons (Load/Store/Del, operators): visited only when
 # some rule has a handler for those node types.
-_SINGLETON_FIELDS = {"ctx": ast.expr_context, "op": (ast.operator, ast.boolop, ast.unaryop), "ops": ast.cmpop}
+_SINGLETON_FIELDS: dict[str, Union[type, tuple[type, ...]]] = {
+    "ctx": ast.expr_context,
+    "op": (ast.operator, ast.boolop, ast.unaryop),
+    "ops": ast.cmpop,
+}
 _SINGLETON_TYPES = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
 
 
-@lru_cache(maxsize=None)
-def _handler_names(rule_class: type) -> tuple:
+@cache
+def _handler_names(rule_class: type[object]) -> tuple[tuple[bool, type, str], ...]:
     """(is_enter, node type, method name) for each visit_/leave_ method of a rule class."""
-    out = []
+    out: list[tuple[bool, type, str]] = []
     for attr in dir(rule_class):
         if attr.startswith("visit_") or attr.startswith("leave_"):
             node_type = getattr(ast, attr[6:], None)
@@ -71,10 +78,10 @@ _EXPR_TYPES = frozenset(
 _EXPR_PARTS = frozenset({ast.comprehension, ast.keyword, ast.arguments, ast.arg})
 
 # Child fields per node type, per set of skipped singleton fields (shared by every walk).
-_FIELDS_CACHE: dict = {}
+_FIELDS_CACHE: dict[frozenset[str], dict[type, tuple[str, ...]]] = {}
 
 
-def _call_handlers(handlers: list, node: ast.AST, ctx: "FileContext") -> None:
+def _call_handlers(handlers: list[Handler], node: ast.AST, ctx: FileContext) -> None:
     """Run rule handlers on a node; a rule's exception becomes a RuleFailure naming it."""
     try:
         for handler in handlers:
@@ -88,23 +95,23 @@ def _call_handlers(handlers: list, node: ast.AST, ctx: "FileContext") -> None:
 class Walker:
     """Single pass over a module that keeps FileContext's position up to date."""
 
-    def __init__(self, rules: Sequence, ctx: FileContext, function_hits: Optional[list] = None):
+    def __init__(self, rules: Sequence[object], ctx: FileContext, function_hits: Optional[list[int]] = None):
         self.ctx = ctx
         # Sorted offsets of the active rules' function triggers in the file (None: walk every function).
         self._function_hits = function_hits
-        self.enter: dict[type, list[Callable]] = {}
-        self.leave: dict[type, list[Callable]] = {}
+        self.enter: dict[type, list[Handler]] = {}
+        self.leave: dict[type, list[Handler]] = {}
         for rule in rules:
-            for is_enter, node_type, attr in _handler_names(type(rule)):
+            for is_enter, node_type, attr in _handler_names(type(rule)):  # type: ignore[arg-type]  # classes hash
                 table = self.enter if is_enter else self.leave
                 table.setdefault(node_type, []).append(getattr(rule, attr))
         handled = set(self.enter) | set(self.leave)
         self._skip_fields = frozenset(
             name for name, base in _SINGLETON_FIELDS.items() if not any(issubclass(t, base) for t in handled)
         )
-        self._fields: dict[type, tuple] = _FIELDS_CACHE.setdefault(self._skip_fields, {})
-        self.visited: list = []  # every node given a parent link, to unlink after the walk
-        self._pending: list = []  # expression roots whose inner nodes have no parent links yet
+        self._fields: dict[type, tuple[str, ...]] = _FIELDS_CACHE.setdefault(self._skip_fields, {})
+        self.visited: list[ast.AST] = []  # every node given a parent link, to unlink after the walk
+        self._pending: list[ast.AST] = []  # expression roots whose inner nodes have no parent links yet
         self._linked_all = False  # every node of the tree has its parent link
         # Expression leaves that no rule handles and that hold no child the walk visits: the
         # flat loop does not even push them.
@@ -117,7 +124,7 @@ class Walker:
         # for a node that can occur inside an expression.
         self._flat_expressions = not any(t in _EXPR_TYPES or t in _EXPR_PARTS for t in self.leave)
 
-    def _child_fields(self, t: type) -> tuple:
+    def _child_fields(self, t: type[ast.AST]) -> tuple[str, ...]:
         scalar = _SCALAR_FIELDS.get(t.__name__, ())
         fields = tuple(f for f in t._fields if f not in scalar and f not in self._skip_fields)
         self._fields[t] = fields
@@ -132,13 +139,14 @@ class Walker:
         are linked first; a node the walk has not reached (look-ahead) links the whole tree."""
         if self._pending:
             self.link_pending()
-            found = getattr(node, "_gg_parent", None)
+            found: Optional[ast.AST] = getattr(node, "_gg_parent", None)
             if found is not None:
                 return found
         if not self._linked_all:
             self._linked_all = True
             self.link([self.ctx.tree])
-        return getattr(node, "_gg_parent", None)
+        linked: Optional[ast.AST] = getattr(node, "_gg_parent", None)
+        return linked
 
     def link_pending(self) -> None:
         """Give the inner nodes of the expressions walked so far their parent links.
@@ -150,7 +158,7 @@ class Walker:
         roots, self._pending = self._pending, []
         self.link(roots)
 
-    def link(self, roots: list) -> None:
+    def link(self, roots: list[ast.AST]) -> None:
         """Link every node under ``roots`` to its parent (where not linked already)."""
         mark = self.visited.append
         fields_of = self._fields
@@ -177,7 +185,7 @@ class Walker:
                             push(item)
                 elif isinstance(value, AST):
                     if getattr(value, "_gg_parent", None) is None:
-                        value._gg_parent = node
+                        value._gg_parent = node  # type: ignore[attr-defined]
                         mark(value)
                     push(value)
 
@@ -252,7 +260,7 @@ class Walker:
             node = pop()
             t = type(node)
             if t is lambda_type:
-                self._visit_lambda_node(node)
+                self._visit_lambda_node(cast(ast.Lambda, node))
                 continue
             handlers = enter.get(t)
             if handlers:
@@ -299,21 +307,20 @@ class Walker:
         ctx.grad_stack.pop()
         ctx.scopes.pop()
 
-    def _visit_loop(self, node: ast.AST) -> None:
+    def _visit_loop(self, node: Union[ast.For, ast.AsyncFor, ast.While]) -> None:
         ctx = self.ctx
-        is_while = type(node) is ast.While
-        if is_while:
+        if isinstance(node, ast.While):
             self.visit(node.test, node)
+            ctx.loops.append(node)
         else:
             self.visit(node.iter, node)
-        ctx.loops.append(node)
-        if not is_while:
+            ctx.loops.append(node)
             self.visit(node.target, node)
         self.visit_block(node.body, node)
         ctx.loops.pop()
         self.visit_block(node.orelse, node)
 
-    def visit_block(self, body: list, parent: ast.AST) -> None:
+    def visit_block(self, body: list[ast.stmt], parent: ast.AST) -> None:
         """Visit statements; ``torch.set_grad_enabled(b)`` as a statement rules the rest of the block."""
         pushed = 0
         ctx = self.ctx
@@ -328,7 +335,7 @@ class Walker:
         if pushed:
             del ctx.grad_stack[-pushed:]
 
-    def _visit_with(self, node: ast.AST) -> None:
+    def _visit_with(self, node: Union[ast.With, ast.AsyncWith]) -> None:
         ctx = self.ctx
         pushed = 0
         for item in node.items:
@@ -341,7 +348,7 @@ class Walker:
         if pushed:
             del ctx.grad_stack[-pushed:]
 
-    def _visit_function(self, node: ast.AST) -> None:
+    def _visit_function(self, node: Union[ast.FunctionDef, ast.AsyncFunctionDef]) -> None:
         ctx = self.ctx
         hits = self._function_hits
         if hits is not None:
@@ -349,7 +356,8 @@ class Walker:
             starts = src.line_starts
             first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
             start = starts[first - 1]
-            end = starts[node.end_lineno] if node.end_lineno < len(starts) else len(src.text)
+            last = node.end_lineno or node.lineno  # always set by the parser
+            end = starts[last] if last < len(starts) else len(src.text)
             i = bisect.bisect_left(hits, start)
             if i == len(hits) or hits[i] >= end:
                 ctx.skipped_functions.append(node)
@@ -376,7 +384,7 @@ class Walker:
 
 # Node types whose children are visited in a special order, with context kept. (Plain
 # functions, not bound methods: a walker holding its own bound methods would be a cycle.)
-_SPECIAL: dict = {
+_SPECIAL: dict[type, Callable[[Walker, Any], None]] = {
     ast.With: Walker._visit_with,
     ast.AsyncWith: Walker._visit_with,
     ast.FunctionDef: Walker._visit_function,

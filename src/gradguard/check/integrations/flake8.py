@@ -17,32 +17,46 @@ are not checked. Fixes are not applied under flake8: use ``gradguard check --fix
 
 from __future__ import annotations
 
+import argparse
 import ast
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence
 
 from gradguard._version import __version__
 
+if TYPE_CHECKING:
+    from gradguard.check.config import Config
 
-def default_off_codes() -> list:
+
+def default_off_codes() -> list[str]:
     """Codes of rules that ``gradguard check`` runs only when selected explicitly."""
     from gradguard.check.rules import all_rules
 
     return [rule.code for rule in all_rules() if not rule.default_enabled]
 
 
-def exact_codes(options) -> set:
+def exact_codes(options: argparse.Namespace) -> set[str]:
     """Codes named in full by flake8's --select / --extend-select."""
-    named: set = set()
+    named: set[str] = set()
     for value in (getattr(options, "select", None), getattr(options, "extend_select", None)):
         for code in value or ():
             named.add(code.strip().upper())
     return named
 
 
+def plugin_config(enabled_off_codes: frozenset[str] = frozenset()) -> Config:
+    """The configuration the plugin checks with: the rules on by default plus the off-by-default
+    ones flake8's options name in full; files that never import torch are skipped."""
+    from gradguard.check.config import resolve
+    from gradguard.check.rules import all_rules
+
+    return resolve(all_rules(), extend_select=sorted(enabled_off_codes))
+
+
 class Plugin:
     name = "gradguard"
     version = __version__
-    enabled_off_codes: frozenset = frozenset()
+    enabled_off_codes: frozenset[str] = frozenset()
+    config: Optional[Config] = None  # built from flake8's options by ``parse_options``
 
     def __init__(self, tree: ast.AST, lines: Sequence[str], filename: str = "stdin"):
         # flake8 has parsed the file already; the engine parses its own copy of the text
@@ -51,21 +65,23 @@ class Plugin:
         self.filename = filename
 
     @classmethod
-    def add_options(cls, option_manager) -> None:
+    def add_options(cls, option_manager: Any) -> None:  # flake8's OptionManager
         option_manager.extend_default_ignore(default_off_codes())
 
     @classmethod
-    def parse_options(cls, options) -> None:
+    def parse_options(cls, options: argparse.Namespace) -> None:
         cls.enabled_off_codes = frozenset(set(default_off_codes()) & exact_codes(options))
+        cls.config = plugin_config(cls.enabled_off_codes)
 
-    def run(self) -> Iterator[tuple]:
+    def run(self) -> Iterator[tuple[int, int, str, type]]:
         from gradguard.check.engine.run import check_source
-        from gradguard.check.rules import all_rules
         from gradguard.check.source import SourceText
 
         # flake8's select/ignore picks what is reported among the rules that ran.
-        rules = [rule() for rule in all_rules() if rule.default_enabled or rule.code in self.enabled_off_codes]
-        result = check_source(SourceText("".join(self.lines)), self.filename, rules)
+        config = self.config if self.config is not None else plugin_config(self.enabled_off_codes)
+        result = check_source(
+            SourceText("".join(self.lines)), self.filename, config.make_rules(), config.require_torch_import
+        )
         for d in result.diagnostics:
             # flake8 takes a 0-based column and prints it plus one: gradguard's 1-based column.
             yield d.start.row, d.start.column - 1, f"{d.code} {d.message}", type(self)

@@ -42,5 +42,5 @@ def annotation(d: Diagnostic) -> str:
     return f"::error {','.join(props)}::{_escape_data(message)}"
 
 
-def render_github(diagnostics: list, **_) -> str:
+def render(diagnostics: list[Diagnostic]) -> str:
     return "".join(annotation(d) + "\n" for d in diagnostics)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import PurePath
+from typing import Any
 from urllib.parse import quote
 
 from gradguard.check.model import DOCS_URL, PROJECT_URL, Diagnostic
@@ -29,7 +30,7 @@ def artifact_uri(filename: str) -> str:
     return quote(PurePath(filename).as_posix())
 
 
-def _rule_descriptors() -> list:
+def _rule_descriptors() -> list[dict[str, Any]]:
     from gradguard.check.rules import PARSE_ERROR, PARSE_ERROR_SUMMARY, all_rules
 
     descriptors = [
@@ -60,7 +61,7 @@ def _rule_descriptors() -> list:
     return descriptors
 
 
-def _region(d: Diagnostic) -> dict:
+def _region(d: Diagnostic) -> dict[str, Any]:
     file_row = d.extra.get("file_row")
     if d.cell is not None:
         # A notebook: only the file line is meaningful in the notebook's JSON text.
@@ -73,7 +74,7 @@ def _region(d: Diagnostic) -> dict:
     }
 
 
-def _fixes(d: Diagnostic, uri: str) -> list:
+def _fixes(d: Diagnostic, uri: str) -> list[dict[str, Any]]:
     if d.fix is None or d.cell is not None:
         # Notebook fixes are edits of a cell's source, not of the notebook file's text.
         return []
@@ -100,11 +101,11 @@ def _fixes(d: Diagnostic, uri: str) -> list:
     ]
 
 
-def _result(d: Diagnostic, rule_index: dict) -> dict:
+def _result(d: Diagnostic, rule_index: dict[str, int]) -> dict[str, Any]:
     uri = artifact_uri(d.filename)
-    location: dict = {"physicalLocation": {"artifactLocation": {"uri": uri}, "region": _region(d)}}
+    location: dict[str, Any] = {"physicalLocation": {"artifactLocation": {"uri": uri}, "region": _region(d)}}
     message = d.message
-    result: dict = {"ruleId": d.code, "level": "error", "message": {"text": message}}
+    result: dict[str, Any] = {"ruleId": d.code, "level": "error", "message": {"text": message}}
     if d.code in rule_index:
         result["ruleIndex"] = rule_index[d.code]
     if d.cell is not None:
@@ -127,7 +128,7 @@ def _result(d: Diagnostic, rule_index: dict) -> dict:
     return result
 
 
-def sarif_log(diagnostics: list) -> dict:
+def sarif_log(diagnostics: list[Diagnostic]) -> dict[str, Any]:
     from gradguard._version import __version__
 
     rules = _rule_descriptors()
@@ -153,5 +154,5 @@ def sarif_log(diagnostics: list) -> dict:
     }
 
 
-def render_sarif(diagnostics: list, **_) -> str:
+def render(diagnostics: list[Diagnostic]) -> str:
     return json.dumps(sarif_log(diagnostics), indent=2) + "\n"

@@ -6,6 +6,7 @@ import importlib
 import pkgutil
 import re
 from functools import lru_cache
+from typing import Optional
 
 from gradguard.check.rules.base import Rule
 
@@ -17,9 +18,9 @@ PARSE_ERROR_SUMMARY = "File could not be read or parsed; it was skipped."
 
 
 @lru_cache(maxsize=1)
-def all_rules() -> tuple:
+def all_rules() -> tuple[type[Rule], ...]:
     """Every rule class, sorted by code."""
-    rules = []
+    rules: list[type[Rule]] = []
     for info in pkgutil.iter_modules(__path__):
         if _MODULE_RE.match(info.name):
             module = importlib.import_module(f"{__name__}.{info.name}")
@@ -35,7 +36,7 @@ def all_rules() -> tuple:
     return tuple(rules)
 
 
-def rule_by_code(code: str):
+def rule_by_code(code: str) -> Optional[type[Rule]]:
     code = code.upper()
     for rule in all_rules():
         if rule.code == code:

@@ -15,9 +15,15 @@ import re
 import sys
 import textwrap
 from dataclasses import dataclass
-from typing import ClassVar, NamedTuple, Optional
+from typing import TYPE_CHECKING, ClassVar, NamedTuple, Optional, Union
 
 from gradguard.check.model import FixAvailability
+
+if TYPE_CHECKING:
+    from gradguard.check.engine.context import FileContext
+
+# A substring, or a compiled pattern, whose presence in a file's text lets a rule run.
+Trigger = Union[str, "re.Pattern[str]"]
 
 
 def example_text(text: str) -> str:
@@ -88,25 +94,25 @@ class Rule:
     default_enabled: ClassVar[bool] = True
     # Substrings (or compiled patterns) of which one must occur in a file for the rule to run
     # at all (speed). A necessary condition only: handlers still check what they see.
-    triggers: ClassVar[tuple] = ()
+    triggers: ClassVar[tuple[Trigger, ...]] = ()
     # The same, for one function (its decorators, signature and body): a function in whose text
     # no active rule's function trigger occurs is not walked at all. A rule lists them only if it
     # neither reports anything inside such a function nor learns there anything it uses
     # elsewhere; None (the default) means the rule must see every function.
-    function_triggers: ClassVar[Optional[tuple]] = None
+    function_triggers: ClassVar[Optional[tuple[Trigger, ...]]] = None
     # Qualified names (``torch.no_grad``) whose local aliases in the file
     # (``from torch import no_grad as ng``: ``ng``) count as function triggers too; the name as
     # usually spelt (``no_grad``) belongs in function_triggers.
-    function_names: ClassVar[tuple] = ()
+    function_names: ClassVar[tuple[str, ...]] = ()
 
-    def active_in(self, ctx) -> bool:
+    def active_in(self, ctx: FileContext) -> bool:
         """Whether the rule can find anything in this parsed file (checked before the walk)."""
         return True
 
-    valid: ClassVar[tuple] = ()
-    invalid: ClassVar[tuple] = ()
+    valid: ClassVar[tuple[Valid, ...]] = ()
+    invalid: ClassVar[tuple[Invalid, ...]] = ()
 
-    def applies_to(self, text: str, seen: Optional[dict] = None) -> bool:
+    def applies_to(self, text: str, seen: Optional[dict[Trigger, bool]] = None) -> bool:
         """Does one of the triggers occur in ``text``? ``seen`` memoises answers across the
         rules of one file, so a trigger that several rules share is searched for once."""
         if not self.triggers:
@@ -128,7 +134,7 @@ class Rule:
         return _dedent(doc).strip()
 
     @classmethod
-    def doc_code_blocks(cls) -> dict:
+    def doc_code_blocks(cls) -> dict[str, list[str]]:
         """The python code blocks under each ``## `` heading of the documentation."""
         blocks: dict[str, list[str]] = {}
         heading = ""

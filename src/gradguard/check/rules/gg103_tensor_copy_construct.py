@@ -218,8 +218,8 @@ class TensorCopyConstruct(Rule):
         if ctx.imports.qualified_name(func) not in _TENSOR_FUNCTIONS:
             return
         source = node.args[0]
-        if isinstance(source, ast.Starred):
-            return
+        if not isinstance(source, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.BinOp, ast.UnaryOp)):
+            return  # a literal, a comprehension: never a tensor
         value = ctx.model.value(source)
         if not value.is_tensor or (value.weak and value.grad is Grad.NO):
             return  # a batch of a loader known only by its name may be a list or an array

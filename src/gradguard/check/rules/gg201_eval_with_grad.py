@@ -97,6 +97,10 @@ _GRAD_FUNCTIONS = (
 )
 _GRAD_ATTRIBUTES = frozenset({"grad", "grad_fn", "requires_grad"})
 _GRAD_NAMES = frozenset({"gradcheck", "gradgradcheck", "jacobian", "hessian", "vjp", "jvp", "grad", "vmap"})
+# A name that mentions a validation/test split: ``test_x``, ``X_val``, ``valid_imgs``.
+_SPLIT_NAME_RE = re.compile(r"(?:^|_)(?:val|valid|validation|test|testing|eval|dev)(?:_|$|[a-z]*$)|(?:Test|Val)", re.I)
+# A data split named in a string: ``split="test"``, ``"data/val"``, ``'valid'``.
+_SPLIT_TEXT_RE = re.compile(r"""["'/](?:val|valid|validation|test|testing|eval|dev)["'/]""")
 # Function names that say the function evaluates: a model call in one is evaluation.
 _EVAL_FUNCTION_RE = re.compile(
     r"(^|_)(eval|evaluate|evaluation|validate|validation|valid|val|test|testing|predict|prediction|"
@@ -145,6 +149,9 @@ class _State:
     """What the rule keeps while it walks one file."""
 
     units: dict = field(default_factory=dict)  # id(function) (0: the module) -> _Unit
+    may_evaluate: Optional[bool] = None  # `_may_evaluate`, computed on first use
+    eval_receivers: Optional[frozenset] = None  # `_switched_to_eval`: what `.eval()` is called on
+    names_split: Optional[bool] = None  # `_names_a_split`
 
 
 def _loader_name(expr: ast.AST) -> Optional[str]:
@@ -174,6 +181,8 @@ def _evaluation_iterable(ctx, iterable: ast.AST) -> Optional[str]:
     ``MNIST(train=False)``, ``ImageFolder("data/val")``, ``loaders["val"]``, a parameter
     every caller passes such a loader to), or one named like it (``val_loader``)."""
     named = _loader_name(iterable)
+    if named is None and not _may_evaluate(ctx):
+        return None  # no split named anywhere in the file: no loader here can be an evaluation one
     value = ctx.model.value(iterable)
     if value.kind in (Kind.LOADER, Kind.DATASET):
         if value.split is Split.EVAL:
@@ -194,6 +203,33 @@ def _shown(ctx, node: ast.AST) -> str:
             break
         node = node.args[0]
     return short(ctx.text(node), 40)
+
+
+_BUILTINS = frozenset(dir(__import__("builtins")))
+
+
+def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
+    """Callees the syntax alone shows are no model (no question to the model needed): a
+    builtin, a function or class the module defines, an imported name or module attribute
+    (``torch.cat``, ``np.mean``), a method of the current class (``self.helper(...)``)."""
+    if isinstance(target, ast.Name):
+        name = target.id
+        if name in _BUILTINS or name in ctx.imports.names:
+            return not ctx.model.rebinds(name)
+        definitions = ctx.model.scopes.module.definitions.get(name)
+        return bool(definitions) and not ctx.model.rebinds(name)
+    if isinstance(target, ast.Attribute):
+        root = target.value
+        if isinstance(root, ast.Name):
+            if root.id == "self":
+                cls = ctx.method_class
+                return cls is not None and any(
+                    isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == target.attr for s in cls.body
+                )
+            if root.id in ctx.imports.names and not ctx.model.rebinds(root.id):
+                return True
+        return False
+    return not isinstance(target, (ast.Subscript, ast.Call))
 
 
 def _switches_to_eval(call: ast.Call) -> bool:
@@ -231,11 +267,69 @@ def _evaluates_by_name(ctx, function: ast.AST) -> bool:
     return True
 
 
+def _eval_receivers(text: str) -> frozenset:
+    """The receivers spelt before ``.eval()`` / ``.train(False)`` in a text (found with
+    ``str.find``: a regular expression would try every position of a large file)."""
+    found = set()
+    for marker in (".eval()", ".train(False)"):
+        i = text.find(marker)
+        while i >= 0:
+            j = i
+            while j > 0 and (text[j - 1].isalnum() or text[j - 1] in "_."):
+                j -= 1
+            if j < i:
+                found.add(text[j:i])
+            i = text.find(marker, i + 1)
+    return frozenset(found)
+
+
+def _switched_to_eval(ctx, callee: ast.AST) -> bool:
+    """Whether the file switches something spelt like ``callee`` to eval mode
+    (``net.eval()``, ``net.train(False)``): only then can the model know it is in eval mode."""
+    state = ctx.state(_State)
+    if state.eval_receivers is None:
+        state.eval_receivers = _eval_receivers(ctx.source.text)
+    if not state.eval_receivers:
+        return False
+    text = dotted_name(callee)
+    return text is not None and text in state.eval_receivers
+
+
+def _may_be_evaluation_data(call: ast.Call) -> bool:
+    """Whether an argument's text names a validation/test split (``test_x``, ``X_val``,
+    ``valid_images[:10]``): a cheap filter before asking the model where the data comes from."""
+    for arg in call.args:
+        for sub in ast.walk(arg):
+            if isinstance(sub, (ast.Name, ast.Attribute)):
+                name = sub.id if isinstance(sub, ast.Name) else sub.attr
+                if _SPLIT_NAME_RE.search(name):
+                    return True
+    return False
+
+
+def _names_a_split(ctx) -> bool:
+    """Whether the file names a validation/test split (``train=False``, ``split="test"``,
+    ``"data/val"``): only then can data or loaders come from one."""
+    state = ctx.state(_State)
+    if state.names_split is None:
+        text = ctx.source.text
+        state.names_split = "train=False" in text or _SPLIT_TEXT_RE.search(text) is not None
+    return state.names_split
+
+
 def _may_evaluate(ctx) -> bool:
     """Whether the file shows any sign of evaluation that the model may tie to a call: a
-    module switched to eval mode, or a validation/test split."""
-    text = ctx.source.text
-    return ".eval()" in text or "train(False)" in text or "test" in text or "val" in text
+    module switched to eval mode, or a validation/test split of a data set."""
+    state = ctx.state(_State)
+    if state.may_evaluate is None:
+        text = ctx.source.text
+        state.may_evaluate = (
+            ".eval()" in text
+            or "train(False)" in text
+            or "train=False" in text
+            or _SPLIT_TEXT_RE.search(text) is not None
+        )
+    return state.may_evaluate
 
 
 def _statement(ctx, node: ast.AST) -> Optional[ast.stmt]:
@@ -570,7 +664,13 @@ class EvalWithGrad(Rule):
                     loop_id = id(loop)
                     break
         named_eval = function is not None and _evaluates_by_name(ctx, function)
-        if loop_id is None and (unit is None or unit.eval_call is None) and not named_eval and not _may_evaluate(ctx):
+        if (
+            loop_id is None
+            and (unit is None or unit.eval_call is None)
+            and not named_eval
+            and not _switched_to_eval(ctx, _callee(node))
+            and not (_names_a_split(ctx) and _may_be_evaluation_data(node))
+        ):
             return  # nothing in this unit or file can make this call an evaluation: no model query
         if not self._is_model_call(ctx, node):
             return
@@ -604,6 +704,8 @@ class EvalWithGrad(Rule):
         subclass, a torch layer, a model a project function returns), or, where nothing else
         is known, something named like one (``model``, ``self.net``, ``teacher.module``)."""
         target = _callee(node)
+        if _certainly_not_a_model(ctx, target):
+            return False
         value = ctx.model.value(target)
         if value.kind is not Kind.MODULE:
             return False

@@ -78,7 +78,7 @@ class InplaceParamInit(Rule):
     summary = "In-place init of a parameter outside `no_grad` raises RuntimeError"
     fix_availability = FixAvailability.SOMETIMES
     # '.zero_(' but not 'zero_grad(': one pattern, so a file is searched once, not once per method.
-    triggers = (re.compile(r"\.(?:%s)\(" % "|".join(sorted(INIT_METHODS, key=len, reverse=True))),)
+    triggers = (re.compile(r"\.(?:" + "|".join(sorted(INIT_METHODS, key=len, reverse=True)) + r")\("),)
     function_triggers = triggers
 
     valid = (
@@ -258,6 +258,8 @@ class InplaceParamInit(Rule):
         func = node.func
         if not isinstance(func, ast.Attribute) or func.attr not in INIT_METHODS:
             return
+        if ctx.grad_disabled:
+            return  # inside a region of this function that disables grad: nothing to ask
         if ctx.model.grad_mode(node) is not GradMode.ENABLED:
             return
         receiver = func.value

@@ -27,11 +27,15 @@ import json
 import os
 import re
 import shutil
-import tempfile
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Optional
 
+from gradguard.check.fixes import write_atomic
 from gradguard.check.model import Applicability, Diagnostic, Edit, Fix, Position
+
+if TYPE_CHECKING:
+    from gradguard.check.config import Config
 
 CACHE_DIR_NAME = ".gradguard_cache"
 ENTRY_FORMAT = 1
@@ -42,16 +46,24 @@ CACHEDIR_TAG = (
 )
 
 
+PACKAGE_DIR = Path(__file__).resolve().parents[2]  # the installed gradguard package
+
+
+def checker_sources() -> list[Path]:
+    """Every source file whose change can change a finding: ``gradguard.check`` (engine,
+    analyses, rules, ...) and the ``gradguard.common`` helpers it uses."""
+    return sorted(path for folder in ("check", "common") for path in (PACKAGE_DIR / folder).rglob("*.py"))
+
+
 @lru_cache(maxsize=1)
 def checker_fingerprint() -> str:
-    """Hash of the gradguard version and of every source file of the package."""
+    """Hash of the gradguard version and of every checker source file (``checker_sources``)."""
     from gradguard._version import __version__
 
-    package = Path(__file__).resolve().parent
     digest = hashlib.blake2b(digest_size=12)
     digest.update(__version__.encode())
-    for path in sorted(package.rglob("*.py")):
-        digest.update(path.relative_to(package).as_posix().encode() + b"\0")
+    for path in checker_sources():
+        digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode() + b"\0")
         try:
             digest.update(path.read_bytes())
         except OSError:
@@ -59,9 +71,9 @@ def checker_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def default_cache_dir(settings) -> Path:
+def default_cache_dir(config: Config) -> Path:
     """``.gradguard_cache`` in the folder of the configuration file, else the current one."""
-    base = settings.config_file.parent if settings.config_file is not None else Path.cwd()
+    base = config.config_file.parent if config.config_file is not None else Path.cwd()
     return base / CACHE_DIR_NAME
 
 
@@ -78,13 +90,13 @@ class ResultCache:
     Picklable (plain strings), so parallel workers read and write entries themselves.
     """
 
-    def __init__(self, root: Path, rule_codes, require_torch_import: bool):
+    def __init__(self, root: Path, rule_codes: Iterable[str], require_torch_import: bool):
         self.root = str(root)
         self.folder = os.path.join(self.root, checker_fingerprint())
         self.config = json.dumps([sorted(rule_codes), bool(require_torch_import)])
 
     @classmethod
-    def open(cls, root: Path, rule_codes, require_torch_import: bool) -> "ResultCache":
+    def open(cls, root: Path, rule_codes: Iterable[str], require_torch_import: bool) -> ResultCache:
         """Create the cache folder (tagged, git-ignored).
 
         Raises CacheError when it cannot be created, or when ``root`` is an existing folder
@@ -105,7 +117,7 @@ class ResultCache:
         for name, content in ((".gitignore", "*\n"), ("CACHEDIR.TAG", CACHEDIR_TAG)):
             target = os.path.join(root, name)
             if not os.path.exists(target):
-                _write_atomic(target, content.encode())
+                write_atomic(target, content.encode(), durable=False)
         if not os.path.isdir(self.folder):
             os.makedirs(self.folder, exist_ok=True)
             # Entries of other checker builds can never be hit again.
@@ -117,7 +129,7 @@ class ResultCache:
                 ):
                     shutil.rmtree(entry.path, ignore_errors=True)
 
-    def key(self, path: str, data: bytes, ignored_codes) -> str:
+    def key(self, path: str, data: bytes, ignored_codes: Iterable[str]) -> str:
         digest = hashlib.blake2b(digest_size=20)
         digest.update(self.config.encode())
         digest.update(b"\0" + os.path.abspath(path).encode("utf-8", "surrogateescape"))
@@ -128,7 +140,7 @@ class ResultCache:
     def _entry_path(self, key: str) -> str:
         return os.path.join(self.folder, key + ".json")
 
-    def load(self, key: str, path: str):
+    def load(self, key: str, path: str) -> Optional[tuple[bool, list[Diagnostic]]]:
         """The stored (checked, diagnostics) for a file, or None on a miss or a bad entry."""
         try:
             with open(self._entry_path(key), "rb") as handle:
@@ -139,7 +151,7 @@ class ResultCache:
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None
 
-    def store(self, key: str, path: str, checked: bool, diagnostics: list) -> bool:
+    def store(self, key: str, path: str, checked: bool, diagnostics: list[Diagnostic]) -> bool:
         """Write an entry; False if the findings cannot be stored (or the write failed)."""
         try:
             entry = {"v": ENTRY_FORMAT, "checked": checked, "d": [_diagnostic_to_json(d, path) for d in diagnostics]}
@@ -147,32 +159,18 @@ class ResultCache:
         except (TypeError, ValueError):
             return False
         try:
-            _write_atomic(self._entry_path(key), data)
+            write_atomic(self._entry_path(key), data, durable=False)
         except OSError:
             return False
         return True
 
 
-def _write_atomic(target: str, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(target))
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def _pos(p: Position) -> list:
+def _pos(p: Position) -> list[int]:
     return [p.row, p.column]
 
 
-def _diagnostic_to_json(d: Diagnostic, path: str) -> dict:
-    out: dict = {"c": d.code, "m": d.message, "s": _pos(d.start), "e": _pos(d.end)}
+def _diagnostic_to_json(d: Diagnostic, path: str) -> dict[str, Any]:
+    out: dict[str, Any] = {"c": d.code, "m": d.message, "s": _pos(d.start), "e": _pos(d.end)}
     if d.filename != path:
         out["f"] = d.filename
     if d.cell is not None:
@@ -189,7 +187,7 @@ def _diagnostic_to_json(d: Diagnostic, path: str) -> dict:
     return out
 
 
-def _diagnostic_from_json(item: dict, path: str) -> Diagnostic:
+def _diagnostic_from_json(item: dict[str, Any], path: str) -> Diagnostic:
     fix = None
     if "x" in item:
         applicability, message, edits = item["x"]

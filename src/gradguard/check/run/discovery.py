@@ -3,30 +3,35 @@
 from __future__ import annotations
 
 import os
-from typing import Iterator
+from typing import Iterable, Iterator, Optional
 
-from gradguard.check.config import Settings
+from gradguard.check.config import Config
 
 SOURCE_SUFFIXES = (".py", ".pyi", ".ipynb")
 
 
-def discover(paths: list, settings: Settings, suffixes=SOURCE_SUFFIXES, errors: list = None) -> Iterator[str]:
+def discover(
+    paths: Iterable[str],
+    config: Config,
+    suffixes: tuple[str, ...] = SOURCE_SUFFIXES,
+    errors: Optional[list[tuple[str, str]]] = None,
+) -> Iterator[str]:
     """Yield files to check in a stable order.
 
-    Paths named explicitly are checked even if excluded, unless ``settings.force_exclude``
+    Paths named explicitly are checked even if excluded, unless ``config.force_exclude``
     (what pre-commit needs: it names every staged file). Unreadable directories and symlink
     loops are reported into ``errors`` as (path, reason).
     """
-    seen: set = set()
+    seen: set[str] = set()
     for path in paths:
         if os.path.isdir(path):
-            for found in _walk(path, settings, suffixes, errors):
+            for found in _walk(path, config, suffixes, errors):
                 key = os.path.realpath(found)
                 if key not in seen:
                     seen.add(key)
                     yield os.path.normpath(found)
         elif os.path.exists(path) or os.path.islink(path):
-            if settings.force_exclude and settings.is_excluded_path(path):
+            if config.force_exclude and config.is_excluded_path(path):
                 continue
             key = os.path.realpath(path)
             if key not in seen:
@@ -36,8 +41,10 @@ def discover(paths: list, settings: Settings, suffixes=SOURCE_SUFFIXES, errors: 
             errors.append((path, "No such file or directory"))
 
 
-def _walk(root: str, settings: Settings, suffixes, errors) -> Iterator[str]:
-    visited_dirs: set = set()
+def _walk(
+    root: str, config: Config, suffixes: tuple[str, ...], errors: Optional[list[tuple[str, str]]]
+) -> Iterator[str]:
+    visited_dirs: set[str] = set()
 
     def onerror(exc: OSError) -> None:
         if errors is not None:
@@ -52,7 +59,7 @@ def _walk(root: str, settings: Settings, suffixes, errors) -> Iterator[str]:
         keep = []
         for d in sorted(dirnames):
             full = os.path.join(dirpath, d)
-            if d.startswith(".") or settings.is_excluded(full):
+            if d.startswith(".") or config.is_excluded(full):
                 continue
             if os.path.exists(os.path.join(full, "pyvenv.cfg")):  # a virtual environment
                 continue
@@ -63,5 +70,5 @@ def _walk(root: str, settings: Settings, suffixes, errors) -> Iterator[str]:
         for name in sorted(filenames):
             if name.endswith(suffixes):
                 full = os.path.join(dirpath, name)
-                if not settings.is_excluded(full):
+                if not config.is_excluded(full):
                     yield full

@@ -1,18 +1,25 @@
-"""Checking many files in worker processes, with results in the order of the input.
+"""Apply a function to many items in worker processes, with the results in the input's order.
 
-Workers receive rule codes (not rule objects) and rebuild the rules once each, then take
-chunks of files. Small runs stay in-process: starting workers costs more than it saves.
-If workers cannot be started, or one dies, the unfinished files are checked in-process.
+Generic: it knows nothing of files or rules. The function is sent to each worker once (at
+start-up), then the items travel in chunks. Small runs stay in-process: starting workers
+costs more than it saves. If workers cannot be started, or one dies, the unfinished items
+are done in-process.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, TypeVar
 
-# Below this many files to check, a run stays in one process.
-MIN_FILES_FOR_POOL = 48
+if TYPE_CHECKING:
+    from multiprocessing.context import BaseContext
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+# Below this many items, a run stays in one process.
+MIN_ITEMS_FOR_POOL = 48
 MAX_CHUNK = 32
 
 
@@ -24,13 +31,13 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def chunks_for(tasks: list, jobs: int) -> list:
-    """Contiguous chunks, about four per worker (load balance), at most MAX_CHUNK files each."""
-    size = max(1, min(MAX_CHUNK, len(tasks) // (jobs * 4) or 1))
-    return [tasks[i : i + size] for i in range(0, len(tasks), size)]
+def chunks_for(items: Sequence[Item], jobs: int) -> list[Sequence[Item]]:
+    """Contiguous chunks, about four per worker (load balance), at most MAX_CHUNK items each."""
+    size = max(1, min(MAX_CHUNK, len(items) // (jobs * 4) or 1))
+    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-def _context():
+def _context() -> BaseContext:
     import multiprocessing
 
     # fork starts workers in milliseconds with gradguard already imported; elsewhere
@@ -40,57 +47,47 @@ def _context():
     return multiprocessing.get_context()
 
 
-def _rule_specs(rules: list) -> list:
-    """A code for each rule that the catalogue resolves back to its class, else the class."""
-    from gradguard.check.rules import rule_by_code
-
-    return [rule.code if rule_by_code(rule.code) is type(rule) else type(rule) for rule in rules]
+_WORKER_FUNCTION: Optional[Callable[[Any], Any]] = None
 
 
-_WORKER_STATE: Optional[tuple] = None
+def _init_worker(function: Callable[[Any], Any], setup: Optional[Callable[[], None]]) -> None:
+    global _WORKER_FUNCTION
+    if setup is not None:
+        setup()
+    _WORKER_FUNCTION = function
 
 
-def _init_worker(specs: list, settings, options, cache) -> None:
-    from gradguard.check.rules import rule_by_code
-
-    global _WORKER_STATE
-    import gc
-
-    from gradguard.check.run.pipeline import GC_THRESHOLD
-
-    gc.set_threshold(max(gc.get_threshold()[0], GC_THRESHOLD), *gc.get_threshold()[1:])
-    rules = [(rule_by_code(spec) if isinstance(spec, str) else spec)() for spec in specs]
-    _WORKER_STATE = (rules, settings, options, cache)
+def _run_chunk(chunk: Sequence[Any]) -> list[Any]:
+    assert _WORKER_FUNCTION is not None, "worker not initialised"
+    return [_WORKER_FUNCTION(item) for item in chunk]
 
 
-def _run_chunk(chunk: list) -> list:
-    from gradguard.check.run.pipeline import check_task
+def map_parallel(
+    function: Callable[[Item], Result],
+    items: Sequence[Item],
+    jobs: int,
+    worker_setup: Optional[Callable[[], None]] = None,
+) -> list[Result]:
+    """``[function(item) for item in items]``, spread over up to ``jobs`` worker processes.
 
-    rules, settings, options, cache = _WORKER_STATE
-    return [check_task(path, key, rules, settings, options, cache) for path, key in chunk]
-
-
-def map_tasks(tasks: list, rules: list, settings, options, cache, jobs: int) -> list:
-    """Run ``check_task`` for every ``(path, cache_key)``; one RunResult per task, in order."""
-    from gradguard.check.run.pipeline import check_task
-
-    def in_process(items: list) -> list:
-        return [check_task(path, key, rules, settings, options, cache) for path, key in items]
-
-    if jobs <= 1 or len(tasks) < MIN_FILES_FOR_POOL:
-        return in_process(tasks)
+    ``function`` and ``worker_setup`` (run once in each worker before its first item) must
+    be picklable where workers are spawned rather than forked (module-level functions, or
+    instances of module-level classes).
+    """
+    if jobs <= 1 or len(items) < MIN_ITEMS_FOR_POOL:
+        return [function(item) for item in items]
     # Imported here: a one-file run should not pay for multiprocessing's start-up.
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    chunks = chunks_for(tasks, jobs)
-    done: list = []
+    chunks = chunks_for(items, jobs)
+    done: list[list[Result]] = []
     try:
         with ProcessPoolExecutor(
             max_workers=min(jobs, len(chunks)),
             mp_context=_context(),
             initializer=_init_worker,
-            initargs=(_rule_specs(rules), settings, options, cache),
+            initargs=(function, worker_setup),
         ) as pool:
             for part in pool.map(_run_chunk, chunks):
                 done.append(part)
@@ -98,5 +95,5 @@ def map_tasks(tasks: list, rules: list, settings, options, cache, jobs: int) -> 
         pass  # finish in-process below
     results = [result for part in done for result in part]
     for chunk in chunks[len(done) :]:
-        results.extend(in_process(chunk))
+        results.extend(function(item) for item in chunk)
     return results

@@ -29,12 +29,18 @@ import json.scanner
 import re
 import tokenize
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
 
 from gradguard.check.analysis.imports import mentions_torch_import
-from gradguard.check.fixes import MAX_PASSES, apply_edits
+from gradguard.check.engine.errors import InternalError
+from gradguard.check.engine.run import check_source
+from gradguard.check.fixes import MAX_PASSES, apply_edits, unified_diff
 from gradguard.check.model import Diagnostic, Edit, Fix, Position
+from gradguard.check.run.adapter import Checked, FindingFilter
 from gradguard.check.source import SourceError, SourceText, parse
+
+if TYPE_CHECKING:
+    from gradguard.check.rules.base import Rule
 
 NOTEBOOK_SUFFIX = ".ipynb"
 # Cell magics whose body IPython runs as Python in the notebook's namespace.
@@ -61,32 +67,34 @@ class _Located(str):
     end: int
 
 
-def _load_with_positions(text: str):
+def _load_with_positions(text: str) -> Any:
+    # The pure-Python scanner's hooks (undocumented, absent from the type stubs) let every
+    # string value carry its offsets.
     decoder = json.JSONDecoder()
-    scan_string = json.decoder.scanstring
+    scan_string = json.decoder.scanstring  # type: ignore[attr-defined]
 
-    def parse_string(s, end, strict):
+    def parse_string(s: str, end: int, strict: bool) -> tuple[_Located, int]:
         value, new_end = scan_string(s, end, strict)
         located = _Located(value)
         located.start, located.end = end - 1, new_end
         return located, new_end
 
-    decoder.parse_string = parse_string
-    decoder.scan_once = json.scanner.py_make_scanner(decoder)
+    decoder.parse_string = parse_string  # type: ignore[attr-defined]
+    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
     return decoder.decode(text)
 
 
 @dataclass
 class CodeCell:
     number: int  # 1-based among all cells
-    raw: object  # the ``source`` value as parsed (a _Located str or a list of them)
+    raw: Union[_Located, list[_Located]]  # the ``source`` value as parsed
     text: str  # the cell's source text
     python: str = ""  # the text with IPython syntax replaced, same line count
-    replaced_rows: set = field(default_factory=set)  # 1-based rows replaced by ``pass``
+    replaced_rows: set[int] = field(default_factory=set)  # 1-based rows replaced by ``pass``
     included: bool = True  # part of the checked program
 
     @property
-    def lines(self) -> list:
+    def lines(self) -> list[str]:
         return _split_lines(self.text)
 
 
@@ -94,10 +102,10 @@ class CodeCell:
 class Notebook:
     text: str  # the notebook file's JSON text (without a BOM)
     bom: bool
-    cells: list  # CodeCell
+    cells: list[CodeCell]
     is_python: bool = True
 
-    def to_bytes(self, new_sources: dict) -> bytes:
+    def to_bytes(self, new_sources: dict[int, str]) -> bytes:
         """The notebook's bytes with the given cells' sources replaced (cell number -> text)."""
         ensure_ascii = self.text.isascii()
         splices = []
@@ -123,15 +131,15 @@ class Notebook:
         return self.text.count("\n", 0, raw.start) + 1
 
 
-def _split_lines(text: str) -> list:
+def _split_lines(text: str) -> list[str]:
     return [line for line in re.split(r"(?<=\n)", text) if line]
 
 
-def _source_splice(text: str, cell: CodeCell, new_text: str, ensure_ascii: bool) -> tuple:
+def _source_splice(text: str, cell: CodeCell, new_text: str, ensure_ascii: bool) -> tuple[int, int, str]:
     raw = cell.raw
     if not isinstance(raw, list):
         return raw.start, raw.end, json.dumps(new_text, ensure_ascii=ensure_ascii)
-    old_raw = {}
+    old_raw: dict[str, str] = {}
     for item in raw:
         old_raw.setdefault(str(item), text[item.start : item.end])
     items = [old_raw.get(line) or json.dumps(line, ensure_ascii=ensure_ascii) for line in _split_lines(new_text)]
@@ -145,7 +153,7 @@ def _source_splice(text: str, cell: CodeCell, new_text: str, ensure_ascii: bool)
     return raw[0].start, raw[-1].end, separator.join(items)
 
 
-def _position_of(text: str, index: int) -> tuple:
+def _position_of(text: str, index: int) -> tuple[int, int]:
     row = text.count("\n", 0, index) + 1
     return row, index - (text.rfind("\n", 0, index) + 1) + 1
 
@@ -188,7 +196,7 @@ def load_notebook(data: bytes) -> Notebook:
     return Notebook(text, bom, cells, _is_python(document.get("metadata")))
 
 
-def _is_python(metadata) -> bool:
+def _is_python(metadata: object) -> bool:
     if not isinstance(metadata, dict):
         return True
     for key, inner in (("kernelspec", "language"), ("language_info", "name")):
@@ -210,14 +218,14 @@ def _complete(logical_line: str) -> bool:
     return True
 
 
-def ipython_to_python(text: str) -> tuple:
+def ipython_to_python(text: str) -> tuple[str, set[int]]:
     """Replace IPython-only lines by ``pass`` at the same indentation: (python_text, rows).
 
     Only lines that start a logical line count: a ``%`` continuing an open bracket is the
     modulo operator.
     """
     lines = _split_lines(text)
-    replaced: set = set()
+    replaced: set[int] = set()
     skip_all = False
     if lines and lines[0].lstrip().startswith("%%"):
         magic = lines[0].lstrip()[2:].split(None, 1)
@@ -225,7 +233,7 @@ def ipython_to_python(text: str) -> tuple:
         replaced.add(1)
         if skip_all:
             replaced.update(range(1, len(lines) + 1))
-    indents: dict = {}  # replaced row -> indentation of the magic it belongs to
+    indents: dict[int, str] = {}  # replaced row -> indentation of the magic it belongs to
     if not replaced and not any(_LINE_MAGIC_RE.match(line) or _HELP_RE.match(line.rstrip("\r\n")) for line in lines):
         return text, replaced
     pending = ""  # lines of a logical line not yet complete
@@ -259,10 +267,10 @@ def ipython_to_python(text: str) -> tuple:
 class Program:
     """The included code cells joined into one program, with the way back to each cell."""
 
-    def __init__(self, cells: list):
+    def __init__(self, cells: list[CodeCell]):
         self.cells = [c for c in cells if c.included]
         parts = []
-        self.row_cell: list = []  # program row - 1 -> (cell, cell row)
+        self.row_cell: list[tuple[CodeCell, int]] = []  # program row - 1 -> (cell, cell row)
         for cell in self.cells:
             text = cell.python
             if text and not text.endswith("\n"):
@@ -273,7 +281,7 @@ class Program:
         self.text = "".join(parts)
         self.source = SourceText(self.text)
 
-    def locate(self, pos: Position) -> tuple:
+    def locate(self, pos: Position) -> tuple[Optional[CodeCell], Position]:
         """(cell, position within the cell) of a program position."""
         if not self.row_cell:
             return None, pos
@@ -281,7 +289,7 @@ class Program:
         cell, row = self.row_cell[index]
         return cell, Position(row, pos.column)
 
-    def cell_offset(self, offset: int, is_end: bool = False) -> Optional[tuple]:
+    def cell_offset(self, offset: int, is_end: bool = False) -> Optional[tuple[CodeCell, int]]:
         """(cell, offset in the cell's original text) of a program offset; None when it falls
         in a replaced line or past the cell's own text."""
         starts = self.source.line_starts
@@ -311,10 +319,10 @@ class Program:
 _LINE_REFERENCE_RE = re.compile(r"\bline (\d+)\b")
 
 
-def _cell_line_references(program, message: str, cell) -> str:
+def _cell_line_references(program: Program, message: str, cell: CodeCell) -> str:
     """Messages name other lines by program row ("the `with` on line 2122"): say the cell's row."""
 
-    def cell_row(match) -> str:
+    def cell_row(match: re.Match[str]) -> str:
         other, pos = program.locate(Position(int(match.group(1)), 1))
         if other is None or int(match.group(1)) > len(program.row_cell):
             return match.group(0)
@@ -325,10 +333,11 @@ def _cell_line_references(program, message: str, cell) -> str:
 
 @dataclass
 class NotebookCheck:
-    diagnostics: list
+    diagnostics: list[Diagnostic]
     skipped: bool = False
     error: bool = False  # the notebook itself could not be read (GG001)
     notebook: Optional[Notebook] = None
+    internal_errors: list[InternalError] = field(default_factory=list)
 
 
 def _gg001(filename: str, message: str, row: int, column: int, cell: Optional[int] = None) -> Diagnostic:
@@ -344,10 +353,10 @@ def _parses_with_top_level_await(text: str, filename: str) -> bool:
     return True
 
 
-def check_notebook(notebook: Notebook, filename: str, rules: list, require_torch_import: bool = True) -> NotebookCheck:
+def check_notebook(
+    notebook: Notebook, filename: str, rules: Sequence[Rule], require_torch_import: bool = True
+) -> NotebookCheck:
     """Check a loaded notebook's code cells; positions are mapped back to cells."""
-    from gradguard.check.engine.run import check_source
-
     if not notebook.is_python:
         return NotebookCheck([], skipped=True, notebook=notebook)
     diagnostics = []
@@ -375,13 +384,13 @@ def check_notebook(notebook: Notebook, filename: str, rules: list, require_torch
     if result.skipped and not diagnostics:
         return NotebookCheck([], skipped=True, notebook=notebook)
     for d in result.diagnostics:
-        cell, start = program.locate(d.start)
+        in_cell, start = program.locate(d.start)
         end_cell, end = program.locate(d.end)
-        d.start, d.end = start, end if end_cell is cell else start
-        if cell is not None:
-            d.cell = cell.number
-            d.message = _cell_line_references(program, d.message, cell)
-            row = notebook.file_row(cell, start.row)
+        d.start, d.end = start, end if end_cell is in_cell else start
+        if in_cell is not None:
+            d.cell = in_cell.number
+            d.message = _cell_line_references(program, d.message, in_cell)
+            row = notebook.file_row(in_cell, start.row)
             if row is not None:
                 d.extra["file_row"] = row
         d.extra.pop("edit_positions", None)
@@ -398,10 +407,10 @@ def check_notebook(notebook: Notebook, filename: str, rules: list, require_torch
                 ]
         diagnostics.append(d)
     diagnostics.sort(key=Diagnostic.sort_key)
-    return NotebookCheck(diagnostics, notebook=notebook)
+    return NotebookCheck(diagnostics, notebook=notebook, internal_errors=result.internal_errors)
 
 
-def _cell_fix(program: Program, fix: Fix) -> Optional[tuple]:
+def _cell_fix(program: Program, fix: Fix) -> Optional[tuple[int, Fix]]:
     """(cell number, Fix with offsets into that cell's text), or None if it cannot be mapped."""
     cell_number = None
     edits = []
@@ -419,7 +428,9 @@ def _cell_fix(program: Program, fix: Fix) -> Optional[tuple]:
     return cell_number, Fix(fix.applicability, fix.message, tuple(edits))
 
 
-def fix_cells(notebook: Notebook, check, unsafe: bool) -> tuple:
+def fix_cells(
+    notebook: Notebook, check: Callable[[], list[Diagnostic]], unsafe: bool
+) -> tuple[dict[int, str], int, list[Diagnostic]]:
     """Apply fixes cell by cell, re-checking the notebook after each pass.
 
     ``check()`` re-checks ``notebook`` (whose cells' text the passes update) and returns the
@@ -429,7 +440,7 @@ def fix_cells(notebook: Notebook, check, unsafe: bool) -> tuple:
     total = 0
     diagnostics = check()
     for _ in range(MAX_PASSES):
-        by_cell: dict = {}
+        by_cell: dict[int, list[Fix]] = {}
         for d in diagnostics:
             mapped = d.extra.get("cell_fix")
             if mapped is not None and (mapped[1].applies(unsafe)):
@@ -458,45 +469,52 @@ def fix_cells(notebook: Notebook, check, unsafe: bool) -> tuple:
     return sources, total, diagnostics
 
 
-def check_notebook_bytes(data: bytes, path: str, rules: list, settings, options, result):
-    """The notebook counterpart of ``runner.check_file_bytes``: returns new bytes or None."""
-    from gradguard.check.run.pipeline import _filter, unified_diff
+class NotebookDocument:
+    """A notebook whose cells fixes are applied to, cell by cell."""
 
-    ignored = settings.ignored_for(path)
-    codes = {r.code for r in rules}
-    try:
-        notebook = load_notebook(data)
-    except NotebookError as exc:
-        result.files_checked += 1
-        result.diagnostics.extend(_filter([_gg001(path, exc.message, exc.row, exc.column)], ignored, codes))
-        return None
-    checked = check_notebook(notebook, path, rules, settings.require_torch_import)
-    if checked.skipped:
-        return None
-    result.files_checked += 1
-    diags = _filter(checked.diagnostics, ignored, codes)
-    new_bytes = None
-    if options.fix or options.diff:
+    def __init__(self, notebook: Notebook, path: str, rules: Sequence[Rule], require_torch_import: bool):
+        self.notebook = notebook
+        self.path = path
+        self.rules = rules
+        self.require_torch_import = require_torch_import
+        self.sources: dict[int, str] = {}  # cell number -> fixed text, for the cells that changed
 
-        def recheck() -> list:
-            return _filter(
-                check_notebook(notebook, path, rules, settings.require_torch_import).diagnostics, ignored, codes
-            )
+    def _check(self, notebook: Notebook) -> list[Diagnostic]:
+        return check_notebook(notebook, self.path, self.rules, self.require_torch_import).diagnostics
 
-        sources, applied, _ = fix_cells(notebook, recheck, options.unsafe_fixes)
-        if applied and sources:
-            result.fixed += applied
-            if options.diff:
-                for cell in notebook.cells:
-                    if cell.number in sources:
-                        diff = unified_diff(cell.text, sources[cell.number], f"{path}:cell {cell.number}")
-                        result.diffs.append(diff if diff.endswith("\n") else diff + "\n")
-            else:
-                new_bytes = notebook.to_bytes(sources)
-                # What is left, with positions in the rewritten notebook.
-                rewritten = load_notebook(new_bytes)
-                diags = _filter(
-                    check_notebook(rewritten, path, rules, settings.require_torch_import).diagnostics, ignored, codes
-                )
-    result.diagnostics.extend(diags)
-    return new_bytes
+    def fix(self, keep: FindingFilter, unsafe: bool) -> int:
+        sources, applied, _ = fix_cells(self.notebook, lambda: keep(self._check(self.notebook)), unsafe)
+        if not applied or not sources:
+            return 0
+        self.sources = sources
+        return applied
+
+    def diffs(self, path: str) -> list[str]:
+        out = []
+        for cell in self.notebook.cells:
+            if cell.number in self.sources:
+                diff = unified_diff(cell.text, self.sources[cell.number], f"{path}:cell {cell.number}")
+                out.append(diff if diff.endswith("\n") else diff + "\n")
+        return out
+
+    def to_bytes(self) -> bytes:
+        return self.notebook.to_bytes(self.sources)
+
+    def remaining(self, keep: FindingFilter) -> list[Diagnostic]:
+        # Checked again from the rewritten bytes: positions in the rewritten notebook.
+        return keep(self._check(load_notebook(self.to_bytes())))
+
+
+class NotebookAdapter:
+    suffixes = (NOTEBOOK_SUFFIX,)
+
+    def check(self, data: bytes, path: str, rules: Sequence[Rule], require_torch_import: bool) -> Checked:
+        try:
+            notebook = load_notebook(data)
+        except NotebookError as exc:
+            return Checked([_gg001(path, exc.message, exc.row, exc.column)])
+        checked = check_notebook(notebook, path, rules, require_torch_import)
+        if checked.skipped:
+            return Checked(skipped=True, internal_errors=checked.internal_errors)
+        document = NotebookDocument(notebook, path, rules, require_torch_import)
+        return Checked(checked.diagnostics, internal_errors=checked.internal_errors, document=document)
