@@ -87,7 +87,8 @@ def _explain_run(code: str) -> int:
 def _run(argv: list[str]) -> int:
     from gradguard.runtime.cli import main as run_main
 
-    return run_main(argv)
+    code: int = run_main(argv)
+    return code
 
 
 def _bench(argv: list[str]) -> int:

@@ -123,7 +123,7 @@ def test_guard_memory_does_not_grow():
     gc.disable()  # graphs must be freed by reference counting alone: no cycles
     try:
         with gg.LeakMonitor(strict=True) as monitor, gg.SavedTensorGuard():
-            for i, (x, y) in enumerate(batches(40)):
+            for _, (x, y) in enumerate(batches(40)):
                 loss = criterion(model(x), y)
                 opt.zero_grad()
                 loss.backward()

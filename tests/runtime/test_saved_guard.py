@@ -44,7 +44,7 @@ def test_data_inplace_on_saved_output_is_caught_in_training_loop(activation, nod
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     with pytest.raises(gg.SilentMutationError) as info:
         with gg.SavedTensorGuard():
-            for step in range(3):
+            for _ in range(3):
                 x, y = torch.randn(8, 4), torch.randn(8, 1)
                 opt.zero_grad()
                 loss = nn.functional.mse_loss(model(x), y)
@@ -221,7 +221,7 @@ def test_tensor_stored_on_ctx_and_mutated_is_caught(function):
     scale = torch.full((3,), 2.0)
     with gg.SavedTensorGuard():
         with pytest.raises(gg.SilentMutationError) as info:
-            for step in range(3):
+            for _ in range(3):
                 out = function.apply(a, scale)
                 scale.data.mul_(10)  # e.g. a schedule updating the scale too early
                 out.sum().backward()
@@ -321,7 +321,7 @@ def test_nothing_left_registered_after_exit_and_after_exceptions():
     assert not hooks_registered()
     with pytest.raises(ZeroDivisionError):
         with gg.SavedTensorGuard(), gg.LeakMonitor():
-            1 / 0
+            1 / 0  # noqa: B018 (raises on purpose)
     x = torch.randn(3, requires_grad=True)
     with pytest.raises(gg.SilentMutationError):
         with gg.SavedTensorGuard():

@@ -13,8 +13,7 @@ from typing import Callable
 import torch
 from torch import nn
 
-from gradguard.common.text import first_line as _first_line
-from gradguard.common.text import format_bytes
+from gradguard.common.text import first_line as _first_line, format_bytes
 
 from .errors import SilentMutationError
 from .inference import find_inference_tensors

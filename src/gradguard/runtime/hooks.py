@@ -117,6 +117,15 @@ def _no_module() -> Any:
 module_of: Callable[[], Any] = _no_module
 
 
+def _plain_description(record: "PackRecord", tensor: torch.Tensor) -> str:
+    return "a tensor"
+
+
+# describe(record, tensor) names a saved tensor in reports; the naming module installs a
+# better one (parameter paths, module names) when it is loaded.
+describe: Callable[["PackRecord", torch.Tensor], str] = _plain_description
+
+
 def _pack(tensor: torch.Tensor) -> PackRecord:
     record = PackRecord(tensor, sites.capture(2), module_of())
     states = []
@@ -165,9 +174,7 @@ def check_version(record: PackRecord, tensor: torch.Tensor) -> None:
     name = node_name()
     if is_batchnorm_running_stat(name, tensor):
         return
-    from .names import describe_tensor
-
-    what = describe_tensor(record, tensor)
+    what = describe(record, tensor)
     is_param = "parameter `" in what
     code = "GG208" if is_param else "GG102"
     cause = (

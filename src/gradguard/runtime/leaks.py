@@ -67,7 +67,7 @@ def _anomaly_site(grad_fn: Any) -> str | None:
     text = "".join(trace) if isinstance(trace, (list, tuple)) else str(trace)
     site = None
     for filename, line in _TRACEBACK_LINE.findall(text):
-        if not filename.startswith(sites._TORCH_DIR) and "gradguard" not in filename:
+        if not filename.startswith(sites.TORCH_DIR) and "gradguard" not in filename:
             site = f"{filename}:{line}"
     return site
 

@@ -67,7 +67,7 @@ class ModuleTracker:
                 for handle in self._handles:
                     handle.remove()
                 self._handles = []
-                hooks.module_of = hooks._no_module
+                hooks.module_of = no_module
 
     def _pre(self, module: nn.Module, args: Any) -> None:
         if torch.compiler.is_compiling():
@@ -96,6 +96,10 @@ class ModuleTracker:
 
 
 TRACKER = ModuleTracker()
+
+
+def no_module() -> Any:
+    return None
 
 
 def current_module() -> Any:
@@ -233,3 +237,6 @@ def output_nodes(output: Any, limit: int = 4) -> list:
         elif isinstance(item, dict):
             stack.extend(list(item.values())[:16])
     return nodes
+
+
+hooks.describe = describe_tensor

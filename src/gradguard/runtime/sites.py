@@ -19,7 +19,7 @@ import torch
 
 Site = tuple  # (user_file, user_line, library_file | None, library_line)
 
-_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _PACKAGE = os.path.dirname(_HERE) + os.sep
 # demos.py is user code on purpose: demonstrations point at their own lines.
@@ -48,7 +48,7 @@ _kind_cache: dict[CodeType, int] = {}
 
 
 def _classify(filename: str) -> int:
-    if filename.startswith("<frozen") or filename.startswith(_TORCH_DIR):
+    if filename.startswith("<frozen") or filename.startswith(TORCH_DIR):
         return INTERNAL
     path = os.path.abspath(filename) if not filename.startswith("<") else filename
     if path.startswith(_PACKAGE) and path not in _USER_FILES_IN_PACKAGE:
