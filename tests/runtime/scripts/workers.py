@@ -13,15 +13,15 @@ class Squares(Dataset):
 
 
 def main():
-    context = sys.argv[1] if len(sys.argv) > 1 else "fork"
-    loader = DataLoader(Squares(), batch_size=4, num_workers=1, multiprocessing_context=context)
     model = torch.nn.Linear(1, 1)
     opt = torch.optim.SGD(model.parameters(), lr=1e-3)
-    for x, y in loader:
-        opt.zero_grad()
-        torch.nn.functional.mse_loss(model(x), y).backward()
-        opt.step()
-    print("batches ok")
+    for context in sys.argv[1:] or ["fork"]:
+        loader = DataLoader(Squares(), batch_size=4, num_workers=1, multiprocessing_context=context)
+        for x, y in loader:
+            opt.zero_grad()
+            torch.nn.functional.mse_loss(model(x), y).backward()
+            opt.step()
+        print(context, "batches ok")
 
 
 if __name__ == "__main__":
