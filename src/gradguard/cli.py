@@ -1,7 +1,7 @@
 """``gradguard`` command line: dispatches to the wing that owns each command.
 
 ``check``, ``rules`` and ``explain`` belong to the checker (standard library only);
-``explain --run`` and ``bench`` need torch and are imported only when asked for.
+``explain --run``, ``run`` and ``bench`` need torch and are imported only when asked for.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     check_cli.add_commands(sub)
     sub.add_parser("bench", help="measure gradient-control costs (needs torch)", add_help=False)
+    sub.add_parser("run", help="run a script under the runtime guards, report at exit (needs torch)", add_help=False)
     return parser
 
 
@@ -47,6 +48,8 @@ def main(argv: Optional[list[str]] = None) -> int:
 def _dispatch(argv: list[str]) -> int:
     if argv and argv[0] == "bench":
         return _bench(argv[1:])
+    if argv and argv[0] == "run":
+        return _run(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -79,6 +82,13 @@ def _explain_run(code: str) -> int:
     except KeyError:
         return _error(f"{rule.code} has no run-time demonstration: its consequence shows only in the code")
     return EXIT_OK
+
+
+def _run(argv: list[str]) -> int:
+    from gradguard.runtime.cli import main as run_main
+
+    code: int = run_main(argv)
+    return code
 
 
 def _bench(argv: list[str]) -> int:
