@@ -199,7 +199,12 @@ def main(argv: list[str]) -> int:
     if args.patience < 1 or args.window < 1:
         return _error("--patience and --window must be at least 1")
     if script is not None and not os.path.exists(script):
-        found = shutil.which(script) if os.sep not in script else None
+        found = None
+        if os.sep not in script:
+            # A console script of this environment (torchrun, accelerate), found beside the
+            # interpreter even when the environment is not activated, else on PATH.
+            beside = os.path.join(os.path.dirname(sys.executable), script)
+            found = beside if os.path.isfile(beside) else shutil.which(script)
         if found is None or not _is_python_file(found):
             return _error(f"can't open file {script!r}: [Errno 2] No such file or directory")
         script = found  # a console script such as torchrun or accelerate
