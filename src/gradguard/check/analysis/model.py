@@ -183,6 +183,7 @@ class ClassInfo:
     is_dataset: bool = False
     layers: set = field(default_factory=set)  # torch.nn class names constructed in the class
     layers_known: bool = False
+    methods: Optional[dict] = None  # name -> FunctionDef, filled on first use
 
 
 @dataclass
@@ -215,11 +216,13 @@ class SemanticModel:
         imports: ImportMap,
         source_text: str,
         module_name: str = "__main__",
+        line_starts: Optional[list] = None,
     ):
         self.tree = tree
         self.imports = imports
         self.module_name = module_name
         self.source_text = source_text
+        self.line_starts = line_starts  # offsets where lines begin (the source's own, when given)
         self._own_nodes: dict = {}
         self.scopes = ScopeIndex(tree, self._own)
         self._frames: dict = {}  # (id(scope node), kind) -> Frame
@@ -1012,41 +1015,46 @@ class SemanticModel:
             self._class_attributes[key] = value  # not while a method it reads is being analysed
         return value
 
-    def _attribute_assignments(self, info: ClassInfo) -> dict:
-        """attribute -> [(method, statement, value or None, annotation or None)] for the
-        ``self.<attr> = ...`` / ``self.<attr>: T`` statements of a class's methods, and the
-        class-level annotations (one walk per class)."""
-        found = self._attribute_sites.get(info.key)
+    def _attribute_assignments(self, info: ClassInfo, attr: str) -> list:
+        """[(method, statement, value or None, annotation or None)] for the statements of a
+        class's methods that assign ``self.<attr>`` (``=`` or an annotation), and the
+        class-level annotation of ``attr``. Found by searching the class's text for
+        ``self.<attr>``, then reading only those statements."""
+        key = (info.key, attr)
+        found = self._attribute_sites.get(key)
         if found is not None:
             return found
-        sites: dict = {}
+        sites: list = []
+        text = self._scope_text(info.node)
+        starts = self._line_starts()
+        base = starts[info.node.lineno - 1]
+        lines = sorted(
+            {
+                bisect.bisect_right(starts, base + i)
+                for i in _occurrences(text, attr)
+                if text.endswith("self.", 0, i)
+            }
+        )
         for stmt in info.node.body:
             if isinstance(stmt, FUNCTION_TYPES):
-                for sub in self._own(stmt):
+                if not lines or lines[-1] < stmt.lineno or lines[0] > stmt.end_lineno:  # type: ignore[operator]
+                    continue
+                for sub in iter_statements(stmt.body, lines):
                     if isinstance(sub, ast.Assign):
                         for target in sub.targets:
-                            if (
-                                isinstance(target, ast.Attribute)
-                                and isinstance(target.value, ast.Name)
-                                and target.value.id == "self"
-                            ):
-                                sites.setdefault(target.attr, []).append((stmt, sub, sub.value, None))
-                    elif (
-                        isinstance(sub, ast.AnnAssign)
-                        and isinstance(sub.target, ast.Attribute)
-                        and isinstance(sub.target.value, ast.Name)
-                        and sub.target.value.id == "self"
-                    ):
-                        sites.setdefault(sub.target.attr, []).append((stmt, sub, None, sub.annotation))
-            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-                sites.setdefault(stmt.target.id, []).append((None, stmt, None, stmt.annotation))
-        self._attribute_sites[info.key] = sites
+                            if _is_self_attribute(target, attr):
+                                sites.append((stmt, sub, sub.value, None))
+                    elif isinstance(sub, ast.AnnAssign) and _is_self_attribute(sub.target, attr):
+                        sites.append((stmt, sub, None, sub.annotation))
+            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr:
+                sites.append((None, stmt, None, stmt.annotation))
+        self._attribute_sites[key] = sites
         return sites
 
     def _compute_instance_attribute(self, info: ClassInfo, attr: str, seen: set, incomplete: list) -> Value:
         seen.add(info.key)
         values: list = []
-        for method, stmt, value_node, annotation in self._attribute_assignments(info).get(attr, ()):
+        for method, stmt, value_node, annotation in self._attribute_assignments(info, attr):
             if annotation is not None:
                 annotated = self.annotation_value(annotation)
                 if annotated is not None:
@@ -1700,10 +1708,13 @@ class SemanticModel:
         return None
 
     def _method_node(self, info: ClassInfo, name: str) -> Optional[ast.AST]:
-        for stmt in info.node.body:
-            if isinstance(stmt, FUNCTION_TYPES) and stmt.name == name:
-                return stmt
-        return None
+        methods = info.methods
+        if methods is None:
+            methods = info.methods = {}
+            for stmt in info.node.body:
+                if isinstance(stmt, FUNCTION_TYPES):
+                    methods[stmt.name] = stmt  # the last definition wins, as in Python
+        return methods.get(name)
 
     # ========================================================================= functions
     def _function_node(self, value: Value) -> Optional[ast.AST]:
@@ -1784,9 +1795,8 @@ class SemanticModel:
         is_method = isinstance(owner, ast.ClassDef)
         if not (is_method or isinstance(owner, ast.Module)) or name.startswith("__"):
             return None
-        siblings = owner.body  # type: ignore[union-attr]
-        if sum(1 for s in siblings if isinstance(s, (*FUNCTION_TYPES, ast.ClassDef)) and s.name == name) > 1:
-            return None
+        if len(self._scope(owner).definitions.get(name, ())) > 1:
+            return None  # defined twice: which one a call runs is not known
         for deco in fn.decorator_list:  # type: ignore[attr-defined]
             if self._decorated_mode_of(deco) is None and dotted_name(deco) not in ("staticmethod", "classmethod"):
                 return None
@@ -1833,16 +1843,16 @@ class SemanticModel:
         return None
 
     def _line_starts(self) -> list:
-        starts = self.__dict__.get("_starts")
-        if starts is None:
-            text = self.source_text
-            starts = [0]
-            find = text.find
-            i = find("\n")
-            while i >= 0:
-                starts.append(i + 1)
-                i = find("\n", i + 1)
-            self.__dict__["_starts"] = starts
+        if self.line_starts is not None:
+            return self.line_starts
+        text = self.source_text
+        starts = [0]
+        find = text.find
+        i = find("\n")
+        while i >= 0:
+            starts.append(i + 1)
+            i = find("\n", i + 1)
+        self.line_starts = starts
         return starts
 
     def _decorated_mode_of(self, deco: ast.AST) -> Optional[GradMode]:
@@ -1890,6 +1900,15 @@ def _header_nodes(stmt: ast.stmt, lines: Optional[list] = None):
                 continue  # none of the lines lies in this part
         yield node, parent
         stack.extend((child, node) for child in children(node))
+
+
+def _is_self_attribute(target: ast.AST, attr: str) -> bool:
+    return (
+        isinstance(target, ast.Attribute)
+        and target.attr == attr
+        and isinstance(target.value, ast.Name)
+        and target.value.id == "self"
+    )
 
 
 def _occurrences(text: str, name: str):

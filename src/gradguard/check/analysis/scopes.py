@@ -143,8 +143,10 @@ def build_scope(node: ast.AST, parent: Optional[Scope], nodes=None) -> Scope:
         bound.update(arg.arg for arg in parameters(node))
     if isinstance(node, ast.Lambda):
         return scope
-    if nodes is None and isinstance(node, (ast.Module, ast.ClassDef)):
-        _bind_statements(scope, node.body)  # statements suffice: no walk of every expression
+    if nodes is None:
+        # Statements suffice (no walk of every expression): only an assignment expression
+        # (``:=``) binds a name inside one, and those are rare enough to leave out.
+        _bind_statements(scope, node.body)  # type: ignore[attr-defined]
         return scope
     for sub in nodes if nodes is not None else own_nodes(node):
         t = type(sub)
@@ -221,12 +223,7 @@ class ScopeIndex:
     def scope(self, node: ast.AST, parent: Optional[Scope]) -> Scope:
         found = self._scopes.get(id(node))
         if found is None:
-            nodes = (
-                self._own(node)
-                if self._own is not None and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                else None
-            )
-            found = self._scopes[id(node)] = build_scope(node, parent, nodes)
+            found = self._scopes[id(node)] = build_scope(node, parent)
         return found
 
     def get(self, node: ast.AST) -> Optional[Scope]:

@@ -46,7 +46,9 @@ class FileContext:
         if self._model is None:
             from gradguard.check.analysis.model import SemanticModel
 
-            self._model = SemanticModel(self.tree, self.imports, self.source.text)
+            self._model = SemanticModel(
+                self.tree, self.imports, self.source.text, line_starts=self.source.line_starts
+            )
         return self._model
 
     # -- the tree around a node ------------------------------------------------------------
