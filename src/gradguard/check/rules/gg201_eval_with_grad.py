@@ -158,6 +158,7 @@ class _State:
     may_evaluate: Optional[bool] = None  # `_may_evaluate`, computed on first use
     eval_receivers: Optional[frozenset] = None  # `_switched_to_eval`: what `.eval()` is called on
     names_split: Optional[bool] = None  # `_names_a_split`
+    named_eval: dict = field(default_factory=dict)  # id(function) -> `_evaluates_by_name`
 
 
 def _loader_name(expr: ast.AST) -> Optional[str]:
@@ -261,6 +262,14 @@ def _callee(call: ast.Call) -> ast.AST:
     if isinstance(target, ast.Attribute) and target.attr == "module":
         target = target.value
     return target
+
+
+def _evaluates_by_name_cached(ctx, function: ast.AST) -> bool:
+    names = ctx.state(_State).named_eval
+    found = names.get(id(function))
+    if found is None:
+        found = names[id(function)] = _evaluates_by_name(ctx, function)
+    return found
 
 
 def _evaluates_by_name(ctx, function: ast.AST) -> bool:
@@ -670,7 +679,7 @@ class EvalWithGrad(Rule):
                 if id(loop) in unit.loader_loops:
                     loop_id = id(loop)
                     break
-        named_eval = function is not None and _evaluates_by_name(ctx, function)
+        named_eval = function is not None and _evaluates_by_name_cached(ctx, function)
         if (
             loop_id is None
             and (unit is None or unit.eval_call is None)
