@@ -32,6 +32,7 @@ from gradguard.check.analysis import vocabulary as vocab
 from gradguard.check.analysis.flow import GradMode, ScopeFlow, State, join_modes, region_mode
 from gradguard.check.analysis.grad_mode import classify_grad_mode
 from gradguard.check.analysis.imports import ImportMap, dotted_name, iter_statements
+from gradguard.check.analysis.project import ProjectIndex
 from gradguard.check.analysis.scopes import (
     FUNCTION_TYPES,
     Location,
@@ -217,12 +218,16 @@ class SemanticModel:
         source_text: str,
         module_name: str = "__main__",
         line_starts: Optional[list] = None,
+        filename: str = "",
+        project: Optional[ProjectIndex] = None,
     ):
         self.tree = tree
         self.imports = imports
         self.module_name = module_name
         self.source_text = source_text
         self.line_starts = line_starts  # offsets where lines begin (the source's own, when given)
+        self.filename = filename
+        self.project = project  # facts of the other files of the run (analysis.project)
         self._own_nodes: dict = {}
         self.scopes = ScopeIndex(tree, self._own)
         self._frames: dict = {}  # (id(scope node), kind) -> Frame
@@ -442,6 +447,11 @@ class SemanticModel:
         if value.kind is not Kind.MODULE or value.ref is None:
             return None
         ref = value.ref
+        if ref.startswith("project:"):
+            fact = self.project.classes.get(ref[len("project:") :]) if self.project is not None else None
+            if fact is None:
+                return None
+            return bool(fact.layers & names) or (None if not fact.layers else False)
         if ref.startswith("torch.nn."):
             last = vocab.last_name(ref)
             if last in names:
@@ -564,12 +574,15 @@ class SemanticModel:
         decorated = self._decorated_mode(fn)
         mode = decorated
         assumed = False
-        if mode is None and sites:
+        external = self._external_calls(fn) if sites is not None else []
+        if mode is None and (sites or external):
             # One caller with grad on is enough for the body to run with grad on: the rules
             # report what happens then.
-            for site in sites:
-                mode = site.state.mode if mode is None else join_modes(mode, site.state.mode)
-            if any(site.state.mode is GradMode.ENABLED for site in sites):
+            modes = [site.state.mode for site in sites or ()]
+            modes += [GradMode.DISABLED if grad_off else GradMode.ENABLED for grad_off in external]
+            for site_mode in modes:
+                mode = site_mode if mode is None else join_modes(mode, site_mode)
+            if GradMode.ENABLED in modes:
                 mode = GradMode.ENABLED
         if mode is None:
             outer = self._definition_mode(fn)
@@ -581,6 +594,19 @@ class SemanticModel:
             summary_frame.mode_assumed = assumed  # type: ignore[attr-defined]
             return summary_frame
         return self._run_frame(fn, "query", mode, env, mode_assumed=assumed)
+
+    def _external_calls(self, fn: ast.AST) -> list:
+        """Whether each call of a module-level function from the run's other files sits where
+        grad is off (read from their text: a ``no_grad`` block or a decorated function)."""
+        if self.project is None or not isinstance(fn, FUNCTION_TYPES):
+            return []
+        location = self._where(fn)
+        if location is None or location.scope is not self.tree:
+            return []
+        module = self.project.module_of(self.filename)
+        if module is None:
+            return []
+        return list(self.project.calls.get(f"{module}.{fn.name}", ()))
 
     def _decorated_mode(self, fn: ast.AST) -> Optional[GradMode]:
         mode = None
@@ -1029,11 +1055,7 @@ class SemanticModel:
         starts = self._line_starts()
         base = starts[info.node.lineno - 1]
         lines = sorted(
-            {
-                bisect.bisect_right(starts, base + i)
-                for i in _occurrences(text, attr)
-                if text.endswith("self.", 0, i)
-            }
+            {bisect.bisect_right(starts, base + i) for i in _occurrences(text, attr) if text.endswith("self.", 0, i)}
         )
         for stmt in info.node.body:
             if isinstance(stmt, FUNCTION_TYPES):
@@ -1391,7 +1413,36 @@ class SemanticModel:
                             return found
         return None
 
+    def _project_name(self, qual: str) -> str:
+        """A qualified name with a relative import resolved against this file's module."""
+        if not qual.startswith(".") or self.project is None:
+            return qual
+        stripped = qual.lstrip(".")
+        level = len(qual) - len(stripped)
+        module, _, name = stripped.rpartition(".")
+        base = self.project.resolve(self.filename, module, level)
+        return f"{base}.{name}" if base else name
+
+    def _project_class(self, qual: str) -> Optional[Value]:
+        """An instance of a class another file of the run defines (``from model import Net``)."""
+        if self.project is None:
+            return None
+        name = self._project_name(qual)
+        fact = self.project.classes.get(name)
+        if fact is None:
+            return None
+        if fact.module:
+            return Value(Kind.MODULE, Grad.NO, Role.TRAINING, ref="project:" + name)
+        if fact.dataset:
+            return dataset(None, "project:" + name)
+        return Value(Kind.OTHER, Grad.NO)
+
     def _library_call(self, qual: str, node: ast.Call, args: list, state: State, frame: Frame) -> Value:
+        made = self._project_class(qual)
+        if made is not None:
+            if made.kind is Kind.DATASET:
+                return made.with_(split=self._split_arguments(node))
+            return made
         last = vocab.last_name(qual)
         if qual.startswith("torch."):
             return self._torch_call(qual, last, node, args, state, frame)

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator, Optional, Sequence
 
+from gradguard.check.analysis.project import ProjectIndex, build_index, using
 from gradguard.check.config import Config
 from gradguard.check.engine.errors import InternalError, internal_error
 from gradguard.check.fixes import write_atomic
@@ -177,14 +178,18 @@ class FileTask:
     that it can be sent to spawned workers.
     """
 
-    def __init__(self, rules: list[Rule], config: Config, cache: Optional[ResultCache]):
+    def __init__(
+        self, rules: list[Rule], config: Config, cache: Optional[ResultCache], project: Optional[ProjectIndex] = None
+    ):
         self.rules = rules
         self.config = config
         self.cache = cache
+        self.project = project
 
     def __call__(self, item: tuple[str, Optional[str]]) -> RunResult:
         path, key = item
-        result = guarded_process_file(path, self.rules, self.config)
+        with using(self.project):
+            result = guarded_process_file(path, self.rules, self.config)
         if key is not None and self.cache is not None and _cacheable(result):
             self.cache.store(key, path, result.files_checked > 0, result.diagnostics)
         return result
@@ -213,14 +218,16 @@ def open_cache(config: Config, result: RunResult) -> Optional[ResultCache]:
         return None
 
 
-def lookup_cached(path: str, cache: ResultCache, config: Config) -> tuple[Optional[RunResult], Optional[str]]:
+def lookup_cached(
+    path: str, cache: ResultCache, config: Config, project: str = ""
+) -> tuple[Optional[RunResult], Optional[str]]:
     """(cached RunResult or None, key or None) for one file."""
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError:
         return None, None  # checked normally, which reports the error
-    key = cache.key(path, data, config.ignored_for(path))
+    key = cache.key(path, data, config.ignored_for(path), project)
     hit = cache.load(key, path)
     if hit is None:
         return None, key
@@ -265,6 +272,8 @@ def _run(paths: Sequence[str], config: Config) -> RunResult:
     rules = config.make_rules()
     result = RunResult()
     files = list(discover(paths, config, errors=result.errors))
+    project = build_index(files) if len(files) > 1 else None
+    digest = project.digest() if project is not None else ""
     cache = open_cache(config, result)
     parts: list[Optional[RunResult]] = [None] * len(files)
     tasks: list[tuple[str, Optional[str]]] = []
@@ -272,13 +281,14 @@ def _run(paths: Sequence[str], config: Config) -> RunResult:
     for i, path in enumerate(files):
         key = None
         if cache is not None and _not_a_regular_file(path) is None:
-            hit, key = lookup_cached(path, cache, config)
+            hit, key = lookup_cached(path, cache, config, digest)
             if hit is not None:
                 parts[i] = hit
                 continue
         tasks.append((path, key))
         positions.append(i)
-    done = map_parallel(FileTask(rules, config, cache), tasks, config.jobs, worker_setup=raise_gc_threshold)
+    task = FileTask(rules, config, cache, project)
+    done = map_parallel(task, tasks, config.jobs, worker_setup=raise_gc_threshold)
     for i, checked in zip(positions, done):
         parts[i] = checked
     for part in parts:
