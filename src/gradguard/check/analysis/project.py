@@ -165,7 +165,7 @@ def build_index(paths: list, read=None) -> ProjectIndex:
         layers = frozenset(_LAYER_RE.findall(bodies[qualified])) if qualified in module_classes else frozenset()
         index.classes[qualified] = ClassFact(qualified in module_classes, qualified in dataset_classes, layers)
     # Calls of the project's functions from the files that import them.
-    for name, (path, text) in texts.items():
+    for path, text in texts.values():
         for local, target in _imported_functions(index, path, text):
             for line in _call_lines(text, local):
                 index.calls.setdefault(target, []).append(_grad_off_at(text, line))
