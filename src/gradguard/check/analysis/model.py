@@ -204,6 +204,7 @@ class Frame:
         self.kind = kind  # "module-first", "module", "summary", "query", "class"
         self.flow: Optional[ScopeFlow] = None
         self.entry_env: dict = {}
+        self.skipped_summaries = False  # a call's summary was not used (see _NO_SUMMARIES)
 
     @property
     def body(self) -> list:
@@ -589,7 +590,12 @@ class SemanticModel:
             mode = GradMode.ENABLED if outer is GradMode.ENABLED else GradMode.MAYBE
             assumed = True
         env = self._parameter_env(fn, callers=sites)
-        if summary_frame is not None and mode is summary_frame.entry_mode and env == summary_frame.entry_env:
+        if (
+            summary_frame is not None
+            and mode is summary_frame.entry_mode
+            and env == summary_frame.entry_env
+            and not summary_frame.skipped_summaries
+        ):
             self._frames[key] = summary_frame
             summary_frame.mode_assumed = assumed  # type: ignore[attr-defined]
             return summary_frame
@@ -1323,9 +1329,8 @@ class SemanticModel:
             return UNKNOWN
         if kind is Kind.FUNCTION:
             fn = self._function_node(callee)
-            if fn is not None and frame.kind not in _NO_SUMMARIES:
-                summary = self.function_summary(fn)
-                return summary.returns
+            if fn is not None and self._summaries_allowed(frame):
+                return self._returned(self.function_summary(fn).returns, args, state)
             return UNKNOWN
         if kind is Kind.MODULE:
             return self._module_call(callee, node, args, state, frame)
@@ -1336,6 +1341,23 @@ class SemanticModel:
                     grad = Grad.YES
                 return tensor(grad, Role.LOSS | Role.SCALAR, weak=True)
         return UNKNOWN
+
+    @staticmethod
+    def _summaries_allowed(frame: Frame) -> bool:
+        """Whether a frame may use other functions' summaries; a summary frame that could not
+        is marked, so that it is not reused as the function's query frame."""
+        if frame.kind in _NO_SUMMARIES:
+            frame.skipped_summaries = True
+            return False
+        return True
+
+    def _returned(self, returned: Value, args, state: State) -> Value:
+        """A function's summary at one call: a tensor whose graph the summary could not know
+        (it came from the parameters) carries one when an argument here does."""
+        if returned.kind is Kind.TENSOR and returned.grad is Grad.MAYBE and args:
+            if self._combine_grad(list(args), state.mode) is Grad.YES:
+                return returned.with_(grad=Grad.YES)
+        return returned
 
     def _module_call(self, callee: Value, node: ast.Call, args: list, state: State, frame: Frame) -> Value:
         ref = callee.ref or ""
@@ -1358,7 +1380,7 @@ class SemanticModel:
         if state.mode is GradMode.INFERENCE:
             roles |= Role.INFERENCE
         output = tensor(grad, roles, weak=callee.weak)
-        returned = self._forward_returns(callee) if frame.kind not in _NO_SUMMARIES else None
+        returned = self._forward_returns(callee) if self._summaries_allowed(frame) else None
         if returned is not None:
             if returned.kind is Kind.TENSOR:
                 return output.with_(roles=roles | (returned.roles & Role.SCALAR))
@@ -1569,9 +1591,9 @@ class SemanticModel:
             if info is not None:
                 fn = self._method_node(info, method)
                 if fn is not None:
-                    if frame.kind in _NO_SUMMARIES:
+                    if not self._summaries_allowed(frame):
                         return UNKNOWN
-                    return self.function_summary(fn).returns
+                    return self._returned(self.function_summary(fn).returns, args, state)
             # ``self.encoder(x)``: a call of a submodule held in an attribute.
             held = self._module_attribute(receiver, method, node.func, frame)  # type: ignore[arg-type]
             if held.kind is Kind.MODULE:
@@ -1592,7 +1614,9 @@ class SemanticModel:
             if info is not None and frame.kind != "module-first":
                 fn = self._method_node(info, method)
                 if fn is not None:
-                    return UNKNOWN if frame.kind in _NO_SUMMARIES else self.function_summary(fn).returns
+                    if not self._summaries_allowed(frame):
+                        return UNKNOWN
+                    return self._returned(self.function_summary(fn).returns, args, state)
                 held = self._instance_attribute(info, method)
                 if held.kind is Kind.MODULE:
                     return self._module_call(held, node, args, state, frame)  # ``self.G(z)`` in a trainer class

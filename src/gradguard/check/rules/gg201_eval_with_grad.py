@@ -70,7 +70,7 @@ from typing import Optional
 
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.imports import dotted_name
-from gradguard.check.analysis.values import Kind, Role, Split
+from gradguard.check.analysis.values import Grad, Kind, Role, Split
 from gradguard.check.analysis.vocabulary import PARAMETERLESS_MODULES
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
 from gradguard.check.rules.base import Invalid, Rule, Valid
@@ -105,6 +105,10 @@ _SPLIT_NAME_RE = re.compile(
 )
 # What the text of a loop's iterable says when it may be a loader or a data set.
 _DATA_WORDS_RE = re.compile(r"load|data|set|batch|iter|dl\b|val|test|eval|dev|split|sample|ds\b|examples", re.I)
+# A validation/test split named in an identifier or a string (file and function trigger).
+_SPLIT_TRIGGER = re.compile(
+    r"(?<![A-Za-z0-9])(?:\w*_)?(?:val|valid|validation|test|testing|eval|dev)(?:set|data|x|y|s)?(?![a-z])|Val|Test"
+)
 # A data split named in a string: ``split="test"``, ``"data/val"``, ``'valid'``.
 _SPLIT_TEXT_RE = re.compile(r"""["'/](?:val|valid|validation|test|testing|eval|dev)["'/]""")
 # Function names that say the function evaluates: a model call in one is evaluation.
@@ -273,9 +277,14 @@ def _evaluates_by_name_cached(ctx, function: ast.AST) -> bool:
 
 
 def _evaluates_by_name(ctx, function: ast.AST) -> bool:
-    """A function whose name says it evaluates (``evaluate``, ``predict``, ``test``), not a
-    pytest test (``test_*`` in a test file)."""
+    """A function whose name says it evaluates (``evaluate``, ``predict``, ``test``) and that is
+    given what it evaluates (a parameter besides ``self``): not a smoke test building its own
+    input (``def test(): net = Net(); print(net(torch.randn(1, 3)))``), not a pytest test
+    (``test_*`` in a test file)."""
     name = function.name
+    params = [a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs]
+    if not [p for p in params if p not in ("self", "cls")] and function.args.vararg is None:
+        return False
     if not _EVAL_FUNCTION_RE.search(name):
         return False
     if name.startswith("test_"):
@@ -344,6 +353,7 @@ def _may_evaluate(ctx) -> bool:
             or "train(False)" in text
             or "train=False" in text
             or _SPLIT_TEXT_RE.search(text) is not None
+            or _SPLIT_NAME_RE.search(text) is not None  # test_set, valid_data
         )
     return state.may_evaluate
 
@@ -417,10 +427,22 @@ class EvalWithGrad(Rule):
     name = "eval-with-grad"
     summary = "evaluation (`.eval()` or a validation loader loop) runs the model with grad enabled"
     fix_availability = FixAvailability.SOMETIMES
-    triggers = (".eval(", "loader", "_dl", "_iter")
-    # A unit with findings calls `.eval()` or loops over a loader named like the triggers; the calls
-    # of module-level functions that skipped functions make are looked for in leave_Module.
-    function_triggers = ("eval", "loader", "Loader", "_dl", "_iter")
+    # A unit with findings switches a model to eval mode, loops over a loader or data set, reads
+    # data of a validation/test split, or is named for evaluation: each shows in its text.
+    triggers = (
+        ".eval(",
+        "evaluat",
+        "train(False",
+        "oader",
+        "_dl",
+        "_iter",
+        _SPLIT_TRIGGER,
+        "predict",
+        "infer",
+        "generat",
+        "demo",
+    )
+    function_triggers = (*triggers, "eval")
 
     valid = (
         Valid(
@@ -761,6 +783,11 @@ class EvalWithGrad(Rule):
 
     def _decide(self, ctx, unit: _Unit, function: Optional[ast.AST]) -> None:
         nodes = [function] if function is not None else _module_code(ctx)
+        if function is not None and all(c.why == "eval-function" for c in unit.model_calls):
+            # Only its name says the function evaluates: not when it hands a graph back.
+            returned = ctx.model.function_summary(function).returns
+            if returned.kind in (Kind.TENSOR, Kind.CONTAINER, Kind.UNKNOWN) and returned.grad is not Grad.NO:
+                return
         if not _uses_grad(ctx, nodes):
             first = unit.model_calls[0]
             where = "this function" if function is not None else "this module"
@@ -823,7 +850,7 @@ class EvalWithGrad(Rule):
             return f"with `{candidate.data}` in eval mode"
         if candidate.why == "eval-data":
             return f"on evaluation data `{candidate.data}`"
-        return f"in `{function.name}`, which evaluates"
+        return f"in `{function.name}`, whose result carries no graph"
 
     @staticmethod
     def _outermost_loader_loop(ctx, unit: _Unit, loop: ast.AST) -> ast.AST:
