@@ -8,7 +8,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -250,6 +250,53 @@ def read_config_file(start: Path, config_path: Optional[Path] = None) -> ConfigF
         per_file_ignores=tuple((k, tuple(_codes(v, f"per-file-ignores.{k}", path))) for k, v in pfi.items()),
         require_torch_import=rti,
     )
+
+
+class ConfigResolver:
+    """The configuration of each file: ``[tool.gradguard]`` of the nearest pyproject.toml
+    above it (or of one given file), resolved by ``build`` with the front end's options.
+
+    One ``Config`` per pyproject.toml, built on first use; with ``reload`` (a long-running
+    server) a pyproject.toml whose modification time changed is read again.
+    """
+
+    def __init__(self, build: Callable[[ConfigFile], Config], config_path: Optional[Path] = None, reload: bool = False):
+        self.build = build
+        self.config_path = config_path
+        self.reload = reload
+        self._nearest: dict[str, Optional[Path]] = {}  # folder -> its nearest pyproject.toml
+        self._configs: dict[Optional[Path], tuple[Optional[int], Config]] = {}
+
+    def _pyproject(self, folder: Path) -> Optional[Path]:
+        if self.config_path is not None:
+            return self.config_path
+        key = str(folder)
+        if self.reload or key not in self._nearest:
+            self._nearest[key] = find_pyproject(folder)
+        return self._nearest[key]
+
+    def for_path(self, path: Path) -> Config:
+        """The configuration of a file (or of the files in a folder). Raises ConfigError."""
+        absolute = Path(os.path.abspath(path))
+        folder = absolute if absolute.is_dir() else absolute.parent
+        pyproject = self._pyproject(folder)
+        stamp = None
+        if self.reload and pyproject is not None:
+            try:
+                stamp = pyproject.stat().st_mtime_ns
+            except OSError:
+                stamp = -1
+        known = self._configs.get(pyproject)
+        if known is not None and known[0] == stamp:
+            return known[1]
+        file = read_config_file(folder, pyproject) if pyproject is not None else ConfigFile()
+        config = self.build(file)
+        self._configs[pyproject] = (stamp, config)
+        return config
+
+    def configs(self) -> list[Config]:
+        """Every configuration built so far."""
+        return [config for _, config in self._configs.values()]
 
 
 def select_rules(

@@ -117,7 +117,7 @@ def _check_source(
         finally:
             walker.unlink()
             ctx.clear()  # caches and rule states may point back at ctx and the tree
-    diagnostics = apply_noqa(ctx.diagnostics, source)
+    diagnostics = apply_noqa(ctx.diagnostics, source, tree)
     diagnostics.sort(key=Diagnostic.sort_key)
     return FileResult(filename, diagnostics, source, internal_errors=failures)
 

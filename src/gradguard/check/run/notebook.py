@@ -128,7 +128,20 @@ class Notebook:
             if 1 <= row <= len(raw) and one_line_each:
                 return self.text.count("\n", 0, raw[row - 1].start) + 1
             return None
+        if raw.start < 0:
+            return None  # a notebook built from cells (an editor's), not read from a file
         return self.text.count("\n", 0, raw.start) + 1
+
+
+def notebook_from_cells(cells: Sequence[tuple[int, str]], is_python: bool = True) -> Notebook:
+    """A notebook made of its code cells' texts, as ``(cell number, text)`` in cell order:
+    what an editor holds (LSP notebook documents), with no JSON file behind it."""
+    code_cells = []
+    for number, text in cells:
+        raw = _Located("")
+        raw.start = raw.end = -1
+        code_cells.append(CodeCell(number, raw, text))
+    return Notebook("", False, code_cells, is_python)
 
 
 def _split_lines(text: str) -> list[str]:
@@ -387,6 +400,12 @@ def check_notebook(
         in_cell, start = program.locate(d.start)
         end_cell, end = program.locate(d.end)
         d.start, d.end = start, end if end_cell is in_cell else start
+        if "noqa_row" in d.extra:
+            noqa_cell, noqa_pos = program.locate(Position(d.extra["noqa_row"], 1))
+            if noqa_cell is in_cell:
+                d.extra["noqa_row"] = noqa_pos.row
+            else:
+                del d.extra["noqa_row"]
         if in_cell is not None:
             d.cell = in_cell.number
             d.message = _cell_line_references(program, d.message, in_cell)
@@ -508,13 +527,19 @@ class NotebookDocument:
 class NotebookAdapter:
     suffixes = (NOTEBOOK_SUFFIX,)
 
-    def check(self, data: bytes, path: str, rules: Sequence[Rule], require_torch_import: bool) -> Checked:
-        try:
-            notebook = load_notebook(data)
-        except NotebookError as exc:
-            return Checked([_gg001(path, exc.message, exc.row, exc.column)])
+    def check_notebook(
+        self, notebook: Notebook, path: str, rules: Sequence[Rule], require_torch_import: bool
+    ) -> Checked:
+        """Check a notebook that is already loaded (an editor's cells, ``notebook_from_cells``)."""
         checked = check_notebook(notebook, path, rules, require_torch_import)
         if checked.skipped:
             return Checked(skipped=True, internal_errors=checked.internal_errors)
         document = NotebookDocument(notebook, path, rules, require_torch_import)
         return Checked(checked.diagnostics, internal_errors=checked.internal_errors, document=document)
+
+    def check(self, data: bytes, path: str, rules: Sequence[Rule], require_torch_import: bool) -> Checked:
+        try:
+            notebook = load_notebook(data)
+        except NotebookError as exc:
+            return Checked([_gg001(path, exc.message, exc.row, exc.column)])
+        return self.check_notebook(notebook, path, rules, require_torch_import)

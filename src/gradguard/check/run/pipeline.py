@@ -20,7 +20,7 @@ from gradguard.check.config import Config
 from gradguard.check.engine.errors import InternalError, internal_error
 from gradguard.check.fixes import write_atomic
 from gradguard.check.model import Diagnostic, Position
-from gradguard.check.run.adapter import Adapter
+from gradguard.check.run.adapter import Adapter, Document, FindingFilter
 from gradguard.check.run.discovery import discover
 from gradguard.check.run.executor import map_parallel
 from gradguard.check.run.python import PythonAdapter
@@ -286,6 +286,45 @@ def _run(paths: Sequence[str], config: Config) -> RunResult:
         result.merge(part)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
+
+
+@dataclass
+class BufferCheck:
+    """An editor buffer's check: the findings the configuration keeps (positions in the
+    buffer's text, or in each cell's), and the document its fixes are applied to."""
+
+    diagnostics: list[Diagnostic]
+    keep: FindingFilter
+    document: Optional[Document] = None
+    internal_errors: list[InternalError] = field(default_factory=list)
+    skipped: bool = False
+
+
+def finding_filter(path: str, config: Config, rules: Sequence[Rule]) -> FindingFilter:
+    """Keeps the findings of ``path`` that the run selects and per-file-ignores does not drop."""
+    return SelectedFindings(config.ignored_for(path), {r.code for r in rules})
+
+
+def check_buffer(
+    path: str,
+    config: Config,
+    rules: Sequence[Rule],
+    text: Optional[str] = None,
+    cells: Optional[Sequence[tuple[int, str]]] = None,
+) -> BufferCheck:
+    """Check text an editor holds: one Python ``text``, or a notebook's code ``cells`` as
+    ``(cell number, text)`` in cell order (checked as one program). Same adapters, same
+    selection and per-file-ignores as a file read from disk; nothing is read or written."""
+    keep = finding_filter(path, config, rules)
+    if cells is not None:
+        from gradguard.check.run.notebook import NotebookAdapter, notebook_from_cells
+
+        checked = NotebookAdapter().check_notebook(notebook_from_cells(cells), path, rules, config.require_torch_import)
+    else:
+        checked = _PYTHON.check_text(text or "", path, rules, config.require_torch_import)
+    if checked.skipped:
+        return BufferCheck([], keep, internal_errors=checked.internal_errors, skipped=True)
+    return BufferCheck(keep(checked.diagnostics), keep, checked.document, checked.internal_errors)
 
 
 def check_stdin(data: bytes, filename: str, config: Config) -> RunResult:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional, Sequence
 
-from gradguard.check.engine.run import check_bytes, check_source
+from gradguard.check.engine.run import FileResult, check_bytes, check_source
 from gradguard.check.fixes import fix_until_stable, unified_diff
 from gradguard.check.model import Diagnostic
 from gradguard.check.run.adapter import Checked, FindingFilter
@@ -54,7 +54,15 @@ class PythonAdapter:
     suffixes = (".py", ".pyi")
 
     def check(self, data: bytes, path: str, rules: Sequence[Rule], require_torch_import: bool) -> Checked:
-        result = check_bytes(data, path, rules, require_torch_import)
+        return self._checked(check_bytes(data, path, rules, require_torch_import), path, rules, require_torch_import)
+
+    def check_text(self, text: str, path: str, rules: Sequence[Rule], require_torch_import: bool) -> Checked:
+        """Check text that is already decoded (an editor's buffer): positions are in this text."""
+        return self._checked(
+            check_source(SourceText(text), path, rules, require_torch_import), path, rules, require_torch_import
+        )
+
+    def _checked(self, result: FileResult, path: str, rules: Sequence[Rule], require_torch_import: bool) -> Checked:
         document = None
         if result.source is not None and result.error is None:
             document = PythonDocument(result.source, path, rules, require_torch_import)
