@@ -26,7 +26,7 @@ import ast
 import bisect
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Optional
 
 from gradguard.check.analysis import vocabulary as vocab
 from gradguard.check.analysis.flow import GradMode, ScopeFlow, State, join_modes, region_mode
@@ -34,10 +34,11 @@ from gradguard.check.analysis.grad_mode import classify_grad_mode
 from gradguard.check.analysis.imports import ImportMap, dotted_name, iter_statements
 from gradguard.check.analysis.scopes import (
     FUNCTION_TYPES,
-    SCOPE_TYPES,
+    Location,
     Scope,
     ScopeIndex,
     children,
+    locate,
     own_nodes,
     parameters,
     target_names,
@@ -212,16 +213,15 @@ class SemanticModel:
         self,
         tree: ast.Module,
         imports: ImportMap,
-        parent_of: Callable[[ast.AST], Optional[ast.AST]],
         source_text: str,
         module_name: str = "__main__",
     ):
         self.tree = tree
         self.imports = imports
-        self.parent_of = parent_of
         self.module_name = module_name
         self.source_text = source_text
-        self.scopes = ScopeIndex(tree)
+        self._own_nodes: dict = {}
+        self.scopes = ScopeIndex(tree, self._own)
         self._frames: dict = {}  # (id(scope node), kind) -> Frame
         self._in_progress: set = set()
         self._summaries: dict = {}
@@ -230,9 +230,8 @@ class SemanticModel:
         self._class_attributes: dict = {}
         self._use_evidence: dict = {}
         self._uses: dict = {}
-        self._own_nodes: dict = {}
         self._attribute_sites: dict = {}
-        self._memo: dict = {}
+        self._locations: dict = {}
         self._definitions: dict = {}  # str(id(FunctionDef)) -> the node, for FUNCTION values
 
     def close(self) -> None:
@@ -244,7 +243,6 @@ class SemanticModel:
             value = getattr(self, name)
             if isinstance(value, (dict, set)):
                 value.clear()
-        self.parent_of = None  # type: ignore[assignment]
 
     # ======================================================================= public queries
     def value(self, node: ast.expr) -> Value:
@@ -301,6 +299,25 @@ class SemanticModel:
         """Call sites of a function of this file, or None when it is used other than by
         calling it (passed on, stored, decorated, exported) or defined where that is unknown."""
         return self._callers_of(fn)
+
+    def rebinds(self, name: str) -> bool:
+        """Whether the file assigns ``name`` anywhere (beyond an import or a definition):
+        a cheap check before trusting what an imported or defined name is."""
+        found = self.__dict__.setdefault("_assigned", None)
+        if found is None:
+            found = set()
+            for stmt in iter_statements(self.tree.body):  # statements only: no expression walk
+                if isinstance(stmt, ast.Assign):
+                    for target in stmt.targets:
+                        found.update(target_names(target))
+                elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
+                    found.update(target_names(stmt.target))
+                elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+                    for item in stmt.items:
+                        if item.optional_vars is not None:
+                            found.update(target_names(item.optional_vars))
+            self.__dict__["_assigned"] = found
+        return name in found
 
     def _own(self, scope_node: ast.AST) -> list:
         """A scope's own nodes (``scopes.own_nodes``), walked once and kept."""
@@ -435,47 +452,31 @@ class SemanticModel:
     # ====================================================================== locating nodes
     def _locate(self, node: ast.AST):
         """(state before the node's statement, frame, names bound by enclosing comprehensions)."""
-        memo = self._memo.get(id(node))
-        if memo is not None:
-            return memo
-        extra_nodes: list = []
-        current: Optional[ast.AST] = node
-        child = node
-        lambda_node = None
-        while current is not None and not isinstance(current, ast.stmt):
-            if (
-                isinstance(current, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
-                and child is not current
-            ):
-                if child is not current.generators[0].iter:
-                    extra_nodes.append(current)
-            if isinstance(current, ast.Lambda) and child is current.body:
-                lambda_node = current
-            child = current
-            current = self.parent_of(current)
-        if current is None:
+        location = self._where(node)
+        if location is None:
             return None
-        stmt = current
-        scope_node = self.parent_of(stmt)
-        while scope_node is not None and not isinstance(scope_node, SCOPE_TYPES):
-            scope_node = self.parent_of(scope_node)
-        if scope_node is None:
-            scope_node = self.tree
-        frame = self._frame_for(scope_node)
+        stmt = location.statement
+        frame = self._frame_for(location.scope)
         if frame is None or frame.flow is None:
             return (None, frame, None)
         state = frame.flow.before.get(id(stmt))
         extra: dict = {}
         if state is not None:
-            if lambda_node is not None:
-                for arg in parameters(lambda_node):
+            if location.lambda_ is not None:
+                for arg in parameters(location.lambda_):
                     extra[arg.arg] = UNKNOWN
                 if state.mode is not GradMode.ENABLED or frame.kind != "module":
                     state = state.with_mode(GradMode.MAYBE if not state.mode.off else state.mode)
-            for comp in reversed(extra_nodes):
+            for comp in location.comprehensions:
                 extra.update(self._comprehension_bindings(comp, state.bind(extra) if extra else state, frame))
-        result = (state, frame, extra)
-        return result
+        return (state, frame, extra)
+
+    def _where(self, node: ast.AST) -> Optional[Location]:
+        """The statement, enclosing statements and scope of a node (by position, cached)."""
+        found = self._locations.get(id(node))
+        if found is None:
+            found = self._locations[id(node)] = locate(self.tree, node)
+        return found
 
     def _comprehension_bindings(self, comp: ast.AST, state: State, frame: Frame) -> dict:
         names: dict = {}
@@ -510,10 +511,9 @@ class SemanticModel:
         found = self.scopes.get(node)
         if found is not None:
             return found
-        parent_node = self.parent_of(node)
-        while parent_node is not None and not isinstance(parent_node, SCOPE_TYPES):
-            parent_node = self.parent_of(parent_node)
-        parent = self._scope(parent_node) if parent_node is not None else self.scopes.module
+        location = self._where(node) if not isinstance(node, ast.Lambda) else None
+        parent_node = location.scope if location is not None else self.tree
+        parent = self._scope(parent_node) if parent_node is not self.tree else self.scopes.module
         return self.scopes.scope(node, parent)
 
     def _run_frame(self, node: ast.AST, kind: str, mode: GradMode, env: dict, **extra) -> Optional[Frame]:
@@ -588,17 +588,21 @@ class SemanticModel:
     def _definition_mode(self, fn: ast.AST) -> GradMode:
         """The grad mode where a function is defined (a function defined inside a region may
         run there or later)."""
-        parent = self.parent_of(fn)
-        while parent is not None and not isinstance(parent, SCOPE_TYPES):
-            if isinstance(parent, (ast.With, ast.AsyncWith)):
-                for item in parent.items:
+        location = self._where(fn)
+        if location is None:
+            return GradMode.ENABLED
+        scope = location.scope
+        for stmt in reversed(location.enclosing[:-1]):
+            if stmt is scope:
+                break
+            if isinstance(stmt, (ast.With, ast.AsyncWith)):
+                for item in stmt.items:
                     kind = classify_grad_mode(item.context_expr, self.imports)
                     mode = region_mode(kind)
                     if mode is not None and mode is not GradMode.ENABLED:
                         return GradMode.MAYBE
-            parent = self.parent_of(parent)
-        if parent is not None and isinstance(parent, FUNCTION_TYPES):
-            decorated = self._decorated_mode(parent)
+        if isinstance(scope, FUNCTION_TYPES):
+            decorated = self._decorated_mode(scope)
             if decorated is not None and decorated is not GradMode.ENABLED:
                 return GradMode.MAYBE
         return GradMode.ENABLED
@@ -732,19 +736,19 @@ class SemanticModel:
         names: dict = {}
         if not isinstance(scope_node, ast.Lambda):
             for node in self._own(scope_node):
-                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-                    attr = node.attr
-                    if attr in _TENSOR_EVIDENCE_ATTRIBUTES and isinstance(node.ctx, ast.Load):
+                if isinstance(node, ast.Call):
+                    func = node.func
+                    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                        attr = func.attr
+                        if attr == "backward":
+                            names[func.value.id] = _EVIDENT_LOSS
+                        elif attr in _MODULE_EVIDENCE_METHODS:
+                            names.setdefault(func.value.id, _EVIDENT_MODULE)
+                        elif attr in _TENSOR_EVIDENCE_METHODS:
+                            names.setdefault(func.value.id, _EVIDENT_TENSOR)
+                elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                    if node.attr in _TENSOR_EVIDENCE_ATTRIBUTES and isinstance(node.ctx, ast.Load):
                         names.setdefault(node.value.id, _EVIDENT_TENSOR)
-                    elif attr in _TENSOR_EVIDENCE_METHODS or attr in _MODULE_EVIDENCE_METHODS:
-                        parent = self.parent_of(node)
-                        if isinstance(parent, ast.Call) and parent.func is node:
-                            if attr == "backward":
-                                names[node.value.id] = _EVIDENT_LOSS
-                            elif attr in _MODULE_EVIDENCE_METHODS:
-                                names.setdefault(node.value.id, _EVIDENT_MODULE)
-                            else:
-                                names.setdefault(node.value.id, _EVIDENT_TENSOR)
         self._use_evidence[id(scope_node)] = names
         return names
 
@@ -848,9 +852,12 @@ class SemanticModel:
                 outer = self._summary_frame(parent.node) if not isinstance(parent.node, ast.Lambda) else None
                 if outer is None or outer.flow is None:
                     return UNKNOWN
-                stmt = node
-                while stmt is not None and self.parent_of(stmt) is not parent.node:
-                    stmt = self.parent_of(stmt)
+                location = self._where(node)
+                stmt = None
+                if location is not None and parent.node in location.enclosing:
+                    index = location.enclosing.index(parent.node)
+                    if index + 1 < len(location.enclosing):
+                        stmt = location.enclosing[index + 1]  # the statement of the outer body holding it
                 before = outer.flow.before.get(id(stmt)) if stmt is not None else None
                 if before is None:
                     return UNKNOWN
@@ -1641,9 +1648,9 @@ class SemanticModel:
         return None if unknown else False
 
     def _method_class(self, fn: ast.AST) -> Optional[ClassInfo]:
-        parent = self.parent_of(fn)
-        if isinstance(parent, ast.ClassDef):
-            return self._class_table().get(self._class_key(parent))
+        location = self._where(fn)
+        if location is not None and isinstance(location.scope, ast.ClassDef) and fn in location.scope.body:
+            return self._class_table().get(self._class_key(location.scope))
         return None
 
     def _method_node(self, info: ClassInfo, name: str) -> Optional[ast.AST]:
@@ -1702,9 +1709,8 @@ class SemanticModel:
             frame = self._caller_frame(caller_scope)
             if frame is None or frame.flow is None:
                 return None
-            stmt = call
-            while stmt is not None and not isinstance(stmt, ast.stmt):
-                stmt = self.parent_of(stmt)
+            location = self._where(call)
+            stmt = location.statement if location is not None else None
             state = frame.flow.before.get(id(stmt)) if stmt is not None else None
             if state is None:
                 continue  # unreachable call
@@ -1720,7 +1726,10 @@ class SemanticModel:
         if key in self._call_sites:
             return self._call_sites[key]
         self._call_sites[key] = None
-        owner = self.parent_of(fn)
+        location = self._where(fn)
+        owner = location.scope if location is not None else None
+        if location is not None and len(location.enclosing) > 1 and not isinstance(location.enclosing[-2], ast.ClassDef):
+            owner = None  # defined under an if/try/with: not a plain definition
         name = fn.name  # type: ignore[attr-defined]
         is_method = isinstance(owner, ast.ClassDef)
         if not (is_method or isinstance(owner, ast.Module)) or name.startswith("__"):
@@ -1731,10 +1740,12 @@ class SemanticModel:
         for deco in fn.decorator_list:  # type: ignore[attr-defined]
             if self._decorated_mode_of(deco) is None and dotted_name(deco) not in ("staticmethod", "classmethod"):
                 return None
-        pattern = _method_pattern(name) if is_method else _function_pattern(name)
         text = self.source_text
         starts = self._line_starts()
-        lines = sorted({bisect.bisect_right(starts, m.start()) for m in pattern.finditer(text)})
+        found = _occurrences(text, name)
+        if is_method:
+            found = (i for i in found if text.endswith("self.", 0, i))
+        lines = sorted({bisect.bisect_right(starts, i) for i in found})
         sites: list = []
         if lines:
             for stmt in iter_statements(self.tree.body, lines):
@@ -1752,12 +1763,10 @@ class SemanticModel:
                         continue
                     if not (isinstance(parent, ast.Call) and parent.func is node):
                         return None  # passed on, stored, wrapped: other callers may exist
-                    scope = self.parent_of(parent)
-                    while scope is not None and not isinstance(scope, SCOPE_TYPES):
-                        scope = self.parent_of(scope)
-                    if isinstance(scope, ast.ClassDef):
+                    where = self._where(parent)
+                    if where is None or where.lambda_ is not None or isinstance(where.scope, ast.ClassDef):
                         return None
-                    sites.append((parent, scope if scope is not None else self.tree))
+                    sites.append((parent, where.scope))
         self._call_sites[key] = sites
         return sites
 
@@ -1826,12 +1835,18 @@ def _header_nodes(stmt: ast.stmt):
         stack.extend((child, node) for child in children(node))
 
 
-def _function_pattern(name: str):
-    return re.compile(rf"(?<![\w.]){re.escape(name)}\b")
-
-
-def _method_pattern(name: str):
-    return re.compile(rf"\bself\s*\.\s*{re.escape(name)}\b")
+def _occurrences(text: str, name: str):
+    """Offsets where ``name`` occurs as a whole identifier (``str.find``: fast on large files)."""
+    size = len(name)
+    end = len(text)
+    find = text.find
+    i = find(name)
+    while i >= 0:
+        before = text[i - 1] if i else " "
+        after = text[i + size] if i + size < end else " "
+        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
+            yield i
+        i = find(name, i + size)
 
 
 def _names(node: ast.AST) -> set:

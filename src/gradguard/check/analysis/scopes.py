@@ -135,14 +135,15 @@ class Scope:
         return name in self.bound and name not in self.declared_global
 
 
-def build_scope(node: ast.AST, parent: Optional[Scope]) -> Scope:
+def build_scope(node: ast.AST, parent: Optional[Scope], nodes=None) -> Scope:
+    """The scope of ``node``; ``nodes`` are its own nodes when the caller has them already."""
     scope = Scope(node, parent)
     bound = scope.bound
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         bound.update(arg.arg for arg in parameters(node))
     if isinstance(node, ast.Lambda):
         return scope
-    for sub in own_nodes(node):
+    for sub in nodes if nodes is not None else own_nodes(node):
         t = type(sub)
         if t is ast.Name:
             if not isinstance(sub.ctx, ast.Load):
@@ -168,16 +169,150 @@ def build_scope(node: ast.AST, parent: Optional[Scope]) -> Scope:
 class ScopeIndex:
     """Scopes of one module, built on demand."""
 
-    def __init__(self, tree: ast.Module):
+    def __init__(self, tree: ast.Module, own=None):
         self.tree = tree
+        self._own = own  # scope node -> its own nodes, when the owner caches them
         self._scopes: dict = {}
         self.module = self.scope(tree, None)
 
     def scope(self, node: ast.AST, parent: Optional[Scope]) -> Scope:
         found = self._scopes.get(id(node))
         if found is None:
-            found = self._scopes[id(node)] = build_scope(node, parent)
+            nodes = self._own(node) if self._own is not None and not isinstance(node, ast.Lambda) else None
+            found = self._scopes[id(node)] = build_scope(node, parent, nodes)
         return found
 
     def get(self, node: ast.AST) -> Optional[Scope]:
         return self._scopes.get(id(node))
+
+
+# -- locating a node: which statement, scope and comprehensions hold it -----------------------
+_BLOCK_FIELDS = ("body", "orelse", "finalbody")
+
+
+def _start(node: ast.AST) -> tuple:
+    decorators = getattr(node, "decorator_list", None)
+    if decorators:
+        return (decorators[0].lineno, 0)  # a definition begins at its first decorator
+    return (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+
+
+def _end(node: ast.AST) -> tuple:
+    return (node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+
+
+@dataclass
+class Location:
+    """Where a node sits: its innermost statement, the statements around that one (outermost
+    first, the statement itself last), the scope whose code it is (module, class or function:
+    a node inside a lambda belongs to the lambda's enclosing scope, see ``lambda_``), and the
+    comprehensions between the statement and the node whose targets it may see."""
+
+    statement: ast.stmt
+    enclosing: list
+    scope: ast.AST
+    comprehensions: list
+    lambda_: Optional[ast.Lambda] = None
+
+
+def _sub_blocks(stmt: ast.stmt) -> list:
+    blocks = []
+    for name in _BLOCK_FIELDS:
+        block = getattr(stmt, name, None)
+        if block:
+            blocks.append(block)
+    for handler in getattr(stmt, "handlers", None) or ():
+        if handler.body:
+            blocks.append(handler.body)
+    for case in getattr(stmt, "cases", None) or ():
+        if case.body:
+            blocks.append(case.body)
+    return blocks
+
+
+def _containing(block: list, start: tuple, end: tuple) -> Optional[ast.stmt]:
+    lo, hi = 0, len(block)
+    while lo < hi:  # the last statement that starts at or before ``start``
+        mid = (lo + hi) // 2
+        if _start(block[mid]) <= start:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo == 0:
+        return None
+    stmt = block[lo - 1]
+    return stmt if _end(stmt) >= end else None
+
+
+def locate(tree: ast.Module, node: ast.AST) -> Optional[Location]:
+    """Find a node by its position, descending from the module: no parent links needed.
+    None for a node without a position or outside every statement."""
+    if not hasattr(node, "lineno") or getattr(node, "end_lineno", None) is None:
+        return None
+    start, end = _start(node), _end(node)
+    enclosing: list = []
+    scope: ast.AST = tree
+    block = tree.body
+    stmt = None
+    while True:
+        found = _containing(block, start, end)
+        if found is None:
+            break
+        stmt = found
+        enclosing.append(stmt)
+        if stmt is node:
+            break
+        inner = None
+        for sub in _sub_blocks(stmt):
+            if _start(sub[0]) <= start and _end(sub[-1]) >= end and _containing(sub, start, end) is not None:
+                inner = sub
+                break
+        if inner is None:
+            break
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            scope = stmt
+        block = inner
+    if stmt is None:
+        return None
+    location = Location(stmt, enclosing, scope, [])
+    if stmt is not node:
+        _descend(stmt, node, start, end, location)
+    return location
+
+
+def _descend(root: ast.AST, node: ast.AST, start: tuple, end: tuple, location: Location) -> None:
+    """Follow the expression children of ``root`` down to ``node``, noting comprehensions
+    (where ``node`` is not in their first iterable) and a lambda body on the way."""
+    current = root
+    while current is not node:
+        nxt = None
+        for child in children(current):
+            if isinstance(child, ast.stmt):
+                continue
+            if hasattr(child, "lineno") and getattr(child, "end_lineno", None) is not None:
+                if _start(child) <= start and _end(child) >= end:
+                    nxt = child
+                    break
+            elif _holds(child, start, end):
+                nxt = child  # comprehension, arguments, withitem: no position of their own
+                break
+        if nxt is None:
+            return
+        if isinstance(current, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            first_iter = current.generators[0].iter
+            if not (nxt is current.generators[0] and _within(first_iter, start, end)):
+                location.comprehensions.append(current)
+        if isinstance(current, ast.Lambda) and nxt is current.body:
+            location.lambda_ = current
+        current = nxt
+
+
+def _within(node: ast.AST, start: tuple, end: tuple) -> bool:
+    return hasattr(node, "lineno") and _start(node) <= start and _end(node) >= end
+
+
+def _holds(node: ast.AST, start: tuple, end: tuple) -> bool:
+    return any(
+        _holds(child, start, end) if not hasattr(child, "lineno") else _within(child, start, end)
+        for child in children(node)
+    )

@@ -46,7 +46,7 @@ class FileContext:
         if self._model is None:
             from gradguard.check.analysis.model import SemanticModel
 
-            self._model = SemanticModel(self.tree, self.imports, self.parent, self.source.text)
+            self._model = SemanticModel(self.tree, self.imports, self.source.text)
         return self._model
 
     # -- the tree around a node ------------------------------------------------------------

@@ -97,8 +97,8 @@ _GRAD_FUNCTIONS = (
 )
 _GRAD_ATTRIBUTES = frozenset({"grad", "grad_fn", "requires_grad"})
 _GRAD_NAMES = frozenset({"gradcheck", "gradgradcheck", "jacobian", "hessian", "vjp", "jvp", "grad", "vmap"})
-# ``net.eval()`` / ``self.model.train(False)``: the receiver.
-_EVAL_SWITCH_RE = re.compile(r"([A-Za-z_][\w.]*)\s*\.\s*(?:eval\(\s*\)|train\(\s*False\s*\))")
+# A name that mentions a validation/test split: ``test_x``, ``X_val``, ``valid_imgs``.
+_SPLIT_NAME_RE = re.compile(r"(?:^|_)(?:val|valid|validation|test|testing|eval|dev)(?:_|$|[a-z]*$)|(?:Test|Val)", re.I)
 # A data split named in a string: ``split="test"``, ``"data/val"``, ``'valid'``.
 _SPLIT_TEXT_RE = re.compile(r"""["'/](?:val|valid|validation|test|testing|eval|dev)["'/]""")
 # Function names that say the function evaluates: a model call in one is evaluation.
@@ -205,6 +205,33 @@ def _shown(ctx, node: ast.AST) -> str:
     return short(ctx.text(node), 40)
 
 
+_BUILTINS = frozenset(dir(__import__("builtins")))
+
+
+def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
+    """Callees the syntax alone shows are no model (no question to the model needed): a
+    builtin, a function or class the module defines, an imported name or module attribute
+    (``torch.cat``, ``np.mean``), a method of the current class (``self.helper(...)``)."""
+    if isinstance(target, ast.Name):
+        name = target.id
+        if name in _BUILTINS or name in ctx.imports.names:
+            return not ctx.model.rebinds(name)
+        definitions = ctx.model.scopes.module.definitions.get(name)
+        return bool(definitions) and not ctx.model.rebinds(name)
+    if isinstance(target, ast.Attribute):
+        root = target.value
+        if isinstance(root, ast.Name):
+            if root.id == "self":
+                cls = ctx.method_class
+                return cls is not None and any(
+                    isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == target.attr for s in cls.body
+                )
+            if root.id in ctx.imports.names and not ctx.model.rebinds(root.id):
+                return True
+        return False
+    return not isinstance(target, (ast.Subscript, ast.Call))
+
+
 def _switches_to_eval(call: ast.Call) -> bool:
     """``x.eval()`` or ``x.train(False)``."""
     func = call.func
@@ -240,16 +267,44 @@ def _evaluates_by_name(ctx, function: ast.AST) -> bool:
     return True
 
 
+def _eval_receivers(text: str) -> frozenset:
+    """The receivers spelt before ``.eval()`` / ``.train(False)`` in a text (found with
+    ``str.find``: a regular expression would try every position of a large file)."""
+    found = set()
+    for marker in (".eval()", ".train(False)"):
+        i = text.find(marker)
+        while i >= 0:
+            j = i
+            while j > 0 and (text[j - 1].isalnum() or text[j - 1] in "_."):
+                j -= 1
+            if j < i:
+                found.add(text[j:i])
+            i = text.find(marker, i + 1)
+    return frozenset(found)
+
+
 def _switched_to_eval(ctx, callee: ast.AST) -> bool:
     """Whether the file switches something spelt like ``callee`` to eval mode
     (``net.eval()``, ``net.train(False)``): only then can the model know it is in eval mode."""
     state = ctx.state(_State)
     if state.eval_receivers is None:
-        state.eval_receivers = frozenset(m.group(1) for m in _EVAL_SWITCH_RE.finditer(ctx.source.text))
+        state.eval_receivers = _eval_receivers(ctx.source.text)
     if not state.eval_receivers:
         return False
     text = dotted_name(callee)
     return text is not None and text in state.eval_receivers
+
+
+def _may_be_evaluation_data(call: ast.Call) -> bool:
+    """Whether an argument's text names a validation/test split (``test_x``, ``X_val``,
+    ``valid_images[:10]``): a cheap filter before asking the model where the data comes from."""
+    for arg in call.args:
+        for sub in ast.walk(arg):
+            if isinstance(sub, (ast.Name, ast.Attribute)):
+                name = sub.id if isinstance(sub, ast.Name) else sub.attr
+                if _SPLIT_NAME_RE.search(name):
+                    return True
+    return False
 
 
 def _names_a_split(ctx) -> bool:
@@ -614,7 +669,7 @@ class EvalWithGrad(Rule):
             and (unit is None or unit.eval_call is None)
             and not named_eval
             and not _switched_to_eval(ctx, _callee(node))
-            and not _names_a_split(ctx)
+            and not (_names_a_split(ctx) and _may_be_evaluation_data(node))
         ):
             return  # nothing in this unit or file can make this call an evaluation: no model query
         if not self._is_model_call(ctx, node):
@@ -649,6 +704,8 @@ class EvalWithGrad(Rule):
         subclass, a torch layer, a model a project function returns), or, where nothing else
         is known, something named like one (``model``, ``self.net``, ``teacher.module``)."""
         target = _callee(node)
+        if _certainly_not_a_model(ctx, target):
+            return False
         value = ctx.model.value(target)
         if value.kind is not Kind.MODULE:
             return False

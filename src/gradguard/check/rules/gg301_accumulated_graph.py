@@ -338,10 +338,12 @@ class AccumulatedGraph(Rule):
     def _check(self, node: ast.AST, acc: str, value: ast.AST, ctx, how: str) -> None:
         model = ctx.model
         scope = ctx.function if ctx.function is not None else ctx.tree
-        if isinstance(scope, ast.Lambda) or model.grad_mode(node) is not GradMode.ENABLED:
+        if isinstance(scope, ast.Lambda) or ctx.grad_disabled:
             return
         loop = _innermost_loop(ctx, node, scope)
         if loop is None:
+            return
+        if model.grad_mode(node) is not GradMode.ENABLED:
             return
         added = model.value(value)
         if not (added.carries_grad and added.has(Role.LOSS)):

@@ -258,6 +258,8 @@ class InplaceParamInit(Rule):
         func = node.func
         if not isinstance(func, ast.Attribute) or func.attr not in INIT_METHODS:
             return
+        if ctx.grad_disabled:
+            return  # inside a region of this function that disables grad: nothing to ask
         if ctx.model.grad_mode(node) is not GradMode.ENABLED:
             return
         receiver = func.value
