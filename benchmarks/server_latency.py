@@ -1,11 +1,16 @@
 """How long does ``gradguard server`` take to answer an edit with diagnostics?
 
-    python benchmarks/server_latency.py [--lines 1000] [--edits 60] [--warmup 10] [--debounce-ms N]
+    python benchmarks/server_latency.py [--file PATH | --lines 1000] [--edits 60] [--warmup 10]
+                                        [--debounce-ms N]
+
+The file is ``--file``, or else a synthetic one of about ``--lines`` lines made only of
+training and evaluation functions full of findings (the densest code for the checker: every
+function asks the semantic model about loaders, grad modes and ``.data``).
 
 A pygls client starts ``gradguard server`` as a subprocess (as an editor does), opens a
-Python file of about ``--lines`` lines (training and evaluation code with findings), waits for
-its diagnostics, then makes ``--edits`` edits one after the other: each changes one number on
-a line in the middle of the file (an incremental change, as editors send them) and the clock
+Python file, waits for its diagnostics, then makes ``--edits`` edits one after the other:
+each changes one digit on a line in the middle of the file (an incremental change, as
+editors send them) and the clock
 runs from sending ``textDocument/didChange`` until ``textDocument/publishDiagnostics`` for that
 document version arrives. The first ``--warmup`` edits are not counted.
 
@@ -90,19 +95,28 @@ def training_file(lines: int) -> str:
     return text
 
 
-def edit_line(text: str) -> int:
-    """A line in the middle of the file holding ``lr=0.01`` (the number the edits change)."""
-    rows = text.splitlines()
-    middle = len(rows) // 2
-    return next(r for r in range(middle, len(rows)) if "lr=0.0" in rows[r])
+def edit_point(text: str) -> tuple[int, int]:
+    """(line, column) of a digit in code from the middle of the file on (the edits change it)."""
+    rows = text.split("\n")
+    for r in range(len(rows) // 2, len(rows)):
+        code = rows[r].split("#")[0]
+        if '"' in code or "'" in code:
+            continue
+        for c, char in enumerate(code):
+            if char.isdigit() and (c == 0 or not (code[c - 1].isalnum() or code[c - 1] == "_")):
+                return r, c
+    raise SystemExit("no digit to edit in the second half of the file")
 
 
 async def measure(args: argparse.Namespace) -> None:
-    text = training_file(args.lines)
-    path = REPO / "benchmarks" / "_server_latency_target.py"  # never written: the buffer only
+    if args.file:
+        path = Path(args.file).resolve()
+        text = path.read_text(encoding="utf-8")
+    else:
+        path = REPO / "benchmarks" / "_server_latency_target.py"  # never written: the buffer only
+        text = training_file(args.lines)
     uri = path.as_uri()
-    row = edit_line(text)
-    column = text.splitlines()[row].index("lr=0.0") + len("lr=0.0")
+    row, column = edit_point(text)
 
     client = LanguageClient("server-latency", "1")
     published: dict[int, float] = {}
@@ -156,7 +170,7 @@ async def measure(args: argparse.Namespace) -> None:
             )
         )
         received = await wait_for(version)
-        lines = current.split("\n")
+        lines = current.split("\n")  # the client's copy of the buffer, edited the same way
         lines[row] = lines[row][:column] + digit + lines[row][column + 1 :]
         current = "\n".join(lines)
         began = time.perf_counter()
@@ -177,7 +191,8 @@ async def measure(args: argparse.Namespace) -> None:
         return f"median {statistics.median(values):7.1f}   p90 {p90:7.1f}   max {max(values):7.1f}"
 
     debounce = "default" if args.debounce_ms is None else f"{args.debounce_ms} ms"
-    print(f"file: {text.count(chr(10))} lines; {args.edits} edits counted after {args.warmup} warm-up edits")
+    name = args.file or "synthetic training code"
+    print(f"file: {name}, {text.count(chr(10))} lines; {args.edits} edits counted after {args.warmup} warm-up edits")
     print(f"debounce: {debounce}")
     print(f"change -> diagnostics, measured by the client (ms): {summary(server_ms)}")
     print(f"the same check in-process, check_buffer (ms):       {summary(in_process_ms)}")
@@ -186,7 +201,8 @@ async def measure(args: argparse.Namespace) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--lines", type=int, default=1000)
+    parser.add_argument("--file", default=None, help="the Python file to edit (default: synthetic training code)")
+    parser.add_argument("--lines", type=int, default=1000, help="length of the synthetic file")
     parser.add_argument("--edits", type=int, default=60)
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--debounce-ms", type=float, default=None, help="the server's debounce (default: its own)")

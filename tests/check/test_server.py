@@ -367,3 +367,11 @@ def test_unreadable_requests_are_answered_with_errors_over_raw_stdio(tmp_path):
     logged = [m["params"]["message"] for m in replies if m.get("method") == "window/logMessage"]
     assert len(logged) >= 2  # the text that is not JSON, the change to an unknown document
     assert not [m for m in replies if m.get("method") == "window/showMessage"]
+
+
+def test_server_without_the_extra_is_a_one_line_error():
+    probe = "import sys; sys.modules['pygls'] = None; from gradguard.cli import main; sys.exit(main(['server']))"
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith("gradguard: error: server needs pygls and lsprotocol (pip install 'gradguard[lsp]')")

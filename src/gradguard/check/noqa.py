@@ -107,6 +107,7 @@ class LineRanges:
         self.source = source
         self.tree = tree
         self.known: dict[int, tuple[int, int]] = {}
+        self._joins: Optional[bool] = None
 
     def range_of(self, row: int) -> tuple[int, int]:
         """(first, last) row of the range holding ``row``; (row, row) when it stands alone."""
@@ -124,13 +125,12 @@ class LineRanges:
         return self.known.get(row, (row, row))
 
     def _may_join(self, row: int) -> bool:
-        # Cheap test first: a line that stands alone has no string delimiter able to open
-        # a multi-line string and no backslash, and is not inside a multi-line string
-        # (which can only be when the file has a triple quote or an escaped newline).
-        text = self.source.text
-        if '"""' not in text and "'''" not in text and "\\" not in text:
-            return False
-        return True
+        # A file without a triple quote or a backslash has no multi-line string and no
+        # backslash continuation: every line stands alone.
+        if self._joins is None:
+            text = self.source.text
+            self._joins = '"""' in text or "'''" in text or "\\" in text
+        return self._joins
 
     def _tokenize_from(self, start: int, row: int) -> None:
         starts = self.source.line_starts

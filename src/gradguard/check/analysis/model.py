@@ -1728,7 +1728,11 @@ class SemanticModel:
         self._call_sites[key] = None
         location = self._where(fn)
         owner = location.scope if location is not None else None
-        if location is not None and len(location.enclosing) > 1 and not isinstance(location.enclosing[-2], ast.ClassDef):
+        if (
+            location is not None
+            and len(location.enclosing) > 1
+            and not isinstance(location.enclosing[-2], ast.ClassDef)
+        ):
             owner = None  # defined under an if/try/with: not a plain definition
         name = fn.name  # type: ignore[attr-defined]
         is_method = isinstance(owner, ast.ClassDef)

@@ -46,8 +46,10 @@ SOURCE = "gradguard"
 FIX_ALL_KIND = f"{types.CodeActionKind.SourceFixAll.value}.gradguard"
 PYTHON_LANGUAGES = {"python", "python3", "ipython", "ipython3"}
 PYTHON_SUFFIXES = (".py", ".pyi")
-# A burst of changes closer together than this is checked once, after its last change.
-DEFAULT_DEBOUNCE_S = 0.03
+# Changes closer together than this are checked once, after the last: long enough for the
+# messages an editor sends in a row (a paste, a multi-cursor edit, the edits queued while a
+# check ran) to be read first, short enough not to show.
+DEFAULT_DEBOUNCE_S = 0.02
 
 log = logging.getLogger(__name__)
 
@@ -435,7 +437,7 @@ class GradguardServer(LanguageServer):
                 if on_lines or (d.code, start.line, start.character) in named:
                     actions.extend(self._quick_fixes(d, uri, text, positions))
         if _wanted(FIX_ALL_KIND, only):
-            fix_all = self._fix_all(owner, checked)
+            fix_all = self._fix_all(owner, checked, uri)
             if fix_all is not None:
                 actions.append(fix_all)
         return actions
@@ -487,9 +489,10 @@ class GradguardServer(LanguageServer):
                 )
         return actions
 
-    def _fix_all(self, owner: str, checked: Checked) -> Optional[types.CodeAction]:
-        """Every safe fix of the document (or of every cell of the notebook), applied until
-        stable as ``gradguard check --fix`` applies them."""
+    def _fix_all(self, owner: str, checked: Checked, uri: str) -> Optional[types.CodeAction]:
+        """Every safe fix of the document ``uri``, applied until stable as ``gradguard check
+        --fix`` applies them. In a notebook the whole notebook is fixed and the edits of the
+        cell ``uri`` returned (editors ask cell by cell)."""
         if not any(d.fixable_safe for d in checked.check.diagnostics):
             return None
         if checked.check.document is None:  # a result from the cache: check the text again
@@ -510,7 +513,7 @@ class GradguardServer(LanguageServer):
         else:
             for number, new_text in getattr(document, "sources", {}).items():
                 cell_uri = checked.cell_uris.get(number)
-                if cell_uri is None:
+                if cell_uri != uri:
                     continue
                 old = checked.texts[cell_uri]
                 edits[cell_uri] = PositionMap(old, self.position_encoding).edits([minimal_edit(old, new_text)])
