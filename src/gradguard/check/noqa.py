@@ -15,7 +15,7 @@ import ast
 import io
 import re
 import tokenize
-from typing import Iterable, Optional, Union
+from typing import Iterable, Optional, Sequence, Union
 
 from gradguard.check.model import Diagnostic, Edit
 from gradguard.check.source import SourceText
@@ -189,6 +189,16 @@ def noqa_row(diag: Diagnostic) -> int:
     """The line a ``# noqa`` comment for this finding goes on."""
     row: int = diag.extra.get("noqa_row", diag.start.row)
     return row
+
+
+def noqa_rows(diagnostics: Sequence[Diagnostic]) -> dict[int, list[str]]:
+    """The codes a ``# noqa`` comment must name on each line to suppress these findings
+    (GG001 cannot be suppressed: a file that does not parse has no findings to keep)."""
+    rows: dict[int, list[str]] = {}
+    for d in diagnostics:
+        if d.code != "GG001":
+            rows.setdefault(noqa_row(d), []).append(d.code)
+    return rows
 
 
 def add_noqa_edits(text: str, rows: dict[int, list[str]]) -> list[Edit]:

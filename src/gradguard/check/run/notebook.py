@@ -34,8 +34,9 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
 from gradguard.check.analysis.imports import mentions_torch_import
 from gradguard.check.engine.errors import InternalError
 from gradguard.check.engine.run import check_source
-from gradguard.check.fixes import MAX_PASSES, apply_edits, unified_diff
+from gradguard.check.fixes import MAX_PASSES, apply_edits, apply_text_edits, unified_diff
 from gradguard.check.model import Diagnostic, Edit, Fix, Position
+from gradguard.check.noqa import add_noqa_edits, noqa_rows
 from gradguard.check.run.adapter import Checked, FindingFilter
 from gradguard.check.source import SourceError, SourceText, parse
 
@@ -367,7 +368,7 @@ def _parses_with_top_level_await(text: str, filename: str) -> bool:
 
 
 def check_notebook(
-    notebook: Notebook, filename: str, rules: Sequence[Rule], require_torch_import: bool = True
+    notebook: Notebook, filename: str, rules: Sequence[Rule], require_torch_import: bool = True, noqa: bool = True
 ) -> NotebookCheck:
     """Check a loaded notebook's code cells; positions are mapped back to cells."""
     if not notebook.is_python:
@@ -379,7 +380,7 @@ def check_notebook(
     if require_torch_import and not mentions_torch_import("\n".join(c.python for c in notebook.cells)):
         return NotebookCheck([], skipped=True, notebook=notebook)
     program = Program(notebook.cells)
-    result = check_source(program.source, filename, rules, require_torch_import)
+    result = check_source(program.source, filename, rules, require_torch_import, noqa)
     if result.error is not None:
         # Jupyter runs each cell on its own: report the cells that do not parse and check
         # the others without them.
@@ -393,7 +394,7 @@ def check_notebook(
                         _gg001(filename, f"File could not be parsed: {exc.message}", exc.row, exc.column, cell.number)
                     )
         program = Program(notebook.cells)
-        result = check_source(program.source, filename, rules, require_torch_import)
+        result = check_source(program.source, filename, rules, require_torch_import, noqa)
     if result.skipped and not diagnostics:
         return NotebookCheck([], skipped=True, notebook=notebook)
     for d in result.diagnostics:
@@ -491,15 +492,18 @@ def fix_cells(
 class NotebookDocument:
     """A notebook whose cells fixes are applied to, cell by cell."""
 
-    def __init__(self, notebook: Notebook, path: str, rules: Sequence[Rule], require_torch_import: bool):
+    def __init__(
+        self, notebook: Notebook, path: str, rules: Sequence[Rule], require_torch_import: bool, noqa: bool = True
+    ):
         self.notebook = notebook
         self.path = path
         self.rules = rules
         self.require_torch_import = require_torch_import
+        self.noqa = noqa
         self.sources: dict[int, str] = {}  # cell number -> fixed text, for the cells that changed
 
     def _check(self, notebook: Notebook) -> list[Diagnostic]:
-        return check_notebook(notebook, self.path, self.rules, self.require_torch_import).diagnostics
+        return check_notebook(notebook, self.path, self.rules, self.require_torch_import, self.noqa).diagnostics
 
     def fix(self, keep: FindingFilter, unsafe: bool) -> int:
         sources, applied, _ = fix_cells(self.notebook, lambda: keep(self._check(self.notebook)), unsafe)
@@ -507,6 +511,16 @@ class NotebookDocument:
             return 0
         self.sources = sources
         return applied
+
+    def add_noqa(self, diagnostics: Sequence[Diagnostic]) -> int:
+        added = 0
+        for cell in self.notebook.cells:
+            in_cell = [d for d in diagnostics if d.cell == cell.number]
+            edits = add_noqa_edits(cell.text, noqa_rows(in_cell)) if in_cell else []
+            if edits:
+                self.sources[cell.number] = apply_text_edits(cell.text, edits)
+                added += len(edits)
+        return added
 
     def diffs(self, path: str) -> list[str]:
         out = []
@@ -528,18 +542,20 @@ class NotebookAdapter:
     suffixes = (NOTEBOOK_SUFFIX,)
 
     def check_notebook(
-        self, notebook: Notebook, path: str, rules: Sequence[Rule], require_torch_import: bool
+        self, notebook: Notebook, path: str, rules: Sequence[Rule], require_torch_import: bool, noqa: bool = True
     ) -> Checked:
         """Check a notebook that is already loaded (an editor's cells, ``notebook_from_cells``)."""
-        checked = check_notebook(notebook, path, rules, require_torch_import)
+        checked = check_notebook(notebook, path, rules, require_torch_import, noqa)
         if checked.skipped:
             return Checked(skipped=True, internal_errors=checked.internal_errors)
-        document = NotebookDocument(notebook, path, rules, require_torch_import)
+        document = NotebookDocument(notebook, path, rules, require_torch_import, noqa)
         return Checked(checked.diagnostics, internal_errors=checked.internal_errors, document=document)
 
-    def check(self, data: bytes, path: str, rules: Sequence[Rule], require_torch_import: bool) -> Checked:
+    def check(
+        self, data: bytes, path: str, rules: Sequence[Rule], require_torch_import: bool, noqa: bool = True
+    ) -> Checked:
         try:
             notebook = load_notebook(data)
         except NotebookError as exc:
             return Checked([_gg001(path, exc.message, exc.row, exc.column)])
-        return self.check_notebook(notebook, path, rules, require_torch_import)
+        return self.check_notebook(notebook, path, rules, require_torch_import, noqa)
