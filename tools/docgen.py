@@ -11,6 +11,7 @@ import re
 import sys
 from pathlib import Path
 
+from gradguard.check import parse_error
 from gradguard.check.model import FixAvailability
 from gradguard.check.rules import PARSE_ERROR, PARSE_ERROR_SUMMARY, all_rules
 
@@ -20,7 +21,9 @@ TABLE_END = "<!-- rules-table:end -->"
 
 def rule_table() -> str:
     lines = ["| code | name | summary | fix | default |", "|---|---|---|---|---|"]
-    lines.append(f"| {PARSE_ERROR} | parse-error | {PARSE_ERROR_SUMMARY} |  | on |")
+    lines.append(
+        f"| [{PARSE_ERROR}](docs/rules.md#{PARSE_ERROR.lower()}) | parse-error | {PARSE_ERROR_SUMMARY} |  | on |"
+    )
     for rule in all_rules():
         anchor = rule.code.lower()
         lines.append(
@@ -38,6 +41,16 @@ def rules_markdown() -> str:
         "Fix safety follows ruff: `--fix` applies safe fixes; unsafe ones need `--unsafe-fixes`.",
         "",
         rule_table().replace("(docs/rules.md#", "(#"),
+        "",
+    ]
+    title, _, body = parse_error.DOCUMENTATION.partition("\n")
+    out += [
+        f'<a id="{PARSE_ERROR.lower()}"></a>',
+        f"## {PARSE_ERROR} {parse_error.NAME}",
+        "",
+        f"*{title.strip()}* (no fix; always on)",
+        "",
+        re.sub(r"^## ", "### ", body.strip(), flags=re.M),
         "",
     ]
     for rule in all_rules():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import sys
 from dataclasses import dataclass, field
@@ -40,6 +41,11 @@ class FileResult:
     skipped: bool = False  # did not import torch
     error: Optional[str] = None  # GG001 message when unparsable
     internal_errors: list[InternalError] = field(default_factory=list)  # bugs met in gradguard
+
+
+def line_hash(line: str) -> str:
+    """A short hash of a line's text without its indentation and line end."""
+    return hashlib.blake2b(line.strip().encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 def parse_error_diagnostic(filename: str, error: SourceError) -> Diagnostic:
@@ -120,6 +126,10 @@ def _check_source(
             walker.unlink()
             ctx.clear()  # caches and rule states may point back at ctx and the tree
     diagnostics = apply_noqa(ctx.diagnostics, source, tree) if noqa else list(ctx.diagnostics)
+    for d in diagnostics:
+        # What code scanning's fingerprints are made of: the finding's line, not its number.
+        if 1 <= d.start.row <= len(source.line_starts):
+            d.extra["line_hash"] = line_hash(source.line(d.start.row))
     diagnostics.sort(key=Diagnostic.sort_key)
     return FileResult(filename, diagnostics, source, internal_errors=failures)
 
