@@ -330,7 +330,7 @@ def _report(args: argparse.Namespace, result: RunResult, out: TextIO) -> int:
 
             if len(result.diagnostics) > MAX_RESULTS:
                 _warning(capped(len(result.diagnostics)))
-    if fmt in ("text", "concise") and not args.quiet:
+    if fmt in ("text", "concise") and not args.quiet and not args.statistics:
         if result.diagnostics or result.fixed or not (result.errors or result.internal_errors):
             out.write(summary_line(result.diagnostics, result.fixed) + "\n")
     if result.internal_errors:

@@ -93,6 +93,7 @@ class CodeCell:
     python: str = ""  # the text with IPython syntax replaced, same line count
     replaced_rows: set[int] = field(default_factory=set)  # 1-based rows replaced by ``pass``
     included: bool = True  # part of the checked program
+    shifts: dict[int, int] = field(default_factory=dict)  # row -> leading characters removed
 
     @property
     def lines(self) -> list[str]:
@@ -278,6 +279,29 @@ def ipython_to_python(text: str) -> tuple[str, set[int]]:
     return "".join(out), replaced
 
 
+_INDENT_RE = re.compile(r"[ \t]+")
+
+
+def remove_leading_indent(text: str) -> tuple[str, dict[int, int]]:
+    """What IPython does before running a cell whose first line is indented (its
+    ``leading_indent`` transform): that indentation is removed from every line that starts
+    with it. Returns (text, row -> characters removed), so positions map back to the cell."""
+    lines = _split_lines(text)
+    match = _INDENT_RE.match(lines[0]) if lines else None
+    if match is None:
+        return text, {}
+    prefix = match.group(0)
+    shifts: dict[int, int] = {}
+    out = []
+    for row, line in enumerate(lines, start=1):
+        if line.startswith(prefix):
+            out.append(line[len(prefix) :])
+            shifts[row] = len(prefix)
+        else:
+            out.append(line)
+    return "".join(out), shifts
+
+
 class Program:
     """The included code cells joined into one program, with the way back to each cell."""
 
@@ -301,7 +325,7 @@ class Program:
             return None, pos
         index = min(max(pos.row, 1), len(self.row_cell)) - 1
         cell, row = self.row_cell[index]
-        return cell, Position(row, pos.column)
+        return cell, Position(row, pos.column + cell.shifts.get(row, 0))
 
     def cell_offset(self, offset: int, is_end: bool = False) -> Optional[tuple[CodeCell, int]]:
         """(cell, offset in the cell's original text) of a program offset; None when it falls
@@ -325,6 +349,7 @@ class Program:
         if cell_row in cell.replaced_rows:
             return None
         lines = cell.lines
+        col += cell.shifts.get(cell_row, 0)
         if cell_row > len(lines) or col > len(lines[cell_row - 1]):
             return None
         return cell, sum(len(line) for line in lines[: cell_row - 1]) + col
@@ -376,6 +401,7 @@ def check_notebook(
     diagnostics = []
     for cell in notebook.cells:
         cell.python, cell.replaced_rows = ipython_to_python(cell.text)
+        cell.python, cell.shifts = remove_leading_indent(cell.python)
         cell.included = True
     if require_torch_import and not mentions_torch_import("\n".join(c.python for c in notebook.cells)):
         return NotebookCheck([], skipped=True, notebook=notebook)
@@ -391,7 +417,13 @@ def check_notebook(
                 cell.included = False
                 if not _parses_with_top_level_await(cell.python, filename):
                     diagnostics.append(
-                        _gg001(filename, f"File could not be parsed: {exc.message}", exc.row, exc.column, cell.number)
+                        _gg001(
+                            filename,
+                            f"File could not be parsed: {exc.message}",
+                            exc.row,
+                            exc.column + cell.shifts.get(exc.row, 0),
+                            cell.number,
+                        )
                     )
         program = Program(notebook.cells)
         result = check_source(program.source, filename, rules, require_torch_import, noqa)
@@ -474,7 +506,7 @@ def fix_cells(
             if applied and new_text != cell.text:
                 python, _ = ipython_to_python(new_text)
                 try:
-                    parse(python, "<fix>")
+                    parse(remove_leading_indent(python)[0], "<fix>")
                 except SourceError:
                     continue  # a fix that breaks the cell is dropped
                 cell.text = new_text

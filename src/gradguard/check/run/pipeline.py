@@ -138,7 +138,14 @@ def _unreadable(path: str, reason: str) -> RunResult:
 
 
 def _writable(path: str) -> bool:
-    return os.access(os.path.realpath(path), os.W_OK)
+    """Whether the file may be rewritten: it has a write permission bit and this process may
+    write it (a file without any write bit is read-only even for root, who could write it)."""
+    real = os.path.realpath(path)
+    try:
+        mode = os.stat(real).st_mode
+    except OSError:
+        return False
+    return bool(mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)) and os.access(real, os.W_OK)
 
 
 def process_file(path: str, rules: list[Rule], config: Config) -> RunResult:
