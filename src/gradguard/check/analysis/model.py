@@ -229,6 +229,7 @@ class SemanticModel:
         self._call_sites: dict = {}  # id(function) -> its call sites, or None when not all known
         self._class_attributes: dict = {}
         self._use_evidence: dict = {}
+        self._scope_texts: dict = {}
         self._uses: dict = {}
         self._attribute_sites: dict = {}
         self._locations: dict = {}
@@ -726,31 +727,53 @@ class SemanticModel:
         return None
 
     # ====================================================================== the flow's helpers
-    def _evidence(self, scope_node: ast.AST) -> dict:
-        """What a scope's uses of names show them to be: a name used with an attribute only
-        tensors have (``p.grad``, ``p.detach()``) holds a tensor; one that ``.backward()`` is
-        called on holds a loss with a graph."""
-        found = self._use_evidence.get(id(scope_node))
-        if found is not None:
-            return found
-        names: dict = {}
+    def _evident(self, scope_node: ast.AST, name: str) -> Optional[Value]:
+        """What a scope's uses of ``name`` show it to be: used with an attribute only tensors
+        have (``p.grad``, ``p.detach()``) it holds a tensor; ``.backward()`` called on it, a
+        loss with a graph; ``.parameters()``/``.eval()``, a module. Read from the scope's text
+        (lines), not by walking its nodes."""
+        key = (id(scope_node), name)
+        if key in self._use_evidence:
+            return self._use_evidence[key]
+        found = None
         if not isinstance(scope_node, ast.Lambda):
-            for node in self._own(scope_node):
-                if isinstance(node, ast.Call):
-                    func = node.func
-                    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-                        attr = func.attr
-                        if attr == "backward":
-                            names[func.value.id] = _EVIDENT_LOSS
-                        elif attr in _MODULE_EVIDENCE_METHODS:
-                            names.setdefault(func.value.id, _EVIDENT_MODULE)
-                        elif attr in _TENSOR_EVIDENCE_METHODS:
-                            names.setdefault(func.value.id, _EVIDENT_TENSOR)
-                elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-                    if node.attr in _TENSOR_EVIDENCE_ATTRIBUTES and isinstance(node.ctx, ast.Load):
-                        names.setdefault(node.value.id, _EVIDENT_TENSOR)
-        self._use_evidence[id(scope_node)] = names
-        return names
+            text = self._scope_text(scope_node)
+            size = len(name)
+            end = len(text)
+            i = text.find(name + ".")
+            while i >= 0:
+                before = text[i - 1] if i else " "
+                if not (before.isalnum() or before in "_."):
+                    j = i + size + 1
+                    k = j
+                    while k < end and (text[k].isalnum() or text[k] == "_"):
+                        k += 1
+                    attr = text[j:k]
+                    rest = text[k : k + 8].lstrip()
+                    called = rest.startswith("(")
+                    if called and attr == "backward":
+                        found = _EVIDENT_LOSS
+                        break
+                    if called and attr in _MODULE_EVIDENCE_METHODS:
+                        found = found or _EVIDENT_MODULE
+                    elif (called and attr in _TENSOR_EVIDENCE_METHODS) or attr in _TENSOR_EVIDENCE_ATTRIBUTES:
+                        found = _EVIDENT_TENSOR if found is None or found is _EVIDENT_MODULE else found
+                i = text.find(name + ".", i + size + 1)
+        self._use_evidence[key] = found
+        return found
+
+    def _scope_text(self, scope_node: ast.AST) -> str:
+        """The lines of a scope's code (the whole text for the module)."""
+        if isinstance(scope_node, ast.Module):
+            return self.source_text
+        cached = self._scope_texts.get(id(scope_node))
+        if cached is None:
+            starts = self._line_starts()
+            first = scope_node.lineno  # type: ignore[attr-defined]
+            last = scope_node.end_lineno  # type: ignore[attr-defined]
+            stop = starts[last] if last < len(starts) else len(self.source_text)
+            cached = self._scope_texts[id(scope_node)] = self.source_text[starts[first - 1] : stop]
+        return cached
 
     def make_leaf(self, value: Value) -> Value:
         return value.with_(grad=Grad.YES, roles=(value.roles | Role.LEAF) & ~Role.DETACHED)
@@ -828,12 +851,12 @@ class SemanticModel:
         if found is None:
             found = self._free_value(name, frame)
         if found.kind is Kind.UNKNOWN:
-            evident = self._evidence(frame.node).get(name)
+            evident = self._evident(frame.node, name)
             if evident is not None:
                 return evident
             return self._named_value(name)
         if found.kind is Kind.TENSOR and not found.has(Role.LOSS) and found.grad is not Grad.NO:
-            evident = self._evidence(frame.node).get(name)
+            evident = self._evident(frame.node, name)
             if evident is _EVIDENT_LOSS:
                 return found.with_(grad=Grad.YES, roles=found.roles | Role.LOSS)
         return found
@@ -1149,16 +1172,18 @@ class SemanticModel:
         return join(self.evaluate(node.body, state, frame), self.evaluate(node.orelse, state, frame)) or UNKNOWN
 
     def _tuple(self, node: ast.AST, state: State, frame: Frame) -> Value:
-        items = tuple(self.evaluate(e, state, frame) for e in node.elts)  # type: ignore[attr-defined]
+        elts = node.elts  # type: ignore[attr-defined]
+        if len(elts) > _LITERAL_LIMIT:
+            return container()  # a table of data: what it holds is not followed
+        items = tuple(self.evaluate(e, state, frame) for e in elts)
         if isinstance(node, ast.Tuple):
             return container(items=items) if items else container()
         return container(join_all(items)) if items else container()
 
     def _dict(self, node: ast.Dict, state: State, frame: Frame) -> Value:
+        if len(node.values) > _LITERAL_LIMIT:
+            return container()
         values = [self.evaluate(v, state, frame) for v in node.values]
-        for k in node.keys:
-            if k is not None:
-                self.evaluate(k, state, frame)
         return container(join_all(values)) if values else container()
 
     def _comprehension(self, node: ast.AST, state: State, frame: Frame) -> Value:
@@ -1216,9 +1241,7 @@ class SemanticModel:
 
     def _call_value(self, node: ast.Call, state: State, frame: Frame) -> Value:
         func = node.func
-        args = [self.evaluate(a, state, frame) for a in node.args]
-        for kw in node.keywords:
-            self.evaluate(kw.value, state, frame)
+        args = _Arguments(self, node.args, state, frame)  # evaluated only where a callee needs them
         qual = self.qualified_name(func, state)
         if qual is not None:
             return self._library_call(qual, node, args, state, frame)
@@ -1753,7 +1776,7 @@ class SemanticModel:
         sites: list = []
         if lines:
             for stmt in iter_statements(self.tree.body, lines):
-                for node, parent in _header_nodes(stmt):
+                for node, parent in _header_nodes(stmt, lines):
                     if is_method:
                         hit = (
                             isinstance(node, ast.Attribute)
@@ -1818,9 +1841,10 @@ if hasattr(ast, "TryStar"):
     _HEADER_FIELDS[ast.TryStar] = ()
 
 
-def _header_nodes(stmt: ast.stmt):
+def _header_nodes(stmt: ast.stmt, lines: Optional[list] = None):
     """(node, parent) for the expressions a statement itself holds: all of a simple
-    statement, the header (test, iterable, items, decorators) of a compound one."""
+    statement, the header (test, iterable, items, decorators) of a compound one. With
+    ``lines`` (sorted), only the parts that span one of those lines."""
     fields = _HEADER_FIELDS.get(type(stmt))
     if fields is None:
         roots = [(child, stmt) for child in children(stmt)]
@@ -1835,6 +1859,10 @@ def _header_nodes(stmt: ast.stmt):
     stack = roots
     while stack:
         node, parent = stack.pop()
+        if lines is not None and getattr(node, "end_lineno", None) is not None:
+            k = bisect.bisect_left(lines, node.lineno)  # type: ignore[attr-defined]
+            if k == len(lines) or lines[k] > node.end_lineno:  # type: ignore[attr-defined]
+                continue  # none of the lines lies in this part
         yield node, parent
         stack.extend((child, node) for child in children(node))
 
@@ -1851,6 +1879,55 @@ def _occurrences(text: str, name: str):
         if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
             yield i
         i = find(name, i + size)
+
+
+# Literal lists, tuples and dicts longer than this are tables of data, not followed.
+_LITERAL_LIMIT = 32
+
+
+class _Arguments:
+    """A call's positional argument values, each evaluated on first use: most callees
+    (anything not torch, not a model, not the file's own) never look at them."""
+
+    __slots__ = ("_model", "_nodes", "_state", "_frame", "_values")
+
+    def __init__(self, model: "SemanticModel", nodes: list, state: State, frame: Frame):
+        self._model = model
+        self._nodes = nodes
+        self._state = state
+        self._frame = frame
+        self._values: dict = {}
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def __bool__(self) -> bool:
+        return bool(self._nodes)
+
+    def _get(self, index: int) -> Value:
+        value = self._values.get(index)
+        if value is None:
+            value = self._values[index] = self._model.evaluate(self._nodes[index], self._state, self._frame)
+        return value
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self._get(i) for i in range(*index.indices(len(self._nodes)))]
+        if index < 0:
+            index += len(self._nodes)
+        if not 0 <= index < len(self._nodes):
+            raise IndexError(index)
+        return self._get(index)
+
+    def __iter__(self):
+        for i in range(len(self._nodes)):
+            yield self._get(i)
+
+    def __radd__(self, other: list) -> list:
+        return list(other) + list(self)
+
+    def __add__(self, other: list) -> list:
+        return list(self) + list(other)
 
 
 def _names(node: ast.AST) -> set:

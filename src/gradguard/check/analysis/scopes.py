@@ -143,6 +143,9 @@ def build_scope(node: ast.AST, parent: Optional[Scope], nodes=None) -> Scope:
         bound.update(arg.arg for arg in parameters(node))
     if isinstance(node, ast.Lambda):
         return scope
+    if nodes is None and isinstance(node, (ast.Module, ast.ClassDef)):
+        _bind_statements(scope, node.body)  # statements suffice: no walk of every expression
+        return scope
     for sub in nodes if nodes is not None else own_nodes(node):
         t = type(sub)
         if t is ast.Name:
@@ -166,6 +169,46 @@ def build_scope(node: ast.AST, parent: Optional[Scope], nodes=None) -> Scope:
     return scope
 
 
+def _bind_statements(scope: Scope, body: list) -> None:
+    """The names a module or class body binds, read from its statements (not entering
+    functions or classes): assignment, loop and ``with`` targets, imports, definitions,
+    ``except ... as``, ``global``."""
+    bound = scope.bound
+    stack = list(body)
+    while stack:
+        stmt = stack.pop()
+        t = type(stmt)
+        if t is ast.Assign:
+            for target in stmt.targets:
+                bound.update(target_names(target))
+        elif t in (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor):
+            bound.update(target_names(stmt.target))
+        elif t in (ast.With, ast.AsyncWith):
+            for item in stmt.items:
+                if item.optional_vars is not None:
+                    bound.update(target_names(item.optional_vars))
+        elif t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            bound.add(stmt.name)
+            scope.definitions.setdefault(stmt.name, []).append(stmt)
+            continue
+        elif t is ast.Import or t is ast.ImportFrom:
+            for alias in stmt.names:
+                if alias.name != "*":
+                    bound.add(alias.asname or alias.name.split(".")[0])
+        elif t is ast.Global or t is ast.Nonlocal:
+            scope.declared_global.update(stmt.names)
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, name, None)
+            if block:
+                stack.extend(block)
+        for handler in getattr(stmt, "handlers", None) or ():
+            if handler.name:
+                bound.add(handler.name)
+            stack.extend(handler.body)
+        for case in getattr(stmt, "cases", None) or ():
+            stack.extend(case.body)
+
+
 class ScopeIndex:
     """Scopes of one module, built on demand."""
 
@@ -178,7 +221,11 @@ class ScopeIndex:
     def scope(self, node: ast.AST, parent: Optional[Scope]) -> Scope:
         found = self._scopes.get(id(node))
         if found is None:
-            nodes = self._own(node) if self._own is not None and not isinstance(node, ast.Lambda) else None
+            nodes = (
+                self._own(node)
+                if self._own is not None and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                else None
+            )
             found = self._scopes[id(node)] = build_scope(node, parent, nodes)
         return found
 

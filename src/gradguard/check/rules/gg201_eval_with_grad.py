@@ -97,14 +97,18 @@ _GRAD_FUNCTIONS = (
 )
 _GRAD_ATTRIBUTES = frozenset({"grad", "grad_fn", "requires_grad"})
 _GRAD_NAMES = frozenset({"gradcheck", "gradgradcheck", "jacobian", "hessian", "vjp", "jvp", "grad", "vmap"})
-# A name that mentions a validation/test split: ``test_x``, ``X_val``, ``valid_imgs``.
-_SPLIT_NAME_RE = re.compile(r"(?:^|_)(?:val|valid|validation|test|testing|eval|dev)(?:_|$|[a-z]*$)|(?:Test|Val)", re.I)
+# A name that mentions a validation/test split: ``test_x``, ``X_val``, ``valid_imgs``,
+# ``testImages``, ``valset`` (a word of the name, in snake or camel case).
+_SPLIT_NAME_RE = re.compile(
+    r"(?<![A-Za-z0-9])(?:\w*_)?(?:val|valid|validation|test|testing|eval|dev)(?:set|data|x|y|s)?(?![a-z])"
+    r"|(?<=[a-z0-9_])(?:Val|Valid|Validation|Test|Testing|Eval|Dev)(?![a-z])|(?<![A-Za-z0-9])(?:Val|Test)(?![a-z])"
+)
 # A data split named in a string: ``split="test"``, ``"data/val"``, ``'valid'``.
 _SPLIT_TEXT_RE = re.compile(r"""["'/](?:val|valid|validation|test|testing|eval|dev)["'/]""")
 # Function names that say the function evaluates: a model call in one is evaluation.
 _EVAL_FUNCTION_RE = re.compile(
     r"(^|_)(eval|evaluate|evaluation|validate|validation|valid|val|test|testing|predict|prediction|"
-    r"inference|infer|generate|generation|sample|sampling|demo)($|_)",
+    r"inference|infer|generate|generation|demo)($|_)",
     re.I,
 )
 _SKIP_FUNCTIONS = frozenset(
@@ -295,16 +299,14 @@ def _switched_to_eval(ctx, callee: ast.AST) -> bool:
     return text is not None and text in state.eval_receivers
 
 
-def _may_be_evaluation_data(call: ast.Call) -> bool:
+def _may_be_evaluation_data(ctx, call: ast.Call) -> bool:
     """Whether an argument's text names a validation/test split (``test_x``, ``X_val``,
     ``valid_images[:10]``): a cheap filter before asking the model where the data comes from."""
-    for arg in call.args:
-        for sub in ast.walk(arg):
-            if isinstance(sub, (ast.Name, ast.Attribute)):
-                name = sub.id if isinstance(sub, ast.Name) else sub.attr
-                if _SPLIT_NAME_RE.search(name):
-                    return True
-    return False
+    if not call.args:
+        return False
+    src = ctx.source
+    text = src.text[src.node_start(call.args[0]) : src.node_end(call.args[-1])]
+    return _SPLIT_NAME_RE.search(text) is not None
 
 
 def _names_a_split(ctx) -> bool:
@@ -669,7 +671,7 @@ class EvalWithGrad(Rule):
             and (unit is None or unit.eval_call is None)
             and not named_eval
             and not _switched_to_eval(ctx, _callee(node))
-            and not (_names_a_split(ctx) and _may_be_evaluation_data(node))
+            and not (_names_a_split(ctx) and _may_be_evaluation_data(ctx, node))
         ):
             return  # nothing in this unit or file can make this call an evaluation: no model query
         if not self._is_model_call(ctx, node):
