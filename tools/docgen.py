@@ -20,15 +20,16 @@ TABLE_END = "<!-- rules-table:end -->"
 
 
 def rule_table() -> str:
-    lines = ["| code | name | summary | fix | default |", "|---|---|---|---|---|"]
+    lines = ["| code | name | summary | fix | severity | default |", "|---|---|---|---|---|---|"]
     lines.append(
-        f"| [{PARSE_ERROR}](docs/rules.md#{PARSE_ERROR.lower()}) | parse-error | {PARSE_ERROR_SUMMARY} |  | on |"
+        f"| [{PARSE_ERROR}](docs/rules.md#{PARSE_ERROR.lower()}) | parse-error | {PARSE_ERROR_SUMMARY} |  | error | on |"
     )
     for rule in all_rules():
         anchor = rule.code.lower()
         lines.append(
             f"| [{rule.code}](docs/rules.md#{anchor}) | {rule.name} | {rule.summary} | "
-            f"{'' if rule.fix_availability is FixAvailability.NONE else rule.fix_availability.value} | {'on' if rule.default_enabled else 'off'} |"
+            f"{'' if rule.fix_availability is FixAvailability.NONE else rule.fix_availability.value} | "
+            f"{rule.severity.value} | {'on' if rule.default_enabled else 'off'} |"
         )
     return "\n".join(lines)
 
@@ -48,7 +49,7 @@ def rules_markdown() -> str:
         f'<a id="{PARSE_ERROR.lower()}"></a>',
         f"## {PARSE_ERROR} {parse_error.NAME}",
         "",
-        f"*{title.strip()}* (no fix; always on)",
+        f"*{title.strip()}* (no fix; severity: error; always on)",
         "",
         re.sub(r"^## ", "### ", body.strip(), flags=re.M),
         "",
@@ -63,7 +64,7 @@ def rules_markdown() -> str:
             f'<a id="{rule.code.lower()}"></a>',
             f"## {rule.code} {rule.name}",
             "",
-            f"*{title.strip()}* ({fix}; {default})",
+            f"*{title.strip()}* ({fix}; severity: {rule.severity.value}; {default})",
             "",
             body,
             "",

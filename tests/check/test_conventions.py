@@ -287,6 +287,24 @@ def test_sarif_fingerprints_survive_line_moves_and_use_srcroot(repo, capsys):
     assert len(set(prints)) == 2
 
 
+def test_sarif_level_is_each_rules_severity(repo, capsys):
+    write(repo / "d.py", DATA)
+    run = sarif(capsys, ".")
+    levels = {r["ruleId"]: r["level"] for r in run["results"]}
+    assert levels == {"GG101": "warning", "GG204": "error"}
+    rules = {r["id"]: r["defaultConfiguration"]["level"] for r in run["tool"]["driver"]["rules"]}
+    assert rules["GG201"] == rules["GG301"] == "warning" and rules["GG202"] == rules["GG001"] == "error"
+
+
+def test_every_rule_has_a_severity():
+    from gradguard.check.model import Severity
+    from gradguard.check.rules import all_rules
+
+    for rule in all_rules():
+        assert isinstance(rule.severity, Severity), rule.code
+        assert "severity = Severity." in open(sys.modules[rule.__module__].__file__).read(), rule.code
+
+
 def test_sarif_results_are_capped_at_25000_with_a_warning(repo, capsys, monkeypatch):
     from gradguard.check.report import sarif as sarif_report
 

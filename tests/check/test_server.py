@@ -195,6 +195,10 @@ async def test_fix_all_applies_safe_fixes_only(client):
     uri = open_file(client, client.root / "train.py", text)
     before = await diagnostics_for(client, uri)
     assert {d.code for d in before} >= {"GG204", "GG101"}
+    # Each rule's severity: GG204 always raises (error), GG101 is a legacy API (warning).
+    severities = {d.code: d.severity for d in before}
+    assert severities["GG204"] == types.DiagnosticSeverity.Error
+    assert severities["GG101"] == types.DiagnosticSeverity.Warning
     actions = await code_actions(client, uri, line=0, only=[types.CodeActionKind.SourceFixAll])
     (fix_all,) = actions
     assert fix_all.kind == "source.fixAll.gradguard"

@@ -353,15 +353,14 @@ def _default_jobs() -> int:
 def _rules() -> int:
     from gradguard.check.rules import PARSE_ERROR, PARSE_ERROR_SUMMARY, all_rules
 
-    rows = [(PARSE_ERROR, "parse-error", "", "on", PARSE_ERROR_SUMMARY)]
+    rows = [(PARSE_ERROR, "parse-error", "", "error", "on", PARSE_ERROR_SUMMARY)]
     for rule in all_rules():
-        rows.append(
-            (rule.code, rule.name, rule.fix_availability.value, "on" if rule.default_enabled else "off", rule.summary)
-        )
+        default = "on" if rule.default_enabled else "off"
+        rows.append((rule.code, rule.name, rule.fix_availability.value, rule.severity.value, default, rule.summary))
     width = max(len(r[1]) for r in rows)
-    print(f"{'code':6} {'name':{width}} {'fix':9} {'default':7} summary")
-    for code, name, fix, default, summary in rows:
-        print(f"{code:6} {name:{width}} {fix or '-':9} {default:7} {summary}")
+    print(f"{'code':6} {'name':{width}} {'fix':9} {'severity':8} {'default':7} summary")
+    for code, name, fix, severity, default, summary in rows:
+        print(f"{code:6} {name:{width}} {fix or '-':9} {severity:8} {default:7} {summary}")
     return EXIT_OK
 
 
@@ -369,7 +368,9 @@ def _explain(code: str) -> int:
     from gradguard.check import parse_error
 
     if code.upper() == parse_error.CODE:
-        print(f"# {parse_error.CODE} ({parse_error.NAME})\n\nFix: no fix. Always on.\n\n{parse_error.DOCUMENTATION}")
+        print(
+            f"# {parse_error.CODE} ({parse_error.NAME})\n\nFix: no fix. Severity: error. Always on.\n\n{parse_error.DOCUMENTATION}"
+        )
         return EXIT_OK
     rule = rule_by_code(code)
     if rule is None:
@@ -388,4 +389,7 @@ def render_rule_doc(rule: type[Rule]) -> str:
     header = f"{rule.code} ({rule.name})"
     fix = rule.fix_availability.label
     default = "on by default" if rule.default_enabled else "off by default"
-    return f"# {header}\n\n{rule.summary}\n\nFix: {fix}. {default.capitalize()}.\n\n{rule.documentation()}\n"
+    severity = f"Severity: {rule.severity.value}"
+    return (
+        f"# {header}\n\n{rule.summary}\n\nFix: {fix}. {severity}. {default.capitalize()}.\n\n{rule.documentation()}\n"
+    )

@@ -36,7 +36,8 @@ from gradguard._version import __version__
 from gradguard.check.config import Config, ConfigError, ConfigResolver, resolve
 from gradguard.check.model import Applicability, Diagnostic, Edit, Fix, Severity
 from gradguard.check.noqa import add_noqa_edits, noqa_row
-from gradguard.check.rules import PARSE_ERROR, all_rules, rule_by_code
+from gradguard.check.report import severity_of
+from gradguard.check.rules import PARSE_ERROR, all_rules
 from gradguard.check.rules.base import Rule
 from gradguard.check.run.pipeline import BufferCheck, RunResult, check_buffer, finding_filter, open_cache
 from gradguard.check.run.python import PythonDocument
@@ -140,10 +141,11 @@ def uri_to_path(uri: str) -> Optional[str]:
     return os.path.normpath(path)
 
 
-def severity_of(code: str) -> types.DiagnosticSeverity:
-    rule = rule_by_code(code)
-    severity = getattr(rule, "severity", Severity.ERROR) if rule is not None else Severity.ERROR
-    return types.DiagnosticSeverity.Warning if severity is Severity.WARNING else types.DiagnosticSeverity.Error
+def lsp_severity(code: str) -> types.DiagnosticSeverity:
+    """The rule's severity (``Rule.severity``), as the editor shows it."""
+    if severity_of(code) is Severity.WARNING:
+        return types.DiagnosticSeverity.Warning
+    return types.DiagnosticSeverity.Error
 
 
 @dataclass
@@ -374,7 +376,7 @@ class GradguardServer(LanguageServer):
         return types.Diagnostic(
             range=positions.range(d),
             message=d.message,
-            severity=severity_of(d.code),
+            severity=lsp_severity(d.code),
             code=d.code,
             code_description=types.CodeDescription(href=d.url),
             source=SOURCE,

@@ -32,5 +32,4 @@ def severity_of(code: str) -> Severity:
     from gradguard.check.rules import rule_by_code
 
     rule = rule_by_code(code)
-    severity = getattr(rule, "severity", Severity.ERROR) if rule is not None else Severity.ERROR
-    return severity if isinstance(severity, Severity) else Severity.ERROR
+    return rule.severity if rule is not None else Severity.ERROR

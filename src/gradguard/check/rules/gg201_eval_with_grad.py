@@ -72,7 +72,7 @@ from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.imports import dotted_name
 from gradguard.check.analysis.values import Kind, Role, Split
 from gradguard.check.analysis.vocabulary import PARAMETERLESS_MODULES
-from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
 
@@ -403,6 +403,7 @@ class EvalWithGrad(Rule):
     name = "eval-with-grad"
     summary = "evaluation (`.eval()` or a validation loader loop) runs the model with grad enabled"
     fix_availability = FixAvailability.SOMETIMES
+    severity = Severity.WARNING
     triggers = (".eval(", "loader", "_dl", "_iter")
     # A unit with findings calls `.eval()` or loops over a loader named like the triggers; the calls
     # of module-level functions that skipped functions make are looked for in leave_Module.
