@@ -119,15 +119,15 @@ class SourceText:
 
 
 # Syntax a newer Python accepts: (the start of the line the error is on, what it is, the
-# version that brought it).
+# version that brought it). Compiled on the first syntax error.
 _NEWER_SYNTAX = (
-    (re.compile(r"[ \t]*type[ \t]+\w+[ \t]*[=\[]"), "`type` statements", (3, 12)),
-    (re.compile(r"[ \t]*(?:async[ \t]+)?def[ \t]+\w+[ \t]*\[[^\]]*="), "type parameter defaults (PEP 696)", (3, 13)),
-    (re.compile(r"[ \t]*class[ \t]+\w+[ \t]*\[[^\]]*="), "type parameter defaults (PEP 696)", (3, 13)),
-    (re.compile(r"[ \t]*(?:async[ \t]+)?def[ \t]+\w+[ \t]*\["), "generic functions (PEP 695)", (3, 12)),
-    (re.compile(r"[ \t]*class[ \t]+\w+[ \t]*\["), "generic classes (PEP 695)", (3, 12)),
-    (re.compile(r"[ \t]*except[ \t]*\*"), "`except*`", (3, 11)),
-    (re.compile(r"[ \t]*except[ \t]+[^(\s:][^:]*,[^:]*:"), "`except` without parentheses (PEP 758)", (3, 14)),
+    (r"[ \t]*type[ \t]+\w+[ \t]*[=\[]", "`type` statements", (3, 12)),
+    (r"[ \t]*(?:async[ \t]+)?def[ \t]+\w+[ \t]*\[[^\]]*=", "type parameter defaults (PEP 696)", (3, 13)),
+    (r"[ \t]*class[ \t]+\w+[ \t]*\[[^\]]*=", "type parameter defaults (PEP 696)", (3, 13)),
+    (r"[ \t]*(?:async[ \t]+)?def[ \t]+\w+[ \t]*\[", "generic functions (PEP 695)", (3, 12)),
+    (r"[ \t]*class[ \t]+\w+[ \t]*\[", "generic classes (PEP 695)", (3, 12)),
+    (r"[ \t]*except[ \t]*\*", "`except*`", (3, 11)),
+    (r"[ \t]*except[ \t]+[^(\s:][^:]*,[^:]*:", "`except` without parentheses (PEP 758)", (3, 14)),
 )
 
 
@@ -136,7 +136,7 @@ def newer_syntax(line: str) -> Optional[str]:
     statements need Python 3.12; this is Python 3.11"."""
     running = sys.version_info[:2]
     for pattern, what, version in _NEWER_SYNTAX:
-        if running < version and pattern.match(line):
+        if running < version and re.match(pattern, line):
             return f"{what} need Python {version[0]}.{version[1]}; gradguard runs on Python {running[0]}.{running[1]}"
     return None
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 import sys
 from dataclasses import dataclass, field
@@ -41,11 +40,6 @@ class FileResult:
     skipped: bool = False  # did not import torch
     error: Optional[str] = None  # GG001 message when unparsable
     internal_errors: list[InternalError] = field(default_factory=list)  # bugs met in gradguard
-
-
-def line_hash(line: str) -> str:
-    """A short hash of a line's text without its indentation and line end."""
-    return hashlib.blake2b(line.strip().encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 def parse_error_diagnostic(filename: str, error: SourceError) -> Diagnostic:
@@ -129,7 +123,7 @@ def _check_source(
     for d in diagnostics:
         # What code scanning's fingerprints are made of: the finding's line, not its number.
         if 1 <= d.start.row <= len(source.line_starts):
-            d.extra["line_hash"] = line_hash(source.line(d.start.row))
+            d.extra["line_text"] = source.line(d.start.row).strip()
     diagnostics.sort(key=Diagnostic.sort_key)
     return FileResult(filename, diagnostics, source, internal_errors=failures)
 

@@ -49,7 +49,7 @@ def fingerprints(diagnostics: list[Diagnostic]) -> list[str]:
     seen: dict[str, int] = {}
     out = []
     for d in diagnostics:
-        what = d.extra.get("line_hash") or d.message
+        what = d.extra.get("line_text") or d.message
         key = f"{relative_path(d.filename)}\0{d.code}\0{d.cell or ''}\0{what}"
         digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
         seen[digest] = seen.get(digest, 0) + 1
