@@ -469,3 +469,14 @@ def test_walking_a_tree_without_ignore_files_imports_no_pathspec(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "GRADGUARD_OUTPUT_FORMAT"}
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, env=env)
     assert proc.stdout.strip().splitlines()[-1] == "False"
+
+
+def test_a_named_folder_inside_an_ignored_one_is_walked(repo, capsys):
+    # As ripgrep: naming an ignored folder (a virtual environment's package) asks for it.
+    write(repo / ".gitignore", "vendor/\n*.tmp.py\n")
+    write(repo / "vendor" / "pkg" / "mod.py", BAD)
+    write(repo / "vendor" / "pkg" / "sub" / "deep.py", BAD)
+    _, out, _ = run_cli(capsys, "check", "--no-cache", "--show-files", "vendor/pkg")
+    assert out.split() == ["vendor/pkg/mod.py", "vendor/pkg/sub/deep.py"]
+    _, out, _ = run_cli(capsys, "check", "--no-cache", "--show-files", ".")
+    assert out.split() == ["train.py"]

@@ -43,9 +43,19 @@ class GitIgnores:
         self._tops: dict[str, str] = {}
 
     def start(self, root: str) -> None:
-        """Note a walked folder: where the ignore files that apply to it start."""
+        """Note a walked folder: where the ignore files that apply to it start. A folder the
+        user names that git ignores (or that is inside one) is walked as its own top, as
+        ripgrep does: naming it says it is wanted."""
         root = os.path.abspath(root)
-        self._tops[root] = _repository_root(root) or root
+        top = _repository_root(root) or root
+        self._tops[root] = top
+        current = root
+        below_top = []
+        while current != top and os.path.dirname(current) != current:
+            below_top.append(current)
+            current = os.path.dirname(current)
+        if any(self.ignored(folder, is_dir=True) for folder in reversed(below_top)):
+            self._tops[root] = root
 
     @staticmethod
     def _spec(path: str) -> Optional[GitIgnoreSpec]:
