@@ -1,8 +1,8 @@
 """``gradguard`` command line: dispatches to the wing that owns each command.
 
 ``check``, ``rules`` and ``explain`` belong to the checker (standard library only);
-``explain --run`` and ``bench`` need torch and ``server`` needs pygls (``gradguard[lsp]``):
-they are imported only when asked for.
+``explain --run``, ``run`` and ``bench`` need torch and ``server`` needs pygls
+(``gradguard[lsp]``): they are imported only when asked for.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     check_cli.add_commands(sub)
     sub.add_parser("bench", help="measure gradient-control costs (needs torch)", add_help=False)
     sub.add_parser("server", help="run the language server over stdio (needs gradguard[lsp])")
+    sub.add_parser("run", help="run a script under the runtime guards, report at exit (needs torch)", add_help=False)
     return parser
 
 
@@ -49,6 +50,8 @@ def main(argv: Optional[list[str]] = None) -> int:
 def _dispatch(argv: list[str]) -> int:
     if argv and argv[0] == "bench":
         return _bench(argv[1:])
+    if argv and argv[0] == "run":
+        return _run(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -91,6 +94,13 @@ def _server() -> int:
     except ImportError as exc:
         return _error(f"server needs pygls and lsprotocol (pip install 'gradguard[lsp]'): {exc}")
     return server_main()
+
+
+def _run(argv: list[str]) -> int:
+    from gradguard.runtime.cli import main as run_main
+
+    code: int = run_main(argv)
+    return code
 
 
 def _bench(argv: list[str]) -> int:

@@ -244,6 +244,7 @@ class SemanticModel:
             value = getattr(self, name)
             if isinstance(value, (dict, set)):
                 value.clear()
+        self.scopes._own = None  # a bound method of this model
 
     # ======================================================================= public queries
     def value(self, node: ast.expr) -> Value:
