@@ -285,8 +285,6 @@ def _use_color(args: argparse.Namespace, out: TextIO) -> bool:
 
 
 def _report(args: argparse.Namespace, result: RunResult, out: TextIO) -> int:
-    import json
-
     from gradguard.check.report import renderer
     from gradguard.check.report.text import render, render_fixed, render_statistics, statistics, summary_line
 
@@ -315,6 +313,8 @@ def _report(args: argparse.Namespace, result: RunResult, out: TextIO) -> int:
         return EXIT_FINDINGS if args.exit_non_zero_on_fix and result.fixed and not args.exit_zero else EXIT_OK
     if args.statistics:
         if fmt in ("json", "json-lines"):
+            import json
+
             rows = statistics(result.diagnostics)
             out.write(
                 json.dumps(rows, indent=2) + "\n" if fmt == "json" else "".join(json.dumps(r) + "\n" for r in rows)
