@@ -1054,6 +1054,10 @@ class SemanticModel:
                 elif method is not None:
                     values.append(UNKNOWN)
                 continue
+            light = self._without_locals(method, value_node)
+            if light is not None:
+                values.append(light)  # ``self.fc = nn.Linear(...)``: no need to run the method
+                continue
             frame = self._summary_frame(method)
             if frame is None:
                 incomplete.append(method)
@@ -1071,6 +1075,24 @@ class SemanticModel:
                         return value
             return UNKNOWN
         return join_all(values) or UNKNOWN
+
+    def _without_locals(self, method: ast.AST, value_node: ast.AST) -> Optional[Value]:
+        """The value of an expression that reads no name of ``method`` (no parameter, no local):
+        evaluated with the module's globals, without interpreting the method. None otherwise."""
+        scope = self._scope(method)
+        for node in walk(value_node):
+            if isinstance(node, ast.Name) and node.id != "self" and scope.binds(node.id):
+                return None
+            if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr)):
+                return None
+        base = self._module_frame(first=True)
+        if base is None or base.flow is None or base.flow.exit is None:
+            return None
+        state = base.flow.exit
+        info = self._method_class(method)
+        if info is not None:
+            state = state.bind({"self": self._instance_value(info)})
+        return self.evaluate(value_node, state, base)
 
     def _subscript(self, node: ast.Subscript, state: State, frame: Frame) -> Value:
         receiver = self.evaluate(node.value, state, frame)
@@ -1795,6 +1817,8 @@ class SemanticModel:
                     if where is None or where.lambda_ is not None or isinstance(where.scope, ast.ClassDef):
                         return None
                     sites.append((parent, where.scope))
+        if len(sites) > _MAX_CALL_SITES:
+            return None  # a helper called from all over: its callers say nothing in particular
         self._call_sites[key] = sites
         return sites
 
@@ -1882,6 +1906,8 @@ def _occurrences(text: str, name: str):
         i = find(name, i + size)
 
 
+# A function called from more places than this is treated as called from anywhere.
+_MAX_CALL_SITES = 8
 # Literal lists, tuples and dicts longer than this are tables of data, not followed.
 _LITERAL_LIMIT = 32
 

@@ -103,6 +103,8 @@ _SPLIT_NAME_RE = re.compile(
     r"(?<![A-Za-z0-9])(?:\w*_)?(?:val|valid|validation|test|testing|eval|dev)(?:set|data|x|y|s)?(?![a-z])"
     r"|(?<=[a-z0-9_])(?:Val|Valid|Validation|Test|Testing|Eval|Dev)(?![a-z])|(?<![A-Za-z0-9])(?:Val|Test)(?![a-z])"
 )
+# What the text of a loop's iterable says when it may be a loader or a data set.
+_DATA_WORDS_RE = re.compile(r"load|data|set|batch|iter|dl\b|val|test|eval|dev|split|sample|ds\b|examples", re.I)
 # A data split named in a string: ``split="test"``, ``"data/val"``, ``'valid'``.
 _SPLIT_TEXT_RE = re.compile(r"""["'/](?:val|valid|validation|test|testing|eval|dev)["'/]""")
 # Function names that say the function evaluates: a model call in one is evaluation.
@@ -185,8 +187,11 @@ def _evaluation_iterable(ctx, iterable: ast.AST) -> Optional[str]:
     ``MNIST(train=False)``, ``ImageFolder("data/val")``, ``loaders["val"]``, a parameter
     every caller passes such a loader to), or one named like it (``val_loader``)."""
     named = _loader_name(iterable)
-    if named is None and not _may_evaluate(ctx):
-        return None  # no split named anywhere in the file: no loader here can be an evaluation one
+    if named is None:
+        if not _may_evaluate(ctx):
+            return None  # no split named anywhere in the file: no loader here can be an evaluation one
+        if not _DATA_WORDS_RE.search(ctx.text(iterable)):
+            return None  # `range(n)`, `zip(a, b)`, `self.modules()`: not a loader nor a data set
     value = ctx.model.value(iterable)
     if value.kind in (Kind.LOADER, Kind.DATASET):
         if value.split is Split.EVAL:
