@@ -223,6 +223,20 @@ async def test_configuration_of_the_nearest_pyproject(client):
 
 
 @pytest.mark.asyncio
+async def test_a_changed_pyproject_applies_to_open_documents(client):
+    uri = open_file(client, client.root / "train.py", BAD)
+    assert [d.code for d in await diagnostics_for(client, uri)] == ["GG204"]
+    pyproject = client.root / "pyproject.toml"
+    pyproject.write_text('[tool.gradguard]\nignore = ["GG204"]\n')
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=pyproject.as_uri(), type=types.FileChangeType.Changed)]
+        )
+    )
+    assert await diagnostics_for(client, uri) == []
+
+
+@pytest.mark.asyncio
 async def test_a_file_that_does_not_parse_is_a_diagnostic_and_the_server_lives_on(client):
     # On disk the line is different: the column comes from the buffer that was parsed.
     (client.root / "broken.py").write_text("import torch\nx = 1 1\n")

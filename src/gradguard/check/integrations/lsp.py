@@ -191,7 +191,7 @@ class GradguardServer(LanguageServer):
         )
         self.debounce_s = DEFAULT_DEBOUNCE_S
         self.resolver = ConfigResolver(lambda file: resolve(all_rules(), file, cache=True), reload=True)
-        self.rules: dict[int, list[Rule]] = {}  # id(config) -> rule instances
+        self.rules: dict[Config, list[Rule]] = {}  # rule instances of each configuration
         self.checked: dict[str, Checked] = {}  # document or notebook URI -> last check
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.published_cells: dict[str, set[str]] = {}  # notebook URI -> cell URIs with diagnostics
@@ -217,9 +217,9 @@ class GradguardServer(LanguageServer):
                 self.config_errors.add(message)
                 self.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=message))
             return None
-        rules = self.rules.get(id(config))
+        rules = self.rules.get(config)
         if rules is None:
-            rules = self.rules[id(config)] = config.make_rules()
+            rules = self.rules[config] = config.make_rules()
         return config, rules
 
     # -- checking ---------------------------------------------------------------------------
