@@ -51,7 +51,7 @@ from __future__ import annotations
 import ast
 
 from gradguard.check.analysis.data_attr import classify, data_name_span
-from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 
 
@@ -60,6 +60,7 @@ class TensorDataRead(Rule):
     name = "tensor-data-read"
     summary = "reading `t.data` bypasses autograd's version counter: use `t.detach()`"
     fix_availability = FixAvailability.SOMETIMES
+    severity = Severity.WARNING
     triggers = (".data",)
     function_triggers = (".data",)
 

@@ -51,7 +51,7 @@ from typing import Optional
 
 from gradguard.check.analysis.data_attr import has_comment
 from gradguard.check.analysis.vocabulary import FACTORIES, LEGACY_TENSOR_TYPES, VARIABLE_NAMES
-from gradguard.check.model import Applicability, Fix, FixAvailability
+from gradguard.check.model import Applicability, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
 _VARIABLE_NAMES = tuple(sorted(VARIABLE_NAMES))
@@ -92,6 +92,7 @@ class LegacyVariable(Rule):
     name = "legacy-variable"
     summary = "legacy `Variable(...)`: detaches its input; `volatile=True` does nothing"
     fix_availability = FixAvailability.SOMETIMES
+    severity = Severity.WARNING
     triggers = ("Variable",)
     function_triggers = ("Variable",)
     function_names = _VARIABLE_NAMES

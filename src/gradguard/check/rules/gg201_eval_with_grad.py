@@ -72,7 +72,7 @@ from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.imports import dotted_name
 from gradguard.check.analysis.values import Grad, Kind, Role, Split
 from gradguard.check.analysis.vocabulary import PARAMETERLESS_MODULES
-from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
 
@@ -427,6 +427,7 @@ class EvalWithGrad(Rule):
     name = "eval-with-grad"
     summary = "evaluation (`.eval()` or a validation loader loop) runs the model with grad enabled"
     fix_availability = FixAvailability.SOMETIMES
+    severity = Severity.WARNING
     # A unit with findings switches a model to eval mode, loops over a loader or data set, reads
     # data of a validation/test split, or is named for evaluation: each shows in its text.
     triggers = (

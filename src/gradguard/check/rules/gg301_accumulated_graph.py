@@ -68,7 +68,7 @@ from typing import Optional
 
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.values import Role
-from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
 
@@ -83,6 +83,7 @@ class AccumulatedGraph(Rule):
     name = "accumulated-graph"
     summary = "Accumulating a loss tensor across iterations keeps every graph alive"
     fix_availability = FixAvailability.SAFE
+    severity = Severity.WARNING
     triggers = ("loss", "criterion")
     # What makes a value a loss (the semantic model): a loss-like name or call, a loss
     # function, or a `.backward()` on it.
