@@ -337,6 +337,11 @@ class SemanticModel:
             found = self._own_nodes[id(scope_node)] = list(own_nodes(scope_node))
         return found
 
+    def enclosing(self, node: ast.AST) -> list:
+        """The statements around a node, innermost first (its own statement included)."""
+        location = self._where(node)
+        return list(reversed(location.enclosing)) if location is not None else []
+
     def uses(self, scope_node: ast.AST) -> ScopeUses:
         """Bindings and uses of names in a scope's own code (module, class or function)."""
         found = self._uses.get(id(scope_node))
@@ -982,7 +987,10 @@ class SemanticModel:
         if kind is Kind.OTHER and receiver.ref is not None:
             info = self._class_table().get(receiver.ref)
             if info is not None and frame.kind != "module-first":
-                return self._instance_attribute(info, attr)
+                held = self._instance_attribute(info, attr)
+                if held.kind is Kind.UNKNOWN and MODEL_NAME_RE.match(attr):
+                    return module(weak=True)  # ``self.model`` set where this file does not show
+                return held
             return UNKNOWN
         if kind is Kind.UNKNOWN:
             if attr in ("weight", "bias"):
@@ -1618,6 +1626,8 @@ class SemanticModel:
                         return UNKNOWN
                     return self._returned(self.function_summary(fn).returns, args, state)
                 held = self._instance_attribute(info, method)
+                if held.kind is Kind.UNKNOWN and MODEL_NAME_RE.match(method):
+                    held = module(weak=True)
                 if held.kind is Kind.MODULE:
                     return self._module_call(held, node, args, state, frame)  # ``self.G(z)`` in a trainer class
             return UNKNOWN

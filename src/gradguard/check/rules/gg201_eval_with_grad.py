@@ -222,6 +222,17 @@ def _shown(ctx, node: ast.AST) -> str:
 _BUILTINS = frozenset(dir(__import__("builtins")))
 
 
+def _imported_module(ctx, node: ast.AST) -> bool:
+    """Whether an expression names something imported and never rebound (``torch.nn``,
+    ``np``), not ``model`` after ``import model`` and ``model = model.Net()``."""
+    root = node
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return (
+        isinstance(root, ast.Name) and ctx.imports.qualified_name(node) is not None and not ctx.model.rebinds(root.id)
+    )
+
+
 def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
     """Callees the syntax alone shows are no model (no question to the model needed): a
     builtin, a function or class the module defines, an imported name or module attribute
@@ -382,16 +393,33 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
                 targets.add(binding.name)
     if not targets:
         return True  # stored somewhere the model does not follow: assume it may be
+    # Only what comes after the call (a loop body comes round again: from the loop's start).
+    start = statement.lineno
+    loop = next((s for s in ctx.model.enclosing(call) if isinstance(s, (ast.For, ast.AsyncFor, ast.While))), None)
+    if loop is not None:
+        start = loop.lineno
+    later = [b for b in uses.bindings if getattr(b.node, "lineno", 0) >= start]
     derived = set(targets)
     changed = True
     while changed:
         changed = False
-        for binding in uses.bindings:
+        for binding in later:
             if binding.name not in derived and binding.value is not None:
                 if any(isinstance(n, ast.Name) and n.id in derived for n in ast.walk(binding.value)):
                     derived.add(binding.name)
                     changed = True
-    return bool(derived & uses.backpropagated)
+    backpropagated: set = set()
+    for later_call in uses.calls:
+        if later_call.lineno < start:
+            continue
+        func = later_call.func
+        if isinstance(func, ast.Attribute) and func.attr == "backward":
+            backpropagated |= {n.id for n in ast.walk(func.value) if isinstance(n, ast.Name)}
+            backpropagated |= {n.id for a in later_call.args for n in ast.walk(a) if isinstance(n, ast.Name)}
+        elif ctx.imports.qualified_name(func) in ("torch.autograd.grad", "torch.autograd.backward"):
+            for a in later_call.args + [k.value for k in later_call.keywords]:
+                backpropagated |= {n.id for n in ast.walk(a) if isinstance(n, ast.Name)}
+    return bool(derived & backpropagated)
 
 
 def _uses_grad(ctx, nodes) -> bool:
@@ -686,7 +714,7 @@ class EvalWithGrad(Rule):
     def visit_Call(self, node: ast.Call, ctx) -> None:
         func = node.func
         if isinstance(func, ast.Attribute) and _switches_to_eval(node):
-            if dotted_name(func.value) is not None and ctx.imports.qualified_name(func.value) is None:
+            if dotted_name(func.value) is not None and not _imported_module(ctx, func.value):
                 if ctx.model.value(func.value).kind in (Kind.MODULE, Kind.UNKNOWN):
                     unit = self._unit(ctx)
                     if unit is not None and unit.eval_call is None:
