@@ -146,3 +146,13 @@ def test_cached_result_follows_a_change_in_another_file(tmp_path, capsys, monkey
     assert run() and run()  # the second run is served from the cache
     write(tmp_path, "model.py", MODEL.replace("class Net(Base)", "class Net(Plain)"))
     assert run() == []  # train.py did not change, but what `Net` is did
+
+
+def test_index_skips_what_is_not_a_regular_file(tmp_path):
+    import os
+
+    fifo = tmp_path / "pipe.py"
+    os.mkfifo(fifo)  # reading it would block for ever
+    model = write(tmp_path, "model.py", MODEL)
+    index = build_index([str(fifo), str(model)])
+    assert "model.Net" in index.classes and index.module_of(str(fifo)) is None

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -173,7 +174,10 @@ def build_index(paths: list, read=None) -> ProjectIndex:
 
 
 def _read(path: str) -> Optional[str]:
+    """The file's text, or None: unreadable, or not a regular file (a named pipe would block)."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
         with open(path, encoding="utf-8", errors="replace") as handle:
             return handle.read()
     except OSError:
