@@ -67,7 +67,8 @@ def default_corpus() -> list:
 def corpus_files(paths: list, sample: int | None = None) -> list:
     """Every ``.py`` file under ``paths`` (no exclusions but the defaults), or an evenly spaced
     deterministic sample of ``sample`` of them."""
-    files = list(discover([str(p) for p in paths], Config()))
+    # scratch/ is git-ignored (it holds unpacked third-party code): walk it anyway.
+    files = list(discover([str(p) for p in paths], Config(respect_gitignore=False)))
     if sample is not None and sample < len(files):
         files = [files[i * len(files) // sample] for i in range(sample)]
     return files

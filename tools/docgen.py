@@ -11,6 +11,7 @@ import re
 import sys
 from pathlib import Path
 
+from gradguard.check import parse_error
 from gradguard.check.model import FixAvailability
 from gradguard.check.rules import PARSE_ERROR, PARSE_ERROR_SUMMARY, all_rules
 
@@ -19,13 +20,16 @@ TABLE_END = "<!-- rules-table:end -->"
 
 
 def rule_table() -> str:
-    lines = ["| code | name | summary | fix | default |", "|---|---|---|---|---|"]
-    lines.append(f"| {PARSE_ERROR} | parse-error | {PARSE_ERROR_SUMMARY} |  | on |")
+    lines = ["| code | name | summary | fix | severity | default |", "|---|---|---|---|---|---|"]
+    lines.append(
+        f"| [{PARSE_ERROR}](docs/rules.md#{PARSE_ERROR.lower()}) | parse-error | {PARSE_ERROR_SUMMARY} |  | error | on |"
+    )
     for rule in all_rules():
         anchor = rule.code.lower()
         lines.append(
             f"| [{rule.code}](docs/rules.md#{anchor}) | {rule.name} | {rule.summary} | "
-            f"{'' if rule.fix_availability is FixAvailability.NONE else rule.fix_availability.value} | {'on' if rule.default_enabled else 'off'} |"
+            f"{'' if rule.fix_availability is FixAvailability.NONE else rule.fix_availability.value} | "
+            f"{rule.severity.value} | {'on' if rule.default_enabled else 'off'} |"
         )
     return "\n".join(lines)
 
@@ -40,6 +44,16 @@ def rules_markdown() -> str:
         rule_table().replace("(docs/rules.md#", "(#"),
         "",
     ]
+    title, _, body = parse_error.DOCUMENTATION.partition("\n")
+    out += [
+        f'<a id="{PARSE_ERROR.lower()}"></a>',
+        f"## {PARSE_ERROR} {parse_error.NAME}",
+        "",
+        f"*{title.strip()}* (no fix; severity: error; always on)",
+        "",
+        re.sub(r"^## ", "### ", body.strip(), flags=re.M),
+        "",
+    ]
     for rule in all_rules():
         doc = rule.documentation()
         title, _, body = doc.partition("\n")
@@ -50,7 +64,7 @@ def rules_markdown() -> str:
             f'<a id="{rule.code.lower()}"></a>',
             f"## {rule.code} {rule.name}",
             "",
-            f"*{title.strip()}* ({fix}; {default})",
+            f"*{title.strip()}* ({fix}; severity: {rule.severity.value}; {default})",
             "",
             body,
             "",

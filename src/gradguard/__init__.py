@@ -56,5 +56,18 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'gradguard' has no attribute {name!r}")
 
 
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext gradguard``: adds the ``%gradguard on|off|report|status`` magic (needs torch)."""
+    from gradguard.runtime.notebook import load_ipython_extension as load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    from gradguard.runtime.notebook import unload_ipython_extension as unload
+
+    unload(ipython)
+
+
 def __dir__() -> list[str]:
     return sorted(set(globals()) | _RUNTIME_NAMES)

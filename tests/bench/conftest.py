@@ -10,10 +10,10 @@ pytest.importorskip("torch")
 pytest.importorskip("tqdm")
 pytest.importorskip("matplotlib")
 
-from gradguard.bench.cli import main  # noqa: E402
+from gradguard.bench.cli import main
 
 # Tiny inputs and short timing: the figures are not the point here, the behaviour is.
-FAST = ["--quick", "--min-run-time", "0.02", "--no-progress"]
+FAST = ["--quick", "--min-run-time", "0.02", "--rounds", "3", "--no-progress"]
 
 
 @pytest.fixture(scope="session")
@@ -22,20 +22,8 @@ def model_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench-model")
     report, plot = out / "models.json", out / "models.png"
     rc = main(
-        [
-            "model",
-            "--model",
-            "all",
-            "--batch",
-            "4",
-            "--format",
-            "json",
-            "--output",
-            str(report),
-            "--plot",
-            str(plot),
-            *FAST,
-        ]
+        ["model", "--model", "all", "--batch", "4", "--format", "json", "--output", str(report), "--plot", str(plot)]
+        + FAST
     )
     assert rc == 0
     return json.loads(report.read_text()), plot

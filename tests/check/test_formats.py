@@ -118,7 +118,11 @@ def test_formats_listed_in_help(capsys):
     with pytest.raises(SystemExit):
         main(["check", "--help"])
     out, _ = capsys.readouterr()
-    assert "text, json, sarif, github" in out
+    from gradguard.check.report import FORMATS
+
+    flat = " ".join(out.split())
+    assert ", ".join(FORMATS) in flat
+    assert FORMATS == ("text", "concise", "json", "json-lines", "junit", "gitlab", "sarif", "github")
 
 
 def test_front_ends_do_not_import_torch():

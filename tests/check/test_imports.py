@@ -17,11 +17,9 @@ import gradguard
 PACKAGE = Path(gradguard.__file__).resolve().parent
 ROOT = PACKAGE.parent
 
-# Private names imported across modules today, in code being reworked (the runtime's site
-# and hook modules). A crossing that disappears is reported as a warning, to be deleted here.
-KNOWN_CROSSINGS = {
-    ("gradguard.runtime.leaks", "gradguard.runtime._sites", "_TORCH_DIR"),
-}
+# Private names imported across modules today (none; add one here only with a reason).
+# A crossing that disappears is reported as a warning, to be deleted here.
+KNOWN_CROSSINGS: set = set()
 
 
 def module_name(path: Path) -> str:

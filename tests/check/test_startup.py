@@ -24,6 +24,9 @@ HEAVY = (
     "concurrent",
     "gradguard.runtime",
     "gradguard.bench",
+    "pygls",
+    "lsprotocol",
+    "pathspec",
 )
 
 PROBE = """

@@ -7,11 +7,12 @@ from dataclasses import dataclass
 import pytest
 
 torch = pytest.importorskip("torch")
-from helpers import SmallCNN, batches, hooks_registered  # noqa: E402
 from torch import nn  # noqa: E402
 
 import gradguard as gg  # noqa: E402
-from gradguard.runtime import _hooks  # noqa: E402
+from gradguard.runtime import hooks  # noqa: E402
+
+from .helpers import SmallCNN, batches, hooks_registered  # noqa: E402
 
 
 def _line(func, text):
@@ -132,7 +133,7 @@ def test_guard_memory_does_not_grow():
             assert monitor.live_graph_bytes() == 0
             assert monitor.live_graph_nodes() == 0
         assert len(monitor._storages) == 0 and not monitor._sites_by_step
-        packed_alive = sum(type(o) is _hooks.Packed for o in gc.get_objects())
+        packed_alive = sum(type(o) is hooks.PackRecord for o in gc.get_objects())
         assert packed_alive == 0
     finally:
         gc.enable()

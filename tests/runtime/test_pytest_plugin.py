@@ -107,3 +107,37 @@ def test_plugin_does_not_import_torch_unless_used(pytester):
         check=True,
     )
     assert out.stdout.strip() == "False"
+
+
+def test_leaks_option_applies_to_every_test_and_tracebacks_hide_gradguard(pytester):
+    pytester.makepyfile(
+        """
+        import torch
+
+        KEPT = []
+        lin = torch.nn.Linear(4, 4)
+
+        def test_keeps_one_output():
+            KEPT.append(lin(torch.randn(2, 4)).tanh())
+
+        def test_clean():
+            lin(torch.randn(2, 4)).sum().backward()
+        """
+    )
+    assert pytester.runpytest("-p", "no:cacheprovider").ret == 0
+    result = pytester.runpytest("-p", "no:cacheprovider", "--gradguard-leaks")
+    result.assert_outcomes(passed=1, failed=1)
+    out = result.stdout.str()
+    # singular: one tensor (the tanh output) holds one node that saved it
+    assert "GG301 graph leak: 2 graph nodes and" in out or "GG301 graph leak: 1 graph node and" in out
+    assert "1 graph nodes" not in out
+    assert "gradguard/runtime" not in out.replace("\\", "/").split("short test summary")[0]
+
+
+def test_mutation_failure_traceback_ends_in_the_test_not_in_gradguard(pytester):
+    pytester.makepyfile(MUTATING_TEST)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--gradguard")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str().split("short test summary")[0]
+    assert "y.sum().backward()" in out
+    assert "gradguard/runtime/saved.py" not in out and "gradguard/runtime/hooks.py" not in out

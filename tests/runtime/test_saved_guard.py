@@ -3,11 +3,12 @@ import inspect
 import pytest
 
 torch = pytest.importorskip("torch")
-from helpers import SmallCNN, batches, hooks_registered, train_steps  # noqa: E402
 from torch import nn  # noqa: E402
 
 import gradguard as gg  # noqa: E402
-from gradguard.runtime import _hooks  # noqa: E402
+from gradguard.runtime import hooks  # noqa: E402
+
+from .helpers import SmallCNN, batches, hooks_registered, train_steps  # noqa: E402
 
 
 def _line_of(func, text):
@@ -77,13 +78,118 @@ def test_detached_alias_mutation_is_still_caught_under_hooks():
             y.sum().backward()
 
 
-def test_set_replacing_storage_is_caught():
+def test_storage_of_a_saved_input_replaced_by_other_values_is_caught():
+    # torch reads a saved *input* through the tensor itself: after `.data = other`, backward
+    # reads the new values, which forward never used.
     x = torch.randn(4, requires_grad=True)
+    w = torch.randn(4, requires_grad=True)
     with gg.SavedTensorGuard():
-        y = x.tanh()
-        y.data = torch.zeros(4)
-        with pytest.raises(gg.SilentMutationError, match="storage was replaced"):
+        y = x * w
+        w.data = torch.zeros(4)
+        with pytest.raises(gg.SilentMutationError, match="storage was replaced .* by different values"):
             y.sum().backward()
+
+
+def test_straight_through_data_assignment_after_tanh_is_not_reported():
+    # h.data = sign(h.data): torch keeps a saved output by its storage at save time, so the
+    # tanh gradient is unchanged; this is the straight-through estimator working as meant.
+    def run():
+        torch.manual_seed(0)
+        x = torch.randn(6, requires_grad=True)
+        h = x.tanh()
+        h.data = torch.sign(h.data)
+        (h * torch.arange(6.0)).sum().backward()
+        return x.grad
+
+    expected = run()
+    with gg.SavedTensorGuard():
+        guarded = run()
+    assert torch.equal(expected, guarded)
+
+
+def test_weight_released_and_regathered_with_same_values_is_not_reported():
+    # ZeRO-3-style offloading: p.data = torch.empty(0) after forward, re-gathered before backward.
+    def run():
+        torch.manual_seed(0)
+        lin = nn.Linear(4, 3)
+        x = torch.randn(2, 4, requires_grad=True)
+        out = lin(x).tanh().sum()
+        kept = lin.weight.data.clone()
+        lin.weight.data = torch.empty(0)
+        lin.weight.data = kept.clone()
+        out.backward()
+        return x.grad, lin.weight.grad
+
+    expected = run()
+    with gg.SavedTensorGuard():
+        guarded = run()
+    assert all(torch.equal(a, b) for a, b in zip(expected, guarded))
+
+
+def test_thread_count_changed_between_forward_and_backward_is_not_reported():
+    before = torch.get_num_threads()
+    x = torch.randn(300_000, requires_grad=True)
+    try:
+        with gg.SavedTensorGuard():
+            for forward_threads, backward_threads in ((1, 4), (4, 1), (2, 3)):
+                torch.set_num_threads(forward_threads)
+                y = x.exp()
+                torch.set_num_threads(backward_threads)
+                y.sum().backward()
+    finally:
+        torch.set_num_threads(before)
+
+
+def _gan_step(context):
+    """D's optimizer steps before G's backward through D(fake): torch raises."""
+    torch.manual_seed(0)
+    G, D = nn.Linear(4, 4), nn.Linear(4, 1)
+    opt_d = torch.optim.SGD(D.parameters(), lr=0.1)
+    with context():
+        fake = G(torch.randn(8, 4))
+        out = D(fake)
+        loss_d = out.mean()
+        loss_d.backward(retain_graph=True)
+        opt_d.step()
+        (-out.mean()).backward()
+
+
+@pytest.mark.parametrize("factory", [gg.LeakMonitor, gg.SavedTensorGuard])
+def test_every_guard_keeps_torchs_version_check(factory):
+    import contextlib
+
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        _gan_step(contextlib.nullcontext)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation") as info:
+        _gan_step(factory)
+    assert "GG208" in str(info.value) and "parameter `D.weight`" in str(info.value)
+
+
+def test_torch_func_runs_unguarded_with_one_warning():
+    import warnings
+
+    from gradguard.runtime import hooks as hook_layer
+
+    hook_layer._warned_functorch = False
+    x = torch.randn(5)
+    expected = torch.func.grad(lambda v: v.sin().sum())(x)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with gg.SavedTensorGuard(), gg.LeakMonitor():
+            for _ in range(3):
+                got = torch.func.grad(lambda v: v.sin().sum())(x)
+                torch.func.vjp(torch.tanh, x)[1](torch.ones(5))
+                torch.func.jacrev(torch.sin)(x)
+                torch.func.hessian(lambda v: v.pow(3).sum())(x)
+            assert hooks_registered()
+            # and the guard still works after the transform
+            y = torch.randn(3, requires_grad=True).exp()
+            y.data.mul_(0)
+            with pytest.raises(gg.SilentMutationError):
+                y.sum().backward()
+    assert torch.equal(expected, got)
+    messages = [str(w.message) for w in caught if "torch.func" in str(w.message)]
+    assert len(messages) == 1 and "unguarded" not in messages[0] or len(messages) == 1
 
 
 class ScaleBySaved(torch.autograd.Function):
@@ -224,7 +330,7 @@ def test_nothing_left_registered_after_exit_and_after_exceptions():
             y.sum().backward()
     assert not hooks_registered()
     assert torch.autograd.Function.__dict__["apply"] is original_apply
-    assert _hooks._consumers() == []
+    assert hooks.consumers() == []
 
 
 def test_guard_is_not_reentrant():
@@ -233,3 +339,45 @@ def test_guard_is_not_reentrant():
         with pytest.raises(RuntimeError, match="already active"):
             guard.__enter__()
     assert not hooks_registered()
+
+
+def test_weight_doubled_through_data_is_caught_and_named():
+    # 1024 float32 values doubled add 1024 * 2**23 = 2**33 to their bit sum: invisible to a 32-bit
+    # checksum alone; the strided sample of the (transposed, non-contiguous) saved view sees it.
+    torch.manual_seed(0)
+    encoder = nn.Sequential(nn.Linear(32, 32), nn.Tanh(), nn.Linear(32, 32))
+    x = torch.randn(4, 32, requires_grad=True)
+    with gg.SavedTensorGuard():
+        out = encoder(x).sum()
+        encoder[2].weight.data.mul_(2)
+        with pytest.raises(gg.SilentMutationError) as info:
+            out.backward()
+    assert "parameter `encoder.2.weight`" in str(info.value)
+
+
+def test_locate_mutations_names_the_line_that_changed_the_tensor():
+    x = torch.randn(5, requires_grad=True)
+    with gg.SavedTensorGuard(locate_mutations=True):
+        y = x.exp()
+        y.data.mul_(0)  # the mutating line
+        with pytest.raises(gg.SilentMutationError) as info:
+            y.sum().backward()
+    line = _line_of(test_locate_mutations_names_the_line_that_changed_the_tensor, "# the mutating line")
+    assert f"It was changed at {__file__}:{line}" in str(info.value)
+
+
+def test_report_gives_the_users_line_and_the_library_line(tmp_path, monkeypatch):
+    library = tmp_path / "site-packages" / "fakelib"
+    library.mkdir(parents=True)
+    (library / "__init__.py").write_text("import torch\n\n\ndef squash(x):\n    return torch.sigmoid(x)\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "site-packages"))
+    import fakelib
+
+    x = torch.randn(4, requires_grad=True)
+    with gg.SavedTensorGuard():
+        h = fakelib.squash(x)  # user line
+        h.data.mul_(2)
+        with pytest.raises(gg.SilentMutationError) as info:
+            h.sum().backward()
+    user = f"{__file__}:{_line_of(test_report_gives_the_users_line_and_the_library_line, '# user line')}"
+    assert f"at {user} (in {library / '__init__.py'}:5)" in str(info.value)

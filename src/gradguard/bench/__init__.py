@@ -1,7 +1,9 @@
 """gradguard bench: what each gradient-control choice costs in time and memory.
 
-Measuring (``measure``) and reporting (``report``) are kept apart, as in
-``torch.utils.benchmark``: a spec describes a run, measurements carry raw times and
-statistics, and renderers only format what was measured. Importing this package does not
-import torch; the submodules that measure do.
+Cut as ``torch.utils.benchmark`` is: ``spec`` says what to measure, ``measure`` holds the
+timer protocol and the memory counters, ``results`` is the torch-free data they produce
+(with its statistics and JSON form), ``report`` renders it. ``modes`` names the modes (one
+enum), ``calls`` applies them to torch calls, ``models`` builds models and their inputs,
+``run`` ties a spec to results, ``cli`` is the command line. Importing this package, the
+spec, the results, the modes, the reports or the command line does not import torch.
 """

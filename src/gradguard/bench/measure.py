@@ -1,229 +1,218 @@
-"""Measuring: forward time, bytes saved for backward, peak memory. Nothing here formats.
+"""Measuring: the timing protocol, bytes saved for backward, peak and retained memory.
 
-- Time: ``torch.utils.benchmark.Timer.blocked_autorange`` (it warms up, picks the number of
-  calls per block, syncs CUDA when CUDA is available, and runs with a fixed thread count).
+Nothing here formats or decides what to measure.
+
+- Time: ``torch.utils.benchmark.Timer``. Every candidate has run before any is timed (the
+  caller's memory measurements do that); each gets a block size (calls per block) so that
+  all rounds together take about ``min_run_time``; then rotating rounds time one block of
+  each candidate per round, the order shifted by one each round (A B C, B C A, C A B ...),
+  so that drift of the machine (load, frequency, allocator state) hits every candidate
+  alike and a per-round ratio cancels it. Page faults per call are counted around each block.
 - Bytes saved for backward: during one forward, ``torch.autograd.graph.saved_tensors_hooks``
   sees every tensor autograd saves; each distinct storage is counted once, with its full
-  size, however many saved tensors (views, repeated saves) point into it.
+  size, however many saved tensors (views, repeated saves) point into it; storages owned by
+  parameters/buffers and by the inputs are reported apart from new activations.
 - Peak memory during one forward, above the level before it. On CUDA: the caching
   allocator's peak (``torch.cuda.max_memory_allocated``). On CPU: every allocation and free
   made through PyTorch's CPU allocator during the forward is recorded by the PyTorch
   profiler (``profile_memory=True``); the peak is the largest running sum of those events
   in time order. It counts tensors and kernel scratch that go through the allocator,
   including memory freed before the forward returns, and not memory that libraries such as
-  BLAS allocate on their own.
+  BLAS allocate on their own. The level at the end, less the output's own storages, is what
+  the graph keeps alive after the forward (``retained``).
+- Kernel path: the top-level aten ops of one forward, from the same profiler run.
 """
 
 from __future__ import annotations
 
-import contextlib
+import ctypes
 import datetime
 import gc
 import os
 import platform
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
-import torch.utils.benchmark as benchmark
 from torch.autograd.graph import saved_tensors_hooks
+from torch.utils import benchmark
 
-import gradguard
-from gradguard.bench import models as bench_models
+from gradguard._version import __version__
+from gradguard.bench.calls import tensors_in
 from gradguard.bench.errors import BenchInputError
-from gradguard.bench.modes import forward_call, model_forward, prepared
-from gradguard.bench.spec import CALL_ONLY_OPS, BenchSpec, MicroSpec
+from gradguard.bench.quiet import stderr_held
+from gradguard.bench.results import Memory, Timing
+from gradguard.common.storage import storage_key
 
-#: IQR/median above this marks a measurement as noisy (the threshold torch.utils.benchmark uses).
-NOISE_THRESHOLD = 0.10
-#: Fewer timed blocks than this and the IQR says nothing: the figure is flagged too.
-MIN_RUNS = 3
+try:
+    import resource
+except ImportError:  # not on Windows
+    resource = None  # type: ignore[assignment]
 
 CPU_PEAK_METHOD = "cpu-allocator-events"
 CUDA_PEAK_METHOD = "cuda-max-memory-allocated"
 
-TORCH_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+TORCH_DTYPES = {
+    "float32": torch.float32,
+    "bfloat16": torch.bfloat16,
+    "float16": torch.float16,
+    "float64": torch.float64,
+    "int64": torch.int64,
+    "int32": torch.int32,
+    "bool": torch.bool,
+}
+
+#: glibc ``mallopt`` parameters, and the values pinned: the largest mmap threshold glibc's
+#: own dynamic adjustment can reach on 64-bit, and a trim threshold no forward reaches.
+M_TRIM_THRESHOLD = -1
+M_MMAP_THRESHOLD = -3
+PINNED_MMAP_THRESHOLD = 32 * 2**20
+PINNED_TRIM_THRESHOLD = 2**30
+
+#: Top-level ops that only move tensor headers: a different set of these is not a different
+#: kernel path (``detach_input`` adds ``aten::detach``).
+_HEADER_OPS = frozenset({"aten::detach", "aten::alias", "aten::lift_fresh", "aten::requires_grad_", "aten::view"})
+
+StorageId = tuple[str, int]
 
 
-@dataclass(frozen=True)
-class Measurement:
-    """Times of one call: raw per-call times (one per block) and their statistics."""
-
-    times: tuple[float, ...]
-    number_per_run: int
-    median: float
-    iqr: float
-    threads: int
-
-    @property
-    def iqr_over_median(self) -> float:
-        return self.iqr / self.median if self.median > 0 else 0.0
-
-    @property
-    def noisy(self) -> bool:
-        """True when IQR/median exceeds 10 %: the median is not to be trusted closely."""
-        return self.iqr_over_median > NOISE_THRESHOLD
-
-    @property
-    def few_runs(self) -> bool:
-        """True when too few blocks were timed for the IQR to mean anything."""
-        return len(self.times) < MIN_RUNS
-
-    @classmethod
-    def from_torch(cls, m: benchmark.Measurement, threads: int) -> Measurement:
-        return cls(
-            times=tuple(float(t) for t in m.times),
-            number_per_run=int(m.number_per_run),
-            median=float(m.median),
-            iqr=float(m.iqr),
-            threads=threads,
-        )
-
-
-@dataclass(frozen=True)
-class SavedForBackward:
-    """What autograd saved during one forward, counted once per storage."""
-
-    bytes: int
-    storages: int
-    param_bytes: int  # of ``bytes``, storages owned by parameters/buffers (no extra memory)
-    output_requires_grad: bool
-
-
-@dataclass(frozen=True)
-class ModeResult:
-    """One model (or op) under one mode."""
-
-    subject: str  # model name, or op name for micro rows
-    mode: str  # a mode name, or "call only" for x.detach() / x.data rows
-    time: Measurement
-    saved: SavedForBackward
-    peak_bytes: int
-    size: int | None = None  # micro rows: operands are size x size
-
-    @property
-    def call_only(self) -> bool:
-        return self.mode == "call only"
-
-
-@dataclass(frozen=True)
-class ModelInfo:
-    name: str
-    description: str
-    input_shape: tuple[int, ...]
-    parameters: int
-    parameter_bytes: int
+# ----------------------------------------------------------------------------- timing
 
 
 @dataclass
-class BenchResult:
-    """Everything one run measured, plus the environment it ran in."""
+class Candidate:
+    """One thing to time: a ``Timer``, and the state it needs around its blocks."""
 
-    kind: str  # "model" or "micro"
-    environment: dict[str, Any]
-    settings: dict[str, Any]
-    results: list[ModeResult]
-    models: list[ModelInfo] = field(default_factory=list)
+    key: Any
+    timer: benchmark.Timer
+    around: Callable[[], AbstractContextManager] = nullcontext
 
-    def ratio_to_grad(self, row: ModeResult) -> float | None:
-        """Median time of ``row`` over the median of ``grad`` on the same model/op and size."""
-        if row.call_only:
-            return None
-        for other in self.results:
-            if (other.subject, other.size, other.mode) == (row.subject, row.size, "grad"):
-                return row.time.median / other.time.median if other.time.median > 0 else None
+
+def call_timer(call: Callable[[], Any], threads: int, label: str = "", sub_label: str = "") -> benchmark.Timer:
+    return benchmark.Timer(stmt="call()", globals={"call": call}, num_threads=threads, label=label, sub_label=sub_label)
+
+
+def stmt_timer(stmt: str, env: dict[str, Any], threads: int, label: str = "") -> benchmark.Timer:
+    """Time a statement as written (no wrapping function call), e.g. ``x.detach()``."""
+    return benchmark.Timer(stmt=stmt, globals=env, num_threads=threads, label=label)
+
+
+def page_faults() -> int | None:
+    """Minor plus major page faults of this process so far (None where unknown)."""
+    if resource is None:
         return None
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_minflt + usage.ru_majflt
 
 
-# ----------------------------------------------------------------------------- primitives
+def block_size(timer: benchmark.Timer, target: float) -> int:
+    """Calls per block so that one block takes about ``target`` seconds."""
+    number = 1
+    while True:
+        elapsed = timer.timeit(number).times[0] * number
+        if elapsed >= min(0.2 * target, 0.05) or number >= 10**7:
+            break
+        number *= 10
+    return max(1, round(number * target / max(elapsed, 1e-9)))
 
 
-def time_call(
-    call: Callable[[], Any], min_run_time: float, threads: int, label: str = "", sub_label: str = ""
-) -> Measurement:
-    """Time ``call()`` with ``Timer.blocked_autorange``."""
-    timer = benchmark.Timer(
-        stmt="call()",
-        globals={"call": call},
-        num_threads=threads,
-        label=label,
-        sub_label=sub_label,
-    )
-    return Measurement.from_torch(timer.blocked_autorange(min_run_time=min_run_time), threads)
+def time_interleaved(
+    candidates: Sequence[Candidate],
+    min_run_time: float,
+    rounds: int,
+    threads: int,
+    progress: Callable[[str], None] | None = None,
+) -> dict[Any, Timing]:
+    """Time each candidate in ``rounds`` rotating rounds; per-call times with their round."""
+    if not candidates:
+        return {}
+    target = min_run_time / rounds
+    numbers = {}
+    for c in candidates:
+        with c.around():
+            numbers[c.key] = block_size(c.timer, target)
+    times: dict[Any, list[float]] = {c.key: [] for c in candidates}
+    round_of: dict[Any, list[int]] = {c.key: [] for c in candidates}
+    faults: dict[Any, list[int]] = {c.key: [] for c in candidates}
+    for r in range(rounds):
+        if progress is not None:
+            progress(f"round {r + 1}/{rounds}")
+        shift = r % len(candidates)
+        for c in [*candidates[shift:], *candidates[:shift]]:
+            with c.around():
+                before = page_faults()
+                measurement = c.timer.timeit(numbers[c.key])
+                after = page_faults()
+            times[c.key].append(float(measurement.times[0]))
+            round_of[c.key].append(r)
+            if before is not None and after is not None:
+                faults[c.key].append(after - before)
+    return {
+        c.key: Timing(
+            times=tuple(times[c.key]),
+            rounds=tuple(round_of[c.key]),
+            number_per_run=numbers[c.key],
+            threads=threads,
+            page_faults_per_call=(sum(faults[c.key]) / (numbers[c.key] * rounds)) if faults[c.key] else None,
+        )
+        for c in candidates
+    }
 
 
-def time_stmt(stmt: str, env: dict[str, Any], min_run_time: float, threads: int, label: str = "") -> Measurement:
-    """Time a statement itself (no wrapping function call), for metadata-only calls."""
-    timer = benchmark.Timer(stmt=stmt, globals=env, num_threads=threads, label=label)
-    return Measurement.from_torch(timer.blocked_autorange(min_run_time=min_run_time), threads)
+# ----------------------------------------------------------------------------- memory
 
 
-def _storage_key(t: torch.Tensor) -> tuple[Any, int, int]:
-    try:
-        storage = t.untyped_storage()
-        return (str(t.device), storage.data_ptr(), storage.nbytes())
-    except (RuntimeError, NotImplementedError):  # tensors without a plain storage
-        return (str(t.device), -id(t), t.numel() * t.element_size())
+@dataclass(frozen=True)
+class Saved:
+    bytes: int
+    storages: int
+    param_bytes: int
+    input_bytes: int
+    output_requires_grad: bool
 
 
-def any_requires_grad(value: Any) -> bool:
-    """Whether any tensor in a (possibly nested) output requires grad."""
-    if isinstance(value, torch.Tensor):
-        return value.requires_grad
-    if isinstance(value, dict):
-        return any(any_requires_grad(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return any(any_requires_grad(v) for v in value)
-    return False
+def storage_id(t: torch.Tensor) -> StorageId:
+    device, ptr, _ = storage_key(t)
+    return (device, ptr)
 
 
-def saved_for_backward(call: Callable[[], Any], owned: set[tuple[str, int]] | None = None) -> SavedForBackward:
+def storage_ids(tensors: Iterator[torch.Tensor] | Sequence[torch.Tensor]) -> set[StorageId]:
+    return {storage_id(t) for t in tensors}
+
+
+def saved_for_backward(
+    call: Callable[[], Any], owned: set[StorageId] | None = None, inputs: set[StorageId] | None = None
+) -> Saved:
     """Run ``call()`` once and count the storages autograd saves for backward.
 
-    ``owned`` holds ``(device, data_ptr)`` of parameter and buffer storages: saving those
-    costs no memory, so they are reported apart (``param_bytes``).
+    ``owned`` holds the storages of parameters and buffers, ``inputs`` those of the inputs:
+    saving either costs no new memory, so they are reported apart.
     """
-    seen: dict[tuple[str, int], int] = {}
+    seen: dict[StorageId, int] = {}
 
     def pack(t: torch.Tensor) -> torch.Tensor:
-        device, ptr, nbytes = _storage_key(t)
+        device, ptr, nbytes = storage_key(t)
         seen.setdefault((device, ptr), nbytes)
         return t
 
     with saved_tensors_hooks(pack, lambda t: t):
         out = call()
-    requires_grad = any_requires_grad(out)
-    del out  # pack returning the tensor itself can leave cycles; peak_bytes collects them
+    requires_grad = any(t.requires_grad for t in tensors_in(out))
+    del out  # pack returning the tensor itself can leave cycles; the peak measurement collects them
     owned = owned or set()
-    return SavedForBackward(
+    inputs = inputs or set()
+    return Saved(
         bytes=sum(seen.values()),
         storages=len(seen),
         param_bytes=sum(n for key, n in seen.items() if key in owned),
+        input_bytes=sum(n for key, n in seen.items() if key in inputs and key not in owned),
         output_requires_grad=requires_grad,
     )
 
 
-@contextlib.contextmanager
-def _stderr_silenced() -> Iterator[None]:
-    """Silence fd 2 (the profiler backend prints start/stop lines there)."""
-    try:
-        sys.stderr.flush()
-        saved_fd = os.dup(2)
-    except (OSError, ValueError):
-        yield
-        return
-    try:
-        with open(os.devnull, "w") as devnull:
-            os.dup2(devnull.fileno(), 2)
-            yield
-    finally:
-        os.dup2(saved_fd, 2)
-        os.close(saved_fd)
-
-
-@contextlib.contextmanager
+@contextmanager
 def _gc_paused() -> Iterator[None]:
     enabled = gc.isenabled()
     gc.disable()
@@ -234,43 +223,69 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def cpu_peak_bytes(call: Callable[[], Any]) -> int:
-    """Peak of CPU-allocator bytes in use during ``call()``, above the level before it.
+@dataclass(frozen=True)
+class ForwardProfile:
+    peak_bytes: int
+    end_bytes: int  # still in use at the end, the output alive
+    top_level_ops: tuple[str, ...]
+
+
+def _top_level_ops(events: list[tuple[int, int, str]]) -> tuple[str, ...]:
+    """Names of the aten ops not nested in another one, from (start, end, name) events."""
+    names: list[str] = []
+    end_of_current = -1
+    for start, end, name in sorted(events):
+        if start >= end_of_current:
+            names.append(name)
+            end_of_current = end
+    return tuple(dict.fromkeys(names))
+
+
+def profile_forward(call: Callable[[], Any], keep: list[Any] | None = None) -> ForwardProfile:
+    """One ``call()`` under the PyTorch profiler: CPU allocator peak and end level, top-level ops.
 
     The output is kept alive until the recording stops, so what the forward returns (and the
-    graph it holds) counts, as it would for the caller.
+    graph it holds) counts, as it would for the caller. ``keep`` receives the output.
     """
     from torch.profiler import ProfilerActivity, profile
 
     # Garbage freed by a collection inside the window would lower the running sum and hide
-    # allocations made after it: collect first, and keep the collector off meanwhile.
-    gc.collect()
+    # allocations made after it: collect first, and keep the collector off meanwhile. The
+    # young generations hold what the previous calls left (cycles through saved tensors); a
+    # full collection costs a quarter of a second once torch is imported, for nothing.
+    gc.collect(1)
     prof = profile(activities=[ProfilerActivity.CPU], profile_memory=True)
     with _gc_paused():
-        with _stderr_silenced():
+        with stderr_held():  # the profiler backend prints start/stop lines on fd 2
             prof.start()
         try:
             out = call()
         finally:
-            with _stderr_silenced():
+            with stderr_held():
                 prof.stop()
     cpu = torch._C._autograd.DeviceType.CPU
-    events = sorted(
-        (e.start_ns(), e.nbytes())
-        for e in prof.profiler.kineto_results.events()
-        if e.name() == "[memory]" and e.device_type() == cpu
-    )
+    memory: list[tuple[int, int]] = []
+    ops: list[tuple[int, int, str]] = []
+    for e in prof.profiler.kineto_results.events():
+        name = e.name()
+        if name == "[memory]":
+            if e.device_type() == cpu:
+                memory.append((e.start_ns(), e.nbytes()))
+        elif name.startswith("aten::"):
+            ops.append((e.start_ns(), e.start_ns() + e.duration_ns(), name))
+    if keep is not None:
+        keep.append(out)
     del out
     level = peak = 0
-    for _, nbytes in events:
+    for _, nbytes in sorted(memory):
         level += nbytes
         peak = max(peak, level)
-    return peak
+    return ForwardProfile(peak_bytes=peak, end_bytes=level, top_level_ops=_top_level_ops(ops))
 
 
-def cuda_peak_bytes(call: Callable[[], Any], device: torch.device) -> int:
-    """Peak of the CUDA caching allocator during ``call()``, above the level before it."""
-    gc.collect()
+def cuda_peak_and_end(call: Callable[[], Any], device: torch.device, keep: list[Any] | None = None) -> tuple[int, int]:
+    """Peak of the CUDA caching allocator during ``call()`` and its level at the end, above before."""
+    gc.collect(1)
     torch.cuda.synchronize(device)
     torch.cuda.reset_peak_memory_stats(device)
     base = torch.cuda.memory_allocated(device)
@@ -278,29 +293,186 @@ def cuda_peak_bytes(call: Callable[[], Any], device: torch.device) -> int:
         out = call()
         torch.cuda.synchronize(device)
     peak = torch.cuda.max_memory_allocated(device) - base
+    end = torch.cuda.memory_allocated(device) - base
+    if keep is not None:
+        keep.append(out)
     del out
-    return max(0, peak)
+    return max(0, peak), max(0, end)
 
 
-def peak_bytes(call: Callable[[], Any], device: torch.device) -> int:
+def new_output_bytes(out: Any, existing: set[StorageId]) -> int:
+    """Bytes of the output's own storages that were not there before the call."""
+    seen: dict[StorageId, int] = {}
+    for t in tensors_in(out):
+        device, ptr, nbytes = storage_key(t)
+        if (device, ptr) not in existing:
+            seen.setdefault((device, ptr), nbytes)
+    return sum(seen.values())
+
+
+def _scalar_loss(out: Any) -> torch.Tensor | None:
+    parts = [t.float().sum() for t in tensors_in(out) if t.requires_grad and t.is_floating_point()]
+    return torch.stack(parts).sum() if parts else None
+
+
+def forward_backward_peak(call: Callable[[], Any], params: list[torch.Tensor], device: torch.device) -> int | None:
+    """Peak above the level before of one forward plus ``backward()`` of the sum of its outputs.
+
+    Parameter gradients are cleared before and after: the peak includes allocating them, as
+    the first step of a training loop does. None when the output carries no graph.
+    """
+
+    def step() -> Any:
+        out = call()
+        loss = _scalar_loss(out)
+        if loss is None:
+            return None
+        loss.backward()
+        return out
+
+    def clear() -> None:
+        for p in params:
+            p.grad = None
+
+    clear()
+    if step() is None:  # warm-up of the backward, and the check that there is one
+        return None
+    clear()
     if device.type == "cuda":
-        return cuda_peak_bytes(call, device)
-    return cpu_peak_bytes(call)
+        peak, _ = cuda_peak_and_end(step, device)
+    else:
+        peak = profile_forward(step).peak_bytes
+    clear()
+    return peak
+
+
+def measure_memory(
+    call: Callable[[], Any],
+    device: torch.device,
+    owned: set[StorageId],
+    inputs: set[StorageId],
+    backward_params: list[torch.Tensor] | None = None,
+) -> tuple[Memory, tuple[str, ...]]:
+    """Saved, retained and peak bytes of one forward, and its top-level ops."""
+    saved = saved_for_backward(call, owned, inputs)
+    existing = owned | inputs
+    kept: list[Any] = []
+    if device.type == "cuda":
+        peak, end = cuda_peak_and_end(call, device, kept)
+        ops = profile_forward(call).top_level_ops
+    else:
+        prof = profile_forward(call, kept)
+        peak, end, ops = prof.peak_bytes, prof.end_bytes, prof.top_level_ops
+    output_bytes = new_output_bytes(kept[0], existing)
+    kept.clear()
+    fwd_bwd = forward_backward_peak(call, backward_params, device) if backward_params is not None else None
+    return (
+        Memory(
+            saved_bytes=saved.bytes,
+            saved_storages=saved.storages,
+            saved_param_bytes=saved.param_bytes,
+            saved_input_bytes=saved.input_bytes,
+            retained_bytes=max(0, end - output_bytes),
+            peak_bytes=peak,
+            output_requires_grad=saved.output_requires_grad,
+            peak_forward_backward_bytes=fwd_bwd,
+        ),
+        ops,
+    )
+
+
+def kernel_difference(ops: Sequence[str], baseline_ops: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Top-level ops run here and not by the baseline, and the reverse (header-only ops aside)."""
+    here, base = set(ops) - _HEADER_OPS, set(baseline_ops) - _HEADER_OPS
+    return tuple(o for o in ops if o in here - base), tuple(o for o in baseline_ops if o in base - here)
 
 
 def peak_method(device: str) -> str:
     return CUDA_PEAK_METHOD if device == "cuda" else CPU_PEAK_METHOD
 
 
-# ----------------------------------------------------------------------------- environment
+# ----------------------------------------------------------------------------- the process
+
+
+@dataclass
+class MallocState:
+    pinned: bool
+    mmap_threshold: int | None = None
+    trim_threshold: int | None = None
+    reason: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"pinned": self.pinned}
+        if self.pinned:
+            data.update(mmap_threshold=self.mmap_threshold, trim_threshold=self.trim_threshold)
+        else:
+            data["reason"] = self.reason
+        return data
+
+
+def pin_malloc_thresholds() -> MallocState:
+    """Fix glibc's mmap and trim thresholds for the rest of the process.
+
+    By default glibc raises its mmap threshold when a large mmapped block is freed, so
+    whichever mode runs first decides whether the others' large tensors come from fresh
+    mmapped pages (a page fault per 4 KiB touched, every call) or from reused heap memory:
+    measured on the cnn, about 3,600 faults per call for grad when grad runs first and
+    10,000 for both modes when no_grad does. Pinned, every mode reuses the heap after its
+    first call, whatever the order. Tensors over 32 MiB are still mmapped every call.
+    """
+    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
+        return MallocState(False, reason="not glibc: thresholds left as they are")
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        ok = libc.mallopt(M_MMAP_THRESHOLD, PINNED_MMAP_THRESHOLD) == 1
+        ok = libc.mallopt(M_TRIM_THRESHOLD, PINNED_TRIM_THRESHOLD) == 1 and ok
+    except (OSError, AttributeError) as exc:
+        return MallocState(False, reason=f"mallopt unavailable: {exc}")
+    if not ok:
+        return MallocState(False, reason="mallopt refused the thresholds")
+    return MallocState(True, PINNED_MMAP_THRESHOLD, PINNED_TRIM_THRESHOLD)
+
+
+def unpinned(reason: str) -> MallocState:
+    return MallocState(False, reason=reason)
+
+
+def load_average() -> list[float] | None:
+    try:
+        return [round(v, 2) for v in os.getloadavg()]
+    except (OSError, AttributeError):
+        return None
+
+
+def threads_warning(threads: int) -> str | None:
+    """A warning when the timing threads exceed the cores other processes leave idle."""
+    load = load_average()
+    cores = os.cpu_count() or 1
+    if load is None:
+        return None
+    idle = max(0.0, cores - load[0])
+    if threads <= idle:
+        return None
+    return (
+        f"{threads} torch thread{'s' if threads > 1 else ''} and about {idle:.1f} idle "
+        f"core{'s' if idle != 1 else ''} (load average {load[0]:.2f} on {cores}): the times "
+        "depend on the other processes; the ratios, measured side by side, less so"
+    )
 
 
 def check_device(device: str) -> torch.device:
-    if device == "cuda" and not torch.cuda.is_available():
-        raise BenchInputError("--device cuda asked for, but torch sees no CUDA device here")
     if device not in ("cpu", "cuda"):
         raise BenchInputError(f"unknown device {device!r}: use cpu or cuda")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise BenchInputError("--device cuda asked for, but torch sees no CUDA device here")
     return torch.device(device)
+
+
+def set_threads(threads: int) -> int:
+    if threads < 1:
+        raise BenchInputError(f"--threads must be at least 1, got {threads}")
+    torch.set_num_threads(threads)
+    return torch.get_num_threads()
 
 
 def device_name(device: torch.device) -> str:
@@ -316,164 +488,31 @@ def device_name(device: torch.device) -> str:
     return platform.processor() or platform.machine() or "cpu"
 
 
-def environment(device: torch.device, dtype: str, threads: int, autocast: bool) -> dict[str, Any]:
-    """Where and how the figures were measured."""
-    return {
-        "gradguard_version": gradguard.__version__,
-        "torch_version": torch.__version__,
-        "python_version": platform.python_version(),
-        "platform": platform.platform(),
-        "device": device.type,
-        "device_name": device_name(device),
-        "cpu_count": os.cpu_count() or 0,
-        "threads": threads,
-        "dtype": dtype,
-        "autocast": autocast,
-        "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-    }
+@dataclass
+class Environment:
+    """Where and how the figures were measured; the load is read before and after."""
 
+    device: torch.device
+    dtype: str
+    threads: int
+    autocast: bool
+    malloc: MallocState
+    load_before: list[float] | None = field(default_factory=load_average)
 
-def _first_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
-
-
-# ----------------------------------------------------------------------------- runs
-
-Progress = Callable[[str], None]
-
-
-def _no_progress(_: str) -> None:
-    pass
-
-
-def _set_threads(threads: int | None) -> int:
-    if threads is not None:
-        if threads < 1:
-            raise BenchInputError(f"--threads must be at least 1, got {threads}")
-        torch.set_num_threads(threads)
-    return torch.get_num_threads()
-
-
-def run_model_bench(specs: list[BenchSpec], quick: bool = False, progress: Progress = _no_progress) -> BenchResult:
-    """Measure each spec's model under each of its modes."""
-    if not specs:
-        raise BenchInputError("no model to measure")
-    first = specs[0]
-    device = check_device(first.device)
-    threads = _set_threads(first.threads)
-    dtype = TORCH_DTYPES[first.dtype]
-    autocast = (device.type, dtype) if first.autocast else None
-    if first.autocast and dtype == torch.float32:
-        raise BenchInputError("--autocast needs --dtype bfloat16 or float16")
-    result = BenchResult(
-        kind="model",
-        environment=environment(device, first.dtype, threads, first.autocast),
-        settings={
-            "quick": quick,
-            "min_run_time_s": first.min_run_time,
-            "peak_memory_method": peak_method(device.type),
-            "modes": list(first.modes),
-            "train_mode": False,
-        },
-        results=[],
-    )
-    for spec in specs:
-        torch.manual_seed(0)
-        model, _ = bench_models.load_model(spec.model)
-        model = model.to(device=device, dtype=None if autocast else dtype).eval()
-        x = torch.randn(spec.input_shape, device=device, dtype=torch.float32 if autocast else dtype)
-        try:
-            with torch.no_grad():
-                model_forward("grad", model, x, autocast)()
-        except Exception as exc:
-            raise BenchInputError(
-                f"model {spec.model!r} cannot run on input of shape "
-                f"{','.join(map(str, spec.input_shape))} ({first.dtype}): {_first_line(exc)}"
-            ) from exc
-        n_params, param_bytes = bench_models.count_parameters(model)
-        builtin = bench_models.BUILTIN_MODELS.get(spec.model)
-        result.models.append(
-            ModelInfo(
-                name=spec.model,
-                description=builtin.description if builtin else "user model",
-                input_shape=tuple(spec.input_shape),
-                parameters=n_params,
-                parameter_bytes=param_bytes,
-            )
-        )
-        params = list(model.parameters())
-        owned = {(str(t.device), t.untyped_storage().data_ptr()) for t in [*params, *model.buffers()]}
-        for mode in spec.modes:
-            progress(f"{spec.model}: {mode}")
-            with prepared(mode, params):
-                call = model_forward(mode, model, x, autocast)
-                call()  # warm-up outside any recording
-                saved = saved_for_backward(call, owned)
-                peak = peak_bytes(call, device)
-                time = time_call(call, spec.min_run_time, threads, spec.model, mode)
-            result.results.append(ModeResult(spec.model, mode, time, saved, peak))
-    return result
-
-
-def _micro_operation(op: str) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
-    if op == "mul":
-        return torch.mul
-    if op == "matmul":
-        return torch.matmul
-    raise BenchInputError(f"unknown op {op!r}: use mul or matmul")
-
-
-def micro_steps(spec: MicroSpec) -> int:
-    return len(spec.sizes) * (len(spec.ops) * len(spec.modes) + len(CALL_ONLY_OPS))
-
-
-def run_micro_bench(spec: MicroSpec, quick: bool = False, progress: Progress = _no_progress) -> BenchResult:
-    """Single ops on ``x`` (an activation that requires grad) and ``w`` (a weight).
-
-    ``detach_input`` detaches ``x``; ``frozen`` sets ``w.requires_grad_(False)``. The
-    ``x.detach()`` and ``x.data`` rows time the call alone: it makes a new tensor header on
-    the same storage and does no arithmetic, whatever the size.
-    """
-    device = check_device(spec.device)
-    threads = _set_threads(spec.threads)
-    dtype = TORCH_DTYPES[spec.dtype]
-    if not spec.sizes or any(n < 1 for n in spec.sizes):
-        raise BenchInputError("--sizes must be positive integers")
-    result = BenchResult(
-        kind="micro",
-        environment=environment(device, spec.dtype, threads, False),
-        settings={
-            "quick": quick,
-            "min_run_time_s": spec.min_run_time,
-            "peak_memory_method": peak_method(device.type),
-            "modes": list(spec.modes),
-            "sizes": list(spec.sizes),
-            "ops": list(spec.ops),
-        },
-        results=[],
-    )
-    for size in spec.sizes:
-        torch.manual_seed(0)
-        x = torch.randn(size, size, device=device, dtype=dtype, requires_grad=True)
-        w = torch.randn(size, size, device=device, dtype=dtype, requires_grad=True)
-        for op in spec.ops:
-            fn = _micro_operation(op)
-            for mode in spec.modes:
-                progress(f"{op} {size}x{size}: {mode}")
-                with prepared(mode, [w]):
-                    call = forward_call(mode, fn, (x, w))
-                    call()
-                    saved = saved_for_backward(call)
-                    peak = peak_bytes(call, device)
-                    time = time_call(call, spec.min_run_time, threads, op, mode)
-                result.results.append(ModeResult(op, mode, time, saved, peak, size=size))
-        for stmt in CALL_ONLY_OPS:
-            progress(f"{stmt} {size}x{size}")
-            attr = stmt.split(".", 1)[1].rstrip("()")
-            call = (lambda: x.detach()) if attr == "detach" else (lambda: x.data)  # noqa: B023 (called in this iteration)
-            saved = saved_for_backward(call)
-            peak = peak_bytes(call, device)
-            time = time_stmt(stmt, {"x": x}, spec.min_run_time, threads, stmt)
-            result.results.append(ModeResult(stmt, "call only", time, saved, peak, size=size))
-    return result
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "gradguard_version": __version__,
+            "torch_version": torch.__version__,
+            "python_version": platform.python_version(),
+            "platform": platform.platform(),
+            "device": self.device.type,
+            "device_name": device_name(self.device),
+            "cpu_count": os.cpu_count() or 0,
+            "threads": self.threads,
+            "dtype": self.dtype,
+            "autocast": self.autocast,
+            "malloc": self.malloc.as_dict(),
+            "load_average_before": self.load_before,
+            "load_average_after": load_average(),
+            "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        }

@@ -1,97 +1,80 @@
-"""The gradient-control choices being compared, each as a zero-argument forward call.
+"""The gradient-control choices compared, in one place (no torch: the reports use it too).
 
 Every mode runs the same model on the same input; only the gradient control differs:
 
-- ``grad``: grad enabled, parameters require grad (the baseline a training step pays).
+- ``grad``: grad enabled, parameters require grad (what the forward of a training step pays).
 - ``no_grad``: the forward inside ``torch.no_grad()``.
 - ``inference_mode``: the forward inside ``torch.inference_mode()``.
-- ``detach_input``: grad enabled, only the input detached. The parameters still require
-  grad, so the graph is built and activations are saved exactly as in ``grad``.
-- ``frozen``: grad enabled, every parameter ``requires_grad_(False)``. With an input that
-  does not require grad nothing is recorded at all.
+- ``detach_input``: grad enabled, every input tensor detached. The parameters still require
+  grad, so the graph is built and activations are saved as in ``grad``.
+- ``frozen``: grad enabled, every parameter ``requires_grad_(False)``. With inputs that do
+  not require grad nothing is recorded at all.
+
+How a mode is applied to a torch call lives in ``calls`` (torch); this module only says what
+each mode is, so that the results and the reports can be read without torch.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator
+import enum
+from collections.abc import Iterable
 
-import torch
-from torch import nn
 
-MODE_DESCRIPTIONS = {
-    "grad": "grad enabled, parameters require grad (baseline)",
-    "no_grad": "forward inside torch.no_grad()",
-    "inference_mode": "forward inside torch.inference_mode()",
-    "detach_input": "grad enabled, input.detach(); parameters still require grad",
-    "frozen": "grad enabled, all parameters requires_grad_(False)",
+class Mode(str, enum.Enum):
+    """One gradient-control choice; the value is the name used on the command line and in JSON."""
+
+    GRAD = "grad"
+    NO_GRAD = "no_grad"
+    INFERENCE_MODE = "inference_mode"
+    DETACH_INPUT = "detach_input"
+    FROZEN = "frozen"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def description(self) -> str:
+        return _DESCRIPTIONS[self]
+
+    @property
+    def grad_context(self) -> str:
+        """Name of the ``torch`` context manager the call runs under."""
+        return {Mode.NO_GRAD: "no_grad", Mode.INFERENCE_MODE: "inference_mode"}.get(self, "enable_grad")
+
+    @property
+    def detaches_inputs(self) -> bool:
+        return self is Mode.DETACH_INPUT
+
+    @property
+    def freezes_parameters(self) -> bool:
+        return self is Mode.FROZEN
+
+
+_DESCRIPTIONS = {
+    Mode.GRAD: "grad enabled, parameters require grad (baseline)",
+    Mode.NO_GRAD: "forward inside torch.no_grad()",
+    Mode.INFERENCE_MODE: "forward inside torch.inference_mode()",
+    Mode.DETACH_INPUT: "grad enabled, inputs detached; parameters still require grad",
+    Mode.FROZEN: "grad enabled, all parameters requires_grad_(False)",
 }
 
-_GRAD_CONTEXTS: dict[str, Callable[[], contextlib.AbstractContextManager]] = {
-    "grad": torch.enable_grad,
-    "no_grad": torch.no_grad,
-    "inference_mode": torch.inference_mode,
-    "detach_input": torch.enable_grad,
-    "frozen": torch.enable_grad,
-}
+#: Every mode, in the order tables list them.
+ALL_MODES: tuple[Mode, ...] = tuple(Mode)
+#: The mode every ratio is taken against.
+BASELINE = Mode.GRAD
 
 
-@contextlib.contextmanager
-def frozen_parameters(params: list[torch.Tensor]) -> Iterator[None]:
-    """Set ``requires_grad=False`` on ``params`` for the block, then restore each flag."""
-    flags = [p.requires_grad for p in params]
-    try:
-        for p in params:
-            p.requires_grad_(False)
-        yield
-    finally:
-        for p, flag in zip(params, flags):
-            p.requires_grad_(flag)
+class UnknownModeError(ValueError):
+    pass
 
 
-@contextlib.contextmanager
-def prepared(mode: str, params: list[torch.Tensor]) -> Iterator[None]:
-    """State a mode needs around all its calls (only ``frozen`` needs any)."""
-    if mode == "frozen":
-        with frozen_parameters(params):
-            yield
-    else:
-        yield
-
-
-def forward_call(
-    mode: str,
-    fn: Callable[..., torch.Tensor],
-    args: tuple[torch.Tensor, ...],
-    autocast: tuple[str, torch.dtype] | None = None,
-) -> Callable[[], torch.Tensor]:
-    """A zero-argument call running ``fn(*args)`` under ``mode``.
-
-    ``detach_input`` detaches the first argument (the input) inside the call, so its cost is
-    part of what is timed. Run it inside ``prepared(mode, ...)``.
-    """
-    grad_context = _GRAD_CONTEXTS[mode]
-    detach_first = mode == "detach_input"
-
-    def autocast_context() -> contextlib.AbstractContextManager:
-        if autocast is None:
-            return contextlib.nullcontext()
-        return torch.autocast(device_type=autocast[0], dtype=autocast[1])
-
-    def call() -> torch.Tensor:
-        with grad_context(), autocast_context():
-            if detach_first:
-                return fn(args[0].detach(), *args[1:])
-            return fn(*args)
-
-    return call
-
-
-def model_forward(
-    mode: str,
-    model: nn.Module,
-    x: torch.Tensor,
-    autocast: tuple[str, torch.dtype] | None = None,
-) -> Callable[[], torch.Tensor]:
-    """``forward_call`` for a model on one input."""
-    return forward_call(mode, model, (x,), autocast)
+def parse_modes(values: Iterable[str]) -> tuple[Mode, ...]:
+    """Names (space or comma separated, repeats dropped) to modes, in the order given."""
+    names = [item.strip() for value in values for item in value.split(",") if item.strip()]
+    modes = []
+    for name in names:
+        try:
+            modes.append(Mode(name))
+        except ValueError:
+            raise UnknownModeError(f"unknown {name!r}, choose from {', '.join(m.value for m in Mode)}") from None
+    return tuple(dict.fromkeys(modes))

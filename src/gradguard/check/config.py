@@ -3,12 +3,13 @@ merged with a front end's options into one resolved ``Config``."""
 
 from __future__ import annotations
 
-import fnmatch
 import os
+import re
 import sys
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -93,6 +94,9 @@ class Config:
     jobs: int = 1  # worker processes; the command line defaults to the machine's CPUs
     cache: bool = False  # use the result cache (the command line turns it on)
     cache_dir: Optional[Path] = None  # default: .gradguard_cache beside the configuration
+    respect_gitignore: bool = True  # skip what .gitignore, .ignore and .git/info/exclude ignore
+    ignore_noqa: bool = False  # report the findings that noqa comments suppress
+    add_noqa: bool = False  # write a noqa comment for every finding (--add-noqa)
 
     @property
     def rule_codes(self) -> tuple[str, ...]:
@@ -107,7 +111,7 @@ class Config:
         rel = _relative(path, self.root)
         codes: list[str] = []
         for pattern, ignored in self.per_file_ignores:
-            if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(os.path.basename(rel), pattern):
+            if glob_match(pattern, rel) or glob_match(pattern, os.path.basename(rel)):
                 codes.extend(ignored)
         return codes
 
@@ -115,7 +119,8 @@ class Config:
         """Whether a file or directory met while walking is excluded.
 
         A pattern without a slash matches the entry's own name (``build``, ``*_pb2.py``); one
-        with a slash matches its path relative to the configuration's folder.
+        with a slash matches its path relative to the configuration's folder, where ``**``
+        stands for zero or more folders (``glob_match``).
         """
         name = os.path.basename(path.rstrip(os.sep))
         rel = None
@@ -124,9 +129,9 @@ class Config:
             if "/" in pattern:
                 if rel is None:
                     rel = _relative(path, self.root)
-                if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel, pattern + "/*"):
+                if glob_match(pattern, rel) or glob_match(pattern + "/**", rel):
                     return True
-            elif fnmatch.fnmatch(name, pattern):
+            elif glob_match(pattern, name):
                 return True
         return False
 
@@ -136,6 +141,56 @@ class Config:
             return True
         parts = Path(_relative(path, self.root)).parts[:-1]
         return any(self.is_excluded(os.path.join(str(self.root), *parts[: i + 1])) for i in range(len(parts)))
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """The index of the ``]`` closing the character class opened at ``start``, or -1."""
+    j = start + 1
+    if j < len(pattern) and pattern[j] == "!":
+        j += 1
+    if j < len(pattern) and pattern[j] == "]":
+        j += 1
+    return pattern.find("]", j)
+
+
+@lru_cache(maxsize=1024)
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    out = []
+    i, n = 0, len(pattern)
+    while i < n:
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")  # zero or more folders
+            i += 3
+        elif pattern.startswith("/**", i) and i + 3 == n:
+            out.append("(?:/.*)?")  # the folder itself or anything below it
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append(".*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append(".")
+            i += 1
+        elif pattern[i] == "[" and _class_end(pattern, i) > 0:
+            end = _class_end(pattern, i)
+            body = pattern[i + 1 : end]
+            if body.startswith("!"):
+                body = "^" + body[1:]
+            out.append("[" + body.replace("\\", "\\\\") + "]")
+            i = end + 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z", re.S)
+
+
+def glob_match(pattern: str, path: str) -> bool:
+    """fnmatch's glob (``*`` and ``?`` match any character, ``/`` included; ``[...]``), where
+    ``**/`` also matches no folder at all and a final ``/**`` also the folder itself, as in
+    git and ruff: ``tests/**/*.py`` matches ``tests/test_a.py``."""
+    return _glob_regex(pattern).match(path) is not None
 
 
 def resolve(
@@ -153,6 +208,10 @@ def resolve(
     jobs: int = 1,
     cache: bool = False,
     cache_dir: Optional[Path] = None,
+    extend_exclude: Sequence[str] = (),
+    respect_gitignore: bool = True,
+    ignore_noqa: bool = False,
+    add_noqa: bool = False,
 ) -> Config:
     """The run's configuration: the file's settings, overridden by the front end's options.
 
@@ -166,10 +225,16 @@ def resolve(
     cli_select = list(select or [])
     all_ignore = list(ignore) + [c for c in file.ignore if c not in cli_select]
     extend = list(file.extend_select) + list(extend_select)
+    if file.path is not None:
+        # A code the file names that no rule has is the file's error: say which file.
+        try:
+            select_rules(catalogue, file.select, file.ignore, file.extend_select)
+        except ConfigError as exc:
+            raise ConfigError(f"{file.path}: [tool.gradguard] {exc}") from None
     rules = select_rules(catalogue, chosen_select, all_ignore, extend)
     return Config(
         rules=tuple(rules),
-        exclude=file.exclude,
+        exclude=file.exclude + tuple(extend_exclude),
         per_file_ignores=file.per_file_ignores,
         require_torch_import=file.require_torch_import and not all_files,
         force_exclude=force_exclude,
@@ -181,6 +246,9 @@ def resolve(
         jobs=jobs,
         cache=cache,
         cache_dir=cache_dir,
+        respect_gitignore=respect_gitignore,
+        ignore_noqa=ignore_noqa,
+        add_noqa=add_noqa,
     )
 
 
@@ -250,6 +318,53 @@ def read_config_file(start: Path, config_path: Optional[Path] = None) -> ConfigF
         per_file_ignores=tuple((k, tuple(_codes(v, f"per-file-ignores.{k}", path))) for k, v in pfi.items()),
         require_torch_import=rti,
     )
+
+
+class ConfigResolver:
+    """The configuration of each file: ``[tool.gradguard]`` of the nearest pyproject.toml
+    above it (or of one given file), resolved by ``build`` with the front end's options.
+
+    One ``Config`` per pyproject.toml, built on first use; with ``reload`` (a long-running
+    server) a pyproject.toml whose modification time changed is read again.
+    """
+
+    def __init__(self, build: Callable[[ConfigFile], Config], config_path: Optional[Path] = None, reload: bool = False):
+        self.build = build
+        self.config_path = config_path
+        self.reload = reload
+        self._nearest: dict[str, Optional[Path]] = {}  # folder -> its nearest pyproject.toml
+        self._configs: dict[Optional[Path], tuple[Optional[int], Config]] = {}
+
+    def _pyproject(self, folder: Path) -> Optional[Path]:
+        if self.config_path is not None:
+            return self.config_path
+        key = str(folder)
+        if self.reload or key not in self._nearest:
+            self._nearest[key] = find_pyproject(folder)
+        return self._nearest[key]
+
+    def for_path(self, path: Path) -> Config:
+        """The configuration of a file (or of the files in a folder). Raises ConfigError."""
+        absolute = Path(os.path.abspath(path))
+        folder = absolute if absolute.is_dir() else absolute.parent
+        pyproject = self._pyproject(folder)
+        stamp = None
+        if self.reload and pyproject is not None:
+            try:
+                stamp = pyproject.stat().st_mtime_ns
+            except OSError:
+                stamp = -1
+        known = self._configs.get(pyproject)
+        if known is not None and known[0] == stamp:
+            return known[1]
+        file = read_config_file(folder, pyproject) if pyproject is not None else ConfigFile()
+        config = self.build(file)
+        self._configs[pyproject] = (stamp, config)
+        return config
+
+    def configs(self) -> list[Config]:
+        """Every configuration built so far."""
+        return [config for _, config in self._configs.values()]
 
 
 def select_rules(

@@ -7,7 +7,7 @@ import os
 import stat
 import tempfile
 import warnings
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Optional, Sequence
 
 from gradguard.check.model import Diagnostic, Edit, Fix
 
@@ -38,6 +38,13 @@ def apply_edits(text: str, fixes: list[Fix]) -> tuple[str, int]:
     for edit in sorted(set(edits), key=lambda e: (e.start, e.end), reverse=True):
         text = text[: edit.start] + edit.content + text[edit.end :]
     return text, applied
+
+
+def apply_text_edits(text: str, edits: Sequence[Edit]) -> str:
+    """Apply non-overlapping edits (offsets into ``text``)."""
+    for e in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+        text = text[: e.start] + e.content + text[e.end :]
+    return text
 
 
 def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:

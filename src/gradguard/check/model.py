@@ -31,6 +31,17 @@ class FixAvailability(str, Enum):
         return {"none": "no fix", "sometimes": "fix sometimes available"}.get(self.value, f"{self.value} fix")
 
 
+class Severity(str, Enum):
+    """How bad a rule's findings are (rule metadata): what an editor shows and SARIF's level.
+
+    ``ERROR``: the code always raises, or silently computes wrong gradients. ``WARNING``:
+    wasted time or memory, or a legacy API that still works.
+    """
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
 PROJECT_URL = "https://github.com/gradguard/gradguard"
 # Where each rule is documented (docs/rules.md, rendered from the rule modules).
 DOCS_URL = PROJECT_URL + "/blob/main/docs/rules.md#{code}"

@@ -7,6 +7,7 @@ import bisect
 import codecs
 import io
 import re
+import sys
 import tokenize
 import warnings
 from dataclasses import dataclass, field
@@ -117,16 +118,48 @@ class SourceText:
         return line[: len(line) - len(line.lstrip(" \t"))]
 
 
+# Syntax a newer Python accepts: (the start of the line the error is on, what it is, the
+# version that brought it). Compiled on the first syntax error.
+_NEWER_SYNTAX = (
+    (r"[ \t]*type[ \t]+\w+[ \t]*[=\[]", "`type` statements", (3, 12)),
+    (r"[ \t]*(?:async[ \t]+)?def[ \t]+\w+[ \t]*\[[^\]]*=", "type parameter defaults (PEP 696)", (3, 13)),
+    (r"[ \t]*class[ \t]+\w+[ \t]*\[[^\]]*=", "type parameter defaults (PEP 696)", (3, 13)),
+    (r"[ \t]*(?:async[ \t]+)?def[ \t]+\w+[ \t]*\[", "generic functions (PEP 695)", (3, 12)),
+    (r"[ \t]*class[ \t]+\w+[ \t]*\[", "generic classes (PEP 695)", (3, 12)),
+    (r"[ \t]*except[ \t]*\*", "`except*`", (3, 11)),
+    (r"[ \t]*except[ \t]+[^(\s:][^:]*,[^:]*:", "`except` without parentheses (PEP 758)", (3, 14)),
+)
+
+
+def newer_syntax(line: str) -> Optional[str]:
+    """What newer Python a line's syntax needs, when the running one is older: "`type`
+    statements need Python 3.12; this is Python 3.11"."""
+    running = sys.version_info[:2]
+    for pattern, what, version in _NEWER_SYNTAX:
+        if running < version and re.match(pattern, line):
+            return f"{what} need Python {version[0]}.{version[1]}; gradguard runs on Python {running[0]}.{running[1]}"
+    return None
+
+
 def parse(text: str, filename: str) -> ast.Module:
-    """Parse text into an AST, turning every parser failure into a SourceError."""
+    """Parse text into an AST, turning every parser failure into a SourceError.
+
+    The parser is given no file name: for a file name that exists, CPython reads the error's
+    line from the disk to place the column, which is wrong for any text that is not the
+    file's UTF-8 bytes (a latin-1 file, a notebook cell, an editor's buffer).
+    """
     try:
         with warnings.catch_warnings():
             # SyntaxWarnings ("'int' object is not callable") are the user's compiler's business.
             warnings.simplefilter("ignore")
-            return ast.parse(text, filename=filename, type_comments=False)
+            return ast.parse(text, filename="<gradguard>", type_comments=False)
     except SyntaxError as exc:
         msg = exc.msg or "invalid syntax"
-        raise SourceError(f"SyntaxError: {msg}", exc.lineno or 1, exc.offset or 1) from None
+        row = exc.lineno or 1
+        source = SourceText(text)
+        if 1 <= row <= len(source.line_starts):
+            msg = newer_syntax(source.line(row)) or msg
+        raise SourceError(f"SyntaxError: {msg}", row, exc.offset or 1) from None
     except MemoryError:
         # What CPython's parser raises when its own stack runs out (deeply nested code).
         raise SourceError("cannot parse: nested too deeply for the parser (MemoryError)") from None

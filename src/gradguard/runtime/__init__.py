@@ -21,10 +21,10 @@ _WHERE = {
     "LeakMonitor": ".leaks",
     "assert_no_graph": ".leaks",
     "no_graph_leak": ".leaks",
-    "GraphStats": ".report",
-    "TensorReport": ".report",
-    "explain": ".report",
-    "graph_stats": ".report",
+    "GraphStats": ".introspect",
+    "TensorReport": ".introspect",
+    "explain": ".introspect",
+    "graph_stats": ".introspect",
     "SavedTensorGuard": ".saved",
 }
 

@@ -13,19 +13,17 @@ from typing import Callable
 import torch
 from torch import nn
 
+from gradguard.common.text import first_line as _first_line, format_bytes
+
 from .errors import SilentMutationError
 from .inference import find_inference_tensors
+from .introspect import graph_stats
 from .leaks import LeakMonitor
-from .report import format_bytes, graph_stats
 from .saved import SavedTensorGuard
 
 
 def _fmt(t: torch.Tensor) -> str:
     return "[" + ", ".join(f"{v:.2f}" for v in t.detach().flatten().tolist()) + "]"
-
-
-def _first_line(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
 
 
 def _error_of(fn: Callable[[], object]) -> str:
@@ -384,20 +382,291 @@ def demo_gg503() -> str:
     )
 
 
+def demo_gg105() -> str:
+    x, y = torch.randn(4, 3), torch.randint(0, 3, (4,))
+    loss = nn.functional.cross_entropy(nn.Linear(3, 3)(x), y)
+    return "\n".join(
+        [
+            f"loss = criterion(model(x), y) is a 0-dim tensor (shape {tuple(loss.shape)}):",
+            f"  loss.data[0]: {_error_of(lambda: loss.data[0])}",
+            f"  loss[0]:      {_error_of(lambda: loss[0])}",
+            f"  loss.item():  {loss.item():.4f}  (a Python float: the fix)",
+        ]
+    )
+
+
+def demo_gg106() -> str:
+    def backward_with(keyword: str) -> str:
+        w = nn.Parameter(torch.ones(3))
+        loss = (w * w).sum()
+        error = _error_of(lambda: loss.backward(**{keyword: True}))
+        if error != "no error":
+            return error
+        loss.backward()  # the graph was kept: a second backward works
+        return f"works, graph kept for a second backward (w.grad = {_fmt(w.grad)})"
+
+    return "\n".join(
+        [
+            "loss.backward(retain_variables=True), a keyword removed from PyTorch:",
+            f"  {backward_with('retain_variables')}",
+            f"  retain_graph=True: {backward_with('retain_graph')}",
+        ]
+    )
+
+
+def demo_gg107() -> str:
+    torch.manual_seed(0)
+    block = nn.Sequential(nn.Linear(3, 3), nn.Tanh(), nn.Linear(3, 2))
+    seen: dict[str, list] = {"old": [], "full": []}
+
+    class TwoOps(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.block = block
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.block(x) * 2  # more than one operation: the last one is `* 2`
+
+    model = TwoOps()
+    x = torch.randn(4, 3, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        handle = model.register_backward_hook(lambda m, gin, gout: seen["old"].append(gin))
+        model(x).sum().backward()
+        handle.remove()
+    fresh = TwoOps()  # a module cannot carry both kinds of hook
+    handle = fresh.register_full_backward_hook(lambda m, gin, gout: seen["full"].append(gin))
+    fresh(x).sum().backward()
+    handle.remove()
+    old = [tuple(g.shape) if g is not None else None for g in seen["old"][0]]
+    full = [tuple(g.shape) if g is not None else None for g in seen["full"][0]]
+    same = len(old) == len(full) and all(
+        a is not None and b is not None and a.shape == b.shape and torch.equal(a, b)
+        for a, b in zip(seen["old"][0], seen["full"][0])
+    )
+    return "\n".join(
+        [
+            "A module whose forward is `block(x) * 2`, input x of shape (4, 3):",
+            f"  register_backward_hook:      grad_input shapes {old}  (the last operation's inputs)",
+            f"  register_full_backward_hook: grad_input shapes {full}  (the module's input x)",
+            f"  the same gradients: {same}",
+        ]
+    )
+
+
+def _gan_generator_grad(detach: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    torch.manual_seed(0)
+    G, D = nn.Linear(2, 2), nn.Linear(2, 1)
+    fake = G(torch.randn(4, 2))
+    d_loss = D(fake.detach() if detach else fake).mean()
+    d_loss.backward()  # the discriminator's update
+    return G.weight.grad, D.weight.grad
+
+
+def demo_gg207() -> str:
+    g_undetached, _ = _gan_generator_grad(detach=False)
+    g_detached, _ = _gan_generator_grad(detach=True)
+    return "\n".join(
+        [
+            "Discriminator step: d_loss = D(fake).mean(); d_loss.backward(), fake = G(z):",
+            f"  D(fake):          G.weight.grad = {_fmt(g_undetached)}",
+            "                    (D's loss reached G, and a backward ran through G)",
+            f"  D(fake.detach()): G.weight.grad = {g_detached}",
+            "Unless G's gradients are zeroed before G's own step, G is updated with D's gradients too.",
+        ]
+    )
+
+
+def _gan_step(step_between: bool) -> str:
+    torch.manual_seed(0)
+    G, D = nn.Linear(2, 2), nn.Linear(2, 1)
+    opt_d = torch.optim.SGD(D.parameters(), lr=0.1)
+    out = D(G(torch.randn(4, 2)))
+
+    def run() -> None:
+        out.mean().backward(retain_graph=True)  # D's loss
+        if step_between:
+            opt_d.step()
+        (-out).exp().mean().backward()  # G's loss through the same graph
+        if not step_between:
+            opt_d.step()
+
+    error = _error_of(run)
+    return error if error != "no error" else f"works (G.weight.grad = {_fmt(G.weight.grad)})"
+
+
+def demo_gg208() -> str:
+    return "\n".join(
+        [
+            "out = D(G(z)); D's backward(retain_graph=True), then G's backward through the same graph:",
+            f"  opt_d.step() between the two: {_gan_step(True)}",
+            f"  both backward before the step: {_gan_step(False)}",
+        ]
+    )
+
+
+def _train_two_steps(zero: bool) -> list[float]:
+    w = nn.Parameter(torch.tensor([1.0]))
+    opt = torch.optim.SGD([w], lr=0.0)  # lr 0: the gradient alone, step after step
+    grads = []
+    for _ in range(2):
+        if zero:
+            opt.zero_grad()
+        (w * 3).sum().backward()
+        grads.append(w.grad.item())
+        opt.step()
+    return grads
+
+
+def demo_gg303() -> str:
+    without = _train_two_steps(zero=False)
+    with_zero = _train_two_steps(zero=True)
+    from .session import Session
+
+    session = Session(saved=False, leaks=False)
+    with session:
+        _train_two_steps(zero=False)
+    found = [f.code for f in session.all_findings()]
+    return "\n".join(
+        [
+            "loss = 3 * w; loss.backward(); opt.step() twice (d loss / dw = 3):",
+            f"  without zero_grad():       w.grad = {without[0]:.0f}, then {without[1]:.0f}  (accumulated)",
+            f"  opt.zero_grad() each step: w.grad = {with_zero[0]:.0f}, then {with_zero[1]:.0f}",
+            f"  under `gradguard run`: {', '.join(found) or 'nothing reported'}",
+        ]
+    )
+
+
+def demo_gg403() -> str:
+    w = torch.randn(3, requires_grad=True).to(torch.float64)
+    (w * 2).sum().backward()
+    leaf = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    (leaf * 2).sum().backward()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        grad_of_moved = w.grad
+    return "\n".join(
+        [
+            "w = torch.randn(3, requires_grad=True).to(torch.float64):",
+            f"  w.is_leaf = {w.is_leaf}, after backward w.grad = {grad_of_moved}",
+            f"  torch.optim.SGD([w]): {_error_of(lambda: torch.optim.SGD([w], lr=0.1))}",
+            "w = torch.randn(3, dtype=torch.float64, requires_grad=True) (made where it is used):",
+            f"  w.is_leaf = {leaf.is_leaf}, w.grad = {_fmt(leaf.grad)}",
+        ]
+    )
+
+
+def demo_gg404() -> str:
+    lr = 0.1
+    w = torch.ones(2, requires_grad=True)
+    (w * 3).sum().backward()
+
+    def inplace_outside() -> None:
+        nonlocal w
+        w -= lr * w.grad
+
+    error = _error_of(inplace_outside)
+    w2 = torch.ones(2, requires_grad=True)
+    (w2 * 3).sum().backward()
+    w2 = w2 - lr * w2.grad  # a new non-leaf tensor
+    (w2 * 3).sum().backward()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        next_grad = w2.grad
+    w3 = torch.ones(2, requires_grad=True)
+    for _ in range(2):
+        (w3 * 3).sum().backward()
+        with torch.no_grad():
+            w3 -= lr * w3.grad
+        w3.grad = None
+    return "\n".join(
+        [
+            "A hand-written SGD step on a leaf w that requires grad (d loss / dw = 3, lr 0.1):",
+            f"  w -= lr * w.grad (outside no_grad): {error}",
+            f"  w = w - lr * w.grad: w.is_leaf = {w2.is_leaf}, the next step's w.grad = {next_grad}  (training stops)",
+            f"  with torch.no_grad(): w -= lr * w.grad: two steps give w = {_fmt(w3)}",
+        ]
+    )
+
+
+def demo_gg209() -> str:
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.5), nn.Linear(8, 2))
+    x = torch.randn(4, 8)
+    with torch.no_grad():
+        first, second = model(x), model(x)
+    model.eval()
+    with torch.no_grad():
+        third, fourth = model(x), model(x)
+    return "\n".join(
+        [
+            "A model with Dropout, the same batch twice under torch.no_grad():",
+            f"  without model.eval(): outputs equal: {torch.equal(first, second)}  (dropout still drops)",
+            f"  after model.eval():   outputs equal: {torch.equal(third, fourth)}",
+        ]
+    )
+
+
+def _consumer_grad_modes(decorated: bool) -> list[bool]:
+    if decorated:
+
+        @torch.no_grad()
+        def batches():  # type: ignore[no-untyped-def]
+            for i in range(2):
+                yield torch.full((2,), float(i))
+
+    else:
+
+        def batches():  # type: ignore[no-untyped-def]
+            with torch.no_grad():
+                for i in range(2):
+                    yield torch.full((2,), float(i))
+
+    modes = []
+    before = torch.is_grad_enabled()
+    try:
+        for _ in batches():
+            modes.append(torch.is_grad_enabled())
+    finally:
+        torch.set_grad_enabled(before)
+    return modes
+
+
+def demo_gg210() -> str:
+    return "\n".join(
+        [
+            "A generator that yields batches; what the consumer's loop sees (torch.is_grad_enabled()):",
+            f"  `with torch.no_grad():` around the yield: {_consumer_grad_modes(False)}",
+            "    (the consumer trains without grad)",
+            f"  @torch.no_grad() on the generator function: {_consumer_grad_modes(True)}",
+        ]
+    )
+
+
 _DEMOS: dict[str, Callable[[], str]] = {
     "GG101": demo_gg101,
     "GG102": demo_gg102,
     "GG103": demo_gg103,
     "GG104": demo_gg104,
+    "GG105": demo_gg105,
+    "GG106": demo_gg106,
+    "GG107": demo_gg107,
     "GG201": demo_gg201,
     "GG202": demo_gg202,
     "GG204": demo_gg204,
     "GG205": demo_gg205,
     "GG206": demo_gg206,
+    "GG207": demo_gg207,
+    "GG208": demo_gg208,
+    "GG209": demo_gg209,
+    "GG210": demo_gg210,
     "GG301": demo_gg301,
     "GG302": demo_gg302,
+    "GG303": demo_gg303,
     "GG401": demo_gg401,
     "GG402": demo_gg402,
+    "GG403": demo_gg403,
+    "GG404": demo_gg404,
     "GG501": demo_gg501,
     "GG502": demo_gg502,
     "GG503": demo_gg503,

@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import dis
 import functools
 import gc
 import re
+import sys
+import types
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, TypeVar
 
 import torch
 
-from ._hooks import HookRegistration, Packed
-from ._sites import _TORCH_DIR, user_site
+from gradguard.common.text import format_bytes
+
+from . import sites
 from .errors import GraphLeakError, GraphLeakWarning
-from .report import format_bytes, walk_graph
+from .hooks import HookRegistration, PackRecord
+from .introspect import walk_graph
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -61,28 +67,35 @@ def _anomaly_site(grad_fn: Any) -> str | None:
     text = "".join(trace) if isinstance(trace, (list, tuple)) else str(trace)
     site = None
     for filename, line in _TRACEBACK_LINE.findall(text):
-        if not filename.startswith(_TORCH_DIR) and "gradguard" not in filename:
+        if not filename.startswith(sites.TORCH_DIR) and "gradguard" not in filename:
             site = f"{filename}:{line}"
     return site
 
 
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 graph node``, ``3 graph nodes``."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
 def assert_no_graph(obj: Any, name: str = "value") -> None:
     """Raise GraphLeakError listing every tensor inside ``obj`` that still carries a graph."""
+    __tracebackhide__ = True
     offenders = []
     for path, t in _tensors_with_paths(obj, name, set()):
         if t.grad_fn is None:
             continue
-        stats, sites = walk_graph(t.grad_fn)
-        made_at = sites[0] if sites else _anomaly_site(t.grad_fn)
+        stats, found = walk_graph(t.grad_fn)
+        made_at = sites.format_site(found[0], with_library=True) if found else _anomaly_site(t.grad_fn)
         where = f", made at {made_at}" if made_at else ""
         offenders.append(
-            f"  {path}: grad_fn={type(t.grad_fn).__name__}, {stats.nodes} nodes, "
+            f"  {path}: grad_fn={type(t.grad_fn).__name__}, {plural(stats.nodes, 'node')}, "
             f"{format_bytes(stats.saved_bytes)} saved{where}"
         )
     if offenders:
+        verb = "still carries" if len(offenders) == 1 else "still carry"
         raise GraphLeakError(
-            f"{ASSERT_NO_GRAPH_CODE} graph leak: {len(offenders)} tensor(s) still carry an "
-            f"autograd graph (checked at {user_site(2)}):\n"
+            f"{ASSERT_NO_GRAPH_CODE} graph leak: {plural(len(offenders), 'tensor')} {verb} an "
+            f"autograd graph (checked at {sites.user_site(2)}):\n"
             + "\n".join(offenders)
             + "\nUse .item() for numbers, .detach() for tensors kept, or compute under "
             "torch.no_grad()."
@@ -94,6 +107,7 @@ def no_graph_leak(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True
         result = func(*args, **kwargs)
         assert_no_graph(result, name=f"{func.__qualname__}()")
         return result
@@ -123,12 +137,22 @@ class _StorageEntry:
         self.step = step
 
 
+class _Held:
+    """One monitor's state for one saved tensor."""
+
+    __slots__ = ("key", "step")
+
+    def __init__(self, key: Any, step: int) -> None:
+        self.key = key
+        self.step = step
+
+
 class _NodeToken:
     """Lives in a graph node's ``metadata`` dict: its death tells the monitor the node died."""
 
     __slots__ = ("monitor", "step", "site")
 
-    def __init__(self, monitor: "LeakMonitor", step: int, site: str) -> None:
+    def __init__(self, monitor: "LeakMonitor", step: int, site: Any) -> None:
         self.monitor = monitor
         self.step = step
         self.site = site
@@ -137,51 +161,77 @@ class _NodeToken:
         self.monitor._node_released(self)
 
 
+@dataclass(frozen=True)
+class LeakReport:
+    """What a LeakMonitor found when it complained (also the text of its warning)."""
+
+    step: int
+    retained_bytes: int
+    retained_nodes: int
+    retained_saved_tensors: int
+    growths: int
+    window: int
+    oldest_step: int
+    site: Any
+    holders: tuple
+    message: str
+    code: str = "GG301"
+
+
 class LeakMonitor:
     """Context manager for loops: warn (GG301) when graph memory outlives its steps.
 
-    Call ``step()`` once per iteration. Every tensor autograd saves while the monitor is
-    active is accounted to the step that saved it (each storage once) until its graph is
-    freed. Graphs from steps older than ``grace`` steps are *retained*; when the retained
-    bytes grow at ``patience`` consecutive steps, the monitor warns with
-    GraphLeakWarning, or raises GraphLeakError with ``strict=True``.
+    Call ``step()`` once per iteration (``gradguard run`` calls it for you at each optimizer
+    step). Every tensor autograd saves while the monitor is active is accounted to the step that
+    saved it (each storage once) until its graph is freed. Graphs from steps older than ``grace``
+    steps are *retained*. When the retained bytes or nodes have grown at ``patience`` of the last
+    ``window`` steps (not necessarily consecutive: a leak that grows every second or third step,
+    or one that comes back every epoch, counts too), the monitor warns with GraphLeakWarning, or
+    raises GraphLeakError with ``strict=True``; ``on_leak`` receives the LeakReport instead.
+    The report names what holds the leaked graph (a list, a local, an attribute), found through
+    the garbage collector.
     """
 
     def __init__(
         self,
         *,
         patience: int = 3,
+        window: int = 100,
         grace: int = 1,
         strict: bool = False,
         min_bytes: int = 0,
+        on_leak: Callable[[LeakReport], None] | None = None,
     ) -> None:
-        if patience < 1 or grace < 0:
-            raise ValueError("patience must be >= 1 and grace >= 0")
+        if patience < 1 or grace < 0 or window < 1:
+            raise ValueError("patience and window must be >= 1 and grace >= 0")
         self.patience = patience
+        self.window = max(window, patience)
         self.grace = grace
         self.strict = strict
         self.min_bytes = min_bytes
+        self.on_leak = on_leak
         self._registration = HookRegistration(self)
         self._step = 0
         self._storages: dict[Any, _StorageEntry] = {}
         self._bytes_by_step: dict[int, int] = {}
         self._tensors_by_step: dict[int, int] = {}
-        self._sites_by_step: dict[int, dict[str, int]] = {}
+        self._sites_by_step: dict[int, dict[Any, int]] = {}
         self._nodes_by_step: dict[int, int] = {}
-        self._node_sites_by_step: dict[int, dict[str, int]] = {}
+        self._node_sites_by_step: dict[int, dict[Any, int]] = {}
         self._token_key = f"gradguard.LeakMonitor.{id(self)}"
         self._figures: list[StepFigures] = []
-        self._growing = 0
+        self._growth_steps: collections.deque = collections.deque()
         self._warned = False
+        self.leak: LeakReport | None = None
 
-    # -- bookkeeping, called from the shared hooks (hot path: plain dicts only) ----------
-    def _on_pack(self, packed: Packed, tensor: torch.Tensor) -> None:
+    # -- consumer protocol (hot path: plain dicts only) ------------------------------------
+    def on_pack(self, tensor: torch.Tensor, record: PackRecord) -> _Held:
         try:
             storage = tensor.untyped_storage()
             key: Any = storage.data_ptr()
             nbytes = storage.nbytes()
         except (RuntimeError, NotImplementedError):
-            key, nbytes = ("tensor", id(packed)), tensor.element_size() * tensor.numel()
+            key, nbytes = ("tensor", id(record)), tensor.element_size() * tensor.numel()
         step = self._step
         entry = self._storages.get(key)
         if entry is None:
@@ -190,27 +240,60 @@ class LeakMonitor:
         entry.count += 1
         tensors = self._tensors_by_step
         tensors[step] = tensors.get(step, 0) + 1
-        sites = self._sites_by_step.get(step)
-        if sites is None:
-            sites = self._sites_by_step[step] = {}
-        site = packed.site
-        sites[site] = sites.get(site, 0) + 1
-        packed.monitors += (self,)
-        packed.key = key
-        packed.step = step
+        site_counts = self._sites_by_step.get(step)
+        if site_counts is None:
+            site_counts = self._sites_by_step[step] = {}
+        site = record.site
+        site_counts[site] = site_counts.get(site, 0) + 1
         # Graph nodes outlive their saved tensors (backward frees those): count the node
         # that produced each saved tensor through a token stored in its metadata.
         node = tensor.grad_fn
         if node is not None:
-            metadata = node.metadata
-            if self._token_key not in metadata:
-                metadata[self._token_key] = _NodeToken(self, step, site)
-                nodes = self._nodes_by_step
-                nodes[step] = nodes.get(step, 0) + 1
-                node_sites = self._node_sites_by_step.get(step)
-                if node_sites is None:
-                    node_sites = self._node_sites_by_step[step] = {}
-                node_sites[site] = node_sites.get(site, 0) + 1
+            self._token(node, step, site)
+        return _Held(key, step)
+
+    def _token(self, node: Any, step: int, site: Any) -> None:
+        metadata = node.metadata
+        if self._token_key not in metadata:
+            metadata[self._token_key] = _NodeToken(self, step, site)
+            nodes = self._nodes_by_step
+            nodes[step] = nodes.get(step, 0) + 1
+            node_sites = self._node_sites_by_step.get(step)
+            if node_sites is None:
+                node_sites = self._node_sites_by_step[step] = {}
+            node_sites[site] = node_sites.get(site, 0) + 1
+
+    # -- module calls: the output nodes of top-level calls are counted too, since a kept
+    # output whose saved tensors backward freed still holds its graph nodes --------------
+    def top_enter(self, module: Any, args: Any) -> Any:
+        return None
+
+    def top_exit(self, module: Any, output: Any, token: Any) -> None:
+        if not torch.is_grad_enabled():
+            return
+        from .names import output_nodes
+
+        nodes = output_nodes(output)
+        if nodes:
+            site = sites.capture(3)
+            for node in nodes:
+                try:
+                    self._token(node, self._step, site)
+                except (RuntimeError, AttributeError):
+                    pass
+
+    def on_unpack(self, state: _Held, record: PackRecord, tensor: torch.Tensor) -> None:
+        pass
+
+    def on_release(self, state: _Held, record: PackRecord) -> None:
+        self._decrement(self._tensors_by_step, state.step)
+        self._decrement_site(self._sites_by_step, state.step, record.site)
+        entry = self._storages.get(state.key)
+        if entry is not None:
+            entry.count -= 1
+            if entry.count <= 0:
+                del self._storages[state.key]
+                self._decrement(self._bytes_by_step, entry.step, entry.nbytes)
 
     @staticmethod
     def _decrement(counts: dict, key: Any, amount: int = 1) -> None:
@@ -220,33 +303,30 @@ class LeakMonitor:
         else:
             counts.pop(key, None)
 
-    def _decrement_site(self, by_step: dict, step: int, site: str) -> None:
-        sites = by_step.get(step)
-        if sites is not None:
-            self._decrement(sites, site)
-            if not sites:
+    def _decrement_site(self, by_step: dict, step: int, site: Any) -> None:
+        site_counts = by_step.get(step)
+        if site_counts is not None:
+            self._decrement(site_counts, site)
+            if not site_counts:
                 del by_step[step]
 
     def _node_released(self, token: _NodeToken) -> None:
         self._decrement(self._nodes_by_step, token.step)
         self._decrement_site(self._node_sites_by_step, token.step, token.site)
 
-    def _released(self, packed: Packed) -> None:
-        self._decrement(self._tensors_by_step, packed.step)
-        self._decrement_site(self._sites_by_step, packed.step, packed.site)
-        entry = self._storages.get(packed.key)
-        if entry is not None:
-            entry.count -= 1
-            if entry.count <= 0:
-                del self._storages[packed.key]
-                self._decrement(self._bytes_by_step, entry.step, entry.nbytes)
-
     # -- public ---------------------------------------------------------------------------
     def __enter__(self) -> "LeakMonitor":
+        from .names import TRACKER
+
         self._registration.enter()
+        TRACKER.acquire(listener=self)
         return self
 
     def __exit__(self, *exc: object) -> None:
+        from .names import TRACKER
+
+        if self._registration.active:
+            TRACKER.release(listener=self)
         self._registration.exit()
 
     def _figures_now(self) -> StepFigures:
@@ -266,19 +346,23 @@ class LeakMonitor:
 
     def step(self) -> StepFigures:
         """Close the current loop step; warn or raise when retained graph memory keeps growing."""
+        __tracebackhide__ = True
         figures = self._figures_now()
         previous = self._figures[-1] if self._figures else None
+        growths = self._growth_steps
         if self._grew(figures, previous):
-            self._growing += 1
-        else:
-            self._growing = 0
-        if self._growing >= self.patience and figures.retained_bytes >= self.min_bytes and not self._warned:
+            growths.append(self._step)
+        while growths and growths[0] <= self._step - self.window:
+            growths.popleft()
+        if len(growths) >= self.patience and figures.retained_bytes >= self.min_bytes and not self._warned:
             gc.collect()  # rule out graphs held only by collectable reference cycles
             figures = self._figures_now()
-            if self._grew(figures, previous):
+            if figures.retained_bytes > 0 or figures.retained_nodes > 0:
+                self._figures.append(figures)
+                self._step += 1
                 self._complain(figures)
-            else:
-                self._growing = 0
+                return figures
+            growths.clear()
         self._figures.append(figures)
         self._step += 1
         return figures
@@ -289,30 +373,58 @@ class LeakMonitor:
             return figures.retained_bytes > 0 or figures.retained_nodes > 0
         return figures.retained_bytes > previous.retained_bytes or figures.retained_nodes > previous.retained_nodes
 
-    def _oldest_site(self) -> tuple[int, str]:
+    def _oldest_site(self) -> tuple[int, Any]:
         candidates = []
         for by_step in (self._sites_by_step, self._node_sites_by_step):
             for step in sorted(by_step):
                 if by_step[step]:
                     candidates.append((step, next(iter(by_step[step]))))
                     break
-        return min(candidates, default=(-1, "<unknown>"), key=lambda c: c[0])
+        return min(candidates, default=(-1, None), key=lambda c: c[0])
 
     def _complain(self, figures: StepFigures) -> None:
+        __tracebackhide__ = True
         oldest_step, site = self._oldest_site()
+        holders = tuple(find_holders(self._token_key, figures.step - self.grace))
+        growths = len(self._growth_steps)
+        span = self._growth_steps[-1] - self._growth_steps[0] + 1 if self._growth_steps else 1
+        how = f"at {growths} consecutive steps" if growths == span else f"at {growths} of the last {span} steps"
+        held = f" Held by: {'; '.join(holders)}." if holders else ""
+        verb = "is" if figures.retained_nodes == 1 and not figures.retained_saved_tensors else "are"
+        library = sites.library_line(site)
         message = (
-            f"GG301 graph leak: graph memory that outlives its step grew at "
-            f"{self._growing} consecutive steps; after step {figures.step}, "
-            f"{figures.retained_nodes} graph nodes and "
-            f"{format_bytes(figures.retained_bytes)} in {figures.retained_saved_tensors} "
-            f"saved tensors from earlier steps are still alive. The oldest surviving graph "
-            f"(step {oldest_step}) was made at {site}. Something keeps graph-carrying "
-            f"tensors across iterations (e.g. `total += loss`, or appending outputs to a "
-            f"list): keep `.item()` or `.detach()`."
+            f"GG301 graph leak: graph memory that outlives its step grew {how}; after step "
+            f"{figures.step}, {plural(figures.retained_nodes, 'graph node')}"
+            + (
+                f" and {format_bytes(figures.retained_bytes)} in "
+                f"{plural(figures.retained_saved_tensors, 'saved tensor')}"
+                if figures.retained_saved_tensors
+                else ""
+            )
+            + f" from earlier steps {verb} still "
+            f"alive. The oldest surviving graph (step {oldest_step}) was made at "
+            f"{sites.format_site(site)}" + (f" (in {library})" if library else "") + f".{held} Something keeps "
+            f"graph-carrying tensors across iterations (e.g. `total += loss`, or appending outputs "
+            f"to a list): keep `.item()` or `.detach()`."
         )
+        self._warned = True
+        self.leak = LeakReport(
+            figures.step,
+            figures.retained_bytes,
+            figures.retained_nodes,
+            figures.retained_saved_tensors,
+            growths,
+            span,
+            oldest_step,
+            site,
+            holders,
+            message,
+        )
+        if self.on_leak is not None:
+            self.on_leak(self.leak)
+            return
         if self.strict:
             raise GraphLeakError(message)
-        self._warned = True
         warnings.warn(message, GraphLeakWarning, stacklevel=3)
 
     def report(self) -> list[StepFigures]:
@@ -321,12 +433,15 @@ class LeakMonitor:
 
     def live_sites(self) -> list[str]:
         """Where the still-alive saved tensors were saved, oldest step first."""
-        sites: list[str] = []
+        found: list[str] = []
         steps = sorted(set(self._sites_by_step) | set(self._node_sites_by_step))
         for step in steps:
             for by_step in (self._sites_by_step, self._node_sites_by_step):
-                sites.extend(s for s in by_step.get(step, ()) if s not in sites)
-        return sites
+                for site in by_step.get(step, ()):
+                    text = sites.format_site(site)
+                    if text not in found:
+                        found.append(text)
+        return found
 
     def live_graph_bytes(self) -> int:
         """Saved-for-backward bytes of graphs made under this monitor that are still alive."""
@@ -335,3 +450,110 @@ class LeakMonitor:
     def live_graph_nodes(self) -> int:
         """Graph nodes (producers of saved tensors) made under this monitor still alive."""
         return sum(self._nodes_by_step.values())
+
+
+# -- what holds a leaked graph ---------------------------------------------------------------
+
+
+def _oldest_token_step(node: Any, token_key: str, memo: dict, budget: list) -> int | None:
+    """The oldest step of a monitor token reachable from ``node`` (bounded walk)."""
+    best = None
+    stack = [node]
+    local_seen: set[int] = set()
+    while stack and budget[0] > 0:
+        current = stack.pop()
+        key = id(current)
+        if key in local_seen:
+            continue
+        local_seen.add(key)
+        budget[0] -= 1
+        if key in memo:
+            known = memo[key]
+            if known is not None and (best is None or known < best):
+                best = known
+            continue
+        try:
+            token = current.metadata.get(token_key)
+        except (AttributeError, RuntimeError):
+            token = None
+        if token is not None and (best is None or token.step < best):
+            best = token.step
+        for child, _ in getattr(current, "next_functions", ()):
+            if child is not None:
+                stack.append(child)
+    memo[id(node)] = best
+    return best
+
+
+def _assignment_line(code: types.CodeType, name: str) -> int | None:
+    for instruction in dis.get_instructions(code):
+        if instruction.opname in ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF") and (
+            instruction.argval == name
+        ):
+            return instruction.positions.lineno if instruction.positions else None
+    return None
+
+
+def _frame_binding(target: Any) -> str | None:
+    """``list `history` at train.py:42`` when a frame on the stack binds ``target`` to a name."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        code = frame.f_code
+        if sites.kind_of(code) == sites.USER:
+            for name, value in frame.f_locals.items():
+                if value is target:
+                    line = _assignment_line(code, name) or frame.f_lineno
+                    return f"{type(target).__name__} `{name}` at {code.co_filename}:{line}"
+        frame = frame.f_back
+    return None
+
+
+def _describe_holder(tensor: torch.Tensor) -> str | None:
+    direct = _frame_binding(tensor)
+    if direct is not None:
+        return direct
+    for referrer in gc.get_referrers(tensor):
+        if isinstance(referrer, (list, tuple, dict, collections.deque)) and not isinstance(referrer, types.FrameType):
+            named = _frame_binding(referrer)
+            if named is not None:
+                return named
+            for owner in gc.get_referrers(referrer):
+                if isinstance(owner, dict):
+                    for module in list(sys.modules.values()):
+                        if getattr(module, "__dict__", None) is owner:
+                            for name, value in owner.items():
+                                if value is referrer:
+                                    return f"{type(referrer).__name__} `{name}`, a global of {module.__name__}"
+                    for instance in gc.get_referrers(owner):
+                        if getattr(instance, "__dict__", None) is owner:
+                            for name, value in owner.items():
+                                if value is referrer:
+                                    return f"{type(referrer).__name__} `{type(instance).__name__}.{name}`"
+    return None
+
+
+def find_holders(token_key: str, horizon: int, limit: int = 2) -> list[str]:
+    """What keeps graphs older than ``horizon`` alive: names of lists, locals, attributes."""
+    memo: dict = {}
+    budget = [200_000]
+    candidates = []
+    for obj in gc.get_objects():
+        if issubclass(type(obj), torch.Tensor) and type(obj) is not torch.nn.Parameter:
+            try:
+                node = obj.grad_fn
+            except RuntimeError:
+                continue
+            if node is None:
+                continue
+            oldest = _oldest_token_step(node, token_key, memo, budget)
+            if oldest is not None and oldest <= horizon:
+                candidates.append((oldest, obj))
+    candidates.sort(key=lambda item: item[0])
+    described: list[str] = []
+    for _, tensor in candidates[:4]:  # each look-up scans the heap: a few are enough
+        text = _describe_holder(tensor)
+        if text is not None and text not in described:
+            described.append(text)
+            if len(described) >= limit:
+                break
+    return described

@@ -5,6 +5,8 @@ environment where gradguard is installed. torch is imported only when ``--gradgu
 the ``gradguard`` marker or the ``gradguard_monitor`` fixture is used.
 
 - ``--gradguard``: every test runs under ``gradguard.SavedTensorGuard`` (GG102).
+- ``--gradguard-leaks``: every test fails when graph memory made during it is still alive after
+  it returned (GG301), as with the marker below.
 - ``@pytest.mark.gradguard(leaks=True)``: the test fails when graph memory made during
   the test is still alive after it returned (GG301). ``saved=True`` adds the
   SavedTensorGuard to that test alone.
@@ -29,6 +31,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run every test under gradguard.SavedTensorGuard (tensors saved for backward "
         "that change before backward read them fail the test, GG102)",
     )
+    group.addoption(
+        "--gradguard-leaks",
+        action="store_true",
+        default=False,
+        help="fail every test whose autograd graph memory is still alive after it returned (GG301)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -42,7 +50,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _options(item: pytest.Item) -> tuple[bool, bool]:
     saved = bool(item.config.getoption("gradguard", default=False))
-    leaks = False
+    leaks = bool(item.config.getoption("gradguard_leaks", default=False))
     for marker in item.iter_markers(name="gradguard"):
         unknown = set(marker.kwargs) - {"leaks", "saved"}
         if marker.args or unknown:
@@ -57,6 +65,7 @@ def _options(item: pytest.Item) -> tuple[bool, bool]:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    __tracebackhide__ = True
     saved, leaks = _options(item)
     if not (saved or leaks):
         return (yield)
@@ -83,15 +92,16 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
         alive = monitor.live_graph_bytes()
         nodes = monitor.live_graph_nodes()
         if alive or nodes:
-            from gradguard.runtime.report import format_bytes
+            from gradguard.common.text import format_bytes
+            from gradguard.runtime.leaks import plural
 
             sites = monitor.live_sites()
+            what = plural(nodes, "graph node") + f" and {format_bytes(alive)} saved for backward"
+            verb = "is" if nodes <= 1 and not alive else "are"
             raise runtime.GraphLeakError(
-                f"GG301 graph leak: {nodes} graph nodes and {format_bytes(alive)} saved "
-                f"for backward, made during "
-                f"{item.nodeid} is still alive after it returned (saved at "
-                f"{', '.join(sites[:3]) or '<unknown>'}). Something outside the test keeps a "
-                f"graph-carrying tensor: store .item() or .detach()."
+                f"GG301 graph leak: {what}, made during {item.nodeid}, {verb} still alive after it "
+                f"returned (saved at {', '.join(sites[:3]) or '<unknown>'}). Something outside the "
+                f"test keeps a graph-carrying tensor: store .item() or .detach()."
             )
     return result
 

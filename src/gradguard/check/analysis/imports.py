@@ -48,6 +48,13 @@ class ImportMap:
                     if alias.name == "*":
                         continue
                     self.names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            elif isinstance(node, ast.ImportFrom) and node.level:
+                # ``from .model import Net`` -> ``.model.Net``: the leading dots say how far up;
+                # the project's facts resolve it (never a torch name).
+                prefix = "." * node.level + (f"{node.module}." if node.module else "")
+                for alias in node.names:
+                    if alias.name != "*":
+                        self.names[alias.asname or alias.name] = prefix + alias.name
 
     @property
     def torch_name(self) -> Optional[str]:

@@ -32,6 +32,7 @@ from gradguard.check.analysis import vocabulary as vocab
 from gradguard.check.analysis.flow import GradMode, ScopeFlow, State, join_modes, region_mode
 from gradguard.check.analysis.grad_mode import classify_grad_mode
 from gradguard.check.analysis.imports import ImportMap, dotted_name, iter_statements
+from gradguard.check.analysis.project import ProjectIndex
 from gradguard.check.analysis.scopes import (
     FUNCTION_TYPES,
     Location,
@@ -189,6 +190,7 @@ class ClassInfo:
     is_dataset: bool = False
     layers: set = field(default_factory=set)  # torch.nn class names constructed in the class
     layers_known: bool = False
+    methods: Optional[dict] = None  # name -> FunctionDef, filled on first use
 
 
 @dataclass
@@ -208,6 +210,7 @@ class Frame:
         self.kind = kind  # "module-first", "module", "summary", "query", "class"
         self.flow: Optional[ScopeFlow] = None
         self.entry_env: dict = {}
+        self.skipped_summaries = False  # a call's summary was not used (see _NO_SUMMARIES)
 
     @property
     def body(self) -> list:
@@ -221,13 +224,21 @@ class SemanticModel:
         imports: ImportMap,
         source_text: str,
         module_name: str = "__main__",
+        line_starts: Optional[list] = None,
+        filename: str = "",
+        project: Optional[ProjectIndex] = None,
     ):
         self.tree = tree
         self.imports = imports
         self.module_name = module_name
         self.source_text = source_text
-        self.scopes = ScopeIndex(tree)
+        self.line_starts = line_starts  # offsets where lines begin (the source's own, when given)
+        self.filename = filename
+        self.project = project  # facts of the other files of the run (analysis.project)
+        self._own_nodes: dict = {}
+        self.scopes = ScopeIndex(tree, self._own)
         self._frames: dict = {}  # (id(scope node), kind) -> Frame
+        self._made_frames: list = []  # every frame run, kept or not: close() unlinks them all
         self._in_progress: set = set()
         # What is being computed, innermost last, and what was computed while something it
         # needed was still being computed (a cycle cut short): not kept, so that a later
@@ -239,8 +250,8 @@ class SemanticModel:
         self._call_sites: dict = {}  # id(function) -> its call sites, or None when not all known
         self._class_attributes: dict = {}
         self._use_evidence: dict = {}
+        self._scope_texts: dict = {}
         self._uses: dict = {}
-        self._own_nodes: dict = {}
         self._attribute_sites: dict = {}
         self._locations: dict = {}
         self._definitions: dict = {}  # str(id(FunctionDef)) -> the node, for FUNCTION values
@@ -248,12 +259,13 @@ class SemanticModel:
     def close(self) -> None:
         """Drop every analysis (flows point back at the model): the tree is then freed by
         reference counting, without the cyclic garbage collector."""
-        for frame in self._frames.values():
+        for frame in self._made_frames:
             frame.flow = None
         for name in list(vars(self)):
             value = getattr(self, name)
-            if isinstance(value, (dict, set)):
+            if isinstance(value, (dict, set, list)):
                 value.clear()
+        self.scopes._own = None  # a bound method of this model
 
     # ======================================================================= public queries
     def value(self, node: ast.expr) -> Value:
@@ -337,12 +349,36 @@ class SemanticModel:
         calling it (passed on, stored, decorated, exported) or defined where that is unknown."""
         return self._callers_of(fn)
 
+    def rebinds(self, name: str) -> bool:
+        """Whether the file assigns ``name`` anywhere (beyond an import or a definition):
+        a cheap check before trusting what an imported or defined name is."""
+        found = self.__dict__.setdefault("_assigned", None)
+        if found is None:
+            found = set()
+            for stmt in iter_statements(self.tree.body):  # statements only: no expression walk
+                if isinstance(stmt, ast.Assign):
+                    for target in stmt.targets:
+                        found.update(target_names(target))
+                elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
+                    found.update(target_names(stmt.target))
+                elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+                    for item in stmt.items:
+                        if item.optional_vars is not None:
+                            found.update(target_names(item.optional_vars))
+            self.__dict__["_assigned"] = found
+        return name in found
+
     def _own(self, scope_node: ast.AST) -> list:
         """A scope's own nodes (``scopes.own_nodes``), walked once and kept."""
         found = self._own_nodes.get(id(scope_node))
         if found is None:
             found = self._own_nodes[id(scope_node)] = list(own_nodes(scope_node))
         return found
+
+    def enclosing(self, node: ast.AST) -> list:
+        """The statements around a node, innermost first (its own statement included)."""
+        location = self._where(node)
+        return list(reversed(location.enclosing)) if location is not None else []
 
     def uses(self, scope_node: ast.AST) -> ScopeUses:
         """Bindings and uses of names in a scope's own code (module, class or function)."""
@@ -479,6 +515,11 @@ class SemanticModel:
         if value.kind is not Kind.MODULE or value.ref is None:
             return None
         ref = value.ref
+        if ref.startswith("project:"):
+            fact = self.project.classes.get(ref[len("project:") :]) if self.project is not None else None
+            if fact is None:
+                return None
+            return bool(fact.layers & names) or (None if not fact.layers else False)
         if ref.startswith("torch.nn."):
             last = vocab.last_name(ref)
             if last in names:
@@ -572,6 +613,7 @@ class SemanticModel:
             self._cycle_at(key)
             return None
         frame = Frame(self._scope(node), mode, kind)
+        self._made_frames.append(frame)
         frame.entry_env = env
         for name, value in extra.items():
             setattr(frame, name, value)
@@ -624,24 +666,45 @@ class SemanticModel:
         decorated = self._decorated_mode(fn)
         mode = decorated
         assumed = False
-        if mode is None and sites:
+        external = self._external_calls(fn) if sites is not None else []
+        if mode is None and (sites or external):
             # One caller with grad on is enough for the body to run with grad on: the rules
             # report what happens then.
-            for site in sites:
-                mode = site.state.mode if mode is None else join_modes(mode, site.state.mode)
-            if any(site.state.mode is GradMode.ENABLED for site in sites):
+            modes = [site.state.mode for site in sites or ()]
+            modes += [GradMode.DISABLED if grad_off else GradMode.ENABLED for grad_off in external]
+            for site_mode in modes:
+                mode = site_mode if mode is None else join_modes(mode, site_mode)
+            if GradMode.ENABLED in modes:
                 mode = GradMode.ENABLED
         if mode is None:
             outer = self._definition_mode(fn)
             mode = GradMode.ENABLED if outer is GradMode.ENABLED else GradMode.MAYBE
             assumed = True
         env = self._parameter_env(fn, callers=sites)
-        if summary_frame is not None and mode is summary_frame.entry_mode and env == summary_frame.entry_env:
+        if (
+            summary_frame is not None
+            and mode is summary_frame.entry_mode
+            and env == summary_frame.entry_env
+            and not summary_frame.skipped_summaries
+        ):
             if self._frames.get((id(fn), "summary")) is summary_frame:
                 self._frames[key] = summary_frame
             summary_frame.mode_assumed = assumed  # type: ignore[attr-defined]
             return summary_frame
         return self._run_frame(fn, "query", mode, env, mode_assumed=assumed)
+
+    def _external_calls(self, fn: ast.AST) -> list:
+        """Whether each call of a module-level function from the run's other files sits where
+        grad is off (read from their text: a ``no_grad`` block or a decorated function)."""
+        if self.project is None or not isinstance(fn, FUNCTION_TYPES):
+            return []
+        location = self._where(fn)
+        if location is None or location.scope is not self.tree:
+            return []
+        module = self.project.module_of(self.filename)
+        if module is None:
+            return []
+        return list(self.project.calls.get(f"{module}.{fn.name}", ()))
 
     def _decorated_mode(self, fn: ast.AST) -> Optional[GradMode]:
         mode = None
@@ -796,33 +859,61 @@ class SemanticModel:
         return None
 
     # ====================================================================== the flow's helpers
-    def _evidence(self, scope_node: ast.AST) -> dict:
-        """What a scope's uses of names show them to be: a name used with an attribute only
-        tensors have (``p.grad``, ``p.detach()``) holds a tensor; one that ``.backward()`` is
-        called on holds a loss with a graph."""
-        found = self._use_evidence.get(id(scope_node))
-        if found is not None:
-            return found
-        names: dict = {}
+    def _evident(self, scope_node: ast.AST, name: str) -> Optional[Value]:
+        """What a scope's uses of ``name`` show it to be: used with an attribute only tensors
+        have (``p.grad``, ``p.detach()``) it holds a tensor; ``.backward()`` called on it, a
+        loss with a graph; ``.parameters()``/``.eval()``, a module. Read from the scope's text
+        (lines), not by walking its nodes."""
+        key = (id(scope_node), name)
+        if key in self._use_evidence:
+            return self._use_evidence[key]
+        found = None
         if not isinstance(scope_node, ast.Lambda):
-            for node in self._own(scope_node):
-                if isinstance(node, ast.Call):
-                    func = node.func
-                    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-                        attr = func.attr
-                        if attr == "backward":
-                            implicit = not node.args and not any(k.arg in ("gradient", None) for k in node.keywords)
-                            scalar = implicit and names.get(func.value.id) is not _EVIDENT_LOSS
-                            names[func.value.id] = _EVIDENT_SCALAR_LOSS if scalar else _EVIDENT_LOSS
-                        elif attr in _MODULE_EVIDENCE_METHODS:
-                            names.setdefault(func.value.id, _EVIDENT_MODULE)
-                        elif attr in _TENSOR_EVIDENCE_METHODS:
-                            names.setdefault(func.value.id, _EVIDENT_TENSOR)
-                elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-                    if node.attr in _TENSOR_EVIDENCE_ATTRIBUTES and isinstance(node.ctx, ast.Load):
-                        names.setdefault(node.value.id, _EVIDENT_TENSOR)
-        self._use_evidence[id(scope_node)] = names
-        return names
+            text = self._scope_text(scope_node)
+            size = len(name)
+            end = len(text)
+            i = text.find(name + ".")
+            while i >= 0:
+                before = text[i - 1] if i else " "
+                if not (before.isalnum() or before in "_."):
+                    j = i + size + 1
+                    k = j
+                    while k < end and (text[k].isalnum() or text[k] == "_"):
+                        k += 1
+                    attr = text[j:k]
+                    rest = text[k : k + 8].lstrip()
+                    called = rest.startswith("(")
+                    if called and attr == "backward":
+                        # autograd accepts a call without a gradient only on a one-element output
+                        if _implicit_backward(text, text.index("(", k)):
+                            found = _EVIDENT_SCALAR_LOSS
+                        else:
+                            found = _EVIDENT_LOSS
+                            break
+                        i = text.find(name + ".", i + size + 1)
+                        continue
+                    if found is _EVIDENT_SCALAR_LOSS:
+                        pass
+                    elif called and attr in _MODULE_EVIDENCE_METHODS:
+                        found = found or _EVIDENT_MODULE
+                    elif (called and attr in _TENSOR_EVIDENCE_METHODS) or attr in _TENSOR_EVIDENCE_ATTRIBUTES:
+                        found = _EVIDENT_TENSOR if found is None or found is _EVIDENT_MODULE else found
+                i = text.find(name + ".", i + size + 1)
+        self._use_evidence[key] = found
+        return found
+
+    def _scope_text(self, scope_node: ast.AST) -> str:
+        """The lines of a scope's code (the whole text for the module)."""
+        if isinstance(scope_node, ast.Module):
+            return self.source_text
+        cached = self._scope_texts.get(id(scope_node))
+        if cached is None:
+            starts = self._line_starts()
+            first = scope_node.lineno  # type: ignore[attr-defined]
+            last = scope_node.end_lineno  # type: ignore[attr-defined]
+            stop = starts[last] if last < len(starts) else len(self.source_text)
+            cached = self._scope_texts[id(scope_node)] = self.source_text[starts[first - 1] : stop]
+        return cached
 
     def make_leaf(self, value: Value) -> Value:
         return value.with_(grad=Grad.YES, roles=(value.roles | Role.LEAF) & ~Role.DETACHED)
@@ -900,12 +991,12 @@ class SemanticModel:
         if found is None:
             found = self._free_value(name, frame)
         if found.kind is Kind.UNKNOWN:
-            evident = self._evidence(frame.node).get(name)
+            evident = self._evident(frame.node, name)
             if evident is not None:
                 return evident
             return self._named_value(name)
         if found.kind is Kind.TENSOR and not found.has(Role.LOSS) and found.grad is not Grad.NO:
-            evident = self._evidence(frame.node).get(name)
+            evident = self._evident(frame.node, name)
             if evident is _EVIDENT_LOSS or evident is _EVIDENT_SCALAR_LOSS:
                 return found.with_(grad=Grad.YES, roles=found.roles | Role.LOSS)
         return found
@@ -1005,7 +1096,10 @@ class SemanticModel:
         if kind is Kind.OTHER and receiver.ref is not None:
             info = self._class_table().get(receiver.ref)
             if info is not None and frame.kind != "module-first":
-                return self._instance_attribute(info, attr)
+                held = self._instance_attribute(info, attr)
+                if held.kind is Kind.UNKNOWN and MODEL_NAME_RE.match(attr):
+                    return module(weak=True)  # ``self.model`` set where this file does not show
+                return held
             return UNKNOWN
         if kind is Kind.UNKNOWN:
             if attr in ("weight", "bias"):
@@ -1072,62 +1166,66 @@ class SemanticModel:
             self._class_attributes[key] = value  # not while a method it reads is being analysed
         return value
 
-    def _attribute_assignments(self, info: ClassInfo) -> dict:
-        """attribute -> [(method, statement, value or None, annotation or None)] for the
-        ``self.<attr> = ...`` / ``self.<attr>: T`` statements of a class's methods, and the
-        class-level annotations (one walk per class)."""
-        found = self._attribute_sites.get(info.key)
+    def _attribute_assignments(self, info: ClassInfo, attr: str) -> list:
+        """[(method, statement, value or None, annotation or None)] for the statements of a
+        class's methods that assign ``self.<attr>`` (``=`` or an annotation), and the
+        class-level annotation of ``attr``. Found by searching the class's text for
+        ``self.<attr>``, then reading only those statements."""
+        key = (info.key, attr)
+        found = self._attribute_sites.get(key)
         if found is not None:
             return found
-        sites: dict = {}
+        sites: list = []
+        text = self._scope_text(info.node)
+        starts = self._line_starts()
+        base = starts[info.node.lineno - 1]
+        lines = sorted(
+            {bisect.bisect_right(starts, base + i) for i in _occurrences(text, attr) if text.endswith("self.", 0, i)}
+        )
         for stmt in info.node.body:
             if isinstance(stmt, FUNCTION_TYPES):
-                for sub in self._own(stmt):
+                if not lines or lines[-1] < stmt.lineno or lines[0] > stmt.end_lineno:  # type: ignore[operator]
+                    continue
+                for sub in iter_statements(stmt.body, lines):
                     if isinstance(sub, ast.Assign):
                         for target in sub.targets:
-                            if (
-                                isinstance(target, ast.Attribute)
-                                and isinstance(target.value, ast.Name)
-                                and target.value.id == "self"
-                            ):
-                                sites.setdefault(target.attr, []).append((stmt, sub, sub.value, None))
+                            if _is_self_attribute(target, attr):
+                                sites.append((stmt, sub, sub.value, None))
                             elif isinstance(target, ast.Tuple):
                                 # ``self.G, self.D = G, D``: each element of a tuple of the same length
                                 parts = sub.value.elts if isinstance(sub.value, ast.Tuple) else None
                                 for index, elt in enumerate(target.elts):
-                                    if (
-                                        isinstance(elt, ast.Attribute)
-                                        and isinstance(elt.value, ast.Name)
-                                        and elt.value.id == "self"
-                                    ):
+                                    if _is_self_attribute(elt, attr):
                                         part = (
                                             parts[index]
                                             if parts is not None and len(parts) == len(target.elts)
                                             else None
                                         )
-                                        sites.setdefault(elt.attr, []).append((stmt, sub, part, None))
-                    elif (
-                        isinstance(sub, ast.AnnAssign)
-                        and isinstance(sub.target, ast.Attribute)
-                        and isinstance(sub.target.value, ast.Name)
-                        and sub.target.value.id == "self"
-                    ):
-                        sites.setdefault(sub.target.attr, []).append((stmt, sub, None, sub.annotation))
-            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-                sites.setdefault(stmt.target.id, []).append((None, stmt, None, stmt.annotation))
-        self._attribute_sites[info.key] = sites
+                                        sites.append((stmt, sub, part, None))
+                    elif isinstance(sub, ast.AnnAssign) and _is_self_attribute(sub.target, attr):
+                        sites.append((stmt, sub, None, sub.annotation))
+            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr:
+                sites.append((None, stmt, None, stmt.annotation))
+        self._attribute_sites[key] = sites
         return sites
 
     def _compute_instance_attribute(self, info: ClassInfo, attr: str, seen: set, incomplete: list) -> Value:
         seen.add(info.key)
         values: list = []
-        for method, stmt, value_node, annotation in self._attribute_assignments(info).get(attr, ()):
+        for method, stmt, value_node, annotation in self._attribute_assignments(info, attr):
             if annotation is not None:
                 annotated = self.annotation_value(annotation)
                 if annotated is not None:
                     values.append(annotated)
                 elif method is not None:
                     values.append(UNKNOWN)
+                continue
+            if value_node is None:  # ``self.a, self.b = pair``: the element is not known
+                values.append(UNKNOWN)
+                continue
+            light = self._without_locals(method, value_node)
+            if light is not None:
+                values.append(light)  # ``self.fc = nn.Linear(...)``: no need to run the method
                 continue
             frame = self._summary_frame(method)
             if frame is None:
@@ -1146,6 +1244,24 @@ class SemanticModel:
                         return value
             return UNKNOWN
         return join_all(values) or UNKNOWN
+
+    def _without_locals(self, method: ast.AST, value_node: ast.AST) -> Optional[Value]:
+        """The value of an expression that reads no name of ``method`` (no parameter, no local):
+        evaluated with the module's globals, without interpreting the method. None otherwise."""
+        scope = self._scope(method)
+        for node in walk(value_node):
+            if isinstance(node, ast.Name) and node.id != "self" and scope.binds(node.id):
+                return None
+            if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr)):
+                return None
+        base = self._module_frame(first=True)
+        if base is None or base.flow is None or base.flow.exit is None:
+            return None
+        state = base.flow.exit
+        info = self._method_class(method)
+        if info is not None:
+            state = state.bind({"self": self._instance_value(info)})
+        return self.evaluate(value_node, state, base)
 
     def _subscript(self, node: ast.Subscript, state: State, frame: Frame) -> Value:
         receiver = self.evaluate(node.value, state, frame)
@@ -1249,17 +1365,19 @@ class SemanticModel:
         return join(self.evaluate(node.body, state, frame), self.evaluate(node.orelse, state, frame)) or UNKNOWN
 
     def _tuple(self, node: ast.AST, state: State, frame: Frame) -> Value:
-        items = tuple(self.evaluate(e, state, frame) for e in node.elts)  # type: ignore[attr-defined]
+        elts = node.elts  # type: ignore[attr-defined]
+        if len(elts) > _LITERAL_LIMIT:
+            return container()  # a table of data: what it holds is not followed
+        items = tuple(self.evaluate(e, state, frame) for e in elts)
         if isinstance(node, (ast.Tuple, ast.List)):
             # A list literal's positions are known where it is made, as a tuple's are.
             return container(items=items) if items else container()
         return container(join_all(items)) if items else container()
 
     def _dict(self, node: ast.Dict, state: State, frame: Frame) -> Value:
+        if len(node.values) > _LITERAL_LIMIT:
+            return container()
         values = [self.evaluate(v, state, frame) for v in node.values]
-        for k in node.keys:
-            if k is not None:
-                self.evaluate(k, state, frame)
         return container(join_all(values)) if values else container()
 
     def _comprehension(self, node: ast.AST, state: State, frame: Frame) -> Value:
@@ -1317,9 +1435,7 @@ class SemanticModel:
 
     def _call_value(self, node: ast.Call, state: State, frame: Frame) -> Value:
         func = node.func
-        args = [self.evaluate(a, state, frame) for a in node.args]
-        for kw in node.keywords:
-            self.evaluate(kw.value, state, frame)
+        args = _Arguments(self, node.args, state, frame)  # evaluated only where a callee needs them
         qual = self.qualified_name(func, state)
         if qual is not None:
             return self._library_call(qual, node, args, state, frame)
@@ -1348,9 +1464,8 @@ class SemanticModel:
             return UNKNOWN
         if kind is Kind.FUNCTION:
             fn = self._function_node(callee)
-            if fn is not None and frame.kind not in _NO_SUMMARIES:
-                summary = self.function_summary(fn)
-                return summary.returns
+            if fn is not None and self._summaries_allowed(frame):
+                return self._returned(self.function_summary(fn).returns, args, state)
             return UNKNOWN
         if kind is Kind.MODULE:
             return self._module_call(callee, node, args, state, frame)
@@ -1361,6 +1476,23 @@ class SemanticModel:
                     grad = Grad.YES
                 return tensor(grad, Role.LOSS | Role.SCALAR, weak=True)
         return UNKNOWN
+
+    @staticmethod
+    def _summaries_allowed(frame: Frame) -> bool:
+        """Whether a frame may use other functions' summaries; a summary frame that could not
+        is marked, so that it is not reused as the function's query frame."""
+        if frame.kind in _NO_SUMMARIES:
+            frame.skipped_summaries = True
+            return False
+        return True
+
+    def _returned(self, returned: Value, args, state: State) -> Value:
+        """A function's summary at one call: a tensor whose graph the summary could not know
+        (it came from the parameters) carries one when an argument here does."""
+        if returned.kind is Kind.TENSOR and returned.grad is Grad.MAYBE and args:
+            if self._combine_grad(list(args), state.mode) is Grad.YES:
+                return returned.with_(grad=Grad.YES)
+        return returned
 
     def _module_call(self, callee: Value, node: ast.Call, args: list, state: State, frame: Frame) -> Value:
         ref = callee.ref or ""
@@ -1383,7 +1515,7 @@ class SemanticModel:
         if state.mode is GradMode.INFERENCE:
             roles |= Role.INFERENCE
         output = tensor(grad, roles, weak=callee.weak)
-        returned = self._forward_returns(callee) if frame.kind not in _NO_SUMMARIES else None
+        returned = self._forward_returns(callee) if self._summaries_allowed(frame) else None
         if returned is not None:
             if returned.kind is Kind.TENSOR:
                 return output.with_(roles=roles | (returned.roles & Role.SCALAR))
@@ -1438,7 +1570,36 @@ class SemanticModel:
                             return found
         return None
 
+    def _project_name(self, qual: str) -> str:
+        """A qualified name with a relative import resolved against this file's module."""
+        if not qual.startswith(".") or self.project is None:
+            return qual
+        stripped = qual.lstrip(".")
+        level = len(qual) - len(stripped)
+        module, _, name = stripped.rpartition(".")
+        base = self.project.resolve(self.filename, module, level)
+        return f"{base}.{name}" if base else name
+
+    def _project_class(self, qual: str) -> Optional[Value]:
+        """An instance of a class another file of the run defines (``from model import Net``)."""
+        if self.project is None:
+            return None
+        name = self._project_name(qual)
+        fact = self.project.classes.get(name)
+        if fact is None:
+            return None
+        if fact.module:
+            return Value(Kind.MODULE, Grad.NO, Role.TRAINING, ref="project:" + name)
+        if fact.dataset:
+            return dataset(None, "project:" + name)
+        return Value(Kind.OTHER, Grad.NO)
+
     def _library_call(self, qual: str, node: ast.Call, args: list, state: State, frame: Frame) -> Value:
+        made = self._project_class(qual)
+        if made is not None:
+            if made.kind is Kind.DATASET:
+                return made.with_(split=self._split_arguments(node))
+            return made
         last = vocab.last_name(qual)
         if qual.startswith("torch."):
             return self._torch_call(qual, last, node, args, state, frame)
@@ -1629,9 +1790,9 @@ class SemanticModel:
             if info is not None:
                 fn = self._method_node(info, method)
                 if fn is not None:
-                    if frame.kind in _NO_SUMMARIES:
+                    if not self._summaries_allowed(frame):
                         return UNKNOWN
-                    return self.function_summary(fn).returns
+                    return self._returned(self.function_summary(fn).returns, args, state)
             # ``self.encoder(x)``: a call of a submodule held in an attribute.
             held = self._module_attribute(receiver, method, node.func, frame)  # type: ignore[arg-type]
             if held.kind is Kind.MODULE:
@@ -1652,8 +1813,12 @@ class SemanticModel:
             if info is not None and frame.kind != "module-first":
                 fn = self._method_node(info, method)
                 if fn is not None:
-                    return UNKNOWN if frame.kind in _NO_SUMMARIES else self.function_summary(fn).returns
+                    if not self._summaries_allowed(frame):
+                        return UNKNOWN
+                    return self._returned(self.function_summary(fn).returns, args, state)
                 held = self._instance_attribute(info, method)
+                if held.kind is Kind.UNKNOWN and MODEL_NAME_RE.match(method):
+                    held = module(weak=True)
                 if held.kind is Kind.MODULE:
                     return self._module_call(held, node, args, state, frame)  # ``self.G(z)`` in a trainer class
             return UNKNOWN
@@ -1819,10 +1984,13 @@ class SemanticModel:
         return None
 
     def _method_node(self, info: ClassInfo, name: str) -> Optional[ast.AST]:
-        for stmt in info.node.body:
-            if isinstance(stmt, FUNCTION_TYPES) and stmt.name == name:
-                return stmt
-        return None
+        methods = info.methods
+        if methods is None:
+            methods = info.methods = {}
+            for stmt in info.node.body:
+                if isinstance(stmt, FUNCTION_TYPES):
+                    methods[stmt.name] = stmt  # the last definition wins, as in Python
+        return methods.get(name)
 
     # ========================================================================= functions
     def _function_node(self, value: Value) -> Optional[ast.AST]:
@@ -1929,19 +2097,21 @@ class SemanticModel:
         is_method = isinstance(owner, ast.ClassDef)
         if not (is_method or isinstance(owner, ast.Module)) or name.startswith("__"):
             return None
-        siblings = owner.body  # type: ignore[union-attr]
-        if sum(1 for s in siblings if isinstance(s, (*FUNCTION_TYPES, ast.ClassDef)) and s.name == name) > 1:
-            return None
+        if len(self._scope(owner).definitions.get(name, ())) > 1:
+            return None  # defined twice: which one a call runs is not known
         for deco in fn.decorator_list:  # type: ignore[attr-defined]
             if self._decorated_mode_of(deco) is None and dotted_name(deco) not in ("staticmethod", "classmethod"):
                 return None
         text = self.source_text
         starts = self._line_starts()
-        lines = sorted({bisect.bisect_right(starts, i) for i in _occurrences(text, name)})
+        found = _occurrences(text, name)
+        if is_method:
+            found = (i for i in found if text.endswith("self.", 0, i))
+        lines = sorted({bisect.bisect_right(starts, i) for i in found})
         sites: list = []
         if lines:
             for stmt in iter_statements(self.tree.body, lines):
-                for node, parent in _header_nodes(stmt):
+                for node, parent in _header_nodes(stmt, lines):
                     if is_method:
                         hit = (
                             isinstance(node, ast.Attribute)
@@ -1959,6 +2129,8 @@ class SemanticModel:
                     if where is None or where.lambda_ is not None or isinstance(where.scope, ast.ClassDef):
                         return None
                     sites.append((parent, where.scope))
+        if len(sites) > _MAX_CALL_SITES:
+            return None  # a helper called from all over: its callers say nothing in particular
         self._call_sites[key] = sites
         return sites
 
@@ -1973,16 +2145,16 @@ class SemanticModel:
         return None
 
     def _line_starts(self) -> list:
-        starts = self.__dict__.get("_starts")
-        if starts is None:
-            text = self.source_text
-            starts = [0]
-            find = text.find
-            i = find("\n")
-            while i >= 0:
-                starts.append(i + 1)
-                i = find("\n", i + 1)
-            self.__dict__["_starts"] = starts
+        if self.line_starts is not None:
+            return self.line_starts
+        text = self.source_text
+        starts = [0]
+        find = text.find
+        i = find("\n")
+        while i >= 0:
+            starts.append(i + 1)
+            i = find("\n", i + 1)
+        self.line_starts = starts
         return starts
 
     def _decorated_mode_of(self, deco: ast.AST) -> Optional[GradMode]:
@@ -2006,9 +2178,10 @@ if hasattr(ast, "TryStar"):
     _HEADER_FIELDS[ast.TryStar] = ()
 
 
-def _header_nodes(stmt: ast.stmt):
+def _header_nodes(stmt: ast.stmt, lines: Optional[list] = None):
     """(node, parent) for the expressions a statement itself holds: all of a simple
-    statement, the header (test, iterable, items, decorators) of a compound one."""
+    statement, the header (test, iterable, items, decorators) of a compound one. With
+    ``lines`` (sorted), only the parts that span one of those lines."""
     fields = _HEADER_FIELDS.get(type(stmt))
     if fields is None:
         roots = [(child, stmt) for child in children(stmt)]
@@ -2023,8 +2196,44 @@ def _header_nodes(stmt: ast.stmt):
     stack = roots
     while stack:
         node, parent = stack.pop()
+        if lines is not None and getattr(node, "end_lineno", None) is not None:
+            k = bisect.bisect_left(lines, node.lineno)  # type: ignore[attr-defined]
+            if k == len(lines) or lines[k] > node.end_lineno:  # type: ignore[attr-defined]
+                continue  # none of the lines lies in this part
         yield node, parent
         stack.extend((child, node) for child in children(node))
+
+
+def _is_self_attribute(target: ast.AST, attr: str) -> bool:
+    return (
+        isinstance(target, ast.Attribute)
+        and target.attr == attr
+        and isinstance(target.value, ast.Name)
+        and target.value.id == "self"
+    )
+
+
+def _implicit_backward(text: str, open_paren: int) -> bool:
+    """Whether the ``backward(`` call whose parenthesis is at ``open_paren`` passes no gradient:
+    no positional argument and no ``gradient=`` (nor ``**kwargs``)."""
+    depth = 0
+    for j in range(open_paren, min(len(text), open_paren + 400)):
+        if text[j] in "([{":
+            depth += 1
+        elif text[j] in ")]}":
+            depth -= 1
+            if depth == 0:
+                break
+    else:
+        return False
+    inner = text[open_paren + 1 : j].strip()
+    if not inner:
+        return True
+    return all(
+        re.match(r"\s*[A-Za-z_]\w*\s*=(?!=)", part) and not re.match(r"\s*gradient\s*=", part)
+        for part in inner.split(",")
+        if part.strip()
+    )
 
 
 def _occurrences(text: str, name: str):
@@ -2039,6 +2248,57 @@ def _occurrences(text: str, name: str):
         if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
             yield i
         i = find(name, i + size)
+
+
+# A function called from more places than this is treated as called from anywhere.
+_MAX_CALL_SITES = 8
+# Literal lists, tuples and dicts longer than this are tables of data, not followed.
+_LITERAL_LIMIT = 32
+
+
+class _Arguments:
+    """A call's positional argument values, each evaluated on first use: most callees
+    (anything not torch, not a model, not the file's own) never look at them."""
+
+    __slots__ = ("_model", "_nodes", "_state", "_frame", "_values")
+
+    def __init__(self, model: "SemanticModel", nodes: list, state: State, frame: Frame):
+        self._model = model
+        self._nodes = nodes
+        self._state = state
+        self._frame = frame
+        self._values: dict = {}
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def __bool__(self) -> bool:
+        return bool(self._nodes)
+
+    def _get(self, index: int) -> Value:
+        value = self._values.get(index)
+        if value is None:
+            value = self._values[index] = self._model.evaluate(self._nodes[index], self._state, self._frame)
+        return value
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self._get(i) for i in range(*index.indices(len(self._nodes)))]
+        if index < 0:
+            index += len(self._nodes)
+        if not 0 <= index < len(self._nodes):
+            raise IndexError(index)
+        return self._get(index)
+
+    def __iter__(self):
+        for i in range(len(self._nodes)):
+            yield self._get(i)
+
+    def __radd__(self, other: list) -> list:
+        return list(other) + list(self)
+
+    def __add__(self, other: list) -> list:
+        return list(self) + list(other)
 
 
 def _names(node: ast.AST) -> set:

@@ -135,14 +135,20 @@ class Scope:
         return name in self.bound and name not in self.declared_global
 
 
-def build_scope(node: ast.AST, parent: Optional[Scope]) -> Scope:
+def build_scope(node: ast.AST, parent: Optional[Scope], nodes=None) -> Scope:
+    """The scope of ``node``; ``nodes`` are its own nodes when the caller has them already."""
     scope = Scope(node, parent)
     bound = scope.bound
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         bound.update(arg.arg for arg in parameters(node))
     if isinstance(node, ast.Lambda):
         return scope
-    for sub in own_nodes(node):
+    if nodes is None:
+        # Statements suffice (no walk of every expression): only an assignment expression
+        # (``:=``) binds a name inside one, and those are rare enough to leave out.
+        _bind_statements(scope, node.body)  # type: ignore[attr-defined]
+        return scope
+    for sub in nodes if nodes is not None else own_nodes(node):
         t = type(sub)
         if t is ast.Name:
             if not isinstance(sub.ctx, ast.Load):
@@ -165,11 +171,52 @@ def build_scope(node: ast.AST, parent: Optional[Scope]) -> Scope:
     return scope
 
 
+def _bind_statements(scope: Scope, body: list) -> None:
+    """The names a module or class body binds, read from its statements (not entering
+    functions or classes): assignment, loop and ``with`` targets, imports, definitions,
+    ``except ... as``, ``global``."""
+    bound = scope.bound
+    stack = list(body)
+    while stack:
+        stmt = stack.pop()
+        t = type(stmt)
+        if t is ast.Assign:
+            for target in stmt.targets:
+                bound.update(target_names(target))
+        elif t in (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor):
+            bound.update(target_names(stmt.target))
+        elif t in (ast.With, ast.AsyncWith):
+            for item in stmt.items:
+                if item.optional_vars is not None:
+                    bound.update(target_names(item.optional_vars))
+        elif t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            bound.add(stmt.name)
+            scope.definitions.setdefault(stmt.name, []).append(stmt)
+            continue
+        elif t is ast.Import or t is ast.ImportFrom:
+            for alias in stmt.names:
+                if alias.name != "*":
+                    bound.add(alias.asname or alias.name.split(".")[0])
+        elif t is ast.Global or t is ast.Nonlocal:
+            scope.declared_global.update(stmt.names)
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, name, None)
+            if block:
+                stack.extend(block)
+        for handler in getattr(stmt, "handlers", None) or ():
+            if handler.name:
+                bound.add(handler.name)
+            stack.extend(handler.body)
+        for case in getattr(stmt, "cases", None) or ():
+            stack.extend(case.body)
+
+
 class ScopeIndex:
     """Scopes of one module, built on demand."""
 
-    def __init__(self, tree: ast.Module):
+    def __init__(self, tree: ast.Module, own=None):
         self.tree = tree
+        self._own = own  # scope node -> its own nodes, when the owner caches them
         self._scopes: dict = {}
         self.module = self.scope(tree, None)
 

@@ -45,8 +45,16 @@ class FileContext:
         """The file's semantic model (gradguard.check.analysis.model), built on first use."""
         if self._model is None:
             from gradguard.check.analysis.model import SemanticModel
+            from gradguard.check.analysis.project import current as current_project
 
-            self._model = SemanticModel(self.tree, self.imports, self.source.text)
+            self._model = SemanticModel(
+                self.tree,
+                self.imports,
+                self.source.text,
+                line_starts=self.source.line_starts,
+                filename=self.filename,
+                project=current_project(),
+            )
         return self._model
 
     # -- the tree around a node ------------------------------------------------------------

@@ -59,8 +59,10 @@ def check_source(
     filename: str,
     rules: Sequence[EngineRule],
     require_torch_import: bool = True,
+    noqa: bool = True,
 ) -> FileResult:
-    """Check decoded text with the given rule instances.
+    """Check decoded text with the given rule instances (``noqa=False``: report what
+    ``# noqa`` comments suppress, ``--ignore-noqa``).
 
     Never raises for any input: a file too deeply nested to analyse is GG001, and a bug in a
     rule (or in the engine) becomes an ``InternalError`` in the result while the other rules'
@@ -70,7 +72,7 @@ def check_source(
     if limit < WALK_RECURSION_LIMIT:
         sys.setrecursionlimit(WALK_RECURSION_LIMIT)
     try:
-        return _check_source(source, filename, rules, require_torch_import)
+        return _check_source(source, filename, rules, require_torch_import, noqa)
     except RecursionError:
         error = SourceError("expression nesting too deep to analyse")
         return FileResult(filename, [parse_error_diagnostic(filename, error)], source, error=error.message)
@@ -82,7 +84,7 @@ def check_source(
 
 
 def _check_source(
-    source: SourceText, filename: str, rules: Sequence[EngineRule], require_torch_import: bool
+    source: SourceText, filename: str, rules: Sequence[EngineRule], require_torch_import: bool, noqa: bool = True
 ) -> FileResult:
     text = source.text
     if require_torch_import and not mentions_torch_import(text):
@@ -117,7 +119,11 @@ def _check_source(
         finally:
             walker.unlink()
             ctx.clear()  # caches and rule states may point back at ctx and the tree
-    diagnostics = apply_noqa(ctx.diagnostics, source)
+    diagnostics = apply_noqa(ctx.diagnostics, source, tree) if noqa else list(ctx.diagnostics)
+    for d in diagnostics:
+        # What code scanning's fingerprints are made of: the finding's line, not its number.
+        if 1 <= d.start.row <= len(source.line_starts):
+            d.extra["line_text"] = source.line(d.start.row).strip()
     diagnostics.sort(key=Diagnostic.sort_key)
     return FileResult(filename, diagnostics, source, internal_errors=failures)
 
@@ -167,10 +173,10 @@ def function_trigger_hits(rules: Sequence[EngineRule], text: str, imports: Impor
 
 
 def check_bytes(
-    data: bytes, filename: str, rules: Sequence[EngineRule], require_torch_import: bool = True
+    data: bytes, filename: str, rules: Sequence[EngineRule], require_torch_import: bool = True, noqa: bool = True
 ) -> FileResult:
     try:
         source = SourceText.from_bytes(data)
     except SourceError as exc:
         return FileResult(filename, [parse_error_diagnostic(filename, exc)], None, error=exc.message)
-    return check_source(source, filename, rules, require_torch_import)
+    return check_source(source, filename, rules, require_torch_import, noqa)

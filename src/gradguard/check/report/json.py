@@ -37,7 +37,7 @@ def diagnostic_json(d: Diagnostic) -> dict[str, Any]:
         "end_location": _position_json(d.end),
         "fix": fix,
         "url": d.url,
-        "noqa_row": d.start.row,
+        "noqa_row": d.extra.get("noqa_row", d.start.row),
     }
     if d.cell is not None:
         out["cell"] = d.cell

@@ -6,13 +6,21 @@ fix. Columns are counted in Unicode code points (``columnKind``), as gradguard c
 Findings in notebook cells point at the notebook file's line that holds the cell's source
 line (when the notebook's JSON layout lets that be known) and name the cell in
 ``logicalLocations`` and ``properties``.
+
+For GitHub code scanning: paths below the current folder are relative to ``%SRCROOT%``
+(``uriBaseId``); each result's ``partialFingerprints`` hash its code, file and the text of
+its line (plus a count among equal ones), not the line number, so an alert keeps its
+identity when lines above it move; each rule's level is its severity (``error`` for code
+that always raises or corrupts gradients, ``warning`` for waste and legacy API). GitHub
+rejects a run of more than 25,000 results: the first 25,000 are written, with a warning.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any
 from urllib.parse import quote
 
@@ -20,17 +28,46 @@ from gradguard.check.model import DOCS_URL, PROJECT_URL, Diagnostic
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = PROJECT_URL
+SRCROOT = "%SRCROOT%"
+MAX_RESULTS = 25_000  # GitHub code scanning rejects a run with more
 
 
-def artifact_uri(filename: str) -> str:
-    """A relative path as a relative URI reference (what code scanning resolves against the
-    repository root); an absolute path as a file URI."""
+def relative_path(filename: str) -> str:
+    """The path relative to the current folder when it is below it, else as given (POSIX)."""
     if os.path.isabs(filename):
-        return PurePath(filename).as_uri()
-    return quote(PurePath(filename).as_posix())
+        try:
+            return Path(filename).relative_to(Path.cwd()).as_posix()
+        except ValueError:
+            return PurePath(filename).as_posix()
+    return PurePath(os.path.normpath(filename)).as_posix()
+
+
+def fingerprints(diagnostics: list[Diagnostic]) -> list[str]:
+    """One fingerprint per finding, stable when lines move: a hash of the file, the code, the
+    cell and the finding's line text (its message when the line is unknown), then ``:n``
+    counting the equal ones before it."""
+    seen: dict[str, int] = {}
+    out = []
+    for d in diagnostics:
+        what = d.extra.get("line_text") or d.message
+        key = f"{relative_path(d.filename)}\0{d.code}\0{d.cell or ''}\0{what}"
+        digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
+        seen[digest] = seen.get(digest, 0) + 1
+        out.append(f"{digest}:{seen[digest]}")
+    return out
+
+
+def artifact_location(filename: str) -> dict[str, str]:
+    """A path below the current folder as a URI relative to ``%SRCROOT%`` (what code scanning
+    resolves against the repository root); any other path as a file URI."""
+    path = relative_path(filename)
+    if os.path.isabs(path) or path.startswith("../"):
+        return {"uri": Path(os.path.abspath(filename)).as_uri()}
+    return {"uri": quote(path), "uriBaseId": SRCROOT}
 
 
 def _rule_descriptors() -> list[dict[str, Any]]:
+    from gradguard.check.report import severity_of
     from gradguard.check.rules import PARSE_ERROR, PARSE_ERROR_SUMMARY, all_rules
 
     descriptors = [
@@ -54,7 +91,10 @@ def _rule_descriptors() -> list[dict[str, Any]]:
                 "fullDescription": {"text": doc.split("\n", 1)[0]},
                 "help": {"text": doc, "markdown": doc},
                 "helpUri": DOCS_URL.format(code=rule.code.lower()),
-                "defaultConfiguration": {"enabled": bool(rule.default_enabled), "level": "error"},
+                "defaultConfiguration": {
+                    "enabled": bool(rule.default_enabled),
+                    "level": severity_of(rule.code).value,
+                },
                 "properties": {"fix": rule.fix_availability.value},
             }
         )
@@ -74,7 +114,7 @@ def _region(d: Diagnostic) -> dict[str, Any]:
     }
 
 
-def _fixes(d: Diagnostic, uri: str) -> list[dict[str, Any]]:
+def _fixes(d: Diagnostic, location: dict[str, str]) -> list[dict[str, Any]]:
     if d.fix is None or d.cell is not None:
         # Notebook fixes are edits of a cell's source, not of the notebook file's text.
         return []
@@ -96,16 +136,18 @@ def _fixes(d: Diagnostic, uri: str) -> list[dict[str, Any]]:
     return [
         {
             "description": {"text": d.fix.message},
-            "artifactChanges": [{"artifactLocation": {"uri": uri}, "replacements": replacements}],
+            "artifactChanges": [{"artifactLocation": location, "replacements": replacements}],
         }
     ]
 
 
-def _result(d: Diagnostic, rule_index: dict[str, int]) -> dict[str, Any]:
-    uri = artifact_uri(d.filename)
-    location: dict[str, Any] = {"physicalLocation": {"artifactLocation": {"uri": uri}, "region": _region(d)}}
+def _result(d: Diagnostic, rule_index: dict[str, int], fingerprint: str) -> dict[str, Any]:
+    from gradguard.check.report import severity_of
+
+    artifact = artifact_location(d.filename)
+    location: dict[str, Any] = {"physicalLocation": {"artifactLocation": artifact, "region": _region(d)}}
     message = d.message
-    result: dict[str, Any] = {"ruleId": d.code, "level": "error", "message": {"text": message}}
+    result: dict[str, Any] = {"ruleId": d.code, "level": severity_of(d.code).value, "message": {"text": message}}
     if d.code in rule_index:
         result["ruleIndex"] = rule_index[d.code]
     if d.cell is not None:
@@ -122,7 +164,8 @@ def _result(d: Diagnostic, rule_index: dict[str, int]) -> dict[str, Any]:
             },
         }
     result["locations"] = [location]
-    fixes = _fixes(d, uri)
+    result["partialFingerprints"] = {"primaryLocationLineHash": fingerprint}
+    fixes = _fixes(d, artifact)
     if fixes:
         result["fixes"] = fixes
     return result
@@ -133,6 +176,10 @@ def sarif_log(diagnostics: list[Diagnostic]) -> dict[str, Any]:
 
     rules = _rule_descriptors()
     rule_index = {r["id"]: i for i, r in enumerate(rules)}
+    kept = diagnostics[:MAX_RESULTS]
+    invocation: dict[str, Any] = {"executionSuccessful": True}
+    if len(diagnostics) > MAX_RESULTS:
+        invocation["toolExecutionNotifications"] = [{"level": "warning", "message": {"text": capped(len(diagnostics))}}]
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
@@ -148,10 +195,19 @@ def sarif_log(diagnostics: list[Diagnostic]) -> dict[str, Any]:
                     }
                 },
                 "columnKind": "unicodeCodePoints",
-                "results": [_result(d, rule_index) for d in diagnostics],
+                "originalUriBaseIds": {SRCROOT: {"uri": Path.cwd().as_uri().rstrip("/") + "/"}},
+                "invocations": [invocation],
+                "results": [_result(d, rule_index, p) for d, p in zip(kept, fingerprints(kept))],
             }
         ],
     }
+
+
+def capped(found: int) -> str:
+    return (
+        f"SARIF output holds the first {MAX_RESULTS:,} of {found:,} results: "
+        "GitHub code scanning rejects a run with more"
+    )
 
 
 def render(diagnostics: list[Diagnostic]) -> str:

@@ -17,7 +17,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, NamedTuple, Optional, Union
 
-from gradguard.check.model import FixAvailability
+from gradguard.check.model import FixAvailability, Severity
 
 if TYPE_CHECKING:
     from gradguard.check.engine.context import FileContext
@@ -91,6 +91,9 @@ class Rule:
     name: ClassVar[str]
     summary: ClassVar[str]
     fix_availability: ClassVar[FixAvailability] = FixAvailability.NONE
+    # ERROR: the code always raises or silently computes wrong gradients; WARNING: wasted
+    # time or memory, or a legacy API. What editors show and SARIF's level.
+    severity: ClassVar[Severity] = Severity.ERROR
     default_enabled: ClassVar[bool] = True
     # Substrings (or compiled patterns) of which one must occur in a file for the rule to run
     # at all (speed). A necessary condition only: handlers still check what they see.

@@ -53,7 +53,7 @@ import ast
 
 from gradguard.check.analysis.data_attr import classify, data_name_span
 from gradguard.check.analysis.zero_dim import zero_dim_index_above
-from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
 
@@ -62,6 +62,7 @@ class TensorDataRead(Rule):
     name = "tensor-data-read"
     summary = "reading `t.data` bypasses autograd's version counter: use `t.detach()`"
     fix_availability = FixAvailability.SOMETIMES
+    severity = Severity.WARNING
     triggers = (".data",)
     function_triggers = (".data",)
 

@@ -69,7 +69,7 @@ from gradguard.check.analysis.data_attr import (
     has_comment,
     no_grad_name,
 )
-from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
 _BODY_FIELDS = ("body", "orelse", "finalbody")
@@ -94,6 +94,7 @@ class TensorDataWrite(Rule):
     name = "tensor-data-write"
     summary = "writing through `t.data` bypasses autograd's version counter: silently wrong gradients"
     fix_availability = FixAvailability.SOMETIMES
+    severity = Severity.ERROR
     triggers = (".data",)
     function_triggers = (".data",)
 

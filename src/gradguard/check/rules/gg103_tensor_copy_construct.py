@@ -48,7 +48,7 @@ import ast
 
 from gradguard.check.analysis.data_attr import has_comment
 from gradguard.check.analysis.values import Grad
-from gradguard.check.model import Applicability, Fix, FixAvailability
+from gradguard.check.model import Applicability, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 
 _TENSOR_FUNCTIONS = ("torch.tensor",)
@@ -73,6 +73,7 @@ class TensorCopyConstruct(Rule):
     name = "tensor-copy-construct"
     summary = "`torch.tensor(t)` on a tensor silently detaches: use `t.detach().clone()`"
     fix_availability = FixAvailability.SOMETIMES
+    severity = Severity.WARNING
     triggers = ("tensor(",)
     function_triggers = ("tensor(",)
     function_names = _TENSOR_FUNCTIONS

@@ -46,20 +46,41 @@ comments inside get no fix. The `Variable` import is left in place.
 from __future__ import annotations
 
 import ast
-import re
+from dataclasses import dataclass
 from typing import Optional
 
 from gradguard.check.analysis.data_attr import has_comment
 from gradguard.check.analysis.vocabulary import FACTORIES, LEGACY_TENSOR_TYPES, VARIABLE_NAMES
-from gradguard.check.model import Applicability, Fix, FixAvailability
+from gradguard.check.model import Applicability, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
 _VARIABLE_NAMES = tuple(sorted(VARIABLE_NAMES))
-# ``Variable(*args, **kwargs)``: a wrapper handing its arguments on to Variable.
-_FORWARDING_RE = re.compile(r"Variable\(\s*\*")
 _ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
 # torch functions returning a new tensor that requires grad only when asked to.
 _FACTORIES = FACTORIES | LEGACY_TENSOR_TYPES
+
+
+@dataclass
+class _State:
+    wrappers: Optional[frozenset] = None  # `_wrappers`, found on first use
+
+
+def _wrappers(ctx) -> frozenset:
+    """Names the module binds to a function or lambda whose text hands ``*args`` to
+    ``Variable``: the only calls that may be wrapped ``Variable`` calls."""
+    state = ctx.state(_State)
+    if state.wrappers is None:
+        found = set()
+        if "Variable(*" in ctx.source.text:
+            for stmt in ctx.tree.body:
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    if "Variable(*" in ctx.text(stmt):
+                        found.add(stmt.name)
+                elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Lambda):
+                    if "Variable(*" in ctx.text(stmt.value):
+                        found.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+        state.wrappers = frozenset(found)
+    return state.wrappers
 
 
 def _const(node: Optional[ast.AST]):
@@ -71,6 +92,7 @@ class LegacyVariable(Rule):
     name = "legacy-variable"
     summary = "legacy `Variable(...)`: detaches its input; `volatile=True` does nothing"
     fix_availability = FixAvailability.SOMETIMES
+    severity = Severity.WARNING
     triggers = ("Variable",)
     function_triggers = ("Variable",)
     function_names = _VARIABLE_NAMES
@@ -239,7 +261,7 @@ class LegacyVariable(Rule):
         if ctx.imports.qualified_name(func) not in _VARIABLE_NAMES:
             # ``Variable = lambda *a, **k: autograd.Variable(*a, **k).cuda()``: a call of a
             # wrapper that hands its arguments on to ``Variable`` is a ``Variable`` call too.
-            if not isinstance(func, ast.Name) or _FORWARDING_RE.search(ctx.source.text) is None:
+            if not isinstance(func, ast.Name) or func.id not in _wrappers(ctx):
                 return
             forwarded = ctx.model.forwarded_call(node)
             if forwarded is None or ctx.imports.qualified_name(forwarded.func) not in _VARIABLE_NAMES:

@@ -56,7 +56,7 @@ from __future__ import annotations
 import ast
 
 from gradguard.check.analysis.zero_dim import zero_dim_index
-from gradguard.check.model import Applicability, Fix, FixAvailability
+from gradguard.check.model import Applicability, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 from gradguard.common.text import short
 
@@ -68,6 +68,7 @@ class ZeroDimIndex(Rule):
     name = "zero-dim-index"
     summary = "`loss.data[0]` indexes a 0-dim tensor: IndexError since PyTorch 0.4; use `.item()`"
     fix_availability = FixAvailability.SAFE
+    severity = Severity.ERROR
     triggers = ("[0]", "[-1]")
     function_triggers = ("[0]", "[-1]")
 

@@ -48,7 +48,7 @@ import ast
 
 from gradguard.check.analysis.values import Kind
 from gradguard.check.analysis.vocabulary import BACKWARD_FUNCTIONS
-from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
 
@@ -60,6 +60,7 @@ class RemovedAutogradKeyword(Rule):
     name = "removed-autograd-keyword"
     summary = "`retain_variables=` was removed: `backward()` and `autograd.grad()` raise TypeError"
     fix_availability = FixAvailability.SOMETIMES
+    severity = Severity.ERROR
     triggers = (_REMOVED,)
     function_triggers = (_REMOVED,)
 

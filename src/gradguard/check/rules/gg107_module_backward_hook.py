@@ -48,7 +48,7 @@ from __future__ import annotations
 import ast
 
 from gradguard.check.analysis.values import Kind
-from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
 
@@ -64,6 +64,7 @@ class ModuleBackwardHook(Rule):
     name = "module-backward-hook"
     summary = "`register_backward_hook` hooks the module's last operation: use `register_full_backward_hook`"
     fix_availability = FixAvailability.UNSAFE
+    severity = Severity.WARNING
     triggers = ("backward_hook",)
     function_triggers = ("backward_hook",)
 

@@ -70,9 +70,9 @@ from typing import Optional
 
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.imports import dotted_name
-from gradguard.check.analysis.values import Kind, Role, Split
+from gradguard.check.analysis.values import Grad, Kind, Role, Split
 from gradguard.check.analysis.vocabulary import PARAMETERLESS_MODULES
-from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
 
@@ -97,12 +97,24 @@ _GRAD_FUNCTIONS = (
 )
 _GRAD_ATTRIBUTES = frozenset({"grad", "grad_fn", "requires_grad"})
 _GRAD_NAMES = frozenset({"gradcheck", "gradgradcheck", "jacobian", "hessian", "vjp", "jvp", "grad", "vmap"})
+# A name that mentions a validation/test split: ``test_x``, ``X_val``, ``valid_imgs``,
+# ``testImages``, ``valset`` (a word of the name, in snake or camel case).
+_SPLIT_NAME_RE = re.compile(
+    r"(?<![A-Za-z0-9])(?:\w*_)?(?:val|valid|validation|test|testing|eval|dev)(?:set|data|x|y|s)?(?![a-z])"
+    r"|(?<=[a-z0-9_])(?:Val|Valid|Validation|Test|Testing|Eval|Dev)(?![a-z])|(?<![A-Za-z0-9])(?:Val|Test)(?![a-z])"
+)
+# What the text of a loop's iterable says when it may be a loader or a data set.
+_DATA_WORDS_RE = re.compile(r"load|data|set|batch|iter|dl\b|val|test|eval|dev|split|sample|ds\b|examples", re.I)
+# A validation/test split named in an identifier or a string (file and function trigger).
+_SPLIT_TRIGGER = re.compile(
+    r"(?<![A-Za-z0-9])(?:\w*_)?(?:val|valid|validation|test|testing|eval|dev)(?:set|data|x|y|s)?(?![a-z])|Val|Test"
+)
 # A data split named in a string: ``split="test"``, ``"data/val"``, ``'valid'``.
 _SPLIT_TEXT_RE = re.compile(r"""["'/](?:val|valid|validation|test|testing|eval|dev)["'/]""")
 # Function names that say the function evaluates: a model call in one is evaluation.
 _EVAL_FUNCTION_RE = re.compile(
     r"(^|_)(eval|evaluate|evaluation|validate|validation|valid|val|test|testing|predict|prediction|"
-    r"inference|infer|generate|generation|sample|sampling|demo)($|_)",
+    r"inference|infer|generate|generation|demo)($|_)",
     re.I,
 )
 _SKIP_FUNCTIONS = frozenset(
@@ -150,6 +162,7 @@ class _State:
     may_evaluate: Optional[bool] = None  # `_may_evaluate`, computed on first use
     eval_receivers: Optional[frozenset] = None  # `_switched_to_eval`: what `.eval()` is called on
     names_split: Optional[bool] = None  # `_names_a_split`
+    named_eval: dict = field(default_factory=dict)  # id(function) -> `_evaluates_by_name`
 
 
 def _loader_name(expr: ast.AST) -> Optional[str]:
@@ -179,8 +192,11 @@ def _evaluation_iterable(ctx, iterable: ast.AST) -> Optional[str]:
     ``MNIST(train=False)``, ``ImageFolder("data/val")``, ``loaders["val"]``, a parameter
     every caller passes such a loader to), or one named like it (``val_loader``)."""
     named = _loader_name(iterable)
-    if named is None and not _may_evaluate(ctx):
-        return None  # no split named anywhere in the file: no loader here can be an evaluation one
+    if named is None:
+        if not _may_evaluate(ctx):
+            return None  # no split named anywhere in the file: no loader here can be an evaluation one
+        if not _DATA_WORDS_RE.search(ctx.text(iterable)):
+            return None  # `range(n)`, `zip(a, b)`, `self.modules()`: not a loader nor a data set
     value = ctx.model.value(iterable)
     if value.kind in (Kind.LOADER, Kind.DATASET):
         if value.split is Split.EVAL:
@@ -201,6 +217,44 @@ def _shown(ctx, node: ast.AST) -> str:
             break
         node = node.args[0]
     return short(ctx.text(node), 40)
+
+
+_BUILTINS = frozenset(dir(__import__("builtins")))
+
+
+def _imported_module(ctx, node: ast.AST) -> bool:
+    """Whether an expression names something imported and never rebound (``torch.nn``,
+    ``np``), not ``model`` after ``import model`` and ``model = model.Net()``."""
+    root = node
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return (
+        isinstance(root, ast.Name) and ctx.imports.qualified_name(node) is not None and not ctx.model.rebinds(root.id)
+    )
+
+
+def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
+    """Callees the syntax alone shows are no model (no question to the model needed): a
+    builtin, a function or class the module defines, an imported name or module attribute
+    (``torch.cat``, ``np.mean``), a method of the current class (``self.helper(...)``)."""
+    if isinstance(target, ast.Name):
+        name = target.id
+        if name in _BUILTINS or name in ctx.imports.names:
+            return not ctx.model.rebinds(name)
+        definitions = ctx.model.scopes.module.definitions.get(name)
+        return bool(definitions) and not ctx.model.rebinds(name)
+    if isinstance(target, ast.Attribute):
+        root = target.value
+        if isinstance(root, ast.Name):
+            if root.id == "self":
+                cls = ctx.method_class
+                return cls is not None and any(
+                    isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == target.attr for s in cls.body
+                )
+            if root.id in ctx.imports.names and not ctx.model.rebinds(root.id):
+                return True
+        return False
+    return not isinstance(target, (ast.Subscript, ast.Call))
 
 
 def _switches_to_eval(call: ast.Call) -> bool:
@@ -225,10 +279,23 @@ def _callee(call: ast.Call) -> ast.AST:
     return target
 
 
+def _evaluates_by_name_cached(ctx, function: ast.AST) -> bool:
+    names = ctx.state(_State).named_eval
+    found = names.get(id(function))
+    if found is None:
+        found = names[id(function)] = _evaluates_by_name(ctx, function)
+    return found
+
+
 def _evaluates_by_name(ctx, function: ast.AST) -> bool:
-    """A function whose name says it evaluates (``evaluate``, ``predict``, ``test``), not a
-    pytest test (``test_*`` in a test file)."""
+    """A function whose name says it evaluates (``evaluate``, ``predict``, ``test``) and that is
+    given what it evaluates (a parameter besides ``self``): not a smoke test building its own
+    input (``def test(): net = Net(); print(net(torch.randn(1, 3)))``), not a pytest test
+    (``test_*`` in a test file)."""
     name = function.name
+    params = [a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs]
+    if not [p for p in params if p not in ("self", "cls")] and function.args.vararg is None:
+        return False
     if not _EVAL_FUNCTION_RE.search(name):
         return False
     if name.startswith("test_"):
@@ -266,6 +333,16 @@ def _switched_to_eval(ctx, callee: ast.AST) -> bool:
     return text is not None and text in state.eval_receivers
 
 
+def _may_be_evaluation_data(ctx, call: ast.Call) -> bool:
+    """Whether an argument's text names a validation/test split (``test_x``, ``X_val``,
+    ``valid_images[:10]``): a cheap filter before asking the model where the data comes from."""
+    if not call.args:
+        return False
+    src = ctx.source
+    text = src.text[src.node_start(call.args[0]) : src.node_end(call.args[-1])]
+    return _SPLIT_NAME_RE.search(text) is not None
+
+
 def _names_a_split(ctx) -> bool:
     """Whether the file names a validation/test split (``train=False``, ``split="test"``,
     ``"data/val"``): only then can data or loaders come from one."""
@@ -287,6 +364,7 @@ def _may_evaluate(ctx) -> bool:
             or "train(False)" in text
             or "train=False" in text
             or _SPLIT_TEXT_RE.search(text) is not None
+            or _SPLIT_NAME_RE.search(text) is not None  # test_set, valid_data
         )
     return state.may_evaluate
 
@@ -315,16 +393,33 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
                 targets.add(binding.name)
     if not targets:
         return True  # stored somewhere the model does not follow: assume it may be
+    # Only what comes after the call (a loop body comes round again: from the loop's start).
+    start = statement.lineno
+    loop = next((s for s in ctx.model.enclosing(call) if isinstance(s, (ast.For, ast.AsyncFor, ast.While))), None)
+    if loop is not None:
+        start = loop.lineno
+    later = [b for b in uses.bindings if getattr(b.node, "lineno", 0) >= start]
     derived = set(targets)
     changed = True
     while changed:
         changed = False
-        for binding in uses.bindings:
+        for binding in later:
             if binding.name not in derived and binding.value is not None:
                 if any(isinstance(n, ast.Name) and n.id in derived for n in ast.walk(binding.value)):
                     derived.add(binding.name)
                     changed = True
-    return bool(derived & uses.backpropagated)
+    backpropagated: set = set()
+    for later_call in uses.calls:
+        if later_call.lineno < start:
+            continue
+        func = later_call.func
+        if isinstance(func, ast.Attribute) and func.attr == "backward":
+            backpropagated |= {n.id for n in ast.walk(func.value) if isinstance(n, ast.Name)}
+            backpropagated |= {n.id for a in later_call.args for n in ast.walk(a) if isinstance(n, ast.Name)}
+        elif ctx.imports.qualified_name(func) in ("torch.autograd.grad", "torch.autograd.backward"):
+            for a in later_call.args + [k.value for k in later_call.keywords]:
+                backpropagated |= {n.id for n in ast.walk(a) if isinstance(n, ast.Name)}
+    return bool(derived & backpropagated)
 
 
 def _uses_grad(ctx, nodes) -> bool:
@@ -360,10 +455,23 @@ class EvalWithGrad(Rule):
     name = "eval-with-grad"
     summary = "evaluation (`.eval()` or a validation loader loop) runs the model with grad enabled"
     fix_availability = FixAvailability.SOMETIMES
-    triggers = (".eval(", "loader", "_dl", "_iter")
-    # A unit with findings calls `.eval()` or loops over a loader named like the triggers; the calls
-    # of module-level functions that skipped functions make are looked for in leave_Module.
-    function_triggers = ("eval", "loader", "Loader", "_dl", "_iter")
+    severity = Severity.WARNING
+    # A unit with findings switches a model to eval mode, loops over a loader or data set, reads
+    # data of a validation/test split, or is named for evaluation: each shows in its text.
+    triggers = (
+        ".eval(",
+        "evaluat",
+        "train(False",
+        "oader",
+        "_dl",
+        "_iter",
+        _SPLIT_TRIGGER,
+        "predict",
+        "infer",
+        "generat",
+        "demo",
+    )
+    function_triggers = (*triggers, "eval")
 
     valid = (
         Valid(
@@ -606,7 +714,7 @@ class EvalWithGrad(Rule):
     def visit_Call(self, node: ast.Call, ctx) -> None:
         func = node.func
         if isinstance(func, ast.Attribute) and _switches_to_eval(node):
-            if dotted_name(func.value) is not None and ctx.imports.qualified_name(func.value) is None:
+            if dotted_name(func.value) is not None and not _imported_module(ctx, func.value):
                 if ctx.model.value(func.value).kind in (Kind.MODULE, Kind.UNKNOWN):
                     unit = self._unit(ctx)
                     if unit is not None and unit.eval_call is None:
@@ -622,13 +730,13 @@ class EvalWithGrad(Rule):
                 if id(loop) in unit.loader_loops:
                     loop_id = id(loop)
                     break
-        named_eval = function is not None and _evaluates_by_name(ctx, function)
+        named_eval = function is not None and _evaluates_by_name_cached(ctx, function)
         if (
             loop_id is None
             and (unit is None or unit.eval_call is None)
             and not named_eval
             and not _switched_to_eval(ctx, _callee(node))
-            and not _names_a_split(ctx)
+            and not (_names_a_split(ctx) and _may_be_evaluation_data(ctx, node))
         ):
             return  # nothing in this unit or file can make this call an evaluation: no model query
         if not self._is_model_call(ctx, node):
@@ -663,6 +771,8 @@ class EvalWithGrad(Rule):
         subclass, a torch layer, a model a project function returns), or, where nothing else
         is known, something named like one (``model``, ``self.net``, ``teacher.module``)."""
         target = _callee(node)
+        if _certainly_not_a_model(ctx, target):
+            return False
         value = ctx.model.value(target)
         if value.kind is not Kind.MODULE:
             return False
@@ -702,6 +812,11 @@ class EvalWithGrad(Rule):
 
     def _decide(self, ctx, unit: _Unit, function: Optional[ast.AST]) -> None:
         nodes = [function] if function is not None else _module_code(ctx)
+        if function is not None and all(c.why == "eval-function" for c in unit.model_calls):
+            # Only its name says the function evaluates: not when it hands a graph back.
+            returned = ctx.model.function_summary(function).returns
+            if returned.kind in (Kind.TENSOR, Kind.CONTAINER, Kind.UNKNOWN) and returned.grad is not Grad.NO:
+                return
         if not _uses_grad(ctx, nodes):
             first = unit.model_calls[0]
             where = "this function" if function is not None else "this module"
@@ -764,7 +879,7 @@ class EvalWithGrad(Rule):
             return f"with `{candidate.data}` in eval mode"
         if candidate.why == "eval-data":
             return f"on evaluation data `{candidate.data}`"
-        return f"in `{function.name}`, which evaluates"
+        return f"in `{function.name}`, whose result carries no graph"
 
     @staticmethod
     def _outermost_loader_loop(ctx, unit: _Unit, loop: ast.AST) -> ast.AST:

@@ -54,7 +54,7 @@ from typing import Optional
 from gradguard.check.analysis.grad_mode import GRAD_OFF_NAMES, INFERENCE, NO_GRAD
 from gradguard.check.analysis.scopes import target_names
 from gradguard.check.analysis.vocabulary import GRAD_PRESERVING
-from gradguard.check.model import FixAvailability
+from gradguard.check.model import FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 
 _NOT_COMPUTING = frozenset(
@@ -112,6 +112,7 @@ class BackwardWithoutGrad(Rule):
     name = "backward-without-grad"
     summary = "`backward()` on a value computed inside the same `no_grad` region (always a RuntimeError)"
     fix_availability = FixAvailability.NONE
+    severity = Severity.ERROR
     triggers = ("backward", "autograd")
     # Only a region opened in the function itself disables grad there.
     function_triggers = ("no_grad", "inference_mode", "set_grad_enabled")

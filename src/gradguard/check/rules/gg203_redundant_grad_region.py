@@ -57,7 +57,7 @@ from gradguard.check.analysis.grad_mode import (
     GradRegion,
     classify_grad_mode,
 )
-from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 
 
@@ -76,6 +76,7 @@ class RedundantGradRegion(Rule):
     name = "redundant-grad-region"
     summary = "`no_grad` inside a region that already disables grad"
     fix_availability = FixAvailability.SOMETIMES
+    severity = Severity.WARNING
     triggers = ("no_grad",)
     function_triggers = ("no_grad",)
     function_names = tuple(sorted(NO_GRAD_NAMES))

@@ -36,7 +36,7 @@ from __future__ import annotations
 import ast
 
 from gradguard.check.analysis.grad_mode import GRAD_MODE_NAMES
-from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 
 _CLASSES = {name for name in GRAD_MODE_NAMES if not name.endswith("set_grad_enabled")}
@@ -47,6 +47,7 @@ class GradModeWithoutCall(Rule):
     name = "grad-mode-without-call"
     summary = "`with torch.no_grad:` without `()` raises TypeError"
     fix_availability = FixAvailability.SAFE
+    severity = Severity.ERROR
     triggers = ("no_grad", "inference_mode", "enable_grad")
     function_triggers = ("no_grad", "inference_mode", "enable_grad")
     function_names = tuple(sorted(_CLASSES))

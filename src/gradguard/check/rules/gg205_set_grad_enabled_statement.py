@@ -51,7 +51,7 @@ import ast
 from typing import Optional
 
 from gradguard.check.analysis.vocabulary import SET_ENABLED_NAMES, call_argument
-from gradguard.check.model import FixAvailability
+from gradguard.check.model import FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 
 _SET_ENABLED = SET_ENABLED_NAMES
@@ -87,6 +87,7 @@ class SetGradEnabledStatement(Rule):
     name = "set-grad-enabled-statement"
     summary = "`torch.set_grad_enabled(False)` as a statement switches grad off for the whole thread"
     fix_availability = FixAvailability.NONE
+    severity = Severity.ERROR
     triggers = ("set_grad_enabled",)
     function_triggers = ("set_grad_enabled",)
     function_names = tuple(sorted(_SET_ENABLED))

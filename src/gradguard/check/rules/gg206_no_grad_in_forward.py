@@ -52,7 +52,7 @@ from __future__ import annotations
 import ast
 
 from gradguard.check.analysis.grad_mode import GRAD_OFF_NAMES, INFERENCE, NO_GRAD, classify_grad_mode
-from gradguard.check.model import FixAvailability
+from gradguard.check.model import FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 
 
@@ -61,6 +61,7 @@ class NoGradInForward(Rule):
     name = "no-grad-in-forward"
     summary = "`no_grad`/`inference_mode` inside `nn.Module.forward` stops gradients there"
     fix_availability = FixAvailability.NONE
+    severity = Severity.ERROR
     default_enabled = False
     triggers = ("no_grad", "inference_mode", "set_grad_enabled")
     function_triggers = ("no_grad", "inference_mode", "set_grad_enabled")

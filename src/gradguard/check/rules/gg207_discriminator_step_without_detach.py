@@ -72,7 +72,7 @@ from typing import Optional
 
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.steps import backward_roots, graph_sources, module_receiver, stepped_optimizer
-from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
 
@@ -101,6 +101,7 @@ class DiscriminatorStepWithoutDetach(Rule):
     name = "discriminator-step-without-detach"
     summary = "The discriminator's loss uses the generator's output undetached: backward runs through the generator"
     fix_availability = FixAvailability.SOMETIMES
+    severity = Severity.WARNING
     triggers = ("backward",)
     function_triggers = ("backward",)
 

@@ -70,7 +70,7 @@ from gradguard.check.analysis.steps import (
     retains_graph,
     stepped_optimizer,
 )
-from gradguard.check.model import FixAvailability
+from gradguard.check.model import FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
 
@@ -80,6 +80,7 @@ class StepBetweenBackwards(Rule):
     name = "step-between-backwards"
     summary = "A backward pass through a retained graph after an optimizer step changed its weights: RuntimeError"
     fix_availability = FixAvailability.NONE
+    severity = Severity.ERROR
     triggers = ("retain_graph", "retain_variables", "create_graph")
     function_triggers = ("retain_graph", "retain_variables", "create_graph")
 

@@ -85,7 +85,7 @@ from typing import Optional
 
 from gradguard.check.analysis.values import Kind, Role, Split
 from gradguard.check.analysis.vocabulary import BATCHNORM_MODULES, DROPOUT_MODULES, EVALUATION_FUNCTION_WORDS
-from gradguard.check.model import FixAvailability
+from gradguard.check.model import FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
 
@@ -104,6 +104,7 @@ class NoGradWithoutEval(Rule):
     name = "no-grad-without-eval"
     summary = "Evaluation under `no_grad` of a model with dropout or batch norm still in training mode"
     fix_availability = FixAvailability.NONE
+    severity = Severity.WARNING
     triggers = ("no_grad", "inference_mode")
     function_triggers = ("no_grad", "inference_mode")
     function_names = ("torch.no_grad", "torch.inference_mode")

@@ -55,7 +55,7 @@ from gradguard.check.analysis.grad_mode import RegionKind, classify_grad_mode
 from gradguard.check.analysis.imports import dotted_name
 from gradguard.check.analysis.scopes import own_nodes
 from gradguard.check.analysis.vocabulary import GRAD_MODE_NAMES
-from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
 
@@ -75,6 +75,7 @@ class GradModeInGenerator(Rule):
     name = "grad-mode-in-generator"
     summary = "`yield` inside a `no_grad`/`inference_mode` region leaks the grad mode into the consumer"
     fix_availability = FixAvailability.SOMETIMES
+    severity = Severity.WARNING
     triggers = ("yield",)
     function_triggers = ("yield",)
 

@@ -68,7 +68,7 @@ from typing import Optional
 
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.values import Role
-from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
 
@@ -83,6 +83,7 @@ class AccumulatedGraph(Rule):
     name = "accumulated-graph"
     summary = "Accumulating a loss tensor across iterations keeps every graph alive"
     fix_availability = FixAvailability.SAFE
+    severity = Severity.WARNING
     triggers = ("loss", "criterion")
     # What makes a value a loss (the semantic model): a loss-like name or call, a loss
     # function, or a `.backward()` on it.
@@ -338,10 +339,12 @@ class AccumulatedGraph(Rule):
     def _check(self, node: ast.AST, acc: str, value: ast.AST, ctx, how: str) -> None:
         model = ctx.model
         scope = ctx.function if ctx.function is not None else ctx.tree
-        if isinstance(scope, ast.Lambda) or model.grad_mode(node) is not GradMode.ENABLED:
+        if isinstance(scope, ast.Lambda) or ctx.grad_disabled:
             return
         loop = _innermost_loop(ctx, node, scope)
         if loop is None:
+            return
+        if model.grad_mode(node) is not GradMode.ENABLED:
             return
         added = model.value(value)
         if not (added.carries_grad and added.has(Role.LOSS)):

@@ -43,7 +43,7 @@ from __future__ import annotations
 import ast
 
 from gradguard.check.analysis.flow import GradMode
-from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
 
@@ -53,6 +53,7 @@ class NumpyOnGradTensor(Rule):
     name = "numpy-on-grad-tensor"
     summary = "`.numpy()` on a tensor that requires grad raises RuntimeError"
     fix_availability = FixAvailability.SAFE
+    severity = Severity.ERROR
     triggers = (".numpy(",)
     function_triggers = ("numpy",)
 

@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis.steps import stepped_optimizer
-from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
 
@@ -74,6 +74,7 @@ class MissingZeroGrad(Rule):
     name = "missing-zero-grad"
     summary = "A loop calls `backward()` and steps an optimizer but never zeroes the gradients"
     fix_availability = FixAvailability.SOMETIMES
+    severity = Severity.WARNING
     triggers = (".step(",)
     function_triggers = (".step(",)
 

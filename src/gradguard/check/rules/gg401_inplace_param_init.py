@@ -54,7 +54,7 @@ from typing import Optional
 
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.values import Grad, Kind, Role
-from gradguard.check.model import Applicability, Fix, FixAvailability
+from gradguard.check.model import Applicability, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
 INIT_METHODS = frozenset(
@@ -77,6 +77,7 @@ class InplaceParamInit(Rule):
     name = "inplace-param-init"
     summary = "In-place init of a parameter outside `no_grad` raises RuntimeError"
     fix_availability = FixAvailability.SOMETIMES
+    severity = Severity.ERROR
     # '.zero_(' but not 'zero_grad(': one pattern, so a file is searched once, not once per method.
     triggers = (re.compile(r"\.(?:" + "|".join(sorted(INIT_METHODS, key=len, reverse=True)) + r")\("),)
     function_triggers = triggers
@@ -258,6 +259,8 @@ class InplaceParamInit(Rule):
         func = node.func
         if not isinstance(func, ast.Attribute) or func.attr not in INIT_METHODS:
             return
+        if ctx.grad_disabled:
+            return  # inside a region of this function that disables grad: nothing to ask
         if ctx.model.grad_mode(node) is not GradMode.ENABLED:
             return
         receiver = func.value

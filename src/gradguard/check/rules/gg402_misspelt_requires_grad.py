@@ -59,7 +59,7 @@ from functools import lru_cache
 from typing import Optional
 
 from gradguard.check.analysis.values import Kind, Role
-from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
 CORRECT = ("requires_grad", "requires_grad_")
@@ -165,6 +165,7 @@ class MisspeltRequiresGrad(Rule):
     name = "misspelt-requires-grad"
     summary = "misspelt `requires_grad` (`require_grad`, `requires_grads`, ...): silently ignored or an error"
     fix_availability = FixAvailability.SOMETIMES
+    severity = Severity.ERROR
     triggers = ("grad", "gard", "Grad")
     # The misspellings recognised hold "rad", "gar" or "grd" (misspelling_of).
     function_triggers = ("rad", "gar", "grd", "RAD", "GAR", "GRD")

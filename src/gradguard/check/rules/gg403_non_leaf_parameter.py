@@ -66,7 +66,7 @@ from gradguard.check.analysis.vocabulary import (
     constant_of,
     last_name,
 )
-from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
 
@@ -79,6 +79,7 @@ class NonLeafParameter(Rule):
     name = "non-leaf-parameter"
     summary = "A tensor meant to be trained is moved or cast after `requires_grad=True`: not a leaf, no `.grad`"
     fix_availability = FixAvailability.SOMETIMES
+    severity = Severity.ERROR
     triggers = ("requires_grad", "Parameter")
     function_triggers = ("requires_grad", "Parameter")
 

@@ -66,7 +66,7 @@ from gradguard.check.analysis.data_attr import no_grad_name
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.values import Role
 from gradguard.check.analysis.vocabulary import INPLACE_VALUE_METHODS
-from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 from gradguard.common.text import short
 
@@ -79,6 +79,7 @@ class ManualUpdateWithGrad(Rule):
     name = "manual-update-with-grad"
     summary = "A hand-written update of a leaf that requires grad, with grad enabled: RuntimeError or a non-leaf"
     fix_availability = FixAvailability.SOMETIMES
+    severity = Severity.ERROR
     triggers = (".grad",)
     function_triggers = (".grad",)
 

@@ -72,6 +72,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis.autograd_function import function_classes, function_method, own_nodes
+from gradguard.check.model import Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
 # Methods that return the same tensor or a view of it.
@@ -101,6 +102,7 @@ _TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.FloatTensor", "torch.aut
 
 class CtxAttributeTensor(Rule):
     code = "GG501"
+    severity = Severity.ERROR
     name = "ctx-attribute-tensor"
     summary = "Input/output tensor stored as `ctx.attr` instead of `save_for_backward`"
     triggers = ("Function",)

@@ -66,7 +66,7 @@ from __future__ import annotations
 import ast
 
 from gradguard.check.analysis.autograd_function import function_classes, function_method, is_once_differentiable
-from gradguard.check.model import Applicability, Edit, Fix, FixAvailability
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 
 
@@ -75,6 +75,7 @@ class SaveForBackwardDetach(Rule):
     name = "save-for-backward-detach"
     summary = "`ctx.save_for_backward(x.detach())` breaks double backward"
     fix_availability = FixAvailability.SOMETIMES
+    severity = Severity.ERROR
     triggers = ("save_for_backward",)
     function_triggers = ("save_for_backward",)
 

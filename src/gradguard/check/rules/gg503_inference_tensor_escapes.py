@@ -54,6 +54,7 @@ from typing import Optional
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.grad_mode import INFERENCE_NAMES
 from gradguard.check.analysis.values import Role
+from gradguard.check.model import Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 from gradguard.common.text import short
 
@@ -69,6 +70,7 @@ _CONTAINER_METHODS = frozenset({"append", "insert", "extend", "setdefault", "add
 
 class InferenceTensorEscapes(Rule):
     code = "GG503"
+    severity = Severity.ERROR
     name = "inference-tensor-escapes"
     summary = "Tensor created under `inference_mode` stored on `self` or in a module-level cache"
     triggers = ("inference_mode",)

@@ -29,6 +29,11 @@ class Document(Protocol):
         applied, 0 when the text did not change."""
         ...
 
+    def add_noqa(self, diagnostics: Sequence[Diagnostic]) -> int:
+        """Write ``# noqa: CODE`` comments that suppress these findings (``--add-noqa``);
+        the number of lines given a comment or a new code."""
+        ...
+
     def diffs(self, path: str) -> list[str]:
         """Unified diffs from the original text to the fixed one."""
         ...
@@ -58,4 +63,6 @@ class Adapter(Protocol):
     @property
     def suffixes(self) -> tuple[str, ...]: ...
 
-    def check(self, data: bytes, path: str, rules: Sequence[Rule], require_torch_import: bool) -> Checked: ...
+    def check(
+        self, data: bytes, path: str, rules: Sequence[Rule], require_torch_import: bool, noqa: bool = True
+    ) -> Checked: ...

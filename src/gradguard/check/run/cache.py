@@ -129,9 +129,12 @@ class ResultCache:
                 ):
                     shutil.rmtree(entry.path, ignore_errors=True)
 
-    def key(self, path: str, data: bytes, ignored_codes: Iterable[str]) -> str:
+    def key(self, path: str, data: bytes, ignored_codes: Iterable[str], project: str = "") -> str:
+        """The entry's key: configuration, path, ignored codes, content, and the digest of the
+        run's project facts (what the other files say), so that an edit there is seen here."""
         digest = hashlib.blake2b(digest_size=20)
         digest.update(self.config.encode())
+        digest.update(b"\0" + project.encode())
         digest.update(b"\0" + os.path.abspath(path).encode("utf-8", "surrogateescape"))
         digest.update(b"\0" + ",".join(sorted(ignored_codes)).encode() + b"\0")
         digest.update(data)

@@ -34,8 +34,9 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
 from gradguard.check.analysis.imports import mentions_torch_import
 from gradguard.check.engine.errors import InternalError
 from gradguard.check.engine.run import check_source
-from gradguard.check.fixes import MAX_PASSES, apply_edits, unified_diff
+from gradguard.check.fixes import MAX_PASSES, apply_edits, apply_text_edits, unified_diff
 from gradguard.check.model import Diagnostic, Edit, Fix, Position
+from gradguard.check.noqa import add_noqa_edits, noqa_rows
 from gradguard.check.run.adapter import Checked, FindingFilter
 from gradguard.check.source import SourceError, SourceText, parse
 
@@ -92,6 +93,7 @@ class CodeCell:
     python: str = ""  # the text with IPython syntax replaced, same line count
     replaced_rows: set[int] = field(default_factory=set)  # 1-based rows replaced by ``pass``
     included: bool = True  # part of the checked program
+    shifts: dict[int, int] = field(default_factory=dict)  # row -> leading characters removed
 
     @property
     def lines(self) -> list[str]:
@@ -128,7 +130,20 @@ class Notebook:
             if 1 <= row <= len(raw) and one_line_each:
                 return self.text.count("\n", 0, raw[row - 1].start) + 1
             return None
+        if raw.start < 0:
+            return None  # a notebook built from cells (an editor's), not read from a file
         return self.text.count("\n", 0, raw.start) + 1
+
+
+def notebook_from_cells(cells: Sequence[tuple[int, str]], is_python: bool = True) -> Notebook:
+    """A notebook made of its code cells' texts, as ``(cell number, text)`` in cell order:
+    what an editor holds (LSP notebook documents), with no JSON file behind it."""
+    code_cells = []
+    for number, text in cells:
+        raw = _Located("")
+        raw.start = raw.end = -1
+        code_cells.append(CodeCell(number, raw, text))
+    return Notebook("", False, code_cells, is_python)
 
 
 def _split_lines(text: str) -> list[str]:
@@ -264,6 +279,29 @@ def ipython_to_python(text: str) -> tuple[str, set[int]]:
     return "".join(out), replaced
 
 
+_INDENT_RE = re.compile(r"[ \t]+")
+
+
+def remove_leading_indent(text: str) -> tuple[str, dict[int, int]]:
+    """What IPython does before running a cell whose first line is indented (its
+    ``leading_indent`` transform): that indentation is removed from every line that starts
+    with it. Returns (text, row -> characters removed), so positions map back to the cell."""
+    lines = _split_lines(text)
+    match = _INDENT_RE.match(lines[0]) if lines else None
+    if match is None:
+        return text, {}
+    prefix = match.group(0)
+    shifts: dict[int, int] = {}
+    out = []
+    for row, line in enumerate(lines, start=1):
+        if line.startswith(prefix):
+            out.append(line[len(prefix) :])
+            shifts[row] = len(prefix)
+        else:
+            out.append(line)
+    return "".join(out), shifts
+
+
 class Program:
     """The included code cells joined into one program, with the way back to each cell."""
 
@@ -287,7 +325,7 @@ class Program:
             return None, pos
         index = min(max(pos.row, 1), len(self.row_cell)) - 1
         cell, row = self.row_cell[index]
-        return cell, Position(row, pos.column)
+        return cell, Position(row, pos.column + cell.shifts.get(row, 0))
 
     def cell_offset(self, offset: int, is_end: bool = False) -> Optional[tuple[CodeCell, int]]:
         """(cell, offset in the cell's original text) of a program offset; None when it falls
@@ -311,6 +349,7 @@ class Program:
         if cell_row in cell.replaced_rows:
             return None
         lines = cell.lines
+        col += cell.shifts.get(cell_row, 0)
         if cell_row > len(lines) or col > len(lines[cell_row - 1]):
             return None
         return cell, sum(len(line) for line in lines[: cell_row - 1]) + col
@@ -354,7 +393,7 @@ def _parses_with_top_level_await(text: str, filename: str) -> bool:
 
 
 def check_notebook(
-    notebook: Notebook, filename: str, rules: Sequence[Rule], require_torch_import: bool = True
+    notebook: Notebook, filename: str, rules: Sequence[Rule], require_torch_import: bool = True, noqa: bool = True
 ) -> NotebookCheck:
     """Check a loaded notebook's code cells; positions are mapped back to cells."""
     if not notebook.is_python:
@@ -362,11 +401,12 @@ def check_notebook(
     diagnostics = []
     for cell in notebook.cells:
         cell.python, cell.replaced_rows = ipython_to_python(cell.text)
+        cell.python, cell.shifts = remove_leading_indent(cell.python)
         cell.included = True
     if require_torch_import and not mentions_torch_import("\n".join(c.python for c in notebook.cells)):
         return NotebookCheck([], skipped=True, notebook=notebook)
     program = Program(notebook.cells)
-    result = check_source(program.source, filename, rules, require_torch_import)
+    result = check_source(program.source, filename, rules, require_torch_import, noqa)
     if result.error is not None:
         # Jupyter runs each cell on its own: report the cells that do not parse and check
         # the others without them.
@@ -377,16 +417,28 @@ def check_notebook(
                 cell.included = False
                 if not _parses_with_top_level_await(cell.python, filename):
                     diagnostics.append(
-                        _gg001(filename, f"File could not be parsed: {exc.message}", exc.row, exc.column, cell.number)
+                        _gg001(
+                            filename,
+                            f"File could not be parsed: {exc.message}",
+                            exc.row,
+                            exc.column + cell.shifts.get(exc.row, 0),
+                            cell.number,
+                        )
                     )
         program = Program(notebook.cells)
-        result = check_source(program.source, filename, rules, require_torch_import)
+        result = check_source(program.source, filename, rules, require_torch_import, noqa)
     if result.skipped and not diagnostics:
         return NotebookCheck([], skipped=True, notebook=notebook)
     for d in result.diagnostics:
         in_cell, start = program.locate(d.start)
         end_cell, end = program.locate(d.end)
         d.start, d.end = start, end if end_cell is in_cell else start
+        if "noqa_row" in d.extra:
+            noqa_cell, noqa_pos = program.locate(Position(d.extra["noqa_row"], 1))
+            if noqa_cell is in_cell:
+                d.extra["noqa_row"] = noqa_pos.row
+            else:
+                del d.extra["noqa_row"]
         if in_cell is not None:
             d.cell = in_cell.number
             d.message = _cell_line_references(program, d.message, in_cell)
@@ -454,7 +506,7 @@ def fix_cells(
             if applied and new_text != cell.text:
                 python, _ = ipython_to_python(new_text)
                 try:
-                    parse(python, "<fix>")
+                    parse(remove_leading_indent(python)[0], "<fix>")
                 except SourceError:
                     continue  # a fix that breaks the cell is dropped
                 cell.text = new_text
@@ -472,15 +524,18 @@ def fix_cells(
 class NotebookDocument:
     """A notebook whose cells fixes are applied to, cell by cell."""
 
-    def __init__(self, notebook: Notebook, path: str, rules: Sequence[Rule], require_torch_import: bool):
+    def __init__(
+        self, notebook: Notebook, path: str, rules: Sequence[Rule], require_torch_import: bool, noqa: bool = True
+    ):
         self.notebook = notebook
         self.path = path
         self.rules = rules
         self.require_torch_import = require_torch_import
+        self.noqa = noqa
         self.sources: dict[int, str] = {}  # cell number -> fixed text, for the cells that changed
 
     def _check(self, notebook: Notebook) -> list[Diagnostic]:
-        return check_notebook(notebook, self.path, self.rules, self.require_torch_import).diagnostics
+        return check_notebook(notebook, self.path, self.rules, self.require_torch_import, self.noqa).diagnostics
 
     def fix(self, keep: FindingFilter, unsafe: bool) -> int:
         sources, applied, _ = fix_cells(self.notebook, lambda: keep(self._check(self.notebook)), unsafe)
@@ -488,6 +543,16 @@ class NotebookDocument:
             return 0
         self.sources = sources
         return applied
+
+    def add_noqa(self, diagnostics: Sequence[Diagnostic]) -> int:
+        added = 0
+        for cell in self.notebook.cells:
+            in_cell = [d for d in diagnostics if d.cell == cell.number]
+            edits = add_noqa_edits(cell.text, noqa_rows(in_cell)) if in_cell else []
+            if edits:
+                self.sources[cell.number] = apply_text_edits(cell.text, edits)
+                added += len(edits)
+        return added
 
     def diffs(self, path: str) -> list[str]:
         out = []
@@ -508,13 +573,21 @@ class NotebookDocument:
 class NotebookAdapter:
     suffixes = (NOTEBOOK_SUFFIX,)
 
-    def check(self, data: bytes, path: str, rules: Sequence[Rule], require_torch_import: bool) -> Checked:
+    def check_notebook(
+        self, notebook: Notebook, path: str, rules: Sequence[Rule], require_torch_import: bool, noqa: bool = True
+    ) -> Checked:
+        """Check a notebook that is already loaded (an editor's cells, ``notebook_from_cells``)."""
+        checked = check_notebook(notebook, path, rules, require_torch_import, noqa)
+        if checked.skipped:
+            return Checked(skipped=True, internal_errors=checked.internal_errors)
+        document = NotebookDocument(notebook, path, rules, require_torch_import, noqa)
+        return Checked(checked.diagnostics, internal_errors=checked.internal_errors, document=document)
+
+    def check(
+        self, data: bytes, path: str, rules: Sequence[Rule], require_torch_import: bool, noqa: bool = True
+    ) -> Checked:
         try:
             notebook = load_notebook(data)
         except NotebookError as exc:
             return Checked([_gg001(path, exc.message, exc.row, exc.column)])
-        checked = check_notebook(notebook, path, rules, require_torch_import)
-        if checked.skipped:
-            return Checked(skipped=True, internal_errors=checked.internal_errors)
-        document = NotebookDocument(notebook, path, rules, require_torch_import)
-        return Checked(checked.diagnostics, internal_errors=checked.internal_errors, document=document)
+        return self.check_notebook(notebook, path, rules, require_torch_import, noqa)

@@ -12,15 +12,18 @@ import gc
 import os
 import stat
 import sys
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Optional, Sequence
 
-from gradguard.check.config import Config
+from gradguard.check.analysis.project import ProjectIndex, build_index, using
+from gradguard.check.config import Config, ConfigResolver
 from gradguard.check.engine.errors import InternalError, internal_error
 from gradguard.check.fixes import write_atomic
 from gradguard.check.model import Diagnostic, Position
-from gradguard.check.run.adapter import Adapter
+from gradguard.check.run.adapter import Adapter, Document, FindingFilter
 from gradguard.check.run.discovery import discover
 from gradguard.check.run.executor import map_parallel
 from gradguard.check.run.python import PythonAdapter
@@ -39,10 +42,15 @@ class RunResult:
     errors: list[tuple[str, str]] = field(default_factory=list)  # (path, message) for unreadable paths
     internal_errors: list[InternalError] = field(default_factory=list)  # bugs in gradguard
     warnings: list[str] = field(default_factory=list)  # problems that change no result (e.g. no cache)
+    files_found: int = 0  # files discovery found (checked, skipped or served from the cache)
+    noqa_added: int = 0  # lines given a noqa comment or a new code in one (--add-noqa)
+    fixed_codes: list[tuple[str, str]] = field(default_factory=list)  # (path, code) of each fix applied
 
     def merge(self, part: RunResult) -> None:
         self.diagnostics.extend(part.diagnostics)
         self.fixed += part.fixed
+        self.noqa_added += part.noqa_added
+        self.fixed_codes.extend(part.fixed_codes)
         self.files_checked += part.files_checked
         self.diffs.extend(part.diffs)
         self.errors.extend(part.errors)
@@ -85,10 +93,13 @@ def adapter_for(path: str) -> Adapter:
     return _PYTHON
 
 
-def check_file_data(data: bytes, path: str, rules: list[Rule], config: Config, result: RunResult) -> Optional[bytes]:
-    """Check one file's bytes; apply or preview fixes. Returns the fixed bytes, or None."""
+def check_file_data(
+    data: bytes, path: str, rules: list[Rule], config: Config, result: RunResult, change: bool = True
+) -> Optional[bytes]:
+    """Check one file's bytes; apply or preview fixes (or ``# noqa`` comments). Returns the
+    new bytes, or None. ``change=False``: report only (the file cannot be written)."""
     keep = SelectedFindings(config.ignored_for(path), {r.code for r in rules})
-    checked = adapter_for(path).check(data, path, rules, config.require_torch_import)
+    checked = adapter_for(path).check(data, path, rules, config.require_torch_import, not config.ignore_noqa)
     result.internal_errors.extend(checked.internal_errors)
     if checked.skipped:
         return None
@@ -96,7 +107,13 @@ def check_file_data(data: bytes, path: str, rules: list[Rule], config: Config, r
     diagnostics = keep(checked.diagnostics)
     new_bytes = None
     document = checked.document
-    if (config.fix or config.diff) and document is not None:
+    if config.add_noqa and change and document is not None and not config.diff:
+        added = document.add_noqa(diagnostics)
+        if added:
+            result.noqa_added += added
+            new_bytes = document.to_bytes()
+            diagnostics = [d for d in diagnostics if d.code == "GG001"]
+    elif (config.fix or config.diff) and change and document is not None:
         applied = document.fix(keep, config.unsafe_fixes)
         if applied:
             result.fixed += applied
@@ -104,7 +121,11 @@ def check_file_data(data: bytes, path: str, rules: list[Rule], config: Config, r
                 result.diffs.extend(document.diffs(path))
             else:
                 new_bytes = document.to_bytes()
-                diagnostics = document.remaining(keep)
+                remaining = document.remaining(keep)
+                left = Counter(d.code for d in remaining)
+                for code, count in Counter(d.code for d in diagnostics).items():
+                    result.fixed_codes.extend([(path, code)] * max(count - left.get(code, 0), 0))
+                diagnostics = remaining
     result.diagnostics.extend(diagnostics)
     return new_bytes
 
@@ -117,20 +138,40 @@ def _unreadable(path: str, reason: str) -> RunResult:
     return result
 
 
+def _writable(path: str) -> bool:
+    """Whether the file may be rewritten: it has a write permission bit and this process may
+    write it (a file without any write bit is read-only even for root, who could write it)."""
+    real = os.path.realpath(path)
+    try:
+        mode = os.stat(real).st_mode
+    except OSError:
+        return False
+    return bool(mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)) and os.access(real, os.W_OK)
+
+
 def process_file(path: str, rules: list[Rule], config: Config) -> RunResult:
-    """Read, check and (with --fix) rewrite one file; the unit of work of a run."""
+    """Read, check and (with --fix or --add-noqa) rewrite one file; the unit of work of a run.
+
+    A file that cannot be written is checked and reported, never changed (``os.replace``
+    would replace a read-only file); a rewrite that fails counts no fix."""
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as exc:
         return _unreadable(path, exc.strerror or str(exc))
     result = RunResult()
-    new_bytes = check_file_data(data, path, rules, config, result)
-    if new_bytes is not None and config.fix:
+    changes = (config.fix or config.add_noqa) and not config.diff
+    writable = not changes or _writable(path)
+    new_bytes = check_file_data(data, path, rules, config, result, change=writable)
+    if not writable:
+        result.errors.append((path, "not changed: the file is read-only"))
+    if new_bytes is not None and changes:
         try:
             write_atomic(path, new_bytes)
         except OSError as exc:
-            result.errors.append((path, f"could not write fixes: {exc.strerror or exc}"))
+            result = RunResult()
+            check_file_data(data, path, rules, config, result, change=False)
+            result.errors.append((path, f"not changed: could not write it: {exc.strerror or exc}"))
     return result
 
 
@@ -170,23 +211,34 @@ def guarded_process_file(path: str, rules: list[Rule], config: Config) -> RunRes
         return result
 
 
-class FileTask:
-    """Checks one ``(path, cache key)``: what the executor runs, in a worker or in-process.
+class Settings:
+    """One configuration of a run with its rule instances and result cache."""
 
-    Picklable (rule instances of module-level classes, the configuration, the cache), so
+    def __init__(self, config: Config, cache: Optional[ResultCache]):
+        self.config = config
+        self.rules = config.make_rules()
+        self.cache = cache
+
+
+class FileTask:
+    """Checks one ``(path, cache key, settings index)``: what the executor runs, in a worker
+    or in-process.
+
+    Picklable (rule instances of module-level classes, the configurations, the caches), so
     that it can be sent to spawned workers.
     """
 
-    def __init__(self, rules: list[Rule], config: Config, cache: Optional[ResultCache]):
-        self.rules = rules
-        self.config = config
-        self.cache = cache
+    def __init__(self, settings: list[Settings], project: Optional[ProjectIndex] = None):
+        self.settings = settings
+        self.project = project
 
-    def __call__(self, item: tuple[str, Optional[str]]) -> RunResult:
-        path, key = item
-        result = guarded_process_file(path, self.rules, self.config)
-        if key is not None and self.cache is not None and _cacheable(result):
-            self.cache.store(key, path, result.files_checked > 0, result.diagnostics)
+    def __call__(self, item: tuple[str, Optional[str], int]) -> RunResult:
+        path, key, index = item
+        settings = self.settings[index]
+        with using(self.project):
+            result = guarded_process_file(path, settings.rules, settings.config)
+        if key is not None and settings.cache is not None and _cacheable(result):
+            settings.cache.store(key, path, result.files_checked > 0, result.diagnostics)
         return result
 
 
@@ -201,7 +253,7 @@ def _has_applicable_fix(diagnostics: list[Diagnostic], config: Config) -> bool:
 
 def open_cache(config: Config, result: RunResult) -> Optional[ResultCache]:
     """The run's ResultCache, or None (disabled, or the folder cannot be used: a warning)."""
-    if not config.cache:
+    if not config.cache or config.ignore_noqa:  # --ignore-noqa: a rare audit run, not cached
         return None
     from gradguard.check.run.cache import CacheError, ResultCache, default_cache_dir
 
@@ -213,20 +265,25 @@ def open_cache(config: Config, result: RunResult) -> Optional[ResultCache]:
         return None
 
 
-def lookup_cached(path: str, cache: ResultCache, config: Config) -> tuple[Optional[RunResult], Optional[str]]:
+def lookup_cached(
+    path: str, cache: ResultCache, config: Config, project: str = ""
+) -> tuple[Optional[RunResult], Optional[str]]:
     """(cached RunResult or None, key or None) for one file."""
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError:
         return None, None  # checked normally, which reports the error
-    key = cache.key(path, data, config.ignored_for(path))
+    key = cache.key(path, data, config.ignored_for(path), project)
     hit = cache.load(key, path)
     if hit is None:
         return None, key
     checked, diagnostics = hit
-    # --fix / --diff reuse an entry only when it holds nothing to fix.
+    # --fix / --diff reuse an entry only when it holds nothing to fix, --add-noqa when it
+    # holds no finding.
     if (config.fix or config.diff) and _has_applicable_fix(diagnostics, config):
+        return None, key
+    if config.add_noqa and any(d.code != "GG001" for d in diagnostics):
         return None, key
     return RunResult(diagnostics=diagnostics, files_checked=int(checked)), key
 
@@ -255,30 +312,46 @@ def fewer_collections() -> Iterator[None]:
         gc.set_threshold(*old)
 
 
-def run(paths: Sequence[str], config: Config) -> RunResult:
-    """Check every file under ``paths``: cached results first, the rest in parallel."""
+def run(paths: Sequence[str], config: Config, resolver: Optional[ConfigResolver] = None) -> RunResult:
+    """Check every file under ``paths``: cached results first, the rest in parallel.
+
+    ``config`` holds the run's options; with ``resolver``, each file is checked with the
+    configuration of its nearest pyproject.toml (``resolver.for_path``), so the result of a
+    file never depends on which other paths the run was given. Raises ConfigError for a
+    configuration that cannot be read."""
     with fewer_collections():
-        return _run(paths, config)
+        return _run(paths, config, resolver)
 
 
-def _run(paths: Sequence[str], config: Config) -> RunResult:
-    rules = config.make_rules()
+def _run(paths: Sequence[str], config: Config, resolver: Optional[ConfigResolver]) -> RunResult:
     result = RunResult()
-    files = list(discover(paths, config, errors=result.errors))
-    cache = open_cache(config, result)
+    config_for = (lambda path: resolver.for_path(Path(path))) if resolver is not None else None
+    files = list(discover(paths, config, errors=result.errors, config_for=config_for))
+    result.files_found = len(files)
+    settings: list[Settings] = []
+    index_of: dict[int, int] = {}  # id(config) -> index in settings
+    project = build_index(files) if len(files) > 1 else None
+    digest = project.digest() if project is not None else ""
     parts: list[Optional[RunResult]] = [None] * len(files)
-    tasks: list[tuple[str, Optional[str]]] = []
+    tasks: list[tuple[str, Optional[str], int]] = []
     positions: list[int] = []
     for i, path in enumerate(files):
+        file_config = config_for(path) if config_for is not None else config
+        index = index_of.get(id(file_config))
+        if index is None:
+            index = index_of[id(file_config)] = len(settings)
+            settings.append(Settings(file_config, open_cache(file_config, result)))
+        cache = settings[index].cache
         key = None
         if cache is not None and _not_a_regular_file(path) is None:
-            hit, key = lookup_cached(path, cache, config)
+            hit, key = lookup_cached(path, cache, file_config, digest)
             if hit is not None:
                 parts[i] = hit
                 continue
-        tasks.append((path, key))
+        tasks.append((path, key, index))
         positions.append(i)
-    done = map_parallel(FileTask(rules, config, cache), tasks, config.jobs, worker_setup=raise_gc_threshold)
+    jobs = config.jobs
+    done = map_parallel(FileTask(settings, project), tasks, jobs, worker_setup=raise_gc_threshold)
     for i, checked in zip(positions, done):
         parts[i] = checked
     for part in parts:
@@ -288,12 +361,54 @@ def _run(paths: Sequence[str], config: Config) -> RunResult:
     return result
 
 
+@dataclass
+class BufferCheck:
+    """An editor buffer's check: the findings the configuration keeps (positions in the
+    buffer's text, or in each cell's), and the document its fixes are applied to."""
+
+    diagnostics: list[Diagnostic]
+    keep: FindingFilter
+    document: Optional[Document] = None
+    internal_errors: list[InternalError] = field(default_factory=list)
+    skipped: bool = False
+
+
+def finding_filter(path: str, config: Config, rules: Sequence[Rule]) -> FindingFilter:
+    """Keeps the findings of ``path`` that the run selects and per-file-ignores does not drop."""
+    return SelectedFindings(config.ignored_for(path), {r.code for r in rules})
+
+
+def check_buffer(
+    path: str,
+    config: Config,
+    rules: Sequence[Rule],
+    text: Optional[str] = None,
+    cells: Optional[Sequence[tuple[int, str]]] = None,
+) -> BufferCheck:
+    """Check text an editor holds: one Python ``text``, or a notebook's code ``cells`` as
+    ``(cell number, text)`` in cell order (checked as one program). Same adapters, same
+    selection and per-file-ignores as a file read from disk; nothing is read or written."""
+    keep = finding_filter(path, config, rules)
+    if cells is not None:
+        from gradguard.check.run.notebook import NotebookAdapter, notebook_from_cells
+
+        notebook = notebook_from_cells(cells)
+        checked = NotebookAdapter().check_notebook(
+            notebook, path, rules, config.require_torch_import, not config.ignore_noqa
+        )
+    else:
+        checked = _PYTHON.check_text(text or "", path, rules, config.require_torch_import, not config.ignore_noqa)
+    if checked.skipped:
+        return BufferCheck([], keep, internal_errors=checked.internal_errors, skipped=True)
+    return BufferCheck(keep(checked.diagnostics), keep, checked.document, checked.internal_errors)
+
+
 def check_stdin(data: bytes, filename: str, config: Config) -> RunResult:
     """Check source given on standard input; with --fix the fixed source goes to stdout."""
     rules = config.make_rules()
     result = RunResult()
     new_bytes = check_file_data(data, filename, rules, config, result)
-    if config.fix:
+    if config.fix or config.add_noqa:
         sys.stdout.buffer.write(new_bytes if new_bytes is not None else data)
         sys.stdout.flush()
     result.diagnostics.sort(key=Diagnostic.sort_key)

@@ -1,4 +1,7 @@
-"""explain / graph_stats: what autograd state a tensor has and how much graph it keeps alive."""
+"""explain / graph_stats: what autograd state a tensor has and how much graph it keeps alive.
+
+(``inspect`` would shadow the standard library module of that name inside this package.)
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,10 @@ from typing import Any, Iterator
 
 import torch
 
-from ._hooks import Packed, capture_sites
+from gradguard.common.storage import storage_key
+from gradguard.common.text import format_bytes
+
+from .hooks import PackRecord, capture_sites
 
 
 @dataclass(frozen=True)
@@ -54,16 +60,6 @@ class TensorReport:
         return "\n".join(lines)
 
 
-def format_bytes(n: int) -> str:
-    if n >= 1 << 30:
-        return f"{n / (1 << 30):.1f} GiB"
-    if n >= 1 << 20:
-        return f"{n / (1 << 20):.1f} MiB"
-    if n >= 1 << 10:
-        return f"{n / (1 << 10):.1f} KiB"
-    return f"{n} B"
-
-
 _saved_names_cache: dict[type, tuple[str, ...]] = {}
 
 
@@ -102,20 +98,12 @@ def _saved_of(node: Any) -> Iterator[torch.Tensor]:
         yield from _tensors_in(value)
 
 
-def _storage_key(t: torch.Tensor) -> tuple[int, int]:
-    try:
-        storage = t.untyped_storage()
-        return storage.data_ptr(), storage.nbytes()
-    except (RuntimeError, NotImplementedError):
-        return id(t), t.element_size() * t.numel()
-
-
-def walk_graph(grad_fn: Any) -> tuple[GraphStats, list[str]]:
+def walk_graph(grad_fn: Any) -> tuple[GraphStats, list[tuple]]:
     """Stats of the graph under ``grad_fn`` and the save sites gradguard recorded in it."""
     if grad_fn is None:
         return GraphStats(0, 0, 0), []
     seen: dict[int, Any] = {}
-    storages: dict[int, int] = {}
+    storages: dict[tuple, int] = {}
     saved = 0
     stack = [grad_fn]
     with capture_sites() as packed_seen:
@@ -126,14 +114,14 @@ def walk_graph(grad_fn: Any) -> tuple[GraphStats, list[str]]:
             seen[id(node)] = node
             for t in _saved_of(node):
                 saved += 1
-                key, nbytes = _storage_key(t)
-                storages[key] = nbytes
+                key = storage_key(t)
+                storages[key] = key[2]
             for child, _ in node.next_functions:
                 if child is not None and id(child) not in seen:
                     stack.append(child)
     sites = []
     for packed in packed_seen:
-        if isinstance(packed, Packed) and packed.site not in sites:
+        if isinstance(packed, PackRecord) and packed.site not in sites:
             sites.append(packed.site)
     return GraphStats(len(seen), saved, sum(storages.values())), sites
 

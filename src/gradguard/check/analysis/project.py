@@ -1,0 +1,258 @@
+"""What the other files of one ``gradguard check`` run say: the project's facts.
+
+A training script imports its model from ``model.py`` and its evaluation loop from
+``utils.py``. The checker never imports code, so it reads the files of the run: which
+classes each module defines (and whether they are ``nn.Module`` or ``Dataset`` subclasses,
+with dropout or batch-norm layers), which functions, and where other files call those
+functions (inside a ``no_grad`` region or not). The facts come from the files' text, read
+line by line without parsing, so building them costs a small fraction of checking.
+
+The pipeline builds one ``ProjectIndex`` per run and makes it current while it checks each
+file (``using``); the semantic model asks ``current()``. Its ``digest`` is part of every
+cache key, so a cached result is reused only while the facts it may depend on are unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Iterator, Optional
+
+_CLASS_RE = re.compile(r"^class[ \t]+(\w+)[ \t]*(?:\((.*?)\))?[ \t]*:", re.M | re.S)
+_DEF_RE = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.M)
+_FROM_RE = re.compile(
+    r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([^#\n)]*(?:\n[^#\n)]*)*?)\)?[ \t]*(?:#.*)?$", re.M
+)
+_IMPORT_RE = re.compile(r"^[ \t]*import[ \t]+([\w.]+)(?:[ \t]+as[ \t]+(\w+))?[ \t]*$", re.M)
+_LAYER_RE = re.compile(r"\b(Dropout\w*|AlphaDropout|FeatureAlphaDropout|BatchNorm\d?d|SyncBatchNorm)\s*\(")
+_MODULE_BASES = re.compile(r"(?:^|\.)(?:Module|Sequential|ModuleList|ModuleDict|LightningModule)\b")
+_DATASET_BASES = re.compile(r"(?:^|\.)(?:Dataset|IterableDataset)\b")
+_GRAD_OFF_RE = re.compile(r"no_grad|inference_mode|set_grad_enabled\(\s*False")
+
+
+@dataclass(frozen=True)
+class ClassFact:
+    """A class of the project, as its text shows it."""
+
+    module: bool  # derives from nn.Module (directly or through project classes)
+    dataset: bool  # derives from torch.utils.data.Dataset
+    layers: frozenset  # dropout and batch-norm layer classes its body constructs
+
+
+@dataclass
+class ProjectIndex:
+    """Facts about the modules of one run. Names are ``module.Name`` as imported."""
+
+    module_names: dict = field(default_factory=dict)  # path -> module name (dotted)
+    classes: dict = field(default_factory=dict)  # "module.Class" -> ClassFact
+    functions: set = field(default_factory=set)  # "module.function"
+    calls: dict = field(default_factory=dict)  # "module.function" -> [grad off at the call: bool]
+
+    def module_of(self, path: str) -> Optional[str]:
+        return self.module_names.get(os.path.abspath(path))
+
+    def resolve(self, importer: str, module: str, level: int = 0) -> str:
+        """The dotted name a file's ``from <module> import ...`` refers to (relative ones too)."""
+        if not level:
+            return module
+        own = self.module_of(importer) or ""
+        parts = own.split(".")[:-level] if own else []
+        return ".".join([p for p in parts if p] + ([module] if module else []))
+
+    def digest(self) -> str:
+        h = hashlib.sha256()
+        for name in sorted(self.classes):
+            fact = self.classes[name]
+            h.update(f"{name}:{fact.module}:{fact.dataset}:{sorted(fact.layers)}\n".encode())
+        for name in sorted(self.functions):
+            h.update(f"def {name}:{self.calls.get(name)}\n".encode())
+        return h.hexdigest()[:16]
+
+
+_CURRENT: ContextVar = ContextVar("gradguard_project", default=None)
+
+
+def current() -> Optional[ProjectIndex]:
+    """The facts of the run being checked (None outside a run: one file alone)."""
+    return _CURRENT.get()
+
+
+@contextmanager
+def using(index: Optional[ProjectIndex]) -> Iterator[None]:
+    token = _CURRENT.set(index)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+
+
+def module_name(path: str, package_cache: Optional[dict] = None) -> str:
+    """``pkg/sub/mod.py`` -> ``pkg.sub.mod`` when the folders are packages (``__init__.py``),
+    else the file's stem: what ``import`` would call it from the folder above the packages."""
+    cache = package_cache if package_cache is not None else {}
+    folder, base = os.path.split(os.path.abspath(path))
+    parts = [os.path.splitext(base)[0]]
+    if parts[0] == "__init__":
+        parts = []
+    while True:
+        is_package = cache.get(folder)
+        if is_package is None:
+            is_package = cache[folder] = os.path.isfile(os.path.join(folder, "__init__.py"))
+        if not is_package:
+            break
+        folder, name = os.path.split(folder)
+        parts.insert(0, name)
+        if not name:
+            break
+    return ".".join(p for p in parts if p)
+
+
+def build_index(paths: list, read=None) -> ProjectIndex:
+    """Read the ``.py`` files of a run (``read(path) -> str`` or None) and collect the facts.
+    Modules of the ``torch`` package are left out: torch's names are the vocabulary's."""
+    index = ProjectIndex()
+    texts: dict = {}
+    cache: dict = {}
+    for path in paths:
+        if not path.endswith(".py"):
+            continue
+        name = module_name(path, cache)
+        if not name or name == "torch" or name.startswith("torch."):
+            continue
+        text = (read or _read)(path)
+        if text is None:
+            continue
+        index.module_names[os.path.abspath(path)] = name
+        texts[name] = (path, text)
+    bases: dict = {}
+    bodies: dict = {}
+    for name, (_path, text) in texts.items():
+        for match in _CLASS_RE.finditer(text):
+            qualified = f"{name}.{match.group(1)}"
+            bases[qualified] = [b.strip() for b in (match.group(2) or "").split(",") if b.strip()]
+            bodies[qualified] = _block(text, match.start())
+        for match in _DEF_RE.finditer(text):
+            index.functions.add(f"{name}.{match.group(1)}")
+    # nn.Module / Dataset subclasses, through the project's own classes (by their short name).
+    short: dict = {}
+    for qualified in bases:
+        short.setdefault(qualified.rsplit(".", 1)[1], []).append(qualified)
+    module_classes: set = set()
+    dataset_classes: set = set()
+    changed = True
+    while changed:
+        changed = False
+        for qualified, its_bases in bases.items():
+            for base in its_bases:
+                last = base.rsplit(".", 1)[-1]
+                is_module = _MODULE_BASES.search(base) is not None or any(
+                    q in module_classes for q in short.get(last, ())
+                )
+                is_dataset = _DATASET_BASES.search(base) is not None or any(
+                    q in dataset_classes for q in short.get(last, ())
+                )
+                if is_module and qualified not in module_classes:
+                    module_classes.add(qualified)
+                    changed = True
+                if is_dataset and qualified not in dataset_classes:
+                    dataset_classes.add(qualified)
+                    changed = True
+    for qualified in bases:
+        layers = frozenset(_LAYER_RE.findall(bodies[qualified])) if qualified in module_classes else frozenset()
+        index.classes[qualified] = ClassFact(qualified in module_classes, qualified in dataset_classes, layers)
+    # Calls of the project's functions from the files that import them.
+    for path, text in texts.values():
+        for local, target in _imported_functions(index, path, text):
+            for line in _call_lines(text, local):
+                index.calls.setdefault(target, []).append(_grad_off_at(text, line))
+    return index
+
+
+def _read(path: str) -> Optional[str]:
+    """The file's text, or None: unreadable, or not a regular file (a named pipe would block)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def _block(text: str, start: int) -> str:
+    """The text of a top-level block (a class) starting at ``start``: up to the next line that
+    starts at column 0 with code."""
+    end = start
+    lines = text[start:].split("\n")
+    end += len(lines[0]) + 1
+    for line in lines[1:]:
+        if line and not line[0].isspace() and not line.startswith("#"):
+            break
+        end += len(line) + 1
+    return text[start:end]
+
+
+def _imported_functions(index: ProjectIndex, path: str, text: str):
+    """(local name, "module.function") for the project functions a file imports."""
+    for match in _FROM_RE.finditer(text):
+        module = match.group(1)
+        level = len(module) - len(module.lstrip("."))
+        target_module = index.resolve(path, module.lstrip("."), level)
+        for item in match.group(2).replace("\n", " ").split(","):
+            item = item.strip()
+            if not item:
+                continue
+            name, _, alias = item.partition(" as ")
+            name = name.strip()
+            qualified = f"{target_module}.{name}"
+            if qualified in index.functions:
+                yield (alias.strip() or name), qualified
+    for match in _IMPORT_RE.finditer(text):
+        module, alias = match.group(1), match.group(2)
+        for function in index.functions:
+            if function.startswith(module + ".") and "." not in function[len(module) + 1 :]:
+                yield f"{alias or module}.{function[len(module) + 1 :]}", function
+
+
+def _call_lines(text: str, local: str) -> Iterator[int]:
+    """0-based line numbers where ``local(`` is called (not defined, not an attribute of something else)."""
+    pattern = re.compile(r"(?<![\w.])" + re.escape(local) + r"[ \t]*\(")
+    for match in pattern.finditer(text):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        if text[line_start : match.start()].lstrip().startswith(("def ", "async def ")):
+            continue
+        yield text.count("\n", 0, match.start())
+
+
+def _grad_off_at(text: str, line_number: int) -> bool:
+    """Whether the call on that line sits in a ``with torch.no_grad()``/``inference_mode()``
+    block, or in a function decorated so, judged by indentation (the text is not parsed)."""
+    lines = text.split("\n")
+    line = lines[line_number]
+    threshold = len(line) - len(line.lstrip())
+    for i in range(line_number - 1, -1, -1):
+        previous = lines[i]
+        stripped = previous.lstrip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        indent = len(previous) - len(stripped)
+        if indent >= threshold:
+            continue
+        threshold = indent
+        if stripped.startswith(("with ", "async with ")) and _GRAD_OFF_RE.search(stripped):
+            return True
+        if stripped.startswith(("def ", "async def ", "class ")):
+            j = i - 1
+            while j >= 0 and lines[j].lstrip().startswith("@"):
+                if _GRAD_OFF_RE.search(lines[j]):
+                    return True
+                j -= 1
+            return False
+        if indent == 0:
+            return False
+    return False

@@ -1,0 +1,38 @@
+"""GG001, the code the checker itself reports for a file it cannot read or parse."""
+
+from __future__ import annotations
+
+CODE = "GG001"
+NAME = "parse-error"
+
+DOCUMENTATION = """\
+A file that could not be read or parsed; it was skipped.
+
+## What it does
+Reports a file gradguard could not check: it could not be read (missing, a directory, no
+permission), decoded (a wrong `# coding` declaration, NUL bytes), or parsed (a syntax error,
+syntax of a newer Python than the one running gradguard, nesting too deep to analyse). In a
+notebook, a code cell that does not parse is reported on its own and the other cells are
+still checked.
+
+## Why is this bad?
+Nothing in the file was checked, so every other rule is silent about it. The message says
+why: the syntax error with its line and column, or the Python version a newer syntax needs
+(run gradguard with that Python).
+
+## Example
+```python
+def train(model:
+    ...
+```
+
+## Use instead
+```python
+def train(model):
+    ...
+```
+
+## Fix safety
+No fix. GG001 cannot be suppressed with `# noqa` (a file that does not parse has no
+comments gradguard can read); leave such files out with `exclude`.
+"""

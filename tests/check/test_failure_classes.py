@@ -1,0 +1,359 @@
+"""The failure classes the analysis core fixes, each with a case that must be flagged and a
+twin that must not: the checker decides what a value is from how it is made and used, at each
+point, in module-level code as in functions, across functions (across files: test_project.py)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from tests.check.helpers import findings
+
+
+def codes(code: str) -> list:
+    return sorted({d.code for d in findings(textwrap.dedent(code))})
+
+
+CASES = [
+    # -- names do not decide: how a value is made does ------------------------------------
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+
+        class CNN(nn.Module):
+            def forward(self, x):
+                return x
+
+        cnn = CNN()
+        cnn.eval()
+        for x, y in loader_of_batches:
+            out = cnn(x)
+        """,
+        """
+        import torch
+        import torch.nn as nn
+
+        class CNN(nn.Module):
+            def forward(self, x):
+                return x
+
+        cnn = CNN()
+        cnn.eval()
+        with torch.no_grad():
+            for x, y in loader_of_batches:
+                out = cnn(x)
+        """,
+        id="own-module-class-named-cnn",
+    ),
+    pytest.param(
+        "GG302",
+        """
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            pass
+
+        thing = Net()
+        scores = thing(batch)
+        arr = scores.numpy()
+        """,
+        """
+        class Net:
+            pass
+
+        import torch
+        thing = Net()
+        scores = thing(batch)
+        arr = scores.numpy()
+        """,
+        id="output-of-own-module",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import torchvision
+
+        test_data = torchvision.datasets.MNIST("data", train=False)
+        loader = torch.utils.data.DataLoader(test_data, batch_size=64)
+        for x, y in loader:
+            pred = net(x)
+        """,
+        """
+        import torch
+        import torchvision
+
+        train_data = torchvision.datasets.MNIST("data", train=True)
+        loader = torch.utils.data.DataLoader(train_data, batch_size=64)
+        for x, y in loader:
+            pred = net(x)
+        """,
+        id="loader-built-from-the-test-split",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+
+        def run(model, dataloader):
+            for x, y in dataloader["val"]:
+                pred = model(x)
+        """,
+        """
+        import torch
+
+        def run(model, dataloader, opt):
+            for x, y in dataloader["train"]:
+                model(x).sum().backward()
+                opt.step()
+        """,
+        id="loader-dict-entry-for-validation",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+
+        def check(net, valid_data):
+            net.eval()
+            for im, label in valid_data:
+                out = net(im)
+        """,
+        """
+        import torch
+
+        @torch.no_grad()
+        def check(net, valid_data):
+            net.eval()
+            for im, label in valid_data:
+                out = net(im)
+        """,
+        id="validation-data-named-valid-data",
+    ),
+    # -- module-level code is analysed like a function body -------------------------------
+    pytest.param(
+        "GG301",
+        """
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(4, 1)
+        criterion = nn.MSELoss()
+        total = 0
+        for x, y in pairs:
+            loss = criterion(model(x), y)
+            total += loss
+        print(total)
+        """,
+        """
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(4, 1)
+        criterion = nn.MSELoss()
+        total = 0
+        for x, y in pairs:
+            loss = criterion(model(x), y)
+            total += loss.item()
+        print(total)
+        """,
+        id="module-level-accumulation",
+    ),
+    pytest.param(
+        "GG302",
+        """
+        import torch
+        import torch.nn as nn
+
+        net = nn.Linear(2, 2)
+        y = net(torch.ones(2))
+        print(y.numpy())
+        """,
+        """
+        import torch
+        import torch.nn as nn
+
+        net = nn.Linear(2, 2)
+        with torch.no_grad():
+            y = net(torch.ones(2))
+        print(y.numpy())
+        """,
+        id="module-level-numpy",
+    ),
+    # -- tuple results and containers -----------------------------------------------------
+    pytest.param(
+        "GG101",
+        """
+        import torch
+        import torch.nn as nn
+
+        rnn = nn.GRU(8, 8)
+        out, h = rnn(x, h0)
+        h = h.data
+        """,
+        """
+        import torch
+        import torch.nn as nn
+
+        rnn = nn.GRU(8, 8)
+        out, h = rnn(x, h0)
+        h = h.detach()
+        """,
+        id="tuple-result-of-a-model",
+    ),
+    pytest.param(
+        "GG102",
+        """
+        import torch
+
+        for p in params:
+            p.data -= lr * p.grad
+        """,
+        """
+        import torch
+
+        for record in records:
+            record.data -= 1
+        """,
+        id="loop-variable-used-with-tensor-only-attribute",
+    ),
+    # -- order, and annotations -----------------------------------------------------------
+    pytest.param(
+        "GG103",
+        """
+        import torch
+
+        def f(t):
+            t = torch.ones(2)
+            return torch.tensor(t)
+        """,
+        """
+        import torch
+
+        def f(t):
+            t = [1.0, 2.0]
+            return torch.tensor(t)
+        """,
+        id="reassigned-parameter",
+    ),
+    pytest.param(
+        "GG103",
+        """
+        import torch
+
+        def f(t: torch.Tensor):
+            return torch.tensor(t)
+        """,
+        """
+        import torch
+
+        def f(t: list):
+            return torch.tensor(t)
+        """,
+        id="annotated-parameter",
+    ),
+    pytest.param(
+        "GG302",
+        """
+        import torch
+        from torch import nn
+
+        def predict(model: nn.Module, x):
+            return model(x).numpy()
+        """,
+        """
+        import torch
+        from torch import nn
+
+        def predict(model: nn.Module, x):
+            return model(x).detach().numpy()
+        """,
+        id="annotated-module",
+    ),
+    # -- functions are not islands --------------------------------------------------------
+    pytest.param(
+        "GG201",
+        """
+        import torch
+
+        def evaluate(model, data):
+            for x, y in data:
+                out = model(x)
+
+        test_set = torch.utils.data.TensorDataset(xs, ys)
+        evaluate(net, torch.utils.data.DataLoader(test_set))
+        """,
+        """
+        import torch
+
+        def evaluate(model, data):
+            for x, y in data:
+                out = model(x)
+
+        test_set = torch.utils.data.TensorDataset(xs, ys)
+        with torch.no_grad():
+            evaluate(net, torch.utils.data.DataLoader(test_set))
+        """,
+        id="evaluation-function-judged-with-its-callers",
+    ),
+    pytest.param(
+        "GG301",
+        """
+        import torch
+
+        def compute_loss(out, y):
+            return torch.nn.functional.cross_entropy(out, y)
+
+        def train(model, loader):
+            running_loss = 0
+            for x, y in loader:
+                loss = compute_loss(model(x), y)
+                running_loss += loss
+            print(running_loss)
+        """,
+        """
+        import torch
+
+        def compute_loss(out, y):
+            return torch.nn.functional.cross_entropy(out, y).item()
+
+        def train(model, loader):
+            running_loss = 0
+            for x, y in loader:
+                loss = compute_loss(model(x), y)
+                running_loss += loss
+            print(running_loss)
+        """,
+        id="helper-named-loss-returning-item",
+    ),
+    # -- one vocabulary -------------------------------------------------------------------
+    pytest.param(
+        "GG202",
+        """
+        import torch
+
+        def f(w):
+            torch.set_grad_enabled(mode=False)
+            y = (w * 2).sum()
+            y.backward()
+        """,
+        """
+        import torch
+
+        def f(w):
+            torch.set_grad_enabled(mode=True)
+            y = (w * 2).sum()
+            y.backward()
+        """,
+        id="set-grad-enabled-by-keyword",
+    ),
+]
+
+
+@pytest.mark.parametrize("code,flagged,quiet", CASES)
+def test_failure_class(code, flagged, quiet):
+    assert code in codes(flagged), f"{code} must flag:\n{textwrap.dedent(flagged)}"
+    assert code not in codes(quiet), f"{code} must stay quiet on:\n{textwrap.dedent(quiet)}"

@@ -1,0 +1,158 @@
+"""Facts across the files of one run: classes, and where other files call a function."""
+
+from __future__ import annotations
+
+import textwrap
+
+from gradguard.check.analysis.project import build_index, module_name
+from gradguard.cli import main
+
+MODEL = """
+    import torch.nn as nn
+
+    class Base(nn.Module):
+        pass
+
+    class Net(Base):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 2)
+            self.drop = nn.Dropout(0.5)
+
+        def forward(self, x):
+            return self.drop(self.fc(x))
+
+    class Plain:
+        pass
+"""
+
+TRAIN = """
+    import torch
+    import torchvision
+    from model import Net
+
+    cnn = Net()
+    test_set = torchvision.datasets.MNIST("data", train=False)
+    test_loader = torch.utils.data.DataLoader(test_set)
+    for x, y in test_loader:
+        out = cnn(x)
+"""
+
+
+def write(folder, name, code):
+    path = folder / name
+    path.write_text(textwrap.dedent(code))
+    return path
+
+
+def findings(capsys, *paths):
+    main(["check", "--no-cache", "--select", "ALL", *map(str, paths)])
+    return [line for line in capsys.readouterr().out.splitlines() if ": GG" in line]
+
+
+def test_module_names_follow_packages(tmp_path):
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "sub" / "__init__.py").write_text("")
+    assert module_name(str(tmp_path / "pkg" / "sub" / "mod.py")) == "pkg.sub.mod"
+    assert module_name(str(tmp_path / "script.py")) == "script"
+
+
+def test_index_knows_module_subclasses_across_the_file_and_their_layers(tmp_path):
+    model = write(tmp_path, "model.py", MODEL)
+    index = build_index([str(model)])
+    assert index.classes["model.Net"].module and index.classes["model.Base"].module
+    assert not index.classes["model.Plain"].module
+    assert index.classes["model.Net"].layers == {"Dropout"}
+
+
+def test_index_records_whether_other_files_call_a_function_under_no_grad(tmp_path):
+    utils = write(tmp_path, "utils.py", "import torch\n\ndef evaluate(model, data):\n    return model(data)\n")
+    main_py = write(
+        tmp_path,
+        "main.py",
+        """
+        import torch
+        from utils import evaluate
+
+        with torch.no_grad():
+            evaluate(net, batch)
+
+        @torch.no_grad()
+        def report():
+            return evaluate(net, batch)
+
+        def train():
+            evaluate(net, batch)
+        """,
+    )
+    index = build_index([str(utils), str(main_py)])
+    assert sorted(index.calls["utils.evaluate"]) == [False, True, True]
+
+
+def test_a_model_imported_from_another_file_is_a_model(tmp_path, capsys):
+    model = write(tmp_path, "model.py", MODEL)
+    train = write(tmp_path, "train.py", TRAIN)
+    found = findings(capsys, model, train)
+    assert any("train.py:10" in line and "GG201" in line for line in found), found
+    # Alone, the script cannot know what `Net` is: `cnn(x)` is not known to run a model.
+    assert not any("GG201" in line for line in findings(capsys, train))
+
+
+def test_twin_a_plain_class_imported_from_another_file_is_not_a_model(tmp_path, capsys):
+    model = write(tmp_path, "model.py", MODEL)
+    train = write(tmp_path, "train.py", TRAIN.replace("from model import Net", "from model import Plain as Net"))
+    assert not any("GG201" in line for line in findings(capsys, model, train))
+
+
+EVALUATE = """
+    import torch
+
+    def evaluate(model, loader):
+        model.eval()
+        total = 0
+        for x, y in loader:
+            total += (model(x).argmax(1) == y).sum().item()
+        return total
+"""
+
+
+def test_function_called_from_another_file_with_grad_is_flagged(tmp_path, capsys):
+    utils = write(tmp_path, "utils.py", EVALUATE)
+    main_py = write(tmp_path, "main.py", "import torch\nfrom utils import evaluate\n\nevaluate(net, loader)\n")
+    assert any("utils.py" in line and "GG201" in line for line in findings(capsys, utils, main_py))
+
+
+def test_twin_function_called_from_another_file_under_no_grad_is_not_flagged(tmp_path, capsys):
+    utils = write(tmp_path, "utils.py", EVALUATE)
+    main_py = write(
+        tmp_path,
+        "main.py",
+        "import torch\nfrom utils import evaluate\n\nwith torch.no_grad():\n    evaluate(net, loader)\n",
+    )
+    assert not any("GG201" in line for line in findings(capsys, utils, main_py))
+
+
+def test_cached_result_follows_a_change_in_another_file(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "pyproject.toml", "[tool.gradguard]\n")
+    write(tmp_path, "model.py", MODEL)
+    write(tmp_path, "train.py", TRAIN)
+
+    def run():
+        main(["check", "--select", "GG201", "model.py", "train.py"])
+        return [line for line in capsys.readouterr().out.splitlines() if ": GG" in line]
+
+    assert run() and run()  # the second run is served from the cache
+    write(tmp_path, "model.py", MODEL.replace("class Net(Base)", "class Net(Plain)"))
+    assert run() == []  # train.py did not change, but what `Net` is did
+
+
+def test_index_skips_what_is_not_a_regular_file(tmp_path):
+    import os
+
+    fifo = tmp_path / "pipe.py"
+    os.mkfifo(fifo)  # reading it would block for ever
+    model = write(tmp_path, "model.py", MODEL)
+    index = build_index([str(fifo), str(model)])
+    assert "model.Net" in index.classes and index.module_of(str(fifo)) is None

@@ -1,0 +1,2 @@
+print("before", flush=True)
+raise KeyboardInterrupt

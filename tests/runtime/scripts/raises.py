@@ -1,0 +1,6 @@
+def inner():
+    raise ValueError("bad value from the script")
+
+
+print("before")
+inner()
