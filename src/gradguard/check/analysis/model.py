@@ -263,8 +263,9 @@ class SemanticModel:
             frame.flow = None
         for name in list(vars(self)):
             value = getattr(self, name)
-            if isinstance(value, (dict, set, list)):
+            if isinstance(value, (dict, set)):
                 value.clear()
+        self._made_frames = []
         self.scopes._own = None  # a bound method of this model
 
     # ======================================================================= public queries
