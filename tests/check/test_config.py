@@ -27,7 +27,7 @@ def test_file_settings_are_read(tmp_path):
     file = read_config_file(tmp_path / "sub")
     assert file.path == tmp_path / "pyproject.toml" and file.root == tmp_path
     config = resolve(all_rules(), file)
-    assert codes(config) == ["GG101", "GG103", "GG104", "GG206"]
+    assert codes(config) == ["GG101", "GG103", "GG104", "GG105", "GG106", "GG107", "GG206"]
     assert config.exclude == ("legacy",) and not config.require_torch_import
     assert config.ignored_for(str(tmp_path / "tests" / "t.py")) == ["GG101"]
     assert config.ignored_for(str(tmp_path / "src" / "t.py")) == []

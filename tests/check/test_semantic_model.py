@@ -534,3 +534,385 @@ def test_zero_dim_results():
         """
     )
     assert value.has(Role.SCALAR) and value.has(Role.LOSS)
+
+
+# -- what a loss reduces to, and a module's train/eval switch -------------------------------
+@pytest.mark.parametrize(
+    "made,scalar",
+    [
+        ("nn.CrossEntropyLoss()", True),
+        ("nn.CrossEntropyLoss(reduction='sum')", True),
+        ("nn.CrossEntropyLoss(size_average=False)", True),
+        ("nn.CrossEntropyLoss(reduction='none')", False),
+        ("nn.CrossEntropyLoss(reduce=False)", False),
+        ("nn.MSELoss(reduction=how)", False),
+    ],
+)
+def test_a_loss_module_call_is_0_dim_unless_built_unreduced(made, scalar):
+    value, _ = ask(
+        f"""
+        import torch.nn as nn
+        criterion = {made}
+        loss = criterion(out, y)
+        loss  # <- loss
+        """
+    )
+    assert value.has(Role.LOSS) and value.has(Role.SCALAR) is scalar
+
+
+@pytest.mark.parametrize(
+    "call,scalar",
+    [
+        ("F.nll_loss(out, y)", True),
+        ("F.nll_loss(out, y, reduction='none')", False),
+        ("F.nll_loss(out, y, reduce=False)", False),
+    ],
+)
+def test_a_functional_loss_is_0_dim_unless_unreduced(call, scalar):
+    value, _ = ask(
+        f"""
+        import torch.nn.functional as F
+        loss = {call}
+        loss  # <- loss
+        """
+    )
+    assert value.has(Role.SCALAR) is scalar
+
+
+@pytest.mark.parametrize(
+    "switch,role",
+    [
+        ("model.eval()", Role.EVALUATING),
+        ("model.train(False)", Role.EVALUATING),
+        ("model.train(mode=False)", Role.EVALUATING),
+        ("model.train()", Role.TRAINING),
+        ("model.train(True)", Role.TRAINING),
+        ("model.train(flag)", Role.NONE),
+    ],
+)
+def test_train_false_switches_to_eval_mode(switch, role):
+    value, _ = ask(
+        f"""
+        import torch.nn as nn
+        model = nn.Sequential(nn.Linear(2, 2), nn.Dropout())
+        model.eval() if flag else model.train()
+        {switch}
+        model  # <- model
+        """
+    )
+    assert value.roles & (Role.TRAINING | Role.EVALUATING) == role
+
+
+@pytest.mark.parametrize("call,scalar", [("loss.backward()", True), ("loss.backward(torch.ones(3))", False)])
+def test_a_name_backpropagated_without_a_gradient_is_a_0_dim_loss(call, scalar):
+    value, _ = ask(
+        f"""
+        import torch
+        def step(make):
+            loss = make()
+            {call}
+            return loss  # <- loss
+        """
+    )
+    assert value.has(Role.LOSS) and value.carries_grad
+    assert value.has(Role.SCALAR) is scalar and value.weak is scalar
+
+
+def test_an_augmented_assignment_changes_a_tensor_in_place_and_keeps_it_a_leaf():
+    value, _ = ask(
+        """
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        for x in data:
+            w -= 0.1 * w.grad
+            w  # <- w
+        """
+    )
+    assert value.has(Role.LEAF) and value.carries_grad
+
+
+def test_a_tensor_that_requires_grad_still_does_after_an_update_under_no_grad():
+    value, _ = ask(
+        """
+        import torch
+        w = torch.randn(3).cuda().requires_grad_()
+        for x in data:
+            with torch.no_grad():
+                w -= 0.1 * w.grad
+            w  # <- w
+        """
+    )
+    assert value.carries_grad
+
+
+@pytest.mark.parametrize("name", ["optimizer", "opt", "optD", "opt_G", "D_optimizer", "gen_optim", "optimizer_g"])
+def test_a_parameter_named_like_an_optimizer_is_a_weak_optimizer(name):
+    value, _ = ask(
+        f"""
+        def step({name}):
+            {name}.step()  # <- {name}
+        """
+    )
+    assert value.kind is Kind.OPTIMIZER and value.weak
+
+
+@pytest.mark.parametrize("name", ["options", "optional", "adopt", "option_parser"])
+def test_other_names_are_not_optimizers(name):
+    value, _ = ask(
+        f"""
+        def step({name}):
+            {name}.step()  # <- {name}
+        """
+    )
+    assert value.kind is not Kind.OPTIMIZER
+
+
+def test_an_optimizer_attribute_of_self_set_from_a_parameter_is_a_weak_optimizer():
+    value, _ = ask(
+        """
+        class Trainer:
+            def __init__(self, optimizer_G):
+                self.optimizer_G = optimizer_G
+            def step(self):
+                opt = self.optimizer_G
+                opt  # <- opt
+        """
+    )
+    assert value.kind is Kind.OPTIMIZER and value.weak
+
+
+@pytest.mark.parametrize(
+    "line,zeroes",
+    [
+        ("optimizer.zero_grad()", True),
+        ("model.zero_grad(set_to_none=True)", True),
+        ("p.grad = None", True),
+        ("p.grad.zero_()", True),
+        ("p.grad.data.zero_()", True),
+        ("p.grad *= 0", True),
+        ("del p.grad", True),
+        ("p.grad.data.fill_(0)", True),
+        ("print(p.grad)", False),
+        ("g = p.grad.clone()", False),
+        ("optimizer.step()", False),
+    ],
+)
+def test_what_resets_gradients(line, zeroes):
+    ctx = _context(f"for p in params:\n    {line}\n")
+    assert ctx.model.zeroes_grad_in(ctx.tree.body[0]) is zeroes
+
+
+def test_callee_finds_functions_and_methods_of_the_file():
+    text = textwrap.dedent(
+        """
+        def helper():
+            pass
+        class Base:
+            def reset(self):
+                pass
+        class Trainer(Base):
+            def run(self):
+                self.reset()
+                helper()
+                other()
+        """
+    )
+    ctx = _context(text)
+    calls = {ast.unparse(n.func): n for n in ast.walk(ctx.tree) if isinstance(n, ast.Call)}
+    assert getattr(ctx.model.callee(calls["self.reset"]), "name", None) == "reset"
+    assert getattr(ctx.model.callee(calls["helper"]), "name", None) == "helper"
+    assert ctx.model.callee(calls["other"]) is None
+
+
+def test_a_module_known_from_an_annotation_has_no_known_mode():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        class Net(nn.Module):
+            pass
+        def evaluate(model: Net):
+            model  # <- model
+        """
+    )
+    assert value.kind is Kind.MODULE and value.ref == "Net"
+    assert not value.has(Role.TRAINING) and not value.has(Role.EVALUATING)
+
+
+@pytest.mark.parametrize(
+    "made,has",
+    [
+        ("nn.Sequential(nn.Linear(2, 2), nn.Dropout(0.5))", True),
+        ("nn.Sequential(nn.Linear(2, 2), nn.Sequential(nn.ReLU(), nn.BatchNorm1d(2)))", True),
+        ("nn.Sequential(nn.Linear(2, 2), nn.ReLU())", False),
+        ("nn.ModuleList([nn.Linear(2, 2), nn.Linear(2, 2)])", False),
+        ("nn.Sequential(*layers)", None),
+        ("nn.Sequential(OrderedDict(fc=nn.Linear(2, 2)))", None),
+        ("nn.Sequential(Block(), nn.ReLU())", True),
+    ],
+)
+def test_the_layers_of_a_sequential_built_in_the_file_are_known(made, has):
+    text = textwrap.dedent(
+        f"""
+        from collections import OrderedDict
+        import torch.nn as nn
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.drop = nn.Dropout()
+        net = {made}
+        net
+        """
+    )
+    ctx = _context(text)
+    node = ctx.tree.body[-1].value
+    value = ctx.model.value(node)
+    assert ctx.model.module_has_layers(value, frozenset({"Dropout", "BatchNorm1d"})) is has
+
+
+def _definition_lines(text: str, line: int, name: str) -> list:
+    ctx = _context(textwrap.dedent(text))
+    found = [n for n in ast.walk(ctx.tree) if isinstance(n, ast.Name) and n.id == name and n.lineno == line]
+    use = max(found, key=lambda n: n.col_offset)
+    return sorted(
+        ctx.model._where(b.node).statement.lineno if not isinstance(b.node, ast.stmt) else b.node.lineno
+        for b in ctx.model.definitions(use)
+    )
+
+
+def test_definitions_of_a_use_are_the_last_binding_before_it():
+    text = """
+    fake = G(z)
+    out = D(fake)
+    fake = G(z2)
+    loss = out.mean() + D(fake).mean()
+    """
+    assert _definition_lines(text, 3, "fake") == [2]
+    assert _definition_lines(text, 5, "fake") == [4]
+    assert _definition_lines(text, 5, "out") == [3]
+
+
+def test_definitions_in_a_loop_include_the_previous_iteration():
+    text = """
+    for x in data:
+        total = step(h)
+        h = f(x)
+    """
+    assert _definition_lines(text, 3, "h") == [4]
+    assert _definition_lines(text, 4, "x") == [2]
+
+
+def test_a_rebinding_reads_the_earlier_binding():
+    text = """
+    w = make()
+    w = w - 1
+    """
+    assert _definition_lines(text, 3, "w") == [2]
+
+
+def test_an_optimizer_knows_the_module_whose_parameters_it_updates():
+    value, _ = ask(
+        """
+        import torch
+        class GAN:
+            def __init__(self, D, G):
+                self.D = D
+                self.d_opt = torch.optim.Adam(self.D.parameters(), lr=1e-4)
+            def step(self):
+                opt = self.d_opt
+                opt  # <- opt
+        """
+    )
+    assert value.kind is Kind.OPTIMIZER and value.ref == "self.D"
+
+
+def test_attributes_of_self_set_together_from_parameters():
+    value, _ = ask(
+        """
+        import torch
+        class GAN:
+            def __init__(self, G, D):
+                self.G, self.D = G, D
+            def step(self, x):
+                d = self.D
+                d  # <- d
+        """
+    )
+    assert value.kind is Kind.MODULE and value.weak
+
+
+def test_answers_do_not_depend_on_the_order_of_the_questions():
+    # Asking first about `__init__` makes the model analyse `train` (which sets `self.k`)
+    # while `__init__` is still being analysed: that analysis of `train` must not be kept.
+    text = textwrap.dedent(
+        """
+        import torch.nn as nn
+        from loader import dataloader
+        class Generator(nn.Module):
+            def forward(self, z):
+                return z
+        class GAN:
+            def __init__(self, args):
+                self.batch_size = args.batch_size
+                self.data_loader = dataloader(self.batch_size)
+                data = self.data_loader.__iter__().__next__()[0]
+                self.G = Generator()
+                self.k = 0.0
+            def train(self):
+                for x_, _ in self.data_loader:
+                    G_ = self.G(x_)
+                    self.k = self.k + 1
+                    G_
+        """
+    )
+
+    def fake_value(ask_init_first: bool):
+        ctx = _context(text)
+        if ask_init_first:
+            first = next(n for n in ast.walk(ctx.tree) if isinstance(n, ast.Subscript))
+            ctx.model.value(first.value)
+        fake = [n for n in ast.walk(ctx.tree) if isinstance(n, ast.Name) and n.id == "G_"][-1]
+        return ctx.model.value(fake)
+
+    assert fake_value(True) == fake_value(False)
+    assert fake_value(True).has(Role.OUTPUT)
+
+
+@pytest.mark.parametrize("joined", ["torch.cat((fake, labels), 1)", "torch.cat([fake, labels], 1)"])
+def test_cat_of_a_tuple_or_list_holding_a_model_output_carries_grad(joined):
+    value, _ = ask(
+        f"""
+        import torch
+        import torch.nn as nn
+        G = nn.Linear(4, 4)
+        fake = G(torch.randn(2, 4))
+        labels = torch.zeros(2, 1)
+        both = {joined}
+        both  # <- both
+        """
+    )
+    assert value.carries_grad
+
+
+@pytest.mark.parametrize(
+    "params,ref",
+    [
+        ("G.parameters()", "G"),
+        ("itertools.chain(G_AB.parameters(), G_BA.parameters())", "G_AB+G_BA"),
+        ("list(G.parameters()) + list(E.parameters())", "G+E"),
+        ("[{'params': G.parameters()}, {'params': self.head.parameters(), 'lr': 0.1}]", "G+self.head"),
+        ("chained", "G+E"),
+        ("params", None),
+    ],
+)
+def test_the_modules_an_optimizer_updates(params, ref):
+    value, _ = ask(
+        f"""
+        import itertools
+        import torch
+        def make(self, G, E, G_AB, G_BA, params):
+            chained = itertools.chain(G.parameters(), E.parameters())
+            opt = torch.optim.Adam({params}, lr=1e-3)
+            opt  # <- opt
+        """
+    )
+    assert value.kind is Kind.OPTIMIZER and value.ref == ref

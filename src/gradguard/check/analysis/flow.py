@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Optional
 
 from gradguard.check.analysis.grad_mode import RegionKind, classify_grad_mode
 from gradguard.check.analysis.scopes import target_names
-from gradguard.check.analysis.values import UNKNOWN, Kind, Role, Value, join
-from gradguard.check.analysis.vocabulary import SET_ENABLED_NAMES
+from gradguard.check.analysis.values import UNKNOWN, Grad, Kind, Role, Value, join
+from gradguard.check.analysis.vocabulary import SET_ENABLED_NAMES, call_argument
 
 if TYPE_CHECKING:
     from gradguard.check.analysis.model import Frame, SemanticModel
@@ -159,8 +159,8 @@ class ScopeFlow:
             if base is None:
                 return state
             evaluating = method == "eval"
-            if method == "train" and call.args:
-                flag = call.args[0]
+            flag = call_argument(call, 0, "mode") if method == "train" else None
+            if flag is not None:
                 if not (isinstance(flag, ast.Constant) and isinstance(flag.value, bool)):
                     return state.bind({name: base.with_(roles=base.roles & ~(Role.TRAINING | Role.EVALUATING))})
                 evaluating = not flag.value
@@ -219,6 +219,14 @@ class ScopeFlow:
     def _aug_assign(self, stmt: ast.AugAssign, state: State) -> State:
         combined = self.model.evaluate_binop(stmt.target, stmt.op, stmt.value, state, self.frame)
         if isinstance(stmt.target, ast.Name):
+            current = state.env.get(stmt.target.id)
+            if current is not None and current.kind is Kind.TENSOR and combined.kind is Kind.TENSOR:
+                # `w -= x` changes the tensor in place: it is still the same leaf or parameter, and
+                # one that requires grad still does (also under no_grad).
+                combined = combined.with_(
+                    grad=Grad.YES if current.grad is Grad.YES else combined.grad,
+                    roles=combined.roles | (current.roles & (Role.LEAF | Role.PARAM)),
+                )
             state = state.bind({stmt.target.id: combined})
         else:
             self.model.evaluate(stmt.target, state, self.frame)

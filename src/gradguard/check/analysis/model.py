@@ -76,6 +76,8 @@ LOADER_NAME_RE = re.compile(
     r"|(?:data_?)?loader_?(?P<post>val|valid|validation|test|eval|train)|(?:data)?loaders?|dataloaders?)$",
     re.I,
 )
+# ``optimizer``, ``opt``, ``optD``, ``opt_G``, ``D_optimizer``, ``gen_optim`` (not ``options``).
+OPTIMIZER_NAME_RE = re.compile(r"^(?:\w+_)?(?:opt|optim|optimizer|optimiser)(?:_\w+|[A-Z0-9]\w*)?$")
 LOSS_NAME_RE = re.compile(r"(^|_)(loss|criterion|loss_fn|lossfn)($|_)|^criterion|loss$", re.I)
 _LOSS_NAME_EXCLUDE = ("get_", "log", "print", "plot", "save", "update", "record", "add", "is_", "reset", "set_")
 _ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "iter", "zip", "track", "islice", "trange", "progress_bar", "tnrange"})
@@ -103,10 +105,14 @@ _IMPORTED = Value(Kind.OTHER, Grad.NO, ref="<import>")
 # every summary) and the summaries themselves (one level of calls is followed, no chains).
 _NO_SUMMARIES = frozenset({"module-first", "summary"})
 PACKED = Value(Kind.OTHER, Grad.NO, ref="torch.nn.utils.rnn.PackedSequence")
+_NAMED_OPTIMIZER = Value(Kind.OPTIMIZER, weak=True)
 _EVIDENT_TENSOR = tensor(Grad.MAYBE)
 _FORWARD_INPUT = tensor(Grad.MAYBE, weak=True)
 _EVIDENT_MODULE = module()
 _EVIDENT_LOSS = tensor(Grad.YES, Role.LOSS)
+# ``loss.backward()`` with no gradient argument: autograd accepts only one-element outputs
+# there, and such a loss is 0-dim unless it was shaped otherwise (weak: it is not seen).
+_EVIDENT_SCALAR_LOSS = tensor(Grad.YES, Role.LOSS | Role.SCALAR, weak=True)
 
 
 # Methods only modules have (among the names user code calls on values).
@@ -232,7 +238,13 @@ class SemanticModel:
         self._own_nodes: dict = {}
         self.scopes = ScopeIndex(tree, self._own)
         self._frames: dict = {}  # (id(scope node), kind) -> Frame
+        self._made_frames: list = []  # every frame run, kept or not: close() unlinks them all
         self._in_progress: set = set()
+        # What is being computed, innermost last, and what was computed while something it
+        # needed was still being computed (a cycle cut short): not kept, so that a later
+        # question gets the complete answer whatever the order of the questions.
+        self._active: list = []
+        self._tainted: set = set()
         self._summaries: dict = {}
         self._classes: Optional[dict] = None
         self._call_sites: dict = {}  # id(function) -> its call sites, or None when not all known
@@ -247,12 +259,13 @@ class SemanticModel:
     def close(self) -> None:
         """Drop every analysis (flows point back at the model): the tree is then freed by
         reference counting, without the cyclic garbage collector."""
-        for frame in self._frames.values():
+        for frame in self._made_frames:
             frame.flow = None
         for name in list(vars(self)):
             value = getattr(self, name)
             if isinstance(value, (dict, set)):
                 value.clear()
+        self._made_frames = []
         self.scopes._own = None  # a bound method of this model
 
     # ======================================================================= public queries
@@ -292,14 +305,40 @@ class SemanticModel:
             return found
         self._module_frame(first=True)
         if id(fn) in self._in_progress:
+            self._cycle_at(id(fn))
             return FunctionSummary()
-        self._in_progress.add(id(fn))
+        self._begin(id(fn))
+        complete = False
         try:
             summary = self._summarise(fn)
         finally:
-            self._in_progress.discard(id(fn))
-        self._summaries[id(fn)] = summary
+            complete = self._end(id(fn))
+        if complete:
+            self._summaries[id(fn)] = summary
         return summary
+
+    # -- computations in progress -------------------------------------------------------------
+    def _begin(self, key) -> None:
+        self._in_progress.add(key)
+        self._active.append(key)
+
+    def _end(self, key) -> bool:
+        """Finish a computation; True when its result may be kept."""
+        self._in_progress.discard(key)
+        self._active.pop()
+        if key in self._tainted:
+            self._tainted.discard(key)
+            return False
+        return True
+
+    def _cycle_at(self, key) -> None:
+        """``key`` was needed while being computed: what is being computed on top of it
+        used a stand-in for it, and must not be kept."""
+        try:
+            index = self._active.index(key)
+        except ValueError:
+            return
+        self._tainted.update(self._active[index + 1 :])
 
     def entry_mode(self, fn: ast.AST) -> GradMode:
         """The grad mode a function's body starts in (decorators, then its callers)."""
@@ -401,6 +440,30 @@ class SemanticModel:
                     uses.receivers.add(node.value.id)
         return uses
 
+    def definitions(self, name: ast.Name) -> list:
+        """The bindings of its scope that the value of ``name`` (a use) may come from, as the
+        source order shows them: the last binding before the use's statement and, where the
+        use is inside a loop that no binding before it in that loop precedes, the loop's later
+        bindings (the previous iteration's value). Branches are not told apart; a name bound
+        by a comprehension or a lambda has none."""
+        location = self._where(name)
+        if location is None or location.lambda_ is not None:
+            return []
+        for comp in location.comprehensions:
+            if any(name.id in target_names(gen.target) for gen in comp.generators):
+                return []
+        stmt = location.statement
+        at = (name.lineno, name.col_offset)
+        bindings = [b for b in self.uses(location.scope).bindings_of(name.id) if b.node is not stmt]
+        before = [b for b in bindings if _position(b.node) < at]
+        found = [max(before, key=lambda b: _position(b.node))] if before else []
+        loop = next(
+            (s for s in reversed(location.enclosing) if isinstance(s, (ast.For, ast.AsyncFor, ast.While))), None
+        )
+        if loop is not None and not any(_inside(b.node, loop) for b in found):
+            found.extend(b for b in bindings if _position(b.node) > at and _inside(b.node, loop))
+        return found
+
     def forwarded_call(self, call: ast.Call) -> Optional[ast.Call]:
         """When ``call`` runs a function or lambda of the file that hands its ``*args`` or
         ``**kwargs`` straight on to another call (a thin wrapper), that inner call."""
@@ -463,7 +526,12 @@ class SemanticModel:
             if last in names:
                 return True
             if last in vocab.MODULE_CONTAINERS:
-                return None
+                if value.items is None:
+                    return None  # built from modules the code does not show
+                found = [self.module_has_layers(layer, names) for layer in value.items]
+                if any(f is True for f in found):
+                    return True
+                return None if any(f is None for f in found) else False
             return False
         info = self._class_table().get(ref)
         if info is None:
@@ -543,17 +611,21 @@ class SemanticModel:
         if frame is not None:
             return frame
         if key in self._in_progress:
+            self._cycle_at(key)
             return None
         frame = Frame(self._scope(node), mode, kind)
+        self._made_frames.append(frame)
         frame.entry_env = env
         for name, value in extra.items():
             setattr(frame, name, value)
-        self._in_progress.add(key)
+        self._begin(key)
+        complete = False
         try:
             frame.flow = ScopeFlow(self, frame, State(dict(env), mode))
         finally:
-            self._in_progress.discard(key)
-        self._frames[key] = frame
+            complete = self._end(key)
+        if complete:
+            self._frames[key] = frame
         return frame
 
     def _module_frame(self, first: bool = False) -> Optional[Frame]:
@@ -575,6 +647,21 @@ class SemanticModel:
         frame = self._frames.get(key)
         if frame is not None:
             return frame
+        setup = (id(fn), "query-setup")
+        if setup in self._in_progress:
+            self._cycle_at(setup)
+            return self._summary_frame(fn)
+        self._begin(setup)
+        complete = False
+        try:
+            frame = self._compute_query_frame(fn, key)
+        finally:
+            complete = self._end(setup)
+        if not complete:
+            self._frames.pop(key, None)  # built from answers cut short by a cycle
+        return frame
+
+    def _compute_query_frame(self, fn: ast.AST, key: tuple) -> Optional[Frame]:
         summary_frame = self._summary_frame(fn)
         sites = self._callers_of(fn)
         decorated = self._decorated_mode(fn)
@@ -601,7 +688,8 @@ class SemanticModel:
             and env == summary_frame.entry_env
             and not summary_frame.skipped_summaries
         ):
-            self._frames[key] = summary_frame
+            if self._frames.get((id(fn), "summary")) is summary_frame:
+                self._frames[key] = summary_frame
             summary_frame.mode_assumed = assumed  # type: ignore[attr-defined]
             return summary_frame
         return self._run_frame(fn, "query", mode, env, mode_assumed=assumed)
@@ -735,6 +823,8 @@ class SemanticModel:
         match = LOADER_NAME_RE.match(name)
         if match:
             return loader(split_of_text(name), weak=True)
+        if OPTIMIZER_NAME_RE.match(name):
+            return _NAMED_OPTIMIZER
         return UNKNOWN
 
     def annotation_value(self, annotation: ast.AST) -> Optional[Value]:
@@ -755,7 +845,9 @@ class SemanticModel:
                 return None
             info = self._class_table().get(name)
             if info is not None:
-                return self._instance_value(info)
+                # An instance made elsewhere: its train/eval mode is not known here.
+                found = self._instance_value(info)
+                return found.with_(roles=found.roles & ~Role.TRAINING)
             return None
         if qual in _TENSOR_ANNOTATIONS:
             return tensor(Grad.YES if qual == "torch.nn.Parameter" else Grad.MAYBE)
@@ -793,9 +885,17 @@ class SemanticModel:
                     rest = text[k : k + 8].lstrip()
                     called = rest.startswith("(")
                     if called and attr == "backward":
-                        found = _EVIDENT_LOSS
-                        break
-                    if called and attr in _MODULE_EVIDENCE_METHODS:
+                        # autograd accepts a call without a gradient only on a one-element output
+                        if _implicit_backward(text, text.index("(", k)):
+                            found = _EVIDENT_SCALAR_LOSS
+                        else:
+                            found = _EVIDENT_LOSS
+                            break
+                        i = text.find(name + ".", i + size + 1)
+                        continue
+                    if found is _EVIDENT_SCALAR_LOSS:
+                        pass
+                    elif called and attr in _MODULE_EVIDENCE_METHODS:
                         found = found or _EVIDENT_MODULE
                     elif (called and attr in _TENSOR_EVIDENCE_METHODS) or attr in _TENSOR_EVIDENCE_ATTRIBUTES:
                         found = _EVIDENT_TENSOR if found is None or found is _EVIDENT_MODULE else found
@@ -898,7 +998,7 @@ class SemanticModel:
             return self._named_value(name)
         if found.kind is Kind.TENSOR and not found.has(Role.LOSS) and found.grad is not Grad.NO:
             evident = self._evident(frame.node, name)
-            if evident is _EVIDENT_LOSS:
+            if evident is _EVIDENT_LOSS or evident is _EVIDENT_SCALAR_LOSS:
                 return found.with_(grad=Grad.YES, roles=found.roles | Role.LOSS)
         return found
 
@@ -952,6 +1052,16 @@ class SemanticModel:
         return self._constant_value(node)
 
     def _attribute(self, node: ast.Attribute, state: State, frame: Frame) -> Value:
+        found = self._attribute_value(node, state, frame)
+        if found.kind is Kind.UNKNOWN and isinstance(node.value, ast.Name) and node.value.id == "self":
+            # ``self.optimizer`` / ``self.netD`` set from a parameter: the name is the evidence.
+            if OPTIMIZER_NAME_RE.match(node.attr):
+                return _NAMED_OPTIMIZER
+            if MODEL_NAME_RE.match(node.attr):
+                return module(weak=True)
+        return found
+
+    def _attribute_value(self, node: ast.Attribute, state: State, frame: Frame) -> Value:
         attr = node.attr
         qual = self.qualified_name(node, state)
         if qual is not None:
@@ -1044,14 +1154,16 @@ class SemanticModel:
         if found is not None:
             return found
         if key in self._in_progress:
+            self._cycle_at(key)
             return UNKNOWN
-        self._in_progress.add(key)
+        self._begin(key)
         incomplete: list = []
+        complete = False
         try:
             value = self._compute_instance_attribute(info, attr, set(), incomplete)
         finally:
-            self._in_progress.discard(key)
-        if not incomplete:
+            complete = self._end(key)
+        if not incomplete and complete:
             self._class_attributes[key] = value  # not while a method it reads is being analysed
         return value
 
@@ -1080,6 +1192,17 @@ class SemanticModel:
                         for target in sub.targets:
                             if _is_self_attribute(target, attr):
                                 sites.append((stmt, sub, sub.value, None))
+                            elif isinstance(target, ast.Tuple):
+                                # ``self.G, self.D = G, D``: each element of a tuple of the same length
+                                parts = sub.value.elts if isinstance(sub.value, ast.Tuple) else None
+                                for index, elt in enumerate(target.elts):
+                                    if _is_self_attribute(elt, attr):
+                                        part = (
+                                            parts[index]
+                                            if parts is not None and len(parts) == len(target.elts)
+                                            else None
+                                        )
+                                        sites.append((stmt, sub, part, None))
                     elif isinstance(sub, ast.AnnAssign) and _is_self_attribute(sub.target, attr):
                         sites.append((stmt, sub, None, sub.annotation))
             elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr:
@@ -1097,6 +1220,9 @@ class SemanticModel:
                     values.append(annotated)
                 elif method is not None:
                     values.append(UNKNOWN)
+                continue
+            if value_node is None:  # ``self.a, self.b = pair``: the element is not known
+                values.append(UNKNOWN)
                 continue
             light = self._without_locals(method, value_node)
             if light is not None:
@@ -1203,6 +1329,7 @@ class SemanticModel:
         """The grad of a result computed from ``values`` under ``mode``."""
         if mode.off:
             return Grad.NO
+        values = _with_elements(values)
         grads = [v.grad for v in values if v.kind is Kind.TENSOR]
         unknown_inputs = any(v.kind is Kind.UNKNOWN for v in values)
         if Grad.YES in grads:
@@ -1243,7 +1370,8 @@ class SemanticModel:
         if len(elts) > _LITERAL_LIMIT:
             return container()  # a table of data: what it holds is not followed
         items = tuple(self.evaluate(e, state, frame) for e in elts)
-        if isinstance(node, ast.Tuple):
+        if isinstance(node, (ast.Tuple, ast.List)):
+            # A list literal's positions are known where it is made, as a tuple's are.
             return container(items=items) if items else container()
         return container(join_all(items)) if items else container()
 
@@ -1372,7 +1500,7 @@ class SemanticModel:
         last = vocab.last_name(ref) if ref else ""
         if ref.startswith("torch.nn.") and last in vocab.LOSS_MODULES:
             grad = self._combine_grad(args, state.mode)
-            return tensor(grad, Role.LOSS | Role.SCALAR)
+            return tensor(grad, Role.LOSS | (Role.NONE if callee.has(Role.UNREDUCED) else Role.SCALAR))
         if ref.startswith("torch.nn.") and last in vocab.PARAMETERLESS_MODULES:
             grad = self._combine_grad(args, state.mode)
             return tensor(grad, Role.OUTPUT if grad is not Grad.NO else Role.NONE)
@@ -1522,12 +1650,18 @@ class SemanticModel:
             return UNKNOWN
         if qual.startswith(vocab.OPTIMIZER_PREFIX):
             if last[:1].isupper() and last not in vocab.OPTIMIZER_NON_CLASSES and ".lr_scheduler." not in qual:
-                return OPTIMIZER
+                params = vocab.call_argument(node, 0, "params")
+                updated = self._updated_modules(params, 0) if params is not None else None
+                return OPTIMIZER.with_(ref="+".join(updated)) if updated else OPTIMIZER
             return UNKNOWN
         if qual.startswith("torch.nn.") and not qual.startswith(vocab.TENSOR_NAMESPACES) and last[:1].isupper():
             if qual.startswith("torch.nn.init.") or qual.startswith("torch.nn.utils."):
                 return UNKNOWN
-            return Value(Kind.MODULE, Grad.NO, Role.TRAINING, ref="torch.nn." + last)
+            roles = Role.TRAINING
+            if last in vocab.LOSS_MODULES and not _reduces(node):
+                roles |= Role.UNREDUCED
+            layers = self._container_layers(last, node, args)
+            return Value(Kind.MODULE, Grad.NO, roles, items=layers, ref="torch.nn." + last)
         if qual in vocab.BACKWARD_FUNCTIONS:
             if last == "grad":
                 create = vocab.call_argument(node, None, "create_graph")
@@ -1553,8 +1687,7 @@ class SemanticModel:
         if last[:1].isupper():
             return UNKNOWN
         if last in vocab.LOSS_FUNCTIONS:
-            reduction = vocab.call_argument(node, None, "reduction")
-            scalar = vocab.constant_of(reduction, default="mean") != "none"
+            scalar = _reduces(node)
             grad = self._combine_grad(args, state.mode)
             return tensor(grad, Role.LOSS | (Role.SCALAR if scalar else Role.NONE))
         if last in vocab.GRAD_DROPPING:
@@ -1571,6 +1704,62 @@ class SemanticModel:
             return container(items=(tensor(grad, roles), tensor(Grad.NO)))
         return tensor(grad, roles)
 
+    def _updated_modules(self, params: ast.AST, depth: int) -> Optional[list]:
+        """The dotted names of the modules whose parameters an optimizer is given:
+        ``D.parameters()``, ``itertools.chain(G.parameters(), E.parameters())``,
+        ``list(G.parameters()) + list(E.parameters())``, ``[{"params": G.parameters()}, ...]``,
+        or a name bound to one of those; None when any part is something else."""
+        if depth > 4:
+            return None
+        if isinstance(params, ast.Call):
+            func = params.func
+            if isinstance(func, ast.Attribute) and func.attr in ("parameters", "named_parameters"):
+                name = dotted_name(func.value)
+                return [name] if name else None
+            called = self.imports.qualified_name(func) or dotted_name(func) or ""
+            if called in ("itertools.chain", "chain", "list", "tuple", "itertools.chain.from_iterable"):
+                parts = [self._updated_modules(a, depth + 1) for a in params.args]
+                return None if not parts or None in parts else [m for part in parts for m in part]  # type: ignore[union-attr]
+            return None
+        if isinstance(params, ast.BinOp) and isinstance(params.op, ast.Add):
+            left = self._updated_modules(params.left, depth + 1)
+            right = self._updated_modules(params.right, depth + 1)
+            return left + right if left is not None and right is not None else None
+        if isinstance(params, (ast.List, ast.Tuple)) and params.elts:
+            parts = []
+            for elt in params.elts:
+                if isinstance(elt, ast.Dict):
+                    keyed = {
+                        vocab.constant_of(k, default=None): v for k, v in zip(elt.keys, elt.values) if k is not None
+                    }
+                    elt = keyed.get("params")
+                part = self._updated_modules(elt, depth + 1) if elt is not None else None
+                if part is None:
+                    return None
+                parts.extend(part)
+            return parts
+        if isinstance(params, ast.Name):
+            found = self.definitions(params)
+            if len(found) == 1 and found[0].value is not None and isinstance(found[0].node, ast.Assign):
+                return self._updated_modules(found[0].value, depth + 1)
+        return None
+
+    @staticmethod
+    def _container_layers(last: str, node: ast.Call, args: list) -> Optional[tuple]:
+        """The modules an ``nn.Sequential(a, b)`` or ``nn.ModuleList([a, b])`` is built from,
+        when every one is known (kept in the value's ``items``), else None."""
+        if last not in ("Sequential", "ModuleList") or node.keywords:
+            return None
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            return None
+        if last == "ModuleList":
+            if len(args) != 1 or args[0].kind is not Kind.CONTAINER or args[0].elem is None:
+                return None
+            layers = args[0].items or (args[0].elem,)
+        else:
+            layers = tuple(args)
+        return layers if layers and all(v.kind is Kind.MODULE for v in layers) else None
+
     def _method_call(self, receiver: Value, method: str, node: ast.Call, args: list, state: State, frame) -> Value:
         kind = receiver.kind
         if kind is Kind.TENSOR:
@@ -1580,7 +1769,10 @@ class SemanticModel:
                 if method == "eval":
                     return receiver.with_(roles=(receiver.roles & ~Role.TRAINING) | Role.EVALUATING)
                 if method == "train":
-                    return receiver.with_(roles=(receiver.roles & ~Role.EVALUATING) | Role.TRAINING)
+                    flag = vocab.call_argument(node, 0, "mode")
+                    mode = True if flag is None else vocab.constant_of(flag, default=None)
+                    switched = Role.TRAINING if mode is True else Role.EVALUATING if mode is False else Role.NONE
+                    return receiver.with_(roles=(receiver.roles & ~(Role.EVALUATING | Role.TRAINING)) | switched)
                 return receiver
             if method in vocab.PARAMETER_METHODS:
                 param = tensor(Grad.YES, Role.PARAM | Role.LEAF)
@@ -1818,14 +2010,14 @@ class SemanticModel:
                     summary.calls_backward = True
                 elif attr == "step":
                     summary.steps_optimizer = True
-                elif attr == "zero_grad":
-                    summary.zeroes_grad = True
                 elif attr == "eval" and not sub.args:
                     summary.switches_to_eval = True
             elif isinstance(sub, ast.Call):
                 qual = self.imports.qualified_name(sub.func)
                 if qual in vocab.BACKWARD_FUNCTIONS:
                     summary.calls_backward = True
+            if _resets_grad(sub):
+                summary.zeroes_grad = True
         annotated = self.annotation_value(fn.returns) if getattr(fn, "returns", None) is not None else None  # type: ignore[attr-defined]
         frame = self._summary_frame(fn)
         if frame is None or frame.flow is None:
@@ -1841,6 +2033,32 @@ class SemanticModel:
         if _is_generator(fn):
             summary.returns = UNKNOWN
         return summary
+
+    def zeroes_grad_in(self, node: ast.AST) -> bool:
+        """Whether the code of ``node`` (nested functions included: an optimizer's closure)
+        resets gradients: ``zero_grad()`` on anything, ``p.grad = None``, ``p.grad.zero_()``,
+        ``p.grad.data.zero_()``, ``p.grad *= 0``, ``del p.grad``."""
+        return any(_resets_grad(sub) for sub in ast.walk(node))
+
+    def callee(self, call: ast.Call) -> Optional[ast.AST]:
+        """The function or method of this file that ``call`` runs, when the code shows it:
+        a function by name, or a method of a class of the file called on an instance of it
+        (``self.reset()``, ``trainer.step()``)."""
+        func = call.func
+        if isinstance(func, ast.Attribute):
+            receiver = self.value(func.value)
+            if receiver.kind in (Kind.MODULE, Kind.OTHER) and receiver.ref is not None:
+                info = self._class_table().get(receiver.ref)
+                while info is not None:
+                    method = self._method_node(info, func.attr)
+                    if method is not None:
+                        return method
+                    info = next((self._class_table().get(b) for b in info.bases if b in self._class_table()), None)
+            return None
+        value = self.value(func)
+        if value.kind is Kind.FUNCTION:
+            return self._function_node(value)
+        return None
 
     def _callers_of(self, fn: ast.AST) -> Optional[list]:
         raw = self._call_sites_of(fn)
@@ -1996,6 +2214,29 @@ def _is_self_attribute(target: ast.AST, attr: str) -> bool:
     )
 
 
+def _implicit_backward(text: str, open_paren: int) -> bool:
+    """Whether the ``backward(`` call whose parenthesis is at ``open_paren`` passes no gradient:
+    no positional argument and no ``gradient=`` (nor ``**kwargs``)."""
+    depth = 0
+    for j in range(open_paren, min(len(text), open_paren + 400)):
+        if text[j] in "([{":
+            depth += 1
+        elif text[j] in ")]}":
+            depth -= 1
+            if depth == 0:
+                break
+    else:
+        return False
+    inner = text[open_paren + 1 : j].strip()
+    if not inner:
+        return True
+    return all(
+        re.match(r"\s*[A-Za-z_]\w*\s*=(?!=)", part) and not re.match(r"\s*gradient\s*=", part)
+        for part in inner.split(",")
+        if part.strip()
+    )
+
+
 def _occurrences(text: str, name: str):
     """Offsets where ``name`` occurs as a whole identifier (``str.find``: fast on large files)."""
     size = len(name)
@@ -2076,6 +2317,69 @@ def _moves_or_casts(call: ast.Call) -> bool:
     """Whether ``x.to(...)`` certainly or possibly makes a new tensor (a device or dtype
     argument); ``x.to(x)`` with a tensor argument may too: only ``.to()`` with no argument keeps it."""
     return bool(call.args or call.keywords)
+
+
+def _reduces(call: ast.Call) -> bool:
+    """Whether a loss call or loss module constructor certainly reduces to one number: no
+    ``reduction`` or a constant other than ``"none"``, and no ``reduce=False`` (the keyword
+    before PyTorch 0.4.1)."""
+    reduction = vocab.call_argument(call, None, "reduction")
+    if reduction is not None and vocab.constant_of(reduction, default=None) in (None, "none"):
+        return False
+    reduce = vocab.call_argument(call, None, "reduce")
+    return reduce is None or (isinstance(reduce, ast.Constant) and reduce.value in (True, None))
+
+
+def _with_elements(values) -> list:
+    """The values, with the tensors a list or tuple argument holds (``torch.cat((a, b))``)
+    in place of the container."""
+    out = []
+    for value in values:
+        if value.kind is Kind.CONTAINER:
+            held = value.items if value.items is not None else (value.elem,) if value.elem is not None else ()
+            if any(v is not None and v.kind is Kind.TENSOR for v in held):
+                out.extend(v for v in held if v is not None)
+                continue
+        out.append(value)
+    return out
+
+
+def _position(node: ast.AST) -> tuple:
+    if isinstance(node, ast.withitem):
+        node = node.context_expr
+    return (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+
+
+def _inside(node: ast.AST, outer: ast.AST) -> bool:
+    """Whether ``node`` lies within the lines of ``outer`` (and is not ``outer`` itself)."""
+    if node is outer:
+        return False
+    line = _position(node)[0]
+    return outer.lineno <= line <= (outer.end_lineno or outer.lineno)  # type: ignore[attr-defined]
+
+
+def _grad_attribute(node: ast.AST) -> bool:
+    """``p.grad`` or ``p.grad.data``."""
+    if isinstance(node, ast.Attribute) and node.attr == "data":
+        node = node.value
+    return isinstance(node, ast.Attribute) and node.attr == "grad"
+
+
+def _resets_grad(node: ast.AST) -> bool:
+    """One node that resets gradients (see ``SemanticModel.zeroes_grad_in``)."""
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            if func.attr == "zero_grad":
+                return True
+            return func.attr in vocab.INPLACE_VALUE_METHODS | {"detach_"} and _grad_attribute(func.value)
+        return isinstance(func, ast.Name) and func.id == "zero_grad"
+    if isinstance(node, (ast.Assign, ast.Delete)):
+        targets = node.targets
+        return any(_grad_attribute(t) or (isinstance(t, ast.Subscript) and _grad_attribute(t.value)) for t in targets)
+    if isinstance(node, ast.AugAssign):
+        return _grad_attribute(node.target)
+    return False
 
 
 def _is_generator(fn: ast.AST) -> bool:

@@ -50,6 +50,7 @@ class Role(enum.Flag):
     DETACHED = enum.auto()  # the result of .detach() / .data
     TRAINING = enum.auto()  # a module in training mode on every path (new, or after .train())
     EVALUATING = enum.auto()  # a module switched to eval mode on every path (.eval(), .train(False))
+    UNREDUCED = enum.auto()  # a loss module built with reduction="none" (or reduce=False): per-element losses
 
 
 class Split(enum.Enum):
@@ -67,7 +68,10 @@ class Value:
     elem: Optional["Value"] = None  # containers and loaders: what iterating yields
     items: Optional[tuple] = None  # fixed tuples: the value of each position
     split: Optional[Split] = None  # loaders and data sets
-    ref: Optional[str] = None  # modules and data sets: their class; classes and functions: which definition
+    # modules and data sets: their class; classes and functions: which definition; optimizers:
+    # the modules whose parameters they update, dotted names joined by "+" (``D`` for
+    # ``Adam(D.parameters())``, ``G_AB+G_BA`` for ``Adam(chain(G_AB.parameters(), G_BA.parameters()))``)
+    ref: Optional[str] = None
     weak: bool = False  # known from a name only
 
     # -- questions rules ask -------------------------------------------------------------

@@ -222,6 +222,11 @@ DATALOADER_NAMES = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.d
 DATASET_SPLIT_KEYWORDS = {"train": True, "training": True, "is_train": True, "split": None, "subset": None}
 EVAL_SPLIT_WORDS = ("val", "valid", "validation", "test", "testing", "eval", "evaluation", "dev", "holdout")
 TRAIN_SPLIT_WORDS = ("train", "training", "trn")
+# Words in a function's name that say it evaluates a model (``evaluate``, ``val_epoch``, ``predict``).
+EVALUATION_FUNCTION_WORDS = frozenset(
+    {"eval", "evaluate", "evaluation", "val", "valid", "validate", "validation", "test", "testing"}
+    | {"predict", "prediction", "predictions", "inference", "infer"}
+)
 
 
 # -- reading calls ----------------------------------------------------------------------------

@@ -43,7 +43,8 @@ by a method or attribute that copies or reduces it (`.clone()`, `.item()`, `.sum
 `torch.cat`), compared, used in arithmetic or printed. It is unsafe where the value escapes
 (bound to a name, returned, stored, passed to an unknown function): if that value is later
 changed in place while a graph needs it, the fixed code raises a RuntimeError where the
-original silently produced wrong gradients.
+original silently produced wrong gradients. No fix is offered for `loss.data[0]` on a 0-dim
+tensor: `loss.detach()[0]` would still raise IndexError; GG105 rewrites it to `loss.item()`.
 """
 
 from __future__ import annotations
@@ -51,8 +52,9 @@ from __future__ import annotations
 import ast
 
 from gradguard.check.analysis.data_attr import classify, data_name_span
+from gradguard.check.analysis.zero_dim import zero_dim_index_above
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
-from gradguard.check.rules.base import Invalid, Rule, Valid
+from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
 
 class TensorDataRead(Rule):
@@ -275,6 +277,34 @@ class TensorDataRead(Rule):
                 return loss.detach().item() > 0
             """,
         ),
+        # A 0-dim loss indexed after `.data`: `.detach()[0]` would keep the IndexError, so no fix
+        # here (GG105 rewrites it to `.item()`).
+        Invalid(
+            """
+            import torch.nn as nn
+            criterion = nn.MSELoss()
+            def f(model, x, y):
+                loss = criterion(model(x), y)
+                return loss.data[0], loss.data.numpy()[0]
+            """,
+            line=5,
+            column=12,
+            message="`loss.data` reads the tensor without autograd's version counter; `loss.detach()` reads the same values and keeps in-place checks",
+            also=(
+                Finding(
+                    5,
+                    26,
+                    "`loss.data` reads the tensor without autograd's version counter; `loss.detach()` reads the same values and keeps in-place checks",
+                ),
+            ),
+            fixed="""
+            import torch.nn as nn
+            criterion = nn.MSELoss()
+            def f(model, x, y):
+                loss = criterion(model(x), y)
+                return loss.data[0], loss.data.numpy()[0]
+            """,
+        ),
     )
 
     def visit_Attribute(self, node: ast.Attribute, ctx) -> None:
@@ -288,6 +318,14 @@ class TensorDataRead(Rule):
             recv = "t"
         start, end = data_name_span(ctx, node)
         edit = (Edit(start, end, "detach()"),)
+        if zero_dim_index_above(ctx, node) is not None:
+            # `loss.detach()[0]` would still raise IndexError: GG105's `.item()` is the fix.
+            message = (
+                f"`{recv}.data` reads the tensor without autograd's version counter; "
+                f"`{recv}.detach()` reads the same values and keeps in-place checks"
+            )
+            ctx.report(self.code, node, message, None)
+            return
         if access.safe:
             fix = Fix(Applicability.SAFE, f"Use `{recv}.detach()`", edit)
             message = (

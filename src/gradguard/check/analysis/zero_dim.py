@@ -1,0 +1,83 @@
+"""Indexing a 0-dim tensor: `loss.data[0]`, `loss[0]`, `acc.data.numpy()[0]`.
+
+Shared by GG105 (which reports it and rewrites it to `.item()`) and GG101 (whose `.detach()`
+fix must not turn `loss.data[0]` into `loss.detach()[0]`, which still raises). Whether the
+tensor is 0-dim comes from the semantic model (``Role.SCALAR``: a full reduction, a
+criterion's output); a value known only from its name counts where the chain goes through
+`.data` or `.numpy()` (the PyTorch 0.3 idiom, written only on tensors).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Optional
+
+from gradguard.check.analysis.values import Kind, Role
+from gradguard.check.analysis.vocabulary import constant_of
+
+# Calls between the tensor and the index that keep it 0-dim (and a tensor, or for
+# `.numpy()` a 0-d array, which cannot be indexed either).
+_KEEPING_CALLS = frozenset({"cpu", "cuda", "detach", "clone", "numpy"})
+
+
+@dataclass(frozen=True)
+class ZeroDimIndex:
+    """``subscript`` indexes the 0-dim ``tensor`` (the expression before any `.data`,
+    `.cpu()`, `.numpy()`); ``legacy`` says the chain goes through `.data` or `.numpy()`."""
+
+    subscript: ast.Subscript
+    tensor: ast.expr
+    legacy: bool
+
+
+def zero_dim_index(ctx, node: ast.Subscript) -> Optional[ZeroDimIndex]:
+    """``node`` as a `[0]` or `[-1]` on a tensor the model knows to be 0-dim, else None."""
+    if not isinstance(node.ctx, ast.Load) or constant_of(node.slice, default=None) not in (0, -1):
+        return None
+    if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, bool):
+        return None
+    tensor = node.value
+    legacy = False
+    while True:
+        if isinstance(tensor, ast.Attribute) and tensor.attr == "data":
+            legacy = True
+            tensor = tensor.value
+        elif (
+            isinstance(tensor, ast.Call)
+            and isinstance(tensor.func, ast.Attribute)
+            and tensor.func.attr in _KEEPING_CALLS
+            and not tensor.args
+            and (tensor.func.attr == "numpy" or not tensor.keywords)
+        ):
+            legacy = legacy or tensor.func.attr == "numpy"
+            tensor = tensor.func.value
+        else:
+            break
+    if isinstance(tensor, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.JoinedStr)):
+        return None
+    value = ctx.model.value(tensor)
+    if value.kind is not Kind.TENSOR or not value.has(Role.SCALAR):
+        return None
+    if value.weak and not legacy:
+        return None  # `compute_loss(...)[0]` may index a tuple the function returns
+    return ZeroDimIndex(node, tensor, legacy)
+
+
+def zero_dim_index_above(ctx, data_node: ast.Attribute) -> Optional[ZeroDimIndex]:
+    """For the `.data` of ``loss.data[0]`` (or ``loss.data.cpu().numpy()[0]``): the 0-dim
+    index it is part of, if any."""
+    current: ast.AST = data_node
+    while True:
+        parent = ctx.parent(current)
+        if isinstance(parent, ast.Subscript) and parent.value is current:
+            return zero_dim_index(ctx, parent)
+        if isinstance(parent, ast.Attribute) and parent.value is current:
+            call = ctx.parent(parent)
+            if parent.attr in _KEEPING_CALLS and isinstance(call, ast.Call) and call.func is parent:
+                current = call
+                continue
+            if parent.attr == "data":
+                current = parent
+                continue
+        return None

@@ -1,0 +1,219 @@
+"""Indexing a 0-dim tensor: `loss.data[0]`.
+
+## What it does
+Flags `[0]` (and `[-1]`) on a tensor that has no dimensions: a loss from a criterion or a
+loss function (unless built with `reduction="none"`), a full reduction (`x.sum()`,
+`(pred == y).sum()`, `torch.mean(x)`), arithmetic on those; directly (`loss[0]`) or through
+`.data`, `.cpu()`, `.detach()` or `.numpy()` (`loss.data[0]`, `loss.cpu().data.numpy()[0]`).
+Where a value is known only from its name (`loss = loss_fn(out, y)` with `loss_fn` a
+parameter), only the `.data[0]` / `.numpy()[0]` forms are flagged: `compute_loss(...)[0]` may
+take the first item of a tuple. A tensor that keeps a dimension (`out.max(1)[0]`,
+`loss_per_sample[0]`, `torch.zeros(1)[0]`) is not flagged.
+
+## Why is this bad?
+Before PyTorch 0.4 a reduced loss was a 1-element tensor and `loss.data[0]` read its value;
+tutorials of that time use it on every logging line. Since 0.4 reductions return 0-dim
+tensors, and indexing one raises `IndexError: invalid index of a 0-dim tensor. Use
+tensor.item() in Python` (`.numpy()[0]`: `IndexError: too many indices for array`), usually
+after the first training step has run.
+
+## Example
+```python
+import torch.nn as nn
+
+criterion = nn.CrossEntropyLoss()
+
+def train_step(model, x, y, optimizer):
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss.data[0]
+```
+
+## Use instead
+```python
+import torch.nn as nn
+
+criterion = nn.CrossEntropyLoss()
+
+def train_step(model, x, y, optimizer):
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+```
+
+## Fix safety
+The fix replaces the index and the `.data` / `.cpu()` / `.numpy()` before it with `.item()`
+and is safe: the original expression raises every time it runs, and `.item()` returns the
+Python number that `loss.data[0]` returned before PyTorch 0.4.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from gradguard.check.analysis.zero_dim import zero_dim_index
+from gradguard.check.model import Applicability, Fix, FixAvailability, Severity
+from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
+from gradguard.common.text import short
+
+_PLAIN = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
+
+
+class ZeroDimIndex(Rule):
+    code = "GG105"
+    name = "zero-dim-index"
+    summary = "`loss.data[0]` indexes a 0-dim tensor: IndexError since PyTorch 0.4; use `.item()`"
+    fix_availability = FixAvailability.SAFE
+    severity = Severity.ERROR
+    triggers = ("[0]", "[-1]")
+    function_triggers = ("[0]", "[-1]")
+
+    valid = (
+        Valid(
+            """
+            import torch.nn as nn
+
+            criterion = nn.CrossEntropyLoss()
+
+            def step(model, x, y):
+                loss = criterion(model(x), y)
+                return loss.item()
+            """,
+        ),
+        # A loss per sample keeps its batch dimension.
+        Valid(
+            """
+            import torch.nn as nn
+
+            criterion = nn.CrossEntropyLoss(reduction="none")
+
+            def hardest(model, x, y):
+                losses = criterion(model(x), y)
+                return losses[0], losses.data[0]
+            """,
+        ),
+        Valid(
+            """
+            import torch
+
+            def best(out):
+                values = out.max(1)[0]
+                first = torch.zeros(1)[0]
+                return values[0], first
+            """,
+        ),
+        # A loss function known only by its name may return a tuple.
+        Valid(
+            """
+            def step(compute_loss, pred, targets):
+                loss = compute_loss(pred, targets)[0]
+                return loss
+            """,
+        ),
+        Valid(
+            """
+            import torch
+
+            def f(x):
+                total = x.sum()
+                return total[None], total[...]
+            """,
+        ),
+    )
+    invalid = (
+        Invalid(
+            """
+            import torch.nn as nn
+
+            criterion = nn.CrossEntropyLoss()
+
+            def step(model, x, y):
+                loss = criterion(model(x), y)
+                print(loss.data[0])
+            """,
+            line=7,
+            column=11,
+            message="`loss.data[0]` indexes a 0-dim tensor: IndexError since PyTorch 0.4; use `loss.item()`",
+            fixed="""
+            import torch.nn as nn
+
+            criterion = nn.CrossEntropyLoss()
+
+            def step(model, x, y):
+                loss = criterion(model(x), y)
+                print(loss.item())
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+
+            def accuracy(model, x, y):
+                correct = (model(x).argmax(1) == y).sum()
+                return correct[0] / len(y)
+            """,
+            line=5,
+            column=12,
+            message="`correct[0]` indexes a 0-dim tensor: IndexError since PyTorch 0.4; use `correct.item()`",
+            fixed="""
+            import torch
+
+            def accuracy(model, x, y):
+                correct = (model(x).argmax(1) == y).sum()
+                return correct.item() / len(y)
+            """,
+        ),
+        Invalid(
+            """
+            import torch.nn.functional as F
+
+            def log(model, x, y, losses, loss_fn):
+                losses.append(F.mse_loss(model(x), y).cpu().data.numpy()[0])
+                other = loss_fn(model(x), y)
+                print((other * 2).data[0])
+            """,
+            line=4,
+            column=19,
+            message="`F.mse_loss(model(x), y).cpu().data.numpy()[0]` indexes a 0-dim tensor: IndexError since "
+            "PyTorch 0.4; use `F.mse_loss(model(x), y).item()`",
+            also=(
+                Finding(
+                    6,
+                    11,
+                    "`(other * 2).data[0]` indexes a 0-dim tensor: IndexError since PyTorch 0.4; "
+                    "use `(other * 2).item()`",
+                ),
+            ),
+            fixed="""
+            import torch.nn.functional as F
+
+            def log(model, x, y, losses, loss_fn):
+                losses.append(F.mse_loss(model(x), y).item())
+                other = loss_fn(model(x), y)
+                print((other * 2).item())
+            """,
+        ),
+    )
+
+    def visit_Subscript(self, node: ast.Subscript, ctx) -> None:
+        found = zero_dim_index(ctx, node)
+        if found is None:
+            return
+        tensor_text = ctx.text(found.tensor)
+        if not isinstance(found.tensor, _PLAIN):
+            tensor_text = f"({tensor_text})"
+        item = f"{tensor_text}.item()"
+        fix = None
+        if "\n" not in tensor_text and "#" not in tensor_text:
+            fix = Fix(Applicability.SAFE, "Use `.item()`", (ctx.replace(node, item),))
+        shown = short(ctx.text(node), 60)
+        ctx.report(
+            self.code,
+            node,
+            f"`{shown}` indexes a 0-dim tensor: IndexError since PyTorch 0.4; use `{short(item, 60)}`",
+            fix,
+        )

@@ -1,0 +1,442 @@
+"""The discriminator's loss built on the generator's output without `.detach()`.
+
+## What it does
+Flags a model `D` called on the output of another model `G` (`D(fake)`,
+`D(torch.cat([fake, labels], 1))`, with `fake = G(z)` not detached) when that call feeds a
+backward pass which also backpropagates `D` called on data that no model made (`D(real)`),
+followed by the step of an optimizer that updates `D` and not `G`: the discriminator's step.
+Where the code does not show which models an optimizer updates, it must step two optimizers
+(the two updates of a GAN). It is reported at the `D(fake)` call. Not flagged: the
+generator's step (`D(fake)` alone in its loss), steps whose optimizer also updates `G`
+(an encoder and a classifier trained together, cycle-consistency losses of two generators),
+`D(fake.detach())`, `D(fake.data)`, a detached copy passed on under another name
+(`f = fake.detach(); D(f)`), and fakes made under `no_grad`.
+
+## Why is this bad?
+The discriminator's loss only needs gradients for `D`'s parameters, but a graph that still
+reaches `G` makes `backward()` run through the whole generator as well: a second backward
+pass through `G` every step, and `D`'s loss gradients added into `G`'s `.grad`. Unless the
+code zeroes `G`'s gradients between that backward and the generator's own step, the
+generator is then updated with the sum of both losses' gradients, the second of which
+pushes it the wrong way.
+
+## Example
+```python
+import torch
+import torch.nn.functional as F
+
+def train(G, D, loader, opt_g, opt_d, z_dim=64):
+    for real in loader:
+        fake = G(torch.randn(real.size(0), z_dim))
+        opt_d.zero_grad()
+        d_loss = F.softplus(-D(real)).mean() + F.softplus(D(fake)).mean()
+        d_loss.backward()
+        opt_d.step()
+        opt_g.zero_grad()
+        g_loss = F.softplus(-D(fake)).mean()
+        g_loss.backward()
+        opt_g.step()
+```
+
+## Use instead
+```python
+import torch
+import torch.nn.functional as F
+
+def train(G, D, loader, opt_g, opt_d, z_dim=64):
+    for real in loader:
+        fake = G(torch.randn(real.size(0), z_dim))
+        opt_d.zero_grad()
+        d_loss = F.softplus(-D(real)).mean() + F.softplus(D(fake.detach())).mean()
+        d_loss.backward()
+        opt_d.step()
+        opt_g.zero_grad()
+        g_loss = F.softplus(-D(fake)).mean()
+        g_loss.backward()
+        opt_g.step()
+```
+
+## Fix safety
+The fix detaches the argument that carries the generator's graph (`D(fake.detach())`) and is
+unsafe: the discriminator's values and gradients stay the same, but the generator's `.grad`
+no longer receives the discriminator loss's contribution, which changes the generator's
+update where the code did not zero it. No fix is offered where the same `D(fake)` output
+also feeds another backward pass (the generator's loss), which needs it undetached.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Optional
+
+from gradguard.check.analysis.flow import GradMode
+from gradguard.check.analysis.steps import backward_roots, graph_sources, module_receiver, stepped_optimizer
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
+from gradguard.check.rules.base import Invalid, Rule, Valid
+from gradguard.common.text import short
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_PLAIN = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
+
+
+@dataclass
+class _Seen:
+    groups: set = field(default_factory=set)
+    reported: set = field(default_factory=set)
+
+
+@dataclass
+class _Step:
+    """The backward passes of one update, between two optimizer steps."""
+
+    backwards: list
+    step: ast.Call
+    optimizer: ast.expr
+
+
+class DiscriminatorStepWithoutDetach(Rule):
+    code = "GG207"
+    name = "discriminator-step-without-detach"
+    summary = "The discriminator's loss uses the generator's output undetached: backward runs through the generator"
+    fix_availability = FixAvailability.SOMETIMES
+    severity = Severity.WARNING
+    triggers = ("backward",)
+    function_triggers = ("backward",)
+
+    valid = (
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+            def train(G, D, loader, opt_g, opt_d):
+                for real in loader:
+                    fake = G(torch.randn(real.size(0), 64))
+                    opt_d.zero_grad()
+                    d_loss = F.softplus(-D(real)).mean() + F.softplus(D(fake.detach())).mean()
+                    d_loss.backward()
+                    opt_d.step()
+                    opt_g.zero_grad()
+                    F.softplus(-D(fake)).mean().backward()
+                    opt_g.step()
+            """,
+        ),
+        # A detached copy passed on under another name.
+        Valid(
+            """
+            import torch
+
+            def train(netG, netD, loader, optD, optG, bce):
+                for real, ones, zeros in loader:
+                    fake = netG(torch.randn(64, 100))
+                    fake_for_d = fake.detach()
+                    optD.zero_grad()
+                    (bce(netD(real), ones) + bce(netD(fake_for_d), zeros)).backward()
+                    optD.step()
+                    optG.zero_grad()
+                    bce(netD(fake), ones).backward()
+                    optG.step()
+            """,
+        ),
+        # Fakes made under no_grad.
+        Valid(
+            """
+            import torch
+
+            def d_step(G, D, real, opt_d, opt_g):
+                with torch.no_grad():
+                    fake = G(torch.randn(real.size(0), 64))
+                loss = D(fake).mean() - D(real).mean()
+                loss.backward()
+                opt_d.step()
+                opt_g.step()
+            """,
+        ),
+        # Cycle consistency: one optimizer updates both generators, each fed the other's output.
+        Valid(
+            """
+            import itertools
+            import torch
+            import torch.nn.functional as F
+
+            def train(G_AB, G_BA, D_A, loader, opt_d):
+                opt_g = torch.optim.Adam(itertools.chain(G_AB.parameters(), G_BA.parameters()))
+                for real_A, real_B in loader:
+                    fake_B, fake_A = G_AB(real_A), G_BA(real_B)
+                    cycle = F.l1_loss(G_BA(fake_B), real_A) + F.l1_loss(G_AB(fake_A), real_B)
+                    identity = F.l1_loss(G_BA(real_A), real_A) + F.l1_loss(G_AB(real_B), real_B)
+                    opt_g.zero_grad()
+                    (cycle + identity).backward()
+                    opt_g.step()
+                    opt_d.zero_grad()
+                    (D_A(real_A).mean() - D_A(fake_A.detach()).mean()).backward()
+                    opt_d.step()
+            """,
+        ),
+        # One optimizer: an encoder and a classifier trained together, on purpose.
+        Valid(
+            """
+            import torch.nn.functional as F
+
+            def train(encoder, classifier, loader, optimizer):
+                for x, y, noise in loader:
+                    optimizer.zero_grad()
+                    loss = F.cross_entropy(classifier(encoder(x)), y) + F.cross_entropy(classifier(noise), y)
+                    loss.backward()
+                    optimizer.step()
+            """,
+        ),
+    )
+    invalid = (
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+            def train(G, D, loader, opt_g, opt_d):
+                for real in loader:
+                    fake = G(torch.randn(real.size(0), 64))
+                    opt_d.zero_grad()
+                    d_loss = F.softplus(-D(real)).mean() + F.softplus(D(fake)).mean()
+                    d_loss.backward()
+                    opt_d.step()
+                    opt_g.zero_grad()
+                    g_loss = F.softplus(-D(fake)).mean()
+                    g_loss.backward()
+                    opt_g.step()
+            """,
+            line=8,
+            column=59,
+            message="`D(fake)` gives the discriminator's loss the output of `G(torch.randn(real.size(0), 64))` without "
+            "`.detach()`: `d_loss.backward()` also runs through `G` and adds to its gradients; pass `fake.detach()`",
+            fixed="""
+            import torch
+            import torch.nn.functional as F
+
+            def train(G, D, loader, opt_g, opt_d):
+                for real in loader:
+                    fake = G(torch.randn(real.size(0), 64))
+                    opt_d.zero_grad()
+                    d_loss = F.softplus(-D(real)).mean() + F.softplus(D(fake.detach())).mean()
+                    d_loss.backward()
+                    opt_d.step()
+                    opt_g.zero_grad()
+                    g_loss = F.softplus(-D(fake)).mean()
+                    g_loss.backward()
+                    opt_g.step()
+            """,
+            unsafe=True,
+        ),
+        # WGAN critic: the real and fake terms backpropagated separately, then one step.
+        Invalid(
+            """
+            import torch
+
+            class WGAN:
+                def __init__(self, G, D):
+                    self.G, self.D = G, D
+                    self.d_optimizer = torch.optim.RMSprop(self.D.parameters(), lr=5e-5)
+                    self.g_optimizer = torch.optim.RMSprop(self.G.parameters(), lr=5e-5)
+
+                def critic_step(self, images, one, mone):
+                    self.D.zero_grad()
+                    d_loss_real = self.D(images).mean()
+                    d_loss_real.backward(one)
+                    fake_images = self.G(torch.randn(64, 100, 1, 1))
+                    d_loss_fake = self.D(fake_images).mean()
+                    d_loss_fake.backward(mone)
+                    self.d_optimizer.step()
+            """,
+            line=14,
+            column=23,
+            message="`self.D(fake_images)` gives the discriminator's loss the output of "
+            "`self.G(torch.randn(64, 100, 1, 1))` without `.detach()`: `d_loss_fake.backward(mone)` also runs "
+            "through `self.G` and adds to its gradients; pass `fake_images.detach()`",
+            fixed="""
+            import torch
+
+            class WGAN:
+                def __init__(self, G, D):
+                    self.G, self.D = G, D
+                    self.d_optimizer = torch.optim.RMSprop(self.D.parameters(), lr=5e-5)
+                    self.g_optimizer = torch.optim.RMSprop(self.G.parameters(), lr=5e-5)
+
+                def critic_step(self, images, one, mone):
+                    self.D.zero_grad()
+                    d_loss_real = self.D(images).mean()
+                    d_loss_real.backward(one)
+                    fake_images = self.G(torch.randn(64, 100, 1, 1))
+                    d_loss_fake = self.D(fake_images.detach()).mean()
+                    d_loss_fake.backward(mone)
+                    self.d_optimizer.step()
+            """,
+            unsafe=True,
+        ),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        roots = backward_roots(ctx, node)
+        if not roots:
+            return
+        scope = ctx.function if ctx.function is not None else ctx.tree
+        if isinstance(scope, ast.Lambda):
+            return
+        seen = ctx.state(_Seen)
+        update = _update_of(ctx, node, scope)
+        if update is None or id(update.step) in seen.groups:
+            return
+        seen.groups.add(id(update.step))
+        all_roots = [root for call in update.backwards for root in (backward_roots(ctx, call) or [])]
+        by_model: dict = {}
+        for call in graph_sources(ctx, all_roots):
+            receiver = module_receiver(ctx, call)
+            if receiver is not None:
+                by_model.setdefault(ctx.text(receiver), []).append(call)
+        # The models whose parameters the stepped optimizer updates, when the code shows them
+        # (and names them as these calls do).
+        ref = ctx.model.value(update.optimizer).ref
+        updated = set(ref.split("+")) if ref else set()
+        if not updated & set(by_model):
+            updated = set()
+            if not _steps_two_optimizers(ctx, scope):
+                return
+        for shown, calls in by_model.items():
+            if updated and shown not in updated:
+                continue  # this step does not update that model
+            if not any(_on_data(ctx, call) for call in calls):
+                continue  # not the discriminator's step: it never sees real data here
+            for call in calls:
+                fake = _fed_by_other_model(ctx, call, shown)
+                if fake is None or id(call) in seen.reported:
+                    continue
+                generator = ctx.text(module_receiver(ctx, fake[1]))
+                if generator in updated:
+                    continue  # the step updates the generator too: backpropagating through it is the point
+                if not updated and _fed_by_other_model_anywhere(ctx, by_model.get(generator, ()), generator):
+                    continue  # each model is fed the other's output (a cycle loss): a generators' step
+                seen.reported.add(id(call))
+                self._report(ctx, call, fake, update, scope)
+
+    def _report(self, ctx, call: ast.Call, fake: tuple, update: _Step, scope: ast.AST) -> None:
+        argument, generator_call = fake
+        generator = module_receiver(ctx, generator_call)
+        backward = update.backwards[-1] if len(update.backwards) == 1 else _feeding_backward(ctx, call, update)
+        detached = _detached_text(ctx, argument)
+        ctx.report(
+            self.code,
+            call,
+            f"`{short(ctx.text(call), 50)}` gives the discriminator's loss the output of "
+            f"`{short(ctx.text(generator_call), 50)}` without `.detach()`: `{short(ctx.text(backward), 50)}` also runs "
+            f"through `{short(ctx.text(generator), 30)}` and adds to its gradients; pass `{short(detached, 50)}`",
+            _fix(ctx, call, argument, update, scope),
+        )
+
+
+def _update_of(ctx, backward: ast.Call, scope: ast.AST) -> Optional[_Step]:
+    """The backward passes in the same loop body as ``backward`` between the optimizer step
+    before it and the one after it, and that next step; None without a step after it."""
+    loop = _innermost_loop(ctx, backward, scope)
+    region = loop if loop is not None else scope
+    calls = [c for c in ctx.model.uses(scope).calls if _within(c, region)]
+    steps = sorted((c for c in calls if stepped_optimizer(ctx, c) is not None), key=_position)
+    at = _position(backward)
+    before = [s for s in steps if _position(s) < at]
+    after = [s for s in steps if _position(s) > at]
+    if not after:
+        return None
+    low = _position(before[-1]) if before else (0, 0)
+    high = _position(after[0])
+    backwards = sorted(
+        (c for c in calls if low < _position(c) < high and backward_roots(ctx, c)),
+        key=_position,
+    )
+    if ctx.model.grad_mode(backward) is not GradMode.ENABLED:
+        return None
+    return _Step(backwards, after[0], stepped_optimizer(ctx, after[0]))
+
+
+def _steps_two_optimizers(ctx, scope: ast.AST) -> bool:
+    stepped = set()
+    for call in ctx.model.uses(scope).calls:
+        optimizer = stepped_optimizer(ctx, call)
+        if optimizer is not None:
+            stepped.add(ctx.text(optimizer))
+    return len(stepped) >= 2
+
+
+def _on_data(ctx, call: ast.Call) -> bool:
+    """A model call on inputs that no model made and that carry no graph (real data)."""
+    arguments = [*call.args, *(k.value for k in call.keywords)]
+    if not arguments or graph_sources(ctx, arguments):
+        return False
+    return not any(ctx.model.value(a).carries_grad for a in arguments)
+
+
+def _fed_by_other_model(ctx, call: ast.Call, shown: str) -> Optional[tuple]:
+    """(argument, the other model's call) when an argument of ``call`` carries the graph of a
+    call of another model."""
+    if ctx.model.grad_mode(call) is not GradMode.ENABLED:
+        return None
+    for argument in [*call.args, *(k.value for k in call.keywords)]:
+        if not ctx.model.value(argument).carries_grad:
+            continue
+        for source in graph_sources(ctx, [argument]):
+            receiver = module_receiver(ctx, source)
+            if receiver is not None and ctx.text(receiver) != shown and ctx.model.value(source).carries_grad:
+                return argument, source
+    return None
+
+
+def _fed_by_other_model_anywhere(ctx, calls, shown: str) -> bool:
+    return any(_fed_by_other_model(ctx, call, shown) is not None for call in calls)
+
+
+def _feeding_backward(ctx, call: ast.Call, update: _Step) -> ast.Call:
+    for backward in update.backwards:
+        if any(source is call for source in graph_sources(ctx, backward_roots(ctx, backward) or [])):
+            return backward
+    return update.backwards[-1]
+
+
+def _detached_text(ctx, argument: ast.expr) -> str:
+    text = ctx.text(argument)
+    return f"{text}.detach()" if isinstance(argument, _PLAIN) else f"({text}).detach()"
+
+
+def _fix(ctx, call: ast.Call, argument: ast.expr, update: _Step, scope: ast.AST) -> Optional[Fix]:
+    """``D(fake.detach())``, unless the call's output also feeds another update's backward."""
+    step_backwards = {id(b) for b in update.backwards}
+    for other in ctx.model.uses(scope).calls:
+        if id(other) in step_backwards:
+            continue
+        roots = backward_roots(ctx, other)
+        if roots and any(source is call for source in graph_sources(ctx, roots)):
+            return None
+    src = ctx.source
+    start, end = src.node_start(argument), src.node_end(argument)
+    if isinstance(argument, _PLAIN):
+        edits = (Edit(end, end, ".detach()"),)
+    else:
+        edits = (Edit(start, start, "("), Edit(end, end, ").detach()"))
+    return Fix(Applicability.UNSAFE, "Detach the generator's output for the discriminator's loss", edits)
+
+
+def _innermost_loop(ctx, node: ast.AST, scope: ast.AST) -> Optional[ast.AST]:
+    for ancestor in ctx.ancestors(node):
+        if ancestor is scope or isinstance(ancestor, _SCOPES):
+            return None
+        if isinstance(ancestor, _LOOPS):
+            return ancestor
+    return None
+
+
+def _within(node: ast.AST, region: ast.AST) -> bool:
+    if isinstance(region, ast.Module):
+        return True
+    return region.lineno <= node.lineno <= (region.end_lineno or region.lineno)  # type: ignore[attr-defined]
+
+
+def _position(node: ast.AST) -> tuple:
+    return (node.lineno, node.col_offset)  # type: ignore[attr-defined]

@@ -1,0 +1,268 @@
+"""An optimizer step between two backward passes through the same graph.
+
+## What it does
+Flags a backward pass (`b.backward()`, `torch.autograd.grad(b, ...)`) that runs after an
+optimizer step (`opt.step()`) through a graph that an earlier backward pass kept alive for
+it (`a.backward(retain_graph=True)`, or `create_graph=True`, or the removed
+`retain_variables=True`): both losses are computed from the same model calls, made before the
+step. It is reported at the second backward pass. Not flagged: both backward passes before
+the step (`retain_graph=True` used as intended), a second backward pass on a graph built
+again after the step (a new forward), a step of an optimizer whose model the shared graph
+does not run through, and backward passes in branches that exclude each other.
+
+## Why is this bad?
+A retained graph keeps the tensors its operations saved, among them the weights of every
+layer it ran through. `optimizer.step()` updates those weights in place, so the second
+backward pass would use a graph that no longer matches the parameters: since PyTorch 1.5 it
+raises `RuntimeError: one of the variables needed for gradient computation has been
+modified by an inplace operation` (measured on torch 2.13); before that it silently
+computed wrong gradients. The pattern comes from GAN tutorials that backpropagate the
+discriminator's loss, step, and then backpropagate the generator's loss through the same
+`D(G(z))`.
+
+## Example
+```python
+import torch
+
+def gan_step(G, D, z, real, opt_g, opt_d):
+    score_fake = D(G(z))
+    d_loss = -(torch.log(D(real)) + torch.log(1 - score_fake)).mean()
+    g_loss = torch.log(1 - score_fake).mean()
+    opt_d.zero_grad()
+    d_loss.backward(retain_graph=True)
+    opt_d.step()
+    opt_g.zero_grad()
+    g_loss.backward()
+    opt_g.step()
+```
+
+## Use instead
+```python
+import torch
+
+def gan_step(G, D, z, real, opt_g, opt_d):
+    fake = G(z)
+    d_loss = -(torch.log(D(real)) + torch.log(1 - D(fake.detach()))).mean()
+    opt_d.zero_grad()
+    d_loss.backward()
+    opt_d.step()
+    g_loss = torch.log(1 - D(fake)).mean()
+    opt_g.zero_grad()
+    g_loss.backward()
+    opt_g.step()
+```
+
+## Fix safety
+No fix is offered: the repair is either moving the step after the second backward pass (if
+the two updates may use the same forward pass) or computing the second loss again after the
+step, and which one is right depends on the training algorithm.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from gradguard.check.analysis.steps import (
+    backward_roots,
+    graph_sources,
+    module_receiver,
+    retains_graph,
+    stepped_optimizer,
+)
+from gradguard.check.model import FixAvailability, Severity
+from gradguard.check.rules.base import Invalid, Rule, Valid
+from gradguard.common.text import short
+
+
+class StepBetweenBackwards(Rule):
+    code = "GG208"
+    name = "step-between-backwards"
+    summary = "A backward pass through a retained graph after an optimizer step changed its weights: RuntimeError"
+    fix_availability = FixAvailability.NONE
+    severity = Severity.ERROR
+    triggers = ("retain_graph", "retain_variables", "create_graph")
+    function_triggers = ("retain_graph", "retain_variables", "create_graph")
+
+    valid = (
+        # Both backward passes before the step.
+        Valid(
+            """
+            import torch
+
+            def step(model, x, opt):
+                out = model(x)
+                opt.zero_grad()
+                out.mean().backward(retain_graph=True)
+                out.std().backward()
+                opt.step()
+            """,
+        ),
+        # The second loss comes from a new forward pass after the step.
+        Valid(
+            """
+            import torch
+
+            def gan_step(G, D, z, real, opt_g, opt_d):
+                fake = G(z)
+                d_loss = (D(fake) - D(real)).mean()
+                opt_d.zero_grad()
+                d_loss.backward(retain_graph=True)
+                opt_d.step()
+                fake = G(z)
+                g_loss = -D(fake).mean()
+                opt_g.zero_grad()
+                g_loss.backward()
+                opt_g.step()
+            """,
+        ),
+        # A step in one branch, the second backward pass in the other.
+        Valid(
+            """
+            import torch
+
+            def step(model, x, opt, phase):
+                out = model(x)
+                if phase == "a":
+                    out.mean().backward(retain_graph=True)
+                    opt.step()
+                else:
+                    out.std().backward()
+            """,
+        ),
+    )
+    invalid = (
+        Invalid(
+            """
+            import torch
+
+            def gan_step(G, D, z, real, opt_g, opt_d):
+                score_fake = D(G(z))
+                d_loss = -(torch.log(D(real)) + torch.log(1 - score_fake)).mean()
+                g_loss = torch.log(1 - score_fake).mean()
+                opt_d.zero_grad()
+                d_loss.backward(retain_graph=True)
+                opt_d.step()
+                opt_g.zero_grad()
+                g_loss.backward()
+                opt_g.step()
+            """,
+            line=11,
+            column=5,
+            message="`g_loss.backward()` runs through the graph that `d_loss.backward(retain_graph=True)` kept, after "
+            "`opt_d.step()` changed weights saved in it: RuntimeError (modified by an inplace operation); run both "
+            "backward passes before the step, or compute the loss again after it",
+        ),
+        Invalid(
+            """
+            import torch
+
+            class InfoGAN:
+                def __init__(self, G, D):
+                    self.G, self.D = G, D
+                    self.G_optimizer = torch.optim.Adam(self.G.parameters())
+                    self.info_optimizer = torch.optim.Adam(list(self.G.parameters()) + list(self.D.parameters()))
+
+                def step(self, z, bce, mse, codes):
+                    G_ = self.G(z)
+                    D_fake, D_cont = self.D(G_)
+                    G_loss = bce(D_fake)
+                    G_loss.backward(retain_graph=True)
+                    self.G_optimizer.step()
+                    info_loss = mse(D_cont, codes)
+                    info_loss.backward()
+                    self.info_optimizer.step()
+            """,
+            line=16,
+            column=9,
+            message="`info_loss.backward()` runs through the graph that `G_loss.backward(retain_graph=True)` kept, "
+            "after `self.G_optimizer.step()` changed weights saved in it: RuntimeError (modified by an inplace "
+            "operation); run both backward passes before the step, or compute the loss again after it",
+        ),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        first_roots = backward_roots(ctx, node)
+        if not first_roots or not retains_graph(node):
+            return
+        scope = ctx.function if ctx.function is not None else ctx.tree
+        if isinstance(scope, ast.Lambda):
+            return
+        calls = sorted(ctx.model.uses(scope).calls, key=_position)
+        at = _position(node)
+        step = next((c for c in calls if _position(c) > at and stepped_optimizer(ctx, c) is not None), None)
+        if step is None or _exclusive(ctx, node, step):
+            return
+        first_sources = {id(c): c for c in graph_sources(ctx, first_roots)}
+        if not first_sources:
+            return
+        stepped = ctx.model.value(stepped_optimizer(ctx, step)).ref
+        for later in calls:
+            if _position(later) <= _position(step) or _exclusive(ctx, node, later) or _exclusive(ctx, step, later):
+                continue
+            roots = backward_roots(ctx, later)
+            if not roots:
+                continue
+            shared = [
+                c
+                for c in graph_sources(ctx, roots)
+                if id(c) in first_sources and _position(c) < _position(step) and ctx.model.value(c).carries_grad
+            ]
+            if not shared or not _runs_through(ctx, shared, stepped):
+                continue
+            ctx.report(
+                self.code,
+                later,
+                f"`{short(ctx.text(later), 50)}` runs through the graph that `{short(ctx.text(node), 50)}` kept, "
+                f"after `{short(ctx.text(step), 40)}` changed weights saved in it: RuntimeError (modified by an "
+                "inplace operation); run both backward passes before the step, or compute the loss again after it",
+            )
+            return
+
+
+def _runs_through(ctx, shared: list, stepped: Optional[str]) -> bool:
+    """Does the shared graph run through a model the stepped optimizer updates (``stepped``:
+    their names joined by "+")? Unknown: assume so.
+    A model call's inputs count too (``D(G(z))`` runs through ``G``)."""
+    if stepped is None:
+        return True
+    receivers = set()
+    for call in graph_sources(ctx, shared):
+        receiver = module_receiver(ctx, call)
+        if receiver is not None:
+            receivers.add(ctx.text(receiver))
+    return bool(set(stepped.split("+")) & receivers) or not receivers
+
+
+def _exclusive(ctx, a: ast.AST, b: ast.AST) -> bool:
+    """``a`` and ``b`` sit in different branches of one ``if``."""
+    a_path = _path(ctx, a)
+    b_path = _path(ctx, b)
+    for (node, a_field), (other, b_field) in zip(a_path, b_path):
+        if node is not other:
+            return False
+        if a_field != b_field:
+            return isinstance(node, ast.If) and {a_field, b_field} == {"body", "orelse"}
+    return False
+
+
+def _path(ctx, node: ast.AST) -> list:
+    """(ancestor, the field of it that holds the path), outermost first."""
+    out = []
+    child = node
+    for ancestor in ctx.ancestors(node):
+        field = next((name for name, value in ast.iter_fields(ancestor) if _holds(value, child)), "")
+        out.append((ancestor, field))
+        child = ancestor
+    out.reverse()
+    return out
+
+
+def _holds(value, child: ast.AST) -> bool:
+    if isinstance(value, list):
+        return any(item is child for item in value)
+    return value is child
+
+
+def _position(node: ast.AST) -> tuple:
+    return (node.lineno, node.col_offset)  # type: ignore[attr-defined]

@@ -1,0 +1,355 @@
+"""Evaluation under `no_grad` of a model left in training mode.
+
+## What it does
+Flags a call of a model inside `with torch.no_grad():` / `torch.inference_mode()` (or a
+function decorated with them) when the code shows all of:
+- the model's class has `Dropout` or `BatchNorm` layers (its own layers, its submodules'
+  classes of the file, or a torch layer);
+- the model is in training mode on every path to the call: built and never switched, or
+  switched back with `.train()`; no `.eval()` / `.train(False)` of it anywhere in the file, and it
+  is not handed before the call to a function that may switch it (a function of the file that
+  calls `.eval()`, or a function of another file);
+- the call evaluates: it runs in a function named for evaluation (`evaluate`, `validate`,
+  `test`, `predict`, ...), inside a loop over validation or test data, or on such data.
+Models without dropout or batch norm, whose class is not in the file, and `no_grad` code that
+is not evaluation (computing GAN fakes or RL targets) are not flagged; nor is a region that
+itself calls `.train()` on the model (re-estimating batch-norm statistics).
+
+## Why is this bad?
+`no_grad` only stops autograd from recording: it does not switch layers to evaluation
+behaviour. In training mode dropout still zeroes a random part of the activations and batch
+norm normalises with the statistics of the evaluation batch (and updates its running
+averages with them), so validation accuracy is noisy and lower than the model's, changes
+from run to run, and evaluating changes the model. `model.eval()` switches those layers;
+`model.train()` switches them back for the next epoch.
+
+## Example
+```python
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Dropout(0.5), nn.Linear(256, 10))
+
+    def forward(self, x):
+        return self.body(x)
+
+model = Net()
+
+def evaluate(loader):
+    correct = 0
+    with torch.no_grad():
+        for x, y in loader:
+            correct += (model(x).argmax(1) == y).sum().item()
+    return correct
+```
+
+## Use instead
+```python
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Dropout(0.5), nn.Linear(256, 10))
+
+    def forward(self, x):
+        return self.body(x)
+
+model = Net()
+
+def evaluate(loader):
+    model.eval()
+    correct = 0
+    with torch.no_grad():
+        for x, y in loader:
+            correct += (model(x).argmax(1) == y).sum().item()
+    model.train()
+    return correct
+```
+
+## Fix safety
+No fix is offered: where to switch the model back to training mode (and whether the caller
+expects it in one mode or the other) is the program's choice.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from gradguard.check.analysis.values import Kind, Role, Split
+from gradguard.check.analysis.vocabulary import BATCHNORM_MODULES, DROPOUT_MODULES, EVALUATION_FUNCTION_WORDS
+from gradguard.check.model import FixAvailability, Severity
+from gradguard.check.rules.base import Invalid, Rule, Valid
+from gradguard.common.text import short
+
+_LOOPS = (ast.For, ast.AsyncFor)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_WORDS_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+@dataclass
+class _Reported:
+    seen: set = field(default_factory=set)  # (scope id, receiver text)
+
+
+class NoGradWithoutEval(Rule):
+    code = "GG209"
+    name = "no-grad-without-eval"
+    summary = "Evaluation under `no_grad` of a model with dropout or batch norm still in training mode"
+    fix_availability = FixAvailability.NONE
+    severity = Severity.WARNING
+    triggers = ("no_grad", "inference_mode")
+    function_triggers = ("no_grad", "inference_mode")
+    function_names = ("torch.no_grad", "torch.inference_mode")
+
+    valid = (
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.2), nn.Linear(8, 2))
+
+            def evaluate(loader):
+                model.eval()
+                with torch.no_grad():
+                    return [model(x) for x, _ in loader]
+            """,
+        ),
+        # No dropout, no batch norm: training and evaluation mode compute the same.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            model = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 2))
+
+            def evaluate(loader):
+                with torch.no_grad():
+                    return [model(x) for x, _ in loader]
+            """,
+        ),
+        # Not evaluation: the generator's fakes for the discriminator's step.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            G = nn.Sequential(nn.Linear(16, 64), nn.BatchNorm1d(64), nn.ReLU(), nn.Linear(64, 2))
+
+            def d_step(D, real, opt_d):
+                with torch.no_grad():
+                    fake = G(torch.randn(real.size(0), 16))
+                loss = D(fake).mean() - D(real).mean()
+                loss.backward()
+                opt_d.step()
+            """,
+        ),
+        # Switched to eval mode by a function of the file before the region.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            net = nn.Sequential(nn.Linear(8, 8), nn.BatchNorm1d(8))
+
+            def freeze(m):
+                m.eval()
+
+            freeze(net)
+            with torch.no_grad():
+                for x in test_loader:
+                    net(x)
+            """,
+        ),
+        # Re-estimating batch-norm statistics on purpose.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            net = nn.Sequential(nn.Linear(8, 8), nn.BatchNorm1d(8))
+
+            def validate_bn(loader):
+                with torch.no_grad():
+                    net.train()
+                    for x in loader:
+                        net(x)
+            """,
+        ),
+    )
+    invalid = (
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 8)
+                    self.drop = nn.Dropout(0.5)
+
+                def forward(self, x):
+                    return self.drop(self.fc(x))
+
+            model = Net()
+            with torch.no_grad():
+                for x, y in test_loader:
+                    print(model(x).argmax(1))
+            """,
+            line=16,
+            column=15,
+            message="`model` is evaluated under `no_grad` in training mode: its dropout layers still drop "
+            "activations; call `model.eval()` before evaluating (and `model.train()` to resume training)",
+        ),
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            net = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.ReLU(), nn.Dropout2d(0.1))
+
+            @torch.no_grad()
+            def predict(images):
+                return net(images).softmax(1)
+            """,
+            line=8,
+            column=12,
+            message="`net` is evaluated under `no_grad` in training mode: its dropout layers still drop activations "
+            "and its batch norm layers normalise with the batch's statistics and update their running averages; call "
+            "`net.eval()` before evaluating (and `net.train()` to resume training)",
+        ),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        model = ctx.model
+        if not model.grad_mode(node).off:
+            return
+        target = _module_expression(node)
+        if target is None:
+            return
+        value = model.value(target)
+        if value.kind is not Kind.MODULE or not value.has(Role.TRAINING) or value.has(Role.EVALUATING):
+            return
+        if model.module_has_layers(value, DROPOUT_MODULES | BATCHNORM_MODULES) is not True:
+            return
+        shown = ctx.text(target)
+        scope = ctx.function if ctx.function is not None else ctx.tree
+        reported = ctx.state(_Reported)
+        if (id(scope), shown) in reported.seen:
+            return
+        if _switched_somewhere(ctx, shown) or _trained_in_region(ctx, node, shown):
+            return
+        if not _evaluates(ctx, node, scope):
+            return
+        if _handed_to_a_switcher(ctx, scope, shown, node):
+            return
+        reported.seen.add((id(scope), shown))
+        effects = []
+        if model.module_has_layers(value, DROPOUT_MODULES):
+            effects.append("its dropout layers still drop activations")
+        if model.module_has_layers(value, BATCHNORM_MODULES):
+            effects.append(
+                "its batch norm layers normalise with the batch's statistics and update their running averages"
+            )
+        what = " and ".join(effects) or "its dropout or batch norm layers behave as in training"
+        name = short(shown, 40)
+        ctx.report(
+            self.code,
+            node,
+            f"`{name}` is evaluated under `no_grad` in training mode: {what}; call `{name}.eval()` before "
+            f"evaluating (and `{name}.train()` to resume training)",
+        )
+
+
+def _module_expression(call: ast.Call) -> Optional[ast.expr]:
+    """``model`` in ``model(x)`` and ``model.forward(x)``."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "forward":
+        func = func.value
+    if isinstance(func, (ast.Name, ast.Attribute)):
+        return func
+    return None
+
+
+def _switched_somewhere(ctx, shown: str) -> bool:
+    """The file switches this receiver's mode explicitly somewhere (``model.eval()``,
+    ``model.train(False)``, ``model.train(mode)``): its mode at the call then depends on paths
+    the model does not follow (other functions, callers)."""
+    text = ctx.source.text
+    return f"{shown}.eval(" in text or f"{shown}.train(False" in text or f"{shown}.train(mode" in text
+
+
+def _trained_in_region(ctx, call: ast.Call, shown: str) -> bool:
+    """``model.train()`` inside the same grad-disabled region: batch-norm statistics are
+    being re-estimated on purpose."""
+    for ancestor in ctx.ancestors(call):
+        if isinstance(ancestor, (ast.With, ast.AsyncWith)):
+            for sub in ast.walk(ancestor):
+                if (
+                    isinstance(sub, ast.Call)
+                    and isinstance(sub.func, ast.Attribute)
+                    and sub.func.attr == "train"
+                    and ctx.text(sub.func.value) == shown
+                ):
+                    return True
+        if isinstance(ancestor, _SCOPES):
+            break
+    return False
+
+
+def _evaluates(ctx, call: ast.Call, scope: ast.AST) -> bool:
+    """The call evaluates: in a function named for it, in a loop over evaluation data, or on
+    evaluation data."""
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and _named_for_evaluation(ctx, scope.name):
+        return True
+    model = ctx.model
+    if any(model.value(arg).split is Split.EVAL for arg in call.args):
+        return True
+    for ancestor in ctx.ancestors(call):
+        if isinstance(ancestor, _SCOPES):
+            break
+        if isinstance(ancestor, _LOOPS) and model.value(ancestor.iter).split is Split.EVAL:
+            return True
+    return False
+
+
+def _named_for_evaluation(ctx, name: str) -> bool:
+    words = {w.lower() for w in _WORDS_RE.findall(name)}
+    if not words & EVALUATION_FUNCTION_WORDS:
+        return False
+    if name.startswith("test_"):
+        path = ctx.filename.replace("\\", "/")
+        base = path.rsplit("/", 1)[-1]
+        if base.startswith("test_") or base.endswith("_test.py") or "/tests/" in path:
+            return False  # a pytest test
+    return True
+
+
+def _handed_to_a_switcher(ctx, scope: ast.AST, shown: str, call: ast.Call) -> bool:
+    """Before the call, the receiver is given to a function that may switch its mode: a
+    function of the file that calls `.eval()`, or one of another file."""
+    model = ctx.model
+    for other in model.uses(scope).calls:
+        if (other.lineno, other.col_offset) >= (call.lineno, call.col_offset):
+            continue
+        if not any(ctx.text(arg) == shown for arg in [*other.args, *(k.value for k in other.keywords)]):
+            continue
+        callee = model.callee(other)
+        if callee is not None:
+            if model.function_summary(callee).switches_to_eval:
+                return True
+            continue
+        qual = ctx.imports.qualified_name(other.func) or ""
+        if qual.startswith("torch.") or (isinstance(other.func, ast.Name) and other.func.id in ("print", "len", "str")):
+            continue
+        return True
+    return False

@@ -1,0 +1,339 @@
+"""A training loop that never zeroes its gradients.
+
+## What it does
+Flags a loop that calls `.backward()` and steps an optimizer (`optimizer.step()`,
+`scaler.step(optimizer)`) when nothing resets the gradients: no `zero_grad()` (of an
+optimizer or a module), `p.grad = None`, `p.grad.zero_()`, `p.grad.data.zero_()`,
+`p.grad *= 0` or `del p.grad` anywhere in the function that holds the loop (for a loop at
+module level: in the loop's top-level statement), and no call in that code of a function or
+method of the file that does one of those. Not flagged: deliberate accumulation, which
+zeroes every k steps (`if (i + 1) % k == 0: opt.step(); opt.zero_grad()`); zeroing in a
+function the loop calls; and loops that call a function of another file or an unknown
+method named like a reset (`reset`, `clear`, `zero`), which may zero the gradients there.
+
+## Why is this bad?
+`backward()` adds each step's gradients to `.grad`; it never overwrites them. Without a reset,
+step `n` applies the sum of the gradients of steps 1 to `n`: the effective learning rate
+grows with every step, momentum and Adam's statistics see the running sums, and training
+diverges or crawls with no error.
+
+## Example
+```python
+import torch.nn.functional as F
+
+def train(model, loader, optimizer):
+    for x, y in loader:
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+```
+
+## Use instead
+```python
+import torch.nn.functional as F
+
+def train(model, loader, optimizer):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+```
+
+## Fix safety
+Where the loop holds one `backward()` statement and steps one optimizer, the fix inserts
+`optimizer.zero_grad()` (with the loop's optimizer) on the line before the `backward()`. It
+is unsafe: it changes the numbers the program computes (which is the point), and a program
+that accumulated on purpose without any reset in sight (a reset in another file) would lose
+its accumulation.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Optional
+
+from gradguard.check.analysis.steps import stepped_optimizer
+from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
+from gradguard.check.rules.base import Invalid, Rule, Valid
+from gradguard.common.text import short
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_RESET_WORDS = ("zero", "reset", "clear")
+
+
+@dataclass
+class _Seen:
+    loops: set = field(default_factory=set)  # ids of loops already judged
+
+
+class MissingZeroGrad(Rule):
+    code = "GG303"
+    name = "missing-zero-grad"
+    summary = "A loop calls `backward()` and steps an optimizer but never zeroes the gradients"
+    fix_availability = FixAvailability.SOMETIMES
+    severity = Severity.WARNING
+    triggers = (".step(",)
+    function_triggers = (".step(",)
+
+    valid = (
+        Valid(
+            """
+            import torch.nn.functional as F
+
+            def train(model, loader, optimizer):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    F.cross_entropy(model(x), y).backward()
+                    optimizer.step()
+            """,
+        ),
+        # Deliberate accumulation: zeroed every k steps.
+        Valid(
+            """
+            import torch.nn.functional as F
+
+            def train(model, loader, optimizer, k=4):
+                for i, (x, y) in enumerate(loader):
+                    (F.cross_entropy(model(x), y) / k).backward()
+                    if (i + 1) % k == 0:
+                        optimizer.step()
+                        optimizer.zero_grad(set_to_none=True)
+            """,
+        ),
+        # Zeroed in a function the loop calls.
+        Valid(
+            """
+            import torch.nn.functional as F
+
+            def reset(model):
+                for p in model.parameters():
+                    p.grad = None
+
+            def train(model, loader, optimizer):
+                for x, y in loader:
+                    reset(model)
+                    F.cross_entropy(model(x), y).backward()
+                    optimizer.step()
+            """,
+        ),
+        # A method of another file named like a reset may zero the gradients.
+        Valid(
+            """
+            def train(trainer, loader, optimizer):
+                for batch in loader:
+                    trainer.reset_state()
+                    trainer.loss(batch).backward()
+                    optimizer.step()
+            """,
+        ),
+        # Not an optimizer: a learning-rate scheduler.
+        Valid(
+            """
+            def train(model, loader, scheduler, loss_fn):
+                for x, y in loader:
+                    loss_fn(model(x), y).backward()
+                    scheduler.step()
+            """,
+        ),
+    )
+    invalid = (
+        Invalid(
+            """
+            import torch.nn.functional as F
+
+            def train(model, loader, optimizer):
+                for x, y in loader:
+                    loss = F.cross_entropy(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+            """,
+            line=6,
+            column=9,
+            message="`loss.backward()` adds to gradients that this loop never zeroes: each `optimizer.step()` applies "
+            "the sum of all earlier steps' gradients; call `optimizer.zero_grad()` before `backward()`",
+            fixed="""
+            import torch.nn.functional as F
+
+            def train(model, loader, optimizer):
+                for x, y in loader:
+                    loss = F.cross_entropy(model(x), y)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+            """,
+            unsafe=True,
+        ),
+        Invalid(
+            """
+            import torch
+
+            model = torch.nn.Linear(3, 1)
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            scaler = torch.amp.GradScaler()
+            for epoch in range(10):
+                for x, y in data:
+                    loss = ((model(x) - y) ** 2).mean()
+                    scaler.scale(loss).backward()
+                    scaler.step(opt)
+                    scaler.update()
+            """,
+            line=9,
+            column=9,
+            message="`scaler.scale(loss).backward()` adds to gradients that this loop never zeroes: each "
+            "`scaler.step(opt)` applies the sum of all earlier steps' gradients; call `opt.zero_grad()` before "
+            "`backward()`",
+            fixed="""
+            import torch
+
+            model = torch.nn.Linear(3, 1)
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            scaler = torch.amp.GradScaler()
+            for epoch in range(10):
+                for x, y in data:
+                    loss = ((model(x) - y) ** 2).mean()
+                    opt.zero_grad()
+                    scaler.scale(loss).backward()
+                    scaler.step(opt)
+                    scaler.update()
+            """,
+            unsafe=True,
+        ),
+        # Two backward passes per step: no fix (where the reset goes is the author's choice).
+        Invalid(
+            """
+            import torch.nn.functional as F
+
+            class Trainer:
+                def __init__(self, model, optimizer):
+                    self.model = model
+                    self.optimizer = optimizer
+
+                def fit(self, loader):
+                    for x, y in loader:
+                        d_loss = F.mse_loss(self.model(x), y)
+                        g_loss = F.l1_loss(self.model(x), y)
+                        d_loss.backward()
+                        g_loss.backward()
+                        self.optimizer.step()
+            """,
+            line=12,
+            column=13,
+            message="`d_loss.backward()` adds to gradients that this loop never zeroes: each `self.optimizer.step()` "
+            "applies the sum of all earlier steps' gradients; call `self.optimizer.zero_grad()` before `backward()`",
+        ),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        optimizer = stepped_optimizer(ctx, node)
+        if optimizer is None:
+            return
+        scope = ctx.function if ctx.function is not None else ctx.tree
+        if isinstance(scope, ast.Lambda):
+            return
+        loop, backwards = self._training_loop(ctx, node, scope)
+        if loop is None:
+            return
+        seen = ctx.state(_Seen)
+        if id(loop) in seen.loops:
+            return
+        seen.loops.add(id(loop))
+        region = scope if not isinstance(scope, ast.Module) else _top_statement(ctx, loop)
+        if _may_reset(ctx, region):
+            return
+        steps = [c for c in _calls(loop) if stepped_optimizer(ctx, c) is not None]
+        first = backwards[0]
+        opt_text = ctx.text(optimizer)
+        ctx.report(
+            self.code,
+            first,
+            f"`{short(ctx.text(first), 50)}` adds to gradients that this loop never zeroes: each "
+            f"`{short(ctx.text(node), 40)}` applies the sum of all earlier steps' gradients; call "
+            f"`{short(opt_text, 40)}.zero_grad()` before `backward()`",
+            _fix(ctx, backwards, steps, optimizer),
+        )
+
+    @staticmethod
+    def _training_loop(ctx, step: ast.Call, scope: ast.AST):
+        """The innermost loop around ``step`` (inside ``scope``) that also runs a backward pass,
+        with the backward calls in it (in source order)."""
+        for ancestor in ctx.ancestors(step):
+            if ancestor is scope or isinstance(ancestor, _SCOPES):
+                return None, []
+            if isinstance(ancestor, _LOOPS):
+                backwards = [c for c in _calls(ancestor) if _is_backward(ctx, c)]
+                if backwards:
+                    return ancestor, sorted(backwards, key=lambda c: (c.lineno, c.col_offset))
+        return None, []
+
+
+def _calls(node: ast.AST):
+    """The calls in ``node``'s own code (not in nested functions or classes)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Call):
+            yield current
+        for child in ast.iter_child_nodes(current):
+            if not isinstance(child, _SCOPES):
+                stack.append(child)
+
+
+def _is_backward(ctx, call: ast.Call) -> bool:
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "backward":
+        return ctx.imports.qualified_name(func) in (None, "torch.autograd.backward")
+    if ctx.imports.qualified_name(func) == "torch.autograd.backward":
+        return True
+    callee = ctx.model.callee(call)
+    return callee is not None and ctx.model.function_summary(callee).calls_backward
+
+
+def _top_statement(ctx, node: ast.AST) -> ast.AST:
+    current = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, ast.Module):
+            return current
+        current = ancestor
+    return current
+
+
+def _may_reset(ctx, region: ast.AST) -> bool:
+    """Does the code of ``region`` reset gradients, call a function of the file that does, or
+    call an unknown function named like a reset?"""
+    model = ctx.model
+    if model.zeroes_grad_in(region):
+        return True
+    for call in _calls(region):
+        callee = model.callee(call)
+        if callee is not None:
+            if model.zeroes_grad_in(callee):
+                return True
+            continue
+        func = call.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if any(word in name.lower() for word in _RESET_WORDS) and ctx.imports.qualified_name(func) is None:
+            return True
+    return False
+
+
+def _fix(ctx, backwards: list, steps: list, optimizer: ast.expr) -> Optional[Fix]:
+    if len(backwards) != 1 or len({ctx.text(s.func) for s in steps}) != 1:
+        return None
+    call = backwards[0]
+    stmt = ctx.parent(call)
+    if not isinstance(stmt, ast.Expr) or stmt.value is not call:
+        return None
+    src = ctx.source
+    line_start = src.line_starts[stmt.lineno - 1]
+    if src.line(stmt.lineno)[: src.node_start(stmt) - line_start].strip():
+        return None  # shares its line with another statement
+    indent = src.indentation(stmt.lineno)
+    text = f"{indent}{ctx.text(optimizer)}.zero_grad(){src.newline}"
+    return Fix(
+        Applicability.UNSAFE,
+        f"Call `{short(ctx.text(optimizer), 40)}.zero_grad()` before `backward()`",
+        (Edit(line_start, line_start, text),),
+    )
