@@ -244,7 +244,8 @@ class SemanticModel:
         # needed was still being computed (a cycle cut short): not kept, so that a later
         # question gets the complete answer whatever the order of the questions.
         self._active: list = []
-        self._tainted: set = set()
+        self._tainted: dict = {}  # key -> the head of the cycle whose stand-in it used
+        self._provisional: dict = {}  # head -> [(store, key)] kept until the head finishes
         self._summaries: dict = {}
         self._classes: Optional[dict] = None
         self._call_sites: dict = {}  # id(function) -> its call sites, or None when not all known
@@ -308,13 +309,12 @@ class SemanticModel:
             self._cycle_at(id(fn))
             return FunctionSummary()
         self._begin(id(fn))
-        complete = False
+        head = None
         try:
             summary = self._summarise(fn)
         finally:
-            complete = self._end(id(fn))
-        if complete:
-            self._summaries[id(fn)] = summary
+            head = self._end(id(fn))
+        self._keep(head, self._summaries, id(fn), summary)
         return summary
 
     # -- computations in progress -------------------------------------------------------------
@@ -322,23 +322,36 @@ class SemanticModel:
         self._in_progress.add(key)
         self._active.append(key)
 
-    def _end(self, key) -> bool:
-        """Finish a computation; True when its result may be kept."""
+    def _end(self, key):
+        """Finish a computation. Returns None when its result may be kept for good, else the
+        outermost computation whose stand-in it used (the head of the cycle): the result
+        then holds only until that head finishes (``_keep``)."""
         self._in_progress.discard(key)
         self._active.pop()
-        if key in self._tainted:
-            self._tainted.discard(key)
-            return False
-        return True
+        for store, store_key in self._provisional.pop(key, ()):
+            store.pop(store_key, None)  # computed against this key's stand-in: now stale
+        return self._tainted.pop(key, None)
+
+    def _keep(self, head, store: dict, store_key, value) -> None:
+        """Keep a finished computation's result: for good when it used no stand-in (``head``
+        None), else until the head of its cycle finishes. Within that head's computation it
+        would be computed again from the same stand-ins, so reusing it changes no answer and
+        keeps nested cycles from being recomputed over and over."""
+        store[store_key] = value
+        if head is not None:
+            self._provisional.setdefault(head, []).append((store, store_key))
 
     def _cycle_at(self, key) -> None:
         """``key`` was needed while being computed: what is being computed on top of it
-        used a stand-in for it, and must not be kept."""
+        used a stand-in for it, and is kept only until ``key`` finishes."""
         try:
             index = self._active.index(key)
         except ValueError:
             return
-        self._tainted.update(self._active[index + 1 :])
+        for above in self._active[index + 1 :]:
+            head = self._tainted.get(above)
+            if head is None or self._active.index(head) > index:
+                self._tainted[above] = key
 
     def entry_mode(self, fn: ast.AST) -> GradMode:
         """The grad mode a function's body starts in (decorators, then its callers)."""
@@ -619,13 +632,12 @@ class SemanticModel:
         for name, value in extra.items():
             setattr(frame, name, value)
         self._begin(key)
-        complete = False
+        head = None
         try:
             frame.flow = ScopeFlow(self, frame, State(dict(env), mode))
         finally:
-            complete = self._end(key)
-        if complete:
-            self._frames[key] = frame
+            head = self._end(key)
+        self._keep(head, self._frames, key, frame)
         return frame
 
     def _module_frame(self, first: bool = False) -> Optional[Frame]:
@@ -652,13 +664,13 @@ class SemanticModel:
             self._cycle_at(setup)
             return self._summary_frame(fn)
         self._begin(setup)
-        complete = False
+        head = None
         try:
             frame = self._compute_query_frame(fn, key)
         finally:
-            complete = self._end(setup)
-        if not complete:
-            self._frames.pop(key, None)  # built from answers cut short by a cycle
+            head = self._end(setup)
+        if head is not None and key in self._frames:
+            self._keep(head, self._frames, key, self._frames[key])  # built from answers cut short
         return frame
 
     def _compute_query_frame(self, fn: ast.AST, key: tuple) -> Optional[Frame]:
@@ -1158,13 +1170,13 @@ class SemanticModel:
             return UNKNOWN
         self._begin(key)
         incomplete: list = []
-        complete = False
+        head = None
         try:
             value = self._compute_instance_attribute(info, attr, set(), incomplete)
         finally:
-            complete = self._end(key)
-        if not incomplete and complete:
-            self._class_attributes[key] = value  # not while a method it reads is being analysed
+            head = self._end(key)
+        if not incomplete:
+            self._keep(head, self._class_attributes, key, value)
         return value
 
     def _attribute_assignments(self, info: ClassInfo, attr: str) -> list:

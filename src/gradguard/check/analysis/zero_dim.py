@@ -10,11 +10,11 @@ criterion's output); a value known only from its name counts where the chain goe
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis.values import Kind, Role
-from gradguard.check.analysis.vocabulary import constant_of
+from gradguard.check.analysis.vocabulary import FULL_REDUCTIONS, constant_of
 
 # Calls between the tensor and the index that keep it 0-dim (and a tensor, or for
 # `.numpy()` a 0-d array, which cannot be indexed either).
@@ -56,12 +56,42 @@ def zero_dim_index(ctx, node: ast.Subscript) -> Optional[ZeroDimIndex]:
             break
     if isinstance(tensor, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.JoinedStr)):
         return None
+    if not legacy and not _scope_makes_zero_dim(ctx):
+        return None
     value = ctx.model.value(tensor)
     if value.kind is not Kind.TENSOR or not value.has(Role.SCALAR):
         return None
     if value.weak and not legacy:
         return None  # `compute_loss(...)[0]` may index a tuple the function returns
     return ZeroDimIndex(node, tensor, legacy)
+
+
+# Text that code making a 0-dim tensor contains: a full reduction, a loss or criterion call,
+# a backward pass or `.item()`. Without any of it in the enclosing function (or module), a
+# plain `x[0]` is not worth analysing the function for (`args[0]`, `shape[0]`, ...).
+ZERO_DIM_HINTS = (
+    *(f".{name}()" for name in sorted(FULL_REDUCTIONS)),
+    "loss",
+    "Loss",
+    "criterion",
+    ".backward(",
+    ".item(",
+)
+
+
+@dataclass
+class _ScopeHints:
+    found: dict = field(default_factory=dict)  # id(scope node) -> bool
+
+
+def _scope_makes_zero_dim(ctx) -> bool:
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    hints = ctx.state(_ScopeHints).found
+    found = hints.get(id(scope))
+    if found is None:
+        text = ctx.source.text if scope is ctx.tree else ctx.text(scope)
+        found = hints[id(scope)] = any(hint in text for hint in ZERO_DIM_HINTS)
+    return found
 
 
 def zero_dim_index_above(ctx, data_node: ast.Attribute) -> Optional[ZeroDimIndex]:

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import ast
 
-from gradguard.check.analysis.zero_dim import zero_dim_index
+from gradguard.check.analysis.zero_dim import ZERO_DIM_HINTS, zero_dim_index
 from gradguard.check.model import Applicability, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 from gradguard.common.text import short
@@ -69,8 +69,9 @@ class ZeroDimIndex(Rule):
     summary = "`loss.data[0]` indexes a 0-dim tensor: IndexError since PyTorch 0.4; use `.item()`"
     fix_availability = FixAvailability.SAFE
     severity = Severity.ERROR
-    triggers = ("[0]", "[-1]")
-    function_triggers = ("[0]", "[-1]")
+    # `.data[0]` / `.numpy()[0]`, or a plain `x[0]` where the function shows a 0-dim value made.
+    triggers = (".data", "numpy", *ZERO_DIM_HINTS)
+    function_triggers = triggers
 
     valid = (
         Valid(

@@ -79,17 +79,25 @@ expects it in one mode or the other) is the program's choice.
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from dataclasses import dataclass, field
 from typing import Optional
 
+from gradguard.check.analysis.grad_mode import GradState
 from gradguard.check.analysis.values import Kind, Role, Split
-from gradguard.check.analysis.vocabulary import BATCHNORM_MODULES, DROPOUT_MODULES, EVALUATION_FUNCTION_WORDS
+from gradguard.check.analysis.vocabulary import (
+    BATCHNORM_MODULES,
+    DROPOUT_MODULES,
+    EVALUATION_FUNCTION_WORDS,
+    TRAIN_MODE_MODULES,
+)
 from gradguard.check.model import FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
 
 _LOOPS = (ast.For, ast.AsyncFor)
+_BUILTINS = frozenset(dir(builtins))
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _WORDS_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
@@ -229,12 +237,29 @@ class NoGradWithoutEval(Rule):
         ),
     )
 
+    def active_in(self, ctx) -> bool:
+        """Only a module with dropout or batch norm can be reported: one of those layers is
+        named in the file, or a class of another checked file holds one."""
+        text = ctx.source.text
+        if "Dropout" in text or "BatchNorm" in text:
+            return True
+        project = ctx.model.project
+        return project is not None and any(fact.layers & TRAIN_MODE_MODULES for fact in project.classes.values())
+
     def visit_Call(self, node: ast.Call, ctx) -> None:
-        model = ctx.model
-        if not model.grad_mode(node).off:
-            return
         target = _module_expression(node)
         if target is None:
+            return
+        qualified = ctx.imports.qualified_name(target)
+        if qualified is not None and (qualified.startswith("torch.") or qualified in _BUILTINS):
+            return  # a function of torch or a builtin, not a model
+        if ctx.grad_state() is GradState.ENABLED and not (
+            isinstance(ctx.function, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and _named_for_evaluation(ctx, ctx.function.name)
+        ):
+            return  # no grad-disabling region around it, nor a function named for evaluation
+        model = ctx.model
+        if not model.grad_mode(node).off:
             return
         value = model.value(target)
         if value.kind is not Kind.MODULE or not value.has(Role.TRAINING) or value.has(Role.EVALUATING):
