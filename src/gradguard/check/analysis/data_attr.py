@@ -14,64 +14,20 @@ from dataclasses import dataclass
 from typing import Optional
 
 from gradguard.check.analysis.values import Kind, Role
+from gradguard.check.analysis.vocabulary import (
+    ALIAS_ATTRIBUTES,
+    ALIAS_METHODS,
+    INPLACE_VALUE_METHODS,
+    META_INPLACE_METHODS,
+    READ_ATTRIBUTES,
+    READING_BUILTINS,
+    READING_TORCH_FUNCTIONS,
+)
 from gradguard.check.model import Edit
 
-# In-place tensor methods that write values (torch 2.13 `Tensor` methods ending in `_`,
-# without those that only change metadata or flags, listed below).
-INPLACE_VALUE_METHODS = frozenset(
-    """abs_ absolute_ acos_ acosh_ add_ addbmm_ addcdiv_ addcmul_ addmm_ addmv_ addr_ apply_ arccos_
-    arccosh_ arcsin_ arcsinh_ arctan2_ arctan_ arctanh_ asin_ asinh_ atan2_ atan_ atanh_ baddbmm_
-    bernoulli_ bitwise_and_ bitwise_left_shift_ bitwise_not_ bitwise_or_ bitwise_right_shift_
-    bitwise_xor_ cauchy_ ceil_ clamp_ clamp_max_ clamp_min_ clip_ conj_physical_ copy_ copysign_ cos_
-    cosh_ cumprod_ cumsum_ deg2rad_ digamma_ div_ divide_ eq_ erf_ erfc_ erfinv_ exp2_ exp_ expm1_
-    exponential_ fill_ fill_diagonal_ fix_ float_power_ floor_ floor_divide_ fmod_ frac_ gcd_ ge_
-    geometric_ greater_ greater_equal_ gt_ heaviside_ hypot_ i0_ igamma_ igammac_ index_add_
-    index_copy_ index_fill_ index_put_ index_reduce_ lcm_ ldexp_ le_ lerp_ less_ less_equal_ lgamma_
-    log10_ log1p_ log2_ log_ log_normal_ logical_and_ logical_not_ logical_or_ logical_xor_ logit_
-    lt_ map2_ map_ masked_fill_ masked_scatter_ mul_ multiply_ mvlgamma_ nan_to_num_ ne_ neg_
-    negative_ nextafter_ normal_ not_equal_ polygamma_ pow_ put_ rad2deg_ random_ reciprocal_ relu_
-    remainder_ renorm_ round_ rsqrt_ scatter_ scatter_add_ scatter_reduce_ sgn_ sigmoid_ sign_ sin_
-    sinc_ sinh_ sqrt_ square_ sub_ subtract_ tan_ tanh_ tril_ triu_ true_divide_ trunc_ uniform_
-    xlogy_ zero_""".split()
-)
-# In-place methods that change only the `.data` alias's metadata or flags, not the values the
-# original tensor sees: dropping `.data` would change their meaning, so neither rule flags them.
-META_INPLACE_METHODS = frozenset(
-    """as_strided_ detach_ requires_grad_ resize_ resize_as_ resize_as_sparse_ set_ share_memory_
-    sparse_resize_ sparse_resize_and_clear_ squeeze_ swapaxes_ swapdims_ t_ transpose_
-    unsqueeze_""".split()
-)
-# Methods only tensors have: right after `.data` they make the receiver's `.data` a tensor.
-TENSOR_ONLY_METHODS = INPLACE_VALUE_METHODS | {"cpu", "cuda", "numpy", "clone", "detach"}
-# Methods and attributes whose result may share memory with the tensor (a view or the tensor
-# itself): a value reached through them may still be mutated later.
-ALIAS_METHODS = frozenset(
-    """view view_as reshape reshape_as flatten unflatten squeeze unsqueeze permute transpose t expand
-    expand_as narrow select unbind split chunk tensor_split contiguous cpu cuda to float double half
-    bfloat16 type type_as long int bool byte char short as_strided diagonal movedim moveaxis
-    swapaxes swapdims unfold view_as_real view_as_complex detach data squeeze_ unsqueeze_
-    requires_grad_ pin_memory share_memory_ coalesce to_dense resolve_conj resolve_neg conj positive
-    adjoint ravel hsplit vsplit dsplit split_with_sizes unsafe_split unsafe_chunk as_subclass indices
-    values crow_indices col_indices align_to align_as rename refine_names broadcast_to""".split()
-)
-ALIAS_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data"})
-READ_ATTRIBUTES = frozenset(
-    """shape dtype device is_cuda ndim requires_grad is_leaf layout nbytes itemsize is_sparse
-    is_quantized is_meta grad_fn placements device_mesh names is_nested is_mps is_xpu is_mkldnn
-    is_sparse_csr""".split()
-)
-# Builtins whose argument is only read.
-READING_BUILTINS = frozenset(
-    {"print", "str", "repr", "format", "len", "float", "int", "bool", "isinstance", "hash", "id", "type", "complex"}
-)
-# torch functions that read their tensor arguments and return new tensors or plain values.
-READING_TORCH_FUNCTIONS = frozenset(
-    """cat concat concatenate stack hstack vstack sum mean norm max min amax amin allclose equal
-    isclose eq ne lt le gt ge abs dist matmul mm bmm dot add sub mul div pow sqrt exp log clone
-    argmax argmin topk sort var std median prod cumsum any all isnan isinf isfinite nonzero where
-    count_nonzero save numel is_tensor is_floating_point sign maximum minimum zeros_like ones_like
-    empty_like full_like rand_like randn_like randint_like""".split()
-)
+# Methods only tensors have, as they follow `.data` in a chain: right after `.data` they make
+# the receiver's `.data` a tensor's.
+_TENSOR_METHODS_AFTER_DATA = INPLACE_VALUE_METHODS | {"cpu", "cuda", "numpy", "clone", "detach"}
 # Attributes that hold tensors on every torch module that has them.
 TENSOR_ATTRIBUTES = frozenset({"running_mean", "running_var"})
 # Receivers whose `.data` is a field holding a tensor, not `Tensor.data`: datasets
@@ -238,7 +194,7 @@ def _call_callee_reads(ctx, call: ast.Call, arg: ast.AST) -> Optional[bool]:
         if func.attr.startswith("assert"):
             return True  # unittest's assertEqual(p.data, ...) only compares
         if (
-            func.attr in TENSOR_ONLY_METHODS
+            func.attr in _TENSOR_METHODS_AFTER_DATA
             or (isinstance(recv, ast.Attribute) and recv.attr == "data")
             or receiver_is_tensor(ctx, recv, False)
         ):
@@ -254,7 +210,7 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
     par = ctx.parent(node)
     chain_certain = (
         isinstance(par, ast.Attribute)
-        and par.attr in TENSOR_ONLY_METHODS
+        and par.attr in _TENSOR_METHODS_AFTER_DATA
         and isinstance(ctx.parent(par), ast.Call)
         and ctx.parent(par).func is par
     )

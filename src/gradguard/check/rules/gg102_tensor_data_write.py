@@ -63,12 +63,12 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis.data_attr import (
-    INPLACE_VALUE_METHODS,
     classify,
     drop_data_edit,
     has_comment,
     no_grad_name,
 )
+from gradguard.check.analysis.vocabulary import INPLACE_VALUE_METHODS
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
