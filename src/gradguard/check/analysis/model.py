@@ -898,15 +898,12 @@ class SemanticModel:
                     called = rest.startswith("(")
                     if called and attr == "backward":
                         # autograd accepts a call without a gradient only on a one-element output
-                        if _implicit_backward(text, text.index("(", k)):
-                            found = _EVIDENT_SCALAR_LOSS
-                        else:
+                        if not _implicit_backward(text, text.index("(", k)):
                             found = _EVIDENT_LOSS
                             break
-                        i = text.find(name + ".", i + size + 1)
-                        continue
-                    if found is _EVIDENT_SCALAR_LOSS:
-                        pass
+                        found = _EVIDENT_SCALAR_LOSS
+                    elif found is _EVIDENT_SCALAR_LOSS:
+                        pass  # a loss already: other uses say nothing more
                     elif called and attr in _MODULE_EVIDENCE_METHODS:
                         found = found or _EVIDENT_MODULE
                     elif (called and attr in _TENSOR_EVIDENCE_METHODS) or attr in _TENSOR_EVIDENCE_ATTRIBUTES:
