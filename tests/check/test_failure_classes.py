@@ -49,6 +49,45 @@ CASES = [
         id="own-module-class-named-cnn",
     ),
     pytest.param(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+
+        class Encoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 4)
+
+            def forward(self, x):
+                return self.fc(x)
+
+        def main(image):
+            encoder = Encoder().eval()
+            feature = encoder(image)
+            print(feature.argmax())
+        """,
+        """
+        import torch
+        import torch.nn as nn
+
+        class Encoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 4)
+
+            def forward(self, x):
+                return self.fc(x)
+
+        def main(image):
+            encoder = Encoder().eval()
+            with torch.no_grad():
+                feature = encoder(image)
+            print(feature.argmax())
+        """,
+        id="eval-chained-on-the-constructor",
+    ),
+    pytest.param(
         "GG302",
         """
         import torch.nn as nn

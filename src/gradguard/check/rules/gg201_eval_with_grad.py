@@ -113,6 +113,8 @@ _SPLIT_TRIGGER = re.compile(
     r"(?:(?<=v)al|(?<=v)alid|(?<=v)alidation|(?<=t)est|(?<=t)esting|(?<=e)val|(?<=d)ev)"
     r"(?:set|data|x|y|s)?(?![a-z])|Val|Test"
 )
+# The target of an assignment at the start of a line: ``    encoder = ...``.
+_ASSIGNED_ON_LINE_RE = re.compile(r"[ \t]*([A-Za-z_][\w.]*)[ \t]*=(?!=)")
 # A data split named in a string: ``split="test"``, ``"data/val"``, ``'valid'``.
 _SPLIT_TEXT_RE = re.compile(r"""["'/](?:val|valid|validation|test|testing|eval|dev)["'/]""")
 # Function names that say the function evaluates: a model call in one is evaluation.
@@ -311,7 +313,8 @@ def _evaluates_by_name(ctx, function: ast.AST) -> bool:
 
 def _eval_receivers(text: str) -> frozenset:
     """The receivers spelt before ``.eval()`` / ``.train(False)`` in a text (found with
-    ``str.find``: a regular expression would try every position of a large file)."""
+    ``str.find``: a regular expression would try every position of a large file), and the
+    name a module switched as it is made is bound to (``encoder = Encoder(...).eval()``)."""
     found = set()
     for marker in (".eval()", ".train(False)"):
         i = text.find(marker)
@@ -321,6 +324,10 @@ def _eval_receivers(text: str) -> frozenset:
                 j -= 1
             if j < i:
                 found.add(text[j:i])
+            elif j > 0 and text[j - 1] == ")":
+                bound = _ASSIGNED_ON_LINE_RE.match(text, text.rfind("\n", 0, i) + 1)
+                if bound is not None:
+                    found.add(bound.group(1))
             i = text.find(marker, i + 1)
     return frozenset(found)
 
