@@ -1,0 +1,66 @@
+"""Patterns rewritten for speed find exactly what their readable forms find."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gradguard.check.rules.gg201_eval_with_grad import _SPLIT_NAME_RE
+
+# The readable form of GG201's split-name search.
+READABLE_SPLIT_NAME = re.compile(
+    r"(?<![A-Za-z0-9])(?:\w*_)?(?:val|valid|validation|test|testing|eval|dev)(?:set|data|x|y|s)?(?![a-z])"
+    r"|(?<=[a-z0-9_])(?:Val|Valid|Validation|Test|Testing|Eval|Dev)(?![a-z])|(?<![A-Za-z0-9])(?:Val|Test)(?![a-z])"
+)
+
+SAMPLES = [
+    "test_x",
+    "X_val",
+    "valid_imgs",
+    "testImages",
+    "valset",
+    "x_test",
+    "dev",
+    "devices",
+    "latest",
+    "interval",
+    "evaluate",
+    "testing_loader",
+    "xVal",
+    "XVal",
+    "Val",
+    "Validation",
+    "myValidation",
+    "2Test",
+    "é_val",
+    "attest",
+    "retest_s",
+    "vals",
+    "valx",
+    "valz",
+    "",
+]
+
+
+def _found(pattern: re.Pattern, text: str) -> bool:
+    return pattern.search(text) is not None
+
+
+def test_split_name_samples_agree():
+    for text in SAMPLES:
+        for wrapped in (text, f" {text} ", f"({text}[0])", f"a{text}", f"{text}a", f"_{text}_"):
+            assert _found(_SPLIT_NAME_RE, wrapped) == _found(READABLE_SPLIT_NAME, wrapped), wrapped
+
+
+def test_split_name_finds_and_misses():
+    assert _found(_SPLIT_NAME_RE, "for x in test_loader:")
+    assert _found(_SPLIT_NAME_RE, "model(X_val)")
+    assert not _found(_SPLIT_NAME_RE, "latest = interval + devices")
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet="vtedVTEDalisnxyoc_ 0A.é(", max_size=14))
+def test_split_name_agrees_with_readable_form(text):
+    assert _found(_SPLIT_NAME_RE, text) == _found(READABLE_SPLIT_NAME, text)
