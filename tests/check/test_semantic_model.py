@@ -916,3 +916,61 @@ def test_the_modules_an_optimizer_updates(params, ref):
         """
     )
     assert value.kind is Kind.OPTIMIZER and value.ref == ref
+
+
+def _frames_run(code: str) -> int:
+    """How many flows the model runs to answer a question about each function's last line."""
+    from gradguard.check.analysis import model as model_module
+
+    text = textwrap.dedent(code)
+    ctx = _context(text)
+    runs = []
+    original = model_module.ScopeFlow
+
+    class CountingFlow(original):  # type: ignore[misc, valid-type]
+        def __init__(self, *args, **kwargs):
+            runs.append(1)
+            super().__init__(*args, **kwargs)
+
+    model_module.ScopeFlow = CountingFlow
+    try:
+        for fn in [n for n in ctx.tree.body if isinstance(n, ast.FunctionDef)]:
+            ctx.model.value(fn.body[-1].value)
+    finally:
+        model_module.ScopeFlow = original
+    return len(runs)
+
+
+def test_query_reuses_summary_when_no_summary_was_skipped():
+    # A model given as a parameter: its call needs no class's forward, so the function's
+    # summary flow is its query flow too (one flow for the function, one for the module's
+    # first pass, where callers are looked for).
+    assert _frames_run(
+        """
+        import torch
+
+        def predict(model, x):
+            out = model(x)
+            return out
+        """
+    ) == 2
+
+
+def test_query_recomputed_when_a_forward_summary_was_skipped():
+    # The summary flow does not follow the project's Net.forward; the query flow does:
+    # the module's first pass, predict's summary, Net.forward's summary, predict's query.
+    assert _frames_run(
+        """
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return x.detach()
+
+        def predict(x):
+            model = Net()
+            out = model(x)
+            return out
+        """
+    ) == 4

@@ -1525,7 +1525,7 @@ class SemanticModel:
         if state.mode is GradMode.INFERENCE:
             roles |= Role.INFERENCE
         output = tensor(grad, roles, weak=callee.weak)
-        returned = self._forward_returns(callee) if self._summaries_allowed(frame) else None
+        returned = self._forward_returns(callee, frame)
         if returned is not None:
             if returned.kind is Kind.TENSOR:
                 return output.with_(roles=roles | (returned.roles & Role.SCALAR))
@@ -1535,13 +1535,14 @@ class SemanticModel:
                 return returned
         return output
 
-    def _forward_returns(self, callee: Value) -> Optional[Value]:
-        """What the ``forward`` of a module class of the file returns, when known."""
+    def _forward_returns(self, callee: Value, frame: Frame) -> Optional[Value]:
+        """What the ``forward`` of a module class of the file returns, when known (and the
+        frame may use summaries: a frame is marked as skipping one only where one exists)."""
         info = self._class_table().get(callee.ref) if callee.ref else None
         if info is None:
             return None
         forward = self._method_node(info, "forward")
-        if forward is None:
+        if forward is None or not self._summaries_allowed(frame):
             return None
         returned = self.function_summary(forward).returns
         return None if returned.kind is Kind.UNKNOWN else returned
