@@ -140,3 +140,19 @@ def test_gg201_walks_a_function_whose_loader_is_camel_case():
     code = "import torch\n\nloader = None\n\ndef check(model, valLoader):\n    for x in valLoader:\n        model(x)\n"
     rules = [r() for r in all_rules() if r.code == "GG201"]
     assert [d.code for d in run(code, *rules).diagnostics] == ["GG201"]
+
+
+def test_function_triggers_are_searched_within_the_stretch_only():
+    import re
+
+    from gradguard.check.engine.walker import FunctionTriggers
+
+    text = "def a():\n    pass\ndef b():\n    x.data\ndef c():\n    val_loader\n"
+    triggers = FunctionTriggers(text, [".data", "oader"], [re.compile(r"val_")])
+    lines = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+    assert not triggers.occurs_in(lines[0], lines[2])  # a: no trigger
+    assert triggers.occurs_in(lines[2], lines[4])  # b: .data
+    assert triggers.occurs_in(lines[4], lines[6])  # c: oader (tried first now), and the pattern
+    assert not triggers.occurs_in(lines[0], lines[2])  # the order changed, not the answer
+    only_pattern = FunctionTriggers(text, [], [re.compile(r"val_")])
+    assert only_pattern.occurs_in(lines[4], lines[6]) and not only_pattern.occurs_in(lines[2], lines[4])

@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Optional, Protocol, Sequence
 
 from gradguard.check.analysis.imports import ImportMap, mentions_torch_import
 from gradguard.check.engine.context import FileContext
 from gradguard.check.engine.errors import InternalError, RuleFailure, internal_error
-from gradguard.check.engine.walker import Walker
+from gradguard.check.engine.walker import FunctionTriggers, Walker
 from gradguard.check.model import Diagnostic, Position
 from gradguard.check.noqa import apply_noqa
 from gradguard.check.source import SourceError, SourceText, parse
@@ -134,8 +135,8 @@ def _active_in(rule: EngineRule, ctx: FileContext) -> bool:
     return active_in is None or bool(active_in(ctx))
 
 
-def function_trigger_hits(rules: Sequence[EngineRule], text: str, imports: ImportMap) -> Optional[list[int]]:
-    """Sorted offsets in ``text`` where a function trigger of one of the rules starts.
+def function_trigger_hits(rules: Sequence[EngineRule], text: str, imports: ImportMap) -> Optional[FunctionTriggers]:
+    """The function triggers of the rules, to search for in each function's text.
 
     None when some rule has no function triggers (every function must then be walked). A
     trigger that contains another one is not searched for: where it occurs, the shorter does.
@@ -155,21 +156,18 @@ def function_trigger_hits(rules: Sequence[EngineRule], text: str, imports: Impor
         names.update(getattr(rule, "function_names", ()))
     if names:
         strings.update(local for local, qual in imports.names.items() if qual in names)  # `ng` for no_grad
+    return FunctionTriggers(text, _kept_triggers(frozenset(strings)), patterns)
+
+
+@lru_cache(maxsize=64)
+def _kept_triggers(strings: frozenset[str]) -> list[str]:
+    """The triggers worth searching for, shortest first (a longer one holding a shorter one
+    is dropped: where it occurs, the shorter does)."""
     kept: list[str] = []
-    for trigger in sorted(strings, key=len):
+    for trigger in sorted(strings, key=lambda t: (len(t), t)):
         if trigger and not any(shorter in trigger for shorter in kept):
             kept.append(trigger)
-    hits: list[int] = []
-    for trigger in kept:
-        find = text.find
-        i = find(trigger)
-        while i >= 0:
-            hits.append(i)
-            i = find(trigger, i + 1)
-    for pattern in patterns:
-        hits.extend(m.start() for m in pattern.finditer(text))
-    hits.sort()
-    return hits
+    return kept
 
 
 def check_bytes(

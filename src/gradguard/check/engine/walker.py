@@ -9,7 +9,7 @@ expressions are made on first use (``FileContext.parent``).
 from __future__ import annotations
 
 import ast
-import bisect
+import re
 from functools import cache
 from typing import Any, Callable, Optional, Sequence, Union, cast
 
@@ -92,13 +92,40 @@ def _call_handlers(handlers: list[Handler], node: ast.AST, ctx: FileContext) -> 
         raise RuleFailure(handler, node, exc) from exc
 
 
+class FunctionTriggers:
+    """Whether a function trigger of the active rules occurs in a stretch of the text.
+
+    Searched per function, when the walk reaches it (``occurs_in``): most functions hold a
+    common trigger near their start, so this reads far less of the text than listing every
+    occurrence of every trigger in the file. The trigger that last hit is tried first.
+    """
+
+    def __init__(self, text: str, strings: Sequence[str], patterns: list[re.Pattern[str]]):
+        self.text = text
+        self.strings = list(strings)
+        self.patterns = patterns
+
+    def occurs_in(self, start: int, end: int) -> bool:
+        find = self.text.find
+        strings = self.strings
+        for i, trigger in enumerate(strings):
+            if find(trigger, start, end) >= 0:
+                if i:
+                    # The trigger that hit moves to the front: a file's functions share words.
+                    strings[0], strings[i] = trigger, strings[0]
+                return True
+        text = self.text
+        # The stretch ends at a line end: a match found there is one in the whole text.
+        return any(pattern.search(text, start, end) is not None for pattern in self.patterns)
+
+
 class Walker:
     """Single pass over a module that keeps FileContext's position up to date."""
 
-    def __init__(self, rules: Sequence[object], ctx: FileContext, function_hits: Optional[list[int]] = None):
+    def __init__(self, rules: Sequence[object], ctx: FileContext, function_triggers: Optional[FunctionTriggers] = None):
         self.ctx = ctx
-        # Sorted offsets of the active rules' function triggers in the file (None: walk every function).
-        self._function_hits = function_hits
+        # The active rules' function triggers (None: walk every function).
+        self._function_triggers = function_triggers
         self.enter: dict[type, list[Handler]] = {}
         self.leave: dict[type, list[Handler]] = {}
         for rule in rules:
@@ -350,16 +377,14 @@ class Walker:
 
     def _visit_function(self, node: Union[ast.FunctionDef, ast.AsyncFunctionDef]) -> None:
         ctx = self.ctx
-        hits = self._function_hits
-        if hits is not None:
+        triggers = self._function_triggers
+        if triggers is not None:
             src = ctx.source
             starts = src.line_starts
             first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-            start = starts[first - 1]
             last = node.end_lineno or node.lineno  # always set by the parser
             end = starts[last] if last < len(starts) else len(src.text)
-            i = bisect.bisect_left(hits, start)
-            if i == len(hits) or hits[i] >= end:
+            if not triggers.occurs_in(starts[first - 1], end):
                 ctx.skipped_functions.append(node)
                 return
         for child in node.decorator_list:
