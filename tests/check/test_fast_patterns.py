@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from gradguard.check.rules.gg201_eval_with_grad import _SPLIT_NAME_RE
 

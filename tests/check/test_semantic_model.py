@@ -945,22 +945,26 @@ def test_query_reuses_summary_when_no_summary_was_skipped():
     # A model given as a parameter: its call needs no class's forward, so the function's
     # summary flow is its query flow too (one flow for the function, one for the module's
     # first pass, where callers are looked for).
-    assert _frames_run(
-        """
+    assert (
+        _frames_run(
+            """
         import torch
 
         def predict(model, x):
             out = model(x)
             return out
         """
-    ) == 2
+        )
+        == 2
+    )
 
 
 def test_query_recomputed_when_a_forward_summary_was_skipped():
     # The summary flow does not follow the project's Net.forward; the query flow does:
     # the module's first pass, predict's summary, Net.forward's summary, predict's query.
-    assert _frames_run(
-        """
+    assert (
+        _frames_run(
+            """
         import torch
         from torch import nn
 
@@ -973,4 +977,6 @@ def test_query_recomputed_when_a_forward_summary_was_skipped():
             out = model(x)
             return out
         """
-    ) == 4
+        )
+        == 4
+    )

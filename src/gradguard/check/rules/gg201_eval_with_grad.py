@@ -772,7 +772,11 @@ class EvalWithGrad(Rule):
         unit = ctx.state(_State).units.get(id(function) if function is not None else 0)
         loops = []  # the enclosing loops that iterate evaluation data or may, innermost first
         if unit is not None and (unit.loader_loops or unit.maybe_loops):
-            loops = [id(loop) for loop in reversed(ctx.loops) if id(loop) in unit.loader_loops or id(loop) in unit.maybe_loops]
+            loops = [
+                id(loop)
+                for loop in reversed(ctx.loops)
+                if id(loop) in unit.loader_loops or id(loop) in unit.maybe_loops
+            ]
         named_eval = function is not None and _evaluates_by_name_cached(ctx, function)
         callee = _callee(node)
         if (
