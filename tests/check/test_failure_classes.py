@@ -368,6 +368,36 @@ CASES = [
         """,
         id="helper-named-loss-returning-item",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased")
+        tokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")
+
+        def classify(model, tokenizer, texts):
+            model.eval()
+            return [model(**tokenizer(t, return_tensors="pt")).logits for t in texts]
+
+        classify(model, tokenizer, ["a"])
+        """,
+        """
+        import torch
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased")
+        tokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")
+
+        def encode(model, tokenizer, texts):
+            model.eval()
+            return [tokenizer(t, return_tensors="pt") for t in texts]
+
+        encode(model, tokenizer, ["a"])
+        """,
+        id="tokenizer-from-pretrained-is-no-model",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

@@ -217,6 +217,28 @@ class Frame:
         return self.node.body  # type: ignore[attr-defined]
 
 
+def _is_transformers_model_class(qual: str) -> bool:
+    """Whether ``transformers.<Class>.from_pretrained`` loads a model (``AutoModel``,
+    ``BertForSequenceClassification``, ``GPT2LMHeadModel``), not a tokenizer, processor or
+    configuration (``AutoTokenizer``, ``AutoImageProcessor``, ``AutoConfig``)."""
+    cls = qual.rsplit(".", 2)[-2]
+    if cls.endswith(_TRANSFORMERS_NON_MODELS):
+        return False
+    return "Model" in cls or "For" in cls
+
+
+_TRANSFORMERS_NON_MODELS = (
+    "Tokenizer",
+    "TokenizerFast",
+    "Processor",
+    "FeatureExtractor",
+    "Config",
+    "ImageProcessor",
+    "ImageProcessorFast",
+    "VideoProcessor",
+)
+
+
 class SemanticModel:
     def __init__(
         self,
@@ -1622,7 +1644,7 @@ class SemanticModel:
         if qual.startswith("torchvision.models.") and last[:1].islower() and not last.startswith("get_"):
             return module(qual)
         if qual in ("timm.create_model",) or (
-            qual.startswith("transformers.") and last == "from_pretrained" and ("Model" in qual or ".Auto" in qual)
+            qual.startswith("transformers.") and last == "from_pretrained" and _is_transformers_model_class(qual)
         ):
             return module(qual)
         if qual.startswith(("numpy.", "pandas.", "math.", "random.")):
