@@ -398,6 +398,42 @@ CASES = [
         """,
         id="tokenizer-from-pretrained-is-no-model",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        from torch import nn
+
+        class Policy(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.mean = nn.Linear(4, 2)
+
+            def forward(self, state):
+                return self.mean(state)
+
+            def evaluate(self, state):
+                mean = self.forward(state)
+                return mean.argmax(-1).tolist(), mean.max().item()
+        """,
+        """
+        import torch
+        from torch import nn
+
+        class Policy(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.mean = nn.Linear(4, 2)
+
+            def forward(self, state):
+                return self.mean(state)
+
+            def evaluate(self, state):
+                mean = self.forward(state)
+                return torch.tanh(mean), mean.max().item()
+        """,
+        id="function-named-evaluate-returning-a-graph-in-a-tuple",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

@@ -980,3 +980,15 @@ def test_query_recomputed_when_a_forward_summary_was_skipped():
         )
         == 4
     )
+
+
+def test_a_container_may_carry_a_graph_only_through_a_tensor_it_holds():
+    from gradguard.check.analysis.values import NUMBER, UNKNOWN, Value
+
+    with_graph = Value(Kind.TENSOR, Grad.YES)
+    no_graph = Value(Kind.TENSOR, Grad.NO)
+    assert Value(Kind.CONTAINER, Grad.NO, items=(no_graph, with_graph)).may_carry_graph
+    assert Value(Kind.CONTAINER, Grad.NO, elem=with_graph).may_carry_graph
+    assert not Value(Kind.CONTAINER, Grad.NO, items=(no_graph, NUMBER)).may_carry_graph
+    assert not Value(Kind.CONTAINER, Grad.NO, elem=UNKNOWN).may_carry_graph  # words, indices
+    assert UNKNOWN.may_carry_graph and with_graph.may_carry_graph and not no_graph.may_carry_graph

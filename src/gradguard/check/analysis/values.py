@@ -88,6 +88,20 @@ class Value:
         """Certainly a tensor with autograd history (or one that requires grad)."""
         return self.kind is Kind.TENSOR and self.grad is Grad.YES
 
+    @property
+    def may_carry_graph(self) -> bool:
+        """A tensor (or an unknown value) that may have autograd history, or a container
+        known to hold such a tensor: ``return action, log_prob`` hands a graph back as surely
+        as ``return log_prob`` (an element of unknown kind, such as a word, does not count)."""
+        if self.kind in (Kind.TENSOR, Kind.UNKNOWN):
+            return self.grad is not Grad.NO
+        if self.kind is Kind.CONTAINER:
+            if self.grad is not Grad.NO:
+                return True
+            parts = (*(self.items or ()), *((self.elem,) if self.elem is not None else ()))
+            return any(part.kind is not Kind.UNKNOWN and part.may_carry_graph for part in parts)
+        return False
+
     def has(self, role: Role) -> bool:
         return bool(self.roles & role)
 

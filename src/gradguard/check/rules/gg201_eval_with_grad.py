@@ -70,7 +70,7 @@ from typing import Optional
 
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.imports import dotted_name
-from gradguard.check.analysis.values import Grad, Kind, Role, Split
+from gradguard.check.analysis.values import Kind, Role, Split
 from gradguard.check.analysis.vocabulary import NOT_MODEL_METHODS, PARAMETERLESS_MODULES
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
@@ -873,8 +873,7 @@ class EvalWithGrad(Rule):
         nodes = [function] if function is not None else _module_code(ctx)
         if function is not None and all(c.why == "eval-function" for c in unit.model_calls):
             # Only its name says the function evaluates: not when it hands a graph back.
-            returned = ctx.model.function_summary(function).returns
-            if returned.kind in (Kind.TENSOR, Kind.CONTAINER, Kind.UNKNOWN) and returned.grad is not Grad.NO:
+            if ctx.model.function_summary(function).returns.may_carry_graph:
                 return
         if not _uses_grad(ctx, nodes):
             first = unit.model_calls[0]
