@@ -16,7 +16,8 @@ Not flagged: functions under a decorator or inside a caller region that may disa
 module-level functions that this file calls only where grad is disabled
 (`with torch.no_grad(): validate(model, loader)`);
 functions that only switch the model to eval mode and return; functions that return a loss
-(the caller may call `backward` on it); `forward` / `__call__`; and the hooks PyTorch Lightning
+(the caller may call `backward` on it); functions named for evaluation whose result carries a graph,
+alone or in a tuple (`return action, log_prob` in a policy's `evaluate`); `forward` / `__call__`; and the hooks PyTorch Lightning
 already runs without grad or with its own loss handling (`training_step`, `validation_step`,
 `test_step`, `predict_step`, `*_epoch_end`, `on_validation_*`, `on_test_*`, `on_predict_*`).
 
