@@ -2035,8 +2035,11 @@ class SemanticModel:
         summary = FunctionSummary()
         if isinstance(fn, ast.Lambda):
             return summary  # what a lambda returns is not followed
+        generator = False
         for sub in self._own(fn):
-            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
+            if isinstance(sub, (ast.Yield, ast.YieldFrom)):
+                generator = True
+            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
                 attr = sub.func.attr
                 if attr == "backward":
                     summary.calls_backward = True
@@ -2056,13 +2059,13 @@ class SemanticModel:
             summary.returns = annotated or UNKNOWN
             return summary
         values = [value if value is not None else NONE_VALUE for _stmt, value in frame.flow.returns]
-        if frame.flow.exit is not None and not _is_generator(fn):
+        if frame.flow.exit is not None and not generator:
             values.append(NONE_VALUE)
         returned = join_all(values) if values else NONE_VALUE
         if returned is not None and returned.kind is Kind.UNKNOWN and annotated is not None:
             returned = annotated
         summary.returns = returned or UNKNOWN
-        if _is_generator(fn):
+        if generator:
             summary.returns = UNKNOWN
         return summary
 
@@ -2404,7 +2407,7 @@ def _resets_grad(node: ast.AST) -> bool:
         if isinstance(func, ast.Attribute):
             if func.attr == "zero_grad":
                 return True
-            return func.attr in vocab.INPLACE_VALUE_METHODS | {"detach_"} and _grad_attribute(func.value)
+            return func.attr in _GRAD_RESETTING_METHODS and _grad_attribute(func.value)
         return isinstance(func, ast.Name) and func.id == "zero_grad"
     if isinstance(node, (ast.Assign, ast.Delete)):
         targets = node.targets
@@ -2414,8 +2417,7 @@ def _resets_grad(node: ast.AST) -> bool:
     return False
 
 
-def _is_generator(fn: ast.AST) -> bool:
-    return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own_nodes(fn))
+_GRAD_RESETTING_METHODS = vocab.INPLACE_VALUE_METHODS | {"detach_"}  # on `p.grad`: `p.grad.zero_()`
 
 
 def _all_classes(tree: ast.Module) -> list:
