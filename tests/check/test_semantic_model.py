@@ -992,3 +992,15 @@ def test_a_container_may_carry_a_graph_only_through_a_tensor_it_holds():
     assert not Value(Kind.CONTAINER, Grad.NO, items=(no_graph, NUMBER)).may_carry_graph
     assert not Value(Kind.CONTAINER, Grad.NO, elem=UNKNOWN).may_carry_graph  # words, indices
     assert UNKNOWN.may_carry_graph and with_graph.may_carry_graph and not no_graph.may_carry_graph
+
+
+def test_may_name_lets_through_every_spelling_of_a_name():
+    tree = ast.parse("import torch\nfrom torch.autograd import grad as agrad\n")
+    imports = ImportMap(tree)
+    names = ("grad", "backward")
+    for code in ("torch.autograd.grad", "agrad", "x.backward", "autograd.grad"):
+        node = ast.parse(code, mode="eval").body
+        assert imports.may_name(node, names), code
+    for code in ("x.step", "helper", "torch.autograd.functional.jacobian", "f()"):
+        node = ast.parse(code, mode="eval").body
+        assert not imports.may_name(node, names), code

@@ -78,6 +78,15 @@ class ImportMap:
         parts.append(base)
         return ".".join(reversed(parts))
 
+    def may_name(self, node: ast.AST, last_names) -> bool:
+        """Whether ``node`` may be the qualified name of something called one of
+        ``last_names``: a quick test before ``qualified_name``. An attribute must be spelt
+        so (``torch.autograd.grad``); a plain name must be imported (``agrad`` after
+        ``from torch.autograd import grad as agrad``)."""
+        if isinstance(node, ast.Attribute):
+            return node.attr in last_names
+        return isinstance(node, ast.Name) and node.id in self.names
+
     def is_torch(self, node: ast.AST, *names: str) -> bool:
         qual = self.qualified_name(node)
         return qual is not None and qual in names

@@ -34,10 +34,15 @@ def module_receiver(ctx, call: ast.Call) -> Optional[ast.expr]:
     return func if ctx.model.value(func).kind is Kind.MODULE else None
 
 
+_BACKWARD_LAST_NAMES = frozenset({"backward", *(last_name(q) for q in BACKWARD_FUNCTIONS)})
+
+
 def backward_roots(ctx, call: ast.Call) -> Optional[list]:
     """For a backward pass (``loss.backward(...)``, ``torch.autograd.backward(losses)``,
     ``torch.autograd.grad(outputs, inputs)``): the expressions it differentiates; else None."""
     func = call.func
+    if not ctx.imports.may_name(func, _BACKWARD_LAST_NAMES):
+        return None
     qual = ctx.imports.qualified_name(func)
     if isinstance(func, ast.Attribute) and func.attr == "backward" and qual is None:
         return [func.value]

@@ -56,6 +56,7 @@ _SINGLETON_FIELDS: dict[str, Union[type, tuple[type, ...]]] = {
     "op": (ast.operator, ast.boolop, ast.unaryop),
     "ops": ast.cmpop,
 }
+_SET_ENABLED_LAST_NAMES = frozenset(name.rsplit(".", 1)[1] for name in SET_ENABLED_NAMES)
 _SINGLETON_TYPES = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
 
 
@@ -354,7 +355,10 @@ class Walker:
         for stmt in body:
             self.visit(stmt, parent)
             if type(stmt) is ast.Expr and type(stmt.value) is ast.Call:
-                qual = ctx.imports.qualified_name(stmt.value.func)
+                func = stmt.value.func
+                if not ctx.imports.may_name(func, _SET_ENABLED_LAST_NAMES):
+                    continue
+                qual = ctx.imports.qualified_name(func)
                 if qual in SET_ENABLED_NAMES:
                     kind = classify_grad_mode(stmt.value, ctx.imports) or MAYBE
                     ctx.grad_stack.append(GradRegion(kind, stmt, "statement"))

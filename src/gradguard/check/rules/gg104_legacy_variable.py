@@ -255,8 +255,8 @@ class LegacyVariable(Rule):
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
         func = node.func
-        if not isinstance(func, (ast.Name, ast.Attribute)):
-            return
+        if not isinstance(func, ast.Name) and not (isinstance(func, ast.Attribute) and func.attr == "Variable"):
+            return  # `autograd.Variable(...)` is spelt so; a wrapper or alias is a plain name
         wrapper = None
         if ctx.imports.qualified_name(func) not in _VARIABLE_NAMES:
             # ``Variable = lambda *a, **k: autograd.Variable(*a, **k).cuda()``: a call of a

@@ -73,6 +73,7 @@ _NOT_COMPUTING = frozenset(
     }
 )
 _GRAD_FUNCS = {"torch.autograd.grad", "torch.autograd.backward"}
+_GRAD_FUNC_NAMES = frozenset(q.rsplit(".", 1)[1] for q in _GRAD_FUNCS)
 
 
 def _callee_name(call: ast.Call) -> str:
@@ -297,6 +298,8 @@ class BackwardWithoutGrad(Rule):
             targets = [func.value]
             what = f"`{ctx.text(node)}`"
         else:
+            if not ctx.imports.may_name(func, _GRAD_FUNC_NAMES):
+                return
             qual = ctx.imports.qualified_name(func)
             if qual not in _GRAD_FUNCS:
                 return
