@@ -20,6 +20,10 @@ Modes:
 - ``check 1 job``: the engine in-process (``pipeline.run``, default rules, no cache);
 - ``walk every node``: as above plus a rule that handles every node type (a stand-in for a
   full rule set: the cost of the walk itself);
+- ``engine, no rules``: the engine with no rule (read, decode, parse, import map, results):
+  the floor of any check;
+- ``walk alone``: the engine with only that every-node rule: every node of every function
+  visited and handed to a no-op handler, no rule's own work (the floor of a check that walks);
 - ``CLI 1 job`` / ``CLI N jobs``: ``gradguard check --no-cache`` as a subprocess;
 - ``cold cache`` / ``warm cache``: the CLI with N jobs, first into an empty cache, then again;
 - ``torchfix``: the ``torchfix --jobs 1`` command (PyPI) on an evenly spaced sample of the same
@@ -84,8 +88,8 @@ def _every_node_rule() -> type:
     return type("EveryNode", (Rule,), {"code": "GG000", "name": "every-node", "summary": "benchmark probe", **handlers})
 
 
-def check_in_process(files: list, probe: bool = False) -> None:
-    config = resolve(all_rules(), all_files=True)
+def check_in_process(files: list, probe: bool = False, rules: bool = True) -> None:
+    config = resolve(all_rules() if rules else [], all_files=True)
     if probe:
         config = dataclasses.replace(config, rules=(*config.rules, _every_node_rule()))
     run(files, config)
@@ -163,6 +167,8 @@ def main(argv=None) -> int:
             record("bare parse, checker's GC", timed(lambda: bare_parse(files)))
         record("check 1 job", timed(lambda: check_in_process(files)))
         record("walk every node", timed(lambda: check_in_process(files, probe=True)))
+        record("engine, no rules", timed(lambda: check_in_process(files, rules=False)))
+        record("walk alone", timed(lambda: check_in_process(files, probe=True, rules=False)))
         record("CLI 1 job", timed(lambda: cli(files, *config, "--no-cache", "--jobs", "1")))
         record(f"CLI {jobs} jobs", timed(lambda: cli(files, *config, "--no-cache", "--jobs", str(jobs))))
         cache_dir = work / f"cache{round_no}"
@@ -242,6 +248,8 @@ def main(argv=None) -> int:
         f"  walk every node / bare parse, CPU    {per_round('walk every node', 'bare parse', cpu_times):6.2f}x"
         f"   wall: {per_round('walk every node', 'bare parse', times):.2f}x"
     )
+    print(f"  engine, no rules / bare parse, CPU   {per_round('engine, no rules', 'bare parse', cpu_times):6.2f}x")
+    print(f"  walk alone / bare parse, CPU         {per_round('walk alone', 'bare parse', cpu_times):6.2f}x")
     print(
         f"  CLI 1 job / bare parse, CPU          {per_round('CLI 1 job', 'bare parse', cpu_times):6.2f}x"
         f"   wall: {per_round('CLI 1 job', 'bare parse', times):.2f}x"

@@ -434,6 +434,43 @@ CASES = [
         """,
         id="function-named-evaluate-returning-a-graph-in-a-tuple",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        from torch import nn
+
+        def generate(decoder, prime="A", length=20):
+            text = prime
+            inp = torch.tensor([ord(prime)])
+            for _ in range(length):
+                out = decoder(inp)
+                top = out.data.argmax().item()
+                text += chr(top)
+                inp = torch.tensor([top])
+            return text
+
+        decoder = nn.Linear(1, 128)
+        print(generate(decoder, "Wh"))
+        """,
+        """
+        import torch
+        from torch import nn
+
+        def generate(decoder, prime="A", length=20):
+            outs = []
+            inp = torch.tensor([ord(prime)])
+            for _ in range(length):
+                out = decoder(inp)
+                outs.append(out)
+                inp = torch.tensor([out.data.argmax().item()])
+            return outs
+
+        decoder = nn.Linear(1, 128)
+        print(generate(decoder, "Wh"))
+        """,
+        id="generate-returning-text-its-callers-start",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

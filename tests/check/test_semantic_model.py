@@ -1004,3 +1004,48 @@ def test_may_name_lets_through_every_spelling_of_a_name():
     for code in ("x.step", "helper", "torch.autograd.functional.jacobian", "f()"):
         node = ast.parse(code, mode="eval").body
         assert not imports.may_name(node, names), code
+
+
+def test_text_built_from_builtins_is_no_tensor():
+    value, _ = ask(
+        """
+        import torch
+
+        def spell(ids):
+            word = "a"
+            for i in ids:
+                word += chr(i) + str(i) + format(i, "d")
+            return word  # <- word
+        """
+    )
+    assert value.kind is Kind.OTHER and value.grad is Grad.NO
+
+
+def test_abs_of_a_tensor_keeps_its_graph():
+    value, _ = ask(
+        """
+        import torch
+
+        w = torch.ones(2, requires_grad=True)
+        d = abs(w * 2)
+        d  # <- d
+        """
+    )
+    assert value.kind is Kind.TENSOR and value.grad is Grad.YES
+
+
+def test_a_list_holds_what_is_appended_to_it():
+    value, _ = ask(
+        """
+        import torch
+        from torch import nn
+
+        net = nn.Linear(2, 2)
+        outs = []
+        for x in torch.ones(3, 2):
+            outs.append(net(x))
+        outs  # <- outs
+        """
+    )
+    assert value.kind is Kind.CONTAINER and value.elem is not None and value.elem.is_tensor
+    assert value.may_carry_graph

@@ -141,7 +141,8 @@ class ScopeFlow:
         return state
 
     def _call_effect(self, call: ast.Call, state: State) -> State:
-        """What a call statement changes: grad mode, a module's train/eval mode, requires_grad."""
+        """What a call statement changes: grad mode, a module's train/eval mode, requires_grad,
+        what a list may hold."""
         func = call.func
         model = self.model
         qual = model.imports.qualified_name(func)
@@ -168,6 +169,16 @@ class ScopeFlow:
                 Role.EVALUATING if evaluating else Role.TRAINING
             )
             return state.bind({name: base.with_(roles=roles)})
+        if method in ("append", "insert", "extend") and current is not None and current.kind is Kind.CONTAINER:
+            # `outputs.append(out)`: the list now may hold what was appended.
+            added_node = call.args[-1] if call.args else None
+            if added_node is None or call.keywords:
+                return state
+            added = model.evaluate(added_node, state, self.frame)
+            if method == "extend":
+                added = model.element_of(added, added_node)
+            elem = added if current.elem is None else (join(current.elem, added) or UNKNOWN)
+            return state.bind({name: current.with_(elem=elem, items=None)})
         if method == "requires_grad_" and current is not None and current.kind is Kind.TENSOR:
             flag = call.args[0] if call.args else None
             if flag is None or (isinstance(flag, ast.Constant) and flag.value is True):

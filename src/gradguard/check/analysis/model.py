@@ -151,6 +151,7 @@ class FunctionSummary:
     steps_optimizer: bool = False
     zeroes_grad: bool = False
     switches_to_eval: bool = False
+    generator: bool = False
 
 
 @dataclass
@@ -338,6 +339,16 @@ class SemanticModel:
             head = self._end(id(fn))
         self._keep(head, self._summaries, id(fn), summary)
         return summary
+
+    def returns_as_called(self, fn: ast.AST) -> Value:
+        """What a function returns as this file runs it: its flow with the arguments of its
+        call sites (``generate(decoder, "Wh")``: a string built from ``"Wh"``), where the
+        summary, which assumes nothing of its parameters, cannot tell."""
+        summary = self.function_summary(fn)
+        if summary.returns.kind is not Kind.UNKNOWN or summary.generator or isinstance(fn, ast.Lambda):
+            return summary.returns
+        self._module_frame(first=True)
+        return self._frame_returns(fn, self._query_frame(fn), generator=False)
 
     # -- computations in progress -------------------------------------------------------------
     def _begin(self, key) -> None:
@@ -1354,6 +1365,14 @@ class SemanticModel:
             return NUMBER
         if left.kind is Kind.CONTAINER and right.kind is Kind.CONTAINER and isinstance(op, ast.Add):
             return container(join(left.elem, right.elem) if left.elem and right.elem else None)
+        if (
+            left.kind is Kind.OTHER
+            and right.kind in (Kind.OTHER, Kind.NUMBER)
+            and left.ref is None
+            and right.ref is None
+            and isinstance(op, (ast.Add, ast.Mod))
+        ):
+            return OTHER  # text built up: `predicted += chr(i)`, `"%s: %d" % (name, n)`
         return UNKNOWN
 
     def _combine_grad(self, values, mode: GradMode) -> Grad:
@@ -1402,8 +1421,9 @@ class SemanticModel:
             return container()  # a table of data: what it holds is not followed
         items = tuple(self.evaluate(e, state, frame) for e in elts)
         if isinstance(node, (ast.Tuple, ast.List)):
-            # A list literal's positions are known where it is made, as a tuple's are.
-            return container(items=items) if items else container()
+            # A list literal's positions are known where it is made, as a tuple's are (an empty
+            # one is known to be empty: what is appended later is all it holds).
+            return container(items=items)
         return container(join_all(items)) if items else container()
 
     def _dict(self, node: ast.Dict, state: State, frame: Frame) -> Value:
@@ -2053,21 +2073,24 @@ class SemanticModel:
                     summary.calls_backward = True
             if _resets_grad(sub):
                 summary.zeroes_grad = True
+        summary.generator = generator
+        summary.returns = self._frame_returns(fn, self._summary_frame(fn), generator)
+        return summary
+
+    def _frame_returns(self, fn: ast.AST, frame: Optional[Frame], generator: bool) -> Value:
+        """What a function's flow in ``frame`` returns (its annotation where the flow cannot tell)."""
         annotated = self.annotation_value(fn.returns) if getattr(fn, "returns", None) is not None else None  # type: ignore[attr-defined]
-        frame = self._summary_frame(fn)
+        if generator:
+            return UNKNOWN
         if frame is None or frame.flow is None:
-            summary.returns = annotated or UNKNOWN
-            return summary
+            return annotated or UNKNOWN
         values = [value if value is not None else NONE_VALUE for _stmt, value in frame.flow.returns]
-        if frame.flow.exit is not None and not generator:
+        if frame.flow.exit is not None:
             values.append(NONE_VALUE)
         returned = join_all(values) if values else NONE_VALUE
         if returned is not None and returned.kind is Kind.UNKNOWN and annotated is not None:
             returned = annotated
-        summary.returns = returned or UNKNOWN
-        if generator:
-            summary.returns = UNKNOWN
-        return summary
+        return returned or UNKNOWN
 
     def zeroes_grad_in(self, node: ast.AST) -> bool:
         """Whether the code of ``node`` (nested functions included: an optimizer's closure)
@@ -2468,6 +2491,17 @@ def _builtin_number(model, node, args, state):
     return NUMBER
 
 
+def _builtin_text(model, node, args, state):
+    return OTHER  # a str: `chr(i)`, `str(x)`, `format(x, ".2f")`
+
+
+def _builtin_tensor_or_number(model, node, args, state):
+    """``abs(t)`` and ``round(t)`` call the tensor's own method: a tensor, graph kept."""
+    if args and args[0].kind is Kind.TENSOR:
+        return args[0].with_(roles=Role.NONE)
+    return NUMBER
+
+
 def _builtin_list(model, node, args, state):
     if not args:
         return container()
@@ -2499,9 +2533,23 @@ _BUILTIN_CALLS = {
     "len": _builtin_number,
     "float": _builtin_number,
     "int": _builtin_number,
-    "round": _builtin_number,
-    "abs": _builtin_number,
+    "round": _builtin_tensor_or_number,
+    "abs": _builtin_tensor_or_number,
     "bool": _builtin_number,
+    "ord": _builtin_number,
+    "hash": _builtin_number,
+    "id": _builtin_number,
+    "callable": _builtin_number,
+    "hasattr": _builtin_number,
+    "issubclass": _builtin_number,
+    "chr": _builtin_text,
+    "str": _builtin_text,
+    "repr": _builtin_text,
+    "ascii": _builtin_text,
+    "format": _builtin_text,
+    "hex": _builtin_text,
+    "oct": _builtin_text,
+    "bin": _builtin_text,
     "list": _builtin_list,
     "tuple": _builtin_list,
     "sorted": _builtin_list,

@@ -155,7 +155,12 @@ def join(a: Optional[Value], b: Optional[Value]) -> Optional[Value]:
     items = None
     if a.items is not None and b.items is not None and len(a.items) == len(b.items):
         items = tuple(join(x, y) or UNKNOWN for x, y in zip(a.items, b.items))
-    elem = join(a.elem, b.elem) if a.elem is not None and b.elem is not None else None
+    if a.elem is not None and b.elem is not None:
+        elem = join(a.elem, b.elem)
+    elif a.items == () or b.items == ():
+        elem = a.elem or b.elem  # an empty container on one path: the other's elements
+    else:
+        elem = None
     return Value(
         a.kind,
         join_grad(a.grad, b.grad),

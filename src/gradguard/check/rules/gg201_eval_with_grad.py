@@ -874,7 +874,7 @@ class EvalWithGrad(Rule):
         nodes = [function] if function is not None else _module_code(ctx)
         if function is not None and all(c.why == "eval-function" for c in unit.model_calls):
             # Only its name says the function evaluates: not when it hands a graph back.
-            if ctx.model.function_summary(function).returns.may_carry_graph:
+            if ctx.model.returns_as_called(function).may_carry_graph:
                 return
         if not _uses_grad(ctx, nodes):
             first = unit.model_calls[0]
