@@ -471,6 +471,115 @@ CASES = [
         """,
         id="generate-returning-text-its-callers-start",
     ),
+    # -- outputs only read --------------------------------------------------------------
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        from torch import nn
+
+        net = nn.Linear(1, 1)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        x = torch.linspace(-1, 1, 100).unsqueeze(1)
+        for step in range(100):
+            loss = (net(x) - x.pow(2)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+        prediction = net(x)
+        print(prediction.data.numpy())
+        """,
+        """
+        import torch
+        from torch import nn
+
+        net = nn.Linear(1, 1)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        x = torch.linspace(-1, 1, 100).unsqueeze(1)
+        for step in range(100):
+            prediction = net(x)
+            print(prediction.data.numpy())
+            loss = (prediction - x.pow(2)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+        id="prediction-after-training-only-read",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+
+        def generate(decoder, hidden, steps):
+            letters = []
+            inp = torch.zeros(1, dtype=torch.long)
+            for _ in range(steps):
+                output, hidden = decoder(inp, hidden)
+                top = output.data.argmax().item()
+                letters.append(top)
+                inp = torch.tensor([top])
+            return letters
+
+        decoder = torch.load("decoder.pt")
+        print(generate(decoder, None, 20))
+        """,
+        """
+        import torch
+
+        def generate(decoder, hidden, steps):
+            letters = []
+            inp = torch.zeros(1, dtype=torch.long)
+            for _ in range(steps):
+                output, hidden = decoder(inp, hidden)
+                print(output.shape)
+                letters.append(output)
+            return letters
+
+        decoder = torch.load("decoder.pt")
+        print(generate(decoder, None, 20))
+        """,
+        id="generation-loop-feeding-hidden-back",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 2)
+
+            def forward(self, x):
+                return self.fc(x)
+
+        net = Net()
+        net.load_state_dict(torch.load("net.pt"))
+        prediction = net(torch.randn(1, 4))
+        print(prediction)
+        """,
+        """
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 2)
+
+            def forward(self, x):
+                return self.fc(x)
+
+        def test():
+            net = Net()
+            prediction = net(torch.randn(1, 4))
+            print(prediction)
+        """,
+        id="loaded-model-printed-vs-smoke-test",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

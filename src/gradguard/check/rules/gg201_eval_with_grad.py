@@ -5,7 +5,12 @@ Flags evaluation code that runs a model while grad is enabled: a function that c
 `.eval()` on a model, or loops over a validation/test loader (`val_loader`, `valid_dl`,
 `test_loader`, `eval_dataloader`, `loader_eval`, `dev_iter`, `self.val_dataloader()`, ...), and then calls
 the model outside any `no_grad`/`inference_mode` region, without any sign of gradient use in
-that function. A model is something named like one (`model`, `net`, `self.backbone`,
+that function. Also flagged: a model call whose output is bound to names that are then only
+read (`prediction = net(x)` followed by `prediction.data.numpy()`, `.item()`, `.argmax()`,
+comparisons or `print`, or fed back into the next step of a generation loop), as in
+predictions made after training for a plot; not when only its shape is read, not for a
+module built in the same scope and never trained or loaded there (a smoke test of the model's
+code), and not when a backward pass follows in the same loop (a forward hook may feed it). A model is something named like one (`model`, `net`, `self.backbone`,
 `teacher`, `ema_model`, `netD`, `model.module`, ...): a module without parameters (pooling,
 dropout) records no graph, and nothing else in the code tells the two apart (`backward`, `torch.autograd`, an optimizer `step`, `.grad`, `requires_grad`,
 `grad_fn`), and no `torch.jit.freeze` (a frozen module holds its weights as constants). It is reported at the first such model call. In a function that does train (a
@@ -71,6 +76,7 @@ from typing import Optional
 
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.imports import dotted_name
+from gradguard.check.analysis.read_only import read_only_calls
 from gradguard.check.analysis.values import Kind, Role, Split
 from gradguard.check.analysis.vocabulary import NOT_MODEL_METHODS, PARAMETERLESS_MODULES
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
@@ -167,7 +173,7 @@ class _Candidate:
     """A model call with grad enabled, and what shows that it evaluates."""
 
     call: ast.Call
-    why: str  # "loop", "eval-mode", "eval-call", "eval-data", "eval-function"
+    why: str  # "loop", "eval-mode", "eval-call", "eval-data", "eval-function", "read-only"
     loop_id: Optional[int] = None
     data: str = ""  # the evaluation data or model shown in the message
 
@@ -181,6 +187,7 @@ class _State:
     eval_receivers: Optional[frozenset] = None  # `_switched_to_eval`: what `.eval()` is called on
     names_split: Optional[bool] = None  # `_names_a_split`
     named_eval: dict = field(default_factory=dict)  # id(function) -> `_evaluates_by_name`
+    read_only: dict = field(default_factory=dict)  # id(scope) -> ids of calls whose result is only read
 
 
 def _loader_name(expr: ast.AST) -> Optional[str]:
@@ -416,6 +423,54 @@ def _may_evaluate(ctx) -> bool:
     return state.may_evaluate
 
 
+def _result_only_read(ctx, call: ast.Call) -> bool:
+    """Whether the call's result is bound to names that are then only read (``.data``,
+    ``.item()``, printing: ``analysis.read_only``)."""
+    assignment = ctx.parent(call)
+    if type(assignment) is not ast.Assign or assignment.value is not call:
+        return False
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    if isinstance(scope, ast.Lambda):
+        return False
+    cache = ctx.state(_State).read_only
+    found = cache.get(id(scope))
+    if found is None:
+        found = cache[id(scope)] = read_only_calls(scope, ctx.parent, ctx.imports.qualified_name)
+    return id(call) in found
+
+
+_LOADING_KEYWORDS = frozenset({"pretrained", "weights", "checkpoint", "state_dict"})
+
+
+def _fresh_module(ctx, call: ast.Call) -> bool:
+    """Whether the call runs a module built in this scope and never trained or loaded there
+    (``net = DPN92(); y = net(torch.randn(1, 3, 32, 32)); print(y)``): a smoke test of the
+    model's code, not an evaluation."""
+    callee = call.func
+    if not isinstance(callee, ast.Name):
+        return False
+    name = callee.id
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    made = False
+    for binding in ctx.model.uses(scope).bindings_of(name):
+        value = binding.value
+        if not isinstance(value, ast.Call) or binding.node.lineno > call.lineno:
+            continue
+        func = value.func
+        last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if (
+            "load" in last.lower()
+            or last == "from_pretrained"
+            or any(k.arg in _LOADING_KEYWORDS for k in value.keywords)
+        ):
+            return False
+        made = True
+    if not made:
+        return False
+    text = ctx.text(scope) if scope is not ctx.tree else ctx.source.text
+    return not any(f"{name}.{method}(" in text for method in ("parameters", "load_state_dict", "train"))
+
+
 def _statement(ctx, node: ast.AST) -> Optional[ast.stmt]:
     current = node
     while current is not None and not isinstance(current, ast.stmt):
@@ -521,6 +576,17 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval")
 
     valid = (
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+            def test():
+                net = nn.Linear(4, 2)
+                prediction = net(torch.randn(1, 4))
+                print(prediction)
+            """,
+        ),
         Valid(
             """
             import torch
@@ -661,6 +727,26 @@ class EvalWithGrad(Rule):
         Invalid(
             """
             import torch
+            from torch import nn
+
+            net = nn.Linear(1, 1)
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            x = torch.linspace(-1, 1, 100).unsqueeze(1)
+            for step in range(100):
+                loss = (net(x) - x.pow(2)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            prediction = net(x)
+            print(prediction.data.numpy())
+            """,
+            line=12,
+            column=14,
+            message="`net(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        Invalid(
+            """
+            import torch
 
             def evaluate(model, val_loader):
                 model.eval()
@@ -780,6 +866,7 @@ class EvalWithGrad(Rule):
             ]
         named_eval = function is not None and _evaluates_by_name_cached(ctx, function)
         callee = _callee(node)
+        read_only = None  # whether the call's result is only read, found when needed
         if (
             not loops
             and (unit is None or unit.eval_call is None)
@@ -787,7 +874,9 @@ class EvalWithGrad(Rule):
             and not _switched_to_eval(ctx, callee)
             and not (_names_a_split(ctx) and _may_be_evaluation_data(ctx, node))
         ):
-            return  # nothing in this unit or file can make this call an evaluation: no model query
+            read_only = _result_only_read(ctx, node)
+            if not read_only:
+                return  # nothing in this unit or file can make this call an evaluation: no model query
         if _certainly_not_a_model(ctx, callee):
             return
         loop_id = next((loop for loop in loops if _evaluation_loop(ctx, unit, loop)), None)
@@ -798,18 +887,23 @@ class EvalWithGrad(Rule):
             and not _switched_to_eval(ctx, callee)
             and not (_names_a_split(ctx) and _may_be_evaluation_data(ctx, node))
         ):
-            return
+            if read_only is None:
+                read_only = _result_only_read(ctx, node)
+            if not read_only:
+                return
         if not self._is_model_call(ctx, node):
             return
         if ctx.model.grad_mode(node) is not GradMode.ENABLED:
             return
-        candidate = self._evidence(ctx, node, unit, loop_id, named_eval)
+        candidate = self._evidence(ctx, node, unit, loop_id, named_eval, read_only)
         if candidate is not None:
             if unit is None:
                 unit = self._unit(ctx)
             unit.model_calls.append(candidate)
 
-    def _evidence(self, ctx, node: ast.Call, unit, loop_id, named_eval: bool) -> Optional[_Candidate]:
+    def _evidence(
+        self, ctx, node: ast.Call, unit, loop_id, named_eval: bool, read_only: Optional[bool]
+    ) -> Optional[_Candidate]:
         if loop_id is not None:
             return _Candidate(node, "loop", loop_id)
         callee = ctx.model.value(_callee(node))
@@ -823,6 +917,8 @@ class EvalWithGrad(Rule):
             return _Candidate(node, "eval-call")
         if named_eval:
             return _Candidate(node, "eval-function")
+        if (read_only or (read_only is None and _result_only_read(ctx, node))) and not _fresh_module(ctx, node):
+            return _Candidate(node, "read-only")
         return None
 
     @staticmethod
@@ -872,8 +968,9 @@ class EvalWithGrad(Rule):
 
     def _decide(self, ctx, unit: _Unit, function: Optional[ast.AST]) -> None:
         nodes = [function] if function is not None else _module_code(ctx)
-        if function is not None and all(c.why == "eval-function" for c in unit.model_calls):
-            # Only its name says the function evaluates: not when it hands a graph back.
+        if function is not None and all(c.why in ("eval-function", "read-only") for c in unit.model_calls):
+            # Only its name, or outputs it only reads, say the function evaluates: not when it
+            # hands a graph back.
             if ctx.model.returns_as_called(function).may_carry_graph:
                 return
         if not _uses_grad(ctx, nodes):
@@ -909,20 +1006,27 @@ class EvalWithGrad(Rule):
                     f"which never uses gradients: autograd records a graph for every call, wasting memory and time; "
                     f"wrap the loop in `with torch.no_grad():` (or `torch.inference_mode()`)",
                 )
-            elif candidate.why in ("eval-mode", "eval-data"):
+            elif candidate.why in ("eval-mode", "eval-data", "read-only"):
                 if _backpropagated(ctx, scope, call):
                     continue
                 statement = _statement(ctx, call)
                 if statement is None or id(statement) in reported:
                     continue
                 reported.add(id(statement))
-                ctx.report(
-                    self.code,
-                    call,
-                    f"`{ctx.text(call.func)}(...)` runs with grad enabled {self._why(ctx, unit, candidate, function)}, "
-                    f"and its output is never backpropagated: autograd records a graph for nothing, wasting memory "
-                    f"and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
-                )
+                if candidate.why == "read-only":
+                    message = (
+                        f"`{ctx.text(call.func)}(...)` runs with grad enabled, but its output is only read "
+                        f"(`.data`, `.item()`, printing) and never backpropagated: autograd records a graph for "
+                        f"nothing, wasting memory and time; run it under `with torch.no_grad():` "
+                        f"(or `torch.inference_mode()`)"
+                    )
+                else:
+                    message = (
+                        f"`{ctx.text(call.func)}(...)` runs with grad enabled {self._why(ctx, unit, candidate, function)}, "
+                        f"and its output is never backpropagated: autograd records a graph for nothing, wasting memory "
+                        f"and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)"
+                    )
+                ctx.report(self.code, call, message)
 
     @staticmethod
     def _why(ctx, unit: _Unit, candidate: _Candidate, function) -> str:
@@ -938,6 +1042,8 @@ class EvalWithGrad(Rule):
             return f"with `{candidate.data}` in eval mode"
         if candidate.why == "eval-data":
             return f"on evaluation data `{candidate.data}`"
+        if candidate.why == "read-only":
+            return "although its output is only read (`.data`, `.item()`, printing)"
         return f"in `{function.name}`, whose result carries no graph"
 
     @staticmethod

@@ -1,0 +1,101 @@
+"""analysis.read_only: calls whose result is bound to names and then only read."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from gradguard.check.analysis.imports import ImportMap
+from gradguard.check.analysis.read_only import read_only_calls
+
+
+def only_read(code: str) -> list:
+    """The source of the calls of the module's own code whose result is only read."""
+    tree = ast.parse(textwrap.dedent(code))
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            child._gg_parent = node  # type: ignore[attr-defined]
+    found = read_only_calls(tree, lambda n: getattr(n, "_gg_parent", None), ImportMap(tree).qualified_name)
+    return sorted(ast.unparse(n) for n in ast.walk(tree) if isinstance(n, ast.Call) and id(n) in found)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "out = net(x)\nprint(out.data.numpy())",
+        "out = net(x)\nacc = (out.argmax(1) == y).float().mean()",
+        "out = net(x)\nprint(out)",
+        "out = net(x)\nv = out[0].item()",
+        "import torch\nout = net(x)\npred = torch.argmax(out, 1)",
+        "out = net(x)\nprint(f'{out}')",
+    ],
+)
+def test_reads(code):
+    assert only_read(code) == ["net(x)"]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "out = net(x)\nloss = crit(out, y)\nloss.backward()",  # computed with
+        "out = net(x)\nouts.append(out)",  # stored
+        "out = net(x)\nprint(out.shape)",  # only its shape: a check of the model
+        "out = net(x)\nself.out = out",
+        "out = net(x)\nvals = [o.item() for o in out]",  # used in a comprehension: not followed
+        "out = net(x)\nout += 1\nprint(out.data)",
+        "out = net(x)\ntotal = out.sum()",
+        "net(x)",  # not bound: a forward hook may be what it is for
+    ],
+)
+def test_not_only_reads(code):
+    assert only_read(code) == []
+
+
+def test_a_result_returned_is_not_only_read():
+    tree = ast.parse("def f(net, x):\n    out = net(x)\n    print(out.data)\n    return out\n")
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            child._gg_parent = node  # type: ignore[attr-defined]
+    fn = tree.body[0]
+    assert read_only_calls(fn, lambda n: getattr(n, "_gg_parent", None), ImportMap(tree).qualified_name) == frozenset()
+
+
+def test_a_result_fed_back_into_the_next_step_is_followed():
+    code = """
+    for step in range(10):
+        output, hidden = rnn(inp, hidden)
+        inp = output.data.argmax()
+    """
+    assert "rnn(inp, hidden)" in only_read(code)
+
+
+def test_a_result_fed_into_a_call_that_is_backpropagated_is_not_only_read():
+    code = """
+    h = encoder(x)
+    out = decoder(h)
+    out.sum().backward()
+    """
+    assert only_read(code) == []
+
+
+def test_a_backward_pass_later_in_the_loop_may_use_the_call_through_a_hook():
+    code = """
+    for step in range(10):
+        out = net(img)
+        print(out.data)
+        loss = -features[0].mean()
+        loss.backward()
+    """
+    assert only_read(code) == []
+
+
+def test_uses_before_the_assignment_outside_loops_do_not_count():
+    code = """
+    out = make()
+    total = out.sum()
+    out = net(x)
+    print(out.data)
+    """
+    assert only_read(code) == ["net(x)"]
