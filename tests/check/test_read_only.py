@@ -14,10 +14,7 @@ from gradguard.check.analysis.read_only import read_only_calls
 def only_read(code: str) -> list:
     """The source of the calls of the module's own code whose result is only read."""
     tree = ast.parse(textwrap.dedent(code))
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            child._gg_parent = node  # type: ignore[attr-defined]
-    found = read_only_calls(tree, lambda n: getattr(n, "_gg_parent", None), ImportMap(tree).qualified_name)
+    found = read_only_calls(tree, ImportMap(tree).qualified_name)
     return sorted(ast.unparse(n) for n in ast.walk(tree) if isinstance(n, ast.Call) and id(n) in found)
 
 
@@ -55,11 +52,7 @@ def test_not_only_reads(code):
 
 def test_a_result_returned_is_not_only_read():
     tree = ast.parse("def f(net, x):\n    out = net(x)\n    print(out.data)\n    return out\n")
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            child._gg_parent = node  # type: ignore[attr-defined]
-    fn = tree.body[0]
-    assert read_only_calls(fn, lambda n: getattr(n, "_gg_parent", None), ImportMap(tree).qualified_name) == frozenset()
+    assert read_only_calls(tree.body[0], ImportMap(tree).qualified_name) == frozenset()
 
 
 def test_a_result_fed_back_into_the_next_step_is_followed():

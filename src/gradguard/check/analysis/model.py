@@ -415,6 +415,10 @@ class SemanticModel:
             self.__dict__["_assigned"] = found
         return name in found
 
+    def own_nodes(self, scope_node: ast.AST) -> list:
+        """A scope's own nodes (``scopes.own_nodes``): walked once per file and kept."""
+        return self._own(scope_node)
+
     def _own(self, scope_node: ast.AST) -> list:
         """A scope's own nodes (``scopes.own_nodes``), walked once and kept."""
         found = self._own_nodes.get(id(scope_node))

@@ -42,12 +42,13 @@ _VALUE, _METADATA = 1, 2  # kinds of read (a fed call is named by its id, never 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
-def read_only_calls(scope: ast.AST, parent, qualified_name) -> frozenset:
+def read_only_calls(scope: ast.AST, qualified_name, own: Optional[list] = None) -> frozenset:
     """ids of the calls of ``scope``'s own code (a module, function or class body) whose
-    result is only read. ``parent(node)`` gives a node's parent; ``qualified_name(expr)``
-    the imported name an expression spells (``torch.argmax``), or None."""
-    own = list(own_nodes(scope))
-    owned = {id(n) for n in own}
+    result is only read. ``qualified_name(expr)`` gives the imported name an expression spells
+    (``torch.argmax``), or None; ``own`` the scope's own nodes (``scopes.own_nodes``) where the
+    caller keeps them. Needs no parent links: each use is read from the node above it."""
+    if own is None:
+        own = list(own_nodes(scope))
     bound: dict = {}  # id(call) -> (assignment, names)
     for node in own:
         if type(node) is ast.Assign and len(node.targets) == 1 and type(node.value) is ast.Call:
@@ -59,27 +60,40 @@ def read_only_calls(scope: ast.AST, parent, qualified_name) -> frozenset:
     wanted = {name for _, names in bound.values() for name in names}
     uses: dict = {name: [] for name in wanted}  # name -> Name nodes read (and augmented targets)
     backward_lines: list = []
+    loops: list = []
+    reads: dict = {}  # id(Name node) -> _VALUE, _METADATA or the id of the bound call it feeds
     for node in own:
         t = type(node)
-        if t is ast.Name and node.id in wanted and not isinstance(node.ctx, ast.Store):
-            uses[node.id].append(node)
-        elif t is ast.AugAssign and type(node.target) is ast.Name and node.target.id in wanted:
-            uses[node.target.id].append(node.target)
-        elif t is ast.Call and _is_backward(node, qualified_name):
-            backward_lines.append(node.lineno)
-    # Names also used in nested code (functions, lambdas, comprehensions): not followed.
-    nested = {
-        n.id
-        for n in ast.walk(scope)
-        if type(n) is ast.Name and n.id in wanted and id(n) not in owned and n is not scope
-    }
+        if t is ast.Name:
+            if node.id in wanted and not isinstance(node.ctx, ast.Store):
+                uses[node.id].append(node)
+        elif t is ast.AugAssign:
+            if type(node.target) is ast.Name and node.target.id in wanted:
+                uses[node.target.id].append(node.target)
+        elif t is ast.Call:
+            if _is_backward(node, qualified_name):
+                backward_lines.append(node.lineno)
+            _classify_call(node, wanted, qualified_name, bound, reads)
+        elif t is ast.Attribute:
+            base = _base_name(node.value, wanted)
+            if base is not None and node.attr in _READING_ATTRIBUTES:
+                reads[id(base)] = _METADATA if node.attr in _METADATA_ATTRIBUTES else _VALUE
+        elif t is ast.Compare:
+            for operand in (node.left, *node.comparators):
+                base = _base_name(operand, wanted)
+                if base is not None:
+                    reads[id(base)] = _VALUE
+        elif t is ast.FormattedValue:
+            base = _base_name(node.value, wanted)
+            if base is not None:
+                reads[id(base)] = _VALUE
+        elif t in _LOOPS:
+            loops.append(node)
     edges: dict = {}  # id(call) -> ids of the bound calls its result feeds
     alive: set = set()
     valued: set = set()  # calls whose values (not only their shape) are read directly
     for key, (assignment, names) in bound.items():
-        if nested & set(names):
-            continue
-        loop = _enclosing_loop(assignment, parent, scope)
+        loop = _innermost_loop(assignment, loops)
         end = (loop.end_lineno or loop.lineno) if loop is not None else None
         if any(line > assignment.lineno and (end is None or line <= end) for line in backward_lines):
             continue
@@ -96,7 +110,7 @@ def read_only_calls(scope: ast.AST, parent, qualified_name) -> frozenset:
             for use in uses[name]:
                 if (use.lineno, use.col_offset) < first:
                     continue
-                fed = _read_use(use, parent, qualified_name, bound)
+                fed = reads.get(id(use))
                 if fed is None:
                     ok = False
                     break
@@ -127,7 +141,46 @@ def read_only_calls(scope: ast.AST, parent, qualified_name) -> frozenset:
             if edges[key] & kept:
                 kept.add(key)
                 changed = True
+    if kept:
+        # Names also used in nested code (functions, lambdas, comprehensions) are not followed
+        # there: a call whose result such a name may hold is not known to be only read.
+        names_kept = {name for key in kept for name in bound[key][1]}
+        nested = _names_in_nested_code(own, names_kept)
+        if nested:
+            dropped = {key for key in kept if nested & set(bound[key][1])}
+            changed = True
+            while changed:  # and what fed them is no longer known to be only read either
+                changed = False
+                for key in kept - dropped:
+                    if edges[key] & dropped:
+                        dropped.add(key)
+                        changed = True
+            kept -= dropped
     return frozenset(kept)
+
+
+_NESTED = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.Lambda,
+    ast.ClassDef,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
+
+
+def _names_in_nested_code(own: list, names: set) -> set:
+    """Which of ``names`` occur in the nested functions, classes, lambdas and comprehensions
+    met among a scope's own nodes."""
+    found: set = set()
+    for node in own:
+        if isinstance(node, _NESTED):
+            for sub in ast.walk(node):
+                if type(sub) is ast.Name and sub.id in names:
+                    found.add(sub.id)
+    return found
 
 
 def _target_names(target: ast.AST) -> Optional[tuple]:
@@ -145,45 +198,46 @@ def _is_backward(call: ast.Call, qualified_name) -> bool:
     return qualified_name(func) in ("torch.autograd.grad", "torch.autograd.backward")
 
 
-def _enclosing_loop(node: ast.AST, parent, scope: ast.AST) -> Optional[ast.AST]:
-    current = parent(node)
-    while current is not None and current is not scope:
-        if isinstance(current, _LOOPS):
-            return current
-        current = parent(current)
+def _innermost_loop(node: ast.AST, loops: list) -> Optional[ast.AST]:
+    """The innermost of the scope's loops whose lines hold the node."""
+    found = None
+    for loop in loops:
+        if loop.lineno <= node.lineno <= (loop.end_lineno or loop.lineno) and loop is not node:
+            if found is None or loop.lineno >= found.lineno:
+                found = loop
+    return found
+
+
+def _base_name(expr: ast.AST, wanted: set) -> Optional[ast.Name]:
+    """The name an expression reads through indexing (``out[0][:, 1]``), if one of ``wanted``."""
+    while type(expr) is ast.Subscript:
+        expr = expr.value  # type: ignore[attr-defined]
+    if type(expr) is ast.Name and expr.id in wanted:  # type: ignore[attr-defined]
+        return expr  # type: ignore[return-value]
     return None
 
 
-def _read_use(use: ast.Name, parent, qualified_name, bound: dict):
-    """How a use reads the value: ``_VALUE`` (its values), ``_METADATA`` (its shape alone),
-    the id of the bound call it is an argument of (a read if that call's result is only read),
-    or None (not a read)."""
-    current: ast.AST = use
-    up = parent(current)
-    while type(up) is ast.Subscript and up.value is current:  # type: ignore[attr-defined]
-        current, up = up, parent(up)
-    t = type(up)
-    if t is ast.Attribute:
-        attr = up.attr  # type: ignore[attr-defined]
-        if attr in _READING_ATTRIBUTES:
-            return _METADATA if attr in _METADATA_ATTRIBUTES else _VALUE
-        call = parent(up)
-        if attr in _READING_METHODS and type(call) is ast.Call and call.func is up:  # type: ignore[attr-defined]
-            return _METADATA if attr in _METADATA_METHODS else _VALUE
-        return None
-    if t is ast.Compare or t is ast.FormattedValue:
-        return _VALUE
-    if t is ast.keyword:
-        current, up = up, parent(up)
-        t = type(up)
-    if t is ast.Call and up.func is not current:  # type: ignore[attr-defined]
-        func = up.func  # type: ignore[attr-defined]
-        if type(func) is ast.Name and func.id in _READING_BUILTINS:
-            return _METADATA if func.id in _METADATA_BUILTINS else _VALUE
+def _classify_call(call: ast.Call, wanted: set, qualified_name, bound: dict, reads: dict) -> None:
+    """Record the reads a call makes of the wanted names: ``out.item()`` (a method that drops
+    the graph), ``print(out)``, ``torch.argmax(out)``, or ``rnn(inp, out)`` (feeding a bound
+    call, a read if that call's result is only read)."""
+    func = call.func
+    if type(func) is ast.Attribute:
+        base = _base_name(func.value, wanted)  # type: ignore[attr-defined]
+        if base is not None and func.attr in _READING_METHODS:  # type: ignore[attr-defined]
+            reads[id(base)] = _METADATA if func.attr in _METADATA_METHODS else _VALUE  # type: ignore[attr-defined]
+    kind = None
+    if type(func) is ast.Name and func.id in _READING_BUILTINS:  # type: ignore[attr-defined]
+        kind = _METADATA if func.id in _METADATA_BUILTINS else _VALUE  # type: ignore[attr-defined]
+    else:
         qual = qualified_name(func)
         if qual is not None and qual.startswith("torch.") and qual.rsplit(".", 1)[1] in _READING_METHODS:
-            return _VALUE  # torch.argmax(out, 1)
-        if id(up) in bound:
-            return id(up)
-        return None
-    return None
+            kind = _VALUE  # torch.argmax(out, 1)
+        elif id(call) in bound:
+            kind = id(call)
+    if kind is None:
+        return
+    for arg in (*call.args, *(k.value for k in call.keywords)):
+        base = _base_name(arg, wanted)
+        if base is not None:
+            reads[id(base)] = kind

@@ -188,6 +188,7 @@ class _State:
     names_split: Optional[bool] = None  # `_names_a_split`
     named_eval: dict = field(default_factory=dict)  # id(function) -> `_evaluates_by_name`
     read_only: dict = field(default_factory=dict)  # id(scope) -> ids of calls whose result is only read
+    assigned_calls: set = field(default_factory=set)  # ids of calls that are the whole value of an assignment
 
 
 def _loader_name(expr: ast.AST) -> Optional[str]:
@@ -423,11 +424,14 @@ def _may_evaluate(ctx) -> bool:
     return state.may_evaluate
 
 
+# What a scope that reads a model's outputs as values shows in its text.
+_VALUE_READ_HINTS = (".data", ".item()", ".tolist()", ".numpy()", "print(", ".argmax(")
+
+
 def _result_only_read(ctx, call: ast.Call) -> bool:
     """Whether the call's result is bound to names that are then only read (``.data``,
     ``.item()``, printing: ``analysis.read_only``)."""
-    assignment = ctx.parent(call)
-    if type(assignment) is not ast.Assign or assignment.value is not call:
+    if id(call) not in ctx.state(_State).assigned_calls:
         return False
     scope = ctx.function if ctx.function is not None else ctx.tree
     if isinstance(scope, ast.Lambda):
@@ -435,7 +439,12 @@ def _result_only_read(ctx, call: ast.Call) -> bool:
     cache = ctx.state(_State).read_only
     found = cache.get(id(scope))
     if found is None:
-        found = cache[id(scope)] = read_only_calls(scope, ctx.parent, ctx.imports.qualified_name)
+        text = ctx.text(scope) if scope is not ctx.tree else ctx.source.text
+        if any(hint in text for hint in _VALUE_READ_HINTS):
+            found = read_only_calls(scope, ctx.imports.qualified_name, ctx.model.own_nodes(scope))
+        else:
+            found = frozenset()  # nothing in the scope reads a tensor's values
+        cache[id(scope)] = found
     return id(call) in found
 
 
@@ -833,6 +842,10 @@ class EvalWithGrad(Rule):
             unit = units[key] = _Unit()
         return unit
 
+    def visit_Assign(self, node: ast.Assign, ctx) -> None:
+        if type(node.value) is ast.Call:
+            ctx.state(_State).assigned_calls.add(id(node.value))
+
     def visit_For(self, node: ast.AST, ctx) -> None:
         if isinstance(ctx.function, ast.Lambda):
             return
@@ -874,10 +887,12 @@ class EvalWithGrad(Rule):
             and not _switched_to_eval(ctx, callee)
             and not (_names_a_split(ctx) and _may_be_evaluation_data(ctx, node))
         ):
+            if id(node) not in ctx.state(_State).assigned_calls or _certainly_not_a_model(ctx, callee):
+                return  # nothing in this unit or file can make this call an evaluation: no model query
             read_only = _result_only_read(ctx, node)
             if not read_only:
-                return  # nothing in this unit or file can make this call an evaluation: no model query
-        if _certainly_not_a_model(ctx, callee):
+                return
+        elif _certainly_not_a_model(ctx, callee):
             return
         loop_id = next((loop for loop in loops if _evaluation_loop(ctx, unit, loop)), None)
         if (
