@@ -580,6 +580,34 @@ CASES = [
         """,
         id="loaded-model-printed-vs-smoke-test",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        from torch import nn
+
+        model = nn.Linear(4, 2)
+        optimizer = torch.optim.Adam(model.parameters())
+        codes = []
+        for x in test_loader:
+            optimizer.zero_grad()
+            encoded = model(x)
+            codes.append(encoded.view(-1).cpu().data.numpy())
+        """,
+        """
+        import torch
+        from torch import nn
+
+        model = nn.Linear(4, 2)
+        optimizer = torch.optim.Adam(model.parameters())
+        for x in test_loader:
+            optimizer.zero_grad()
+            encoded = model(x)
+            encoded.pow(2).mean().backward()
+            optimizer.step()
+        """,
+        id="evaluation-loop-that-calls-zero-grad-reads-outputs-only",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

@@ -92,3 +92,29 @@ def test_uses_before_the_assignment_outside_loops_do_not_count():
     print(out.data)
     """
     assert only_read(code) == ["net(x)"]
+
+
+def test_reads_through_views_and_copies():
+    assert only_read("enc = net(x)\nrows = enc[0].view(-1).cpu().data.numpy()") == ["net(x)"]
+    assert only_read("enc = net(x)\nrows = enc.view(-1).cpu()") == []  # a copy kept, graph and all
+
+
+def test_a_method_with_a_variable_of_the_same_name_is_another_variable():
+    code = """
+    class Net:
+        def forward(self, x):
+            out = self.fc(x)
+            return out
+
+    out = net(x)
+    print(out.data)
+    """
+    assert only_read(code) == ["net(x)"]
+    code = """
+    out = net(x)
+    print(out.data)
+
+    def later():
+        return out
+    """
+    assert only_read(code) == []

@@ -11,7 +11,8 @@ backpropagates. This module finds such calls in one scope from the syntax alone 
   attribute or method that drops the graph (``.data``, ``.shape``, ``.item()``,
   ``.detach()``, ``.argmax()``), a comparison, ``print``/``len``/``float``/``str``, a
   formatted string, or an argument of another such call (the output fed back into the next
-  step of a generation loop, ``rnn(inp, hidden)``), through indexing (``out[0].data``);
+  step of a generation loop, ``rnn(inp, hidden)``), through indexing and views or copies
+  (``out[0].data``, ``out.view(-1).cpu().data``);
 - none of the names is used in a nested function, lambda or comprehension (not followed);
 - no backward pass comes after the call in its loop (or, outside loops, in the scope):
   a forward hook may hand the graph to a loss the syntax does not show.
@@ -26,7 +27,7 @@ import ast
 from typing import Optional
 
 from gradguard.check.analysis.scopes import own_nodes
-from gradguard.check.analysis.vocabulary import GRAD_DROPPING, PYTHON_VALUE_METHODS, READ_ATTRIBUTES
+from gradguard.check.analysis.vocabulary import ALIAS_METHODS, GRAD_DROPPING, PYTHON_VALUE_METHODS, READ_ATTRIBUTES
 
 # Methods whose result never carries a graph (on a tensor): reading through them is a read.
 _READING_METHODS = (GRAD_DROPPING | PYTHON_VALUE_METHODS | {"argmax", "argmin", "detach"}) - {"data", "shape"}
@@ -38,6 +39,8 @@ _READING_BUILTINS = frozenset({"print", "len", "float", "int", "bool", "str", "r
 _METADATA_ATTRIBUTES = READ_ATTRIBUTES - {"requires_grad", "grad_fn", "is_leaf"}
 _METADATA_METHODS = frozenset({"size", "dim", "numel", "nelement", "element_size", "stride", "is_contiguous"})
 _METADATA_BUILTINS = frozenset({"len", "type", "isinstance"})
+# Views and copies of a tensor (graph kept): a read through them reads the tensor.
+_PASSING_METHODS = ALIAS_METHODS - {"data", "detach"}
 _VALUE, _METADATA = 1, 2  # kinds of read (a fed call is named by its id, never 1 or 2)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
@@ -172,14 +175,20 @@ _NESTED = (
 
 
 def _names_in_nested_code(own: list, names: set) -> set:
-    """Which of ``names`` occur in the nested functions, classes, lambdas and comprehensions
-    met among a scope's own nodes."""
+    """Which of ``names`` the nested functions, classes, lambdas and comprehensions met among
+    a scope's own nodes may read from the scope: used there and not bound there (a method's
+    own ``encoded`` is another variable)."""
     found: set = set()
     for node in own:
         if isinstance(node, _NESTED):
+            used: set = set()
+            bound: set = set()
             for sub in ast.walk(node):
                 if type(sub) is ast.Name and sub.id in names:
-                    found.add(sub.id)
+                    (bound if isinstance(sub.ctx, ast.Store) else used).add(sub.id)
+                elif type(sub) is ast.arg and sub.arg in names:
+                    bound.add(sub.arg)
+            found |= used - bound
     return found
 
 
@@ -209,9 +218,16 @@ def _innermost_loop(node: ast.AST, loops: list) -> Optional[ast.AST]:
 
 
 def _base_name(expr: ast.AST, wanted: set) -> Optional[ast.Name]:
-    """The name an expression reads through indexing (``out[0][:, 1]``), if one of ``wanted``."""
-    while type(expr) is ast.Subscript:
-        expr = expr.value  # type: ignore[attr-defined]
+    """The name an expression reads through indexing and views or copies of it
+    (``out[0][:, 1]``, ``encoded[k].view(-1).cpu()``), if one of ``wanted``."""
+    while True:
+        t = type(expr)
+        if t is ast.Subscript:
+            expr = expr.value  # type: ignore[attr-defined]
+        elif t is ast.Call and type(expr.func) is ast.Attribute and expr.func.attr in _PASSING_METHODS:  # type: ignore[attr-defined]
+            expr = expr.func.value  # type: ignore[attr-defined]
+        else:
+            break
     if type(expr) is ast.Name and expr.id in wanted:  # type: ignore[attr-defined]
         return expr  # type: ignore[return-value]
     return None

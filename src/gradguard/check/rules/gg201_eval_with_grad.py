@@ -1010,7 +1010,13 @@ class EvalWithGrad(Rule):
             if candidate.why == "loop":
                 loop, loader = unit.loader_loops[candidate.loop_id]
                 outer = self._outermost_loader_loop(ctx, unit, loop)
-                if id(outer) in reported or candidate.loop_id in reported or _uses_grad(ctx, [outer]):
+                if id(outer) in reported or candidate.loop_id in reported:
+                    continue
+                if _uses_grad(ctx, [outer]):
+                    # A loop that also trains (or calls zero_grad): its calls whose output is
+                    # only read are checked on their own.
+                    if _result_only_read(ctx, call) and not _fresh_module(ctx, call):
+                        self._report_read_only(ctx, call, scope, reported)
                     continue
                 reported.add(id(outer))
                 reported.add(candidate.loop_id)
@@ -1021,27 +1027,39 @@ class EvalWithGrad(Rule):
                     f"which never uses gradients: autograd records a graph for every call, wasting memory and time; "
                     f"wrap the loop in `with torch.no_grad():` (or `torch.inference_mode()`)",
                 )
-            elif candidate.why in ("eval-mode", "eval-data", "read-only"):
+            elif candidate.why == "read-only":
+                self._report_read_only(ctx, call, scope, reported)
+            elif candidate.why in ("eval-mode", "eval-data"):
                 if _backpropagated(ctx, scope, call):
                     continue
                 statement = _statement(ctx, call)
                 if statement is None or id(statement) in reported:
                     continue
                 reported.add(id(statement))
-                if candidate.why == "read-only":
-                    message = (
-                        f"`{ctx.text(call.func)}(...)` runs with grad enabled, but its output is only read "
-                        f"(`.data`, `.item()`, printing) and never backpropagated: autograd records a graph for "
-                        f"nothing, wasting memory and time; run it under `with torch.no_grad():` "
-                        f"(or `torch.inference_mode()`)"
-                    )
-                else:
-                    message = (
-                        f"`{ctx.text(call.func)}(...)` runs with grad enabled {self._why(ctx, unit, candidate, function)}, "
-                        f"and its output is never backpropagated: autograd records a graph for nothing, wasting memory "
-                        f"and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)"
-                    )
-                ctx.report(self.code, call, message)
+                ctx.report(
+                    self.code,
+                    call,
+                    f"`{ctx.text(call.func)}(...)` runs with grad enabled {self._why(ctx, unit, candidate, function)}, "
+                    f"and its output is never backpropagated: autograd records a graph for nothing, wasting memory "
+                    f"and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+                )
+
+    def _report_read_only(self, ctx, call: ast.Call, scope: ast.AST, reported: set) -> None:
+        """Report a model call, in code that trains, whose output is only read."""
+        if _backpropagated(ctx, scope, call):
+            return
+        statement = _statement(ctx, call)
+        if statement is None or id(statement) in reported:
+            return
+        reported.add(id(statement))
+        ctx.report(
+            self.code,
+            call,
+            f"`{ctx.text(call.func)}(...)` runs with grad enabled, but its output is only read "
+            f"(`.data`, `.item()`, printing) and never backpropagated: autograd records a graph for "
+            f"nothing, wasting memory and time; run it under `with torch.no_grad():` "
+            f"(or `torch.inference_mode()`)",
+        )
 
     @staticmethod
     def _why(ctx, unit: _Unit, candidate: _Candidate, function) -> str:
