@@ -27,6 +27,7 @@ def only_read(code: str) -> list:
         "out = net(x)\nv = out[0].item()",
         "import torch\nout = net(x)\npred = torch.argmax(out, 1)",
         "out = net(x)\nprint(f'{out}')",
+        "out = net(x)\nout",  # a notebook cell's last expression: displayed
     ],
 )
 def test_reads(code):

@@ -10,9 +10,9 @@ backpropagates. This module finds such calls in one scope from the syntax alone 
 - every later use of those names (and, in a loop, every use in that loop) is a read: an
   attribute or method that drops the graph (``.data``, ``.shape``, ``.item()``,
   ``.detach()``, ``.argmax()``), a comparison, ``print``/``len``/``float``/``str``, a
-  formatted string, or an argument of another such call (the output fed back into the next
-  step of a generation loop, ``rnn(inp, hidden)``), through indexing and views or copies
-  (``out[0].data``, ``out.view(-1).cpu().data``);
+  formatted string, a cell's last expression (displayed), or an argument of another such call
+  (the output fed back into the next step of a generation loop, ``rnn(inp, hidden)``), through
+  indexing and views or copies (``out[0].data``, ``out.view(-1).cpu().data``);
 - none of the names is used in a nested function, lambda or comprehension (not followed);
 - no backward pass comes after the call in its loop (or, outside loops, in the scope):
   a forward hook may hand the graph to a loss the syntax does not show.
@@ -86,8 +86,8 @@ def read_only_calls(scope: ast.AST, qualified_name, own: Optional[list] = None) 
                 base = _base_name(operand, wanted)
                 if base is not None:
                     reads[id(base)] = _VALUE
-        elif t is ast.FormattedValue:
-            base = _base_name(node.value, wanted)
+        elif t is ast.FormattedValue or t is ast.Expr:
+            base = _base_name(node.value, wanted)  # f"{out}"; `out` alone in a cell: displayed
             if base is not None:
                 reads[id(base)] = _VALUE
         elif t in _LOOPS:
