@@ -581,6 +581,7 @@ class EvalWithGrad(Rule):
         "infer",
         "generat",
         "demo",
+        *_VALUE_READ_HINTS,  # a model's output only read: `prediction.data.numpy()`
     )
     function_triggers = (*triggers, "eval")
 
