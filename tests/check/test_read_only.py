@@ -119,3 +119,23 @@ def test_a_method_with_a_variable_of_the_same_name_is_another_variable():
         return out
     """
     assert only_read(code) == []
+
+
+def test_a_value_rebound_in_a_row_is_followed_through_its_steps():
+    code = """
+    samples = G(z)
+    samples = samples.mul(0.5).add(0.5)
+    samples = samples.data.cpu()[:64]
+    save_image(samples, "out.png")
+    """
+    assert only_read(code) == ["G(z)", "samples.mul(0.5).add(0.5)"]
+
+
+def test_a_rebinding_inside_a_branch_does_not_end_the_value():
+    code = """
+    out = net(x)
+    if flip:
+        out = out.flip(0)
+    loss = crit(out, y)
+    """
+    assert only_read(code) == []

@@ -52,13 +52,13 @@ def read_only_calls(scope: ast.AST, qualified_name, own: Optional[list] = None) 
     caller keeps them. Needs no parent links: each use is read from the node above it."""
     if own is None:
         own = list(own_nodes(scope))
-    bound: dict = {}  # id(call) -> (assignment, names)
+    bound: dict = {}  # id(assigned value) -> (assignment, names); the calls are the answers
     for node in own:
-        if type(node) is ast.Assign and len(node.targets) == 1 and type(node.value) is ast.Call:
+        if type(node) is ast.Assign and len(node.targets) == 1:
             names = _target_names(node.targets[0])
             if names:
                 bound[id(node.value)] = (node, names)
-    if not bound:
+    if not any(type(assignment.value) is ast.Call for assignment, _ in bound.values()):
         return frozenset()
     wanted = {name for _, names in bound.values() for name in names}
     uses: dict = {name: [] for name in wanted}  # name -> Name nodes read (and augmented targets)
@@ -92,6 +92,13 @@ def read_only_calls(scope: ast.AST, qualified_name, own: Optional[list] = None) 
                 reads[id(base)] = _VALUE
         elif t in _LOOPS:
             loops.append(node)
+    # A use anywhere else in the value of an assignment feeds that assignment: what it is
+    # computed into must be only read in turn (`samples = samples.mul(0.5).add(0.5)`).
+    for key, (assignment, _names) in bound.items():
+        for sub in ast.walk(assignment.value):
+            if type(sub) is ast.Name and sub.id in wanted and id(sub) not in reads:
+                reads[id(sub)] = key
+    blocks = _blocks(scope, own)
     edges: dict = {}  # id(call) -> ids of the bound calls its result feeds
     alive: set = set()
     valued: set = set()  # calls whose values (not only their shape) are read directly
@@ -102,16 +109,21 @@ def read_only_calls(scope: ast.AST, qualified_name, own: Optional[list] = None) 
             continue
         # The uses that may see the result: after the assignment, and in a loop, anywhere in
         # it (the next round reads this round's result).
-        if loop is not None:
-            first = (loop.lineno, loop.col_offset)
-        else:
-            first = (assignment.end_lineno or assignment.lineno, assignment.end_col_offset or 0)
+        after = (assignment.end_lineno or assignment.lineno, assignment.end_col_offset or 0)
+        first = (loop.lineno, loop.col_offset) if loop is not None else after
         feeds: set = set()
         ok = True
         values_read = False
         for name in names:
+            # A later assignment of the name in the same block, with only simple statements
+            # between, ends this value: the uses after it see another one.
+            killer = _rebinding(assignment, name, blocks)
+            start, stop = first, None
+            if killer is not None:
+                start, stop = after, (killer.end_lineno or killer.lineno, killer.end_col_offset or 0)
             for use in uses[name]:
-                if (use.lineno, use.col_offset) < first:
+                position = (use.lineno, use.col_offset)
+                if position < start or (stop is not None and position > stop):
                     continue
                 fed = reads.get(id(use))
                 if fed is None:
@@ -159,7 +171,7 @@ def read_only_calls(scope: ast.AST, qualified_name, own: Optional[list] = None) 
                         dropped.add(key)
                         changed = True
             kept -= dropped
-    return frozenset(kept)
+    return frozenset(key for key in kept if type(bound[key][0].value) is ast.Call)
 
 
 _NESTED = (
@@ -205,6 +217,39 @@ def _is_backward(call: ast.Call, qualified_name) -> bool:
     if isinstance(func, ast.Attribute) and func.attr == "backward":
         return True
     return qualified_name(func) in ("torch.autograd.grad", "torch.autograd.backward")
+
+
+_SIMPLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Pass)
+
+
+def _blocks(scope: ast.AST, own: list) -> dict:
+    """id(statement) -> (the statement list holding it, its index), for the scope's own code."""
+    found: dict = {}
+    for holder in (scope, *own):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(holder, field, None)
+            if type(block) is list and block and isinstance(block[0], ast.stmt):
+                for i, stmt in enumerate(block):
+                    found[id(stmt)] = (block, i)
+        for handler in getattr(holder, "handlers", ()) or ():
+            for i, stmt in enumerate(handler.body):
+                found[id(stmt)] = (handler.body, i)
+    return found
+
+
+def _rebinding(assignment: ast.Assign, name: str, blocks: dict) -> Optional[ast.stmt]:
+    """The next assignment of ``name`` in the block of ``assignment``, reached from it through
+    simple statements only (no branch, loop or jump between), or None."""
+    place = blocks.get(id(assignment))
+    if place is None:
+        return None
+    block, index = place
+    for stmt in block[index + 1 :]:
+        if type(stmt) is ast.Assign and any(name in (_target_names(t) or ()) for t in stmt.targets):
+            return stmt
+        if not isinstance(stmt, _SIMPLE):
+            return None
+    return None
 
 
 def _innermost_loop(node: ast.AST, loops: list) -> Optional[ast.AST]:
