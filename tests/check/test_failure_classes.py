@@ -467,7 +467,7 @@ CASES = [
             return outs
 
         decoder = nn.Linear(1, 128)
-        print(generate(decoder, "Wh"))
+        torch.stack(generate(decoder, "Wh")).sum().backward()
         """,
         id="generate-returning-text-its-callers-start",
     ),
@@ -538,7 +538,7 @@ CASES = [
             return letters
 
         decoder = torch.load("decoder.pt")
-        print(generate(decoder, None, 20))
+        torch.stack(generate(decoder, None, 20)).sum().backward()
         """,
         id="generation-loop-feeding-hidden-back",
     ),
@@ -607,6 +607,44 @@ CASES = [
             optimizer.step()
         """,
         id="evaluation-loop-that-calls-zero-grad-reads-outputs-only",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        from torch import nn
+
+        rnn = nn.RNN(57, 128)
+        rnn.load_state_dict(torch.load("rnn.pt"))
+
+        def evaluate(line):
+            hidden = None
+            for letter in line:
+                output, hidden = rnn(letter, hidden)
+            return output
+
+        output = evaluate(torch.randn(5, 1, 57))
+        top_value, top_index = output.data.topk(3)
+        print(top_index)
+        """,
+        """
+        import torch
+        from torch import nn
+
+        rnn = nn.RNN(57, 128)
+        rnn.load_state_dict(torch.load("rnn.pt"))
+
+        def evaluate(line):
+            hidden = None
+            for letter in line:
+                output, hidden = rnn(letter, hidden)
+            return output
+
+        output = evaluate(torch.randn(5, 1, 57))
+        loss = output.sum()
+        loss.backward()
+        """,
+        id="evaluation-function-whose-callers-only-read-its-graph",
     ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(

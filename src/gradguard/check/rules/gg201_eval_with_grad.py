@@ -22,7 +22,8 @@ module-level functions that this file calls only where grad is disabled
 (`with torch.no_grad(): validate(model, loader)`);
 functions that only switch the model to eval mode and return; functions that return a loss
 (the caller may call `backward` on it); functions named for evaluation whose result carries a graph,
-alone or in a tuple (`return action, log_prob` in a policy's `evaluate`); `forward` / `__call__`; and the hooks PyTorch Lightning
+alone or in a tuple (`return action, log_prob` in a policy's `evaluate`), unless every caller in
+the file only reads it (`output = evaluate(x)` then `output.data.topk(3)`); `forward` / `__call__`; and the hooks PyTorch Lightning
 already runs without grad or with its own loss handling (`training_step`, `validation_step`,
 `test_step`, `predict_step`, `*_epoch_end`, `on_validation_*`, `on_test_*`, `on_predict_*`).
 
@@ -166,6 +167,7 @@ class _Unit:
     # is asked only when a call in the loop may be a model call): id(loop) -> (loop, name).
     maybe_loops: dict = field(default_factory=dict)
     model_calls: list = field(default_factory=list)  # _Candidate
+    read_by_callers: bool = False  # it returns a graph that every caller of the file only reads
 
 
 @dataclass
@@ -449,6 +451,31 @@ def _result_only_read(ctx, call: ast.Call) -> bool:
 
 
 _LOADING_KEYWORDS = frozenset({"pretrained", "weights", "checkpoint", "state_dict"})
+
+
+def _callers_only_read(ctx, function: ast.AST) -> bool:
+    """Whether the function is called in this file, only by calls whose result is only read
+    (``output = evaluate(line)`` then ``output.data.topk(3)``; ``print(predict(x))``)."""
+    sites = ctx.model.callers(function)
+    if not sites:
+        return False
+    state = ctx.state(_State)
+    for site in sites:
+        call = site.call
+        up = ctx.parent(call)
+        if isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id == "print" and call in up.args:
+            continue
+        scope = site.frame.node
+        if isinstance(scope, ast.Lambda) or not (isinstance(up, ast.Assign) and up.value is call):
+            return False
+        found = state.read_only.get(id(scope))
+        if found is None:
+            found = state.read_only[id(scope)] = read_only_calls(
+                scope, ctx.imports.qualified_name, ctx.model.own_nodes(scope)
+            )
+        if id(call) not in found:
+            return False
+    return True
 
 
 def _fresh_module(ctx, call: ast.Call) -> bool:
@@ -988,7 +1015,9 @@ class EvalWithGrad(Rule):
             # Only its name, or outputs it only reads, say the function evaluates: not when it
             # hands a graph back.
             if ctx.model.returns_as_called(function).may_carry_graph:
-                return
+                if not _callers_only_read(ctx, function):
+                    return
+                unit.read_by_callers = True
         if not _uses_grad(ctx, nodes):
             first = unit.model_calls[0]
             where = "this function" if function is not None else "this module"
@@ -1078,6 +1107,8 @@ class EvalWithGrad(Rule):
             return f"on evaluation data `{candidate.data}`"
         if candidate.why == "read-only":
             return "although its output is only read (`.data`, `.item()`, printing)"
+        if unit.read_by_callers:
+            return f"in `{function.name}`, whose callers only read its result"
         return f"in `{function.name}`, whose result carries no graph"
 
     @staticmethod
