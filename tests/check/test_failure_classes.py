@@ -27,10 +27,10 @@ CASES = [
             def forward(self, x):
                 return x
 
-        cnn = CNN()
-        cnn.eval()
+        recognizer = CNN()
+        recognizer.eval()
         for x, y in loader_of_batches:
-            out = cnn(x)
+            out = recognizer(x)
         """,
         """
         import torch
@@ -40,13 +40,13 @@ CASES = [
             def forward(self, x):
                 return x
 
-        cnn = CNN()
-        cnn.eval()
+        recognizer = CNN()
+        recognizer.eval()
         with torch.no_grad():
             for x, y in loader_of_batches:
-                out = cnn(x)
+                out = recognizer(x)
         """,
-        id="own-module-class-named-cnn",
+        id="own-module-class-whatever-its-name",
     ),
     pytest.param(
         "GG201",

@@ -31,11 +31,11 @@ TRAIN = """
     import torchvision
     from model import Net
 
-    cnn = Net()
+    digits = Net()
     test_set = torchvision.datasets.MNIST("data", train=False)
     test_loader = torch.utils.data.DataLoader(test_set)
     for x, y in test_loader:
-        out = cnn(x)
+        out = digits(x)
 """
 
 
@@ -95,7 +95,7 @@ def test_a_model_imported_from_another_file_is_a_model(tmp_path, capsys):
     train = write(tmp_path, "train.py", TRAIN)
     found = findings(capsys, model, train)
     assert any("train.py:10" in line and "GG201" in line for line in found), found
-    # Alone, the script cannot know what `Net` is: `cnn(x)` is not known to run a model.
+    # Alone, the script cannot know what `Net` is: `digits(x)` is not known to run a model.
     assert not any("GG201" in line for line in findings(capsys, train))
 
 

@@ -1049,3 +1049,27 @@ def test_a_list_holds_what_is_appended_to_it():
     )
     assert value.kind is Kind.CONTAINER and value.elem is not None and value.elem.is_tensor
     assert value.may_carry_graph
+
+
+@pytest.mark.parametrize("name", ["net2", "rnn", "lstm1", "cnn", "model_0", "netD", "G"])
+def test_names_that_say_model_are_weak_evidence_of_one(name):
+    value, _ = ask(
+        f"""
+        import torch
+        {name} = torch.load("weights.pt")
+        {name}  # <- {name}
+        """
+    )
+    assert value.kind is Kind.MODULE and value.weak
+
+
+@pytest.mark.parametrize("name", ["options", "mlp_head", "G2", "netting", "rnn_state"])
+def test_names_that_do_not_say_model_are_no_evidence(name):
+    value, _ = ask(
+        f"""
+        import torch
+        {name} = torch.load("weights.pt")
+        {name}  # <- {name}
+        """
+    )
+    assert value.kind is not Kind.MODULE

@@ -67,8 +67,9 @@ from gradguard.check.analysis.values import (
 
 # Names that say what a value is: weak evidence, used when nothing else is known.
 MODEL_NAME_RE = re.compile(
-    r"^(model|net|network|encoder|decoder|backbone|generator|discriminator|classifier|teacher|"
-    r"student|ema_model|netG|netD|G|D|unet|vae|[a-z_]*_model|[a-z_]*_net|model_[a-z0-9_]*)$"
+    r"^(?:(?:model|net|network|encoder|decoder|backbone|generator|discriminator|classifier|teacher|"
+    r"student|ema_model|netG|netD|unet|vae|rnn|lstm|gru|cnn|mlp|[a-z_]*_model|[a-z_]*_net)\d*"
+    r"|G|D|model_[a-z0-9_]*)$"
 )
 LOADER_NAME_RE = re.compile(
     r"^(?:(?P<pre>val|valid|validation|test|testing|eval|evaluation|dev|train|training|trn)_?(?:data_?|set_?)?"
