@@ -139,3 +139,36 @@ def test_a_rebinding_inside_a_branch_does_not_end_the_value():
     loss = crit(out, y)
     """
     assert only_read(code) == []
+
+
+def test_a_name_assigned_again_later_in_the_block_is_another_value():
+    code = """
+    code, _ = net(x)
+    print(code.shape)
+    for step in range(3):
+        train()
+    code = make_code()
+    decoded = use(code)
+    """
+    assert only_read(code) == []  # the first call's result: only its shape, then replaced
+
+
+def test_a_backward_pass_in_a_later_training_loop_does_not_count():
+    code = """
+    preds = model(x_test)
+    print(preds[:10])
+    for epoch in range(10):
+        loss = crit(model(x), y)
+        loss.backward()
+    """
+    assert only_read(code) == ["model(x_test)"]
+
+
+def test_a_backward_pass_right_after_in_the_block_may_use_a_hook():
+    code = """
+    out = model(img)
+    print(out.data)
+    loss = -hooked[0].mean()
+    loss.backward()
+    """
+    assert only_read(code) == []

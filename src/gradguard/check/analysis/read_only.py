@@ -14,8 +14,8 @@ backpropagates. This module finds such calls in one scope from the syntax alone 
   (the output fed back into the next step of a generation loop, ``rnn(inp, hidden)``), through
   indexing and views or copies (``out[0].data``, ``out.view(-1).cpu().data``);
 - none of the names is used in a nested function, lambda or comprehension (not followed);
-- no backward pass comes after the call in its loop (or, outside loops, in the scope):
-  a forward hook may hand the graph to a loss the syntax does not show.
+- no backward pass comes after the call in its loop (or, outside loops, in a simple statement
+  of its block): a forward hook may hand the graph to a loss the syntax does not show.
 
 Anything else (returned, stored, appended, passed to a function, computed with) makes the
 call's result one that may be backpropagated: the answer errs towards "not only read".
@@ -105,7 +105,10 @@ def read_only_calls(scope: ast.AST, qualified_name, own: Optional[list] = None) 
     for key, (assignment, names) in bound.items():
         loop = _innermost_loop(assignment, loops)
         end = (loop.end_lineno or loop.lineno) if loop is not None else None
-        if any(line > assignment.lineno and (end is None or line <= end) for line in backward_lines):
+        if loop is not None:
+            if any(assignment.lineno < line <= end for line in backward_lines):
+                continue  # a backward pass later in the loop: a forward hook may feed it
+        elif _backward_follows(assignment, blocks, backward_lines):
             continue
         # The uses that may see the result: after the assignment, and in a loop, anywhere in
         # it (the next round reads this round's result).
@@ -115,9 +118,9 @@ def read_only_calls(scope: ast.AST, qualified_name, own: Optional[list] = None) 
         ok = True
         values_read = False
         for name in names:
-            # A later assignment of the name in the same block, with only simple statements
-            # between, ends this value: the uses after it see another one.
-            killer = _rebinding(assignment, name, blocks)
+            # A later assignment of the name in the same block ends this value: the uses
+            # after it see another one.
+            killer = _rebinding(assignment, name, blocks, loop is not None)
             start, stop = first, None
             if killer is not None:
                 start, stop = after, (killer.end_lineno or killer.lineno, killer.end_col_offset or 0)
@@ -237,9 +240,28 @@ def _blocks(scope: ast.AST, own: list) -> dict:
     return found
 
 
-def _rebinding(assignment: ast.Assign, name: str, blocks: dict) -> Optional[ast.stmt]:
-    """The next assignment of ``name`` in the block of ``assignment``, reached from it through
-    simple statements only (no branch, loop or jump between), or None."""
+def _backward_follows(assignment: ast.Assign, blocks: dict, backward_lines: list) -> bool:
+    """Whether a simple statement after the assignment, in its block, makes a backward pass
+    (a forward hook may have handed the graph to it). Backward passes inside later loops or
+    branches (a training loop further down a script) do not count."""
+    place = blocks.get(id(assignment))
+    if place is None:
+        return bool(backward_lines)
+    block, index = place
+    lines = set(backward_lines)
+    for stmt in block[index + 1 :]:
+        if isinstance(stmt, _SIMPLE) and any(
+            line in lines for line in range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1)
+        ):
+            return True
+    return False
+
+
+def _rebinding(assignment: ast.Assign, name: str, blocks: dict, in_loop: bool) -> Optional[ast.stmt]:
+    """The next assignment of ``name`` in the block of ``assignment``: every path from one to
+    the code after the other runs it. In a loop, only through simple statements (a
+    ``continue`` between would skip it); elsewhere, whatever lies between (a later cell of a
+    notebook that assigns the name again). None when there is none."""
     place = blocks.get(id(assignment))
     if place is None:
         return None
@@ -247,7 +269,7 @@ def _rebinding(assignment: ast.Assign, name: str, blocks: dict) -> Optional[ast.
     for stmt in block[index + 1 :]:
         if type(stmt) is ast.Assign and any(name in (_target_names(t) or ()) for t in stmt.targets):
             return stmt
-        if not isinstance(stmt, _SIMPLE):
+        if in_loop and not isinstance(stmt, _SIMPLE):
             return None
     return None
 
