@@ -10,7 +10,9 @@ read (`prediction = net(x)` followed by `prediction.data.numpy()`, `.item()`, `.
 comparisons or `print`, or fed back into the next step of a generation loop), as in
 predictions made after training for a plot; not when only its shape is read, not for a
 module built in the same scope and never trained or loaded there (a smoke test of the model's
-code), and not when a backward pass follows in the same loop (a forward hook may feed it). A model is something named like one (`model`, `net`, `self.backbone`,
+code), and not when a backward pass follows in the same loop or right after it in the same
+block (a forward hook may feed it). A function named for evaluation whose result carries a
+graph is reported when every caller in the file only reads that result. A model is something named like one (`model`, `net`, `self.backbone`,
 `teacher`, `ema_model`, `netD`, `model.module`, ...): a module without parameters (pooling,
 dropout) records no graph, and nothing else in the code tells the two apart (`backward`, `torch.autograd`, an optimizer `step`, `.grad`, `requires_grad`,
 `grad_fn`), and no `torch.jit.freeze` (a frozen module holds its weights as constants). It is reported at the first such model call. In a function that does train (a
