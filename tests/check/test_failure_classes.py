@@ -646,6 +646,47 @@ CASES = [
         """,
         id="evaluation-function-whose-callers-only-read-its-graph",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        from torch import nn
+
+        model = nn.Linear(4, 2)
+        optimizer = torch.optim.Adam(model.parameters())
+
+        def train(x, y, x_val, y_val):
+            model.train()
+            optimizer.zero_grad()
+            loss = (model(x) - y).pow(2).mean()
+            loss.backward()
+            optimizer.step()
+            model.eval()
+            output = model(x_val)
+            loss_val = (output - y_val).pow(2).mean()
+            print(loss.item(), loss_val.item())
+        """,
+        """
+        import torch
+        from torch import nn
+
+        model = nn.Linear(4, 2)
+        optimizer = torch.optim.Adam(model.parameters())
+
+        def train(x, y, x_val, y_val):
+            model.train()
+            optimizer.zero_grad()
+            loss = (model(x) - y).pow(2).mean()
+            loss.backward()
+            optimizer.step()
+            model.eval()
+            with torch.no_grad():
+                output = model(x_val)
+            loss_val = (output - y_val).pow(2).mean()
+            print(loss.item(), loss_val.item())
+        """,
+        id="script-model-switched-to-eval-inside-a-training-function",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",
