@@ -452,6 +452,9 @@ def _result_only_read(ctx, call: ast.Call) -> bool:
     return id(call) in found
 
 
+_READ_ONLY_MESSAGE = (
+    "runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) and never backpropagated"
+)
 _LOADING_KEYWORDS = frozenset({"pretrained", "weights", "checkpoint", "state_dict"})
 
 
@@ -1048,7 +1051,7 @@ class EvalWithGrad(Rule):
                     # A loop that also trains (or calls zero_grad): its calls whose output is
                     # only read are checked on their own.
                     if _result_only_read(ctx, call) and not _fresh_module(ctx, call):
-                        self._report_read_only(ctx, call, scope, reported)
+                        self._report_unused_output(ctx, call, scope, reported, _READ_ONLY_MESSAGE)
                     continue
                 reported.add(id(outer))
                 reported.add(candidate.loop_id)
@@ -1060,24 +1063,20 @@ class EvalWithGrad(Rule):
                     f"wrap the loop in `with torch.no_grad():` (or `torch.inference_mode()`)",
                 )
             elif candidate.why == "read-only":
-                self._report_read_only(ctx, call, scope, reported)
+                self._report_unused_output(ctx, call, scope, reported, _READ_ONLY_MESSAGE)
             elif candidate.why in ("eval-mode", "eval-data"):
-                if _backpropagated(ctx, scope, call):
-                    continue
-                statement = _statement(ctx, call)
-                if statement is None or id(statement) in reported:
-                    continue
-                reported.add(id(statement))
-                ctx.report(
-                    self.code,
+                self._report_unused_output(
+                    ctx,
                     call,
-                    f"`{ctx.text(call.func)}(...)` runs with grad enabled {self._why(ctx, unit, candidate, function)}, "
-                    f"and its output is never backpropagated: autograd records a graph for nothing, wasting memory "
-                    f"and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+                    scope,
+                    reported,
+                    f"runs with grad enabled {self._why(ctx, unit, candidate, function)}, and its output is never "
+                    f"backpropagated",
                 )
 
-    def _report_read_only(self, ctx, call: ast.Call, scope: ast.AST, reported: set) -> None:
-        """Report a model call, in code that trains, whose output is only read."""
+    def _report_unused_output(self, ctx, call: ast.Call, scope: ast.AST, reported: set, what: str) -> None:
+        """Report a model call, in code that trains, whose output is never backpropagated
+        (once per statement)."""
         if _backpropagated(ctx, scope, call):
             return
         statement = _statement(ctx, call)
@@ -1087,10 +1086,8 @@ class EvalWithGrad(Rule):
         ctx.report(
             self.code,
             call,
-            f"`{ctx.text(call.func)}(...)` runs with grad enabled, but its output is only read "
-            f"(`.data`, `.item()`, printing) and never backpropagated: autograd records a graph for "
-            f"nothing, wasting memory and time; run it under `with torch.no_grad():` "
-            f"(or `torch.inference_mode()`)",
+            f"`{ctx.text(call.func)}(...)` {what}: autograd records a graph for nothing, wasting memory and time; "
+            f"run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
         )
 
     @staticmethod
