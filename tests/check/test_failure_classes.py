@@ -478,32 +478,30 @@ CASES = [
         import torch
         from torch import nn
 
-        net = nn.Linear(1, 1)
-        opt = torch.optim.SGD(net.parameters(), lr=0.1)
-        x = torch.linspace(-1, 1, 100).unsqueeze(1)
-        for step in range(100):
-            loss = (net(x) - x.pow(2)).pow(2).mean()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
+        classifier = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 2))
+        opt = torch.optim.Adam(classifier.parameters())
+        for epoch in range(20):
+            for xb, yb in batches:
+                opt.zero_grad()
+                nn.functional.cross_entropy(classifier(xb), yb).backward()
+                opt.step()
 
-        prediction = net(x)
-        print(prediction.data.numpy())
+        y_hat = classifier(x_test)
+        print((y_hat.argmax(1) == y_test).float().mean())
         """,
         """
         import torch
         from torch import nn
 
-        net = nn.Linear(1, 1)
-        opt = torch.optim.SGD(net.parameters(), lr=0.1)
-        x = torch.linspace(-1, 1, 100).unsqueeze(1)
-        for step in range(100):
-            prediction = net(x)
-            print(prediction.data.numpy())
-            loss = (prediction - x.pow(2)).pow(2).mean()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
+        classifier = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 2))
+        opt = torch.optim.Adam(classifier.parameters())
+        for epoch in range(20):
+            for xb, yb in batches:
+                opt.zero_grad()
+                y_hat = classifier(xb)
+                print((y_hat.argmax(1) == yb).float().mean())
+                nn.functional.cross_entropy(y_hat, yb).backward()
+                opt.step()
         """,
         id="prediction-after-training-only-read",
     ),
