@@ -685,6 +685,25 @@ CASES = [
         """,
         id="script-model-switched-to-eval-inside-a-training-function",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+
+        def predict(net, batch):
+            scores = net(batch)
+            return scores.argmax(1).tolist()
+        """,
+        """
+        import torch
+
+        def test_network(Network, batch):
+            net = Network(4, 2)
+            scores = net(batch)
+            assert scores.shape == (batch.shape[0], 2)
+        """,
+        id="evaluation-function-vs-test-of-a-fresh-model",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

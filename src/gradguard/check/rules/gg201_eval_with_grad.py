@@ -10,7 +10,7 @@ read (`prediction = net(x)` followed by `prediction.data.numpy()`, `.item()`, `.
 comparisons or `print`, or fed back into the next step of a generation loop), as in
 predictions made after training for a plot; not when only its shape is read, not for a
 module built in the same scope and never trained or loaded there (a smoke test of the model's
-code), and not when a backward pass follows in the same loop or right after it in the same
+code, also in a function named for evaluation: `def test_rnn(RNN): rnn = RNN(8); rnn(x)`), and not when a backward pass follows in the same loop or right after it in the same
 block (a forward hook may feed it). A function named for evaluation whose result carries a
 graph is reported when every caller in the file only reads that result. A model is something named like one (`model`, `net`, `self.backbone`,
 `teacher`, `ema_model`, `netD`, `model.module`, ...): a module without parameters (pooling,
@@ -964,6 +964,8 @@ class EvalWithGrad(Rule):
         if unit is not None and unit.eval_call is not None:
             return _Candidate(node, "eval-call")
         if named_eval:
+            if _fresh_module(ctx, node):
+                return None  # `def test_rnn(RNN): rnn = RNN(8); out = rnn(x)`: a test of the model's code
             return _Candidate(node, "eval-function")
         if (read_only or (read_only is None and _result_only_read(ctx, node))) and not _fresh_module(ctx, node):
             return _Candidate(node, "read-only")
