@@ -10,9 +10,12 @@ backpropagates. This module finds such calls in one scope from the syntax alone 
 - every later use of those names (and, in a loop, every use in that loop) is a read: an
   attribute or method that drops the graph (``.data``, ``.shape``, ``.item()``,
   ``.detach()``, ``.argmax()``), a comparison, ``print``/``len``/``float``/``str``, a
-  formatted string, a cell's last expression (displayed), or an argument of another such call
-  (the output fed back into the next step of a generation loop, ``rnn(inp, hidden)``), through
-  indexing and views or copies (``out[0].data``, ``out.view(-1).cpu().data``);
+  formatted string, a cell's last expression (displayed), or part of the value of another
+  assignment whose result is only read in turn (the output fed back into the next step of a
+  generation loop, ``rnn(inp, hidden)``; ``samples = samples.mul(0.5)``), through indexing
+  and views or copies (``out[0].data``, ``out.view(-1).cpu().data``); a name assigned again
+  later in the same block holds another value from there on (in a loop, only when simple
+  statements lead to that assignment);
 - none of the names is used in a nested function, lambda or comprehension (not followed);
 - no backward pass comes after the call in its loop (or, outside loops, in a simple statement
   of its block): a forward hook may hand the graph to a loss the syntax does not show.
