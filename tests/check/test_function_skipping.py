@@ -131,7 +131,7 @@ def _findings(rule, code: str) -> list:
 @pytest.mark.parametrize(("rule", "code"), _cases())
 def test_skipping_changes_no_finding(rule, code, monkeypatch):
     with_skipping = _findings(rule, code)
-    monkeypatch.setattr(engine, "function_trigger_hits", lambda rules, text, imports: None)
+    monkeypatch.setattr(engine, "function_triggers", lambda rules, text, imports: None)
     assert _findings(rule, code) == with_skipping
 
 

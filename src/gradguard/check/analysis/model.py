@@ -2526,10 +2526,6 @@ def _builtin_range(model, node, args, state):
     return container(NUMBER)
 
 
-def _builtin_isinstance(model, node, args, state):
-    return NUMBER
-
-
 _BUILTIN_CALLS = {
     "iter": _builtin_iter,
     "enumerate": _builtin_enumerate,
@@ -2561,7 +2557,7 @@ _BUILTIN_CALLS = {
     "reversed": _builtin_list,
     "sum": _builtin_sum,
     "range": _builtin_range,
-    "isinstance": _builtin_isinstance,
+    "isinstance": _builtin_number,
     "tqdm": _builtin_iter,
     "trange": _builtin_range,
 }

@@ -15,7 +15,14 @@ import ast
 from typing import Optional
 
 from gradguard.check.analysis.values import Kind
-from gradguard.check.analysis.vocabulary import BACKWARD_FUNCTIONS, GRAD_DROPPING, call_argument, constant_of, last_name
+from gradguard.check.analysis.vocabulary import (
+    BACKWARD_CALL_NAMES,
+    BACKWARD_FUNCTIONS,
+    GRAD_DROPPING,
+    call_argument,
+    constant_of,
+    last_name,
+)
 
 _LIMIT = 2000  # nodes visited per question: enough for a training step, bounded for generated code
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
@@ -34,14 +41,11 @@ def module_receiver(ctx, call: ast.Call) -> Optional[ast.expr]:
     return func if ctx.model.value(func).kind is Kind.MODULE else None
 
 
-_BACKWARD_LAST_NAMES = frozenset({"backward", *(last_name(q) for q in BACKWARD_FUNCTIONS)})
-
-
 def backward_roots(ctx, call: ast.Call) -> Optional[list]:
     """For a backward pass (``loss.backward(...)``, ``torch.autograd.backward(losses)``,
     ``torch.autograd.grad(outputs, inputs)``): the expressions it differentiates; else None."""
     func = call.func
-    if not ctx.imports.may_name(func, _BACKWARD_LAST_NAMES):
+    if not ctx.imports.may_name(func, BACKWARD_CALL_NAMES):
         return None
     qual = ctx.imports.qualified_name(func)
     if isinstance(func, ast.Attribute) and func.attr == "backward" and qual is None:

@@ -29,6 +29,9 @@ GRAD_OFF_NAMES = NO_GRAD_NAMES | INFERENCE_NAMES | SET_ENABLED_NAMES  # what can
 
 # -- autograd entry points ------------------------------------------------------------------
 BACKWARD_FUNCTIONS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
+# What a backward pass is called as spelt (`loss.backward()`, `autograd.grad(...)`): a quick
+# test before the import map is asked (`ImportMap.may_name`).
+BACKWARD_CALL_NAMES = frozenset({"backward", "grad"})
 VARIABLE_NAMES = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 PARAMETER_NAMES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 AUTOGRAD_FUNCTION_BASES = frozenset(

@@ -103,7 +103,7 @@ def _check_source(
     active = [rule for rule in active if _active_in(rule, ctx)]
     failures: list[InternalError] = []
     while active:
-        walker = Walker(active, ctx, function_trigger_hits(active, text, imports))
+        walker = Walker(active, ctx, function_triggers(active, text, imports))
         try:
             walker.run()
             break
@@ -135,7 +135,7 @@ def _active_in(rule: EngineRule, ctx: FileContext) -> bool:
     return active_in is None or bool(active_in(ctx))
 
 
-def function_trigger_hits(rules: Sequence[EngineRule], text: str, imports: ImportMap) -> Optional[FunctionTriggers]:
+def function_triggers(rules: Sequence[EngineRule], text: str, imports: ImportMap) -> Optional[FunctionTriggers]:
     """The function triggers of the rules, to search for in each function's text.
 
     None when some rule has no function triggers (every function must then be walked). A

@@ -53,7 +53,7 @@ from typing import Optional
 
 from gradguard.check.analysis.grad_mode import GRAD_OFF_NAMES, INFERENCE, NO_GRAD
 from gradguard.check.analysis.scopes import target_names
-from gradguard.check.analysis.vocabulary import GRAD_PRESERVING
+from gradguard.check.analysis.vocabulary import BACKWARD_CALL_NAMES, BACKWARD_FUNCTIONS, GRAD_PRESERVING
 from gradguard.check.model import FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 
@@ -72,8 +72,6 @@ _NOT_COMPUTING = frozenset(
         "load",
     }
 )
-_GRAD_FUNCS = {"torch.autograd.grad", "torch.autograd.backward"}
-_GRAD_FUNC_NAMES = frozenset(q.rsplit(".", 1)[1] for q in _GRAD_FUNCS)
 
 
 def _callee_name(call: ast.Call) -> str:
@@ -298,10 +296,10 @@ class BackwardWithoutGrad(Rule):
             targets = [func.value]
             what = f"`{ctx.text(node)}`"
         else:
-            if not ctx.imports.may_name(func, _GRAD_FUNC_NAMES):
+            if not ctx.imports.may_name(func, BACKWARD_CALL_NAMES):
                 return
             qual = ctx.imports.qualified_name(func)
-            if qual not in _GRAD_FUNCS:
+            if qual not in BACKWARD_FUNCTIONS:
                 return
             first = (
                 node.args[0]
