@@ -438,8 +438,12 @@ def _result_only_read(ctx, call: ast.Call) -> bool:
     if id(call) not in ctx.state(_State).assigned_calls:
         return False
     scope = ctx.function if ctx.function is not None else ctx.tree
-    if isinstance(scope, ast.Lambda):
-        return False
+    return not isinstance(scope, ast.Lambda) and id(call) in _only_read_calls(ctx, scope)
+
+
+def _only_read_calls(ctx, scope: ast.AST) -> frozenset:
+    """The calls of a scope whose result is only read (``analysis.read_only``), kept per
+    scope; none in a scope whose text reads no tensor's values."""
     cache = ctx.state(_State).read_only
     found = cache.get(id(scope))
     if found is None:
@@ -447,9 +451,9 @@ def _result_only_read(ctx, call: ast.Call) -> bool:
         if any(hint in text for hint in _VALUE_READ_HINTS):
             found = read_only_calls(scope, ctx.imports.qualified_name, ctx.model.own_nodes(scope))
         else:
-            found = frozenset()  # nothing in the scope reads a tensor's values
+            found = frozenset()
         cache[id(scope)] = found
-    return id(call) in found
+    return found
 
 
 _READ_ONLY_MESSAGE = (
@@ -464,7 +468,6 @@ def _callers_only_read(ctx, function: ast.AST) -> bool:
     sites = ctx.model.callers(function)
     if not sites:
         return False
-    state = ctx.state(_State)
     for site in sites:
         call = site.call
         up = ctx.parent(call)
@@ -473,12 +476,7 @@ def _callers_only_read(ctx, function: ast.AST) -> bool:
         scope = site.frame.node
         if isinstance(scope, ast.Lambda) or not (isinstance(up, ast.Assign) and up.value is call):
             return False
-        found = state.read_only.get(id(scope))
-        if found is None:
-            found = state.read_only[id(scope)] = read_only_calls(
-                scope, ctx.imports.qualified_name, ctx.model.own_nodes(scope)
-            )
-        if id(call) not in found:
+        if id(call) not in _only_read_calls(ctx, scope):
             return False
     return True
 
@@ -912,14 +910,15 @@ class EvalWithGrad(Rule):
             ]
         named_eval = function is not None and _evaluates_by_name_cached(ctx, function)
         callee = _callee(node)
+        # Signs besides a loop over evaluation data that this call may evaluate.
+        other_signs = (
+            (unit is not None and unit.eval_call is not None)
+            or named_eval
+            or _switched_to_eval(ctx, callee)
+            or (_names_a_split(ctx) and _may_be_evaluation_data(ctx, node))
+        )
         read_only = None  # whether the call's result is only read, found when needed
-        if (
-            not loops
-            and (unit is None or unit.eval_call is None)
-            and not named_eval
-            and not _switched_to_eval(ctx, callee)
-            and not (_names_a_split(ctx) and _may_be_evaluation_data(ctx, node))
-        ):
+        if not loops and not other_signs:
             if id(node) not in ctx.state(_State).assigned_calls or _certainly_not_a_model(ctx, callee):
                 return  # nothing in this unit or file can make this call an evaluation: no model query
             read_only = _result_only_read(ctx, node)
@@ -928,13 +927,7 @@ class EvalWithGrad(Rule):
         elif _certainly_not_a_model(ctx, callee):
             return
         loop_id = next((loop for loop in loops if _evaluation_loop(ctx, unit, loop)), None)
-        if (
-            loop_id is None
-            and (unit is None or unit.eval_call is None)
-            and not named_eval
-            and not _switched_to_eval(ctx, callee)
-            and not (_names_a_split(ctx) and _may_be_evaluation_data(ctx, node))
-        ):
+        if loop_id is None and not other_signs:
             if read_only is None:
                 read_only = _result_only_read(ctx, node)
             if not read_only:
