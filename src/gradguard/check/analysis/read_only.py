@@ -154,30 +154,30 @@ def read_only_calls(scope: ast.AST, qualified_name, own: Optional[list] = None) 
                 alive.discard(key)
                 changed = True
     # Kept: the calls whose values are read, directly or through the calls they feed.
-    kept = set(valued & alive)
-    changed = True
-    while changed:
-        changed = False
-        for key in alive - kept:
-            if edges[key] & kept:
-                kept.add(key)
-                changed = True
+    kept = _feeding(valued & alive, alive, edges)
     if kept:
         # Names also used in nested code (functions, lambdas, comprehensions) are not followed
-        # there: a call whose result such a name may hold is not known to be only read.
+        # there: a call whose result such a name may hold is not known to be only read, nor is
+        # what fed it.
         names_kept = {name for key in kept for name in bound[key][1]}
         nested = _names_in_nested_code(own, names_kept)
         if nested:
-            dropped = {key for key in kept if nested & set(bound[key][1])}
-            changed = True
-            while changed:  # and what fed them is no longer known to be only read either
-                changed = False
-                for key in kept - dropped:
-                    if edges[key] & dropped:
-                        dropped.add(key)
-                        changed = True
-            kept -= dropped
+            kept -= _feeding({key for key in kept if nested & set(bound[key][1])}, kept, edges)
     return frozenset(key for key in kept if type(bound[key][0].value) is ast.Call)
+
+
+def _feeding(targets: set, among: set, edges: dict) -> set:
+    """``targets`` and the keys of ``among`` whose results feed one of them, directly or
+    through others (``edges``: key -> the keys its result feeds)."""
+    found = set(targets)
+    changed = True
+    while changed:
+        changed = False
+        for key in among - found:
+            if edges[key] & found:
+                found.add(key)
+                changed = True
+    return found
 
 
 _NESTED = (
