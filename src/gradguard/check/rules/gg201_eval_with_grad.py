@@ -216,16 +216,13 @@ def _loader_name(expr: ast.AST) -> Optional[str]:
     return None
 
 
-def _maybe_evaluation_iterable(ctx, iterable: ast.AST) -> Optional[tuple]:
-    """``(named,)`` when a loop's iterable may be evaluation data by its text, else None:
-    ``named`` is its name when that name says so (``val_loader``), else None."""
-    named = _loader_name(iterable)
-    if named is None:
-        if not _may_evaluate(ctx):
-            return None  # no split named anywhere in the file: no loader here can be an evaluation one
-        if not _DATA_WORDS_RE.search(ctx.text(iterable)):
-            return None  # `range(n)`, `zip(a, b)`, `self.modules()`: not a loader nor a data set
-    return (named,)
+def _may_be_data(ctx, iterable: ast.AST) -> bool:
+    """Whether an iterable not named like an evaluation loader may still be evaluation data,
+    by its text and the file's."""
+    if not _may_evaluate(ctx):
+        return False  # no split named anywhere in the file: no loader here can be an evaluation one
+    # `range(n)`, `zip(a, b)`, `self.modules()`: not a loader nor a data set
+    return _DATA_WORDS_RE.search(ctx.text(iterable)) is not None
 
 
 def _evaluation_iterable(ctx, iterable: ast.AST, named: Optional[str]) -> Optional[str]:
@@ -880,11 +877,11 @@ class EvalWithGrad(Rule):
     def visit_For(self, node: ast.AST, ctx) -> None:
         if isinstance(ctx.function, ast.Lambda):
             return
-        maybe = _maybe_evaluation_iterable(ctx, node.iter)
-        if maybe is not None:
+        named = _loader_name(node.iter)
+        if named is not None or _may_be_data(ctx, node.iter):
             unit = self._unit(ctx)
             if unit is not None:
-                unit.maybe_loops[id(node)] = (node, maybe[0])
+                unit.maybe_loops[id(node)] = (node, named)
 
     visit_AsyncFor = visit_For
 
