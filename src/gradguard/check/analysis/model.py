@@ -418,10 +418,6 @@ class SemanticModel:
 
     def own_nodes(self, scope_node: ast.AST) -> list:
         """A scope's own nodes (``scopes.own_nodes``): walked once per file and kept."""
-        return self._own(scope_node)
-
-    def _own(self, scope_node: ast.AST) -> list:
-        """A scope's own nodes (``scopes.own_nodes``), walked once and kept."""
         found = self._own_nodes.get(id(scope_node))
         if found is None:
             found = self._own_nodes[id(scope_node)] = list(own_nodes(scope_node))
@@ -447,7 +443,7 @@ class SemanticModel:
             return uses
         bindings = uses.bindings
         imports = self.imports
-        for node in self._own(scope_node):
+        for node in self.own_nodes(scope_node):
             t = type(node)
             if t is ast.Assign:
                 for target in node.targets:
@@ -529,7 +525,7 @@ class SemanticModel:
         results = (
             [fn.body]
             if isinstance(fn, ast.Lambda)
-            else [n.value for n in self._own(fn) if isinstance(n, ast.Return) and n.value is not None]
+            else [n.value for n in self.own_nodes(fn) if isinstance(n, ast.Return) and n.value is not None]
         )
         for result in results:
             for sub in ast.walk(result):
@@ -2061,7 +2057,7 @@ class SemanticModel:
         if isinstance(fn, ast.Lambda):
             return summary  # what a lambda returns is not followed
         generator = False
-        for sub in self._own(fn):
+        for sub in self.own_nodes(fn):
             if isinstance(sub, (ast.Yield, ast.YieldFrom)):
                 generator = True
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
