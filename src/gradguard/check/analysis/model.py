@@ -260,7 +260,7 @@ class SemanticModel:
         self.filename = filename
         self.project = project  # facts of the other files of the run (analysis.project)
         self._own_nodes: dict = {}
-        self.scopes = ScopeIndex(tree, self._own)
+        self.scopes = ScopeIndex(tree, self.own_nodes)
         self._frames: dict = {}  # (id(scope node), kind) -> Frame
         self._made_frames: list = []  # every frame run, kept or not: close() unlinks them all
         self._in_progress: set = set()
