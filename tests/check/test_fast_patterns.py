@@ -6,7 +6,8 @@ import re
 
 from hypothesis import given, settings, strategies as st
 
-from gradguard.check.rules.gg201_eval_with_grad import _SPLIT_NAME_RE
+from gradguard.check.rules.gg201_eval_with_grad import _SPLIT_NAME_RE, _SPLIT_TRIGGER
+from gradguard.check.triggers import anchored_positions, occurs
 
 # The readable form of GG201's split-name search.
 READABLE_SPLIT_NAME = re.compile(
@@ -63,3 +64,23 @@ def test_split_name_finds_and_misses():
 @given(st.text(alphabet="vtedVTEDalisnxyoc_ 0A.é(", max_size=14))
 def test_split_name_agrees_with_readable_form(text):
     assert _found(_SPLIT_NAME_RE, text) == _found(READABLE_SPLIT_NAME, text)
+
+
+def _match_starts(pattern: re.Pattern, text: str) -> list:
+    """Every position where a match of the pattern starts (what the anchored search must find)."""
+    return [at for at in range(len(text) + 1) if pattern.match(text, at) is not None]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet="vtedVTEDalisnxyoc_ 0A.é(", max_size=16))
+def test_split_trigger_is_found_where_its_pattern_matches(text):
+    # Every match starts with one of the trigger's substrings: trying the pattern only there
+    # finds every match, and the file-level answer is the pattern's own.
+    assert anchored_positions(text, _SPLIT_TRIGGER) == _match_starts(_SPLIT_TRIGGER.pattern, text)
+    assert occurs(text, _SPLIT_TRIGGER) == (_SPLIT_TRIGGER.pattern.search(text) is not None)
+
+
+def test_split_trigger_samples():
+    for text in SAMPLES:
+        for wrapped in (text, f" {text} ", f"a{text}", f"_{text}_", f"{text}\n{text}"):
+            assert anchored_positions(wrapped, _SPLIT_TRIGGER) == _match_starts(_SPLIT_TRIGGER.pattern, wrapped)

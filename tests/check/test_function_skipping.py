@@ -74,9 +74,27 @@ def test_alias_of_a_listed_name_counts_as_trigger():
 
 def test_rule_without_function_triggers_sees_every_function():
     probe, everything = CallRecorder(), SeesEverything()
-    run("def a():\n    f()\n", probe, everything)
-    assert everything.calls == ["f"]
-    assert probe.calls == ["f"]  # one walk serves all rules: nothing is skipped for anyone
+    run("def a():\n    f()\n\ndef b():\n    marker()\n", probe, everything)
+    assert everything.calls == ["f", "marker"]
+    assert probe.calls == ["marker"]  # walked for the other rule, but not shown to this one
+
+
+class OtherMarker(CallRecorder):
+    code = "GG997"
+    function_triggers = ("other",)
+    function_names = ()
+
+
+def test_each_rule_sees_only_the_functions_holding_its_own_triggers():
+    marker, other = CallRecorder(), OtherMarker()
+    code = (
+        "def a():\n    marker()\n\n"
+        "def b():\n    other()\n\n"
+        "def c():\n    marker()\n    def inner():\n        other()\n    return inner\n"
+    )
+    run(code, marker, other)
+    assert marker.calls == ["marker", "marker"]  # `a` and `c`; `inner` is judged on its own text
+    assert other.calls == ["other", "marker", "other"]  # `b`, and `c`, whose text holds `inner`
 
 
 def test_skipped_functions_are_listed_for_rules():
@@ -148,11 +166,12 @@ def test_function_triggers_are_searched_within_the_stretch_only():
     from gradguard.check.engine.walker import FunctionTriggers
 
     text = "def a():\n    pass\ndef b():\n    x.data\ndef c():\n    val_loader\n"
-    triggers = FunctionTriggers(text, [".data", "oader"], [re.compile(r"val_")])
+    # Rule 0 has substrings and a pattern, rule 1 only the pattern, rule 2 sees every function.
+    triggers = FunctionTriggers(text, [[".data", "oader", re.compile(r"val_")], [re.compile(r"val_")], None])
     lines = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
-    assert not triggers.occurs_in(lines[0], lines[2])  # a: no trigger
-    assert triggers.occurs_in(lines[2], lines[4])  # b: .data
-    assert triggers.occurs_in(lines[4], lines[6])  # c: oader (tried first now), and the pattern
-    assert not triggers.occurs_in(lines[0], lines[2])  # the order changed, not the answer
-    only_pattern = FunctionTriggers(text, [], [re.compile(r"val_")])
-    assert only_pattern.occurs_in(lines[4], lines[6]) and not only_pattern.occurs_in(lines[2], lines[4])
+    every = 0b111
+    assert triggers.rules_in(lines[0], lines[2], every) == 0b100  # a: no trigger
+    assert triggers.rules_in(lines[2], lines[4], every) == 0b101  # b: .data
+    assert triggers.rules_in(lines[4], lines[6], every) == 0b111  # c: oader, and the pattern
+    assert triggers.rules_in(lines[4], lines[6], 0b010) == 0b010  # only the rules asked about
+    assert triggers.rules_in(lines[0], lines[6], 0b001) == 0b001  # the whole text

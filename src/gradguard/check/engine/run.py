@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -15,6 +14,7 @@ from gradguard.check.engine.walker import FunctionTriggers, Walker
 from gradguard.check.model import Diagnostic, Position
 from gradguard.check.noqa import apply_noqa
 from gradguard.check.source import SourceError, SourceText, parse
+from gradguard.check.triggers import Trigger
 
 
 class EngineRule(Protocol):
@@ -136,38 +136,39 @@ def _active_in(rule: EngineRule, ctx: FileContext) -> bool:
 
 
 def function_triggers(rules: Sequence[EngineRule], text: str, imports: ImportMap) -> Optional[FunctionTriggers]:
-    """The function triggers of the rules, to search for in each function's text.
+    """Each rule's function triggers, to tell which rules see which function of ``text``.
 
-    None when some rule has no function triggers (every function must then be walked). A
-    trigger that contains another one is not searched for: where it occurs, the shorter does.
+    A rule's triggers are its ``function_triggers`` and the local aliases of its
+    ``function_names`` (``ng`` for ``from torch import no_grad as ng``); a trigger holding
+    another of the same rule is not searched for: where it occurs, the shorter does. None
+    when no rule lists function triggers (every rule sees every function).
     """
-    strings: set[str] = set()
-    patterns: list[re.Pattern[str]] = []
-    names: set[str] = set()
+    per_rule: list[Optional[list[Trigger]]] = []
     for rule in rules:
         triggers = getattr(rule, "function_triggers", None)
         if triggers is None:
-            return None
-        for trigger in triggers:
-            if isinstance(trigger, str):
-                strings.add(trigger)
-            elif trigger not in patterns:
-                patterns.append(trigger)
-        names.update(getattr(rule, "function_names", ()))
-    if names:
-        strings.update(local for local, qual in imports.names.items() if qual in names)  # `ng` for no_grad
-    return FunctionTriggers(text, _kept_triggers(frozenset(strings)), patterns)
+            per_rule.append(None)
+            continue
+        strings = {t for t in triggers if isinstance(t, str)}
+        names = getattr(rule, "function_names", ())
+        if names:
+            strings.update(local for local, qual in imports.names.items() if qual in names)
+        patterns = [t for t in triggers if not isinstance(t, str)]
+        per_rule.append([*_kept_triggers(frozenset(strings)), *patterns])
+    if all(triggers is None for triggers in per_rule):
+        return None
+    return FunctionTriggers(text, per_rule)
 
 
-@lru_cache(maxsize=64)
-def _kept_triggers(strings: frozenset[str]) -> list[str]:
-    """The triggers worth searching for, shortest first (a longer one holding a shorter one
-    is dropped: where it occurs, the shorter does)."""
+@lru_cache(maxsize=256)
+def _kept_triggers(strings: frozenset[str]) -> tuple[str, ...]:
+    """The triggers worth searching for (a longer one holding a shorter one is dropped:
+    where it occurs, the shorter does)."""
     kept: list[str] = []
     for trigger in sorted(strings, key=lambda t: (len(t), t)):
         if trigger and not any(shorter in trigger for shorter in kept):
             kept.append(trigger)
-    return kept
+    return tuple(kept)
 
 
 def check_bytes(

@@ -1,21 +1,25 @@
 """The single pass over a module that keeps ``FileContext``'s position up to date.
 
 Two things keep the walk short. A rule runs only on files holding one of its ``triggers``,
-and a function is not walked at all when none of the active rules' ``function_triggers``
-occurs in its text (``FileContext.skipped_functions`` lists those). Parent links inside
-expressions are made on first use (``FileContext.parent``).
+and a rule is shown a function only when one of its ``function_triggers`` occurs in the
+function's text: a function in which no active rule's trigger occurs is not walked at all
+(``FileContext.skipped_functions`` lists those), and in the others each node goes only to
+the handlers of the rules that see the function. Parent links inside expressions are made
+on first use (``FileContext.parent``).
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_left
 from functools import cache
 from typing import Any, Callable, Optional, Sequence, Union, cast
 
 from gradguard.check.analysis.grad_mode import BOUNDARY, MAYBE, SET_ENABLED_NAMES, GradRegion, classify_grad_mode
 from gradguard.check.engine.context import FileContext
 from gradguard.check.engine.errors import RuleFailure
+from gradguard.check.triggers import AnchoredPattern, Trigger, anchored_positions, substring_positions
 
 # A rule's bound visit_/leave_ method.
 Handler = Callable[[Any, FileContext], object]
@@ -94,30 +98,63 @@ def _call_handlers(handlers: list[Handler], node: ast.AST, ctx: FileContext) -> 
 
 
 class FunctionTriggers:
-    """Whether a function trigger of the active rules occurs in a stretch of the text.
+    """Which rules' function triggers occur in a stretch of the text (a function's lines).
 
-    Searched per function, when the walk reaches it (``occurs_in``): most functions hold a
-    common trigger near their start, so this reads far less of the text than listing every
-    occurrence of every trigger in the file. The trigger that last hit is tried first.
+    Rule ``i`` of the walk is bit ``1 << i``. A rule without function triggers is in every
+    answer. The occurrences of each rule's triggers are listed once per file, on the first
+    question about that rule, so each later question about it is a binary search.
     """
 
-    def __init__(self, text: str, strings: Sequence[str], patterns: list[re.Pattern[str]]):
+    def __init__(self, text: str, rule_triggers: Sequence[Optional[Sequence[Trigger]]]):
         self.text = text
-        self.strings = list(strings)
-        self.patterns = patterns
+        self.always = 0  # rules that see every function
+        # Per rule bit: its substrings and anchored patterns (found once per file), and its
+        # other patterns (searched for within a stretch).
+        self._triggers: dict[int, tuple[list[Union[str, AnchoredPattern]], list[re.Pattern[str]]]] = {}
+        for i, triggers in enumerate(rule_triggers):
+            if triggers is None:
+                self.always |= 1 << i
+            else:
+                found = [t for t in triggers if isinstance(t, (str, AnchoredPattern))]
+                patterns = [t for t in triggers if not isinstance(t, (str, AnchoredPattern))]
+                self._triggers[1 << i] = (found, patterns)
+        self._positions: dict[int, list[int]] = {}  # per rule bit: where its found triggers start, sorted
+        self._found: dict[Union[str, AnchoredPattern], list[int]] = {}  # per trigger (rules share them)
 
-    def occurs_in(self, start: int, end: int) -> bool:
-        find = self.text.find
-        strings = self.strings
-        for i, trigger in enumerate(strings):
-            if find(trigger, start, end) >= 0:
-                if i:
-                    # The trigger that hit moves to the front: a file's functions share words.
-                    strings[0], strings[i] = trigger, strings[0]
-                return True
-        text = self.text
-        # The stretch ends at a line end: a match found there is one in the whole text.
-        return any(pattern.search(text, start, end) is not None for pattern in self.patterns)
+    def rules_in(self, start: int, end: int, candidates: int) -> int:
+        """The rules among ``candidates`` whose trigger occurs between ``start`` and ``end``.
+
+        The stretch ends at a line end and no trigger spans lines: an occurrence starting in
+        it lies within it, and a pattern matched within it is a match in the whole text.
+        Patterns are searched for (within the stretch) only where no substring occurs: they
+        cost far more than ``str.find``.
+        """
+        found = self.always & candidates
+        for bit, (found_triggers, patterns) in self._triggers.items():
+            if candidates & bit:
+                positions = self._positions.get(bit)
+                if positions is None:
+                    positions = self._positions[bit] = self._rule_positions(found_triggers)
+                i = bisect_left(positions, start)
+                if (i < len(positions) and positions[i] < end) or any(
+                    pattern.search(self.text, start, end) is not None for pattern in patterns
+                ):
+                    found |= bit
+        return found
+
+    def _rule_positions(self, triggers: list[Union[str, AnchoredPattern]]) -> list[int]:
+        out: list[int] = []
+        for trigger in triggers:
+            positions = self._found.get(trigger)
+            if positions is None:
+                positions = self._found[trigger] = (
+                    substring_positions(self.text, trigger)
+                    if isinstance(trigger, str)
+                    else anchored_positions(self.text, trigger)
+                )
+            out.extend(positions)
+        out.sort()
+        return out
 
 
 class Walker:
@@ -125,32 +162,47 @@ class Walker:
 
     def __init__(self, rules: Sequence[object], ctx: FileContext, function_triggers: Optional[FunctionTriggers] = None):
         self.ctx = ctx
-        # The active rules' function triggers (None: walk every function).
+        # Which rules see which function (None: every rule sees every function).
         self._function_triggers = function_triggers
-        self.enter: dict[type, list[Handler]] = {}
-        self.leave: dict[type, list[Handler]] = {}
-        for rule in rules:
-            for is_enter, node_type, attr in _handler_names(type(rule)):  # type: ignore[arg-type]  # classes hash
-                table = self.enter if is_enter else self.leave
-                table.setdefault(node_type, []).append(getattr(rule, attr))
-        handled = set(self.enter) | set(self.leave)
+        self._rules = list(rules)
+        self._all_rules = (1 << len(self._rules)) - 1
+        self._rules_here = self._all_rules  # the rules that see the code being walked (bits)
+        self._tables: dict[int, tuple[dict[type, list[Handler]], dict[type, list[Handler]], frozenset[type]]] = {}
+        handled = {node_type for rule in self._rules for _, node_type, _ in _handler_names(type(rule))}  # type: ignore[arg-type]
         self._skip_fields = frozenset(
             name for name, base in _SINGLETON_FIELDS.items() if not any(issubclass(t, base) for t in handled)
         )
+        self.enter, self.leave, self._leaves = self._handlers(self._all_rules)
         self._fields: dict[type, tuple[str, ...]] = _FIELDS_CACHE.setdefault(self._skip_fields, {})
         self.visited: list[ast.AST] = []  # every node given a parent link, to unlink after the walk
         self._pending: list[ast.AST] = []  # expression roots whose inner nodes have no parent links yet
         self._linked_all = False  # every node of the tree has its parent link
-        # Expression leaves that no rule handles and that hold no child the walk visits: the
-        # flat loop does not even push them.
-        self._leaves = frozenset(
-            t
-            for t in (ast.Name, ast.Constant)
-            if t not in self.enter and t not in self.leave and (t is ast.Constant or "ctx" in self._skip_fields)
-        )
         # The flat expression loop has no leave_ hooks: use it only when no rule needs one
         # for a node that can occur inside an expression.
         self._flat_expressions = not any(t in _EXPR_TYPES or t in _EXPR_PARTS for t in self.leave)
+
+    def _handlers(
+        self, rules_bits: int
+    ) -> tuple[dict[type, list[Handler]], dict[type, list[Handler]], frozenset[type]]:
+        """The enter and leave handlers of the given rules by node type, and the expression
+        leaves none of them handles (the flat loop does not even push those)."""
+        tables = self._tables.get(rules_bits)
+        if tables is not None:
+            return tables
+        enter: dict[type, list[Handler]] = {}
+        leave: dict[type, list[Handler]] = {}
+        for i, rule in enumerate(self._rules):
+            if rules_bits >> i & 1:
+                for is_enter, node_type, attr in _handler_names(type(rule)):  # type: ignore[arg-type]  # classes hash
+                    table = enter if is_enter else leave
+                    table.setdefault(node_type, []).append(getattr(rule, attr))
+        leaves = frozenset(
+            t
+            for t in (ast.Name, ast.Constant)
+            if t not in enter and t not in leave and (t is ast.Constant or "ctx" in self._skip_fields)
+        )
+        tables = self._tables[rules_bits] = (enter, leave, leaves)
+        return tables
 
     def _child_fields(self, t: type[ast.AST]) -> tuple[str, ...]:
         scalar = _SCALAR_FIELDS.get(t.__name__, ())
@@ -382,15 +434,20 @@ class Walker:
     def _visit_function(self, node: Union[ast.FunctionDef, ast.AsyncFunctionDef]) -> None:
         ctx = self.ctx
         triggers = self._function_triggers
+        outer_rules = self._rules_here
         if triggers is not None:
             src = ctx.source
             starts = src.line_starts
             first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
             last = node.end_lineno or node.lineno  # always set by the parser
             end = starts[last] if last < len(starts) else len(src.text)
-            if not triggers.occurs_in(starts[first - 1], end):
+            rules_here = triggers.rules_in(starts[first - 1], end, outer_rules)
+            if not rules_here:
                 ctx.skipped_functions.append(node)
                 return
+            if rules_here != outer_rules:
+                self._rules_here = rules_here
+                self.enter, self.leave, self._leaves = self._handlers(rules_here)
         for child in node.decorator_list:
             self.visit(child, node)
         self.visit(node.args, node)
@@ -409,6 +466,9 @@ class Walker:
         del ctx.grad_stack[-pushed:]
         ctx.loops = outer_loops
         ctx.scopes.pop()
+        if self._rules_here != outer_rules:
+            self._rules_here = outer_rules
+            self.enter, self.leave, self._leaves = self._handlers(outer_rules)
 
 
 # Node types whose children are visited in a special order, with context kept. (Plain

@@ -15,15 +15,13 @@ import re
 import sys
 import textwrap
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, NamedTuple, Optional, Union
+from typing import TYPE_CHECKING, ClassVar, NamedTuple, Optional
 
 from gradguard.check.model import FixAvailability, Severity
+from gradguard.check.triggers import Trigger, occurs
 
 if TYPE_CHECKING:
     from gradguard.check.engine.context import FileContext
-
-# A substring, or a compiled pattern, whose presence in a file's text lets a rule run.
-Trigger = Union[str, "re.Pattern[str]"]
 
 
 def example_text(text: str) -> str:
@@ -98,10 +96,11 @@ class Rule:
     # Substrings (or compiled patterns) of which one must occur in a file for the rule to run
     # at all (speed). A necessary condition only: handlers still check what they see.
     triggers: ClassVar[tuple[Trigger, ...]] = ()
-    # The same, for one function (its decorators, signature and body): a function in whose text
-    # no active rule's function trigger occurs is not walked at all. A rule lists them only if it
-    # neither reports anything inside such a function nor learns there anything it uses
-    # elsewhere; None (the default) means the rule must see every function.
+    # The same, for one function (its decorators, signature and body): the rule is not shown the
+    # nodes of a function in whose text none of them occurs (nor of its nested functions, each
+    # judged on its own text). A rule lists them only if it neither reports anything inside such
+    # a function nor learns there anything it uses elsewhere; None (the default) means the rule
+    # must see every function.
     function_triggers: ClassVar[Optional[tuple[Trigger, ...]]] = None
     # Qualified names (``torch.no_grad``) whose local aliases in the file
     # (``from torch import no_grad as ng``: ``ng``) count as function triggers too; the name as
@@ -123,7 +122,7 @@ class Rule:
         for trigger in self.triggers:
             hit = None if seen is None else seen.get(trigger)
             if hit is None:
-                hit = trigger in text if isinstance(trigger, str) else trigger.search(text) is not None
+                hit = occurs(text, trigger)
                 if seen is not None:
                     seen[trigger] = hit
             if hit:

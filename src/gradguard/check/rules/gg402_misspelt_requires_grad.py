@@ -125,6 +125,43 @@ def misspelling_of(name: str) -> Optional[str]:
     return best if _distance(lowered, best) <= 2 else None
 
 
+# Every name misspelling_of accepts holds one of these, in lower case.
+_MISSPELLING_MARKERS = ("req", "rqu", "equ", "rei")
+
+
+def _may_hold_misspelling(text: str) -> bool:
+    """Whether the text holds a name that is a misspelling of the flag, or calls the flag
+    (``x.requires_grad(False)``): everything the rule reports is one of those. Searched
+    with ``str.find`` around each marker, not by walking the tree."""
+    i = text.find("requires_grad")
+    while i >= 0:
+        j = i + len("requires_grad")
+        while text[j : j + 1] in (" ", "\t"):
+            j += 1
+        if text[j : j + 1] == "(":
+            return True
+        i = text.find("requires_grad", j)
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        return True  # a character whose lower case is longer: positions would not match
+    seen = set()
+    for marker in _MISSPELLING_MARKERS:
+        i = lowered.find(marker)
+        while i >= 0:
+            start, end = i, i + len(marker)
+            while start > 0 and (lowered[start - 1].isalnum() or lowered[start - 1] == "_"):
+                start -= 1
+            while end < len(lowered) and (lowered[end].isalnum() or lowered[end] == "_"):
+                end += 1
+            name = text[start:end]
+            if name not in seen:
+                seen.add(name)
+                if misspelling_of(name) is not None:
+                    return True
+            i = lowered.find(marker, end)
+    return False
+
+
 @dataclass
 class _State:
     """What the rule keeps while it walks one file."""
@@ -169,6 +206,9 @@ class MisspeltRequiresGrad(Rule):
     triggers = ("grad", "gard", "Grad")
     # The misspellings recognised hold "rad", "gar" or "grd" (misspelling_of).
     function_triggers = ("rad", "gar", "grd", "RAD", "GAR", "GRD")
+
+    def active_in(self, ctx) -> bool:
+        return _may_hold_misspelling(ctx.source.text)
 
     valid = (
         Valid(
