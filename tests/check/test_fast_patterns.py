@@ -7,7 +7,7 @@ import re
 from hypothesis import given, settings, strategies as st
 
 from gradguard.check.rules.gg201_eval_with_grad import _SPLIT_NAME_RE, _SPLIT_TRIGGER
-from gradguard.check.triggers import anchored_positions, occurs
+from gradguard.check.triggers import TextSearch, occurs
 
 # The readable form of GG201's split-name search.
 READABLE_SPLIT_NAME = re.compile(
@@ -64,6 +64,16 @@ def test_split_name_finds_and_misses():
 @given(st.text(alphabet="vtedVTEDalisnxyoc_ 0A.é(", max_size=14))
 def test_split_name_agrees_with_readable_form(text):
     assert _found(_SPLIT_NAME_RE, text) == _found(READABLE_SPLIT_NAME, text)
+
+
+def anchored_positions(text: str, trigger) -> list:
+    """Every occurrence ``TextSearch`` finds, asked for one after the other."""
+    search, found = TextSearch(text), []
+    at = search.next_at(trigger, 0)
+    while at >= 0:
+        found.append(at)
+        at = search.next_at(trigger, at + 1)
+    return found
 
 
 def _match_starts(pattern: re.Pattern, text: str) -> list:

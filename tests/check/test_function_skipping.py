@@ -164,14 +164,35 @@ def test_function_triggers_are_searched_within_the_stretch_only():
     import re
 
     from gradguard.check.engine.walker import FunctionTriggers
+    from gradguard.check.triggers import TextSearch
 
     text = "def a():\n    pass\ndef b():\n    x.data\ndef c():\n    val_loader\n"
-    # Rule 0 has substrings and a pattern, rule 1 only the pattern, rule 2 sees every function.
-    triggers = FunctionTriggers(text, [[".data", "oader", re.compile(r"val_")], [re.compile(r"val_")], None])
     lines = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
     every = 0b111
-    assert triggers.rules_in(lines[0], lines[2], every) == 0b100  # a: no trigger
-    assert triggers.rules_in(lines[2], lines[4], every) == 0b101  # b: .data
-    assert triggers.rules_in(lines[4], lines[6], every) == 0b111  # c: oader, and the pattern
-    assert triggers.rules_in(lines[4], lines[6], 0b010) == 0b010  # only the rules asked about
-    assert triggers.rules_in(lines[0], lines[6], 0b001) == 0b001  # the whole text
+
+    def triggers():
+        # Rule 0 has substrings and a pattern, rule 1 only the pattern, rule 2 sees every function.
+        return FunctionTriggers(
+            TextSearch(text), [[".data", "oader", re.compile(r"val_")], [re.compile(r"val_")], None]
+        )
+
+    in_order = triggers()
+    assert in_order.rules_in(lines[0], lines[2], every) == 0b100  # a: no trigger
+    assert in_order.rules_in(lines[2], lines[4], every) == 0b101  # b: .data
+    assert in_order.rules_in(lines[4], lines[6], every) == 0b111  # c: oader, and the pattern
+    assert in_order.rules_in(lines[4], lines[6], 0b010) == 0b010  # only the rules asked about
+    # Asked out of text order (or about a stretch holding others), the answers are the same.
+    backwards = triggers()
+    assert backwards.rules_in(lines[4], lines[6], every) == 0b111
+    assert backwards.rules_in(lines[2], lines[4], every) == 0b101
+    assert backwards.rules_in(lines[0], lines[2], every) == 0b100
+    assert backwards.rules_in(lines[0], lines[6], 0b001) == 0b001
+
+
+def test_text_search_finds_each_occurrence_in_turn():
+    from gradguard.check.triggers import TextSearch
+
+    search = TextSearch("ab ab ab")
+    assert [search.next_at("ab", at) for at in (0, 1, 3, 4, 6, 7)] == [0, 3, 3, 6, 6, -1]
+    assert search.next_at("ab", 2) == 3  # back again: searched anew
+    assert search.occurs("ab") and not search.occurs("ba ")

@@ -29,36 +29,53 @@ class AnchoredPattern:
 Trigger = Union[str, "re.Pattern[str]", AnchoredPattern]
 
 
-def substring_positions(text: str, substring: str) -> list[int]:
-    """Where ``substring`` starts in ``text``, in order (overlapping occurrences included)."""
-    out = []
-    find = text.find
-    at = find(substring)
-    while at >= 0:
-        out.append(at)
-        at = find(substring, at + 1)
-    return out
+class TextSearch:
+    """Where triggers occur in one text, found on demand and remembered (one per file).
 
+    ``next_at(trigger, start)`` is the first occurrence at or after ``start``. Questions come
+    in text order (the rules' file triggers, then each function as the walk reaches it), so
+    each trigger's search moves forward through the text and reads it at most about once.
+    """
 
-def anchored_positions(text: str, trigger: AnchoredPattern) -> list[int]:
-    """Where a match of the pattern starts in ``text``, in order."""
-    match = trigger.pattern.match
-    found = {at for start in trigger.starts for at in substring_positions(text, start) if match(text, at) is not None}
-    return sorted(found)
+    def __init__(self, text: str):
+        self.text = text
+        # trigger -> (start of the last search, where it found the trigger; -1: nowhere after)
+        self._next: dict[Trigger, tuple[int, int]] = {}
+
+    def occurs(self, trigger: Trigger) -> bool:
+        """Whether the trigger occurs anywhere in the text."""
+        return self.next_at(trigger, 0) >= 0
+
+    def next_at(self, trigger: Trigger, start: int) -> int:
+        """Where the trigger first occurs at or after ``start`` (-1: nowhere)."""
+        cached = self._next.get(trigger)
+        if cached is not None:
+            since, found = cached
+            if since <= start and (found < 0 or found >= start):
+                return found
+        if isinstance(trigger, str):
+            found = self.text.find(trigger, start)
+        elif isinstance(trigger, AnchoredPattern):
+            found = self._next_anchored(trigger, start)
+        else:
+            match = trigger.search(self.text, start)
+            found = -1 if match is None else match.start()
+        self._next[trigger] = (start, found)
+        return found
+
+    def _next_anchored(self, trigger: AnchoredPattern, start: int) -> int:
+        match = trigger.pattern.match
+        text = self.text
+        best = -1
+        for substring in trigger.starts:
+            at = self.next_at(substring, start)
+            while at >= 0 and (best < 0 or at < best) and match(text, at) is None:
+                at = self.next_at(substring, at + 1)
+            if at >= 0 and (best < 0 or at < best):
+                best = at
+        return best
 
 
 def occurs(text: str, trigger: Trigger) -> bool:
     """Whether the trigger occurs anywhere in ``text``."""
-    if isinstance(trigger, str):
-        return trigger in text
-    if isinstance(trigger, AnchoredPattern):
-        match = trigger.pattern.match
-        find = text.find
-        for start in trigger.starts:
-            at = find(start)
-            while at >= 0:
-                if match(text, at) is not None:
-                    return True
-                at = find(start, at + 1)
-        return False
-    return trigger.search(text) is not None
+    return TextSearch(text).occurs(trigger)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Optional, Protocol, Sequence
+from typing import Optional, Protocol, Sequence
 
 from gradguard.check.analysis.imports import ImportMap, mentions_torch_import
 from gradguard.check.engine.context import FileContext
@@ -14,7 +14,7 @@ from gradguard.check.engine.walker import FunctionTriggers, Walker
 from gradguard.check.model import Diagnostic, Position
 from gradguard.check.noqa import apply_noqa
 from gradguard.check.source import SourceError, SourceText, parse
-from gradguard.check.triggers import Trigger
+from gradguard.check.triggers import TextSearch, Trigger
 
 
 class EngineRule(Protocol):
@@ -24,7 +24,7 @@ class EngineRule(Protocol):
     ``function_triggers``/``function_names`` are looked up by name when present.
     """
 
-    def applies_to(self, text: str, seen: Optional[dict[Any, bool]] = None) -> bool: ...
+    def applies_to(self, text: str, search: Optional[TextSearch] = None) -> bool: ...
 
 
 __all__ = ["FileResult", "InternalError", "check_bytes", "check_source", "WALK_RECURSION_LIMIT"]
@@ -97,13 +97,13 @@ def _check_source(
     imports = ImportMap(tree, text)
     if require_torch_import and not imports.imports_torch:
         return FileResult(filename, [], source, skipped=True)
-    seen: dict[Any, bool] = {}
-    active = [rule for rule in rules if rule.applies_to(text, seen)]
+    search = TextSearch(text)
+    active = [rule for rule in rules if rule.applies_to(text, search)]
     ctx = FileContext(filename, source, tree, imports)
     active = [rule for rule in active if _active_in(rule, ctx)]
     failures: list[InternalError] = []
     while active:
-        walker = Walker(active, ctx, function_triggers(active, text, imports))
+        walker = Walker(active, ctx, function_triggers(active, search, imports))
         try:
             walker.run()
             break
@@ -135,8 +135,10 @@ def _active_in(rule: EngineRule, ctx: FileContext) -> bool:
     return active_in is None or bool(active_in(ctx))
 
 
-def function_triggers(rules: Sequence[EngineRule], text: str, imports: ImportMap) -> Optional[FunctionTriggers]:
-    """Each rule's function triggers, to tell which rules see which function of ``text``.
+def function_triggers(
+    rules: Sequence[EngineRule], search: TextSearch, imports: ImportMap
+) -> Optional[FunctionTriggers]:
+    """Each rule's function triggers, to tell which rules see which function of the text.
 
     A rule's triggers are its ``function_triggers`` and the local aliases of its
     ``function_names`` (``ng`` for ``from torch import no_grad as ng``); a trigger holding
@@ -157,7 +159,7 @@ def function_triggers(rules: Sequence[EngineRule], text: str, imports: ImportMap
         per_rule.append([*_kept_triggers(frozenset(strings)), *patterns])
     if all(triggers is None for triggers in per_rule):
         return None
-    return FunctionTriggers(text, per_rule)
+    return FunctionTriggers(search, per_rule)
 
 
 @lru_cache(maxsize=256)

@@ -11,15 +11,13 @@ on first use (``FileContext.parent``).
 from __future__ import annotations
 
 import ast
-import re
-from bisect import bisect_left
 from functools import cache
 from typing import Any, Callable, Optional, Sequence, Union, cast
 
 from gradguard.check.analysis.grad_mode import BOUNDARY, MAYBE, SET_ENABLED_NAMES, GradRegion, classify_grad_mode
 from gradguard.check.engine.context import FileContext
 from gradguard.check.engine.errors import RuleFailure
-from gradguard.check.triggers import AnchoredPattern, Trigger, anchored_positions, substring_positions
+from gradguard.check.triggers import TextSearch, Trigger
 
 # A rule's bound visit_/leave_ method.
 Handler = Callable[[Any, FileContext], object]
@@ -100,61 +98,47 @@ def _call_handlers(handlers: list[Handler], node: ast.AST, ctx: FileContext) -> 
 class FunctionTriggers:
     """Which rules' function triggers occur in a stretch of the text (a function's lines).
 
-    Rule ``i`` of the walk is bit ``1 << i``. A rule without function triggers is in every
-    answer. The occurrences of each rule's triggers are listed once per file, on the first
-    question about that rule, so each later question about it is a binary search.
+    Rule ``i`` of the walk is bit ``1 << i``; a rule without function triggers is in every
+    answer. For each rule the nearest occurrence of one of its triggers is remembered: the
+    walk asks about functions in text order, so most answers need no search at all.
     """
 
-    def __init__(self, text: str, rule_triggers: Sequence[Optional[Sequence[Trigger]]]):
-        self.text = text
+    def __init__(self, search: TextSearch, rule_triggers: Sequence[Optional[Sequence[Trigger]]]):
+        self.search = search
         self.always = 0  # rules that see every function
-        # Per rule bit: its substrings and anchored patterns (found once per file), and its
-        # other patterns (searched for within a stretch).
-        self._triggers: dict[int, tuple[list[Union[str, AnchoredPattern]], list[re.Pattern[str]]]] = {}
+        self._triggers: dict[int, Sequence[Trigger]] = {}
         for i, triggers in enumerate(rule_triggers):
             if triggers is None:
                 self.always |= 1 << i
             else:
-                found = [t for t in triggers if isinstance(t, (str, AnchoredPattern))]
-                patterns = [t for t in triggers if not isinstance(t, (str, AnchoredPattern))]
-                self._triggers[1 << i] = (found, patterns)
-        self._positions: dict[int, list[int]] = {}  # per rule bit: where its found triggers start, sorted
-        self._found: dict[Union[str, AnchoredPattern], list[int]] = {}  # per trigger (rules share them)
+                self._triggers[1 << i] = triggers
+        # Per rule bit: (start of the last search, nearest occurrence at or after it; -1: none).
+        self._nearest: dict[int, tuple[int, int]] = {}
 
     def rules_in(self, start: int, end: int, candidates: int) -> int:
         """The rules among ``candidates`` whose trigger occurs between ``start`` and ``end``.
 
         The stretch ends at a line end and no trigger spans lines: an occurrence starting in
-        it lies within it, and a pattern matched within it is a match in the whole text.
-        Patterns are searched for (within the stretch) only where no substring occurs: they
-        cost far more than ``str.find``.
+        it lies within it.
         """
         found = self.always & candidates
-        for bit, (found_triggers, patterns) in self._triggers.items():
+        nearest_of = self._nearest
+        for bit, triggers in self._triggers.items():
             if candidates & bit:
-                positions = self._positions.get(bit)
-                if positions is None:
-                    positions = self._positions[bit] = self._rule_positions(found_triggers)
-                i = bisect_left(positions, start)
-                if (i < len(positions) and positions[i] < end) or any(
-                    pattern.search(self.text, start, end) is not None for pattern in patterns
-                ):
+                cached = nearest_of.get(bit)
+                if cached is not None and cached[0] <= start and (cached[1] < 0 or cached[1] >= start):
+                    nearest = cached[1]
+                else:
+                    nearest = -1
+                    next_at = self.search.next_at
+                    for trigger in triggers:
+                        at = next_at(trigger, start)
+                        if at >= 0 and (nearest < 0 or at < nearest):
+                            nearest = at
+                    nearest_of[bit] = (start, nearest)
+                if 0 <= nearest < end:
                     found |= bit
         return found
-
-    def _rule_positions(self, triggers: list[Union[str, AnchoredPattern]]) -> list[int]:
-        out: list[int] = []
-        for trigger in triggers:
-            positions = self._found.get(trigger)
-            if positions is None:
-                positions = self._found[trigger] = (
-                    substring_positions(self.text, trigger)
-                    if isinstance(trigger, str)
-                    else anchored_positions(self.text, trigger)
-                )
-            out.extend(positions)
-        out.sort()
-        return out
 
 
 class Walker:

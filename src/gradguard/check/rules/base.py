@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, NamedTuple, Optional
 
 from gradguard.check.model import FixAvailability, Severity
-from gradguard.check.triggers import Trigger, occurs
+from gradguard.check.triggers import TextSearch, Trigger
 
 if TYPE_CHECKING:
     from gradguard.check.engine.context import FileContext
@@ -114,20 +114,15 @@ class Rule:
     valid: ClassVar[tuple[Valid, ...]] = ()
     invalid: ClassVar[tuple[Invalid, ...]] = ()
 
-    def applies_to(self, text: str, seen: Optional[dict[Trigger, bool]] = None) -> bool:
-        """Does one of the triggers occur in ``text``? ``seen`` memoises answers across the
-        rules of one file, so a trigger that several rules share is searched for once."""
+    def applies_to(self, text: str, search: Optional[TextSearch] = None) -> bool:
+        """Does one of the triggers occur in ``text``? ``search`` (the file's ``TextSearch``)
+        remembers answers across the rules of one file, so a trigger that several rules share
+        is searched for once."""
         if not self.triggers:
             return True
-        for trigger in self.triggers:
-            hit = None if seen is None else seen.get(trigger)
-            if hit is None:
-                hit = occurs(text, trigger)
-                if seen is not None:
-                    seen[trigger] = hit
-            if hit:
-                return True
-        return False
+        if search is None:
+            search = TextSearch(text)
+        return any(search.occurs(trigger) for trigger in self.triggers)
 
     @classmethod
     def documentation(cls) -> str:
