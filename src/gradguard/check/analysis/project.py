@@ -64,6 +64,15 @@ class ProjectIndex:
         parts = own.split(".")[:-level] if own else []
         return ".".join([p for p in parts if p] + ([module] if module else []))
 
+    def constructs_any(self, layers: frozenset) -> bool:
+        """Whether some class of the project constructs one of ``layers`` (answered once per
+        set and run: every file of the run may ask)."""
+        answers = self.__dict__.setdefault("_constructs_any", {})
+        found = answers.get(layers)
+        if found is None:
+            found = answers[layers] = any(fact.layers & layers for fact in self.classes.values())
+        return found
+
     def digest(self) -> str:
         h = hashlib.sha256()
         for name in sorted(self.classes):

@@ -97,7 +97,7 @@ def _check_source(
     imports = ImportMap(tree, text)
     if require_torch_import and not imports.imports_torch:
         return FileResult(filename, [], source, skipped=True)
-    search = TextSearch(text)
+    search = TextSearch(text, trigger_vocabulary(tuple(type(rule) for rule in rules)))
     active = [rule for rule in rules if rule.applies_to(text, search)]
     ctx = FileContext(filename, source, tree, imports)
     active = [rule for rule in active if _active_in(rule, ctx)]
@@ -160,6 +160,17 @@ def function_triggers(
     if all(triggers is None for triggers in per_rule):
         return None
     return FunctionTriggers(search, per_rule)
+
+
+@lru_cache(maxsize=16)
+def trigger_vocabulary(rule_classes: tuple[type, ...]) -> frozenset[Trigger]:
+    """Every file and function trigger of a set of rule classes (what ``TextSearch`` may be
+    asked about; aliases of ``function_names`` are not known before a file is read)."""
+    found: set[Trigger] = set()
+    for rule in rule_classes:
+        found.update(getattr(rule, "triggers", ()) or ())
+        found.update(getattr(rule, "function_triggers", None) or ())
+    return frozenset(found)
 
 
 @lru_cache(maxsize=256)

@@ -84,7 +84,6 @@ from gradguard.check.analysis.values import Kind, Role, Split
 from gradguard.check.analysis.vocabulary import NOT_MODEL_METHODS, PARAMETERLESS_MODULES
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
-from gradguard.check.triggers import AnchoredPattern
 from gradguard.common.text import short
 
 _LOADER_RE = re.compile(
@@ -124,17 +123,18 @@ _SPLIT_NAME_RE = re.compile(
 )
 # What the text of a loop's iterable says when it may be a loader or a data set.
 _DATA_WORDS_RE = re.compile(r"load|data|set|batch|iter|dl\b|val|test|eval|dev|split|sample|ds\b|examples", re.I)
-# A validation/test split named in an identifier or a string (file and function trigger).
-# Written so that the engine looks for the first letter before any lookbehind: the same
-# matches as `(?<![A-Za-z0-9])(?:val|...)...`, found about twice as fast; and tried only where
-# one of the substrings every match starts with occurs (`triggers.AnchoredPattern`).
-_SPLIT_TRIGGER = AnchoredPattern(
-    re.compile(
-        r"[vtedVT](?<![A-Za-z0-9][vtedVT])"
-        r"(?:(?<=v)al|(?<=v)alid|(?<=v)alidation|(?<=t)est|(?<=t)esting|(?<=e)val|(?<=d)ev)"
-        r"(?:set|data|x|y|s)?(?![a-z])|Val|Test"
-    ),
-    ("val", "test", "eval", "dev", "Val", "Test"),
+# A validation/test split named in an identifier or a string (file and function triggers):
+# `val`, `valid`, `validation`, `test`, `testing`, `eval` or `dev` starting a word (`test_x`,
+# `valset`, `X_val`), or `Val`/`Test` anywhere. Each pattern starts with its word, which the
+# engine then looks for as a plain string: about 3x faster than one pattern of alternatives.
+_SPLIT_SUFFIX = r"(?:set|data|x|y|s)?(?![a-z])"
+_SPLIT_TRIGGERS = (
+    re.compile(r"val(?<![A-Za-z0-9]val)(?:id|idation)?" + _SPLIT_SUFFIX),
+    re.compile(r"test(?<![A-Za-z0-9]test)(?:ing)?" + _SPLIT_SUFFIX),
+    re.compile(r"eval(?<![A-Za-z0-9]eval)" + _SPLIT_SUFFIX),
+    re.compile(r"dev(?<![A-Za-z0-9]dev)" + _SPLIT_SUFFIX),
+    "Val",
+    "Test",
 )
 # The target of an assignment at the start of a line: ``    encoder = ...``.
 _ASSIGNED_ON_LINE_RE = re.compile(r"[ \t]*([A-Za-z_][\w.]*)[ \t]*=(?!=)")
@@ -289,8 +289,9 @@ def _imported_module(ctx, node: ast.AST) -> bool:
 def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
     """Callees the syntax alone shows are no model (no question to the model needed): a
     builtin, a function or class the module defines, an imported name or module attribute
-    (``torch.cat``, ``np.mean``), a method of the current class (``self.helper(...)``), a
-    method no module's call goes through (``outputs.append``, ``model.parameters``)."""
+    (``torch.cat``, ``np.mean``, ``torch.ops.aten.abs.default``), a method of the current class
+    (``self.helper(...)``), a method no module's call goes through (``outputs.append``,
+    ``model.parameters``)."""
     if isinstance(target, ast.Name):
         name = target.id
         if name in _BUILTINS or name in ctx.imports.names:
@@ -301,15 +302,15 @@ def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
         if target.attr in NOT_MODEL_METHODS or target.attr.startswith("assert"):
             return True  # `outputs.append(y)`, `model.parameters()`, `self.assertEqual(...)`
         root = target.value
-        if isinstance(root, ast.Name):
-            if root.id == "self":
-                cls = ctx.method_class
-                return cls is not None and any(
-                    isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == target.attr for s in cls.body
-                )
-            if root.id in ctx.imports.names and not ctx.model.rebinds(root.id):
-                return True
-        return False
+        if isinstance(root, ast.Name) and root.id == "self":
+            cls = ctx.method_class
+            return cls is not None and any(
+                isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == target.attr for s in cls.body
+            )
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        # An attribute of an imported module, however deep: `np.mean`, `torch.ops.aten.abs.default`.
+        return isinstance(root, ast.Name) and root.id in ctx.imports.names and not ctx.model.rebinds(root.id)
     return not isinstance(target, (ast.Subscript, ast.Call))
 
 
@@ -613,7 +614,7 @@ class EvalWithGrad(Rule):
         "generat",
         "demo",
         *_VALUE_READ_HINTS,  # a model's output only read: `prediction.data.numpy()`
-        _SPLIT_TRIGGER,
+        *_SPLIT_TRIGGERS,
     )
     function_triggers = (*triggers, "eval")
 

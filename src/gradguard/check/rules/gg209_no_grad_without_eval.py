@@ -85,6 +85,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis.grad_mode import GradState
+from gradguard.check.analysis.project import current as current_project
 from gradguard.check.analysis.values import Kind, Role, Split
 from gradguard.check.analysis.vocabulary import (
     BATCHNORM_MODULES,
@@ -243,8 +244,8 @@ class NoGradWithoutEval(Rule):
         text = ctx.source.text
         if "Dropout" in text or "BatchNorm" in text:
             return True
-        project = ctx.model.project
-        return project is not None and any(fact.layers & TRAIN_MODE_MODULES for fact in project.classes.values())
+        project = current_project()  # not the file's model: building it costs more than this answer
+        return project is not None and project.constructs_any(TRAIN_MODE_MODULES)
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
         target = _module_expression(node)
