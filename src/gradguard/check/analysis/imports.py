@@ -92,50 +92,64 @@ class ImportMap:
         return qual is not None and qual in names
 
 
-_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
-# Simple statements have no nested blocks: skip the attribute probing for them.
-_SIMPLE_STATEMENTS = (
-    ast.Expr,
-    ast.Assign,
-    ast.AugAssign,
-    ast.AnnAssign,
-    ast.Return,
-    ast.Import,
-    ast.ImportFrom,
-    ast.Pass,
-    ast.Raise,
-    ast.Delete,
-    ast.Assert,
-    ast.Global,
-    ast.Nonlocal,
-    ast.Break,
-    ast.Continue,
-)
+# The fields of a statement (or except clause, or match case) that hold statements, in the
+# order ``iter_statements`` stacks them (the last one's statements come out first); a type not
+# listed holds none.
+_BLOCKS_OF: dict = {
+    ast.FunctionDef: ("body",),
+    ast.AsyncFunctionDef: ("body",),
+    ast.ClassDef: ("body",),
+    ast.If: ("body", "orelse"),
+    ast.For: ("body", "orelse"),
+    ast.AsyncFor: ("body", "orelse"),
+    ast.While: ("body", "orelse"),
+    ast.With: ("body",),
+    ast.AsyncWith: ("body",),
+    ast.Try: ("body", "orelse", "finalbody", "handlers"),
+    ast.ExceptHandler: ("body",),
+    ast.Match: ("cases",),
+    ast.match_case: ("body",),
+}
+if hasattr(ast, "TryStar"):  # Python 3.11+
+    _BLOCKS_OF[ast.TryStar] = ("body", "orelse", "finalbody", "handlers")
 
 
 def iter_statements(body, lines: Optional[list] = None):
-    """Every statement in a body, nested blocks included, without visiting expressions.
+    """Every statement in a body, nested blocks included, without visiting expressions
+    (except clauses and match cases are yielded too).
 
     With ``lines`` (sorted line numbers), only the statements that span one of those lines.
     """
     stack = list(reversed(body))
-    simple = frozenset(_SIMPLE_STATEMENTS)
+    pop = stack.pop
+    extend = stack.extend
+    blocks_of = _BLOCKS_OF.get
+    if lines is None:
+        while stack:
+            stmt = pop()
+            yield stmt
+            fields = blocks_of(type(stmt))
+            if fields is not None:
+                for name in fields:
+                    block = getattr(stmt, name)
+                    if block:
+                        extend(reversed(block))
+        return
     bisect_left = bisect.bisect_left
     while stack:
-        stmt = stack.pop()
-        if lines is not None:
-            first = getattr(stmt, "lineno", None)  # a match case has no position of its own
-            if first is not None:
-                k = bisect_left(lines, first)
-                if k == len(lines) or lines[k] > stmt.end_lineno:
-                    continue  # none of the lines lies in this statement
+        stmt = pop()
+        first = getattr(stmt, "lineno", None)  # a match case has no position of its own
+        if first is not None:
+            k = bisect_left(lines, first)
+            if k == len(lines) or lines[k] > stmt.end_lineno:
+                continue  # none of the lines lies in this statement
         yield stmt
-        if type(stmt) in simple:
-            continue
-        for name in _BLOCK_FIELDS:
-            block = getattr(stmt, name, None)
-            if block:
-                stack.extend(reversed(block))
+        fields = blocks_of(type(stmt))
+        if fields is not None:
+            for name in fields:
+                block = getattr(stmt, name)
+                if block:
+                    extend(reversed(block))
 
 
 def statements_with_word(body: list, text: str, word: str):
