@@ -22,19 +22,17 @@ rule; and the files whose check costs most above their own parse.
 from __future__ import annotations
 
 import argparse
-import ast
-import io
 import os
 import statistics
 import sys
 import time
-import tokenize
 from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # tools.corpus: the shared corpus definition
 
+from benchmarks.lint_speed import bare_parse  # noqa: E402
 from gradguard.check.analysis import model as semantic_model  # noqa: E402
 from gradguard.check.analysis.project import build_index, using  # noqa: E402
 from gradguard.check.config import resolve  # noqa: E402
@@ -49,17 +47,6 @@ QUESTIONS = [
     for name, member in vars(semantic_model.SemanticModel).items()
     if callable(member) and not name.startswith("_") and name not in ("close",)
 ]
-
-
-def bare_parse(files: list) -> None:
-    for path in files:
-        with open(path, "rb") as handle:
-            data = handle.read()
-        try:
-            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-            ast.parse(data.decode(encoding), path)
-        except (SyntaxError, ValueError, UnicodeDecodeError, MemoryError, RecursionError):
-            pass
 
 
 def without_handlers(rule_class: type, function_triggers: bool = True) -> type:

@@ -124,25 +124,15 @@ def iter_statements(body, lines: Optional[list] = None):
     pop = stack.pop
     extend = stack.extend
     blocks_of = _BLOCKS_OF.get
-    if lines is None:
-        while stack:
-            stmt = pop()
-            yield stmt
-            fields = blocks_of(type(stmt))
-            if fields is not None:
-                for name in fields:
-                    block = getattr(stmt, name)
-                    if block:
-                        extend(reversed(block))
-        return
     bisect_left = bisect.bisect_left
     while stack:
         stmt = pop()
-        first = getattr(stmt, "lineno", None)  # a match case has no position of its own
-        if first is not None:
-            k = bisect_left(lines, first)
-            if k == len(lines) or lines[k] > stmt.end_lineno:
-                continue  # none of the lines lies in this statement
+        if lines is not None:
+            first = getattr(stmt, "lineno", None)  # a match case has no position of its own
+            if first is not None:
+                k = bisect_left(lines, first)
+                if k == len(lines) or lines[k] > stmt.end_lineno:
+                    continue  # none of the lines lies in this statement
         yield stmt
         fields = blocks_of(type(stmt))
         if fields is not None:
