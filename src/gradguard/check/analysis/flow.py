@@ -95,6 +95,11 @@ def join_states(a: Optional[State], b: Optional[State]) -> Optional[State]:
 
 
 _LOOP_ROUNDS = 4  # then values that still change become unknown
+# Frames that do not use other functions' summaries: the first module pass (the base of
+# every summary) and the summaries themselves (one level of calls is followed, no chains).
+# Such a frame notes when it met a call whose summary it did not use (``skipped_summaries``),
+# so it evaluates every expression; the others skip values nothing keeps (see ``_expr``).
+NO_SUMMARY_KINDS = frozenset({"module-first", "summary"})
 
 
 class ScopeFlow:
@@ -108,6 +113,11 @@ class ScopeFlow:
         self.returns: list = []  # (Return node, Value)
         self._loops: list = []  # (break states, continue states) of the enclosing loops
         self._handlers: list = []  # states the current try bodies may leave
+        # Whether to evaluate values no state keeps (a call statement's result, an assert's
+        # test, a raised exception): only for what the evaluation notes in a frame that uses no
+        # summaries. A value
+        # a rule asks about later is evaluated then, from the state before its statement.
+        self._evaluate_discarded = frame.kind in NO_SUMMARY_KINDS
         self.exit = self.block(frame.body, entry)
 
     # -- blocks -----------------------------------------------------------------------------
@@ -125,16 +135,18 @@ class ScopeFlow:
         handler = _STATEMENTS.get(type(stmt))
         if handler is not None:
             return handler(self, stmt, state)
-        # Simple statements without bindings: evaluate for the effects of calls.
-        for child in ast.iter_child_nodes(stmt):
-            if isinstance(child, ast.expr):
-                self.model.evaluate(child, state, self.frame)
+        # Simple statements without bindings (`assert`, `pass`, `global`): nothing to keep.
+        if self._evaluate_discarded:
+            for child in ast.iter_child_nodes(stmt):
+                if isinstance(child, ast.expr):
+                    self.model.evaluate(child, state, self.frame)
         return state
 
     # -- simple statements ------------------------------------------------------------------
     def _expr(self, stmt: ast.Expr, state: State) -> State:
         value = stmt.value
-        self.model.evaluate(value, state, self.frame)
+        if self._evaluate_discarded:
+            self.model.evaluate(value, state, self.frame)
         if isinstance(value, ast.Call):
             state = self._call_effect(value, state)
         self.after[id(stmt)] = state
@@ -280,7 +292,7 @@ class ScopeFlow:
         return None
 
     def _raise(self, stmt: ast.Raise, state: State) -> None:
-        if stmt.exc is not None:
+        if stmt.exc is not None and self._evaluate_discarded:
             self.model.evaluate(stmt.exc, state, self.frame)
         return None
 

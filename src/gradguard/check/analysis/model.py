@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis import vocabulary as vocab
-from gradguard.check.analysis.flow import GradMode, ScopeFlow, State, join_modes, region_mode
+from gradguard.check.analysis.flow import NO_SUMMARY_KINDS, GradMode, ScopeFlow, State, join_modes, region_mode
 from gradguard.check.analysis.grad_mode import classify_grad_mode
 from gradguard.check.analysis.imports import ImportMap, dotted_name, iter_statements
 from gradguard.check.analysis.project import ProjectIndex
@@ -102,9 +102,6 @@ _DATASET_TENSOR_FIELDS = frozenset(
     {"data", "targets", "test_data", "test_labels", "train_data", "train_labels", "tensors", "x", "y"}
 )
 _IMPORTED = Value(Kind.OTHER, Grad.NO, ref="<import>")
-# Frames that do not use other functions' summaries: the first module pass (the base of
-# every summary) and the summaries themselves (one level of calls is followed, no chains).
-_NO_SUMMARIES = frozenset({"module-first", "summary"})
 PACKED = Value(Kind.OTHER, Grad.NO, ref="torch.nn.utils.rnn.PackedSequence")
 _NAMED_OPTIMIZER = Value(Kind.OPTIMIZER, weak=True)
 _EVIDENT_TENSOR = tensor(Grad.MAYBE)
@@ -212,7 +209,7 @@ class Frame:
         self.kind = kind  # "module-first", "module", "summary", "query", "class"
         self.flow: Optional[ScopeFlow] = None
         self.entry_env: dict = {}
-        self.skipped_summaries = False  # a call's summary was not used (see _NO_SUMMARIES)
+        self.skipped_summaries = False  # a call's summary was not used (see NO_SUMMARY_KINDS)
 
     @property
     def body(self) -> list:
@@ -681,12 +678,19 @@ class SemanticModel:
         return self._run_frame(self.tree, "module", GradMode.ENABLED, {})
 
     def _summary_frame(self, fn: ast.AST) -> Optional[Frame]:
+        found = self._frames.get((id(fn), "summary"))
+        if found is not None:
+            return found
+        return self._run_frame(fn, "summary", *self._summary_entry(fn))
+
+    def _summary_entry(self, fn: ast.AST) -> tuple:
+        """(grad mode, names' values) a function's summary starts from: what its decorators
+        and definition show, without its callers."""
         mode = self._decorated_mode(fn)
         outer_mode = self._definition_mode(fn)
         if mode is None:
             mode = GradMode.ENABLED if outer_mode is GradMode.ENABLED else GradMode.MAYBE
-        env = self._parameter_env(fn, callers=None)
-        return self._run_frame(fn, "summary", mode, env)
+        return mode, self._parameter_env(fn, callers=None)
 
     def _query_frame(self, fn: ast.AST) -> Optional[Frame]:
         key = (id(fn), "query")
@@ -708,7 +712,7 @@ class SemanticModel:
         return frame
 
     def _compute_query_frame(self, fn: ast.AST, key: tuple) -> Optional[Frame]:
-        summary_frame = self._summary_frame(fn)
+        summary_mode, summary_env = self._summary_entry(fn)
         sites = self._callers_of(fn)
         decorated = self._decorated_mode(fn)
         mode = decorated
@@ -728,12 +732,10 @@ class SemanticModel:
             mode = GradMode.ENABLED if outer is GradMode.ENABLED else GradMode.MAYBE
             assumed = True
         env = self._parameter_env(fn, callers=sites)
-        if (
-            summary_frame is not None
-            and mode is summary_frame.entry_mode
-            and env == summary_frame.entry_env
-            and not summary_frame.skipped_summaries
-        ):
+        # The summary's flow serves as the query's when both start alike and the summary used
+        # every summary it met; when they start otherwise it is not run here at all.
+        summary_frame = self._summary_frame(fn) if mode is summary_mode and env == summary_env else None
+        if summary_frame is not None and not summary_frame.skipped_summaries:
             if self._frames.get((id(fn), "summary")) is summary_frame:
                 self._frames[key] = summary_frame
             summary_frame.mode_assumed = assumed  # type: ignore[attr-defined]
@@ -1534,7 +1536,7 @@ class SemanticModel:
     def _summaries_allowed(frame: Frame) -> bool:
         """Whether a frame may use other functions' summaries; a summary frame that could not
         is marked, so that it is not reused as the function's query frame."""
-        if frame.kind in _NO_SUMMARIES:
+        if frame.kind in NO_SUMMARY_KINDS:
             frame.skipped_summaries = True
             return False
         return True
