@@ -982,6 +982,73 @@ def test_query_recomputed_when_a_forward_summary_was_skipped():
     )
 
 
+def test_a_call_statement_is_not_followed_until_asked_about():
+    # `log(out)` is a statement: its result is kept nowhere, so the query flow of `predict`
+    # does not run `log`'s summary (the module's first pass, predict's summary, its query:
+    # Net.forward's summary is needed for `out`)...
+    code = """
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return x.detach()
+
+        def log(value):
+            print(value.sum().item())
+            return torch.zeros(1)
+
+        def predict(x):
+            model = Net()
+            out = model(x)
+            log(out)
+            return out
+        """
+    assert _frames_run(code) == 5  # with log's summary too: 6
+    # ... and a question about that call gets the answer the summary gives.
+    ctx = _context(textwrap.dedent(code))
+    call = next(
+        n for n in ast.walk(ctx.tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "log"
+    )
+    value = ctx.model.value(call)
+    assert value.kind is Kind.TENSOR and value.grad is Grad.NO
+
+
+def test_query_with_its_own_start_runs_no_summary_flow_of_its_function():
+    # Every caller passes a module: the query starts from other values than the summary
+    # would, so predict's summary flow is not run (the module's first pass and full pass,
+    # where the callers are, and predict's query).
+    code = """
+        import torch
+
+        def predict(net, x):
+            out = net(x)
+            return out
+
+        predict(torch.nn.Linear(2, 2), torch.ones(2))
+        """
+    text = textwrap.dedent(code)
+    ctx = _context(text)
+    kinds = []
+    from gradguard.check.analysis import model as model_module
+
+    original = model_module.ScopeFlow
+
+    class Recording(original):  # type: ignore[misc, valid-type]
+        def __init__(self, model, frame, entry):
+            kinds.append(frame.kind)
+            super().__init__(model, frame, entry)
+
+    model_module.ScopeFlow = Recording
+    try:
+        fn = next(n for n in ctx.tree.body if isinstance(n, ast.FunctionDef))
+        value = ctx.model.value(fn.body[0].value.func)
+    finally:
+        model_module.ScopeFlow = original
+    assert value.kind is Kind.MODULE and not value.weak
+    assert "summary" not in kinds and "query" in kinds
+
+
 def test_a_container_may_carry_a_graph_only_through_a_tensor_it_holds():
     from gradguard.check.analysis.values import NUMBER, UNKNOWN, Value
 

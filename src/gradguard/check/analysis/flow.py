@@ -115,8 +115,8 @@ class ScopeFlow:
         self._handlers: list = []  # states the current try bodies may leave
         # Whether to evaluate values no state keeps (a call statement's result, an assert's
         # test, a raised exception): only for what the evaluation notes in a frame that uses no
-        # summaries. A value
-        # a rule asks about later is evaluated then, from the state before its statement.
+        # summaries. A value a rule asks about later is evaluated then, from the state before
+        # its statement.
         self._evaluate_discarded = frame.kind in NO_SUMMARY_KINDS
         self.exit = self.block(frame.body, entry)
 
