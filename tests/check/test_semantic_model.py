@@ -1049,6 +1049,42 @@ def test_query_with_its_own_start_runs_no_summary_flow_of_its_function():
     assert "summary" not in kinds and "query" in kinds
 
 
+def test_assigning_an_attribute_does_not_work_out_what_it_held():
+    # `self.total = 0` binds no name: the flow of `reset` does not ask what `self.total`
+    # holds, which would run `__init__` (it assigns `self.total` from a parameter).
+    from gradguard.check.analysis import model as model_module
+
+    text = textwrap.dedent(
+        """
+        class Counter:
+            def __init__(self, start):
+                self.total = start
+
+            def reset(self):
+                self.total = 0
+                self.total += 1
+                return self
+        """
+    )
+    ctx = _context(text)
+    flows = []
+    original = model_module.ScopeFlow
+
+    class Recording(original):  # type: ignore[misc, valid-type]
+        def __init__(self, model, frame, entry):
+            flows.append(getattr(frame.node, "name", "<module>"))
+            super().__init__(model, frame, entry)
+
+    model_module.ScopeFlow = Recording
+    try:
+        reset = next(n for n in ast.walk(ctx.tree) if isinstance(n, ast.FunctionDef) and n.name == "reset")
+        value = ctx.model.value(reset.body[-1].value)
+    finally:
+        model_module.ScopeFlow = original
+    assert value.kind is Kind.OTHER and value.ref == "Counter"
+    assert "reset" in flows and "__init__" not in flows
+
+
 def test_a_container_may_carry_a_graph_only_through_a_tensor_it_holds():
     from gradguard.check.analysis.values import NUMBER, UNKNOWN, Value
 

@@ -136,17 +136,21 @@ class ScopeFlow:
         if handler is not None:
             return handler(self, stmt, state)
         # Simple statements without bindings (`assert`, `pass`, `global`): nothing to keep.
-        if self._evaluate_discarded:
-            for child in ast.iter_child_nodes(stmt):
-                if isinstance(child, ast.expr):
-                    self.model.evaluate(child, state, self.frame)
+        for child in ast.iter_child_nodes(stmt):
+            if isinstance(child, ast.expr):
+                self._discard(child, state)
         return state
+
+    def _discard(self, node: ast.expr, state: State) -> None:
+        """An expression whose value no state keeps: evaluated only where the evaluation may
+        note something (a call, in a frame that uses no summaries: ``NO_SUMMARY_KINDS``)."""
+        if self._evaluate_discarded and any(type(sub) is ast.Call for sub in ast.walk(node)):
+            self.model.evaluate(node, state, self.frame)
 
     # -- simple statements ------------------------------------------------------------------
     def _expr(self, stmt: ast.Expr, state: State) -> State:
         value = stmt.value
-        if self._evaluate_discarded:
-            self.model.evaluate(value, state, self.frame)
+        self._discard(value, state)
         if isinstance(value, ast.Call):
             state = self._call_effect(value, state)
         self.after[id(stmt)] = state
@@ -202,7 +206,12 @@ class ScopeFlow:
         return state
 
     def _assign(self, stmt: ast.Assign, state: State) -> State:
-        value = self.model.evaluate(stmt.value, state, self.frame)
+        if all(isinstance(target, (ast.Attribute, ast.Subscript)) for target in stmt.targets):
+            # `self.x = ...`, `a[i] = ...`: no name bound, the value is kept nowhere.
+            self._discard(stmt.value, state)
+            value = UNKNOWN
+        else:
+            value = self.model.evaluate(stmt.value, state, self.frame)
         names: dict = {}
         for target in stmt.targets:
             self._bind_target(target, value, stmt.value, names, state)
@@ -229,7 +238,7 @@ class ScopeFlow:
     def _ann_assign(self, stmt: ast.AnnAssign, state: State) -> State:
         if not isinstance(stmt.target, ast.Name):
             if stmt.value is not None:
-                self.model.evaluate(stmt.value, state, self.frame)
+                self._discard(stmt.value, state)
             return state
         annotated = self.model.annotation_value(stmt.annotation)
         value = None
@@ -244,19 +253,22 @@ class ScopeFlow:
         return state
 
     def _aug_assign(self, stmt: ast.AugAssign, state: State) -> State:
+        if not isinstance(stmt.target, ast.Name):
+            # `self.total += x`: no name bound, nothing kept.
+            self._discard(stmt.target, state)
+            self._discard(stmt.value, state)
+            self.after[id(stmt)] = state
+            return state
         combined = self.model.evaluate_binop(stmt.target, stmt.op, stmt.value, state, self.frame)
-        if isinstance(stmt.target, ast.Name):
-            current = state.env.get(stmt.target.id)
-            if current is not None and current.kind is Kind.TENSOR and combined.kind is Kind.TENSOR:
-                # `w -= x` changes the tensor in place: it is still the same leaf or parameter, and
-                # one that requires grad still does (also under no_grad).
-                combined = combined.with_(
-                    grad=Grad.YES if current.grad is Grad.YES else combined.grad,
-                    roles=combined.roles | (current.roles & (Role.LEAF | Role.PARAM)),
-                )
-            state = state.bind({stmt.target.id: combined})
-        else:
-            self.model.evaluate(stmt.target, state, self.frame)
+        current = state.env.get(stmt.target.id)
+        if current is not None and current.kind is Kind.TENSOR and combined.kind is Kind.TENSOR:
+            # `w -= x` changes the tensor in place: it is still the same leaf or parameter, and
+            # one that requires grad still does (also under no_grad).
+            combined = combined.with_(
+                grad=Grad.YES if current.grad is Grad.YES else combined.grad,
+                roles=combined.roles | (current.roles & (Role.LEAF | Role.PARAM)),
+            )
+        state = state.bind({stmt.target.id: combined})
         self.after[id(stmt)] = state
         return state
 
@@ -276,8 +288,8 @@ class ScopeFlow:
                 else:
                     self._bind_target(elt, part if part is not None else UNKNOWN, None, names, state)
         else:
-            # Attributes and subscripts bind no name; their own parts are evaluated.
-            self.model.evaluate(target, state, self.frame)
+            # Attributes and subscripts bind no name, and no state keeps their value.
+            self._discard(target, state)
 
     def _delete(self, stmt: ast.Delete, state: State) -> State:
         removed = [name for target in stmt.targets for name in target_names(target)]
@@ -292,8 +304,8 @@ class ScopeFlow:
         return None
 
     def _raise(self, stmt: ast.Raise, state: State) -> None:
-        if stmt.exc is not None and self._evaluate_discarded:
-            self.model.evaluate(stmt.exc, state, self.frame)
+        if stmt.exc is not None:
+            self._discard(stmt.exc, state)
         return None
 
     def _break(self, stmt: ast.stmt, state: State) -> None:
