@@ -335,7 +335,7 @@ class ScopeFlow:
 
     # -- compound statements ----------------------------------------------------------------
     def _if(self, stmt: ast.If, state: State) -> Optional[State]:
-        self.model.evaluate(stmt.test, state, self.frame)
+        self._discard(stmt.test, state)
         then = self.block(stmt.body, state)
         other = self.block(stmt.orelse, state) if stmt.orelse else state
         return join_states(then, other)
@@ -346,7 +346,7 @@ class ScopeFlow:
             iterated = self.model.evaluate(stmt.iter, state, self.frame)
             element = self.model.element_of(iterated, stmt.iter)
         else:
-            self.model.evaluate(stmt.test, state, self.frame)
+            self._discard(stmt.test, state)  # type: ignore[attr-defined]  # a while loop
         head = state
         exit_states: list = []
         for round_ in range(_LOOP_ROUNDS + 1):
@@ -383,12 +383,14 @@ class ScopeFlow:
         mode = outer_mode
         names: dict = {}
         for item in stmt.items:  # type: ignore[attr-defined]
-            value = self.model.evaluate(item.context_expr, state, self.frame)
             new = region_mode(classify_grad_mode(item.context_expr, self.model.imports))
             if new is not None:
                 mode = new
             if item.optional_vars is not None:
+                value = self.model.evaluate(item.context_expr, state, self.frame)
                 self._bind_target(item.optional_vars, self.model.entered_value(value), None, names, state)
+            else:
+                self._discard(item.context_expr, state)
         body_state = state.bind(names) if names else state
         body_state = body_state.with_mode(mode)
         end = self.block(stmt.body, body_state)  # type: ignore[attr-defined]
@@ -409,7 +411,7 @@ class ScopeFlow:
             if start is not None and handler.name:
                 start = start.bind({handler.name: UNKNOWN})
             if handler.type is not None and start is not None:
-                self.model.evaluate(handler.type, start, self.frame)
+                self._discard(handler.type, start)
             result = join_states(result, self.block(handler.body, start))
         if stmt.finalbody:  # type: ignore[attr-defined]
             final_in = join_states(result, anywhere)
@@ -418,7 +420,7 @@ class ScopeFlow:
         return result
 
     def _match(self, stmt: ast.Match, state: State) -> Optional[State]:
-        self.model.evaluate(stmt.subject, state, self.frame)
+        self._discard(stmt.subject, state)
         result = None
         for case in stmt.cases:
             start = state

@@ -1311,7 +1311,7 @@ class SemanticModel:
 
     def _subscript(self, node: ast.Subscript, state: State, frame: Frame) -> Value:
         receiver = self.evaluate(node.value, state, frame)
-        self.evaluate(node.slice, state, frame)
+        self._discard(node.slice, state, frame)
         kind = receiver.kind
         key = node.slice
         if kind is Kind.TENSOR:
@@ -1415,7 +1415,7 @@ class SemanticModel:
         return join_all(values) or UNKNOWN
 
     def _ifexp(self, node: ast.IfExp, state: State, frame: Frame) -> Value:
-        self.evaluate(node.test, state, frame)
+        self._discard(node.test, state, frame)
         return join(self.evaluate(node.body, state, frame), self.evaluate(node.orelse, state, frame)) or UNKNOWN
 
     def _tuple(self, node: ast.AST, state: State, frame: Frame) -> Value:
@@ -1439,7 +1439,7 @@ class SemanticModel:
         names = self._comprehension_bindings(node, state, frame)
         inner = state.bind(names)
         if isinstance(node, ast.DictComp):
-            self.evaluate(node.key, inner, frame)
+            self._discard(node.key, inner, frame)
             element = self.evaluate(node.value, inner, frame)
         else:
             element = self.evaluate(node.elt, inner, frame)  # type: ignore[attr-defined]
@@ -1449,11 +1449,11 @@ class SemanticModel:
         return self.evaluate(node.value, state, frame)
 
     def _starred(self, node: ast.Starred, state: State, frame: Frame) -> Value:
-        self.evaluate(node.value, state, frame)
+        self._discard(node.value, state, frame)
         return UNKNOWN
 
     def _await(self, node: ast.Await, state: State, frame: Frame) -> Value:
-        self.evaluate(node.value, state, frame)
+        self._discard(node.value, state, frame)
         return UNKNOWN
 
     def _lambda(self, node: ast.Lambda, state: State, frame: Frame) -> Value:
@@ -1464,8 +1464,15 @@ class SemanticModel:
     def _other(self, node: ast.AST, state: State, frame: Frame) -> Value:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
-                self.evaluate(child, state, frame)
+                self._discard(child, state, frame)
         return OTHER if isinstance(node, (ast.JoinedStr,)) else UNKNOWN
+
+    def _discard(self, node: ast.AST, state: State, frame: Frame) -> None:
+        """A part of an expression whose value the expression's own value does not use:
+        evaluated only where a call in it is to be noted (a frame that uses no summaries,
+        ``NO_SUMMARY_KINDS``); a rule asking about it later has it evaluated then."""
+        if frame.kind in NO_SUMMARY_KINDS and any(type(sub) is ast.Call for sub in ast.walk(node)):
+            self.evaluate(node, state, frame)
 
     # ============================================================================== calls
     def _call(self, node: ast.Call, state: State, frame: Frame) -> Value:
