@@ -1176,3 +1176,33 @@ def test_names_that_do_not_say_model_are_no_evidence(name):
         """
     )
     assert value.kind is not Kind.MODULE
+
+
+def test_assigned_names_reads_every_kind_of_target():
+    from gradguard.check.analysis.imports import assigned_names
+
+    tree = ast.parse(
+        textwrap.dedent(
+            """
+            import n
+            a, (b, *c) = f()
+            d += 1
+            e: int = 1
+            obj.attr = 1
+            lst[0] = 2
+            for g in x:
+                if y:
+                    with open(p) as (h, i), q:
+                        pass
+            def fn(arg):
+                k = 1
+            class Cls:
+                m = 2
+            try:
+                pass
+            except E as err:
+                o = 3
+            """
+        )
+    )
+    assert assigned_names(tree.body) == {"a", "b", "c", "d", "e", "g", "h", "i", "k", "m", "o"}

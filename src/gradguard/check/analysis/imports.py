@@ -142,6 +142,44 @@ def iter_statements(body, lines: Optional[list] = None):
                     extend(reversed(block))
 
 
+def assigned_names(body: list) -> set:
+    """Every name that an assignment, augmented or annotated assignment, ``for`` target or
+    ``with ... as`` binds anywhere in a body, nested blocks and functions included (one pass
+    over the statements, no expression visited but the targets)."""
+    found: set = set()
+    add = found.add
+    stack = list(body)
+    pop = stack.pop
+    extend = stack.extend
+    blocks_of = _BLOCKS_OF.get
+    targets: list = []
+    while stack:
+        stmt = pop()
+        t = type(stmt)
+        if t is ast.Assign:
+            targets.extend(stmt.targets)
+        elif t is ast.AugAssign or t is ast.AnnAssign or t is ast.For or t is ast.AsyncFor:
+            targets.append(stmt.target)
+        elif t is ast.With or t is ast.AsyncWith:
+            targets.extend(item.optional_vars for item in stmt.items if item.optional_vars is not None)
+        fields = blocks_of(t)
+        if fields is not None:
+            for name in fields:
+                block = getattr(stmt, name)
+                if block:
+                    extend(block)
+        while targets:
+            target = targets.pop()
+            tt = type(target)
+            if tt is ast.Name:
+                add(target.id)
+            elif tt is ast.Tuple or tt is ast.List:
+                targets.extend(target.elts)
+            elif tt is ast.Starred:
+                targets.append(target.value)
+    return found
+
+
 def statements_with_word(body: list, text: str, word: str):
     """The statements of ``body`` (nested blocks included) that may hold ``word`` on their
     lines: a block is entered only if one of the word's lines lies in it. Import statements

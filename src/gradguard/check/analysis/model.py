@@ -31,7 +31,7 @@ from typing import Optional
 from gradguard.check.analysis import vocabulary as vocab
 from gradguard.check.analysis.flow import NO_SUMMARY_KINDS, GradMode, ScopeFlow, State, join_modes, region_mode
 from gradguard.check.analysis.grad_mode import classify_grad_mode
-from gradguard.check.analysis.imports import ImportMap, dotted_name, iter_statements
+from gradguard.check.analysis.imports import ImportMap, assigned_names, dotted_name, iter_statements
 from gradguard.check.analysis.project import ProjectIndex
 from gradguard.check.analysis.scopes import (
     FUNCTION_TYPES,
@@ -397,20 +397,9 @@ class SemanticModel:
     def rebinds(self, name: str) -> bool:
         """Whether the file assigns ``name`` anywhere (beyond an import or a definition):
         a cheap check before trusting what an imported or defined name is."""
-        found = self.__dict__.setdefault("_assigned", None)
+        found = self.__dict__.get("_assigned")
         if found is None:
-            found = set()
-            for stmt in iter_statements(self.tree.body):  # statements only: no expression walk
-                if isinstance(stmt, ast.Assign):
-                    for target in stmt.targets:
-                        found.update(target_names(target))
-                elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
-                    found.update(target_names(stmt.target))
-                elif isinstance(stmt, (ast.With, ast.AsyncWith)):
-                    for item in stmt.items:
-                        if item.optional_vars is not None:
-                            found.update(target_names(item.optional_vars))
-            self.__dict__["_assigned"] = found
+            found = self.__dict__["_assigned"] = assigned_names(self.tree.body)
         return name in found
 
     def own_nodes(self, scope_node: ast.AST) -> list:
