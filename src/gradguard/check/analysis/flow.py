@@ -95,6 +95,22 @@ def join_states(a: Optional[State], b: Optional[State]) -> Optional[State]:
 
 
 _LOOP_ROUNDS = 4  # then values that still change become unknown
+
+
+def holds_call(node: ast.AST) -> bool:
+    """Whether an expression holds a call (``self.x``, ``a.b.c`` and names are read at once)."""
+    while True:
+        t = type(node)
+        if t is ast.Call:
+            return True
+        if t is ast.Attribute or t is ast.Starred:
+            node = node.value  # type: ignore[attr-defined]
+        elif t is ast.Name or t is ast.Constant:
+            return False
+        else:
+            return any(type(sub) is ast.Call for sub in ast.walk(node))
+
+
 # Frames that do not use other functions' summaries: the first module pass (the base of
 # every summary) and the summaries themselves (one level of calls is followed, no chains).
 # Such a frame notes when it met a call whose summary it did not use (``skipped_summaries``),
@@ -144,7 +160,7 @@ class ScopeFlow:
     def _discard(self, node: ast.expr, state: State) -> None:
         """An expression whose value no state keeps: evaluated only where the evaluation may
         note something (a call, in a frame that uses no summaries: ``NO_SUMMARY_KINDS``)."""
-        if self._evaluate_discarded and any(type(sub) is ast.Call for sub in ast.walk(node)):
+        if self._evaluate_discarded and holds_call(node):
             self.model.evaluate(node, state, self.frame)
 
     # -- simple statements ------------------------------------------------------------------

@@ -74,7 +74,18 @@ def _mentions_grad(node: ast.AST) -> bool:
 
 
 def classify_grad_mode(expr: ast.AST, imports: ImportMap) -> Optional[RegionKind]:
-    """What a ``with`` item or decorator does to grad mode, or None if nothing."""
+    """What a ``with`` item or decorator does to grad mode, or None if nothing (worked out
+    once per node and file: ``ImportMap.grad_modes``)."""
+    known = imports.grad_modes
+    if expr in known:
+        found: Optional[RegionKind] = known[expr]
+        return found
+    kind = _classify(expr, imports)
+    known[expr] = kind
+    return kind
+
+
+def _classify(expr: ast.AST, imports: ImportMap) -> Optional[RegionKind]:
     target = expr.func if isinstance(expr, ast.Call) else expr
     qual = imports.qualified_name(target)
     if qual in NO_GRAD_NAMES:

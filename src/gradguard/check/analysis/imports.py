@@ -29,6 +29,9 @@ class ImportMap:
     def __init__(self, tree: ast.Module, text: Optional[str] = None):
         self.names: dict[str, str] = {}
         self.imports_torch = False
+        # What each with-item or decorator of the file does to grad mode, once worked out
+        # (``grad_mode.classify_grad_mode``: the walker, the model and the rules all ask).
+        self.grad_modes: dict = {}
         # With the source text, only blocks whose lines hold the word ``import`` are searched.
         statements = iter_statements(tree.body) if text is None else statements_with_word(tree.body, text, "import")
         for node in statements:

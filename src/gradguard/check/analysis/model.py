@@ -29,7 +29,15 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis import vocabulary as vocab
-from gradguard.check.analysis.flow import NO_SUMMARY_KINDS, GradMode, ScopeFlow, State, join_modes, region_mode
+from gradguard.check.analysis.flow import (
+    NO_SUMMARY_KINDS,
+    GradMode,
+    ScopeFlow,
+    State,
+    holds_call,
+    join_modes,
+    region_mode,
+)
 from gradguard.check.analysis.grad_mode import classify_grad_mode
 from gradguard.check.analysis.imports import ImportMap, assigned_names, dotted_name, iter_statements
 from gradguard.check.analysis.project import ProjectIndex
@@ -1460,7 +1468,7 @@ class SemanticModel:
         """A part of an expression whose value the expression's own value does not use:
         evaluated only where a call in it is to be noted (a frame that uses no summaries,
         ``NO_SUMMARY_KINDS``); a rule asking about it later has it evaluated then."""
-        if frame.kind in NO_SUMMARY_KINDS and any(type(sub) is ast.Call for sub in ast.walk(node)):
+        if frame.kind in NO_SUMMARY_KINDS and holds_call(node):
             self.evaluate(node, state, frame)
 
     # ============================================================================== calls
