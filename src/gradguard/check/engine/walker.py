@@ -199,10 +199,12 @@ class Walker:
         self.visit(self.ctx.tree, None)
 
     def parent_of(self, node: ast.AST) -> Optional[ast.AST]:
-        """The parent of a node not linked yet: inner nodes of the expressions walked so far
-        are linked first; a node the walk has not reached (look-ahead) links the whole tree."""
-        if self._pending:
-            self.link_pending()
+        """The parent of a node not linked yet: the expressions walked so far are linked, the
+        latest first (the node a rule is looking at lies in the one being walked), until the
+        node is; a node the walk has not reached (look-ahead) links the whole tree."""
+        pending = self._pending
+        while pending:
+            self.link([pending.pop()])
             found: Optional[ast.AST] = getattr(node, "_gg_parent", None)
             if found is not None:
                 return found
@@ -211,16 +213,6 @@ class Walker:
             self.link([self.ctx.tree])
         linked: Optional[ast.AST] = getattr(node, "_gg_parent", None)
         return linked
-
-    def link_pending(self) -> None:
-        """Give the inner nodes of the expressions walked so far their parent links.
-
-        The flat expression loop links only each expression's root: most nodes are never asked
-        for their parent, so links inside expressions are made here, on the first ``parent()``
-        call that needs one, for every expression walked since the last time.
-        """
-        roots, self._pending = self._pending, []
-        self.link(roots)
 
     def link(self, roots: list[ast.AST]) -> None:
         """Link every node under ``roots`` to its parent (where not linked already)."""
@@ -306,7 +298,7 @@ class Walker:
         Expressions hold no statements and change no context, except ``lambda`` (a function
         boundary), which goes back through ``visit``. Most nodes of a module are expressions,
         so this loop is where the walk spends its time: it links only the root to its parent
-        (see ``link_pending``) and does not push leaves that no rule handles.
+        (see ``parent_of``) and does not push leaves that no rule handles.
         """
         root._gg_parent = parent  # type: ignore[attr-defined]
         self.visited.append(root)
