@@ -7,7 +7,7 @@ import re
 from hypothesis import given, settings, strategies as st
 
 from gradguard.check.rules.gg201_eval_with_grad import _SPLIT_NAME_PATTERNS, _SPLIT_NAME_RE, _SPLIT_TRIGGERS
-from gradguard.check.triggers import TextSearch, occurs
+from gradguard.check.triggers import TextSearch
 
 # The readable form of GG201's split-name search.
 READABLE_SPLIT_NAME = re.compile(
@@ -93,7 +93,7 @@ def _match_starts(pattern: re.Pattern, text: str) -> list:
 @given(st.text(alphabet="vtedVTEDalisnxyoc_ 0A.é(", max_size=16))
 def test_split_triggers_are_found_where_the_readable_pattern_matches(text):
     assert _split_trigger_starts(text) == _match_starts(READABLE_SPLIT_TRIGGER, text)
-    assert any(occurs(text, t) for t in _SPLIT_TRIGGERS) == (READABLE_SPLIT_TRIGGER.search(text) is not None)
+    assert any(TextSearch(text).occurs(t) for t in _SPLIT_TRIGGERS) == (READABLE_SPLIT_TRIGGER.search(text) is not None)
 
 
 def test_split_trigger_samples():
@@ -111,7 +111,7 @@ def test_split_trigger_samples():
 def test_text_search_agrees_with_str_find(text, vocabulary, starts):
     # Substrings sharing a first character are found together in one pass: every occurrence,
     # overlapping ones and those of a substring that begins another (`ab`, `aba`) included.
-    search = TextSearch(text, vocabulary)
+    search = TextSearch(text, frozenset(vocabulary))
     for substring in vocabulary:
         for start in [0, *starts, 0]:
             assert search.next_at(substring, start) == text.find(substring, start)

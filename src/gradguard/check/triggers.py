@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Iterable
 from functools import lru_cache
 from typing import Union
 
@@ -52,9 +51,9 @@ class TextSearch:
     file triggers, then each function as the walk reaches it), reading it at most about once.
     """
 
-    def __init__(self, text: str, vocabulary: Iterable[Trigger] = ()):
+    def __init__(self, text: str, vocabulary: frozenset[str] = frozenset()):
         self.text = text
-        self._groups = _groups(frozenset(t for t in vocabulary if isinstance(t, str)))
+        self._groups = _groups(vocabulary)
         # trigger -> (start of the last search, where it found the trigger; -1: nowhere after)
         self._next: dict[Trigger, tuple[int, int]] = {}
         self._positions: dict[str, list[int]] = {}  # grouped substring -> every place it starts
@@ -97,8 +96,3 @@ class TextSearch:
                 if startswith(member, at):
                     positions.append(at)
         self._positions.update(found)
-
-
-def occurs(text: str, trigger: Trigger) -> bool:
-    """Whether the trigger occurs anywhere in ``text``."""
-    return TextSearch(text).occurs(trigger)

@@ -15,7 +15,7 @@ import enum
 from typing import TYPE_CHECKING, Optional
 
 from gradguard.check.analysis.grad_mode import RegionKind, classify_grad_mode
-from gradguard.check.analysis.scopes import target_names
+from gradguard.check.analysis.scopes import target_names, walk
 from gradguard.check.analysis.values import UNKNOWN, Grad, Kind, Role, Value, join
 from gradguard.check.analysis.vocabulary import SET_ENABLED_NAMES, call_argument
 
@@ -108,7 +108,7 @@ def holds_call(node: ast.AST) -> bool:
         elif t is ast.Name or t is ast.Constant:
             return False
         else:
-            return any(type(sub) is ast.Call for sub in ast.walk(node))
+            return any(type(sub) is ast.Call for sub in walk(node))
 
 
 # Frames that do not use other functions' summaries: the first module pass (the base of

@@ -11,6 +11,8 @@ import bisect
 import re
 from typing import Optional
 
+from gradguard.check.analysis.scopes import target_names
+
 _TORCH_IMPORT_RE = re.compile(r"^[ \t]*(?:import[ \t]+[^#\n]*\btorch\b|from[ \t]+torch\b)", re.M)
 
 
@@ -147,39 +149,21 @@ def iter_statements(body, lines: Optional[list] = None):
 
 def assigned_names(body: list) -> set:
     """Every name that an assignment, augmented or annotated assignment, ``for`` target or
-    ``with ... as`` binds anywhere in a body, nested blocks and functions included (one pass
-    over the statements, no expression visited but the targets)."""
+    ``with ... as`` binds anywhere in a body, nested blocks and functions included (statements
+    only: no expression visited but the targets)."""
     found: set = set()
-    add = found.add
-    stack = list(body)
-    pop = stack.pop
-    extend = stack.extend
-    blocks_of = _BLOCKS_OF.get
-    targets: list = []
-    while stack:
-        stmt = pop()
+    add_all = found.update
+    for stmt in iter_statements(body):
         t = type(stmt)
         if t is ast.Assign:
-            targets.extend(stmt.targets)
+            for target in stmt.targets:
+                add_all(target_names(target))
         elif t is ast.AugAssign or t is ast.AnnAssign or t is ast.For or t is ast.AsyncFor:
-            targets.append(stmt.target)
+            add_all(target_names(stmt.target))
         elif t is ast.With or t is ast.AsyncWith:
-            targets.extend(item.optional_vars for item in stmt.items if item.optional_vars is not None)
-        fields = blocks_of(t)
-        if fields is not None:
-            for name in fields:
-                block = getattr(stmt, name)
-                if block:
-                    extend(block)
-        while targets:
-            target = targets.pop()
-            tt = type(target)
-            if tt is ast.Name:
-                add(target.id)
-            elif tt is ast.Tuple or tt is ast.List:
-                targets.extend(target.elts)
-            elif tt is ast.Starred:
-                targets.append(target.value)
+            for item in stmt.items:
+                if item.optional_vars is not None:
+                    add_all(target_names(item.optional_vars))
     return found
 
 

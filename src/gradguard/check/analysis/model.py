@@ -731,7 +731,11 @@ class SemanticModel:
         env = self._parameter_env(fn, callers=sites)
         # The summary's flow serves as the query's when both start alike and the summary used
         # every summary it met; when they start otherwise it is not run here at all.
-        summary_frame = self._summary_frame(fn) if mode is summary_mode and env == summary_env else None
+        summary_frame = (
+            self._run_frame(fn, "summary", summary_mode, summary_env)
+            if mode is summary_mode and env == summary_env
+            else None
+        )
         if summary_frame is not None and not summary_frame.skipped_summaries:
             if self._frames.get((id(fn), "summary")) is summary_frame:
                 self._frames[key] = summary_frame

@@ -163,13 +163,15 @@ def function_triggers(
 
 
 @lru_cache(maxsize=16)
-def trigger_vocabulary(rule_classes: tuple[type, ...]) -> frozenset[Trigger]:
-    """Every file and function trigger of a set of rule classes (what ``TextSearch`` may be
-    asked about; aliases of ``function_names`` are not known before a file is read)."""
-    found: set[Trigger] = set()
+def trigger_vocabulary(rule_classes: tuple[type, ...]) -> frozenset[str]:
+    """Every substring among the file and function triggers of a set of rule classes (what
+    ``TextSearch`` may be asked about and groups; aliases of ``function_names`` are not known
+    before a file is read)."""
+    found: set[str] = set()
     for rule in rule_classes:
-        found.update(getattr(rule, "triggers", ()) or ())
-        found.update(getattr(rule, "function_triggers", None) or ())
+        for trigger in (*(getattr(rule, "triggers", ()) or ()), *(getattr(rule, "function_triggers", None) or ())):
+            if isinstance(trigger, str):
+                found.add(trigger)
     return frozenset(found)
 
 
