@@ -1206,3 +1206,16 @@ def test_assigned_names_reads_every_kind_of_target():
         )
     )
     assert assigned_names(tree.body) == {"a", "b", "c", "d", "e", "g", "h", "i", "k", "m", "o"}
+
+
+def test_is_import_holds_for_imported_names_never_assigned():
+    ctx = _context("import numpy as np\nimport model\nfrom torch.nn import init\nmodel = model.Net()\n")
+
+    def expr(code):
+        return ast.parse(code, mode="eval").body
+
+    assert ctx.model.is_import(expr("np.mean"))
+    assert ctx.model.is_import(expr("init.uniform_"))
+    assert not ctx.model.is_import(expr("model"))  # assigned after its import
+    assert not ctx.model.is_import(expr("torch.cat"))  # not imported here
+    assert not ctx.model.is_import(expr("np.mean(x).sum"))  # a call's result

@@ -410,6 +410,15 @@ class SemanticModel:
             found = self.__dict__["_assigned"] = assigned_names(self.tree.body)
         return name in found
 
+    def is_import(self, node: ast.AST) -> bool:
+        """Whether an expression is an imported name, or an attribute chain on one, whose name
+        the file never assigns (``np``, ``torch.nn``, ``init.uniform_``): not ``model`` after
+        ``import model`` and ``model = model.Net()``."""
+        root = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        return isinstance(root, ast.Name) and root.id in self.imports.names and not self.rebinds(root.id)
+
     def own_nodes(self, scope_node: ast.AST) -> list:
         """A scope's own nodes (``scopes.own_nodes``): walked once per file and kept."""
         found = self._own_nodes.get(id(scope_node))

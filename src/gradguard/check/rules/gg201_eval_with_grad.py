@@ -285,17 +285,6 @@ def _shown(ctx, node: ast.AST) -> str:
 _BUILTINS = frozenset(dir(__import__("builtins")))
 
 
-def _imported_module(ctx, node: ast.AST) -> bool:
-    """Whether an expression names something imported and never rebound (``torch.nn``,
-    ``np``), not ``model`` after ``import model`` and ``model = model.Net()``."""
-    root = node
-    while isinstance(root, ast.Attribute):
-        root = root.value
-    return (
-        isinstance(root, ast.Name) and ctx.imports.qualified_name(node) is not None and not ctx.model.rebinds(root.id)
-    )
-
-
 def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
     """Callees the syntax alone shows are no model (no question to the model needed): a
     builtin, a function or class the module defines, an imported name or module attribute
@@ -317,10 +306,8 @@ def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
             return cls is not None and any(
                 isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == target.attr for s in cls.body
             )
-        while isinstance(root, ast.Attribute):
-            root = root.value
         # An attribute of an imported module, however deep: `np.mean`, `torch.ops.aten.abs.default`.
-        return isinstance(root, ast.Name) and root.id in ctx.imports.names and not ctx.model.rebinds(root.id)
+        return ctx.model.is_import(target)
     return not isinstance(target, (ast.Subscript, ast.Call))
 
 
@@ -904,7 +891,7 @@ class EvalWithGrad(Rule):
     def visit_Call(self, node: ast.Call, ctx) -> None:
         func = node.func
         if isinstance(func, ast.Attribute) and _switches_to_eval(node):
-            if dotted_name(func.value) is not None and not _imported_module(ctx, func.value):
+            if dotted_name(func.value) is not None and not ctx.model.is_import(func.value):
                 if ctx.model.value(func.value).kind in (Kind.MODULE, Kind.UNKNOWN):
                     unit = self._unit(ctx)
                     if unit is not None and unit.eval_call is None:

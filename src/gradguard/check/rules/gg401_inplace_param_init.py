@@ -263,7 +263,7 @@ class InplaceParamInit(Rule):
             return  # inside a region of this function that disables grad: nothing to ask
         if isinstance(func.value, ast.Attribute) and func.value.attr in ("grad", "data"):
             return  # `p.grad.zero_()`, `p.data.normal_()`: never a tensor that requires grad
-        if ctx.imports.qualified_name(func.value) is not None and not ctx.model.rebinds(_root_name(func.value)):
+        if ctx.model.is_import(func.value):
             return  # `init.uniform_(w)`, `torch.nn.init.zeros_(w)`: a function of a module, not a method
         if ctx.model.grad_mode(node) is not GradMode.ENABLED:
             return
@@ -279,13 +279,6 @@ class InplaceParamInit(Rule):
             + ("use `torch.nn.init`" if fix else "do it under `with torch.no_grad():`"),
             fix,
         )
-
-
-def _root_name(node: ast.AST) -> str:
-    """``torch`` for ``torch.nn.init`` (the name an attribute chain starts from)."""
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else ""
 
 
 def _is_parameter(ctx, receiver: ast.AST, call: ast.AST) -> bool:
