@@ -15,7 +15,7 @@ import enum
 from typing import TYPE_CHECKING, Optional
 
 from gradguard.check.analysis.grad_mode import RegionKind, classify_grad_mode
-from gradguard.check.analysis.scopes import target_names, walk
+from gradguard.check.analysis.scopes import target_names
 from gradguard.check.analysis.values import UNKNOWN, Grad, Kind, Role, Value, join
 from gradguard.check.analysis.vocabulary import SET_ENABLED_NAMES, call_argument
 
@@ -97,27 +97,6 @@ def join_states(a: Optional[State], b: Optional[State]) -> Optional[State]:
 _LOOP_ROUNDS = 4  # then values that still change become unknown
 
 
-def holds_call(node: ast.AST) -> bool:
-    """Whether an expression holds a call (``self.x``, ``a.b.c`` and names are read at once)."""
-    while True:
-        t = type(node)
-        if t is ast.Call:
-            return True
-        if t is ast.Attribute or t is ast.Starred:
-            node = node.value  # type: ignore[attr-defined]
-        elif t is ast.Name or t is ast.Constant:
-            return False
-        else:
-            return any(type(sub) is ast.Call for sub in walk(node))
-
-
-# Frames that do not use other functions' summaries: the first module pass (the base of
-# every summary) and the summaries themselves (one level of calls is followed, no chains).
-# Such a frame notes when it met a call whose summary it did not use (``skipped_summaries``),
-# so it evaluates every expression; the others skip values nothing keeps (see ``_expr``).
-NO_SUMMARY_KINDS = frozenset({"module-first", "summary"})
-
-
 class ScopeFlow:
     """The abstract interpretation of one scope body (module, class or function)."""
 
@@ -129,11 +108,6 @@ class ScopeFlow:
         self.returns: list = []  # (Return node, Value)
         self._loops: list = []  # (break states, continue states) of the enclosing loops
         self._handlers: list = []  # states the current try bodies may leave
-        # Whether to evaluate values no state keeps (a call statement's result, an assert's
-        # test, a raised exception): only for what the evaluation notes in a frame that uses no
-        # summaries. A value a rule asks about later is evaluated then, from the state before
-        # its statement.
-        self._evaluate_discarded = frame.kind in NO_SUMMARY_KINDS
         self.exit = self.block(frame.body, entry)
 
     # -- blocks -----------------------------------------------------------------------------
@@ -158,10 +132,8 @@ class ScopeFlow:
         return state
 
     def _discard(self, node: ast.expr, state: State) -> None:
-        """An expression whose value no state keeps: evaluated only where the evaluation may
-        note something (a call, in a frame that uses no summaries: ``NO_SUMMARY_KINDS``)."""
-        if self._evaluate_discarded and holds_call(node):
-            self.model.evaluate(node, state, self.frame)
+        """An expression whose value no state keeps (``SemanticModel.discard``)."""
+        self.model.discard(node, state, self.frame)
 
     # -- simple statements ------------------------------------------------------------------
     def _expr(self, stmt: ast.Expr, state: State) -> State:

@@ -29,15 +29,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis import vocabulary as vocab
-from gradguard.check.analysis.flow import (
-    NO_SUMMARY_KINDS,
-    GradMode,
-    ScopeFlow,
-    State,
-    holds_call,
-    join_modes,
-    region_mode,
-)
+from gradguard.check.analysis.flow import GradMode, ScopeFlow, State, join_modes, region_mode
 from gradguard.check.analysis.grad_mode import classify_grad_mode
 from gradguard.check.analysis.imports import ImportMap, assigned_names, dotted_name, iter_statements
 from gradguard.check.analysis.project import ProjectIndex
@@ -110,6 +102,11 @@ _DATASET_TENSOR_FIELDS = frozenset(
     {"data", "targets", "test_data", "test_labels", "train_data", "train_labels", "tensors", "x", "y"}
 )
 _IMPORTED = Value(Kind.OTHER, Grad.NO, ref="<import>")
+# Frames that do not use other functions' summaries: the first module pass (the base of
+# every summary) and the summaries themselves (one level of calls is followed, no chains).
+# Such a frame notes when it met a call whose summary it did not use (``skipped_summaries``),
+# so it evaluates every call; the others skip values nothing keeps (``discard``).
+_NO_SUMMARIES = frozenset({"module-first", "summary"})
 PACKED = Value(Kind.OTHER, Grad.NO, ref="torch.nn.utils.rnn.PackedSequence")
 _NAMED_OPTIMIZER = Value(Kind.OPTIMIZER, weak=True)
 _EVIDENT_TENSOR = tensor(Grad.MAYBE)
@@ -217,7 +214,7 @@ class Frame:
         self.kind = kind  # "module-first", "module", "summary", "query", "class"
         self.flow: Optional[ScopeFlow] = None
         self.entry_env: dict = {}
-        self.skipped_summaries = False  # a call's summary was not used (see NO_SUMMARY_KINDS)
+        self.skipped_summaries = False  # a call's summary was not used (see _NO_SUMMARIES)
 
     @property
     def body(self) -> list:
@@ -1321,7 +1318,7 @@ class SemanticModel:
 
     def _subscript(self, node: ast.Subscript, state: State, frame: Frame) -> Value:
         receiver = self.evaluate(node.value, state, frame)
-        self._discard(node.slice, state, frame)
+        self.discard(node.slice, state, frame)
         kind = receiver.kind
         key = node.slice
         if kind is Kind.TENSOR:
@@ -1425,7 +1422,7 @@ class SemanticModel:
         return join_all(values) or UNKNOWN
 
     def _ifexp(self, node: ast.IfExp, state: State, frame: Frame) -> Value:
-        self._discard(node.test, state, frame)
+        self.discard(node.test, state, frame)
         return join(self.evaluate(node.body, state, frame), self.evaluate(node.orelse, state, frame)) or UNKNOWN
 
     def _tuple(self, node: ast.AST, state: State, frame: Frame) -> Value:
@@ -1449,7 +1446,7 @@ class SemanticModel:
         names = self._comprehension_bindings(node, state, frame)
         inner = state.bind(names)
         if isinstance(node, ast.DictComp):
-            self._discard(node.key, inner, frame)
+            self.discard(node.key, inner, frame)
             element = self.evaluate(node.value, inner, frame)
         else:
             element = self.evaluate(node.elt, inner, frame)  # type: ignore[attr-defined]
@@ -1459,11 +1456,11 @@ class SemanticModel:
         return self.evaluate(node.value, state, frame)
 
     def _starred(self, node: ast.Starred, state: State, frame: Frame) -> Value:
-        self._discard(node.value, state, frame)
+        self.discard(node.value, state, frame)
         return UNKNOWN
 
     def _await(self, node: ast.Await, state: State, frame: Frame) -> Value:
-        self._discard(node.value, state, frame)
+        self.discard(node.value, state, frame)
         return UNKNOWN
 
     def _lambda(self, node: ast.Lambda, state: State, frame: Frame) -> Value:
@@ -1474,14 +1471,15 @@ class SemanticModel:
     def _other(self, node: ast.AST, state: State, frame: Frame) -> Value:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
-                self._discard(child, state, frame)
+                self.discard(child, state, frame)
         return OTHER if isinstance(node, (ast.JoinedStr,)) else UNKNOWN
 
-    def _discard(self, node: ast.AST, state: State, frame: Frame) -> None:
-        """A part of an expression whose value the expression's own value does not use:
-        evaluated only where a call in it is to be noted (a frame that uses no summaries,
-        ``NO_SUMMARY_KINDS``); a rule asking about it later has it evaluated then."""
-        if frame.kind in NO_SUMMARY_KINDS and holds_call(node):
+    def discard(self, node: ast.AST, state: State, frame: Frame) -> None:
+        """An expression whose value nothing keeps (a call statement's result, an ``if`` test,
+        a subscript's index...): evaluated only where a call in it is to be noted (a frame that
+        uses no summaries, ``_NO_SUMMARIES``); a rule asking about it later has it evaluated
+        then, from the state before its statement."""
+        if frame.kind in _NO_SUMMARIES and _holds_call(node):
             self.evaluate(node, state, frame)
 
     # ============================================================================== calls
@@ -1553,7 +1551,7 @@ class SemanticModel:
     def _summaries_allowed(frame: Frame) -> bool:
         """Whether a frame may use other functions' summaries; a summary frame that could not
         is marked, so that it is not reused as the function's query frame."""
-        if frame.kind in NO_SUMMARY_KINDS:
+        if frame.kind in _NO_SUMMARIES:
             frame.skipped_summaries = True
             return False
         return True
@@ -2607,3 +2605,17 @@ _EVALUATORS = {
     ast.Yield: SemanticModel._other,
     ast.YieldFrom: SemanticModel._other,
 }
+
+
+def _holds_call(node: ast.AST) -> bool:
+    """Whether an expression holds a call (``self.x``, ``a.b.c`` and names are read at once)."""
+    while True:
+        t = type(node)
+        if t is ast.Call:
+            return True
+        if t is ast.Attribute or t is ast.Starred:
+            node = node.value  # type: ignore[attr-defined]
+        elif t is ast.Name or t is ast.Constant:
+            return False
+        else:
+            return any(type(sub) is ast.Call for sub in walk(node))
