@@ -107,20 +107,6 @@ _GRAD_FUNCTIONS = (
 )
 _GRAD_ATTRIBUTES = frozenset({"grad", "grad_fn", "requires_grad"})
 _GRAD_NAMES = frozenset({"gradcheck", "gradgradcheck", "jacobian", "hessian", "vjp", "jvp", "grad", "vmap"})
-# A name that mentions a validation/test split: ``test_x``, ``X_val``, ``valid_imgs``,
-# ``testImages``, ``valset`` (a word of the name, in snake or camel case). Only searched for
-# (whether it occurs), so written to start at a letter before any lookbehind: it occurs exactly
-# where ``(?<![A-Za-z0-9])(?:\w*_)?(?:val|...|dev)(?:set|data|x|y|s)?(?![a-z])`` or its camel-case
-# forms ``(?<=[a-z0-9_])(?:Val|...|Dev)(?![a-z])``, ``(?<![A-Za-z0-9])(?:Val|Test)(?![a-z])``
-# occur, about four times as fast on whole files.
-_SPLIT_NAME_RE = re.compile(
-    r"[vtedVTED](?:"
-    r"(?<![A-Za-z0-9][vted])(?:(?<=v)al|(?<=v)alid|(?<=v)alidation|(?<=t)est|(?<=t)esting|(?<=e)val|(?<=d)ev)"
-    r"(?:set|data|x|y|s)?(?![a-z])"
-    r"|(?<=[a-z0-9_][VTED])(?:(?<=V)al|(?<=V)alid|(?<=V)alidation|(?<=T)est|(?<=T)esting|(?<=E)val|(?<=D)ev)(?![a-z])"
-    r"|(?<![A-Za-z0-9][VT])(?:(?<=V)al|(?<=T)est)(?![a-z])"
-    r")"
-)
 # What the text of a loop's iterable says when it may be a loader or a data set.
 _DATA_WORDS_RE = re.compile(r"load|data|set|batch|iter|dl\b|val|test|eval|dev|split|sample|ds\b|examples", re.I)
 # A validation/test split named in an identifier or a string (file and function triggers):
@@ -136,9 +122,12 @@ _SPLIT_TRIGGERS = (
     "Val",
     "Test",
 )
-# `_SPLIT_NAME_RE` as patterns that each start with their word, for whole files: one of them
-# occurs exactly where that pattern does (`tests/check/test_fast_patterns.py`), found about
-# three times as fast (the pattern engine looks for the word first).
+# A name that mentions a validation/test split: ``test_x``, ``X_val``, ``valid_imgs``,
+# ``testImages``, ``valset`` (a word of the name, in snake or camel case). One of these occurs
+# exactly where ``(?<![A-Za-z0-9])(?:\w*_)?(?:val|...|dev)(?:set|data|x|y|s)?(?![a-z])`` or its
+# camel-case forms ``(?<=[a-z0-9_])(?:Val|...|Dev)(?![a-z])``, ``(?<![A-Za-z0-9])(?:Val|Test)(?![a-z])``
+# occur (`tests/check/test_fast_patterns.py`); each starts with its word, which the pattern
+# engine looks for first: several times as fast on whole files as one pattern of alternatives.
 _SPLIT_NAME_PATTERNS = (
     *(trigger for trigger in _SPLIT_TRIGGERS if not isinstance(trigger, str)),
     re.compile(r"Val(?:(?<=[a-z0-9_]Val)(?:id|idation)?|(?<![A-Za-z0-9]Val))(?![a-z])"),
@@ -399,7 +388,12 @@ def _may_be_evaluation_data(ctx, call: ast.Call) -> bool:
         return False
     src = ctx.source
     text = src.text[src.node_start(call.args[0]) : src.node_end(call.args[-1])]
-    return _SPLIT_NAME_RE.search(text) is not None
+    return _names_split(text)
+
+
+def _names_split(text: str) -> bool:
+    """Whether a name in the text mentions a validation/test split (``_SPLIT_NAME_PATTERNS``)."""
+    return any(pattern.search(text) is not None for pattern in _SPLIT_NAME_PATTERNS)
 
 
 def _names_a_split(ctx) -> bool:
@@ -423,7 +417,7 @@ def _may_evaluate(ctx) -> bool:
             or "train(False)" in text
             or "train=False" in text
             or _SPLIT_TEXT_RE.search(text) is not None
-            or any(pattern.search(text) is not None for pattern in _SPLIT_NAME_PATTERNS)  # test_set
+            or _names_split(text)  # test_set, valid_data
         )
     return state.may_evaluate
 
