@@ -11,7 +11,10 @@ comparisons or `print`, or fed back into the next step of a generation loop), as
 predictions made after training for a plot; not when only its shape is read, not for a
 module built in the same scope and never trained or loaded there (a smoke test of the model's
 code, also in a function named for evaluation: `def test_rnn(RNN): rnn = RNN(8); rnn(x)`), and not when a backward pass follows in the same loop or right after it in the same
-block (a forward hook may feed it). A function named for evaluation whose result carries a
+block (a forward hook may feed it); the backward pass must be reachable from the output: a
+name rebound on every path in between carries the new value (`pred = net(test_x)` in the
+evaluation step, then `pred = net(x)`, `loss = f(pred)`, `loss.backward()` in the training
+loop backpropagates the second `pred` only). A function named for evaluation whose result carries a
 graph is reported when every caller in the file only reads that result. A model is something named like one (`model`, `net`, `self.backbone`,
 `teacher`, `ema_model`, `netD`, `model.module`, ...): a module without parameters (pooling,
 dropout) records no graph, and nothing else in the code tells the two apart (`backward`, `torch.autograd`, an optimizer `step`, `.grad`, `requires_grad`,
@@ -513,7 +516,11 @@ def _statement(ctx, node: ast.AST) -> Optional[ast.stmt]:
 
 def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
     """Whether a call's result reaches ``backward()``: it is bound to names from which, through
-    other bindings, a backpropagated name is computed (or the call sits in a backward call)."""
+    other bindings, a backpropagated name is computed (or the call sits in a backward call).
+
+    A name rebound on every path in between stops the chain: after ``pred = net(test_x)``,
+    ``pred = net(b_x); loss = f(pred); loss.backward()`` backpropagates the second ``pred``,
+    not the first (``_reaches``)."""
     uses = ctx.model.uses(scope)
     statement = _statement(ctx, call)
     if statement is None:
@@ -534,27 +541,92 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
     if loop is not None:
         start = loop.lineno
     later = [b for b in uses.bindings if getattr(b.node, "lineno", 0) >= start]
-    derived = set(targets)
+    # Where each name is bound from the call's result, directly or through other bindings.
+    derived: dict = {name: [statement] for name in targets}
+    chain = _Chain(ctx, later)
     changed = True
     while changed:
         changed = False
         for binding in later:
-            if binding.name not in derived and binding.value is not None:
-                if any(isinstance(n, ast.Name) and n.id in derived for n in ast.walk(binding.value)):
-                    derived.add(binding.name)
-                    changed = True
-    backpropagated: set = set()
+            if binding.value is None or binding.node in derived.get(binding.name, ()):
+                continue
+            if any(
+                isinstance(n, ast.Name) and n.id in derived and chain.reaches(derived[n.id], binding.node, n.id)
+                for n in ast.walk(binding.value)
+            ):
+                derived.setdefault(binding.name, []).append(binding.node)
+                changed = True
     for later_call in uses.calls:
         if later_call.lineno < start:
             continue
         func = later_call.func
         if isinstance(func, ast.Attribute) and func.attr == "backward":
-            backpropagated |= {n.id for n in ast.walk(func.value) if isinstance(n, ast.Name)}
-            backpropagated |= {n.id for a in later_call.args for n in ast.walk(a) if isinstance(n, ast.Name)}
+            parts = [func.value, *later_call.args]
         elif ctx.imports.qualified_name(func) in ("torch.autograd.grad", "torch.autograd.backward"):
-            for a in later_call.args + [k.value for k in later_call.keywords]:
-                backpropagated |= {n.id for n in ast.walk(a) if isinstance(n, ast.Name)}
-    return bool(derived & backpropagated)
+            parts = later_call.args + [k.value for k in later_call.keywords]
+        else:
+            continue
+        names = {n.id for part in parts for n in ast.walk(part) if isinstance(n, ast.Name) and n.id in derived}
+        if names:
+            site = _statement(ctx, later_call)
+            if site is None or any(chain.reaches(derived[name], site, name) for name in names):
+                return True
+    return False
+
+
+class _Chain:
+    """Which bindings of a name reach a statement, given the statements that rebind it."""
+
+    def __init__(self, ctx, bindings: list):
+        self.ctx = ctx
+        # Plain assignments: each rebinds its names wherever it runs.
+        self.rebinding: dict = {}
+        for binding in bindings:
+            if isinstance(binding.node, (ast.Assign, ast.AnnAssign)):
+                self.rebinding.setdefault(binding.name, []).append(binding.node)
+
+    def reaches(self, sources: list, site: ast.AST, name: str) -> bool:
+        """Whether a binding of ``name`` at one of ``sources`` may still hold at ``site``: no
+        plain assignment to ``name`` lies between them on every path. Such an assignment comes
+        after the source and before the site in the text, in a block that holds the site
+        (it runs before the site each time the block runs). A source after the site (reached
+        round a loop) is taken to reach it."""
+        if not hasattr(site, "lineno"):
+            return True
+        around = None
+        for source in sources:
+            if not hasattr(source, "lineno") or _position(source) >= _position(site):
+                return True
+            killed = False
+            for rebinding in self.rebinding.get(name, ()):
+                if rebinding is source or not _position(source) < _position(rebinding) < _position(site):
+                    continue
+                if around is None:
+                    around = {id(s) for s in self.ctx.model.enclosing(site)}
+                if self._runs_before(rebinding, around):
+                    killed = True
+                    break
+            if not killed:
+                return True
+        return False
+
+    def _runs_before(self, rebinding: ast.AST, around: set) -> bool:
+        """Whether the statement ``rebinding`` precedes, in its own block, a statement around
+        the site (``around``: the ids of the site's statement and those enclosing it)."""
+        parent = self.ctx.parent(rebinding)
+        if parent is None:
+            return False
+        for block_field in ("body", "orelse", "finalbody"):
+            block = getattr(parent, block_field, None)
+            if isinstance(block, list):
+                for i, stmt in enumerate(block):
+                    if stmt is rebinding:
+                        return any(id(later) in around for later in block[i + 1 :])
+        return False
+
+
+def _position(node: ast.AST) -> tuple:
+    return (node.lineno, node.col_offset)
 
 
 def _uses_grad(ctx, nodes) -> bool:
@@ -756,6 +828,26 @@ class EvalWithGrad(Rule):
                 return frozen
             """,
         ),
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+            net = nn.Linear(1, 1)
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for epoch in range(10):
+                net.eval()
+                pred = net(test_x)
+                net.train()
+                for x, y in train_loader:
+                    if y is not None:
+                        pred = net(x)
+                    loss = (pred - y).pow(2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+            """,
+        ),
     )
     invalid = (
         Invalid(
@@ -852,6 +944,29 @@ class EvalWithGrad(Rule):
             line=5,
             column=5,
             message="`model(...)` runs with grad enabled after `model.eval()` (line 4), and nothing in this module uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+            net = nn.Linear(1, 1)
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for epoch in range(10):
+                net.eval()
+                pred = net(test_x)
+                test_losses.append((pred - test_y).pow(2).mean().item())
+                net.train()
+                for x, y in train_loader:
+                    pred = net(x)
+                    loss = (pred - y).pow(2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+            """,
+            line=8,
+            column=12,
+            message="`net(...)` runs with grad enabled after `net.eval()` (line 7), and its output is never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
     )
 
