@@ -172,3 +172,53 @@ def test_a_backward_pass_right_after_in_the_block_may_use_a_hook():
     loss.backward()
     """
     assert only_read(code) == []
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "logits = net(x)[:5]\nlogits",  # a part of the result
+        "h = net(x)[0].view(-1)\nprint(h.data)",  # a view of a part
+    ],
+)
+def test_a_part_or_view_of_the_result_is_followed(code):
+    assert only_read(code) == ["net(x)"]
+
+
+def test_a_name_assigned_again_in_a_later_loop_holds_the_loop_value_there():
+    # The uses in the training loop see its own `pred`: the first one is only printed.
+    code = """
+    pred = net(x_test)
+    print(pred.data)
+    for x, y in loader:
+        pred = net(x)
+        loss = crit(pred, y)
+        loss.backward()
+    """
+    assert only_read(code) == ["net(x_test)"]
+
+
+def test_a_name_assigned_again_in_only_one_branch_may_still_hold_the_first_value():
+    code = """
+    pred = net(x_test)
+    print(pred.data)
+    for x, y in loader:
+        if y is not None:
+            pred = net(x)
+        loss = crit(pred, y)
+        loss.backward()
+    """
+    assert only_read(code) == []
+
+
+def test_a_use_after_a_loop_that_assigns_the_name_sees_the_loop_value():
+    # `out` after the loop is the last round's: the first `out` is never read (a smoke test).
+    code = """
+    out = net(x0)
+    for i in range(10):
+        out = net(x)
+        loss = crit(out, y)
+        loss.backward()
+    print(out.data)
+    """
+    assert only_read(code) == []

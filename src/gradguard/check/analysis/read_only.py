@@ -4,8 +4,9 @@
 ``prediction.argmax(1) == y`` or ``prediction.item()`` records a graph that nothing
 backpropagates. This module finds such calls in one scope from the syntax alone (no values):
 
-- the call is the whole value of an assignment to names (``out = f(x)``,
-  ``out, hidden = rnn(x, hidden)``), and its values are read (not only its shape: printing
+- the call is the value of an assignment to names (``out = f(x)``,
+  ``out, hidden = rnn(x, hidden)``), or the value is a part or view of its result
+  (``logits = net(x)[:5]``, ``viewed_call``), and its values are read (not only its shape: printing
   ``y.shape`` checks a model, it evaluates nothing);
 - every later use of those names (and, in a loop, every use in that loop) is a read: an
   attribute or method that drops the graph (``.data``, ``.shape``, ``.item()``,
@@ -61,7 +62,7 @@ def read_only_calls(scope: ast.AST, qualified_name, own: Optional[list] = None) 
             names = _target_names(node.targets[0])
             if names:
                 bound[id(node.value)] = (node, names)
-    if not any(type(assignment.value) is ast.Call for assignment, _ in bound.values()):
+    if not any(viewed_call(assignment.value) is not None for assignment, _ in bound.values()):
         return frozenset()
     wanted = {name for _, names in bound.values() for name in names}
     uses: dict = {name: [] for name in wanted}  # name -> Name nodes read (and augmented targets)
@@ -101,7 +102,8 @@ def read_only_calls(scope: ast.AST, qualified_name, own: Optional[list] = None) 
         for sub in ast.walk(assignment.value):
             if type(sub) is ast.Name and sub.id in wanted and id(sub) not in reads:
                 reads[id(sub)] = key
-    blocks = _blocks(scope, own)
+    blocks = statement_blocks(scope, own)
+    rebound = Rebindings(own, blocks)
     edges: dict = {}  # id(call) -> ids of the bound calls its result feeds
     alive: set = set()
     valued: set = set()  # calls whose values (not only their shape) are read directly
@@ -131,6 +133,8 @@ def read_only_calls(scope: ast.AST, qualified_name, own: Optional[list] = None) 
                 position = (use.lineno, use.col_offset)
                 if position < start or (stop is not None and position > stop):
                     continue
+                if rebound.between(name, after, use):
+                    continue  # assigned again on every path to this use: it sees that value
                 fed = reads.get(id(use))
                 if fed is None:
                     ok = False
@@ -163,7 +167,22 @@ def read_only_calls(scope: ast.AST, qualified_name, own: Optional[list] = None) 
         nested = _names_in_nested_code(own, names_kept)
         if nested:
             kept -= _feeding({key for key in kept if nested & set(bound[key][1])}, kept, edges)
-    return frozenset(key for key in kept if type(bound[key][0].value) is ast.Call)
+    found = (viewed_call(bound[key][0].value) for key in kept)
+    return frozenset(id(call) for call in found if call is not None)
+
+
+def viewed_call(value: ast.AST) -> Optional[ast.Call]:
+    """The call whose result an assigned value is, or is a part or view of (``net(x)``,
+    ``net(x)[:5]``, ``net(x)[0].view(-1)``): the graph that value holds is that call's."""
+    while True:
+        t = type(value)
+        if t is ast.Subscript:
+            value = value.value  # type: ignore[attr-defined]
+        elif t is ast.Call and type(value.func) is ast.Attribute and value.func.attr in _PASSING_METHODS:  # type: ignore[attr-defined]
+            value = value.func.value  # type: ignore[attr-defined]
+        else:
+            break
+    return value if type(value) is ast.Call else None  # type: ignore[return-value]
 
 
 def _feeding(targets: set, among: set, edges: dict) -> set:
@@ -228,7 +247,7 @@ def _is_backward(call: ast.Call, qualified_name) -> bool:
 _SIMPLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Pass)
 
 
-def _blocks(scope: ast.AST, own: list) -> dict:
+def statement_blocks(scope: ast.AST, own: list) -> dict:
     """id(statement) -> (the statement list holding it, its index), for the scope's own code."""
     found: dict = {}
     for holder in (scope, *own):
@@ -275,6 +294,57 @@ def _rebinding(assignment: ast.Assign, name: str, blocks: dict, in_loop: bool) -
         if in_loop and not isinstance(stmt, _SIMPLE):
             return None
     return None
+
+
+class Rebindings:
+    """Where a scope's own code assigns names again, to tell which value a use sees."""
+
+    def __init__(self, own: list, blocks: dict):
+        self._blocks = blocks
+        self._by_name: dict = {}  # name -> the plain assignments binding it
+        # id(body) -> the loop or ``with`` statement whose body it is (taken to run once at least)
+        self._body_of: dict = {}
+        for node in own:
+            t = type(node)
+            if t in _LOOPS or t is ast.With or t is ast.AsyncWith:
+                self._body_of[id(node.body)] = node  # type: ignore[attr-defined]
+                continue
+            if t is ast.Assign:
+                targets = node.targets  # type: ignore[attr-defined]
+            elif t is ast.AnnAssign and node.value is not None:  # type: ignore[attr-defined]
+                targets = [node.target]  # type: ignore[attr-defined]
+            else:
+                continue
+            for target in targets:
+                for name in _target_names(target) or ():
+                    self._by_name.setdefault(name, []).append(node)
+
+    def between(self, name: str, after: tuple, site: ast.AST) -> bool:
+        """Whether an assignment of ``name`` that starts after the position ``after`` runs on
+        every path from there to ``site`` (a node of the scope's own code): it comes before
+        the site in the text, and before a statement holding the site in its own block, so
+        that each run of that block runs it first (``pred = net(x)`` in a training loop, for a
+        use of ``pred`` later in that loop). A loop's or ``with``'s body is taken to run: an
+        assignment in it also comes before what follows that statement (``out`` after
+        ``for ...: out = net(x)`` is the loop's)."""
+        at = (site.lineno, site.col_offset)  # type: ignore[attr-defined]
+        end = (site.end_lineno, site.end_col_offset)  # type: ignore[attr-defined]
+        for assignment in self._by_name.get(name, ()):
+            if not after < (assignment.lineno, assignment.col_offset) < at:
+                continue
+            statement: Optional[ast.AST] = assignment
+            while statement is not None:
+                place = self._blocks.get(id(statement))
+                if place is None:
+                    break
+                block, index = place
+                for stmt in block[index + 1 :]:
+                    if (stmt.lineno, stmt.col_offset) > at:
+                        break
+                    if end <= (stmt.end_lineno, stmt.end_col_offset):
+                        return True
+                statement = self._body_of.get(id(block))
+        return False
 
 
 def _innermost_loop(node: ast.AST, loops: list) -> Optional[ast.AST]:

@@ -5,8 +5,8 @@ Flags evaluation code that runs a model while grad is enabled: a function that c
 `.eval()` on a model, or loops over a validation/test loader (`val_loader`, `valid_dl`,
 `test_loader`, `eval_dataloader`, `loader_eval`, `dev_iter`, `self.val_dataloader()`, ...), and then calls
 the model outside any `no_grad`/`inference_mode` region, without any sign of gradient use in
-that function. Also flagged: a model call whose output is bound to names that are then only
-read (`prediction = net(x)` followed by `prediction.data.numpy()`, `.item()`, `.argmax()`,
+that function. Also flagged: a model call whose output (or a part or view of it:
+`logits = net(x)[:5]`) is bound to names that are then only read (`prediction = net(x)` followed by `prediction.data.numpy()`, `.item()`, `.argmax()`,
 comparisons or `print`, or fed back into the next step of a generation loop), as in
 predictions made after training for a plot; not when only its shape is read, not for a
 module built in the same scope and never trained or loaded there (a smoke test of the model's
@@ -82,7 +82,7 @@ from typing import Optional
 
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.imports import dotted_name
-from gradguard.check.analysis.read_only import read_only_calls
+from gradguard.check.analysis.read_only import Rebindings, read_only_calls, statement_blocks, viewed_call
 from gradguard.check.analysis.values import Kind, Role, Split
 from gradguard.check.analysis.vocabulary import NOT_MODEL_METHODS, PARAMETERLESS_MODULES
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
@@ -199,7 +199,8 @@ class _State:
     names_split: Optional[bool] = None  # `_names_a_split`
     named_eval: dict = field(default_factory=dict)  # id(function) -> `_evaluates_by_name`
     read_only: dict = field(default_factory=dict)  # id(scope) -> ids of calls whose result is only read
-    assigned_calls: set = field(default_factory=set)  # ids of calls that are the whole value of an assignment
+    # ids of the calls whose result is the value of an assignment, or that value a part or view of it
+    assigned_calls: set = field(default_factory=set)
 
 
 def _loader_name(expr: ast.AST) -> Optional[str]:
@@ -543,7 +544,8 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
     later = [b for b in uses.bindings if getattr(b.node, "lineno", 0) >= start]
     # Where each name is bound from the call's result, directly or through other bindings.
     derived: dict = {name: [statement] for name in targets}
-    chain = _Chain(ctx, later)
+    own = ctx.model.own_nodes(scope)
+    rebound = Rebindings(own, statement_blocks(scope, own))
     changed = True
     while changed:
         changed = False
@@ -551,7 +553,7 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
             if binding.value is None or binding.node in derived.get(binding.name, ()):
                 continue
             if any(
-                isinstance(n, ast.Name) and n.id in derived and chain.reaches(derived[n.id], binding.node, n.id)
+                isinstance(n, ast.Name) and n.id in derived and _reaches(rebound, derived[n.id], binding.node, n.id)
                 for n in ast.walk(binding.value)
             ):
                 derived.setdefault(binding.name, []).append(binding.node)
@@ -569,60 +571,21 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
         names = {n.id for part in parts for n in ast.walk(part) if isinstance(n, ast.Name) and n.id in derived}
         if names:
             site = _statement(ctx, later_call)
-            if site is None or any(chain.reaches(derived[name], site, name) for name in names):
+            if site is None or any(_reaches(rebound, derived[name], site, name) for name in names):
                 return True
     return False
 
 
-class _Chain:
-    """Which bindings of a name reach a statement, given the statements that rebind it."""
-
-    def __init__(self, ctx, bindings: list):
-        self.ctx = ctx
-        # Plain assignments: each rebinds its names wherever it runs.
-        self.rebinding: dict = {}
-        for binding in bindings:
-            if isinstance(binding.node, (ast.Assign, ast.AnnAssign)):
-                self.rebinding.setdefault(binding.name, []).append(binding.node)
-
-    def reaches(self, sources: list, site: ast.AST, name: str) -> bool:
-        """Whether a binding of ``name`` at one of ``sources`` may still hold at ``site``: no
-        plain assignment to ``name`` lies between them on every path. Such an assignment comes
-        after the source and before the site in the text, in a block that holds the site
-        (it runs before the site each time the block runs). A source after the site (reached
-        round a loop) is taken to reach it."""
-        if not hasattr(site, "lineno"):
+def _reaches(rebound: Rebindings, sources: list, site: ast.AST, name: str) -> bool:
+    """Whether a binding of ``name`` at one of the statements ``sources`` may still hold at
+    ``site``: not assigned again on every path in between (``Rebindings.between``). A source
+    after the site (reached round a loop) is taken to reach it."""
+    for source in sources:
+        if not hasattr(source, "end_lineno") or _position(source) >= _position(site):
             return True
-        around = None
-        for source in sources:
-            if not hasattr(source, "lineno") or _position(source) >= _position(site):
-                return True
-            killed = False
-            for rebinding in self.rebinding.get(name, ()):
-                if rebinding is source or not _position(source) < _position(rebinding) < _position(site):
-                    continue
-                if around is None:
-                    around = {id(s) for s in self.ctx.model.enclosing(site)}
-                if self._runs_before(rebinding, around):
-                    killed = True
-                    break
-            if not killed:
-                return True
-        return False
-
-    def _runs_before(self, rebinding: ast.AST, around: set) -> bool:
-        """Whether the statement ``rebinding`` precedes, in its own block, a statement around
-        the site (``around``: the ids of the site's statement and those enclosing it)."""
-        parent = self.ctx.parent(rebinding)
-        if parent is None:
-            return False
-        for block_field in ("body", "orelse", "finalbody"):
-            block = getattr(parent, block_field, None)
-            if isinstance(block, list):
-                for i, stmt in enumerate(block):
-                    if stmt is rebinding:
-                        return any(id(later) in around for later in block[i + 1 :])
-        return False
+        if not rebound.between(name, (source.end_lineno, source.end_col_offset), site):
+            return True
+    return False
 
 
 def _position(node: ast.AST) -> tuple:
@@ -983,8 +946,9 @@ class EvalWithGrad(Rule):
         return unit
 
     def visit_Assign(self, node: ast.Assign, ctx) -> None:
-        if type(node.value) is ast.Call:
-            ctx.state(_State).assigned_calls.add(id(node.value))
+        call = viewed_call(node.value)
+        if call is not None:
+            ctx.state(_State).assigned_calls.add(id(call))
 
     def visit_For(self, node: ast.AST, ctx) -> None:
         if isinstance(ctx.function, ast.Lambda):
