@@ -132,6 +132,15 @@ def test_fix_rewrites_and_is_idempotent(tree, capsys):
     assert code == 0 and (tree / "bad.py").read_text() == GOOD
 
 
+def test_fix_run_counts_what_it_could_not_fix_as_remaining(tree, capsys):
+    # An unsafe fix that `--fix --unsafe-fixes` could not apply (here: none exists for GG201 at
+    # module level) is left, not offered again "with --unsafe-fixes".
+    (tree / "bad.py").write_text("from torch import nn\nmodel = nn.Linear(2, 2)\nmodel.eval()\ny = model(x)\n")
+    code, out, _ = run_cli(capsys, "check", "--fix", "--unsafe-fixes")
+    assert code == 1
+    assert out.strip().endswith("Found 1 error (0 fixed, 1 remaining).")
+
+
 def test_diff_changes_nothing(tree, capsys):
     code, out, err = run_cli(capsys, "check", "--diff")
     assert code == 1

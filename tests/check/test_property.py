@@ -65,7 +65,10 @@ def assert_fixes_sound(text: str) -> None:
 
     for diagnostic in check(text):
         if diagnostic.fix is not None:
-            alone, _ = apply_edits(text, [diagnostic.fix])
+            alone, count = apply_edits(text, [diagnostic.fix])
+            assert count == 1, (
+                f"{diagnostic.code} fix at {diagnostic.start} has colliding edits: {diagnostic.fix.edits}"
+            )
             assert _parses(alone), f"{diagnostic.code} fix at {diagnostic.start} breaks the program:\n{alone}"
     fixed, applied, remaining = fix_until_stable(text, check, unsafe=True)
     assert _parses(fixed)

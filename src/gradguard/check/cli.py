@@ -332,7 +332,7 @@ def _report(args: argparse.Namespace, result: RunResult, out: TextIO) -> int:
                 _warning(capped(len(result.diagnostics)))
     if fmt in ("text", "concise") and not args.quiet and not args.statistics:
         if result.diagnostics or result.fixed or not (result.errors or result.internal_errors):
-            out.write(summary_line(result.diagnostics, result.fixed) + "\n")
+            out.write(summary_line(result.diagnostics, result.fixed, fixing=bool(args.fix)) + "\n")
     if result.internal_errors:
         return EXIT_ERROR
     if args.exit_zero:

@@ -27,6 +27,8 @@ def apply_edits(text: str, fixes: list[Fix]) -> tuple[str, int]:
         if not fix.edits:
             continue
         spans = [(e.start, e.end) for e in fix.edits]
+        if any(_collide(a, b) for i, a in enumerate(spans) for b in spans[i + 1 :]):
+            continue  # a fix whose own edits collide has no single meaning: never applied
         if any(_overlaps(s, t) for s in spans for t in taken):
             continue  # picked up in the next pass
         taken.extend(spans)
@@ -47,6 +49,13 @@ def apply_text_edits(text: str, edits: Sequence[Edit]) -> str:
     return text
 
 
+def _collide(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """Two edits of one fix that cannot both apply: they share replaced text, or one inserts
+    inside the other's replaced text, or both insert at one point (in no defined order). An
+    insertion where a replacement starts or ends goes before or after it."""
+    return a[0] < b[1] and b[0] < a[1] or a[0] == a[1] == b[0] == b[1]
+
+
 def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
     if a == b:
         return True
@@ -59,7 +68,8 @@ def fix_until_stable(
 ) -> tuple[str, int, list[Diagnostic]]:
     """Apply fixes, re-check, repeat. Returns (new_text, fixes_applied, remaining_diagnostics).
 
-    A pass whose result no longer parses is discarded (the file is left as it was).
+    A pass whose result no longer parses is done again one fix at a time, keeping each fix
+    whose result parses: one broken fix does not hold back the others.
     """
     total = 0
     diagnostics = check(text)
@@ -70,16 +80,30 @@ def fix_until_stable(
         new_text, applied = apply_edits(text, fixes)
         if applied == 0 or new_text == text:
             break
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # SyntaxWarnings about the user's code
-                compile(new_text, "<fix>", "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
-        except (SyntaxError, ValueError, MemoryError, RecursionError):
-            break
+        if not _parses(new_text):
+            kept: list[Fix] = []
+            new_text, applied = text, 0
+            for fix in fixes:
+                candidate, count = apply_edits(text, [*kept, fix])
+                if count > applied and _parses(candidate):
+                    kept.append(fix)
+                    new_text, applied = candidate, count
+            if applied == 0:
+                break
         text = new_text
         total += applied
         diagnostics = check(text)
     return text, total, diagnostics
+
+
+def _parses(text: str) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarnings about the user's code
+            compile(text, "<fix>", "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return True
 
 
 def unified_diff(old: str, new: str, path: str) -> str:

@@ -36,11 +36,13 @@ def render(diagnostics: list[Diagnostic], color: bool = False) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def summary_line(diagnostics: list[Diagnostic], fixed: int = 0) -> str:
+def summary_line(diagnostics: list[Diagnostic], fixed: int = 0, fixing: bool = False) -> str:
+    """The last line of the text output. ``fixing``: the run applied fixes (``--fix``), so the
+    findings left are those it could not fix, whatever fixes they carry."""
     n = len(diagnostics)
     fixable = sum(1 for d in diagnostics if d.fixable_safe)
     unsafe = sum(1 for d in diagnostics if d.fix is not None and not d.fixable_safe)
-    if fixed:
+    if fixed or (fixing and n):
         total = n + fixed
         return f"Found {total} error{'s' if total != 1 else ''} ({fixed} fixed, {n} remaining)."
     if n == 0:

@@ -59,6 +59,7 @@ runs under `torch.no_grad()`, so the only change is that the version counter is 
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -283,6 +284,29 @@ class TensorDataWrite(Rule):
         ),
         Invalid(
             """
+            import torch
+            import torch.nn as nn
+
+            layer = nn.Linear(3, 2)
+            layer.weight.data = torch.tensor([[1., 1., 1.],
+                                              [2., 2., 2.]])
+            """,
+            line=5,
+            column=1,
+            message="`layer.weight.data = ...` replaces `layer.weight`'s contents behind autograd's back (no version-counter bump: if a graph has saved `layer.weight`, its gradients come out silently wrong); where the new value has the same shape, dtype and device, use `layer.weight.copy_(...)` under `torch.no_grad()`",
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+            layer = nn.Linear(3, 2)
+            with torch.no_grad():
+                layer.weight.copy_(torch.tensor([[1., 1., 1.],
+                                                  [2., 2., 2.]]))
+            """,
+            unsafe=True,
+        ),
+        Invalid(
+            """
             import torch.nn as nn
             def init(m):
                 nn.init.normal_(m.weight.data, 0, 0.02)
@@ -433,9 +457,18 @@ class TensorDataWrite(Rule):
         edits.append(
             Edit(starts[first.lineno - 1], starts[first.lineno - 1], f"{indent}with {no_grad}():{src.newline}{unit}")
         )
+        rewritten = set()  # edits that replace several lines: their new lines are indented too
         for lineno in range(first.lineno + 1, last.end_lineno + 1):
             if src.line(lineno).strip():
-                edits.append(Edit(starts[lineno - 1], starts[lineno - 1], unit))
+                at = starts[lineno - 1]
+                inside = next((i for i, e in enumerate(edits) if e.start < at < e.end), None)
+                if inside is None:
+                    edits.append(Edit(at, at, unit))
+                else:
+                    rewritten.add(inside)
+        for i in rewritten:
+            e = edits[i]
+            edits[i] = Edit(e.start, e.end, _NEXT_LINE_RE.sub(lambda m: m.group(0) + unit, e.content))
         message = (
             "Wrap in `with torch.no_grad():` and drop `.data`"
             if access.how != "assign"
@@ -526,6 +559,8 @@ _STORAGE_CHANGING = frozenset(
 )
 
 
+# The start of each non-empty line after the first of a text.
+_NEXT_LINE_RE = re.compile(r"\n(?=[^\r\n])")
 _SAME_SHAPE = "; right only where the new value has the same shape, dtype and device"
 
 
