@@ -618,6 +618,38 @@ def test_a_name_backpropagated_without_a_gradient_is_a_0_dim_loss(call, scalar):
     assert value.has(Role.SCALAR) is scalar and value.weak is scalar
 
 
+def test_a_name_backpropagated_once_and_bound_again_tells_nothing_of_its_new_value():
+    # `y.backward()` is about the first `y`; the second holds what `f(x_t)` returns.
+    value, _ = ask(
+        """
+        import torch
+        def f(t):
+            return torch.pow(2 * t, 2)
+        x = torch.tensor([2.0], requires_grad=True)
+        y = f(x)
+        y.backward()
+        x_t = torch.linspace(-3, 3, 100)
+        y = f(x_t)
+        y  # <- y
+        """
+    )
+    assert not value.has(Role.LOSS) and not value.carries_grad
+
+
+def test_a_name_bound_once_and_backpropagated_is_a_loss_with_a_graph():
+    value, _ = ask(
+        """
+        import torch
+        def f(t):
+            return torch.pow(2 * t, 2)
+        y = f(make())
+        y.backward()
+        y  # <- y
+        """
+    )
+    assert value.has(Role.LOSS) and value.carries_grad
+
+
 def test_an_augmented_assignment_changes_a_tensor_in_place_and_keeps_it_a_leaf():
     value, _ = ask(
         """

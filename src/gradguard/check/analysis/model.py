@@ -277,6 +277,7 @@ class SemanticModel:
         self._call_sites: dict = {}  # id(function) -> its call sites, or None when not all known
         self._class_attributes: dict = {}
         self._use_evidence: dict = {}
+        self._single_bindings: dict = {}  # (id(scope), name) -> bound in one place only (_bound_once)
         self._scope_texts: dict = {}
         self._uses: dict = {}
         self._attribute_sites: dict = {}
@@ -1050,8 +1051,18 @@ class SemanticModel:
             return self._named_value(name)
         if found.kind is Kind.TENSOR and not found.has(Role.LOSS) and found.grad is not Grad.NO:
             evident = self._evident(frame.node, name)
-            if evident is _EVIDENT_LOSS or evident is _EVIDENT_SCALAR_LOSS:
+            if (evident is _EVIDENT_LOSS or evident is _EVIDENT_SCALAR_LOSS) and self._bound_once(frame.node, name):
                 return found.with_(grad=Grad.YES, roles=found.roles | Role.LOSS)
+        return found
+
+    def _bound_once(self, scope_node: ast.AST, name: str) -> bool:
+        """Whether the scope binds ``name`` in one place only: then what its text shows about
+        the name (``y.backward()``) is about every value it holds; with several, it may be
+        about another one (``y = f(x); y.backward()`` then ``y = f(x_t); y.numpy()``)."""
+        key = (id(scope_node), name)
+        found = self._single_bindings.get(key)
+        if found is None:
+            found = self._single_bindings[key] = len(self.uses(scope_node).bindings_of(name)) <= 1
         return found
 
     def _free_value(self, name: str, frame: Frame) -> Value:

@@ -62,6 +62,21 @@ class NumpyOnGradTensor(Rule):
             """
             import torch
 
+            def f(t):
+                return torch.pow(2 * t, 2)
+
+            x = torch.tensor([2.0], requires_grad=True)
+            y = f(x)
+            y.backward()
+            x_t = torch.linspace(-3, 3, 100)
+            y = f(x_t)
+            print(y.numpy())
+            """,
+        ),
+        Valid(
+            """
+            import torch
+
             def f(model, x):
                 return model(x).detach().cpu().numpy()
             """,
