@@ -222,3 +222,13 @@ def test_a_use_after_a_loop_that_assigns_the_name_sees_the_loop_value():
     print(out.data)
     """
     assert only_read(code) == []
+
+
+def test_a_tuple_of_calls_assigned_to_as_many_names_binds_each_its_own_result():
+    code = """
+    pred_a, pred_b = net_a(x_test), net_b(x_test)
+    plt.plot(x_test.numpy(), pred_a.data.numpy())
+    loss = crit(pred_b, y)
+    loss.backward()
+    """
+    assert only_read(code) == ["net_a(x_test)"]

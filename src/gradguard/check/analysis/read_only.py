@@ -56,15 +56,14 @@ def read_only_calls(scope: ast.AST, qualified_name, own: Optional[list] = None) 
     caller keeps them. Needs no parent links: each use is read from the node above it."""
     if own is None:
         own = list(own_nodes(scope))
-    bound: dict = {}  # id(assigned value) -> (assignment, names); the calls are the answers
+    bound: dict = {}  # id(assigned value) -> (assignment, names, value); the calls are the answers
     for node in own:
-        if type(node) is ast.Assign and len(node.targets) == 1:
-            names = _target_names(node.targets[0])
-            if names:
-                bound[id(node.value)] = (node, names)
-    if not any(viewed_call(assignment.value) is not None for assignment, _ in bound.values()):
+        if type(node) is ast.Assign:
+            for names, value in assigned_values(node):  # type: ignore[arg-type]
+                bound[id(value)] = (node, names, value)
+    if not any(viewed_call(value) is not None for _, _, value in bound.values()):
         return frozenset()
-    wanted = {name for _, names in bound.values() for name in names}
+    wanted = {name for _, names, _ in bound.values() for name in names}
     uses: dict = {name: [] for name in wanted}  # name -> Name nodes read (and augmented targets)
     backward_lines: list = []
     loops: list = []
@@ -98,8 +97,8 @@ def read_only_calls(scope: ast.AST, qualified_name, own: Optional[list] = None) 
             loops.append(node)
     # A use anywhere else in the value of an assignment feeds that assignment: what it is
     # computed into must be only read in turn (`samples = samples.mul(0.5).add(0.5)`).
-    for key, (assignment, _names) in bound.items():
-        for sub in ast.walk(assignment.value):
+    for key, (_assignment, _names, value) in bound.items():
+        for sub in ast.walk(value):
             if type(sub) is ast.Name and sub.id in wanted and id(sub) not in reads:
                 reads[id(sub)] = key
     blocks = statement_blocks(scope, own)
@@ -107,7 +106,7 @@ def read_only_calls(scope: ast.AST, qualified_name, own: Optional[list] = None) 
     edges: dict = {}  # id(call) -> ids of the bound calls its result feeds
     alive: set = set()
     valued: set = set()  # calls whose values (not only their shape) are read directly
-    for key, (assignment, names) in bound.items():
+    for key, (assignment, names, _value) in bound.items():
         loop = _innermost_loop(assignment, loops)
         end = (loop.end_lineno or loop.lineno) if loop is not None else None
         if loop is not None:
@@ -167,8 +166,28 @@ def read_only_calls(scope: ast.AST, qualified_name, own: Optional[list] = None) 
         nested = _names_in_nested_code(own, names_kept)
         if nested:
             kept -= _feeding({key for key in kept if nested & set(bound[key][1])}, kept, edges)
-    found = (viewed_call(bound[key][0].value) for key in kept)
+    found = (viewed_call(bound[key][2]) for key in kept)
     return frozenset(id(call) for call in found if call is not None)
+
+
+def assigned_values(node: ast.Assign) -> list:
+    """(names, value) for what an assignment to names binds: ``out = f(x)`` gives
+    ``(("out",), f(x))``, ``out, h = rnn(x)`` gives ``(("out", "h"), rnn(x))``, and a tuple
+    assigned to as many names binds each one its own value (``a, b = f(x), g(x)``)."""
+    if len(node.targets) != 1:
+        return []
+    target, value = node.targets[0], node.value
+    if (
+        type(target) in (ast.Tuple, ast.List)
+        and type(value) in (ast.Tuple, ast.List)
+        and len(target.elts) == len(value.elts)  # type: ignore[attr-defined]
+        and not any(type(e) is ast.Starred for e in value.elts)  # type: ignore[attr-defined]
+    ):
+        pairs = [(_target_names(t), v) for t, v in zip(target.elts, value.elts)]  # type: ignore[attr-defined]
+        if all(names for names, _ in pairs):
+            return pairs
+    names = _target_names(target)
+    return [(names, value)] if names else []
 
 
 def viewed_call(value: ast.AST) -> Optional[ast.Call]:

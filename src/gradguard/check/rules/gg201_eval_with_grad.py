@@ -82,7 +82,13 @@ from typing import Optional
 
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.imports import dotted_name
-from gradguard.check.analysis.read_only import Rebindings, read_only_calls, statement_blocks, viewed_call
+from gradguard.check.analysis.read_only import (
+    Rebindings,
+    assigned_values,
+    read_only_calls,
+    statement_blocks,
+    viewed_call,
+)
 from gradguard.check.analysis.values import Kind, Role, Split
 from gradguard.check.analysis.vocabulary import NOT_MODEL_METHODS, PARAMETERLESS_MODULES
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
@@ -946,9 +952,11 @@ class EvalWithGrad(Rule):
         return unit
 
     def visit_Assign(self, node: ast.Assign, ctx) -> None:
-        call = viewed_call(node.value)
-        if call is not None:
-            ctx.state(_State).assigned_calls.add(id(call))
+        assigned = ctx.state(_State).assigned_calls
+        for value in [node.value, *(value for _, value in assigned_values(node))]:
+            call = viewed_call(value)
+            if call is not None:
+                assigned.add(id(call))
 
     def visit_For(self, node: ast.AST, ctx) -> None:
         if isinstance(ctx.function, ast.Lambda):
