@@ -15,7 +15,10 @@ block (a forward hook may feed it); the backward pass must be reachable from the
 name rebound on every path in between carries the new value (`pred = net(test_x)` in the
 evaluation step, then `pred = net(x)`, `loss = f(pred)`, `loss.backward()` in the training
 loop backpropagates the second `pred` only). A function named for evaluation whose result carries a
-graph is reported when every caller in the file only reads that result. A model is something named like one (`model`, `net`, `self.backbone`,
+graph is reported when every caller in the file only reads that result. A model is also a
+function of the file that computes one by hand: it returns a tensor with a graph of its own,
+whatever it is given (`def forward(x): return x @ w.t() + b` over weights that require grad),
+neither backpropagates nor steps, and is not handed a module. A model is something named like one (`model`, `net`, `self.backbone`,
 `teacher`, `ema_model`, `netD`, `model.module`, ...): a module without parameters (pooling,
 dropout) records no graph, and nothing else in the code tells the two apart (`backward`, `torch.autograd`, an optimizer `step`, `.grad`, `requires_grad`,
 `grad_fn`), and no `torch.jit.freeze` (a frozen module holds its weights as constants). It is reported at the first such model call. In a function that does train (a
@@ -89,7 +92,7 @@ from gradguard.check.analysis.read_only import (
     statement_blocks,
     viewed_call,
 )
-from gradguard.check.analysis.values import Kind, Role, Split
+from gradguard.check.analysis.values import Grad, Kind, Role, Split
 from gradguard.check.analysis.vocabulary import NOT_MODEL_METHODS, PARAMETERLESS_MODULES
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
@@ -295,7 +298,7 @@ def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
         if name in _BUILTINS or name in ctx.imports.names:
             return not ctx.model.rebinds(name)
         definitions = ctx.model.scopes.module.definitions.get(name)
-        return bool(definitions) and not ctx.model.rebinds(name)
+        return bool(definitions) and not ctx.model.rebinds(name) and not _graph_function(ctx, definitions)
     if isinstance(target, ast.Attribute):
         if target.attr in NOT_MODEL_METHODS or target.attr.startswith("assert"):
             return True  # `outputs.append(y)`, `model.parameters()`, `self.assertEqual(...)`
@@ -308,6 +311,20 @@ def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
         # An attribute of an imported module, however deep: `np.mean`, `torch.ops.aten.abs.default`.
         return ctx.model.is_import(target)
     return not isinstance(target, (ast.Subscript, ast.Call))
+
+
+def _graph_function(ctx, definitions: list) -> bool:
+    """Whether the file's one definition of a name is a function that computes a model by hand:
+    it returns a tensor carrying a graph of its own, whatever it is given (``def net(X): return
+    X @ W + b`` over weights that require grad), and neither backpropagates nor steps."""
+    if len(definitions) != 1 or not isinstance(definitions[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    summary = ctx.model.function_summary(definitions[0])
+    if summary.calls_backward or summary.steps_optimizer or summary.generator:
+        return False
+    returned = summary.returns
+    # A model's output (`Role.OUTPUT`) is the model call's inside it, reported there.
+    return returned.kind is Kind.TENSOR and returned.grad is Grad.YES and not returned.has(Role.LOSS | Role.OUTPUT)
 
 
 def _switches_to_eval(call: ast.Call) -> bool:
@@ -817,6 +834,21 @@ class EvalWithGrad(Rule):
                     opt.step()
             """,
         ),
+        Valid(
+            """
+            import torch
+
+            emb = torch.nn.Embedding(10, 4)
+            scale = torch.ones(4, requires_grad=True)
+
+            def scaled(embed, words):
+                return embed(words) * scale
+
+            for words in test_loader:
+                out = scaled(emb, words)
+                print(out.data)
+            """,
+        ),
     )
     invalid = (
         Invalid(
@@ -937,6 +969,32 @@ class EvalWithGrad(Rule):
             column=12,
             message="`net(...)` runs with grad enabled after `net.eval()` (line 7), and its output is never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+            w = torch.randn(10, 784, requires_grad=True)
+            b = torch.zeros(10, requires_grad=True)
+
+            def forward(x):
+                return x @ w.t() + b
+
+            optimizer = torch.optim.SGD([w, b], lr=0.1)
+            for x, y in train_loader:
+                loss = F.cross_entropy(forward(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            correct = 0
+            for x, y in test_loader:
+                logits = forward(x)
+                correct += (logits.argmax(1) == y).sum().item()
+            """,
+            line=18,
+            column=14,
+            message="`forward(...)` runs with grad enabled in the loop over `test_loader` (line 17), which never uses gradients: autograd records a graph for every call, wasting memory and time; wrap the loop in `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
     )
 
     # -- collecting ----------------------------------------------------------------------------
@@ -1054,6 +1112,15 @@ class EvalWithGrad(Rule):
         if _certainly_not_a_model(ctx, target):
             return False
         value = ctx.model.value(target)
+        if value.kind is Kind.FUNCTION and isinstance(target, ast.Name):
+            # A function handed a module (`embedded_dropout(embed, words)`) applies it: that
+            # module is what is evaluated, or tested.
+            definitions = ctx.model.scopes.module.definitions.get(target.id)
+            return (
+                bool(definitions)
+                and _graph_function(ctx, definitions)
+                and not any(ctx.model.value(arg).kind is Kind.MODULE for arg in node.args)
+            )
         if value.kind is not Kind.MODULE:
             return False
         ref = value.ref or ""
