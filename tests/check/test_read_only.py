@@ -231,3 +231,16 @@ def test_a_tuple_of_calls_assigned_to_as_many_names_binds_each_its_own_result():
     kept.append(pred_b)
     """
     assert only_read(code) == ["net_a(x_test)"]
+
+
+def test_a_backward_pass_after_the_names_are_assigned_again_belongs_to_the_new_values():
+    # A backward pass right after a result may be fed by it through a forward hook; one that
+    # follows a new forward pass into the same name (a later notebook cell) is that pass's.
+    code = """
+    pred = net(x)
+    print(pred.data)
+    pred = net(x2)
+    loss = crit(pred, y)
+    loss.backward()
+    """
+    assert only_read(code) == ["net(x)"]

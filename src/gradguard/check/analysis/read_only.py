@@ -19,7 +19,8 @@ backpropagates. This module finds such calls in one scope from the syntax alone 
   statements lead to that assignment);
 - none of the names is used in a nested function, lambda or comprehension (not followed);
 - no backward pass comes after the call in its loop (or, outside loops, in a simple statement
-  of its block): a forward hook may hand the graph to a loss the syntax does not show.
+  of its block before its names are assigned again): a forward hook may hand the graph to a
+  loss the syntax does not show.
 
 Anything else (returned, stored, appended, passed to a function, computed with) makes the
 call's result one that may be backpropagated: the answer errs towards "not only read".
@@ -112,7 +113,7 @@ def read_only_calls(scope: ast.AST, qualified_name, own: Optional[list] = None) 
         if loop is not None:
             if any(assignment.lineno < line <= end for line in backward_lines):
                 continue  # a backward pass later in the loop: a forward hook may feed it
-        elif _backward_follows(assignment, blocks, backward_lines):
+        elif _backward_follows(assignment, blocks, backward_lines, rebound.next_after(names, assignment)):
             continue
         # The uses that may see the result: after the assignment, and in a loop, anywhere in
         # it (the next round reads this round's result).
@@ -281,16 +282,22 @@ def statement_blocks(scope: ast.AST, own: list) -> dict:
     return found
 
 
-def _backward_follows(assignment: ast.Assign, blocks: dict, backward_lines: list) -> bool:
+def _backward_follows(
+    assignment: ast.Assign, blocks: dict, backward_lines: list, until: Optional[tuple] = None
+) -> bool:
     """Whether a simple statement after the assignment, in its block, makes a backward pass
     (a forward hook may have handed the graph to it). Backward passes inside later loops or
-    branches (a training loop further down a script) do not count."""
+    branches (a training loop further down a script) do not count, nor those from the
+    statement holding ``until`` on (where a name of the assignment is assigned again: a new
+    forward pass, a later cell of a notebook)."""
     place = blocks.get(id(assignment))
     if place is None:
         return bool(backward_lines)
     block, index = place
     lines = set(backward_lines)
     for stmt in block[index + 1 :]:
+        if until is not None and until <= (stmt.end_lineno, stmt.end_col_offset):
+            break
         if isinstance(stmt, _SIMPLE) and any(
             line in lines for line in range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1)
         ):
@@ -337,6 +344,17 @@ class Rebindings:
             for target in targets:
                 for name in _target_names(target) or ():
                     self._by_name.setdefault(name, []).append(node)
+
+    def next_after(self, names, statement: ast.AST) -> Optional[tuple]:
+        """Where one of ``names`` is next assigned after ``statement`` (its start), or None."""
+        end = (statement.end_lineno, statement.end_col_offset)  # type: ignore[attr-defined]
+        starts = [
+            (a.lineno, a.col_offset)
+            for name in names
+            for a in self._by_name.get(name, ())
+            if (a.lineno, a.col_offset) >= end
+        ]
+        return min(starts) if starts else None
 
     def between(self, name: str, after: tuple, site: ast.AST) -> bool:
         """Whether an assignment of ``name`` that starts after the position ``after`` runs on
