@@ -636,6 +636,22 @@ def test_a_name_backpropagated_once_and_bound_again_tells_nothing_of_its_new_val
     assert not value.has(Role.LOSS) and not value.carries_grad
 
 
+def test_of_several_bindings_of_a_name_the_one_backpropagated_is_a_loss():
+    value, _ = ask(
+        """
+        import torch
+        def f(t):
+            return torch.pow(2 * t, 2)
+        y = f(torch.linspace(-3, 3, 100))
+        for i in range(3):
+            y = f(make())
+            y.backward()
+            losses.append(y)  # <- y
+        """
+    )
+    assert value.has(Role.LOSS) and value.carries_grad
+
+
 def test_a_name_bound_once_and_backpropagated_is_a_loss_with_a_graph():
     value, _ = ask(
         """

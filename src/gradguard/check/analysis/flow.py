@@ -203,6 +203,9 @@ class ScopeFlow:
         names: dict = {}
         for target in stmt.targets:
             self._bind_target(target, value, stmt.value, names, state)
+        for name, bound in names.items():
+            if bound.kind is Kind.TENSOR and bound.grad is not Grad.NO and not bound.has(Role.LOSS):
+                names[name] = self.model.backpropagated_binding(self.frame.node, name, stmt, bound)
         state = state.bind(names) if names else state
         state = self._attribute_effects(stmt.targets, stmt.value, state)
         self.after[id(stmt)] = state

@@ -1055,6 +1055,37 @@ class SemanticModel:
                 return found.with_(grad=Grad.YES, roles=found.roles | Role.LOSS)
         return found
 
+    def backpropagated_binding(self, scope_node: ast.AST, name: str, statement: ast.AST, value: Value) -> Value:
+        """A tensor of unknown grad that a scope binding ``name`` in several places binds at
+        ``statement``: a loss with a graph when ``name.backward()`` is called after it and
+        before the name is bound again (``y = f(x); y.backward()``; a later ``y = f(x_t)`` is
+        not). A name bound once is judged where it is read (``lookup``)."""
+        if self._bound_once(scope_node, name):
+            return value
+        evident = self._evident(scope_node, name)
+        if evident is not _EVIDENT_LOSS and evident is not _EVIDENT_SCALAR_LOSS:
+            return value
+        after = (statement.end_lineno, statement.end_col_offset)  # type: ignore[attr-defined]
+        uses = self.uses(scope_node)
+        later = [
+            (b.node.lineno, b.node.col_offset)
+            for b in uses.bindings
+            if b.name == name and hasattr(b.node, "lineno") and (b.node.lineno, b.node.col_offset) >= after
+        ]
+        until = min(later) if later else None
+        for call in uses.calls:
+            func = call.func
+            if (
+                isinstance(func, ast.Attribute)
+                and func.attr == "backward"
+                and isinstance(func.value, ast.Name)
+                and func.value.id == name
+                and after < (call.lineno, call.col_offset)
+                and (until is None or (call.lineno, call.col_offset) < until)
+            ):
+                return value.with_(grad=Grad.YES, roles=value.roles | Role.LOSS)
+        return value
+
     def _bound_once(self, scope_node: ast.AST, name: str) -> bool:
         """Whether the scope binds ``name`` in one place only: then what its text shows about
         the name (``y.backward()``) is about every value it holds; with several, it may be
