@@ -1267,3 +1267,26 @@ def test_is_import_holds_for_imported_names_never_assigned():
     assert not ctx.model.is_import(expr("model"))  # assigned after its import
     assert not ctx.model.is_import(expr("torch.cat"))  # not imported here
     assert not ctx.model.is_import(expr("np.mean(x).sum"))  # a call's result
+
+
+@pytest.mark.parametrize(
+    "weights,reads",
+    [
+        ("w = torch.randn(3, 1, requires_grad=True)", True),
+        ("w = torch.nn.Parameter(torch.randn(3, 1))", True),
+        ("w = torch.randn(3, 1)", False),  # no grad: a constant
+        ("w = torch.randn(3, 1, requires_grad=True).detach()", False),
+    ],
+)
+def test_a_function_reading_module_weights_that_require_grad_computes_a_model_by_hand(weights, reads):
+    text = textwrap.dedent(
+        f"""
+        import torch
+        {weights}
+        def net(x):
+            return x @ w
+        """
+    )
+    ctx = _context(text)
+    fn = next(n for n in ast.walk(ctx.tree) if isinstance(n, ast.FunctionDef))
+    assert ctx.model.reads_grad_globals(fn) is reads

@@ -278,6 +278,8 @@ class SemanticModel:
         self._class_attributes: dict = {}
         self._use_evidence: dict = {}
         self._single_bindings: dict = {}  # (id(scope), name) -> bound in one place only (_bound_once)
+        self._grad_globals: dict = {}  # id(function) -> reads_grad_globals
+        self._holds_grad_globals: Optional[bool] = None  # _module_holds_grad_tensors, once asked
         self._scope_texts: dict = {}
         self._uses: dict = {}
         self._attribute_sites: dict = {}
@@ -1134,6 +1136,40 @@ class SemanticModel:
         if found is not None:
             return found
         return self._definition_global(name)
+
+    def reads_grad_globals(self, fn: ast.AST) -> bool:
+        """Whether a module-level function reads a module-level name that holds a tensor with
+        a graph or requiring grad (``w`` in ``def net(x): return x @ w``): weights of a model
+        written by hand. From the module's own flow; no question about the function's."""
+        key = id(fn)
+        found = self._grad_globals.get(key)
+        if found is None:
+            if self._holds_grad_globals is None:
+                self._holds_grad_globals = self._module_holds_grad_tensors()
+            if not self._holds_grad_globals:
+                found = self._grad_globals[key] = False  # the module holds no such tensor at all
+        if found is None:
+            scope = self.scopes.get(fn)
+            names = {
+                n.id
+                for n in ast.walk(fn)
+                if type(n) is ast.Name and type(n.ctx) is ast.Load and (scope is None or not scope.binds(n.id))
+            }
+            found = False
+            for name in names:
+                value = self._global_value(name)
+                if value.kind is Kind.TENSOR and value.grad is Grad.YES:
+                    found = True
+                    break
+            self._grad_globals[key] = found
+        return found
+
+    def _module_holds_grad_tensors(self) -> bool:
+        """Whether some module-level name ends up holding a tensor with a graph or requiring grad."""
+        frame = self._module_frame(first=True)
+        if frame is None or frame.flow is None or frame.flow.exit is None:
+            return True  # not known: ask per name
+        return any(v.kind is Kind.TENSOR and v.grad is Grad.YES for v in frame.flow.exit.env.values())
 
     def _definition_global(self, name: str) -> Value:
         defs = self.scopes.module.definitions.get(name)

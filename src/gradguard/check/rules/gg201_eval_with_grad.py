@@ -319,6 +319,8 @@ def _graph_function(ctx, definitions: list) -> bool:
     X @ W + b`` over weights that require grad), and neither backpropagates nor steps."""
     if len(definitions) != 1 or not isinstance(definitions[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
+    if not ctx.model.reads_grad_globals(definitions[0]):
+        return False  # its graph, if any, comes from what it is given
     summary = ctx.model.function_summary(definitions[0])
     if summary.calls_backward or summary.steps_optimizer or summary.generator:
         return False
