@@ -194,15 +194,21 @@ def assigned_values(node: ast.Assign) -> list:
 def viewed_call(value: ast.AST) -> Optional[ast.Call]:
     """The call whose result an assigned value is, or is a part or view of (``net(x)``,
     ``net(x)[:5]``, ``net(x)[0].view(-1)``): the graph that value holds is that call's."""
-    while True:
-        t = type(value)
-        if t is ast.Subscript:
-            value = value.value  # type: ignore[attr-defined]
-        elif t is ast.Call and type(value.func) is ast.Attribute and value.func.attr in _PASSING_METHODS:  # type: ignore[attr-defined]
-            value = value.func.value  # type: ignore[attr-defined]
-        else:
-            break
+    value = _under_views(value)
     return value if type(value) is ast.Call else None  # type: ignore[return-value]
+
+
+def _under_views(expr: ast.AST) -> ast.AST:
+    """The expression that ``expr`` indexes or takes a view or copy of, however deep
+    (``out`` in ``out[0][:, 1]``, ``encoded[k].view(-1).cpu()``)."""
+    while True:
+        t = type(expr)
+        if t is ast.Subscript:
+            expr = expr.value  # type: ignore[attr-defined]
+        elif t is ast.Call and type(expr.func) is ast.Attribute and expr.func.attr in _PASSING_METHODS:  # type: ignore[attr-defined]
+            expr = expr.func.value  # type: ignore[attr-defined]
+        else:
+            return expr
 
 
 def _feeding(targets: set, among: set, edges: dict) -> set:
@@ -397,14 +403,7 @@ def _innermost_loop(node: ast.AST, loops: list) -> Optional[ast.AST]:
 def _base_name(expr: ast.AST, wanted: set) -> Optional[ast.Name]:
     """The name an expression reads through indexing and views or copies of it
     (``out[0][:, 1]``, ``encoded[k].view(-1).cpu()``), if one of ``wanted``."""
-    while True:
-        t = type(expr)
-        if t is ast.Subscript:
-            expr = expr.value  # type: ignore[attr-defined]
-        elif t is ast.Call and type(expr.func) is ast.Attribute and expr.func.attr in _PASSING_METHODS:  # type: ignore[attr-defined]
-            expr = expr.func.value  # type: ignore[attr-defined]
-        else:
-            break
+    expr = _under_views(expr)
     if type(expr) is ast.Name and expr.id in wanted:  # type: ignore[attr-defined]
         return expr  # type: ignore[return-value]
     return None
