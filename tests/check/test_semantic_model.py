@@ -1290,3 +1290,19 @@ def test_a_function_reading_module_weights_that_require_grad_computes_a_model_by
     ctx = _context(text)
     fn = next(n for n in ast.walk(ctx.tree) if isinstance(n, ast.FunctionDef))
     assert ctx.model.reads_grad_globals(fn) is reads
+
+
+def test_a_module_whose_forward_returns_reduced_losses_gives_0_dim_tensors_when_unpacked():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        import torch.nn.functional as F
+        class PairLoss(nn.Module):
+            def forward(self, out, target):
+                return F.smooth_l1_loss(out, target), F.cross_entropy(out, target)
+        criterion = PairLoss()
+        loss_l, loss_c = criterion(net(x), y)
+        loss_l  # <- loss_l
+        """
+    )
+    assert value.is_tensor and value.has(Role.SCALAR) and value.has(Role.OUTPUT)

@@ -1668,7 +1668,12 @@ class SemanticModel:
             if returned.kind is Kind.TENSOR:
                 return output.with_(roles=roles | (returned.roles & Role.SCALAR))
             if returned.kind is Kind.CONTAINER and returned.items is not None:
-                return container(items=tuple(output if v.kind is Kind.TENSOR else v for v in returned.items))
+                return container(
+                    items=tuple(
+                        output.with_(roles=roles | (v.roles & Role.SCALAR)) if v.kind is Kind.TENSOR else v
+                        for v in returned.items
+                    )
+                )
             if returned.kind in (Kind.OTHER, Kind.NUMBER, Kind.NONE) or returned is PACKED:
                 return returned
         return output
