@@ -1,7 +1,8 @@
 """What a `.data` attribute does at its site: read, write, or not a tensor's `.data` at all.
 
 Shared by GG101 (reads) and GG102 (writes). A `.data` counts only where the receiver is known
-to be a tensor (by the semantic model, ``ctx.model``) or where the chain right after `.data`
+to be a tensor (by the semantic model, ``ctx.model``, or as the result of a method only tensors
+have: `x.cpu().data`) or where the chain right after `.data`
 uses a method only tensors have (`.data.copy_(...)`, `.data.cpu()`) on a receiver whose name
 does not say it is a container (`dataset.data.cpu()` is a dataset's tensor field).
 """
@@ -109,6 +110,8 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool) -> bool:
         return True
     if value.kind is not Kind.UNKNOWN:
         return False  # a module, a data set, a numpy array, a container: `.data` is its own field
+    if _tensor_method_result(ctx, recv):
+        return True
     if not chain_certain:
         return False
     if isinstance(recv, ast.Subscript) and isinstance(recv.slice, ast.Constant) and isinstance(recv.slice.value, str):
@@ -122,6 +125,22 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool) -> bool:
     if ctx.text(recv) in _optional_data_receivers(ctx):
         return False  # `s.data is None` elsewhere: `data` is an optional field, never a tensor's
     return True
+
+
+# Methods that only tensors have among the values a `.data` is read from (a module has
+# `cpu`/`cuda` too, but no `.data` of its own; an array has none of them).
+_TENSOR_ONLY_METHODS = frozenset({"cpu", "cuda", "detach", "clone", "contiguous"})
+
+
+def _tensor_method_result(ctx, recv: ast.AST) -> bool:
+    """``recv`` is ``x.cpu()``, ``x.detach()``, ``x.clone()``... on something not known to be
+    anything but a tensor: `grad[:, 0].cpu().data` reads a tensor's `.data`."""
+    if not (isinstance(recv, ast.Call) and isinstance(recv.func, ast.Attribute)):
+        return False
+    if recv.func.attr not in _TENSOR_ONLY_METHODS:
+        return False
+    inner = ctx.model.value(recv.func.value)
+    return inner.kind in (Kind.TENSOR, Kind.UNKNOWN)
 
 
 def _attribute_of_plain_self(ctx, recv: ast.AST) -> bool:

@@ -3,7 +3,8 @@
 ## What it does
 Flags reads of `t.data` where `t` is known to be a tensor: a parameter from `parameters()`,
 `named_parameters()` or an optimizer's `param_groups`, a `.weight`, `.bias` or `.grad`, a name
-bound to a torch call, a model output or a loss; or where the method right after `.data` exists
+bound to a torch call, a model output or a loss, the result of a method only tensors have
+(`x.cpu().data`, `x.detach().data`); or where the method right after `.data` exists
 only on tensors (`x.data.cpu()`, `x.data.numpy()`, `x.data.clone()`). Writes through `.data`
 are GG102. Attributes that merely happen to be called `data` (`dataset.data`, `args.data`,
 `batch["image"].data`, `self.data` on your own classes, `torch.utils.data`) are not flagged.
@@ -67,6 +68,20 @@ class TensorDataRead(Rule):
     function_triggers = (".data",)
 
     valid = (
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            class Graph(nn.Module):
+                def __init__(self, data):
+                    super().__init__()
+                    self.data = data
+
+            graph = Graph(edges)
+            payload = graph.cuda().data
+            """,
+        ),
         Valid(
             """
             import torch
@@ -159,6 +174,18 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        Invalid(
+            """
+            import torch
+            from torchvision.utils import save_image
+
+            def save(recon, path):
+                save_image(recon.cpu().data, path)
+            """,
+            line=5,
+            column=16,
+            message="`recon.cpu().data` escapes here: it shares memory with `recon.cpu()` but not its version counter, so an in-place change to it while a backward graph still needs the old values goes unnoticed and gives wrong gradients; use `.detach()`",
+        ),
         Invalid(
             """
             import torch
