@@ -33,6 +33,7 @@ from gradguard.check.analysis.flow import GradMode, ScopeFlow, State, join_modes
 from gradguard.check.analysis.grad_mode import classify_grad_mode
 from gradguard.check.analysis.imports import ImportMap, assigned_names, dotted_name, iter_statements
 from gradguard.check.analysis.project import ProjectIndex
+from gradguard.check.analysis.read_only import Rebindings, statement_blocks
 from gradguard.check.analysis.scopes import (
     FUNCTION_TYPES,
     Location,
@@ -282,6 +283,7 @@ class SemanticModel:
         self._holds_grad_globals: Optional[bool] = None  # _module_holds_grad_tensors, once asked
         self._scope_texts: dict = {}
         self._uses: dict = {}
+        self._rebindings: dict = {}  # id(scope) -> Rebindings
         self._attribute_sites: dict = {}
         self._locations: dict = {}
         self._definitions: dict = {}  # str(id(FunctionDef)) -> the node, for FUNCTION values
@@ -430,6 +432,14 @@ class SemanticModel:
         """The statements around a node, innermost first (its own statement included)."""
         location = self._where(node)
         return list(reversed(location.enclosing)) if location is not None else []
+
+    def rebindings(self, scope_node: ast.AST) -> Rebindings:
+        """Where a scope's own code assigns names again (which value a use sees), made once."""
+        found = self._rebindings.get(id(scope_node))
+        if found is None:
+            own = self.own_nodes(scope_node)
+            found = self._rebindings[id(scope_node)] = Rebindings(own, statement_blocks(scope_node, own))
+        return found
 
     def uses(self, scope_node: ast.AST) -> ScopeUses:
         """Bindings and uses of names in a scope's own code (module, class or function)."""

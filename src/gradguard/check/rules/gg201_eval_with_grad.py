@@ -89,7 +89,6 @@ from gradguard.check.analysis.read_only import (
     Rebindings,
     assigned_values,
     read_only_calls,
-    statement_blocks,
     viewed_call,
 )
 from gradguard.check.analysis.values import Grad, Kind, Role, Split
@@ -569,8 +568,7 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
     later = [b for b in uses.bindings if getattr(b.node, "lineno", 0) >= start]
     # Where each name is bound from the call's result, directly or through other bindings.
     derived: dict = {name: [statement] for name in targets}
-    own = ctx.model.own_nodes(scope)
-    rebound = Rebindings(own, statement_blocks(scope, own))
+    rebound = ctx.model.rebindings(scope)
     changed = True
     while changed:
         changed = False
