@@ -46,3 +46,11 @@ def test_a_fix_that_breaks_the_program_does_not_hold_back_the_others():
     assert text == "a = f(x,\n      y)\nb = h(z)\n"
     assert applied == 1
     assert [d.fix for d in remaining] == [broken]
+
+
+def test_a_diff_of_a_last_line_without_newline_marks_it_as_diff_does():
+    from gradguard.check.fixes import unified_diff
+
+    diff = unified_diff("a = 1\nb = x.data", "a = 1\nb = x.detach()", "m.py")
+    assert diff.endswith("-b = x.data\n\\ No newline at end of file\n+b = x.detach()\n\\ No newline at end of file\n")
+    assert all(line.startswith(("---", "+++", "@@", " ", "-", "+", "\\")) for line in diff.splitlines())

@@ -107,10 +107,12 @@ def _parses(text: str) -> bool:
 
 
 def unified_diff(old: str, new: str, path: str) -> str:
-    """What ``--diff`` prints for one file (or notebook cell)."""
-    return "".join(
-        difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=path, tofile=path)
+    """What ``--diff`` prints for one file (or notebook cell): a unified diff that ``patch``
+    and ``git apply`` accept; a last line without a newline is marked as ``diff`` marks it."""
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=path, tofile=path
     )
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
 def write_atomic(path: str, data: bytes, durable: bool = True) -> None:
