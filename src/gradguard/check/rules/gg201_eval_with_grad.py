@@ -179,6 +179,7 @@ class _Unit:
     """What one function body (or the module) has shown so far."""
 
     eval_call: Optional[ast.AST] = None  # the first ``x.eval()`` / ``x.train(False)``
+    eval_calls: list = field(default_factory=list)  # every one, in the order met
     loader_loops: dict = field(default_factory=dict)  # id(loop) -> (loop, loader text)
     # Loops whose iterable may be evaluation data, by its text, not asked about yet (the model
     # is asked only when a call in the loop may be a model call): id(loop) -> (loop, name).
@@ -326,6 +327,18 @@ def _graph_function(ctx, definitions: list) -> bool:
     returned = summary.returns
     # A model's output (`Role.OUTPUT`) is the model call's inside it, reported there.
     return returned.kind is Kind.TENSOR and returned.grad is Grad.YES and not returned.has(Role.LOSS | Role.OUTPUT)
+
+
+def _eval_call_before(unit: "_Unit", call: ast.Call) -> Optional[ast.AST]:
+    """The switch to eval mode a message cites for a model call: the last one before it on
+    the same model (``new_model.eval()`` for ``new_model(x)``), else the unit's first."""
+    shown = dotted_name(_callee(call))
+    before = [
+        switch
+        for switch in unit.eval_calls
+        if switch.lineno <= call.lineno and dotted_name(switch.func.value) == shown  # type: ignore[attr-defined]
+    ]
+    return before[-1] if before else unit.eval_call
 
 
 def _switches_to_eval(call: ast.Call) -> bool:
@@ -617,7 +630,8 @@ def _position(node: ast.AST) -> tuple:
 
 def _uses_grad(ctx, nodes) -> bool:
     """Whether code uses gradients: backward, an optimizer step, ``.grad``, ``requires_grad``,
-    ``torch.autograd``/``torch.func`` calls, a frozen TorchScript module."""
+    ``torch.autograd``/``torch.func`` calls, a frozen TorchScript module, a call of a function of the
+    module that backpropagates or steps (``train(x, y)``)."""
     for root in nodes:
         for node in ast.walk(root):
             if isinstance(node, ast.Call):
@@ -628,12 +642,25 @@ def _uses_grad(ctx, nodes) -> bool:
                         return True
                 elif isinstance(func, ast.Attribute) and func.attr in _GRAD_METHODS:
                     return True
+                elif isinstance(func, ast.Name) and _trains(ctx, func.id):
+                    return True  # `train(x, y)`: a function of the file that backpropagates or steps
                 for kw in node.keywords:
                     if kw.arg == "requires_grad" and not (
                         isinstance(kw.value, ast.Constant) and kw.value.value is False
                     ):
                         return True
             elif isinstance(node, ast.Attribute) and node.attr in _GRAD_ATTRIBUTES:
+                return True
+    return False
+
+
+def _trains(ctx, name: str) -> bool:
+    """Whether ``name`` is a function of the module that backpropagates or steps an optimizer."""
+    definitions = ctx.model.scopes.module.definitions.get(name) or ()
+    for definition in definitions:
+        if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            summary = ctx.model.function_summary(definition)
+            if summary.calls_backward or summary.steps_optimizer:
                 return True
     return False
 
@@ -995,6 +1022,32 @@ class EvalWithGrad(Rule):
             column=14,
             message="`forward(...)` runs with grad enabled in the loop over `test_loader` (line 17), which never uses gradients: autograd records a graph for every call, wasting memory and time; wrap the loop in `with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            model = nn.Linear(4, 2)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+            def train(x, y):
+                optimizer.zero_grad()
+                nn.functional.mse_loss(model(x), y).backward()
+                optimizer.step()
+
+            for epoch in range(3):
+                train(torch.rand(8, 4), torch.rand(8, 2))
+
+            model.eval()
+            copy = nn.Linear(4, 2)
+            copy.load_state_dict(model.state_dict())
+            copy.eval()
+            print(copy(torch.rand(1, 4)).argmax(1).item())
+            """,
+            line=19,
+            column=7,
+            message="`copy(...)` runs with grad enabled after `copy.eval()` (line 18), and its output is never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
     )
 
     # -- collecting ----------------------------------------------------------------------------
@@ -1033,8 +1086,10 @@ class EvalWithGrad(Rule):
             if dotted_name(func.value) is not None and not ctx.model.is_import(func.value):
                 if ctx.model.value(func.value).kind in (Kind.MODULE, Kind.UNKNOWN):
                     unit = self._unit(ctx)
-                    if unit is not None and unit.eval_call is None:
-                        unit.eval_call = node
+                    if unit is not None:
+                        if unit.eval_call is None:
+                            unit.eval_call = node
+                        unit.eval_calls.append(node)
             return
         function = ctx.function
         if isinstance(function, ast.Lambda):
@@ -1235,7 +1290,7 @@ class EvalWithGrad(Rule):
 
     @staticmethod
     def _why(ctx, unit: _Unit, candidate: _Candidate, function) -> str:
-        eval_call = unit.eval_call
+        eval_call = _eval_call_before(unit, candidate.call)
         if eval_call is not None and eval_call.lineno <= candidate.call.lineno and candidate.why != "eval-data":
             return f"after `{ctx.text(eval_call)}` (line {eval_call.lineno})"
         if candidate.why == "loop":
