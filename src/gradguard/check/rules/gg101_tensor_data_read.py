@@ -56,6 +56,7 @@ from gradguard.check.analysis.data_attr import classify, data_name_span
 from gradguard.check.analysis.zero_dim import zero_dim_index_above
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
+from gradguard.common.text import short
 
 
 class TensorDataRead(Rule):
@@ -174,6 +175,20 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        Invalid(
+            """
+            import torch.nn as nn
+
+            model = nn.Linear(4, 2)
+
+            def select_action(state):
+                return model(
+                    state.float()).data.max(1)[1]
+            """,
+            line=7,
+            column=12,
+            message="`model(state.float()).data` reads the tensor without autograd's version counter; `model(state.float()).detach()` reads the same values and keeps in-place checks",
+        ),
         Invalid(
             """
             import torch
@@ -342,7 +357,7 @@ class TensorDataRead(Rule):
             return
         recv = ctx.text(node.value)
         if "\n" in recv:
-            recv = "t"
+            recv = short(ast.unparse(node.value), 60)  # one line, as the code would read on one
         start, end = data_name_span(ctx, node)
         edit = (Edit(start, end, "detach()"),)
         if zero_dim_index_above(ctx, node) is not None:

@@ -72,6 +72,7 @@ from gradguard.check.analysis.data_attr import (
 from gradguard.check.analysis.vocabulary import INPLACE_VALUE_METHODS
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
+from gradguard.common.text import short
 
 _BODY_FIELDS = ("body", "orelse", "finalbody")
 
@@ -348,7 +349,7 @@ class TensorDataWrite(Rule):
             return
         recv = ctx.text(node.value)
         if "\n" in recv:
-            recv = "t"
+            recv = short(ast.unparse(node.value), 60)  # one line, as the code would read on one
         how = access.how
         disabled = ctx.grad_disabled
         if how == "init":
