@@ -185,7 +185,7 @@ class TensorDataRead(Rule):
                 return model(
                     state.float()).data.max(1)[1]
             """,
-            line=7,
+            line=6,
             column=12,
             message="`model(state.float()).data` reads the tensor without autograd's version counter; `model(state.float()).detach()` reads the same values and keeps in-place checks",
         ),
