@@ -38,7 +38,7 @@ def accuracy(model, x, y):
 ```
 
 ## Fix safety
-The fix replaces `.data` by `.detach()`. It is safe where the value is only read: consumed
+The fix replaces `.data` by `.detach()` (`x.data.detach()` becomes `x.detach()`). It is safe where the value is only read: consumed
 by a method or attribute that copies or reduces it (`.clone()`, `.item()`, `.sum()`,
 `.shape`), passed to a tensor method or to a reading torch function (`torch.max`,
 `torch.cat`), compared, used in arithmetic or printed. It is unsafe where the value escapes
@@ -57,6 +57,20 @@ from gradguard.check.analysis.zero_dim import zero_dim_index_above
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 from gradguard.common.text import short
+
+
+def _detached_at_once(ctx, node: ast.Attribute) -> bool:
+    """``x.data.detach()``: the `.data` is detached right away."""
+    parent = ctx.parent(node)
+    call = ctx.parent(parent) if isinstance(parent, ast.Attribute) else None
+    return (
+        isinstance(parent, ast.Attribute)
+        and parent.attr == "detach"
+        and isinstance(call, ast.Call)
+        and call.func is parent
+        and not call.args
+        and not call.keywords
+    )
 
 
 class TensorDataRead(Rule):
@@ -175,6 +189,25 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        Invalid(
+            """
+            import torch
+
+            def show(model, x):
+                out = model(x)
+                print(out.data.detach())
+            """,
+            line=5,
+            column=11,
+            message="`out.data` reads the tensor without autograd's version counter; `out.detach()` reads the same values and keeps in-place checks",
+            fixed="""
+            import torch
+
+            def show(model, x):
+                out = model(x)
+                print(out.detach())
+            """,
+        ),
         Invalid(
             """
             import torch.nn as nn
@@ -360,6 +393,8 @@ class TensorDataRead(Rule):
             recv = short(ast.unparse(node.value), 60)  # one line, as the code would read on one
         start, end = data_name_span(ctx, node)
         edit = (Edit(start, end, "detach()"),)
+        if _detached_at_once(ctx, node) and ctx.source.text[start - 1 : start] == ".":
+            edit = (Edit(start - 1, end, ""),)  # `x.data.detach()` is `x.detach()`, not `x.detach().detach()`
         if zero_dim_index_above(ctx, node) is not None:
             # `loss.detach()[0]` would still raise IndexError: GG105's `.item()` is the fix.
             message = (
