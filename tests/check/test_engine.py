@@ -85,7 +85,9 @@ def test_import_map_resolves_aliases():
         ("import os, torch.nn as nn\n", True),
         ("from torch.utils.data import DataLoader\n", True),
         ("    import torch  # lazily\n", True),
-        ("import torchvision\n", False),
+        ("import torchvision\n", True),  # a torch domain library: the file runs torch models
+        ("from torchaudio import transforms\n", True),
+        ("import torchmetrics\n", False),
         ("# import torch\n", False),
         ("x = 'from torch import nn'\n", False),
         ("import numpy\n", False),
@@ -95,9 +97,10 @@ def test_torch_import_prefilter(text, expected):
     assert mentions_torch_import(text) is expected
 
 
-def test_torchvision_only_file_is_skipped():
-    result = check_source(SourceText("import torchvision\nwith torch.no_grad:\n    pass\n"), "t.py", [], True)
-    assert result.skipped
+def test_a_file_importing_only_torchvision_is_checked_and_one_importing_neither_is_skipped():
+    code = "with torch.no_grad:\n    pass\n"
+    assert not check_source(SourceText("import torchvision\n" + code), "t.py", [], True).skipped
+    assert check_source(SourceText("import torchmetrics\n" + code), "t.py", [], True).skipped
 
 
 @pytest.mark.parametrize(

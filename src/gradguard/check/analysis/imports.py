@@ -13,11 +13,17 @@ from typing import Optional
 
 from gradguard.check.analysis.scopes import target_names
 
-_TORCH_IMPORT_RE = re.compile(r"^[ \t]*(?:import[ \t]+[^#\n]*\btorch\b|from[ \t]+torch\b)", re.M)
+# Packages whose import marks a file as PyTorch code: torch and its domain libraries (a script
+# importing only `torchvision` runs torch models, with `torch` from a star import or not at all).
+TORCH_PACKAGES = frozenset({"torch", "torchvision", "torchaudio", "torchtext"})
+_TORCH_IMPORT_RE = re.compile(
+    r"^[ \t]*(?:import[ \t]+[^#\n]*\btorch(?:vision|audio|text)?\b|from[ \t]+torch(?:vision|audio|text)?\b)", re.M
+)
 
 
 def mentions_torch_import(text: str) -> bool:
-    """Cheap text test run before parsing: could this file import torch at all?"""
+    """Cheap text test run before parsing: could this file import torch (or one of its
+    domain libraries, ``TORCH_PACKAGES``) at all?"""
     return _TORCH_IMPORT_RE.search(text) is not None
 
 
@@ -40,14 +46,14 @@ class ImportMap:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     top = alias.name.split(".")[0]
-                    if top == "torch":
+                    if top in TORCH_PACKAGES:
                         self.imports_torch = True
                     if alias.asname:
                         self.names[alias.asname] = alias.name
                     else:
                         self.names[top] = top
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                if node.module.split(".")[0] == "torch":
+                if node.module.split(".")[0] in TORCH_PACKAGES:
                     self.imports_torch = True
                 for alias in node.names:
                     if alias.name == "*":
