@@ -244,3 +244,25 @@ def test_a_backward_pass_after_the_names_are_assigned_again_belongs_to_the_new_v
     loss.backward()
     """
     assert only_read(code) == ["net(x)"]
+
+
+@pytest.mark.parametrize(
+    "expr,expected",
+    [
+        ("net(x).data.max(1, keepdim=True)[1]", True),
+        ("net(x)[0].item()", True),
+        ("net(x).cpu().data.numpy()", True),
+        ("net(x).argmax(1)", True),
+        ("net(x).shape", False),  # only its shape: a check of the model
+        ("net(x).size(0)", False),
+        ("net(x).sum()", False),  # computed with: may be backpropagated
+        ("net(x)", False),
+    ],
+)
+def test_a_result_read_as_soon_as_it_is_made(expr, expected):
+    from gradguard.check.analysis.read_only import read_at_once
+
+    tree = ast.parse(f"y = {expr}")
+    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and ast.unparse(n.func) == "net")
+    assert read_at_once(call, lambda n: parents.get(id(n))) is expected

@@ -191,6 +191,31 @@ def assigned_values(node: ast.Assign) -> list:
     return [(names, value)] if names else []
 
 
+def read_at_once(call: ast.Call, parent_of) -> bool:
+    """Whether a call's result is read as soon as it is made, through indexing and views
+    (``net(x).data.max(1)[1]``, ``net(x)[0].item()``, ``net(x).argmax(1)``): its values only,
+    not its shape. ``parent_of(node)`` gives a node's parent."""
+    current: ast.AST = call
+    while True:
+        parent = parent_of(current)
+        if type(parent) is ast.Subscript and parent.value is current:  # type: ignore[attr-defined]
+            current = parent
+            continue
+        if type(parent) is not ast.Attribute or parent.value is not current:  # type: ignore[attr-defined]
+            return False
+        attr = parent.attr  # type: ignore[attr-defined]
+        if attr in _READING_ATTRIBUTES:
+            return attr not in _METADATA_ATTRIBUTES
+        called = parent_of(parent)
+        if type(called) is not ast.Call or called.func is not parent:  # type: ignore[attr-defined]
+            return False
+        if attr in _READING_METHODS:
+            return attr not in _METADATA_METHODS
+        if attr not in _PASSING_METHODS:
+            return False
+        current = called
+
+
 def viewed_call(value: ast.AST) -> Optional[ast.Call]:
     """The call whose result an assigned value is, or is a part or view of (``net(x)``,
     ``net(x)[:5]``, ``net(x)[0].view(-1)``): the graph that value holds is that call's."""

@@ -6,7 +6,8 @@ Flags evaluation code that runs a model while grad is enabled: a function that c
 `test_loader`, `eval_dataloader`, `loader_eval`, `dev_iter`, `self.val_dataloader()`, ...), and then calls
 the model outside any `no_grad`/`inference_mode` region, without any sign of gradient use in
 that function. Also flagged: a model call whose output (or a part or view of it:
-`logits = net(x)[:5]`) is bound to names that are then only read (`prediction = net(x)` followed by `prediction.data.numpy()`, `.item()`, `.argmax()`,
+`logits = net(x)[:5]`) is read at once (`net(x).data.max(1)[1]`) or bound to names that are
+then only read (`prediction = net(x)` followed by `prediction.data.numpy()`, `.item()`, `.argmax()`,
 comparisons or `print`, or fed back into the next step of a generation loop), as in
 predictions made after training for a plot; not when only its shape is read, not for a
 module built in the same scope and never trained or loaded there (a smoke test of the model's
@@ -88,6 +89,7 @@ from gradguard.check.analysis.imports import dotted_name
 from gradguard.check.analysis.read_only import (
     Rebindings,
     assigned_values,
+    read_at_once,
     read_only_calls,
     viewed_call,
 )
@@ -468,12 +470,24 @@ _VALUE_READ_HINTS = (".data", ".item()", ".tolist()", ".numpy()", "print(", ".ar
 
 
 def _result_only_read(ctx, call: ast.Call) -> bool:
-    """Whether the call's result is bound to names that are then only read (``.data``,
-    ``.item()``, printing: ``analysis.read_only``)."""
+    """Whether the call's result is read at once (``net(x).data.max(1)``) or bound to names
+    that are then only read (``.data``, ``.item()``, printing: ``analysis.read_only``)."""
     if id(call) not in ctx.state(_State).assigned_calls:
-        return False
+        return _read_at_once(ctx, call)
     scope = ctx.function if ctx.function is not None else ctx.tree
     return not isinstance(scope, ast.Lambda) and id(call) in _only_read_calls(ctx, scope)
+
+
+# What follows a call whose result is read at once, in the text: a cheap test before the parents.
+_READ_AT_ONCE_STARTS = (".", "[")
+
+
+def _read_at_once(ctx, call: ast.Call) -> bool:
+    """``net(x).data.max(1)[1]``: the result read as soon as it is made (``analysis.read_only``)."""
+    src = ctx.source
+    if not src.text.startswith(_READ_AT_ONCE_STARTS, src.node_end(call)):
+        return False
+    return read_at_once(call, ctx.parent)
 
 
 def _only_read_calls(ctx, scope: ast.AST) -> frozenset:
@@ -876,6 +890,21 @@ class EvalWithGrad(Rule):
                 print(out.data)
             """,
         ),
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            model = nn.Linear(4, 3)
+            optimizer = torch.optim.Adam(model.parameters())
+            for epoch in range(10):
+                optimizer.zero_grad()
+                nn.functional.cross_entropy(model(x), y).backward()
+                optimizer.step()
+
+            print(model(x).shape)
+            """,
+        ),
     )
     invalid = (
         Invalid(
@@ -1048,6 +1077,25 @@ class EvalWithGrad(Rule):
             column=7,
             message="`copy(...)` runs with grad enabled after `copy.eval()` (line 18), and its output is never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            model = nn.Linear(4, 3)
+            optimizer = torch.optim.Adam(model.parameters())
+            for epoch in range(10):
+                optimizer.zero_grad()
+                nn.functional.cross_entropy(model(x), y).backward()
+                optimizer.step()
+
+            predict = model(x).data.max(1, keepdim=True)[1]
+            print(predict.squeeze().tolist())
+            """,
+            line=11,
+            column=11,
+            message="`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
     )
 
     # -- collecting ----------------------------------------------------------------------------
@@ -1113,7 +1161,9 @@ class EvalWithGrad(Rule):
         )
         read_only = None  # whether the call's result is only read, found when needed
         if not loops and not other_signs:
-            if id(node) not in ctx.state(_State).assigned_calls or _certainly_not_a_model(ctx, callee):
+            if (
+                id(node) not in ctx.state(_State).assigned_calls and not _read_at_once(ctx, node)
+            ) or _certainly_not_a_model(ctx, callee):
                 return  # nothing in this unit or file can make this call an evaluation: no model query
             read_only = _result_only_read(ctx, node)
             if not read_only:
