@@ -1306,3 +1306,18 @@ def test_a_module_whose_forward_returns_reduced_losses_gives_0_dim_tensors_when_
         """
     )
     assert value.is_tensor and value.has(Role.SCALAR) and value.has(Role.OUTPUT)
+
+
+def test_a_module_known_from_its_uses_is_switched_to_eval_mode():
+    # `Classifier` comes from a module the run does not see: `.parameters()` shows a module.
+    value, _ = ask(
+        """
+        import torch
+        from models import Classifier
+        model = Classifier()
+        optim = torch.optim.Adam(model.parameters())
+        model.eval()
+        model  # <- model
+        """
+    )
+    assert value.kind is Kind.MODULE and value.has(Role.EVALUATING)

@@ -161,8 +161,9 @@ class ScopeFlow:
         method = func.attr
         if method in ("eval", "train") and (current is None or current.kind in (Kind.MODULE, Kind.UNKNOWN)):
             base = current if current is not None and current.kind is Kind.MODULE else None
-            if base is None and current is None:
-                # A module of an enclosing scope (a script's `model`, switched in `train()`).
+            if base is None:
+                # A module of an enclosing scope (a script's `model`, switched in `train()`), or
+                # one its uses show (`model = Imported(...)`, then `model.parameters()`).
                 looked = model.lookup(name, state, self.frame)
                 base = looked if looked.kind is Kind.MODULE else None
             if base is None:
