@@ -321,3 +321,26 @@ def test_a_rule_bug_in_a_notebook_is_an_internal_error(tmp_path):
     result = run([str(path)], Config(rules=(rule_by_code("GG204"), Exploding)))
     assert [e.where for e in result.internal_errors] == ["GG998"]
     assert [(d.code, d.cell, d.start.row) for d in result.diagnostics] == [("GG204", 2, 1)]
+
+
+def test_a_fix_inserting_at_the_first_line_of_a_cell_goes_into_that_cell(tmp_path, capsys):
+    # GG201's `@torch.no_grad()` before a `def` that opens a cell, torch imported in the cell before.
+    nb = notebook(
+        [
+            code(["import torch\n"]),
+            code(
+                [
+                    "def evaluate(model, val_iter):\n",
+                    "    model.eval()\n",
+                    "    for x, y in val_iter:\n",
+                    "        out = model(x)",
+                ]
+            ),
+        ]
+    )
+    path = write(tmp_path / "n.ipynb", nb)
+    code_, out, _ = run_cli(capsys, "check", "--no-cache", "--select", "GG201", "--fix", "--unsafe-fixes", str(path))
+    assert code_ == 0 and "1 fixed, 0 remaining" in out
+    cells = json.loads(path.read_text())["cells"]
+    assert cells[0]["source"] == ["import torch\n"]
+    assert cells[1]["source"][0] == "@torch.no_grad()\n"

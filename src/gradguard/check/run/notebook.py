@@ -468,7 +468,9 @@ def _cell_fix(program: Program, fix: Fix) -> Optional[tuple[int, Fix]]:
     edits = []
     for edit in fix.edits:
         start = program.cell_offset(edit.start)
-        end = program.cell_offset(edit.end, is_end=True)
+        # An insertion belongs where it starts: at a cell's first line, in that cell (a
+        # decorator before a `def` that opens a cell), not at the end of the cell before.
+        end = start if edit.end == edit.start else program.cell_offset(edit.end, is_end=True)
         if start is None or end is None or start[0] is not end[0]:
             return None
         if cell_number not in (None, start[0].number):
