@@ -482,12 +482,15 @@ def _result_only_read(ctx, call: ast.Call) -> bool:
 _READ_AT_ONCE_STARTS = (".", "[")
 
 
+def _read_at_once_text(ctx, call: ast.Call) -> bool:
+    """Whether the text right after the call could read its result (a cheap test)."""
+    src = ctx.source
+    return src.text.startswith(_READ_AT_ONCE_STARTS, src.node_end(call))
+
+
 def _read_at_once(ctx, call: ast.Call) -> bool:
     """``net(x).data.max(1)[1]``: the result read as soon as it is made (``analysis.read_only``)."""
-    src = ctx.source
-    if not src.text.startswith(_READ_AT_ONCE_STARTS, src.node_end(call)):
-        return False
-    return read_at_once(call, ctx.parent)
+    return _read_at_once_text(ctx, call) and read_at_once(call, ctx.parent)
 
 
 def _only_read_calls(ctx, scope: ast.AST) -> frozenset:
@@ -1161,9 +1164,12 @@ class EvalWithGrad(Rule):
         )
         read_only = None  # whether the call's result is only read, found when needed
         if not loops and not other_signs:
-            if (
-                id(node) not in ctx.state(_State).assigned_calls and not _read_at_once(ctx, node)
-            ) or _certainly_not_a_model(ctx, callee):
+            if id(node) in ctx.state(_State).assigned_calls:
+                if _certainly_not_a_model(ctx, callee):
+                    return
+            elif (
+                not _read_at_once_text(ctx, node) or _certainly_not_a_model(ctx, callee) or not _read_at_once(ctx, node)
+            ):
                 return  # nothing in this unit or file can make this call an evaluation: no model query
             read_only = _result_only_read(ctx, node)
             if not read_only:
