@@ -266,3 +266,21 @@ def test_a_result_read_as_soon_as_it_is_made(expr, expected):
     parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and ast.unparse(n.func) == "net")
     assert read_at_once(call, lambda n: parents.get(id(n))) is expected
+
+
+def test_a_comprehensions_first_iterable_is_code_of_the_scope_itself():
+    code = """
+    pred = net(x)
+    pred = pred.data.max(1)[1]
+    print([names[n.item()] for n in pred.squeeze()])
+    """
+    assert only_read(code) == ["net(x)"]
+
+
+def test_a_name_used_in_a_comprehensions_body_is_not_followed_there():
+    code = """
+    pred = net(x)
+    print(pred.data)
+    rows = [pred[i] for i in range(3)]
+    """
+    assert only_read(code) == []

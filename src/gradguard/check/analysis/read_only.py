@@ -17,7 +17,8 @@ backpropagates. This module finds such calls in one scope from the syntax alone 
   and views or copies (``out[0].data``, ``out.view(-1).cpu().data``); a name assigned again
   later in the same block holds another value from there on (in a loop, only when simple
   statements lead to that assignment);
-- none of the names is used in a nested function, lambda or comprehension (not followed);
+- none of the names is used in a nested function, lambda or comprehension (not followed; a
+  comprehension's first iterable runs in the scope itself and counts as its code);
 - no backward pass comes after the call in its loop (or, outside loops, in a simple statement
   of its block before its names are assigned again): a forward hook may hand the graph to a
   loss the syntax does not show.
@@ -262,6 +263,9 @@ _NESTED = (
 )
 
 
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
 def _names_in_nested_code(own: list, names: set) -> set:
     """Which of ``names`` the nested functions, classes, lambdas and comprehensions met among
     a scope's own nodes may read from the scope: used there and not bound there (a method's
@@ -271,7 +275,15 @@ def _names_in_nested_code(own: list, names: set) -> set:
         if isinstance(node, _NESTED):
             used: set = set()
             bound: set = set()
-            for sub in ast.walk(node):
+            # A comprehension's first iterable runs in the scope itself: its uses are the
+            # scope's own, judged like any other (`[names[i] for i in pred.tolist()]`).
+            outer = node.generators[0].iter if isinstance(node, _COMPREHENSIONS) else None
+            stack = [node]
+            while stack:
+                sub = stack.pop()
+                if sub is outer:
+                    continue
+                stack.extend(ast.iter_child_nodes(sub))
                 if type(sub) is ast.Name and sub.id in names:
                     (bound if isinstance(sub.ctx, ast.Store) else used).add(sub.id)
                 elif type(sub) is ast.arg and sub.arg in names:
