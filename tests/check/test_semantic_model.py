@@ -1321,3 +1321,15 @@ def test_a_module_known_from_its_uses_is_switched_to_eval_mode():
         """
     )
     assert value.kind is Kind.MODULE and value.has(Role.EVALUATING)
+
+
+@pytest.mark.parametrize("call", ['"".join(chars)', '"{} {}".format(a, b)', 'f"{x}".strip()', '"a,b".split(",")'])
+def test_a_strings_method_returns_no_tensor(call):
+    value, _ = ask(
+        f"""
+        import torch
+        out = {call}
+        out  # <- out
+        """
+    )
+    assert not value.is_tensor and value.kind is not Kind.UNKNOWN

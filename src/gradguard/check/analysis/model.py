@@ -1598,6 +1598,10 @@ class SemanticModel:
         if qual is not None:
             return self._library_call(qual, node, args, state, frame)
         if isinstance(func, ast.Attribute):
+            if isinstance(func.value, ast.JoinedStr) or (
+                isinstance(func.value, ast.Constant) and isinstance(func.value.value, str)
+            ):
+                return OTHER  # a string's method: text, or a list of it (`"".join(chars)`)
             receiver = self.evaluate(func.value, state, frame)
             return self._method_call(receiver, func.attr, node, args, state, frame)
         if isinstance(func, ast.Name):
