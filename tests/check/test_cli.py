@@ -141,6 +141,17 @@ def test_fix_run_counts_what_it_could_not_fix_as_remaining(tree, capsys):
     assert out.strip().endswith("Found 1 error (0 fixed, 1 remaining).")
 
 
+def test_fix_summary_counts_findings_a_single_fix_clears(tree, capsys):
+    # One `with torch.no_grad():` around both lines fixes both GG102 findings.
+    (tree / "bad.py").write_text(
+        "import torch\nimport torch.nn as nn\n\n\ndef normal_init(m, mean, std):\n"
+        "    if isinstance(m, nn.Conv2d):\n        m.weight.data.normal_(mean, std)\n        m.bias.data.zero_()\n"
+    )
+    code, out, err = run_cli(capsys, "check", "--fix", "--unsafe-fixes", "--show-fixes")
+    assert out.strip().endswith("Found 2 errors (2 fixed, 0 remaining).")
+    assert "Fixed 2 errors" in err
+
+
 def test_diff_changes_nothing(tree, capsys):
     code, out, err = run_cli(capsys, "check", "--diff")
     assert code == 1
