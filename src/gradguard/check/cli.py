@@ -94,7 +94,11 @@ def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
         default="auto",
         help="colour the text output (auto: on a terminal, unless NO_COLOR is set)",
     )
-    output.add_argument("--show-files", action="store_true", help="list the files that would be checked, then exit")
+    output.add_argument(
+        "--show-files",
+        action="store_true",
+        help="list the files a run would read (those that never import torch are then skipped), then exit",
+    )
     output.add_argument(
         "--show-settings", action="store_true", help="print the configuration of the first path, then exit"
     )
