@@ -3,7 +3,9 @@
 ## What it does
 Flags calls of `module.register_backward_hook(hook)` and of the global
 `torch.nn.modules.module.register_module_backward_hook(hook)`. A receiver that the code shows
-is not a module (an instance of a class of the file that is not an `nn.Module`) is not flagged.
+is not a module (an instance of a class of the file that is not an `nn.Module`) is not flagged,
+nor the fallback for a torch too old to have the full hook (the `else:` of
+`if hasattr(m, "register_full_backward_hook"):`, or the `except` of a `try` that uses it).
 
 ## Why is this bad?
 These hooks are deprecated. They are attached to the autograd node of the *last* operation of
@@ -59,6 +61,24 @@ _GLOBAL = frozenset(
 _GLOBAL_NEW = "register_module_full_backward_hook"
 
 
+def _fallback_for_old_torch(ctx, call: ast.Call) -> bool:
+    """The call is the fallback of a branch or ``try`` that uses the full hook where torch has
+    it (``if hasattr(m, "register_full_backward_hook"): ... else: m.register_backward_hook(h)``):
+    it runs only on a torch too old to have the new one."""
+    child: ast.AST = call
+    for ancestor in ctx.ancestors(call):
+        if isinstance(ancestor, ast.If) and child in ancestor.orelse:
+            if "register_full_backward_hook" in ctx.text(ancestor.test) or any(
+                "register_full_backward_hook" in ctx.text(stmt) for stmt in ancestor.body
+            ):
+                return True
+        elif isinstance(ancestor, ast.Try) and child in ancestor.handlers:
+            if any("register_full_backward_hook" in ctx.text(stmt) for stmt in ancestor.body):
+                return True
+        child = ancestor
+    return False
+
+
 class ModuleBackwardHook(Rule):
     code = "GG107"
     name = "module-backward-hook"
@@ -69,6 +89,28 @@ class ModuleBackwardHook(Rule):
     function_triggers = ("backward_hook",)
 
     valid = (
+        Valid(
+            """
+            import torch.nn as nn
+
+            def watch(layer: nn.Module, hook):
+                if hasattr(layer, "register_full_backward_hook"):
+                    layer.register_full_backward_hook(hook)
+                else:
+                    layer.register_backward_hook(hook)
+            """,
+        ),
+        Valid(
+            """
+            import torch.nn as nn
+
+            def watch(layer: nn.Module, hook):
+                try:
+                    layer.register_full_backward_hook(hook)
+                except AttributeError:
+                    layer.register_backward_hook(hook)
+            """,
+        ),
         Valid(
             """
             import torch.nn as nn
@@ -165,6 +207,8 @@ class ModuleBackwardHook(Rule):
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
         func = node.func
+        if _fallback_for_old_torch(ctx, node):
+            return
         if isinstance(func, ast.Attribute) and func.attr == _METHOD:
             qual = ctx.imports.qualified_name(func)
             if qual is not None and qual not in _GLOBAL and not qual.startswith("torch.nn."):
