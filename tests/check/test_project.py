@@ -156,3 +156,40 @@ def test_index_skips_what_is_not_a_regular_file(tmp_path):
     model = write(tmp_path, "model.py", MODEL)
     index = build_index([str(fifo), str(model)])
     assert "model.Net" in index.classes and index.module_of(str(fifo)) is None
+
+
+MODELS_FROM_STAR = """
+    from layers import *
+
+    def init_biases(conv, na):
+        b = conv.bias.view(na, -1)
+        b.data[:, 4] += -4.5
+"""
+
+
+def test_a_file_taking_torch_from_a_project_modules_star_import_is_checked(tmp_path, capsys):
+    layers = write(tmp_path, "layers.py", "import torch\nimport torch.nn as nn\n")
+    models = write(tmp_path, "models.py", MODELS_FROM_STAR)
+    assert any("models.py" in line and "GG102" in line for line in findings(capsys, layers, models))
+
+
+def test_twin_a_file_star_importing_a_module_without_torch_is_skipped(tmp_path, capsys):
+    layers = write(tmp_path, "layers.py", "import numpy as np\n")
+    models = write(tmp_path, "models.py", MODELS_FROM_STAR)
+    assert findings(capsys, layers, models) == []
+
+
+def test_torch_through_star_imports_follows_a_chain_and_the_cache_follows_it(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "pyproject.toml", "[tool.gradguard]\n")
+    write(tmp_path, "base.py", "import torch\n")
+    write(tmp_path, "layers.py", "from base import *\n")
+    write(tmp_path, "models.py", MODELS_FROM_STAR)
+
+    def run():
+        main(["check", "--select", "GG102", "base.py", "layers.py", "models.py"])
+        return [line for line in capsys.readouterr().out.splitlines() if ": GG" in line]
+
+    assert run() and run()  # the second run is served from the cache
+    write(tmp_path, "base.py", "import numpy\n")
+    assert run() == []  # models.py did not change, but where its names come from did

@@ -23,6 +23,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
+from gradguard.check.analysis.imports import mentions_torch_import
+
 _CLASS_RE = re.compile(r"^class[ \t]+(\w+)[ \t]*(?:\((.*?)\))?[ \t]*:", re.M | re.S)
 _DEF_RE = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.M)
 _FROM_RE = re.compile(
@@ -33,6 +35,7 @@ _LAYER_RE = re.compile(r"\b(Dropout\w*|AlphaDropout|FeatureAlphaDropout|BatchNor
 _MODULE_BASES = re.compile(r"(?:^|\.)(?:Module|Sequential|ModuleList|ModuleDict|LightningModule)\b")
 _DATASET_BASES = re.compile(r"(?:^|\.)(?:Dataset|IterableDataset)\b")
 _GRAD_OFF_RE = re.compile(r"no_grad|inference_mode|set_grad_enabled\(\s*False")
+_STAR_IMPORT_RE = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\*", re.M)
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,9 @@ class ProjectIndex:
     classes: dict = field(default_factory=dict)  # "module.Class" -> ClassFact
     functions: set = field(default_factory=set)  # "module.function"
     calls: dict = field(default_factory=dict)  # "module.function" -> [grad off at the call: bool]
+    # Modules whose names include torch's: they import torch (or a domain library), or take
+    # everything from one that does (`from layers import *`).
+    torch_modules: set = field(default_factory=set)
 
     def module_of(self, path: str) -> Optional[str]:
         return self.module_names.get(os.path.abspath(path))
@@ -73,8 +79,19 @@ class ProjectIndex:
             found = answers[layers] = any(fact.layers & layers for fact in self.classes.values())
         return found
 
+    def gives_torch(self, importer: str, text: str) -> bool:
+        """Whether a file that never imports torch itself gets it from a module of the project
+        (``from utils import *``, ``utils`` importing torch): its code uses torch all the same."""
+        if not self.torch_modules:
+            return False
+        return any(
+            self.resolve(importer, match.group(2), len(match.group(1))) in self.torch_modules
+            for match in _STAR_IMPORT_RE.finditer(text)
+        )
+
     def digest(self) -> str:
         h = hashlib.sha256()
+        h.update(f"torch:{sorted(self.torch_modules)}\n".encode())
         for name in sorted(self.classes):
             fact = self.classes[name]
             h.update(f"{name}:{fact.module}:{fact.dataset}:{sorted(fact.layers)}\n".encode())
@@ -174,6 +191,15 @@ def build_index(paths: list, read=None) -> ProjectIndex:
     for qualified in bases:
         layers = frozenset(_LAYER_RE.findall(bodies[qualified])) if qualified in module_classes else frozenset()
         index.classes[qualified] = ClassFact(qualified in module_classes, qualified in dataset_classes, layers)
+    # Modules that import torch, then those that take everything from one of them.
+    index.torch_modules.update(name for name, (_path, text) in texts.items() if mentions_torch_import(text))
+    changed = True
+    while changed:
+        changed = False
+        for name, (path, text) in texts.items():
+            if name not in index.torch_modules and index.gives_torch(path, text):
+                index.torch_modules.add(name)
+                changed = True
     # Calls of the project's functions from the files that import them.
     for path, text in texts.values():
         for local, target in _imported_functions(index, path, text):
