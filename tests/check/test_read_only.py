@@ -284,3 +284,23 @@ def test_a_name_used_in_a_comprehensions_body_is_not_followed_there():
     rows = [pred[i] for i in range(3)]
     """
     assert only_read(code) == []
+
+
+def test_a_result_iterated_by_a_loop_whose_name_is_only_read_is_only_read():
+    code = """
+    maps = net(img)
+    for fm in maps:
+        plt.imshow(fm.detach().numpy())
+    """
+    assert only_read(code) == ["net(img)"]
+
+
+def test_twin_a_result_whose_loop_keeps_its_items_is_not_only_read():
+    code = """
+    maps = net(img)
+    kept = []
+    for fm in maps:
+        print(fm.data)
+        kept.append(fm)
+    """
+    assert only_read(code) == []

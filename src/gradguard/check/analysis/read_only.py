@@ -17,6 +17,8 @@ backpropagates. This module finds such calls in one scope from the syntax alone 
   and views or copies (``out[0].data``, ``out.view(-1).cpu().data``); a name assigned again
   later in the same block holds another value from there on (in a loop, only when simple
   statements lead to that assignment);
+- a `for` loop over the result (`for fm in out:`) reads it when every use of its name (bound
+  there only) is a read;
 - none of the names is used in a nested function, lambda or comprehension (not followed; a
   comprehension's first iterable runs in the scope itself and counts as its code);
 - no backward pass comes after the call in its loop (or, outside loops, in a simple statement
@@ -30,6 +32,7 @@ call's result one that may be backpropagated: the answer errs towards "not only 
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from typing import Optional
 
 from gradguard.check.analysis.scopes import own_nodes
@@ -66,6 +69,17 @@ def read_only_calls(scope: ast.AST, qualified_name, own: Optional[list] = None) 
     if not any(viewed_call(value) is not None for _, _, value in bound.values()):
         return frozenset()
     wanted = {name for _, names, _ in bound.values() for name in names}
+    # `for fm in out:` over a result (or a view of it): the loop's name, bound there only, is
+    # followed like the result itself; every use of it a read makes the loop a read of `out`.
+    stores = Counter(n.id for n in own if type(n) is ast.Name and type(n.ctx) is ast.Store)
+    iterated: dict = {}  # loop name -> the use of the result the loop iterates
+    for node in own:
+        if type(node) is ast.For and type(node.target) is ast.Name:  # type: ignore[attr-defined]
+            name = node.target.id  # type: ignore[attr-defined]
+            base = _base_name(node.iter, wanted)  # type: ignore[attr-defined]
+            if base is not None and name not in wanted and stores[name] == 1:
+                iterated[name] = base
+    wanted |= set(iterated)
     uses: dict = {name: [] for name in wanted}  # name -> Name nodes read (and augmented targets)
     backward_lines: list = []
     loops: list = []
@@ -97,6 +111,10 @@ def read_only_calls(scope: ast.AST, qualified_name, own: Optional[list] = None) 
                 reads[id(base)] = _VALUE
         elif t in _LOOPS:
             loops.append(node)
+    for name, base in iterated.items():
+        kinds = [reads.get(id(use)) for use in uses[name]]
+        if kinds and all(kind in (_VALUE, _METADATA) for kind in kinds):
+            reads[id(base)] = _VALUE if _VALUE in kinds else _METADATA
     # A use anywhere else in the value of an assignment feeds that assignment: what it is
     # computed into must be only read in turn (`samples = samples.mul(0.5).add(0.5)`).
     for key, (_assignment, _names, value) in bound.items():
