@@ -25,6 +25,7 @@ from gradguard.check.analysis.vocabulary import (
     READING_TORCH_FUNCTIONS,
 )
 from gradguard.check.model import Edit
+from gradguard.common.text import short
 
 # Methods only tensors have, as they follow `.data` in a chain: right after `.data` they make
 # the receiver's `.data` a tensor's.
@@ -307,6 +308,13 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
         ):
             return DataAccess(node, "read", safe=True)
         return DataAccess(node, "read", safe=False)
+
+
+def receiver_text(ctx, node: ast.Attribute) -> str:
+    """The receiver of ``r.data`` as a message shows it: as written, or on one line when it
+    spans several (``model(state.float())``)."""
+    text = ctx.text(node.value)
+    return short(ast.unparse(node.value), 60) if "\n" in text else text
 
 
 def data_name_span(ctx, node: ast.Attribute) -> tuple:

@@ -35,7 +35,7 @@ import ast
 from collections import Counter
 from typing import Optional
 
-from gradguard.check.analysis.scopes import own_nodes
+from gradguard.check.analysis.scopes import COMPREHENSION_TYPES, own_nodes
 from gradguard.check.analysis.vocabulary import ALIAS_METHODS, GRAD_DROPPING, PYTHON_VALUE_METHODS, READ_ATTRIBUTES
 
 # Methods whose result never carries a graph (on a tensor): reading through them is a read.
@@ -269,19 +269,7 @@ def _feeding(targets: set, among: set, edges: dict) -> set:
     return found
 
 
-_NESTED = (
-    ast.FunctionDef,
-    ast.AsyncFunctionDef,
-    ast.Lambda,
-    ast.ClassDef,
-    ast.ListComp,
-    ast.SetComp,
-    ast.DictComp,
-    ast.GeneratorExp,
-)
-
-
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, *COMPREHENSION_TYPES)
 
 
 def _names_in_nested_code(own: list, names: set) -> set:
@@ -295,7 +283,7 @@ def _names_in_nested_code(own: list, names: set) -> set:
             bound: set = set()
             # A comprehension's first iterable runs in the scope itself: its uses are the
             # scope's own, judged like any other (`[names[i] for i in pred.tolist()]`).
-            outer = node.generators[0].iter if isinstance(node, _COMPREHENSIONS) else None
+            outer = node.generators[0].iter if isinstance(node, COMPREHENSION_TYPES) else None
             stack = [node]
             while stack:
                 sub = stack.pop()

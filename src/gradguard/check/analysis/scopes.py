@@ -18,7 +18,7 @@ ScopeNode = Union[ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDe
 SCOPE_TYPES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+COMPREHENSION_TYPES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 def target_names(target: ast.AST) -> Iterator[str]:
@@ -95,7 +95,7 @@ def own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
             elif isinstance(node, ast.Lambda):
                 stack.extend(d for d in node.args.defaults + node.args.kw_defaults if d is not None)
             continue
-        if isinstance(node, _COMPREHENSIONS):
+        if isinstance(node, COMPREHENSION_TYPES):
             # Only the first iterable is evaluated in the enclosing scope.
             stack.append(node.generators[0].iter)
             continue

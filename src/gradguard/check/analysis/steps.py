@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from gradguard.check.analysis.scopes import COMPREHENSION_TYPES
 from gradguard.check.analysis.values import Kind
 from gradguard.check.analysis.vocabulary import (
     BACKWARD_CALL_NAMES,
@@ -25,7 +26,6 @@ from gradguard.check.analysis.vocabulary import (
 )
 
 _LIMIT = 2000  # nodes visited per question: enough for a training step, bounded for generated code
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
 
 def module_receiver(ctx, call: ast.Call) -> Optional[ast.expr]:
@@ -95,7 +95,7 @@ def graph_sources(ctx, roots: list) -> list:
         elif isinstance(node, ast.Name):
             if isinstance(node.ctx, ast.Load) or _aug_target(ctx, node):
                 _follow(ctx, node, stack, seen)
-        elif isinstance(node, _COMPREHENSIONS):
+        elif isinstance(node, COMPREHENSION_TYPES):
             stack.extend(g.iter for g in node.generators)
             stack.extend([node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt])
         elif isinstance(node, (ast.Lambda, ast.Constant, ast.JoinedStr, ast.Compare)):

@@ -52,11 +52,10 @@ from __future__ import annotations
 
 import ast
 
-from gradguard.check.analysis.data_attr import classify, data_name_span
+from gradguard.check.analysis.data_attr import classify, data_name_span, receiver_text
 from gradguard.check.analysis.zero_dim import zero_dim_index_above
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
-from gradguard.common.text import short
 
 
 def _detached_at_once(ctx, node: ast.Attribute) -> bool:
@@ -388,9 +387,7 @@ class TensorDataRead(Rule):
         access = classify(ctx, node)
         if access is None or access.kind != "read":
             return
-        recv = ctx.text(node.value)
-        if "\n" in recv:
-            recv = short(ast.unparse(node.value), 60)  # one line, as the code would read on one
+        recv = receiver_text(ctx, node)
         start, end = data_name_span(ctx, node)
         edit = (Edit(start, end, "detach()"),)
         if _detached_at_once(ctx, node) and ctx.source.text[start - 1 : start] == ".":

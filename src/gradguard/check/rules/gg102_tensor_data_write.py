@@ -68,11 +68,11 @@ from gradguard.check.analysis.data_attr import (
     drop_data_edit,
     has_comment,
     no_grad_name,
+    receiver_text,
 )
 from gradguard.check.analysis.vocabulary import INPLACE_VALUE_METHODS
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
-from gradguard.common.text import short
 
 _BODY_FIELDS = ("body", "orelse", "finalbody")
 
@@ -347,9 +347,7 @@ class TensorDataWrite(Rule):
         access = classify(ctx, node)
         if access is None or access.kind != "write":
             return
-        recv = ctx.text(node.value)
-        if "\n" in recv:
-            recv = short(ast.unparse(node.value), 60)  # one line, as the code would read on one
+        recv = receiver_text(ctx, node)
         how = access.how
         disabled = ctx.grad_disabled
         if how == "init":

@@ -207,8 +207,6 @@ class ModuleBackwardHook(Rule):
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
         func = node.func
-        if _fallback_for_old_torch(ctx, node):
-            return
         if isinstance(func, ast.Attribute) and func.attr == _METHOD:
             qual = ctx.imports.qualified_name(func)
             if qual is not None and qual not in _GLOBAL and not qual.startswith("torch.nn."):
@@ -216,6 +214,8 @@ class ModuleBackwardHook(Rule):
             if qual is None or qual not in _GLOBAL:  # `module.register_backward_hook(...)`, `nn.Module.register_...`
                 receiver = ctx.model.value(func.value)
                 if qual is None and receiver.kind not in (Kind.MODULE, Kind.UNKNOWN):
+                    return
+                if _fallback_for_old_torch(ctx, node):
                     return
                 end = ctx.source.node_end(func)
                 fix = Fix(
@@ -231,7 +231,7 @@ class ModuleBackwardHook(Rule):
                     fix,
                 )
                 return
-        if ctx.imports.qualified_name(func) not in _GLOBAL:
+        if ctx.imports.qualified_name(func) not in _GLOBAL or _fallback_for_old_torch(ctx, node):
             return
         ctx.report(
             self.code,
