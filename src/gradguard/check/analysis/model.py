@@ -1151,35 +1151,24 @@ class SemanticModel:
         """Whether a module-level function reads a module-level name that holds a tensor with
         a graph or requiring grad (``w`` in ``def net(x): return x @ w``): weights of a model
         written by hand. From the module's own flow; no question about the function's."""
-        key = id(fn)
-        found = self._grad_globals.get(key)
+        found = self._grad_globals.get(id(fn))
         if found is None:
-            if self._holds_grad_globals is None:
-                self._holds_grad_globals = self._module_holds_grad_tensors()
-            if not self._holds_grad_globals:
-                found = self._grad_globals[key] = False  # the module holds no such tensor at all
-        if found is None:
-            scope = self.scopes.get(fn)
-            names = {
-                n.id
-                for n in ast.walk(fn)
-                if type(n) is ast.Name and type(n.ctx) is ast.Load and (scope is None or not scope.binds(n.id))
-            }
-            found = False
-            for name in names:
-                value = self._global_value(name)
-                if value.kind is Kind.TENSOR and value.grad is Grad.YES:
-                    found = True
-                    break
-            self._grad_globals[key] = found
+            # In a module holding no such tensor at all, no function's names are looked at.
+            found = self._grad_globals[id(fn)] = self._module_holds_grad_tensors() and any(
+                _grad_tensor(self._global_value(name)) for name in _free_loads(fn, self.scopes.get(fn))
+            )
         return found
 
     def _module_holds_grad_tensors(self) -> bool:
-        """Whether some module-level name ends up holding a tensor with a graph or requiring grad."""
-        frame = self._module_frame(first=True)
-        if frame is None or frame.flow is None or frame.flow.exit is None:
-            return True  # not known: ask per name
-        return any(v.kind is Kind.TENSOR and v.grad is Grad.YES for v in frame.flow.exit.env.values())
+        """Whether some module-level name ends up holding a tensor with a graph or requiring
+        grad (worked out once)."""
+        if self._holds_grad_globals is None:
+            frame = self._module_frame(first=True)
+            if frame is None or frame.flow is None or frame.flow.exit is None:
+                self._holds_grad_globals = True  # not known: ask per name
+            else:
+                self._holds_grad_globals = any(_grad_tensor(v) for v in frame.flow.exit.env.values())
+        return self._holds_grad_globals
 
     def _definition_global(self, name: str) -> Value:
         defs = self.scopes.module.definitions.get(name)
@@ -2702,6 +2691,19 @@ _EVALUATORS = {
     ast.Yield: SemanticModel._other,
     ast.YieldFrom: SemanticModel._other,
 }
+
+
+def _grad_tensor(value: Value) -> bool:
+    return value.kind is Kind.TENSOR and value.grad is Grad.YES
+
+
+def _free_loads(fn: ast.AST, scope) -> set:
+    """The names a function reads and does not bind itself."""
+    return {
+        n.id
+        for n in ast.walk(fn)
+        if type(n) is ast.Name and type(n.ctx) is ast.Load and (scope is None or not scope.binds(n.id))
+    }
 
 
 def _holds_call(node: ast.AST) -> bool:

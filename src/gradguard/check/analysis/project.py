@@ -35,7 +35,6 @@ _LAYER_RE = re.compile(r"\b(Dropout\w*|AlphaDropout|FeatureAlphaDropout|BatchNor
 _MODULE_BASES = re.compile(r"(?:^|\.)(?:Module|Sequential|ModuleList|ModuleDict|LightningModule)\b")
 _DATASET_BASES = re.compile(r"(?:^|\.)(?:Dataset|IterableDataset)\b")
 _GRAD_OFF_RE = re.compile(r"no_grad|inference_mode|set_grad_enabled\(\s*False")
-_STAR_IMPORT_RE = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\*", re.M)
 
 
 @dataclass(frozen=True)
@@ -85,8 +84,8 @@ class ProjectIndex:
         if not self.torch_modules:
             return False
         return any(
-            self.resolve(importer, match.group(2), len(match.group(1))) in self.torch_modules
-            for match in _STAR_IMPORT_RE.finditer(text)
+            names.strip() == "*" and module in self.torch_modules
+            for module, names in _from_imports(self, importer, text)
         )
 
     def digest(self) -> str:
@@ -232,13 +231,19 @@ def _block(text: str, start: int) -> str:
     return text[start:end]
 
 
-def _imported_functions(index: ProjectIndex, path: str, text: str):
-    """(local name, "module.function") for the project functions a file imports."""
+def _from_imports(index: ProjectIndex, path: str, text: str) -> Iterator[tuple[str, str]]:
+    """(the module, resolved, and what is imported from it, as written) for each
+    ``from ... import ...`` of a file (``from .model import Net, evaluate``)."""
     for match in _FROM_RE.finditer(text):
         module = match.group(1)
         level = len(module) - len(module.lstrip("."))
-        target_module = index.resolve(path, module.lstrip("."), level)
-        for item in match.group(2).replace("\n", " ").split(","):
+        yield index.resolve(path, module.lstrip("."), level), match.group(2)
+
+
+def _imported_functions(index: ProjectIndex, path: str, text: str):
+    """(local name, "module.function") for the project functions a file imports."""
+    for target_module, names in _from_imports(index, path, text):
+        for item in names.replace("\n", " ").split(","):
             item = item.strip()
             if not item:
                 continue

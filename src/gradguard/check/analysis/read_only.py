@@ -54,11 +54,14 @@ _VALUE, _METADATA = 1, 2  # kinds of read (a fed call is named by its id, never 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
-def read_only_calls(scope: ast.AST, qualified_name, own: Optional[list] = None) -> frozenset:
+def read_only_calls(
+    scope: ast.AST, qualified_name, own: Optional[list] = None, rebound: Optional["Rebindings"] = None
+) -> frozenset:
     """ids of the calls of ``scope``'s own code (a module, function or class body) whose
     result is only read. ``qualified_name(expr)`` gives the imported name an expression spells
     (``torch.argmax``), or None; ``own`` the scope's own nodes (``scopes.own_nodes``) where the
-    caller keeps them. Needs no parent links: each use is read from the node above it."""
+    caller keeps them, and ``rebound`` its ``Rebindings``. Needs no parent links: each use is
+    read from the node above it."""
     if own is None:
         own = list(own_nodes(scope))
     bound: dict = {}  # id(assigned value) -> (assignment, names, value); the calls are the answers
@@ -121,8 +124,9 @@ def read_only_calls(scope: ast.AST, qualified_name, own: Optional[list] = None) 
         for sub in ast.walk(value):
             if type(sub) is ast.Name and sub.id in wanted and id(sub) not in reads:
                 reads[id(sub)] = key
-    blocks = statement_blocks(scope, own)
-    rebound = Rebindings(own, blocks)
+    if rebound is None:
+        rebound = Rebindings(own, statement_blocks(scope, own))
+    blocks = rebound.blocks
     edges: dict = {}  # id(call) -> ids of the bound calls its result feeds
     alive: set = set()
     valued: set = set()  # calls whose values (not only their shape) are read directly
@@ -375,7 +379,7 @@ class Rebindings:
     """Where a scope's own code assigns names again, to tell which value a use sees."""
 
     def __init__(self, own: list, blocks: dict):
-        self._blocks = blocks
+        self.blocks = blocks  # statement_blocks of the scope
         self._by_name: dict = {}  # name -> the plain assignments binding it
         # id(body) -> the loop or ``with`` statement whose body it is (taken to run once at least)
         self._body_of: dict = {}
@@ -420,7 +424,7 @@ class Rebindings:
                 continue
             statement: Optional[ast.AST] = assignment
             while statement is not None:
-                place = self._blocks.get(id(statement))
+                place = self.blocks.get(id(statement))
                 if place is None:
                     break
                 block, index = place

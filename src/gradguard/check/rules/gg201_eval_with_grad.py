@@ -180,14 +180,18 @@ _FACTORY_PREFIXES = ("create_", "build_", "get_", "load_", "make_", "init_", "_"
 class _Unit:
     """What one function body (or the module) has shown so far."""
 
-    eval_call: Optional[ast.AST] = None  # the first ``x.eval()`` / ``x.train(False)``
-    eval_calls: list = field(default_factory=list)  # every one, in the order met
+    eval_calls: list = field(default_factory=list)  # every ``x.eval()`` / ``x.train(False)``, in order
     loader_loops: dict = field(default_factory=dict)  # id(loop) -> (loop, loader text)
     # Loops whose iterable may be evaluation data, by its text, not asked about yet (the model
     # is asked only when a call in the loop may be a model call): id(loop) -> (loop, name).
     maybe_loops: dict = field(default_factory=dict)
     model_calls: list = field(default_factory=list)  # _Candidate
     read_by_callers: bool = False  # it returns a graph that every caller of the file only reads
+
+    @property
+    def eval_call(self) -> Optional[ast.AST]:
+        """The first switch to eval mode met."""
+        return self.eval_calls[0] if self.eval_calls else None
 
 
 @dataclass
@@ -501,7 +505,9 @@ def _only_read_calls(ctx, scope: ast.AST) -> frozenset:
     if found is None:
         text = ctx.text(scope) if scope is not ctx.tree else ctx.source.text
         if any(hint in text for hint in _VALUE_READ_HINTS):
-            found = read_only_calls(scope, ctx.imports.qualified_name, ctx.model.own_nodes(scope))
+            found = read_only_calls(
+                scope, ctx.imports.qualified_name, ctx.model.own_nodes(scope), ctx.model.rebindings(scope)
+            )
         else:
             found = frozenset()
         cache[id(scope)] = found
@@ -1138,8 +1144,6 @@ class EvalWithGrad(Rule):
                 if ctx.model.value(func.value).kind in (Kind.MODULE, Kind.UNKNOWN):
                     unit = self._unit(ctx)
                     if unit is not None:
-                        if unit.eval_call is None:
-                            unit.eval_call = node
                         unit.eval_calls.append(node)
             return
         function = ctx.function
@@ -1168,7 +1172,9 @@ class EvalWithGrad(Rule):
                 if _certainly_not_a_model(ctx, callee):
                     return
             elif (
-                not _read_at_once_text(ctx, node) or _certainly_not_a_model(ctx, callee) or not _read_at_once(ctx, node)
+                not _read_at_once_text(ctx, node)
+                or _certainly_not_a_model(ctx, callee)
+                or not read_at_once(node, ctx.parent)
             ):
                 return  # nothing in this unit or file can make this call an evaluation: no model query
             read_only = _result_only_read(ctx, node)
