@@ -69,7 +69,8 @@ def test_split_name_agrees_with_readable_form(text):
 # The split-name trigger as one readable pattern: the triggers GG201 lists in its place (one
 # pattern per word, and two substrings) must match where it does.
 READABLE_SPLIT_TRIGGER = re.compile(
-    r"(?<![A-Za-z0-9])(?:val|valid|validation|test|testing|eval|dev)(?:set|data|x|y|s)?(?![a-z])|Val|Test"
+    r"(?<![A-Za-z0-9])(?:val|valid|validation|test|testing|eval|dev)(?:set|data|x|y|s)?(?![a-z])"
+    r"|Val(?:id|idation)?(?![a-z])|Test(?:ing)?(?![a-z])"
 )
 
 

@@ -124,16 +124,18 @@ _GRAD_NAMES = frozenset({"gradcheck", "gradgradcheck", "jacobian", "hessian", "v
 _DATA_WORDS_RE = re.compile(r"load|data|set|batch|iter|dl\b|val|test|eval|dev|split|sample|ds\b|examples", re.I)
 # A validation/test split named in an identifier or a string (file and function triggers):
 # `val`, `valid`, `validation`, `test`, `testing`, `eval` or `dev` starting a word (`test_x`,
-# `valset`, `X_val`), or `Val`/`Test` anywhere. Each pattern starts with its word, which the
-# engine then looks for as a plain string: about 3x faster than one pattern of alternatives.
+# `valset`, `X_val`), or `Val`/`Valid`/`Validation`/`Test`/`Testing` anywhere, not followed
+# by a lower-case letter (as in the camel-case split names below; `ValueError` and `Tester` are
+# none). Each pattern starts with its word, which the engine then looks for as a plain string:
+# about 3x faster than one pattern of alternatives.
 _SPLIT_SUFFIX = r"(?:set|data|x|y|s)?(?![a-z])"
 _SPLIT_TRIGGERS = (
     re.compile(r"val(?<![A-Za-z0-9]val)(?:id|idation)?" + _SPLIT_SUFFIX),
     re.compile(r"test(?<![A-Za-z0-9]test)(?:ing)?" + _SPLIT_SUFFIX),
     re.compile(r"eval(?<![A-Za-z0-9]eval)" + _SPLIT_SUFFIX),
     re.compile(r"dev(?<![A-Za-z0-9]dev)" + _SPLIT_SUFFIX),
-    "Val",
-    "Test",
+    re.compile(r"Val(?:id|idation)?(?![a-z])"),  # not `ValueError`
+    re.compile(r"Test(?:ing)?(?![a-z])"),
 )
 # A name that mentions a validation/test split: ``test_x``, ``X_val``, ``valid_imgs``,
 # ``testImages``, ``valset`` (a word of the name, in snake or camel case). One of these occurs
@@ -142,7 +144,7 @@ _SPLIT_TRIGGERS = (
 # occur (`tests/check/test_fast_patterns.py`); each starts with its word, which the pattern
 # engine looks for first: several times as fast on whole files as one pattern of alternatives.
 _SPLIT_NAME_PATTERNS = (
-    *(trigger for trigger in _SPLIT_TRIGGERS if not isinstance(trigger, str)),
+    *_SPLIT_TRIGGERS[:4],
     re.compile(r"Val(?:(?<=[a-z0-9_]Val)(?:id|idation)?|(?<![A-Za-z0-9]Val))(?![a-z])"),
     re.compile(r"Test(?:(?<=[a-z0-9_]Test)(?:ing)?|(?<![A-Za-z0-9]Test))(?![a-z])"),
     re.compile(r"Eval(?<=[a-z0-9_]Eval)(?![a-z])"),
@@ -214,6 +216,7 @@ class _State:
     names_split: Optional[bool] = None  # `_names_a_split`
     named_eval: dict = field(default_factory=dict)  # id(function) -> `_evaluates_by_name`
     read_only: dict = field(default_factory=dict)  # id(scope) -> ids of calls whose result is only read
+    reads_values: dict = field(default_factory=dict)  # id(scope) -> `_reads_values`
     # ids of the calls whose result is the value of an assignment, or that value a part or view of it
     assigned_calls: set = field(default_factory=set)
 
@@ -497,14 +500,24 @@ def _read_at_once(ctx, call: ast.Call) -> bool:
     return _read_at_once_text(ctx, call) and read_at_once(call, ctx.parent)
 
 
+def _reads_values(ctx, scope: ast.AST) -> bool:
+    """Whether the scope's text shows values read (``_VALUE_READ_HINTS``): only then can a
+    result bound to a name in it be only read (kept per scope)."""
+    cache = ctx.state(_State).reads_values
+    found = cache.get(id(scope))
+    if found is None:
+        text = ctx.text(scope) if scope is not ctx.tree else ctx.source.text
+        found = cache[id(scope)] = any(hint in text for hint in _VALUE_READ_HINTS)
+    return found
+
+
 def _only_read_calls(ctx, scope: ast.AST) -> frozenset:
     """The calls of a scope whose result is only read (``analysis.read_only``), kept per
     scope; none in a scope whose text reads no tensor's values."""
     cache = ctx.state(_State).read_only
     found = cache.get(id(scope))
     if found is None:
-        text = ctx.text(scope) if scope is not ctx.tree else ctx.source.text
-        if any(hint in text for hint in _VALUE_READ_HINTS):
+        if _reads_values(ctx, scope):
             found = read_only_calls(
                 scope, ctx.imports.qualified_name, ctx.model.own_nodes(scope), ctx.model.rebindings(scope)
             )
@@ -1169,8 +1182,9 @@ class EvalWithGrad(Rule):
         read_only = None  # whether the call's result is only read, found when needed
         if not loops and not other_signs:
             if id(node) in ctx.state(_State).assigned_calls:
-                if _certainly_not_a_model(ctx, callee):
-                    return
+                scope = function if function is not None else ctx.tree
+                if not _reads_values(ctx, scope) or _certainly_not_a_model(ctx, callee):
+                    return  # bound to a name, but nothing in the scope reads a value
             elif (
                 not _read_at_once_text(ctx, node)
                 or _certainly_not_a_model(ctx, callee)
