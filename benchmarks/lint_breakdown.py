@@ -1,6 +1,7 @@
 """Where a check's time goes: the layers of ``gradguard check``, each side by side with a bare parse.
 
-    python benchmarks/lint_breakdown.py [PATH ...] [--sample 400] [--rounds 3] [--top 10]
+    python benchmarks/lint_breakdown.py [PATH ...] [--sample 400] [--rounds 3] [--top 10] [--marginal]
+                                        [--rule CODE]
 
 Default corpus: the installed torch package's sources (see ``tests/corpus.py``), every
 ``.py`` file (``--all-files``). CPU time of this process (``time.process_time``), modes
@@ -8,8 +9,11 @@ interleaved round by round, medians of the per-round ratio to a bare parse. Each
 one layer to the one before it:
 
 - ``engine, no rules``: read, decode, parse, import map (the floor of any check);
-- ``triggers and walk``: every rule, each handler replaced by a no-op: the rules' file and
-  function triggers, their ``active_in`` answers, and the walk of the functions they see;
+- ``file triggers and module code``: every rule, each handler replaced by a no-op and no
+  function shown to any rule: the rules' file triggers, their ``active_in`` answers, and the
+  walk of the code outside functions;
+- ``triggers and walk``: the same with each rule's function triggers: the walk of the
+  functions they let the rules see;
 - ``walk, no function triggers``: the same with no function triggers (every function walked),
   to show what the function triggers cost against what they save;
 - ``check 1 job``: every rule as it is (handlers, the semantic model's questions).
@@ -17,6 +21,15 @@ one layer to the one before it:
 Then, from one more instrumented run: the CPU time spent answering the rules' questions to
 the semantic model (``ctx.model``: its flows, summaries and instance attributes), per asking
 rule; and the files whose check costs most above their own parse.
+
+With ``--marginal``, each rule's marginal cost: the full check minus the check without that
+rule, in the same rounds (each round times the full check once and every rule set less one
+rule once; medians of the per-round differences, as a multiple of the round's bare parse).
+Flows and summaries one rule computes serve the others: a rule's marginal cost is what the
+check would save without it, not what it asks alone. With ``--rule CODE``, that rule's
+marginal cost in layers, added to the check without it: its file triggers (no function
+shown, no handler), its function triggers and the walk of the functions they show (handlers
+no-ops), its handlers and the model's answers they ask for.
 """
 
 from __future__ import annotations
@@ -49,13 +62,17 @@ QUESTIONS = [
 ]
 
 
-def without_handlers(rule_class: type, function_triggers: bool = True) -> type:
-    """The rule with every visit_/leave_ handler a no-op (and, if asked, no function triggers)."""
+def without_handlers(rule_class: type, function_triggers: bool = True, functions: bool = True) -> type:
+    """The rule with every visit_/leave_ handler a no-op (and, if asked, no function triggers:
+    it sees every function; or no function at all)."""
     members: dict = {
         name: (lambda self, node, ctx: None) for name in dir(rule_class) if name.startswith(("visit_", "leave_"))
     }
     if not function_triggers:
         members["function_triggers"] = None
+    if not functions:
+        members["function_triggers"] = ()  # no trigger can occur: no function is shown
+        members["function_names"] = ()
     return type(rule_class.__name__ + "NoOp", (rule_class,), members)
 
 
@@ -97,6 +114,19 @@ def model_time(files: list, rules: list) -> Counter:
     return spent
 
 
+def marginal_costs(files: list, rules: list, rounds: int) -> dict:
+    """Rule code -> median over rounds of (full check - check without the rule) / bare parse."""
+    differences: dict = {rule.code: [] for rule in rules}
+    for _ in range(rounds):
+        base = cpu(lambda: bare_parse(files))
+        full = cpu(lambda: run(files, resolve(rules, all_files=True)))
+        for rule in rules:
+            others = [r for r in rules if r is not rule]
+            without = cpu(lambda: run(files, resolve(others, all_files=True)))  # noqa: B023
+            differences[rule.code].append((full - without) / base)
+    return {code: statistics.median(values) for code, values in differences.items()}
+
+
 def costly_files(files: list, rules: list, top: int) -> list:
     """(check CPU s minus parse CPU s, check s, parse s, path) of the costliest files."""
     instances = [rule() for rule in rules]
@@ -117,16 +147,27 @@ def main(argv=None) -> int:
     parser.add_argument("--sample", type=int, default=400, help="an evenly spaced sample of N files (0: all)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--top", type=int, default=10, help="how many of the costliest files to list")
+    parser.add_argument("--marginal", action="store_true", help="each rule's marginal cost (slow: a check per rule)")
+    parser.add_argument("--rule", help="one rule's marginal cost in layers (its code, e.g. GG201)")
     args = parser.parse_args(argv)
     paths = args.paths or default_corpus()
     files = [os.path.abspath(f) for f in corpus_files(paths, args.sample or None)]
     rules = list(all_rules())
     modes = {
         "engine, no rules": [],
+        "file triggers and module code": [without_handlers(r, functions=False) for r in rules],
         "triggers and walk": [without_handlers(r) for r in rules],
         "walk, no function triggers": [without_handlers(r, function_triggers=False) for r in rules],
         "check 1 job": rules,
     }
+    if args.rule:
+        chosen = [r for r in rules if r.code == args.rule]
+        if not chosen:
+            parser.error(f"unknown rule code: {args.rule}")
+        others = [r for r in rules if r is not chosen[0]]
+        modes[f"check without {args.rule}"] = others
+        modes["  + file triggers"] = [*others, without_handlers(chosen[0], functions=False)]
+        modes["  + function triggers, walk"] = [*others, without_handlers(chosen[0])]
     print(f"corpus: {', '.join(map(str, paths))}  files: {len(files)}  python: {sys.version.split()[0]}")
     bare_parse(files)  # warm the page cache
     ratios: dict = {name: [] for name in modes}
@@ -139,8 +180,13 @@ def main(argv=None) -> int:
     print(f"\nbare parse: {statistics.median(bare):.3f} s CPU (median of {args.rounds} rounds)")
     print("CPU / bare parse, median over rounds of the per-round ratio:")
     for name, values in ratios.items():
-        print(f"  {name:28} {statistics.median(values):6.2f}x")
+        print(f"  {name:30} {statistics.median(values):6.2f}x")
     base = statistics.median(bare)
+    if args.marginal:
+        marginal = marginal_costs(files, rules, args.rounds)
+        print("\neach rule's marginal cost (check minus check without it) / bare parse, median over rounds:")
+        for code, cost in sorted(marginal.items(), key=lambda item: -item[1]):
+            print(f"  {code:8} {cost:6.3f}x")
     spent = model_time(files, rules)
     total = sum(spent.values())
     print(f"\nthe semantic model's questions: {total:.3f} s CPU ({total / base:.2f}x a bare parse), by asker:")
