@@ -193,3 +193,70 @@ def test_torch_through_star_imports_follows_a_chain_and_the_cache_follows_it(tmp
     assert run() and run()  # the second run is served from the cache
     write(tmp_path, "base.py", "import numpy\n")
     assert run() == []  # models.py did not change, but where its names come from did
+
+
+def test_a_file_checked_alone_takes_torch_from_the_star_imported_file_next_to_it(tmp_path, capsys):
+    # `gradguard check models.py`, or pre-commit passing only the changed file: layers.py is
+    # not in the run, but it is what `from layers import *` reads.
+    write(tmp_path, "layers.py", "import torch\nimport torch.nn as nn\n")
+    models = write(tmp_path, "models.py", MODELS_FROM_STAR)
+    assert any("models.py" in line and "GG102" in line for line in findings(capsys, models))
+
+
+def test_twin_a_file_checked_alone_star_importing_a_file_without_torch_is_skipped(tmp_path, capsys):
+    write(tmp_path, "layers.py", "import numpy as np\n")
+    models = write(tmp_path, "models.py", MODELS_FROM_STAR)
+    assert findings(capsys, models) == []
+    write(tmp_path, "other.py", "import torch\n")  # torch elsewhere in the folder is not enough
+    assert findings(capsys, models) == []
+
+
+def test_twin_a_star_import_of_a_module_not_on_disk_gives_no_torch(tmp_path, capsys):
+    models = write(tmp_path, "models.py", MODELS_FROM_STAR)  # `layers` is an installed package, or missing
+    assert findings(capsys, models) == []
+
+
+def test_a_package_module_checked_alone_follows_relative_and_absolute_star_imports(tmp_path, capsys):
+    (tmp_path / "pkg" / "nets").mkdir(parents=True)
+    write(tmp_path, "pkg/__init__.py", "")
+    write(tmp_path, "pkg/nets/__init__.py", "")
+    write(tmp_path, "pkg/base.py", "import torch\n")
+    write(tmp_path, "pkg/nets/layers.py", "from ..base import *\n")
+    relative = write(tmp_path, "pkg/nets/models.py", MODELS_FROM_STAR.replace("from layers", "from .layers"))
+    absolute = write(tmp_path, "pkg/nets/heads.py", MODELS_FROM_STAR.replace("from layers", "from pkg.nets.layers"))
+    assert any("models.py" in line and "GG102" in line for line in findings(capsys, relative))
+    assert any("heads.py" in line and "GG102" in line for line in findings(capsys, absolute))
+
+
+def test_module_file_resolves_like_import_from_the_importers_project(tmp_path):
+    from gradguard.check.analysis.project import module_file
+
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    write(tmp_path, "pkg/__init__.py", "")
+    write(tmp_path, "pkg/sub/__init__.py", "")
+    importer = str(write(tmp_path, "pkg/sub/mod.py", ""))
+    write(tmp_path, "pkg/util.py", "")
+    write(tmp_path, "pkg/sub/near.py", "")
+    assert module_file(importer, "near") == str(tmp_path / "pkg" / "sub" / "near.py")  # next to it
+    assert module_file(importer, "pkg.util") == str(tmp_path / "pkg" / "util.py")  # from the top package's folder
+    assert module_file(importer, "util", 2) == str(tmp_path / "pkg" / "util.py")  # from ..util
+    assert module_file(importer, "", 1) == str(tmp_path / "pkg" / "sub" / "__init__.py")  # from . import *
+    assert module_file(importer, "sub", 2) == str(tmp_path / "pkg" / "sub" / "__init__.py")
+    assert module_file(importer, "missing") is None
+
+
+def test_a_file_checked_alone_is_checked_again_when_its_star_imported_file_changes(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "pyproject.toml", "[tool.gradguard]\n")
+    write(tmp_path, "layers.py", "import torch\n")
+    write(tmp_path, "models.py", MODELS_FROM_STAR)
+
+    def run():
+        main(["check", "--select", "GG102", "models.py"])
+        return [line for line in capsys.readouterr().out.splitlines() if ": GG" in line]
+
+    assert run() and run()  # the second run is served from the cache
+    write(tmp_path, "layers.py", "import numpy\n")
+    assert run() == []  # models.py did not change, but where its names come from did
+    write(tmp_path, "layers.py", "import torch.nn as nn\n")
+    assert run()

@@ -168,6 +168,28 @@ async def test_quick_fix_then_edit_then_save(client):
 
 
 @pytest.mark.asyncio
+async def test_a_buffer_taking_torch_from_a_star_import_follows_the_file_it_imports(client):
+    # models.py never imports torch: `from layers import *` gives it. Opening it checks it and
+    # stores the result; once layers.py stops importing torch, reopening the unchanged file
+    # must not be served the stored findings.
+    models_text = (
+        "from layers import *\n\ndef init(conv, na):\n    b = conv.bias.view(na, -1)\n    b.data[:, 4] += -4.5\n"
+    )
+    (client.root / "layers.py").write_text("import torch\n")
+    path = client.root / "models.py"
+    path.write_text(models_text)
+    uri = open_file(client, path, models_text)
+    assert [d.code for d in await diagnostics_for(client, uri)] == ["GG102"]
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    assert await diagnostics_for(client, uri) == []
+    (client.root / "layers.py").write_text("import numpy\n")
+    open_file(client, path, models_text, version=2)
+    assert await diagnostics_for(client, uri) == []
+
+
+@pytest.mark.asyncio
 async def test_disable_for_this_line_adds_noqa(client):
     uri = open_file(client, client.root / "train.py", BAD)
     await diagnostics_for(client, uri)

@@ -80,13 +80,25 @@ class ProjectIndex:
 
     def gives_torch(self, importer: str, text: str) -> bool:
         """Whether a file that never imports torch itself gets it from a module of the project
-        (``from utils import *``, ``utils`` importing torch): its code uses torch all the same."""
-        if not self.torch_modules:
-            return False
-        return any(
-            names.strip() == "*" and module in self.torch_modules
-            for module, names in _from_imports(self, importer, text)
-        )
+        (``from utils import *``, ``utils`` importing torch): its code uses torch all the same.
+        A module the run does not hold is read from its file next to the importer
+        (``star_imports_give_torch``)."""
+        run_modules = self.__dict__.get("_run_modules")
+        if run_modules is None:
+            run_modules = self.__dict__["_run_modules"] = frozenset(self.module_names.values())
+        for match in _FROM_RE.finditer(text):
+            if match.group(2).strip() != "*":
+                continue
+            written = match.group(1)
+            level = len(written) - len(written.lstrip("."))
+            module = self.resolve(importer, written.lstrip("."), level)
+            if module in self.torch_modules:
+                return True
+            if module not in run_modules and _file_gives_torch(
+                module_file(importer, written.lstrip("."), level), set()
+            ):
+                return True
+        return False
 
     def digest(self) -> str:
         h = hashlib.sha256()
@@ -205,6 +217,62 @@ def build_index(paths: list, read=None) -> ProjectIndex:
             for line in _call_lines(text, local):
                 index.calls.setdefault(target, []).append(_grad_off_at(text, line))
     return index
+
+
+def module_file(importer: str, module: str, level: int = 0) -> Optional[str]:
+    """The file that ``from <module> import ...`` in ``importer`` reads, when it lies in the
+    importer's project on disk: for a relative import, under the importer's package; else next
+    to the importer (a script's folder is first on ``sys.path``), then under the folder above
+    the importer's top package. None when no such file exists."""
+    folder = os.path.dirname(os.path.abspath(importer))
+    if level:
+        for _ in range(level - 1):
+            folder = os.path.dirname(folder)
+        roots = [folder]
+    else:
+        roots = [folder]
+        package = module_name(importer).split(".")
+        if len(package) > 1:
+            top = folder
+            for _ in package[:-1]:
+                top = os.path.dirname(top)
+            roots.append(top)
+    parts = module.split(".") if module else []
+    for root in roots:
+        base = os.path.join(root, *parts)
+        for candidate in (
+            (base + ".py", os.path.join(base, "__init__.py")) if parts else (os.path.join(base, "__init__.py"),)
+        ):
+            if os.path.isfile(candidate):
+                return candidate
+    return None
+
+
+def star_imports_give_torch(importer: str, text: str, seen: Optional[set] = None) -> bool:
+    """Whether a file that never imports torch itself takes it through ``from X import *``
+    from a module file on disk that imports torch, directly or along a chain of star imports:
+    what a file checked alone sees of its project (``gradguard check predict.py``, the changed
+    files pre-commit passes, an editor's buffer)."""
+    seen = set() if seen is None else seen
+    for match in _FROM_RE.finditer(text):
+        if match.group(2).strip() != "*":
+            continue
+        written = match.group(1)
+        level = len(written) - len(written.lstrip("."))
+        if _file_gives_torch(module_file(importer, written.lstrip("."), level), seen):
+            return True
+    return False
+
+
+def _file_gives_torch(path: Optional[str], seen: set) -> bool:
+    """Whether a module file imports torch, or takes it through its own star imports."""
+    if path is None or path in seen:
+        return False
+    seen.add(path)
+    text = _read(path)
+    if text is None:
+        return False
+    return mentions_torch_import(text) or star_imports_give_torch(path, text, seen)
 
 
 def _read(path: str) -> Optional[str]:

@@ -39,7 +39,7 @@ from gradguard.check.noqa import add_noqa_edits, noqa_row
 from gradguard.check.report import severity_of
 from gradguard.check.rules import PARSE_ERROR, all_rules
 from gradguard.check.rules.base import Rule
-from gradguard.check.run.pipeline import BufferCheck, RunResult, check_buffer, finding_filter, open_cache
+from gradguard.check.run.pipeline import BufferCheck, RunResult, cache_key, check_buffer, finding_filter, open_cache
 from gradguard.check.run.python import PythonDocument
 from gradguard.check.source import SourceError, SourceText
 
@@ -290,7 +290,7 @@ class GradguardServer(LanguageServer):
         cache = open_cache(config, RunResult())
         if cache is None:
             return None
-        return cache, cache.key(path, data, config.ignored_for(path))
+        return cache, cache_key(cache, path, data, config)
 
     def _cached(self, path: str, text: str, config: Config, rules: list[Rule]) -> Optional[BufferCheck]:
         """The result ``gradguard check`` stored for this file, when the buffer is the file on

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import stat
 import sys
 from collections import Counter
@@ -18,7 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Optional, Sequence
 
-from gradguard.check.analysis.project import ProjectIndex, build_index, using
+from gradguard.check.analysis.imports import mentions_torch_import
+from gradguard.check.analysis.project import ProjectIndex, build_index, star_imports_give_torch, using
 from gradguard.check.config import Config, ConfigResolver
 from gradguard.check.engine.errors import InternalError, internal_error
 from gradguard.check.fixes import write_atomic
@@ -269,6 +271,28 @@ def open_cache(config: Config, result: RunResult) -> Optional[ResultCache]:
         return None
 
 
+_STAR_IMPORT = re.compile(rb"import[ \t]+\*")
+
+
+def _star_torch(path: str, data: bytes) -> str:
+    """For a file that may take torch only through ``from X import *``: whether the module
+    files it star-imports from give torch (read from disk: ``star_imports_give_torch``), a
+    part of its cache key as the run's facts are. Empty for any other file."""
+    if _STAR_IMPORT.search(data) is None:
+        return ""
+    text = data.decode("utf-8", "replace")
+    if mentions_torch_import(text):
+        return ""
+    return ":star-torch" if star_imports_give_torch(path, text) else ":star-none"
+
+
+def cache_key(cache: ResultCache, path: str, data: bytes, config: Config, project: str = "") -> str:
+    """The key of a file's stored result: its bytes, the settings that apply to it, the run's
+    facts about its project, and what its star imports give when they are read from disk.
+    ``gradguard check`` and the editor's server look results up with the same key."""
+    return cache.key(path, data, config.ignored_for(path), project + _star_torch(path, data))
+
+
 def lookup_cached(
     path: str, cache: ResultCache, config: Config, project: str = ""
 ) -> tuple[Optional[RunResult], Optional[str]]:
@@ -278,7 +302,7 @@ def lookup_cached(
             data = handle.read()
     except OSError:
         return None, None  # checked normally, which reports the error
-    key = cache.key(path, data, config.ignored_for(path), project)
+    key = cache_key(cache, path, data, config, project)
     hit = cache.load(key, path)
     if hit is None:
         return None, key
