@@ -704,6 +704,165 @@ CASES = [
         """,
         id="evaluation-function-vs-test-of-a-fresh-model",
     ),
+    # -- what a switch to eval mode reaches, what loading a model looks like ----------------
+    pytest.param(
+        "GG201",
+        """
+        import torch
+
+        model = VAE()
+        optimizer = torch.optim.Adam(model.parameters())
+        for x in train_loader:
+            loss = model(x).sum()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        model.eval()
+        sample = model.decoder(torch.randn(16, 20))
+        show_images(sample)
+        """,
+        """
+        import torch
+
+        model = VAE()
+        optimizer = torch.optim.Adam(model.parameters())
+        for x in train_loader:
+            loss = model(x).sum()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        model.eval()
+        with torch.no_grad():
+            sample = model.decoder(torch.randn(16, 20))
+        show_images(sample)
+        """,
+        id="submodule-of-a-model-in-eval-mode",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+
+        model = VAE()
+        optimizer = torch.optim.Adam(model.parameters())
+        for epoch in range(10):
+            for x in train_loader:
+                loss = model(x).sum()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            with torch.no_grad():
+                model.eval()
+                for x in test_loader:
+                    x_hat = model(x)
+        sample = model.decoder(torch.randn(2, 20))
+        print(sample.data[0], sample.data[1])
+        """,
+        """
+        import torch
+
+        model = VAE()
+        optimizer = torch.optim.Adam(model.parameters())
+        for epoch in range(10):
+            for x in train_loader:
+                loss = model(x).sum()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            with torch.no_grad():
+                model.eval()
+                for x in test_loader:
+                    x_hat = model(x)
+        sample = model.decoder(torch.randn(2, 20))
+        sample.sum().backward()
+        """,
+        id="output-only-read-after-an-eval-switch-the-flow-cannot-place",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+
+        def display_images(in_, out, n=1):
+            out_pic = out.data.cpu().view(-1, 28, 28)
+            plot(out_pic[:n])
+
+        model = VAE()
+        optimizer = torch.optim.Adam(model.parameters())
+        for x in train_loader:
+            loss = model(x).sum()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        sample = model.decoder(torch.randn(16, 20))
+        display_images(None, sample, 4)
+        """,
+        """
+        import torch
+
+        def display_images(in_, out, n=1):
+            out_pic = out.cpu().view(-1, 28, 28)
+            return out_pic[:n]
+
+        model = VAE()
+        optimizer = torch.optim.Adam(model.parameters())
+        for x in train_loader:
+            loss = model(x).sum()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        sample = model.decoder(torch.randn(16, 20))
+        pics = display_images(None, sample, 4)
+        """,
+        id="output-handed-to-a-function-of-the-file-that-only-reads-it",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import models
+        from torch.utils.data import DataLoader
+
+        def test(opt):
+            model = getattr(models, opt.model)().eval()
+            model.load(opt.load_model_path)
+            results = []
+            for data, path in DataLoader(opt.data, batch_size=8):
+                score = model(data)
+                results += score.softmax(1)[:, 0].tolist()
+            return results
+        """,
+        """
+        import models
+        from torch.utils.data import DataLoader
+
+        def test(opt):
+            model = getattr(models, opt.model)().eval()
+            results = []
+            for data, path in DataLoader(opt.data, batch_size=8):
+                score = model(data)
+                results += score.softmax(1)[:, 0].tolist()
+            return results
+        """,
+        id="model-given-weights-by-its-own-load-method-is-not-a-fresh-model",
+    ),
+    pytest.param(
+        "GG101",
+        """
+        import torch
+        from torch.autograd import Variable
+
+        def repackage(states):
+            return [Variable(state.data) for state in states]
+        """,
+        """
+        import torch
+        from torch.autograd import Variable
+
+        def to_variables(dataset):
+            return Variable(dataset.data)
+        """,
+        id="what-variable-wraps-is-a-tensor",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

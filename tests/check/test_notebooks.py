@@ -180,6 +180,23 @@ def test_unparsable_cell_is_gg001_and_other_cells_still_checked(tmp_path, capsys
     assert "SyntaxError" in items[0]["message"]
 
 
+def test_wildcard_help_lines_are_skipped_but_a_real_syntax_error_is_gg001(tmp_path, capsys):
+    # `torch.*Tensor?` is IPython's wildcard search (%psearch): it runs in Jupyter. A `*` in
+    # ordinary code stays Python, and a broken line stays GG001.
+    nb = notebook(
+        [
+            code("import torch\n"),
+            code("# every *Tensor\ntorch.*Tensor?\n?torch.*_like\n"),
+            code("with torch.no_grad:\n    pass\n"),
+            code("y = 2 *\n"),
+        ]
+    )
+    write(tmp_path / "n.ipynb", nb)
+    _, out, _ = run_cli(capsys, "check", "--format", "json", str(tmp_path / "n.ipynb"))
+    assert [(i["code"], i["cell"]) for i in json.loads(out)] == [("GG204", 3), ("GG001", 4)]
+    assert ipython_to_python("a = b * c\n")[0] == "a = b * c\n"
+
+
 def test_notebooks_without_torch_or_not_python_are_skipped(tmp_path, capsys):
     write(tmp_path / "plain.ipynb", notebook([code("def f(:\n")]))
     write(tmp_path / "r.ipynb", notebook([code("import torch\nwith torch.no_grad:\n    pass\n")], language="R"))

@@ -304,3 +304,74 @@ def test_twin_a_result_whose_loop_keeps_its_items_is_not_only_read():
         kept.append(fm)
     """
     assert only_read(code) == []
+
+
+def _with_functions(code: str) -> list:
+    """``only_read`` with the module's functions' parameters read (``parameters_only_read``)."""
+    from gradguard.check.analysis.read_only import parameters_only_read
+
+    tree = ast.parse(textwrap.dedent(code))
+    qualified = ImportMap(tree).qualified_name
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+
+    def parameters_read(name):
+        function = functions.get(name)
+        return parameters_only_read(function, qualified) if function is not None else None
+
+    found = read_only_calls(tree, qualified, parameters_read=parameters_read)
+    return sorted(ast.unparse(n) for n in ast.walk(tree) if isinstance(n, ast.Call) and id(n) in found)
+
+
+@pytest.mark.parametrize(
+    "handed",
+    [
+        "show(None, sample, 4)",
+        "show(None, out=sample)",
+        "show(None, sample[:8])",
+    ],
+)
+def test_a_result_handed_to_a_function_that_only_reads_it_is_only_read(handed):
+    code = f"""
+    def show(in_, out, n=1):
+        pic = out.data.cpu().view(-1, 28, 28)
+        print(f"{{in_}} {{n}}")
+
+    sample = model.decoder(z)
+    {handed}
+    """
+    assert _with_functions(code) == ["model.decoder(z)"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "loss = crit(out, y)\n    loss.backward()",  # handed on to another call
+        "return out",  # handed back
+        "out = out.cpu()\n    print(out.data)",  # assigned again: another value
+        "f = lambda: out.sum()\n    print(out.data)",  # used in nested code
+        "print(out.shape)",  # only its shape: nothing evaluated
+    ],
+)
+def test_twin_a_function_that_does_more_than_read_its_parameter(body):
+    code = f"""
+    def step(out, y):
+        {body}
+
+    sample = model(x)
+    step(sample, y)
+    """
+    assert _with_functions(code) == []
+
+
+def test_twin_an_argument_handed_to_another_parameter_or_by_star_is_not_read():
+    code = """
+    def show(out, other):
+        print(out.data)
+        keep.append(other)
+
+    a = model(x)
+    show(x, a)
+    b = model(x)
+    show(*[b], x)
+    """
+    assert _with_functions(code) == []

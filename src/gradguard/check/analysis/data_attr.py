@@ -4,7 +4,8 @@ Shared by GG101 (reads) and GG102 (writes). A `.data` counts only where the rece
 to be a tensor (by the semantic model, ``ctx.model``, or as the result of a method only tensors
 have: `x.cpu().data`) or where the chain right after `.data`
 uses a method only tensors have (`.data.copy_(...)`, `.data.cpu()`) on a receiver whose name
-does not say it is a container (`dataset.data.cpu()` is a dataset's tensor field).
+does not say it is a container (`dataset.data.cpu()` is a dataset's tensor field), or that
+`Variable(...)` wraps.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from gradguard.check.analysis.vocabulary import (
     READ_ATTRIBUTES,
     READING_BUILTINS,
     READING_TORCH_FUNCTIONS,
+    VARIABLE_NAMES,
 )
 from gradguard.check.model import Edit
 from gradguard.common.text import short
@@ -233,6 +235,13 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
         and par.attr in _TENSOR_METHODS_AFTER_DATA
         and isinstance(ctx.parent(par), ast.Call)
         and ctx.parent(par).func is par
+    ) or (
+        # `Variable(h.data)`: what `Variable` wraps is a tensor (the old idiom of cutting a
+        # hidden state from its history).
+        isinstance(par, ast.Call)
+        and bool(par.args)
+        and par.args[0] is node
+        and ctx.imports.qualified_name(par.func) in VARIABLE_NAMES
     )
     if not receiver_is_tensor(ctx, node.value, chain_certain):
         return None

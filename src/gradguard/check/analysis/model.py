@@ -1253,6 +1253,15 @@ class SemanticModel:
     def _module_attribute(self, receiver: Value, attr: str, node: ast.Attribute, frame: Frame) -> Value:
         if attr == "module":
             return receiver
+        found = self._submodule(receiver, attr, frame)
+        mode = receiver.roles & (Role.TRAINING | Role.EVALUATING)
+        if found.kind is Kind.MODULE and mode:
+            # `.eval()` and `.train()` switch every submodule: `model.decoder` after
+            # `model.eval()` is in eval mode too.
+            return found.with_(roles=(found.roles & ~(Role.TRAINING | Role.EVALUATING)) | mode)
+        return found
+
+    def _submodule(self, receiver: Value, attr: str, frame: Frame) -> Value:
         info = self._class_table().get(receiver.ref) if receiver.ref else None
         if info is not None and frame.kind != "module-first":
             value = self._instance_attribute(info, attr)
@@ -1452,6 +1461,11 @@ class SemanticModel:
             return NUMBER
         if left.kind is Kind.CONTAINER and right.kind is Kind.CONTAINER and isinstance(op, ast.Add):
             return container(join(left.elem, right.elem) if left.elem and right.elem else None)
+        if left.kind is Kind.CONTAINER and right.kind in (Kind.NUMBER, Kind.OTHER) and isinstance(op, ast.Add):
+            # `results += scores.tolist()`: a list extended with numbers (or text) holds no graph
+            # more than before (an empty list's elements are what is added, as with `append`).
+            added = NUMBER if right.kind is Kind.NUMBER else OTHER
+            return container(added if left.elem is None else (join(left.elem, added) or UNKNOWN))
         if (
             left.kind is Kind.OTHER
             and right.kind in (Kind.OTHER, Kind.NUMBER)

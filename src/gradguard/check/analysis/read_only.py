@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from typing import Optional
+from typing import Callable, Optional
 
 from gradguard.check.analysis.scopes import COMPREHENSION_TYPES, own_nodes
 from gradguard.check.analysis.vocabulary import ALIAS_METHODS, GRAD_DROPPING, PYTHON_VALUE_METHODS, READ_ATTRIBUTES
@@ -55,13 +55,19 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
 def read_only_calls(
-    scope: ast.AST, qualified_name, own: Optional[list] = None, rebound: Optional["Rebindings"] = None
+    scope: ast.AST,
+    qualified_name,
+    own: Optional[list] = None,
+    rebound: Optional["Rebindings"] = None,
+    parameters_read: Optional[Callable[[str], Optional["ParametersRead"]]] = None,
 ) -> frozenset:
     """ids of the calls of ``scope``'s own code (a module, function or class body) whose
     result is only read. ``qualified_name(expr)`` gives the imported name an expression spells
     (``torch.argmax``), or None; ``own`` the scope's own nodes (``scopes.own_nodes``) where the
-    caller keeps them, and ``rebound`` its ``Rebindings``. Needs no parent links: each use is
-    read from the node above it."""
+    caller keeps them, and ``rebound`` its ``Rebindings``; ``parameters_read(name)`` what a
+    function of the file called by that name only reads (``parameters_only_read``): handing a
+    result to such a parameter (``show_images(sample)``) reads it. Needs no parent links:
+    each use is read from the node above it."""
     if own is None:
         own = list(own_nodes(scope))
     bound: dict = {}  # id(assigned value) -> (assignment, names, value); the calls are the answers
@@ -98,7 +104,7 @@ def read_only_calls(
         elif t is ast.Call:
             if _is_backward(node, qualified_name):
                 backward_lines.append(node.lineno)
-            _classify_call(node, wanted, qualified_name, bound, reads)
+            _classify_call(node, wanted, qualified_name, bound, reads, parameters_read)
         elif t is ast.Attribute:
             base = _base_name(node.value, wanted)
             if base is not None and node.attr in _READING_ATTRIBUTES:
@@ -456,10 +462,11 @@ def _base_name(expr: ast.AST, wanted: set) -> Optional[ast.Name]:
     return None
 
 
-def _classify_call(call: ast.Call, wanted: set, qualified_name, bound: dict, reads: dict) -> None:
+def _classify_call(call: ast.Call, wanted: set, qualified_name, bound: dict, reads: dict, parameters_read=None) -> None:
     """Record the reads a call makes of the wanted names: ``out.item()`` (a method that drops
-    the graph), ``print(out)``, ``torch.argmax(out)``, or ``rnn(inp, out)`` (feeding a bound
-    call, a read if that call's result is only read)."""
+    the graph), ``print(out)``, ``torch.argmax(out)``, ``rnn(inp, out)`` (feeding a bound
+    call, a read if that call's result is only read), or ``show_images(out)`` (a function of
+    the file that only reads that parameter)."""
     func = call.func
     if type(func) is ast.Attribute:
         base = _base_name(func.value, wanted)  # type: ignore[attr-defined]
@@ -474,9 +481,79 @@ def _classify_call(call: ast.Call, wanted: set, qualified_name, bound: dict, rea
             kind = _VALUE  # torch.argmax(out, 1)
         elif id(call) in bound:
             kind = id(call)
+        elif parameters_read is not None and type(func) is ast.Name and qual is None:
+            _classify_function_call(call, wanted, reads, parameters_read(func.id))  # type: ignore[attr-defined]
+            return
     if kind is None:
         return
     for arg in (*call.args, *(k.value for k in call.keywords)):
         base = _base_name(arg, wanted)
         if base is not None:
             reads[id(base)] = kind
+
+
+# A function's parameters by position, and the kind of read (``_VALUE``, ``_METADATA``) of each
+# parameter that its body only reads.
+ParametersRead = tuple
+
+
+def _classify_function_call(call: ast.Call, wanted: set, reads: dict, read: Optional[ParametersRead]) -> None:
+    """The arguments a call of a function of the file hands to parameters it only reads."""
+    if read is None:
+        return
+    positional, kinds = read
+    for index, arg in enumerate(call.args):
+        if type(arg) is ast.Starred:
+            return  # which parameter takes what is not known from here on
+        name = positional[index] if index < len(positional) else None
+        base = _base_name(arg, wanted) if name in kinds else None
+        if base is not None:
+            reads[id(base)] = kinds[name]
+    for keyword in call.keywords:
+        base = _base_name(keyword.value, wanted) if keyword.arg in kinds else None
+        if base is not None:
+            reads[id(base)] = kinds[keyword.arg]
+
+
+def parameters_only_read(function: ast.AST, qualified_name, own: Optional[list] = None) -> ParametersRead:
+    """(positional parameter names, {name: kind of read}) for the parameters of a function
+    that its body only reads, as ``read_only_calls`` reads a result (``.data``, ``.item()``,
+    printing, comparisons): ``def show(out): plt.imshow(out.data.cpu()[0])``. A parameter
+    assigned in the body, used in nested code, or handed on to any other call is not."""
+    args = function.args  # type: ignore[attr-defined]
+    positional = tuple(a.arg for a in (*args.posonlyargs, *args.args))
+    if own is None:
+        own = list(own_nodes(function))
+    wanted = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)} - {"self", "cls"}
+    wanted -= {n.id for n in own if type(n) is ast.Name and type(n.ctx) is not ast.Load}
+    wanted -= _names_in_nested_code(own, wanted)
+    if not wanted:
+        return positional, {}
+    uses: dict = {name: [] for name in wanted}
+    reads: dict = {}
+    for node in own:
+        t = type(node)
+        if t is ast.Name:
+            if node.id in wanted:
+                uses[node.id].append(node)
+        elif t is ast.Call:
+            _classify_call(node, wanted, qualified_name, {}, reads)
+        elif t is ast.Attribute:
+            base = _base_name(node.value, wanted)
+            if base is not None and node.attr in _READING_ATTRIBUTES:
+                reads[id(base)] = _METADATA if node.attr in _METADATA_ATTRIBUTES else _VALUE
+        elif t is ast.Compare:
+            for operand in (node.left, *node.comparators):
+                base = _base_name(operand, wanted)
+                if base is not None:
+                    reads[id(base)] = _VALUE
+        elif t is ast.FormattedValue:
+            base = _base_name(node.value, wanted)
+            if base is not None:
+                reads[id(base)] = _VALUE
+    kinds: dict = {}
+    for name, found in uses.items():
+        read = [reads.get(id(use)) for use in found]
+        if read and all(kind in (_VALUE, _METADATA) for kind in read):
+            kinds[name] = _VALUE if _VALUE in read else _METADATA
+    return positional, kinds

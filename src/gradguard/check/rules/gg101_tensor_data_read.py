@@ -5,7 +5,8 @@ Flags reads of `t.data` where `t` is known to be a tensor: a parameter from `par
 `named_parameters()` or an optimizer's `param_groups`, a `.weight`, `.bias` or `.grad`, a name
 bound to a torch call, a model output or a loss, the result of a method only tensors have
 (`x.cpu().data`, `x.detach().data`); or where the method right after `.data` exists
-only on tensors (`x.data.cpu()`, `x.data.numpy()`, `x.data.clone()`). Writes through `.data`
+only on tensors (`x.data.cpu()`, `x.data.numpy()`, `x.data.clone()`), or `Variable(...)`
+wraps it (`Variable(h.data)`, the old way of cutting a hidden state from its history). Writes through `.data`
 are GG102. Attributes that merely happen to be called `data` (`dataset.data`, `args.data`,
 `batch["image"].data`, `self.data` on your own classes, `torch.utils.data`) are not flagged.
 

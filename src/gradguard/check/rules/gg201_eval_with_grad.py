@@ -8,10 +8,14 @@ the model outside any `no_grad`/`inference_mode` region, without any sign of gra
 that function. Also flagged: a model call whose output (or a part or view of it:
 `logits = net(x)[:5]`) is read at once (`net(x).data.max(1)[1]`) or bound to names that are
 then only read (`prediction = net(x)` followed by `prediction.data.numpy()`, `.item()`, `.argmax()`,
-comparisons or `print`, or fed back into the next step of a generation loop), as in
-predictions made after training for a plot; not when only its shape is read, not for a
+comparisons or `print`, fed back into the next step of a generation loop, or handed to a
+function of the file that only reads that parameter: `show_images(sample)` where
+`def show_images(out): plt.imshow(out.data.cpu()[0])`), as in predictions made after training
+for a plot or samples drawn from a trained generator (a submodule such as `model.decoder` is in
+the mode `model.eval()` or `model.train()` set); not when only its shape is read, not for a
 module built in the same scope and never trained or loaded there (a smoke test of the model's
-code, also in a function named for evaluation: `def test_rnn(RNN): rnn = RNN(8); rnn(x)`), and not when a backward pass follows in the same loop or right after it in the same
+code, also in a function named for evaluation: `def test_rnn(RNN): rnn = RNN(8); rnn(x)`;
+loading shows as `net.load...(`, `net.restore...(` or `load...(net, ...)`), and not when a backward pass follows in the same loop or right after it in the same
 block (a forward hook may feed it); the backward pass must be reachable from the output: a
 name rebound on every path in between carries the new value (`pred = net(test_x)` in the
 evaluation step, then `pred = net(x)`, `loss = f(pred)`, `loss.backward()` in the training
@@ -89,6 +93,7 @@ from gradguard.check.analysis.imports import dotted_name
 from gradguard.check.analysis.read_only import (
     Rebindings,
     assigned_values,
+    parameters_only_read,
     read_at_once,
     read_only_calls,
     viewed_call,
@@ -217,6 +222,7 @@ class _State:
     named_eval: dict = field(default_factory=dict)  # id(function) -> `_evaluates_by_name`
     read_only: dict = field(default_factory=dict)  # id(scope) -> ids of calls whose result is only read
     reads_values: dict = field(default_factory=dict)  # id(scope) -> `_reads_values`
+    parameters_read: dict = field(default_factory=dict)  # function name -> `_parameters_read`
     # ids of the calls whose result is the value of an assignment, or that value a part or view of it
     assigned_calls: set = field(default_factory=set)
 
@@ -519,11 +525,32 @@ def _only_read_calls(ctx, scope: ast.AST) -> frozenset:
     if found is None:
         if _reads_values(ctx, scope):
             found = read_only_calls(
-                scope, ctx.imports.qualified_name, ctx.model.own_nodes(scope), ctx.model.rebindings(scope)
+                scope,
+                ctx.imports.qualified_name,
+                ctx.model.own_nodes(scope),
+                ctx.model.rebindings(scope),
+                lambda name: _parameters_read(ctx, name),
             )
         else:
             found = frozenset()
         cache[id(scope)] = found
+    return found
+
+
+def _parameters_read(ctx, name: str):
+    """What the file's one module-level function ``name`` only reads of its parameters
+    (``analysis.read_only.parameters_only_read``), kept per name; None for anything else (a
+    decorated function, a name defined twice or not as a function)."""
+    cache = ctx.state(_State).parameters_read
+    if name in cache:
+        return cache[name]
+    definitions = ctx.model.scopes.module.definitions.get(name, ())
+    found = None
+    if len(definitions) == 1:
+        function = definitions[0]
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and not function.decorator_list:
+            found = parameters_only_read(function, ctx.imports.qualified_name, ctx.model.own_nodes(function))
+    cache[name] = found
     return found
 
 
@@ -555,7 +582,8 @@ def _callers_only_read(ctx, function: ast.AST) -> bool:
 def _fresh_module(ctx, call: ast.Call) -> bool:
     """Whether the call runs a module built in this scope and never trained or loaded there
     (``net = DPN92(); y = net(torch.randn(1, 3, 32, 32)); print(y)``): a smoke test of the
-    model's code, not an evaluation."""
+    model's code, not an evaluation. Loading shows as ``net.load...(``/``net.restore...(``
+    (a project's own loader) or ``load...(net, ...)``."""
     callee = call.func
     if not isinstance(callee, ast.Name):
         return False
@@ -578,7 +606,9 @@ def _fresh_module(ctx, call: ast.Call) -> bool:
     if not made:
         return False
     text = ctx.text(scope) if scope is not ctx.tree else ctx.source.text
-    return not any(f"{name}.{method}(" in text for method in ("parameters", "load_state_dict", "train"))
+    if any(f"{name}.{method}" in text for method in ("parameters(", "load", "restore", "train(")):
+        return False  # trained, or given weights (`model.load(path)`, a project's own loader)
+    return re.search(rf"\b(?:load|restore)\w*\(\s*{re.escape(name)}\b", text) is None  # load_checkpoint(model, ...)
 
 
 def _statement(ctx, node: ast.AST) -> Optional[ast.stmt]:
@@ -1336,7 +1366,12 @@ class EvalWithGrad(Rule):
                     f"which never uses gradients: autograd records a graph for every call, wasting memory and time; "
                     f"wrap the loop in `with torch.no_grad():` (or `torch.inference_mode()`)",
                 )
-            elif candidate.why == "read-only":
+            elif candidate.why == "read-only" or (
+                # A call after a switch to eval mode of another model, or of this one where the
+                # flow cannot tell (`model.eval()` inside the epoch loop): what decides is
+                # whether its output is only read, as for any call.
+                candidate.why == "eval-call" and _result_only_read(ctx, call) and not _fresh_module(ctx, call)
+            ):
                 self._report_unused_output(ctx, call, scope, reported, _READ_ONLY_MESSAGE)
             elif candidate.why in ("eval-mode", "eval-data"):
                 self._report_unused_output(

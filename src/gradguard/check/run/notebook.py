@@ -48,7 +48,8 @@ NOTEBOOK_SUFFIX = ".ipynb"
 PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun"}
 
 _LINE_MAGIC_RE = re.compile(r"[ \t]*(?:[%!]|[\w.]+[ \t]*=[ \t]*[%!])")
-_HELP_RE = re.compile(r"[ \t]*(?:\?{1,2}[\w.]+|[\w.]+\?{1,2})[ \t]*$")
+# `obj?`, `??obj`, and IPython's wildcard search `torch.*Tensor?` (`%psearch`).
+_HELP_RE = re.compile(r"[ \t]*(?:\?{1,2}[\w.*]+|[\w.*]+\?{1,2})[ \t]*$")
 
 
 class NotebookError(Exception):
