@@ -105,19 +105,8 @@ def read_only_calls(
             if _is_backward(node, qualified_name):
                 backward_lines.append(node.lineno)
             _classify_call(node, wanted, qualified_name, bound, reads, parameters_read)
-        elif t is ast.Attribute:
-            base = _base_name(node.value, wanted)
-            if base is not None and node.attr in _READING_ATTRIBUTES:
-                reads[id(base)] = _METADATA if node.attr in _METADATA_ATTRIBUTES else _VALUE
-        elif t is ast.Compare:
-            for operand in (node.left, *node.comparators):
-                base = _base_name(operand, wanted)
-                if base is not None:
-                    reads[id(base)] = _VALUE
-        elif t is ast.FormattedValue or t is ast.Expr:
-            base = _base_name(node.value, wanted)  # f"{out}"; `out` alone in a cell: displayed
-            if base is not None:
-                reads[id(base)] = _VALUE
+        elif t in _READING_NODES:
+            _classify_read(node, t, wanted, reads, displayed=True)
         elif t in _LOOPS:
             loops.append(node)
     for name, base in iterated.items():
@@ -462,6 +451,28 @@ def _base_name(expr: ast.AST, wanted: set) -> Optional[ast.Name]:
     return None
 
 
+_READING_NODES = frozenset({ast.Attribute, ast.Compare, ast.FormattedValue, ast.Expr})
+
+
+def _classify_read(node: ast.AST, t: type, wanted: set, reads: dict, displayed: bool) -> None:
+    """Record what an attribute (``out.data``, ``out.shape``), a comparison or a formatted
+    value reads of the wanted names; where ``displayed``, an expression statement too (`out`
+    alone as a notebook cell's last line is shown)."""
+    if t is ast.Attribute:
+        base = _base_name(node.value, wanted)  # type: ignore[attr-defined]
+        if base is not None and node.attr in _READING_ATTRIBUTES:  # type: ignore[attr-defined]
+            reads[id(base)] = _METADATA if node.attr in _METADATA_ATTRIBUTES else _VALUE  # type: ignore[attr-defined]
+    elif t is ast.Compare:
+        for operand in (node.left, *node.comparators):  # type: ignore[attr-defined]
+            base = _base_name(operand, wanted)
+            if base is not None:
+                reads[id(base)] = _VALUE
+    elif t is ast.FormattedValue or displayed:
+        base = _base_name(node.value, wanted)  # type: ignore[attr-defined]
+        if base is not None:
+            reads[id(base)] = _VALUE
+
+
 def _classify_call(call: ast.Call, wanted: set, qualified_name, bound: dict, reads: dict, parameters_read=None) -> None:
     """Record the reads a call makes of the wanted names: ``out.item()`` (a method that drops
     the graph), ``print(out)``, ``torch.argmax(out)``, ``rnn(inp, out)`` (feeding a bound
@@ -538,19 +549,8 @@ def parameters_only_read(function: ast.AST, qualified_name, own: Optional[list] 
                 uses[node.id].append(node)
         elif t is ast.Call:
             _classify_call(node, wanted, qualified_name, {}, reads)
-        elif t is ast.Attribute:
-            base = _base_name(node.value, wanted)
-            if base is not None and node.attr in _READING_ATTRIBUTES:
-                reads[id(base)] = _METADATA if node.attr in _METADATA_ATTRIBUTES else _VALUE
-        elif t is ast.Compare:
-            for operand in (node.left, *node.comparators):
-                base = _base_name(operand, wanted)
-                if base is not None:
-                    reads[id(base)] = _VALUE
-        elif t is ast.FormattedValue:
-            base = _base_name(node.value, wanted)
-            if base is not None:
-                reads[id(base)] = _VALUE
+        elif t in _READING_NODES:
+            _classify_read(node, t, wanted, reads, displayed=False)  # a function's statement shows nothing
     kinds: dict = {}
     for name, found in uses.items():
         read = [reads.get(id(use)) for use in found]
