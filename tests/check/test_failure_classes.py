@@ -846,6 +846,53 @@ CASES = [
         id="model-given-weights-by-its-own-load-method-is-not-a-fresh-model",
     ),
     pytest.param(
+        "GG201",
+        """
+        import torch as t
+        from torch.utils.data import DataLoader, Dataset
+
+        class DogCat(Dataset):
+            def __init__(self, root, train=True, test=False):
+                self.test = test
+
+        def test(**kwargs):
+            model = getattr(models, opt.model)().eval()
+            model.load(opt.load_model_path)
+            train_data = DogCat(opt.test_data_root, test=True)
+            test_dataloader = DataLoader(train_data, batch_size=8)
+            results = []
+            for ii, (data, path) in enumerate(test_dataloader):
+                score = model(data)
+                probability = t.nn.functional.softmax(score)[:, 0].tolist()
+                batch_results = [(path_, p) for path_, p in zip(path, probability)]
+                results += batch_results
+            return results
+        """,
+        """
+        import torch as t
+        from torch.utils.data import DataLoader, Dataset
+
+        class DogCat(Dataset):
+            def __init__(self, root, train=True, test=False):
+                self.test = test
+
+        def test(**kwargs):
+            model = getattr(models, opt.model)().eval()
+            model.load(opt.load_model_path)
+            train_data = DogCat(opt.test_data_root, test=True)
+            test_dataloader = DataLoader(train_data, batch_size=8)
+            results = []
+            with t.no_grad():
+                for ii, (data, path) in enumerate(test_dataloader):
+                    score = model(data)
+                    probability = t.nn.functional.softmax(score)[:, 0].tolist()
+                    batch_results = [(path_, p) for path_, p in zip(path, probability)]
+                    results += batch_results
+            return results
+        """,
+        id="loader-of-a-data-set-built-with-test-true-whatever-its-name",
+    ),
+    pytest.param(
         "GG101",
         """
         import torch

@@ -392,6 +392,8 @@ def test_string_annotation():
         'torchvision.datasets.ImageFolder("data/val")',
         'torchvision.datasets.ImageFolder(os.path.join(root, "test"))',
         'MyDataset(split="test")',
+        "MyDataset(root, test=True)",
+        "MyDataset(root, is_val=True)",
     ],
 )
 def test_loader_built_from_an_evaluation_split(dataset):
@@ -409,6 +411,22 @@ def test_loader_built_from_an_evaluation_split(dataset):
         """
     )
     assert value.kind is Kind.LOADER and value.split is Split.EVAL and not value.weak
+
+
+@pytest.mark.parametrize("dataset", ["MyDataset(root, test=False)", "MyDataset(root, test=flag)"])
+def test_twin_an_evaluation_flag_not_set_says_nothing_of_the_split(dataset):
+    value, _ = ask(
+        f"""
+        import torch
+        class MyDataset(torch.utils.data.Dataset):
+            pass
+        train_data = {dataset}
+        loader = torch.utils.data.DataLoader(train_data, batch_size=8)
+        for x, y in loader:  # <- loader
+            pass
+        """
+    )
+    assert value.kind is Kind.LOADER and value.split is not Split.EVAL
 
 
 def test_loader_from_a_train_split_is_not_an_evaluation_loader():

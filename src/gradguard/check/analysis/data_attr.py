@@ -31,7 +31,23 @@ from gradguard.common.text import short
 
 # Methods only tensors have, as they follow `.data` in a chain: right after `.data` they make
 # the receiver's `.data` a tensor's.
-_TENSOR_METHODS_AFTER_DATA = INPLACE_VALUE_METHODS | {"cpu", "cuda", "numpy", "clone", "detach"}
+_TENSOR_METHODS_AFTER_DATA = INPLACE_VALUE_METHODS | {
+    "cpu",
+    "cuda",
+    "numpy",
+    "clone",
+    "detach",
+    # not on numpy arrays either: `x.data.new(x.size())`, `y.data.view_as(pred)`
+    "new",
+    "new_zeros",
+    "new_ones",
+    "new_full",
+    "new_empty",
+    "new_tensor",
+    "view_as",
+    "type_as",
+    "expand_as",
+}
 # Attributes that hold tensors on every torch module that has them.
 TENSOR_ATTRIBUTES = frozenset({"running_mean", "running_var"})
 # Receivers whose `.data` is a field holding a tensor, not `Tensor.data`: datasets
@@ -71,6 +87,8 @@ def _base_name(node: ast.AST) -> Optional[str]:
         return node.attr
     if isinstance(node, ast.Call):
         return _base_name(node.func)
+    if isinstance(node, ast.Subscript):
+        return _base_name(node.value)  # `target[i, :, :]`: a part of `target`
     return None
 
 
@@ -102,8 +120,10 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool) -> bool:
     name = _base_name(recv)
     if isinstance(recv, ast.Name) and recv.id == "self":
         return False
-    if _attribute_of_plain_self(ctx, recv):
-        return False  # `self.weight` of a class with no base class: its own attribute
+    if _attribute_of_plain_self(ctx, recv) and not (chain_certain and isinstance(recv, ast.Attribute)):
+        # `self.weight` of a class with no base class: its own attribute, unless a method only
+        # tensors have follows its `.data` (`self.gradients.data.numpy()`)
+        return False
     if isinstance(recv, ast.Attribute) and recv.attr in TENSOR_ATTRIBUTES:
         return True
     value = ctx.model.value(recv)
@@ -115,6 +135,10 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool) -> bool:
         return False  # a module, a data set, a numpy array, a container: `.data` is its own field
     if _tensor_method_result(ctx, recv):
         return True
+    if not chain_certain and isinstance(recv, ast.Name):
+        # `target.data.sub_(1)` elsewhere in the scope shows `target` is a tensor: its other
+        # `.data` reads are a tensor's too (`(pred == target.data).sum()`).
+        chain_certain = recv.id in _names_with_tensor_chains(ctx)
     if not chain_certain:
         return False
     if isinstance(recv, ast.Subscript) and isinstance(recv.slice, ast.Constant) and isinstance(recv.slice.value, str):
@@ -166,6 +190,23 @@ def _annotated_non_tensor(ctx, name: str) -> bool:
             text = ctx.text(arg.annotation)
             return "Tensor" not in text and "Parameter" not in text
     return False
+
+
+_TENSOR_CHAIN_RE = re.compile(
+    r"(?<![\w.])([A-Za-z_]\w*)\.data\.(?:" + "|".join(sorted(_TENSOR_METHODS_AFTER_DATA)) + r")\("
+)
+
+
+def _names_with_tensor_chains(ctx) -> frozenset:
+    """Names ``n`` written ``n.data.<a method only tensors have>(`` in the current scope's
+    text (cached per scope)."""
+    scope = ctx.scope
+    key = ("gg-tensor-chains", id(scope))
+    found = ctx.cache.get(key)
+    if found is None:
+        text = ctx.source.text if isinstance(scope, ast.Module) else ctx.text(scope)
+        found = ctx.cache[key] = frozenset(_TENSOR_CHAIN_RE.findall(text)) if ".data." in text else frozenset()
+    return found
 
 
 def _optional_data_receivers(ctx) -> frozenset:
@@ -319,11 +360,18 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
         return DataAccess(node, "read", safe=False)
 
 
+# Receivers that bind less tightly than `.data`: a message shows them in brackets.
+_LOOSE_RECEIVERS = (ast.BinOp, ast.BoolOp, ast.UnaryOp, ast.Compare, ast.IfExp, ast.Lambda, ast.NamedExpr, ast.Await)
+
+
 def receiver_text(ctx, node: ast.Attribute) -> str:
     """The receiver of ``r.data`` as a message shows it: as written, or on one line when it
-    spans several (``model(state.float())``)."""
+    spans several (``model(state.float())``); in brackets where it needs them
+    (``(a * b.grad).data``)."""
     text = ctx.text(node.value)
-    return short(ast.unparse(node.value), 60) if "\n" in text else text
+    if "\n" in text:
+        text = short(ast.unparse(node.value), 60)
+    return f"({text})" if isinstance(node.value, _LOOSE_RECEIVERS) else text
 
 
 def data_name_span(ctx, node: ast.Attribute) -> tuple:

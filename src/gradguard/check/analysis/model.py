@@ -1038,6 +1038,10 @@ class SemanticModel:
             return value.with_(roles=value.roles & (Role.PARAM | Role.INFERENCE | Role.DETACHED))
         if value.kind is Kind.DATASET:
             return container(tensor(Grad.NO))
+        if value.kind is Kind.NUMBER:
+            return NUMBER  # `probs.tolist()`: numbers
+        if value.kind is Kind.OTHER and value.ref is None:
+            return OTHER  # text, an array: what it holds carries no graph either
         return UNKNOWN
 
     # ========================================================================= evaluation
@@ -1460,7 +1464,10 @@ class SemanticModel:
         if left.kind is Kind.NUMBER and right.kind is Kind.NUMBER:
             return NUMBER
         if left.kind is Kind.CONTAINER and right.kind is Kind.CONTAINER and isinstance(op, ast.Add):
-            return container(join(left.elem, right.elem) if left.elem and right.elem else None)
+            # An empty list's elements are what is added (as with `append`).
+            if left.elem is None or right.elem is None:
+                return container(right.elem if left.elem is None else None)
+            return container(join(left.elem, right.elem) or UNKNOWN)
         if left.kind is Kind.CONTAINER and right.kind in (Kind.NUMBER, Kind.OTHER) and isinstance(op, ast.Add):
             # `results += scores.tolist()`: a list extended with numbers (or text) holds no graph
             # more than before (an empty list's elements are what is added, as with `append`).
@@ -1708,8 +1715,8 @@ class SemanticModel:
         return None if returned.kind is Kind.UNKNOWN else returned
 
     def _split_arguments(self, call: ast.Call) -> Optional[Split]:
-        """The split a data set constructor is given: ``train=False``, ``split="test"``,
-        ``mode="val"``, or a path or name argument that names one."""
+        """The split a data set constructor is given: ``train=False``, ``test=True``,
+        ``split="test"``, ``mode="val"``, or a path or name argument that names one."""
         for kw in call.keywords:
             if kw.arg is None:
                 continue
@@ -1717,6 +1724,8 @@ class SemanticModel:
             name = kw.arg.lower()
             if name in ("train", "training", "is_train", "is_training") and isinstance(value, bool):
                 return Split.TRAIN if value else Split.EVAL
+            if name in _EVAL_FLAGS and value is True:
+                return Split.EVAL  # `DogCat(root, test=True)`
             if name in ("split", "mode", "subset", "phase", "stage", "image_set", "set", "fold", "partition"):
                 if isinstance(value, str):
                     return split_of_text(value)
@@ -2638,6 +2647,11 @@ def _builtin_sum(model, node, args, state):
 def _builtin_range(model, node, args, state):
     return container(NUMBER)
 
+
+# Keyword flags of a data set's constructor that, set to True, select an evaluation split.
+_EVAL_FLAGS = frozenset(
+    {"test", "is_test", "testing", "val", "is_val", "valid", "validation", "is_valid", "eval", "is_eval"}
+)
 
 _BUILTIN_CALLS = {
     "iter": _builtin_iter,

@@ -6,7 +6,8 @@ Flags in-place writes through `t.data` where `t` is known to be a tensor (a para
 in-place method itself shows `t.data` is a tensor: `p.data.mul_(d)`, `p.data.copy_(s)`,
 `p.data[i] = v`, `p.data += v`, `p.data = t`, and `.data` passed as the tensor an in-place
 function fills (`nn.init.normal_(m.weight.data)`, `trunc_normal_(w.data)`).
-Not flagged: `p.data = p.to(torch.float16)`, `t.data = t.data.clone()` and similar
+Not flagged: `p.data = p.to(torch.float16)`, `t.data = t.data.clone()` (also through
+`.detach()`: `t.data = t.data.detach().clone()`) and similar
 assignments that give the tensor a new dtype, device or storage on purpose (as
 `Module._apply` does: `p.data = fn(p.data)`; `mask.data = F.fold(mask, ...)` or a slice of
 a value computed from the tensor itself, which may change its shape), `p.data = p._mp_param` (a tensor kept on `p`
@@ -101,6 +102,18 @@ class TensorDataWrite(Rule):
     function_triggers = (".data",)
 
     valid = (
+        Valid(  # a storage of its own, no longer a view into a shared bucket: `copy_` would write into the bucket
+            """
+            import torch
+
+            def unshare(params):
+                for param in params:
+                    if not param.requires_grad:
+                        param.data = param.data.detach().clone()
+                    else:
+                        bucket_size = param.numel()
+            """,
+        ),
         Valid(
             """
             import torch
@@ -597,11 +610,14 @@ def _swaps_own_storage(ctx, stmt: ast.AST, recv: ast.AST) -> bool:
         return True  # a new memory format: `copy_` keeps the old strides
     if value is not None and _derived_reshaped(ctx, value, own):
         return True
+    # Down the chain of methods to its receiver: a storage-changing method anywhere in it
+    # (`p.data = p.data.detach().clone()`, un-sharing a storage a bucket holds) on ``recv``.
+    changes = False
     while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
-        method, base = value.func.attr, value.func.value
-        if isinstance(base, ast.Attribute) and base.attr == "data":
-            base = base.value
-        if method in _STORAGE_CHANGING and ctx.text(base) == own:
-            return True
+        changes = changes or value.func.attr in _STORAGE_CHANGING
         value = value.func.value
+        if isinstance(value, ast.Attribute) and value.attr == "data":
+            value = value.value
+        if changes and ctx.text(value) == own:
+            return True
     return False
