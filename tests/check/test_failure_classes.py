@@ -910,6 +910,60 @@ CASES = [
         """,
         id="what-variable-wraps-is-a-tensor",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+
+        loss = torch.nn.MSELoss(reduction="sum")
+        for epoch in range(num_epochs):
+            for X, y in data_iter:
+                l = loss(net(X), y)
+                trainer.zero_grad()
+                l.backward()
+                trainer.step()
+            l_epoch = loss(net(features), labels)
+            print("epoch {}, loss {}".format(epoch + 1, l_epoch.mean().item()))
+        """,
+        """
+        import torch
+
+        loss = torch.nn.MSELoss(reduction="sum")
+        for epoch in range(num_epochs):
+            for X, y in data_iter:
+                l = loss(net(X), y)
+                trainer.zero_grad()
+                l.backward()
+                trainer.step()
+            l_epoch = loss(net(features), labels)
+            l_epoch.backward()
+        """,
+        id="output-fed-into-a-loss-that-is-only-read",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import numpy as np
+        import torch.nn as nn
+        from d2l.train import train_ch3
+
+        net = nn.Sequential(nn.Linear(784, 10))
+        train_ch3(net, train_iter, test_iter, criterion, num_epochs, batch_size, lr)
+        for X, y in test_iter:
+            break
+        pred_labels = np.argmax(net(X).data.numpy(), axis=1)
+        """,
+        """
+        import numpy as np
+        import torch.nn as nn
+
+        net = nn.Sequential(nn.Linear(784, 10))
+        for X, y in test_iter:
+            break
+        pred_labels = np.argmax(net(X).data.numpy(), axis=1)
+        """,
+        id="model-trained-by-a-helper-is-not-a-fresh-model",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

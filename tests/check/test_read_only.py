@@ -375,3 +375,20 @@ def test_twin_an_argument_handed_to_another_parameter_or_by_star_is_not_read():
     show(*[b], x)
     """
     assert _with_functions(code) == []
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "l = loss(out, y)\nprint('%f' % l.mean().detach().numpy())",
+        "l = crit(out, y)\nv = l.sum().item()",
+        "out = net(x)\nprint(out.softmax(1).max(1)[1].tolist())",
+    ],
+)
+def test_reductions_and_element_wise_maths_keep_the_graph_and_are_followed(code):
+    found = only_read(code)
+    assert found and all(call in ("loss(out, y)", "crit(out, y)", "net(x)") for call in found)
+
+
+def test_twin_a_reduction_that_is_backpropagated_is_not_a_read():
+    assert only_read("l = crit(out, y)\nl.mean().backward()") == []

@@ -13,8 +13,10 @@ backpropagates. This module finds such calls in one scope from the syntax alone 
   ``.detach()``, ``.argmax()``), a comparison, ``print``/``len``/``float``/``str``, a
   formatted string, a cell's last expression (displayed), or part of the value of another
   assignment whose result is only read in turn (the output fed back into the next step of a
-  generation loop, ``rnn(inp, hidden)``; ``samples = samples.mul(0.5)``), through indexing
-  and views or copies (``out[0].data``, ``out.view(-1).cpu().data``); a name assigned again
+  generation loop, ``rnn(inp, hidden)``; ``samples = samples.mul(0.5)``), through indexing,
+  views or copies and reductions (``out[0].data``, ``out.view(-1).cpu().data``,
+  ``l.mean().item()``), or handed to a parameter that a function of the file only reads
+  (``parameters_only_read``); a name assigned again
   later in the same block holds another value from there on (in a loop, only when simple
   statements lead to that assignment);
 - a `for` loop over the result (`for fm in out:`) reads it when every use of its name (bound
@@ -49,7 +51,10 @@ _METADATA_ATTRIBUTES = READ_ATTRIBUTES - {"requires_grad", "grad_fn", "is_leaf"}
 _METADATA_METHODS = frozenset({"size", "dim", "numel", "nelement", "element_size", "stride", "is_contiguous"})
 _METADATA_BUILTINS = frozenset({"len", "type", "isinstance"})
 # Views and copies of a tensor (graph kept): a read through them reads the tensor.
-_PASSING_METHODS = ALIAS_METHODS - {"data", "detach"}
+# Reductions and element-wise maths keep the graph too: ``l.mean().detach().numpy()`` reads ``l``.
+_PASSING_METHODS = (ALIAS_METHODS - {"data", "detach"}) | frozenset(
+    "sum mean max min norm abs sqrt exp log pow prod std var softmax log_softmax sigmoid tanh clamp".split()
+)
 _VALUE, _METADATA = 1, 2  # kinds of read (a fed call is named by its id, never 1 or 2)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 

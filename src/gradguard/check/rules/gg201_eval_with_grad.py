@@ -8,14 +8,17 @@ the model outside any `no_grad`/`inference_mode` region, without any sign of gra
 that function. Also flagged: a model call whose output (or a part or view of it:
 `logits = net(x)[:5]`) is read at once (`net(x).data.max(1)[1]`) or bound to names that are
 then only read (`prediction = net(x)` followed by `prediction.data.numpy()`, `.item()`, `.argmax()`,
-comparisons or `print`, fed back into the next step of a generation loop, or handed to a
+comparisons or `print`, fed back into the next step of a generation loop, handed to a
 function of the file that only reads that parameter: `show_images(sample)` where
-`def show_images(out): plt.imshow(out.data.cpu()[0])`), as in predictions made after training
+`def show_images(out): plt.imshow(out.data.cpu()[0])`, or fed into a loss or other tensor
+computation whose result is only read: `print(loss(net(features), labels).item())`), as in
+predictions made after training, a test loss printed every epoch
 for a plot or samples drawn from a trained generator (a submodule such as `model.decoder` is in
 the mode `model.eval()` or `model.train()` set); not when only its shape is read, not for a
 module built in the same scope and never trained or loaded there (a smoke test of the model's
 code, also in a function named for evaluation: `def test_rnn(RNN): rnn = RNN(8); rnn(x)`;
-loading shows as `net.load...(`, `net.restore...(` or `load...(net, ...)`), and not when a backward pass follows in the same loop or right after it in the same
+loading shows as `net.load...(`, `net.restore...(` or `load...(net, ...)`, training by a helper
+as `train...(net, ...)`, `fit...(net, ...)` or `net = train...(...)`), and not when a backward pass follows in the same loop or right after it in the same
 block (a forward hook may feed it); the backward pass must be reachable from the output: a
 name rebound on every path in between carries the new value (`pred = net(test_x)` in the
 evaluation step, then `pred = net(x)`, `loss = f(pred)`, `loss.backward()` in the training
@@ -486,6 +489,35 @@ def _result_only_read(ctx, call: ast.Call) -> bool:
     """Whether the call's result is read at once (``net(x).data.max(1)``) or bound to names
     that are then only read (``.data``, ``.item()``, printing: ``analysis.read_only``)."""
     if id(call) not in ctx.state(_State).assigned_calls:
+        return _read_at_once(ctx, call) or _fed_into_read(ctx, call)
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    return not isinstance(scope, ast.Lambda) and id(call) in _only_read_calls(ctx, scope)
+
+
+def _an_argument(ctx, call: ast.Call) -> bool:
+    """Whether the call is a positional argument of another call (``loss(net(x), y)``)."""
+    parent = ctx.parent(call)
+    return isinstance(parent, ast.Call) and call in parent.args
+
+
+def _fed_into_read(ctx, call: ast.Call) -> bool:
+    """Whether the call's result is an argument of tensor computations whose result is only
+    read: ``loss(net(x), y).item()``, ``l = criterion(net(features), labels)`` then
+    ``print(l)``. Each call on the way computes a tensor from its arguments (a loss, a torch
+    function): nothing keeps the argument itself."""
+    chain = []
+    current = call
+    while _an_argument(ctx, current):
+        current = ctx.parent(current)
+        chain.append(current)
+    if not chain or not _result_only_read_directly(ctx, current):
+        return False
+    return all(ctx.model.value(outer).kind is Kind.TENSOR for outer in chain)
+
+
+def _result_only_read_directly(ctx, call: ast.Call) -> bool:
+    """``_result_only_read`` without following the call's result into other calls."""
+    if id(call) not in ctx.state(_State).assigned_calls:
         return _read_at_once(ctx, call)
     scope = ctx.function if ctx.function is not None else ctx.tree
     return not isinstance(scope, ast.Lambda) and id(call) in _only_read_calls(ctx, scope)
@@ -583,7 +615,8 @@ def _fresh_module(ctx, call: ast.Call) -> bool:
     """Whether the call runs a module built in this scope and never trained or loaded there
     (``net = DPN92(); y = net(torch.randn(1, 3, 32, 32)); print(y)``): a smoke test of the
     model's code, not an evaluation. Loading shows as ``net.load...(``/``net.restore...(``
-    (a project's own loader) or ``load...(net, ...)``."""
+    (a project's own loader) or ``load...(net, ...)``, training by a helper as
+    ``train...(net, ...)``/``fit...(net, ...)`` or ``net = train...(...)``."""
     callee = call.func
     if not isinstance(callee, ast.Name):
         return False
@@ -598,6 +631,7 @@ def _fresh_module(ctx, call: ast.Call) -> bool:
         last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
         if (
             "load" in last.lower()
+            or last.lower().startswith(("train", "fit"))  # `net = train_net(get_net(), ...)`
             or last == "from_pretrained"
             or any(k.arg in _LOADING_KEYWORDS for k in value.keywords)
         ):
@@ -608,7 +642,8 @@ def _fresh_module(ctx, call: ast.Call) -> bool:
     text = ctx.text(scope) if scope is not ctx.tree else ctx.source.text
     if any(f"{name}.{method}" in text for method in ("parameters(", "load", "restore", "train(")):
         return False  # trained, or given weights (`model.load(path)`, a project's own loader)
-    return re.search(rf"\b(?:load|restore)\w*\(\s*{re.escape(name)}\b", text) is None  # load_checkpoint(model, ...)
+    # `load_checkpoint(model, ...)`; `train_ch3(net, train_iter, ...)`: trained by a helper
+    return re.search(rf"\b(?:load|restore|train|fit)\w*\(\s*{re.escape(name)}\b", text) is None
 
 
 def _statement(ctx, node: ast.AST) -> Optional[ast.stmt]:
@@ -697,7 +732,8 @@ def _position(node: ast.AST) -> tuple:
 def _uses_grad(ctx, nodes) -> bool:
     """Whether code uses gradients: backward, an optimizer step, ``.grad``, ``requires_grad``,
     ``torch.autograd``/``torch.func`` calls, a frozen TorchScript module, a call of a function of the
-    module that backpropagates or steps (``train(x, y)``)."""
+    module that backpropagates or steps (``train(x, y)``), or of one from elsewhere named to train
+    (``train_ch3(net, ...)``, ``trainer.fit(model)``)."""
     for root in nodes:
         for node in ast.walk(root):
             if isinstance(node, ast.Call):
@@ -710,6 +746,8 @@ def _uses_grad(ctx, nodes) -> bool:
                     return True
                 elif isinstance(func, ast.Name) and _trains(ctx, func.id):
                     return True  # `train(x, y)`: a function of the file that backpropagates or steps
+                if node.args and _named_to_train(ctx, func):
+                    return True  # `train_ch3(net, train_iter, ...)`, `trainer.fit(model)`: trained elsewhere
                 for kw in node.keywords:
                     if kw.arg == "requires_grad" and not (
                         isinstance(kw.value, ast.Constant) and kw.value.value is False
@@ -729,6 +767,24 @@ def _trains(ctx, name: str) -> bool:
             if summary.calls_backward or summary.steps_optimizer:
                 return True
     return False
+
+
+def _named_to_train(ctx, func: ast.AST) -> bool:
+    """A function the file does not define whose name says it trains (``train_ch3``,
+    ``d2l.train_epoch``, ``trainer.fit``), not ``model.train()`` (a switch of mode) nor
+    ``fit_transform``: weak evidence, asked only of calls given arguments."""
+    if isinstance(func, ast.Name):
+        if ctx.model.scopes.module.definitions.get(func.id):
+            return False  # the file's own function: its summary says (`_trains`)
+        name = func.id
+    elif isinstance(func, ast.Attribute):
+        name = func.attr
+        if name == "train":
+            return False
+    else:
+        return False
+    low = name.lower()
+    return low in ("train", "fit") or (low.startswith(("train_", "fit_")) and low != "fit_transform")
 
 
 def _module_code(ctx) -> list:
@@ -1216,9 +1272,9 @@ class EvalWithGrad(Rule):
                 if not _reads_values(ctx, scope) or _certainly_not_a_model(ctx, callee):
                     return  # bound to a name, but nothing in the scope reads a value
             elif (
-                not _read_at_once_text(ctx, node)
+                not (_read_at_once_text(ctx, node) or _an_argument(ctx, node))
                 or _certainly_not_a_model(ctx, callee)
-                or not read_at_once(node, ctx.parent)
+                or not (read_at_once(node, ctx.parent) or _an_argument(ctx, node))
             ):
                 return  # nothing in this unit or file can make this call an evaluation: no model query
             read_only = _result_only_read(ctx, node)
