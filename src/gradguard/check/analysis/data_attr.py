@@ -47,6 +47,8 @@ _TENSOR_METHODS_AFTER_DATA = INPLACE_VALUE_METHODS | {
     "view_as",
     "type_as",
     "expand_as",
+    "storage",
+    "untyped_storage",
 }
 # Attributes that hold tensors on every torch module that has them.
 TENSOR_ATTRIBUTES = frozenset({"running_mean", "running_var"})

@@ -1271,6 +1271,8 @@ class SemanticModel:
             value = self._instance_attribute(info, attr)
             if value.kind is not Kind.UNKNOWN:
                 return value
+            if self._defines_method(info, attr):
+                return UNKNOWN  # `model.train_model(x, y)`: a method of the class, not a submodule
         if attr in ("weight", "bias"):
             return tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=receiver.weak)
         if attr in ("running_mean", "running_var"):
@@ -2162,6 +2164,18 @@ class SemanticModel:
         if location is not None and isinstance(location.scope, ast.ClassDef) and fn in location.scope.body:
             return self._class_table().get(self._class_key(location.scope))
         return None
+
+    def _defines_method(self, info: ClassInfo, name: str) -> bool:
+        """Whether the class or one of its bases in the file defines a method ``name``."""
+        seen: set = set()
+        current: Optional[ClassInfo] = info
+        while current is not None and current.key not in seen:
+            seen.add(current.key)
+            if self._method_node(current, name) is not None:
+                return True
+            table = self._class_table()
+            current = next((table[b] for b in current.bases if b in table), None)
+        return False
 
     def _method_node(self, info: ClassInfo, name: str) -> Optional[ast.AST]:
         methods = info.methods

@@ -239,6 +239,11 @@ def read_at_once(call: ast.Call, parent_of) -> bool:
         current = called
 
 
+# How code usually spells torch and its functional module: `torch.max(out, 1)` reduces `out`
+# as `out.max(1)` does.
+_TORCH_MODULES = frozenset({"torch", "F"})
+
+
 def viewed_call(value: ast.AST) -> Optional[ast.Call]:
     """The call whose result an assigned value is, or is a part or view of (``net(x)``,
     ``net(x)[:5]``, ``net(x)[0].view(-1)``): the graph that value holds is that call's."""
@@ -254,7 +259,11 @@ def _under_views(expr: ast.AST) -> ast.AST:
         if t is ast.Subscript:
             expr = expr.value  # type: ignore[attr-defined]
         elif t is ast.Call and type(expr.func) is ast.Attribute and expr.func.attr in _PASSING_METHODS:  # type: ignore[attr-defined]
-            expr = expr.func.value  # type: ignore[attr-defined]
+            func = expr.func  # type: ignore[attr-defined]
+            if type(func.value) is ast.Name and func.value.id in _TORCH_MODULES and expr.args:  # type: ignore[attr-defined]
+                expr = expr.args[0]  # type: ignore[attr-defined]  # `torch.max(out, 1)`, `F.softmax(out, 1)`
+            else:
+                expr = func.value
         else:
             return expr
 

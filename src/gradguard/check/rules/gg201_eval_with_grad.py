@@ -1315,6 +1315,8 @@ class EvalWithGrad(Rule):
         if named_eval:
             if _fresh_module(ctx, node):
                 return None  # `def test_rnn(RNN): rnn = RNN(8); out = rnn(x)`: a test of the model's code
+            if read_only or (read_only is None and _result_only_read(ctx, node)):
+                return _Candidate(node, "read-only")  # what the function returns cannot hold this graph
             return _Candidate(node, "eval-function")
         if (read_only or (read_only is None and _result_only_read(ctx, node))) and not _fresh_module(ctx, node):
             return _Candidate(node, "read-only")
@@ -1376,9 +1378,13 @@ class EvalWithGrad(Rule):
 
     def _decide(self, ctx, unit: _Unit, function: Optional[ast.AST]) -> None:
         nodes = [function] if function is not None else _module_code(ctx)
-        if function is not None and all(c.why in ("eval-function", "read-only") for c in unit.model_calls):
-            # Only its name, or outputs it only reads, say the function evaluates: not when it
-            # hands a graph back.
+        if (
+            function is not None
+            and all(c.why in ("eval-function", "read-only") for c in unit.model_calls)
+            and any(c.why == "eval-function" for c in unit.model_calls)
+        ):
+            # Only its name says the function evaluates, for an output it does not only read:
+            # not when it hands a graph back. (Outputs only read cannot be in what it returns.)
             if ctx.model.returns_as_called(function).may_carry_graph:
                 if not _callers_only_read(ctx, function):
                     return
