@@ -964,6 +964,170 @@ CASES = [
         """,
         id="model-trained-by-a-helper-is-not-a-fresh-model",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import torch.nn.functional as F
+
+        class ConvNet(torch.nn.Module):
+            def forward(self, x):
+                return self.linear_1(x)
+
+        model = ConvNet()
+
+        def compute_accuracy(model, data_loader):
+            correct_pred = 0
+            for features, targets in data_loader:
+                probas = model(features)
+                correct_pred += (torch.max(probas, 1)[1] == targets).sum()
+            return correct_pred.float()
+
+        for epoch in range(num_epochs):
+            for features, targets in train_loader:
+                cost = F.cross_entropy(model(features), targets)
+                optimizer.zero_grad()
+                cost.backward()
+                optimizer.step()
+            model = model.eval()
+            print("Train accuracy: %.2f%%" % compute_accuracy(model, train_loader))
+        with torch.set_grad_enabled(False):
+            print("Test accuracy: %.2f%%" % compute_accuracy(model, test_loader))
+        """,
+        """
+        import torch
+        import torch.nn.functional as F
+
+        class ConvNet(torch.nn.Module):
+            def forward(self, x):
+                return self.linear_1(x)
+
+        model = ConvNet()
+
+        def compute_accuracy(model, data_loader):
+            correct_pred = 0
+            for features, targets in data_loader:
+                probas = model(features)
+                correct_pred += (torch.max(probas, 1)[1] == targets).sum()
+            return correct_pred.float()
+
+        for epoch in range(num_epochs):
+            for features, targets in train_loader:
+                cost = F.cross_entropy(model(features), targets)
+                optimizer.zero_grad()
+                cost.backward()
+                optimizer.step()
+            model = model.eval()
+            with torch.no_grad():
+                print("Train accuracy: %.2f%%" % compute_accuracy(model, train_loader))
+        with torch.set_grad_enabled(False):
+            print("Test accuracy: %.2f%%" % compute_accuracy(model, test_loader))
+        """,
+        id="accuracy-helper-called-with-grad-on-by-one-caller-of-two",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+
+        class AE(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = torch.nn.Linear(4, 2)
+                self.optimizer = torch.optim.Adam(self.parameters(), lr=0.1)
+
+            def encoder(self, x):
+                return self.fc(x)
+
+            def train_model(self, x):
+                self.optimizer.zero_grad()
+                cost = self.encoder(x).pow(2).sum()
+                cost.backward()
+                self.optimizer.step()
+                return cost
+
+        model = AE()
+        for x in loader:
+            cost = model.train_model(x)
+        codes = model.encoder(x_test)
+        print(codes.data.numpy())
+        """,
+        """
+        import torch
+
+        class AE(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = torch.nn.Linear(4, 2)
+                self.optimizer = torch.optim.Adam(self.parameters(), lr=0.1)
+
+            def encoder(self, x):
+                return self.fc(x)
+
+            def train_model(self, x):
+                self.optimizer.zero_grad()
+                cost = self.encoder(x).pow(2).sum()
+                cost.backward()
+                self.optimizer.step()
+                return cost
+
+        model = AE()
+        for x in loader:
+            cost = model.train_model(x)
+            print(cost.data)
+        """,
+        id="a-method-that-trains-is-not-a-forward-pass-a-method-that-computes-is",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+
+        class LR(nn.Module):
+            def __init__(self, dim):
+                super().__init__()
+                self.w = nn.Parameter(torch.zeros(dim, 1))
+                self.b = torch.scalar_tensor(0)
+
+            def forward(self, x):
+                return torch.sigmoid(torch.mm(self.w.T, x) + self.b)
+
+        def predict(yhat):
+            return (yhat > 0.5).float().mean()
+
+        lrmodel = LR(dim)
+        for i in range(num_iterations):
+            yhat = lrmodel.forward(x)
+            lrmodel.w = lrmodel.w - lr * grad_w(x, yhat, y)
+            yhat_test = lrmodel.forward(test_x)
+            print(predict(yhat_test))
+        """,
+        """
+        import torch
+        import torch.nn as nn
+
+        class LR(nn.Module):
+            def __init__(self, dim):
+                super().__init__()
+                self.w = torch.zeros(dim, 1)
+                self.b = torch.scalar_tensor(0)
+
+            def forward(self, x):
+                return torch.sigmoid(torch.mm(self.w.T, x) + self.b)
+
+        def predict(yhat):
+            return (yhat > 0.5).float().mean()
+
+        lrmodel = LR(dim)
+        for i in range(num_iterations):
+            yhat = lrmodel.forward(x)
+            lrmodel.w = lrmodel.w - lr * grad_w(x, yhat, y)
+            yhat_test = lrmodel.forward(test_x)
+            print(predict(yhat_test))
+        """,
+        id="a-module-over-plain-tensors-updated-by-hand-records-no-graph",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

@@ -392,3 +392,31 @@ def test_reductions_and_element_wise_maths_keep_the_graph_and_are_followed(code)
 
 def test_twin_a_reduction_that_is_backpropagated_is_not_a_read():
     assert only_read("l = crit(out, y)\nl.mean().backward()") == []
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "acc = net(x)\nprint('%.2f%%' % (acc * 100))",
+        "acc = net(x)\ns = 'acc {:.2f}'.format(acc)",
+        "acc = net(x)\ns = '%d: %f' % (n, -acc)",
+    ],
+)
+def test_a_result_formatted_into_text_is_read(code):
+    assert only_read(code) == ["net(x)"]
+
+
+def test_twin_a_result_used_in_arithmetic_outside_formatting_is_not_read():
+    assert only_read("acc = net(x)\ntotal = acc * 100\ntotal.backward()") == []
+
+
+def test_a_parameter_only_read_is_read_even_when_the_call_result_is_kept():
+    code = """
+    def accuracy(labels, probas):
+        return ((probas > 0.5).float() == labels).float().mean()
+
+    pred = model(x_test)
+    acc = accuracy(y_test, pred)
+    print('%.2f' % (acc * 100))
+    """
+    assert "model(x_test)" in _with_functions(code)

@@ -570,6 +570,51 @@ class SemanticModel:
     def class_of(self, value: Value) -> Optional[ClassInfo]:
         return self._class_table().get(value.ref) if value.ref else None
 
+    def module_without_parameters(self, value: Value) -> bool:
+        """Whether a module value is certainly an instance of a class of the file that holds no
+        parameters: it constructs no ``torch.nn`` object (no layer, no ``nn.Parameter``) and no
+        module class of the file, says nothing of ``requires_grad``, and derives only from
+        ``nn.Module`` or such classes (a hand-written model over plain tensors updated by hand)."""
+        if value.kind is not Kind.MODULE or value.ref is None:
+            return False
+        info = self._class_table().get(value.ref)
+        # Evidence, not absence of it: the class keeps tensors of its own (`self.w = torch.zeros(...)`).
+        return self._keeps_plain_tensors(info) and self._class_without_parameters(info, set())
+
+    def _keeps_plain_tensors(self, info: Optional[ClassInfo]) -> bool:
+        init = self._method_of(info, "__init__") if info is not None else None
+        if init is None:
+            return False
+        for sub in walk(init):
+            if isinstance(sub, ast.Assign) and any(
+                isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+                for t in sub.targets
+            ):
+                for call in walk(sub.value):
+                    if isinstance(call, ast.Call):
+                        qual = self.imports.qualified_name(call.func) or ""
+                        if qual.startswith("torch.") and not qual.startswith("torch.nn."):
+                            return True
+        return False
+
+    def _class_without_parameters(self, info: Optional[ClassInfo], seen: set) -> bool:
+        if info is None or info.key in seen:
+            return False
+        seen.add(info.key)
+        starts = self._line_starts()
+        node = info.node
+        end = starts[node.end_lineno] if node.end_lineno is not None and node.end_lineno < len(starts) else None
+        if self._layers(info) or "requires_grad" in self.source_text[starts[node.lineno - 1] : end]:
+            return False
+        classes = self._class_table()
+        for base in info.bases:
+            if base in classes:
+                if not self._class_without_parameters(classes[base], seen):
+                    return False
+            elif base not in vocab.MODULE_BASES:
+                return False
+        return True
+
     def module_has_layers(self, value: Value, names: frozenset) -> Optional[bool]:
         """Whether a module value certainly contains one of the torch.nn layers ``names``
         (True), certainly does not (False), or it is not known (None)."""
@@ -1271,8 +1316,11 @@ class SemanticModel:
             value = self._instance_attribute(info, attr)
             if value.kind is not Kind.UNKNOWN:
                 return value
-            if self._defines_method(info, attr):
-                return UNKNOWN  # `model.train_model(x, y)`: a method of the class, not a submodule
+            method = self._method_of(info, attr)
+            if method is not None:
+                summary = self.function_summary(method)
+                if summary.calls_backward or summary.steps_optimizer:
+                    return UNKNOWN  # `model.train_model(x, y)`: a training step, not a forward pass
         if attr in ("weight", "bias"):
             return tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=receiver.weak)
         if attr in ("running_mean", "running_var"):
@@ -2165,17 +2213,18 @@ class SemanticModel:
             return self._class_table().get(self._class_key(location.scope))
         return None
 
-    def _defines_method(self, info: ClassInfo, name: str) -> bool:
-        """Whether the class or one of its bases in the file defines a method ``name``."""
+    def _method_of(self, info: ClassInfo, name: str) -> Optional[ast.AST]:
+        """The method ``name`` of the class or of one of its bases in the file, if any."""
         seen: set = set()
         current: Optional[ClassInfo] = info
         while current is not None and current.key not in seen:
             seen.add(current.key)
-            if self._method_node(current, name) is not None:
-                return True
+            found = self._method_node(current, name)
+            if found is not None:
+                return found
             table = self._class_table()
             current = next((table[b] for b in current.bases if b in table), None)
-        return False
+        return None
 
     def _method_node(self, info: ClassInfo, name: str) -> Optional[ast.AST]:
         methods = info.methods

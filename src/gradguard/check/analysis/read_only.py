@@ -465,7 +465,33 @@ def _base_name(expr: ast.AST, wanted: set) -> Optional[ast.Name]:
     return None
 
 
-_READING_NODES = frozenset({ast.Attribute, ast.Compare, ast.FormattedValue, ast.Expr})
+_READING_NODES = frozenset({ast.Attribute, ast.Compare, ast.FormattedValue, ast.Expr, ast.BinOp})
+
+
+def _formats_text(func: ast.AST) -> bool:
+    """``"...".format``: the arguments become text."""
+    return (
+        type(func) is ast.Attribute
+        and func.attr == "format"  # type: ignore[attr-defined]
+        and type(func.value) is ast.Constant  # type: ignore[attr-defined]
+        and isinstance(func.value.value, str)  # type: ignore[attr-defined]
+    )
+
+
+def _formatted_operands(node: ast.AST) -> list:
+    """The values ``"%.2f %d" % (acc * 100, n)`` turns into text: the right side's items, through
+    arithmetic."""
+    items = list(node.elts) if type(node) is ast.Tuple else [node]  # type: ignore[attr-defined]
+    out = []
+    while items:
+        item = items.pop()
+        if type(item) is ast.BinOp:
+            items.extend((item.left, item.right))  # type: ignore[attr-defined]
+        elif type(item) is ast.UnaryOp:
+            items.append(item.operand)  # type: ignore[attr-defined]
+        else:
+            out.append(item)
+    return out
 
 
 def _classify_read(node: ast.AST, t: type, wanted: set, reads: dict, displayed: bool) -> None:
@@ -481,6 +507,13 @@ def _classify_read(node: ast.AST, t: type, wanted: set, reads: dict, displayed: 
             base = _base_name(operand, wanted)
             if base is not None:
                 reads[id(base)] = _VALUE
+    elif t is ast.BinOp:
+        left = node.left  # type: ignore[attr-defined]
+        if type(node.op) is ast.Mod and type(left) is ast.Constant and isinstance(left.value, str):  # type: ignore[attr-defined]
+            for operand in _formatted_operands(node.right):  # type: ignore[attr-defined]
+                base = _base_name(operand, wanted)
+                if base is not None:
+                    reads[id(base)] = _VALUE
     elif t is ast.FormattedValue or displayed:
         base = _base_name(node.value, wanted)  # type: ignore[attr-defined]
         if base is not None:
@@ -504,11 +537,21 @@ def _classify_call(call: ast.Call, wanted: set, qualified_name, bound: dict, rea
         qual = qualified_name(func)
         if qual is not None and qual.startswith("torch.") and qual.rsplit(".", 1)[1] in _READING_METHODS:
             kind = _VALUE  # torch.argmax(out, 1)
+        elif parameters_read is not None and type(func) is ast.Name and qual is None:
+            # A parameter the function only reads is read, whatever becomes of the call's result
+            # (`acc = accuracy(y, pred)`): that result cannot hold its graph.
+            _classify_function_call(call, wanted, reads, parameters_read(func.id))  # type: ignore[attr-defined]
+            if id(call) in bound:
+                kind = id(call)  # the other arguments feed the call's result
+                for arg in (*call.args, *(k.value for k in call.keywords)):
+                    base = _base_name(arg, wanted)
+                    if base is not None and id(base) not in reads:
+                        reads[id(base)] = kind
+            return
+        elif _formats_text(func):
+            kind = _VALUE  # `"loss {}".format(loss)`: text holds no graph, wherever it goes
         elif id(call) in bound:
             kind = id(call)
-        elif parameters_read is not None and type(func) is ast.Name and qual is None:
-            _classify_function_call(call, wanted, reads, parameters_read(func.id))  # type: ignore[attr-defined]
-            return
     if kind is None:
         return
     for arg in (*call.args, *(k.value for k in call.keywords)):

@@ -482,7 +482,7 @@ def _may_evaluate(ctx) -> bool:
 
 
 # What a scope that reads a model's outputs as values shows in its text.
-_VALUE_READ_HINTS = (".data", ".item()", ".tolist()", ".numpy()", "print(", ".argmax(")
+_VALUE_READ_HINTS = (".data", ".item()", ".tolist()", ".numpy()", "print(", ".argmax(", "==")
 
 
 def _result_only_read(ctx, call: ast.Call) -> bool:
@@ -1342,6 +1342,8 @@ class EvalWithGrad(Rule):
             )
         if value.kind is not Kind.MODULE:
             return False
+        if ctx.model.module_without_parameters(value):
+            return False  # a class of the file over plain tensors updated by hand: no graph
         ref = value.ref or ""
         if ref.startswith("torch.nn.") and ref.rsplit(".", 1)[-1] in PARAMETERLESS_MODULES:
             return False  # pooling, activations, losses: no parameters, no graph of their own
