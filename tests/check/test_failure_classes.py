@@ -1128,6 +1128,51 @@ CASES = [
         """,
         id="a-module-over-plain-tensors-updated-by-hand-records-no-graph",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+
+        def compute_accuracy(model, data_loader):
+            correct = 0
+            for features, targets in data_loader:
+                correct += (model(features).argmax(1) == targets).sum()
+            return correct.float()
+
+        with torch.set_grad_enabled(False):
+            print("Test accuracy: %.2f%%" % compute_accuracy(model, test_loader))
+
+        def compute_accuracy(model, data_loader):
+            correct = 0
+            for features, targets in data_loader:
+                correct += (model(features).argmax(1) == targets).sum()
+            return correct.float()
+
+        print("Test accuracy: %.2f%%" % compute_accuracy(model, test_loader))
+        """,
+        """
+        import torch
+
+        def compute_accuracy(model, data_loader):
+            correct = 0
+            for features, targets in data_loader:
+                correct += (model(features).argmax(1) == targets).sum()
+            return correct.float()
+
+        with torch.set_grad_enabled(False):
+            print("Test accuracy: %.2f%%" % compute_accuracy(model, test_loader))
+
+        def compute_accuracy(model, data_loader):
+            correct = 0
+            for features, targets in data_loader:
+                correct += (model(features).argmax(1) == targets).sum()
+            return correct.float()
+
+        with torch.set_grad_enabled(False):
+            print("Test accuracy: %.2f%%" % compute_accuracy(model, test_loader))
+        """,
+        id="a-function-defined-again-in-a-later-cell-has-the-callers-below-it",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

@@ -2346,8 +2346,15 @@ class SemanticModel:
         is_method = isinstance(owner, ast.ClassDef)
         if not (is_method or isinstance(owner, ast.Module)) or name.startswith("__"):
             return None
-        if len(self._scope(owner).definitions.get(name, ())) > 1:
-            return None  # defined twice: which one a call runs is not known
+        definitions = self._scope(owner).definitions.get(name, ())
+        window = None  # (first line, last line) of the calls that run this definition
+        if len(definitions) > 1:
+            if not isinstance(owner, ast.Module):
+                return None  # defined twice in a class: which one a call runs is not known
+            # A script or notebook defining it again (`compute_accuracy` in two cells): a call
+            # at module level runs the definition above it.
+            later = [d.lineno for d in definitions if d.lineno > fn.lineno]  # type: ignore[attr-defined]
+            window = (fn.end_lineno or fn.lineno, min(later) - 1 if later else float("inf"))  # type: ignore[attr-defined]
         for deco in fn.decorator_list:  # type: ignore[attr-defined]
             if self._decorated_mode_of(deco) is None and dotted_name(deco) not in ("staticmethod", "classmethod"):
                 return None
@@ -2377,6 +2384,11 @@ class SemanticModel:
                     where = self._where(parent)
                     if where is None or where.lambda_ is not None or isinstance(where.scope, ast.ClassDef):
                         return None
+                    if window is not None:
+                        if not isinstance(where.scope, ast.Module):
+                            return None  # a function calling it runs whichever definition is current
+                        if not window[0] < parent.lineno <= window[1]:
+                            continue  # a call of another definition of the name
                     sites.append((parent, where.scope))
         if len(sites) > _MAX_CALL_SITES:
             return None  # a helper called from all over: its callers say nothing in particular
