@@ -482,7 +482,9 @@ def _may_evaluate(ctx) -> bool:
 
 
 # What a scope that reads a model's outputs as values shows in its text.
-_VALUE_READ_HINTS = (".data", ".item()", ".tolist()", ".numpy()", "print(", ".argmax(", "==")
+_VALUE_READ_HINTS = (".data", ".item()", ".tolist()", ".numpy()", "print(", ".argmax(")
+# Predictions compared and counted: `correct += (predicted == labels).sum()`.
+_COUNTED_COMPARISON_RE = re.compile(r"==[^\n]*\)\s*\.(?:sum|float|mean|long|int|double|all|any|item|cpu)\(")
 
 
 def _result_only_read(ctx, call: ast.Call) -> bool:
@@ -545,7 +547,9 @@ def _reads_values(ctx, scope: ast.AST) -> bool:
     found = cache.get(id(scope))
     if found is None:
         text = ctx.text(scope) if scope is not ctx.tree else ctx.source.text
-        found = cache[id(scope)] = any(hint in text for hint in _VALUE_READ_HINTS)
+        found = cache[id(scope)] = any(hint in text for hint in _VALUE_READ_HINTS) or (
+            "==" in text and _COUNTED_COMPARISON_RE.search(text) is not None
+        )
     return found
 
 
