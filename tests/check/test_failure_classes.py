@@ -1173,6 +1173,42 @@ CASES = [
         """,
         id="a-function-defined-again-in-a-later-cell-has-the-callers-below-it",
     ),
+    pytest.param(
+        "GG105",
+        """
+        import torch
+
+        model = torch.nn.Linear(784, 10)
+        criterion = torch.nn.CrossEntropyLoss()
+        optimizer = torch.optim.Adam(model.parameters(), lr=0.001)
+        for epoch in range(15):
+            avg_cost = 0
+            for X, Y in data_loader:
+                optimizer.zero_grad()
+                cost = criterion(model(X), Y)
+                cost.backward()
+                optimizer.step()
+                avg_cost += cost.data / total_batch
+            print("cost =", avg_cost[0])
+        """,
+        """
+        import torch
+
+        model = torch.nn.Linear(784, 10)
+        criterion = torch.nn.CrossEntropyLoss()
+        optimizer = torch.optim.Adam(model.parameters(), lr=0.001)
+        for epoch in range(15):
+            avg_cost = 0
+            for X, Y in data_loader:
+                optimizer.zero_grad()
+                cost = criterion(model(X), Y)
+                cost.backward()
+                optimizer.step()
+                avg_cost += cost.data / total_batch
+            print("cost =", avg_cost.item())
+        """,
+        id="a-running-total-of-0-dim-losses-is-0-dim",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

@@ -1351,3 +1351,30 @@ def test_a_strings_method_returns_no_tensor(call):
         """
     )
     assert not value.is_tensor and value.kind is not Kind.UNKNOWN
+
+
+def test_a_number_on_one_path_and_a_0_dim_tensor_on_the_other_is_a_0_dim_tensor():
+    value, _ = ask(
+        """
+        import torch
+        criterion = torch.nn.MSELoss()
+        total = 0
+        for x, y in loader:
+            total += criterion(x, y)
+        print(total)  # <- total
+        """
+    )
+    assert value.kind is Kind.TENSOR and value.has(Role.SCALAR)
+
+
+def test_twin_a_number_or_a_tensor_of_unknown_shape_stays_unknown():
+    value, _ = ask(
+        """
+        import torch
+        total = 0
+        for x in loader:
+            total += torch.randn(3)
+        print(total)  # <- total
+        """
+    )
+    assert value.kind is Kind.UNKNOWN

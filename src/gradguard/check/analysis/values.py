@@ -150,6 +150,9 @@ def join(a: Optional[Value], b: Optional[Value]) -> Optional[Value]:
     if b is None or a is b or a == b:
         return a
     if a.kind is not b.kind:
+        scalar = _number_or_scalar_tensor(a, b)
+        if scalar is not None:
+            return scalar
         # A module and None (``model = None`` then ``model = Net()``) stays unknown: both happen.
         return UNKNOWN
     items = None
@@ -170,6 +173,19 @@ def join(a: Optional[Value], b: Optional[Value]) -> Optional[Value]:
         a.split if a.split is b.split else None,
         a.ref if a.ref == b.ref else None,
         a.weak or b.weak,
+    )
+
+
+def _number_or_scalar_tensor(a: Value, b: Value) -> Optional[Value]:
+    """A number on one path, a 0-dim tensor on the other (``avg_cost = 0`` then
+    ``avg_cost += cost / n`` in a loop): a 0-dim tensor wherever code indexes or reads it as
+    one (``avg_cost.data[0]``, ``avg_cost[0]``: either path fails), its graph unknown."""
+    tensor_side = a if a.kind is Kind.TENSOR else b if b.kind is Kind.TENSOR else None
+    other = b if tensor_side is a else a
+    if tensor_side is None or other.kind is not Kind.NUMBER or not tensor_side.has(Role.SCALAR):
+        return None
+    return Value(
+        Kind.TENSOR, join_grad(Grad.NO, tensor_side.grad), tensor_side.roles & Role.SCALAR, weak=tensor_side.weak
     )
 
 
