@@ -420,3 +420,43 @@ def test_a_parameter_only_read_is_read_even_when_the_call_result_is_kept():
     print('%.2f' % (acc * 100))
     """
     assert "model(x_test)" in _with_functions(code)
+
+
+@pytest.mark.parametrize(
+    "loop",
+    [
+        "for ax, img in zip(axes, decoded):\n    ax.imshow(img.detach().cpu().numpy())",
+        "for i, img in enumerate(decoded):\n    print(i, img.data)",
+    ],
+)
+def test_a_result_iterated_through_zip_or_enumerate_whose_items_are_only_read_is_only_read(loop):
+    code = "samples = model.decoder(z)\ndecoded = samples[:10]\n" + loop
+    assert only_read(code) == ["model.decoder(z)"]
+
+
+@pytest.mark.parametrize(
+    "loop",
+    [
+        "for ax, img in zip(axes, decoded):\n    kept.append(img)",  # the items are kept
+        "for img, ax in zip(axes, decoded):\n    print(img.data)\n    kept.append(ax)",  # positions matter
+        "for ax, img in zip(axes, *parts):\n    print(img.data)",  # which item is which is not known
+    ],
+)
+def test_twin_items_kept_or_not_known_are_not_only_read(loop):
+    code = "samples = model.decoder(z)\ndecoded = samples[:10]\n" + loop
+    assert only_read(code) == []
+
+
+def test_a_loop_name_reused_by_another_loop_is_judged_in_each_loop():
+    # A notebook's cells reuse `img`: the loop over the samples reads its items.
+    code = (
+        "for ax, img in zip(axes, originals):\n    ax.imshow(img)\n"
+        "samples = model.decoder(z)\n"
+        "for ax, img in zip(axes, samples):\n    ax.imshow(img.detach().numpy())\n"
+    )
+    assert only_read(code) == ["model.decoder(z)"]
+
+
+def test_twin_a_loop_that_assigns_its_own_loop_name_again_is_not_followed():
+    code = "samples = model.decoder(z)\nfor img in samples:\n    img = img * 2\n    print(img.data)\n"
+    assert only_read(code) == []

@@ -19,8 +19,8 @@ backpropagates. This module finds such calls in one scope from the syntax alone 
   (``parameters_only_read``); a name assigned again
   later in the same block holds another value from there on (in a loop, only when simple
   statements lead to that assignment);
-- a `for` loop over the result (`for fm in out:`) reads it when every use of its name (bound
-  there only) is a read;
+- a `for` loop over the result (`for fm in out:`, or its place in `zip(axes, out)` or
+  `enumerate(out)`) reads it when every use of its name (bound there only) is a read;
 - none of the names is used in a nested function, lambda or comprehension (not followed; a
   comprehension's first iterable runs in the scope itself and counts as its code);
 - no backward pass comes after the call in its loop (or, outside loops, in a simple statement
@@ -34,7 +34,6 @@ call's result one that may be backpropagated: the answer errs towards "not only 
 from __future__ import annotations
 
 import ast
-from collections import Counter
 from typing import Callable, Optional
 
 from gradguard.check.analysis.scopes import COMPREHENSION_TYPES, own_nodes
@@ -85,15 +84,17 @@ def read_only_calls(
     wanted = {name for _, names, _ in bound.values() for name in names}
     # `for fm in out:` over a result (or a view of it): the loop's name, bound there only, is
     # followed like the result itself; every use of it a read makes the loop a read of `out`.
-    stores = Counter(n.id for n in own if type(n) is ast.Name and type(n.ctx) is ast.Store)
-    iterated: dict = {}  # loop name -> the use of the result the loop iterates
+    # The name may be a loop name elsewhere too (a notebook's cells reuse `img`): only its uses
+    # in this loop count, and the loop must not assign it again.
+    iterated: list = []  # (loop name, the use of the result the loop iterates, the loop)
     for node in own:
-        if type(node) is ast.For and type(node.target) is ast.Name:  # type: ignore[attr-defined]
-            name = node.target.id  # type: ignore[attr-defined]
-            base = _base_name(node.iter, wanted)  # type: ignore[attr-defined]
-            if base is not None and name not in wanted and stores[name] == 1:
-                iterated[name] = base
-    wanted |= set(iterated)
+        if type(node) is ast.For:
+            for target, iterable in _loop_items(node.target, node.iter):  # type: ignore[attr-defined]
+                name = target.id
+                base = _base_name(iterable, wanted)
+                if base is not None and name not in wanted and not _assigned_in(node.body, name):  # type: ignore[attr-defined]
+                    iterated.append((name, base, node))
+    wanted |= {name for name, _, _ in iterated}
     uses: dict = {name: [] for name in wanted}  # name -> Name nodes read (and augmented targets)
     backward_lines: list = []
     loops: list = []
@@ -114,8 +115,9 @@ def read_only_calls(
             _classify_read(node, t, wanted, reads, displayed=True)
         elif t in _LOOPS:
             loops.append(node)
-    for name, base in iterated.items():
-        kinds = [reads.get(id(use)) for use in uses[name]]
+    for name, base, loop in iterated:
+        inside = {id(sub) for stmt in loop.body for sub in ast.walk(stmt)}
+        kinds = [reads.get(id(use)) for use in uses[name] if id(use) in inside]
         if kinds and all(kind in (_VALUE, _METADATA) for kind in kinds):
             reads[id(base)] = _VALUE if _VALUE in kinds else _METADATA
     # A use anywhere else in the value of an assignment feeds that assignment: what it is
@@ -242,6 +244,32 @@ def read_at_once(call: ast.Call, parent_of) -> bool:
 # How code usually spells torch and its functional module: `torch.max(out, 1)` reduces `out`
 # as `out.max(1)` does.
 _TORCH_MODULES = frozenset({"torch", "F"})
+
+
+def _assigned_in(body: list, name: str) -> bool:
+    """Whether statements assign ``name`` (a loop that rebinds its own loop name)."""
+    return any(
+        type(sub) is ast.Name and type(sub.ctx) is not ast.Load and sub.id == name  # type: ignore[attr-defined]
+        for stmt in body
+        for sub in ast.walk(stmt)
+    )
+
+
+def _loop_items(target: ast.AST, iterable: ast.AST) -> list:
+    """(loop name, what it iterates) pairs of a ``for``: ``for fm in out``; the items of
+    ``for ax, img in zip(axes, images)`` and ``for i, img in enumerate(images)``."""
+    if type(target) is ast.Name:
+        return [(target, iterable)]
+    if type(target) is not ast.Tuple or type(iterable) is not ast.Call or type(iterable.func) is not ast.Name:  # type: ignore[attr-defined]
+        return []
+    func, args, elts = iterable.func.id, iterable.args, target.elts  # type: ignore[attr-defined]
+    if iterable.keywords or any(type(a) is ast.Starred for a in args):  # type: ignore[attr-defined]
+        return []
+    if func == "zip" and len(args) == len(elts):
+        return [(elt, arg) for elt, arg in zip(elts, args) if type(elt) is ast.Name]
+    if func == "enumerate" and len(args) == 1 and len(elts) == 2 and type(elts[1]) is ast.Name:
+        return [(elts[1], args[0])]
+    return []
 
 
 def viewed_call(value: ast.AST) -> Optional[ast.Call]:

@@ -482,7 +482,7 @@ def _may_evaluate(ctx) -> bool:
 
 
 # What a scope that reads a model's outputs as values shows in its text.
-_VALUE_READ_HINTS = (".data", ".item()", ".tolist()", ".numpy()", "print(", ".argmax(")
+_VALUE_READ_HINTS = (".data", ".item()", ".tolist()", ".numpy()", "print(", ".argmax(", ".detach().")
 # Predictions compared and counted: `correct += (predicted == labels).sum()`.
 _COUNTED_COMPARISON_RE = re.compile(r"==[^\n]*\)\s*\.(?:sum|float|mean|long|int|double|all|any|item|cpu)\(")
 
