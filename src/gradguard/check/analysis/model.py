@@ -601,10 +601,7 @@ class SemanticModel:
         if info is None or info.key in seen:
             return False
         seen.add(info.key)
-        starts = self._line_starts()
-        node = info.node
-        end = starts[node.end_lineno] if node.end_lineno is not None and node.end_lineno < len(starts) else None
-        if self._layers(info) or "requires_grad" in self.source_text[starts[node.lineno - 1] : end]:
+        if self._layers(info) or "requires_grad" in self._scope_text(info.node):
             return False
         classes = self._class_table()
         for base in info.bases:
@@ -1513,15 +1510,17 @@ class SemanticModel:
             return tensor(grad, roles, weak=weak).with_(split=left.split or right.split)
         if left.kind is Kind.NUMBER and right.kind is Kind.NUMBER:
             return NUMBER
-        if left.kind is Kind.CONTAINER and right.kind is Kind.CONTAINER and isinstance(op, ast.Add):
-            # An empty list's elements are what is added (as with `append`).
-            if left.elem is None or right.elem is None:
-                return container(right.elem if left.elem is None else None)
-            return container(join(left.elem, right.elem) or UNKNOWN)
-        if left.kind is Kind.CONTAINER and right.kind in (Kind.NUMBER, Kind.OTHER) and isinstance(op, ast.Add):
-            # `results += scores.tolist()`: a list extended with numbers (or text) holds no graph
-            # more than before (an empty list's elements are what is added, as with `append`).
-            added = NUMBER if right.kind is Kind.NUMBER else OTHER
+        if (
+            left.kind is Kind.CONTAINER
+            and right.kind in (Kind.CONTAINER, Kind.NUMBER, Kind.OTHER)
+            and isinstance(op, ast.Add)
+        ):
+            # A list extended with another's elements, or with numbers or text
+            # (`results += scores.tolist()`); an empty list's elements are what is added (as with
+            # `append`).
+            added = right.elem if right.kind is Kind.CONTAINER else NUMBER if right.kind is Kind.NUMBER else OTHER
+            if added is None:
+                return container(None)
             return container(added if left.elem is None else (join(left.elem, added) or UNKNOWN))
         if (
             left.kind is Kind.OTHER
@@ -2297,11 +2296,7 @@ class SemanticModel:
             receiver = self.value(func.value)
             if receiver.kind in (Kind.MODULE, Kind.OTHER) and receiver.ref is not None:
                 info = self._class_table().get(receiver.ref)
-                while info is not None:
-                    method = self._method_node(info, func.attr)
-                    if method is not None:
-                        return method
-                    info = next((self._class_table().get(b) for b in info.bases if b in self._class_table()), None)
+                return self._method_of(info, func.attr) if info is not None else None
             return None
         value = self.value(func)
         if value.kind is Kind.FUNCTION:

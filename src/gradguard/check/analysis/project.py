@@ -86,17 +86,11 @@ class ProjectIndex:
         run_modules = self.__dict__.get("_run_modules")
         if run_modules is None:
             run_modules = self.__dict__["_run_modules"] = frozenset(self.module_names.values())
-        for match in _FROM_RE.finditer(text):
-            if match.group(2).strip() != "*":
-                continue
-            written = match.group(1)
-            level = len(written) - len(written.lstrip("."))
-            module = self.resolve(importer, written.lstrip("."), level)
+        for written, level in _star_import_sources(text):
+            module = self.resolve(importer, written, level)
             if module in self.torch_modules:
                 return True
-            if module not in run_modules and _file_gives_torch(
-                module_file(importer, written.lstrip("."), level), set()
-            ):
+            if module not in run_modules and _file_gives_torch(module_file(importer, written, level), set()):
                 return True
         return False
 
@@ -254,14 +248,9 @@ def star_imports_give_torch(importer: str, text: str, seen: Optional[set] = None
     what a file checked alone sees of its project (``gradguard check predict.py``, the changed
     files pre-commit passes, an editor's buffer)."""
     seen = set() if seen is None else seen
-    for match in _FROM_RE.finditer(text):
-        if match.group(2).strip() != "*":
-            continue
-        written = match.group(1)
-        level = len(written) - len(written.lstrip("."))
-        if _file_gives_torch(module_file(importer, written.lstrip("."), level), seen):
-            return True
-    return False
+    return any(
+        _file_gives_torch(module_file(importer, written, level), seen) for written, level in _star_import_sources(text)
+    )
 
 
 def _file_gives_torch(path: Optional[str], seen: set) -> bool:
@@ -299,13 +288,27 @@ def _block(text: str, start: int) -> str:
     return text[start:end]
 
 
+def _from_clauses(text: str) -> Iterator[tuple[str, int, str]]:
+    """(the module as written without its leading dots, their number, what is imported, as
+    written) for each ``from ... import ...`` of a file."""
+    for match in _FROM_RE.finditer(text):
+        module = match.group(1)
+        stripped = module.lstrip(".")
+        yield stripped, len(module) - len(stripped), match.group(2)
+
+
+def _star_import_sources(text: str) -> Iterator[tuple[str, int]]:
+    """(module as written without leading dots, level) of each ``from ... import *``."""
+    for module, level, names in _from_clauses(text):
+        if names.strip() == "*":
+            yield module, level
+
+
 def _from_imports(index: ProjectIndex, path: str, text: str) -> Iterator[tuple[str, str]]:
     """(the module, resolved, and what is imported from it, as written) for each
     ``from ... import ...`` of a file (``from .model import Net, evaluate``)."""
-    for match in _FROM_RE.finditer(text):
-        module = match.group(1)
-        level = len(module) - len(module.lstrip("."))
-        yield index.resolve(path, module.lstrip("."), level), match.group(2)
+    for module, level, names in _from_clauses(text):
+        yield index.resolve(path, module, level), names
 
 
 def _imported_functions(index: ProjectIndex, path: str, text: str):

@@ -20,7 +20,8 @@ backpropagates. This module finds such calls in one scope from the syntax alone 
   later in the same block holds another value from there on (in a loop, only when simple
   statements lead to that assignment);
 - a `for` loop over the result (`for fm in out:`, or its place in `zip(axes, out)` or
-  `enumerate(out)`) reads it when every use of its name (bound there only) is a read;
+  `enumerate(out)`) reads it when every use of its name in the loop is a read and the loop
+  does not assign that name again;
 - none of the names is used in a nested function, lambda or comprehension (not followed; a
   comprehension's first iterable runs in the scope itself and counts as its code);
 - no backward pass comes after the call in its loop (or, outside loops, in a simple statement
@@ -82,8 +83,8 @@ def read_only_calls(
     if not any(viewed_call(value) is not None for _, _, value in bound.values()):
         return frozenset()
     wanted = {name for _, names, _ in bound.values() for name in names}
-    # `for fm in out:` over a result (or a view of it): the loop's name, bound there only, is
-    # followed like the result itself; every use of it a read makes the loop a read of `out`.
+    # `for fm in out:` over a result (or a view of it): the loop's name is followed like the
+    # result itself; every use of it a read makes the loop a read of `out`.
     # The name may be a loop name elsewhere too (a notebook's cells reuse `img`): only its uses
     # in this loop count, and the loop must not assign it again.
     iterated: list = []  # (loop name, the use of the result the loop iterates, the loop)

@@ -490,10 +490,9 @@ _COUNTED_COMPARISON_RE = re.compile(r"==[^\n]*\)\s*\.(?:sum|float|mean|long|int|
 def _result_only_read(ctx, call: ast.Call) -> bool:
     """Whether the call's result is read at once (``net(x).data.max(1)``) or bound to names
     that are then only read (``.data``, ``.item()``, printing: ``analysis.read_only``)."""
-    if id(call) not in ctx.state(_State).assigned_calls:
-        return _read_at_once(ctx, call) or _fed_into_read(ctx, call)
-    scope = ctx.function if ctx.function is not None else ctx.tree
-    return not isinstance(scope, ast.Lambda) and id(call) in _only_read_calls(ctx, scope)
+    if _result_only_read_directly(ctx, call):
+        return True
+    return id(call) not in ctx.state(_State).assigned_calls and _fed_into_read(ctx, call)
 
 
 def _an_argument(ctx, call: ast.Call) -> bool:
@@ -1275,12 +1274,14 @@ class EvalWithGrad(Rule):
                 scope = function if function is not None else ctx.tree
                 if not _reads_values(ctx, scope) or _certainly_not_a_model(ctx, callee):
                     return  # bound to a name, but nothing in the scope reads a value
-            elif (
-                not (_read_at_once_text(ctx, node) or _an_argument(ctx, node))
-                or _certainly_not_a_model(ctx, callee)
-                or not (read_at_once(node, ctx.parent) or _an_argument(ctx, node))
-            ):
-                return  # nothing in this unit or file can make this call an evaluation: no model query
+            else:
+                argument = _an_argument(ctx, node)  # `loss(net(x), y)`: see `_fed_into_read`
+                if (
+                    not (argument or _read_at_once_text(ctx, node))
+                    or _certainly_not_a_model(ctx, callee)
+                    or not (argument or read_at_once(node, ctx.parent))
+                ):
+                    return  # nothing in this unit or file can make this call an evaluation: no model query
             read_only = _result_only_read(ctx, node)
             if not read_only:
                 return
