@@ -1209,6 +1209,37 @@ CASES = [
         """,
         id="a-running-total-of-0-dim-losses-is-0-dim",
     ),
+    pytest.param(
+        "GG301",
+        """
+        import torch
+        from layers.modules import MultiBoxLoss
+
+        criterion = MultiBoxLoss(21, 0.5)
+        loc_loss = 0
+        for images, targets in loader:
+            optimizer.zero_grad()
+            loss_l, loss_c = criterion(net(images), targets)
+            loss = loss_l + loss_c
+            loss.backward()
+            optimizer.step()
+            loc_loss += loss_l
+        """,
+        """
+        import torch
+        from layers.modules import MultiBoxLoss
+
+        criterion = MultiBoxLoss(21, 0.5)
+        correct = 0
+        for images, targets in loader:
+            optimizer.zero_grad()
+            loss, hits = criterion(net(images), targets)
+            loss.backward()
+            optimizer.step()
+            correct += hits
+        """,
+        id="the-parts-of-a-criterion-s-tuple-are-losses",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

@@ -278,6 +278,8 @@ class ScopeFlow:
                     for name in target_names(elt):
                         names[name] = UNKNOWN
                 else:
+                    if part is not None and isinstance(elt, ast.Name):
+                        part = self.model.unpacked_part(value, part, elt.id)
                     self._bind_target(elt, part if part is not None else UNKNOWN, None, names, state)
         else:
             # Attributes and subscripts bind no name, and no state keeps their value.

@@ -82,6 +82,17 @@ LOADER_NAME_RE = re.compile(
 OPTIMIZER_NAME_RE = re.compile(r"^(?:\w+_)?(?:opt|optim|optimizer|optimiser)(?:_\w+|[A-Z0-9]\w*)?$")
 LOSS_NAME_RE = re.compile(r"(^|_)(loss|criterion|loss_fn|lossfn)($|_)|^criterion|loss$", re.I)
 _LOSS_NAME_EXCLUDE = ("get_", "log", "print", "plot", "save", "update", "record", "add", "is_", "reset", "set_")
+
+
+def _names_loss_function(name: str) -> bool:
+    """Whether a call of something unknown named ``name`` computes a loss (``criterion(out, y)``,
+    ``compute_loss(...)``). A class's name (``MultiBoxLoss()``, ``FocalLoss(gamma=2)``) makes a
+    criterion to call later, not a loss."""
+    if name[:1].isupper() and not name.isupper():
+        return False
+    return bool(LOSS_NAME_RE.search(name)) and not name.lower().startswith(_LOSS_NAME_EXCLUDE)
+
+
 _ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "iter", "zip", "track", "islice", "trange", "progress_bar", "tnrange"})
 _TENSOR_ANNOTATIONS = frozenset(
     {"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.autograd.Variable", "torch.nn.Parameter"}
@@ -1068,6 +1079,19 @@ class SemanticModel:
             return [value.elem] * count
         return [None] * count
 
+    @staticmethod
+    def unpacked_part(whole: Value, part: Value, name: str) -> Value:
+        """A name unpacked from a loss's result: ``loss_l, loss_c = criterion(out, y)`` binds
+        two losses with graphs; ``loss, acc = ...`` one loss and something else."""
+        if (
+            whole.kind is Kind.TENSOR
+            and whole.has(Role.LOSS)
+            and part.kind is Kind.TENSOR
+            and _names_loss_function(name)
+        ):
+            return part.with_(roles=part.roles | Role.LOSS)
+        return part
+
     def element_of(self, value: Value, iter_node: Optional[ast.AST]) -> Value:
         """What iterating over ``value`` yields."""
         if value.kind is Kind.LOADER:
@@ -1691,7 +1715,7 @@ class SemanticModel:
         if kind is Kind.MODULE:
             return self._module_call(callee, node, args, state, frame)
         if kind is Kind.UNKNOWN and name is not None:
-            if LOSS_NAME_RE.search(name) and not name.lower().startswith(_LOSS_NAME_EXCLUDE):
+            if _names_loss_function(name):
                 grad = self._combine_grad(args, state.mode) if args else Grad.MAYBE
                 if grad is Grad.MAYBE and state.mode is GradMode.ENABLED:
                     grad = Grad.YES
@@ -2056,8 +2080,7 @@ class SemanticModel:
                 return container(tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=True))
             if method == "named_parameters":
                 return container(container(items=(OTHER, tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=True))))
-            name = method
-            if LOSS_NAME_RE.search(name) and not name.lower().startswith(_LOSS_NAME_EXCLUDE):
+            if _names_loss_function(method):
                 grad = self._combine_grad(args, state.mode) if args else Grad.MAYBE
                 if grad is Grad.MAYBE and state.mode is GradMode.ENABLED:
                     grad = Grad.YES
