@@ -1240,6 +1240,61 @@ CASES = [
         """,
         id="the-parts-of-a-criterion-s-tuple-are-losses",
     ),
+    pytest.param(
+        "GG101",
+        """
+        import torch
+
+        def train(net, data, opt, criterion):
+            h = net.init_hidden(10)
+            for x, y in data:
+                h = tuple([each.data for each in h])
+                net.zero_grad()
+                output, h = net(x, h)
+                criterion(output, y).backward()
+                opt.step()
+        """,
+        """
+        import torch
+
+        def train(net, data, opt, criterion):
+            h = net.init_hidden(10)
+            for x, y in data:
+                h = tuple([each.data for each in h])
+                net.zero_grad()
+                output, state = net(x, h)
+                criterion(output, y).backward()
+                opt.step()
+        """,
+        id="a-hidden-state-that-is-a-model-s-output-on-later-steps",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+
+        net = nn.Sequential(nn.Dropout(0.5), nn.Linear(100, 1))
+        net.train()
+        optimizer = make_optimizer()  # no `net.parameters()` in sight: the loop shows the training
+        for x, y in loader:
+            optimizer.zero_grad()
+            nn.functional.mse_loss(net(x), y).backward()
+            optimizer.step()
+        y = net(torch.ones(100))
+        print("output", y)
+        """,
+        """
+        import torch
+        import torch.nn as nn
+
+        net = nn.Sequential(nn.Dropout(0.5), nn.Linear(100, 1))
+        net.train()
+        y = net(torch.ones(100))
+        print("output in training mode", y)
+        """,
+        id="train-sets-a-mode-and-trains-nothing",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

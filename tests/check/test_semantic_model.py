@@ -1378,3 +1378,52 @@ def test_twin_a_number_or_a_tensor_of_unknown_shape_stays_unknown():
         """
     )
     assert value.kind is Kind.UNKNOWN
+
+
+def _on_some_path(code: str) -> bool:
+    """``tensor_on_some_path`` for the name marked ``# <- name``."""
+    text = textwrap.dedent(code)
+    ctx = _context(text)
+    row, name = next(
+        (i + 1, line.split("# <-")[1].strip()) for i, line in enumerate(text.splitlines()) if "# <-" in line
+    )
+    node = max(
+        (n for n in ast.walk(ctx.tree) if isinstance(n, ast.Name) and n.id == name and n.lineno == row),
+        key=lambda n: n.col_offset,
+    )
+    return ctx.model.tensor_on_some_path(node)
+
+
+def test_a_hidden_state_unknown_before_the_loop_and_a_tensor_in_it_is_a_tensor_on_some_path():
+    code = """
+        import torch
+        h = net.init_hidden(8)
+        for x, y in loader:
+            h = tuple([each for each in h])  # <- each
+            out, h = net(x, h)
+        """
+    assert _on_some_path(code)
+    # `h` itself is a tuple on one path: not a tensor
+    assert not _on_some_path(code.replace("# <- each", "# <- h"))
+
+
+def test_twin_a_name_that_is_something_else_on_another_path_is_not_a_tensor_on_some_path():
+    assert not _on_some_path(
+        """
+        import torch
+        h = net.init_hidden(8)
+        for x, y in loader:
+            h = tuple([each for each in h])  # <- each
+            out, h = net(x, h)
+            h = "done"
+        """
+    )
+    assert not _on_some_path(
+        """
+        import torch
+        h = net.init_hidden(8)
+        for x, y in loader:
+            h = tuple([each for each in h])  # <- each
+            h = [x.shape for x in h]
+        """
+    )

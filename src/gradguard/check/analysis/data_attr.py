@@ -139,8 +139,9 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool) -> bool:
         return True
     if not chain_certain and isinstance(recv, ast.Name):
         # `target.data.sub_(1)` elsewhere in the scope shows `target` is a tensor: its other
-        # `.data` reads are a tensor's too (`(pred == target.data).sum()`).
-        chain_certain = recv.id in _names_with_tensor_chains(ctx)
+        # `.data` reads are a tensor's too (`(pred == target.data).sum()`); so does a binding
+        # to a tensor that reaches this read on some path (`out, h = net(x, h)` in a loop).
+        chain_certain = recv.id in _names_with_tensor_chains(ctx) or ctx.model.tensor_on_some_path(recv)
     if not chain_certain:
         return False
     if isinstance(recv, ast.Subscript) and isinstance(recv.slice, ast.Constant) and isinstance(recv.slice.value, str):

@@ -439,6 +439,47 @@ class SemanticModel:
             found = self._own_nodes[id(scope_node)] = list(own_nodes(scope_node))
         return found
 
+    def tensor_on_some_path(self, node: ast.Name) -> bool:
+        """Whether a name whose value the flow cannot tell where ``node`` reads it holds a
+        tensor after some statement of its scope that binds it, and nothing else the code
+        shows after the others: ``h = net.init_hidden(n)`` before the loop, ``out, h =
+        net(x, h)`` in it, so ``h.data`` at the loop's head reads a tensor from the second
+        step on. For a comprehension's name over such a name (``[each.data for each in
+        h]``), what iterating it yields: a tensor's rows or a tuple's tensors."""
+        location = self._where(node)
+        if location is None:
+            return False
+        name, element = node.id, False
+        for comp in reversed(location.comprehensions):
+            generator = next(
+                (g for g in comp.generators if isinstance(g.target, ast.Name) and g.target.id == name), None
+            )
+            if generator is not None:
+                if not isinstance(generator.iter, ast.Name):
+                    return False
+                name, element = generator.iter.id, True
+                break
+        frame = self._frame_for(location.scope)
+        if frame is None or frame.flow is None or not frame.scope.binds(name):
+            return False
+        after = frame.flow.after
+        seen = False
+        for binding in self.uses(location.scope).bindings_of(name):
+            state = after.get(id(binding.node))
+            value = state.env.get(name) if state is not None else None
+            if value is None or value.kind is Kind.UNKNOWN:
+                continue
+            if value.kind is Kind.TENSOR or (
+                element and value.kind is Kind.CONTAINER and (value.elem is None or value.elem.kind is Kind.UNKNOWN)
+            ):
+                seen = seen or value.kind is Kind.TENSOR
+                continue
+            if element and value.kind is Kind.CONTAINER and value.elem is not None and value.elem.kind is Kind.TENSOR:
+                seen = True
+                continue
+            return False
+        return seen
+
     def enclosing(self, node: ast.AST) -> list:
         """The statements around a node, innermost first (its own statement included)."""
         location = self._where(node)

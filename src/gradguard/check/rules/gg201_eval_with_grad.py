@@ -18,7 +18,8 @@ the mode `model.eval()` or `model.train()` set); not when only its shape is read
 module built in the same scope and never trained or loaded there (a smoke test of the model's
 code, also in a function named for evaluation: `def test_rnn(RNN): rnn = RNN(8); rnn(x)`;
 loading shows as `net.load...(`, `net.restore...(` or `load...(net, ...)`, training by a helper
-as `train...(net, ...)`, `fit...(net, ...)` or `net = train...(...)`), and not when a backward pass follows in the same loop or right after it in the same
+as `train...(net, ...)`, `fit...(net, ...)` or `net = train...(...)`; `net.train()` only sets
+a mode, and counts as training where the code has a backward pass), and not when a backward pass follows in the same loop or right after it in the same
 block (a forward hook may feed it); the backward pass must be reachable from the output: a
 name rebound on every path in between carries the new value (`pred = net(test_x)` in the
 evaluation step, then `pred = net(x)`, `loss = f(pred)`, `loss.backward()` in the training
@@ -619,7 +620,8 @@ def _fresh_module(ctx, call: ast.Call) -> bool:
     (``net = DPN92(); y = net(torch.randn(1, 3, 32, 32)); print(y)``): a smoke test of the
     model's code, not an evaluation. Loading shows as ``net.load...(``/``net.restore...(``
     (a project's own loader) or ``load...(net, ...)``, training by a helper as
-    ``train...(net, ...)``/``fit...(net, ...)`` or ``net = train...(...)``."""
+    ``train...(net, ...)``/``fit...(net, ...)`` or ``net = train...(...)``, and ``net.train()``
+    where the code has a backward pass (alone it only sets a mode: a demo of dropout)."""
     callee = call.func
     if not isinstance(callee, ast.Name):
         return False
@@ -643,8 +645,12 @@ def _fresh_module(ctx, call: ast.Call) -> bool:
     if not made:
         return False
     text = ctx.text(scope) if scope is not ctx.tree else ctx.source.text
-    if any(f"{name}.{method}" in text for method in ("parameters(", "load", "restore", "train(")):
+    if any(f"{name}.{method}" in text for method in ("parameters(", "load", "restore")):
         return False  # trained, or given weights (`model.load(path)`, a project's own loader)
+    if f"{name}.train(" in text and (
+        ".backward(" in text or re.search(rf"\b{re.escape(name)}\.train\((?!\s*(?:\)|True|False|mode\b))", text)
+    ):
+        return False  # `model.train()` before a training loop; `model.train(data)`: a method that trains
     # `load_checkpoint(model, ...)`; `train_ch3(net, train_iter, ...)`: trained by a helper
     return re.search(rf"\b(?:load|restore|train|fit)\w*\(\s*{re.escape(name)}\b", text) is None
 
