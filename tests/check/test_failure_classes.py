@@ -1295,6 +1295,36 @@ CASES = [
         """,
         id="train-sets-a-mode-and-trains-nothing",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import unittest
+        from models import VQVAE
+
+        class Samples:
+            def setUp(self):
+                self.model = VQVAE(3, 64, 512)
+
+            def show(self):
+                result = self.model(torch.randn(16, 3, 64, 64))
+                print(result[0])
+        """,
+        """
+        import torch
+        import unittest
+        from models import VQVAE
+
+        class TestVQVAE(unittest.TestCase):
+            def setUp(self):
+                self.model = VQVAE(3, 64, 512)
+
+            def test_forward(self):
+                result = self.model(torch.randn(16, 3, 64, 64))
+                print(result[0])
+        """,
+        id="a-unit-test-runs-the-model-it-tests",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

@@ -297,6 +297,39 @@ def test_function_called_once_with_grad_runs_with_grad():
     assert mode is GradMode.ENABLED  # the rules report what happens on the path with grad on
 
 
+_METHOD_CALLED_THROUGH_ANOTHER = """
+    import torch
+
+    class CNN(torch.nn.Module):
+        def predict(self, x):
+            self.eval()
+            return self.forward(x)  # <- x
+
+        def get_accuracy(self, x, y):
+            return (self.predict(x).argmax(1) == y).float().mean().item()
+
+    model = CNN()
+    with torch.no_grad():
+        print(model.get_accuracy(X_test, Y_test))
+    """
+
+
+def test_a_method_called_on_instances_and_by_its_class_only_under_no_grad_runs_without_grad():
+    # `model.get_accuracy(...)` under no_grad runs `self.predict(x)` under no_grad too
+    _, mode = ask(_METHOD_CALLED_THROUGH_ANOTHER)
+    assert mode is GradMode.DISABLED
+
+
+def test_twin_a_method_called_once_on_an_instance_with_grad_runs_with_grad():
+    _, mode = ask(_METHOD_CALLED_THROUGH_ANOTHER + "print(model.get_accuracy(X_test, Y_test))\n")
+    assert mode is GradMode.ENABLED
+
+
+def test_twin_a_method_called_on_something_unknown_has_unknown_callers():
+    _, mode = ask(_METHOD_CALLED_THROUGH_ANOTHER + "print(other.get_accuracy(X_test, Y_test))\n")
+    assert mode is not GradMode.DISABLED
+
+
 def test_function_passed_as_a_value_has_unknown_callers():
     _, mode = ask(
         """

@@ -13,7 +13,9 @@ How facts are found, deterministically, whatever the order of the questions:
 3. The second module pass, and every *query flow* (what rules see), use the summaries of
    the functions they call; a function's query flow also knows its parameters from its
    callers in the file, when every use of the function is a call: the join of the argument
-   values at the call sites, and the grad mode in force at all of them.
+   values at the call sites, and the grad mode in force at all of them, each caller run as
+   its own callers run it (a method's callers: ``self.name(...)`` and calls on instances of
+   its class).
 
 Evidence from the code comes first (constructors, ``nn.Module`` subclasses, torch calls,
 ``.parameters()``, annotations, what project functions return, attributes only tensors
@@ -2420,20 +2422,24 @@ class SemanticModel:
         text = self.source_text
         starts = self._line_starts()
         found = _occurrences(text, name)
+        own_class = None  # the class's key, for calls on its instances (`model.predict(x)`)
         if is_method:
-            found = (i for i in found if text.endswith("self.", 0, i))
+            own_class = next((info.key for info in self._class_table().values() if info.node is owner), None)
+            found = (
+                i for i in found if text.endswith("self.", 0, i) or (own_class is not None and text.endswith(".", 0, i))
+            )
         lines = sorted({bisect.bisect_right(starts, i) for i in found})
         sites: list = []
         if lines:
             for stmt in iter_statements(self.tree.body, lines):
                 for node, parent in _header_nodes(stmt, lines):
                     if is_method:
-                        hit = (
-                            isinstance(node, ast.Attribute)
-                            and node.attr == name
-                            and isinstance(node.value, ast.Name)
-                            and node.value.id == "self"
-                        )
+                        hit = isinstance(node, ast.Attribute) and node.attr == name
+                        if hit and not (isinstance(node.value, ast.Name) and node.value.id == "self"):
+                            receiver = self.value(node.value)  # type: ignore[attr-defined]
+                            if receiver.kind is Kind.UNKNOWN:
+                                return None  # maybe an instance of this class: callers not all known
+                            hit = receiver.kind in (Kind.MODULE, Kind.OTHER) and receiver.ref == own_class
                     else:
                         hit = isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
                     if not hit:
@@ -2461,7 +2467,7 @@ class SemanticModel:
         if isinstance(scope_node, ast.Module):
             return self._module_frame()
         if isinstance(scope_node, FUNCTION_TYPES):
-            return self._summary_frame(scope_node)
+            return self._query_frame(scope_node)  # run as its own callers run it
         return None
 
     def _line_starts(self) -> list:

@@ -35,8 +35,12 @@ training loop followed by a validation loop), the validation loop alone is check
 over an evaluation loader whose body shows no gradient use.
 
 Not flagged: functions under a decorator or inside a caller region that may disable grad;
-module-level functions that this file calls only where grad is disabled
-(`with torch.no_grad(): validate(model, loader)`);
+module-level functions and methods that this file calls only where grad is disabled
+(`with torch.no_grad(): validate(model, loader)`; `model.get_accuracy(x, y)` under `no_grad`,
+and the `self.predict(x)` that method calls: the grad mode of a caller is the one its own
+callers run it in);
+unit tests (`test_*` in a test file, the methods of a `unittest.TestCase`) running the model
+they test, built in `setUp`, whose output they only read;
 functions that only switch the model to eval mode and return; functions that return a loss
 (the caller may call `backward` on it); functions named for evaluation whose result carries a graph,
 alone or in a tuple (`return action, log_prob` in a policy's `evaluate`), unless every caller in
@@ -401,11 +405,27 @@ def _evaluates_by_name(ctx, function: ast.AST) -> bool:
         return False
     if not _EVAL_FUNCTION_RE.search(name):
         return False
-    if name.startswith("test_"):
-        base = ctx.filename.replace("\\", "/").rsplit("/", 1)[-1]
-        if base.startswith("test_") or base.endswith("_test.py") or "/tests/" in ctx.filename.replace("\\", "/"):
-            return False
+    if name.startswith("test_") and _in_test_file(ctx):
+        return False
     return True
+
+
+def _in_test_file(ctx) -> bool:
+    path = ctx.filename.replace("\\", "/")
+    base = path.rsplit("/", 1)[-1]
+    return base.startswith("test_") or base.endswith("_test.py") or "/tests/" in path
+
+
+def _unit_test(ctx, function: Optional[ast.AST]) -> bool:
+    """Whether ``function`` is a unit test: ``test_*`` in a test file, or a method of a
+    ``unittest.TestCase`` class (its model built in ``setUp``: ``self.model(torch.randn(...))``
+    is a smoke test of the model's code)."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or not function.name.startswith("test"):
+        return False
+    cls = ctx.method_class
+    if cls is not None and any((dotted_name(b) or "").endswith("TestCase") for b in cls.bases):
+        return True
+    return function.name.startswith("test_") and _in_test_file(ctx)
 
 
 def _eval_receivers(text: str) -> frozenset:
@@ -1329,7 +1349,11 @@ class EvalWithGrad(Rule):
             if read_only or (read_only is None and _result_only_read(ctx, node)):
                 return _Candidate(node, "read-only")  # what the function returns cannot hold this graph
             return _Candidate(node, "eval-function")
-        if (read_only or (read_only is None and _result_only_read(ctx, node))) and not _fresh_module(ctx, node):
+        if (
+            (read_only or (read_only is None and _result_only_read(ctx, node)))
+            and not _fresh_module(ctx, node)
+            and not _unit_test(ctx, ctx.function)
+        ):
             return _Candidate(node, "read-only")
         return None
 
