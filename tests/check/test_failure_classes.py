@@ -1325,6 +1325,34 @@ CASES = [
         """,
         id="a-unit-test-runs-the-model-it-tests",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        from models import *
+
+        G_AB = Generator()
+        optimizer_G = torch.optim.Adam(G_AB.parameters())
+
+        def sample_images(batches_done):
+            real_A = next(iter(val_dataloader))["A"]
+            fake_B = G_AB(real_A)
+            save_image(torch.cat((real_A, fake_B.data), -2), "%s.png" % batches_done)
+        """,
+        """
+        import torch
+        from models import *
+
+        G_AB = Generator()
+        optimizer_G = torch.optim.Adam(G_AB.parameters())
+
+        def sample_images(batches_done, G_AB=lookup):
+            real_A = next(iter(val_dataloader))["A"]
+            fake_B = G_AB(real_A)
+            save_image(torch.cat((real_A, fake_B.data), -2), "%s.png" % batches_done)
+        """,
+        id="a-global-is-what-the-module-s-code-shows",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

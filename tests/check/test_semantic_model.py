@@ -1460,3 +1460,29 @@ def test_twin_a_name_that_is_something_else_on_another_path_is_not_a_tensor_on_s
             h = [x.shape for x in h]
         """
     )
+
+
+def test_a_global_unknown_where_made_is_what_the_module_s_uses_show():
+    value, _ = ask(
+        """
+        import torch
+        G_AB = Generator()
+        optimizer = torch.optim.Adam(G_AB.parameters())
+        def sample(x):
+            return G_AB(x)  # <- G_AB
+        """
+    )
+    assert value.kind is Kind.MODULE
+
+
+def test_twin_a_local_of_the_same_name_is_not_the_global():
+    value, _ = ask(
+        """
+        import torch
+        G_AB = Generator()
+        optimizer = torch.optim.Adam(G_AB.parameters())
+        def sample(x, G_AB):
+            return G_AB(x)  # <- G_AB
+        """
+    )
+    assert value.kind is not Kind.MODULE or value.weak

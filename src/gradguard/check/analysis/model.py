@@ -1167,10 +1167,15 @@ class SemanticModel:
 
     def lookup(self, name: str, state: State, frame: Frame) -> Value:
         found = state.env.get(name)
-        if found is None:
+        free = found is None
+        if free:
             found = self._free_value(name, frame)
         if found.kind is Kind.UNKNOWN:
             evident = self._evident(frame.node, name)
+            if evident is None and free and frame.node is not self.tree and not frame.scope.binds(name):
+                # A global: what the module's code shows of it (`G_AB.parameters()` handed to
+                # the optimizer, `G_AB.cuda()`) holds in every function reading it.
+                evident = self._evident(self.tree, name)
             if evident is not None:
                 return evident
             return self._named_value(name)

@@ -24,7 +24,9 @@ block (a forward hook may feed it); the backward pass must be reachable from the
 name rebound on every path in between carries the new value (`pred = net(test_x)` in the
 evaluation step, then `pred = net(x)`, `loss = f(pred)`, `loss.backward()` in the training
 loop backpropagates the second `pred` only). A function named for evaluation whose result carries a
-graph is reported when every caller in the file only reads that result. A model is also a
+graph is reported when every caller in the file only reads that result. A module-level name whose uses in the module show a
+module (`G_AB = Generator()` from a star import, `G_AB.parameters()` handed to an optimizer) is
+one in every function that reads it (`fake_B = G_AB(real_A)` in `sample_images`). A model is also a
 function of the file that computes one by hand: it returns a tensor with a graph of its own,
 whatever it is given (`def forward(x): return x @ w.t() + b` over weights that require grad),
 neither backpropagates nor steps, and is not handed a module. A model is something named like one (`model`, `net`, `self.backbone`,
