@@ -1353,6 +1353,43 @@ CASES = [
         """,
         id="a-global-is-what-the-module-s-code-shows",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import matplotlib.pyplot as plt
+
+        model = Attention()
+        optimizer = torch.optim.Adam(model.parameters(), lr=0.001)
+        for epoch in range(2000):
+            optimizer.zero_grad()
+            output, _ = model(input_batch, hidden, output_batch)
+            criterion(output, target_batch).backward()
+            optimizer.step()
+
+        predict, trained_attn = model(input_batch, hidden, test_batch)
+        print(" ".join(number_dict[n] for n in predict.argmax(1).tolist()))
+        ax = plt.figure().add_subplot(1, 1, 1)
+        ax.matshow(trained_attn, cmap="viridis")
+        """,
+        """
+        import torch
+        import matplotlib.pyplot as plt
+
+        model = Attention()
+        optimizer = torch.optim.Adam(model.parameters(), lr=0.001)
+        for epoch in range(2000):
+            optimizer.zero_grad()
+            output, _ = model(input_batch, hidden, output_batch)
+            criterion(output, target_batch).backward()
+            optimizer.step()
+
+        predict, trained_attn = model(input_batch, hidden, test_batch)
+        print(" ".join(number_dict[n] for n in predict.argmax(1).tolist()))
+        attentions.append(trained_attn)
+        """,
+        id="an-output-drawn-is-read",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

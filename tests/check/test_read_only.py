@@ -28,6 +28,11 @@ def only_read(code: str) -> list:
         "import torch\nout = net(x)\npred = torch.argmax(out, 1)",
         "out = net(x)\nprint(f'{out}')",
         "out = net(x)\nout",  # a notebook cell's last expression: displayed
+        "out = net(x)\nprint(classes[out[0]])",  # an index: its graph goes nowhere
+        "out = net(x)\nprint(' '.join('%5s' % classes[out[j]] for j in range(4)))",  # in a comprehension
+        "out = net(x)\nax.matshow(out, cmap='viridis')",  # drawn
+        "out = net(x)\nwriter.add_image('sample', out, 3)",  # logged
+        "out = net(x)\nmask[out] = 1",  # an index of a store, too
     ],
 )
 def test_reads(code):
@@ -41,7 +46,10 @@ def test_reads(code):
         "out = net(x)\nouts.append(out)",  # stored
         "out = net(x)\nprint(out.shape)",  # only its shape: a check of the model
         "out = net(x)\nself.out = out",
-        "out = net(x)\nvals = [o.item() for o in out]",  # used in a comprehension: not followed
+        "out = net(x)\nvals = [o.item() for o in out]",  # iterated by a comprehension: not followed
+        "out = net(x)\nparts = [out[i] for i in range(3)]",  # views of it kept in a list
+        "out = net(x)\nparts = [print(out) for out in batch]",  # another `out`, bound by the comprehension
+        "out = net(x)\nfns = [lambda: out for _ in range(2)]",  # a lambda may run later
         "out = net(x)\nout += 1\nprint(out.data)",
         "out = net(x)\ntotal = out.sum()",
         "net(x)",  # not bound: a forward hook may be what it is for
@@ -277,11 +285,12 @@ def test_a_comprehensions_first_iterable_is_code_of_the_scope_itself():
     assert only_read(code) == ["net(x)"]
 
 
-def test_a_name_used_in_a_comprehensions_body_is_not_followed_there():
+def test_a_name_kept_by_a_comprehensions_element_is_followed_through_its_result():
     code = """
     pred = net(x)
     print(pred.data)
     rows = [pred[i] for i in range(3)]
+    keep(rows)
     """
     assert only_read(code) == []
 

@@ -11,7 +11,9 @@ backpropagates. This module finds such calls in one scope from the syntax alone 
 - every later use of those names (and, in a loop, every use in that loop) is a read: an
   attribute or method that drops the graph (``.data``, ``.shape``, ``.item()``,
   ``.detach()``, ``.argmax()``), a comparison, ``print``/``len``/``float``/``str``, a
-  formatted string, a cell's last expression (displayed), or part of the value of another
+  formatted string, a cell's last expression (displayed), an index (``classes[pred[j]]``:
+  an index's graph goes nowhere), an argument of a drawing or logging call (``ax.matshow``,
+  ``plt.imshow``, ``writer.add_image``), or part of the value of another
   assignment whose result is only read in turn (the output fed back into the next step of a
   generation loop, ``rnn(inp, hidden)``; ``samples = samples.mul(0.5)``), through indexing,
   views or copies and reductions (``out[0].data``, ``out.view(-1).cpu().data``,
@@ -22,8 +24,9 @@ backpropagates. This module finds such calls in one scope from the syntax alone 
 - a `for` loop over the result (`for fm in out:`, or its place in `zip(axes, out)` or
   `enumerate(out)`) reads it when every use of its name in the loop is a read and the loop
   does not assign that name again;
-- none of the names is used in a nested function, lambda or comprehension (not followed; a
-  comprehension's first iterable runs in the scope itself and counts as its code);
+- none of the names is used in a nested function or lambda (not followed); a comprehension
+  that binds none of them and holds no function is followed like the scope's own code (its
+  first iterable runs in the scope itself), otherwise it is not followed;
 - no backward pass comes after the call in its loop (or, outside loops, in a simple statement
   of its block before its names are assigned again): a forward hook may hand the graph to a
   loss the syntax does not show.
@@ -100,7 +103,8 @@ def read_only_calls(
     backward_lines: list = []
     loops: list = []
     reads: dict = {}  # id(Name node) -> _VALUE, _METADATA or the id of the bound call it feeds
-    for node in own:
+    inner, followed = _comprehension_nodes(own, wanted)
+    for node in (own + inner) if inner else own:
         t = type(node)
         if t is ast.Name:
             if node.id in wanted and not isinstance(node.ctx, ast.Store):
@@ -190,7 +194,7 @@ def read_only_calls(
         # there: a call whose result such a name may hold is not known to be only read, nor is
         # what fed it.
         names_kept = {name for key in kept for name in bound[key][1]}
-        nested = _names_in_nested_code(own, names_kept)
+        nested = _names_in_nested_code(own, names_kept, followed)
         if nested:
             kept -= _feeding({key for key in kept if nested & set(bound[key][1])}, kept, edges)
     found = (viewed_call(bound[key][2]) for key in kept)
@@ -314,13 +318,43 @@ def _feeding(targets: set, among: set, edges: dict) -> set:
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, *COMPREHENSION_TYPES)
 
 
-def _names_in_nested_code(own: list, names: set) -> set:
+def _comprehension_nodes(own: list, names: set) -> tuple:
+    """The nodes inside the comprehensions among a scope's own nodes that bind none of
+    ``names`` and hold no function or lambda, and those comprehensions' ids: their uses of the
+    names are followed like the scope's own (`" ".join(classes[predicted[j]] for j in range(4))`
+    reads `predicted`; `[out[i] for i in ...]` keeps views of `out`, not a read)."""
+    inner: list = []
+    followed: set = set()
+    for node in own:
+        if not isinstance(node, COMPREHENSION_TYPES):
+            continue
+        outer = node.generators[0].iter  # type: ignore[attr-defined]  # already among the scope's own
+        found: list = []
+        stack = list(ast.iter_child_nodes(node))
+        while stack:
+            sub = stack.pop()
+            if sub is outer:
+                continue
+            if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) or (
+                type(sub) is ast.Name and sub.id in names and type(sub.ctx) is ast.Store  # type: ignore[attr-defined]
+            ):
+                break
+            found.append(sub)
+            stack.extend(ast.iter_child_nodes(sub))
+        else:
+            inner.extend(found)
+            followed.add(id(node))
+    return inner, followed
+
+
+def _names_in_nested_code(own: list, names: set, followed: frozenset | set = frozenset()) -> set:
     """Which of ``names`` the nested functions, classes, lambdas and comprehensions met among
     a scope's own nodes may read from the scope: used there and not bound there (a method's
-    own ``encoded`` is another variable)."""
+    own ``encoded`` is another variable); the comprehensions in ``followed`` had their uses
+    judged with the scope's own."""
     found: set = set()
     for node in own:
-        if isinstance(node, _NESTED):
+        if isinstance(node, _NESTED) and id(node) not in followed:
             used: set = set()
             bound: set = set()
             # A comprehension's first iterable runs in the scope itself: its uses are the
@@ -494,7 +528,13 @@ def _base_name(expr: ast.AST, wanted: set) -> Optional[ast.Name]:
     return None
 
 
-_READING_NODES = frozenset({ast.Attribute, ast.Compare, ast.FormattedValue, ast.Expr, ast.BinOp})
+_READING_NODES = frozenset({ast.Attribute, ast.Compare, ast.FormattedValue, ast.Expr, ast.BinOp, ast.Subscript})
+# Plotting and logging calls that draw or record the values of their arguments (matplotlib's
+# ``plt.imshow(x)`` and ``ax.matshow(x)``, TensorBoard's ``writer.add_image(tag, x)``).
+_DRAWING_METHODS = frozenset(
+    "imshow matshow plot scatter hist bar barh pcolormesh contour contourf errorbar semilogy semilogx loglog"
+    " add_scalar add_scalars add_image add_images add_histogram".split()
+)
 
 
 def _formats_text(func: ast.AST) -> bool:
@@ -536,6 +576,11 @@ def _classify_read(node: ast.AST, t: type, wanted: set, reads: dict, displayed: 
             base = _base_name(operand, wanted)
             if base is not None:
                 reads[id(base)] = _VALUE
+    elif t is ast.Subscript:
+        # An index never carries its graph into the result: `classes[predicted[j]]` reads `predicted`.
+        base = _base_name(node.slice, wanted)  # type: ignore[attr-defined]
+        if base is not None and _base_name(node.value, wanted) is None:  # type: ignore[attr-defined]
+            reads[id(base)] = _VALUE
     elif t is ast.BinOp:
         left = node.left  # type: ignore[attr-defined]
         if type(node.op) is ast.Mod and type(left) is ast.Constant and isinstance(left.value, str):  # type: ignore[attr-defined]
@@ -562,6 +607,8 @@ def _classify_call(call: ast.Call, wanted: set, qualified_name, bound: dict, rea
     kind = None
     if type(func) is ast.Name and func.id in _READING_BUILTINS:  # type: ignore[attr-defined]
         kind = _METADATA if func.id in _METADATA_BUILTINS else _VALUE  # type: ignore[attr-defined]
+    elif type(func) is ast.Attribute and func.attr in _DRAWING_METHODS:  # type: ignore[attr-defined]
+        kind = _VALUE  # `ax.matshow(attention)`, `writer.add_image("fake", sample)`
     else:
         qual = qualified_name(func)
         if qual is not None and qual.startswith("torch.") and qual.rsplit(".", 1)[1] in _READING_METHODS:

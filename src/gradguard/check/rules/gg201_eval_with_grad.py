@@ -8,7 +8,8 @@ the model outside any `no_grad`/`inference_mode` region, without any sign of gra
 that function. Also flagged: a model call whose output (or a part or view of it:
 `logits = net(x)[:5]`) is read at once (`net(x).data.max(1)[1]`) or bound to names that are
 then only read (`prediction = net(x)` followed by `prediction.data.numpy()`, `.item()`, `.argmax()`,
-comparisons or `print`, fed back into the next step of a generation loop, handed to a
+comparisons or `print`, used as an index (`classes[predicted[j]]`), drawn or logged
+(`ax.matshow(attention)`, `writer.add_image(tag, sample)`), fed back into the next step of a generation loop, handed to a
 function of the file that only reads that parameter: `show_images(sample)` where
 `def show_images(out): plt.imshow(out.data.cpu()[0])`, or fed into a loss or other tensor
 computation whose result is only read: `print(loss(net(features), labels).item())`), as in
