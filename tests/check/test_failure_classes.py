@@ -1390,6 +1390,100 @@ CASES = [
         """,
         id="an-output-drawn-is-read",
     ),
+    pytest.param(
+        "GG301",
+        """
+        import torch
+
+        class CNN(torch.nn.Module):
+            def train_model(self, x, y):
+                self.optimizer.zero_grad()
+                self.cost = self.criterion(self.forward(x), y)
+                self.cost.backward()
+                self.optimizer.step()
+                return self.cost
+
+        model = CNN()
+        for epoch in range(15):
+            avg_cost = 0
+            for X, Y in data_loader:
+                cost = model.train_model(X, Y)
+                avg_cost += cost / total_batch
+            print(epoch, avg_cost)
+        """,
+        """
+        import torch
+
+        class CNN(torch.nn.Module):
+            def train_model(self, x, y):
+                self.optimizer.zero_grad()
+                self.cost = self.criterion(self.forward(x), y)
+                self.cost.backward()
+                self.optimizer.step()
+                return self.cost.item()
+
+        model = CNN()
+        for epoch in range(15):
+            avg_cost = 0
+            for X, Y in data_loader:
+                cost = model.train_model(X, Y)
+                avg_cost += cost / total_batch
+            print(epoch, avg_cost)
+        """,
+        id="a-loss-a-method-backpropagates-and-returns",
+    ),
+    pytest.param(
+        "GG105",
+        """
+        import torch
+
+        d_loss_real = torch.mean(torch.abs(d_real - imgs))
+        diff = torch.mean(gamma * d_loss_real - d_loss_fake)
+        M = (d_loss_real + torch.abs(diff)).data[0]
+        """,
+        """
+        import torch
+
+        d_loss_real = torch.mean(torch.abs(d_real - imgs))
+        diff = gamma * d_real - d_loss_fake
+        M = (d_loss_real + torch.abs(diff)).data[0]
+        """,
+        id="an-element-wise-function-keeps-a-0-dim-shape",
+    ),
+    pytest.param(
+        "GG301",
+        """
+        import torch
+
+        def train(inp, target):
+            decoder.zero_grad()
+            loss = criterion(decoder(inp), target)
+            loss.backward()
+            decoder_optimizer.step()
+            return loss
+
+        loss_avg = 0
+        for epoch in range(1, n_epochs + 1):
+            loss = train(*random_training_set(chunk_len))
+            loss_avg += loss
+        """,
+        """
+        import torch
+
+        def train(inp, target):
+            decoder.zero_grad()
+            loss = criterion(decoder(inp), target)
+            loss.backward()
+            decoder_optimizer.step()
+            return loss.data[0] / args.chunk_len
+
+        loss_avg = 0
+        for epoch in range(1, n_epochs + 1):
+            loss = train(*random_training_set(chunk_len))
+            loss_avg += loss
+        """,
+        id="a-function-that-backpropagates-and-returns-the-loss-s-values",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

@@ -1486,3 +1486,28 @@ def test_twin_a_local_of_the_same_name_is_not_the_global():
         """
     )
     assert value.kind is not Kind.MODULE or value.weak
+
+
+@pytest.mark.parametrize("call", ["torch.abs(diff)", "torch.clamp(diff, 0, 1)", "torch.sqrt(diff)"])
+def test_an_element_wise_function_of_a_0_dim_tensor_is_0_dim(call):
+    value, _ = ask(
+        f"""
+        import torch
+        diff = torch.mean(a - b)
+        m = {call}
+        print(m)  # <- m
+        """
+    )
+    assert value.kind is Kind.TENSOR and value.has(Role.SCALAR)
+
+
+def test_twin_an_element_wise_function_of_a_tensor_of_unknown_shape_is_not_0_dim():
+    value, _ = ask(
+        """
+        import torch
+        diff = torch.randn(3)
+        m = torch.abs(diff)
+        print(m)  # <- m
+        """
+    )
+    assert value.kind is Kind.TENSOR and not value.has(Role.SCALAR)

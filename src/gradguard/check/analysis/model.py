@@ -1306,6 +1306,10 @@ class SemanticModel:
                 return _NAMED_OPTIMIZER
             if MODEL_NAME_RE.match(node.attr):
                 return module(weak=True)
+            # ``self.cost.backward()`` in the method: a loss with a graph (``return self.cost``).
+            evident = self._evident(frame.node, "self." + node.attr)
+            if evident is _EVIDENT_LOSS or evident is _EVIDENT_SCALAR_LOSS:
+                return evident
         return found
 
     def _attribute_value(self, node: ast.Attribute, state: State, frame: Frame) -> Value:
@@ -1998,6 +2002,8 @@ class SemanticModel:
         roles = Role.INFERENCE if state.mode is GradMode.INFERENCE else Role.NONE
         if last in vocab.FULL_REDUCTIONS and len(node.args) == 1 and not node.keywords:
             roles |= Role.SCALAR
+        elif last in vocab.ELEMENTWISE_UNARY and args and args[0].kind is Kind.TENSOR:
+            roles |= args[0].roles & Role.SCALAR
         if last in ("max", "min", "sort", "topk", "median", "mode", "kthvalue") and (
             len(node.args) > 1 or node.keywords
         ):

@@ -135,6 +135,12 @@ PYTHON_VALUE_METHODS = frozenset(
 )
 # Reductions: a tensor reduced over every dimension is 0-dim (``loss.sum()``, ``x.mean()``).
 FULL_REDUCTIONS = frozenset({"sum", "mean", "prod", "norm", "max", "min", "std", "var", "amax", "amin", "logsumexp"})
+# Element-wise torch functions of one tensor: the result has its input's shape (a 0-dim
+# input gives a 0-dim result: `torch.abs(diff)` of a mean).
+ELEMENTWISE_UNARY = _words(
+    """abs absolute neg negative exp expm1 log log10 log1p log2 sqrt rsqrt square sigmoid tanh sin cos
+    tan relu clamp clamp_min clamp_max clip sign floor ceil round trunc frac reciprocal"""
+)
 # Builtins whose argument is only read.
 READING_BUILTINS = frozenset(
     {"print", "str", "repr", "format", "len", "float", "int", "bool", "isinstance", "hash", "id", "type", "complex"}

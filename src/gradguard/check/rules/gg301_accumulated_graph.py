@@ -5,7 +5,8 @@ Flags `total += loss`, `total = total + loss` and `losses.append(loss)` inside a
 grad enabled, where `loss` is a loss (the result of a loss function or criterion, or a name
 `.backward()` is called on), the accumulator is defined before the loop, and the accumulated
 value is never backpropagated itself. It reports when either `loss.backward()` runs in each
-iteration, or the loop runs a model and the total is only reported (not returned, or the
+iteration (in the loop, or in the function or method of the file that returns the loss:
+`cost = model.train_model(X, Y)` whose body calls `self.cost.backward()`), or the loop runs a model and the total is only reported (not returned, or the
 function is an evaluation: it calls `.eval()`).
 
 ## Why is this bad?
@@ -355,7 +356,9 @@ class AccumulatedGraph(Rule):
         derived = _derived(uses, acc)
         if derived & uses.backpropagated:
             return
-        backward_each_step = bool(_names(value) & uses.backpropagated)
+        backward_each_step = bool(_names(value) & uses.backpropagated) or _returned_after_backward(
+            ctx, uses, _names(value), loop
+        )
         if not backward_each_step:
             if not _runs_model(ctx, loop):
                 return
@@ -446,6 +449,20 @@ def _derived(uses, acc: str) -> set:
                 found.add(name)
                 changed = True
     return found
+
+
+def _returned_after_backward(ctx, uses, names: set, loop: ast.AST) -> bool:
+    """Whether one of ``names`` is bound in the loop to what a function or method of the
+    file returns after calling ``backward`` (``cost = model.train_model(X, Y)`` whose body
+    runs ``self.cost.backward()`` and returns ``self.cost``): a loss backpropagated each step."""
+    model = ctx.model
+    for binding in uses.bindings:
+        if binding.name in names and isinstance(binding.value, ast.Call) and _inside(ctx, binding.node, loop):
+            fn = model.callee(binding.value)
+            summary = model.function_summary(fn) if fn is not None else None
+            if summary is not None and summary.calls_backward and summary.returns.has(Role.LOSS):
+                return True  # (`return loss.data[0] / n` returns no loss: it keeps no graph)
+    return False
 
 
 def _runs_model(ctx, loop: ast.AST) -> bool:
