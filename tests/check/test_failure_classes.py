@@ -1484,6 +1484,28 @@ CASES = [
         """,
         id="a-function-that-backpropagates-and-returns-the-loss-s-values",
     ),
+    pytest.param(
+        "GG101",
+        """
+        import torch
+        from torch.nn.utils.rnn import pack_sequence
+
+        packed = pack_sequence([eye[X[idx]] for idx in sorted_idx])
+        rnn = torch.nn.RNN(input_size=4, hidden_size=30, batch_first=True)
+        rnn_output, hidden = rnn(packed)
+        print(hidden.data.shape)
+        """,
+        """
+        import torch
+        from torch.nn.utils.rnn import pack_sequence
+
+        packed = pack_sequence([eye[X[idx]] for idx in sorted_idx])
+        rnn = torch.nn.RNN(input_size=4, hidden_size=30, batch_first=True)
+        rnn_output, hidden = rnn(packed)
+        print(rnn_output.data.shape)
+        """,
+        id="an-rnn-fed-a-packed-sequence-returns-a-tensor-hidden-state",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

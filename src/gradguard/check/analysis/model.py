@@ -1800,14 +1800,19 @@ class SemanticModel:
         if ref.startswith("torch.nn.") and last in vocab.PARAMETERLESS_MODULES:
             grad = self._combine_grad(args, state.mode)
             return tensor(grad, Role.OUTPUT if grad is not Grad.NO else Role.NONE)
-        if any(a is PACKED for a in args):
-            return PACKED  # an RNN fed a PackedSequence returns one (with its hidden state)
         if state.mode.off:
             grad = Grad.NO
         elif state.mode is GradMode.MAYBE:
             grad = Grad.MAYBE
         else:
             grad = Grad.YES
+        if any(a is PACKED for a in args):
+            if ref.startswith("torch.nn.") and last in ("RNN", "GRU", "LSTM"):
+                # `output, h_n = rnn(packed)`: the output is packed, the hidden state a tensor
+                # (a pair of them for an LSTM)
+                hidden = tensor(grad, Role.NONE)
+                return container(items=(PACKED, container(items=(hidden, hidden)) if last == "LSTM" else hidden))
+            return PACKED  # a module fed a PackedSequence: what it returns is not known apart
         roles = Role.OUTPUT
         if state.mode is GradMode.INFERENCE:
             roles |= Role.INFERENCE
