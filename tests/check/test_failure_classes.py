@@ -1506,6 +1506,48 @@ CASES = [
         """,
         id="an-rnn-fed-a-packed-sequence-returns-a-tensor-hidden-state",
     ),
+    pytest.param(
+        "GG102",
+        """
+        import torch
+
+        def load_data(v, data):
+            v.data.resize_(data.size()).copy_(data)
+        """,
+        """
+        import torch
+
+        def load_data(v, data):
+            v.data.resize_(data.size())
+        """,
+        id="a-value-write-after-a-resize-through-data",
+    ),
+    pytest.param(
+        "GG101",
+        """
+        import torch
+        from torch.autograd import Variable
+
+        class averager(object):
+            def add(self, v):
+                if isinstance(v, Variable):
+                    count = v.data.numel()
+                    v = v.data.sum()
+                self.n_count += count
+        """,
+        """
+        import torch
+        from torch.autograd import Variable
+
+        class averager(object):
+            def add(self, v):
+                if isinstance(v, dict):
+                    count = v.data.numel()
+                    v = v.data.sum()
+                self.n_count += count
+        """,
+        id="isinstance-narrows-a-name-to-a-tensor",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

@@ -1511,3 +1511,27 @@ def test_twin_an_element_wise_function_of_a_tensor_of_unknown_shape_is_not_0_dim
         """
     )
     assert value.kind is Kind.TENSOR and not value.has(Role.SCALAR)
+
+
+def test_isinstance_of_a_tensor_class_narrows_a_name_in_the_branch():
+    value, _ = ask(
+        """
+        import torch
+        def add(v):
+            if isinstance(v, (torch.Tensor, torch.nn.Parameter)):
+                print(v)  # <- v
+        """
+    )
+    assert value.kind is Kind.TENSOR
+
+
+def test_twin_isinstance_of_another_class_narrows_nothing():
+    value, _ = ask(
+        """
+        import torch
+        def add(v):
+            if isinstance(v, (torch.Tensor, list)):
+                print(v)  # <- v
+        """
+    )
+    assert value.kind is not Kind.TENSOR

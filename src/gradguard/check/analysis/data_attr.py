@@ -31,25 +31,29 @@ from gradguard.common.text import short
 
 # Methods only tensors have, as they follow `.data` in a chain: right after `.data` they make
 # the receiver's `.data` a tensor's.
-_TENSOR_METHODS_AFTER_DATA = INPLACE_VALUE_METHODS | {
-    "cpu",
-    "cuda",
-    "numpy",
-    "clone",
-    "detach",
-    # not on numpy arrays either: `x.data.new(x.size())`, `y.data.view_as(pred)`
-    "new",
-    "new_zeros",
-    "new_ones",
-    "new_full",
-    "new_empty",
-    "new_tensor",
-    "view_as",
-    "type_as",
-    "expand_as",
-    "storage",
-    "untyped_storage",
-}
+_TENSOR_METHODS_AFTER_DATA = (
+    INPLACE_VALUE_METHODS
+    | META_INPLACE_METHODS
+    | {
+        "cpu",
+        "cuda",
+        "numpy",
+        "clone",
+        "detach",
+        # not on numpy arrays either: `x.data.new(x.size())`, `y.data.view_as(pred)`
+        "new",
+        "new_zeros",
+        "new_ones",
+        "new_full",
+        "new_empty",
+        "new_tensor",
+        "view_as",
+        "type_as",
+        "expand_as",
+        "storage",
+        "untyped_storage",
+    }
+)
 # Attributes that hold tensors on every torch module that has them.
 TENSOR_ATTRIBUTES = frozenset({"running_mean", "running_var"})
 # Receivers whose `.data` is a field holding a tensor, not `Tensor.data`: datasets
@@ -299,6 +303,12 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
                 if name in INPLACE_VALUE_METHODS:
                     return DataAccess(node, "write", how="method", site=grand)
                 if name in META_INPLACE_METHODS:
+                    # `v.data.resize_(size).copy_(x)`: the method returns the tensor itself, and
+                    # the next one in the chain writes its values
+                    outer = ctx.parent(grand)
+                    call = ctx.parent(outer) if isinstance(outer, ast.Attribute) else None
+                    if isinstance(call, ast.Call) and call.func is outer and outer.attr in INPLACE_VALUE_METHODS:
+                        return DataAccess(node, "write", how="method", site=call)
                     return None
                 if name in ALIAS_METHODS:
                     cur = grand

@@ -330,7 +330,8 @@ class ScopeFlow:
     # -- compound statements ----------------------------------------------------------------
     def _if(self, stmt: ast.If, state: State) -> Optional[State]:
         self._discard(stmt.test, state)
-        then = self.block(stmt.body, state)
+        narrowed = self.model.narrowed_by(stmt.test, state, self.frame)
+        then = self.block(stmt.body, state.bind(narrowed) if narrowed else state)
         other = self.block(stmt.orelse, state) if stmt.orelse else state
         return join_states(then, other)
 

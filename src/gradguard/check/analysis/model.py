@@ -122,6 +122,16 @@ _IMPORTED = Value(Kind.OTHER, Grad.NO, ref="<import>")
 # so it evaluates every call; the others skip values nothing keeps (``discard``).
 _NO_SUMMARIES = frozenset({"module-first", "summary"})
 PACKED = Value(Kind.OTHER, Grad.NO, ref="torch.nn.utils.rnn.PackedSequence")
+# Classes whose instances are tensors (an ``isinstance`` test on one narrows a name).
+_TENSOR_CLASSES = frozenset(
+    {
+        "torch.Tensor",
+        "torch.autograd.Variable",
+        "torch.autograd.variable.Variable",
+        "torch.nn.Parameter",
+        "torch.nn.parameter.Parameter",
+    }
+)
 _NAMED_OPTIMIZER = Value(Kind.OPTIMIZER, weak=True)
 _EVIDENT_TENSOR = tensor(Grad.MAYBE)
 _FORWARD_INPUT = tensor(Grad.MAYBE, weak=True)
@@ -1121,6 +1131,27 @@ class SemanticModel:
         if value.kind is Kind.CONTAINER and value.elem is not None:
             return [value.elem] * count
         return [None] * count
+
+    def narrowed_by(self, test: ast.AST, state: State, frame: Frame) -> dict:
+        """What ``if isinstance(v, torch.Tensor):`` (or ``Variable``, ``nn.Parameter``) shows
+        of a name its value does not tell: a tensor in the branch (pyright's narrowing)."""
+        if not (
+            isinstance(test, ast.Call)
+            and isinstance(test.func, ast.Name)
+            and test.func.id == "isinstance"
+            and len(test.args) == 2
+            and isinstance(test.args[0], ast.Name)
+        ):
+            return {}
+        name = test.args[0].id
+        current = state.env.get(name)
+        if current is not None and current.kind is not Kind.UNKNOWN:
+            return {}
+        classes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+        quals = [self.imports.qualified_name(c) for c in classes]
+        if quals and all(q in _TENSOR_CLASSES for q in quals):
+            return {name: tensor(Grad.MAYBE)}
+        return {}
 
     @staticmethod
     def unpacked_part(whole: Value, part: Value, name: str) -> Value:
