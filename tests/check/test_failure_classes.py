@@ -1548,6 +1548,94 @@ CASES = [
         """,
         id="isinstance-narrows-a-name-to-a-tensor",
     ),
+    pytest.param(
+        "GG302",
+        """
+        import torch
+        import torch.nn as nn
+
+        input_t = torch.arange(-3, 3.1, 0.1, requires_grad=True)
+        activation_list = [nn.Tanh(), nn.Hardtanh(), nn.Sigmoid(), nn.ReLU()]
+        for i, activation_func in enumerate(activation_list):
+            output_t = activation_func(input_t)
+            plt.plot(input_t.detach().numpy(), output_t.numpy())
+        """,
+        """
+        import torch
+        import torch.nn as nn
+
+        input_t = torch.arange(-3, 3.1, 0.1)
+        activation_list = [nn.Tanh(), nn.Hardtanh(), nn.Sigmoid(), nn.ReLU()]
+        for i, activation_func in enumerate(activation_list):
+            output_t = activation_func(input_t)
+            plt.plot(input_t.numpy(), output_t.numpy())
+        """,
+        id="a-list-of-layers-without-parameters",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import models_mod
+
+        def init_models(path, name):
+            model_cls = getattr(models_mod, name)
+            cls_model = model_cls()
+            cls_model.load_state_dict(torch.load(path))
+            cls_model.eval()
+            print(cls_model(batch).argmax(1))
+        """,
+        """
+        import torch
+        import models_mod
+
+        def init_models(path, name):
+            model_cls = getattr(models_mod, name)
+            cls_model = model_cls()
+            cls_model.load_state_dict(torch.load(path))
+            cls_model.eval()
+            return cls_model
+        """,
+        id="a-call-whose-result-is-used-as-a-module-makes-one",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+
+        seq_model = nn.Sequential(nn.Linear(1, 8), nn.Tanh(), nn.Linear(8, 1))
+        optimizer = torch.optim.SGD(seq_model.parameters(), lr=1e-3)
+        training_loop(5000, optimizer, seq_model, nn.MSELoss(), t_un_train, t_c_train)
+        print("output", seq_model(t_un_val))
+        """,
+        """
+        import torch
+        import torch.nn as nn
+
+        seq_model = nn.Sequential(nn.Linear(1, 8), nn.Tanh(), nn.Linear(8, 1))
+        optimizer = torch.optim.SGD(seq_model.parameters(), lr=1e-3)
+        training_loop(5000, optimizer, seq_model, nn.MSELoss(), t_un_train, t_c_train)
+        print("output", len(seq_model(t_un_val)))
+        """,
+        id="an-output-printed-at-once",
+    ),
+    pytest.param(
+        "GG101",
+        """
+        import torch.nn as nn
+
+        def init(m):
+            fan_in, fan_out = nn.init._calculate_fan_in_and_fan_out(m.weight.data)
+        """,
+        """
+        import torch.nn as nn
+
+        def init(m):
+            fan_in, fan_out = nn.init._calculate_fan_in_and_fan_out(m.weight)
+        """,
+        id="a-tensor-given-to-an-init-function-that-reads-it",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

@@ -54,6 +54,11 @@ _TENSOR_METHODS_AFTER_DATA = (
         "untyped_storage",
     }
 )
+# Functions of `torch.nn.init` that only read the tensor they are given (the others fill it,
+# the old names without `_` too: `nn.init.xavier_normal(w.data)`).
+_INIT_READS = frozenset(
+    f"torch.nn.init.{name}" for name in ("calculate_gain", "_calculate_fan_in_and_fan_out", "_calculate_correct_fan")
+)
 # Attributes that hold tensors on every torch module that has them.
 TENSOR_ATTRIBUTES = frozenset({"running_mean", "running_var"})
 # Receivers whose `.data` is a field holding a tensor, not `Tensor.data`: datasets
@@ -257,6 +262,8 @@ def _call_callee_reads(ctx, call: ast.Call, arg: ast.AST) -> Optional[bool]:
         return True
     if qual in ("torch.testing.assert_close", "torch.testing.assert_allclose"):
         return True
+    if qual in _INIT_READS:
+        return True  # `_calculate_fan_in_and_fan_out(w.data)`: reads the shape
     if isinstance(func, ast.Attribute):
         if func.attr == "set_":
             return None
@@ -339,7 +346,7 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
                 and fname.endswith("_")
                 and not fname.endswith("__")
                 and not isinstance(par.func, ast.Attribute)
-                or (par.args[0] is cur and qual.startswith("torch.nn.init."))
+                or (par.args[0] is cur and qual.startswith("torch.nn.init.") and qual not in _INIT_READS)
             ):
                 how = "init" if qual.startswith("torch.nn.init.") and qual.endswith("_") else "inplace_call"
                 return DataAccess(node, "write", how=how, site=par)

@@ -86,6 +86,16 @@ LOSS_NAME_RE = re.compile(r"(^|_)(loss|criterion|loss_fn|lossfn)($|_)|^criterion
 _LOSS_NAME_EXCLUDE = ("get_", "log", "print", "plot", "save", "update", "record", "add", "is_", "reset", "set_")
 
 
+def _parameterless_layer(value: Value) -> bool:
+    """A torch layer without parameters (an activation, pooling, dropout)."""
+    ref = value.ref or ""
+    return (
+        value.kind is Kind.MODULE
+        and ref.startswith("torch.nn.")
+        and vocab.last_name(ref) in vocab.PARAMETERLESS_MODULES
+    )
+
+
 def _names_loss_function(name: str) -> bool:
     """Whether a call of something unknown named ``name`` computes a loss (``criterion(out, y)``,
     ``compute_loss(...)``). A class's name (``MultiBoxLoss()``, ``FocalLoss(gamma=2)``) makes a
@@ -1034,6 +1044,11 @@ class SemanticModel:
         return None
 
     # ====================================================================== the flow's helpers
+    def used_as_module(self, scope_node: ast.AST, name: str) -> bool:
+        """Whether a scope's text uses ``name`` as only modules are used (``.parameters()``,
+        ``.eval()``, ``.load_state_dict(...)``) and never as a tensor or a loss."""
+        return self._evident(scope_node, name) is _EVIDENT_MODULE
+
     def _evident(self, scope_node: ast.AST, name: str) -> Optional[Value]:
         """What a scope's uses of ``name`` show it to be: used with an attribute only tensors
         have (``p.grad``, ``p.detach()``) it holds a tensor; ``.backward()`` called on it, a
@@ -1210,6 +1225,11 @@ class SemanticModel:
             if evident is not None:
                 return evident
             return self._named_value(name)
+        if found.kind is Kind.TENSOR and found.weak and found.has(Role.OUTPUT):
+            # `cls_model = model_cls()` then `cls_model.eval()`: a call of something known by its
+            # name alone that made a module, not a forward pass
+            if self._evident(frame.node, name) is _EVIDENT_MODULE and self._bound_once(frame.node, name):
+                return module(weak=True)
         if found.kind is Kind.TENSOR and not found.has(Role.LOSS) and found.grad is not Grad.NO:
             evident = self._evident(frame.node, name)
             if (evident is _EVIDENT_LOSS or evident is _EVIDENT_SCALAR_LOSS) and self._bound_once(frame.node, name):
@@ -1687,6 +1707,9 @@ class SemanticModel:
         if isinstance(node, (ast.Tuple, ast.List)):
             # A list literal's positions are known where it is made, as a tuple's are (an empty
             # one is known to be empty: what is appended later is all it holds).
+            if items and all(_parameterless_layer(v) for v in items):
+                # `[nn.Tanh(), nn.ReLU()]`: each element runs without parameters of its own
+                return container(items[0], items=items)
             return container(items=items)
         return container(join_all(items)) if items else container()
 

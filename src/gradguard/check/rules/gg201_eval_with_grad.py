@@ -8,7 +8,7 @@ the model outside any `no_grad`/`inference_mode` region, without any sign of gra
 that function. Also flagged: a model call whose output (or a part or view of it:
 `logits = net(x)[:5]`) is read at once (`net(x).data.max(1)[1]`) or bound to names that are
 then only read (`prediction = net(x)` followed by `prediction.data.numpy()`, `.item()`, `.argmax()`,
-comparisons or `print`, used as an index (`classes[predicted[j]]`), drawn or logged
+comparisons or `print` (also `print("output", net(x))` at once), used as an index (`classes[predicted[j]]`), drawn or logged
 (`ax.matshow(attention)`, `writer.add_image(tag, sample)`), fed back into the next step of a generation loop, handed to a
 function of the file that only reads that parameter: `show_images(sample)` where
 `def show_images(out): plt.imshow(out.data.cpu()[0])`, or fed into a loss or other tensor
@@ -110,7 +110,7 @@ from gradguard.check.analysis.read_only import (
     viewed_call,
 )
 from gradguard.check.analysis.values import Grad, Kind, Role, Split
-from gradguard.check.analysis.vocabulary import NOT_MODEL_METHODS, PARAMETERLESS_MODULES
+from gradguard.check.analysis.vocabulary import NOT_MODEL_METHODS, PARAMETERLESS_MODULES, READING_BUILTINS
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
@@ -543,13 +543,26 @@ def _fed_into_read(ctx, call: ast.Call) -> bool:
 def _result_only_read_directly(ctx, call: ast.Call) -> bool:
     """``_result_only_read`` without following the call's result into other calls."""
     if id(call) not in ctx.state(_State).assigned_calls:
-        return _read_at_once(ctx, call)
+        return _read_at_once(ctx, call) or _printed(ctx, call)
     scope = ctx.function if ctx.function is not None else ctx.tree
     return not isinstance(scope, ast.Lambda) and id(call) in _only_read_calls(ctx, scope)
 
 
 # What follows a call whose result is read at once, in the text: a cheap test before the parents.
 _READ_AT_ONCE_STARTS = (".", "[")
+
+
+def _printed(ctx, call: ast.Call) -> bool:
+    """``print("output", net(x))``, ``float(net(x))``: the result handed straight to a builtin
+    that only reads it."""
+    parent = ctx.parent(call)
+    return (
+        isinstance(parent, ast.Call)
+        and call in parent.args
+        and isinstance(parent.func, ast.Name)
+        and parent.func.id in READING_BUILTINS
+        and parent.func.id not in ("len", "isinstance", "type", "id", "hash")
+    )
 
 
 def _read_at_once_text(ctx, call: ast.Call) -> bool:
@@ -1391,6 +1404,14 @@ class EvalWithGrad(Rule):
             )
             if not last or last.startswith(_FACTORY_PREFIXES):
                 return False
+            statement = ctx.parent(node)
+            if (
+                isinstance(statement, ast.Assign)
+                and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)
+                and ctx.model.used_as_module(ctx.function or ctx.tree, statement.targets[0].id)
+            ):
+                return False  # `cls_model = model_cls(); cls_model.eval()`: it makes a module
         return True
 
     # -- deciding ------------------------------------------------------------------------------

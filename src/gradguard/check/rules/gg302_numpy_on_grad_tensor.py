@@ -6,7 +6,10 @@ parameter, or a value computed from them) outside any `no_grad` / `inference_mod
 when nothing in the chain detaches it first (`.detach()`, `.data`, `.item()`).
 `numpy(force=True)` is not flagged: it detaches by itself. A name last bound, before the
 use and in the same block, to a value without grad (`y = torch.from_numpy(a)`) is not
-flagged even where it held a graph-carrying value earlier.
+flagged even where it held a graph-carrying value earlier, nor is the branch that runs only
+when the tensor needs no grad (`t.detach().numpy() if t.requires_grad else t.numpy()`,
+`if not t.requires_grad: ...`). The output of torch layers without parameters (`nn.ReLU()`,
+`nn.Tanh()`, also taken from a list of them) on a tensor without grad carries no graph.
 
 ## Why is this bad?
 `Tensor.numpy()` refuses tensors that require grad: it raises
@@ -58,6 +61,17 @@ class NumpyOnGradTensor(Rule):
     function_triggers = ("numpy",)
 
     valid = (
+        Valid(
+            """
+            import torch
+
+            def to_numpy(tensor):
+                return tensor.detach().cpu().numpy() if tensor.requires_grad else tensor.cpu().numpy()
+
+            x = torch.rand(1, 3, requires_grad=True)
+            print(to_numpy(x))
+            """
+        ),
         Valid(
             """
             import torch
@@ -270,6 +284,8 @@ class NumpyOnGradTensor(Rule):
             return
         if not ctx.model.value(receiver).carries_grad:
             return
+        if _guarded_by_requires_grad(ctx, node, receiver):
+            return
         end = ctx.source.node_end(receiver)
         fix = Fix(Applicability.SAFE, "Insert `.detach()` before `.numpy()`", (Edit(end, end, ".detach()"),))
         ctx.report(
@@ -278,3 +294,39 @@ class NumpyOnGradTensor(Rule):
             f"`{short(ctx.text(receiver))}` requires grad: `.numpy()` on it raises RuntimeError; call `.detach()` first",
             fix,
         )
+
+
+def _base(node: ast.AST) -> ast.AST:
+    while isinstance(node, (ast.Call, ast.Attribute, ast.Subscript)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node
+
+
+def _guarded_by_requires_grad(ctx, call: ast.Call, receiver: ast.AST) -> bool:
+    """``t.detach().numpy() if t.requires_grad else t.numpy()``: the branch taken only when
+    the tensor needs no grad (also ``if not t.requires_grad:``)."""
+    base = _base(receiver)
+    if not isinstance(base, ast.Name):
+        return False
+    child: ast.AST = call
+    parent = ctx.parent(call)
+    while parent is not None and not isinstance(
+        parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)
+    ):
+        if isinstance(parent, (ast.If, ast.IfExp)):
+            test = parent.test
+            negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+            if negated:
+                test = test.operand  # type: ignore[attr-defined]
+            if (
+                isinstance(test, ast.Attribute)
+                and test.attr == "requires_grad"
+                and isinstance(test.value, ast.Name)
+                and test.value.id == base.id
+            ):
+                in_else = child is parent.orelse or (isinstance(parent.orelse, list) and child in parent.orelse)
+                in_body = child is parent.body or (isinstance(parent.body, list) and child in parent.body)
+                if (in_else and not negated) or (in_body and negated):
+                    return True
+        child, parent = parent, ctx.parent(parent)
+    return False
