@@ -330,6 +330,37 @@ def test_twin_a_method_called_on_something_unknown_has_unknown_callers():
     assert mode is not GradMode.DISABLED
 
 
+def test_a_function_called_only_by_a_function_run_under_no_grad_runs_without_grad():
+    _, mode = ask(
+        """
+        import torch
+        def evaluate_batch(model, x):
+            return model(x)  # <- x
+        def validate(model, loader):
+            return [evaluate_batch(model, x) for x in loader]
+        with torch.no_grad():
+            validate(net, batches)
+        """
+    )
+    assert mode is GradMode.DISABLED
+
+
+def test_twin_a_function_called_by_a_function_run_once_with_grad_runs_with_grad():
+    _, mode = ask(
+        """
+        import torch
+        def evaluate_batch(model, x):
+            return model(x)  # <- x
+        def validate(model, loader):
+            return [evaluate_batch(model, x) for x in loader]
+        with torch.no_grad():
+            validate(net, batches)
+        validate(net, batches)
+        """
+    )
+    assert mode is GradMode.ENABLED
+
+
 def test_function_passed_as_a_value_has_unknown_callers():
     _, mode = ask(
         """

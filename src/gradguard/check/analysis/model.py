@@ -309,6 +309,7 @@ class SemanticModel:
         self._summaries: dict = {}
         self._classes: Optional[dict] = None
         self._call_sites: dict = {}  # id(function) -> its call sites, or None when not all known
+        self._entry_modes: dict = {}  # (id(function), "entry") -> the grad mode its callers run it in
         self._class_attributes: dict = {}
         self._use_evidence: dict = {}
         self._single_bindings: dict = {}  # (id(scope), name) -> bound in one place only (_bound_once)
@@ -1218,7 +1219,13 @@ class SemanticModel:
             found = self._free_value(name, frame)
         if found.kind is Kind.UNKNOWN:
             evident = self._evident(frame.node, name)
-            if evident is None and free and frame.node is not self.tree and not frame.scope.binds(name):
+            if (
+                evident is None
+                and free
+                and frame.node is not self.tree
+                and not frame.scope.binds(name)
+                and self.scopes.module.binds(name)
+            ):
                 # A global: what the module's code shows of it (`G_AB.parameters()` handed to
                 # the optimizer, `G_AB.cuda()`) holds in every function reading it.
                 evident = self._evident(self.tree, name)
@@ -2506,10 +2513,20 @@ class SemanticModel:
                     if is_method:
                         hit = isinstance(node, ast.Attribute) and node.attr == name
                         if hit and not (isinstance(node.value, ast.Name) and node.value.id == "self"):
-                            receiver = self.value(node.value)  # type: ignore[attr-defined]
-                            if receiver.kind is Kind.UNKNOWN:
-                                return None  # maybe an instance of this class: callers not all known
-                            hit = receiver.kind in (Kind.MODULE, Kind.OTHER) and receiver.ref == own_class
+                            # A call on an instance, in a script's or notebook's code (`model.
+                            # get_accuracy(x, y)`); in functions, not followed (their flows would
+                            # be run for it).
+                            hit = (
+                                isinstance(node.value, ast.Name)
+                                and isinstance(stmt, ast.stmt)
+                                and self._where(node) is not None
+                                and self._where(node).scope is self.tree  # type: ignore[union-attr]
+                            )
+                            if hit:
+                                receiver = self.value(node.value)  # type: ignore[attr-defined]
+                                if receiver.kind is Kind.UNKNOWN:
+                                    return None  # maybe an instance of this class: callers not all known
+                                hit = receiver.kind in (Kind.MODULE, Kind.OTHER) and receiver.ref == own_class
                     else:
                         hit = isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
                     if not hit:
@@ -2534,11 +2551,47 @@ class SemanticModel:
         return state
 
     def _caller_frame(self, scope_node: ast.AST) -> Optional[Frame]:
+        """The flow of a function that calls another, in the grad mode its own callers run it
+        in (``with torch.no_grad(): model.get_accuracy(x, y)`` runs the ``self.predict(x)``
+        inside without grad); its parameters as its summary knows them."""
         if isinstance(scope_node, ast.Module):
             return self._module_frame()
-        if isinstance(scope_node, FUNCTION_TYPES):
-            return self._query_frame(scope_node)  # run as its own callers run it
-        return None
+        if not isinstance(scope_node, FUNCTION_TYPES):
+            return None
+        summary_mode, summary_env = self._summary_entry(scope_node)
+        mode = self._entry_mode(scope_node)
+        if mode is None or mode is summary_mode:
+            return self._summary_frame(scope_node)
+        return self._run_frame(scope_node, "caller", mode, summary_env)
+
+    def _entry_mode(self, fn: ast.AST) -> Optional[GradMode]:
+        """The grad mode a function's body starts in as its callers run it (None: not known)."""
+        key = (id(fn), "entry")
+        if key in self._entry_modes:
+            return self._entry_modes[key]
+        text = self.source_text
+        if "no_grad" not in text and "inference_mode" not in text and "set_grad_enabled" not in text:
+            return None  # nothing in the file turns grad off: callers run it as the summary assumes
+        if key in self._in_progress:
+            return None  # a recursive call: the callers outside the cycle decide
+        mode = self._decorated_mode(fn)
+        if mode is None:
+            self._begin(key)
+            try:
+                sites = self._callers_of(fn)
+            finally:
+                head = self._end(key)
+            external = self._external_calls(fn) if sites is not None else []
+            modes = [site.state.mode for site in sites or ()]
+            modes += [GradMode.DISABLED if grad_off else GradMode.ENABLED for grad_off in external]
+            for site_mode in modes:
+                mode = site_mode if mode is None else join_modes(mode, site_mode)
+            if GradMode.ENABLED in modes:
+                mode = GradMode.ENABLED
+            if head is not None:
+                return mode  # computed against a stand-in: not kept
+        self._entry_modes[key] = mode
+        return mode
 
     def _line_starts(self) -> list:
         if self.line_starts is not None:

@@ -39,9 +39,9 @@ over an evaluation loader whose body shows no gradient use.
 
 Not flagged: functions under a decorator or inside a caller region that may disable grad;
 module-level functions and methods that this file calls only where grad is disabled
-(`with torch.no_grad(): validate(model, loader)`; `model.get_accuracy(x, y)` under `no_grad`,
-and the `self.predict(x)` that method calls: the grad mode of a caller is the one its own
-callers run it in);
+(`with torch.no_grad(): validate(model, loader)`, and the functions `validate` calls;
+`model.get_accuracy(x, y)` under `no_grad` in a script's code, and the `self.predict(x)` that
+method calls: the grad mode of a caller is the one its own callers run it in);
 unit tests (`test_*` in a test file, the methods of a `unittest.TestCase`) running the model
 they test, built in `setUp`, whose output they only read;
 functions that only switch the model to eval mode and return; functions that return a loss
