@@ -86,6 +86,18 @@ LOSS_NAME_RE = re.compile(r"(^|_)(loss|criterion|loss_fn|lossfn)($|_)|^criterion
 _LOSS_NAME_EXCLUDE = ("get_", "log", "print", "plot", "save", "update", "record", "add", "is_", "reset", "set_")
 
 
+def _callers_mode(sites: Optional[list], external: list) -> Optional[GradMode]:
+    """The grad mode a function runs in from its call sites in the file and in the run's other
+    files (``external``: whether each turns grad off); None without any. One caller with grad
+    on is enough for the body to run with grad on: the rules report what happens then."""
+    modes = [site.state.mode for site in sites or ()]
+    modes += [GradMode.DISABLED if grad_off else GradMode.ENABLED for grad_off in external]
+    mode = None
+    for site_mode in modes:
+        mode = site_mode if mode is None else join_modes(mode, site_mode)
+    return GradMode.ENABLED if GradMode.ENABLED in modes else mode
+
+
 def _parameterless_layer(value: Value) -> bool:
     """A torch layer without parameters (an activation, pooling, dropout)."""
     ref = value.ref or ""
@@ -852,14 +864,7 @@ class SemanticModel:
         assumed = False
         external = self._external_calls(fn) if sites is not None else []
         if mode is None and (sites or external):
-            # One caller with grad on is enough for the body to run with grad on: the rules
-            # report what happens then.
-            modes = [site.state.mode for site in sites or ()]
-            modes += [GradMode.DISABLED if grad_off else GradMode.ENABLED for grad_off in external]
-            for site_mode in modes:
-                mode = site_mode if mode is None else join_modes(mode, site_mode)
-            if GradMode.ENABLED in modes:
-                mode = GradMode.ENABLED
+            mode = _callers_mode(sites, external)
         if mode is None:
             outer = self._definition_mode(fn)
             mode = GradMode.ENABLED if outer is GradMode.ENABLED else GradMode.MAYBE
@@ -2582,12 +2587,7 @@ class SemanticModel:
             finally:
                 head = self._end(key)
             external = self._external_calls(fn) if sites is not None else []
-            modes = [site.state.mode for site in sites or ()]
-            modes += [GradMode.DISABLED if grad_off else GradMode.ENABLED for grad_off in external]
-            for site_mode in modes:
-                mode = site_mode if mode is None else join_modes(mode, site_mode)
-            if GradMode.ENABLED in modes:
-                mode = GradMode.ENABLED
+            mode = _callers_mode(sites, external)
             if head is not None:
                 return mode  # computed against a stand-in: not kept
         self._entry_modes[key] = mode
