@@ -322,6 +322,7 @@ class SemanticModel:
         self._classes: Optional[dict] = None
         self._call_sites: dict = {}  # id(function) -> its call sites, or None when not all known
         self._entry_modes: dict = {}  # (id(function), "entry") -> the grad mode its callers run it in
+        self._definition_spans: Optional[list] = None  # (first, last line) of top-level defs and classes
         self._class_attributes: dict = {}
         self._use_evidence: dict = {}
         self._single_bindings: dict = {}  # (id(scope), name) -> bound in one place only (_bound_once)
@@ -2523,7 +2524,7 @@ class SemanticModel:
                             # be run for it).
                             hit = (
                                 isinstance(node.value, ast.Name)
-                                and isinstance(stmt, ast.stmt)
+                                and not self._in_top_level_definition(node.lineno)
                                 and self._where(node) is not None
                                 and self._where(node).scope is self.tree  # type: ignore[union-attr]
                             )
@@ -2554,6 +2555,18 @@ class SemanticModel:
 
     def _state_inside(self, stmt: ast.stmt, call: ast.Call, state: State) -> State:
         return state
+
+    def _in_top_level_definition(self, line: int) -> bool:
+        """Whether a line lies in a function or class defined at the top of the module."""
+        spans = self._definition_spans
+        if spans is None:
+            spans = self._definition_spans = [
+                (stmt.lineno, stmt.end_lineno or stmt.lineno)
+                for stmt in self.tree.body
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            ]
+        index = bisect.bisect_right(spans, (line, float("inf"))) - 1
+        return index >= 0 and spans[index][0] <= line <= spans[index][1]
 
     def _caller_frame(self, scope_node: ast.AST) -> Optional[Frame]:
         """The flow of a function that calls another, in the grad mode its own callers run it
