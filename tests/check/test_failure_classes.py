@@ -1636,6 +1636,39 @@ CASES = [
         """,
         id="a-tensor-given-to-an-init-function-that-reads-it",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+
+        model = nn.Sequential(nn.Linear(3072, 512), nn.Tanh(), nn.Linear(512, 2))
+        out = model(img.view(-1).unsqueeze(0))
+        print(out)
+        optimizer = torch.optim.SGD(model.parameters(), lr=1e-2)
+        for img, label in cifar2:
+            loss = loss_fn(model(img.view(-1).unsqueeze(0)), label)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        """,
+        """
+        import torch
+        import torch.nn as nn
+
+        model = nn.Sequential(nn.Linear(3072, 512), nn.Tanh(), nn.Linear(512, 2))
+        out = model(img.view(-1).unsqueeze(0))
+        print(out)
+        model = nn.Sequential(nn.Linear(3072, 512), nn.Tanh(), nn.Linear(512, 2))
+        optimizer = torch.optim.SGD(model.parameters(), lr=1e-2)
+        for img, label in cifar2:
+            loss = loss_fn(model(img.view(-1).unsqueeze(0)), label)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        """,
+        id="training-after-the-name-is-bound-again-is-another-model-s",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

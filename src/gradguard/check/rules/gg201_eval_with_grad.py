@@ -20,7 +20,8 @@ module built in the same scope and never trained or loaded there (a smoke test o
 code, also in a function named for evaluation: `def test_rnn(RNN): rnn = RNN(8); rnn(x)`;
 loading shows as `net.load...(`, `net.restore...(` or `load...(net, ...)`, training by a helper
 as `train...(net, ...)`, `fit...(net, ...)` or `net = train...(...)`; `net.train()` only sets
-a mode, and counts as training where the code has a backward pass), and not when a backward pass follows in the same loop or right after it in the same
+a mode, and counts as training where the code has a backward pass; what the code does after the
+name is bound to another module is about that one), and not when a backward pass follows in the same loop or right after it in the same
 block (a forward hook may feed it); the backward pass must be reachable from the output: a
 name rebound on every path in between carries the new value (`pred = net(test_x)` in the
 evaluation step, then `pred = net(x)`, `loss = f(pred)`, `loss.backward()` in the training
@@ -664,9 +665,14 @@ def _fresh_module(ctx, call: ast.Call) -> bool:
     name = callee.id
     scope = ctx.function if ctx.function is not None else ctx.tree
     made = False
+    rebound_at = None  # the first line after the call that binds the name again
     for binding in ctx.model.uses(scope).bindings_of(name):
         value = binding.value
-        if not isinstance(value, ast.Call) or binding.node.lineno > call.lineno:
+        if binding.node.lineno > call.lineno:
+            if rebound_at is None or binding.node.lineno < rebound_at:
+                rebound_at = binding.node.lineno
+            continue
+        if not isinstance(value, ast.Call):
             continue
         func = value.func
         last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
@@ -681,6 +687,11 @@ def _fresh_module(ctx, call: ast.Call) -> bool:
     if not made:
         return False
     text = ctx.text(scope) if scope is not ctx.tree else ctx.source.text
+    if rebound_at is not None:
+        # What the code does with the name once it holds another module (`model = Classifier()`
+        # again, then trained) says nothing of the one this call runs.
+        first = scope.lineno if scope is not ctx.tree else 1
+        text = "\n".join(text.split("\n")[: max(rebound_at - first, 0)])
     if any(f"{name}.{method}" in text for method in ("parameters(", "load", "restore")):
         return False  # trained, or given weights (`model.load(path)`, a project's own loader)
     if f"{name}.train(" in text and (
