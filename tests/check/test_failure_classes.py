@@ -1669,6 +1669,31 @@ CASES = [
         """,
         id="training-after-the-name-is-bound-again-is-another-model-s",
     ),
+    pytest.param(
+        "GG102",
+        """
+        import torch.nn as nn
+        from torch.nn.utils.rnn import pack_padded_sequence
+
+        def init_lstm_wt(lstm):
+            for names in lstm._all_weights:
+                for name in names:
+                    if name.startswith("bias_"):
+                        bias = getattr(lstm, name)
+                        bias.data.fill_(0.0)
+                        bias.data[n // 4 : n // 2].fill_(1.0)
+        """,
+        """
+        import torch.nn as nn
+        from torch.nn.utils.rnn import pack_padded_sequence
+
+        def mask(x, lengths):
+            packed = pack_padded_sequence(x, lengths)
+            packed.data.fill_(0.0)
+            return packed
+        """,
+        id="a-value-write-through-data-in-a-file-that-packs-sequences",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

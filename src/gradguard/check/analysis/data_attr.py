@@ -122,8 +122,10 @@ def _is_tensor_subclass_self(ctx, node: ast.AST) -> bool:
     return False
 
 
-def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool) -> bool:
-    """Is ``recv`` in ``recv.data`` a tensor (so `.data` is `Tensor.data`)?"""
+def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool, written: bool = False) -> bool:
+    """Is ``recv`` in ``recv.data`` a tensor (so `.data` is `Tensor.data`)? ``written``: an
+    in-place method writes values through it (`w.data.uniform_(...)`), which nobody does to a
+    `PackedSequence`'s `data` field."""
     if _is_tensor_subclass_self(ctx, recv):
         return True
     if isinstance(recv, (ast.Name, ast.Attribute)) and ctx.imports.qualified_name(recv) is not None:
@@ -157,7 +159,7 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool) -> bool:
         return False  # batch["image"].data: a field of a record
     if name is None or _CONTAINER_RE.search(name):
         return False
-    if any(h in ctx.source.text for h in _PACKED_HINTS):
+    if not written and any(h in ctx.source.text for h in _PACKED_HINTS):
         return False
     if isinstance(recv, ast.Name) and _annotated_non_tensor(ctx, recv.id):
         return False
@@ -298,7 +300,11 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
         and par.args[0] is node
         and ctx.imports.qualified_name(par.func) in VARIABLE_NAMES
     )
-    if not receiver_is_tensor(ctx, node.value, chain_certain):
+    above = par
+    while isinstance(above, ast.Subscript):  # `b.data[i:j].fill_(1.)`
+        above = ctx.parent(above)
+    written = isinstance(above, ast.Attribute) and above.attr in INPLACE_VALUE_METHODS
+    if not receiver_is_tensor(ctx, node.value, chain_certain, written):
         return None
     cur: ast.AST = node
     while True:

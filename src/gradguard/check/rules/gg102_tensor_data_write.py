@@ -6,7 +6,8 @@ Flags in-place writes through `t.data` where `t` is known to be a tensor (a para
 in-place method itself shows `t.data` is a tensor: `p.data.mul_(d)`, `p.data.copy_(s)`,
 `p.data[i] = v`, `p.data += v`, `p.data = t`, a value written after a method that returns
 the tensor itself (`v.data.resize_(x.size()).copy_(x)`, the old way of loading a batch into
-a preallocated `Variable`), and `.data` passed as the tensor an in-place
+a preallocated `Variable`; also in a file that packs sequences, where a read of an unknown
+`x.data` may be a `PackedSequence`'s field), and `.data` passed as the tensor an in-place
 function fills (`nn.init.normal_(m.weight.data)`, `trunc_normal_(w.data)`).
 Not flagged: `p.data = p.to(torch.float16)`, `t.data = t.data.clone()` (also through
 `.detach()`: `t.data = t.data.detach().clone()`) and similar
