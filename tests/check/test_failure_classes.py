@@ -1694,6 +1694,40 @@ CASES = [
         """,
         id="a-value-write-through-data-in-a-file-that-packs-sequences",
     ),
+    pytest.param(
+        "GG105",
+        """
+        import torch.nn.functional as F
+
+        def reconstruction_loss(x, x_recon, distribution):
+            if distribution == "bernoulli":
+                recon_loss = F.binary_cross_entropy_with_logits(x_recon, x, reduction="sum").div(x.size(0))
+            else:
+                recon_loss = None
+            return recon_loss
+
+        def train(net, loader):
+            for x in loader:
+                recon_loss = reconstruction_loss(x, net(x), "bernoulli")
+                print("{:.3f}".format(recon_loss.data[0]))
+        """,
+        """
+        import torch.nn.functional as F
+
+        def reconstruction_loss(x, x_recon, distribution):
+            if distribution == "bernoulli":
+                recon_loss = F.binary_cross_entropy_with_logits(x_recon, x, reduction="none").sum(1)
+            else:
+                recon_loss = None
+            return recon_loss
+
+        def train(net, loader):
+            for x in loader:
+                recon_loss = reconstruction_loss(x, net(x), "bernoulli")
+                print("{:.3f}".format(recon_loss.data[0]))
+        """,
+        id="a-loss-or-none-is-the-loss",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

@@ -1566,3 +1566,31 @@ def test_twin_isinstance_of_another_class_narrows_nothing():
         """
     )
     assert value.kind is not Kind.TENSOR
+
+
+def test_a_tensor_on_one_path_and_none_on_the_other_is_the_tensor():
+    value, _ = ask(
+        """
+        import torch.nn.functional as F
+        def reconstruction_loss(x, x_recon, distribution):
+            if distribution == "bernoulli":
+                recon_loss = F.binary_cross_entropy_with_logits(x_recon, x, reduction="sum")
+            else:
+                recon_loss = None
+            return recon_loss  # <- recon_loss
+        """
+    )
+    assert value.kind is Kind.TENSOR and value.has(Role.LOSS)
+
+
+def test_twin_a_module_on_one_path_and_none_on_the_other_stays_unknown():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        layer = None
+        if pretrained:
+            layer = nn.Linear(4, 2)
+        print(layer)  # <- layer
+        """
+    )
+    assert value.kind is Kind.UNKNOWN  # both happen (`layer` may stay None)

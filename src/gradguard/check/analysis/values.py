@@ -153,6 +153,10 @@ def join(a: Optional[Value], b: Optional[Value]) -> Optional[Value]:
         scalar = _number_or_scalar_tensor(a, b)
         if scalar is not None:
             return scalar
+        if {a.kind, b.kind} == {Kind.TENSOR, Kind.NONE}:
+            # A tensor or None (`recon_loss = None` on a path that should not run): wherever the
+            # code uses it as a tensor (`.data`, `.backward()`, `[0]`), it is the tensor.
+            return a if a.kind is Kind.TENSOR else b
         # A module and None (``model = None`` then ``model = Net()``) stays unknown: both happen.
         return UNKNOWN
     items = None
