@@ -15,7 +15,10 @@ How facts are found, deterministically, whatever the order of the questions:
    callers in the file, when every use of the function is a call: the join of the argument
    values at the call sites, and the grad mode in force at all of them, each caller run as
    its own callers run it (a method's callers: ``self.name(...)`` and calls on instances of
-   its class).
+   its class in a script's code).
+
+Where paths join, a value is what both paths make it; a tensor on one path and None on the
+other is the tensor (the code uses it as one), a number and a 0-dim tensor a 0-dim tensor.
 
 Evidence from the code comes first (constructors, ``nn.Module`` subclasses, torch calls,
 ``.parameters()``, annotations, what project functions return, attributes only tensors
