@@ -1728,6 +1728,36 @@ CASES = [
         """,
         id="a-loss-or-none-is-the-loss",
     ),
+    pytest.param(
+        "GG101",
+        """
+        import torch
+        from torch.autograd import Variable
+
+        class Solver(object):
+            def __init__(self, c_max):
+                self.C_max = c_max
+
+            def train(self, net, loader, step):
+                self.C_max = Variable(torch.FloatTensor([self.C_max]))
+                for x in loader:
+                    C = torch.clamp(self.C_max / 10 * step, 0, self.C_max.data[0])
+        """,
+        """
+        import torch
+        from torch.autograd import Variable
+
+        class Solver(object):
+            def __init__(self, c_max):
+                self.C_max = c_max
+
+            def train(self, net, loader, step):
+                self.C_max = {"data": [self.C_max]}
+                for x in loader:
+                    C = torch.clamp(x / 10 * step, 0, self.C_max.data[0])
+        """,
+        id="an-attribute-a-method-sets-to-a-tensor",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

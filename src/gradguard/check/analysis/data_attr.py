@@ -135,8 +135,11 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool, written: bool = 
         return False
     if _attribute_of_plain_self(ctx, recv) and not (chain_certain and isinstance(recv, ast.Attribute)):
         # `self.weight` of a class with no base class: its own attribute, unless a method only
-        # tensors have follows its `.data` (`self.gradients.data.numpy()`)
-        return False
+        # tensors have follows its `.data` (`self.gradients.data.numpy()`) or a method of the
+        # class assigns it a tensor (`self.C_max = Variable(torch.FloatTensor([c]))`)
+        if not ctx.model.tensor_on_some_path(recv):
+            return False
+        chain_certain = True
     if isinstance(recv, ast.Attribute) and recv.attr in TENSOR_ATTRIBUTES:
         return True
     value = ctx.model.value(recv)
@@ -153,6 +156,8 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool, written: bool = 
         # `.data` reads are a tensor's too (`(pred == target.data).sum()`); so does a binding
         # to a tensor that reaches this read on some path (`out, h = net(x, h)` in a loop).
         chain_certain = recv.id in _names_with_tensor_chains(ctx) or ctx.model.tensor_on_some_path(recv)
+    elif not chain_certain and isinstance(recv, ast.Attribute):
+        chain_certain = ctx.model.tensor_on_some_path(recv)  # `self.C_max` set to a tensor in a method
     if not chain_certain:
         return False
     if isinstance(recv, ast.Subscript) and isinstance(recv.slice, ast.Constant) and isinstance(recv.slice.value, str):

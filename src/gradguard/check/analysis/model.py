@@ -478,7 +478,7 @@ class SemanticModel:
             found = self._own_nodes[id(scope_node)] = list(own_nodes(scope_node))
         return found
 
-    def tensor_on_some_path(self, node: ast.Name) -> bool:
+    def tensor_on_some_path(self, node: ast.AST) -> bool:
         """Whether a name whose value the flow cannot tell where ``node`` reads it holds a
         tensor after some statement of its scope that binds it, and nothing else the code
         shows after the others: ``h = net.init_hidden(n)`` before the loop, ``out, h =
@@ -488,6 +488,8 @@ class SemanticModel:
         location = self._where(node)
         if location is None:
             return False
+        if isinstance(node, ast.Attribute):
+            return self._attribute_tensor_on_some_path(node, location)
         name, element = node.id, False
         for comp in reversed(location.comprehensions):
             generator = next(
@@ -517,6 +519,27 @@ class SemanticModel:
                 seen = True
                 continue
             return False
+        return seen
+
+    def _attribute_tensor_on_some_path(self, node: ast.Attribute, location) -> bool:
+        """``self.C_max`` set to a parameter in ``__init__`` and to ``Variable(torch.
+        FloatTensor([...]))`` in ``train``: a tensor where some method assigns one and no
+        assignment makes it anything else the code shows."""
+        if not (isinstance(node.value, ast.Name) and node.value.id == "self"):
+            return False
+        scope = location.scope
+        info = self._method_class(scope) if isinstance(scope, FUNCTION_TYPES) else None
+        if info is None:
+            return False
+        seen = False
+        for _method, _statement, value_node, _annotation in self._attribute_assignments(info, node.attr):
+            if value_node is None:
+                continue
+            value = self.value(value_node)
+            if value.kind is Kind.TENSOR:
+                seen = True
+            elif value.kind not in (Kind.UNKNOWN, Kind.NONE):
+                return False
         return seen
 
     def enclosing(self, node: ast.AST) -> list:
