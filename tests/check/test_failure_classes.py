@@ -1758,6 +1758,39 @@ CASES = [
         """,
         id="an-attribute-a-method-sets-to-a-tensor",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import torchvision.utils as vutils
+
+        def train(netG, netD, dataloader, criterion, optimizerG, fixed_noise):
+            for i, data in enumerate(dataloader):
+                fake = netG(torch.randn(64, 100, 1, 1))
+                netG.zero_grad()
+                errG = criterion(netD(fake), torch.ones(64))
+                errG.backward()
+                optimizerG.step()
+                if i % 100 == 0:
+                    fake = netG(fixed_noise)
+                    vutils.save_image(fake.detach(), "fake.png", normalize=True)
+        """,
+        """
+        import torch
+        import torchvision.utils as vutils
+
+        def train(netG, netD, dataloader, criterion, optimizerG, fixed_noise):
+            fake = netG(fixed_noise)
+            for i, data in enumerate(dataloader):
+                netG.zero_grad()
+                errG = criterion(netD(fake), torch.ones(64))
+                errG.backward()
+                optimizerG.step()
+                fake = netG(fixed_noise)
+                vutils.save_image(fake.detach(), "fake.png", normalize=True)
+        """,
+        id="a-sample-saved-at-the-loop-s-end-and-rebound-at-its-top",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

@@ -33,6 +33,7 @@ def only_read(code: str) -> list:
         "out = net(x)\nax.matshow(out, cmap='viridis')",  # drawn
         "out = net(x)\nwriter.add_image('sample', out, 3)",  # logged
         "out = net(x)\nmask[out] = 1",  # an index of a store, too
+        "import torchvision.utils as vutils\nout = net(x)\nvutils.save_image(out, 'out.png')",  # saved
     ],
 )
 def test_reads(code):

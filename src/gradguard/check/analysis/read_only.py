@@ -165,6 +165,10 @@ def read_only_calls(
                     continue
                 if rebound.between(name, after, use):
                     continue  # assigned again on every path to this use: it sees that value
+                if loop is not None and position < after and rebound.between(name, first, use):
+                    # reached only in the loop's next round, after the name is bound again at
+                    # its top (`fake = netG(noise)`, then `fake = netG(fixed_noise)` to save)
+                    continue
                 fed = reads.get(id(use))
                 if fed is None:
                     ok = False
@@ -533,7 +537,7 @@ _READING_NODES = frozenset({ast.Attribute, ast.Compare, ast.FormattedValue, ast.
 # ``plt.imshow(x)`` and ``ax.matshow(x)``, TensorBoard's ``writer.add_image(tag, x)``).
 _DRAWING_METHODS = frozenset(
     "imshow matshow plot scatter hist bar barh pcolormesh contour contourf errorbar semilogy semilogx loglog"
-    " add_scalar add_scalars add_image add_images add_histogram".split()
+    " add_scalar add_scalars add_image add_images add_histogram save_image make_grid".split()
 )
 
 
@@ -607,8 +611,12 @@ def _classify_call(call: ast.Call, wanted: set, qualified_name, bound: dict, rea
     kind = None
     if type(func) is ast.Name and func.id in _READING_BUILTINS:  # type: ignore[attr-defined]
         kind = _METADATA if func.id in _METADATA_BUILTINS else _VALUE  # type: ignore[attr-defined]
-    elif type(func) is ast.Attribute and func.attr in _DRAWING_METHODS:  # type: ignore[attr-defined]
-        kind = _VALUE  # `ax.matshow(attention)`, `writer.add_image("fake", sample)`
+    elif (type(func) is ast.Attribute and func.attr in _DRAWING_METHODS) or (  # type: ignore[attr-defined]
+        type(func) is ast.Name
+        and func.id in _DRAWING_METHODS  # type: ignore[attr-defined]
+        and (qualified_name(func) or "").startswith(("matplotlib.", "torchvision.utils."))
+    ):
+        kind = _VALUE  # `ax.matshow(attention)`, `writer.add_image("fake", sample)`, `save_image(fake)`
     else:
         qual = qualified_name(func)
         if qual is not None and qual.startswith("torch.") and qual.rsplit(".", 1)[1] in _READING_METHODS:

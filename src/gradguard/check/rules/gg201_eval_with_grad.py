@@ -9,7 +9,7 @@ that function. Also flagged: a model call whose output (or a part or view of it:
 `logits = net(x)[:5]`) is read at once (`net(x).data.max(1)[1]`) or bound to names that are
 then only read (`prediction = net(x)` followed by `prediction.data.numpy()`, `.item()`, `.argmax()`,
 comparisons or `print` (also `print("output", net(x))` at once), used as an index (`classes[predicted[j]]`), drawn or logged
-(`ax.matshow(attention)`, `writer.add_image(tag, sample)`), fed back into the next step of a generation loop, handed to a
+(`ax.matshow(attention)`, `writer.add_image(tag, sample)`, `save_image(fake, path)`), fed back into the next step of a generation loop, handed to a
 function of the file that only reads that parameter: `show_images(sample)` where
 `def show_images(out): plt.imshow(out.data.cpu()[0])`, or fed into a loss or other tensor
 computation whose result is only read: `print(loss(net(features), labels).item())`), as in
@@ -25,7 +25,9 @@ name is bound to another module is about that one), and not when a backward pass
 block (a forward hook may feed it); the backward pass must be reachable from the output: a
 name rebound on every path in between carries the new value (`pred = net(test_x)` in the
 evaluation step, then `pred = net(x)`, `loss = f(pred)`, `loss.backward()` in the training
-loop backpropagates the second `pred` only). A function named for evaluation whose result carries a
+loop backpropagates the second `pred` only; round a loop the same holds: a sample
+`fake = netG(fixed_noise)` saved at the loop's end is not the `fake = netG(noise)` that its top
+binds again and backpropagates). A function named for evaluation whose result carries a
 graph is reported when every caller in the file only reads that result. A module-level name whose uses in the module show a
 module (`G_AB = Generator()` from a star import, `G_AB.parameters()` handed to an optimizer) is
 one in every function that reads it (`fake_B = G_AB(real_A)` in `sample_images`). A model is also a
@@ -507,7 +509,19 @@ def _may_evaluate(ctx) -> bool:
 
 
 # What a scope that reads a model's outputs as values shows in its text.
-_VALUE_READ_HINTS = (".data", ".item()", ".tolist()", ".numpy()", "print(", ".argmax(", ".detach().")
+_VALUE_READ_HINTS = (
+    ".data",
+    ".item()",
+    ".tolist()",
+    ".numpy()",
+    "print(",
+    ".argmax(",
+    ".detach().",
+    "save_image(",  # samples saved or drawn: `vutils.save_image(fake.detach(), ...)`
+    "imshow(",
+    "matshow(",
+    "add_image(",
+)
 # Predictions compared and counted: `correct += (predicted == labels).sum()`.
 _COUNTED_COMPARISON_RE = re.compile(r"==[^\n]*\)\s*\.(?:sum|float|mean|long|int|double|all|any|item|cpu)\(")
 
@@ -733,8 +747,10 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
     # Only what comes after the call (a loop body comes round again: from the loop's start).
     start = statement.lineno
     loop = next((s for s in ctx.model.enclosing(call) if isinstance(s, (ast.For, ast.AsyncFor, ast.While))), None)
+    loop_start = None
     if loop is not None:
         start = loop.lineno
+        loop_start = (loop.lineno, loop.col_offset)
     later = [b for b in uses.bindings if getattr(b.node, "lineno", 0) >= start]
     # Where each name is bound from the call's result, directly or through other bindings.
     derived: dict = {name: [statement] for name in targets}
@@ -746,7 +762,9 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
             if binding.value is None or binding.node in derived.get(binding.name, ()):
                 continue
             if any(
-                isinstance(n, ast.Name) and n.id in derived and _reaches(rebound, derived[n.id], binding.node, n.id)
+                isinstance(n, ast.Name)
+                and n.id in derived
+                and _reaches(rebound, derived[n.id], binding.node, n.id, loop_start)
                 for n in ast.walk(binding.value)
             ):
                 derived.setdefault(binding.name, []).append(binding.node)
@@ -764,18 +782,24 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
         names = {n.id for part in parts for n in ast.walk(part) if isinstance(n, ast.Name) and n.id in derived}
         if names:
             site = _statement(ctx, later_call)
-            if site is None or any(_reaches(rebound, derived[name], site, name) for name in names):
+            if site is None or any(_reaches(rebound, derived[name], site, name, loop_start) for name in names):
                 return True
     return False
 
 
-def _reaches(rebound: Rebindings, sources: list, site: ast.AST, name: str) -> bool:
+def _reaches(rebound: Rebindings, sources: list, site: ast.AST, name: str, loop_start: Optional[tuple] = None) -> bool:
     """Whether a binding of ``name`` at one of the statements ``sources`` may still hold at
     ``site``: not assigned again on every path in between (``Rebindings.between``). A source
-    after the site (reached round a loop) is taken to reach it."""
+    after the site is reached round the loop (starting at ``loop_start``), unless the name is
+    bound again on every path from the loop's top to the site (``fake = netG(noise)`` first
+    thing in the loop: the ``fake = netG(fixed_noise)`` saved at its end never reaches it)."""
     for source in sources:
-        if not hasattr(source, "end_lineno") or _position(source) >= _position(site):
+        if not hasattr(source, "end_lineno"):
             return True
+        if _position(source) >= _position(site):
+            if loop_start is None or not rebound.between(name, loop_start, site):
+                return True
+            continue
         if not rebound.between(name, (source.end_lineno, source.end_col_offset), site):
             return True
     return False
