@@ -147,6 +147,8 @@ _IMPORTED = Value(Kind.OTHER, Grad.NO, ref="<import>")
 # so it evaluates every call; the others skip values nothing keeps (``discard``).
 _NO_SUMMARIES = frozenset({"module-first", "summary"})
 PACKED = Value(Kind.OTHER, Grad.NO, ref="torch.nn.utils.rnn.PackedSequence")
+# How code spells the ways to turn grad off (``no_grad``, ``inference_mode``, ``set_grad_enabled``).
+_GRAD_OFF_WORDS = frozenset(vocab.last_name(name) for name in vocab.GRAD_OFF_NAMES)
 # Classes whose instances are tensors (an ``isinstance`` test on one narrows a name).
 _TENSOR_CLASSES = frozenset(
     {
@@ -326,6 +328,7 @@ class SemanticModel:
         self._call_sites: dict = {}  # id(function) -> its call sites, or None when not all known
         self._entry_modes: dict = {}  # (id(function), "entry") -> the grad mode its callers run it in
         self._definition_spans: Optional[list] = None  # (first, last line) of top-level defs and classes
+        self._turns_grad_off: Optional[bool] = None  # whether the text names a way to turn grad off
         self._class_attributes: dict = {}
         self._use_evidence: dict = {}
         self._single_bindings: dict = {}  # (id(scope), name) -> bound in one place only (_bound_once)
@@ -508,17 +511,13 @@ class SemanticModel:
         for binding in self.uses(location.scope).bindings_of(name):
             state = after.get(id(binding.node))
             value = state.env.get(name) if state is not None else None
+            if element and value is not None and value.kind is Kind.CONTAINER:
+                value = value.elem  # what the comprehension's name takes from it
             if value is None or value.kind is Kind.UNKNOWN:
                 continue
-            if value.kind is Kind.TENSOR or (
-                element and value.kind is Kind.CONTAINER and (value.elem is None or value.elem.kind is Kind.UNKNOWN)
-            ):
-                seen = seen or value.kind is Kind.TENSOR
-                continue
-            if element and value.kind is Kind.CONTAINER and value.elem is not None and value.elem.kind is Kind.TENSOR:
-                seen = True
-                continue
-            return False
+            if value.kind is not Kind.TENSOR:
+                return False
+            seen = True
         return seen
 
     def _attribute_tensor_on_some_path(self, node: ast.Attribute, location) -> bool:
@@ -2533,7 +2532,8 @@ class SemanticModel:
         found = _occurrences(text, name)
         own_class = None  # the class's key, for calls on its instances (`model.predict(x)`)
         if is_method:
-            own_class = next((info.key for info in self._class_table().values() if info.node is owner), None)
+            info = self._class_table().get(self._class_key(owner))  # type: ignore[arg-type]
+            own_class = info.key if info is not None and info.node is owner else None
             found = (
                 i for i in found if text.endswith("self.", 0, i) or (own_class is not None and text.endswith(".", 0, i))
             )
@@ -2548,12 +2548,12 @@ class SemanticModel:
                             # A call on an instance, in a script's or notebook's code (`model.
                             # get_accuracy(x, y)`); in functions, not followed (their flows would
                             # be run for it).
-                            hit = (
-                                isinstance(node.value, ast.Name)
-                                and not self._in_top_level_definition(node.lineno)
-                                and self._where(node) is not None
-                                and self._where(node).scope is self.tree  # type: ignore[union-attr]
+                            where = (
+                                self._where(node)
+                                if isinstance(node.value, ast.Name) and not self._in_top_level_definition(node.lineno)
+                                else None
                             )
+                            hit = where is not None and where.scope is self.tree
                             if hit:
                                 receiver = self.value(node.value)  # type: ignore[attr-defined]
                                 if receiver.kind is Kind.UNKNOWN:
@@ -2613,8 +2613,9 @@ class SemanticModel:
         key = (id(fn), "entry")
         if key in self._entry_modes:
             return self._entry_modes[key]
-        text = self.source_text
-        if "no_grad" not in text and "inference_mode" not in text and "set_grad_enabled" not in text:
+        if self._turns_grad_off is None:
+            self._turns_grad_off = any(word in self.source_text for word in _GRAD_OFF_WORDS)
+        if not self._turns_grad_off:
             return None  # nothing in the file turns grad off: callers run it as the summary assumes
         if key in self._in_progress:
             return None  # a recursive call: the callers outside the cycle decide

@@ -700,12 +700,13 @@ def _fresh_module(ctx, call: ast.Call) -> bool:
         made = True
     if not made:
         return False
-    text = ctx.text(scope) if scope is not ctx.tree else ctx.source.text
+    src = ctx.source
+    start, end = (0, len(src.text)) if scope is ctx.tree else (src.node_start(scope), src.node_end(scope))
     if rebound_at is not None:
         # What the code does with the name once it holds another module (`model = Classifier()`
         # again, then trained) says nothing of the one this call runs.
-        first = scope.lineno if scope is not ctx.tree else 1
-        text = "\n".join(text.split("\n")[: max(rebound_at - first, 0)])
+        end = src.line_starts[rebound_at - 1]
+    text = src.text[start:end]
     if any(f"{name}.{method}" in text for method in ("parameters(", "load", "restore")):
         return False  # trained, or given weights (`model.load(path)`, a project's own loader)
     if f"{name}.train(" in text and (
