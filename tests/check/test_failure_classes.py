@@ -1791,6 +1791,74 @@ CASES = [
         """,
         id="a-sample-saved-at-the-loop-s-end-and-rebound-at-its-top",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+
+        def training_loop(n_epochs, optimizer, model, loss_fn, t_u_train, t_u_val, t_c_train, t_c_val):
+            for epoch in range(1, n_epochs + 1):
+                t_p_train = model(t_u_train)
+                loss_train = loss_fn(t_p_train, t_c_train)
+                t_p_val = model(t_u_val)
+                loss_val = loss_fn(t_p_val, t_c_val)
+                optimizer.zero_grad()
+                loss_train.backward()
+                optimizer.step()
+                print(f"Training loss {loss_train.item():.4f}, Validation loss {loss_val.item():.4f}")
+        """,
+        """
+        import torch
+
+        def training_loop(n_epochs, optimizer, model, loss_fn, t_u_train, features):
+            for epoch in range(1, n_epochs + 1):
+                t_p_train = model(t_u_train)
+                print(f"Prediction {t_p_train.mean().item():.4f}")
+                loss_train = loss_fn(features["conv"])
+                optimizer.zero_grad()
+                loss_train.backward()
+                optimizer.step()
+        """,
+        id="a-validation-forward-beside-the-training-forward-before-backward",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+
+        model = nn.Sequential(nn.Linear(10, 2))
+        optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+        criterion = nn.CrossEntropyLoss()
+        for epoch in range(2):
+            for i, (x, y) in enumerate(train_loader):
+                if i % 100 == 0:
+                    val_loss = criterion(model(val_x), val_y)
+                    print(f"val loss {val_loss.item():.3f}")
+                loss = criterion(model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+        """,
+        """
+        import torch
+        import torch.nn as nn
+
+        model = nn.Sequential(nn.Linear(10, 2))
+        optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+        activations = {}
+        model[0].register_forward_hook(lambda m, i, o: activations.update(out=o))
+        for epoch in range(2):
+            for i, (x, y) in enumerate(train_loader):
+                scores = model(x)
+                print(f"top class {scores.argmax().item()}")
+                loss = activations["out"].pow(2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+        """,
+        id="a-validation-forward-before-the-training-forward-in-the-loop",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

@@ -29,7 +29,9 @@ backpropagates. This module finds such calls in one scope from the syntax alone 
   first iterable runs in the scope itself), otherwise it is not followed;
 - no backward pass comes after the call in its loop (or, outside loops, in a simple statement
   of its block before its names are assigned again): a forward hook may hand the graph to a
-  loss the syntax does not show.
+  loss the syntax does not show; unless, in a loop, another call of the same callee comes
+  before each such backward pass (the step's training forward pass beside a validation one:
+  the backward pass takes its graph from that call).
 
 Anything else (returned, stored, appended, passed to a function, computed with) makes the
 call's result one that may be backpropagated: the answer errs towards "not only read".
@@ -40,6 +42,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Optional
 
+from gradguard.check.analysis.imports import dotted_name
 from gradguard.check.analysis.scopes import COMPREHENSION_TYPES, own_nodes
 from gradguard.check.analysis.vocabulary import ALIAS_METHODS, GRAD_DROPPING, PYTHON_VALUE_METHODS, READ_ATTRIBUTES
 
@@ -101,6 +104,7 @@ def read_only_calls(
     wanted |= {name for name, _, _ in iterated}
     uses: dict = {name: [] for name in wanted}  # name -> Name nodes read (and augmented targets)
     backward_lines: list = []
+    calls: list = []  # the scope's calls, in the order of its nodes
     loops: list = []
     reads: dict = {}  # id(Name node) -> _VALUE, _METADATA or the id of the bound call it feeds
     inner, followed = _comprehension_nodes(own, wanted)
@@ -113,6 +117,7 @@ def read_only_calls(
             if type(node.target) is ast.Name and node.target.id in wanted:
                 uses[node.target.id].append(node.target)
         elif t is ast.Call:
+            calls.append(node)
             if _is_backward(node, qualified_name):
                 backward_lines.append(node.lineno)
             _classify_call(node, wanted, qualified_name, bound, reads, parameters_read)
@@ -141,7 +146,8 @@ def read_only_calls(
         loop = _innermost_loop(assignment, loops)
         end = (loop.end_lineno or loop.lineno) if loop is not None else None
         if loop is not None:
-            if any(assignment.lineno < line <= end for line in backward_lines):
+            later = [line for line in backward_lines if assignment.lineno < line <= end]
+            if later and not _called_again(assignment, loop, later, calls, qualified_name):
                 continue  # a backward pass later in the loop: a forward hook may feed it
         elif _backward_follows(assignment, blocks, backward_lines, rebound.next_after(names, assignment)):
             continue
@@ -511,6 +517,31 @@ class Rebindings:
                         return True
                 statement = self._body_of.get(id(block))
         return False
+
+
+def _called_again(assignment: ast.Assign, loop: ast.AST, backward_lines: list, calls: list, qualified_name) -> bool:
+    """Whether, before each of the backward passes, the loop makes another call of a callee
+    of the project (not a torch function) that the assignment's value calls: the step's
+    training forward pass, which the backward pass takes its graph from, not a hook of this
+    call (``t_p_val = model(t_u_val)`` beside ``t_p_train = model(t_u_train)``;
+    ``val_loss = criterion(model(val_x), val_y)`` then ``loss = criterion(model(x), y)``)."""
+    callees = set()
+    for sub in ast.walk(assignment.value):
+        if type(sub) is ast.Call:
+            name = dotted_name(sub.func)  # type: ignore[attr-defined]
+            if name is not None and not (qualified_name(sub.func) or "").startswith("torch."):  # type: ignore[attr-defined]
+                callees.add(name)
+    if not callees:
+        return False
+    first, last = assignment.lineno, assignment.end_lineno or assignment.lineno
+    others = [
+        call.lineno
+        for call in calls
+        if loop.lineno <= call.lineno <= max(backward_lines)
+        and not first <= call.lineno <= last
+        and dotted_name(call.func) in callees
+    ]
+    return all(any(line <= backward for line in others) for backward in backward_lines)
 
 
 def _innermost_loop(node: ast.AST, loops: list) -> Optional[ast.AST]:
