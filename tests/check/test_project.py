@@ -260,3 +260,35 @@ def test_a_file_checked_alone_is_checked_again_when_its_star_imported_file_chang
     assert run() == []  # models.py did not change, but where its names come from did
     write(tmp_path, "layers.py", "import torch.nn as nn\n")
     assert run()
+
+
+GRADCAM_UTILS = """
+    import numpy as np
+
+
+    def activations_of(outputs):
+        return [a.cpu().data.numpy() for a in outputs]
+"""
+
+
+def test_a_file_without_torch_imported_by_a_torch_file_of_the_run_is_checked(tmp_path, capsys):
+    # `from utils import GradCAM` in the script: utils.py runs on the script's tensors.
+    utils = write(tmp_path, "utils.py", GRADCAM_UTILS)
+    main_py = write(tmp_path, "main.py", "import torch\nfrom utils import activations_of\n")
+    assert any("utils.py" in line and "GG101" in line for line in findings(capsys, utils, main_py))
+
+
+def test_a_module_imported_as_a_name_of_its_package_is_checked(tmp_path, capsys):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    write(package, "__init__.py", "")
+    utils = write(package, "utils.py", GRADCAM_UTILS)
+    main_py = write(package, "main.py", "import torch\nfrom . import utils\n")
+    assert any("utils.py" in line and "GG101" in line for line in findings(capsys, utils, main_py))
+
+
+def test_twin_a_file_without_torch_imported_only_by_files_without_torch_is_skipped(tmp_path, capsys):
+    utils = write(tmp_path, "utils.py", GRADCAM_UTILS)
+    main_py = write(tmp_path, "main.py", "import numpy\nfrom utils import activations_of\n")
+    other = write(tmp_path, "other.py", "import torch\n")
+    assert findings(capsys, utils, main_py, other) == []

@@ -57,6 +57,9 @@ class ProjectIndex:
     # Modules whose names include torch's: they import torch (or a domain library), or take
     # everything from one that does (`from layers import *`).
     torch_modules: set = field(default_factory=set)
+    # Files of the run that a module importing torch imports (`from utils import GradCAM`):
+    # their code runs on that module's tensors and models, though they import no torch.
+    torch_served: set = field(default_factory=set)
 
     def module_of(self, path: str) -> Optional[str]:
         return self.module_names.get(os.path.abspath(path))
@@ -82,7 +85,10 @@ class ProjectIndex:
         """Whether a file that never imports torch itself gets it from a module of the project
         (``from utils import *``, ``utils`` importing torch): its code uses torch all the same.
         A module the run does not hold is read from its file next to the importer
-        (``star_imports_give_torch``)."""
+        (``star_imports_give_torch``). A file that a module importing torch imports is torch
+        code too: it runs on that module's values."""
+        if os.path.abspath(importer) in self.torch_served:
+            return True
         run_modules = self.__dict__.get("_run_modules")
         if run_modules is None:
             run_modules = self.__dict__["_run_modules"] = frozenset(self.module_names.values())
@@ -97,6 +103,7 @@ class ProjectIndex:
     def digest(self) -> str:
         h = hashlib.sha256()
         h.update(f"torch:{sorted(self.torch_modules)}\n".encode())
+        h.update(f"served:{sorted(self.torch_served)}\n".encode())
         for name in sorted(self.classes):
             fact = self.classes[name]
             h.update(f"{name}:{fact.module}:{fact.dataset}:{sorted(fact.layers)}\n".encode())
@@ -148,6 +155,7 @@ def build_index(paths: list, read=None) -> ProjectIndex:
     Modules of the ``torch`` package are left out: torch's names are the vocabulary's."""
     index = ProjectIndex()
     texts: dict = {}
+    importing_torch: list = []  # (path, text) of each file that imports torch
     cache: dict = {}
     for path in paths:
         if not path.endswith(".py"):
@@ -160,6 +168,8 @@ def build_index(paths: list, read=None) -> ProjectIndex:
             continue
         index.module_names[os.path.abspath(path)] = name
         texts[name] = (path, text)
+        if mentions_torch_import(text):
+            importing_torch.append((path, text))
     bases: dict = {}
     bodies: dict = {}
     for name, (_path, text) in texts.items():
@@ -205,12 +215,40 @@ def build_index(paths: list, read=None) -> ProjectIndex:
             if name not in index.torch_modules and index.gives_torch(path, text):
                 index.torch_modules.add(name)
                 changed = True
+    index.torch_served.update(_served_files(index, importing_torch))
     # Calls of the project's functions from the files that import them.
     for path, text in texts.values():
         for local, target in _imported_functions(index, path, text):
             for line in _call_lines(text, local):
                 index.calls.setdefault(target, []).append(_grad_off_at(text, line))
     return index
+
+
+def _served_files(index: ProjectIndex, importing_torch: list) -> set:
+    """The files of the run that a file importing torch imports (``from utils import f``,
+    ``import utils``), found on disk as ``import`` would find them from the importer: only
+    modules whose name, or its last part, is that of a module of the run are looked for."""
+    run_files = set(index.module_names)
+    names = set(index.module_names.values())
+    names |= {name.rsplit(".", 1)[-1] for name in names}
+    served: set = set()
+    for path, text in importing_torch:
+        written = []
+        for module, level, imported in _from_clauses(text):
+            written.append((module, level))
+            for item in imported.replace("\n", " ").split(","):  # `from . import utils`: a module
+                item = item.partition(" as ")[0].strip()
+                if item in names:
+                    written.append((f"{module}.{item}" if module else item, level))
+        written += [(match.group(1), 0) for match in _IMPORT_RE.finditer(text)]
+        for module, level in written:
+            if (module or level) and (level or module in names or module.rsplit(".", 1)[-1] in names):
+                found = module_file(path, module, level)
+                if found is not None:
+                    found = os.path.abspath(found)
+                    if found in run_files and found != os.path.abspath(path):
+                        served.add(found)
+    return served
 
 
 def module_file(importer: str, module: str, level: int = 0) -> Optional[str]:
