@@ -1859,6 +1859,86 @@ CASES = [
         """,
         id="a-validation-forward-before-the-training-forward-in-the-loop",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+
+        def evaluate(model, loss_fn, val_loader):
+            def perform_val_step_fn(x, y):
+                model.eval()
+                yhat = model(x)
+                return loss_fn(yhat, y).item()
+            losses = [perform_val_step_fn(x, y) for x, y in val_loader]
+            return sum(losses) / len(losses)
+        """,
+        """
+        import torch
+
+        def make_val_step_fn(model, loss_fn):
+            def perform_val_step_fn(x, y):
+                model.eval()
+                yhat = model(x)
+                return loss_fn(yhat, y).item()
+            return perform_val_step_fn
+
+        val_step_fn = make_val_step_fn(model, loss_fn)
+        with torch.no_grad():
+            val_losses = [val_step_fn(x, y) for x, y in val_loader]
+        """,
+        id="a-closure-its-factory-returns-runs-where-it-is-called",
+    ),
+    pytest.param(
+        "GG102",
+        """
+        import torch
+
+        class MLP:
+            def __init__(self, layers):
+                self.layers = layers
+
+            def parameters(self):
+                return [p for layer in self.layers for p in layer.parameters()]
+
+        n = MLP([torch.nn.Linear(3, 4), torch.nn.Linear(4, 1)])
+        for k in range(20):
+            loss = sum((n(x) - y) ** 2 for x, y in zip(xs, ys))
+            loss.backward()
+            for p in n.parameters():
+                p.data += -0.1 * p.grad
+        """,
+        """
+        import torch
+
+        class Value:
+            def __init__(self, data, _children=()):
+                self.data = data
+                self.grad = 0.0
+                self._prev = set(_children)
+
+            def __add__(self, other):
+                other = other if isinstance(other, Value) else Value(other)
+                return Value(self.data + other.data, (self, other))
+
+            def backward(self):
+                self.grad = 1.0
+
+        class MLP:
+            def __init__(self, layers):
+                self.layers = layers
+
+            def parameters(self):
+                return [p for layer in self.layers for p in layer.parameters()]
+
+        n = MLP([])
+        for k in range(20):
+            loss = sum((n(x) - y) ** 2 for x, y in zip(xs, ys))
+            loss.backward()
+            for p in n.parameters():
+                p.data += -0.1 * p.grad
+        """,
+        id="a-file-s-own-autograd-values-are-not-tensors",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

@@ -325,6 +325,7 @@ class SemanticModel:
         self._provisional: dict = {}  # head -> [(store, key)] kept until the head finishes
         self._summaries: dict = {}
         self._classes: Optional[dict] = None
+        self._hand_made: Optional[frozenset] = None  # see `_hand_made_members`
         self._call_sites: dict = {}  # id(function) -> its call sites, or None when not all known
         self._entry_modes: dict = {}  # (id(function), "entry") -> the grad mode its callers run it in
         self._definition_spans: Optional[list] = None  # (first, last line) of top-level defs and classes
@@ -951,6 +952,14 @@ class SemanticModel:
             decorated = self._decorated_mode(scope)
             if decorated is not None and decorated is not GradMode.ENABLED:
                 return GradMode.MAYBE
+            name = getattr(fn, "name", None)
+            if name is not None and any(
+                type(node) is ast.Return and type(node.value) is ast.Name and node.value.id == name  # type: ignore[attr-defined]
+                for node in self.own_nodes(scope)
+            ):
+                # `def make_val_step_fn(model): def step(x): ...; return step`: the closure runs
+                # where the factory's result is called, which may be under `no_grad`.
+                return GradMode.MAYBE
         return GradMode.ENABLED
 
     # ========================================================================= parameters
@@ -1091,6 +1100,7 @@ class SemanticModel:
             return self._use_evidence[key]
         found = None
         if not isinstance(scope_node, ast.Lambda):
+            hand_made = self._hand_made_members()
             text = self._scope_text(scope_node)
             size = len(name)
             end = len(text)
@@ -1105,7 +1115,9 @@ class SemanticModel:
                     attr = text[j:k]
                     rest = text[k : k + 8].lstrip()
                     called = rest.startswith("(")
-                    if called and attr == "backward":
+                    if attr in hand_made:
+                        pass  # `v.grad` of the file's own autograd values says nothing of tensors
+                    elif called and attr == "backward":
                         # autograd accepts a call without a gradient only on a one-element output
                         if not _implicit_backward(text, text.index("(", k)):
                             found = _EVIDENT_LOSS
@@ -2178,6 +2190,8 @@ class SemanticModel:
                     return receiver.with_(roles=(receiver.roles & ~(Role.EVALUATING | Role.TRAINING)) | switched)
                 return receiver
             if method in vocab.PARAMETER_METHODS:
+                if receiver.weak and method in self._hand_made_members():
+                    return UNKNOWN  # maybe a layer of the file's own autograd values
                 param = tensor(Grad.YES, Role.PARAM | Role.LEAF)
                 if method == "named_parameters":
                     return container(container(items=(OTHER, param)))
@@ -2226,7 +2240,7 @@ class SemanticModel:
                 if held.kind is Kind.MODULE:
                     return self._module_call(held, node, args, state, frame)  # ``self.G(z)`` in a trainer class
             return UNKNOWN
-        if kind is Kind.UNKNOWN:
+        if kind is Kind.UNKNOWN and method not in self._hand_made_members():
             if method == "parameters":
                 return container(tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=True))
             if method == "named_parameters":
@@ -2333,6 +2347,40 @@ class SemanticModel:
                     if dataset_base and not info.is_dataset:
                         info.is_dataset = changed = True
         return classes
+
+    def _hand_made_members(self) -> frozenset:
+        """Where the file defines its own autograd values (a plain class with a ``backward``
+        method that sets ``self.grad``, as in a micrograd ``Value``): the attributes and methods
+        of the file's plain classes (``data``, ``grad``, ``backward``, ``parameters``), which
+        then say nothing of tensors or modules. Empty in any other file."""
+        if self._hand_made is not None:
+            return self._hand_made
+        plain = [
+            info
+            for info in self._class_table().values()
+            if not (info.is_module or info.is_autograd_function or info.is_dataset)
+            and all(base in ("", "object") for base in info.bases)
+        ]
+        members: dict = {}
+        for info in plain:
+            names = set()
+            for stmt in info.node.body:
+                if isinstance(stmt, FUNCTION_TYPES):
+                    names.add(stmt.name)
+                    for sub in ast.walk(stmt):
+                        if (
+                            type(sub) is ast.Attribute
+                            and type(sub.ctx) is ast.Store  # type: ignore[attr-defined]
+                            and type(sub.value) is ast.Name  # type: ignore[attr-defined]
+                            and sub.value.id == "self"  # type: ignore[attr-defined]
+                        ):
+                            names.add(sub.attr)  # type: ignore[attr-defined]
+            members[info.key] = names
+        if any({"backward", "grad"} <= names for names in members.values()):
+            self._hand_made = frozenset().union(*members.values())
+        else:
+            self._hand_made = frozenset()
+        return self._hand_made
 
     def _layers(self, info: ClassInfo) -> set:
         """The torch.nn classes and module classes of the file a module class constructs."""

@@ -41,6 +41,8 @@ training loop followed by a validation loop), the validation loop alone is check
 over an evaluation loader whose body shows no gradient use.
 
 Not flagged: functions under a decorator or inside a caller region that may disable grad;
+a function its enclosing function returns (`return perform_val_step_fn`: it runs wherever the
+factory's result is called, often under `no_grad`);
 module-level functions and methods that this file calls only where grad is disabled
 (`with torch.no_grad(): validate(model, loader)`, and the functions `validate` calls;
 `model.get_accuracy(x, y)` under `no_grad` in a script's code, and the `self.predict(x)` that
