@@ -1939,6 +1939,155 @@ CASES = [
         """,
         id="a-file-s-own-autograd-values-are-not-tensors",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import numpy as np
+        import torch.utils.data as data
+        import matplotlib.pyplot as plt
+
+        def visualize_classification(model, points):
+            model.eval()
+            logits = model(points)
+            plt.imshow(logits.argmax(-1).numpy())
+        """,
+        """
+        import numpy as np
+        import jax.numpy as jnp
+        from flax import linen as nn
+        import torch.utils.data as data
+        import matplotlib.pyplot as plt
+
+        def visualize_classification(model, points):
+            model.eval()
+            logits = model(points)
+            plt.imshow(logits.argmax(-1).numpy())
+        """,
+        id="a-model-known-by-its-name-in-a-flax-file-is-not-torch-s",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+
+        dropping_model = nn.Sequential(nn.Linear(11, 11), nn.Dropout(p=0.5))
+        spaced_points = torch.linspace(.1, 1.1, 11)
+        dropping_model.eval()
+        output_eval = dropping_model(spaced_points)
+        print(output_eval.tolist())
+
+        model = nn.Linear(2, 1)
+        model(torch.randn(4, 2)).sum().backward()
+        """,
+        """
+        import torch
+        import torch.nn as nn
+
+        dropping_model = nn.Sequential(nn.Dropout(p=0.5))
+        normalizer = nn.BatchNorm1d(num_features=11, affine=False)
+        spaced_points = torch.linspace(.1, 1.1, 11)
+        dropping_model.eval()
+        normalizer.eval()
+        output_eval = dropping_model(spaced_points)
+        print(output_eval.tolist(), normalizer(spaced_points[None]).tolist())
+
+        model = nn.Linear(2, 1)
+        model(torch.randn(4, 2)).sum().backward()
+        """,
+        id="a-module-built-without-parameters-records-no-graph",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        from torch import nn, optim
+
+        class Meta(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Linear(4, 2)
+                self.meta_optim = optim.Adam(self.net.parameters())
+
+            def forward(self, x_qry, y_qry):
+                loss_q = nn.functional.cross_entropy(self.net(x_qry), y_qry)
+                self.meta_optim.zero_grad()
+                pass
+                return loss_q.item()
+
+        maml = Meta()
+        tmp = filter(lambda x: x.requires_grad, maml.parameters())
+        for step, (x_qry, y_qry) in enumerate(db):
+            accs = maml(x_qry, y_qry)
+            print("step:", step, "training acc:", accs)
+        """,
+        """
+        import torch
+        from torch import nn, optim
+
+        class Meta(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Linear(4, 2)
+                self.meta_optim = optim.Adam(self.net.parameters())
+
+            def forward(self, x_qry, y_qry):
+                loss_q = nn.functional.cross_entropy(self.net(x_qry), y_qry)
+                self.meta_optim.zero_grad()
+                loss_q.backward()
+                return loss_q.item()
+
+        maml = Meta()
+        tmp = filter(lambda x: x.requires_grad, maml.parameters())
+        for step, (x_qry, y_qry) in enumerate(db):
+            accs = maml(x_qry, y_qry)
+            print("step:", step, "training acc:", accs)
+        """,
+        id="a-model-whose-forward-trains-is-not-evaluated",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 1)
+
+            def forward(self, x):
+                return self.fc(x)
+
+        net = Net()
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for x, y in loader:
+            loss = nn.functional.mse_loss(net(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        out = net.forward(x_test)
+        print(out.tolist())
+        """,
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 1)
+
+            def forward(self, x):
+                return self.fc(x)
+
+        net = Net()
+        print(sum(p.numel() for p in net.parameters()))
+        out = net.forward(torch.randn(1, 4))
+        print(out.tolist())
+        """,
+        id="a-smoke-test-through-forward-that-counts-parameters",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

@@ -292,3 +292,47 @@ def test_twin_a_file_without_torch_imported_only_by_files_without_torch_is_skipp
     main_py = write(tmp_path, "main.py", "import numpy\nfrom utils import activations_of\n")
     other = write(tmp_path, "other.py", "import torch\n")
     assert findings(capsys, utils, main_py, other) == []
+
+
+META_TRAIN = """
+    import torch
+    from meta import Meta
+
+    maml = Meta()
+    tmp = filter(lambda x: x.requires_grad, maml.parameters())
+    for step, (x_spt, y_spt, x_qry, y_qry) in enumerate(db):
+        accs = maml(x_spt, y_spt, x_qry, y_qry)
+        if step % 30 == 0:
+            print("step:", step, "training acc:", accs)
+"""
+
+META = """
+    import torch
+    from torch import nn, optim
+
+    class Meta(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = nn.Linear(4, 2)
+            self.meta_optim = optim.Adam(self.net.parameters())
+
+        def forward(self, x_spt, y_spt, x_qry, y_qry):
+            loss_q = nn.functional.cross_entropy(self.net(x_qry), y_qry)
+            self.meta_optim.zero_grad()
+            loss_q.backward()
+            self.meta_optim.step()
+            return loss_q.item()
+"""
+
+
+def test_a_model_whose_class_in_another_file_trains_in_forward_is_not_evaluated(tmp_path, capsys):
+    meta = write(tmp_path, "meta.py", META)
+    train = write(tmp_path, "train.py", META_TRAIN)
+    assert not any("GG201" in line for line in findings(capsys, meta, train))
+
+
+def test_twin_a_model_whose_class_in_another_file_only_computes_is_evaluated(tmp_path, capsys):
+    plain = META.replace("loss_q.backward()", "pass").replace("self.meta_optim.step()", "pass")
+    meta = write(tmp_path, "meta.py", plain)
+    train = write(tmp_path, "train.py", META_TRAIN)
+    assert any("train.py" in line and "GG201" in line for line in findings(capsys, meta, train))

@@ -695,6 +695,49 @@ class SemanticModel:
         # Evidence, not absence of it: the class keeps tensors of its own (`self.w = torch.zeros(...)`).
         return self._keeps_plain_tensors(info) and self._class_without_parameters(info, set())
 
+    def module_backpropagates(self, value: Value) -> bool:
+        """Whether a module's ``forward`` (in a class of the file or of another file of the run)
+        runs a backward pass itself: a meta-learner stepping its own optimizer. A call of it is
+        a training step, not an evaluation."""
+        if value.kind is not Kind.MODULE or value.ref is None:
+            return False
+        if value.ref.startswith("project:"):
+            fact = self.project.classes.get(value.ref[len("project:") :]) if self.project is not None else None
+            return fact is not None and fact.backpropagates
+        info = self._class_table().get(value.ref)
+        forward = self._method_of(info, "forward") if info is not None else None
+        if forward is None:
+            return False
+        return ".backward(" in self._scope_text(forward)
+
+    def builds_parameterless(self, scope_node: ast.AST, name: str) -> bool:
+        """Whether every binding of ``name`` in the scope constructs a torch module without
+        parameters: an activation, dropout or pooling layer, a norm layer with ``affine=False``
+        (``elementwise_affine=False``), or an ``nn.Sequential`` of such layers. Autograd records
+        nothing for it unless its input requires grad."""
+        bindings = self.uses(scope_node).bindings_of(name)
+        return bool(bindings) and all(
+            b.value is not None and type(b.node) is ast.Assign and self._parameterless_construction(b.value)
+            for b in bindings
+        )
+
+    def _parameterless_construction(self, expr: ast.AST) -> bool:
+        if not isinstance(expr, ast.Call):
+            return False
+        qual = self.imports.qualified_name(expr.func) or ""
+        if not qual.startswith("torch.nn."):
+            return False
+        last = vocab.last_name(qual)
+        if last == "Sequential":
+            return bool(expr.args) and all(self._parameterless_construction(arg) for arg in expr.args)
+        if last in vocab.PARAMETERLESS_MODULES:
+            return True
+        flag = "elementwise_affine" if last == "LayerNorm" else "affine"
+        if last.startswith(("BatchNorm", "InstanceNorm", "LayerNorm", "GroupNorm")):
+            keyword = next((k.value for k in expr.keywords if k.arg == flag), None)
+            return keyword is not None and vocab.constant_of(keyword, default=None) is False
+        return False
+
     def _keeps_plain_tensors(self, info: Optional[ClassInfo]) -> bool:
         init = self._method_of(info, "__init__") if info is not None else None
         if init is None:

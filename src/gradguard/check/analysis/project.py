@@ -44,6 +44,7 @@ class ClassFact:
     module: bool  # derives from nn.Module (directly or through project classes)
     dataset: bool  # derives from torch.utils.data.Dataset
     layers: frozenset  # dropout and batch-norm layer classes its body constructs
+    backpropagates: bool = False  # its `forward` runs a backward pass (`loss_q.backward()`)
 
 
 @dataclass
@@ -106,7 +107,7 @@ class ProjectIndex:
         h.update(f"served:{sorted(self.torch_served)}\n".encode())
         for name in sorted(self.classes):
             fact = self.classes[name]
-            h.update(f"{name}:{fact.module}:{fact.dataset}:{sorted(fact.layers)}\n".encode())
+            h.update(f"{name}:{fact.module}:{fact.dataset}:{sorted(fact.layers)}:{fact.backpropagates}\n".encode())
         for name in sorted(self.functions):
             h.update(f"def {name}:{self.calls.get(name)}\n".encode())
         return h.hexdigest()[:16]
@@ -205,7 +206,12 @@ def build_index(paths: list, read=None) -> ProjectIndex:
                     changed = True
     for qualified in bases:
         layers = frozenset(_LAYER_RE.findall(bodies[qualified])) if qualified in module_classes else frozenset()
-        index.classes[qualified] = ClassFact(qualified in module_classes, qualified in dataset_classes, layers)
+        index.classes[qualified] = ClassFact(
+            qualified in module_classes,
+            qualified in dataset_classes,
+            layers,
+            _forward_backpropagates(bodies[qualified]),
+        )
     # Modules that import torch, then those that take everything from one of them.
     index.torch_modules.update(name for name, (_path, text) in texts.items() if mentions_torch_import(text))
     changed = True
@@ -311,6 +317,26 @@ def _read(path: str) -> Optional[str]:
             return handle.read()
     except OSError:
         return None
+
+
+_FORWARD_RE = re.compile(r"^([ \t]+)def[ \t]+forward[ \t]*\(", re.M)
+
+
+def _forward_backpropagates(body: str) -> bool:
+    """Whether the ``forward`` method in a class's text runs a backward pass: the lines after
+    ``def forward(`` up to the next line indented no deeper than that ``def``."""
+    match = _FORWARD_RE.search(body)
+    if match is None:
+        return False
+    indent = len(match.group(1))
+    lines = body[match.end() :].split("\n")
+    for line in lines[1:]:
+        stripped = line.lstrip()
+        if stripped and not stripped.startswith("#") and len(line) - len(stripped) <= indent:
+            break
+        if ".backward(" in line:
+            return True
+    return ".backward(" in lines[0]
 
 
 def _block(text: str, start: int) -> str:

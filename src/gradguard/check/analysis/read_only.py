@@ -59,7 +59,7 @@ _METADATA_BUILTINS = frozenset({"len", "type", "isinstance"})
 # Views and copies of a tensor (graph kept): a read through them reads the tensor.
 # Reductions and element-wise maths keep the graph too: ``l.mean().detach().numpy()`` reads ``l``.
 _PASSING_METHODS = (ALIAS_METHODS - {"data", "detach"}) | frozenset(
-    "sum mean max min norm abs sqrt exp log pow prod std var softmax log_softmax sigmoid tanh clamp".split()
+    "clone sum mean max min norm abs sqrt exp log pow prod std var softmax log_softmax sigmoid tanh clamp".split()
 )
 _VALUE, _METADATA = 1, 2  # kinds of read (a fed call is named by its id, never 1 or 2)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)

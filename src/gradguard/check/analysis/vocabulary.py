@@ -69,6 +69,10 @@ META_INPLACE_METHODS = _words(
     sparse_resize_ sparse_resize_and_clear_ squeeze_ swapaxes_ swapdims_ t_ transpose_
     unsqueeze_"""
 )
+# Packages of array frameworks whose models autograd never records: a model in a file that
+# imports one (a Flax module, a Keras model) is not known to be a torch module by its name.
+OTHER_MODEL_FRAMEWORKS = frozenset({"jax", "flax", "haiku", "equinox", "keras", "tensorflow.keras"})
+
 # Methods only tensors have (among the names user code calls on values).
 TENSOR_ONLY_METHODS = INPLACE_VALUE_METHODS | {
     "cpu",

@@ -43,6 +43,9 @@ over an evaluation loader whose body shows no gradient use.
 Not flagged: functions under a decorator or inside a caller region that may disable grad;
 a function its enclosing function returns (`return perform_val_step_fn`: it runs wherever the
 factory's result is called, often under `no_grad`);
+a module whose `forward` runs a backward pass itself (a meta-learner: the call trains); a module
+built without parameters (`nn.Sequential(nn.Dropout(0.5))`, `nn.BatchNorm1d(n, affine=False)`);
+a model known only by its name in a file that imports JAX, Flax or Keras;
 module-level functions and methods that this file calls only where grad is disabled
 (`with torch.no_grad(): validate(model, loader)`, and the functions `validate` calls;
 `model.get_accuracy(x, y)` under `no_grad` in a script's code, and the `self.predict(x)` that
@@ -115,7 +118,12 @@ from gradguard.check.analysis.read_only import (
     viewed_call,
 )
 from gradguard.check.analysis.values import Grad, Kind, Role, Split
-from gradguard.check.analysis.vocabulary import NOT_MODEL_METHODS, PARAMETERLESS_MODULES, READING_BUILTINS
+from gradguard.check.analysis.vocabulary import (
+    NOT_MODEL_METHODS,
+    OTHER_MODEL_FRAMEWORKS,
+    PARAMETERLESS_MODULES,
+    READING_BUILTINS,
+)
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
@@ -241,6 +249,7 @@ class _State:
     parameters_read: dict = field(default_factory=dict)  # function name -> `_parameters_read`
     # ids of the calls whose result is the value of an assignment, or that value a part or view of it
     assigned_calls: set = field(default_factory=set)
+    other_framework: Optional[bool] = None  # `_imports_other_framework`
 
 
 def _loader_name(expr: ast.AST) -> Optional[str]:
@@ -469,6 +478,23 @@ def _switched_to_eval(ctx, callee: ast.AST) -> bool:
     return text is not None and text in state.eval_receivers
 
 
+def _imports_other_framework(ctx) -> bool:
+    """Whether the file imports another framework's models (JAX, Flax, Keras), or TensorFlow
+    without torch: there a model known by its name alone may be one of theirs, which
+    autograd never records (``torch.utils.data`` imported for a Flax model's data)."""
+    state = ctx.state(_State)
+    if state.other_framework is None:
+        tops = set()
+        for qualified in ctx.imports.names.values():
+            parts = qualified.split(".")
+            tops.add(parts[0])
+            tops.add(".".join(parts[:2]))
+        state.other_framework = bool(tops & OTHER_MODEL_FRAMEWORKS) or (
+            "tensorflow" in tops and not ctx.imports.imports_torch
+        )
+    return state.other_framework
+
+
 def _may_be_evaluation_data(ctx, call: ast.Call) -> bool:
     """Whether an argument's text names a validation/test split (``test_x``, ``X_val``,
     ``valid_images[:10]``): a cheap filter before asking the model where the data comes from."""
@@ -676,6 +702,8 @@ def _fresh_module(ctx, call: ast.Call) -> bool:
     ``train...(net, ...)``/``fit...(net, ...)`` or ``net = train...(...)``, and ``net.train()``
     where the code has a backward pass (alone it only sets a mode: a demo of dropout)."""
     callee = call.func
+    if isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name):
+        callee = callee.value  # `net.forward(x)`, `net.embedding(x)`: the module built here, or a part of it
     if not isinstance(callee, ast.Name):
         return False
     name = callee.id
@@ -690,6 +718,8 @@ def _fresh_module(ctx, call: ast.Call) -> bool:
             continue
         if not isinstance(value, ast.Call):
             continue
+        if any(type(sub) is ast.Name and sub.id == name for sub in ast.walk(value)):  # type: ignore[attr-defined]
+            continue  # `model = DataParallel(model)`, `model = model.eval()`: the module it held before
         func = value.func
         last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
         if (
@@ -709,14 +739,35 @@ def _fresh_module(ctx, call: ast.Call) -> bool:
         # again, then trained) says nothing of the one this call runs.
         end = src.line_starts[rebound_at - 1]
     text = src.text[start:end]
-    if any(f"{name}.{method}" in text for method in ("parameters(", "load", "restore")):
+    if any(f"{name}.{method}" in text for method in ("load", "restore")) or _parameters_handed_on(text, name):
         return False  # trained, or given weights (`model.load(path)`, a project's own loader)
     if f"{name}.train(" in text and (
         ".backward(" in text or re.search(rf"\b{re.escape(name)}\.train\((?!\s*(?:\)|True|False|mode\b))", text)
     ):
         return False  # `model.train()` before a training loop; `model.train(data)`: a method that trains
+    if re.search(
+        rf"\b{re.escape(name)}\.(?:(?:train\w+|fit\w*)\(|(\w+)\s*=(?!=)[^\n]*\b{re.escape(name)}\.\1\b)", text
+    ):
+        return False  # `model.train_model(x)`, `model.fit(...)`; `lrmodel.w = lrmodel.w - lr * g`: updated by hand
     # `load_checkpoint(model, ...)`; `train_ch3(net, train_iter, ...)`: trained by a helper
     return re.search(rf"\b(?:load|restore|train|fit)\w*\(\s*{re.escape(name)}\b", text) is None
+
+
+def _parameters_handed_on(text: str, name: str) -> bool:
+    """Whether the text hands ``name``'s parameters on (to an optimizer, a ``requires_grad``
+    filter, a variable): a sign of training. A line that only shows or counts them
+    (``print(list(net.parameters()))``, ``sum(p.numel() for p in net.parameters())``) is not."""
+    needle = f"{name}.parameters("
+    i = text.find(needle)
+    while i >= 0:
+        if i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "_."):
+            start = text.rfind("\n", 0, i) + 1
+            stop = text.find("\n", i)
+            line = text[start : stop if stop >= 0 else len(text)].strip()
+            if not ("print(" in line or "numel(" in line or line.startswith(("list(", "len(", "sum("))):
+                return True
+        i = text.find(needle, i + len(needle))
+    return False
 
 
 def _statement(ctx, node: ast.AST) -> Optional[ast.stmt]:
@@ -1433,10 +1484,16 @@ class EvalWithGrad(Rule):
             return False
         if ctx.model.module_without_parameters(value):
             return False  # a class of the file over plain tensors updated by hand: no graph
+        if ctx.model.module_backpropagates(value):
+            return False  # `accs = maml(x_spt, y_spt, x_qry, y_qry)`: its forward trains
         ref = value.ref or ""
         if ref.startswith("torch.nn.") and ref.rsplit(".", 1)[-1] in PARAMETERLESS_MODULES:
             return False  # pooling, activations, losses: no parameters, no graph of their own
+        if isinstance(target, ast.Name) and ctx.model.builds_parameterless(ctx.function or ctx.tree, target.id):
+            return False  # `nn.Sequential(nn.Dropout(0.5))`, `nn.BatchNorm1d(2, affine=False)`
         if value.weak:
+            if _imports_other_framework(ctx):
+                return False  # `model(inputs)` in a Flax or Keras file: not known to be torch's
             last = (
                 target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
             )
