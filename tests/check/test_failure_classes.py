@@ -2088,6 +2088,51 @@ CASES = [
         """,
         id="a-smoke-test-through-forward-that-counts-parameters",
     ),
+    pytest.param(
+        "GG101",
+        """
+        import torch
+
+        class Averager(object):
+            def add(self, v):
+                count = v.data.numel()
+                self.n_count += count
+        """,
+        """
+        import torch
+
+        class Averager(object):
+            def add(self, v):
+                count = v.data.size
+                self.n_count += count
+        """,
+        id="numel-after-data-is-a-tensor-s",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import numpy as np
+        import torch
+
+        def sequence_pred(sbs_obj, X, axs):
+            for e, ax in enumerate(axs):
+                sbs_obj.model.eval()
+                next_corners = sbs_obj.model(X[e:e+1, :2]).squeeze().detach().cpu().numpy()
+                ax.scatter(*next_corners.T)
+        """,
+        """
+        import numpy as np
+        import torch
+
+        def sequence_pred(sbs_obj, X, axs):
+            for e, ax in enumerate(axs):
+                sbs_obj.model.eval()
+                with torch.no_grad():
+                    next_corners = sbs_obj.model(X[e:e+1, :2]).squeeze().detach().cpu().numpy()
+                ax.scatter(*next_corners.T)
+        """,
+        id="a-trainer-s-model-attribute-switched-to-eval-is-a-model",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

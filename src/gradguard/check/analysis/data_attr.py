@@ -52,6 +52,7 @@ _TENSOR_METHODS_AFTER_DATA = (
         "expand_as",
         "storage",
         "untyped_storage",
+        "numel",  # `v.data.numel()`: an array has `size`, not `numel`
     }
 )
 # Functions of `torch.nn.init` that only read the tensor they are given (the others fill it,

@@ -124,6 +124,8 @@ _ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "iter", "zip", "track", "islice
 _TENSOR_ANNOTATIONS = frozenset(
     {"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.autograd.Variable", "torch.nn.Parameter"}
 )
+# Builtin classes an `isinstance` test may narrow a name to (none of them a tensor).
+_BUILTIN_CLASSES = frozenset({"dict", "list", "tuple", "set", "frozenset", "str", "bytes", "int", "float", "bool"})
 # Attributes and methods that only tensors have: a name used with one holds a tensor.
 _TENSOR_EVIDENCE_ATTRIBUTES = frozenset({"grad", "grad_fn", "is_leaf", "requires_grad"})
 _TENSOR_EVIDENCE_METHODS = (vocab.INPLACE_VALUE_METHODS - {"apply_", "map_"}) | {
@@ -1236,7 +1238,8 @@ class SemanticModel:
 
     def narrowed_by(self, test: ast.AST, state: State, frame: Frame) -> dict:
         """What ``if isinstance(v, torch.Tensor):`` (or ``Variable``, ``nn.Parameter``) shows
-        of a name its value does not tell: a tensor in the branch (pyright's narrowing)."""
+        of a name its value does not tell: a tensor in the branch (pyright's narrowing); with
+        a builtin class or ``np.ndarray``, something that is not a tensor."""
         if not (
             isinstance(test, ast.Call)
             and isinstance(test.func, ast.Name)
@@ -1253,6 +1256,11 @@ class SemanticModel:
         quals = [self.imports.qualified_name(c) for c in classes]
         if quals and all(q in _TENSOR_CLASSES for q in quals):
             return {name: tensor(Grad.MAYBE)}
+        if quals and all(
+            q == "numpy.ndarray" or (q is None and isinstance(c, ast.Name) and c.id in _BUILTIN_CLASSES)
+            for q, c in zip(quals, classes)
+        ):
+            return {name: OTHER}  # `isinstance(v, dict)`, `isinstance(x, np.ndarray)`: not a tensor there
         return {}
 
     @staticmethod
@@ -1454,6 +1462,14 @@ class SemanticModel:
             evident = self._evident(frame.node, "self." + node.attr)
             if evident is _EVIDENT_LOSS or evident is _EVIDENT_SCALAR_LOSS:
                 return evident
+        elif (
+            found.kind is Kind.UNKNOWN
+            and isinstance(node.value, ast.Name)
+            and MODEL_NAME_RE.match(node.attr)
+            and self._evident(frame.node, f"{node.value.id}.{node.attr}") is _EVIDENT_MODULE
+        ):
+            # `sbs_obj.model.eval()`, then `sbs_obj.model(x)`: a trainer's model, used as one
+            return module(weak=True)
         return found
 
     def _attribute_value(self, node: ast.Attribute, state: State, frame: Frame) -> Value:
