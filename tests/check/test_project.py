@@ -336,3 +336,28 @@ def test_twin_a_model_whose_class_in_another_file_only_computes_is_evaluated(tmp
     meta = write(tmp_path, "meta.py", plain)
     train = write(tmp_path, "train.py", META_TRAIN)
     assert any("train.py" in line and "GG201" in line for line in findings(capsys, meta, train))
+
+
+SUBCLASS_SCRIPT = """
+    import torch
+    from seq2seq import EncoderDecoder
+
+    class Transformer(EncoderDecoder):
+        pass
+
+    model_transf = Transformer()
+    model_transf.eval()
+    print(model_transf(x).argmax(-1))
+"""
+
+
+def test_a_subclass_of_a_module_class_of_another_file_is_a_model(tmp_path, capsys):
+    seq2seq = write(tmp_path, "seq2seq.py", "import torch.nn as nn\n\nclass EncoderDecoder(nn.Module):\n    pass\n")
+    script = write(tmp_path, "script.py", SUBCLASS_SCRIPT)
+    assert any("script.py" in line and "GG201" in line for line in findings(capsys, seq2seq, script))
+
+
+def test_twin_a_subclass_of_a_plain_class_of_another_file_is_not_a_model(tmp_path, capsys):
+    seq2seq = write(tmp_path, "seq2seq.py", "import torch\n\nclass EncoderDecoder:\n    pass\n")
+    script = write(tmp_path, "script.py", SUBCLASS_SCRIPT)
+    assert not any("GG201" in line for line in findings(capsys, seq2seq, script))

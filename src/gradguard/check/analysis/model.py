@@ -2393,6 +2393,9 @@ class SemanticModel:
                         and not base.startswith("torch.nn.functional.")
                     )
                     module_base = module_base or base.endswith("LightningModule")
+                    if not module_base and other is None and self.project is not None and "." in base:
+                        fact = self.project.classes.get(self._project_name(base))
+                        module_base = fact is not None and fact.module  # `from seq2seq import EncoderDecoder`
                     function_base = base in vocab.AUTOGRAD_FUNCTION_BASES
                     dataset_base = base.startswith("torch.utils.data.") and vocab.last_name(base).endswith("Dataset")
                     if other is not None and other is not info:
