@@ -2161,3 +2161,25 @@ CASES = [
 def test_failure_class(code, flagged, quiet):
     assert code in codes(flagged), f"{code} must flag:\n{textwrap.dedent(flagged)}"
     assert code not in codes(quiet), f"{code} must stay quiet on:\n{textwrap.dedent(quiet)}"
+
+
+def test_each_evaluation_of_a_script_is_a_site_and_a_function_is_one():
+    script = """
+        import torch
+        from transformers import BertModel, AutoModelForSequenceClassification
+
+        bert_model = BertModel.from_pretrained("bert-base-uncased")
+        bert_model.eval()
+        out = bert_model(input_ids=tokens)
+        print(out.keys())
+
+        loaded_model = AutoModelForSequenceClassification.from_pretrained("bert_alice_vs_wizard")
+        loaded_model.eval()
+        logits = loaded_model(input_ids=tokens)
+        print(logits)
+    """
+    lines = [d.start.row for d in findings(textwrap.dedent(script)) if d.code == "GG201"]
+    assert lines == [7, 12]
+    function = "def show(tokens):" + textwrap.indent(textwrap.dedent(script).split("\n", 3)[3], "    ")
+    header = "import torch\nfrom transformers import BertModel, AutoModelForSequenceClassification\n"
+    assert len([d for d in findings(header + function) if d.code == "GG201"]) == 1

@@ -1546,16 +1546,27 @@ class EvalWithGrad(Rule):
                     return
                 unit.read_by_callers = True
         if not _uses_grad(ctx, nodes):
-            first = unit.model_calls[0]
+            # A function is one site (its fix wraps it); a script's or notebook's code has no
+            # single place to wrap: each statement that runs a model switched to eval mode (or on
+            # evaluation data) is a site of its own.
             where = "this function" if function is not None else "this module"
-            ctx.report(
-                self.code,
-                first.call,
-                f"`{ctx.text(first.call.func)}(...)` runs with grad enabled {self._why(ctx, unit, first, function)}, "
-                f"and nothing in {where} uses gradients: autograd records a graph for every call, wasting memory "
-                f"and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
-                self._fix(ctx, function),
-            )
+            seen: set = set()
+            for index, candidate in enumerate(unit.model_calls):
+                if index and (function is not None or candidate.why not in ("eval-mode", "eval-data")):
+                    continue
+                statement = _statement(ctx, candidate.call)
+                if id(statement) in seen:
+                    continue
+                seen.add(id(statement))
+                ctx.report(
+                    self.code,
+                    candidate.call,
+                    f"`{ctx.text(candidate.call.func)}(...)` runs with grad enabled "
+                    f"{self._why(ctx, unit, candidate, function)}, and nothing in {where} uses gradients: autograd "
+                    f"records a graph for every call, wasting memory and time; run evaluation under "
+                    f"`torch.no_grad()` or `torch.inference_mode()`",
+                    self._fix(ctx, function),
+                )
             return
         # A unit that trains: its evaluation loops, and model calls whose evaluation is
         # certain (a model in eval mode, evaluation data) and whose outputs are never
