@@ -2133,6 +2133,103 @@ CASES = [
         """,
         id="a-trainer-s-model-attribute-switched-to-eval-is-a-model",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import numpy as np
+        import torch
+        import torch.nn as nn
+
+        class DQN(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 2)
+
+            def forward(self, x):
+                return self.fc(x)
+
+            def qvals(self, x):
+                return self(x)
+
+        def calc_values_of_states(states, net):
+            mean_vals = []
+            for batch in np.array_split(states, 64):
+                action_values_v = net.qvals(torch.tensor(batch))
+                mean_vals.append(action_values_v.max(1)[0].mean().item())
+            return np.mean(mean_vals)
+
+        net = DQN()
+        optimizer = torch.optim.Adam(net.parameters())
+        print(calc_values_of_states(eval_states, net))
+        """,
+        """
+        import numpy as np
+        import torch
+        import torch.nn as nn
+
+        class DQN(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 2)
+
+            def forward(self, x):
+                return self.fc(x)
+
+            def qvals(self, x):
+                with torch.no_grad():
+                    return self(x)
+
+        def calc_values_of_states(states, net):
+            mean_vals = []
+            for batch in np.array_split(states, 64):
+                action_values_v = net.qvals(torch.tensor(batch))
+                mean_vals.append(action_values_v.max(1)[0].mean().item())
+            return np.mean(mean_vals)
+
+        net = DQN()
+        optimizer = torch.optim.Adam(net.parameters())
+        print(calc_values_of_states(eval_states, net))
+        """,
+        id="a-model-s-method-that-runs-it",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+        import torchvision.utils as vutils
+
+        class VAEXperiment(nn.Module):
+            def __init__(self, model):
+                super().__init__()
+                self.model = model
+
+            def on_validation_end(self):
+                self.sample_images()
+
+            def sample_images(self):
+                recons = self.model.generate(test_input)
+                vutils.save_image(recons.data, "recons.png")
+        """,
+        """
+        import torch
+        import pytorch_lightning as pl
+        import torchvision.utils as vutils
+
+        class VAEXperiment(pl.LightningModule):
+            def __init__(self, model):
+                super().__init__()
+                self.model = model
+
+            def on_validation_end(self):
+                self.sample_images()
+
+            def sample_images(self):
+                recons = self.model.generate(test_input)
+                vutils.save_image(recons.data, "recons.png")
+        """,
+        id="lightning-runs-its-evaluation-hooks-without-grad",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

@@ -361,3 +361,41 @@ def test_twin_a_subclass_of_a_plain_class_of_another_file_is_not_a_model(tmp_pat
     seq2seq = write(tmp_path, "seq2seq.py", "import torch\n\nclass EncoderDecoder:\n    pass\n")
     script = write(tmp_path, "script.py", SUBCLASS_SCRIPT)
     assert not any("GG201" in line for line in findings(capsys, seq2seq, script))
+
+
+TRANSLATE = """
+    import torch
+    from translator import Translator
+
+    translator = Translator(model)
+    translator.eval()
+    for example in test_loader:
+        pred_seq = translator.translate_sentence(example.src)
+        print(pred_seq.tolist())
+"""
+
+TRANSLATOR = """
+    import torch
+    import torch.nn as nn
+
+    class Translator(nn.Module):
+        def __init__(self, model):
+            super().__init__()
+            self.model = model
+
+        def translate_sentence(self, src_seq):
+            %s
+"""
+
+
+def test_a_method_of_another_file_s_model_that_turns_grad_off_inside_is_quiet(tmp_path, capsys):
+    body = "with torch.no_grad():\n                return self.model(src_seq).argmax(-1)"
+    translator = write(tmp_path, "translator.py", TRANSLATOR % body)
+    script = write(tmp_path, "translate.py", TRANSLATE)
+    assert not any("GG201" in line for line in findings(capsys, translator, script))
+
+
+def test_twin_a_method_of_another_file_s_model_named_for_running_it_is_evaluated(tmp_path, capsys):
+    translator = write(tmp_path, "translator.py", TRANSLATOR % "return self.model(src_seq).argmax(-1)")
+    script = write(tmp_path, "translate.py", TRANSLATE)
+    assert any("translate.py" in line and "GG201" in line for line in findings(capsys, translator, script))

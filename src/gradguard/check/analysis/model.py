@@ -124,6 +124,12 @@ _ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "iter", "zip", "track", "islice
 _TENSOR_ANNOTATIONS = frozenset(
     {"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.autograd.Variable", "torch.nn.Parameter"}
 )
+# Hooks of a LightningModule that the trainer runs in its evaluation loops, without grad.
+_LIGHTNING_EVALUATION_HOOKS = frozenset(
+    {"validation_step", "test_step", "predict_step", "validation_epoch_end", "test_epoch_end"}
+)
+# `self.name(` in a method's text: a call of one of the instance's layers or methods.
+_SELF_CALL_RE = re.compile(r"\bself\.(\w+)\s*\(")
 # Builtin classes an `isinstance` test may narrow a name to (none of them a tensor).
 _BUILTIN_CLASSES = frozenset({"dict", "list", "tuple", "set", "frozenset", "str", "bytes", "int", "float", "bool"})
 # Attributes and methods that only tensors have: a name used with one holds a tensor.
@@ -697,6 +703,38 @@ class SemanticModel:
         # Evidence, not absence of it: the class keeps tensors of its own (`self.w = torch.zeros(...)`).
         return self._keeps_plain_tensors(info) and self._class_without_parameters(info, set())
 
+    def method_runs_module(self, value: Value, method: str) -> Optional[bool]:
+        """Whether ``method`` of a module class of the file runs the module with the caller's
+        grad mode (``def qvals(self, x): return self.both(x)[1]`` calls ``self(...)``,
+        ``self.forward(...)`` or a layer the instance holds; one that trains or turns grad off
+        inside does not); None where the file does not show the method (one ``nn.Module``
+        provides, or of another file's class, unless that file shows it turns grad off)."""
+        if value.kind is Kind.MODULE and (value.ref or "").startswith("project:") and self.project is not None:
+            fact = self.project.classes.get(value.ref[len("project:") :])  # type: ignore[index]
+            return False if fact is not None and method in fact.quiet_methods else None
+        info = self._class_table().get(value.ref) if value.kind is Kind.MODULE and value.ref else None
+        fn = self._method_of(info, method) if info is not None else None
+        if fn is None:
+            return None
+        if self._decorated_mode(fn) not in (None, GradMode.ENABLED):
+            return False  # `@torch.no_grad()` on the method
+        own = set()
+        current: Optional[ClassInfo] = info
+        while current is not None and current.key not in own:
+            own.add(current.key)
+            current = next((self._class_table().get(b) for b in current.bases if b in self._class_table()), None)
+        methods: set = set()
+        for key in own:
+            held = self._class_table()[key]
+            self._method_node(held, method)  # fills `held.methods`
+            methods.update(held.methods or ())
+        text = self._scope_text(fn)
+        if ".backward(" in text or any(word in text for word in _GRAD_OFF_WORDS):
+            return False  # it trains (`model.adapt_few_shot(...)`), or turns grad off inside
+        if "self(" in text or "self.forward(" in text:
+            return True
+        return any(m.group(1) not in methods for m in _SELF_CALL_RE.finditer(text))
+
     def module_backpropagates(self, value: Value) -> bool:
         """Whether a module's ``forward`` (in a class of the file or of another file of the run)
         runs a backward pass itself: a meta-learner stepping its own optimizer. A call of it is
@@ -975,7 +1013,24 @@ class SemanticModel:
             new = region_mode(classify_grad_mode(deco, self.imports))
             if new is not None:
                 mode = new
+        if mode is None and self._lightning_evaluation_hook(fn):
+            mode = GradMode.MAYBE  # Lightning runs it without grad (or in inference mode)
         return mode
+
+    def _lightning_evaluation_hook(self, fn: ast.AST) -> bool:
+        """``validation_step``, ``on_validation_end``... of a ``LightningModule``: hooks the
+        trainer runs in its evaluation loops, with grad disabled."""
+        name = getattr(fn, "name", "")
+        if not (name in _LIGHTNING_EVALUATION_HOOKS or name.startswith(("on_validation", "on_test", "on_predict"))):
+            return False
+        info = self._method_class(fn)
+        seen: set = set()
+        while info is not None and info.key not in seen:
+            seen.add(info.key)
+            if any(base.endswith("LightningModule") for base in info.bases):
+                return True
+            info = next((self._class_table()[b] for b in info.bases if b in self._class_table()), None)
+        return False
 
     def _definition_mode(self, fn: ast.AST) -> GradMode:
         """The grad mode where a function is defined (a function defined inside a region may

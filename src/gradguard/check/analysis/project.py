@@ -45,6 +45,9 @@ class ClassFact:
     dataset: bool  # derives from torch.utils.data.Dataset
     layers: frozenset  # dropout and batch-norm layer classes its body constructs
     backpropagates: bool = False  # its `forward` runs a backward pass (`loss_q.backward()`)
+    # Its methods that turn grad off or backpropagate in their own body: a call of one is no
+    # evaluation with grad (`translator.translate_sentence(seq)` runs under `no_grad` inside).
+    quiet_methods: frozenset = frozenset()
 
 
 @dataclass
@@ -107,7 +110,10 @@ class ProjectIndex:
         h.update(f"served:{sorted(self.torch_served)}\n".encode())
         for name in sorted(self.classes):
             fact = self.classes[name]
-            h.update(f"{name}:{fact.module}:{fact.dataset}:{sorted(fact.layers)}:{fact.backpropagates}\n".encode())
+            h.update(
+                f"{name}:{fact.module}:{fact.dataset}:{sorted(fact.layers)}:{fact.backpropagates}:"
+                f"{sorted(fact.quiet_methods)}\n".encode()
+            )
         for name in sorted(self.functions):
             h.update(f"def {name}:{self.calls.get(name)}\n".encode())
         return h.hexdigest()[:16]
@@ -206,11 +212,15 @@ def build_index(paths: list, read=None) -> ProjectIndex:
                     changed = True
     for qualified in bases:
         layers = frozenset(_LAYER_RE.findall(bodies[qualified])) if qualified in module_classes else frozenset()
+        methods = _method_texts(bodies[qualified])
         index.classes[qualified] = ClassFact(
             qualified in module_classes,
             qualified in dataset_classes,
             layers,
-            _forward_backpropagates(bodies[qualified]),
+            ".backward(" in methods.get("forward", ""),
+            frozenset(
+                name for name, text in methods.items() if ".backward(" in text or _GRAD_OFF_RE.search(text) is not None
+            ),
         )
     # Modules that import torch, then those that take everything from one of them.
     index.torch_modules.update(name for name, (_path, text) in texts.items() if mentions_torch_import(text))
@@ -319,24 +329,25 @@ def _read(path: str) -> Optional[str]:
         return None
 
 
-_FORWARD_RE = re.compile(r"^([ \t]+)def[ \t]+forward[ \t]*\(", re.M)
+_METHOD_RE = re.compile(r"^([ \t]+)(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.M)
 
 
-def _forward_backpropagates(body: str) -> bool:
-    """Whether the ``forward`` method in a class's text runs a backward pass: the lines after
-    ``def forward(`` up to the next line indented no deeper than that ``def``."""
-    match = _FORWARD_RE.search(body)
-    if match is None:
-        return False
-    indent = len(match.group(1))
-    lines = body[match.end() :].split("\n")
-    for line in lines[1:]:
-        stripped = line.lstrip()
-        if stripped and not stripped.startswith("#") and len(line) - len(stripped) <= indent:
-            break
-        if ".backward(" in line:
-            return True
-    return ".backward(" in lines[0]
+def _method_texts(body: str) -> dict:
+    """name -> text of each method in a class's text, with the line above its ``def`` (a
+    decorator): the lines from there up to the next line indented no deeper than the ``def``."""
+    found: dict = {}
+    for match in _METHOD_RE.finditer(body):
+        indent = len(match.group(1))
+        start = body.rfind("\n", 0, max(match.start() - 1, 0)) + 1
+        lines = body[match.end() :].split("\n")
+        end = match.end() + len(lines[0])
+        for line in lines[1:]:
+            stripped = line.lstrip()
+            if stripped and not stripped.startswith("#") and len(line) - len(stripped) <= indent:
+                break
+            end += len(line) + 1
+        found.setdefault(match.group(2), body[start:end])
+    return found
 
 
 def _block(text: str, start: int) -> str:

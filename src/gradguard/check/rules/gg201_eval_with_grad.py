@@ -46,6 +46,7 @@ factory's result is called, often under `no_grad`);
 a module whose `forward` runs a backward pass itself (a meta-learner: the call trains); a module
 built without parameters (`nn.Sequential(nn.Dropout(0.5))`, `nn.BatchNorm1d(n, affine=False)`);
 a model known only by its name in a file that imports JAX, Flax or Keras;
+the hooks of a `LightningModule` that the trainer runs without grad, and what they call;
 module-level functions and methods that this file calls only where grad is disabled
 (`with torch.no_grad(): validate(model, loader)`, and the functions `validate` calls;
 `model.get_accuracy(x, y)` under `no_grad` in a script's code, and the `self.predict(x)` that
@@ -205,6 +206,49 @@ _SKIP_FUNCTIONS = frozenset(
 )
 _SKIP_PREFIXES = ("on_validation", "on_test", "on_predict")
 _FACTORY_PREFIXES = ("create_", "build_", "get_", "load_", "make_", "init_", "_")
+# Methods named for running a model (`policy.act(state)`, `net.encode(seq)`, `model.generate(z)`).
+_RUNNING_METHOD_RE = re.compile(
+    r"(?:act|predict\w*|encode\w*|decode\w*|generate\w*|sample\w*|translate\w*|infer\w*|inference|forward_\w+"
+    r"|embed\w*|classify|greedy\w*|beam\w*|evaluate|detect\w*|reconstruct\w*|denoise\w*|transcribe|caption\w*"
+    r"|cond_sample|q_?values?|qvals)$"
+)
+# Methods of a model named for something other than running it (`model.init_hidden(bs)`).
+_NOT_RUNNING_PREFIXES = _FACTORY_PREFIXES + (
+    "begin",
+    "set_",
+    "reset",
+    "save",
+    "zero",
+    "register",
+    "add_",
+    "named_",
+    "state_",
+    "to_",
+    "from_",
+    "train",
+    "eval",
+    "num_",
+    "count",
+    "print",
+    "log",
+    "summary",
+    "freeze",
+    "unfreeze",
+    "update",
+    "step",
+    "sync",
+    "copy",
+    "clone",
+    "share",
+    "apply",
+    "cpu",
+    "cuda",
+    "half",
+    "float",
+    "double",
+    "init",
+    "load",
+)
 
 
 @dataclass
@@ -1463,6 +1507,28 @@ class EvalWithGrad(Rule):
         return None
 
     @staticmethod
+    def _model_method_call(ctx, target: ast.AST) -> bool:
+        """``net.qvals(x)``, ``policy.act(state)``, ``net.encode(seq)``: a method of a model that
+        runs it (as its class in the file shows, or, for a class the file does not show, a
+        method not named for anything else: not ``init_hidden``, ``get_...``, ``parameters``)."""
+        if not isinstance(target, ast.Attribute) or target.attr.startswith(_NOT_RUNNING_PREFIXES):
+            return False
+        if isinstance(target.value, ast.Name) and target.value.id == "self":
+            return False
+        receiver = ctx.model.value(target.value)
+        if receiver.kind is not Kind.MODULE or ctx.model.module_without_parameters(receiver):
+            return False
+        ref = receiver.ref or ""
+        if ref.startswith("torch.nn.") or ctx.model.module_backpropagates(receiver):
+            return False  # a torch layer's own methods (`lstm.flatten_parameters()`) run nothing
+        runs = ctx.model.method_runs_module(receiver, target.attr)
+        if runs is None:
+            # A class the file does not show: only a method named for running the model
+            # (`policy.act(state)`, `net.encode(seq)`; not `generator.label_to_name(i)`).
+            return _RUNNING_METHOD_RE.match(target.attr) is not None
+        return runs
+
+    @staticmethod
     def _is_model_call(ctx, node: ast.Call) -> bool:
         """A call of a model: a module with parameters (an instance of an ``nn.Module``
         subclass, a torch layer, a model a project function returns), or, where nothing else
@@ -1481,7 +1547,7 @@ class EvalWithGrad(Rule):
                 and not any(ctx.model.value(arg).kind is Kind.MODULE for arg in node.args)
             )
         if value.kind is not Kind.MODULE:
-            return False
+            return EvalWithGrad._model_method_call(ctx, target)
         if ctx.model.module_without_parameters(value):
             return False  # a class of the file over plain tensors updated by hand: no graph
         if ctx.model.module_backpropagates(value):
