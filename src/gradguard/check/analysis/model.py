@@ -728,12 +728,23 @@ class SemanticModel:
             held = self._class_table()[key]
             self._method_node(held, method)  # fills `held.methods`
             methods.update(held.methods or ())
+        return self._runs_module(info, fn, methods, set())
+
+    def _runs_module(self, info: ClassInfo, fn: ast.AST, methods: set, seen: set) -> bool:
+        seen.add(id(fn))
         text = self._scope_text(fn)
         if ".backward(" in text or any(word in text for word in _GRAD_OFF_WORDS):
             return False  # it trains (`model.adapt_few_shot(...)`), or turns grad off inside
         if "self(" in text or "self.forward(" in text:
             return True
-        return any(m.group(1) not in methods for m in _SELF_CALL_RE.finditer(text))
+        for match in _SELF_CALL_RE.finditer(text):
+            called = match.group(1)
+            if called not in methods:
+                return True  # a layer the instance holds
+            other = self._method_of(info, called)  # `def qvals(self, x): return self.both(x)[1]`
+            if other is not None and id(other) not in seen and self._runs_module(info, other, methods, seen):
+                return True
+        return False
 
     def module_backpropagates(self, value: Value) -> bool:
         """Whether a module's ``forward`` (in a class of the file or of another file of the run)
