@@ -24,8 +24,12 @@ CASES = [
         import torch.nn as nn
 
         class CNN(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 2)
+
             def forward(self, x):
-                return x
+                return self.fc(x)
 
         recognizer = CNN()
         recognizer.eval()
@@ -37,8 +41,12 @@ CASES = [
         import torch.nn as nn
 
         class CNN(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 2)
+
             def forward(self, x):
-                return x
+                return self.fc(x)
 
         recognizer = CNN()
         recognizer.eval()
@@ -2229,6 +2237,112 @@ CASES = [
                 vutils.save_image(recons.data, "recons.png")
         """,
         id="lightning-runs-its-evaluation-hooks-without-grad",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+        from torch import optim
+
+        def generator_train_step(fake_data):
+            g_optimizer.zero_grad()
+            prediction = discriminator(fake_data)
+            error = loss(prediction, torch.ones(len(fake_data), 1))
+            pass
+            g_optimizer.step()
+            return error
+
+        discriminator = Discriminator()
+        generator = Generator()
+        g_optimizer = optim.Adam(generator.parameters(), lr=0.0002)
+        loss = nn.BCELoss()
+        for epoch in range(num_epochs):
+            for i, (images, _) in enumerate(data_loader):
+                fake_data = generator(noise(len(images)))
+                g_loss = generator_train_step(fake_data)
+                print(epoch, g_loss.item())
+        """,
+        """
+        import torch
+        import torch.nn as nn
+        from torch import optim
+
+        def generator_train_step(fake_data):
+            g_optimizer.zero_grad()
+            prediction = discriminator(fake_data)
+            error = loss(prediction, torch.ones(len(fake_data), 1))
+            error.backward()
+            g_optimizer.step()
+            return error
+
+        discriminator = Discriminator()
+        generator = Generator()
+        g_optimizer = optim.Adam(generator.parameters(), lr=0.0002)
+        loss = nn.BCELoss()
+        for epoch in range(num_epochs):
+            for i, (images, _) in enumerate(data_loader):
+                fake_data = generator(noise(len(images)))
+                g_loss = generator_train_step(fake_data)
+                print(epoch, g_loss.item())
+        """,
+        id="an-output-handed-to-a-function-that-backpropagates-it-is-not-only-read",
+    ),
+    pytest.param(
+        "GG102",
+        """
+        from torch_snippets import *
+
+        def weights_init(m):
+            if m.__class__.__name__.find("Conv") != -1:
+                nn.init.normal_(m.weight.data, 0.0, 0.02)
+        """,
+        """
+        from torch_snippets import *
+
+        def weights_init(m):
+            if m.__class__.__name__.find("Conv") != -1:
+                nn.init.normal_(m.weight, 0.0, 0.02)
+        """,
+        id="torch-s-usual-names-from-a-star-import",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+
+        class GramMatrix(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(4, 4)
+
+            def forward(self, input):
+                feat = self.proj(input.flatten(2))
+                return feat @ feat.transpose(1, 2)
+
+        net = torch.nn.Linear(4, 4)
+        torch.optim.SGD(net.parameters(), lr=0.1)
+        net(x).sum().backward()
+        style_targets = [GramMatrix()(A).detach() for A in vgg(style_image)]
+        print(style_targets)
+        """,
+        """
+        import torch
+        import torch.nn as nn
+
+        class GramMatrix(nn.Module):
+            def forward(self, input):
+                feat = input.flatten(2)
+                return feat @ feat.transpose(1, 2)
+
+        net = torch.nn.Linear(4, 4)
+        torch.optim.SGD(net.parameters(), lr=0.1)
+        net(x).sum().backward()
+        style_targets = [GramMatrix()(A).detach() for A in vgg(style_image)]
+        print(style_targets)
+        """,
+        id="a-module-class-with-no-init-holds-no-parameters",
     ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(

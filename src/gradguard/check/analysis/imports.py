@@ -27,6 +27,10 @@ def mentions_torch_import(text: str) -> bool:
     return _TORCH_IMPORT_RE.search(text) is not None
 
 
+# The usual names of torch's modules, which packages made for `from X import *` re-export.
+_STAR_EXPORTED_TORCH_NAMES = {"torch": "torch", "nn": "torch.nn", "F": "torch.nn.functional", "optim": "torch.optim"}
+
+
 class ImportMap:
     """Maps local names to the fully qualified names they were imported as.
 
@@ -42,6 +46,7 @@ class ImportMap:
         self.grad_modes: dict = {}
         # With the source text, only blocks whose lines hold the word ``import`` are searched.
         statements = iter_statements(tree.body) if text is None else statements_with_word(tree.body, text, "import")
+        star = False  # a `from X import *` of a package that is not torch's
         for node in statements:
             if isinstance(node, ast.Import):
                 for alias in node.names:
@@ -57,6 +62,7 @@ class ImportMap:
                     self.imports_torch = True
                 for alias in node.names:
                     if alias.name == "*":
+                        star = star or node.module.split(".")[0] not in TORCH_PACKAGES
                         continue
                     self.names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
             elif isinstance(node, ast.ImportFrom) and node.level:
@@ -66,6 +72,13 @@ class ImportMap:
                 for alias in node.names:
                     if alias.name != "*":
                         self.names[alias.asname or alias.name] = prefix + alias.name
+
+        if star:
+            # `from torch_snippets import *`, `from fastai.vision.all import *`: such packages
+            # re-export torch under its usual names; a name the file does not import otherwise
+            # is taken for them (`nn.init.normal_(m.weight.data, 0.0, 0.02)`).
+            for local, qualified in _STAR_EXPORTED_TORCH_NAMES.items():
+                self.names.setdefault(local, qualified)
 
     @property
     def torch_name(self) -> Optional[str]:

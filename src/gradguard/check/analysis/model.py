@@ -695,13 +695,26 @@ class SemanticModel:
     def module_without_parameters(self, value: Value) -> bool:
         """Whether a module value is certainly an instance of a class of the file that holds no
         parameters: it constructs no ``torch.nn`` object (no layer, no ``nn.Parameter``) and no
-        module class of the file, says nothing of ``requires_grad``, and derives only from
-        ``nn.Module`` or such classes (a hand-written model over plain tensors updated by hand)."""
+        module class of the file, says nothing of ``requires_grad``, derives only from
+        ``nn.Module`` or such classes, and keeps plain tensors (a hand-written model updated by
+        hand) or has no ``__init__`` at all (a Gram matrix)."""
         if value.kind is not Kind.MODULE or value.ref is None:
             return False
         info = self._class_table().get(value.ref)
-        # Evidence, not absence of it: the class keeps tensors of its own (`self.w = torch.zeros(...)`).
-        return self._keeps_plain_tensors(info) and self._class_without_parameters(info, set())
+        # Evidence, not absence of it: the class keeps tensors of its own (`self.w = torch.zeros(...)`),
+        # or has no `__init__` to hold anything (`class GramMatrix(nn.Module)` with `forward` alone).
+        return (self._keeps_plain_tensors(info) or self._holds_nothing(info)) and self._class_without_parameters(
+            info, set()
+        )
+
+    def _holds_nothing(self, info: Optional[ClassInfo]) -> bool:
+        """A class with no ``__init__`` whose methods call nothing the instance holds (only
+        its own methods): ``class GramMatrix(nn.Module)`` with a ``forward`` over its input."""
+        if info is None or self._method_of(info, "__init__") is not None:
+            return False
+        self._method_node(info, "forward")  # fills `info.methods`
+        methods = info.methods or {}
+        return all(match.group(1) in methods for match in _SELF_CALL_RE.finditer(self._scope_text(info.node)))
 
     def method_runs_module(self, value: Value, method: str) -> Optional[bool]:
         """Whether ``method`` of a module class of the file runs the module with the caller's

@@ -61,7 +61,8 @@ _METADATA_BUILTINS = frozenset({"len", "type", "isinstance"})
 _PASSING_METHODS = (ALIAS_METHODS - {"data", "detach"}) | frozenset(
     "clone sum mean max min norm abs sqrt exp log pow prod std var softmax log_softmax sigmoid tanh clamp".split()
 )
-_VALUE, _METADATA = 1, 2  # kinds of read (a fed call is named by its id, never 1 or 2)
+_VALUE, _METADATA = 1, 2  # kinds of read (a fed call is named by its id, never 1, 2 or 3)
+_ESCAPED = 3  # not a read: handed to a function that backpropagates it
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
@@ -176,7 +177,7 @@ def read_only_calls(
                     # its top (`fake = netG(noise)`, then `fake = netG(fixed_noise)` to save)
                     continue
                 fed = reads.get(id(use))
-                if fed is None:
+                if fed is None or fed == _ESCAPED:
                     ok = False
                     break
                 if fed == _VALUE:
@@ -655,7 +656,15 @@ def _classify_call(call: ast.Call, wanted: set, qualified_name, bound: dict, rea
         elif parameters_read is not None and type(func) is ast.Name and qual is None:
             # A parameter the function only reads is read, whatever becomes of the call's result
             # (`acc = accuracy(y, pred)`): that result cannot hold its graph.
-            _classify_function_call(call, wanted, reads, parameters_read(func.id))  # type: ignore[attr-defined]
+            read = parameters_read(func.id)  # type: ignore[attr-defined]
+            _classify_function_call(call, wanted, reads, read)
+            if read is not None and read[2]:
+                # it backpropagates what it is handed (`generator_train_step(fake_data)`)
+                for arg in (*call.args, *(k.value for k in call.keywords)):
+                    base = _base_name(arg, wanted)
+                    if base is not None and id(base) not in reads:
+                        reads[id(base)] = _ESCAPED
+                return
             if id(call) in bound:
                 kind = id(call)  # the other arguments feed the call's result
                 for arg in (*call.args, *(k.value for k in call.keywords)):
@@ -675,8 +684,8 @@ def _classify_call(call: ast.Call, wanted: set, qualified_name, bound: dict, rea
             reads[id(base)] = kind
 
 
-# A function's parameters by position, and the kind of read (``_VALUE``, ``_METADATA``) of each
-# parameter that its body only reads.
+# A function's parameters by position, the kind of read (``_VALUE``, ``_METADATA``) of each
+# parameter that its body only reads, and whether its body makes a backward pass.
 ParametersRead = tuple
 
 
@@ -684,7 +693,7 @@ def _classify_function_call(call: ast.Call, wanted: set, reads: dict, read: Opti
     """The arguments a call of a function of the file hands to parameters it only reads."""
     if read is None:
         return
-    positional, kinds = read
+    positional, kinds, _backpropagates = read
     for index, arg in enumerate(call.args):
         if type(arg) is ast.Starred:
             return  # which parameter takes what is not known from here on
@@ -699,8 +708,8 @@ def _classify_function_call(call: ast.Call, wanted: set, reads: dict, read: Opti
 
 
 def parameters_only_read(function: ast.AST, qualified_name, own: Optional[list] = None) -> ParametersRead:
-    """(positional parameter names, {name: kind of read}) for the parameters of a function
-    that its body only reads, as ``read_only_calls`` reads a result (``.data``, ``.item()``,
+    """(positional parameter names, {name: kind of read}, whether it backpropagates) for the
+    parameters of a function that its body only reads, as ``read_only_calls`` reads a result (``.data``, ``.item()``,
     printing, comparisons): ``def show(out): plt.imshow(out.data.cpu()[0])``. A parameter
     assigned in the body, used in nested code, or handed on to any other call is not."""
     args = function.args  # type: ignore[attr-defined]
@@ -710,8 +719,9 @@ def parameters_only_read(function: ast.AST, qualified_name, own: Optional[list] 
     wanted = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)} - {"self", "cls"}
     wanted -= {n.id for n in own if type(n) is ast.Name and type(n.ctx) is not ast.Load}
     wanted -= _names_in_nested_code(own, wanted)
+    backpropagates = any(type(n) is ast.Call and _is_backward(n, qualified_name) for n in own)  # type: ignore[arg-type]
     if not wanted:
-        return positional, {}
+        return positional, {}, backpropagates
     uses: dict = {name: [] for name in wanted}
     reads: dict = {}
     for node in own:
@@ -728,4 +738,4 @@ def parameters_only_read(function: ast.AST, qualified_name, own: Optional[list] 
         read = [reads.get(id(use)) for use in found]
         if read and all(kind in (_VALUE, _METADATA) for kind in read):
             kinds[name] = _VALUE if _VALUE in read else _METADATA
-    return positional, kinds
+    return positional, kinds, backpropagates
