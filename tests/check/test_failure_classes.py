@@ -2344,6 +2344,47 @@ CASES = [
         """,
         id="a-module-class-with-no-init-holds-no-parameters",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import torchvision.utils as vutils
+
+        G = DCGAN_G()
+        D = DCGAN_D()
+        optimizerG = torch.optim.Adam(G.parameters())
+        for i in range(n_iter):
+            if i % print_every == 0:
+                fake_test = G(z_test)
+                vutils.save_image(fake_test.data, "fake_samples.png", normalize=True)
+                del fake_test
+            errD_real = criterion(D(x), y)
+            errD_real.backward()
+            G.zero_grad()
+            errG = criterion(D(G(z)), y)
+            errG.backward()
+            optimizerG.step()
+        """,
+        """
+        import torch
+        import torchvision.utils as vutils
+
+        G = DCGAN_G()
+        D = DCGAN_D()
+        optimizerG = torch.optim.Adam(G.parameters())
+        for i in range(n_iter):
+            if i % print_every == 0:
+                fake_test = G(z_test)
+                vutils.save_image(fake_test.data, "fake_samples.png", normalize=True)
+            errD_real = criterion(D(x), y)
+            errD_real.backward()
+            G.zero_grad()
+            errG = criterion(D(fake_test), y)
+            errG.backward()
+            optimizerG.step()
+        """,
+        id="a-sample-in-a-gan-loop-that-calls-the-generator-again",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

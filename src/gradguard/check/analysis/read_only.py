@@ -112,7 +112,7 @@ def read_only_calls(
     for node in (own + inner) if inner else own:
         t = type(node)
         if t is ast.Name:
-            if node.id in wanted and not isinstance(node.ctx, ast.Store):
+            if node.id in wanted and type(node.ctx) is ast.Load:  # `del fake` ends the value: no use
                 uses[node.id].append(node)
         elif t is ast.AugAssign:
             if type(node.target) is ast.Name and node.target.id in wanted:
@@ -521,11 +521,10 @@ class Rebindings:
 
 
 def _called_again(assignment: ast.Assign, loop: ast.AST, backward_lines: list, calls: list, qualified_name) -> bool:
-    """Whether, before each of the backward passes, the loop makes another call of a callee
-    of the project (not a torch function) that the assignment's value calls: the step's
-    training forward pass, which the backward pass takes its graph from, not a hook of this
-    call (``t_p_val = model(t_u_val)`` beside ``t_p_train = model(t_u_train)``;
-    ``val_loss = criterion(model(val_x), val_y)`` then ``loss = criterion(model(x), y)``)."""
+    """Whether the loop makes another call of a callee of the project (not a torch function)
+    that the assignment's value calls: the step's training forward pass, which the backward
+    passes take their graphs from, not a hook of this call (``t_p_val = model(t_u_val)`` beside
+    ``t_p_train = model(t_u_train)``; a sample ``fake_test = G(z_test)`` beside ``G(z)``)."""
     callees = set()
     for sub in ast.walk(assignment.value):
         if type(sub) is ast.Call:
@@ -535,14 +534,11 @@ def _called_again(assignment: ast.Assign, loop: ast.AST, backward_lines: list, c
     if not callees:
         return False
     first, last = assignment.lineno, assignment.end_lineno or assignment.lineno
-    others = [
-        call.lineno
+    end = loop.end_lineno or loop.lineno
+    return any(
+        loop.lineno <= call.lineno <= end and not first <= call.lineno <= last and dotted_name(call.func) in callees
         for call in calls
-        if loop.lineno <= call.lineno <= max(backward_lines)
-        and not first <= call.lineno <= last
-        and dotted_name(call.func) in callees
-    ]
-    return all(any(line <= backward for line in others) for backward in backward_lines)
+    )
 
 
 def _innermost_loop(node: ast.AST, loops: list) -> Optional[ast.AST]:
