@@ -2385,6 +2385,34 @@ CASES = [
         """,
         id="a-sample-in-a-gan-loop-that-calls-the-generator-again",
     ),
+    pytest.param(
+        "GG101",
+        """
+        import torch
+        import torch.nn as nn
+
+        class Tacotron(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("step", torch.zeros(1, dtype=torch.long))
+
+            def get_step(self):
+                return self.step.data.item()
+        """,
+        """
+        import torch
+        import torch.nn as nn
+
+        class Tacotron(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("steps", torch.zeros(1, dtype=torch.long))
+
+            def get_step(self):
+                return self.step.data.item()
+        """,
+        id="a-registered-buffer-is-a-tensor",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

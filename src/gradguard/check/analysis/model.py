@@ -1740,6 +1740,13 @@ class SemanticModel:
                 values.append(UNKNOWN)
             else:
                 values.append(self.evaluate(value_node, state, frame))  # type: ignore[arg-type]
+        text = self._scope_text(info.node)
+        for quote in ('"', "'"):
+            if f"register_buffer({quote}{attr}{quote}" in text:
+                # `self.register_buffer("step", torch.zeros(1))`: a tensor, whatever else is assigned
+                return tensor(Grad.NO)
+            if f"register_parameter({quote}{attr}{quote}" in text:
+                return tensor(Grad.YES, Role.PARAM | Role.LEAF)
         if not values:
             for base in info.bases:
                 base_info = self._class_table().get(base)
