@@ -296,6 +296,17 @@ def module_file(importer: str, module: str, level: int = 0) -> Optional[str]:
     return None
 
 
+_PACKAGE_STAR_RE = re.compile(r"^[ \t]*from[ \t]+[A-Za-z_][\w.]*[ \t]+import[ \t]+\*", re.M)
+_TORCH_USE_RE = re.compile(r"(?<![\w.])torch\.\w")
+
+
+def package_star_import_gives_torch(text: str) -> bool:
+    """Whether a file that never imports torch takes it from a package's star import and uses
+    it: ``from torch_snippets import *`` (or ``from fastai.vision.all import *``), then
+    ``torch.tensor(...)``. Such packages re-export torch; the file is torch code."""
+    return _PACKAGE_STAR_RE.search(text) is not None and _TORCH_USE_RE.search(text) is not None
+
+
 def star_imports_give_torch(importer: str, text: str, seen: Optional[set] = None) -> bool:
     """Whether a file that never imports torch itself takes it through ``from X import *``
     from a module file on disk that imports torch, directly or along a chain of star imports:

@@ -8,7 +8,11 @@ from functools import lru_cache
 from typing import Optional, Protocol, Sequence
 
 from gradguard.check.analysis.imports import ImportMap, mentions_torch_import
-from gradguard.check.analysis.project import current as current_project, star_imports_give_torch
+from gradguard.check.analysis.project import (
+    current as current_project,
+    package_star_import_gives_torch,
+    star_imports_give_torch,
+)
 from gradguard.check.engine.context import FileContext
 from gradguard.check.engine.errors import InternalError, RuleFailure, internal_error
 from gradguard.check.engine.walker import FunctionTriggers, Walker
@@ -93,7 +97,7 @@ def _check_source(
         project = current_project()
         gives_torch = (
             project.gives_torch(filename, text) if project is not None else star_imports_give_torch(filename, text)
-        )
+        ) or package_star_import_gives_torch(text)
         if not gives_torch:
             return FileResult(filename, [], source, skipped=True)
         require_torch_import = False  # `from utils import *`, utils importing torch

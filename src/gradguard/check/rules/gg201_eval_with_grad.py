@@ -187,7 +187,7 @@ _SPLIT_TEXT_RE = re.compile(r"""["'/](?:val|valid|validation|test|testing|eval|d
 # Function names that say the function evaluates: a model call in one is evaluation.
 _EVAL_FUNCTION_RE = re.compile(
     r"(^|_)(eval|evaluate|evaluation|validate|validation|valid|val|test|testing|predict|prediction|"
-    r"inference|infer|generate|generation|demo)($|_)",
+    r"inference|infer|generate|generation|demo|detect)($|_)",
     re.I,
 )
 _SKIP_FUNCTIONS = frozenset(
@@ -795,6 +795,17 @@ def _fresh_module(ctx, call: ast.Call) -> bool:
         return False  # `model.train_model(x)`, `model.fit(...)`; `lrmodel.w = lrmodel.w - lr * g`: updated by hand
     # `load_checkpoint(model, ...)`; `train_ch3(net, train_iter, ...)`: trained by a helper
     return re.search(rf"\b(?:load|restore|train|fit)\w*\(\s*{re.escape(name)}\b", text) is None
+
+
+_DUMMY_FACTORIES = frozenset(f"torch.{name}" for name in ("zeros", "ones", "randn", "rand", "empty", "full"))
+
+
+def _dummy_input(ctx, call: ast.Call) -> bool:
+    """Whether every input of a call is made on the spot by a torch factory
+    (``net(torch.zeros(1, *shape))``): a probe of the model's shapes, not an evaluation."""
+    return bool(call.args) and all(
+        isinstance(arg, ast.Call) and ctx.imports.qualified_name(arg.func) in _DUMMY_FACTORIES for arg in call.args
+    )
 
 
 def _parameters_handed_on(text: str, name: str) -> bool:
@@ -1493,6 +1504,8 @@ class EvalWithGrad(Rule):
         if unit is not None and unit.eval_call is not None:
             return _Candidate(node, "eval-call")
         if named_eval:
+            if _dummy_input(ctx, node):
+                return None  # `o = self.conv_val(torch.zeros(1, *shape))`: a shape probe, not an evaluation
             if _fresh_module(ctx, node):
                 return None  # `def test_rnn(RNN): rnn = RNN(8); out = rnn(x)`: a test of the model's code
             if read_only or (read_only is None and _result_only_read(ctx, node)):

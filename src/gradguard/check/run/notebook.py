@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
 
 from gradguard.check.analysis.imports import mentions_torch_import
+from gradguard.check.analysis.project import package_star_import_gives_torch
 from gradguard.check.engine.errors import InternalError
 from gradguard.check.engine.run import check_source
 from gradguard.check.fixes import MAX_PASSES, apply_edits, apply_text_edits, unified_diff
@@ -404,8 +405,12 @@ def check_notebook(
         cell.python, cell.replaced_rows = ipython_to_python(cell.text)
         cell.python, cell.shifts = remove_leading_indent(cell.python)
         cell.included = True
-    if require_torch_import and not mentions_torch_import("\n".join(c.python for c in notebook.cells)):
-        return NotebookCheck([], skipped=True, notebook=notebook)
+    if require_torch_import:
+        code = "\n".join(c.python for c in notebook.cells)
+        if not (mentions_torch_import(code) or package_star_import_gives_torch(code)):
+            return NotebookCheck([], skipped=True, notebook=notebook)
+        # The notebook imports torch, maybe in a cell that does not parse and is left out.
+        require_torch_import = False
     program = Program(notebook.cells)
     result = check_source(program.source, filename, rules, require_torch_import, noqa)
     if result.error is not None:
