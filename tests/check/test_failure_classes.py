@@ -2413,6 +2413,91 @@ CASES = [
         """,
         id="a-registered-buffer-is-a-tensor",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import matplotlib.pyplot as plt
+        from main import build_model
+
+        model, _, _ = build_model(args)
+        model.load_state_dict(torch.load("outputs/checkpoint.pth")["model"])
+
+        def detect(im, model, transform):
+            img = transform(im).unsqueeze(0)
+            outputs = model(img)
+            probas = outputs["pred_logits"].softmax(-1)[0, :, :-1]
+            keep = probas.max(-1).values > 0.7
+            return probas[keep], outputs["pred_boxes"][0, keep]
+
+        def plot_results(pil_img, prob, boxes):
+            plt.imshow(pil_img)
+            for p, (xmin, ymin, xmax, ymax) in zip(prob, boxes.tolist()):
+                plt.text(xmin, ymin, f"{CLASSES[p.argmax()]}: {p[p.argmax()]:0.2f}")
+
+        for _ in range(2):
+            scores, boxes = detect(image, model, transform)
+            plot_results(image, scores, boxes)
+        """,
+        """
+        import torch
+        import matplotlib.pyplot as plt
+        from main import build_model
+
+        model, _, _ = build_model(args)
+        model.load_state_dict(torch.load("outputs/checkpoint.pth")["model"])
+
+        @torch.no_grad()
+        def detect(im, model, transform):
+            img = transform(im).unsqueeze(0)
+            outputs = model(img)
+            probas = outputs["pred_logits"].softmax(-1)[0, :, :-1]
+            keep = probas.max(-1).values > 0.7
+            return probas[keep], outputs["pred_boxes"][0, keep]
+
+        def plot_results(pil_img, prob, boxes):
+            plt.imshow(pil_img)
+            for p, (xmin, ymin, xmax, ymax) in zip(prob, boxes.tolist()):
+                plt.text(xmin, ymin, f"{CLASSES[p.argmax()]}: {p[p.argmax()]:0.2f}")
+
+        for _ in range(2):
+            scores, boxes = detect(image, model, transform)
+            plot_results(image, scores, boxes)
+        """,
+        id="a-function-named-detect-evaluates",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import numpy as np
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self, shape):
+                super().__init__()
+                self.conv_val = nn.Sequential(nn.Conv2d(2, 4, 3), nn.ReLU())
+
+            def _get_conv_val_size(self, x):
+                o = self.conv_val(x.float())
+                return int(np.prod(o.size()))
+        """,
+        """
+        import numpy as np
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self, shape):
+                super().__init__()
+                self.conv_val = nn.Sequential(nn.Conv2d(2, 4, 3), nn.ReLU())
+
+            def _get_conv_val_size(self, shape):
+                o = self.conv_val(torch.zeros(1, *shape))
+                return int(np.prod(o.size()))
+        """,
+        id="a-shape-probe-on-a-dummy-input-is-no-evaluation",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

@@ -1000,6 +1000,7 @@ class EvalWithGrad(Rule):
         "infer",
         "generat",
         "demo",
+        "detect",
         *_VALUE_READ_HINTS,  # a model's output only read: `prediction.data.numpy()`
         *_SPLIT_TRIGGERS,
     )
