@@ -2216,7 +2216,7 @@ CASES = [
                 self.sample_images()
 
             def sample_images(self):
-                recons = self.model.generate(test_input)
+                recons = self.model.reconstruct(test_input)
                 vutils.save_image(recons.data, "recons.png")
         """,
         """
@@ -2233,7 +2233,7 @@ CASES = [
                 self.sample_images()
 
             def sample_images(self):
-                recons = self.model.generate(test_input)
+                recons = self.model.reconstruct(test_input)
                 vutils.save_image(recons.data, "recons.png")
         """,
         id="lightning-runs-its-evaluation-hooks-without-grad",
@@ -2497,6 +2497,26 @@ CASES = [
                 return int(np.prod(o.size()))
         """,
         id="a-shape-probe-on-a-dummy-input-is-no-evaluation",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+
+        def caption(model, tokenizer, images):
+            model.eval()
+            out = model.predict(images)
+            return tokenizer.batch_decode(out.tolist())
+        """,
+        """
+        import torch
+
+        def caption(model, tokenizer, images):
+            model.eval()
+            out = model.generate(images)
+            return tokenizer.batch_decode(out.tolist())
+        """,
+        id="a-name-only-model-s-generate-may-be-hugging-face-s",
     ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(

@@ -1538,7 +1538,10 @@ class EvalWithGrad(Rule):
         runs = ctx.model.method_runs_module(receiver, target.attr)
         if runs is None:
             # A class the file does not show: only a method named for running the model
-            # (`policy.act(state)`, `net.encode(seq)`; not `generator.label_to_name(i)`).
+            # (`policy.act(state)`, `net.encode(seq)`; not `generator.label_to_name(i)`). A model
+            # known by its name alone may be a Hugging Face one, whose `generate` runs without grad.
+            if receiver.weak and target.attr.startswith("generate"):
+                return False
             return _RUNNING_METHOD_RE.match(target.attr) is not None
         return runs
 
