@@ -731,14 +731,8 @@ class SemanticModel:
             return None
         if self._decorated_mode(fn) not in (None, GradMode.ENABLED):
             return False  # `@torch.no_grad()` on the method
-        own = set()
-        current: Optional[ClassInfo] = info
-        while current is not None and current.key not in own:
-            own.add(current.key)
-            current = next((self._class_table().get(b) for b in current.bases if b in self._class_table()), None)
         methods: set = set()
-        for key in own:
-            held = self._class_table()[key]
+        for held in self._class_chain(info):
             self._method_node(held, method)  # fills `held.methods`
             methods.update(held.methods or ())
         return self._runs_module(info, fn, methods, set())
@@ -1047,14 +1041,20 @@ class SemanticModel:
         name = getattr(fn, "name", "")
         if not (name in _LIGHTNING_EVALUATION_HOOKS or name.startswith(("on_validation", "on_test", "on_predict"))):
             return False
-        info = self._method_class(fn)
-        seen: set = set()
-        while info is not None and info.key not in seen:
-            seen.add(info.key)
-            if any(base.endswith("LightningModule") for base in info.bases):
-                return True
-            info = next((self._class_table()[b] for b in info.bases if b in self._class_table()), None)
-        return False
+        return any(
+            base.endswith("LightningModule")
+            for held in self._class_chain(self._method_class(fn))
+            for base in held.bases
+        )
+
+    def _class_chain(self, info: Optional[ClassInfo]) -> list:
+        """A class of the file and the classes of the file it derives from, first base first."""
+        chain: list = []
+        classes = self._class_table()
+        while info is not None and all(held.key != info.key for held in chain):
+            chain.append(info)
+            info = next((classes[b] for b in info.bases if b in classes), None)
+        return chain
 
     def _definition_mode(self, fn: ast.AST) -> GradMode:
         """The grad mode where a function is defined (a function defined inside a region may
