@@ -2518,6 +2518,40 @@ CASES = [
         """,
         id="a-name-only-model-s-generate-may-be-hugging-face-s",
     ),
+    pytest.param(
+        "GG101",
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.utils.rnn as rnn_utils
+
+        class ModelMultimodal(nn.Module):
+            def __init__(self, voc_size):
+                super().__init__()
+                self.emb = nn.Embedding(voc_size, 16)
+
+            def forward(self, x):
+                x_img, x_text = x
+                assert isinstance(x_text, torch.Tensor)
+                return self.emb(x_text.data)
+        """,
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.utils.rnn as rnn_utils
+
+        class ModelMultimodal(nn.Module):
+            def __init__(self, voc_size):
+                super().__init__()
+                self.emb = nn.Embedding(voc_size, 16)
+
+            def forward(self, x):
+                x_img, x_text = x
+                assert isinstance(x_text, rnn_utils.PackedSequence)
+                return self.emb(x_text.data)
+        """,
+        id="assert-isinstance-narrows-as-if-does",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

@@ -327,6 +327,14 @@ class ScopeFlow:
         self.after[id(stmt)] = state
         return state
 
+    def _assert(self, stmt: ast.Assert, state: State) -> State:
+        """``assert isinstance(x, PackedSequence)``: past it, the test holds (narrowing)."""
+        self._discard(stmt.test, state)
+        if stmt.msg is not None:
+            self._discard(stmt.msg, state)
+        narrowed = self.model.narrowed_by(stmt.test, state, self.frame)
+        return state.bind(narrowed) if narrowed else state
+
     # -- compound statements ----------------------------------------------------------------
     def _if(self, stmt: ast.If, state: State) -> Optional[State]:
         self._discard(stmt.test, state)
@@ -441,6 +449,7 @@ def _widen(previous: State, current: State) -> State:
 
 _STATEMENTS = {
     ast.Expr: ScopeFlow._expr,
+    ast.Assert: ScopeFlow._assert,
     ast.Assign: ScopeFlow._assign,
     ast.AnnAssign: ScopeFlow._ann_assign,
     ast.AugAssign: ScopeFlow._aug_assign,

@@ -1329,12 +1329,14 @@ class SemanticModel:
             return {}
         name = test.args[0].id
         current = state.env.get(name)
-        if current is not None and current.kind is not Kind.UNKNOWN:
-            return {}
+        if current is not None and current.kind is not Kind.UNKNOWN and not current.weak:
+            return {}  # what the code shows wins; a guess from a name does not
         classes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
         quals = [self.imports.qualified_name(c) for c in classes]
         if quals and all(q in _TENSOR_CLASSES for q in quals):
             return {name: tensor(Grad.MAYBE)}
+        if quals and all(q is not None and q.endswith("rnn.PackedSequence") for q in quals):
+            return {name: PACKED}  # `assert isinstance(x_text, rnn_utils.PackedSequence)`: `.data` is its field
         if quals and all(
             q == "numpy.ndarray" or (q is None and isinstance(c, ast.Name) and c.id in _BUILTIN_CLASSES)
             for q, c in zip(quals, classes)
