@@ -2552,6 +2552,49 @@ CASES = [
         """,
         id="assert-isinstance-narrows-as-if-does",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+
+        class DecoderRNN(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lstm = nn.LSTM(256, 512, 1, batch_first=True)
+
+            def predict(self, features, states=None):
+                hiddens, states = self.lstm(features.unsqueeze(1), states)
+                return hiddens.max(-1)[1].cpu().numpy().tolist()
+
+        decoder = DecoderRNN()
+
+        def load_image_and_predict(image):
+            decoder.eval()
+            return decoder.predict(encoder(image))[0]
+        """,
+        """
+        import torch
+        import torch.nn as nn
+
+        class DecoderRNN(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lstm = nn.LSTM(256, 512, 1, batch_first=True)
+
+            def predict(self, features, states=None):
+                hiddens, states = self.lstm(features.unsqueeze(1), states)
+                return hiddens.max(-1)[1].cpu().numpy().tolist()
+
+        decoder = DecoderRNN()
+
+        @torch.no_grad()
+        def load_image_and_predict(image):
+            decoder.eval()
+            return decoder.predict(encoder(image))[0]
+        """,
+        id="a-method-called-on-a-global-instance-from-a-no-grad-function",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

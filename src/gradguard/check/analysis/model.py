@@ -2746,17 +2746,20 @@ class SemanticModel:
                             # A call on an instance, in a script's or notebook's code (`model.
                             # get_accuracy(x, y)`); in functions, not followed (their flows would
                             # be run for it).
-                            where = (
-                                self._where(node)
-                                if isinstance(node.value, ast.Name) and not self._in_top_level_definition(node.lineno)
-                                else None
-                            )
-                            hit = where is not None and where.scope is self.tree
-                            if hit:
-                                receiver = self.value(node.value)  # type: ignore[attr-defined]
-                                if receiver.kind is Kind.UNKNOWN:
-                                    return None  # maybe an instance of this class: callers not all known
-                                hit = receiver.kind in (Kind.MODULE, Kind.OTHER) and receiver.ref == own_class
+                            receiver_name = node.value.id if isinstance(node.value, ast.Name) else None
+                            if receiver_name is not None and not self._in_top_level_definition(node.lineno):
+                                where = self._where(node)
+                                hit = where is not None and where.scope is self.tree
+                                if hit:
+                                    receiver = self.value(node.value)  # type: ignore[attr-defined]
+                                    if receiver.kind is Kind.UNKNOWN:
+                                        return None  # maybe an instance of this class: callers not all known
+                                    hit = receiver.kind in (Kind.MODULE, Kind.OTHER) and receiver.ref == own_class
+                            else:
+                                # In a function, a module-level instance it does not bind again
+                                # (`decoder = DecoderRNN()`, then `decoder.predict(x)` in a
+                                # `@torch.no_grad()` function): that function calls the method.
+                                hit = receiver_name is not None and self._global_instance_call(node, own_class)
                     else:
                         hit = isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
                     if not hit:
@@ -2776,6 +2779,20 @@ class SemanticModel:
             return None  # a helper called from all over: its callers say nothing in particular
         self._call_sites[key] = sites
         return sites
+
+    def _global_instance_call(self, node: ast.Attribute, own_class: Optional[str]) -> bool:
+        """Whether ``name.method`` in a function of the module is a call on the module-level
+        instance ``name`` of the class keyed ``own_class`` (the function binds no ``name``)."""
+        name = node.value.id  # type: ignore[attr-defined]
+        if own_class is None or not self.scopes.module.binds(name):
+            return False  # not a name the module binds: no global instance
+        where = self._where(node)
+        if where is None or where.lambda_ is not None or not isinstance(where.scope, FUNCTION_TYPES):
+            return False
+        if self._scope(where.scope).binds(name):
+            return False
+        receiver = self._global_value(name)
+        return receiver.kind in (Kind.MODULE, Kind.OTHER) and receiver.ref == own_class
 
     def _state_inside(self, stmt: ast.stmt, call: ast.Call, state: State) -> State:
         return state
