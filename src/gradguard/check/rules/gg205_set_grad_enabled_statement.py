@@ -12,7 +12,10 @@ Not flagged: the context-manager form `with torch.set_grad_enabled(False):`,
 `finally: torch.set_grad_enabled(prev)` pattern).
 
 A call that is switched back later in the same function but not in a `finally` is still
-flagged, with a message saying so: an exception raised in between skips the switch back.
+flagged, with a message saying so: an exception raised in between skips the switch back. A
+call that switches grad back off after a `set_grad_enabled(True)` statement earlier in its
+block (grad turned on for a few lines of a Lightning `validation_step`) is flagged with the
+advice that fits it: `with torch.enable_grad():` around the lines between.
 
 ## Why is this bad?
 Grad mode is a thread-local switch. As a statement, `set_grad_enabled(False)` turns
@@ -200,6 +203,20 @@ class SetGradEnabledStatement(Rule):
             column=5,
             message="`th.autograd.set_grad_enabled(False)` as a statement: grad mode is switched back on line 6 only if nothing in between raises; use `with th.autograd.set_grad_enabled(False):` (or `torch.no_grad()`) instead",
         ),
+        Invalid(
+            """
+            import torch
+
+            class ProtoMAML(LightningModule):
+                def validation_step(self, batch, batch_idx):
+                    torch.set_grad_enabled(True)
+                    self.outer_loop(batch, mode="val")
+                    torch.set_grad_enabled(False)
+            """,
+            line=7,
+            column=9,
+            message="`torch.set_grad_enabled(False)` switches grad back off after `torch.set_grad_enabled(True)` (line 5) only if nothing in between raises; put the lines between in `with torch.enable_grad():` instead of the two statements",
+        ),
     )
 
     def visit_Expr(self, node: ast.Expr, ctx) -> None:
@@ -218,7 +235,16 @@ class SetGradEnabledStatement(Rule):
             return
         later = self._restored_later(ctx, node)
         text = ctx.text(call.func)
-        if later is not None:
+        earlier = self._enabled_before(ctx, node)
+        if earlier is not None:
+            # `set_grad_enabled(True)` ... `set_grad_enabled(False)`: grad is put back off, as the
+            # block was entered (Lightning runs `validation_step` without grad).
+            message = (
+                f"`{ctx.text(call)}` switches grad back off after `{ctx.text(earlier.value)}` (line "
+                f"{earlier.lineno}) only if nothing in between raises; put the lines between in "
+                f"`with torch.enable_grad():` instead of the two statements"
+            )
+        elif later is not None:
             message = (
                 f"`{ctx.text(call)}` as a statement: grad mode is switched back on line {later.lineno} only if "
                 f"nothing in between raises; use `with {text}(False):` (or `torch.no_grad()`) instead"
@@ -229,6 +255,24 @@ class SetGradEnabledStatement(Rule):
                 f"use `with {text}(False):` or `with torch.no_grad():` around the code that needs it"
             )
         ctx.report(self.code, call, message)
+
+    @staticmethod
+    def _enabled_before(ctx, node: ast.stmt) -> Optional[ast.Expr]:
+        """A ``set_grad_enabled(True)`` statement earlier in the same block, if any."""
+        parent = ctx.parent(node)
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(parent, field, None)
+            if isinstance(block, list) and node in block:
+                for stmt in reversed(block[: block.index(node)]):
+                    call = stmt.value if isinstance(stmt, ast.Expr) else None
+                    if (
+                        isinstance(call, ast.Call)
+                        and ctx.imports.qualified_name(call.func) in _SET_ENABLED
+                        and isinstance(_mode_arg(call), ast.Constant)
+                        and _mode_arg(call).value is True  # type: ignore[union-attr]
+                    ):
+                        return stmt
+        return None
 
     @staticmethod
     def _restored_in_finally(ctx, node: ast.AST) -> bool:
