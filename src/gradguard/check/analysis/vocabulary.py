@@ -167,6 +167,8 @@ FACTORIES = _words(
     tensor as_tensor zeros_like ones_like empty_like full_like rand_like randn_like randint_like
     normal bernoulli multinomial tril_indices triu_indices empty_strided"""
 )
+# Factories that make a tensor from a shape alone: an input made by one is a dummy.
+SHAPE_FACTORIES = _words("zeros ones empty full rand randn")
 LEGACY_TENSOR_TYPES = _words(
     """FloatTensor LongTensor DoubleTensor IntTensor ByteTensor BoolTensor HalfTensor Tensor
     ShortTensor CharTensor BFloat16Tensor"""

@@ -124,6 +124,7 @@ from gradguard.check.analysis.vocabulary import (
     OTHER_MODEL_FRAMEWORKS,
     PARAMETERLESS_MODULES,
     READING_BUILTINS,
+    SHAPE_FACTORIES,
 )
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
@@ -797,7 +798,7 @@ def _fresh_module(ctx, call: ast.Call) -> bool:
     return re.search(rf"\b(?:load|restore|train|fit)\w*\(\s*{re.escape(name)}\b", text) is None
 
 
-_DUMMY_FACTORIES = frozenset(f"torch.{name}" for name in ("zeros", "ones", "randn", "rand", "empty", "full"))
+_DUMMY_FACTORIES = frozenset(f"torch.{name}" for name in SHAPE_FACTORIES)
 
 
 def _dummy_input(ctx, call: ast.Call) -> bool:
@@ -1523,8 +1524,9 @@ class EvalWithGrad(Rule):
     @staticmethod
     def _model_method_call(ctx, target: ast.AST) -> bool:
         """``net.qvals(x)``, ``policy.act(state)``, ``net.encode(seq)``: a method of a model that
-        runs it (as its class in the file shows, or, for a class the file does not show, a
-        method not named for anything else: not ``init_hidden``, ``get_...``, ``parameters``)."""
+        runs it, as its class in the file shows (``SemanticModel.method_runs_module``); for a
+        class the file does not show, a method named for running a model (``_RUNNING_METHOD_RE``),
+        never one named for something else (``init_hidden``, ``get_...``, ``parameters``)."""
         if not isinstance(target, ast.Attribute) or target.attr.startswith(_NOT_RUNNING_PREFIXES):
             return False
         if isinstance(target.value, ast.Name) and target.value.id == "self":
