@@ -2595,6 +2595,42 @@ CASES = [
         """,
         id="a-method-called-on-a-global-instance-from-a-no-grad-function",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        from encoder.model import SpeakerEncoder
+
+        _model = None
+
+        def load_model(weights_fpath, device=None):
+            global _model
+            _model = SpeakerEncoder(device, torch.device("cpu"))
+            _model.load_state_dict(torch.load(weights_fpath, device)["model_state"])
+            _model.eval()
+
+        def embed_frames_batch(frames_batch):
+            frames = torch.from_numpy(frames_batch)
+            return _model.forward(frames).detach().cpu().numpy()
+        """,
+        """
+        import torch
+        from encoder.model import SpeakerEncoder
+
+        _model = None
+
+        def load_model(weights_fpath, device=None):
+            pass
+            _model = SpeakerEncoder(device, torch.device("cpu"))
+            _model.load_state_dict(torch.load(weights_fpath, device)["model_state"])
+            _model.eval()
+
+        def embed_frames_batch(frames_batch):
+            frames = torch.from_numpy(frames_batch)
+            return _model.forward(frames).detach().cpu().numpy()
+        """,
+        id="a-global-a-function-rebinds-through-global",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

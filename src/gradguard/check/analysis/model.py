@@ -334,6 +334,7 @@ class SemanticModel:
         self._summaries: dict = {}
         self._classes: Optional[dict] = None
         self._hand_made: Optional[frozenset] = None  # see `_hand_made_members`
+        self._global_assigned: dict = {}  # name -> what functions declaring it global assign to it
         self._call_sites: dict = {}  # id(function) -> its call sites, or None when not all known
         self._entry_modes: dict = {}  # (id(function), "entry") -> the grad mode its callers run it in
         self._definition_spans: Optional[list] = None  # (first, last line) of top-level defs and classes
@@ -1495,8 +1496,33 @@ class SemanticModel:
             return self._definition_global(name)
         found = frame.flow.exit.env.get(name)
         if found is not None:
+            for value in self._global_rebindings(name):
+                found = join(found, value) or UNKNOWN
             return found
         return self._definition_global(name)
+
+    def _global_rebindings(self, name: str) -> list:
+        """What the module's functions that declare ``global name`` assign to it (``_model =
+        SpeakerEncoder(...)`` in ``load_model``, the module binding ``_model = None``): values
+        read without the function's locals, unknown otherwise."""
+        if "global" not in self.source_text:
+            return []
+        found = self._global_assigned.get(name)
+        if found is None:
+            found = self._global_assigned[name] = []
+            for fn in self.tree.body:
+                if not isinstance(fn, FUNCTION_TYPES):
+                    continue
+                own = self.own_nodes(fn)
+                if not any(type(node) is ast.Global and name in node.names for node in own):  # type: ignore[attr-defined]
+                    continue
+                for node in own:
+                    if type(node) is ast.Assign and any(
+                        type(t) is ast.Name and t.id == name
+                        for t in node.targets  # type: ignore[attr-defined]
+                    ):
+                        found.append(self._without_locals(fn, node.value) or UNKNOWN)  # type: ignore[attr-defined]
+        return found
 
     def reads_grad_globals(self, fn: ast.AST) -> bool:
         """Whether a module-level function reads a module-level name that holds a tensor with
