@@ -334,7 +334,7 @@ class SemanticModel:
         self._summaries: dict = {}
         self._classes: Optional[dict] = None
         self._hand_made: Optional[frozenset] = None  # see `_hand_made_members`
-        self._global_assigned: dict = {}  # name -> what functions declaring it global assign to it
+        self._global_assigned: Optional[dict] = None  # see `_global_rebindings`
         self._call_sites: dict = {}  # id(function) -> its call sites, or None when not all known
         self._entry_modes: dict = {}  # (id(function), "entry") -> the grad mode its callers run it in
         self._definition_spans: Optional[list] = None  # (first, last line) of top-level defs and classes
@@ -1505,24 +1505,22 @@ class SemanticModel:
         """What the module's functions that declare ``global name`` assign to it (``_model =
         SpeakerEncoder(...)`` in ``load_model``, the module binding ``_model = None``): values
         read without the function's locals, unknown otherwise."""
-        if "global" not in self.source_text:
-            return []
-        found = self._global_assigned.get(name)
-        if found is None:
-            found = self._global_assigned[name] = []
-            for fn in self.tree.body:
-                if not isinstance(fn, FUNCTION_TYPES):
-                    continue
-                own = self.own_nodes(fn)
-                if not any(type(node) is ast.Global and name in node.names for node in own):  # type: ignore[attr-defined]
-                    continue
-                for node in own:
-                    if type(node) is ast.Assign and any(
-                        type(t) is ast.Name and t.id == name
-                        for t in node.targets  # type: ignore[attr-defined]
-                    ):
-                        found.append(self._without_locals(fn, node.value) or UNKNOWN)  # type: ignore[attr-defined]
-        return found
+        if self._global_assigned is None:
+            # name -> [(function, assigned value)], from one scan of the module's functions
+            table: dict = {}
+            if "global " in self.source_text:
+                for fn in self.tree.body:
+                    if not isinstance(fn, FUNCTION_TYPES):
+                        continue
+                    own = self.own_nodes(fn)
+                    declared = {n for node in own if type(node) is ast.Global for n in node.names}  # type: ignore[attr-defined]
+                    for node in own if declared else ():
+                        if type(node) is ast.Assign:
+                            for target in node.targets:  # type: ignore[attr-defined]
+                                if type(target) is ast.Name and target.id in declared:  # type: ignore[attr-defined]
+                                    table.setdefault(target.id, []).append((fn, node.value))  # type: ignore[attr-defined]
+            self._global_assigned = table
+        return [self._without_locals(fn, value) or UNKNOWN for fn, value in self._global_assigned.get(name, ())]
 
     def reads_grad_globals(self, fn: ast.AST) -> bool:
         """Whether a module-level function reads a module-level name that holds a tensor with
