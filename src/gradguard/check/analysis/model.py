@@ -124,10 +124,6 @@ _ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "iter", "zip", "track", "islice
 _TENSOR_ANNOTATIONS = frozenset(
     {"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.autograd.Variable", "torch.nn.Parameter"}
 )
-# Hooks of a LightningModule that the trainer runs in its evaluation loops, without grad.
-_LIGHTNING_EVALUATION_HOOKS = frozenset(
-    {"validation_step", "test_step", "predict_step", "validation_epoch_end", "test_epoch_end"}
-)
 # `self.name(` in a method's text: a call of one of the instance's layers or methods.
 _SELF_CALL_RE = re.compile(r"\bself\.(\w+)\s*\(")
 # Builtin classes an `isinstance` test may narrow a name to (none of them a tensor).
@@ -713,8 +709,7 @@ class SemanticModel:
         its own methods): ``class GramMatrix(nn.Module)`` with a ``forward`` over its input."""
         if info is None or self._method_of(info, "__init__") is not None:
             return False
-        self._method_node(info, "forward")  # fills `info.methods`
-        methods = info.methods or {}
+        methods = self._methods(info)
         return all(match.group(1) in methods for match in _SELF_CALL_RE.finditer(self._scope_text(info.node)))
 
     def method_runs_module(self, value: Value, method: str) -> Optional[bool]:
@@ -732,10 +727,7 @@ class SemanticModel:
             return None
         if self._decorated_mode(fn) not in (None, GradMode.ENABLED):
             return False  # `@torch.no_grad()` on the method
-        methods: set = set()
-        for held in self._class_chain(info):
-            self._method_node(held, method)  # fills `held.methods`
-            methods.update(held.methods or ())
+        methods = {name for held in self._class_chain(info) for name in self._methods(held)}
         return self._runs_module(info, fn, methods, set())
 
     def _runs_module(self, info: ClassInfo, fn: ast.AST, methods: set, seen: set) -> bool:
@@ -1040,7 +1032,7 @@ class SemanticModel:
         """``validation_step``, ``on_validation_end``... of a ``LightningModule``: hooks the
         trainer runs in its evaluation loops, with grad disabled."""
         name = getattr(fn, "name", "")
-        if not (name in _LIGHTNING_EVALUATION_HOOKS or name.startswith(("on_validation", "on_test", "on_predict"))):
+        if not (name in vocab.LIGHTNING_EVALUATION_HOOKS or name.startswith(vocab.LIGHTNING_EVALUATION_HOOK_PREFIXES)):
             return False
         return any(
             base.endswith("LightningModule")
@@ -1742,6 +1734,13 @@ class SemanticModel:
 
     def _compute_instance_attribute(self, info: ClassInfo, attr: str, seen: set, incomplete: list) -> Value:
         seen.add(info.key)
+        text = self._scope_text(info.node)
+        for quote in ('"', "'"):
+            if f"register_buffer({quote}{attr}{quote}" in text:
+                # `self.register_buffer("step", torch.zeros(1))`: a tensor, whatever else is assigned
+                return tensor(Grad.NO)
+            if f"register_parameter({quote}{attr}{quote}" in text:
+                return tensor(Grad.YES, Role.PARAM | Role.LEAF)
         values: list = []
         for method, stmt, value_node, annotation in self._attribute_assignments(info, attr):
             if annotation is not None:
@@ -1766,13 +1765,6 @@ class SemanticModel:
                 values.append(UNKNOWN)
             else:
                 values.append(self.evaluate(value_node, state, frame))  # type: ignore[arg-type]
-        text = self._scope_text(info.node)
-        for quote in ('"', "'"):
-            if f"register_buffer({quote}{attr}{quote}" in text:
-                # `self.register_buffer("step", torch.zeros(1))`: a tensor, whatever else is assigned
-                return tensor(Grad.NO)
-            if f"register_parameter({quote}{attr}{quote}" in text:
-                return tensor(Grad.YES, Role.PARAM | Role.LEAF)
         if not values:
             for base in info.bases:
                 base_info = self._class_table().get(base)
@@ -2622,13 +2614,18 @@ class SemanticModel:
         return None
 
     def _method_node(self, info: ClassInfo, name: str) -> Optional[ast.AST]:
+        return self._methods(info).get(name)
+
+    @staticmethod
+    def _methods(info: ClassInfo) -> dict:
+        """name -> the method the class body defines under it (kept on the class's info)."""
         methods = info.methods
         if methods is None:
             methods = info.methods = {}
             for stmt in info.node.body:
                 if isinstance(stmt, FUNCTION_TYPES):
                     methods[stmt.name] = stmt  # the last definition wins, as in Python
-        return methods.get(name)
+        return methods
 
     # ========================================================================= functions
     def _function_node(self, value: Value) -> Optional[ast.AST]:
@@ -2768,8 +2765,8 @@ class SemanticModel:
                         hit = isinstance(node, ast.Attribute) and node.attr == name
                         if hit and not (isinstance(node.value, ast.Name) and node.value.id == "self"):
                             # A call on an instance, in a script's or notebook's code (`model.
-                            # get_accuracy(x, y)`); in functions, not followed (their flows would
-                            # be run for it).
+                            # get_accuracy(x, y)`); in functions, only on a module-level instance
+                            # (other receivers' values would need the functions' flows).
                             receiver_name = node.value.id if isinstance(node.value, ast.Name) else None
                             if receiver_name is not None and not self._in_top_level_definition(node.lineno):
                                 where = self._where(node)

@@ -163,6 +163,7 @@ def build_index(paths: list, read=None) -> ProjectIndex:
     index = ProjectIndex()
     texts: dict = {}
     importing_torch: list = []  # (path, text) of each file that imports torch
+    imports_torch: dict = {}  # module name -> whether its file (the last one of that name) imports torch
     cache: dict = {}
     for path in paths:
         if not path.endswith(".py"):
@@ -175,7 +176,8 @@ def build_index(paths: list, read=None) -> ProjectIndex:
             continue
         index.module_names[os.path.abspath(path)] = name
         texts[name] = (path, text)
-        if mentions_torch_import(text):
+        imports_torch[name] = mentions_torch_import(text)
+        if imports_torch[name]:
             importing_torch.append((path, text))
     bases: dict = {}
     bodies: dict = {}
@@ -223,7 +225,7 @@ def build_index(paths: list, read=None) -> ProjectIndex:
             ),
         )
     # Modules that import torch, then those that take everything from one of them.
-    index.torch_modules.update(name for name, (_path, text) in texts.items() if mentions_torch_import(text))
+    index.torch_modules.update(name for name, imports in imports_torch.items() if imports)
     changed = True
     while changed:
         changed = False
@@ -348,15 +350,8 @@ def _method_texts(body: str) -> dict:
     decorator): the lines from there up to the next line indented no deeper than the ``def``."""
     found: dict = {}
     for match in _METHOD_RE.finditer(body):
-        indent = len(match.group(1))
         start = body.rfind("\n", 0, max(match.start() - 1, 0)) + 1
-        lines = body[match.end() :].split("\n")
-        end = match.end() + len(lines[0])
-        for line in lines[1:]:
-            stripped = line.lstrip()
-            if stripped and not stripped.startswith("#") and len(line) - len(stripped) <= indent:
-                break
-            end += len(line) + 1
+        end = _block_end(body, body.find("\n", match.end()), len(match.group(1)))
         found.setdefault(match.group(2), body[start:end])
     return found
 
@@ -364,14 +359,25 @@ def _method_texts(body: str) -> dict:
 def _block(text: str, start: int) -> str:
     """The text of a top-level block (a class) starting at ``start``: up to the next line that
     starts at column 0 with code."""
-    end = start
-    lines = text[start:].split("\n")
-    end += len(lines[0]) + 1
-    for line in lines[1:]:
-        if line and not line[0].isspace() and not line.startswith("#"):
-            break
-        end += len(line) + 1
-    return text[start:end]
+    return text[start : _block_end(text, text.find("\n", start), 0)]
+
+
+def _block_end(text: str, header_end: int, indent: int) -> int:
+    """Where the block of a header line ending at ``header_end`` (its newline, or -1 at the end
+    of the text) ends: at the first later line with code indented no deeper than ``indent``."""
+    size = len(text)
+    if header_end < 0:
+        return size
+    i = header_end + 1
+    while i < size:
+        j = text.find("\n", i)
+        j = size if j < 0 else j
+        line = text[i:j]
+        stripped = line.lstrip()
+        if stripped and not stripped.startswith("#") and len(line) - len(stripped) <= indent:
+            return i
+        i = j + 1
+    return size
 
 
 def _from_clauses(text: str) -> Iterator[tuple[str, int, str]]:

@@ -29,9 +29,9 @@ backpropagates. This module finds such calls in one scope from the syntax alone 
   first iterable runs in the scope itself), otherwise it is not followed;
 - no backward pass comes after the call in its loop (or, outside loops, in a simple statement
   of its block before its names are assigned again): a forward hook may hand the graph to a
-  loss the syntax does not show; unless, in a loop, another call of the same callee comes
-  before each such backward pass (the step's training forward pass beside a validation one:
-  the backward pass takes its graph from that call).
+  loss the syntax does not show; unless, in a loop, the loop calls the same callee again
+  elsewhere (the step's training forward pass beside a validation one or a sample: the
+  backward passes take their graphs from that call).
 
 Anything else (returned, stored, appended, passed to a function, computed with) makes the
 call's result one that may be backpropagated: the answer errs towards "not only read".
@@ -147,8 +147,8 @@ def read_only_calls(
         loop = _innermost_loop(assignment, loops)
         end = (loop.end_lineno or loop.lineno) if loop is not None else None
         if loop is not None:
-            later = [line for line in backward_lines if assignment.lineno < line <= end]
-            if later and not _called_again(assignment, loop, later, calls, qualified_name):
+            later = any(assignment.lineno < line <= end for line in backward_lines)
+            if later and not _called_again(assignment, loop, calls, qualified_name):
                 continue  # a backward pass later in the loop: a forward hook may feed it
         elif _backward_follows(assignment, blocks, backward_lines, rebound.next_after(names, assignment)):
             continue
@@ -520,7 +520,7 @@ class Rebindings:
         return False
 
 
-def _called_again(assignment: ast.Assign, loop: ast.AST, backward_lines: list, calls: list, qualified_name) -> bool:
+def _called_again(assignment: ast.Assign, loop: ast.AST, calls: list, qualified_name) -> bool:
     """Whether the loop makes another call of a callee of the project (not a torch function)
     that the assignment's value calls: the step's training forward pass, which the backward
     passes take their graphs from, not a hook of this call (``t_p_val = model(t_u_val)`` beside

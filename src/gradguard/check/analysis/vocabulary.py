@@ -167,6 +167,10 @@ FACTORIES = _words(
     tensor as_tensor zeros_like ones_like empty_like full_like rand_like randn_like randint_like
     normal bernoulli multinomial tril_indices triu_indices empty_strided"""
 )
+# Hooks of a LightningModule that the trainer runs in its evaluation loops, without grad, by
+# name and by prefix.
+LIGHTNING_EVALUATION_HOOKS = _words("validation_step test_step predict_step validation_epoch_end test_epoch_end")
+LIGHTNING_EVALUATION_HOOK_PREFIXES = ("on_validation", "on_test", "on_predict")
 # Factories that make a tensor from a shape alone: an input made by one is a dummy.
 SHAPE_FACTORIES = _words("zeros ones empty full rand randn")
 LEGACY_TENSOR_TYPES = _words(

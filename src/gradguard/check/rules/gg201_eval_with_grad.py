@@ -120,6 +120,8 @@ from gradguard.check.analysis.read_only import (
 )
 from gradguard.check.analysis.values import Grad, Kind, Role, Split
 from gradguard.check.analysis.vocabulary import (
+    LIGHTNING_EVALUATION_HOOK_PREFIXES,
+    LIGHTNING_EVALUATION_HOOKS,
     NOT_MODEL_METHODS,
     OTHER_MODEL_FRAMEWORKS,
     PARAMETERLESS_MODULES,
@@ -191,21 +193,11 @@ _EVAL_FUNCTION_RE = re.compile(
     r"inference|infer|generate|generation|demo|detect)($|_)",
     re.I,
 )
-_SKIP_FUNCTIONS = frozenset(
-    {
-        "forward",
-        "__call__",
-        "training_step",
-        "validation_step",
-        "test_step",
-        "predict_step",
-        "validation_step_end",
-        "test_step_end",
-        "validation_epoch_end",
-        "test_epoch_end",
-    }
+_SKIP_FUNCTIONS = (
+    frozenset({"forward", "__call__", "training_step", "validation_step_end", "test_step_end"})
+    | LIGHTNING_EVALUATION_HOOKS
 )
-_SKIP_PREFIXES = ("on_validation", "on_test", "on_predict")
+_SKIP_PREFIXES = LIGHTNING_EVALUATION_HOOK_PREFIXES
 _FACTORY_PREFIXES = ("create_", "build_", "get_", "load_", "make_", "init_", "_")
 # Methods named for running a model (`policy.act(state)`, `net.encode(seq)`, `model.generate(z)`).
 _RUNNING_METHOD_RE = re.compile(
