@@ -366,27 +366,19 @@ def test_a_fix_inserting_at_the_first_line_of_a_cell_goes_into_that_cell(tmp_pat
 SOFT_UPDATE = ["for p, tp in zip(model.parameters(), target.parameters()):\n", "    tp.data.copy_(p.data)\n"]
 
 
-def test_a_notebook_importing_torch_in_a_cell_that_does_not_parse_is_checked(tmp_path, capsys):
-    nb = notebook([code(["import torch\n", "x = <YOUR CODE>\n"]), code(SOFT_UPDATE)])
+@pytest.mark.parametrize(
+    "first_cell,checked",
+    [
+        # `import torch` in a cell that does not parse (left out of the program): torch code
+        (["import torch\n", "x = <YOUR CODE>\n"], True),
+        (["import numpy\n", "x = <YOUR CODE>\n"], False),
+        # a package's star import that re-exports torch, and code that uses it
+        (["from torch_snippets import *\n", "w = torch.zeros(3, requires_grad=True)\n"], True),
+        (["from torch_snippets import *\n", "w = read('x.png')\n"], False),
+    ],
+    ids=["import-in-a-cell-that-does-not-parse", "never-imports-torch", "star-import-used", "star-import-unused"],
+)
+def test_which_notebooks_are_torch_code(tmp_path, capsys, first_cell, checked):
+    nb = notebook([code(first_cell), code(SOFT_UPDATE)])
     _, out, _ = run_cli(capsys, "check", "--no-cache", "--select", "GG102", str(write(tmp_path / "a.ipynb", nb)))
-    assert "GG102" in out
-
-
-def test_twin_a_notebook_that_never_imports_torch_is_skipped(tmp_path, capsys):
-    nb = notebook([code(["import numpy\n", "x = <YOUR CODE>\n"]), code(SOFT_UPDATE)])
-    _, out, _ = run_cli(capsys, "check", "--no-cache", "--select", "GG102", str(write(tmp_path / "a.ipynb", nb)))
-    assert "GG102" not in out
-
-
-def test_a_notebook_taking_torch_from_a_package_s_star_import_is_checked(tmp_path, capsys):
-    nb = notebook(
-        [code(["from torch_snippets import *\n", "w = torch.zeros(3, requires_grad=True)\n"]), code(SOFT_UPDATE)]
-    )
-    _, out, _ = run_cli(capsys, "check", "--no-cache", "--select", "GG102", str(write(tmp_path / "a.ipynb", nb)))
-    assert "GG102" in out
-
-
-def test_twin_a_package_s_star_import_without_torch_in_the_code_is_skipped(tmp_path, capsys):
-    nb = notebook([code(["from torch_snippets import *\n", "w = read('x.png')\n"]), code(SOFT_UPDATE)])
-    _, out, _ = run_cli(capsys, "check", "--no-cache", "--select", "GG102", str(write(tmp_path / "a.ipynb", nb)))
-    assert "GG102" not in out
+    assert ("GG102" in out) is checked

@@ -64,6 +64,18 @@ def _mode_arg(call: ast.Call) -> Optional[ast.AST]:
     return call_argument(call, 0, "mode")
 
 
+_BLOCKS = ("body", "orelse", "finalbody")
+
+
+def _block_holding(parent: ast.AST, child: ast.AST, fields: tuple) -> tuple:
+    """(the statement list of ``parent`` that holds ``child``, its index there), or ([], -1)."""
+    for field in fields:
+        block = getattr(parent, field, None)
+        if isinstance(block, list) and child in block:
+            return block, block.index(child)
+    return [], -1
+
+
 def _is_false(node: Optional[ast.AST]) -> bool:
     return isinstance(node, ast.Constant) and node.value is False
 
@@ -259,19 +271,16 @@ class SetGradEnabledStatement(Rule):
     @staticmethod
     def _enabled_before(ctx, node: ast.stmt) -> Optional[ast.Expr]:
         """A ``set_grad_enabled(True)`` statement earlier in the same block, if any."""
-        parent = ctx.parent(node)
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(parent, field, None)
-            if isinstance(block, list) and node in block:
-                for stmt in reversed(block[: block.index(node)]):
-                    call = stmt.value if isinstance(stmt, ast.Expr) else None
-                    if (
-                        isinstance(call, ast.Call)
-                        and ctx.imports.qualified_name(call.func) in _SET_ENABLED
-                        and isinstance(_mode_arg(call), ast.Constant)
-                        and _mode_arg(call).value is True  # type: ignore[union-attr]
-                    ):
-                        return stmt
+        block, index = _block_holding(ctx.parent(node), node, _BLOCKS)
+        for stmt in reversed(block[:index]):
+            call = stmt.value if isinstance(stmt, ast.Expr) else None
+            if (
+                isinstance(call, ast.Call)
+                and ctx.imports.qualified_name(call.func) in _SET_ENABLED
+                and isinstance(_mode_arg(call), ast.Constant)
+                and _mode_arg(call).value is True  # type: ignore[union-attr]
+            ):
+                return stmt
         return None
 
     @staticmethod
@@ -282,14 +291,10 @@ class SetGradEnabledStatement(Rule):
             if isinstance(current, ast.Try) or type(current).__name__ == "TryStar":
                 if child in current.body and _restores(current.finalbody):
                     return True
-            for field in ("body", "orelse", "finalbody"):
-                block = getattr(current, field, None)
-                if isinstance(block, list) and child in block:
-                    for later in block[block.index(child) + 1 :]:
-                        if (isinstance(later, ast.Try) or type(later).__name__ == "TryStar") and _restores(
-                            later.finalbody
-                        ):
-                            return True
+            block, index = _block_holding(current, child, _BLOCKS)
+            for later in block[index + 1 :]:
+                if (isinstance(later, ast.Try) or type(later).__name__ == "TryStar") and _restores(later.finalbody):
+                    return True
             if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)):
                 break
             child = current
@@ -301,12 +306,10 @@ class SetGradEnabledStatement(Rule):
         child = node
         current = ctx.parent(node)
         while current is not None:
-            for field in ("body", "orelse", "finalbody", "handlers"):
-                block = getattr(current, field, None)
-                if isinstance(block, list) and child in block:
-                    found = _restores(block[block.index(child) + 1 :])
-                    if found is not None:
-                        return found
+            block, index = _block_holding(current, child, (*_BLOCKS, "handlers"))
+            found = _restores(block[index + 1 :])
+            if found is not None:
+                return found
             if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)):
                 break
             child = current
