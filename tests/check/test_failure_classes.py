@@ -2631,6 +2631,297 @@ CASES = [
         """,
         id="a-global-a-function-rebinds-through-global",
     ),
+    # -- batch 11 of unseen user code --------------------------------------------------
+    pytest.param(
+        "GG201",
+        """
+        import torch
+
+        model = torch.load("srgan.pth.tar", map_location="cpu")["generator"].to(device)
+        sr = model(im[None])[0]
+        print(sr.argmax())
+        """,
+        """
+        import torch
+
+        model = Generator().to(device)
+        sr = model(im[None])[0]
+        print(sr.argmax())
+        """,
+        id="a-model-loaded-inside-a-chain-of-calls-is-not-fresh",
+    ),
+    pytest.param(
+        "GG101",
+        """
+        import torch
+
+        class SimpleLossCompute:
+            def __init__(self, generator, criterion):
+                self.generator = generator
+                self.criterion = criterion
+
+            def __call__(self, x, y, norm):
+                x = self.generator(x)
+                sloss = self.criterion(x.view(-1, x.size(-1)), y.view(-1)) / norm
+                return sloss.data * norm, sloss
+        """,
+        """
+        import torch
+
+        class SimpleLossCompute:
+            def __init__(self, generator, history):
+                self.generator = generator
+                self.history = history
+
+            def __call__(self, x, y, norm):
+                x = self.generator(x)
+                record = self.history(x, y)
+                return record.data, x
+        """,
+        id="an-attribute-named-for-a-criterion-computes-a-loss",
+    ),
+    pytest.param(
+        "GG101",
+        """
+        import torch
+
+        def greedy_decode(model, src, src_mask, max_len, start_symbol):
+            ys = torch.zeros(1, 1).fill_(start_symbol).type_as(src.data)
+            return ys
+        """,
+        """
+        import torch
+
+        def greedy_decode(model, src, src_mask, max_len, start_symbol):
+            ys = torch.zeros(1, 1).fill_(start_symbol)
+            print(src.data)
+            return ys
+        """,
+        id="the-argument-of-type-as-is-a-tensor",
+    ),
+    pytest.param(
+        "GG101",
+        """
+        import torch
+
+        def compute_rank(activation, grad):
+            taylor = activation * grad
+            return taylor.mean(dim=(0, 2, 3)).data
+        """,
+        """
+        import torch
+
+        def climatology(ds, grad):
+            return ds.mean(dim="time").data
+        """,
+        id="a-reduction-over-numbered-dimensions-is-a-tensor",
+    ),
+    pytest.param(
+        "GG103",
+        """
+        import torch
+        import torchvision
+
+        dataset = torchvision.datasets.MNIST(root="data", train=False, download=True)
+        y = torch.tensor(dataset.targets)
+        """,
+        """
+        import torch
+        import torchvision
+
+        dataset = torchvision.datasets.CIFAR10(root="data", train=False, download=True)
+        y = torch.tensor(dataset.targets)
+        """,
+        id="cifar-targets-are-a-list",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+
+        class GAN(object):
+            def __init__(self):
+                self.G = nn.Linear(8, 8)
+
+            def train(self):
+                for epoch in range(3):
+                    with torch.no_grad():
+                        self.visualize_results(epoch + 1)
+
+            def visualize_results(self, epoch):
+                self.G.eval()
+                samples = self.G(torch.rand(4, 8))
+                print(samples.detach().numpy())
+
+        def main():
+            gan = GAN()
+            gan.train()
+            gan.visualize_results(3)
+        """,
+        """
+        import torch
+        import torch.nn as nn
+
+        class GAN(object):
+            def __init__(self):
+                self.G = nn.Linear(8, 8)
+
+            def train(self):
+                for epoch in range(3):
+                    with torch.no_grad():
+                        self.visualize_results(epoch + 1)
+
+            def visualize_results(self, epoch):
+                self.G.eval()
+                samples = self.G(torch.rand(4, 8))
+                print(samples.detach().numpy())
+
+        def main():
+            gan = GAN()
+            gan.train()
+            with torch.no_grad():
+                gan.visualize_results(3)
+        """,
+        id="a-method-called-on-an-instance-a-function-makes",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+
+        def adv_coverage(model, loader, alpha, measure_model):
+            model.eval()
+            correct = 0
+            for images, label in loader:
+                out_clean = model(images)
+                _, pred_clean = out_clean.max(dim=1)
+                adv = images.clone().detach().requires_grad_(True)
+                loss = measure_model(adv).mean()
+                grad = torch.autograd.grad(loss, adv)[0]
+                correct += int(pred_clean.eq(label).sum().item())
+            return correct
+
+        if __name__ == "__main__":
+            acc = adv_coverage(pretrained_model, test_loader, 0.1, measure_model)
+        """,
+        """
+        import torch
+        import torch.nn.functional as F
+
+        def adv_coverage(model, loader, alpha, measure_model):
+            model.eval()
+            correct = 0
+            for images, label in loader:
+                adv = images.clone().detach().requires_grad_(True)
+                out_adv = model(adv)
+                loss = F.cross_entropy(out_adv, label)
+                loss.backward()
+                correct += int(out_adv.argmax(1).eq(label).sum().item())
+            return correct
+
+        if __name__ == "__main__":
+            acc = adv_coverage(pretrained_model, test_loader, 0.1, measure_model)
+        """,
+        id="an-evaluation-loop-that-uses-gradients-checks-each-call",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import torch.nn.functional as F
+
+        def sample_from_model(model, vectorizer, num_samples=1, sample_size=20, temperature=1.0):
+            begin_seq_index = torch.tensor([vectorizer.begin_seq_index] * num_samples).unsqueeze(dim=1)
+            indices = [begin_seq_index]
+            h_t = None
+            for time_step in range(sample_size):
+                x_emb_t = model.char_emb(indices[time_step])
+                rnn_out_t, h_t = model.rnn(x_emb_t, h_t)
+                prediction_vector = model.fc(rnn_out_t.squeeze(dim=1))
+                probability_vector = F.softmax(prediction_vector / temperature, dim=1)
+                indices.append(torch.multinomial(probability_vector, num_samples=1))
+            return torch.stack(indices).squeeze().permute(1, 0)
+
+        model.load_state_dict(torch.load("model.pth"))
+        model.eval()
+        print(decode_samples(sample_from_model(model, vectorizer, num_samples=10), vectorizer))
+        """,
+        """
+        import torch
+        import torch.nn.functional as F
+
+        @torch.no_grad()
+        def sample_from_model(model, vectorizer, num_samples=1, sample_size=20, temperature=1.0):
+            begin_seq_index = torch.tensor([vectorizer.begin_seq_index] * num_samples).unsqueeze(dim=1)
+            indices = [begin_seq_index]
+            h_t = None
+            for time_step in range(sample_size):
+                x_emb_t = model.char_emb(indices[time_step])
+                rnn_out_t, h_t = model.rnn(x_emb_t, h_t)
+                prediction_vector = model.fc(rnn_out_t.squeeze(dim=1))
+                probability_vector = F.softmax(prediction_vector / temperature, dim=1)
+                indices.append(torch.multinomial(probability_vector, num_samples=1))
+            return torch.stack(indices).squeeze().permute(1, 0)
+
+        model.load_state_dict(torch.load("model.pth"))
+        model.eval()
+        print(decode_samples(sample_from_model(model, vectorizer, num_samples=10), vectorizer))
+        """,
+        id="a-function-named-for-sampling-evaluates",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import numpy as np
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = nn.Embedding(10, 4)
+                self.out = nn.Linear(4, 10)
+
+            def decode_chain_sampling(self, begin_emb, seq_len):
+                res_logits = []
+                cur_emb = begin_emb
+                for _ in range(seq_len):
+                    out_logits = self.out(cur_emb)
+                    out_probs = F.softmax(out_logits, dim=1).detach().cpu().numpy()[0]
+                    action = int(np.random.choice(out_probs.shape[0], p=out_probs))
+                    action_v = torch.LongTensor([action]).to(begin_emb.device)
+                    cur_emb = self.emb(action_v)
+                    res_logits.append(out_logits)
+                return torch.cat(res_logits).argmax(dim=1)
+        """,
+        """
+        import numpy as np
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = nn.Embedding(10, 4)
+                self.out = nn.Linear(4, 10)
+
+            def decode_chain_sampling(self, begin_emb, seq_len):
+                res_logits = []
+                cur_emb = begin_emb
+                for _ in range(seq_len):
+                    out_logits = self.out(cur_emb)
+                    out_probs = F.softmax(out_logits, dim=1).detach().cpu().numpy()[0]
+                    action = int(np.random.choice(out_probs.shape[0], p=out_probs))
+                    action_v = torch.LongTensor([action]).to(begin_emb.device)
+                    cur_emb = self.emb(action_v)
+                    res_logits.append(out_logits)
+                return torch.cat(res_logits)
+        """,
+        id="a-list-appended-to-may-hold-a-graph",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",
@@ -2681,3 +2972,30 @@ def test_each_evaluation_of_a_script_is_a_site_and_a_function_is_one():
     function = "def show(tokens):" + textwrap.indent(textwrap.dedent(script).split("\n", 3)[3], "    ")
     header = "import torch\nfrom transformers import BertModel, AutoModelForSequenceClassification\n"
     assert len([d for d in findings(header + function) if d.code == "GG201"]) == 1
+
+
+def test_a_loop_that_attacks_its_input_gets_the_advice_for_each_call():
+    """`adversary.perturb(x, y)` backpropagates to its input: wrapping the whole function in
+    `no_grad` would break it, so each model call is reported with the advice to wrap it."""
+    attacked = textwrap.dedent(
+        """
+        import torch
+
+        def advtest(model, loader, adversary):
+            model.eval()
+            clean, adv = 0, 0
+            for batch, label in loader:
+                out_clean = model(batch)
+                advbatch = adversary.perturb(batch, label)
+                out_adv = model(advbatch)
+                clean += int(out_clean.argmax(1).eq(label).sum().item())
+                adv += int(out_adv.argmax(1).eq(label).sum().item())
+            return clean, adv
+        """
+    )
+    messages = [d.message for d in findings(attacked) if d.code == "GG201"]
+    assert len(messages) == 2
+    assert all("never backpropagated" in m and "nothing in this function" not in m for m in messages)
+    plain = attacked.replace("advbatch = adversary.perturb(batch, label)", "advbatch = batch + 0.1")
+    messages = [d.message for d in findings(plain) if d.code == "GG201"]
+    assert messages and all("nothing in this function uses gradients" in m for m in messages)

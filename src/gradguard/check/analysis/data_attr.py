@@ -19,11 +19,13 @@ from gradguard.check.analysis.values import Kind, Role
 from gradguard.check.analysis.vocabulary import (
     ALIAS_ATTRIBUTES,
     ALIAS_METHODS,
+    DIMENSION_KEYWORDS,
     INPLACE_VALUE_METHODS,
     META_INPLACE_METHODS,
     READ_ATTRIBUTES,
     READING_BUILTINS,
     READING_TORCH_FUNCTIONS,
+    TENSOR_ARGUMENT_METHODS,
     VARIABLE_NAMES,
 )
 from gradguard.check.model import Edit
@@ -184,10 +186,21 @@ def _tensor_method_result(ctx, recv: ast.AST) -> bool:
     anything but a tensor: `grad[:, 0].cpu().data` reads a tensor's `.data`."""
     if not (isinstance(recv, ast.Call) and isinstance(recv.func, ast.Attribute)):
         return False
-    if recv.func.attr not in _TENSOR_ONLY_METHODS:
+    if recv.func.attr not in _TENSOR_ONLY_METHODS and not any(
+        k.arg in DIMENSION_KEYWORDS and _dimension_numbers(k.value) for k in recv.keywords
+    ):
         return False
     inner = ctx.model.value(recv.func.value)
     return inner.kind in (Kind.TENSOR, Kind.UNKNOWN)
+
+
+def _dimension_numbers(node: ast.AST) -> bool:
+    """``1``, ``-1``, ``(0, 2, 3)``, ``True``: dimensions given by number (as torch takes them)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    if isinstance(node, ast.Tuple):
+        return bool(node.elts) and all(_dimension_numbers(elt) for elt in node.elts)
+    return isinstance(node, ast.Constant) and isinstance(node.value, int)
 
 
 def _attribute_of_plain_self(ctx, recv: ast.AST) -> bool:
@@ -294,17 +307,28 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
     """Classify a ``<recv>.data`` node, or None when it is not (certainly) a tensor's `.data`."""
     par = ctx.parent(node)
     chain_certain = (
-        isinstance(par, ast.Attribute)
-        and par.attr in _TENSOR_METHODS_AFTER_DATA
-        and isinstance(ctx.parent(par), ast.Call)
-        and ctx.parent(par).func is par
-    ) or (
-        # `Variable(h.data)`: what `Variable` wraps is a tensor (the old idiom of cutting a
-        # hidden state from its history).
-        isinstance(par, ast.Call)
-        and bool(par.args)
-        and par.args[0] is node
-        and ctx.imports.qualified_name(par.func) in VARIABLE_NAMES
+        (
+            isinstance(par, ast.Attribute)
+            and par.attr in _TENSOR_METHODS_AFTER_DATA
+            and isinstance(ctx.parent(par), ast.Call)
+            and ctx.parent(par).func is par
+        )
+        or (
+            # `Variable(h.data)`: what `Variable` wraps is a tensor (the old idiom of cutting a
+            # hidden state from its history).
+            isinstance(par, ast.Call)
+            and bool(par.args)
+            and par.args[0] is node
+            and ctx.imports.qualified_name(par.func) in VARIABLE_NAMES
+        )
+        or (
+            # `ys.type_as(src.data)`: what a tensor is converted or shaped like is a tensor
+            isinstance(par, ast.Call)
+            and isinstance(par.func, ast.Attribute)
+            and par.func.attr in TENSOR_ARGUMENT_METHODS
+            and len(par.args) == 1
+            and par.args[0] is node
+        )
     )
     above = par
     while isinstance(above, ast.Subscript):  # `b.data[i:j].fill_(1.)`

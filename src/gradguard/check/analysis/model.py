@@ -144,6 +144,9 @@ _TENSOR_EVIDENCE_METHODS = (vocab.INPLACE_VALUE_METHODS - {"apply_", "map_"}) | 
 _DATASET_TENSOR_FIELDS = frozenset(
     {"data", "targets", "test_data", "test_labels", "train_data", "train_labels", "tensors", "x", "y"}
 )
+# torchvision data sets whose ``data``/``targets`` are tensors; the others hold arrays and lists
+# (``CIFAR10().targets`` is a list, ``SVHN().data`` an array).
+_TENSOR_FIELD_DATASETS = frozenset({"MNIST", "FashionMNIST", "KMNIST", "EMNIST", "QMNIST"})
 _IMPORTED = Value(Kind.OTHER, Grad.NO, ref="<import>")
 # Frames that do not use other functions' summaries: the first module pass (the base of
 # every summary) and the summaries themselves (one level of calls is followed, no chains).
@@ -1577,6 +1580,9 @@ class SemanticModel:
         receiver = self.evaluate(node.value, state, frame)
         kind = receiver.kind
         if kind is Kind.DATASET and attr in _DATASET_TENSOR_FIELDS:
+            ref = receiver.ref or ""
+            if ref.startswith("torchvision.datasets.") and vocab.last_name(ref) not in _TENSOR_FIELD_DATASETS:
+                return OTHER  # `CIFAR10(...).targets`: a list; `.data`: an array
             return tensor(Grad.NO).with_(split=receiver.split)
         if attr == "data":
             if kind is Kind.TENSOR:
@@ -2035,11 +2041,16 @@ class SemanticModel:
             return self._module_call(callee, node, args, state, frame)
         if kind is Kind.UNKNOWN and name is not None:
             if _names_loss_function(name):
-                grad = self._combine_grad(args, state.mode) if args else Grad.MAYBE
-                if grad is Grad.MAYBE and state.mode is GradMode.ENABLED:
-                    grad = Grad.YES
-                return tensor(grad, Role.LOSS | Role.SCALAR, weak=True)
+                return self._named_loss(args, state)
         return UNKNOWN
+
+    def _named_loss(self, args: list, state: State) -> Value:
+        """What a call of something unknown named for a loss (``criterion(out, y)``) gives: a
+        0-dim loss, carrying a graph where an argument does or grad is on."""
+        grad = self._combine_grad(args, state.mode) if args else Grad.MAYBE
+        if grad is Grad.MAYBE and state.mode is GradMode.ENABLED:
+            grad = Grad.YES
+        return tensor(grad, Role.LOSS | Role.SCALAR, weak=True)
 
     @staticmethod
     def _summaries_allowed(frame: Frame) -> bool:
@@ -2378,6 +2389,8 @@ class SemanticModel:
             held = self._module_attribute(receiver, method, node.func, frame)  # type: ignore[arg-type]
             if held.kind is Kind.MODULE:
                 return self._module_call(held, node, args, state, frame)
+            if held.kind is Kind.UNKNOWN and info is not None and _names_loss_function(method):
+                return self._named_loss(args, state)  # ``self.criterion(out, y)``, handed in unknown
             return UNKNOWN
         if kind is Kind.OPTIMIZER:
             return NONE_VALUE if method in ("step", "zero_grad") else UNKNOWN
@@ -2402,6 +2415,8 @@ class SemanticModel:
                     held = module(weak=True)
                 if held.kind is Kind.MODULE:
                     return self._module_call(held, node, args, state, frame)  # ``self.G(z)`` in a trainer class
+                if held.kind is Kind.UNKNOWN and _names_loss_function(method):
+                    return self._named_loss(args, state)  # ``self.criterion(x, y)``, handed in unknown
             return UNKNOWN
         if kind is Kind.UNKNOWN and method not in self._hand_made_members():
             if method == "parameters":
@@ -2409,10 +2424,7 @@ class SemanticModel:
             if method == "named_parameters":
                 return container(container(items=(OTHER, tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=True))))
             if _names_loss_function(method):
-                grad = self._combine_grad(args, state.mode) if args else Grad.MAYBE
-                if grad is Grad.MAYBE and state.mode is GradMode.ENABLED:
-                    grad = Grad.YES
-                return tensor(grad, Role.LOSS | Role.SCALAR, weak=True)
+                return self._named_loss(args, state)
         return UNKNOWN
 
     def _tensor_method(self, receiver: Value, method: str, node: ast.Call, args: list, state: State) -> Value:
@@ -2527,6 +2539,11 @@ class SemanticModel:
             if not (info.is_module or info.is_autograd_function or info.is_dataset)
             and all(base in ("", "object") for base in info.bases)
         ]
+        if not any(
+            "backward" in self._scope_text(info.node) and "grad" in self._scope_text(info.node) for info in plain
+        ):
+            self._hand_made = frozenset()  # no plain class can have both members: nothing to walk
+            return self._hand_made
         members: dict = {}
         for info in plain:
             names = set()
@@ -2802,16 +2819,33 @@ class SemanticModel:
         return sites
 
     def _global_instance_call(self, node: ast.Attribute, own_class: Optional[str]) -> bool:
-        """Whether ``name.method`` in a function of the module is a call on the module-level
-        instance ``name`` of the class keyed ``own_class`` (the function binds no ``name``)."""
+        """Whether ``name.method`` in a function of the module is a call on an instance of the
+        class keyed ``own_class``: the module-level instance ``name`` (the function binds no
+        ``name``), or one the function makes itself (``gan = GAN(args)``, then
+        ``gan.visualize_results(3)`` in ``main()``: every binding of ``name`` there calls the
+        class)."""
         name = node.value.id  # type: ignore[attr-defined]
-        if own_class is None or not self.scopes.module.binds(name):
-            return False  # not a name the module binds: no global instance
+        if own_class is None:
+            return False
         where = self._where(node)
         if where is None or where.lambda_ is not None or not isinstance(where.scope, FUNCTION_TYPES):
             return False
         if self._scope(where.scope).binds(name):
-            return False
+            info = self._class_table().get(own_class)
+            bindings = self.uses(where.scope).bindings_of(name)
+            return (
+                info is not None
+                and bool(bindings)
+                and len(self.scopes.module.definitions.get(info.node.name, ())) == 1
+                and all(
+                    isinstance(b.value, ast.Call)
+                    and isinstance(b.value.func, ast.Name)
+                    and b.value.func.id == info.node.name
+                    for b in bindings
+                )
+            )
+        if not self.scopes.module.binds(name):
+            return False  # not a name the module binds: no global instance
         receiver = self._global_value(name)
         return receiver.kind in (Kind.MODULE, Kind.OTHER) and receiver.ref == own_class
 
@@ -3063,6 +3097,10 @@ def _with_elements(values) -> list:
             held = value.items if value.items is not None else (value.elem,) if value.elem is not None else ()
             if any(v is not None and v.kind is Kind.TENSOR for v in held):
                 out.extend(v for v in held if v is not None)
+                continue
+            if not held or any(v is not None and v.kind is Kind.UNKNOWN for v in held):
+                # `res = []`, appended to in a loop: what it holds is not known
+                out.append(UNKNOWN)
                 continue
         out.append(value)
     return out

@@ -88,6 +88,11 @@ TENSOR_ONLY_METHODS = INPLACE_VALUE_METHODS | {
     "register_hook",
     "retain_grad",
 }
+# Tensor methods whose argument must be a tensor too (``ys.type_as(src.data)``).
+TENSOR_ARGUMENT_METHODS = frozenset({"type_as", "expand_as", "view_as", "reshape_as"})
+# Keywords of torch's reductions and shape methods that name dimensions by number (``dim=1``;
+# numpy says ``axis=``, xarray names dimensions by string).
+DIMENSION_KEYWORDS = frozenset({"dim", "keepdim"})
 # Attributes only tensors have.
 TENSOR_ONLY_ATTRIBUTES = frozenset({"grad", "requires_grad", "grad_fn", "is_leaf", "data"})
 # Methods and attributes whose result may share memory with the tensor (views, the tensor itself).

@@ -190,7 +190,7 @@ _SPLIT_TEXT_RE = re.compile(r"""["'/](?:val|valid|validation|test|testing|eval|d
 # Function names that say the function evaluates: a model call in one is evaluation.
 _EVAL_FUNCTION_RE = re.compile(
     r"(^|_)(eval|evaluate|evaluation|validate|validation|valid|val|test|testing|predict|prediction|"
-    r"inference|infer|generate|generation|demo|detect)($|_)",
+    r"inference|infer|generate|generation|demo|detect|sample|samples|sampling)($|_)",
     re.I,
 )
 _SKIP_FUNCTIONS = (
@@ -757,14 +757,7 @@ def _fresh_module(ctx, call: ast.Call) -> bool:
             continue
         if any(type(sub) is ast.Name and sub.id == name for sub in ast.walk(value)):  # type: ignore[attr-defined]
             continue  # `model = DataParallel(model)`, `model = model.eval()`: the module it held before
-        func = value.func
-        last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        if (
-            "load" in last.lower()
-            or last.lower().startswith(("train", "fit"))  # `net = train_net(get_net(), ...)`
-            or last == "from_pretrained"
-            or any(k.arg in _LOADING_KEYWORDS for k in value.keywords)
-        ):
+        if _loads_or_trains(value):
             return False
         made = True
     if not made:
@@ -788,6 +781,29 @@ def _fresh_module(ctx, call: ast.Call) -> bool:
         return False  # `model.train_model(x)`, `model.fit(...)`; `lrmodel.w = lrmodel.w - lr * g`: updated by hand
     # `load_checkpoint(model, ...)`; `train_ch3(net, train_iter, ...)`: trained by a helper
     return re.search(rf"\b(?:load|restore|train|fit)\w*\(\s*{re.escape(name)}\b", text) is None
+
+
+def _loads_or_trains(value: ast.Call) -> bool:
+    """Whether a module's construction loads or trains it, anywhere in its chain of calls:
+    ``load_model(path)``, ``torch.load(path)["generator"].to(device)``, ``train_net(get_net())``,
+    ``Net.from_pretrained(name)``, ``Net(weights=...)``."""
+    node: ast.AST = value
+    while True:
+        if isinstance(node, ast.Call):
+            func = node.func
+            last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if (
+                "load" in last.lower()
+                or last.lower().startswith(("train", "fit"))  # `net = train_net(get_net(), ...)`
+                or last == "from_pretrained"
+                or any(k.arg in _LOADING_KEYWORDS for k in node.keywords)
+            ):
+                return True
+            node = func.value if isinstance(func, ast.Attribute) else func
+        elif isinstance(node, (ast.Attribute, ast.Subscript)):
+            node = node.value
+        else:
+            return False
 
 
 _DUMMY_FACTORIES = frozenset(f"torch.{name}" for name in SHAPE_FACTORIES)
@@ -953,8 +969,9 @@ def _trains(ctx, name: str) -> bool:
 
 def _named_to_train(ctx, func: ast.AST) -> bool:
     """A function the file does not define whose name says it trains (``train_ch3``,
-    ``d2l.train_epoch``, ``trainer.fit``), not ``model.train()`` (a switch of mode) nor
-    ``fit_transform``: weak evidence, asked only of calls given arguments."""
+    ``d2l.train_epoch``, ``trainer.fit``) or attacks its input (``adversary.perturb``), not
+    ``model.train()`` (a switch of mode) nor ``fit_transform``: weak evidence, asked only of
+    calls given arguments."""
     if isinstance(func, ast.Name):
         if ctx.model.scopes.module.definitions.get(func.id):
             return False  # the file's own function: its summary says (`_trains`)
@@ -966,7 +983,14 @@ def _named_to_train(ctx, func: ast.AST) -> bool:
     else:
         return False
     low = name.lower()
+    if low.startswith(_ATTACK_PREFIXES) or any(word in low for word in _ATTACK_WORDS):
+        return True  # `adversary.perturb(x, y)`, `fgsm_attack(model, x)`: gradients of the input
     return low in ("train", "fit") or (low.startswith(("train_", "fit_")) and low != "fit_transform")
+
+
+# Names of adversarial attacks, which backpropagate to their input (advertorch's `perturb`).
+_ATTACK_PREFIXES = ("perturb", "attack")
+_ATTACK_WORDS = ("fgsm", "pgd", "adversar")
 
 
 def _module_code(ctx) -> list:
@@ -1429,8 +1453,8 @@ class EvalWithGrad(Rule):
                         unit.eval_calls.append(node)
             return
         function = ctx.function
-        if isinstance(function, ast.Lambda):
-            return
+        if isinstance(function, ast.Lambda) or ctx.grad_disabled:
+            return  # inside `with torch.no_grad():` or a decorated function: no question to ask
         unit = ctx.state(_State).units.get(id(function) if function is not None else 0)
         loops = []  # the enclosing loops that iterate evaluation data or may, innermost first
         if unit is not None and (unit.loader_loops or unit.maybe_loops):
@@ -1658,10 +1682,17 @@ class EvalWithGrad(Rule):
                 if id(outer) in reported or candidate.loop_id in reported:
                     continue
                 if _uses_grad(ctx, [outer]):
-                    # A loop that also trains (or calls zero_grad): its calls whose output is
-                    # only read are checked on their own.
-                    if _result_only_read(ctx, call) and not _fresh_module(ctx, call):
-                        self._report_unused_output(ctx, call, scope, reported, _READ_ONLY_MESSAGE)
+                    # A loop over evaluation data that also uses gradients (an adversarial
+                    # attack, test-time training): its calls whose output is never
+                    # backpropagated are checked on their own.
+                    if not _fresh_module(ctx, call):
+                        what = (
+                            _READ_ONLY_MESSAGE
+                            if _result_only_read(ctx, call)
+                            else f"runs with grad enabled in the loop over `{loader}` (line {loop.lineno}), "
+                            f"and its output is never backpropagated"
+                        )
+                        self._report_unused_output(ctx, call, scope, reported, what)
                     continue
                 reported.add(id(outer))
                 reported.add(candidate.loop_id)
