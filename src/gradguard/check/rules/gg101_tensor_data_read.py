@@ -8,9 +8,13 @@ others: a hidden state `h = net.init_hidden(n)` before a loop and `out, h = net(
 `tuple([each.data for each in h])`; inside `if isinstance(v, torch.Tensor):`, also through
 `Variable` or `nn.Parameter`; an attribute `self.x` that a method of the class sets to a
 tensor and none to anything else the code shows), the result of a method only tensors have
-(`x.cpu().data`, `x.detach().data`); or where the method right after `.data` exists
-only on tensors (`x.data.cpu()`, `x.data.numpy()`, `x.data.clone()`), or `Variable(...)`
-wraps it (`Variable(h.data)`, the old way of cutting a hidden state from its history). Writes through `.data`
+(`x.cpu().data`, `x.detach().data`) or a reduction over dimensions given by number
+(`taylor.mean(dim=(0, 2, 3)).data`; xarray's `ds.mean(dim="time").data` is not one), a call of
+something named for a loss (`criterion(out, y)`, `self.criterion(out, y)` handed in unknown); or
+where the method right after `.data` exists only on tensors (`x.data.cpu()`, `x.data.numpy()`,
+`x.data.clone()`), a tensor method takes it as a tensor (`ys.type_as(src.data)`), or
+`Variable(...)` wraps it (`Variable(h.data)`, the old way of cutting a hidden state from its
+history). Writes through `.data`
 are GG102. Attributes that merely happen to be called `data` (`dataset.data`, `args.data`,
 `batch["image"].data`, `self.data` on your own classes, `torch.utils.data`) are not flagged.
 

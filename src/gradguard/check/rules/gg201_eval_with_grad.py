@@ -38,7 +38,13 @@ neither backpropagates nor steps, and is not handed a module. A model is somethi
 dropout) records no graph, and nothing else in the code tells the two apart (`backward`, `torch.autograd`, an optimizer `step`, `.grad`, `requires_grad`,
 `grad_fn`), and no `torch.jit.freeze` (a frozen module holds its weights as constants). It is reported at the first such model call. In a function that does train (a
 training loop followed by a validation loop), the validation loop alone is checked: a loop
-over an evaluation loader whose body shows no gradient use.
+over an evaluation loader whose body shows no gradient use. A loop over evaluation data that
+does use gradients (an adversarial attack: `torch.autograd.grad(loss, x_adv)`, or a call named
+for one, `adversary.perturb(x, y)`, `fgsm_attack(...)`) is not wrapped whole: each model call in it
+whose output is never backpropagated is reported on its own, with the advice to wrap that call.
+Functions named for evaluation include those named for sampling (`sample`, `sample_from_model`,
+`save_samples`); a list the code appends outputs to (`res_logits.append(logits)`, then
+`return torch.cat(res_logits)`) may hold a graph, so returning it is returning a graph.
 
 Not flagged: functions under a decorator or inside a caller region that may disable grad;
 a function its enclosing function returns (`return perform_val_step_fn`: it runs wherever the
