@@ -2922,6 +2922,56 @@ CASES = [
         """,
         id="a-list-appended-to-may-hold-a-graph",
     ),
+    pytest.param(
+        "GG101",
+        """
+        import torch
+
+        def finetune(model, dataloaders, phase):
+            correct = 0
+            for inputs, labels in dataloaders[phase]:
+                inputs, labels = inputs.to(DEVICE), labels.to(DEVICE)
+                preds = torch.max(model(inputs), 1)[1]
+                correct += torch.sum(preds == labels.data)
+            return correct
+        """,
+        """
+        import torch
+
+        def finetune(model, records, phase):
+            correct = 0
+            for inputs, labels in records[phase]:
+                inputs, labels = inputs.to(DEVICE), labels.to(DEVICE)
+                preds = torch.max(model(inputs), 1)[1]
+                correct += torch.sum(preds == labels.data)
+            return correct
+        """,
+        id="a-dict-named-for-loaders-holds-loaders",
+    ),
+    pytest.param(
+        "GG101",
+        """
+        import torch
+        import torch.nn.functional as F
+
+        def test(model, dataloader):
+            for data, target in dataloader:
+                pred = model.predict(data)
+                loss = F.nll_loss(F.log_softmax(pred, dim=1), target).item()
+                pred = pred.data.max(1)[1]
+        """,
+        """
+        import torch
+        import torch.nn.functional as F
+
+        def test(model, dataloader):
+            for data, target in dataloader:
+                pred = model.predict(data)
+                loss = F.nll_loss(torch.from_numpy(pred), target).item()
+                pred = pred.data.max(1)[1]
+        """,
+        id="a-name-given-to-a-torch-function-is-a-tensor",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

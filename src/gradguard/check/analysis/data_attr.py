@@ -26,6 +26,7 @@ from gradguard.check.analysis.vocabulary import (
     READING_BUILTINS,
     READING_TORCH_FUNCTIONS,
     TENSOR_ARGUMENT_METHODS,
+    TENSOR_ONLY_FUNCTIONS,
     VARIABLE_NAMES,
 )
 from gradguard.check.model import Edit
@@ -158,7 +159,11 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool, written: bool = 
         # `target.data.sub_(1)` elsewhere in the scope shows `target` is a tensor: its other
         # `.data` reads are a tensor's too (`(pred == target.data).sum()`); so does a binding
         # to a tensor that reaches this read on some path (`out, h = net(x, h)` in a loop).
-        chain_certain = recv.id in _names_with_tensor_chains(ctx) or ctx.model.tensor_on_some_path(recv)
+        chain_certain = (
+            recv.id in _names_with_tensor_chains(ctx)
+            or recv.id in _names_given_to_torch(ctx)
+            or ctx.model.tensor_on_some_path(recv)
+        )
     elif not chain_certain and isinstance(recv, ast.Attribute):
         chain_certain = ctx.model.tensor_on_some_path(recv)  # `self.C_max` set to a tensor in a method
     if not chain_certain:
@@ -239,6 +244,29 @@ def _names_with_tensor_chains(ctx) -> frozenset:
     if found is None:
         text = ctx.source.text if isinstance(scope, ast.Module) else ctx.text(scope)
         found = ctx.cache[key] = frozenset(_TENSOR_CHAIN_RE.findall(text)) if ".data." in text else frozenset()
+    return found
+
+
+def _names_given_to_torch(ctx) -> frozenset:
+    """Names the current scope hands to a torch function that takes only tensors as its
+    first argument (``F.log_softmax(pred, dim=1)``, ``torch.mean(source, 0)``): whatever
+    else they are bound to, the code uses them as tensors (cached per scope)."""
+    scope = ctx.scope
+    key = ("gg-given-to-torch", id(scope))
+    found = ctx.cache.get(key)
+    if found is None:
+        out = set()
+        body = scope.body if isinstance(scope.body, list) else [scope.body]
+        for stmt in body:
+            for sub in ast.walk(stmt):
+                if type(sub) is ast.Call and sub.args and type(sub.args[0]) is ast.Name:  # type: ignore[attr-defined]
+                    qual = ctx.imports.qualified_name(sub.func)  # type: ignore[attr-defined]
+                    if qual is not None and (
+                        qual.startswith("torch.nn.functional.")
+                        or (qual.startswith("torch.") and qual.count(".") == 1 and qual[6:] in TENSOR_ONLY_FUNCTIONS)
+                    ):
+                        out.add(sub.args[0].id)  # type: ignore[attr-defined]
+        found = ctx.cache[key] = frozenset(out)
     return found
 
 

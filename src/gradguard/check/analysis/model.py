@@ -1167,6 +1167,9 @@ class SemanticModel:
             return module(weak=True)
         match = LOADER_NAME_RE.match(name)
         if match:
+            if name.lower().endswith("loaders"):
+                # `dataloaders[phase]`, `loaders["val"]`: a dict or list of loaders
+                return container(loader(split_of_text(name), weak=True))
             return loader(split_of_text(name), weak=True)
         if OPTIMIZER_NAME_RE.match(name):
             return _NAMED_OPTIMIZER

@@ -90,6 +90,14 @@ TENSOR_ONLY_METHODS = INPLACE_VALUE_METHODS | {
 }
 # Tensor methods whose argument must be a tensor too (``ys.type_as(src.data)``).
 TENSOR_ARGUMENT_METHODS = frozenset({"type_as", "expand_as", "view_as", "reshape_as"})
+# torch functions whose first argument must be a tensor (``torch.mean(source, 0)``; numpy
+# arrays, lists and numbers are refused), besides every ``torch.nn.functional`` function.
+TENSOR_ONLY_FUNCTIONS = _words(
+    """mean sum max min argmax argmin amax amin softmax log_softmax sigmoid tanh relu exp log log1p
+    sqrt rsqrt abs clamp clip flatten squeeze unsqueeze reshape transpose permute matmul mm bmm norm
+    std var topk sort argsort cumsum prod sign floor ceil round diag numel masked_fill gather
+    index_select narrow chunk split unbind flip roll logsumexp"""
+)
 # Keywords of torch's reductions and shape methods that name dimensions by number (``dim=1``;
 # numpy says ``axis=``, xarray names dimensions by string).
 DIMENSION_KEYWORDS = frozenset({"dim", "keepdim"})

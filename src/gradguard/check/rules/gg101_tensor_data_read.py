@@ -10,7 +10,10 @@ others: a hidden state `h = net.init_hidden(n)` before a loop and `out, h = net(
 tensor and none to anything else the code shows), the result of a method only tensors have
 (`x.cpu().data`, `x.detach().data`) or a reduction over dimensions given by number
 (`taylor.mean(dim=(0, 2, 3)).data`; xarray's `ds.mean(dim="time").data` is not one), a call of
-something named for a loss (`criterion(out, y)`, `self.criterion(out, y)` handed in unknown); or
+something named for a loss (`criterion(out, y)`, `self.criterion(out, y)` handed in unknown), a
+name the scope hands to a torch function that takes only tensors (`F.log_softmax(pred, dim=1)`,
+`torch.mean(source, 0)`), a batch of a loader from a dict named for loaders
+(`for x, y in dataloaders[phase]`); or
 where the method right after `.data` exists only on tensors (`x.data.cpu()`, `x.data.numpy()`,
 `x.data.clone()`), a tensor method takes it as a tensor (`ys.type_as(src.data)`), or
 `Variable(...)` wraps it (`Variable(h.data)`, the old way of cutting a hidden state from its
