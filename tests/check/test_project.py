@@ -399,3 +399,61 @@ def test_twin_a_method_of_another_file_s_model_named_for_running_it_is_evaluated
     translator = write(tmp_path, "translator.py", TRANSLATOR % "return self.model(src_seq).argmax(-1)")
     script = write(tmp_path, "translate.py", TRANSLATE)
     assert any("translate.py" in line and "GG201" in line for line in findings(capsys, translator, script))
+
+
+GAN_CLASS = """
+    import torch
+    import torch.nn as nn
+
+    class GAN(object):
+        def __init__(self, args):
+            self.G = nn.Linear(8, 8)
+
+        def train(self):
+            for epoch in range(3):
+                with torch.no_grad():
+                    self.visualize_results(epoch + 1)
+
+        def visualize_results(self, epoch):
+            self.G.eval()
+            samples = self.G(torch.rand(4, 8))
+            print(samples.detach().numpy())
+"""
+
+
+def test_a_method_called_from_another_file_on_an_instance_it_makes_has_that_caller(tmp_path, capsys):
+    gan = write(tmp_path, "GAN.py", GAN_CLASS)
+    main_py = write(
+        tmp_path,
+        "main.py",
+        "from GAN import GAN\n\ndef main():\n    gan = GAN(args)\n    gan.train()\n    gan.visualize_results(3)\n",
+    )
+    assert any("GAN.py" in line and "GG201" in line for line in findings(capsys, gan, main_py))
+
+
+def test_twin_a_method_called_from_another_file_under_no_grad_keeps_its_callers_mode(tmp_path, capsys):
+    gan = write(tmp_path, "GAN.py", GAN_CLASS)
+    main_py = write(
+        tmp_path,
+        "main.py",
+        "import torch\nfrom GAN import GAN\n\ndef main():\n    gan = GAN(args)\n    gan.train()\n"
+        "    with torch.no_grad():\n        gan.visualize_results(3)\n",
+    )
+    assert not any("GG201" in line for line in findings(capsys, gan, main_py))
+
+
+def test_cached_result_follows_a_new_call_of_a_method_in_another_file(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "pyproject.toml", "[tool.gradguard]\n")
+    write(tmp_path, "GAN.py", GAN_CLASS)
+    write(tmp_path, "main.py", "from GAN import GAN\n\ndef main():\n    gan = GAN(args)\n    gan.train()\n")
+
+    def run():
+        main(["check", "--select", "GG201", "GAN.py", "main.py"])
+        return [line for line in capsys.readouterr().out.splitlines() if ": GG" in line]
+
+    assert run() == [] and run() == []  # the second run is served from the cache
+    write(
+        tmp_path, "main.py", "from GAN import GAN\n\ndef main():\n    gan = GAN(args)\n    gan.visualize_results(3)\n"
+    )
+    assert run()  # GAN.py did not change, but a caller of its method did

@@ -1009,17 +1009,23 @@ class SemanticModel:
         return self._run_frame(fn, "query", mode, env, mode_assumed=assumed)
 
     def _external_calls(self, fn: ast.AST) -> list:
-        """Whether each call of a module-level function from the run's other files sits where
-        grad is off (read from their text: a ``no_grad`` block or a decorated function)."""
+        """Whether each call of a module-level function, or of a public method of a module-level
+        class on an instance another file makes, from the run's other files sits where grad is
+        off (read from their text: a ``no_grad`` block or a decorated function)."""
         if self.project is None or not isinstance(fn, FUNCTION_TYPES):
             return []
         location = self._where(fn)
-        if location is None or location.scope is not self.tree:
+        if location is None:
             return []
         module = self.project.module_of(self.filename)
         if module is None:
             return []
-        return list(self.project.calls.get(f"{module}.{fn.name}", ()))
+        if location.scope is self.tree:
+            return list(self.project.calls.get(f"{module}.{fn.name}", ()))
+        owner = location.scope
+        if isinstance(owner, ast.ClassDef) and owner in self.tree.body:
+            return list(self.project.calls.get(f"{module}.{owner.name}.{fn.name}", ()))
+        return []
 
     def _decorated_mode(self, fn: ast.AST) -> Optional[GradMode]:
         mode = None

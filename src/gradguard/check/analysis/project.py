@@ -116,6 +116,8 @@ class ProjectIndex:
             )
         for name in sorted(self.functions):
             h.update(f"def {name}:{self.calls.get(name)}\n".encode())
+        for name in sorted(set(self.calls) - self.functions):
+            h.update(f"method {name}:{self.calls[name]}\n".encode())
         return h.hexdigest()[:16]
 
 
@@ -234,11 +236,23 @@ def build_index(paths: list, read=None) -> ProjectIndex:
                 index.torch_modules.add(name)
                 changed = True
     index.torch_served.update(_served_files(index, importing_torch))
-    # Calls of the project's functions from the files that import them.
+    # Calls of the project's functions from the files that import them, and of the public
+    # methods of its classes on instances those files make (`gan = GAN(args)`, then
+    # `gan.visualize_results(epoch)`: "module.GAN.visualize_results").
+    public_methods = {
+        qualified: [name for name in _method_texts(body) if not name.startswith("_")]
+        for qualified, body in bodies.items()
+    }
     for path, text in texts.values():
         for local, target in _imported_functions(index, path, text):
             for line in _call_lines(text, local):
                 index.calls.setdefault(target, []).append(_grad_off_at(text, line))
+        for local, qualified in _imported_classes(index, path, text):
+            instances = set(re.findall(r"(?<![\w.])(\w+)\s*=\s*" + re.escape(local) + r"\s*\(", text))
+            for instance in instances:
+                for method in public_methods.get(qualified, ()):
+                    for line in _call_lines(text, f"{instance}.{method}"):
+                        index.calls.setdefault(f"{qualified}.{method}", []).append(_grad_off_at(text, line))
     return index
 
 
@@ -420,6 +434,16 @@ def _imported_functions(index: ProjectIndex, path: str, text: str):
         for function in index.functions:
             if function.startswith(module + ".") and "." not in function[len(module) + 1 :]:
                 yield f"{alias or module}.{function[len(module) + 1 :]}", function
+
+
+def _imported_classes(index: ProjectIndex, path: str, text: str):
+    """(local name, "module.Class") for the project classes a file imports by name."""
+    for target_module, names in _from_imports(index, path, text):
+        for item in names.replace("\n", " ").replace("(", " ").replace(")", " ").split(","):
+            name, _, alias = item.strip().partition(" as ")
+            name = name.strip()
+            if name and f"{target_module}.{name}" in index.classes:
+                yield (alias.strip() or name), f"{target_module}.{name}"
 
 
 def _call_lines(text: str, local: str) -> Iterator[int]:
