@@ -2972,6 +2972,134 @@ CASES = [
         """,
         id="a-name-given-to-a-torch-function-is-a-tensor",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+
+        class GPT(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.head = nn.Linear(4, 4)
+
+            def generate(self, idx, max_new_tokens):
+                for _ in range(max_new_tokens):
+                    idx = torch.cat((idx, self(idx).argmax(-1)[:, -1:]), dim=1)
+                return idx
+
+        model = GPT.from_pretrained("gpt2-xl")
+        model.eval()
+        y = model.generate(x, max_new_tokens=20)
+        print(y[0].cpu().squeeze())
+        """,
+        """
+        import torch
+        import torch.nn as nn
+
+        class GPT(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.head = nn.Linear(4, 4)
+
+            @torch.no_grad()
+            def generate(self, idx, max_new_tokens):
+                for _ in range(max_new_tokens):
+                    idx = torch.cat((idx, self(idx).argmax(-1)[:, -1:]), dim=1)
+                return idx
+
+        model = GPT.from_pretrained("gpt2-xl")
+        model.eval()
+        y = model.generate(x, max_new_tokens=20)
+        print(y[0].cpu().squeeze())
+        """,
+        id="an-alternate-constructor-makes-an-instance-of-the-class",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        from transformers import GPT2LMHeadModel
+
+        model = GPT2LMHeadModel.from_pretrained("gpt2")
+        model.eval()
+        y = model.decode_step(x)
+        print(y.argmax())
+        """,
+        """
+        import torch
+        from transformers import GPT2LMHeadModel
+
+        model = GPT2LMHeadModel.from_pretrained("gpt2")
+        model.eval()
+        y = model.generate(x, max_new_tokens=20)
+        print(y[0])
+        """,
+        id="generate-of-a-class-not-shown-runs-without-grad",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+
+        def evaluate(model_path: str, make_env, eval_episodes: int, Model: torch.nn.Module, device="cpu"):
+            envs = make_env()
+            model = Model(envs).to(device)
+            model.load_state_dict(torch.load(model_path, map_location=device))
+            model.eval()
+            obs, _ = envs.reset()
+            for _ in range(eval_episodes):
+                q_values = model(torch.Tensor(obs).to(device))
+                actions = torch.argmax(q_values, dim=1).cpu().numpy()
+                obs, _, _, _, _ = envs.step(actions)
+        """,
+        """
+        import torch
+
+        def evaluate(model_path: str, make_env, eval_episodes: int, Model: torch.nn.Module, device="cpu"):
+            envs = make_env()
+            model = Model(envs).to(device)
+            model.load_state_dict(torch.load(model_path, map_location=device))
+            model.eval()
+            obs, _ = envs.reset()
+            for _ in range(eval_episodes):
+                with torch.no_grad():
+                    q_values = model(torch.Tensor(obs).to(device))
+                actions = torch.argmax(q_values, dim=1).cpu().numpy()
+                obs, _, _, _, _ = envs.step(actions)
+        """,
+        id="a-capitalised-parameter-annotated-as-a-module-is-its-class",
+    ),
+    pytest.param(
+        "GG103",
+        """
+        import torch
+        import torch.nn as nn
+
+        class GenericNetwork(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = nn.Linear(8, 2)
+
+            def forward(self, observation):
+                hidden = self.fc1(observation)
+                return torch.tensor(hidden)
+        """,
+        """
+        import torch
+        import torch.nn as nn
+
+        class GenericNetwork(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = nn.Linear(8, 2)
+
+            def forward(self, observation):
+                state = torch.tensor(observation, dtype=torch.float)
+                return self.fc1(state)
+        """,
+        id="an-argument-of-forward-converted-by-torch-tensor-is-an-array",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

@@ -1111,6 +1111,8 @@ class SemanticModel:
             value = None
             if arg.annotation is not None:
                 value = self.annotation_value(arg.annotation)
+                if value is not None and value.kind is Kind.MODULE and name[:1].isupper() and not name.isupper():
+                    value = Value(Kind.CLASS)  # `Model: torch.nn.Module`, called `Model(envs)`: a class
             caller_value = from_callers.get(name)
             if value is None and caller_value is not None and caller_value.kind is not Kind.UNKNOWN:
                 value = caller_value
@@ -2193,6 +2195,8 @@ class SemanticModel:
 
     def _library_call(self, qual: str, node: ast.Call, args: list, state: State, frame: Frame) -> Value:
         made = self._project_class(qual)
+        if made is None and vocab.last_name(qual).startswith(("from_", "load")) and "." in qual:
+            made = self._project_class(qual.rsplit(".", 1)[0])  # `GPT.from_pretrained(name)`: an instance
         if made is not None:
             if made.kind is Kind.DATASET:
                 return made.with_(split=self._split_arguments(node))
@@ -2411,6 +2415,11 @@ class SemanticModel:
             if method in ("pop", "get", "popitem", "setdefault"):
                 return receiver.elem or UNKNOWN
             return UNKNOWN
+        if kind is Kind.CLASS and receiver.ref is not None and method.startswith(("from_", "load")):
+            info = self._class_table().get(receiver.ref)
+            fn = self._method_of(info, method) if info is not None else None
+            if info is not None and (fn is None or any(dotted_name(d) == "classmethod" for d in fn.decorator_list)):
+                return self._instance_value(info)  # `GPT.from_pretrained("gpt2")`: an instance of the class
         if kind is Kind.OTHER and receiver.ref is not None:
             info = self._class_table().get(receiver.ref)
             if info is not None and frame.kind != "module-first":

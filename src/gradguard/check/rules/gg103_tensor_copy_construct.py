@@ -4,7 +4,10 @@
 Flags `torch.tensor(t)` (also `from torch import tensor`) whose first argument is known to be
 a tensor: a parameter, a `.weight`/`.bias`/`.grad`, a name bound to a torch call, a model output
 or a loss. Lists of tensors (`torch.tensor([t1, t2])`) are not flagged: that is a different
-call (it fails for multi-element tensors and converts one-element tensors to numbers).
+call (it fails for multi-element tensors and converts one-element tensors to numbers). Nor is
+a value only guessed to be a tensor that carries no graph: a batch of a loader known by its
+name, an argument of `forward` (`T.tensor(observation)` there converts a gym observation, an
+array), the `targets` of a `CIFAR10` (a list; only the MNIST family's are tensors).
 
 ## Why is this bad?
 `torch.tensor` is meant for Python data. Given a tensor it copies it and silently drops the
@@ -222,8 +225,11 @@ class TensorCopyConstruct(Rule):
         if not isinstance(source, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.BinOp, ast.UnaryOp)):
             return  # a literal, a comprehension: never a tensor
         value = ctx.model.value(source)
-        if not value.is_tensor or (value.weak and value.grad is Grad.NO):
-            return  # a batch of a loader known only by its name may be a list or an array
+        if not value.is_tensor or (value.weak and value.grad is not Grad.YES):
+            # A batch of a loader known only by its name, an argument of `forward` (mostly
+            # tensors, but one converted here is an array: `T.tensor(observation)`): a weak
+            # guess with no graph of its own says too little for a copy of a tensor.
+            return
         if isinstance(source, ast.Name) and _guarded_not_tensor(ctx, node, source.id):
             return
         text = ctx.text(source)

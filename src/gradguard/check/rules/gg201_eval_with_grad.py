@@ -52,6 +52,9 @@ factory's result is called, often under `no_grad`);
 a module whose `forward` runs a backward pass itself (a meta-learner: the call trains); a module
 built without parameters (`nn.Sequential(nn.Dropout(0.5))`, `nn.BatchNorm1d(n, affine=False)`);
 a model known only by its name in a file that imports JAX, Flax or Keras;
+`model.generate(...)` of a class the run does not show (Hugging Face's and the GPT
+implementations' `generate` run without grad; a class of the file or of another file of the run
+says for itself, and `GPT.from_pretrained(...)` or `Net.load(...)` on one makes an instance of it);
 the hooks of a `LightningModule` that the trainer runs without grad, and what they call;
 module-level functions and methods that this file calls only where grad is disabled
 (`with torch.no_grad(): validate(model, loader)`, and the functions `validate` calls;
@@ -1562,9 +1565,10 @@ class EvalWithGrad(Rule):
         runs = ctx.model.method_runs_module(receiver, target.attr)
         if runs is None:
             # A class the file does not show: only a method named for running the model
-            # (`policy.act(state)`, `net.encode(seq)`; not `generator.label_to_name(i)`). A model
-            # known by its name alone may be a Hugging Face one, whose `generate` runs without grad.
-            if receiver.weak and target.attr.startswith("generate"):
+            # (`policy.act(state)`, `net.encode(seq)`; not `generator.label_to_name(i)`). Its
+            # `generate` is most often Hugging Face's or a GPT's, which run without grad (a
+            # class of another file of the run says for itself: `quiet_methods`).
+            if target.attr.startswith("generate") and not (receiver.ref or "").startswith("project:"):
                 return False
             return _RUNNING_METHOD_RE.match(target.attr) is not None
         return runs
