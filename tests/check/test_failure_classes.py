@@ -3100,6 +3100,104 @@ CASES = [
         """,
         id="an-argument-of-forward-converted-by-torch-tensor-is-an-array",
     ),
+    pytest.param(
+        "GG105",
+        """
+        import torch
+        crit = torch.nn.CrossEntropyLoss(size_average=False)
+
+        def get_performance(crit, pred, gold):
+            loss = crit(pred, gold.view(-1))
+            n_correct = pred.max(1)[1].eq(gold).sum()
+            return loss, n_correct
+
+        def train(model, optimizer, training_data):
+            total_loss = 0
+            for src, gold in training_data:
+                optimizer.zero_grad()
+                loss, _ = get_performance(crit, model(src), gold)
+                loss.backward()
+                optimizer.step()
+                total_loss += loss.data
+            return total_loss[0]
+        """,
+        """
+        import torch
+        crit = torch.nn.CrossEntropyLoss(size_average=False)
+
+        def get_performance(crit, pred, gold):
+            loss = crit(pred, gold.view(-1))
+            n_correct = pred.max(1)[1].eq(gold).sum()
+            return loss, n_correct
+
+        def train(model, optimizer, training_data):
+            total_loss = 0
+            for src, gold in training_data:
+                optimizer.zero_grad()
+                loss, _ = get_performance(crit, model(src), gold)
+                loss.backward()
+                optimizer.step()
+                total_loss = get_performance(crit, model(src), gold)
+            return total_loss[0]
+        """,
+        id="a-sum-of-losses-is-0-dim",
+    ),
+    pytest.param(
+        "GG105",
+        """
+        import torch
+        from model import Capsule
+
+        capsule = Capsule()
+
+        def evaluate():
+            capsule.eval()
+            eval_loss = 0
+            for data, label in validation_data:
+                props, lstm_feats = capsule(data)
+                loss = capsule.loss(props, label, lstm_feats)
+                eval_loss += loss.data[0]
+            return eval_loss
+        """,
+        """
+        import torch
+        from model import Capsule
+
+        capsule = Capsule()
+
+        def evaluate():
+            capsule.eval()
+            eval_loss = 0
+            for data, label in validation_data:
+                props, lstm_feats = capsule(data)
+                scores = capsule.scores(props, label, lstm_feats)
+                eval_loss += scores.data[0]
+            return eval_loss
+        """,
+        id="a-models-method-named-for-a-loss-computes-one",
+    ),
+    pytest.param(
+        "GG101",
+        """
+        import torch
+        import torch.nn as nn
+
+        class YoloLayer(nn.Module):
+            def predict_transform(self, inp, anchor_w):
+                prediction = inp.view(2, 3, 5, 5, 85).permute(0, 1, 3, 4, 2).contiguous()
+                w = prediction[..., 2]
+                return torch.exp(w.data) * anchor_w
+        """,
+        """
+        import torch
+
+        def choose_template(kernel, node, anchor_w):
+            prediction = kernel.permute(node, [0, 2, 1, 3])
+            w = prediction[..., 2]
+            return w.data.layout.size
+        """,
+        id="a-permute-by-numbered-dimensions-makes-a-tensor",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

@@ -101,6 +101,26 @@ def _callers_mode(sites: Optional[list], external: list) -> Optional[GradMode]:
     return GradMode.ENABLED if GradMode.ENABLED in modes else mode
 
 
+def _called_as_torch_does(method: str, node: ast.Call) -> bool:
+    """Whether a call of one of ``vocab.TENSOR_RESULT_METHODS`` has the arguments torch's
+    takes: none for ``contiguous()``/``detach()``, dimensions by number for ``permute(0, 2, 1)``
+    (an inductor ``kernel.permute(node, [0, 2, 1])`` is another method)."""
+    if node.keywords:
+        return False
+    if method in ("contiguous", "detach"):
+        return not node.args
+    if method in ("permute", "unsqueeze", "expand", "narrow"):
+        return bool(node.args) and all(
+            isinstance(a, ast.Constant)
+            and type(a.value) is int
+            or isinstance(a, ast.UnaryOp)
+            and isinstance(a.op, ast.USub)
+            and isinstance(a.operand, ast.Constant)
+            for a in node.args
+        )
+    return False
+
+
 def _parameterless_layer(value: Value) -> bool:
     """A torch layer without parameters (an activation, pooling, dropout)."""
     ref = value.ref or ""
@@ -2402,8 +2422,13 @@ class SemanticModel:
             held = self._module_attribute(receiver, method, node.func, frame)  # type: ignore[arg-type]
             if held.kind is Kind.MODULE:
                 return self._module_call(held, node, args, state, frame)
-            if held.kind is Kind.UNKNOWN and info is not None and _names_loss_function(method):
-                return self._named_loss(args, state)  # ``self.criterion(out, y)``, handed in unknown
+            if (
+                held.kind is Kind.UNKNOWN
+                and not (receiver.ref or "").startswith("torch.nn.")
+                and _names_loss_function(method)
+            ):
+                # ``self.criterion(out, y)`` handed in unknown, ``capsule.loss(props, label)``
+                return self._named_loss(args, state)
             return UNKNOWN
         if kind is Kind.OPTIMIZER:
             return NONE_VALUE if method in ("step", "zero_grad") else UNKNOWN
@@ -2443,6 +2468,9 @@ class SemanticModel:
                 return container(container(items=(OTHER, tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=True))))
             if _names_loss_function(method):
                 return self._named_loss(args, state)
+            if method in vocab.TENSOR_RESULT_METHODS and _called_as_torch_does(method, node):
+                # `inp.view(...).permute(0, 2, 1).contiguous()`: only a tensor has the method
+                return tensor(Grad.MAYBE, weak=True)
         return UNKNOWN
 
     def _tensor_method(self, receiver: Value, method: str, node: ast.Call, args: list, state: State) -> Value:

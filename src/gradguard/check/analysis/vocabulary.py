@@ -88,6 +88,9 @@ TENSOR_ONLY_METHODS = INPLACE_VALUE_METHODS | {
     "register_hook",
     "retain_grad",
 }
+# Methods that only tensors have (not arrays, modules, lists or data frames) and that give a
+# tensor: called on something unknown, they show it was a tensor.
+TENSOR_RESULT_METHODS = _words("contiguous detach permute unsqueeze expand narrow")
 # Tensor methods whose argument must be a tensor too (``ys.type_as(src.data)``).
 TENSOR_ARGUMENT_METHODS = frozenset({"type_as", "expand_as", "view_as", "reshape_as"})
 # torch functions whose first argument must be a tensor (``torch.mean(source, 0)``; numpy

@@ -61,9 +61,20 @@ def zero_dim_index(ctx, node: ast.Subscript) -> Optional[ZeroDimIndex]:
     value = ctx.model.value(tensor)
     if value.kind is not Kind.TENSOR or not value.has(Role.SCALAR):
         return None
-    if value.weak and not legacy:
+    if value.weak and not legacy and not (isinstance(tensor, ast.Name) and _accumulated(ctx, tensor.id)):
         return None  # `compute_loss(...)[0]` may index a tuple the function returns
     return ZeroDimIndex(node, tensor, legacy)
+
+
+def _accumulated(ctx, name: str) -> bool:
+    """Whether the scope binds ``name`` only by a number and augmented assignments
+    (``total_loss = 0``, then ``total_loss += loss.data``): a sum, never a tuple."""
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    bindings = ctx.model.uses(scope).bindings_of(name)
+    return any(isinstance(b.node, ast.AugAssign) for b in bindings) and all(
+        isinstance(b.node, ast.AugAssign) or (isinstance(b.value, ast.Constant) and type(b.value.value) in (int, float))
+        for b in bindings
+    )
 
 
 # Text that code making a 0-dim tensor contains: a full reduction, a loss or criterion call,

@@ -7,7 +7,9 @@ loss function (unless built with `reduction="none"`), a full reduction (`x.sum()
 `.data`, `.cpu()`, `.detach()` or `.numpy()` (`loss.data[0]`, `loss.cpu().data.numpy()[0]`).
 Where a value is known only from its name (`loss = loss_fn(out, y)` with `loss_fn` a
 parameter), only the `.data[0]` / `.numpy()[0]` forms are flagged: `compute_loss(...)[0]` may
-take the first item of a tuple. A tensor that keeps a dimension (`out.max(1)[0]`,
+take the first item of a tuple; but a name the code only sets to a number and adds to
+(`total_loss = 0`, then `total_loss += loss.data`) holds a sum, never a tuple, and its `[0]` is
+flagged. A tensor that keeps a dimension (`out.max(1)[0]`,
 `loss_per_sample[0]`, `torch.zeros(1)[0]`) is not flagged.
 
 ## Why is this bad?
