@@ -3198,6 +3198,56 @@ CASES = [
         """,
         id="a-permute-by-numbered-dimensions-makes-a-tensor",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rnn = nn.LSTM(4, 8)
+                self.fc = nn.Linear(8, 2)
+
+            def get_scores(self, x):
+                return self.fc(self.rnn(x)[0])
+
+            def init_hidden(self, batch_size):
+                weight = next(self.parameters()).data
+                return weight.new(1, batch_size, 8).zero_()
+
+        net = Net()
+        net.load_state_dict(torch.load("net.pt"))
+        net.eval()
+        out = net.get_scores(x)
+        print(out.argmax())
+        """,
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rnn = nn.LSTM(4, 8)
+                self.fc = nn.Linear(8, 2)
+
+            def get_scores(self, x):
+                return self.fc(self.rnn(x)[0])
+
+            def init_hidden(self, batch_size):
+                weight = next(self.parameters()).data
+                return weight.new(1, batch_size, 8).zero_()
+
+        net = Net()
+        net.load_state_dict(torch.load("net.pt"))
+        net.eval()
+        out = net.init_hidden(4)
+        print(out.argmax())
+        """,
+        id="a-method-that-runs-a-layer-runs-the-model-whatever-its-name",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

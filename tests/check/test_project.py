@@ -457,3 +457,42 @@ def test_cached_result_follows_a_new_call_of_a_method_in_another_file(tmp_path, 
         tmp_path, "main.py", "from GAN import GAN\n\ndef main():\n    gan = GAN(args)\n    gan.visualize_results(3)\n"
     )
     assert run()  # GAN.py did not change, but a caller of its method did
+
+
+AGENT = """
+    import torch
+    import torch.nn as nn
+
+    class Agent(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.actor = nn.Linear(4, 2)
+
+        def get_action(self, x):
+            return self.actor(x)
+
+        def describe(self):
+            return "agent"
+"""
+ENJOY = """
+    import torch
+    from model import Agent
+
+    agent = Agent()
+    agent.load_state_dict(torch.load("agent.pt"))
+    agent.eval()
+    action = agent.METHOD(obs)
+    print(action.argmax(1))
+"""
+
+
+def test_a_method_of_another_file_s_model_that_runs_a_layer_is_evaluated(tmp_path, capsys):
+    model = write(tmp_path, "model.py", AGENT)
+    enjoy = write(tmp_path, "enjoy.py", ENJOY.replace("METHOD", "get_action"))
+    assert any("enjoy.py" in line and "GG201" in line for line in findings(capsys, model, enjoy))
+
+
+def test_twin_a_method_of_another_file_s_model_that_runs_nothing_is_not(tmp_path, capsys):
+    model = write(tmp_path, "model.py", AGENT)
+    enjoy = write(tmp_path, "enjoy.py", ENJOY.replace("METHOD", "describe"))
+    assert not any("GG201" in line for line in findings(capsys, model, enjoy))

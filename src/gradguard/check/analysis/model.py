@@ -743,7 +743,9 @@ class SemanticModel:
         provides, or of another file's class, unless that file shows it turns grad off)."""
         if value.kind is Kind.MODULE and (value.ref or "").startswith("project:") and self.project is not None:
             fact = self.project.classes.get(value.ref[len("project:") :])  # type: ignore[index]
-            return False if fact is not None and method in fact.quiet_methods else None
+            if fact is None:
+                return None
+            return False if method in fact.quiet_methods else True if method in fact.running_methods else None
         info = self._class_table().get(value.ref) if value.kind is Kind.MODULE and value.ref else None
         fn = self._method_of(info, method) if info is not None else None
         if fn is None:
@@ -762,7 +764,7 @@ class SemanticModel:
             return True
         for match in _SELF_CALL_RE.finditer(text):
             called = match.group(1)
-            if called not in methods:
+            if called not in methods and called not in vocab.MODULE_OWN_METHODS:
                 return True  # a layer the instance holds
             other = self._method_of(info, called)  # `def qvals(self, x): return self.both(x)[1]`
             if other is not None and id(other) not in seen and self._runs_module(info, other, methods, seen):

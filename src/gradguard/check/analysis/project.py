@@ -23,6 +23,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
+from gradguard.check.analysis import vocabulary as vocab
 from gradguard.check.analysis.imports import mentions_torch_import
 
 _CLASS_RE = re.compile(r"^class[ \t]+(\w+)[ \t]*(?:\((.*?)\))?[ \t]*:", re.M | re.S)
@@ -48,6 +49,9 @@ class ClassFact:
     # Its methods that turn grad off or backpropagate in their own body: a call of one is no
     # evaluation with grad (`translator.translate_sentence(seq)` runs under `no_grad` inside).
     quiet_methods: frozenset = frozenset()
+    # Its other methods that run the module: they call `self(...)`, `self.forward(...)`, a layer
+    # the instance holds (`self.actor(x)`), or another such method (`agent.get_action(x)`).
+    running_methods: frozenset = frozenset()
 
 
 @dataclass
@@ -112,7 +116,7 @@ class ProjectIndex:
             fact = self.classes[name]
             h.update(
                 f"{name}:{fact.module}:{fact.dataset}:{sorted(fact.layers)}:{fact.backpropagates}:"
-                f"{sorted(fact.quiet_methods)}\n".encode()
+                f"{sorted(fact.quiet_methods)}:{sorted(fact.running_methods)}\n".encode()
             )
         for name in sorted(self.functions):
             h.update(f"def {name}:{self.calls.get(name)}\n".encode())
@@ -217,14 +221,16 @@ def build_index(paths: list, read=None) -> ProjectIndex:
     for qualified in bases:
         layers = frozenset(_LAYER_RE.findall(bodies[qualified])) if qualified in module_classes else frozenset()
         methods = _method_texts(bodies[qualified])
+        quiet = frozenset(
+            name for name, text in methods.items() if ".backward(" in text or _GRAD_OFF_RE.search(text) is not None
+        )
         index.classes[qualified] = ClassFact(
             qualified in module_classes,
             qualified in dataset_classes,
             layers,
             ".backward(" in methods.get("forward", ""),
-            frozenset(
-                name for name, text in methods.items() if ".backward(" in text or _GRAD_OFF_RE.search(text) is not None
-            ),
+            quiet,
+            _running_methods(methods, quiet) if qualified in module_classes else frozenset(),
         )
     # Modules that import torch, then those that take everything from one of them.
     index.torch_modules.update(name for name, imports in imports_torch.items() if imports)
@@ -357,6 +363,34 @@ def _read(path: str) -> Optional[str]:
 
 
 _METHOD_RE = re.compile(r"^([ \t]+)(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.M)
+
+
+_SELF_CALL_RE = re.compile(r"\bself\.(\w+)\s*\(")
+
+
+def _running_methods(methods: dict, quiet: frozenset) -> frozenset:
+    """The methods of a module class that run it (see ``ClassFact.running_methods``)."""
+    direct = {
+        name: {called for called in _SELF_CALL_RE.findall(text)}
+        for name, text in methods.items()
+        if name not in quiet and name != "__init__" and not name.startswith("__")
+    }
+    running = {
+        name
+        for name, called in direct.items()
+        if "self(" in methods[name]
+        or "self.forward(" in methods[name]
+        or any(c not in methods and c not in vocab.MODULE_OWN_METHODS for c in called)  # a layer it holds
+    }
+    changed = True
+    while changed:
+        changed = False
+        for name, called in direct.items():
+            if name not in running and called & running:
+                running.add(name)
+                changed = True
+    running.discard("forward")
+    return frozenset(running)
 
 
 def _method_texts(body: str) -> dict:

@@ -255,19 +255,26 @@ PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
 # those of Python's containers, strings, files and loggers (``model.parameters()``,
 # ``loss.backward()``, ``outputs.append(y)``, ``log.info(...)``). Names that also name layers
 # (``norm``, ``linear``, ``embedding``, ``dropout``, ``relu``) are left out.
-NOT_MODEL_METHODS = (
+# `nn.Module`'s own methods: `self.parameters()` in a method is no call of a layer.
+MODULE_OWN_METHODS = (
     MODULE_RETURNING_METHODS
     | PARAMETER_METHODS
+    | _words(
+        """modules named_modules children named_children buffers named_buffers state_dict
+        load_state_dict zero_grad register_forward_hook register_forward_pre_hook
+        register_full_backward_hook register_buffer register_parameter add_module get_submodule
+        get_parameter apply extra_repr"""
+    )
+)
+NOT_MODEL_METHODS = (
+    MODULE_OWN_METHODS
     | TENSOR_ONLY_METHODS
     | ALIAS_METHODS
     | GRAD_DROPPING
     | PYTHON_VALUE_METHODS
     | (FULL_REDUCTIONS - {"norm"})
     | _words(
-        """modules named_modules children named_children buffers named_buffers state_dict
-        load_state_dict zero_grad register_forward_hook register_forward_pre_hook
-        register_full_backward_hook register_buffer register_parameter add_module get_submodule
-        get_parameter step get append extend insert pop popitem items keys values update
+        """step get append extend insert pop popitem items keys values update
         setdefault join format split rsplit strip lstrip rstrip replace startswith endswith lower
         upper encode decode add discard remove clear index count sort copy write writelines
         read readline readlines close flush debug info warning warn error exception critical log

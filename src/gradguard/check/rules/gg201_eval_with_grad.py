@@ -1548,11 +1548,12 @@ class EvalWithGrad(Rule):
 
     @staticmethod
     def _model_method_call(ctx, target: ast.AST) -> bool:
-        """``net.qvals(x)``, ``policy.act(state)``, ``net.encode(seq)``: a method of a model that
-        runs it, as its class in the file shows (``SemanticModel.method_runs_module``); for a
-        class the file does not show, a method named for running a model (``_RUNNING_METHOD_RE``),
-        never one named for something else (``init_hidden``, ``get_...``, ``parameters``)."""
-        if not isinstance(target, ast.Attribute) or target.attr.startswith(_NOT_RUNNING_PREFIXES):
+        """``net.qvals(x)``, ``policy.act(state)``, ``agent.get_action(obs)``: a method of a model
+        that runs it, as its class in the file or the run shows (``SemanticModel.method_runs_module``,
+        whatever the method's name); for a class the run does not show, a method named for running
+        a model (``_RUNNING_METHOD_RE``), never one named for something else (``init_hidden``,
+        ``get_...``, ``parameters``)."""
+        if not isinstance(target, ast.Attribute):
             return False
         if isinstance(target.value, ast.Name) and target.value.id == "self":
             return False
@@ -1563,6 +1564,8 @@ class EvalWithGrad(Rule):
         if ref.startswith("torch.nn.") or ctx.model.module_backpropagates(receiver):
             return False  # a torch layer's own methods (`lstm.flatten_parameters()`) run nothing
         runs = ctx.model.method_runs_module(receiver, target.attr)
+        if runs is None and target.attr.startswith(_NOT_RUNNING_PREFIXES):
+            return False  # `model.init_hidden(bs)`, `net.get_config()` of a class not shown
         if runs is None:
             # A class the file does not show: only a method named for running the model
             # (`policy.act(state)`, `net.encode(seq)`; not `generator.label_to_name(i)`). Its
