@@ -33,7 +33,11 @@ module (`G_AB = Generator()` from a star import, `G_AB.parameters()` handed to a
 one in every function that reads it (`fake_B = G_AB(real_A)` in `sample_images`). A model is also a
 function of the file that computes one by hand: it returns a tensor with a graph of its own,
 whatever it is given (`def forward(x): return x @ w.t() + b` over weights that require grad),
-neither backpropagates nor steps, and is not handed a module. A model is something named like one (`model`, `net`, `self.backbone`,
+neither backpropagates nor steps, and is not handed a module. A call of a model's method runs
+the model where the method's code shows it (it calls `self(...)`, `self.forward(...)`, a layer
+the instance holds, or another such method: `agent.get_action(obs)`, `net.qvals(x)`), for a
+class of the file or of another file of the run; for a class the run does not show, where the
+method is named for running it (`act`, `predict`, `encode`, `sample`...). A model is something named like one (`model`, `net`, `self.backbone`,
 `teacher`, `ema_model`, `netD`, `model.module`, ...): a module without parameters (pooling,
 dropout) records no graph, and nothing else in the code tells the two apart (`backward`, `torch.autograd`, an optimizer `step`, `.grad`, `requires_grad`,
 `grad_fn`), and no `torch.jit.freeze` (a frozen module holds its weights as constants). It is reported at the first such model call. In a function that does train (a
