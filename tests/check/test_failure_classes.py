@@ -3248,6 +3248,134 @@ CASES = [
         """,
         id="a-method-that-runs-a-layer-runs-the-model-whatever-its-name",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import torchvision
+        from torch import nn
+        from torch.utils.data import DataLoader
+
+        dataset = torchvision.datasets.CIFAR10("../data", train=False, transform=torchvision.transforms.ToTensor())
+        dataloader = DataLoader(dataset, batch_size=64)
+
+        class Tudui(nn.Module):
+            def __init__(self):
+                super(Tudui, self).__init__()
+                self.layer1 = nn.Conv2d(3, 6, 3)
+
+            def forward(self, input):
+                return self.layer1(input)
+
+        tudui = Tudui()
+        for step, data in enumerate(dataloader):
+            imgs, targets = data
+            output = tudui(imgs)
+            writer.add_images("output", output, step)
+        """,
+        """
+        import torchvision
+        from torch import nn
+        from torch.utils.data import DataLoader
+
+        dataset = torchvision.datasets.CIFAR10("../data", train=False, transform=torchvision.transforms.ToTensor())
+        dataloader = DataLoader(dataset, batch_size=64)
+
+        class Tudui(nn.Module):
+            def __init__(self):
+                super(Tudui, self).__init__()
+                self.layer1 = nn.MaxPool2d(kernel_size=3, ceil_mode=False)
+
+            def forward(self, input):
+                return self.layer1(input)
+
+        tudui = Tudui()
+        for step, data in enumerate(dataloader):
+            imgs, targets = data
+            output = tudui(imgs)
+            writer.add_images("output", output, step)
+        """,
+        id="a-module-class-holding-only-parameterless-layers-records-no-graph",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class FinetunedLLM(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.fc1 = nn.Linear(n, 2)
+
+            def forward(self, batch):
+                return self.fc1(batch)
+
+            # runs with the caller's grad mode
+            def predict_proba(self, batch):
+                self.eval()
+                z = self(batch)
+                return F.softmax(z, dim=1).cpu().numpy()
+
+        class TorchPredictor:
+            def __init__(self, preprocessor, model):
+                self.model = model
+                self.model.eval()
+
+            def predict_proba(self, batch):
+                results = self.model.predict_proba(batch)
+                return {"output": results}
+        """,
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class FinetunedLLM(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.fc1 = nn.Linear(n, 2)
+
+            def forward(self, batch):
+                return self.fc1(batch)
+
+            @torch.inference_mode()
+            def predict_proba(self, batch):
+                self.eval()
+                z = self(batch)
+                return F.softmax(z, dim=1).cpu().numpy()
+
+        class TorchPredictor:
+            def __init__(self, preprocessor, model):
+                self.model = model
+                self.model.eval()
+
+            def predict_proba(self, batch):
+                results = self.model.predict_proba(batch)
+                return {"output": results}
+        """,
+        id="a-method-every-class-runs-without-grad-runs-without-grad",
+    ),
+    pytest.param(
+        "GG101",
+        """
+        import torch
+
+        @torch.no_grad()
+        def knn_classifier(test_labels, predictions, idx):
+            targets = test_labels[idx : idx + 100]
+            return predictions.eq(targets.data.view(-1, 1))
+        """,
+        """
+        import torch
+
+        @torch.no_grad()
+        def knn_classifier(test_labels, predictions, idx):
+            targets = test_labels[idx : idx + 100]
+            return predictions.eq(targets.data.cast("B"))
+        """,
+        id="view-after-data-is-a-tensors",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

@@ -56,6 +56,7 @@ _TENSOR_METHODS_AFTER_DATA = (
         "storage",
         "untyped_storage",
         "numel",  # `v.data.numel()`: an array has `size`, not `numel`
+        "view",  # `targets.data.view(-1, 1)`: an array's `.data` is a memoryview, which has none
     }
 )
 # Functions of `torch.nn.init` that only read the tensor they are given (the others fill it,

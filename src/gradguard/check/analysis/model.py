@@ -714,18 +714,21 @@ class SemanticModel:
 
     def module_without_parameters(self, value: Value) -> bool:
         """Whether a module value is certainly an instance of a class of the file that holds no
-        parameters: it constructs no ``torch.nn`` object (no layer, no ``nn.Parameter``) and no
-        module class of the file, says nothing of ``requires_grad``, derives only from
-        ``nn.Module`` or such classes, and keeps plain tensors (a hand-written model updated by
-        hand) or has no ``__init__`` at all (a Gram matrix)."""
+        parameters: it constructs no ``torch.nn`` object but parameterless layers (no ``Linear``,
+        no ``nn.Parameter``) and no module class of the file, says nothing of ``requires_grad``,
+        derives only from ``nn.Module`` or such classes, and keeps plain tensors (a hand-written
+        model updated by hand), parameterless layers only (``MaxPool2d``, ``ReLU``: a demo of a
+        layer) or has no ``__init__`` at all (a Gram matrix)."""
         if value.kind is not Kind.MODULE or value.ref is None:
             return False
         info = self._class_table().get(value.ref)
         # Evidence, not absence of it: the class keeps tensors of its own (`self.w = torch.zeros(...)`),
         # or has no `__init__` to hold anything (`class GramMatrix(nn.Module)` with `forward` alone).
-        return (self._keeps_plain_tensors(info) or self._holds_nothing(info)) and self._class_without_parameters(
-            info, set()
-        )
+        return (
+            self._keeps_plain_tensors(info)
+            or self._holds_nothing(info)
+            or bool(info is not None and self._layers(info))
+        ) and self._class_without_parameters(info, set())
 
     def _holds_nothing(self, info: Optional[ClassInfo]) -> bool:
         """A class with no ``__init__`` whose methods call nothing the instance holds (only
@@ -754,6 +757,32 @@ class SemanticModel:
             return False  # `@torch.no_grad()` on the method
         methods = {name for held in self._class_chain(info) for name in self._methods(held)}
         return self._runs_module(info, fn, methods, set())
+
+    def method_quiet_everywhere(self, method: str) -> bool:
+        """Whether the module classes of the file and of the run that define ``method`` all run it
+        without grad (``@torch.inference_mode()`` on ``predict_proba``, a ``no_grad`` block
+        inside), and at least one does: a call of it on a model whose class is not known runs
+        one of them."""
+        found = False
+        for info in self._class_table().values():
+            fn = self._method_of(info, method) if info.is_module else None
+            if fn is None or fn not in info.node.body:
+                continue
+            mode = self._decorated_mode(fn)
+            if mode is None and not any(word in self._scope_text(fn) for word in _GRAD_OFF_WORDS):
+                return False
+            if mode is GradMode.ENABLED:
+                return False
+            found = True
+        if self.project is not None:
+            for name, fact in self.project.classes.items():
+                if not fact.module or self.project.module_of(self.filename) == name.rsplit(".", 1)[0]:
+                    continue  # not a module class, or one of this file's, read above
+                if method in fact.running_methods:
+                    return False
+                if method in fact.quiet_methods:
+                    found = True
+        return found
 
     def _runs_module(self, info: ClassInfo, fn: ast.AST, methods: set, seen: set) -> bool:
         seen.add(id(fn))
@@ -834,9 +863,11 @@ class SemanticModel:
         if info is None or info.key in seen:
             return False
         seen.add(info.key)
-        if self._layers(info) or "requires_grad" in self._scope_text(info.node):
-            return False
         classes = self._class_table()
+        if "requires_grad" in self._scope_text(info.node) or any(
+            layer not in vocab.PARAMETERLESS_MODULES or layer in classes for layer in self._layers(info)
+        ):
+            return False  # a layer with parameters, `nn.Parameter`, a module class of the file
         for base in info.bases:
             if base in classes:
                 if not self._class_without_parameters(classes[base], seen):

@@ -16,7 +16,7 @@ name the scope hands to a torch function that takes only tensors (`F.log_softmax
 (`inp.view(n, -1).permute(0, 2, 1).contiguous()`), a batch of a loader from a dict named for loaders
 (`for x, y in dataloaders[phase]`); or
 where the method right after `.data` exists only on tensors (`x.data.cpu()`, `x.data.numpy()`,
-`x.data.clone()`), a tensor method takes it as a tensor (`ys.type_as(src.data)`), or
+`x.data.clone()`, `x.data.view(-1, 1)`: an array's `.data` is a memoryview), a tensor method takes it as a tensor (`ys.type_as(src.data)`), or
 `Variable(...)` wraps it (`Variable(h.data)`, the old way of cutting a hidden state from its
 history). Writes through `.data`
 are GG102. Attributes that merely happen to be called `data` (`dataset.data`, `args.data`,

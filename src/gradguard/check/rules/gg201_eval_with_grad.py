@@ -54,11 +54,14 @@ Not flagged: functions under a decorator or inside a caller region that may disa
 a function its enclosing function returns (`return perform_val_step_fn`: it runs wherever the
 factory's result is called, often under `no_grad`);
 a module whose `forward` runs a backward pass itself (a meta-learner: the call trains); a module
-built without parameters (`nn.Sequential(nn.Dropout(0.5))`, `nn.BatchNorm1d(n, affine=False)`);
+built without parameters (`nn.Sequential(nn.Dropout(0.5))`, `nn.BatchNorm1d(n, affine=False)`, a
+class of the file holding only `MaxPool2d`, `ReLU` and such: a demo of a layer);
 a model known only by its name in a file that imports JAX, Flax or Keras;
 `model.generate(...)` of a class the run does not show (Hugging Face's and the GPT
 implementations' `generate` run without grad; a class of the file or of another file of the run
 says for itself, and `GPT.from_pretrained(...)` or `Net.load(...)` on one makes an instance of it);
+a method of a model whose class is not known that every module class of the run defining it runs
+without grad (`self.model.predict_proba(x)` with `@torch.inference_mode()` on `predict_proba`);
 the hooks of a `LightningModule` that the trainer runs without grad, and what they call;
 module-level functions and methods that this file calls only where grad is disabled
 (`with torch.no_grad(): validate(model, loader)`, and the functions `validate` calls;
@@ -1570,6 +1573,8 @@ class EvalWithGrad(Rule):
         runs = ctx.model.method_runs_module(receiver, target.attr)
         if runs is None and target.attr.startswith(_NOT_RUNNING_PREFIXES):
             return False  # `model.init_hidden(bs)`, `net.get_config()` of a class not shown
+        if runs is None and ctx.model.method_quiet_everywhere(target.attr):
+            return False  # `self.model.predict_proba(x)`: every class defining it runs it without grad
         if runs is None:
             # A class the file does not show: only a method named for running the model
             # (`policy.act(state)`, `net.encode(seq)`; not `generator.label_to_name(i)`). Its
