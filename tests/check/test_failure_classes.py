@@ -3376,6 +3376,42 @@ CASES = [
         """,
         id="view-after-data-is-a-tensors",
     ),
+    pytest.param(
+        "GG101",
+        """
+        import torch
+        import torch.nn as nn
+
+        class Solver(object):
+            def __init__(self):
+                self.D = nn.Linear(4, 1)
+                self.lstm = nn.LSTM(4, 4)
+
+            def train(self, data_iter):
+                x_real, label_org = next(data_iter)
+                x_real = x_real.to(self.device)
+                out_src = self.D(x_real)
+                alpha = torch.rand(x_real.size(0), 1)
+                return alpha * x_real.data
+        """,
+        """
+        import torch
+        import torch.nn as nn
+
+        class Solver(object):
+            def __init__(self):
+                self.D = nn.Linear(4, 1)
+                self.lstm = nn.LSTM(4, 4)
+
+            def train(self, data_iter):
+                x_real, label_org = next(data_iter)
+                x_real = x_real.to(self.device)
+                out_src = self.lstm(x_real)
+                alpha = torch.rand(x_real.size(0), 1)
+                return alpha * x_real.data
+        """,
+        id="a-models-input-is-a-tensor",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

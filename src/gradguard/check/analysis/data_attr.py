@@ -164,6 +164,7 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool, written: bool = 
             recv.id in _names_with_tensor_chains(ctx)
             or recv.id in _names_given_to_torch(ctx)
             or ctx.model.tensor_on_some_path(recv)
+            or _given_to_a_model(ctx, recv.id)
         )
     elif not chain_certain and isinstance(recv, ast.Attribute):
         chain_certain = ctx.model.tensor_on_some_path(recv)  # `self.C_max` set to a tensor in a method
@@ -269,6 +270,28 @@ def _names_given_to_torch(ctx) -> frozenset:
                         out.add(sub.args[0].id)  # type: ignore[attr-defined]
         found = ctx.cache[key] = frozenset(out)
     return found
+
+
+_RECURRENT_LAYERS = ("RNN", "LSTM", "GRU")  # they take a PackedSequence, whose `.data` is a field
+
+
+def _given_to_a_model(ctx, name: str) -> bool:
+    """Whether the current scope runs a model on ``name`` (``out_src, out_cls = self.D(x_real)``):
+    a model's input is a tensor (not for a recurrent layer, which takes a `PackedSequence` too)."""
+    scope = ctx.scope
+    body = scope.body if isinstance(scope.body, list) else [scope.body]
+    for stmt in body:
+        for sub in ast.walk(stmt):
+            if (
+                type(sub) is ast.Call
+                and sub.args  # type: ignore[attr-defined]
+                and type(sub.args[0]) is ast.Name  # type: ignore[attr-defined]
+                and sub.args[0].id == name  # type: ignore[attr-defined]
+            ):
+                callee = ctx.model.value(sub.func)  # type: ignore[attr-defined]
+                if callee.kind is Kind.MODULE and not (callee.ref or "").endswith(_RECURRENT_LAYERS):
+                    return True
+    return False
 
 
 def _optional_data_receivers(ctx) -> frozenset:

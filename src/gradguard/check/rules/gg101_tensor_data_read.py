@@ -12,7 +12,8 @@ tensor and none to anything else the code shows), the result of a method only te
 (`taylor.mean(dim=(0, 2, 3)).data`; xarray's `ds.mean(dim="time").data` is not one), a call of
 something named for a loss (`criterion(out, y)`, `self.criterion(out, y)` handed in unknown), a
 name the scope hands to a torch function that takes only tensors (`F.log_softmax(pred, dim=1)`,
-`torch.mean(source, 0)`), the result of a method only tensors have, called as torch's is
+`torch.mean(source, 0)`) or runs a model on (`out = self.D(x_real)`; not a recurrent layer,
+which takes a `PackedSequence` too), the result of a method only tensors have, called as torch's is
 (`inp.view(n, -1).permute(0, 2, 1).contiguous()`), a batch of a loader from a dict named for loaders
 (`for x, y in dataloaders[phase]`); or
 where the method right after `.data` exists only on tensors (`x.data.cpu()`, `x.data.numpy()`,
