@@ -3412,6 +3412,38 @@ CASES = [
         """,
         id="a-models-input-is-a-tensor",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+
+        def create_samples(g_model, input_z):
+            g_output = g_model(input_z)
+            images = torch.reshape(g_output, (64, 28, 28))
+            return (images + 1) / 2.0
+
+        epoch_samples = []
+        for epoch in range(1, 101):
+            for x, _ in mnist_dl:
+                g_train(x)
+            epoch_samples.append(create_samples(gen_model, fixed_z).detach().cpu().numpy())
+        """,
+        """
+        import torch
+
+        def create_samples(g_model, input_z):
+            g_output = g_model(input_z)
+            images = torch.reshape(g_output, (64, 28, 28))
+            return (images + 1) / 2.0
+
+        epoch_samples = []
+        for epoch in range(1, 101):
+            for x, _ in mnist_dl:
+                g_train(x)
+            loss_fn(create_samples(gen_model, fixed_z), target).backward()
+        """,
+        id="a-sampling-function-whose-callers-read-its-result-at-once",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

@@ -730,7 +730,8 @@ _LOADING_KEYWORDS = frozenset({"pretrained", "weights", "checkpoint", "state_dic
 
 def _callers_only_read(ctx, function: ast.AST) -> bool:
     """Whether the function is called in this file, only by calls whose result is only read
-    (``output = evaluate(line)`` then ``output.data.topk(3)``; ``print(predict(x))``)."""
+    (``output = evaluate(line)`` then ``output.data.topk(3)``; ``print(predict(x))``;
+    ``create_samples(gen, z).detach().cpu().numpy()``)."""
     sites = ctx.model.callers(function)
     if not sites:
         return False
@@ -739,6 +740,8 @@ def _callers_only_read(ctx, function: ast.AST) -> bool:
         up = ctx.parent(call)
         if isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id == "print" and call in up.args:
             continue
+        if read_at_once(call, ctx.parent):
+            continue  # `create_samples(gen, z).detach().cpu().numpy()`
         scope = site.frame.node
         if isinstance(scope, ast.Lambda) or not (isinstance(up, ast.Assign) and up.value is call):
             return False
@@ -1014,6 +1017,11 @@ def _module_code(ctx) -> list:
     return [s for s in ctx.tree.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
 
 
+# A function named for sampling (`def sample(`, `def create_samples(`, `def decode_chain_sampling(`),
+# not `def downsample(`.
+_SAMPLING_DEF = re.compile(r"def (?:\w+_)?sampl")
+
+
 class EvalWithGrad(Rule):
     code = "GG201"
     name = "eval-with-grad"
@@ -1034,6 +1042,7 @@ class EvalWithGrad(Rule):
         "generat",
         "demo",
         "detect",
+        _SAMPLING_DEF,
         *_VALUE_READ_HINTS,  # a model's output only read: `prediction.data.numpy()`
         *_SPLIT_TRIGGERS,
     )
