@@ -3444,6 +3444,111 @@ CASES = [
         """,
         id="a-sampling-function-whose-callers-read-its-result-at-once",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import unittest
+        import torch
+        from torch import nn
+        from hubconf import detr_resnet50
+
+        class Tester(unittest.TestCase):
+            def test_model_script_detection(self):
+                model = detr_resnet50(pretrained=False)
+                model.load_state_dict(torch.load("detr.pth"))
+                model.eval()
+                scripted_model = torch.jit.script(model)
+                x = [torch.rand(3, 200, 200)]
+                out = model(x)
+                out_script = scripted_model(x)
+                self.assertTrue(out["pred_logits"].equal(out_script["pred_logits"]))
+        """,
+        """
+        import unittest
+        import torch
+        from torch import nn
+        from hubconf import detr_resnet50
+
+        class Tester(unittest.TestCase):
+            def test_model_script_detection(self):
+                model = detr_resnet50(pretrained=False)
+                model.eval()
+                scripted_model = torch.jit.script(model)
+                x = [torch.rand(3, 200, 200)]
+                out = model(x)
+                out_script = scripted_model(x)
+                self.assertTrue(out["pred_logits"].equal(out_script["pred_logits"]))
+        """,
+        id="a-unit-test-of-a-model-it-builds-in-eval-mode",
+    ),
+    pytest.param(
+        "GG101",
+        """
+        import torch.nn as nn
+
+        def convert_weights(l):
+            for attr in ["in_proj_weight", "bias_k"]:
+                tensor = getattr(l, attr)
+                if tensor is not None:
+                    tensor.data = tensor.data.half()
+        """,
+        """
+        import torch.nn as nn
+
+        def convert_weights(l):
+            for attr in ["in_proj_weight", "bias_k"]:
+                tensor = getattr(l, attr)
+                if tensor is not None:
+                    tensor.data = tensor.data.tolist()
+        """,
+        id="half-after-data-is-a-tensors",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+        from torch.autograd import Variable
+
+        class LabelSmoothing(nn.Module):
+            def __init__(self, size):
+                super(LabelSmoothing, self).__init__()
+                self.criterion = nn.Linear(5, 5)
+                self.size = size
+
+            def forward(self, x, target):
+                true_dist = x.data.clone()
+                return self.criterion(x, Variable(true_dist, requires_grad=False))
+
+        crit = LabelSmoothing(5)
+
+        def loss(x):
+            predict = torch.FloatTensor([[0, x, 1, 1, 1]])
+            print(crit(predict.log(), torch.LongTensor([1])).item())
+        """,
+        """
+        import torch
+        import torch.nn as nn
+        from torch.autograd import Variable
+
+        class LabelSmoothing(nn.Module):
+            def __init__(self, size):
+                super(LabelSmoothing, self).__init__()
+                self.criterion = nn.KLDivLoss(size_average=False)
+                self.size = size
+
+            def forward(self, x, target):
+                true_dist = x.data.clone()
+                return self.criterion(x, Variable(true_dist, requires_grad=False))
+
+        crit = LabelSmoothing(5)
+
+        def loss(x):
+            predict = torch.FloatTensor([[0, x, 1, 1, 1]])
+            print(crit(predict.log(), torch.LongTensor([1])).item())
+        """,
+        id="a-loss-module-class-has-no-parameters",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

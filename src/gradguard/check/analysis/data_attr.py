@@ -57,6 +57,8 @@ _TENSOR_METHODS_AFTER_DATA = (
         "untyped_storage",
         "numel",  # `v.data.numel()`: an array has `size`, not `numel`
         "view",  # `targets.data.view(-1, 1)`: an array's `.data` is a memoryview, which has none
+        "half",  # `attr.data = attr.data.half()`
+        "bfloat16",
     }
 )
 # Functions of `torch.nn.init` that only read the tensor they are given (the others fill it,

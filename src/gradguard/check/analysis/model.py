@@ -168,6 +168,8 @@ _DATASET_TENSOR_FIELDS = frozenset(
 # (``CIFAR10().targets`` is a list, ``SVHN().data`` an array).
 _TENSOR_FIELD_DATASETS = frozenset({"MNIST", "FashionMNIST", "KMNIST", "EMNIST", "QMNIST"})
 _IMPORTED = Value(Kind.OTHER, Grad.NO, ref="<import>")
+# `requires_grad` said of something, other than to turn it off (`Variable(t, requires_grad=False)`).
+_REQUIRES_GRAD_RE = re.compile(r"requires_grad(?!\s*=\s*False\b)")
 # Frames that do not use other functions' summaries: the first module pass (the base of
 # every summary) and the summaries themselves (one level of calls is followed, no chains).
 # Such a frame notes when it met a call whose summary it did not use (``skipped_summaries``),
@@ -864,7 +866,7 @@ class SemanticModel:
             return False
         seen.add(info.key)
         classes = self._class_table()
-        if "requires_grad" in self._scope_text(info.node) or any(
+        if _REQUIRES_GRAD_RE.search(self._scope_text(info.node)) or any(
             layer not in vocab.PARAMETERLESS_MODULES or layer in classes for layer in self._layers(info)
         ):
             return False  # a layer with parameters, `nn.Parameter`, a module class of the file

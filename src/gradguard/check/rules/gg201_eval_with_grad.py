@@ -55,7 +55,8 @@ a function its enclosing function returns (`return perform_val_step_fn`: it runs
 factory's result is called, often under `no_grad`);
 a module whose `forward` runs a backward pass itself (a meta-learner: the call trains); a module
 built without parameters (`nn.Sequential(nn.Dropout(0.5))`, `nn.BatchNorm1d(n, affine=False)`, a
-class of the file holding only `MaxPool2d`, `ReLU` and such: a demo of a layer);
+class of the file holding only `MaxPool2d`, `ReLU`, a loss module and such: a demo of a layer,
+a label-smoothing criterion; `requires_grad=False` says nothing of parameters);
 a model known only by its name in a file that imports JAX, Flax or Keras;
 `model.generate(...)` of a class the run does not show (Hugging Face's and the GPT
 implementations' `generate` run without grad; a class of the file or of another file of the run
@@ -68,7 +69,8 @@ module-level functions and methods that this file calls only where grad is disab
 `model.get_accuracy(x, y)` under `no_grad` in a script's code, and the `self.predict(x)` that
 method calls: the grad mode of a caller is the one its own callers run it in);
 unit tests (`test_*` in a test file, the methods of a `unittest.TestCase`) running the model
-they test, built in `setUp`, whose output they only read;
+they test, built in `setUp`, whose output they only read, or built in the test itself and
+switched to eval mode there (`detr_resnet50(pretrained=False)`: `pretrained=False` loads nothing);
 functions that only switch the model to eval mode and return; functions that return a loss
 (the caller may call `backward` on it); functions named for evaluation whose result carries a graph,
 alone or in a tuple (`return action, log_prob` in a policy's `evaluate`), unless every caller in
@@ -815,7 +817,11 @@ def _loads_or_trains(value: ast.Call) -> bool:
                 "load" in last.lower()
                 or last.lower().startswith(("train", "fit"))  # `net = train_net(get_net(), ...)`
                 or last == "from_pretrained"
-                or any(k.arg in _LOADING_KEYWORDS for k in node.keywords)
+                or any(
+                    k.arg in _LOADING_KEYWORDS
+                    and not (isinstance(k.value, ast.Constant) and k.value.value in (False, None))
+                    for k in node.keywords
+                )  # `pretrained=True`, `weights=...`; not `pretrained=False`
             ):
                 return True
             node = func.value if isinstance(func, ast.Attribute) else func
@@ -1539,12 +1545,16 @@ class EvalWithGrad(Rule):
             return _Candidate(node, "loop", loop_id)
         callee = ctx.model.value(_callee(node))
         if callee.has(Role.EVALUATING):
+            if _unit_test(ctx, ctx.function) and _fresh_module(ctx, node):
+                return None  # a unit test of a model it builds: `model.eval(); out = model(x)`
             return _Candidate(node, "eval-mode", data=short(ctx.text(_callee(node)), 40))
         for arg in node.args:
             value = ctx.model.value(arg)
             if value.is_tensor and value.split is Split.EVAL:
                 return _Candidate(node, "eval-data", data=short(ctx.text(arg), 40))
         if unit is not None and unit.eval_call is not None:
+            if _unit_test(ctx, ctx.function) and _fresh_module(ctx, node):
+                return None  # `scripted = torch.jit.script(model)` in a test of the model it builds
             return _Candidate(node, "eval-call")
         if named_eval:
             if _dummy_input(ctx, node):
