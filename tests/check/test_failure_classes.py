@@ -3549,6 +3549,40 @@ CASES = [
         """,
         id="a-loss-module-class-has-no-parameters",
     ),
+    pytest.param(
+        "GG302",
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class FasterRCNNTrainer(nn.Module):
+            def __init__(self, model_train):
+                super(FasterRCNNTrainer, self).__init__()
+                self.model_train = model_train
+
+            def forward(self, imgs, labels):
+                rpn_scores, anchor = self.model_train(imgs, mode="rpn")
+                creator_input = anchor[0].cpu().numpy()
+                return F.cross_entropy(rpn_scores[0], labels)
+        """,
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class FasterRCNNTrainer(nn.Module):
+            def __init__(self, model_train):
+                super(FasterRCNNTrainer, self).__init__()
+                self.model_train = model_train
+
+            def forward(self, imgs, labels):
+                rpn_locs, rpn_scores, rois, roi_indices, anchor = self.model_train(imgs, mode="rpn")
+                creator_input = anchor[0].cpu().numpy()
+                return F.cross_entropy(rpn_scores[0], labels)
+        """,
+        id="three-or-more-results-of-a-model-not-shown-may-carry-no-graph",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

@@ -1370,8 +1370,12 @@ class SemanticModel:
         if value.items is not None and len(value.items) == count:
             return list(value.items)
         if value.kind is Kind.TENSOR:
-            # ``out, h = model(x, h)``: unpacking a model's result gives tensors.
+            # ``out, h = model(x, h)``: unpacking a model's result gives tensors. Of a model
+            # the code does not show, three or more results may mix outputs with graphs and
+            # tensors without (``rois, roi_indices, anchor = ...``): each may carry one.
             part = value.with_(roles=value.roles & (Role.OUTPUT | Role.INFERENCE | Role.DETACHED))
+            if count >= 3 and value.weak and value.has(Role.OUTPUT) and part.grad is Grad.YES:
+                part = part.with_(grad=Grad.MAYBE)
             return [part] * count
         if value.kind is Kind.CONTAINER and value.elem is not None:
             return [value.elem] * count

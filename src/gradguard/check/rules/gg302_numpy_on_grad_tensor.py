@@ -9,7 +9,10 @@ use and in the same block, to a value without grad (`y = torch.from_numpy(a)`) i
 flagged even where it held a graph-carrying value earlier, nor is the branch that runs only
 when the tensor needs no grad (`t.detach().numpy() if t.requires_grad else t.numpy()`,
 `if not t.requires_grad: ...`). The output of torch layers without parameters (`nn.ReLU()`,
-`nn.Tanh()`, also taken from a list of them) on a tensor without grad carries no graph.
+`nn.Tanh()`, also taken from a list of them) on a tensor without grad carries no graph. Of
+three or more results unpacked from a model the code does not show (`rois, roi_indices,
+anchor = self.model_train(x)`), none is known to carry a graph: such models mix outputs with
+index and anchor tensors built without one.
 
 ## Why is this bad?
 `Tensor.numpy()` refuses tensors that require grad: it raises
