@@ -3583,6 +3583,118 @@ CASES = [
         """,
         id="three-or-more-results-of-a-model-not-shown-may-carry-no-graph",
     ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+
+        class ConvNet(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = nn.Linear(784, 10)
+
+            def forward(self, x):
+                return self.fc1(x)
+
+        model = ConvNet()
+        model.load_state_dict(torch.load("./convnet.pth", map_location="cpu"))
+        model.eval()
+        for p in model.parameters():
+            p.requires_grad_(False)
+        model.fc1 = nn.Linear(784, 10)
+        out = model(torch.rand(1, 784))
+        print(out.argmax())
+        """,
+        """
+        import torch
+        import torch.nn as nn
+
+        class ConvNet(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = nn.Linear(784, 10)
+
+            def forward(self, x):
+                return self.fc1(x)
+
+        model = ConvNet()
+        model.load_state_dict(torch.load("./convnet.pth", map_location="cpu"))
+        model.eval()
+        for p in model.parameters():
+            p.requires_grad_(False)
+        x = 1
+        out = model(torch.rand(1, 784))
+        print(out.argmax())
+        """,
+        id="a-model-whose-parameters-are-all-frozen-records-no-graph",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+        from torchviz import make_dot
+
+        class RandWireNNModel(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 10)
+
+            def forward(self, x):
+                return self.fc(x)
+
+        model = RandWireNNModel()
+        model.load_state_dict(torch.load("ckpt.t7"))
+        model.eval()
+        y = model(torch.randn(2, 8))
+        print(y.mean())
+        """,
+        """
+        import torch
+        import torch.nn as nn
+        from torchviz import make_dot
+
+        class RandWireNNModel(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 10)
+
+            def forward(self, x):
+                return self.fc(x)
+
+        model = RandWireNNModel()
+        model.load_state_dict(torch.load("ckpt.t7"))
+        model.eval()
+        y = model(torch.randn(2, 8))
+        make_dot(y.mean(), params=dict(model.named_parameters())).render(view=False)
+        """,
+        id="a-graph-drawn-by-torchviz-is-used",
+    ),
+    pytest.param(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+
+        embedding_layer = nn.Embedding(num_embeddings=10, embedding_dim=4)
+        optimizer = torch.optim.Adam(embedding_layer.parameters(), lr=0.001)
+        x = 1
+        pred = embedding_layer(torch.tensor([[0, 1]], dtype=torch.long))
+        print(pred)
+        """,
+        """
+        import torch
+        import torch.nn as nn
+
+        embedding_layer = nn.Embedding(num_embeddings=10, embedding_dim=4)
+        optimizer = torch.optim.Adam(embedding_layer.parameters(), lr=0.001)
+        embedding_layer = nn.Embedding(num_embeddings=3, embedding_dim=3)
+        pred = embedding_layer(torch.tensor([[0, 1]], dtype=torch.long))
+        print(pred)
+        """,
+        id="a-module-built-again-is-a-new-one",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     pytest.param(
         "GG202",

@@ -382,3 +382,21 @@ def test_which_notebooks_are_torch_code(tmp_path, capsys, first_cell, checked):
     nb = notebook([code(first_cell), code(SOFT_UPDATE)])
     _, out, _ = run_cli(capsys, "check", "--no-cache", "--select", "GG102", str(write(tmp_path / "a.ipynb", nb)))
     assert ("GG102" in out) is checked
+
+
+@pytest.mark.parametrize(
+    "line,parses",
+    [
+        ("pip install torchviz\n", True),  # IPython's automagic: `%pip install torchviz`
+        ("matplotlib inline\n", True),
+        ("conda install -c conda-forge tqdm\n", True),
+        ("pip = 3\n", True),  # Python: an assignment, kept
+        ("pipx install torchviz\n", False),  # no magic of that name: a syntax error
+    ],
+)
+def test_automagic_lines_are_magics_and_python_stays_python(tmp_path, capsys, line, parses):
+    nb = write(tmp_path / "nb.ipynb", notebook([code(line), code(["import torch\n", "x = torch.zeros(1)\n"])]))
+    _, out, _ = run_cli(capsys, "check", "--no-cache", "--select", "ALL", str(nb))
+    assert ("GG001" not in out) is parses
+    converted, replaced = ipython_to_python(line)
+    assert bool(replaced) is (parses and not line.startswith("pip ="))

@@ -20,8 +20,10 @@ module built in the same scope and never trained or loaded there (a smoke test o
 code, also in a function named for evaluation: `def test_rnn(RNN): rnn = RNN(8); rnn(x)`;
 loading shows as `net.load...(`, `net.restore...(` or `load...(net, ...)`, training by a helper
 as `train...(net, ...)`, `fit...(net, ...)` or `net = train...(...)`; `net.train()` only sets
-a mode, and counts as training where the code has a backward pass; what the code does after the
-name is bound to another module is about that one), and not when a backward pass follows in the same loop or right after it in the same
+a mode, and counts as training where the code has a backward pass; handing the module to a
+function of the file that trains (`train_batch(x, y, model, optimizer)`) is training; what the
+code does after the name is bound to another module is about that one, and so is what it did
+before the name was bound to this one when it builds the module again), and not when a backward pass follows in the same loop or right after it in the same
 block (a forward hook may feed it); the backward pass must be reachable from the output: a
 name rebound on every path in between carries the new value (`pred = net(test_x)` in the
 evaluation step, then `pred = net(x)`, `loss = f(pred)`, `loss.backward()` in the training
@@ -58,6 +60,9 @@ built without parameters (`nn.Sequential(nn.Dropout(0.5))`, `nn.BatchNorm1d(n, a
 class of the file holding only `MaxPool2d`, `ReLU`, a loss module and such: a demo of a layer,
 a label-smoothing criterion; `requires_grad=False` says nothing of parameters);
 a model known only by its name in a file that imports JAX, Flax or Keras;
+a model whose parameters the code freezes (`for p in model.parameters(): p.requires_grad_(False)`,
+with no layer added or thawed after: then its calls record no graph); an output whose graph
+`torchviz` draws (`make_dot(y.mean())`);
 `model.generate(...)` of a class the run does not show (Hugging Face's and the GPT
 implementations' `generate` run without grad; a class of the file or of another file of the run
 says for itself, and `GPT.from_pretrained(...)` or `Net.load(...)` on one makes an instance of it);
@@ -168,6 +173,7 @@ _GRAD_FUNCTIONS = (
     "functorch.",
     "torch.jit.freeze",
     "torch.jit.optimize_for_inference",
+    "torchviz.",  # `make_dot(y.mean())` draws the graph the model call records
 )
 _GRAD_ATTRIBUTES = frozenset({"grad", "grad_fn", "requires_grad"})
 _GRAD_NAMES = frozenset({"gradcheck", "gradgradcheck", "jacobian", "hessian", "vjp", "jvp", "grad", "vmap"})
@@ -766,7 +772,9 @@ def _fresh_module(ctx, call: ast.Call) -> bool:
         return False
     name = callee.id
     scope = ctx.function if ctx.function is not None else ctx.tree
-    made = False
+    made_at = None  # the line of the last binding before the call that builds the module
+    builds = 0  # how many bindings before the call build one
+    loaded_at = None  # the line of the last one that loads or trains it
     rebound_at = None  # the first line after the call that binds the name again
     for binding in ctx.model.uses(scope).bindings_of(name):
         value = binding.value
@@ -778,13 +786,20 @@ def _fresh_module(ctx, call: ast.Call) -> bool:
             continue
         if any(type(sub) is ast.Name and sub.id == name for sub in ast.walk(value)):  # type: ignore[attr-defined]
             continue  # `model = DataParallel(model)`, `model = model.eval()`: the module it held before
+        line = binding.node.lineno
         if _loads_or_trains(value):
-            return False
-        made = True
-    if not made:
+            loaded_at = max(loaded_at or 0, line)
+        else:
+            builds += 1
+            made_at = max(made_at or 0, line)
+    if made_at is None or (loaded_at is not None and loaded_at >= made_at):
         return False
     src = ctx.source
     start, end = (0, len(src.text)) if scope is ctx.tree else (src.node_start(scope), src.node_end(scope))
+    if builds > 1 or loaded_at is not None:
+        # Built again (`embedding_layer = nn.Embedding(3, 3)` after an optimizer over the first
+        # one): what the code did with the name before is about the module it held then.
+        start = max(start, src.line_starts[made_at - 1])
     if rebound_at is not None:
         # What the code does with the name once it holds another module (`model = Classifier()`
         # again, then trained) says nothing of the one this call runs.
@@ -801,7 +816,40 @@ def _fresh_module(ctx, call: ast.Call) -> bool:
     ):
         return False  # `model.train_model(x)`, `model.fit(...)`; `lrmodel.w = lrmodel.w - lr * g`: updated by hand
     # `load_checkpoint(model, ...)`; `train_ch3(net, train_iter, ...)`: trained by a helper
-    return re.search(rf"\b(?:load|restore|train|fit)\w*\(\s*{re.escape(name)}\b", text) is None
+    if re.search(rf"\b(?:load|restore|train|fit)\w*\(\s*{re.escape(name)}\b", text) is not None:
+        return False
+    # `train_batch(x, y, model, optimizer, loss_fn)`: handed to a function of the file that trains
+    return not any(
+        _trains(ctx, match.group(1)) for match in re.finditer(rf"\b(\w+)\([^()\n]*\b{re.escape(name)}\b", text)
+    )
+
+
+def _frozen(ctx, target: ast.AST) -> bool:
+    """Whether the scope freezes every parameter of the model called (``for p in
+    model.parameters(): p.requires_grad_(False)``, ``model.requires_grad_(False)``) and gives it
+    no new layer (``model.fc = nn.Linear(...)``, transfer learning) nor thaws any: a call of it
+    on an input without grad records no graph."""
+    root = target.value if isinstance(target, ast.Attribute) else target
+    if not isinstance(root, ast.Name):
+        return False
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    text = ctx.source.text if scope is ctx.tree else ctx.text(scope)
+    if "requires_grad" not in text:
+        return False
+    name = re.escape(root.id)
+    if re.search(rf"\b{name}(?:\.\w+)+\s*=(?!=)", text) or re.search(
+        r"requires_grad\s*=\s*True|requires_grad_\(\s*(?:True\s*)?\)", text
+    ):
+        return False  # `model.fc = nn.Linear(...)` after freezing, or some parameters thawed: it trains
+    return (
+        re.search(
+            rf"for\s+(\w+)\s+in\s+{name}\.parameters\(\)\s*:\s*\n?\s*\1\.requires_grad"
+            rf"(?:_\(\s*False\s*\)|\s*=\s*False)",
+            text,
+        )
+        is not None
+        or re.search(rf"\b{name}(?:\.eval\(\))?\.requires_grad_\(\s*False\s*\)", text) is not None
+    )
 
 
 def _loads_or_trains(value: ast.Call) -> bool:
@@ -918,8 +966,10 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
         func = later_call.func
         if isinstance(func, ast.Attribute) and func.attr == "backward":
             parts = [func.value, *later_call.args]
-        elif ctx.imports.qualified_name(func) in ("torch.autograd.grad", "torch.autograd.backward"):
-            parts = later_call.args + [k.value for k in later_call.keywords]
+        elif ctx.imports.qualified_name(func) in ("torch.autograd.grad", "torch.autograd.backward") or (
+            ctx.imports.qualified_name(func) or ""
+        ).startswith("torchviz."):
+            parts = later_call.args + [k.value for k in later_call.keywords]  # `make_dot(y.mean())`: the graph drawn
         else:
             continue
         names = {n.id for part in parts for n in ast.walk(part) if isinstance(n, ast.Name) and n.id in derived}
@@ -1610,7 +1660,7 @@ class EvalWithGrad(Rule):
         subclass, a torch layer, a model a project function returns), or, where nothing else
         is known, something named like one (``model``, ``self.net``, ``teacher.module``)."""
         target = _callee(node)
-        if _certainly_not_a_model(ctx, target):
+        if _certainly_not_a_model(ctx, target) or _frozen(ctx, target):
             return False
         value = ctx.model.value(target)
         if value.kind is Kind.FUNCTION and isinstance(target, ast.Name):

@@ -2,7 +2,8 @@
 
 The code cells are joined in order into one Python program, so names imported or bound in
 one cell are known in the next, and the one engine checks it. IPython syntax that is not
-Python (line magics ``%time x``, shell escapes ``!pip ...`` and ``files = !ls``, help
+Python (line magics ``%time x``, also without their ``%`` as IPython's automagic runs them:
+``pip install x``, ``matplotlib inline``; shell escapes ``!pip ...`` and ``files = !ls``, help
 ``obj?``, and cells opened by a cell magic such as ``%%bash``) is replaced by ``pass`` lines,
 one per line, so every other line keeps its number and columns. The bodies of
 ``%%time``, ``%%timeit``, ``%%capture`` and ``%%prun`` cells are Python and are checked.
@@ -48,7 +49,11 @@ NOTEBOOK_SUFFIX = ".ipynb"
 # Cell magics whose body IPython runs as Python in the notebook's namespace.
 PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun"}
 
-_LINE_MAGIC_RE = re.compile(r"[ \t]*(?:[%!]|[\w.]+[ \t]*=[ \t]*[%!])")
+_LINE_MAGIC_RE = re.compile(
+    r"[ \t]*(?:[%!]|[\w.]+[ \t]*=[ \t]*[%!]"
+    # IPython's automagic: a line magic without its `%` (`pip install torchviz`, `matplotlib inline`)
+    r"|(?:pip|conda|cd|ls|pwd|mkdir|env|set_env|matplotlib|load_ext|reload_ext|autoreload)[ \t]+(?![=(\[.,:+\-*/%<>!&|^])\S)"
+)
 # `obj?`, `??obj`, and IPython's wildcard search `torch.*Tensor?` (`%psearch`).
 _HELP_RE = re.compile(r"[ \t]*(?:\?{1,2}[\w.*]+|[\w.*]+\?{1,2})[ \t]*$")
 
