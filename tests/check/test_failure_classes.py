@@ -15,9 +15,15 @@ def codes(code: str) -> list:
     return sorted({d.code for d in findings(textwrap.dedent(code))})
 
 
+def twin(code: str, template: str, flagged: str, quiet: str, id: str):
+    """A must-flag case and its must-not-flag twin that differ in one place: ``template`` holds
+    ``@@`` where ``flagged`` and ``quiet`` go."""
+    return pytest.param(code, template.replace("@@", flagged), template.replace("@@", quiet), id=id)
+
+
 CASES = [
     # -- names do not decide: how a value is made does ------------------------------------
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -33,30 +39,13 @@ CASES = [
 
         recognizer = CNN()
         recognizer.eval()
-        for x, y in loader_of_batches:
-            out = recognizer(x)
+        @@
         """,
-        """
-        import torch
-        import torch.nn as nn
-
-        class CNN(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.fc = nn.Linear(4, 2)
-
-            def forward(self, x):
-                return self.fc(x)
-
-        recognizer = CNN()
-        recognizer.eval()
-        with torch.no_grad():
-            for x, y in loader_of_batches:
-                out = recognizer(x)
-        """,
+        "for x, y in loader_of_batches:\n            out = recognizer(x)",
+        "with torch.no_grad():\n            for x, y in loader_of_batches:\n                out = recognizer(x)",
         id="own-module-class-whatever-its-name",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -72,27 +61,11 @@ CASES = [
 
         def main(image):
             encoder = Encoder().eval()
-            feature = encoder(image)
+            @@
             print(feature.argmax())
         """,
-        """
-        import torch
-        import torch.nn as nn
-
-        class Encoder(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.fc = nn.Linear(8, 4)
-
-            def forward(self, x):
-                return self.fc(x)
-
-        def main(image):
-            encoder = Encoder().eval()
-            with torch.no_grad():
-                feature = encoder(image)
-            print(feature.argmax())
-        """,
+        "feature = encoder(image)",
+        "with torch.no_grad():\n                feature = encoder(image)",
         id="eval-chained-on-the-constructor",
     ),
     pytest.param(
@@ -159,29 +132,22 @@ CASES = [
         """,
         id="loader-dict-entry-for-validation",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
 
-        def check(net, valid_data):
+        @@
             net.eval()
             for im, label in valid_data:
                 out = net(im)
         """,
-        """
-        import torch
-
-        @torch.no_grad()
-        def check(net, valid_data):
-            net.eval()
-            for im, label in valid_data:
-                out = net(im)
-        """,
+        "def check(net, valid_data):",
+        "@torch.no_grad()\n        def check(net, valid_data):",
         id="validation-data-named-valid-data",
     ),
     # -- module-level code is analysed like a function body -------------------------------
-    pytest.param(
+    twin(
         "GG301",
         """
         import torch
@@ -192,46 +158,29 @@ CASES = [
         total = 0
         for x, y in pairs:
             loss = criterion(model(x), y)
-            total += loss
+            @@
         print(total)
         """,
-        """
-        import torch
-        import torch.nn as nn
-
-        model = nn.Linear(4, 1)
-        criterion = nn.MSELoss()
-        total = 0
-        for x, y in pairs:
-            loss = criterion(model(x), y)
-            total += loss.item()
-        print(total)
-        """,
+        "total += loss",
+        "total += loss.item()",
         id="module-level-accumulation",
     ),
-    pytest.param(
+    twin(
         "GG302",
         """
         import torch
         import torch.nn as nn
 
         net = nn.Linear(2, 2)
-        y = net(torch.ones(2))
+        @@
         print(y.numpy())
         """,
-        """
-        import torch
-        import torch.nn as nn
-
-        net = nn.Linear(2, 2)
-        with torch.no_grad():
-            y = net(torch.ones(2))
-        print(y.numpy())
-        """,
+        "y = net(torch.ones(2))",
+        "with torch.no_grad():\n            y = net(torch.ones(2))",
         id="module-level-numpy",
     ),
     # -- tuple results and containers -----------------------------------------------------
-    pytest.param(
+    twin(
         "GG101",
         """
         import torch
@@ -239,16 +188,10 @@ CASES = [
 
         rnn = nn.GRU(8, 8)
         out, h = rnn(x, h0)
-        h = h.data
+        @@
         """,
-        """
-        import torch
-        import torch.nn as nn
-
-        rnn = nn.GRU(8, 8)
-        out, h = rnn(x, h0)
-        h = h.detach()
-        """,
+        "h = h.data",
+        "h = h.detach()",
         id="tuple-result-of-a-model",
     ),
     pytest.param(
@@ -268,60 +211,46 @@ CASES = [
         id="loop-variable-used-with-tensor-only-attribute",
     ),
     # -- order, and annotations -----------------------------------------------------------
-    pytest.param(
+    twin(
         "GG103",
         """
         import torch
 
         def f(t):
-            t = torch.ones(2)
+            @@
             return torch.tensor(t)
         """,
-        """
-        import torch
-
-        def f(t):
-            t = [1.0, 2.0]
-            return torch.tensor(t)
-        """,
+        "t = torch.ones(2)",
+        "t = [1.0, 2.0]",
         id="reassigned-parameter",
     ),
-    pytest.param(
+    twin(
         "GG103",
         """
         import torch
 
-        def f(t: torch.Tensor):
+        @@
             return torch.tensor(t)
         """,
-        """
-        import torch
-
-        def f(t: list):
-            return torch.tensor(t)
-        """,
+        "def f(t: torch.Tensor):",
+        "def f(t: list):",
         id="annotated-parameter",
     ),
-    pytest.param(
+    twin(
         "GG302",
         """
         import torch
         from torch import nn
 
         def predict(model: nn.Module, x):
-            return model(x).numpy()
+            @@
         """,
-        """
-        import torch
-        from torch import nn
-
-        def predict(model: nn.Module, x):
-            return model(x).detach().numpy()
-        """,
+        "return model(x).numpy()",
+        "return model(x).detach().numpy()",
         id="annotated-module",
     ),
     # -- functions are not islands --------------------------------------------------------
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -331,28 +260,19 @@ CASES = [
                 out = model(x)
 
         test_set = torch.utils.data.TensorDataset(xs, ys)
-        evaluate(net, torch.utils.data.DataLoader(test_set))
+        @@
         """,
-        """
-        import torch
-
-        def evaluate(model, data):
-            for x, y in data:
-                out = model(x)
-
-        test_set = torch.utils.data.TensorDataset(xs, ys)
-        with torch.no_grad():
-            evaluate(net, torch.utils.data.DataLoader(test_set))
-        """,
+        "evaluate(net, torch.utils.data.DataLoader(test_set))",
+        "with torch.no_grad():\n            evaluate(net, torch.utils.data.DataLoader(test_set))",
         id="evaluation-function-judged-with-its-callers",
     ),
-    pytest.param(
+    twin(
         "GG301",
         """
         import torch
 
         def compute_loss(out, y):
-            return torch.nn.functional.cross_entropy(out, y)
+            @@
 
         def train(model, loader):
             running_loss = 0
@@ -361,19 +281,8 @@ CASES = [
                 running_loss += loss
             print(running_loss)
         """,
-        """
-        import torch
-
-        def compute_loss(out, y):
-            return torch.nn.functional.cross_entropy(out, y).item()
-
-        def train(model, loader):
-            running_loss = 0
-            for x, y in loader:
-                loss = compute_loss(model(x), y)
-                running_loss += loss
-            print(running_loss)
-        """,
+        "return torch.nn.functional.cross_entropy(out, y)",
+        "return torch.nn.functional.cross_entropy(out, y).item()",
         id="helper-named-loss-returning-item",
     ),
     pytest.param(
@@ -406,7 +315,7 @@ CASES = [
         """,
         id="tokenizer-from-pretrained-is-no-model",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -422,24 +331,10 @@ CASES = [
 
             def evaluate(self, state):
                 mean = self.forward(state)
-                return mean.argmax(-1).tolist(), mean.max().item()
+                @@
         """,
-        """
-        import torch
-        from torch import nn
-
-        class Policy(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.mean = nn.Linear(4, 2)
-
-            def forward(self, state):
-                return self.mean(state)
-
-            def evaluate(self, state):
-                mean = self.forward(state)
-                return torch.tanh(mean), mean.max().item()
-        """,
+        "return mean.argmax(-1).tolist(), mean.max().item()",
+        "return torch.tanh(mean), mean.max().item()",
         id="function-named-evaluate-returning-a-graph-in-a-tuple",
     ),
     pytest.param(
@@ -480,7 +375,7 @@ CASES = [
         id="generate-returning-text-its-callers-start",
     ),
     # -- outputs only read --------------------------------------------------------------
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -491,26 +386,10 @@ CASES = [
         for epoch in range(20):
             for xb, yb in batches:
                 opt.zero_grad()
-                nn.functional.cross_entropy(classifier(xb), yb).backward()
-                opt.step()
-
-        y_hat = classifier(x_test)
-        print((y_hat.argmax(1) == y_test).float().mean())
+                @@
         """,
-        """
-        import torch
-        from torch import nn
-
-        classifier = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 2))
-        opt = torch.optim.Adam(classifier.parameters())
-        for epoch in range(20):
-            for xb, yb in batches:
-                opt.zero_grad()
-                y_hat = classifier(xb)
-                print((y_hat.argmax(1) == yb).float().mean())
-                nn.functional.cross_entropy(y_hat, yb).backward()
-                opt.step()
-        """,
+        "nn.functional.cross_entropy(classifier(xb), yb).backward()\n                opt.step()\n\n        y_hat = classifier(x_test)\n        print((y_hat.argmax(1) == y_test).float().mean())",
+        "y_hat = classifier(xb)\n                print((y_hat.argmax(1) == yb).float().mean())\n                nn.functional.cross_entropy(y_hat, yb).backward()\n                opt.step()",
         id="prediction-after-training-only-read",
     ),
     pytest.param(
@@ -548,7 +427,7 @@ CASES = [
         """,
         id="generation-loop-feeding-hidden-back",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -562,28 +441,10 @@ CASES = [
             def forward(self, x):
                 return self.fc(x)
 
-        net = Net()
-        net.load_state_dict(torch.load("net.pt"))
-        prediction = net(torch.randn(1, 4))
-        print(prediction)
+        @@
         """,
-        """
-        import torch
-        from torch import nn
-
-        class Net(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.fc = nn.Linear(4, 2)
-
-            def forward(self, x):
-                return self.fc(x)
-
-        def test():
-            net = Net()
-            prediction = net(torch.randn(1, 4))
-            print(prediction)
-        """,
+        'net = Net()\n        net.load_state_dict(torch.load("net.pt"))\n        prediction = net(torch.randn(1, 4))\n        print(prediction)',
+        "def test():\n            net = Net()\n            prediction = net(torch.randn(1, 4))\n            print(prediction)",
         id="loaded-model-printed-vs-smoke-test",
     ),
     pytest.param(
@@ -614,7 +475,7 @@ CASES = [
         """,
         id="evaluation-loop-that-calls-zero-grad-reads-outputs-only",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -630,29 +491,13 @@ CASES = [
             return output
 
         output = evaluate(torch.randn(5, 1, 57))
-        top_value, top_index = output.data.topk(3)
-        print(top_index)
+        @@
         """,
-        """
-        import torch
-        from torch import nn
-
-        rnn = nn.RNN(57, 128)
-        rnn.load_state_dict(torch.load("rnn.pt"))
-
-        def evaluate(line):
-            hidden = None
-            for letter in line:
-                output, hidden = rnn(letter, hidden)
-            return output
-
-        output = evaluate(torch.randn(5, 1, 57))
-        loss = output.sum()
-        loss.backward()
-        """,
+        "top_value, top_index = output.data.topk(3)\n        print(top_index)",
+        "loss = output.sum()\n        loss.backward()",
         id="evaluation-function-whose-callers-only-read-its-graph",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -668,29 +513,12 @@ CASES = [
             loss.backward()
             optimizer.step()
             model.eval()
-            output = model(x_val)
+            @@
             loss_val = (output - y_val).pow(2).mean()
             print(loss.item(), loss_val.item())
         """,
-        """
-        import torch
-        from torch import nn
-
-        model = nn.Linear(4, 2)
-        optimizer = torch.optim.Adam(model.parameters())
-
-        def train(x, y, x_val, y_val):
-            model.train()
-            optimizer.zero_grad()
-            loss = (model(x) - y).pow(2).mean()
-            loss.backward()
-            optimizer.step()
-            model.eval()
-            with torch.no_grad():
-                output = model(x_val)
-            loss_val = (output - y_val).pow(2).mean()
-            print(loss.item(), loss_val.item())
-        """,
+        "output = model(x_val)",
+        "with torch.no_grad():\n                output = model(x_val)",
         id="script-model-switched-to-eval-inside-a-training-function",
     ),
     pytest.param(
@@ -713,7 +541,7 @@ CASES = [
         id="evaluation-function-vs-test-of-a-fresh-model",
     ),
     # -- what a switch to eval mode reaches, what loading a model looks like ----------------
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -726,27 +554,14 @@ CASES = [
             loss.backward()
             optimizer.step()
         model.eval()
-        sample = model.decoder(torch.randn(16, 20))
+        @@
         show_images(sample)
         """,
-        """
-        import torch
-
-        model = VAE()
-        optimizer = torch.optim.Adam(model.parameters())
-        for x in train_loader:
-            loss = model(x).sum()
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-        model.eval()
-        with torch.no_grad():
-            sample = model.decoder(torch.randn(16, 20))
-        show_images(sample)
-        """,
+        "sample = model.decoder(torch.randn(16, 20))",
+        "with torch.no_grad():\n            sample = model.decoder(torch.randn(16, 20))",
         id="submodule-of-a-model-in-eval-mode",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -764,26 +579,10 @@ CASES = [
                 for x in test_loader:
                     x_hat = model(x)
         sample = model.decoder(torch.randn(2, 20))
-        print(sample.data[0], sample.data[1])
+        @@
         """,
-        """
-        import torch
-
-        model = VAE()
-        optimizer = torch.optim.Adam(model.parameters())
-        for epoch in range(10):
-            for x in train_loader:
-                loss = model(x).sum()
-                optimizer.zero_grad()
-                loss.backward()
-                optimizer.step()
-            with torch.no_grad():
-                model.eval()
-                for x in test_loader:
-                    x_hat = model(x)
-        sample = model.decoder(torch.randn(2, 20))
-        sample.sum().backward()
-        """,
+        "print(sample.data[0], sample.data[1])",
+        "sample.sum().backward()",
         id="output-only-read-after-an-eval-switch-the-flow-cannot-place",
     ),
     pytest.param(
@@ -824,7 +623,7 @@ CASES = [
         """,
         id="output-handed-to-a-function-of-the-file-that-only-reads-it",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import models
@@ -832,28 +631,17 @@ CASES = [
 
         def test(opt):
             model = getattr(models, opt.model)().eval()
-            model.load(opt.load_model_path)
-            results = []
+            @@
             for data, path in DataLoader(opt.data, batch_size=8):
                 score = model(data)
                 results += score.softmax(1)[:, 0].tolist()
             return results
         """,
-        """
-        import models
-        from torch.utils.data import DataLoader
-
-        def test(opt):
-            model = getattr(models, opt.model)().eval()
-            results = []
-            for data, path in DataLoader(opt.data, batch_size=8):
-                score = model(data)
-                results += score.softmax(1)[:, 0].tolist()
-            return results
-        """,
+        "model.load(opt.load_model_path)\n            results = []",
+        "results = []",
         id="model-given-weights-by-its-own-load-method-is-not-a-fresh-model",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch as t
@@ -869,35 +657,11 @@ CASES = [
             train_data = DogCat(opt.test_data_root, test=True)
             test_dataloader = DataLoader(train_data, batch_size=8)
             results = []
-            for ii, (data, path) in enumerate(test_dataloader):
-                score = model(data)
-                probability = t.nn.functional.softmax(score)[:, 0].tolist()
-                batch_results = [(path_, p) for path_, p in zip(path, probability)]
-                results += batch_results
+            @@
             return results
         """,
-        """
-        import torch as t
-        from torch.utils.data import DataLoader, Dataset
-
-        class DogCat(Dataset):
-            def __init__(self, root, train=True, test=False):
-                self.test = test
-
-        def test(**kwargs):
-            model = getattr(models, opt.model)().eval()
-            model.load(opt.load_model_path)
-            train_data = DogCat(opt.test_data_root, test=True)
-            test_dataloader = DataLoader(train_data, batch_size=8)
-            results = []
-            with t.no_grad():
-                for ii, (data, path) in enumerate(test_dataloader):
-                    score = model(data)
-                    probability = t.nn.functional.softmax(score)[:, 0].tolist()
-                    batch_results = [(path_, p) for path_, p in zip(path, probability)]
-                    results += batch_results
-            return results
-        """,
+        "for ii, (data, path) in enumerate(test_dataloader):\n                score = model(data)\n                probability = t.nn.functional.softmax(score)[:, 0].tolist()\n                batch_results = [(path_, p) for path_, p in zip(path, probability)]\n                results += batch_results",
+        "with t.no_grad():\n                for ii, (data, path) in enumerate(test_dataloader):\n                    score = model(data)\n                    probability = t.nn.functional.softmax(score)[:, 0].tolist()\n                    batch_results = [(path_, p) for path_, p in zip(path, probability)]\n                    results += batch_results",
         id="loader-of-a-data-set-built-with-test-true-whatever-its-name",
     ),
     pytest.param(
@@ -918,7 +682,7 @@ CASES = [
         """,
         id="what-variable-wraps-is-a-tensor",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -931,21 +695,10 @@ CASES = [
                 l.backward()
                 trainer.step()
             l_epoch = loss(net(features), labels)
-            print("epoch {}, loss {}".format(epoch + 1, l_epoch.mean().item()))
+            @@
         """,
-        """
-        import torch
-
-        loss = torch.nn.MSELoss(reduction="sum")
-        for epoch in range(num_epochs):
-            for X, y in data_iter:
-                l = loss(net(X), y)
-                trainer.zero_grad()
-                l.backward()
-                trainer.step()
-            l_epoch = loss(net(features), labels)
-            l_epoch.backward()
-        """,
+        'print("epoch {}, loss {}".format(epoch + 1, l_epoch.mean().item()))',
+        "l_epoch.backward()",
         id="output-fed-into-a-loss-that-is-only-read",
     ),
     pytest.param(
@@ -972,7 +725,7 @@ CASES = [
         """,
         id="model-trained-by-a-helper-is-not-a-fresh-model",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -998,42 +751,15 @@ CASES = [
                 cost.backward()
                 optimizer.step()
             model = model.eval()
-            print("Train accuracy: %.2f%%" % compute_accuracy(model, train_loader))
+            @@
         with torch.set_grad_enabled(False):
             print("Test accuracy: %.2f%%" % compute_accuracy(model, test_loader))
         """,
-        """
-        import torch
-        import torch.nn.functional as F
-
-        class ConvNet(torch.nn.Module):
-            def forward(self, x):
-                return self.linear_1(x)
-
-        model = ConvNet()
-
-        def compute_accuracy(model, data_loader):
-            correct_pred = 0
-            for features, targets in data_loader:
-                probas = model(features)
-                correct_pred += (torch.max(probas, 1)[1] == targets).sum()
-            return correct_pred.float()
-
-        for epoch in range(num_epochs):
-            for features, targets in train_loader:
-                cost = F.cross_entropy(model(features), targets)
-                optimizer.zero_grad()
-                cost.backward()
-                optimizer.step()
-            model = model.eval()
-            with torch.no_grad():
-                print("Train accuracy: %.2f%%" % compute_accuracy(model, train_loader))
-        with torch.set_grad_enabled(False):
-            print("Test accuracy: %.2f%%" % compute_accuracy(model, test_loader))
-        """,
+        'print("Train accuracy: %.2f%%" % compute_accuracy(model, train_loader))',
+        'with torch.no_grad():\n                print("Train accuracy: %.2f%%" % compute_accuracy(model, train_loader))',
         id="accuracy-helper-called-with-grad-on-by-one-caller-of-two",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -1057,36 +783,13 @@ CASES = [
         model = AE()
         for x in loader:
             cost = model.train_model(x)
-        codes = model.encoder(x_test)
-        print(codes.data.numpy())
+        @@
         """,
-        """
-        import torch
-
-        class AE(torch.nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.fc = torch.nn.Linear(4, 2)
-                self.optimizer = torch.optim.Adam(self.parameters(), lr=0.1)
-
-            def encoder(self, x):
-                return self.fc(x)
-
-            def train_model(self, x):
-                self.optimizer.zero_grad()
-                cost = self.encoder(x).pow(2).sum()
-                cost.backward()
-                self.optimizer.step()
-                return cost
-
-        model = AE()
-        for x in loader:
-            cost = model.train_model(x)
-            print(cost.data)
-        """,
+        "codes = model.encoder(x_test)\n        print(codes.data.numpy())",
+        "    print(cost.data)",
         id="a-method-that-trains-is-not-a-forward-pass-a-method-that-computes-is",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -1095,7 +798,7 @@ CASES = [
         class LR(nn.Module):
             def __init__(self, dim):
                 super().__init__()
-                self.w = nn.Parameter(torch.zeros(dim, 1))
+                @@
                 self.b = torch.scalar_tensor(0)
 
             def forward(self, x):
@@ -1111,32 +814,11 @@ CASES = [
             yhat_test = lrmodel.forward(test_x)
             print(predict(yhat_test))
         """,
-        """
-        import torch
-        import torch.nn as nn
-
-        class LR(nn.Module):
-            def __init__(self, dim):
-                super().__init__()
-                self.w = torch.zeros(dim, 1)
-                self.b = torch.scalar_tensor(0)
-
-            def forward(self, x):
-                return torch.sigmoid(torch.mm(self.w.T, x) + self.b)
-
-        def predict(yhat):
-            return (yhat > 0.5).float().mean()
-
-        lrmodel = LR(dim)
-        for i in range(num_iterations):
-            yhat = lrmodel.forward(x)
-            lrmodel.w = lrmodel.w - lr * grad_w(x, yhat, y)
-            yhat_test = lrmodel.forward(test_x)
-            print(predict(yhat_test))
-        """,
+        "self.w = nn.Parameter(torch.zeros(dim, 1))",
+        "self.w = torch.zeros(dim, 1)",
         id="a-module-over-plain-tensors-updated-by-hand-records-no-graph",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -1156,32 +838,13 @@ CASES = [
                 correct += (model(features).argmax(1) == targets).sum()
             return correct.float()
 
-        print("Test accuracy: %.2f%%" % compute_accuracy(model, test_loader))
+        @@
         """,
-        """
-        import torch
-
-        def compute_accuracy(model, data_loader):
-            correct = 0
-            for features, targets in data_loader:
-                correct += (model(features).argmax(1) == targets).sum()
-            return correct.float()
-
-        with torch.set_grad_enabled(False):
-            print("Test accuracy: %.2f%%" % compute_accuracy(model, test_loader))
-
-        def compute_accuracy(model, data_loader):
-            correct = 0
-            for features, targets in data_loader:
-                correct += (model(features).argmax(1) == targets).sum()
-            return correct.float()
-
-        with torch.set_grad_enabled(False):
-            print("Test accuracy: %.2f%%" % compute_accuracy(model, test_loader))
-        """,
+        'print("Test accuracy: %.2f%%" % compute_accuracy(model, test_loader))',
+        'with torch.set_grad_enabled(False):\n            print("Test accuracy: %.2f%%" % compute_accuracy(model, test_loader))',
         id="a-function-defined-again-in-a-later-cell-has-the-callers-below-it",
     ),
-    pytest.param(
+    twin(
         "GG105",
         """
         import torch
@@ -1197,24 +860,10 @@ CASES = [
                 cost.backward()
                 optimizer.step()
                 avg_cost += cost.data / total_batch
-            print("cost =", avg_cost[0])
+            @@
         """,
-        """
-        import torch
-
-        model = torch.nn.Linear(784, 10)
-        criterion = torch.nn.CrossEntropyLoss()
-        optimizer = torch.optim.Adam(model.parameters(), lr=0.001)
-        for epoch in range(15):
-            avg_cost = 0
-            for X, Y in data_loader:
-                optimizer.zero_grad()
-                cost = criterion(model(X), Y)
-                cost.backward()
-                optimizer.step()
-                avg_cost += cost.data / total_batch
-            print("cost =", avg_cost.item())
-        """,
+        'print("cost =", avg_cost[0])',
+        'print("cost =", avg_cost.item())',
         id="a-running-total-of-0-dim-losses-is-0-dim",
     ),
     pytest.param(
@@ -1248,7 +897,7 @@ CASES = [
         """,
         id="the-parts-of-a-criterion-s-tuple-are-losses",
     ),
-    pytest.param(
+    twin(
         "GG101",
         """
         import torch
@@ -1258,22 +907,12 @@ CASES = [
             for x, y in data:
                 h = tuple([each.data for each in h])
                 net.zero_grad()
-                output, h = net(x, h)
+                @@
                 criterion(output, y).backward()
                 opt.step()
         """,
-        """
-        import torch
-
-        def train(net, data, opt, criterion):
-            h = net.init_hidden(10)
-            for x, y in data:
-                h = tuple([each.data for each in h])
-                net.zero_grad()
-                output, state = net(x, h)
-                criterion(output, y).backward()
-                opt.step()
-        """,
+        "output, h = net(x, h)",
+        "output, state = net(x, h)",
         id="a-hidden-state-that-is-a-model-s-output-on-later-steps",
     ),
     pytest.param(
@@ -1333,7 +972,7 @@ CASES = [
         """,
         id="a-unit-test-runs-the-model-it-tests",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -1342,26 +981,16 @@ CASES = [
         G_AB = Generator()
         optimizer_G = torch.optim.Adam(G_AB.parameters())
 
-        def sample_images(batches_done):
+        @@
             real_A = next(iter(val_dataloader))["A"]
             fake_B = G_AB(real_A)
             save_image(torch.cat((real_A, fake_B.data), -2), "%s.png" % batches_done)
         """,
-        """
-        import torch
-        from models import *
-
-        G_AB = Generator()
-        optimizer_G = torch.optim.Adam(G_AB.parameters())
-
-        def sample_images(batches_done, G_AB=lookup):
-            real_A = next(iter(val_dataloader))["A"]
-            fake_B = G_AB(real_A)
-            save_image(torch.cat((real_A, fake_B.data), -2), "%s.png" % batches_done)
-        """,
+        "def sample_images(batches_done):",
+        "def sample_images(batches_done, G_AB=lookup):",
         id="a-global-is-what-the-module-s-code-shows",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -1377,28 +1006,13 @@ CASES = [
 
         predict, trained_attn = model(input_batch, hidden, test_batch)
         print(" ".join(number_dict[n] for n in predict.argmax(1).tolist()))
-        ax = plt.figure().add_subplot(1, 1, 1)
-        ax.matshow(trained_attn, cmap="viridis")
+        @@
         """,
-        """
-        import torch
-        import matplotlib.pyplot as plt
-
-        model = Attention()
-        optimizer = torch.optim.Adam(model.parameters(), lr=0.001)
-        for epoch in range(2000):
-            optimizer.zero_grad()
-            output, _ = model(input_batch, hidden, output_batch)
-            criterion(output, target_batch).backward()
-            optimizer.step()
-
-        predict, trained_attn = model(input_batch, hidden, test_batch)
-        print(" ".join(number_dict[n] for n in predict.argmax(1).tolist()))
-        attentions.append(trained_attn)
-        """,
+        'ax = plt.figure().add_subplot(1, 1, 1)\n        ax.matshow(trained_attn, cmap="viridis")',
+        "attentions.append(trained_attn)",
         id="an-output-drawn-is-read",
     ),
-    pytest.param(
+    twin(
         "GG301",
         """
         import torch
@@ -1409,7 +1023,7 @@ CASES = [
                 self.cost = self.criterion(self.forward(x), y)
                 self.cost.backward()
                 self.optimizer.step()
-                return self.cost
+                @@
 
         model = CNN()
         for epoch in range(15):
@@ -1419,46 +1033,24 @@ CASES = [
                 avg_cost += cost / total_batch
             print(epoch, avg_cost)
         """,
-        """
-        import torch
-
-        class CNN(torch.nn.Module):
-            def train_model(self, x, y):
-                self.optimizer.zero_grad()
-                self.cost = self.criterion(self.forward(x), y)
-                self.cost.backward()
-                self.optimizer.step()
-                return self.cost.item()
-
-        model = CNN()
-        for epoch in range(15):
-            avg_cost = 0
-            for X, Y in data_loader:
-                cost = model.train_model(X, Y)
-                avg_cost += cost / total_batch
-            print(epoch, avg_cost)
-        """,
+        "return self.cost",
+        "return self.cost.item()",
         id="a-loss-a-method-backpropagates-and-returns",
     ),
-    pytest.param(
+    twin(
         "GG105",
         """
         import torch
 
         d_loss_real = torch.mean(torch.abs(d_real - imgs))
-        diff = torch.mean(gamma * d_loss_real - d_loss_fake)
+        @@
         M = (d_loss_real + torch.abs(diff)).data[0]
         """,
-        """
-        import torch
-
-        d_loss_real = torch.mean(torch.abs(d_real - imgs))
-        diff = gamma * d_real - d_loss_fake
-        M = (d_loss_real + torch.abs(diff)).data[0]
-        """,
+        "diff = torch.mean(gamma * d_loss_real - d_loss_fake)",
+        "diff = gamma * d_real - d_loss_fake",
         id="an-element-wise-function-keeps-a-0-dim-shape",
     ),
-    pytest.param(
+    twin(
         "GG301",
         """
         import torch
@@ -1468,31 +1060,18 @@ CASES = [
             loss = criterion(decoder(inp), target)
             loss.backward()
             decoder_optimizer.step()
-            return loss
+            @@
 
         loss_avg = 0
         for epoch in range(1, n_epochs + 1):
             loss = train(*random_training_set(chunk_len))
             loss_avg += loss
         """,
-        """
-        import torch
-
-        def train(inp, target):
-            decoder.zero_grad()
-            loss = criterion(decoder(inp), target)
-            loss.backward()
-            decoder_optimizer.step()
-            return loss.data[0] / args.chunk_len
-
-        loss_avg = 0
-        for epoch in range(1, n_epochs + 1):
-            loss = train(*random_training_set(chunk_len))
-            loss_avg += loss
-        """,
+        "return loss",
+        "return loss.data[0] / args.chunk_len",
         id="a-function-that-backpropagates-and-returns-the-loss-s-values",
     ),
-    pytest.param(
+    twin(
         "GG101",
         """
         import torch
@@ -1501,36 +1080,25 @@ CASES = [
         packed = pack_sequence([eye[X[idx]] for idx in sorted_idx])
         rnn = torch.nn.RNN(input_size=4, hidden_size=30, batch_first=True)
         rnn_output, hidden = rnn(packed)
-        print(hidden.data.shape)
+        @@
         """,
-        """
-        import torch
-        from torch.nn.utils.rnn import pack_sequence
-
-        packed = pack_sequence([eye[X[idx]] for idx in sorted_idx])
-        rnn = torch.nn.RNN(input_size=4, hidden_size=30, batch_first=True)
-        rnn_output, hidden = rnn(packed)
-        print(rnn_output.data.shape)
-        """,
+        "print(hidden.data.shape)",
+        "print(rnn_output.data.shape)",
         id="an-rnn-fed-a-packed-sequence-returns-a-tensor-hidden-state",
     ),
-    pytest.param(
+    twin(
         "GG102",
         """
         import torch
 
         def load_data(v, data):
-            v.data.resize_(data.size()).copy_(data)
+            @@
         """,
-        """
-        import torch
-
-        def load_data(v, data):
-            v.data.resize_(data.size())
-        """,
+        "v.data.resize_(data.size()).copy_(data)",
+        "v.data.resize_(data.size())",
         id="a-value-write-after-a-resize-through-data",
     ),
-    pytest.param(
+    twin(
         "GG101",
         """
         import torch
@@ -1538,22 +1106,13 @@ CASES = [
 
         class averager(object):
             def add(self, v):
-                if isinstance(v, Variable):
+                @@
                     count = v.data.numel()
                     v = v.data.sum()
                 self.n_count += count
         """,
-        """
-        import torch
-        from torch.autograd import Variable
-
-        class averager(object):
-            def add(self, v):
-                if isinstance(v, dict):
-                    count = v.data.numel()
-                    v = v.data.sum()
-                self.n_count += count
-        """,
+        "if isinstance(v, Variable):",
+        "if isinstance(v, dict):",
         id="isinstance-narrows-a-name-to-a-tensor",
     ),
     pytest.param(
@@ -1580,7 +1139,7 @@ CASES = [
         """,
         id="a-list-of-layers-without-parameters",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -1591,22 +1150,13 @@ CASES = [
             cls_model = model_cls()
             cls_model.load_state_dict(torch.load(path))
             cls_model.eval()
-            print(cls_model(batch).argmax(1))
+            @@
         """,
-        """
-        import torch
-        import models_mod
-
-        def init_models(path, name):
-            model_cls = getattr(models_mod, name)
-            cls_model = model_cls()
-            cls_model.load_state_dict(torch.load(path))
-            cls_model.eval()
-            return cls_model
-        """,
+        "print(cls_model(batch).argmax(1))",
+        "return cls_model",
         id="a-call-whose-result-is-used-as-a-module-makes-one",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -1615,17 +1165,10 @@ CASES = [
         seq_model = nn.Sequential(nn.Linear(1, 8), nn.Tanh(), nn.Linear(8, 1))
         optimizer = torch.optim.SGD(seq_model.parameters(), lr=1e-3)
         training_loop(5000, optimizer, seq_model, nn.MSELoss(), t_un_train, t_c_train)
-        print("output", seq_model(t_un_val))
+        @@
         """,
-        """
-        import torch
-        import torch.nn as nn
-
-        seq_model = nn.Sequential(nn.Linear(1, 8), nn.Tanh(), nn.Linear(8, 1))
-        optimizer = torch.optim.SGD(seq_model.parameters(), lr=1e-3)
-        training_loop(5000, optimizer, seq_model, nn.MSELoss(), t_un_train, t_c_train)
-        print("output", len(seq_model(t_un_val)))
-        """,
+        'print("output", seq_model(t_un_val))',
+        'print("output", len(seq_model(t_un_val)))',
         id="an-output-printed-at-once",
     ),
     pytest.param(
@@ -1644,7 +1187,7 @@ CASES = [
         """,
         id="a-tensor-given-to-an-init-function-that-reads-it",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -1653,28 +1196,15 @@ CASES = [
         model = nn.Sequential(nn.Linear(3072, 512), nn.Tanh(), nn.Linear(512, 2))
         out = model(img.view(-1).unsqueeze(0))
         print(out)
-        optimizer = torch.optim.SGD(model.parameters(), lr=1e-2)
+        @@
         for img, label in cifar2:
             loss = loss_fn(model(img.view(-1).unsqueeze(0)), label)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
         """,
-        """
-        import torch
-        import torch.nn as nn
-
-        model = nn.Sequential(nn.Linear(3072, 512), nn.Tanh(), nn.Linear(512, 2))
-        out = model(img.view(-1).unsqueeze(0))
-        print(out)
-        model = nn.Sequential(nn.Linear(3072, 512), nn.Tanh(), nn.Linear(512, 2))
-        optimizer = torch.optim.SGD(model.parameters(), lr=1e-2)
-        for img, label in cifar2:
-            loss = loss_fn(model(img.view(-1).unsqueeze(0)), label)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-        """,
+        "optimizer = torch.optim.SGD(model.parameters(), lr=1e-2)",
+        "model = nn.Sequential(nn.Linear(3072, 512), nn.Tanh(), nn.Linear(512, 2))\n        optimizer = torch.optim.SGD(model.parameters(), lr=1e-2)",
         id="training-after-the-name-is-bound-again-is-another-model-s",
     ),
     pytest.param(
@@ -1702,14 +1232,14 @@ CASES = [
         """,
         id="a-value-write-through-data-in-a-file-that-packs-sequences",
     ),
-    pytest.param(
+    twin(
         "GG105",
         """
         import torch.nn.functional as F
 
         def reconstruction_loss(x, x_recon, distribution):
             if distribution == "bernoulli":
-                recon_loss = F.binary_cross_entropy_with_logits(x_recon, x, reduction="sum").div(x.size(0))
+                @@
             else:
                 recon_loss = None
             return recon_loss
@@ -1719,21 +1249,8 @@ CASES = [
                 recon_loss = reconstruction_loss(x, net(x), "bernoulli")
                 print("{:.3f}".format(recon_loss.data[0]))
         """,
-        """
-        import torch.nn.functional as F
-
-        def reconstruction_loss(x, x_recon, distribution):
-            if distribution == "bernoulli":
-                recon_loss = F.binary_cross_entropy_with_logits(x_recon, x, reduction="none").sum(1)
-            else:
-                recon_loss = None
-            return recon_loss
-
-        def train(net, loader):
-            for x in loader:
-                recon_loss = reconstruction_loss(x, net(x), "bernoulli")
-                print("{:.3f}".format(recon_loss.data[0]))
-        """,
+        'recon_loss = F.binary_cross_entropy_with_logits(x_recon, x, reduction="sum").div(x.size(0))',
+        'recon_loss = F.binary_cross_entropy_with_logits(x_recon, x, reduction="none").sum(1)',
         id="a-loss-or-none-is-the-loss",
     ),
     pytest.param(
@@ -1947,11 +1464,11 @@ CASES = [
         """,
         id="a-file-s-own-autograd-values-are-not-tensors",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import numpy as np
-        import torch.utils.data as data
+        @@
         import matplotlib.pyplot as plt
 
         def visualize_classification(model, points):
@@ -1959,18 +1476,8 @@ CASES = [
             logits = model(points)
             plt.imshow(logits.argmax(-1).numpy())
         """,
-        """
-        import numpy as np
-        import jax.numpy as jnp
-        from flax import linen as nn
-        import torch.utils.data as data
-        import matplotlib.pyplot as plt
-
-        def visualize_classification(model, points):
-            model.eval()
-            logits = model(points)
-            plt.imshow(logits.argmax(-1).numpy())
-        """,
+        "import torch.utils.data as data",
+        "import jax.numpy as jnp\n        from flax import linen as nn\n        import torch.utils.data as data",
         id="a-model-known-by-its-name-in-a-flax-file-is-not-torch-s",
     ),
     pytest.param(
@@ -2005,7 +1512,7 @@ CASES = [
         """,
         id="a-module-built-without-parameters-records-no-graph",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -2020,7 +1527,7 @@ CASES = [
             def forward(self, x_qry, y_qry):
                 loss_q = nn.functional.cross_entropy(self.net(x_qry), y_qry)
                 self.meta_optim.zero_grad()
-                pass
+                @@
                 return loss_q.item()
 
         maml = Meta()
@@ -2029,28 +1536,8 @@ CASES = [
             accs = maml(x_qry, y_qry)
             print("step:", step, "training acc:", accs)
         """,
-        """
-        import torch
-        from torch import nn, optim
-
-        class Meta(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.net = nn.Linear(4, 2)
-                self.meta_optim = optim.Adam(self.net.parameters())
-
-            def forward(self, x_qry, y_qry):
-                loss_q = nn.functional.cross_entropy(self.net(x_qry), y_qry)
-                self.meta_optim.zero_grad()
-                loss_q.backward()
-                return loss_q.item()
-
-        maml = Meta()
-        tmp = filter(lambda x: x.requires_grad, maml.parameters())
-        for step, (x_qry, y_qry) in enumerate(db):
-            accs = maml(x_qry, y_qry)
-            print("step:", step, "training acc:", accs)
-        """,
+        "pass",
+        "loss_q.backward()",
         id="a-model-whose-forward-trains-is-not-evaluated",
     ),
     pytest.param(
@@ -2096,27 +1583,21 @@ CASES = [
         """,
         id="a-smoke-test-through-forward-that-counts-parameters",
     ),
-    pytest.param(
+    twin(
         "GG101",
         """
         import torch
 
         class Averager(object):
             def add(self, v):
-                count = v.data.numel()
+                @@
                 self.n_count += count
         """,
-        """
-        import torch
-
-        class Averager(object):
-            def add(self, v):
-                count = v.data.size
-                self.n_count += count
-        """,
+        "count = v.data.numel()",
+        "count = v.data.size",
         id="numel-after-data-is-a-tensor-s",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import numpy as np
@@ -2125,23 +1606,14 @@ CASES = [
         def sequence_pred(sbs_obj, X, axs):
             for e, ax in enumerate(axs):
                 sbs_obj.model.eval()
-                next_corners = sbs_obj.model(X[e:e+1, :2]).squeeze().detach().cpu().numpy()
+                @@
                 ax.scatter(*next_corners.T)
         """,
-        """
-        import numpy as np
-        import torch
-
-        def sequence_pred(sbs_obj, X, axs):
-            for e, ax in enumerate(axs):
-                sbs_obj.model.eval()
-                with torch.no_grad():
-                    next_corners = sbs_obj.model(X[e:e+1, :2]).squeeze().detach().cpu().numpy()
-                ax.scatter(*next_corners.T)
-        """,
+        "next_corners = sbs_obj.model(X[e:e+1, :2]).squeeze().detach().cpu().numpy()",
+        "with torch.no_grad():\n                    next_corners = sbs_obj.model(X[e:e+1, :2]).squeeze().detach().cpu().numpy()",
         id="a-trainer-s-model-attribute-switched-to-eval-is-a-model",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import numpy as np
@@ -2157,7 +1629,7 @@ CASES = [
                 return self.fc(x)
 
             def qvals(self, x):
-                return self(x)
+                @@
 
         def calc_values_of_states(states, net):
             mean_vals = []
@@ -2170,44 +1642,15 @@ CASES = [
         optimizer = torch.optim.Adam(net.parameters())
         print(calc_values_of_states(eval_states, net))
         """,
-        """
-        import numpy as np
-        import torch
-        import torch.nn as nn
-
-        class DQN(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.fc = nn.Linear(4, 2)
-
-            def forward(self, x):
-                return self.fc(x)
-
-            def qvals(self, x):
-                with torch.no_grad():
-                    return self(x)
-
-        def calc_values_of_states(states, net):
-            mean_vals = []
-            for batch in np.array_split(states, 64):
-                action_values_v = net.qvals(torch.tensor(batch))
-                mean_vals.append(action_values_v.max(1)[0].mean().item())
-            return np.mean(mean_vals)
-
-        net = DQN()
-        optimizer = torch.optim.Adam(net.parameters())
-        print(calc_values_of_states(eval_states, net))
-        """,
+        "return self(x)",
+        "with torch.no_grad():\n                    return self(x)",
         id="a-model-s-method-that-runs-it",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
-        import torch.nn as nn
-        import torchvision.utils as vutils
-
-        class VAEXperiment(nn.Module):
+        @@
             def __init__(self, model):
                 super().__init__()
                 self.model = model
@@ -2219,26 +1662,11 @@ CASES = [
                 recons = self.model.reconstruct(test_input)
                 vutils.save_image(recons.data, "recons.png")
         """,
-        """
-        import torch
-        import pytorch_lightning as pl
-        import torchvision.utils as vutils
-
-        class VAEXperiment(pl.LightningModule):
-            def __init__(self, model):
-                super().__init__()
-                self.model = model
-
-            def on_validation_end(self):
-                self.sample_images()
-
-            def sample_images(self):
-                recons = self.model.reconstruct(test_input)
-                vutils.save_image(recons.data, "recons.png")
-        """,
+        "import torch.nn as nn\n        import torchvision.utils as vutils\n\n        class VAEXperiment(nn.Module):",
+        "import pytorch_lightning as pl\n        import torchvision.utils as vutils\n\n        class VAEXperiment(pl.LightningModule):",
         id="lightning-runs-its-evaluation-hooks-without-grad",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -2249,7 +1677,7 @@ CASES = [
             g_optimizer.zero_grad()
             prediction = discriminator(fake_data)
             error = loss(prediction, torch.ones(len(fake_data), 1))
-            pass
+            @@
             g_optimizer.step()
             return error
 
@@ -2263,62 +1691,31 @@ CASES = [
                 g_loss = generator_train_step(fake_data)
                 print(epoch, g_loss.item())
         """,
-        """
-        import torch
-        import torch.nn as nn
-        from torch import optim
-
-        def generator_train_step(fake_data):
-            g_optimizer.zero_grad()
-            prediction = discriminator(fake_data)
-            error = loss(prediction, torch.ones(len(fake_data), 1))
-            error.backward()
-            g_optimizer.step()
-            return error
-
-        discriminator = Discriminator()
-        generator = Generator()
-        g_optimizer = optim.Adam(generator.parameters(), lr=0.0002)
-        loss = nn.BCELoss()
-        for epoch in range(num_epochs):
-            for i, (images, _) in enumerate(data_loader):
-                fake_data = generator(noise(len(images)))
-                g_loss = generator_train_step(fake_data)
-                print(epoch, g_loss.item())
-        """,
+        "pass",
+        "error.backward()",
         id="an-output-handed-to-a-function-that-backpropagates-it-is-not-only-read",
     ),
-    pytest.param(
+    twin(
         "GG102",
         """
         from torch_snippets import *
 
         def weights_init(m):
             if m.__class__.__name__.find("Conv") != -1:
-                nn.init.normal_(m.weight.data, 0.0, 0.02)
+                @@
         """,
-        """
-        from torch_snippets import *
-
-        def weights_init(m):
-            if m.__class__.__name__.find("Conv") != -1:
-                nn.init.normal_(m.weight, 0.0, 0.02)
-        """,
+        "nn.init.normal_(m.weight.data, 0.0, 0.02)",
+        "nn.init.normal_(m.weight, 0.0, 0.02)",
         id="torch-s-usual-names-from-a-star-import",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
         import torch.nn as nn
 
         class GramMatrix(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.proj = nn.Linear(4, 4)
-
-            def forward(self, input):
-                feat = self.proj(input.flatten(2))
+            @@
                 return feat @ feat.transpose(1, 2)
 
         net = torch.nn.Linear(4, 4)
@@ -2327,24 +1724,11 @@ CASES = [
         style_targets = [GramMatrix()(A).detach() for A in vgg(style_image)]
         print(style_targets)
         """,
-        """
-        import torch
-        import torch.nn as nn
-
-        class GramMatrix(nn.Module):
-            def forward(self, input):
-                feat = input.flatten(2)
-                return feat @ feat.transpose(1, 2)
-
-        net = torch.nn.Linear(4, 4)
-        torch.optim.SGD(net.parameters(), lr=0.1)
-        net(x).sum().backward()
-        style_targets = [GramMatrix()(A).detach() for A in vgg(style_image)]
-        print(style_targets)
-        """,
+        "def __init__(self):\n                super().__init__()\n                self.proj = nn.Linear(4, 4)\n\n            def forward(self, input):\n                feat = self.proj(input.flatten(2))",
+        "def forward(self, input):\n                feat = input.flatten(2)",
         id="a-module-class-with-no-init-holds-no-parameters",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -2357,35 +1741,15 @@ CASES = [
             if i % print_every == 0:
                 fake_test = G(z_test)
                 vutils.save_image(fake_test.data, "fake_samples.png", normalize=True)
-                del fake_test
-            errD_real = criterion(D(x), y)
-            errD_real.backward()
-            G.zero_grad()
-            errG = criterion(D(G(z)), y)
+            @@
             errG.backward()
             optimizerG.step()
         """,
-        """
-        import torch
-        import torchvision.utils as vutils
-
-        G = DCGAN_G()
-        D = DCGAN_D()
-        optimizerG = torch.optim.Adam(G.parameters())
-        for i in range(n_iter):
-            if i % print_every == 0:
-                fake_test = G(z_test)
-                vutils.save_image(fake_test.data, "fake_samples.png", normalize=True)
-            errD_real = criterion(D(x), y)
-            errD_real.backward()
-            G.zero_grad()
-            errG = criterion(D(fake_test), y)
-            errG.backward()
-            optimizerG.step()
-        """,
+        "    del fake_test\n            errD_real = criterion(D(x), y)\n            errD_real.backward()\n            G.zero_grad()\n            errG = criterion(D(G(z)), y)",
+        "errD_real = criterion(D(x), y)\n            errD_real.backward()\n            G.zero_grad()\n            errG = criterion(D(fake_test), y)",
         id="a-sample-in-a-gan-loop-that-calls-the-generator-again",
     ),
-    pytest.param(
+    twin(
         "GG101",
         """
         import torch
@@ -2394,26 +1758,16 @@ CASES = [
         class Tacotron(nn.Module):
             def __init__(self):
                 super().__init__()
-                self.register_buffer("step", torch.zeros(1, dtype=torch.long))
+                @@
 
             def get_step(self):
                 return self.step.data.item()
         """,
-        """
-        import torch
-        import torch.nn as nn
-
-        class Tacotron(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.register_buffer("steps", torch.zeros(1, dtype=torch.long))
-
-            def get_step(self):
-                return self.step.data.item()
-        """,
+        'self.register_buffer("step", torch.zeros(1, dtype=torch.long))',
+        'self.register_buffer("steps", torch.zeros(1, dtype=torch.long))',
         id="a-registered-buffer-is-a-tensor",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -2423,7 +1777,7 @@ CASES = [
         model, _, _ = build_model(args)
         model.load_state_dict(torch.load("outputs/checkpoint.pth")["model"])
 
-        def detect(im, model, transform):
+        @@
             img = transform(im).unsqueeze(0)
             outputs = model(img)
             probas = outputs["pred_logits"].softmax(-1)[0, :, :-1]
@@ -2439,34 +1793,11 @@ CASES = [
             scores, boxes = detect(image, model, transform)
             plot_results(image, scores, boxes)
         """,
-        """
-        import torch
-        import matplotlib.pyplot as plt
-        from main import build_model
-
-        model, _, _ = build_model(args)
-        model.load_state_dict(torch.load("outputs/checkpoint.pth")["model"])
-
-        @torch.no_grad()
-        def detect(im, model, transform):
-            img = transform(im).unsqueeze(0)
-            outputs = model(img)
-            probas = outputs["pred_logits"].softmax(-1)[0, :, :-1]
-            keep = probas.max(-1).values > 0.7
-            return probas[keep], outputs["pred_boxes"][0, keep]
-
-        def plot_results(pil_img, prob, boxes):
-            plt.imshow(pil_img)
-            for p, (xmin, ymin, xmax, ymax) in zip(prob, boxes.tolist()):
-                plt.text(xmin, ymin, f"{CLASSES[p.argmax()]}: {p[p.argmax()]:0.2f}")
-
-        for _ in range(2):
-            scores, boxes = detect(image, model, transform)
-            plot_results(image, scores, boxes)
-        """,
+        "def detect(im, model, transform):",
+        "@torch.no_grad()\n        def detect(im, model, transform):",
         id="a-function-named-detect-evaluates",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import numpy as np
@@ -2478,47 +1809,28 @@ CASES = [
                 super().__init__()
                 self.conv_val = nn.Sequential(nn.Conv2d(2, 4, 3), nn.ReLU())
 
-            def _get_conv_val_size(self, x):
-                o = self.conv_val(x.float())
+            @@
                 return int(np.prod(o.size()))
         """,
-        """
-        import numpy as np
-        import torch
-        import torch.nn as nn
-
-        class Net(nn.Module):
-            def __init__(self, shape):
-                super().__init__()
-                self.conv_val = nn.Sequential(nn.Conv2d(2, 4, 3), nn.ReLU())
-
-            def _get_conv_val_size(self, shape):
-                o = self.conv_val(torch.zeros(1, *shape))
-                return int(np.prod(o.size()))
-        """,
+        "def _get_conv_val_size(self, x):\n                o = self.conv_val(x.float())",
+        "def _get_conv_val_size(self, shape):\n                o = self.conv_val(torch.zeros(1, *shape))",
         id="a-shape-probe-on-a-dummy-input-is-no-evaluation",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
 
         def caption(model, tokenizer, images):
             model.eval()
-            out = model.predict(images)
+            @@
             return tokenizer.batch_decode(out.tolist())
         """,
-        """
-        import torch
-
-        def caption(model, tokenizer, images):
-            model.eval()
-            out = model.generate(images)
-            return tokenizer.batch_decode(out.tolist())
-        """,
+        "out = model.predict(images)",
+        "out = model.generate(images)",
         id="a-name-only-model-s-generate-may-be-hugging-face-s",
     ),
-    pytest.param(
+    twin(
         "GG101",
         """
         import torch
@@ -2532,27 +1844,14 @@ CASES = [
 
             def forward(self, x):
                 x_img, x_text = x
-                assert isinstance(x_text, torch.Tensor)
+                @@
                 return self.emb(x_text.data)
         """,
-        """
-        import torch
-        import torch.nn as nn
-        import torch.nn.utils.rnn as rnn_utils
-
-        class ModelMultimodal(nn.Module):
-            def __init__(self, voc_size):
-                super().__init__()
-                self.emb = nn.Embedding(voc_size, 16)
-
-            def forward(self, x):
-                x_img, x_text = x
-                assert isinstance(x_text, rnn_utils.PackedSequence)
-                return self.emb(x_text.data)
-        """,
+        "assert isinstance(x_text, torch.Tensor)",
+        "assert isinstance(x_text, rnn_utils.PackedSequence)",
         id="assert-isinstance-narrows-as-if-does",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -2569,33 +1868,15 @@ CASES = [
 
         decoder = DecoderRNN()
 
-        def load_image_and_predict(image):
+        @@
             decoder.eval()
             return decoder.predict(encoder(image))[0]
         """,
-        """
-        import torch
-        import torch.nn as nn
-
-        class DecoderRNN(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.lstm = nn.LSTM(256, 512, 1, batch_first=True)
-
-            def predict(self, features, states=None):
-                hiddens, states = self.lstm(features.unsqueeze(1), states)
-                return hiddens.max(-1)[1].cpu().numpy().tolist()
-
-        decoder = DecoderRNN()
-
-        @torch.no_grad()
-        def load_image_and_predict(image):
-            decoder.eval()
-            return decoder.predict(encoder(image))[0]
-        """,
+        "def load_image_and_predict(image):",
+        "@torch.no_grad()\n        def load_image_and_predict(image):",
         id="a-method-called-on-a-global-instance-from-a-no-grad-function",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -2604,7 +1885,7 @@ CASES = [
         _model = None
 
         def load_model(weights_fpath, device=None):
-            global _model
+            @@
             _model = SpeakerEncoder(device, torch.device("cpu"))
             _model.load_state_dict(torch.load(weights_fpath, device)["model_state"])
             _model.eval()
@@ -2613,22 +1894,8 @@ CASES = [
             frames = torch.from_numpy(frames_batch)
             return _model.forward(frames).detach().cpu().numpy()
         """,
-        """
-        import torch
-        from encoder.model import SpeakerEncoder
-
-        _model = None
-
-        def load_model(weights_fpath, device=None):
-            pass
-            _model = SpeakerEncoder(device, torch.device("cpu"))
-            _model.load_state_dict(torch.load(weights_fpath, device)["model_state"])
-            _model.eval()
-
-        def embed_frames_batch(frames_batch):
-            frames = torch.from_numpy(frames_batch)
-            return _model.forward(frames).detach().cpu().numpy()
-        """,
+        "global _model",
+        "pass",
         id="a-global-a-function-rebinds-through-global",
     ),
     # -- batch 11 of unseen user code --------------------------------------------------
@@ -2680,23 +1947,17 @@ CASES = [
         """,
         id="an-attribute-named-for-a-criterion-computes-a-loss",
     ),
-    pytest.param(
+    twin(
         "GG101",
         """
         import torch
 
         def greedy_decode(model, src, src_mask, max_len, start_symbol):
-            ys = torch.zeros(1, 1).fill_(start_symbol).type_as(src.data)
+            @@
             return ys
         """,
-        """
-        import torch
-
-        def greedy_decode(model, src, src_mask, max_len, start_symbol):
-            ys = torch.zeros(1, 1).fill_(start_symbol)
-            print(src.data)
-            return ys
-        """,
+        "ys = torch.zeros(1, 1).fill_(start_symbol).type_as(src.data)",
+        "ys = torch.zeros(1, 1).fill_(start_symbol)\n            print(src.data)",
         id="the-argument-of-type-as-is-a-tensor",
     ),
     pytest.param(
@@ -2734,7 +1995,7 @@ CASES = [
         """,
         id="cifar-targets-are-a-list",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -2757,32 +2018,10 @@ CASES = [
         def main():
             gan = GAN()
             gan.train()
-            gan.visualize_results(3)
+            @@
         """,
-        """
-        import torch
-        import torch.nn as nn
-
-        class GAN(object):
-            def __init__(self):
-                self.G = nn.Linear(8, 8)
-
-            def train(self):
-                for epoch in range(3):
-                    with torch.no_grad():
-                        self.visualize_results(epoch + 1)
-
-            def visualize_results(self, epoch):
-                self.G.eval()
-                samples = self.G(torch.rand(4, 8))
-                print(samples.detach().numpy())
-
-        def main():
-            gan = GAN()
-            gan.train()
-            with torch.no_grad():
-                gan.visualize_results(3)
-        """,
+        "gan.visualize_results(3)",
+        "with torch.no_grad():\n                gan.visualize_results(3)",
         id="a-method-called-on-an-instance-a-function-makes",
     ),
     pytest.param(
@@ -2825,13 +2064,13 @@ CASES = [
         """,
         id="an-evaluation-loop-that-uses-gradients-checks-each-call",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
         import torch.nn.functional as F
 
-        def sample_from_model(model, vectorizer, num_samples=1, sample_size=20, temperature=1.0):
+        @@
             begin_seq_index = torch.tensor([vectorizer.begin_seq_index] * num_samples).unsqueeze(dim=1)
             indices = [begin_seq_index]
             h_t = None
@@ -2847,30 +2086,11 @@ CASES = [
         model.eval()
         print(decode_samples(sample_from_model(model, vectorizer, num_samples=10), vectorizer))
         """,
-        """
-        import torch
-        import torch.nn.functional as F
-
-        @torch.no_grad()
-        def sample_from_model(model, vectorizer, num_samples=1, sample_size=20, temperature=1.0):
-            begin_seq_index = torch.tensor([vectorizer.begin_seq_index] * num_samples).unsqueeze(dim=1)
-            indices = [begin_seq_index]
-            h_t = None
-            for time_step in range(sample_size):
-                x_emb_t = model.char_emb(indices[time_step])
-                rnn_out_t, h_t = model.rnn(x_emb_t, h_t)
-                prediction_vector = model.fc(rnn_out_t.squeeze(dim=1))
-                probability_vector = F.softmax(prediction_vector / temperature, dim=1)
-                indices.append(torch.multinomial(probability_vector, num_samples=1))
-            return torch.stack(indices).squeeze().permute(1, 0)
-
-        model.load_state_dict(torch.load("model.pth"))
-        model.eval()
-        print(decode_samples(sample_from_model(model, vectorizer, num_samples=10), vectorizer))
-        """,
+        "def sample_from_model(model, vectorizer, num_samples=1, sample_size=20, temperature=1.0):",
+        "@torch.no_grad()\n        def sample_from_model(model, vectorizer, num_samples=1, sample_size=20, temperature=1.0):",
         id="a-function-named-for-sampling-evaluates",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import numpy as np
@@ -2894,61 +2114,28 @@ CASES = [
                     action_v = torch.LongTensor([action]).to(begin_emb.device)
                     cur_emb = self.emb(action_v)
                     res_logits.append(out_logits)
-                return torch.cat(res_logits).argmax(dim=1)
+                @@
         """,
-        """
-        import numpy as np
-        import torch
-        import torch.nn as nn
-        import torch.nn.functional as F
-
-        class Net(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.emb = nn.Embedding(10, 4)
-                self.out = nn.Linear(4, 10)
-
-            def decode_chain_sampling(self, begin_emb, seq_len):
-                res_logits = []
-                cur_emb = begin_emb
-                for _ in range(seq_len):
-                    out_logits = self.out(cur_emb)
-                    out_probs = F.softmax(out_logits, dim=1).detach().cpu().numpy()[0]
-                    action = int(np.random.choice(out_probs.shape[0], p=out_probs))
-                    action_v = torch.LongTensor([action]).to(begin_emb.device)
-                    cur_emb = self.emb(action_v)
-                    res_logits.append(out_logits)
-                return torch.cat(res_logits)
-        """,
+        "return torch.cat(res_logits).argmax(dim=1)",
+        "return torch.cat(res_logits)",
         id="a-list-appended-to-may-hold-a-graph",
     ),
-    pytest.param(
+    twin(
         "GG101",
         """
         import torch
 
-        def finetune(model, dataloaders, phase):
-            correct = 0
-            for inputs, labels in dataloaders[phase]:
+        @@
                 inputs, labels = inputs.to(DEVICE), labels.to(DEVICE)
                 preds = torch.max(model(inputs), 1)[1]
                 correct += torch.sum(preds == labels.data)
             return correct
         """,
-        """
-        import torch
-
-        def finetune(model, records, phase):
-            correct = 0
-            for inputs, labels in records[phase]:
-                inputs, labels = inputs.to(DEVICE), labels.to(DEVICE)
-                preds = torch.max(model(inputs), 1)[1]
-                correct += torch.sum(preds == labels.data)
-            return correct
-        """,
+        "def finetune(model, dataloaders, phase):\n            correct = 0\n            for inputs, labels in dataloaders[phase]:",
+        "def finetune(model, records, phase):\n            correct = 0\n            for inputs, labels in records[phase]:",
         id="a-dict-named-for-loaders-holds-loaders",
     ),
-    pytest.param(
+    twin(
         "GG101",
         """
         import torch
@@ -2957,22 +2144,14 @@ CASES = [
         def test(model, dataloader):
             for data, target in dataloader:
                 pred = model.predict(data)
-                loss = F.nll_loss(F.log_softmax(pred, dim=1), target).item()
+                @@
                 pred = pred.data.max(1)[1]
         """,
-        """
-        import torch
-        import torch.nn.functional as F
-
-        def test(model, dataloader):
-            for data, target in dataloader:
-                pred = model.predict(data)
-                loss = F.nll_loss(torch.from_numpy(pred), target).item()
-                pred = pred.data.max(1)[1]
-        """,
+        "loss = F.nll_loss(F.log_softmax(pred, dim=1), target).item()",
+        "loss = F.nll_loss(torch.from_numpy(pred), target).item()",
         id="a-name-given-to-a-torch-function-is-a-tensor",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -2983,7 +2162,7 @@ CASES = [
                 super().__init__()
                 self.head = nn.Linear(4, 4)
 
-            def generate(self, idx, max_new_tokens):
+            @@
                 for _ in range(max_new_tokens):
                     idx = torch.cat((idx, self(idx).argmax(-1)[:, -1:]), dim=1)
                 return idx
@@ -2993,29 +2172,11 @@ CASES = [
         y = model.generate(x, max_new_tokens=20)
         print(y[0].cpu().squeeze())
         """,
-        """
-        import torch
-        import torch.nn as nn
-
-        class GPT(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.head = nn.Linear(4, 4)
-
-            @torch.no_grad()
-            def generate(self, idx, max_new_tokens):
-                for _ in range(max_new_tokens):
-                    idx = torch.cat((idx, self(idx).argmax(-1)[:, -1:]), dim=1)
-                return idx
-
-        model = GPT.from_pretrained("gpt2-xl")
-        model.eval()
-        y = model.generate(x, max_new_tokens=20)
-        print(y[0].cpu().squeeze())
-        """,
+        "def generate(self, idx, max_new_tokens):",
+        "@torch.no_grad()\n            def generate(self, idx, max_new_tokens):",
         id="an-alternate-constructor-makes-an-instance-of-the-class",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -3023,21 +2184,13 @@ CASES = [
 
         model = GPT2LMHeadModel.from_pretrained("gpt2")
         model.eval()
-        y = model.decode_step(x)
-        print(y.argmax())
+        @@
         """,
-        """
-        import torch
-        from transformers import GPT2LMHeadModel
-
-        model = GPT2LMHeadModel.from_pretrained("gpt2")
-        model.eval()
-        y = model.generate(x, max_new_tokens=20)
-        print(y[0])
-        """,
+        "y = model.decode_step(x)\n        print(y.argmax())",
+        "y = model.generate(x, max_new_tokens=20)\n        print(y[0])",
         id="generate-of-a-class-not-shown-runs-without-grad",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -3049,28 +2202,15 @@ CASES = [
             model.eval()
             obs, _ = envs.reset()
             for _ in range(eval_episodes):
-                q_values = model(torch.Tensor(obs).to(device))
+                @@
                 actions = torch.argmax(q_values, dim=1).cpu().numpy()
                 obs, _, _, _, _ = envs.step(actions)
         """,
-        """
-        import torch
-
-        def evaluate(model_path: str, make_env, eval_episodes: int, Model: torch.nn.Module, device="cpu"):
-            envs = make_env()
-            model = Model(envs).to(device)
-            model.load_state_dict(torch.load(model_path, map_location=device))
-            model.eval()
-            obs, _ = envs.reset()
-            for _ in range(eval_episodes):
-                with torch.no_grad():
-                    q_values = model(torch.Tensor(obs).to(device))
-                actions = torch.argmax(q_values, dim=1).cpu().numpy()
-                obs, _, _, _, _ = envs.step(actions)
-        """,
+        "q_values = model(torch.Tensor(obs).to(device))",
+        "with torch.no_grad():\n                    q_values = model(torch.Tensor(obs).to(device))",
         id="a-capitalised-parameter-annotated-as-a-module-is-its-class",
     ),
-    pytest.param(
+    twin(
         "GG103",
         """
         import torch
@@ -3082,25 +2222,13 @@ CASES = [
                 self.fc1 = nn.Linear(8, 2)
 
             def forward(self, observation):
-                hidden = self.fc1(observation)
-                return torch.tensor(hidden)
+                @@
         """,
-        """
-        import torch
-        import torch.nn as nn
-
-        class GenericNetwork(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.fc1 = nn.Linear(8, 2)
-
-            def forward(self, observation):
-                state = torch.tensor(observation, dtype=torch.float)
-                return self.fc1(state)
-        """,
+        "hidden = self.fc1(observation)\n                return torch.tensor(hidden)",
+        "state = torch.tensor(observation, dtype=torch.float)\n                return self.fc1(state)",
         id="an-argument-of-forward-converted-by-torch-tensor-is-an-array",
     ),
-    pytest.param(
+    twin(
         "GG105",
         """
         import torch
@@ -3118,31 +2246,14 @@ CASES = [
                 loss, _ = get_performance(crit, model(src), gold)
                 loss.backward()
                 optimizer.step()
-                total_loss += loss.data
+                @@
             return total_loss[0]
         """,
-        """
-        import torch
-        crit = torch.nn.CrossEntropyLoss(size_average=False)
-
-        def get_performance(crit, pred, gold):
-            loss = crit(pred, gold.view(-1))
-            n_correct = pred.max(1)[1].eq(gold).sum()
-            return loss, n_correct
-
-        def train(model, optimizer, training_data):
-            total_loss = 0
-            for src, gold in training_data:
-                optimizer.zero_grad()
-                loss, _ = get_performance(crit, model(src), gold)
-                loss.backward()
-                optimizer.step()
-                total_loss = get_performance(crit, model(src), gold)
-            return total_loss[0]
-        """,
+        "total_loss += loss.data",
+        "total_loss = get_performance(crit, model(src), gold)",
         id="a-sum-of-losses-is-0-dim",
     ),
-    pytest.param(
+    twin(
         "GG105",
         """
         import torch
@@ -3155,25 +2266,11 @@ CASES = [
             eval_loss = 0
             for data, label in validation_data:
                 props, lstm_feats = capsule(data)
-                loss = capsule.loss(props, label, lstm_feats)
-                eval_loss += loss.data[0]
+                @@
             return eval_loss
         """,
-        """
-        import torch
-        from model import Capsule
-
-        capsule = Capsule()
-
-        def evaluate():
-            capsule.eval()
-            eval_loss = 0
-            for data, label in validation_data:
-                props, lstm_feats = capsule(data)
-                scores = capsule.scores(props, label, lstm_feats)
-                eval_loss += scores.data[0]
-            return eval_loss
-        """,
+        "loss = capsule.loss(props, label, lstm_feats)\n                eval_loss += loss.data[0]",
+        "scores = capsule.scores(props, label, lstm_feats)\n                eval_loss += scores.data[0]",
         id="a-models-method-named-for-a-loss-computes-one",
     ),
     pytest.param(
@@ -3198,7 +2295,7 @@ CASES = [
         """,
         id="a-permute-by-numbered-dimensions-makes-a-tensor",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -3220,35 +2317,14 @@ CASES = [
         net = Net()
         net.load_state_dict(torch.load("net.pt"))
         net.eval()
-        out = net.get_scores(x)
+        @@
         print(out.argmax())
         """,
-        """
-        import torch
-        import torch.nn as nn
-
-        class Net(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.rnn = nn.LSTM(4, 8)
-                self.fc = nn.Linear(8, 2)
-
-            def get_scores(self, x):
-                return self.fc(self.rnn(x)[0])
-
-            def init_hidden(self, batch_size):
-                weight = next(self.parameters()).data
-                return weight.new(1, batch_size, 8).zero_()
-
-        net = Net()
-        net.load_state_dict(torch.load("net.pt"))
-        net.eval()
-        out = net.init_hidden(4)
-        print(out.argmax())
-        """,
+        "out = net.get_scores(x)",
+        "out = net.init_hidden(4)",
         id="a-method-that-runs-a-layer-runs-the-model-whatever-its-name",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torchvision
@@ -3261,7 +2337,7 @@ CASES = [
         class Tudui(nn.Module):
             def __init__(self):
                 super(Tudui, self).__init__()
-                self.layer1 = nn.Conv2d(3, 6, 3)
+                @@
 
             def forward(self, input):
                 return self.layer1(input)
@@ -3272,31 +2348,11 @@ CASES = [
             output = tudui(imgs)
             writer.add_images("output", output, step)
         """,
-        """
-        import torchvision
-        from torch import nn
-        from torch.utils.data import DataLoader
-
-        dataset = torchvision.datasets.CIFAR10("../data", train=False, transform=torchvision.transforms.ToTensor())
-        dataloader = DataLoader(dataset, batch_size=64)
-
-        class Tudui(nn.Module):
-            def __init__(self):
-                super(Tudui, self).__init__()
-                self.layer1 = nn.MaxPool2d(kernel_size=3, ceil_mode=False)
-
-            def forward(self, input):
-                return self.layer1(input)
-
-        tudui = Tudui()
-        for step, data in enumerate(dataloader):
-            imgs, targets = data
-            output = tudui(imgs)
-            writer.add_images("output", output, step)
-        """,
+        "self.layer1 = nn.Conv2d(3, 6, 3)",
+        "self.layer1 = nn.MaxPool2d(kernel_size=3, ceil_mode=False)",
         id="a-module-class-holding-only-parameterless-layers-records-no-graph",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -3311,7 +2367,7 @@ CASES = [
             def forward(self, batch):
                 return self.fc1(batch)
 
-            # runs with the caller's grad mode
+            @@
             def predict_proba(self, batch):
                 self.eval()
                 z = self(batch)
@@ -3326,37 +2382,11 @@ CASES = [
                 results = self.model.predict_proba(batch)
                 return {"output": results}
         """,
-        """
-        import torch
-        import torch.nn as nn
-        import torch.nn.functional as F
-
-        class FinetunedLLM(nn.Module):
-            def __init__(self, n):
-                super().__init__()
-                self.fc1 = nn.Linear(n, 2)
-
-            def forward(self, batch):
-                return self.fc1(batch)
-
-            @torch.inference_mode()
-            def predict_proba(self, batch):
-                self.eval()
-                z = self(batch)
-                return F.softmax(z, dim=1).cpu().numpy()
-
-        class TorchPredictor:
-            def __init__(self, preprocessor, model):
-                self.model = model
-                self.model.eval()
-
-            def predict_proba(self, batch):
-                results = self.model.predict_proba(batch)
-                return {"output": results}
-        """,
+        "# runs with the caller's grad mode",
+        "@torch.inference_mode()",
         id="a-method-every-class-runs-without-grad-runs-without-grad",
     ),
-    pytest.param(
+    twin(
         "GG101",
         """
         import torch
@@ -3364,19 +2394,13 @@ CASES = [
         @torch.no_grad()
         def knn_classifier(test_labels, predictions, idx):
             targets = test_labels[idx : idx + 100]
-            return predictions.eq(targets.data.view(-1, 1))
+            @@
         """,
-        """
-        import torch
-
-        @torch.no_grad()
-        def knn_classifier(test_labels, predictions, idx):
-            targets = test_labels[idx : idx + 100]
-            return predictions.eq(targets.data.cast("B"))
-        """,
+        "return predictions.eq(targets.data.view(-1, 1))",
+        'return predictions.eq(targets.data.cast("B"))',
         id="view-after-data-is-a-tensors",
     ),
-    pytest.param(
+    twin(
         "GG101",
         """
         import torch
@@ -3390,29 +2414,15 @@ CASES = [
             def train(self, data_iter):
                 x_real, label_org = next(data_iter)
                 x_real = x_real.to(self.device)
-                out_src = self.D(x_real)
+                @@
                 alpha = torch.rand(x_real.size(0), 1)
                 return alpha * x_real.data
         """,
-        """
-        import torch
-        import torch.nn as nn
-
-        class Solver(object):
-            def __init__(self):
-                self.D = nn.Linear(4, 1)
-                self.lstm = nn.LSTM(4, 4)
-
-            def train(self, data_iter):
-                x_real, label_org = next(data_iter)
-                x_real = x_real.to(self.device)
-                out_src = self.lstm(x_real)
-                alpha = torch.rand(x_real.size(0), 1)
-                return alpha * x_real.data
-        """,
+        "out_src = self.D(x_real)",
+        "out_src = self.lstm(x_real)",
         id="a-models-input-is-a-tensor",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -3426,25 +2436,13 @@ CASES = [
         for epoch in range(1, 101):
             for x, _ in mnist_dl:
                 g_train(x)
-            epoch_samples.append(create_samples(gen_model, fixed_z).detach().cpu().numpy())
+            @@
         """,
-        """
-        import torch
-
-        def create_samples(g_model, input_z):
-            g_output = g_model(input_z)
-            images = torch.reshape(g_output, (64, 28, 28))
-            return (images + 1) / 2.0
-
-        epoch_samples = []
-        for epoch in range(1, 101):
-            for x, _ in mnist_dl:
-                g_train(x)
-            loss_fn(create_samples(gen_model, fixed_z), target).backward()
-        """,
+        "epoch_samples.append(create_samples(gen_model, fixed_z).detach().cpu().numpy())",
+        "loss_fn(create_samples(gen_model, fixed_z), target).backward()",
         id="a-sampling-function-whose-callers-read-its-result-at-once",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import unittest
@@ -3455,33 +2453,18 @@ CASES = [
         class Tester(unittest.TestCase):
             def test_model_script_detection(self):
                 model = detr_resnet50(pretrained=False)
-                model.load_state_dict(torch.load("detr.pth"))
-                model.eval()
+                @@
                 scripted_model = torch.jit.script(model)
                 x = [torch.rand(3, 200, 200)]
                 out = model(x)
                 out_script = scripted_model(x)
                 self.assertTrue(out["pred_logits"].equal(out_script["pred_logits"]))
         """,
-        """
-        import unittest
-        import torch
-        from torch import nn
-        from hubconf import detr_resnet50
-
-        class Tester(unittest.TestCase):
-            def test_model_script_detection(self):
-                model = detr_resnet50(pretrained=False)
-                model.eval()
-                scripted_model = torch.jit.script(model)
-                x = [torch.rand(3, 200, 200)]
-                out = model(x)
-                out_script = scripted_model(x)
-                self.assertTrue(out["pred_logits"].equal(out_script["pred_logits"]))
-        """,
+        'model.load_state_dict(torch.load("detr.pth"))\n                model.eval()',
+        "model.eval()",
         id="a-unit-test-of-a-model-it-builds-in-eval-mode",
     ),
-    pytest.param(
+    twin(
         "GG101",
         """
         import torch.nn as nn
@@ -3490,20 +2473,13 @@ CASES = [
             for attr in ["in_proj_weight", "bias_k"]:
                 tensor = getattr(l, attr)
                 if tensor is not None:
-                    tensor.data = tensor.data.half()
+                    @@
         """,
-        """
-        import torch.nn as nn
-
-        def convert_weights(l):
-            for attr in ["in_proj_weight", "bias_k"]:
-                tensor = getattr(l, attr)
-                if tensor is not None:
-                    tensor.data = tensor.data.tolist()
-        """,
+        "tensor.data = tensor.data.half()",
+        "tensor.data = tensor.data.tolist()",
         id="half-after-data-is-a-tensors",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -3513,7 +2489,7 @@ CASES = [
         class LabelSmoothing(nn.Module):
             def __init__(self, size):
                 super(LabelSmoothing, self).__init__()
-                self.criterion = nn.Linear(5, 5)
+                @@
                 self.size = size
 
             def forward(self, x, target):
@@ -3526,30 +2502,11 @@ CASES = [
             predict = torch.FloatTensor([[0, x, 1, 1, 1]])
             print(crit(predict.log(), torch.LongTensor([1])).item())
         """,
-        """
-        import torch
-        import torch.nn as nn
-        from torch.autograd import Variable
-
-        class LabelSmoothing(nn.Module):
-            def __init__(self, size):
-                super(LabelSmoothing, self).__init__()
-                self.criterion = nn.KLDivLoss(size_average=False)
-                self.size = size
-
-            def forward(self, x, target):
-                true_dist = x.data.clone()
-                return self.criterion(x, Variable(true_dist, requires_grad=False))
-
-        crit = LabelSmoothing(5)
-
-        def loss(x):
-            predict = torch.FloatTensor([[0, x, 1, 1, 1]])
-            print(crit(predict.log(), torch.LongTensor([1])).item())
-        """,
+        "self.criterion = nn.Linear(5, 5)",
+        "self.criterion = nn.KLDivLoss(size_average=False)",
         id="a-loss-module-class-has-no-parameters",
     ),
-    pytest.param(
+    twin(
         "GG302",
         """
         import torch
@@ -3562,28 +2519,15 @@ CASES = [
                 self.model_train = model_train
 
             def forward(self, imgs, labels):
-                rpn_scores, anchor = self.model_train(imgs, mode="rpn")
+                @@
                 creator_input = anchor[0].cpu().numpy()
                 return F.cross_entropy(rpn_scores[0], labels)
         """,
-        """
-        import torch
-        import torch.nn as nn
-        import torch.nn.functional as F
-
-        class FasterRCNNTrainer(nn.Module):
-            def __init__(self, model_train):
-                super(FasterRCNNTrainer, self).__init__()
-                self.model_train = model_train
-
-            def forward(self, imgs, labels):
-                rpn_locs, rpn_scores, rois, roi_indices, anchor = self.model_train(imgs, mode="rpn")
-                creator_input = anchor[0].cpu().numpy()
-                return F.cross_entropy(rpn_scores[0], labels)
-        """,
+        'rpn_scores, anchor = self.model_train(imgs, mode="rpn")',
+        'rpn_locs, rpn_scores, rois, roi_indices, anchor = self.model_train(imgs, mode="rpn")',
         id="three-or-more-results-of-a-model-not-shown-may-carry-no-graph",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -3602,34 +2546,15 @@ CASES = [
         model.eval()
         for p in model.parameters():
             p.requires_grad_(False)
-        model.fc1 = nn.Linear(784, 10)
+        @@
         out = model(torch.rand(1, 784))
         print(out.argmax())
         """,
-        """
-        import torch
-        import torch.nn as nn
-
-        class ConvNet(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.fc1 = nn.Linear(784, 10)
-
-            def forward(self, x):
-                return self.fc1(x)
-
-        model = ConvNet()
-        model.load_state_dict(torch.load("./convnet.pth", map_location="cpu"))
-        model.eval()
-        for p in model.parameters():
-            p.requires_grad_(False)
-        x = 1
-        out = model(torch.rand(1, 784))
-        print(out.argmax())
-        """,
+        "model.fc1 = nn.Linear(784, 10)",
+        "x = 1",
         id="a-model-whose-parameters-are-all-frozen-records-no-graph",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -3648,30 +2573,13 @@ CASES = [
         model.load_state_dict(torch.load("ckpt.t7"))
         model.eval()
         y = model(torch.randn(2, 8))
-        print(y.mean())
+        @@
         """,
-        """
-        import torch
-        import torch.nn as nn
-        from torchviz import make_dot
-
-        class RandWireNNModel(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.fc = nn.Linear(8, 10)
-
-            def forward(self, x):
-                return self.fc(x)
-
-        model = RandWireNNModel()
-        model.load_state_dict(torch.load("ckpt.t7"))
-        model.eval()
-        y = model(torch.randn(2, 8))
-        make_dot(y.mean(), params=dict(model.named_parameters())).render(view=False)
-        """,
+        "print(y.mean())",
+        "make_dot(y.mean(), params=dict(model.named_parameters())).render(view=False)",
         id="a-graph-drawn-by-torchviz-is-used",
     ),
-    pytest.param(
+    twin(
         "GG201",
         """
         import torch
@@ -3679,41 +2587,27 @@ CASES = [
 
         embedding_layer = nn.Embedding(num_embeddings=10, embedding_dim=4)
         optimizer = torch.optim.Adam(embedding_layer.parameters(), lr=0.001)
-        x = 1
+        @@
         pred = embedding_layer(torch.tensor([[0, 1]], dtype=torch.long))
         print(pred)
         """,
-        """
-        import torch
-        import torch.nn as nn
-
-        embedding_layer = nn.Embedding(num_embeddings=10, embedding_dim=4)
-        optimizer = torch.optim.Adam(embedding_layer.parameters(), lr=0.001)
-        embedding_layer = nn.Embedding(num_embeddings=3, embedding_dim=3)
-        pred = embedding_layer(torch.tensor([[0, 1]], dtype=torch.long))
-        print(pred)
-        """,
+        "x = 1",
+        "embedding_layer = nn.Embedding(num_embeddings=3, embedding_dim=3)",
         id="a-module-built-again-is-a-new-one",
     ),
     # -- one vocabulary -------------------------------------------------------------------
-    pytest.param(
+    twin(
         "GG202",
         """
         import torch
 
         def f(w):
-            torch.set_grad_enabled(mode=False)
+            @@
             y = (w * 2).sum()
             y.backward()
         """,
-        """
-        import torch
-
-        def f(w):
-            torch.set_grad_enabled(mode=True)
-            y = (w * 2).sum()
-            y.backward()
-        """,
+        "torch.set_grad_enabled(mode=False)",
+        "torch.set_grad_enabled(mode=True)",
         id="set-grad-enabled-by-keyword",
     ),
 ]
