@@ -131,6 +131,32 @@ class ZeroDimIndex(Rule):
         Invalid(
             """
             import torch.nn as nn
+            from torch.autograd import Variable
+
+            crit = nn.KLDivLoss(size_average=False)
+
+            def loss(predict, target):
+                return crit(Variable(predict.log()),
+                            Variable(target)).data[0]
+            """,
+            line=7,
+            column=12,
+            message="`crit(Variable(predict.log()), Variable(target)).data[0]` indexes a 0-dim tensor: "
+            "IndexError since PyTorch 0.4; use `crit(Variable(predict.log()), Variable(target)).item()`",
+            fixed="""
+            import torch.nn as nn
+            from torch.autograd import Variable
+
+            crit = nn.KLDivLoss(size_average=False)
+
+            def loss(predict, target):
+                return crit(Variable(predict.log()),
+                            Variable(target)).item()
+            """,
+        ),
+        Invalid(
+            """
+            import torch.nn as nn
 
             criterion = nn.CrossEntropyLoss()
 
@@ -211,12 +237,15 @@ class ZeroDimIndex(Rule):
             tensor_text = f"({tensor_text})"
         item = f"{tensor_text}.item()"
         fix = None
-        if "\n" not in tensor_text and "#" not in tensor_text:
+        if "#" not in tensor_text and "\\" not in tensor_text:
+            # A receiver over several lines sits in brackets: the same text with `.item()` parses.
             fix = Fix(Applicability.SAFE, "Use `.item()`", (ctx.replace(node, item),))
         shown = short(ctx.text(node), 60)
+        one_line = short(item, 1_000)
+        advice = f"`{one_line}`" if len(one_line) <= 60 else f"`.item()` on `{short(tensor_text, 40)}`"
         ctx.report(
             self.code,
             node,
-            f"`{shown}` indexes a 0-dim tensor: IndexError since PyTorch 0.4; use `{short(item, 60)}`",
+            f"`{shown}` indexes a 0-dim tensor: IndexError since PyTorch 0.4; use {advice}",
             fix,
         )
