@@ -28,6 +28,7 @@ from gradguard.check.analysis.vocabulary import (
     TENSOR_ARGUMENT_METHODS,
     TENSOR_ONLY_FUNCTIONS,
     VARIABLE_NAMES,
+    constant_of,
 )
 from gradguard.check.model import Edit
 from gradguard.common.text import short
@@ -164,7 +165,7 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool, written: bool = 
         # to a tensor that reaches this read on some path (`out, h = net(x, h)` in a loop).
         chain_certain = (
             recv.id in _names_with_tensor_chains(ctx)
-            or recv.id in _names_given_to_torch(ctx)
+            or _given_to_torch(ctx, recv.id)
             or ctx.model.tensor_on_some_path(recv)
             or _given_to_a_model(ctx, recv.id)
         )
@@ -205,11 +206,9 @@ def _tensor_method_result(ctx, recv: ast.AST) -> bool:
 
 def _dimension_numbers(node: ast.AST) -> bool:
     """``1``, ``-1``, ``(0, 2, 3)``, ``True``: dimensions given by number (as torch takes them)."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        node = node.operand
     if isinstance(node, ast.Tuple):
         return bool(node.elts) and all(_dimension_numbers(elt) for elt in node.elts)
-    return isinstance(node, ast.Constant) and isinstance(node.value, int)
+    return isinstance(constant_of(node, None), int)
 
 
 def _attribute_of_plain_self(ctx, recv: ast.AST) -> bool:
@@ -251,27 +250,35 @@ def _names_with_tensor_chains(ctx) -> frozenset:
     return found
 
 
-def _names_given_to_torch(ctx) -> frozenset:
-    """Names the current scope hands to a torch function that takes only tensors as its
-    first argument (``F.log_softmax(pred, dim=1)``, ``torch.mean(source, 0)``): whatever
-    else they are bound to, the code uses them as tensors (cached per scope)."""
+def _first_arguments(ctx) -> dict:
+    """name -> the callees of the current scope's calls that take it as their first positional
+    argument (``F.log_softmax(pred, dim=1)``, ``self.D(x_real)``), from one walk of the scope
+    (cached per scope)."""
     scope = ctx.scope
-    key = ("gg-given-to-torch", id(scope))
+    key = ("gg-first-arguments", id(scope))
     found = ctx.cache.get(key)
     if found is None:
-        out = set()
+        found = ctx.cache[key] = {}
         body = scope.body if isinstance(scope.body, list) else [scope.body]
         for stmt in body:
             for sub in ast.walk(stmt):
                 if type(sub) is ast.Call and sub.args and type(sub.args[0]) is ast.Name:  # type: ignore[attr-defined]
-                    qual = ctx.imports.qualified_name(sub.func)  # type: ignore[attr-defined]
-                    if qual is not None and (
-                        qual.startswith("torch.nn.functional.")
-                        or (qual.startswith("torch.") and qual.count(".") == 1 and qual[6:] in TENSOR_ONLY_FUNCTIONS)
-                    ):
-                        out.add(sub.args[0].id)  # type: ignore[attr-defined]
-        found = ctx.cache[key] = frozenset(out)
+                    found.setdefault(sub.args[0].id, []).append(sub.func)  # type: ignore[attr-defined]
     return found
+
+
+def _given_to_torch(ctx, name: str) -> bool:
+    """Whether the current scope hands ``name`` to a torch function that takes only tensors as
+    its first argument (``F.log_softmax(pred, dim=1)``, ``torch.mean(source, 0)``): whatever
+    else it is bound to, the code uses it as a tensor."""
+    for func in _first_arguments(ctx).get(name, ()):
+        qual = ctx.imports.qualified_name(func)
+        if qual is not None and (
+            qual.startswith("torch.nn.functional.")
+            or (qual.startswith("torch.") and qual.count(".") == 1 and qual[6:] in TENSOR_ONLY_FUNCTIONS)
+        ):
+            return True
+    return False
 
 
 _RECURRENT_LAYERS = ("RNN", "LSTM", "GRU")  # they take a PackedSequence, whose `.data` is a field
@@ -280,19 +287,10 @@ _RECURRENT_LAYERS = ("RNN", "LSTM", "GRU")  # they take a PackedSequence, whose 
 def _given_to_a_model(ctx, name: str) -> bool:
     """Whether the current scope runs a model on ``name`` (``out_src, out_cls = self.D(x_real)``):
     a model's input is a tensor (not for a recurrent layer, which takes a `PackedSequence` too)."""
-    scope = ctx.scope
-    body = scope.body if isinstance(scope.body, list) else [scope.body]
-    for stmt in body:
-        for sub in ast.walk(stmt):
-            if (
-                type(sub) is ast.Call
-                and sub.args  # type: ignore[attr-defined]
-                and type(sub.args[0]) is ast.Name  # type: ignore[attr-defined]
-                and sub.args[0].id == name  # type: ignore[attr-defined]
-            ):
-                callee = ctx.model.value(sub.func)  # type: ignore[attr-defined]
-                if callee.kind is Kind.MODULE and not (callee.ref or "").endswith(_RECURRENT_LAYERS):
-                    return True
+    for func in _first_arguments(ctx).get(name, ()):
+        callee = ctx.model.value(func)
+        if callee.kind is Kind.MODULE and not (callee.ref or "").endswith(_RECURRENT_LAYERS):
+            return True
     return False
 
 

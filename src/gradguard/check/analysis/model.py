@@ -110,14 +110,7 @@ def _called_as_torch_does(method: str, node: ast.Call) -> bool:
     if method in ("contiguous", "detach"):
         return not node.args
     if method in ("permute", "unsqueeze", "expand", "narrow"):
-        return bool(node.args) and all(
-            isinstance(a, ast.Constant)
-            and type(a.value) is int
-            or isinstance(a, ast.UnaryOp)
-            and isinstance(a.op, ast.USub)
-            and isinstance(a.operand, ast.Constant)
-            for a in node.args
-        )
+        return bool(node.args) and all(type(vocab.constant_of(a, None)) is int for a in node.args)
     return False
 
 
@@ -144,8 +137,6 @@ _ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "iter", "zip", "track", "islice
 _TENSOR_ANNOTATIONS = frozenset(
     {"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.autograd.Variable", "torch.nn.Parameter"}
 )
-# `self.name(` in a method's text: a call of one of the instance's layers or methods.
-_SELF_CALL_RE = re.compile(r"\bself\.(\w+)\s*\(")
 # Builtin classes an `isinstance` test may narrow a name to (none of them a tensor).
 _BUILTIN_CLASSES = frozenset({"dict", "list", "tuple", "set", "frozenset", "str", "bytes", "int", "float", "bool"})
 # Attributes and methods that only tensors have: a name used with one holds a tensor.
@@ -738,7 +729,7 @@ class SemanticModel:
         if info is None or self._method_of(info, "__init__") is not None:
             return False
         methods = self._methods(info)
-        return all(match.group(1) in methods for match in _SELF_CALL_RE.finditer(self._scope_text(info.node)))
+        return all(match.group(1) in methods for match in vocab.SELF_CALL_RE.finditer(self._scope_text(info.node)))
 
     def method_runs_module(self, value: Value, method: str) -> Optional[bool]:
         """Whether ``method`` of a module class of the file runs the module with the caller's
@@ -793,7 +784,7 @@ class SemanticModel:
             return False  # it trains (`model.adapt_few_shot(...)`), or turns grad off inside
         if "self(" in text or "self.forward(" in text:
             return True
-        for match in _SELF_CALL_RE.finditer(text):
+        for match in vocab.SELF_CALL_RE.finditer(text):
             called = match.group(1)
             if called not in methods and called not in vocab.MODULE_OWN_METHODS:
                 return True  # a layer the instance holds

@@ -218,9 +218,11 @@ def build_index(paths: list, read=None) -> ProjectIndex:
                 if is_dataset and qualified not in dataset_classes:
                     dataset_classes.add(qualified)
                     changed = True
+    public_methods: dict = {}  # "module.Class" -> its methods a file may call on an instance
     for qualified in bases:
         layers = frozenset(_LAYER_RE.findall(bodies[qualified])) if qualified in module_classes else frozenset()
         methods = _method_texts(bodies[qualified])
+        public_methods[qualified] = [name for name in methods if not name.startswith("_")]
         quiet = frozenset(
             name for name, text in methods.items() if ".backward(" in text or _GRAD_OFF_RE.search(text) is not None
         )
@@ -245,15 +247,11 @@ def build_index(paths: list, read=None) -> ProjectIndex:
     # Calls of the project's functions from the files that import them, and of the public
     # methods of its classes on instances those files make (`gan = GAN(args)`, then
     # `gan.visualize_results(epoch)`: "module.GAN.visualize_results").
-    public_methods = {
-        qualified: [name for name in _method_texts(body) if not name.startswith("_")]
-        for qualified, body in bodies.items()
-    }
     for path, text in texts.values():
         for local, target in _imported_functions(index, path, text):
             for line in _call_lines(text, local):
                 index.calls.setdefault(target, []).append(_grad_off_at(text, line))
-        for local, qualified in _imported_classes(index, path, text):
+        for local, qualified in _imported_by_name(index, path, text, index.classes):
             instances = set(re.findall(r"(?<![\w.])(\w+)\s*=\s*" + re.escape(local) + r"\s*\(", text))
             for instance in instances:
                 for method in public_methods.get(qualified, ()):
@@ -365,13 +363,10 @@ def _read(path: str) -> Optional[str]:
 _METHOD_RE = re.compile(r"^([ \t]+)(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.M)
 
 
-_SELF_CALL_RE = re.compile(r"\bself\.(\w+)\s*\(")
-
-
 def _running_methods(methods: dict, quiet: frozenset) -> frozenset:
     """The methods of a module class that run it (see ``ClassFact.running_methods``)."""
     direct = {
-        name: {called for called in _SELF_CALL_RE.findall(text)}
+        name: set(vocab.SELF_CALL_RE.findall(text))
         for name, text in methods.items()
         if name not in quiet and name != "__init__" and not name.startswith("__")
     }
@@ -451,33 +446,26 @@ def _from_imports(index: ProjectIndex, path: str, text: str) -> Iterator[tuple[s
         yield index.resolve(path, module, level), names
 
 
-def _imported_functions(index: ProjectIndex, path: str, text: str):
-    """(local name, "module.function") for the project functions a file imports."""
+def _imported_by_name(index: ProjectIndex, path: str, text: str, known) -> Iterator[tuple[str, str]]:
+    """(local name, "module.name") for the names in ``known`` that a file imports with
+    ``from module import name [as local]``."""
     for target_module, names in _from_imports(index, path, text):
         for item in names.replace("\n", " ").split(","):
-            item = item.strip()
-            if not item:
-                continue
-            name, _, alias = item.partition(" as ")
+            name, _, alias = item.strip().partition(" as ")
             name = name.strip()
             qualified = f"{target_module}.{name}"
-            if qualified in index.functions:
+            if name and qualified in known:
                 yield (alias.strip() or name), qualified
+
+
+def _imported_functions(index: ProjectIndex, path: str, text: str):
+    """(local name, "module.function") for the project functions a file imports."""
+    yield from _imported_by_name(index, path, text, index.functions)
     for match in _IMPORT_RE.finditer(text):
         module, alias = match.group(1), match.group(2)
         for function in index.functions:
             if function.startswith(module + ".") and "." not in function[len(module) + 1 :]:
                 yield f"{alias or module}.{function[len(module) + 1 :]}", function
-
-
-def _imported_classes(index: ProjectIndex, path: str, text: str):
-    """(local name, "module.Class") for the project classes a file imports by name."""
-    for target_module, names in _from_imports(index, path, text):
-        for item in names.replace("\n", " ").replace("(", " ").replace(")", " ").split(","):
-            name, _, alias = item.strip().partition(" as ")
-            name = name.strip()
-            if name and f"{target_module}.{name}" in index.classes:
-                yield (alias.strip() or name), f"{target_module}.{name}"
 
 
 def _call_lines(text: str, local: str) -> Iterator[int]:

@@ -8,6 +8,7 @@ names (``torch.no_grad``). Checked against torch 2.13.
 from __future__ import annotations
 
 import ast
+import re
 from typing import Optional
 
 
@@ -255,6 +256,8 @@ PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
 # those of Python's containers, strings, files and loggers (``model.parameters()``,
 # ``loss.backward()``, ``outputs.append(y)``, ``log.info(...)``). Names that also name layers
 # (``norm``, ``linear``, ``embedding``, ``dropout``, ``relu``) are left out.
+# `self.name(` in a method's text: a call of one of the instance's layers or methods.
+SELF_CALL_RE = re.compile(r"\bself\.(\w+)\s*\(")
 # `nn.Module`'s own methods: `self.parameters()` in a method is no call of a layer.
 MODULE_OWN_METHODS = (
     MODULE_RETURNING_METHODS

@@ -311,6 +311,7 @@ class _State:
     # ids of the calls whose result is the value of an assignment, or that value a part or view of it
     assigned_calls: set = field(default_factory=set)
     other_framework: Optional[bool] = None  # `_imports_other_framework`
+    frozen: dict = field(default_factory=dict)  # (id(scope), name) -> `_frozen`
 
 
 def _loader_name(expr: ast.AST) -> Optional[str]:
@@ -833,10 +834,19 @@ def _frozen(ctx, target: ast.AST) -> bool:
     if not isinstance(root, ast.Name):
         return False
     scope = ctx.function if ctx.function is not None else ctx.tree
-    text = ctx.source.text if scope is ctx.tree else ctx.text(scope)
+    known = ctx.state(_State).frozen
+    key = (id(scope), root.id)
+    found = known.get(key)
+    if found is None:
+        found = known[key] = _freezes(ctx.source.text if scope is ctx.tree else ctx.text(scope), root.id)
+    return found
+
+
+def _freezes(text: str, name: str) -> bool:
+    """Whether ``text`` freezes every parameter of the module ``name`` holds (see ``_frozen``)."""
     if "requires_grad" not in text:
         return False
-    name = re.escape(root.id)
+    name = re.escape(name)
     if re.search(rf"\b{name}(?:\.\w+)+\s*=(?!=)", text) or re.search(
         r"requires_grad\s*=\s*True|requires_grad_\(\s*(?:True\s*)?\)", text
     ):
@@ -966,12 +976,11 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
         func = later_call.func
         if isinstance(func, ast.Attribute) and func.attr == "backward":
             parts = [func.value, *later_call.args]
-        elif ctx.imports.qualified_name(func) in ("torch.autograd.grad", "torch.autograd.backward") or (
-            ctx.imports.qualified_name(func) or ""
-        ).startswith("torchviz."):
-            parts = later_call.args + [k.value for k in later_call.keywords]  # `make_dot(y.mean())`: the graph drawn
         else:
-            continue
+            qual = ctx.imports.qualified_name(func) or ""
+            if qual not in ("torch.autograd.grad", "torch.autograd.backward") and not qual.startswith("torchviz."):
+                continue
+            parts = later_call.args + [k.value for k in later_call.keywords]  # `make_dot(y.mean())`: the graph drawn
         names = {n.id for part in parts for n in ast.walk(part) if isinstance(n, ast.Name) and n.id in derived}
         if names:
             site = _statement(ctx, later_call)
