@@ -53,7 +53,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from gradguard.check.analysis.vocabulary import SET_ENABLED_NAMES, call_argument
+from gradguard.check.analysis.vocabulary import SET_ENABLED_NAMES, call_argument, constant_of
 from gradguard.check.model import FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 
@@ -277,8 +277,7 @@ class SetGradEnabledStatement(Rule):
             if (
                 isinstance(call, ast.Call)
                 and ctx.imports.qualified_name(call.func) in _SET_ENABLED
-                and isinstance(_mode_arg(call), ast.Constant)
-                and _mode_arg(call).value is True  # type: ignore[union-attr]
+                and constant_of(_mode_arg(call), None) is True
             ):
                 return stmt
         return None
