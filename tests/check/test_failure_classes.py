@@ -2595,6 +2595,43 @@ CASES = [
         "embedding_layer = nn.Embedding(num_embeddings=3, embedding_dim=3)",
         id="a-module-built-again-is-a-new-one",
     ),
+    twin(
+        "GG102",
+        """
+        import torch.nn as nn
+
+        for layer_id in range(len(old_modules)):
+            if isinstance(old_modules[layer_id], nn.BatchNorm2d):
+                m2 = new_modules[layer_id + 1]
+                print(m2.indexes.data.cpu())
+                @@.data[keep.tolist()] = 1.0
+        """,
+        "m2.indexes",
+        "m2.other",
+        id="an-attribute-written-through-data-with-a-tensor-method-elsewhere-is-a-tensor",
+    ),
+    twin(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+
+        nets = [nn.Linear(1, 1), nn.Linear(1, 1)]
+        opts = [torch.optim.Adam(net.parameters(), lr=0.1) for net in nets]
+        for epoch in range(3):
+            for net, opt in zip(nets, opts):
+                loss = net(x).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        @@
+        preds = [net(test_x) for net in nets]
+        print(preds[0].data.numpy())
+        """,
+        "[net.eval() for net in nets]",
+        "[net.train() for net in nets]",
+        id="modules-of-a-list-switched-to-eval-by-a-comprehension",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     twin(
         "GG202",

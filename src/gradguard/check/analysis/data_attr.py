@@ -170,7 +170,9 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool, written: bool = 
             or _given_to_a_model(ctx, recv.id)
         )
     elif not chain_certain and isinstance(recv, ast.Attribute):
-        chain_certain = ctx.model.tensor_on_some_path(recv)  # `self.C_max` set to a tensor in a method
+        # `m2.indexes.data.zero_()` elsewhere in the scope shows `m2.indexes` is a tensor; so
+        # does `self.C_max` set to a tensor in a method.
+        chain_certain = ctx.text(recv) in _names_with_tensor_chains(ctx) or ctx.model.tensor_on_some_path(recv)
     if not chain_certain:
         return False
     if isinstance(recv, ast.Subscript) and isinstance(recv.slice, ast.Constant) and isinstance(recv.slice.value, str):
@@ -234,13 +236,13 @@ def _annotated_non_tensor(ctx, name: str) -> bool:
 
 
 _TENSOR_CHAIN_RE = re.compile(
-    r"(?<![\w.])([A-Za-z_]\w*)\.data\.(?:" + "|".join(sorted(_TENSOR_METHODS_AFTER_DATA)) + r")\("
+    r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\.data\.(?:" + "|".join(sorted(_TENSOR_METHODS_AFTER_DATA)) + r")\("
 )
 
 
 def _names_with_tensor_chains(ctx) -> frozenset:
-    """Names ``n`` written ``n.data.<a method only tensors have>(`` in the current scope's
-    text (cached per scope)."""
+    """Names and dotted attributes ``n`` (``m2.indexes``) written ``n.data.<a method only
+    tensors have>(`` in the current scope's text (cached per scope)."""
     scope = ctx.scope
     key = ("gg-tensor-chains", id(scope))
     found = ctx.cache.get(key)

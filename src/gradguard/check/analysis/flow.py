@@ -141,8 +141,44 @@ class ScopeFlow:
         self._discard(value, state)
         if isinstance(value, ast.Call):
             state = self._call_effect(value, state)
+        elif isinstance(value, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+            state = self._comprehension_effect(value, state)
         self.after[id(stmt)] = state
         return state
+
+    def _comprehension_effect(self, comp: ast.AST, state: State) -> State:
+        """``[net.eval() for net in nets]`` as a statement: every module the list holds is
+        switched to eval (or train) mode."""
+        generators = comp.generators  # type: ignore[attr-defined]
+        call = comp.elt  # type: ignore[attr-defined]
+        if len(generators) != 1 or generators[0].ifs or not isinstance(call, ast.Call):
+            return state
+        target, iterated = generators[0].target, generators[0].iter
+        func = call.func
+        if not (
+            isinstance(target, ast.Name)
+            and isinstance(iterated, ast.Name)
+            and isinstance(func, ast.Attribute)
+            and func.attr in ("eval", "train")
+            and isinstance(func.value, ast.Name)
+            and func.value.id == target.id
+        ):
+            return state
+        current = state.env.get(iterated.id)
+        if current is None or current.kind is not Kind.CONTAINER or current.elem is None:
+            return state
+        switch = _mode_switch(call)
+
+        def switched(value: Value) -> Value:
+            if value.kind is not Kind.MODULE:
+                return value
+            roles = value.roles & ~(Role.TRAINING | Role.EVALUATING)
+            if switch is not None:
+                roles |= Role.EVALUATING if switch else Role.TRAINING
+            return value.with_(roles=roles)
+
+        items = tuple(switched(item) for item in current.items) if current.items is not None else None
+        return state.bind({iterated.id: current.with_(elem=switched(current.elem), items=items)})
 
     def _call_effect(self, call: ast.Call, state: State) -> State:
         """What a call statement changes: grad mode, a module's train/eval mode, requires_grad,
@@ -168,15 +204,10 @@ class ScopeFlow:
                 base = looked if looked.kind is Kind.MODULE else None
             if base is None:
                 return state
-            evaluating = method == "eval"
-            flag = call_argument(call, 0, "mode") if method == "train" else None
-            if flag is not None:
-                if not (isinstance(flag, ast.Constant) and isinstance(flag.value, bool)):
-                    return state.bind({name: base.with_(roles=base.roles & ~(Role.TRAINING | Role.EVALUATING))})
-                evaluating = not flag.value
-            roles = (base.roles & ~(Role.TRAINING | Role.EVALUATING)) | (
-                Role.EVALUATING if evaluating else Role.TRAINING
-            )
+            evaluating = _mode_switch(call)
+            roles = base.roles & ~(Role.TRAINING | Role.EVALUATING)
+            if evaluating is not None:
+                roles |= Role.EVALUATING if evaluating else Role.TRAINING
             return state.bind({name: base.with_(roles=roles)})
         if method in ("append", "insert", "extend") and current is not None and current.kind is Kind.CONTAINER:
             # `outputs.append(out)`: the list now may hold what was appended.
@@ -436,6 +467,19 @@ class ScopeFlow:
                 start = start.bind(bound)
             result = join_states(result, self.block(case.body, start))
         return join_states(result, state)
+
+
+def _mode_switch(call: ast.Call) -> Optional[bool]:
+    """Whether ``m.eval()`` / ``m.train(mode)`` switches to eval mode (True) or training mode
+    (False); None when the mode is a value the code does not show."""
+    if call.func.attr == "eval":  # type: ignore[attr-defined]
+        return True
+    flag = call_argument(call, 0, "mode")
+    if flag is None:
+        return False
+    if isinstance(flag, ast.Constant) and isinstance(flag.value, bool):
+        return not flag.value
+    return None
 
 
 def _widen(previous: State, current: State) -> State:
