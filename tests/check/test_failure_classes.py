@@ -2632,6 +2632,112 @@ CASES = [
         "[net.train() for net in nets]",
         id="modules-of-a-list-switched-to-eval-by-a-comprehension",
     ),
+    twin(
+        "GG207",
+        """
+        import torch.nn.functional as F
+
+        def requires_grad(model, flag=True):
+            for p in model.parameters():
+                p.requires_grad = flag
+
+        def train(loader, encoder, generator, discriminator, e_optim, d_optim):
+            requires_grad(generator, False)
+            for real_img in loader:
+                @@
+                requires_grad(discriminator, True)
+                latents = encoder(real_img)
+                recon_img, _ = generator([latents], input_is_latent=True)
+                d_loss = F.softplus(discriminator(recon_img)).mean() + F.softplus(-discriminator(real_img)).mean()
+                d_optim.zero_grad()
+                d_loss.backward()
+                d_optim.step()
+                requires_grad(encoder, True)
+                requires_grad(discriminator, False)
+                recon_img, _ = generator([encoder(real_img)], input_is_latent=True)
+                e_loss = F.mse_loss(recon_img, real_img) + F.softplus(-discriminator(recon_img)).mean()
+                e_optim.zero_grad()
+                e_loss.backward()
+                e_optim.step()
+        """,
+        "requires_grad(encoder, True)",
+        "requires_grad(encoder, False)",
+        id="models-frozen-by-a-helper-before-the-discriminator-step-record-no-graph",
+    ),
+    twin(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+
+        class Detector(nn.Module):
+            def __init__(self, path):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 8, 3)
+                @@
+
+            def forward(self, x):
+                return self.conv(x)
+
+        detector = Detector("landmarks.pth")
+        for image in images:
+            print(detector(image.unsqueeze(0)).detach().numpy().argmax())
+        """,
+        "self.load_state_dict(torch.load(path))",
+        "self.path = path",
+        id="a-model-whose-class-loads-its-weights-in-init-is-trained",
+    ),
+    twin(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+
+        class Detector(nn.Module):
+            def __init__(self, channels, checkpoint_name=None):
+                super().__init__()
+                self.conv = nn.Conv2d(3, channels, 3)
+
+            def forward(self, x):
+                return self.conv(x)
+
+        detector = Detector(@@)
+        for image in images:
+            print(detector(image.unsqueeze(0)).detach().numpy().argmax())
+        """,
+        'channels=8, checkpoint_name="landmarks.pth"',
+        "channels=8, checkpoint_name=None",
+        id="a-model-built-with-a-checkpoint-keyword-is-loaded",
+    ),
+    twin(
+        "GG207",
+        """
+        import torch
+        import torch.nn.functional as F
+
+        class Trainer:
+            def set_requires_grad(self, nets, requires_grad=False):
+                for net in nets:
+                    for param in net.parameters():
+                        param.requires_grad = requires_grad
+
+            def step(self, real, z):
+                @@
+                fake = self.netG(z)
+                loss_d = F.softplus(self.netD(fake)).mean() + F.softplus(-self.netD(real)).mean()
+                self.opt_d.zero_grad()
+                loss_d.backward()
+                self.opt_d.step()
+                self.set_requires_grad([self.netG], True)
+                loss_g = F.softplus(-self.netD(self.netG(z))).mean()
+                self.opt_g.zero_grad()
+                loss_g.backward()
+                self.opt_g.step()
+        """,
+        "self.set_requires_grad([self.netD], True)",
+        "self.set_requires_grad([self.netG])",
+        id="a-generator-frozen-by-a-method-over-a-list-records-no-graph",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     twin(
         "GG202",

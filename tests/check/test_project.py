@@ -496,3 +496,48 @@ def test_twin_a_method_of_another_file_s_model_that_runs_nothing_is_not(tmp_path
     model = write(tmp_path, "model.py", AGENT)
     enjoy = write(tmp_path, "enjoy.py", ENJOY.replace("METHOD", "describe"))
     assert not any("GG201" in line for line in findings(capsys, model, enjoy))
+
+
+DETECTOR = """
+    import torch
+    import torch.nn as nn
+
+    class CFA(nn.Module):
+        def __init__(self, channels, checkpoint_name=None):
+            super().__init__()
+            self.features = nn.Sequential(nn.Conv2d(3, channels, 3), nn.ReLU())
+            if checkpoint_name:
+                self.load_state_dict(torch.load(checkpoint_name)["state_dict"])
+
+        def forward(self, x):
+            return self.features(x)
+"""
+
+DETECT = """
+    import torch
+    from align import CFA
+
+    detector = CFA(25, "landmark.pth.tar")
+    for image in images:
+        heatmaps = detector(image.unsqueeze(0))
+        print(heatmaps[-1].detach().numpy().argmax())
+"""
+
+
+def test_a_model_whose_class_loads_its_weights_in_init_is_a_trained_model(tmp_path, capsys):
+    align = write(tmp_path, "align.py", DETECTOR)
+    detect = write(tmp_path, "detect.py", DETECT)
+    found = findings(capsys, align, detect)
+    assert any("detect.py:7" in line and "GG201" in line for line in found), found
+
+
+def test_twin_a_model_whose_class_loads_nothing_is_a_smoke_test(tmp_path, capsys):
+    align = write(
+        tmp_path,
+        "align.py",
+        DETECTOR.replace(
+            'self.load_state_dict(torch.load(checkpoint_name)["state_dict"])', "self.name = checkpoint_name"
+        ),
+    )
+    detect = write(tmp_path, "detect.py", DETECT)
+    assert not any("GG201" in line for line in findings(capsys, align, detect))

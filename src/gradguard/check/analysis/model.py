@@ -37,7 +37,7 @@ from gradguard.check.analysis import vocabulary as vocab
 from gradguard.check.analysis.flow import GradMode, ScopeFlow, State, join_modes, region_mode
 from gradguard.check.analysis.grad_mode import classify_grad_mode
 from gradguard.check.analysis.imports import ImportMap, assigned_names, dotted_name, iter_statements
-from gradguard.check.analysis.project import ProjectIndex
+from gradguard.check.analysis.project import ProjectIndex, loads_weights
 from gradguard.check.analysis.read_only import Rebindings, statement_blocks
 from gradguard.check.analysis.scopes import (
     FUNCTION_TYPES,
@@ -807,6 +807,19 @@ class SemanticModel:
         if forward is None:
             return False
         return ".backward(" in self._scope_text(forward)
+
+    def module_loads_weights(self, value: Value) -> bool:
+        """Whether a module's class (of the file or of another file of the run) loads weights in
+        its own ``__init__`` (``CFA(checkpoint_name=path)`` runs ``self.load_state_dict(...)``):
+        a new instance of it is a trained model, not a fresh one."""
+        if value.kind is not Kind.MODULE or value.ref is None:
+            return False
+        if value.ref.startswith("project:"):
+            fact = self.project.classes.get(value.ref[len("project:") :]) if self.project is not None else None
+            return fact is not None and fact.loads_weights
+        info = self._class_table().get(value.ref)
+        init = self._method_of(info, "__init__") if info is not None else None
+        return init is not None and loads_weights(self._scope_text(init))
 
     def builds_parameterless(self, scope_node: ast.AST, name: str) -> bool:
         """Whether every binding of ``name`` in the scope constructs a torch module without

@@ -52,6 +52,7 @@ class ClassFact:
     # Its other methods that run the module: they call `self(...)`, `self.forward(...)`, a layer
     # the instance holds (`self.actor(x)`), or another such method (`agent.get_action(x)`).
     running_methods: frozenset = frozenset()
+    loads_weights: bool = False  # its `__init__` loads a checkpoint (`torch.load`, `load_state_dict`)
 
 
 @dataclass
@@ -116,7 +117,7 @@ class ProjectIndex:
             fact = self.classes[name]
             h.update(
                 f"{name}:{fact.module}:{fact.dataset}:{sorted(fact.layers)}:{fact.backpropagates}:"
-                f"{sorted(fact.quiet_methods)}:{sorted(fact.running_methods)}\n".encode()
+                f"{sorted(fact.quiet_methods)}:{sorted(fact.running_methods)}:{fact.loads_weights}\n".encode()
             )
         for name in sorted(self.functions):
             h.update(f"def {name}:{self.calls.get(name)}\n".encode())
@@ -233,6 +234,7 @@ def build_index(paths: list, read=None) -> ProjectIndex:
             ".backward(" in methods.get("forward", ""),
             quiet,
             _running_methods(methods, quiet) if qualified in module_classes else frozenset(),
+            qualified in module_classes and loads_weights(methods.get("__init__", "")),
         )
     # Modules that import torch, then those that take everything from one of them.
     index.torch_modules.update(name for name, imports in imports_torch.items() if imports)
@@ -505,3 +507,9 @@ def _grad_off_at(text: str, line_number: int) -> bool:
         if indent == 0:
             return False
     return False
+
+
+def loads_weights(init_text: str) -> bool:
+    """Whether a class's ``__init__`` (its text) loads weights into the instance:
+    ``self.load_state_dict(torch.load(path))``, or ``torch.load`` of a checkpoint."""
+    return "load_state_dict(" in init_text or "torch.load(" in init_text

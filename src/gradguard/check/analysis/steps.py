@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from gradguard.check.analysis.scopes import COMPREHENSION_TYPES
+from gradguard.check.analysis.scopes import COMPREHENSION_TYPES, own_nodes
 from gradguard.check.analysis.values import Kind
 from gradguard.check.analysis.vocabulary import (
     BACKWARD_CALL_NAMES,
@@ -143,3 +143,153 @@ def _follow(ctx, name: ast.Name, stack: list, seen: set) -> None:
         stack.append(binding.value)
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             stack.append(node.target)
+
+
+def frozen_models(ctx, scope: ast.AST, node: ast.AST) -> frozenset:
+    """The modules (by text) whose parameters the code of ``scope`` last froze before ``node``,
+    in source order: ``G.requires_grad_(False)``, ``for p in G.parameters(): p.requires_grad =
+    False``, or a helper of the file doing that loop for its argument
+    (``requires_grad(G, False)``, ``self.set_requires_grad([D_A, D_B], False)``). A call of a
+    frozen module on inputs without grad records no graph."""
+    at = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+    latest: dict = {}
+    for position, module, frozen in _freeze_effects(ctx, scope):
+        if position < at and (module not in latest or latest[module][0] < position):
+            latest[module] = (position, frozen)
+    return frozenset(module for module, (_, frozen) in latest.items() if frozen)
+
+
+def _freeze_effects(ctx, scope: ast.AST) -> list:
+    """(position, module text, frozen) for each statement of ``scope`` that freezes or thaws
+    every parameter of a module."""
+    effects = []
+    for node in own_nodes(scope):
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            module = _parameters_of(node.iter)
+            flag = _loop_sets_requires_grad(node)
+            if module is not None and isinstance(flag, bool):
+                effects.append(((node.lineno, node.col_offset), ctx.text(module), not flag))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr == "requires_grad_":
+                flag = constant_of(node.args[0]) if node.args else True
+                if isinstance(flag, bool):
+                    effects.append(((node.lineno, node.col_offset), ctx.text(node.func.value), not flag))
+                continue
+        if isinstance(node, ast.Call):
+            for module, flag in _helper_freezes(ctx, node):
+                effects.append(((node.lineno, node.col_offset), ctx.text(module), not flag))
+    return effects
+
+
+def _parameters_of(iterable: ast.expr) -> Optional[ast.expr]:
+    """``G`` in ``G.parameters()``."""
+    if (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Attribute)
+        and iterable.func.attr == "parameters"
+        and not iterable.args
+    ):
+        return iterable.func.value
+    return None
+
+
+def _loop_sets_requires_grad(loop: ast.For | ast.AsyncFor):
+    """What ``for p in ...: p.requires_grad = V`` (or ``p.requires_grad_(V)``) sets: V's node
+    value (a bool, or the Name it reads); None if the loop does not set it."""
+    if not isinstance(loop.target, ast.Name):
+        return None
+    variable = loop.target.id
+    for statement in loop.body:
+        value: Optional[ast.expr] = None
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target = statement.targets[0]
+            if (
+                isinstance(target, ast.Attribute)
+                and target.attr == "requires_grad"
+                and isinstance(target.value, ast.Name)
+                and target.value.id == variable
+            ):
+                value = statement.value
+        elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            call = statement.value
+            if (
+                isinstance(call.func, ast.Attribute)
+                and call.func.attr == "requires_grad_"
+                and isinstance(call.func.value, ast.Name)
+                and call.func.value.id == variable
+            ):
+                value = call.args[0] if call.args else ast.Constant(True)
+        if value is None:
+            continue
+        constant = constant_of(value)
+        if isinstance(constant, bool):
+            return constant
+        return value.id if isinstance(value, ast.Name) else None
+    return None
+
+
+def _helper_freezes(ctx, call: ast.Call) -> list:
+    """(module argument, flag) for a call of the file's function (or of the enclosing class's
+    method, through ``self``) whose body sets ``requires_grad`` of every parameter of an argument
+    to another argument: ``def requires_grad(model, flag=True): for p in model.parameters():
+    p.requires_grad = flag``; a list of modules (``for net in nets: for p in net.parameters()``)
+    gives each."""
+    definition = _local_function(ctx, call)
+    if definition is None:
+        return []
+    names = [a.arg for a in [*definition.args.posonlyargs, *definition.args.args]]
+    if isinstance(call.func, ast.Attribute) and names[:1] == ["self"]:
+        names = names[1:]
+    for loop in ast.walk(definition):
+        if not isinstance(loop, (ast.For, ast.AsyncFor)):
+            continue
+        owner = _parameters_of(loop.iter)
+        flag = _loop_sets_requires_grad(loop)
+        if not isinstance(owner, ast.Name) or flag is None:
+            continue
+        module_parameter = owner.id
+        for outer in ast.walk(definition):  # `for net in nets:` around it
+            if (
+                isinstance(outer, ast.For)
+                and isinstance(outer.target, ast.Name)
+                and outer.target.id == owner.id
+                and isinstance(outer.iter, ast.Name)
+            ):
+                module_parameter = outer.iter.id
+        module = _argument(call, definition, names, module_parameter)
+        value = flag if isinstance(flag, bool) else constant_of(_argument(call, definition, names, flag))
+        if module is None or not isinstance(value, bool):
+            return []
+        modules = module.elts if isinstance(module, (ast.List, ast.Tuple)) else [module]
+        return [(m, value) for m in modules if isinstance(m, (ast.Name, ast.Attribute))]
+    return []
+
+
+def _local_function(ctx, call: ast.Call) -> Optional[ast.FunctionDef]:
+    func = call.func
+    if isinstance(func, ast.Name):
+        definitions = ctx.model.scopes.module.definitions.get(func.id) or ()
+        found = [d for d in definitions if isinstance(d, ast.FunctionDef)]
+        return found[0] if len(found) == 1 else None
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+        for ancestor in ctx.ancestors(call):
+            if isinstance(ancestor, ast.ClassDef):
+                found = [s for s in ancestor.body if isinstance(s, ast.FunctionDef) and s.name == func.attr]
+                return found[0] if len(found) == 1 else None
+    return None
+
+
+def _argument(call: ast.Call, definition: ast.FunctionDef, names: list, parameter: str) -> Optional[ast.expr]:
+    """The expression ``call`` binds to ``parameter`` of ``definition``: by keyword, by
+    position, else the parameter's default."""
+    for keyword in call.keywords:
+        if keyword.arg == parameter:
+            return keyword.value
+    if parameter not in names:
+        return None
+    index = names.index(parameter)
+    if index < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: index + 1]):
+        return call.args[index]
+    defaults = definition.args.defaults
+    offset = len(names) - len(defaults)
+    return defaults[index - offset] if index >= offset else None

@@ -18,7 +18,9 @@ for a plot or samples drawn from a trained generator (a submodule such as `model
 the mode `model.eval()` or `model.train()` set); not when only its shape is read, not for a
 module built in the same scope and never trained or loaded there (a smoke test of the model's
 code, also in a function named for evaluation: `def test_rnn(RNN): rnn = RNN(8); rnn(x)`;
-loading shows as `net.load...(`, `net.restore...(` or `load...(net, ...)`, training by a helper
+loading shows as `net.load...(`, `net.restore...(`, `load...(net, ...)`, a keyword naming weights
+(`Net(checkpoint_name=path)`, `pretrained=True`) or a class whose `__init__` loads them
+(`self.load_state_dict(torch.load(path))`, in the file or another file of the run), training by a helper
 as `train...(net, ...)`, `fit...(net, ...)` or `net = train...(...)`; `net.train()` only sets
 a mode, and counts as training where the code has a backward pass; handing the module to a
 function of the file that trains (`train_batch(x, y, model, optimizer)`) is training; what the
@@ -734,7 +736,16 @@ def _parameters_read(ctx, name: str):
 _READ_ONLY_MESSAGE = (
     "runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) and never backpropagated"
 )
-_LOADING_KEYWORDS = frozenset({"pretrained", "weights", "checkpoint", "state_dict"})
+_LOADING_WORDS = frozenset({"pretrained", "weights", "checkpoint", "ckpt"})
+
+
+def _loading_keyword(name: Optional[str]) -> bool:
+    """A keyword naming weights to load: ``pretrained``, ``weights``, ``state_dict``,
+    ``checkpoint_name``, ``ckpt_path``, ``pretrained_weights``."""
+    if name is None:
+        return False
+    name = name.lower()
+    return "state_dict" in name or not _LOADING_WORDS.isdisjoint(name.split("_"))
 
 
 def _callers_only_read(ctx, function: ast.AST) -> bool:
@@ -788,7 +799,7 @@ def _fresh_module(ctx, call: ast.Call) -> bool:
         if any(type(sub) is ast.Name and sub.id == name for sub in ast.walk(value)):  # type: ignore[attr-defined]
             continue  # `model = DataParallel(model)`, `model = model.eval()`: the module it held before
         line = binding.node.lineno
-        if _loads_or_trains(value):
+        if _loads_or_trains(value) or ctx.model.module_loads_weights(ctx.model.value(value)):
             loaded_at = max(loaded_at or 0, line)
         else:
             builds += 1
@@ -876,10 +887,10 @@ def _loads_or_trains(value: ast.Call) -> bool:
                 or last.lower().startswith(("train", "fit"))  # `net = train_net(get_net(), ...)`
                 or last == "from_pretrained"
                 or any(
-                    k.arg in _LOADING_KEYWORDS
+                    _loading_keyword(k.arg)
                     and not (isinstance(k.value, ast.Constant) and k.value.value in (False, None))
                     for k in node.keywords
-                )  # `pretrained=True`, `weights=...`; not `pretrained=False`
+                )  # `pretrained=True`, `weights=...`, `checkpoint_name=path`; not `pretrained=False`
             ):
                 return True
             node = func.value if isinstance(func, ast.Attribute) else func

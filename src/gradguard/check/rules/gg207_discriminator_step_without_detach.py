@@ -10,7 +10,10 @@ Where the code does not show which models an optimizer updates, it must step two
 generator's step (`D(fake)` alone in its loss), steps whose optimizer also updates `G`
 (an encoder and a classifier trained together, cycle-consistency losses of two generators),
 `D(fake.detach())`, `D(fake.data)`, a detached copy passed on under another name
-(`f = fake.detach(); D(f)`), and fakes made under `no_grad`.
+(`f = fake.detach(); D(f)`), fakes made under `no_grad`, and fakes of a generator whose
+parameters the code last froze before the call (`G.requires_grad_(False)`, `for p in
+G.parameters(): p.requires_grad = False`, or a helper of the file doing that loop for its
+argument: `requires_grad(G, False)`, `self.set_requires_grad([netG], False)`).
 
 ## Why is this bad?
 The discriminator's loss only needs gradients for `D`'s parameters, but a graph that still
@@ -71,7 +74,13 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis.flow import GradMode
-from gradguard.check.analysis.steps import backward_roots, graph_sources, module_receiver, stepped_optimizer
+from gradguard.check.analysis.steps import (
+    backward_roots,
+    frozen_models,
+    graph_sources,
+    module_receiver,
+    stepped_optimizer,
+)
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
@@ -379,12 +388,17 @@ def _fed_by_other_model(ctx, call: ast.Call, shown: str) -> Optional[tuple]:
     call of another model."""
     if ctx.model.grad_mode(call) is not GradMode.ENABLED:
         return None
+    frozen: Optional[frozenset] = None
     for argument in [*call.args, *(k.value for k in call.keywords)]:
         if not ctx.model.value(argument).carries_grad:
             continue
         for source in graph_sources(ctx, [argument]):
             receiver = module_receiver(ctx, source)
-            if receiver is not None and ctx.text(receiver) != shown and ctx.model.value(source).carries_grad:
+            if receiver is None or ctx.text(receiver) == shown or not ctx.model.value(source).carries_grad:
+                continue
+            if frozen is None:
+                frozen = frozen_models(ctx, ctx.function if ctx.function is not None else ctx.tree, call)
+            if ctx.text(receiver) not in frozen:  # a frozen model records no graph of its own
                 return argument, source
     return None
 
