@@ -2692,6 +2692,32 @@ CASES = [
         """
         import torch
         import torch.nn as nn
+        from torchvision import models
+
+        class FeatureNet(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.feature = nn.Sequential(*list(models.vgg19(@@).children())[:-1])
+
+            def forward(self, x):
+                return self.feature(x).flatten(1)
+
+        def create_features(loader):
+            featurenet = FeatureNet()
+            features = torch.FloatTensor()
+            for img, label in loader:
+                features = torch.cat((features, featurenet(img).cpu().data), 0)
+            return features.numpy()
+        """,
+        "pretrained=True",
+        "pretrained=False",
+        id="a-model-whose-class-builds-a-pretrained-backbone-is-trained",
+    ),
+    twin(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
 
         class Detector(nn.Module):
             def __init__(self, channels, checkpoint_name=None):

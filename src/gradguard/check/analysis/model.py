@@ -255,6 +255,12 @@ class ScopeUses:
         return [b for b in self.bindings if b.name == name]
 
 
+# A member named `backward` / `grad` of a class (a method, or an attribute set on `self`) shows
+# in its text as one of these; the walk in `_hand_made_members` is exact, these only skip it.
+_BACKWARD_MEMBER_RE = re.compile(r"def\s+backward\b|self\.backward\b")
+_GRAD_MEMBER_RE = re.compile(r"def\s+grad\b|self\.grad\b")
+
+
 @dataclass
 class ClassInfo:
     node: ast.ClassDef
@@ -2629,7 +2635,8 @@ class SemanticModel:
             and all(base in ("", "object") for base in info.bases)
         ]
         if not any(
-            "backward" in self._scope_text(info.node) and "grad" in self._scope_text(info.node) for info in plain
+            _BACKWARD_MEMBER_RE.search(text) and _GRAD_MEMBER_RE.search(text)
+            for text in (self._scope_text(info.node) for info in plain)
         ):
             self._hand_made = frozenset()  # no plain class can have both members: nothing to walk
             return self._hand_made

@@ -509,7 +509,15 @@ def _grad_off_at(text: str, line_number: int) -> bool:
     return False
 
 
+_INIT_LOADS_RE = re.compile(
+    r"load_state_dict\(|torch\.load\(|\.from_pretrained\(|\bpretrained\s*=\s*True\b"
+    r"|\bweights\s*=\s*(?:[\"']|(?:\w+\.)*\w+_Weights\b)"
+)
+
+
 def loads_weights(init_text: str) -> bool:
     """Whether a class's ``__init__`` (its text) loads weights into the instance:
-    ``self.load_state_dict(torch.load(path))``, or ``torch.load`` of a checkpoint."""
-    return "load_state_dict(" in init_text or "torch.load(" in init_text
+    ``self.load_state_dict(torch.load(path))``, ``models.vgg19(pretrained=True)``,
+    ``resnet50(weights=ResNet50_Weights.DEFAULT)``; not ``pretrained=pretrained``, whose value
+    the text does not show."""
+    return _INIT_LOADS_RE.search(init_text) is not None
