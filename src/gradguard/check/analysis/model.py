@@ -799,31 +799,33 @@ class SemanticModel:
                 return True
         return False
 
+    def _module_class(self, value: Value) -> tuple:
+        """(the run's fact, None) for a module of a class of another file of the run, (None, the
+        file's class) for one of the file's, (None, None) when neither is known."""
+        if value.kind is not Kind.MODULE or value.ref is None:
+            return None, None
+        if value.ref.startswith("project:"):
+            fact = self.project.classes.get(value.ref[len("project:") :]) if self.project is not None else None
+            return fact, None
+        return None, self._class_table().get(value.ref)
+
     def module_backpropagates(self, value: Value) -> bool:
         """Whether a module's ``forward`` (in a class of the file or of another file of the run)
         runs a backward pass itself: a meta-learner stepping its own optimizer. A call of it is
         a training step, not an evaluation."""
-        if value.kind is not Kind.MODULE or value.ref is None:
-            return False
-        if value.ref.startswith("project:"):
-            fact = self.project.classes.get(value.ref[len("project:") :]) if self.project is not None else None
-            return fact is not None and fact.backpropagates
-        info = self._class_table().get(value.ref)
+        fact, info = self._module_class(value)
+        if fact is not None:
+            return fact.backpropagates
         forward = self._method_of(info, "forward") if info is not None else None
-        if forward is None:
-            return False
-        return ".backward(" in self._scope_text(forward)
+        return forward is not None and ".backward(" in self._scope_text(forward)
 
     def module_loads_weights(self, value: Value) -> bool:
         """Whether a module's class (of the file or of another file of the run) loads weights in
         its own ``__init__`` (``CFA(checkpoint_name=path)`` runs ``self.load_state_dict(...)``):
         a new instance of it is a trained model, not a fresh one."""
-        if value.kind is not Kind.MODULE or value.ref is None:
-            return False
-        if value.ref.startswith("project:"):
-            fact = self.project.classes.get(value.ref[len("project:") :]) if self.project is not None else None
-            return fact is not None and fact.loads_weights
-        info = self._class_table().get(value.ref)
+        fact, info = self._module_class(value)
+        if fact is not None:
+            return fact.loads_weights
         init = self._method_of(info, "__init__") if info is not None else None
         return init is not None and loads_weights(self._scope_text(init))
 
