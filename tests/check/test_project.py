@@ -541,3 +541,32 @@ def test_twin_a_model_whose_class_loads_nothing_is_a_smoke_test(tmp_path, capsys
     )
     detect = write(tmp_path, "detect.py", DETECT)
     assert not any("GG201" in line for line in findings(capsys, align, detect))
+
+
+def test_each_script_folder_imports_its_own_module_of_a_shared_name(tmp_path, capsys):
+    # Two folders of scripts (no packages) each hold `model.py`: `from model import Net` in
+    # each reads its own folder's, whichever the run lists last.
+    for lab, model in (("lab_a", MODEL), ("lab_b", MODEL.replace("class Net(Base)", "class Net(Plain)"))):
+        (tmp_path / lab).mkdir()
+        write(tmp_path / lab, "model.py", model)
+        write(tmp_path / lab, "train.py", TRAIN)
+    found = findings(capsys, tmp_path)
+    assert any("lab_a" in line and "train.py:10" in line and "GG201" in line for line in found), found
+    assert not any("lab_b" in line and "GG201" in line for line in found), found
+
+
+def test_index_keys_modules_of_a_shared_name_by_folder(tmp_path):
+    for lab in ("lab_a", "lab_b"):
+        (tmp_path / lab).mkdir()
+        write(tmp_path / lab, "model.py", MODEL)
+    (tmp_path / "pkg").mkdir()
+    write(tmp_path / "pkg", "__init__.py", "")
+    write(tmp_path / "pkg", "layers.py", MODEL)
+    paths = sorted(str(p) for p in tmp_path.rglob("*.py"))
+    index = build_index(paths)
+    assert index.shared_names == frozenset({"model"})
+    a, b = (str(tmp_path / lab / "model.py") for lab in ("lab_a", "lab_b"))
+    assert index.module_of(a) != index.module_of(b)
+    assert index.resolve(a, "model") == index.module_of(a)
+    assert index.module_of(str(tmp_path / "pkg" / "layers.py")) == "pkg.layers"
+    assert f"{index.module_of(a)}.Net" in index.classes and f"{index.module_of(b)}.Net" in index.classes

@@ -2241,12 +2241,15 @@ class SemanticModel:
         return None
 
     def _project_name(self, qual: str) -> str:
-        """A qualified name with a relative import resolved against this file's module."""
-        if not qual.startswith(".") or self.project is None:
+        """The project's key of a qualified name: a relative import resolved against this file's
+        module, a module several folders of the run hold taken from this file's folder."""
+        if self.project is None:
             return qual
         stripped = qual.lstrip(".")
         level = len(qual) - len(stripped)
         module, _, name = stripped.rpartition(".")
+        if not level and module not in self.project.shared_names:
+            return qual
         base = self.project.resolve(self.filename, module, level)
         return f"{base}.{name}" if base else name
 

@@ -59,7 +59,13 @@ class ClassFact:
 class ProjectIndex:
     """Facts about the modules of one run. Names are ``module.Name`` as imported."""
 
-    module_names: dict = field(default_factory=dict)  # path -> module name (dotted)
+    # path -> the module's key: its dotted name, or, where folders of the run that are not
+    # packages hold modules of the same name (`lab1/model.py`, `lab2/model.py`), the name
+    # prefixed with its folder's id (`3f2a9c1e/model`): each script imports its own folder's.
+    module_names: dict = field(default_factory=dict)
+    plain_names: dict = field(default_factory=dict)  # path -> dotted name, as `import` writes it
+    roots: dict = field(default_factory=dict)  # path -> id of the folder its imports start from
+    shared_names: frozenset = frozenset()  # dotted names held by more than one such folder
     classes: dict = field(default_factory=dict)  # "module.Class" -> ClassFact
     functions: set = field(default_factory=set)  # "module.function"
     calls: dict = field(default_factory=dict)  # "module.function" -> [grad off at the call: bool]
@@ -74,12 +80,18 @@ class ProjectIndex:
         return self.module_names.get(os.path.abspath(path))
 
     def resolve(self, importer: str, module: str, level: int = 0) -> str:
-        """The dotted name a file's ``from <module> import ...`` refers to (relative ones too)."""
-        if not level:
-            return module
-        own = self.module_of(importer) or ""
-        parts = own.split(".")[:-level] if own else []
-        return ".".join([p for p in parts if p] + ([module] if module else []))
+        """The key of the module a file's ``from <module> import ...`` refers to (relative ones
+        too): the module of that name in the importer's own folder where several folders of the
+        run hold one."""
+        if level:
+            own = self.plain_names.get(os.path.abspath(importer), "")
+            parts = own.split(".")[:-level] if own else []
+            module = ".".join([p for p in parts if p] + ([module] if module else []))
+        if module in self.shared_names:
+            root = self.roots.get(os.path.abspath(importer))
+            if root is not None:
+                return f"{root}/{module}"
+        return module
 
     def constructs_any(self, layers: frozenset) -> bool:
         """Whether some class of the project constructs one of ``layers`` (answered once per
@@ -146,6 +158,12 @@ def using(index: Optional[ProjectIndex]) -> Iterator[None]:
 def module_name(path: str, package_cache: Optional[dict] = None) -> str:
     """``pkg/sub/mod.py`` -> ``pkg.sub.mod`` when the folders are packages (``__init__.py``),
     else the file's stem: what ``import`` would call it from the folder above the packages."""
+    return _name_and_root(path, package_cache)[0]
+
+
+def _name_and_root(path: str, package_cache: Optional[dict] = None) -> tuple:
+    """(the module name, as ``module_name``; the folder above its packages, where ``import``
+    finds it)."""
     cache = package_cache if package_cache is not None else {}
     folder, base = os.path.split(os.path.abspath(path))
     parts = [os.path.splitext(base)[0]]
@@ -161,7 +179,7 @@ def module_name(path: str, package_cache: Optional[dict] = None) -> str:
         parts.insert(0, name)
         if not name:
             break
-    return ".".join(p for p in parts if p)
+    return ".".join(p for p in parts if p), folder
 
 
 def build_index(paths: list, read=None) -> ProjectIndex:
@@ -172,16 +190,26 @@ def build_index(paths: list, read=None) -> ProjectIndex:
     importing_torch: list = []  # (path, text) of each file that imports torch
     imports_torch: dict = {}  # module name -> whether its file (the last one of that name) imports torch
     cache: dict = {}
+    found: list = []  # (absolute path, dotted name, root folder, text)
     for path in paths:
         if not path.endswith(".py"):
             continue
-        name = module_name(path, cache)
+        name, root = _name_and_root(path, cache)
         if not name or name == "torch" or name.startswith("torch."):
             continue
         text = (read or _read)(path)
-        if text is None:
-            continue
-        index.module_names[os.path.abspath(path)] = name
+        if text is not None:
+            found.append((path, name, root, text))
+    folders: dict = {}
+    for _path, name, root, _text in found:
+        folders.setdefault(name, set()).add(root)
+    index.shared_names = frozenset(name for name, roots in folders.items() if len(roots) > 1)
+    for path, name, root, text in found:
+        absolute = os.path.abspath(path)
+        index.plain_names[absolute] = name
+        index.roots[absolute] = hashlib.sha256(root.encode()).hexdigest()[:8]
+        name = index.resolve(path, name)  # the key: prefixed where folders share the name
+        index.module_names[absolute] = name
         texts[name] = (path, text)
         imports_torch[name] = mentions_torch_import(text)
         if imports_torch[name]:
@@ -267,7 +295,7 @@ def _served_files(index: ProjectIndex, importing_torch: list) -> set:
     ``import utils``), found on disk as ``import`` would find them from the importer: only
     modules whose name, or its last part, is that of a module of the run are looked for."""
     run_files = set(index.module_names)
-    names = set(index.module_names.values())
+    names = set(index.plain_names.values())
     names |= {name.rsplit(".", 1)[-1] for name in names}
     served: set = set()
     for path, text in importing_torch:
@@ -465,9 +493,10 @@ def _imported_functions(index: ProjectIndex, path: str, text: str):
     yield from _imported_by_name(index, path, text, index.functions)
     for match in _IMPORT_RE.finditer(text):
         module, alias = match.group(1), match.group(2)
+        key = index.resolve(path, module)
         for function in index.functions:
-            if function.startswith(module + ".") and "." not in function[len(module) + 1 :]:
-                yield f"{alias or module}.{function[len(module) + 1 :]}", function
+            if function.startswith(key + ".") and "." not in function[len(key) + 1 :]:
+                yield f"{alias or module}.{function[len(key) + 1 :]}", function
 
 
 def _call_lines(text: str, local: str) -> Iterator[int]:
