@@ -2718,6 +2718,54 @@ CASES = [
         """
         import torch
         import torch.nn as nn
+        from torch.distributions import Categorical
+
+        class Agent:
+            def __init__(self, network):
+                self.network = network
+                self.optimizer = torch.optim.SGD(self.network.parameters(), lr=0.001)
+
+            def learn(self, log_probs, rewards):
+                loss = (-log_probs * rewards).sum()
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+
+            def sample(self, state):
+                dist = Categorical(logits=self.network(torch.FloatTensor(state)))
+                action = dist.sample()
+                return @@
+        """,
+        "action.item()",
+        "action.item(), dist.log_prob(action)",
+        id="a-distributions-log-prob-carries-the-models-graph",
+    ),
+    twin(
+        "GG102",
+        """
+        import torch
+
+        class Meter:
+            data = 0.0
+
+        def importance(model, loader):
+            precision = {}
+            for n, p in model.named_parameters():
+                precision[n] = @@
+            for x, y in loader:
+                for n, p in model.named_parameters():
+                    precision[n].data += 0.5
+            return precision
+        """,
+        "p.clone().detach().fill_(0)",
+        "Meter()",
+        id="items-of-a-dict-assigned-tensors-are-tensors",
+    ),
+    twin(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
 
         class Detector(nn.Module):
             def __init__(self, channels, checkpoint_name=None):

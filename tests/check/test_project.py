@@ -570,3 +570,22 @@ def test_index_keys_modules_of_a_shared_name_by_folder(tmp_path):
     assert index.resolve(a, "model") == index.module_of(a)
     assert index.module_of(str(tmp_path / "pkg" / "layers.py")) == "pkg.layers"
     assert f"{index.module_of(a)}.Net" in index.classes and f"{index.module_of(b)}.Net" in index.classes
+
+
+def test_a_notebook_imports_its_own_folders_module_of_a_shared_name(tmp_path, capsys):
+    import json
+
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None}
+    notebook = {
+        "cells": [{**cell, "source": textwrap.dedent(TRAIN)}],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    for lab, model in (("lab_a", MODEL), ("lab_b", MODEL.replace("class Net(Base)", "class Net(Plain)"))):
+        (tmp_path / lab).mkdir()
+        write(tmp_path / lab, "model.py", model)
+        (tmp_path / lab / "train.ipynb").write_text(json.dumps(notebook))
+    found = findings(capsys, tmp_path)
+    assert any("lab_a" in line and "train.ipynb" in line and "GG201" in line for line in found), found
+    assert not any("lab_b" in line and "GG201" in line for line in found), found

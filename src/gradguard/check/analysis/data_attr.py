@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
+from gradguard.check.analysis.scopes import own_nodes
 from gradguard.check.analysis.values import Kind, Role
 from gradguard.check.analysis.vocabulary import (
     ALIAS_ATTRIBUTES,
@@ -169,6 +170,10 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool, written: bool = 
             or ctx.model.tensor_on_some_path(recv)
             or _given_to_a_model(ctx, recv.id)
         )
+    elif not chain_certain and isinstance(recv, ast.Subscript) and isinstance(recv.value, ast.Name):
+        # `precision_matrices[n] = p.clone().detach().fill_(0)` in the scope: its items are
+        # tensors (`precision_matrices[n].data += p.grad ** 2`)
+        chain_certain = recv.value.id in _names_with_tensor_items(ctx)
     elif not chain_certain and isinstance(recv, ast.Attribute):
         # `m2.indexes.data.zero_()` elsewhere in the scope shows `m2.indexes` is a tensor; so
         # does `self.C_max` set to a tensor in a method.
@@ -250,6 +255,38 @@ def _names_with_tensor_chains(ctx) -> frozenset:
         text = ctx.source.text if isinstance(scope, ast.Module) else ctx.text(scope)
         found = ctx.cache[key] = frozenset(_TENSOR_CHAIN_RE.findall(text)) if ".data." in text else frozenset()
     return found
+
+
+def _names_with_tensor_items(ctx) -> frozenset:
+    """Names ``d`` the current scope assigns items of as tensors (``d[k] = p.clone()``,
+    ``d[k] = torch.zeros(3)``): a value the model knows to be a tensor, or the result of a
+    method only tensors have (cached per scope)."""
+    scope = ctx.scope
+    key = ("gg-tensor-items", id(scope))
+    found = ctx.cache.get(key)
+    if found is None:
+        names = set()
+        for node in own_nodes(scope):
+            if (
+                type(node) is ast.Assign
+                and len(node.targets) == 1  # type: ignore[attr-defined]
+                and type(node.targets[0]) is ast.Subscript  # type: ignore[attr-defined]
+                and type(node.targets[0].value) is ast.Name  # type: ignore[attr-defined]
+            ):
+                value = node.value  # type: ignore[attr-defined]
+                if _tensor_chain(value) or ctx.model.value(value).kind is Kind.TENSOR:
+                    names.add(node.targets[0].value.id)  # type: ignore[attr-defined]
+        found = ctx.cache[key] = frozenset(names)
+    return found
+
+
+def _tensor_chain(node: ast.AST) -> bool:
+    """A chain of calls through a method only tensors have: ``p.clone().detach().fill_(0)``."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr in _TENSOR_ONLY_METHODS:
+            return True
+        node = node.func.value
+    return False
 
 
 def _first_arguments(ctx) -> dict:

@@ -255,6 +255,10 @@ class ScopeUses:
         return [b for b in self.bindings if b.name == name]
 
 
+# A `torch.distributions` object built from tensors, and its methods that compute from them.
+_DISTRIBUTION = "torch.distributions"
+_DISTRIBUTION_GRAPH_METHODS = frozenset({"log_prob", "entropy", "rsample", "cdf", "icdf", "perplexity"})
+
 # A member named `backward` / `grad` of a class (a method, or an attribute set on `self`) shows
 # in its text as one of these; the walk in `_hand_made_members` is exact, these only skip it.
 _BACKWARD_MEMBER_RE = re.compile(r"def\s+backward\b|self\.backward\b")
@@ -2346,6 +2350,10 @@ class SemanticModel:
             return PACKED
         if qual.startswith("torch.utils.checkpoint."):
             return tensor(self._combine_grad(args[1:], state.mode) if len(args) > 1 else Grad.MAYBE)
+        if qual.startswith("torch.distributions.") and last[:1].isupper():
+            # `Categorical(logits=out)`: its `log_prob`/`entropy`/`rsample` carry `out`'s graph
+            values = [*args, *(self.evaluate(k.value, state, frame) for k in node.keywords)]
+            return Value(Kind.OTHER, self._combine_grad(values, state.mode), ref=_DISTRIBUTION)
         namespace_ok = qual.startswith(vocab.TENSOR_NAMESPACES) or qual.count(".") == 1
         if not namespace_ok:
             return UNKNOWN
@@ -2440,6 +2448,12 @@ class SemanticModel:
         kind = receiver.kind
         if kind is Kind.TENSOR:
             return self._tensor_method(receiver, method, node, args, state)
+        if kind is Kind.OTHER and receiver.ref == _DISTRIBUTION:
+            if method in ("sample", "sample_n", "enumerate_support"):
+                return tensor(Grad.NO)  # drawn without a graph (`rsample` keeps one)
+            if method in _DISTRIBUTION_GRAPH_METHODS:
+                return tensor(receiver.grad if not state.mode.off else Grad.NO)
+            return UNKNOWN
         if kind is Kind.MODULE:
             if method in vocab.MODULE_RETURNING_METHODS:
                 if method == "eval":

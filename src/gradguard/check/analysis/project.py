@@ -88,10 +88,17 @@ class ProjectIndex:
             parts = own.split(".")[:-level] if own else []
             module = ".".join([p for p in parts if p] + ([module] if module else []))
         if module in self.shared_names:
-            root = self.roots.get(os.path.abspath(importer))
-            if root is not None:
-                return f"{root}/{module}"
+            return f"{self.root_of(importer)}/{module}"
         return module
+
+    def root_of(self, path: str) -> str:
+        """The id of the folder a file's imports start from (for a file the index did not read,
+        a notebook, found from its path as for the others)."""
+        absolute = os.path.abspath(path)
+        root = self.roots.get(absolute)
+        if root is None:
+            root = self.roots[absolute] = _folder_id(_name_and_root(absolute)[1])
+        return root
 
     def constructs_any(self, layers: frozenset) -> bool:
         """Whether some class of the project constructs one of ``layers`` (answered once per
@@ -155,6 +162,10 @@ def using(index: Optional[ProjectIndex]) -> Iterator[None]:
         _CURRENT.reset(token)
 
 
+def _folder_id(folder: str) -> str:
+    return hashlib.sha256(folder.encode()).hexdigest()[:8]
+
+
 def module_name(path: str, package_cache: Optional[dict] = None) -> str:
     """``pkg/sub/mod.py`` -> ``pkg.sub.mod`` when the folders are packages (``__init__.py``),
     else the file's stem: what ``import`` would call it from the folder above the packages."""
@@ -207,7 +218,7 @@ def build_index(paths: list, read=None) -> ProjectIndex:
     for path, name, root, text in found:
         absolute = os.path.abspath(path)
         index.plain_names[absolute] = name
-        index.roots[absolute] = hashlib.sha256(root.encode()).hexdigest()[:8]
+        index.roots[absolute] = _folder_id(root)
         name = index.resolve(path, name)  # the key: prefixed where folders share the name
         index.module_names[absolute] = name
         texts[name] = (path, text)
