@@ -29,6 +29,8 @@ def only_read(code: str) -> list:
         "out = net(x)\nprint(f'{out}')",
         "out = net(x)\nout",  # a notebook cell's last expression: displayed
         "out = net(x)\nprint(classes[out[0]])",  # an index: its graph goes nowhere
+        "classes = ('a', 'b')\nout = net(x)\nprint(classes[out[0]])",  # into a container the scope binds
+        "import torch\nclasses = ('a', 'b')\nout = net(x)\n_, pred = torch.max(out, 1)\nprint(classes[pred[0]])",
         "out = net(x)\nprint(' '.join('%5s' % classes[out[j]] for j in range(4)))",  # in a comprehension
         "out = net(x)\nax.matshow(out, cmap='viridis')",  # drawn
         "out = net(x)\nwriter.add_image('sample', out, 3)",  # logged

@@ -609,9 +609,10 @@ def _classify_read(node: ast.AST, t: type, wanted: set, reads: dict, displayed: 
             if base is not None:
                 reads[id(base)] = _VALUE
     elif t is ast.Subscript:
-        # An index never carries its graph into the result: `classes[predicted[j]]` reads `predicted`.
+        # An index never carries its graph into the result: `classes[predicted[j]]` reads
+        # `predicted`, whatever `classes` holds (a name the scope binds too).
         base = _base_name(node.slice, wanted)  # type: ignore[attr-defined]
-        if base is not None and _base_name(node.value, wanted) is None:  # type: ignore[attr-defined]
+        if base is not None:
             reads[id(base)] = _VALUE
     elif t is ast.BinOp:
         left = node.left  # type: ignore[attr-defined]
