@@ -2741,6 +2741,34 @@ CASES = [
         id="a-distributions-log-prob-carries-the-models-graph",
     ),
     twin(
+        "GG201",
+        """
+        import torch
+
+        activations = None
+
+        def hook(module, inputs, output):
+            global activations
+            activations = output
+
+        def visualize(x, model, k):
+            model.eval()
+            @@
+            x.requires_grad_()
+            optimizer = torch.optim.Adam([x], lr=0.1)
+            for it in range(100):
+                optimizer.zero_grad()
+                model(x)
+                objective = -activations[:, k].sum()
+                objective.backward()
+                optimizer.step()
+            return x.detach()
+        """,
+        "handle = None",
+        "handle = model.cnn[0].register_forward_hook(hook)",
+        id="a-dropped-model-output-a-forward-hook-feeds-to-a-loss",
+    ),
+    twin(
         "GG102",
         """
         import torch

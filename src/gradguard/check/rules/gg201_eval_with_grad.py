@@ -26,7 +26,9 @@ a mode, and counts as training where the code has a backward pass; handing the m
 function of the file that trains (`train_batch(x, y, model, optimizer)`) is training; what the
 code does after the name is bound to another module is about that one, and so is what it did
 before the name was bound to this one when it builds the module again), and not when a backward pass follows in the same loop or right after it in the same
-block (a forward hook may feed it); the backward pass must be reachable from the output: a
+block (a forward hook may feed it: in a file that registers forward hooks, a call whose result
+is dropped, `model(x)` alone, followed in its loop by a backward pass, is not reported even after
+`.eval()`); the backward pass must be reachable from the output: a
 name rebound on every path in between carries the new value (`pred = net(test_x)` in the
 evaluation step, then `pred = net(x)`, `loss = f(pred)`, `loss.backward()` in the training
 loop backpropagates the second `pred` only; round a loop the same holds: a sample
@@ -873,6 +875,24 @@ def _freezes(text: str, name: str) -> bool:
     )
 
 
+def _feeds_a_hooked_loss(ctx, call: ast.Call) -> bool:
+    """A call whose result is dropped, in a file that registers forward hooks, followed in its
+    loop by a backward pass: the hook hands the graph to that loss (``model(x)``, then
+    ``objective = -activations[:, k].sum(); objective.backward()``, optimizing the input)."""
+    if type(ctx.parent(call)) is not ast.Expr or "register_forward_hook" not in ctx.source.text:
+        return False
+    loop = next((loop for loop in reversed(ctx.loops)), None)
+    if loop is None:
+        return False
+    return any(
+        isinstance(sub, ast.Call)
+        and isinstance(sub.func, ast.Attribute)
+        and sub.func.attr == "backward"
+        and (sub.lineno, sub.col_offset) > (call.lineno, call.col_offset)
+        for sub in ast.walk(loop)
+    )
+
+
 def _loads_or_trains(value: ast.Call) -> bool:
     """Whether a module's construction loads or trains it, anywhere in its chain of calls:
     ``load_model(path)``, ``torch.load(path)["generator"].to(device)``, ``train_net(get_net())``,
@@ -1598,6 +1618,8 @@ class EvalWithGrad(Rule):
                 read_only = _result_only_read(ctx, node)
             if not read_only:
                 return
+        if _feeds_a_hooked_loss(ctx, node):
+            return
         if not self._is_model_call(ctx, node):
             return
         if ctx.model.grad_mode(node) is not GradMode.ENABLED:
