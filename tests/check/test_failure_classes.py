@@ -1194,18 +1194,25 @@ CASES = [
         import torch.nn as nn
 
         model = nn.Sequential(nn.Linear(3072, 512), nn.Tanh(), nn.Linear(512, 2))
+        optimizer = torch.optim.SGD(model.parameters(), lr=1e-2)
+        @@
         out = model(img.view(-1).unsqueeze(0))
         print(out)
-        @@
         for img, label in cifar2:
             loss = loss_fn(model(img.view(-1).unsqueeze(0)), label)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
         """,
-        "optimizer = torch.optim.SGD(model.parameters(), lr=1e-2)",
-        "model = nn.Sequential(nn.Linear(3072, 512), nn.Tanh(), nn.Linear(512, 2))\n        optimizer = torch.optim.SGD(model.parameters(), lr=1e-2)",
-        id="training-after-the-name-is-bound-again-is-another-model-s",
+        "for img, label in cifar2:\n"
+        "            loss = loss_fn(model(img.view(-1).unsqueeze(0)), label)\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()",
+        "img, label = cifar2[0]",
+        # A script runs in order: the model is run once before its training starts (a demo of
+        # the untrained model); after a training loop, the same call evaluates it.
+        id="a-model-run-before-its-training-in-a-script-is-a-demo",
     ),
     pytest.param(
         "GG102",
@@ -1531,6 +1538,7 @@ CASES = [
                 return loss_q.item()
 
         maml = Meta()
+        maml.load_state_dict(torch.load("maml.pt"))
         tmp = filter(lambda x: x.requires_grad, maml.parameters())
         for step, (x_qry, y_qry) in enumerate(db):
             accs = maml(x_qry, y_qry)
@@ -1683,6 +1691,7 @@ CASES = [
 
         discriminator = Discriminator()
         generator = Generator()
+        generator.load_state_dict(torch.load("generator.pt"))
         g_optimizer = optim.Adam(generator.parameters(), lr=0.0002)
         loss = nn.BCELoss()
         for epoch in range(num_epochs):
@@ -2591,7 +2600,7 @@ CASES = [
         pred = embedding_layer(torch.tensor([[0, 1]], dtype=torch.long))
         print(pred)
         """,
-        "x = 1",
+        "embedding_layer(torch.tensor([[0]])).sum().backward()\n        optimizer.step()",
         "embedding_layer = nn.Embedding(num_embeddings=3, embedding_dim=3)",
         id="a-module-built-again-is-a-new-one",
     ),
@@ -2767,6 +2776,42 @@ CASES = [
         "handle = None",
         "handle = model.cnn[0].register_forward_hook(hook)",
         id="a-dropped-model-output-a-forward-hook-feeds-to-a-loss",
+    ),
+    twin(
+        "GG201",
+        """
+        import torch
+
+        lin = torch.nn.Linear(3, 2)
+        x = torch.rand(1, 3)
+        @@
+        y = lin(x)
+        print(y)
+        """,
+        "optimizer = torch.optim.SGD(lin.parameters(), lr=0.1)\n        lin(x).sum().backward()\n        optimizer.step()",
+        "# an optimizer would take lin.parameters() and train it\n        for param in lin.parameters():\n            print(param)",
+        id="parameters-printed-or-named-in-a-comment-are-no-training",
+    ),
+    twin(
+        "GG201",
+        """
+        import torch
+        import torch.nn.functional as F
+        from torch import nn, optim
+
+        report = @@
+        model = nn.Linear(784, 10)
+        opt = optim.SGD(model.parameters(), lr=0.5)
+        for xb, yb in train_dl:
+            loss = F.cross_entropy(model(xb), yb)
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+        print(report(model(xb), yb))
+        """,
+        "F.cross_entropy",
+        "make_report",
+        id="a-printed-loss-through-an-alias-of-a-torch-function-only-reads-the-output",
     ),
     twin(
         "GG102",

@@ -299,6 +299,7 @@ META_TRAIN = """
     from meta import Meta
 
     maml = Meta()
+    maml.load_state_dict(torch.load("maml.pt"))
     tmp = filter(lambda x: x.requires_grad, maml.parameters())
     for step, (x_spt, y_spt, x_qry, y_qry) in enumerate(db):
         accs = maml(x_spt, y_spt, x_qry, y_qry)

@@ -1719,6 +1719,9 @@ class SemanticModel:
         last = vocab.last_name(qual)
         if qual.startswith("torch.") and last[:1].isupper():
             return Value(Kind.CLASS, ref=qual)
+        if qual.startswith("torch.") and qual.count(".") > 1:
+            # `loss_func = F.cross_entropy`: a call of the name is a call of torch's function
+            return Value(Kind.OTHER, ref=qual)
         return OTHER
 
     def _module_attribute(self, receiver: Value, attr: str, node: ast.Attribute, frame: Frame) -> Value:
@@ -2125,6 +2128,8 @@ class SemanticModel:
             return UNKNOWN
         if kind is Kind.MODULE:
             return self._module_call(callee, node, args, state, frame)
+        if kind is Kind.OTHER and (callee.ref or "").startswith("torch.") and callee.ref != _DISTRIBUTION:
+            return self._library_call(callee.ref, node, args, state, frame)  # type: ignore[arg-type]
         if kind is Kind.UNKNOWN and name is not None:
             if _names_loss_function(name):
                 return self._named_loss(args, state)

@@ -20,7 +20,11 @@ module built in the same scope and never trained or loaded there (a smoke test o
 code, also in a function named for evaluation: `def test_rnn(RNN): rnn = RNN(8); rnn(x)`;
 loading shows as `net.load...(`, `net.restore...(`, `load...(net, ...)`, a keyword naming weights
 (`Net(checkpoint_name=path)`, `pretrained=True`) or a class whose `__init__` loads them
-(`self.load_state_dict(torch.load(path))`, in the file or another file of the run), training by a helper
+(`self.load_state_dict(torch.load(path))`, in the file or another file of the run); in a script or
+notebook, which runs in order, only what comes before the call (or in the loops around it) counts
+when its data is not named for a test split, and an optimizer over the parameters only once a
+step or a backward pass has run: a demo of the untrained model before its training cell is not
+reported; comments and strings are not code; training by a helper
 as `train...(net, ...)`, `fit...(net, ...)` or `net = train...(...)`; `net.train()` only sets
 a mode, and counts as training where the code has a backward pass; handing the module to a
 function of the file that trains (`train_batch(x, y, model, optimizer)`) is training; what the
@@ -133,7 +137,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Iterator, Optional
 
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.imports import dotted_name
@@ -641,7 +645,7 @@ def _fed_into_read(ctx, call: ast.Call) -> bool:
     function): nothing keeps the argument itself."""
     chain = []
     current = call
-    while _an_argument(ctx, current):
+    while _an_argument(ctx, current) and not _printed(ctx, current):  # `print(loss(net(x), y))` reads
         current = ctx.parent(current)
         chain.append(current)
     if not chain or not _result_only_read_directly(ctx, current):
@@ -772,13 +776,16 @@ def _callers_only_read(ctx, function: ast.AST) -> bool:
     return True
 
 
-def _fresh_module(ctx, call: ast.Call) -> bool:
+def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
     """Whether the call runs a module built in this scope and never trained or loaded there
     (``net = DPN92(); y = net(torch.randn(1, 3, 32, 32)); print(y)``): a smoke test of the
     model's code, not an evaluation. Loading shows as ``net.load...(``/``net.restore...(``
     (a project's own loader) or ``load...(net, ...)``, training by a helper as
     ``train...(net, ...)``/``fit...(net, ...)`` or ``net = train...(...)``, and ``net.train()``
-    where the code has a backward pass (alone it only sets a mode: a demo of dropout)."""
+    where the code has a backward pass (alone it only sets a mode: a demo of dropout).
+    ``so_far``: in a script or notebook, which runs in order, only what the code did before the
+    call (or in the loops around it) counts, and an optimizer over the parameters only once a
+    step has run: a demo of the untrained model before its training cell."""
     callee = call.func
     if isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name):
         callee = callee.value  # `net.forward(x)`, `net.embedding(x)`: the module built here, or a part of it
@@ -818,9 +825,30 @@ def _fresh_module(ctx, call: ast.Call) -> bool:
         # What the code does with the name once it holds another module (`model = Classifier()`
         # again, then trained) says nothing of the one this call runs.
         end = src.line_starts[rebound_at - 1]
+    in_order = so_far and scope is ctx.tree
+    if in_order:
+        start = max(start, src.line_starts[made_at - 1])  # before the binding, the name held another value
+        outermost = None
+        for ancestor in ctx.ancestors(call):
+            if isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                break
+            if isinstance(ancestor, (ast.For, ast.AsyncFor, ast.While)):
+                outermost = ancestor
+        end = min(end, src.node_end(outermost if outermost is not None else call))
     text = src.text[start:end]
-    if any(f"{name}.{method}" in text for method in ("load", "restore")) or _parameters_handed_on(text, name):
-        return False  # trained, or given weights (`model.load(path)`, a project's own loader)
+    if any(next(_code_occurrences(text, f"{name}.{method}"), None) is not None for method in ("load", "restore")):
+        return False  # given weights (`model.load(path)`, a project's own loader)
+    if _parameters_handed_on(text, name) and (
+        not in_order or re.search(r"\.(?:backward|step)\(|\b(?:train|fit)\w*\(", text) is not None
+    ):
+        return False  # handed to an optimizer: trained
+    if in_order and re.search(rf"(?<![\w.]){re.escape(name)}\([\s\S]*\.backward\(", text) is not None:
+        return False  # run, then a backward pass: a training loop before the call
+    if in_order and any(
+        _trains(ctx, match.group(1)) and _mentions(ctx, match.group(1), name)
+        for match in re.finditer(r"(?<![\w.])(\w+)\(\s*\)", text)
+    ):
+        return False  # `fit()`: a function of the file that trains the module it reads as a global
     if f"{name}.train(" in text and (
         ".backward(" in text or re.search(rf"\b{re.escape(name)}\.train\((?!\s*(?:\)|True|False|mode\b))", text)
     ):
@@ -934,18 +962,37 @@ def _dummy_input(ctx, call: ast.Call) -> bool:
 def _parameters_handed_on(text: str, name: str) -> bool:
     """Whether the text hands ``name``'s parameters on (to an optimizer, a ``requires_grad``
     filter, a variable): a sign of training. A line that only shows or counts them
-    (``print(list(net.parameters()))``, ``sum(p.numel() for p in net.parameters())``) is not."""
+    (``print(list(net.parameters()))``, ``params = list(net.parameters())``,
+    ``sum(p.numel() for p in net.parameters())``, ``for p in net.parameters(): print(p)``) is
+    not, nor a comment or a string that spells them."""
     needle = f"{name}.parameters("
+    for i in _code_occurrences(text, needle):
+        start = text.rfind("\n", 0, i) + 1
+        stop = text.find("\n", i)
+        line = text[start : stop if stop >= 0 else len(text)].strip()
+        shown = "print(" in line or "numel(" in line or _LISTED_RE.match(line) is not None
+        if not shown and line.startswith("for ") and line.endswith(":") and stop >= 0:
+            end = text.find("\n", stop + 1)
+            shown = text[stop + 1 : end if end >= 0 else len(text)].strip().startswith("print(")
+        if not shown:
+            return True
+    return False
+
+
+# `list(net.parameters())`, `params = len(...)`: the parameters listed or counted, not handed on.
+_LISTED_RE = re.compile(r"(?:\w+\s*=\s*)?(?:list|tuple|len|sum)\(")
+
+
+def _code_occurrences(text: str, needle: str) -> Iterator[int]:
+    """Offsets of ``needle`` in ``text`` that start a name (not ``xnet.parameters(``) and that
+    no ``#`` or open quote before it on its line puts in a comment or a string."""
     i = text.find(needle)
     while i >= 0:
         if i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "_."):
-            start = text.rfind("\n", 0, i) + 1
-            stop = text.find("\n", i)
-            line = text[start : stop if stop >= 0 else len(text)].strip()
-            if not ("print(" in line or "numel(" in line or line.startswith(("list(", "len(", "sum("))):
-                return True
+            before = text[text.rfind("\n", 0, i) + 1 : i]
+            if "#" not in before and before.count('"') % 2 == 0 and before.count("'") % 2 == 0:
+                yield i
         i = text.find(needle, i + len(needle))
-    return False
 
 
 def _statement(ctx, node: ast.AST) -> Optional[ast.stmt]:
@@ -1069,6 +1116,15 @@ def _uses_grad(ctx, nodes) -> bool:
             elif isinstance(node, ast.Attribute) and node.attr in _GRAD_ATTRIBUTES:
                 return True
     return False
+
+
+def _mentions(ctx, function: str, name: str) -> bool:
+    """Whether a function of the module named ``function`` reads ``name`` in its body."""
+    return any(
+        isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and re.search(rf"\b{re.escape(name)}\b", ctx.text(d)) is not None
+        for d in ctx.model.scopes.module.definitions.get(function) or ()
+    )
 
 
 def _trains(ctx, name: str) -> bool:
@@ -1658,7 +1714,8 @@ class EvalWithGrad(Rule):
             return _Candidate(node, "eval-function")
         if (
             (read_only or (read_only is None and _result_only_read(ctx, node)))
-            and not _fresh_module(ctx, node)
+            # an untrained model's demo before its training (not its predictions on test data)
+            and not _fresh_module(ctx, node, so_far=not _may_be_evaluation_data(ctx, node))
             and not _unit_test(ctx, ctx.function)
         ):
             return _Candidate(node, "read-only")
