@@ -2796,6 +2796,31 @@ CASES = [
         "GG201",
         """
         import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        import matplotlib.pyplot as plt
+
+        def show_prob(p):
+            @@
+            plt.barh(range(len(p)), p)
+
+        net = nn.Linear(784, 10)
+        optimizer = torch.optim.SGD(net.parameters(), lr=0.01)
+        for x, y in train_loader:
+            optimizer.zero_grad()
+            F.cross_entropy(net(x), y).backward()
+            optimizer.step()
+        scores = net(image.view(1, 784))
+        show_prob(F.softmax(scores, dim=1))
+        """,
+        "p = p.data.squeeze().numpy()",
+        "p = p.squeeze()",
+        id="a-helper-that-first-copies-its-parameter-without-graph-only-reads-it",
+    ),
+    twin(
+        "GG201",
+        """
+        import torch
         import torch.nn.functional as F
         from torch import nn, optim
 

@@ -68,6 +68,9 @@ class ProjectIndex:
     shared_names: frozenset = frozenset()  # dotted names held by more than one such folder
     classes: dict = field(default_factory=dict)  # "module.Class" -> ClassFact
     functions: set = field(default_factory=set)  # "module.function"
+    # "module.function" -> a digest of its text: what another file learns from reading the
+    # function (`read_only.parameters_only_read`) changes with it, and so does the cache key.
+    function_digests: dict = field(default_factory=dict)
     calls: dict = field(default_factory=dict)  # "module.function" -> [grad off at the call: bool]
     # Modules whose names include torch's: they import torch (or a domain library), or take
     # everything from one that does (`from layers import *`).
@@ -90,6 +93,13 @@ class ProjectIndex:
         if module in self.shared_names:
             return f"{self.root_of(importer)}/{module}"
         return module
+
+    def path_of(self, key: str) -> Optional[str]:
+        """The file of the run whose module has this key."""
+        paths = self.__dict__.get("_paths")
+        if paths is None:
+            paths = self.__dict__["_paths"] = {name: path for path, name in self.module_names.items()}
+        return paths.get(key)
 
     def root_of(self, path: str) -> str:
         """The id of the folder a file's imports start from (for a file the index did not read,
@@ -139,7 +149,7 @@ class ProjectIndex:
                 f"{sorted(fact.quiet_methods)}:{sorted(fact.running_methods)}:{fact.loads_weights}\n".encode()
             )
         for name in sorted(self.functions):
-            h.update(f"def {name}:{self.calls.get(name)}\n".encode())
+            h.update(f"def {name}:{self.calls.get(name)}:{self.function_digests.get(name)}\n".encode())
         for name in sorted(set(self.calls) - self.functions):
             h.update(f"method {name}:{self.calls[name]}\n".encode())
         return h.hexdigest()[:16]
@@ -234,6 +244,8 @@ def build_index(paths: list, read=None) -> ProjectIndex:
             bodies[qualified] = _block(text, match.start())
         for match in _DEF_RE.finditer(text):
             index.functions.add(f"{name}.{match.group(1)}")
+            body = _block(text, match.start())
+            index.function_digests[f"{name}.{match.group(1)}"] = hashlib.sha256(body.encode()).hexdigest()[:12]
     # nn.Module / Dataset subclasses, through the project's own classes (by their short name).
     short: dict = {}
     for qualified in bases:

@@ -17,7 +17,8 @@ backpropagates. This module finds such calls in one scope from the syntax alone 
   assignment whose result is only read in turn (the output fed back into the next step of a
   generation loop, ``rnn(inp, hidden)``; ``samples = samples.mul(0.5)``), through indexing,
   views or copies and reductions (``out[0].data``, ``out.view(-1).cpu().data``,
-  ``l.mean().item()``), or handed to a parameter that a function of the file only reads
+  ``l.mean().item()``), or handed to a parameter that a function of the file (or, through
+  ``parameters_read``, of another file of the run) only reads or first copies without graph
   (``parameters_only_read``); a name assigned again
   later in the same block holds another value from there on (in a loop, only when simple
   statements lead to that assignment);
@@ -650,10 +651,13 @@ def _classify_call(call: ast.Call, wanted: set, qualified_name, bound: dict, rea
         qual = qualified_name(func)
         if qual is not None and qual.startswith("torch.") and qual.rsplit(".", 1)[1] in _READING_METHODS:
             kind = _VALUE  # torch.argmax(out, 1)
-        elif parameters_read is not None and type(func) is ast.Name and qual is None:
+        elif parameters_read is not None and (
+            (type(func) is ast.Name and qual is None) or (qual is not None and not qual.startswith("torch."))
+        ):
             # A parameter the function only reads is read, whatever becomes of the call's result
-            # (`acc = accuracy(y, pred)`): that result cannot hold its graph.
-            read = parameters_read(func.id)  # type: ignore[attr-defined]
+            # (`acc = accuracy(y, pred)`): that result cannot hold its graph. A function another
+            # file of the run defines is asked by its qualified name (`utils.show_prob(p)`).
+            read = parameters_read(func.id if qual is None else qual)  # type: ignore[attr-defined]
             _classify_function_call(call, wanted, reads, read)
             if read is not None and read[2]:
                 # it backpropagates what it is handed (`generator_train_step(fake_data)`)
@@ -714,11 +718,12 @@ def parameters_only_read(function: ast.AST, qualified_name, own: Optional[list] 
     if own is None:
         own = list(own_nodes(function))
     wanted = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)} - {"self", "cls"}
+    converted = _converted_first(function, wanted)  # `p = p.data.squeeze().numpy()`: read, then a copy
     wanted -= {n.id for n in own if type(n) is ast.Name and type(n.ctx) is not ast.Load}
     wanted -= _names_in_nested_code(own, wanted)
     backpropagates = any(type(n) is ast.Call and _is_backward(n, qualified_name) for n in own)  # type: ignore[arg-type]
     if not wanted:
-        return positional, {}, backpropagates
+        return positional, {name: _VALUE for name in converted}, backpropagates
     uses: dict = {name: [] for name in wanted}
     reads: dict = {}
     for node in own:
@@ -730,9 +735,59 @@ def parameters_only_read(function: ast.AST, qualified_name, own: Optional[list] 
             _classify_call(node, wanted, qualified_name, {}, reads)
         elif t in _READING_NODES:
             _classify_read(node, t, wanted, reads, displayed=False)  # a function's statement shows nothing
-    kinds: dict = {}
+    kinds: dict = {name: _VALUE for name in converted}
     for name, found in uses.items():
         read = [reads.get(id(use)) for use in found]
         if read and all(kind in (_VALUE, _METADATA) for kind in read):
             kinds[name] = _VALUE if _VALUE in read else _METADATA
     return positional, kinds, backpropagates
+
+
+# Attributes and methods after which a tensor's value holds no graph.
+_GRAPH_DROPPING_STEPS = frozenset({"data", "detach", "numpy", "item", "tolist"})
+
+
+def _converted_first(function: ast.AST, parameters: set) -> set:
+    """Parameters whose first use is one assignment of a copy without graph to the same name,
+    and that are assigned nowhere else: ``p = p.data.squeeze().numpy()`` reads ``p``; what the
+    name holds after it is that copy."""
+    found = set()
+    stores: dict = {}
+    for node in ast.walk(function):
+        if type(node) is ast.Name and type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+            stores[node.id] = stores.get(node.id, 0) + 1  # type: ignore[attr-defined]
+    for name in parameters:
+        if stores.get(name) != 1:
+            continue
+        for statement in function.body:  # type: ignore[attr-defined]
+            if not any(type(n) is ast.Name and n.id == name for n in ast.walk(statement)):  # type: ignore[attr-defined]
+                continue
+            if (
+                type(statement) is ast.Assign
+                and len(statement.targets) == 1  # type: ignore[attr-defined]
+                and type(statement.targets[0]) is ast.Name  # type: ignore[attr-defined]
+                and statement.targets[0].id == name  # type: ignore[attr-defined]
+                and _drops_graph(statement.value, name)  # type: ignore[attr-defined]
+            ):
+                found.add(name)
+            break
+    return found
+
+
+def _drops_graph(value: ast.AST, name: str) -> bool:
+    """``p.data.squeeze().numpy()``: ``name`` read through a step that drops the graph, and
+    nowhere else in ``value``."""
+    dropped = False
+    node = value
+    while True:
+        if type(node) is ast.Call:
+            if any(type(n) is ast.Name and n.id == name for a in node.args for n in ast.walk(a)):  # type: ignore[attr-defined]
+                return False
+            node = node.func  # type: ignore[attr-defined]
+        elif type(node) is ast.Attribute:
+            dropped = dropped or node.attr in _GRAPH_DROPPING_STEPS  # type: ignore[attr-defined]
+            node = node.value  # type: ignore[attr-defined]
+        elif type(node) is ast.Subscript:
+            node = node.value  # type: ignore[attr-defined]
+        else:
+            return dropped and type(node) is ast.Name and node.id == name  # type: ignore[attr-defined]

@@ -10,8 +10,8 @@ that function. Also flagged: a model call whose output (or a part or view of it:
 then only read (`prediction = net(x)` followed by `prediction.data.numpy()`, `.item()`, `.argmax()`,
 comparisons or `print` (also `print("output", net(x))` at once), used as an index (`classes[predicted[j]]`), drawn or logged
 (`ax.matshow(attention)`, `writer.add_image(tag, sample)`, `save_image(fake, path)`), fed back into the next step of a generation loop, handed to a
-function of the file that only reads that parameter: `show_images(sample)` where
-`def show_images(out): plt.imshow(out.data.cpu()[0])`, or fed into a loss or other tensor
+function of the file or of another file of the run that only reads that parameter: `show_images(sample)` where
+`def show_images(out): plt.imshow(out.data.cpu()[0])` (or first copies it without graph, `out = out.data.numpy()`), or fed into a loss or other tensor
 computation whose result is only read: `print(loss(net(features), labels).item())`), as in
 predictions made after training, a test loss printed every epoch
 for a plot or samples drawn from a trained generator (a submodule such as `model.decoder` is in
@@ -140,7 +140,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
 from gradguard.check.analysis.flow import GradMode
-from gradguard.check.analysis.imports import dotted_name
+from gradguard.check.analysis.imports import ImportMap, dotted_name
 from gradguard.check.analysis.read_only import (
     Rebindings,
     assigned_values,
@@ -729,6 +729,9 @@ def _parameters_read(ctx, name: str):
     cache = ctx.state(_State).parameters_read
     if name in cache:
         return cache[name]
+    if "." in name:
+        found = cache[name] = _project_parameters_read(ctx, name)
+        return found
     definitions = ctx.model.scopes.module.definitions.get(name, ())
     found = None
     if len(definitions) == 1:
@@ -737,6 +740,44 @@ def _parameters_read(ctx, name: str):
             found = parameters_only_read(function, ctx.imports.qualified_name, ctx.model.own_nodes(function))
     cache[name] = found
     return found
+
+
+def _result_called(ctx, call: ast.Call) -> bool:
+    """``net = one_layer_net(784, 10)``, then ``net(x)``: the call built a module (of a class
+    the file does not show), it ran none."""
+    parent = ctx.parent(call)
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+        return False
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    text = ctx.source.text if scope is ctx.tree else ctx.text(scope)
+    return re.search(rf"(?<![\w.]){re.escape(parent.targets[0].id)}\(", text) is not None
+
+
+def _project_parameters_read(ctx, qualified: str):
+    """``_parameters_read`` of a module-level function another file of the run defines
+    (``plotutils.show_next_word``), read from that file (parsed once per run)."""
+    project = ctx.model.project
+    if project is None:
+        return None
+    module, _, name = qualified.rpartition(".")
+    key = project.resolve(ctx.model.filename, module)
+    if f"{key}.{name}" not in project.functions:
+        return None
+    path = project.path_of(key)
+    trees = project.__dict__.setdefault("_trees", {})
+    if path not in trees:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                trees[path] = ast.parse(handle.read())
+        except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+            trees[path] = None
+    tree = trees[path]
+    if tree is None:
+        return None
+    found = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
+    if len(found) != 1 or found[0].decorator_list:
+        return None
+    return parameters_only_read(found[0], ImportMap(tree).qualified_name)
 
 
 _READ_ONLY_MESSAGE = (
@@ -1674,7 +1715,7 @@ class EvalWithGrad(Rule):
                 read_only = _result_only_read(ctx, node)
             if not read_only:
                 return
-        if _feeds_a_hooked_loss(ctx, node):
+        if _feeds_a_hooked_loss(ctx, node) or _result_called(ctx, node):
             return
         if not self._is_model_call(ctx, node):
             return
