@@ -2860,6 +2860,23 @@ CASES = [
         id="items-of-a-dict-assigned-tensors-are-tensors",
     ),
     twin(
+        "GG101",
+        """
+        import numpy as np
+        import scipy.sparse
+        import torch
+
+        def to_torch_sparse(L, indices):
+            L = scipy.sparse.csr_matrix(L).tocoo()
+            values = L.data.@@
+            L = torch.sparse_coo_tensor(indices, torch.from_numpy(values), torch.Size(L.shape))
+            return L
+        """,
+        "cpu().numpy()",
+        "astype(np.float32)",
+        id="a-values-array-converted-with-astype-is-not-a-tensor",
+    ),
+    twin(
         "GG201",
         """
         import torch

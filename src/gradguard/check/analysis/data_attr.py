@@ -394,9 +394,16 @@ def _call_callee_reads(ctx, call: ast.Call, arg: ast.AST) -> Optional[bool]:
     return False
 
 
+# Methods of arrays and sparse matrices that tensors lack: `L.data.astype(np.float32)` reads a
+# scipy matrix's values, not a tensor's `.data`.
+_ARRAY_ONLY_METHODS = frozenset({"astype", "tobytes", "tostring", "todense", "toarray", "tocoo", "tocsr"})
+
+
 def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
     """Classify a ``<recv>.data`` node, or None when it is not (certainly) a tensor's `.data`."""
     par = ctx.parent(node)
+    if isinstance(par, ast.Attribute) and par.attr in _ARRAY_ONLY_METHODS:
+        return None
     chain_certain = (
         (
             isinstance(par, ast.Attribute)
