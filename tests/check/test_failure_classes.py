@@ -2782,6 +2782,32 @@ CASES = [
         """
         import torch
 
+        class LossCompute:
+            def __init__(self, criterion, opt):
+                self.criterion, self.opt = criterion, opt
+
+            def __call__(self, x, y):
+                loss = self.criterion(x, y)
+                @@
+                return loss.item() * torch.ones(())
+
+        def run_epoch(data_iter, model, loss_compute):
+            total = 0
+            for src, tgt in data_iter:
+                out = model(src)
+                loss = loss_compute(out, tgt)
+                total += loss.detach().numpy()
+            return total
+        """,
+        "pass",
+        "loss.backward()",
+        id="an-output-handed-to-a-callable-whose-class-backpropagates-in-call",
+    ),
+    twin(
+        "GG201",
+        """
+        import torch
+
         lin = torch.nn.Linear(3, 2)
         x = torch.rand(1, 3)
         @@

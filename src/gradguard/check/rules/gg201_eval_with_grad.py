@@ -32,7 +32,8 @@ code does after the name is bound to another module is about that one, and so is
 before the name was bound to this one when it builds the module again), and not when a backward pass follows in the same loop or right after it in the same
 block (a forward hook may feed it: in a file that registers forward hooks, a call whose result
 is dropped, `model(x)` alone, followed in its loop by a backward pass, is not reported even after
-`.eval()`); the backward pass must be reachable from the output: a
+`.eval()`; and an output handed to a callable the file does not define, in a file whose class
+backpropagates in `__call__`, may be backpropagated there); the backward pass must be reachable from the output: a
 name rebound on every path in between carries the new value (`pred = net(test_x)` in the
 evaluation step, then `pred = net(x)`, `loss = f(pred)`, `loss.backward()` in the training
 loop backpropagates the second `pred` only; round a loop the same holds: a sample
@@ -316,6 +317,7 @@ class _State:
     read_only: dict = field(default_factory=dict)  # id(scope) -> ids of calls whose result is only read
     reads_values: dict = field(default_factory=dict)  # id(scope) -> `_reads_values`
     parameters_read: dict = field(default_factory=dict)  # function name -> `_parameters_read`
+    calls_backpropagate: Optional[bool] = None  # `_calls_backpropagate`
     # ids of the calls whose result is the value of an assignment, or that value a part or view of it
     assigned_calls: set = field(default_factory=set)
     other_framework: Optional[bool] = None  # `_imports_other_framework`
@@ -734,6 +736,11 @@ def _parameters_read(ctx, name: str):
         return found
     definitions = ctx.model.scopes.module.definitions.get(name, ())
     found = None
+    if not definitions and name not in _BUILTINS and _calls_backpropagate(ctx):
+        # `loss = loss_compute(out, y)` with `loss_compute` handed in, in a file whose class
+        # backpropagates in `__call__` (`SimpleLossCompute`): the callable may be one of those.
+        found = cache[name] = ((), {}, True)
+        return found
     if len(definitions) == 1:
         function = definitions[0]
         if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and not function.decorator_list:
@@ -751,6 +758,20 @@ def _result_called(ctx, call: ast.Call) -> bool:
     scope = ctx.function if ctx.function is not None else ctx.tree
     text = ctx.source.text if scope is ctx.tree else ctx.text(scope)
     return re.search(rf"(?<![\w.]){re.escape(parent.targets[0].id)}\(", text) is not None
+
+
+def _calls_backpropagate(ctx) -> bool:
+    """Whether a class of the file runs a backward pass in its ``__call__`` (a loss-computing
+    object that steps the optimizer itself), answered once per file."""
+    state = ctx.state(_State)
+    if state.calls_backpropagate is None:
+        state.calls_backpropagate = "__call__" in ctx.source.text and any(
+            isinstance(method, ast.FunctionDef) and method.name == "__call__" and ".backward(" in ctx.text(method)
+            for node in ctx.tree.body
+            if isinstance(node, ast.ClassDef)
+            for method in node.body
+        )
+    return state.calls_backpropagate
 
 
 def _project_parameters_read(ctx, qualified: str):
