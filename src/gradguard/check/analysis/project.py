@@ -14,6 +14,7 @@ cache key, so a cached result is reused only while the facts it may depend on ar
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 import re
@@ -100,6 +101,29 @@ class ProjectIndex:
         if paths is None:
             paths = self.__dict__["_paths"] = {name: path for path, name in self.module_names.items()}
         return paths.get(key)
+
+    def function_node(self, key: str) -> Optional[tuple]:
+        """(the module's tree, the function's node) for ``module.function`` of a file of the run
+        defining it once at module level, undecorated; the file is read and parsed once per run
+        (None where it cannot be)."""
+        module, _, name = key.rpartition(".")
+        path = self.path_of(module) if key in self.functions else None
+        if path is None:
+            return None
+        trees = self.__dict__.setdefault("_trees", {})
+        if path not in trees:
+            text = _read(path)
+            try:
+                trees[path] = ast.parse(text) if text is not None else None
+            except (SyntaxError, ValueError):
+                trees[path] = None
+        tree = trees[path]
+        if tree is None:
+            return None
+        found = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
+        if len(found) != 1 or found[0].decorator_list:
+            return None
+        return tree, found[0]
 
     def root_of(self, path: str) -> str:
         """The id of the folder a file's imports start from (for a file the index did not read,

@@ -282,14 +282,12 @@ def _local_function(ctx, call: ast.Call) -> Optional[ast.FunctionDef]:
 def _argument(call: ast.Call, definition: ast.FunctionDef, names: list, parameter: str) -> Optional[ast.expr]:
     """The expression ``call`` binds to ``parameter`` of ``definition``: by keyword, by
     position, else the parameter's default."""
-    for keyword in call.keywords:
-        if keyword.arg == parameter:
-            return keyword.value
     if parameter not in names:
-        return None
+        return call_argument(call, None, parameter)
     index = names.index(parameter)
-    if index < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: index + 1]):
-        return call.args[index]
+    given = call_argument(call, index, parameter)
+    if given is not None:
+        return given
     defaults = definition.args.defaults
     offset = len(names) - len(defaults)
     return defaults[index - offset] if index >= offset else None

@@ -776,29 +776,16 @@ def _calls_backpropagate(ctx) -> bool:
 
 def _project_parameters_read(ctx, qualified: str):
     """``_parameters_read`` of a module-level function another file of the run defines
-    (``plotutils.show_next_word``), read from that file (parsed once per run)."""
+    (``plotutils.show_next_word``), read from that file (``ProjectIndex.function_node``)."""
     project = ctx.model.project
     if project is None:
         return None
     module, _, name = qualified.rpartition(".")
-    key = project.resolve(ctx.model.filename, module)
-    if f"{key}.{name}" not in project.functions:
+    found = project.function_node(f"{project.resolve(ctx.model.filename, module)}.{name}")
+    if found is None:
         return None
-    path = project.path_of(key)
-    trees = project.__dict__.setdefault("_trees", {})
-    if path not in trees:
-        try:
-            with open(path, encoding="utf-8") as handle:
-                trees[path] = ast.parse(handle.read())
-        except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
-            trees[path] = None
-    tree = trees[path]
-    if tree is None:
-        return None
-    found = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
-    if len(found) != 1 or found[0].decorator_list:
-        return None
-    return parameters_only_read(found[0], ImportMap(tree).qualified_name)
+    tree, function = found
+    return parameters_only_read(function, ImportMap(tree).qualified_name)
 
 
 _READ_ONLY_MESSAGE = (
@@ -971,9 +958,9 @@ def _feeds_a_hooked_loss(ctx, call: ast.Call) -> bool:
     ``objective = -activations[:, k].sum(); objective.backward()``, optimizing the input)."""
     if type(ctx.parent(call)) is not ast.Expr or "register_forward_hook" not in ctx.source.text:
         return False
-    loop = next((loop for loop in reversed(ctx.loops)), None)
-    if loop is None:
+    if not ctx.loops:
         return False
+    loop = ctx.loops[-1]  # the innermost
     return any(
         isinstance(sub, ast.Call)
         and isinstance(sub.func, ast.Attribute)
