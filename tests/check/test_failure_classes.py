@@ -2953,6 +2953,99 @@ CASES = [
         "self.set_requires_grad([self.netG])",
         id="a-generator-frozen-by-a-method-over-a-list-records-no-graph",
     ),
+    twin(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+
+        class Searcher(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.linear = nn.Linear(4, 4)
+
+            def forward(self, x):
+                return self.linear(x).argmax(1)
+
+        def evaluate(searcher, sentence):
+            tokens = searcher(sentence)
+            return [token.item() for token in tokens]
+
+        def evaluate_input(searcher, lines):
+            for line in lines:
+                print(evaluate(searcher, encode(line)))
+
+        searcher = Searcher()
+        searcher.load_state_dict(torch.load("searcher.pt"))
+        @@
+        """,
+        "evaluate_input(searcher, open('questions.txt'))",
+        "with torch.no_grad(): evaluate_input(searcher, open('questions.txt'))",
+        id="a-model-handed-on-through-a-wrapper-is-known-in-the-evaluation",
+    ),
+    twin(
+        "GG201",
+        """
+        import torch
+        import torch.nn.functional as F
+
+        weights = torch.randn(784, 10, requires_grad=True)
+        bias = torch.zeros(10, requires_grad=True)
+
+        def log_softmax(x):
+            return x - x.exp().sum(-1).log().unsqueeze(-1)
+
+        def model(xb):
+            return log_softmax(xb @ weights + bias)
+
+        for xb, yb in zip(x_batches, y_batches):
+            loss = F.nll_loss(model(xb), yb)
+            loss.backward()
+            with torch.no_grad():
+                weights -= weights.grad * 0.5
+                bias -= bias.grad * 0.5
+                weights.grad.zero_()
+                bias.grad.zero_()
+
+        @@
+        """,
+        "print(F.nll_loss(model(xb), yb))",
+        "with torch.no_grad(): print(F.nll_loss(model(xb), yb))",
+        id="a-hand-written-model-through-a-helper-is-a-model",
+    ),
+    twin(
+        "GG201",
+        """
+        import torch
+        import torch.nn.functional as F
+
+        weights = torch.randn(784, 10, requires_grad=True)
+        bias = torch.zeros(10, requires_grad=True)
+
+        def log_softmax(x):
+            return x - x.exp().sum(-1).log().unsqueeze(-1)
+
+        def model(xb):
+            return log_softmax(xb @ weights + bias)
+
+        def model(xb):
+            return xb @ weights + bias
+
+        for xb, yb in zip(x_batches, y_batches):
+            loss = F.nll_loss(model(xb), yb)
+            loss.backward()
+            with torch.no_grad():
+                weights -= weights.grad * 0.5
+                bias -= bias.grad * 0.5
+                weights.grad.zero_()
+                bias.grad.zero_()
+
+        @@
+        """,
+        "print(F.cross_entropy(model(xb), yb))",
+        "with torch.no_grad(): print(F.cross_entropy(model(xb), yb))",
+        id="a-hand-written-model-defined-twice-is-the-one-bound-there",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     twin(
         "GG202",

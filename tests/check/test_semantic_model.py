@@ -561,6 +561,74 @@ def test_parameters_known_from_callers():
     assert value.kind is Kind.LOADER and value.split is Split.EVAL
 
 
+def test_parameters_handed_on_unchanged_are_known_from_the_callers_callers():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        class Searcher(nn.Module):
+            def forward(self, x):
+                return x
+        def evaluate(searcher, sentence):
+            return searcher(sentence)  # <- searcher
+        def evaluate_input(searcher):
+            while True:
+                print(evaluate(searcher, input()))
+        evaluate_input(Searcher())
+        """
+    )
+    assert value.kind is Kind.MODULE and value.ref == "Searcher"
+
+
+def test_twin_a_parameter_the_caller_rebinds_is_not_handed_on():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        class Searcher(nn.Module):
+            def forward(self, x):
+                return x
+        def evaluate(searcher, sentence):
+            return searcher(sentence)  # <- searcher
+        def evaluate_input(searcher):
+            searcher = make_searcher(searcher)
+            print(evaluate(searcher, input()))
+        evaluate_input(Searcher())
+        """
+    )
+    assert value.kind is Kind.UNKNOWN
+
+
+def test_a_function_of_one_return_is_read_with_the_arguments_of_its_call():
+    value, _ = ask(
+        """
+        import torch
+        w = torch.randn(3, 2, requires_grad=True)
+        def act(x):
+            return x.exp()
+        def model(xb):
+            return act(xb @ w)
+        out = model(batch)
+        print(out)  # <- out
+        """
+    )
+    assert value.kind is Kind.TENSOR and value.grad is Grad.YES
+
+
+def test_twin_a_function_of_one_return_over_plain_tensors_gives_no_graph():
+    value, _ = ask(
+        """
+        import torch
+        w = torch.randn(3, 2)
+        def act(x):
+            return x.exp()
+        def model(xb):
+            return act(xb @ w)
+        out = model(torch.ones(1, 3))
+        print(out)  # <- out
+        """
+    )
+    assert value.kind is Kind.TENSOR and value.grad is Grad.NO
+
+
 def test_self_attribute_assigned_in_init():
     value, _ = ask(
         """

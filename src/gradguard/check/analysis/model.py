@@ -359,6 +359,7 @@ class SemanticModel:
         self._global_assigned: Optional[dict] = None  # see `_global_rebindings`
         self._call_sites: dict = {}  # id(function) -> its call sites, or None when not all known
         self._entry_modes: dict = {}  # (id(function), "entry") -> the grad mode its callers run it in
+        self._statement_bound: dict = {}  # id(function) -> names its statements bind (_handed_on)
         self._definition_spans: Optional[list] = None  # (first, last line) of top-level defs and classes
         self._turns_grad_off: Optional[bool] = None  # whether the text names a way to turn grad off
         self._class_attributes: dict = {}
@@ -1218,10 +1219,10 @@ class SemanticModel:
             if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
                 return {}
             for name, arg in zip(positional, call.args):
-                given[name] = self.evaluate(arg, site.state, site.frame)
+                given[name] = self._argument_value(arg, site)
             for kw in call.keywords:
                 if kw.arg in keyword_names:
-                    given[kw.arg] = self.evaluate(kw.value, site.state, site.frame)
+                    given[kw.arg] = self._argument_value(kw.value, site)
             for name in keyword_names:
                 if name not in given:
                     default = defaults.get(name)
@@ -1230,6 +1231,36 @@ class SemanticModel:
             for name, value in given.items():
                 out[name] = join(out.get(name), value) if name in out else value
         return out
+
+    def _argument_value(self, arg: ast.expr, site: CallSite) -> Value:
+        """What a call site hands a function; a parameter of the caller that it hands on
+        unchanged is what the caller's own callers give it (``evaluateInput(searcher)`` calling
+        ``evaluate(searcher)``, called with ``searcher = GreedySearchDecoder(...)``)."""
+        value = self.evaluate(arg, site.state, site.frame)
+        if value.kind is Kind.UNKNOWN and isinstance(arg, ast.Name) and site.frame.kind in ("summary", "caller"):
+            handed_on = self._handed_on(site.frame.node, arg.id)
+            if handed_on is not None:
+                return handed_on
+        return value
+
+    def _handed_on(self, fn: ast.AST, name: str) -> Optional[Value]:
+        """The value a function's callers give its parameter ``name``, when the function never
+        binds that name itself (None: not known, or bound in its body)."""
+        if not isinstance(fn, FUNCTION_TYPES) or name not in {a.arg for a in parameters(fn)}:
+            return None
+        bound = self._statement_bound.get(id(fn))
+        if bound is None:
+            bound = self._statement_bound[id(fn)] = frozenset(assigned_names(fn.body))  # type: ignore[attr-defined]
+        key = (id(fn), "handed-on")
+        if name in bound or key in self._in_progress:
+            return None
+        self._begin(key)
+        try:
+            sites = self._callers_of(fn)
+            value = self._parameter_env(fn, callers=sites).get(name) if sites else None
+        finally:
+            self._end(key)
+        return value if value is not None and value.kind is not Kind.UNKNOWN else None
 
     def _constant_value(self, node: ast.AST) -> Value:
         if isinstance(node, ast.Constant):
@@ -2124,7 +2155,10 @@ class SemanticModel:
         if kind is Kind.FUNCTION:
             fn = self._function_node(callee)
             if fn is not None and self._summaries_allowed(frame):
-                return self._returned(self.function_summary(fn).returns, args, state)
+                returned = self._returned(self.function_summary(fn).returns, args, state)
+                if returned.kind is Kind.UNKNOWN:
+                    return self._inlined(fn, node, args, state) or returned
+                return returned
             return UNKNOWN
         if kind is Kind.MODULE:
             return self._module_call(callee, node, args, state, frame)
@@ -2134,6 +2168,42 @@ class SemanticModel:
             if _names_loss_function(name):
                 return self._named_loss(args, state)
         return UNKNOWN
+
+    def _inlined(self, fn: ast.AST, node: ast.Call, args, state: State) -> Optional[Value]:
+        """A function of one ``return`` at one call: its expression over this call's
+        arguments (``def model(xb): return log_softmax(xb @ weights + bias)``), where its
+        summary, which assumes nothing of its parameters, cannot tell. None for anything else
+        (a method, defaults, keywords, ``*args``, a decorator, a recursive call)."""
+        if type(fn) is not ast.FunctionDef:
+            return None
+        body = fn.body
+        if body and _is_docstring(body[0]):
+            body = body[1:]
+        if len(body) != 1 or type(body[0]) is not ast.Return or body[0].value is None:
+            return None
+        spec = fn.args
+        if (
+            fn.decorator_list
+            or spec.vararg
+            or spec.kwarg
+            or spec.kwonlyargs
+            or spec.posonlyargs
+            or node.keywords
+            or len(node.args) != len(spec.args)
+            or any(isinstance(arg, ast.Starred) for arg in node.args)
+        ):
+            return None
+        key = (id(fn), "inline")
+        if key in self._in_progress or self._method_class(fn) is not None:
+            return None
+        frame = Frame(self._scope(fn), state.mode, "inline")  # no flow: one expression
+        env = {param.arg: args[i] for i, param in enumerate(spec.args)}
+        self._begin(key)
+        try:
+            value = self.evaluate(body[0].value, State(env, state.mode), frame)
+        finally:
+            self._end(key)
+        return value if value.kind is not Kind.UNKNOWN else None
 
     def _named_loss(self, args: list, state: State) -> Value:
         """What a call of something unknown named for a loss (``criterion(out, y)``) gives: a
@@ -2765,6 +2835,11 @@ class SemanticModel:
         return methods
 
     # ========================================================================= functions
+    def function_node(self, value: Value) -> Optional[ast.AST]:
+        """The definition a function value is (of the definitions of one name, the one bound
+        where the value was read), or None."""
+        return self._function_node(value) if value.kind is Kind.FUNCTION else None
+
     def _function_node(self, value: Value) -> Optional[ast.AST]:
         if value.ref is None:
             return None
@@ -3443,3 +3518,7 @@ def _holds_call(node: ast.AST) -> bool:
             return False
         else:
             return any(type(sub) is ast.Call for sub in walk(node))
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return type(stmt) is ast.Expr and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)

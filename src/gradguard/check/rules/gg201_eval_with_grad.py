@@ -410,7 +410,11 @@ def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
         if name in _BUILTINS or name in ctx.imports.names:
             return not ctx.model.rebinds(name)
         definitions = ctx.model.scopes.module.definitions.get(name)
-        return bool(definitions) and not ctx.model.rebinds(name) and not _graph_function(ctx, definitions)
+        return (
+            bool(definitions)
+            and not ctx.model.rebinds(name)
+            and not any(_graph_function(ctx, [definition]) for definition in definitions)
+        )
     if isinstance(target, ast.Attribute):
         if target.attr in NOT_MODEL_METHODS or target.attr.startswith("assert"):
             return True  # `outputs.append(y)`, `model.parameters()`, `self.assertEqual(...)`
@@ -437,6 +441,10 @@ def _graph_function(ctx, definitions: list) -> bool:
     if summary.calls_backward or summary.steps_optimizer or summary.generator:
         return False
     returned = summary.returns
+    if returned.kind is Kind.UNKNOWN:
+        # `def model(xb): return log_softmax(xb @ weights + bias)`: through the file's own
+        # functions, as the file calls it (the summary follows no call of its own).
+        returned = ctx.model.returns_as_called(definitions[0])
     # A model's output (`Role.OUTPUT`) is the model call's inside it, reported there.
     return returned.kind is Kind.TENSOR and returned.grad is Grad.YES and not returned.has(Role.LOSS | Role.OUTPUT)
 
@@ -1814,7 +1822,9 @@ class EvalWithGrad(Rule):
         if value.kind is Kind.FUNCTION and isinstance(target, ast.Name):
             # A function handed a module (`embedded_dropout(embed, words)`) applies it: that
             # module is what is evaluated, or tested.
-            definitions = ctx.model.scopes.module.definitions.get(target.id)
+            # The definition bound here (a script may define `model` twice, a model each time).
+            bound = ctx.model.function_node(value)
+            definitions = [bound] if bound is not None else ctx.model.scopes.module.definitions.get(target.id)
             return (
                 bool(definitions)
                 and _graph_function(ctx, definitions)
