@@ -3046,6 +3046,47 @@ CASES = [
         "with torch.no_grad(): print(F.cross_entropy(model(xb), yb))",
         id="a-hand-written-model-defined-twice-is-the-one-bound-there",
     ),
+    twin(
+        "GG301",
+        """
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(4, 2)
+        criterion = nn.CrossEntropyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        running_loss = 0
+        for i, (x, y) in enumerate(train_loader):
+            @@
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            running_loss += loss
+            print(running_loss)
+        """,
+        "if i % 100 == 0: running_loss = 0",
+        "running_loss = 0",
+        id="an-accumulator-reset-every-hundred-steps-keeps-their-graphs",
+    ),
+    twin(
+        "GG301",
+        """
+        import torch
+
+        def train(model, loader, opt):
+            train_loss = 0
+            for batch in loader:
+                output = model(**batch)
+                output.loss.backward()
+                opt.step()
+                @@
+            return train_loss / len(loader)
+        """,
+        "train_loss += output.loss",
+        "train_loss += output.loss.item()",
+        id="a-model-outputs-loss-is-a-loss",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     twin(
         "GG202",

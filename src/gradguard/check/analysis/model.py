@@ -1724,6 +1724,10 @@ class SemanticModel:
         if kind is Kind.TENSOR:
             if attr in ("shape",):
                 return OTHER
+            if attr == "loss" and receiver.has(Role.OUTPUT):
+                # `output = model(**batch); output.loss`: the loss a model computes with its
+                # output (Hugging Face's ModelOutput), with the output's graph
+                return tensor(receiver.grad, Role.LOSS | Role.SCALAR, weak=True)
             return UNKNOWN
         if kind is Kind.OTHER and receiver.ref is not None:
             info = self._class_table().get(receiver.ref)

@@ -7,7 +7,10 @@ grad enabled, where `loss` is a loss (the result of a loss function or criterion
 value is never backpropagated itself. It reports when either `loss.backward()` runs in each
 iteration (in the loop, or in the function or method of the file that returns the loss:
 `cost = model.train_model(X, Y)` whose body calls `self.cost.backward()`), or the loop runs a model and the total is only reported (not returned, or the
-function is an evaluation: it calls `.eval()`).
+function is an evaluation: it calls `.eval()`). An accumulator reset under an `if` of the
+loop (`if step % 100 == 0: total = 0`) still keeps the graphs of the iterations in between; one
+reset at every iteration keeps none. A model's output's `.loss` (`output = model(**batch)`,
+Hugging Face's `ModelOutput`) is a loss.
 
 ## Why is this bad?
 A loss tensor holds its autograd graph, and through it every activation saved for backward.
@@ -91,6 +94,20 @@ class AccumulatedGraph(Rule):
     function_triggers = ("loss", "Loss", "LOSS", "criterion", "Criterion", "CRITERION", "backward", "entropy", "kl_div")
 
     valid = (
+        Valid(
+            """
+            import torch
+
+            def train(model, loader, criterion, opt):
+                for x, y in loader:
+                    step_loss = 0
+                    for chunk_x, chunk_y in zip(x.chunk(4), y.chunk(4)):
+                        loss = criterion(model(chunk_x), chunk_y)
+                        step_loss += loss
+                    step_loss.backward()
+                    opt.step()
+            """,
+        ),
         Valid(
             """
             import torch
@@ -196,6 +213,41 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        Invalid(
+            """
+            import torch
+
+            def train(model, loader, opt):
+                train_loss = 0
+                for step, batch in enumerate(loader):
+                    output = model(**batch)
+                    output.loss.backward()
+                    opt.step()
+                    opt.zero_grad()
+                    train_loss += output.loss
+                    if step % 100 == 99:
+                        print(train_loss / 100)
+                        train_loss = 0
+            """,
+            line=10,
+            column=9,
+            message="Accumulating `output.loss` across iterations keeps every iteration's autograd graph alive; accumulate `output.loss.item()`",
+            fixed="""
+            import torch
+
+            def train(model, loader, opt):
+                train_loss = 0
+                for step, batch in enumerate(loader):
+                    output = model(**batch)
+                    output.loss.backward()
+                    opt.step()
+                    opt.zero_grad()
+                    train_loss += output.loss.item()
+                    if step % 100 == 99:
+                        print(train_loss / 100)
+                        train_loss = 0
+            """,
+        ),
         Invalid(
             """
             import torch
@@ -430,11 +482,28 @@ def _defined_before_loop(ctx, uses, acc: str, loop: ast.AST) -> bool:
     for binding in uses.bindings_of(acc):
         node = binding.node
         if _inside(ctx, node, loop):
-            if not _is_accumulation(node, acc):
-                return False  # reset inside the loop
+            if not _is_accumulation(node, acc) and not _conditional_in(ctx, node, loop):
+                return False  # reset at every iteration
+            # (a reset under an `if` of the loop, `if step % 100 == 0: total = 0`, keeps the
+            # graphs of the iterations in between)
         else:
             outside = True
     return outside
+
+
+_CONDITIONAL = (ast.If, ast.IfExp, ast.Match, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler)
+
+
+def _conditional_in(ctx, node: ast.AST, loop: ast.AST) -> bool:
+    """Whether ``node`` runs only on some iterations of ``loop``: under an ``if`` or
+    ``match`` of the loop's body, or in a loop nested in it, rather than in the body itself
+    (or a ``with`` or ``try`` block of it)."""
+    current = ctx.parent(node)
+    while current is not None and current is not loop:
+        if isinstance(current, _CONDITIONAL):
+            return True
+        current = ctx.parent(current)
+    return False
 
 
 def _derived(uses, acc: str) -> set:
