@@ -3087,6 +3087,24 @@ CASES = [
         "train_loss += output.loss.item()",
         id="a-model-outputs-loss-is-a-loss",
     ),
+    twin(
+        "GG101",
+        """
+        import torch
+        import torchvision
+
+        features = []
+
+        def keep(module, inputs, output):
+            features.append(output.data)
+
+        model = torchvision.models.resnet18(weights="DEFAULT")
+        @@
+        """,
+        "model.layer4.register_forward_hook(keep)",
+        "model.layer4.register_buffer('keep', keep)",
+        id="a-hook-is-handed-the-modules-output-tensor",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     twin(
         "GG202",

@@ -629,6 +629,38 @@ def test_twin_a_function_of_one_return_over_plain_tensors_gives_no_graph():
     assert value.kind is Kind.TENSOR and value.grad is Grad.NO
 
 
+@pytest.mark.parametrize(
+    "registration",
+    ["model.layer4.register_forward_hook(self.save)", "model.layer4.register_full_backward_hook(self.save)"],
+)
+def test_a_method_registered_as_a_module_hook_is_handed_tensors(registration):
+    value, _ = ask(
+        f"""
+        import torch
+        class Probe:
+            def __init__(self, model):
+                {registration}
+            def save(self, module, inputs, outputs):
+                self.kept = outputs  # <- outputs
+        """
+    )
+    assert value.is_tensor or (value.kind is Kind.CONTAINER and value.elem is not None and value.elem.is_tensor)
+
+
+def test_twin_a_method_registered_as_no_hook_is_handed_nothing_known():
+    value, _ = ask(
+        """
+        import torch
+        class Probe:
+            def __init__(self, model):
+                model.layer4.register_buffer("save", self.save)
+            def save(self, module, inputs, outputs):
+                self.kept = outputs  # <- outputs
+        """
+    )
+    assert value.kind is Kind.UNKNOWN
+
+
 def test_self_attribute_assigned_in_init():
     value, _ = ask(
         """

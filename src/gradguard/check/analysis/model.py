@@ -36,7 +36,13 @@ from typing import Optional
 from gradguard.check.analysis import vocabulary as vocab
 from gradguard.check.analysis.flow import GradMode, ScopeFlow, State, join_modes, region_mode
 from gradguard.check.analysis.grad_mode import classify_grad_mode
-from gradguard.check.analysis.imports import ImportMap, assigned_names, dotted_name, iter_statements
+from gradguard.check.analysis.imports import (
+    ImportMap,
+    assigned_names,
+    dotted_name,
+    iter_statements,
+    statements_with_word,
+)
 from gradguard.check.analysis.project import ProjectIndex, loads_weights
 from gradguard.check.analysis.read_only import Rebindings, statement_blocks
 from gradguard.check.analysis.scopes import (
@@ -166,6 +172,16 @@ _REQUIRES_GRAD_RE = re.compile(r"requires_grad(?!\s*=\s*False\b)")
 # Such a frame notes when it met a call whose summary it did not use (``skipped_summaries``),
 # so it evaluates every call; the others skip values nothing keeps (``discard``).
 _NO_SUMMARIES = frozenset({"module-first", "summary"})
+# What autograd calls a hook with, by the method that registers it (positional parameters).
+_HOOK_TENSORS = container(tensor(Grad.MAYBE))
+_HOOK_ARGUMENTS = {
+    "register_forward_hook": (module(), _HOOK_TENSORS, tensor(Grad.MAYBE, Role.OUTPUT)),
+    "register_forward_pre_hook": (module(), _HOOK_TENSORS),
+    "register_full_backward_hook": (module(), _HOOK_TENSORS, _HOOK_TENSORS),
+    "register_backward_hook": (module(), _HOOK_TENSORS, _HOOK_TENSORS),
+    "register_full_backward_pre_hook": (module(), _HOOK_TENSORS),
+    "register_hook": (tensor(Grad.MAYBE),),
+}
 PACKED = Value(Kind.OTHER, Grad.NO, ref="torch.nn.utils.rnn.PackedSequence")
 # How code spells the ways to turn grad off (``no_grad``, ``inference_mode``, ``set_grad_enabled``).
 _GRAD_OFF_WORDS = frozenset(vocab.last_name(name) for name in vocab.GRAD_OFF_NAMES)
@@ -1170,6 +1186,8 @@ class SemanticModel:
         positional = list(args.posonlyargs) + list(args.args)
         first = positional[0].arg if positional and method_class is not None and not is_static else None
         from_callers = self._argument_values(fn, callers, first is not None) if callers else {}
+        if not from_callers and callers is None:
+            from_callers = self._hook_arguments(fn, positional[1:] if first is not None else positional)
         is_forward = getattr(fn, "name", "") == "forward" and method_class is not None and method_class.is_module
         required = set(positional[len(positional) - len(args.defaults) :] if args.defaults else ())
         required = [a for a in positional[1:] if a not in required] if is_forward else []
@@ -1231,6 +1249,59 @@ class SemanticModel:
             for name, value in given.items():
                 out[name] = join(out.get(name), value) if name in out else value
         return out
+
+    def _hook_arguments(self, fn: ast.AST, positional: list) -> dict:
+        """What autograd hands a function the file registers as a hook: a module hook gets the
+        module, then its inputs and output (``register_forward_hook``) or the gradients of
+        both (``register_full_backward_hook``); a tensor hook (``x.register_hook(f)``) the
+        gradient. Empty for a function registered as no hook."""
+        given = self._hooks().get(id(fn))
+        if given is None:
+            return {}
+        return {arg.arg: value for arg, value in zip(positional, given)}
+
+    def _hooks(self) -> dict:
+        """id(function) -> the values its hook is called with, for each function of the file
+        that is registered as a hook by name (``register_forward_hook(hook_fn)``) or as a
+        method of the registering class (``register_full_backward_hook(self.save_gradient)``)."""
+        found = self.__dict__.get("_hook_table")
+        if found is not None:
+            return found
+        found = self.__dict__["_hook_table"] = {}
+        text = self.source_text
+        if "register_" not in text or "hook(" not in text:
+            return found
+        for stmt in statements_with_word(self.tree.body, text, "hook("):
+            for call in ast.walk(stmt):
+                if not (
+                    isinstance(call, ast.Call)
+                    and isinstance(call.func, ast.Attribute)
+                    and call.func.attr in _HOOK_ARGUMENTS
+                    and call.args
+                    and not any(k.arg == "with_kwargs" for k in call.keywords)
+                ):
+                    continue
+                hook = self._hook_function(call.args[0])
+                if hook is not None:
+                    found[id(hook)] = _HOOK_ARGUMENTS[call.func.attr]
+        return found
+
+    def _hook_function(self, node: ast.AST) -> Optional[ast.AST]:
+        """The file's function a hook registration names: a module-level function, or a method
+        of the class whose method registers it (``self.save_gradient``)."""
+        if isinstance(node, ast.Name):
+            definitions = self.scopes.module.definitions.get(node.id, ())
+            if len(definitions) == 1 and isinstance(definitions[0], FUNCTION_TYPES):
+                return definitions[0]
+            return None
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            location = self._where(node)
+            if location is None or not isinstance(location.scope, FUNCTION_TYPES):
+                return None
+            info = self._method_class(location.scope)
+            method = self._method_of(info, node.attr) if info is not None else None
+            return method if isinstance(method, FUNCTION_TYPES) else None
+        return None
 
     def _argument_value(self, arg: ast.expr, site: CallSite) -> Value:
         """What a call site hands a function; a parameter of the caller that it hands on

@@ -15,7 +15,9 @@ name the scope hands to a torch function that takes only tensors (`F.log_softmax
 `torch.mean(source, 0)`) or runs a model on (`out = self.D(x_real)`; not a recurrent layer,
 which takes a `PackedSequence` too), the result of a method only tensors have, called as torch's is
 (`inp.view(n, -1).permute(0, 2, 1).contiguous()`), a batch of a loader from a dict named for loaders
-(`for x, y in dataloaders[phase]`); or
+(`for x, y in dataloaders[phase]`), what autograd hands a function the file registers as a hook
+(`def keep(module, inputs, output): features.append(output.data)` with
+`layer.register_forward_hook(keep)`; also backward hooks and `tensor.register_hook`); or
 where the method right after `.data` exists only on tensors (`x.data.cpu()`, `x.data.numpy()`,
 `x.data.clone()`, `x.data.view(-1, 1)`: an array's `.data` is a memoryview), a tensor method takes it as a tensor (`ys.type_as(src.data)`), or
 `Variable(...)` wraps it (`Variable(h.data)`, the old way of cutting a hidden state from its
