@@ -36,6 +36,9 @@ def only_read(code: str) -> list:
         "out = net(x)\nwriter.add_image('sample', out, 3)",  # logged
         "out = net(x)\nmask[out] = 1",  # an index of a store, too
         "import torchvision.utils as vutils\nout = net(x)\nvutils.save_image(out, 'out.png')",  # saved
+        # read on the way into another value: that value holds no graph, wherever it goes
+        "out = net(x)\npred = np.argmax(softmax(out).data.cpu().numpy(), axis=1)\ncm = confusion_matrix(y, pred)",
+        "out = net(x)\na = Categorical(out).sample().item()\nbuffer.put((s, a))",
     ],
 )
 def test_reads(code):
@@ -47,6 +50,8 @@ def test_reads(code):
     [
         "out = net(x)\nloss = crit(out, y)\nloss.backward()",  # computed with
         "out = net(x)\nouts.append(out)",  # stored
+        "out = net(x)\npred = softmax(out).argmax\nkeep(pred)",  # `.argmax` not called: no read on the way
+        "out = net(x)\nprobs = softmax(out) * mask.data\nkeep(probs)",  # `.data` of something else
         "out = net(x)\nprint(out.shape)",  # only its shape: a check of the model
         "out = net(x)\nself.out = out",
         "out = net(x)\nvals = [o.item() for o in out]",  # iterated by a comprehension: not followed

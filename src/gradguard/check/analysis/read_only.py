@@ -19,7 +19,9 @@ backpropagates. This module finds such calls in one scope from the syntax alone 
   views or copies and reductions (``out[0].data``, ``out.view(-1).cpu().data``,
   ``l.mean().item()``), or handed to a parameter that a function of the file (or, through
   ``parameters_read``, of another file of the run) only reads or first copies without graph
-  (``parameters_only_read``); a name assigned again
+  (``parameters_only_read``); a use read on the way into another value
+  (``pred = np.argmax(softmax(out).data.numpy())``, ``a = Categorical(out).sample().item()``)
+  is a read wherever that value goes; a name assigned again
   later in the same block holds another value from there on (in a loop, only when simple
   statements lead to that assignment);
 - a `for` loop over the result (`for fm in out:`, or its place in `zip(axes, out)` or
@@ -134,10 +136,16 @@ def read_only_calls(
             reads[id(base)] = _VALUE if _VALUE in kinds else _METADATA
     # A use anywhere else in the value of an assignment feeds that assignment: what it is
     # computed into must be only read in turn (`samples = samples.mul(0.5).add(0.5)`).
+    # Unless the use is read on the way (`C = np.argmax(softmax(y).data.numpy())`): what the
+    # assignment binds then holds no graph, wherever it goes.
     for key, (_assignment, _names, value) in bound.items():
-        for sub in ast.walk(value):
-            if type(sub) is ast.Name and sub.id in wanted and id(sub) not in reads:
-                reads[id(sub)] = key
+        uses_here = [
+            sub for sub in ast.walk(value) if type(sub) is ast.Name and sub.id in wanted and id(sub) not in reads
+        ]
+        if uses_here:
+            parents = {id(child): node for node in ast.walk(value) for child in ast.iter_child_nodes(node)}
+            for sub in uses_here:
+                reads[id(sub)] = _read_on_the_way(sub, value, parents) or key
     if rebound is None:
         rebound = Rebindings(own, statement_blocks(scope, own))
     blocks = rebound.blocks
@@ -211,6 +219,28 @@ def read_only_calls(
             kept -= _feeding({key for key in kept if nested & set(bound[key][1])}, kept, edges)
     found = (viewed_call(bound[key][2]) for key in kept)
     return frozenset(id(call) for call in found if call is not None)
+
+
+def _read_on_the_way(use: ast.AST, root: ast.AST, parents: dict) -> Optional[int]:
+    """_VALUE or _METADATA when the expression ``root`` drops the graph of ``use`` through an
+    attribute or method that reads it (``.data``, ``.numpy()``, ``.item()``, ``.shape``) on
+    the way up from it; None when its graph may reach ``root``'s value."""
+    current = use
+    while current is not root:
+        parent = parents.get(id(current))
+        if parent is None:
+            return None
+        if type(parent) is ast.Attribute and parent.value is current:  # type: ignore[attr-defined]
+            attr = parent.attr  # type: ignore[attr-defined]
+            if attr in _READING_ATTRIBUTES:
+                return _METADATA if attr in _METADATA_ATTRIBUTES else _VALUE
+            called = parents.get(id(parent))
+            if type(called) is ast.Call and called.func is parent and attr in _READING_METHODS:  # type: ignore[attr-defined]
+                return _METADATA if attr in _METADATA_METHODS else _VALUE
+        elif type(parent) in (ast.Lambda, *COMPREHENSION_TYPES):
+            return None
+        current = parent
+    return None
 
 
 def assigned_values(node: ast.Assign) -> list:
