@@ -3151,6 +3151,24 @@ def test_each_evaluation_of_a_script_is_a_site_and_a_function_is_one():
     assert len([d for d in findings(header + function) if d.code == "GG201"]) == 1
 
 
+def test_each_read_only_evaluation_of_a_script_is_a_site():
+    """Three cells predicting with a pretrained model, outputs only read: three sites."""
+    script = """
+        import torchvision
+
+        model = torchvision.models.resnet18(weights="DEFAULT")
+        logit = model(load("dog1.png"))[0]
+        print(logit.argmax(-1).item())
+
+        logit = model(load("dog2.png"))[0]
+        print(logit.argmax(-1).item(), logit.softmax(-1).max().item())
+
+        print(model(load("dog3.png")).argmax(-1).item())
+    """
+    lines = [d.start.row for d in findings(textwrap.dedent(script)) if d.code == "GG201"]
+    assert lines == [5, 8, 11]
+
+
 def test_a_loop_that_attacks_its_input_gets_the_advice_for_each_call():
     """`adversary.perturb(x, y)` backpropagates to its input: wrapping the whole function in
     `no_grad` would break it, so each model call is reported with the advice to wrap it."""

@@ -51,7 +51,9 @@ class of the file or of another file of the run; for a class the run does not sh
 method is named for running it (`act`, `predict`, `encode`, `sample`...). A model is something named like one (`model`, `net`, `self.backbone`,
 `teacher`, `ema_model`, `netD`, `model.module`, ...): a module without parameters (pooling,
 dropout) records no graph, and nothing else in the code tells the two apart (`backward`, `torch.autograd`, an optimizer `step`, `.grad`, `requires_grad`,
-`grad_fn`), and no `torch.jit.freeze` (a frozen module holds its weights as constants). It is reported at the first such model call. In a function that does train (a
+`grad_fn`), and no `torch.jit.freeze` (a frozen module holds its weights as constants). In a function it is reported at the first such model call (one fix wraps the function); in
+a script's or notebook's own code, at each statement that runs a model switched to eval mode,
+on evaluation data, or whose output is only read (each cell is run, and fixed, on its own). In a function that does train (a
 training loop followed by a validation loop), the validation loop alone is checked: a loop
 over an evaluation loader whose body shows no gradient use. A loop over evaluation data that
 does use gradients (an adversarial attack: `torch.autograd.grad(loss, x_adv)`, or a call named
@@ -1898,11 +1900,11 @@ class EvalWithGrad(Rule):
         if not _uses_grad(ctx, nodes):
             # A function is one site (its fix wraps it); a script's or notebook's code has no
             # single place to wrap: each statement that runs a model switched to eval mode (or on
-            # evaluation data) is a site of its own.
+            # evaluation data, or whose output is only read) is a site of its own.
             where = "this function" if function is not None else "this module"
             seen: set = set()
             for index, candidate in enumerate(unit.model_calls):
-                if index and (function is not None or candidate.why not in ("eval-mode", "eval-data")):
+                if index and (function is not None or candidate.why not in ("eval-mode", "eval-data", "read-only")):
                     continue
                 statement = _statement(ctx, candidate.call)
                 if id(statement) in seen:
