@@ -3169,6 +3169,24 @@ def test_each_read_only_evaluation_of_a_script_is_a_site():
     assert lines == [5, 8, 11]
 
 
+def test_a_message_cites_only_a_switch_to_eval_of_the_model_it_runs():
+    script = """
+        import torch
+        import torchvision
+
+        model = torchvision.models.resnet18(weights="DEFAULT")
+        ensemble_model = Ensemble(["a", "b"])
+        ensemble_model.eval()
+        logit = model(x)[0]
+        print(logit.argmax(-1).item())
+        @@
+    """
+    other = [d.message for d in findings(textwrap.dedent(script.replace("@@", ""))) if d.code == "GG201"]
+    assert len(other) == 1 and "ensemble_model.eval()" not in other[0] and "only read" in other[0]
+    own = textwrap.dedent(script.replace("@@", "")).replace("ensemble_model.eval()", "model.eval()")
+    assert [d.message for d in findings(own) if d.code == "GG201" and "after `model.eval()`" in d.message]
+
+
 def test_a_loop_that_attacks_its_input_gets_the_advice_for_each_call():
     """`adversary.perturb(x, y)` backpropagates to its input: wrapping the whole function in
     `no_grad` would break it, so each model call is reported with the advice to wrap it."""

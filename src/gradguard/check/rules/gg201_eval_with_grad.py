@@ -463,6 +463,16 @@ def _eval_call_before(unit: "_Unit", call: ast.Call) -> Optional[ast.AST]:
     return before[-1] if before else unit.eval_call
 
 
+def _switches_callee(switch: ast.Call, call: ast.Call) -> bool:
+    """Whether a switch to eval mode is of the model a call runs or of a model holding it
+    (``net.eval()`` for ``net(x)`` or ``net.encoder(x)``), as their spelling shows."""
+    switched = dotted_name(switch.func.value)  # type: ignore[attr-defined]
+    called = dotted_name(_callee(call))
+    if switched is None or called is None:
+        return True  # not known apart: as before
+    return called == switched or called.startswith(switched + ".")
+
+
 def _switches_to_eval(call: ast.Call) -> bool:
     """``x.eval()`` or ``x.train(False)``."""
     func = call.func
@@ -1990,6 +2000,14 @@ class EvalWithGrad(Rule):
     @staticmethod
     def _why(ctx, unit: _Unit, candidate: _Candidate, function) -> str:
         eval_call = _eval_call_before(unit, candidate.call)
+        if (
+            eval_call is not None
+            and not _switches_callee(eval_call, candidate.call)
+            and candidate.why in ("eval-call", "read-only")
+            and _result_only_read(ctx, candidate.call)
+        ):
+            # `ensemble_model.eval()` says nothing of `model(x)`: what it shows is its output only read
+            return "although its output is only read (`.data`, `.item()`, printing)"
         if eval_call is not None and eval_call.lineno <= candidate.call.lineno and candidate.why != "eval-data":
             return f"after `{ctx.text(eval_call)}` (line {eval_call.lineno})"
         if candidate.why == "loop":
