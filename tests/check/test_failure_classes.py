@@ -3105,6 +3105,29 @@ CASES = [
         "model.layer4.register_buffer('keep', keep)",
         id="a-hook-is-handed-the-modules-output-tensor",
     ),
+    twin(
+        "GG201",
+        """
+        import numpy as np
+        import torch
+        import torch.nn as nn
+
+        model = nn.Sequential(nn.Linear(40, 100), nn.ReLU(), nn.Linear(100, 10))
+        loss_function = nn.CrossEntropyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+        losses_val = np.zeros(10)
+        for epoch in range(10):
+            for x_batch, y_batch in data_loader:
+                optimizer.zero_grad()
+                loss_function(model(x_batch), y_batch).backward()
+                optimizer.step()
+            pred_val = model(x_val)
+            @@
+        """,
+        "losses_val[epoch] = loss_function(pred_val, y_val).item()",
+        "losses_val[epoch] = loss_function(pred_val, y_val)",
+        id="an-output-read-on-the-way-into-a-slot-is-only-read",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     twin(
         "GG202",
@@ -3167,6 +3190,11 @@ def test_each_read_only_evaluation_of_a_script_is_a_site():
     """
     lines = [d.start.row for d in findings(textwrap.dedent(script)) if d.code == "GG201"]
     assert lines == [5, 8, 11]
+    # after a switch to eval mode, too
+    switched = textwrap.dedent(script).replace("model = ", "model.eval()\nmodel = ", 1)
+    switched = switched.replace('weights="DEFAULT")', 'weights="DEFAULT")\nmodel.eval()', 1)
+    switched = switched.replace("model.eval()\nmodel = ", "model = ", 1)
+    assert [d.start.row for d in findings(switched) if d.code == "GG201"] == [6, 9, 12]
 
 
 def test_a_message_cites_only_a_switch_to_eval_of_the_model_it_runs():

@@ -39,6 +39,8 @@ def only_read(code: str) -> list:
         # read on the way into another value: that value holds no graph, wherever it goes
         "out = net(x)\npred = np.argmax(softmax(out).data.cpu().numpy(), axis=1)\ncm = confusion_matrix(y, pred)",
         "out = net(x)\na = Categorical(out).sample().item()\nbuffer.put((s, a))",
+        "out = net(x)\nlosses[epoch] = crit(out, y).item()",  # stored into a slot, read on the way
+        "out = net(x)\ntotal += crit(out, y).item()",
     ],
 )
 def test_reads(code):
@@ -50,6 +52,7 @@ def test_reads(code):
     [
         "out = net(x)\nloss = crit(out, y)\nloss.backward()",  # computed with
         "out = net(x)\nouts.append(out)",  # stored
+        "out = net(x)\nlosses[epoch] = crit(out, y)",  # stored with its graph
         "out = net(x)\npred = softmax(out).argmax\nkeep(pred)",  # `.argmax` not called: no read on the way
         "out = net(x)\nprobs = softmax(out) * mask.data\nkeep(probs)",  # `.data` of something else
         "out = net(x)\nprint(out.shape)",  # only its shape: a check of the model

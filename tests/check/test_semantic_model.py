@@ -661,6 +661,28 @@ def test_twin_a_method_registered_as_no_hook_is_handed_nothing_known():
     assert value.kind is Kind.UNKNOWN
 
 
+@pytest.mark.parametrize(
+    "made,kind",
+    [
+        ("iaa.arithmetic.JpegCompression(compression=70)", Kind.OTHER),  # an image augmenter
+        ("SVC(kernel='rbf')", Kind.OTHER),  # sklearn's
+        ("ptcv_get_model('resnet110_cifar10', pretrained=True)", Kind.MODULE),  # a model (by its name)
+    ],
+)
+def test_calls_of_plain_value_libraries_make_no_model(made, kind):
+    value, _ = ask(
+        f"""
+        import torch
+        import imgaug.augmenters as iaa
+        from sklearn.svm import SVC
+        from pytorchcv.model_provider import get_model as ptcv_get_model
+        cmp_model = {made}
+        out = cmp_model(x)  # <- cmp_model
+        """
+    )
+    assert value.kind is kind
+
+
 def test_self_attribute_assigned_in_init():
     value, _ = ask(
         """

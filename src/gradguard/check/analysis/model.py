@@ -2443,7 +2443,7 @@ class SemanticModel:
             qual.startswith("transformers.") and last == "from_pretrained" and _is_transformers_model_class(qual)
         ):
             return module(qual)
-        if qual.startswith(("numpy.", "pandas.", "math.", "random.")):
+        if qual.startswith(vocab.PLAIN_VALUE_LIBRARIES):
             return OTHER
         if last in ("tqdm", "trange", "track", "progress_bar") and args:
             return args[0]

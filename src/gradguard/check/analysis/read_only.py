@@ -21,7 +21,8 @@ backpropagates. This module finds such calls in one scope from the syntax alone 
   ``parameters_read``, of another file of the run) only reads or first copies without graph
   (``parameters_only_read``); a use read on the way into another value
   (``pred = np.argmax(softmax(out).data.numpy())``, ``a = Categorical(out).sample().item()``)
-  is a read wherever that value goes; a name assigned again
+  is a read wherever that value goes, also in a store into a slot or an augmented assignment
+  (``losses[epoch] = crit(out, y).item()``), an expression statement or a return; a name assigned again
   later in the same block holds another value from there on (in a loop, only when simple
   statements lead to that assignment);
 - a `for` loop over the result (`for fm in out:`, or its place in `zip(axes, out)` or
@@ -67,6 +68,7 @@ _PASSING_METHODS = (ALIAS_METHODS - {"data", "detach"}) | frozenset(
 _VALUE, _METADATA = 1, 2  # kinds of read (a fed call is named by its id, never 1, 2 or 3)
 _ESCAPED = 3  # not a read: handed to a function that backpropagates it
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_VALUE_STATEMENTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return)
 
 
 def read_only_calls(
@@ -134,6 +136,28 @@ def read_only_calls(
         kinds = [reads.get(id(use)) for use in uses[name] if id(use) in inside]
         if kinds and all(kind in (_VALUE, _METADATA) for kind in kinds):
             reads[id(base)] = _VALUE if _VALUE in kinds else _METADATA
+    # Elsewhere (a store into a slot, `losses[epoch] = loss_fn(out, y).item()`; an augmented
+    # assignment; an expression statement; a return), a use read on the way is a read.
+    pending = {use.lineno for name in wanted for use in uses[name] if id(use) not in reads}
+    if pending:
+        for node in own:
+            t = type(node)
+            if t not in _VALUE_STATEMENTS or node.value is None:  # type: ignore[attr-defined]
+                continue
+            value = node.value  # type: ignore[attr-defined]
+            if id(value) in bound or (type(value) is ast.Tuple and any(id(e) in bound for e in value.elts)):
+                continue  # an assignment to names: followed below
+            if not any(line in pending for line in range(node.lineno, (node.end_lineno or node.lineno) + 1)):  # type: ignore[attr-defined]
+                continue
+            subs = [
+                sub for sub in ast.walk(value) if type(sub) is ast.Name and sub.id in wanted and id(sub) not in reads
+            ]
+            if subs:
+                parents = {id(child): n for n in ast.walk(value) for child in ast.iter_child_nodes(n)}
+                for sub in subs:
+                    read = _read_on_the_way(sub, value, parents)
+                    if read is not None:
+                        reads[id(sub)] = read
     # A use anywhere else in the value of an assignment feeds that assignment: what it is
     # computed into must be only read in turn (`samples = samples.mul(0.5).add(0.5)`).
     # Unless the use is read on the way (`C = np.argmax(softmax(y).data.numpy())`): what the

@@ -73,6 +73,22 @@ META_INPLACE_METHODS = _words(
 # Packages of array frameworks whose models autograd never records: a model in a file that
 # imports one (a Flax module, a Keras model) is not known to be a torch module by its name.
 OTHER_MODEL_FRAMEWORKS = frozenset({"jax", "flax", "haiku", "equinox", "keras", "tensorflow.keras"})
+# Libraries whose calls never make a tensor of torch's or a module (prefixes of qualified names):
+# `cmp_model = iaa.arithmetic.JpegCompression(70)` is an image augmenter, `clf = SVC()` sklearn's.
+PLAIN_VALUE_LIBRARIES = (
+    "numpy.",
+    "pandas.",
+    "math.",
+    "random.",
+    "imgaug.",
+    "albumentations.",
+    "cv2.",
+    "PIL.",
+    "sklearn.",
+    "scipy.",
+    "skimage.",
+    "matplotlib.",
+)
 
 # Methods only tensors have (among the names user code calls on values).
 TENSOR_ONLY_METHODS = INPLACE_VALUE_METHODS | {

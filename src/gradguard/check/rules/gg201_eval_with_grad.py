@@ -1243,6 +1243,10 @@ def _module_code(ctx) -> list:
 _SAMPLING_DEF = re.compile(r"def (?:\w+_)?sampl")
 
 
+# Evidence for which each statement of a script's own code is a site of its own.
+_SCRIPT_SITES = frozenset({"eval-mode", "eval-data", "eval-call", "read-only"})
+
+
 class EvalWithGrad(Rule):
     code = "GG201"
     name = "eval-with-grad"
@@ -1914,7 +1918,7 @@ class EvalWithGrad(Rule):
             where = "this function" if function is not None else "this module"
             seen: set = set()
             for index, candidate in enumerate(unit.model_calls):
-                if index and (function is not None or candidate.why not in ("eval-mode", "eval-data", "read-only")):
+                if index and (function is not None or candidate.why not in _SCRIPT_SITES):
                     continue
                 statement = _statement(ctx, candidate.call)
                 if id(statement) in seen:
