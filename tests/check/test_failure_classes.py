@@ -4,6 +4,7 @@ point, in module-level code as in functions, across functions (across files: tes
 
 from __future__ import annotations
 
+import ast
 import textwrap
 
 import pytest
@@ -3128,6 +3129,60 @@ CASES = [
         "losses_val[epoch] = loss_function(pred_val, y_val)",
         id="an-output-read-on-the-way-into-a-slot-is-only-read",
     ),
+    twin(
+        "GG302",
+        """
+        import torch
+        import torch.nn as nn
+
+        net = nn.Linear(4, 3)
+        img = (net(torch.randn(2, 4)) * 127.5 + 128).clamp(0, 255)@@
+        arr = img[0].cpu().numpy()
+        """,
+        ".to(torch.float16)",
+        ".to(torch.uint8)",
+        id="an-integer-cast-carries-no-graph",
+    ),
+    twin(
+        "GG201",
+        """
+        import torch
+        import torchvision
+
+        model = torchvision.models.squeezenet1_1(pretrained=True)
+        @@
+
+        def make_fooling_image(x, target, model):
+            x = x.detach().requires_grad_()
+            for _ in range(100):
+                scores = model(x)
+                scores[0, target].backward()
+                with torch.no_grad():
+                    x += x.grad / x.grad.norm()
+                    x.grad.zero_()
+            return x.detach()
+
+        fooling = make_fooling_image(torch.randn(1, 3, 224, 224), 6, model)
+        print(model(fooling).argmax(1)[0].item())
+        """,
+        "model.eval()",
+        "model.eval()\n        for param in model.parameters():\n            param.requires_grad = False",
+        id="a-frozen-model-stays-frozen-when-an-input-requires-grad",
+    ),
+    twin(
+        "GG201",
+        """
+        import torch
+
+        with open("ffhq.pkl", "rb") as fp:
+            G = load_network_pkl(fp)["G_ema"]@@
+        z = torch.randn(1, 512)
+        print(G(z, None).clamp(0, 1).mean().item())
+        """,
+        ".to(device)",
+        ".requires_grad_(False).to(device)",
+        id="a-model-bound-frozen-records-no-graph",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     twin(
         "GG202",
@@ -3148,6 +3203,8 @@ CASES = [
 
 @pytest.mark.parametrize("code,flagged,quiet", CASES)
 def test_failure_class(code, flagged, quiet):
+    ast.parse(textwrap.dedent(flagged))  # a twin that does not parse would pass for nothing
+    ast.parse(textwrap.dedent(quiet))
     assert code in codes(flagged), f"{code} must flag:\n{textwrap.dedent(flagged)}"
     assert code not in codes(quiet), f"{code} must stay quiet on:\n{textwrap.dedent(quiet)}"
 

@@ -2730,6 +2730,8 @@ class SemanticModel:
                 return container(items=(tensor(grad, keep & ~Role.LOSS), tensor(Grad.NO)))
         elif receiver.has(Role.SCALAR) and method not in ("view", "reshape", "unsqueeze", "expand", "repeat"):
             keep |= Role.SCALAR
+        if method in ("to", "type") and self._integer_dtype(node):
+            return tensor(Grad.NO, keep & ~Role.LOSS)  # `img.to(torch.uint8)`: integers carry no graph
         if method in ("to", "cuda", "cpu", "double", "float", "half", "bfloat16", "type", "type_as"):
             # A leaf moved or cast is a new tensor: no longer a leaf, still requires grad.
             grad = receiver.grad if not state.mode.off or receiver.grad is Grad.NO else Grad.NO
@@ -2743,6 +2745,12 @@ class SemanticModel:
             return receiver
         grad = self._combine_grad([receiver] + args, state.mode)
         return tensor(grad, keep, weak=receiver.weak)
+
+    def _integer_dtype(self, call: ast.Call) -> bool:
+        """Whether ``x.to(...)`` / ``x.type(...)`` casts to an integer or boolean dtype."""
+        dtype = vocab.call_argument(call, None, "dtype")
+        candidates = [dtype] if dtype is not None else list(call.args)
+        return any(self.imports.qualified_name(arg) in vocab.INTEGER_DTYPES for arg in candidates)
 
     # =========================================================================== classes
     def _class_key(self, node: ast.ClassDef) -> str:

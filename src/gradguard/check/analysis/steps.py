@@ -148,7 +148,7 @@ def _follow(ctx, name: ast.Name, stack: list, seen: set) -> None:
 def frozen_models(ctx, scope: ast.AST, node: ast.AST) -> frozenset:
     """The modules (by text) whose parameters the code of ``scope`` last froze before ``node``,
     in source order: ``G.requires_grad_(False)``, ``for p in G.parameters(): p.requires_grad =
-    False``, or a helper of the file doing that loop for its argument
+    False``, ``G = load(fp).requires_grad_(False)``, or a helper of the file doing that loop for its argument
     (``requires_grad(G, False)``, ``self.set_requires_grad([D_A, D_B], False)``). A call of a
     frozen module on inputs without grad records no graph."""
     at = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
@@ -169,6 +169,13 @@ def _freeze_effects(ctx, scope: ast.AST) -> list:
             flag = _loop_sets_requires_grad(node)
             if module is not None and isinstance(flag, bool):
                 effects.append(((node.lineno, node.col_offset), ctx.text(module), not flag))
+        elif isinstance(node, ast.Assign):
+            flag = _chained_freeze(node.value)
+            if flag is not None:
+                # `G = load(fp)["G_ema"].requires_grad_(False).to(device)`: bound frozen
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        effects.append(((node.lineno, node.col_offset), target.id, flag))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             if node.func.attr == "requires_grad_":
                 flag = constant_of(node.args[0]) if node.args else True
@@ -179,6 +186,17 @@ def _freeze_effects(ctx, scope: ast.AST) -> list:
             for module, flag in _helper_freezes(ctx, node):
                 effects.append(((node.lineno, node.col_offset), ctx.text(module), not flag))
     return effects
+
+
+def _chained_freeze(value: ast.expr) -> Optional[bool]:
+    """True when a chain of method calls holds ``.requires_grad_(False)`` (``load(fp).requires_grad_(
+    False).to(device)``), False when it ends by ``.requires_grad_(True)``; None otherwise."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        if value.func.attr == "requires_grad_":
+            flag = constant_of(value.args[0]) if value.args else True
+            return (not flag) if isinstance(flag, bool) else None
+        value = value.func.value
+    return None
 
 
 def _parameters_of(iterable: ast.expr) -> Optional[ast.expr]:

@@ -166,6 +166,10 @@ GRAD_DROPPING = _words(
     requires_grad_ count_nonzero bincount unique histc is_floating_point is_complex element_size
     stride data_ptr nelement is_contiguous equal allclose any all byte char short"""
 )
+# Integer and boolean dtypes: a tensor of one never requires grad (`x.to(torch.uint8)`).
+INTEGER_DTYPES = frozenset(
+    "torch." + name for name in "uint8 uint16 uint32 uint64 int8 int16 int32 int64 short int long bool".split()
+)
 # Results that are plain Python values (not tensors).
 PYTHON_VALUE_METHODS = frozenset(
     {"item", "tolist", "size", "dim", "numel", "nelement", "element_size", "stride", "data_ptr", "is_contiguous"}

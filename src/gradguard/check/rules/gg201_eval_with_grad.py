@@ -71,8 +71,10 @@ built without parameters (`nn.Sequential(nn.Dropout(0.5))`, `nn.BatchNorm1d(n, a
 class of the file holding only `MaxPool2d`, `ReLU`, a loss module and such: a demo of a layer,
 a label-smoothing criterion; `requires_grad=False` says nothing of parameters);
 a model known only by its name in a file that imports JAX, Flax or Keras;
-a model whose parameters the code freezes (`for p in model.parameters(): p.requires_grad_(False)`,
-with no layer added or thawed after: then its calls record no graph); an output whose graph
+a model whose parameters the code freezes before the call (`for p in model.parameters():
+p.requires_grad_(False)`, `G = load(fp).requires_grad_(False)`, a helper of the file), with no
+layer added and none of its parameters thawed in between: then its calls record no graph (an
+input made to require grad, `x.requires_grad_()`, thaws nothing); an output whose graph
 `torchviz` draws (`make_dot(y.mean())`);
 `model.generate(...)` of a class the run does not show (Hugging Face's and the GPT
 implementations' `generate` run without grad; a class of the file or of another file of the run
@@ -152,6 +154,7 @@ from gradguard.check.analysis.read_only import (
     read_only_calls,
     viewed_call,
 )
+from gradguard.check.analysis.steps import frozen_models
 from gradguard.check.analysis.values import Grad, Kind, Role, Split
 from gradguard.check.analysis.vocabulary import (
     LIGHTNING_EVALUATION_HOOK_PREFIXES,
@@ -323,7 +326,6 @@ class _State:
     # ids of the calls whose result is the value of an assignment, or that value a part or view of it
     assigned_calls: set = field(default_factory=set)
     other_framework: Optional[bool] = None  # `_imports_other_framework`
-    frozen: dict = field(default_factory=dict)  # (id(scope), name) -> `_frozen`
 
 
 def _loader_name(expr: ast.AST) -> Optional[str]:
@@ -935,41 +937,20 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
     )
 
 
-def _frozen(ctx, target: ast.AST) -> bool:
-    """Whether the scope freezes every parameter of the model called (``for p in
-    model.parameters(): p.requires_grad_(False)``, ``model.requires_grad_(False)``) and gives it
-    no new layer (``model.fc = nn.Linear(...)``, transfer learning) nor thaws any: a call of it
-    on an input without grad records no graph."""
+def _frozen(ctx, target: ast.AST, call: ast.Call) -> bool:
+    """Whether the scope, before the call, froze every parameter of the model called (``for p in
+    model.parameters(): p.requires_grad_(False)``, ``model.requires_grad_(False)``, a helper of the
+    file: ``analysis.steps.frozen_models``) and thawed none after, and gives it no new layer
+    (``model.fc = nn.Linear(...)``, transfer learning): a call of it on an input without grad
+    records no graph."""
     root = target.value if isinstance(target, ast.Attribute) else target
     if not isinstance(root, ast.Name):
         return False
     scope = ctx.function if ctx.function is not None else ctx.tree
-    known = ctx.state(_State).frozen
-    key = (id(scope), root.id)
-    found = known.get(key)
-    if found is None:
-        found = known[key] = _freezes(ctx.source.text if scope is ctx.tree else ctx.text(scope), root.id)
-    return found
-
-
-def _freezes(text: str, name: str) -> bool:
-    """Whether ``text`` freezes every parameter of the module ``name`` holds (see ``_frozen``)."""
-    if "requires_grad" not in text:
-        return False
-    name = re.escape(name)
-    if re.search(rf"\b{name}(?:\.\w+)+\s*=(?!=)", text) or re.search(
-        r"requires_grad\s*=\s*True|requires_grad_\(\s*(?:True\s*)?\)", text
-    ):
-        return False  # `model.fc = nn.Linear(...)` after freezing, or some parameters thawed: it trains
-    return (
-        re.search(
-            rf"for\s+(\w+)\s+in\s+{name}\.parameters\(\)\s*:\s*\n?\s*\1\.requires_grad"
-            rf"(?:_\(\s*False\s*\)|\s*=\s*False)",
-            text,
-        )
-        is not None
-        or re.search(rf"\b{name}(?:\.eval\(\))?\.requires_grad_\(\s*False\s*\)", text) is not None
-    )
+    text = ctx.source.text if scope is ctx.tree else ctx.text(scope)
+    if "requires_grad" not in text or re.search(rf"\b{re.escape(root.id)}(?:\.\w+)+\s*=(?!=)", text):
+        return False  # nothing frozen, or `model.fc = nn.Linear(...)`: a new layer trains
+    return root.id in frozen_models(ctx, scope, call)
 
 
 def _feeds_a_hooked_loss(ctx, call: ast.Call) -> bool:
@@ -1832,7 +1813,7 @@ class EvalWithGrad(Rule):
         subclass, a torch layer, a model a project function returns), or, where nothing else
         is known, something named like one (``model``, ``self.net``, ``teacher.module``)."""
         target = _callee(node)
-        if _certainly_not_a_model(ctx, target) or _frozen(ctx, target):
+        if _certainly_not_a_model(ctx, target) or _frozen(ctx, target, node):
             return False
         value = ctx.model.value(target)
         if value.kind is Kind.FUNCTION and isinstance(target, ast.Name):
