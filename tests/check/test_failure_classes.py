@@ -3183,6 +3183,50 @@ CASES = [
         ".requires_grad_(False).to(device)",
         id="a-model-bound-frozen-records-no-graph",
     ),
+    twin(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+
+        mlp_layer = nn.Sequential(nn.Linear(5, 2), nn.BatchNorm1d(2), nn.ReLU())
+        @@
+        print(mlp_layer(test_example))
+
+        adam_opt = torch.optim.Adam(mlp_layer.parameters(), lr=0.1)
+        adam_opt.zero_grad()
+        cur_loss = torch.abs(1 - mlp_layer(train_example)).mean()
+        cur_loss.backward()
+        adam_opt.step()
+        """,
+        "test_example = test_images[:5]",
+        "test_example = torch.randn(5, 5) + 1",
+        id="a-made-up-input-named-for-testing-is-no-test-data",
+    ),
+    twin(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+
+        class MicroGen(nn.Module):
+            def __init__(self, z_dim):
+                super().__init__()
+                self.map = nn.Linear(z_dim, 48)
+
+            def forward(self, noise):
+                return self.map(noise).view(len(noise), 3, 4, 4)
+
+        gen = MicroGen(8)
+        @@
+        gen.eval()
+        images = [gen(torch.randn(4, 8)) for _ in range(5)]
+        show(torch.cat(images).detach())
+        """,
+        "gen.load_state_dict(torch.load('gen.pt'))",
+        "",
+        id="a-demo-of-an-untrained-class-of-the-file-is-no-evaluation",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     twin(
         "GG202",

@@ -22,9 +22,12 @@ loading shows as `net.load...(`, `net.restore...(`, `load...(net, ...)`, a keywo
 (`Net(checkpoint_name=path)`, `pretrained=True`) or a class whose `__init__` loads them
 (`self.load_state_dict(torch.load(path))`, in the file or another file of the run); in a script or
 notebook, which runs in order, only what comes before the call (or in the loops around it) counts
-when its data is not named for a test split, and an optimizer over the parameters only once a
+when its data is not named for a test split (data a torch factory makes up, `test_example =
+torch.randn(5, 5)`, is none, whatever its name), and an optimizer over the parameters only once a
 step or a backward pass has run: a demo of the untrained model before its training cell is not
-reported; comments and strings are not code; training by a helper
+reported, nor, in a file that never backpropagates, a demo of the outputs of an untrained
+instance of the file's own class switched to eval mode (a call whose output is thrown away,
+`model(x)` timed or profiled, still is); comments and strings are not code; training by a helper
 as `train...(net, ...)`, `fit...(net, ...)` or `net = train...(...)`; `net.train()` only sets
 a mode, and counts as training where the code has a backward pass; handing the module to a
 function of the file that trains (`train_batch(x, y, model, optimizer)`) is training; what the
@@ -1009,6 +1012,56 @@ def _dummy_input(ctx, call: ast.Call) -> bool:
     )
 
 
+def _demo_of_own_class(ctx, callee) -> bool:
+    """Whether the model is an instance of a class of the file in a file that never
+    backpropagates: a demo of the class's code (an assignment's untrained generator shown for
+    a few inputs), not an evaluation of a model."""
+    info = ctx.model.class_info(callee.ref) if callee.ref else None
+    return info is not None and info.is_module and "backward(" not in ctx.source.text
+
+
+def _made_up_input(ctx, call: ast.Call) -> bool:
+    """Whether every input of a call is made up by a torch factory (``torch.randn(5, 5) + 1``),
+    on the spot or through a name the scope binds only to such values: an example of the
+    model's code at work, not data of a split, whatever the name (``test_example``)."""
+    if not call.args:
+        return False
+    uses = None
+    for arg in call.args:
+        if isinstance(arg, ast.Name):
+            if uses is None:
+                uses = ctx.model.uses(ctx.function if ctx.function is not None else ctx.tree)
+            bindings = uses.bindings_of(arg.id)
+            if not bindings or not all(b.value is not None and _factory_made(ctx, b.value) for b in bindings):
+                return False
+        elif not _factory_made(ctx, arg):
+            return False
+    return True
+
+
+def _factory_made(ctx, expr: ast.AST) -> bool:
+    """``torch.randn(5, 5)``, ``torch.randn(10, z) * 10 + 1``, ``torch.zeros(1, 3).to(device)``."""
+    while True:
+        if isinstance(expr, ast.BinOp) and isinstance(expr.right, ast.Constant):
+            expr = expr.left
+        elif isinstance(expr, ast.BinOp) and isinstance(expr.left, ast.Constant):
+            expr = expr.right
+        elif (
+            isinstance(expr, ast.Call)
+            and isinstance(expr.func, ast.Attribute)
+            and expr.func.attr in _MADE_UP_KEEPING
+            and ctx.imports.qualified_name(expr.func) is None
+        ):
+            expr = expr.func.value
+        else:
+            break
+    return isinstance(expr, ast.Call) and ctx.imports.qualified_name(expr.func) in _DUMMY_FACTORIES
+
+
+# Methods after which a made-up tensor is still made up (moved, cast, reshaped).
+_MADE_UP_KEEPING = frozenset({"to", "cuda", "float", "double", "half", "unsqueeze", "view", "reshape"})
+
+
 def _parameters_handed_on(text: str, name: str) -> bool:
     """Whether the text hands ``name``'s parameters on (to an optimizer, a ``requires_grad``
     filter, a variable): a sign of training. A line that only shows or counts them
@@ -1747,8 +1800,14 @@ class EvalWithGrad(Rule):
             return _Candidate(node, "loop", loop_id)
         callee = ctx.model.value(_callee(node))
         if callee.has(Role.EVALUATING):
-            if _unit_test(ctx, ctx.function) and _fresh_module(ctx, node):
-                return None  # a unit test of a model it builds: `model.eval(); out = model(x)`
+            if _fresh_module(ctx, node) and (
+                _unit_test(ctx, ctx.function)
+                or (_demo_of_own_class(ctx, callee) and not isinstance(ctx.parent(node), ast.Expr))
+            ):
+                # a unit test of a model it builds (`model.eval(); out = model(x)`), or a demo of
+                # the outputs of the file's own class in a file that never trains (not a call run
+                # for its cost alone, `model(x)` timed or profiled: the graph costs there)
+                return None
             return _Candidate(node, "eval-mode", data=short(ctx.text(_callee(node)), 40))
         for arg in node.args:
             value = ctx.model.value(arg)
@@ -1768,8 +1827,9 @@ class EvalWithGrad(Rule):
             return _Candidate(node, "eval-function")
         if (
             (read_only or (read_only is None and _result_only_read(ctx, node)))
-            # an untrained model's demo before its training (not its predictions on test data)
-            and not _fresh_module(ctx, node, so_far=not _may_be_evaluation_data(ctx, node))
+            # an untrained model's demo before its training (not its predictions on test data;
+            # `test_example = torch.randn(5, 5)` is made up, whatever its name)
+            and not _fresh_module(ctx, node, so_far=not _may_be_evaluation_data(ctx, node) or _made_up_input(ctx, node))
             and not _unit_test(ctx, ctx.function)
         ):
             return _Candidate(node, "read-only")
