@@ -26,7 +26,7 @@ when its data is not named for a test split (data a torch factory makes up, `tes
 torch.randn(5, 5)`, is none, whatever its name), and an optimizer over the parameters only once a
 step or a backward pass has run: a demo of the untrained model before its training cell is not
 reported, nor, in a file that never backpropagates, a demo of the outputs of an untrained
-instance of the file's own class switched to eval mode (a call whose output is thrown away,
+instance of the file's own class switched to eval mode on made-up inputs (a call whose output is thrown away,
 `model(x)` timed or profiled, still is); comments and strings are not code; training by a helper
 as `train...(net, ...)`, `fit...(net, ...)` or `net = train...(...)`; `net.train()` only sets
 a mode, and counts as training where the code has a backward pass; handing the module to a
@@ -1802,7 +1802,11 @@ class EvalWithGrad(Rule):
         if callee.has(Role.EVALUATING):
             if _fresh_module(ctx, node) and (
                 _unit_test(ctx, ctx.function)
-                or (_demo_of_own_class(ctx, callee) and not isinstance(ctx.parent(node), ast.Expr))
+                or (
+                    _demo_of_own_class(ctx, callee)
+                    and _made_up_input(ctx, node)
+                    and not isinstance(ctx.parent(node), ast.Expr)
+                )
             ):
                 # a unit test of a model it builds (`model.eval(); out = model(x)`), or a demo of
                 # the outputs of the file's own class in a file that never trains (not a call run
