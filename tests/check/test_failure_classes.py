@@ -3227,6 +3227,25 @@ CASES = [
         "",
         id="a-demo-of-an-untrained-class-of-the-file-is-no-evaluation",
     ),
+    twin(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+
+        gen = nn.Sequential(nn.Linear(64, 784))
+        gen.load_state_dict(torch.load("gen.pth"))
+        gen.eval()
+        noise = torch.randn(8, 64).requires_grad_()
+        reference = gen(noise)@@
+        for i in range(10):
+            score = (gen(noise) - reference).norm()
+            score.backward()
+        """,
+        ".detach()",
+        "",
+        id="an-output-detached-at-once-reaches-no-backward",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     twin(
         "GG202",

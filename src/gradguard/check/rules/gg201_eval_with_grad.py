@@ -1112,6 +1112,8 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
     A name rebound on every path in between stops the chain: after ``pred = net(test_x)``,
     ``pred = net(b_x); loss = f(pred); loss.backward()`` backpropagates the second ``pred``,
     not the first (``_reaches``)."""
+    if _read_at_once(ctx, call):
+        return False  # `ref = classifier(gen(z)).detach()`: nothing of its graph goes further
     uses = ctx.model.uses(scope)
     statement = _statement(ctx, call)
     if statement is None:
