@@ -683,6 +683,28 @@ def test_calls_of_plain_value_libraries_make_no_model(made, kind):
     assert value.kind is kind
 
 
+@pytest.mark.parametrize(
+    "made,split",
+    [
+        ('DataLoader(CIFAR100(".", train=False, download=True))', Split.EVAL),  # a class not known
+        ('DataLoader(CIFAR100(".", train=True, download=True))', Split.TRAIN),
+        ('DataLoader(TensorDataset(val_set["images"], val_set["labels"]))', Split.EVAL),
+        ('DataLoader(TensorDataset(batch["images"], batch["labels"]))', None),
+    ],
+)
+def test_a_loaders_split_from_its_dataset_call(made, split):
+    value, _ = ask(
+        f"""
+        import torch
+        from torch.utils.data import DataLoader, TensorDataset
+        loader = {made}
+        for x, y in loader:  # <- loader
+            pass
+        """
+    )
+    assert value.kind is Kind.LOADER and value.split is split
+
+
 def test_self_attribute_assigned_in_init():
     value, _ = ask(
         """

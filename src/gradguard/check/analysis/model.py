@@ -2465,6 +2465,9 @@ class SemanticModel:
             data = args[0] if args else None
             data_node = vocab.call_argument(node, 0, "dataset")
             split = data.split if data is not None and data.kind is Kind.DATASET else None
+            if split is None and isinstance(data_node, ast.Call) and (data is None or data.kind is Kind.UNKNOWN):
+                # `DataLoader(CIFAR100(".", train=False))` of a class not known: its arguments say
+                split = self._split_arguments(data_node)
             if split is None and data_node is not None:
                 text = dotted_name(data_node) or ""
                 split = split_of_text(text.rsplit(".", 1)[-1]) if text else None
@@ -2474,6 +2477,13 @@ class SemanticModel:
                 return container(dataset())
             if last[:1].isupper() and last.endswith(("Dataset", "Subset")) or last in ("Subset", "ConcatDataset"):
                 split = args[0].split if args and args[0].kind is Kind.DATASET else None
+                if split is None and node.args:
+                    # `TensorDataset(val_set["images"], val_set["labels"])`: named for its split
+                    root = node.args[0]
+                    while isinstance(root, (ast.Subscript, ast.Attribute)):
+                        root = root.value
+                    if isinstance(root, ast.Name):
+                        split = split_of_text(root.id)
                 return dataset(split, qual)
             return UNKNOWN
         if qual.startswith(vocab.OPTIMIZER_PREFIX):
