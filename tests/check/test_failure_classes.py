@@ -3246,6 +3246,30 @@ CASES = [
         "",
         id="an-output-detached-at-once-reaches-no-backward",
     ),
+    twin(
+        "GG201",
+        """
+        import torch
+        import torch.nn as nn
+
+        def show_tensor_images(image_tensor):
+            plt.imshow(image_tensor.detach().cpu().view(-1, 28).numpy())
+
+        gen = nn.Sequential(nn.Linear(74, 784), nn.Tanh())
+        gen.load_state_dict(torch.load("gen.pt"))
+        gen = gen.eval()
+
+        @@
+        def interpolate_class(first_label, second_label, n=9):
+            p = torch.linspace(0, 1, n)[:, None]
+            labels = first_label * (1 - p) + second_label * p
+            fake = gen(torch.cat([torch.randn(n, 64), labels], 1))
+            show_tensor_images(fake)
+        """,
+        "",
+        "@torch.no_grad()",
+        id="a-helper-named-for-nothing-that-shows-a-models-output",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     twin(
         "GG202",

@@ -1307,7 +1307,7 @@ class EvalWithGrad(Rule):
         *_VALUE_READ_HINTS,  # a model's output only read: `prediction.data.numpy()`
         *_SPLIT_TRIGGERS,
     )
-    function_triggers = (*triggers, "eval")
+    function_triggers = (*triggers, "eval", "show")
 
     valid = (
         Valid(
