@@ -3270,6 +3270,20 @@ CASES = [
         "@torch.no_grad()",
         id="a-helper-named-for-nothing-that-shows-a-models-output",
     ),
+    twin(
+        "GG201",
+        """
+        import torch
+
+        yolo_model = torch.hub.load("ultralytics/yolov5", "yolov5s"@@)
+        yolo_model.eval()
+        results = yolo_model(img)
+        print(results)
+        """,
+        ", autoshape=False",
+        "",
+        id="a-yolov5-hub-model-runs-without-grad-itself",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     twin(
         "GG202",

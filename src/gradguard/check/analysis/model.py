@@ -2452,6 +2452,12 @@ class SemanticModel:
         return UNKNOWN
 
     def _torch_call(self, qual: str, last: str, node: ast.Call, args: list, state: State, frame: Frame) -> Value:
+        if qual == "torch.hub.load":
+            repo = vocab.constant_of(vocab.call_argument(node, 0, "repo_or_dir"), default=None)
+            autoshape = vocab.constant_of(vocab.call_argument(node, None, "autoshape"), default=True)
+            if isinstance(repo, str) and repo.startswith(vocab.INFERENCE_HUB_REPOSITORIES) and autoshape is not False:
+                # YOLOv5's AutoShape: its forward runs under inference mode, it returns detections
+                return Value(Kind.OTHER, ref=qual)
         if qual in vocab.PARAMETER_NAMES:
             requires = vocab.call_argument(node, 1, "requires_grad")
             off = requires is not None and vocab.constant_of(requires, default=None) is False

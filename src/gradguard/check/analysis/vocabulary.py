@@ -73,6 +73,10 @@ META_INPLACE_METHODS = _words(
 # Packages of array frameworks whose models autograd never records: a model in a file that
 # imports one (a Flax module, a Keras model) is not known to be a torch module by its name.
 OTHER_MODEL_FRAMEWORKS = frozenset({"jax", "flax", "haiku", "equinox", "keras", "tensorflow.keras"})
+# torch.hub repositories whose models run without grad themselves (`torch.hub.load(
+# "ultralytics/yolov5", "yolov5s")` is wrapped in AutoShape, whose forward is
+# `@smart_inference_mode()`) and return detections, not tensors.
+INFERENCE_HUB_REPOSITORIES = ("ultralytics/yolov5", "ultralytics/yolov3")
 # Libraries whose calls never make a tensor of torch's or a module (prefixes of qualified names):
 # `cmp_model = iaa.arithmetic.JpegCompression(70)` is an image augmenter, `clf = SVC()` sklearn's.
 PLAIN_VALUE_LIBRARIES = (
