@@ -22,7 +22,8 @@ backpropagates. This module finds such calls in one scope from the syntax alone 
   (``parameters_only_read``); a use read on the way into another value
   (``pred = np.argmax(softmax(out).data.numpy())``, ``a = Categorical(out).sample().item()``)
   is a read wherever that value goes, also in a store into a slot or an augmented assignment
-  (``losses[epoch] = crit(out, y).item()``), an expression statement or a return; a name assigned again
+  (``losses[epoch] = crit(out, y).item()``), an expression statement or a return; a field of a
+  model's output is a part of it (``logits = model(x).logits``); a name assigned again
   later in the same block holds another value from there on (in a loop, only when simple
   statements lead to that assignment);
 - a `for` loop over the result (`for fm in out:`, or its place in `zip(axes, out)` or
@@ -68,6 +69,10 @@ _PASSING_METHODS = (ALIAS_METHODS - {"data", "detach"}) | frozenset(
 _VALUE, _METADATA = 1, 2  # kinds of read (a fed call is named by its id, never 1, 2 or 3)
 _ESCAPED = 3  # not a read: handed to a function that backpropagates it
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
+# Fields of a model's output object (Hugging Face's ModelOutput): parts of the output, as an index is.
+_OUTPUT_FIELDS = frozenset(
+    {"logits", "last_hidden_state", "pooler_output", "hidden_states", "start_logits", "end_logits"}
+)
 _VALUE_STATEMENTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return)
 
 
@@ -302,6 +307,9 @@ def read_at_once(call: ast.Call, parent_of) -> bool:
         attr = parent.attr  # type: ignore[attr-defined]
         if attr in _READING_ATTRIBUTES:
             return attr not in _METADATA_ATTRIBUTES
+        if attr in _OUTPUT_FIELDS:
+            current = parent  # `model(x).logits`: a part of the output
+            continue
         called = parent_of(parent)
         if type(called) is not ast.Call or called.func is not parent:  # type: ignore[attr-defined]
             return False
@@ -355,7 +363,7 @@ def _under_views(expr: ast.AST) -> ast.AST:
     (``out`` in ``out[0][:, 1]``, ``encoded[k].view(-1).cpu()``)."""
     while True:
         t = type(expr)
-        if t is ast.Subscript:
+        if t is ast.Subscript or (t is ast.Attribute and expr.attr in _OUTPUT_FIELDS):  # type: ignore[attr-defined]
             expr = expr.value  # type: ignore[attr-defined]
         elif t is ast.Call and type(expr.func) is ast.Attribute and expr.func.attr in _PASSING_METHODS:  # type: ignore[attr-defined]
             func = expr.func  # type: ignore[attr-defined]
