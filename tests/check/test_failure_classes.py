@@ -3284,6 +3284,41 @@ CASES = [
         "",
         id="a-yolov5-hub-model-runs-without-grad-itself",
     ),
+    twin(
+        "GG302",
+        """
+        import torch
+        import torchvision
+
+        model = torchvision.models.densenet121(weights="DEFAULT")
+        outputs = model(images)
+        @@
+        print(predictions.numpy())
+        """,
+        "predictions, _ = outputs.topk(5, dim=1)",
+        "_, predictions = outputs.topk(5, dim=1)",
+        id="the-indices-of-topk-carry-no-graph",
+    ),
+    twin(
+        "GG201",
+        """
+        import numpy as np
+        import torch
+
+        def generate_image(G, z):
+            img = G(torch.from_numpy(z), None)
+            img = (img.permute(0, 2, 3, 1) * 127.5 + 128).clamp(0, 255)
+            return img[0].detach().cpu().numpy()
+
+        with open("ffhq.pkl", "rb") as fp:
+            G = load_network_pkl(fp)["G_ema"]@@
+        for seed in range(3):
+            print(generate_image(G, np.random.RandomState(seed).randn(1, 512)).mean())
+        """,
+        ".to(device)",
+        ".requires_grad_(False).to(device)",
+        id="a-model-every-caller-hands-frozen-records-no-graph",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     twin(
         "GG202",

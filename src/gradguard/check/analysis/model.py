@@ -2738,6 +2738,10 @@ class SemanticModel:
         if method in vocab.GRAD_DROPPING:
             return tensor(Grad.NO)
         keep = receiver.roles & (Role.INFERENCE | Role.DETACHED | Role.LOSS)
+        if method in vocab.VALUES_AND_INDICES_METHODS:
+            # `_, predictions = outputs.topk(5, dim=1)`: the indices carry no graph
+            grad = self._combine_grad([receiver] + args, state.mode)
+            return container(items=(tensor(grad, keep & ~Role.LOSS), tensor(Grad.NO)))
         if method in vocab.FULL_REDUCTIONS:
             if not node.args and not node.keywords:
                 keep |= Role.SCALAR

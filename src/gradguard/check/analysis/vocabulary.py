@@ -170,6 +170,8 @@ GRAD_DROPPING = _words(
     requires_grad_ count_nonzero bincount unique histc is_floating_point is_complex element_size
     stride data_ptr nelement is_contiguous equal allclose any all byte char short"""
 )
+# Methods returning (values, indices) whatever their arguments: the indices carry no graph.
+VALUES_AND_INDICES_METHODS = frozenset({"topk", "sort", "kthvalue", "cummax", "cummin"})
 # Integer and boolean dtypes: a tensor of one never requires grad (`x.to(torch.uint8)`).
 INTEGER_DTYPES = frozenset(
     "torch." + name for name in "uint8 uint16 uint32 uint64 int8 int16 int32 int64 short int long bool".split()

@@ -75,7 +75,8 @@ class of the file holding only `MaxPool2d`, `ReLU`, a loss module and such: a de
 a label-smoothing criterion; `requires_grad=False` says nothing of parameters);
 a model known only by its name in a file that imports JAX, Flax or Keras;
 a model whose parameters the code freezes before the call (`for p in model.parameters():
-p.requires_grad_(False)`, `G = load(fp).requires_grad_(False)`, a helper of the file), with no
+p.requires_grad_(False)`, `G = load(fp).requires_grad_(False)`, a helper of the file; for a
+parameter of a function, by every caller of the file), with no
 layer added and none of its parameters thawed in between: then its calls record no graph (an
 input made to require grad, `x.requires_grad_()`, thaws nothing); an output whose graph
 `torchviz` draws (`make_dot(y.mean())`);
@@ -148,7 +149,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
 from gradguard.check.analysis.flow import GradMode
-from gradguard.check.analysis.imports import ImportMap, dotted_name
+from gradguard.check.analysis.imports import ImportMap, assigned_names, dotted_name
 from gradguard.check.analysis.read_only import (
     Rebindings,
     assigned_values,
@@ -167,6 +168,7 @@ from gradguard.check.analysis.vocabulary import (
     PARAMETERLESS_MODULES,
     READING_BUILTINS,
     SHAPE_FACTORIES,
+    call_argument,
 )
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
@@ -950,10 +952,39 @@ def _frozen(ctx, target: ast.AST, call: ast.Call) -> bool:
     if not isinstance(root, ast.Name):
         return False
     scope = ctx.function if ctx.function is not None else ctx.tree
+    if "requires_grad" not in ctx.source.text:
+        return False
     text = ctx.source.text if scope is ctx.tree else ctx.text(scope)
-    if "requires_grad" not in text or re.search(rf"\b{re.escape(root.id)}(?:\.\w+)+\s*=(?!=)", text):
-        return False  # nothing frozen, or `model.fc = nn.Linear(...)`: a new layer trains
-    return root.id in frozen_models(ctx, scope, call)
+    if re.search(rf"\b{re.escape(root.id)}(?:\.\w+)+\s*=(?!=)", text):
+        return False  # `model.fc = nn.Linear(...)`: a new layer trains
+    if root.id in frozen_models(ctx, scope, call):
+        return True
+    return _frozen_by_every_caller(ctx, scope, root.id)
+
+
+def _frozen_by_every_caller(ctx, function: ast.AST, name: str) -> bool:
+    """Whether ``name`` is a parameter of a module-level function that the function never
+    binds and every caller of the file hands a model frozen there (``G =
+    load(fp).requires_grad_(False)``, then ``generate_image(device, G, z)``)."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function not in ctx.tree.body:
+        return False
+    spec = function.args
+    positional = [a.arg for a in (*spec.posonlyargs, *spec.args)]
+    if name not in positional and name not in {a.arg for a in spec.kwonlyargs}:
+        return False
+    if name in assigned_names(function.body):
+        return False
+    sites = ctx.model.callers(function)
+    if not sites:
+        return False
+    for site in sites:
+        handed = call_argument(site.call, positional.index(name) if name in positional else None, name)
+        if not isinstance(handed, ast.Name):
+            return False
+        caller = site.frame.node if site.frame is not None else ctx.tree
+        if handed.id not in frozen_models(ctx, caller, site.call):
+            return False
+    return True
 
 
 def _feeds_a_hooked_loss(ctx, call: ast.Call) -> bool:
