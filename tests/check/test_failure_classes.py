@@ -3408,6 +3408,26 @@ def test_a_message_cites_only_a_switch_to_eval_of_the_model_it_runs():
     assert [d.message for d in findings(own) if d.code == "GG201" and "after `model.eval()`" in d.message]
 
 
+@pytest.mark.parametrize("filename,flagged", [("ch04/tests.py", False), ("ch04/test.py", True), ("ch04/demo.py", True)])
+def test_a_module_of_tests_is_a_test_file_an_evaluation_script_is_not(filename, flagged):
+    """`tests.py` holds unit tests of the code (an untrained model compared with a copy);
+    `test.py` is most often the script that evaluates a trained model."""
+    code = textwrap.dedent(
+        """
+        import copy
+        import torch
+
+        def test_attention_matches_reference():
+            ref_att = MultiHeadAttention(8, 2)
+            ref_att.eval()
+            swa_att = copy.deepcopy(ref_att)
+            x = torch.randn(1, 4, 8)
+            print(ref_att(x).sum().item(), swa_att(x).sum().item())
+        """
+    )
+    assert any(d.code == "GG201" for d in findings(code, filename=filename)) is flagged
+
+
 def test_a_loop_that_attacks_its_input_gets_the_advice_for_each_call():
     """`adversary.perturb(x, y)` backpropagates to its input: wrapping the whole function in
     `no_grad` would break it, so each model call is reported with the advice to wrap it."""

@@ -41,7 +41,6 @@ from gradguard.check.analysis.imports import (
     assigned_names,
     dotted_name,
     iter_statements,
-    statements_with_word,
 )
 from gradguard.check.analysis.project import ProjectIndex, loads_weights
 from gradguard.check.analysis.read_only import Rebindings, statement_blocks
@@ -172,6 +171,9 @@ _REQUIRES_GRAD_RE = re.compile(r"requires_grad(?!\s*=\s*False\b)")
 # Such a frame notes when it met a call whose summary it did not use (``skipped_summaries``),
 # so it evaluates every call; the others skip values nothing keeps (``discard``).
 _NO_SUMMARIES = frozenset({"module-first", "summary"})
+# A hook registered by name: `layer.register_forward_hook(hook_fn)`, `...(self.save_gradient)`
+# (a `with_kwargs=True` registration is left out in `_hooks`).
+_HOOK_REGISTRATION_RE = re.compile(r"\.(register_\w*hook)\(\s*(self\.)?(\w+)\s*[,)]")
 # What autograd calls a hook with, by the method that registers it (positional parameters).
 _HOOK_TENSORS = container(tensor(Grad.MAYBE))
 _HOOK_ARGUMENTS = {
@@ -1263,7 +1265,8 @@ class SemanticModel:
     def _hooks(self) -> dict:
         """id(function) -> the values its hook is called with, for each function of the file
         that is registered as a hook by name (``register_forward_hook(hook_fn)``) or as a
-        method of the registering class (``register_full_backward_hook(self.save_gradient)``)."""
+        method of the registering class (``register_full_backward_hook(self.save_gradient)``).
+        Found in the text first (a pattern), then each name resolved to its definition."""
         found = self.__dict__.get("_hook_table")
         if found is not None:
             return found
@@ -1271,37 +1274,22 @@ class SemanticModel:
         text = self.source_text
         if "register_" not in text or "hook(" not in text:
             return found
-        for stmt in statements_with_word(self.tree.body, text, "hook("):
-            for call in ast.walk(stmt):
-                if not (
-                    isinstance(call, ast.Call)
-                    and isinstance(call.func, ast.Attribute)
-                    and call.func.attr in _HOOK_ARGUMENTS
-                    and call.args
-                    and not any(k.arg == "with_kwargs" for k in call.keywords)
-                ):
-                    continue
-                hook = self._hook_function(call.args[0])
-                if hook is not None:
-                    found[id(hook)] = _HOOK_ARGUMENTS[call.func.attr]
+        for match in _HOOK_REGISTRATION_RE.finditer(text):
+            registration, is_method, name = match.group(1), bool(match.group(2)), match.group(3)
+            given = _HOOK_ARGUMENTS.get(registration)
+            end = match.end()
+            if given is None or (text[end - 1] == "," and "with_kwargs" in text[end : text.find(")", end)]):
+                continue  # `with_kwargs=True`: the hook is handed other arguments
+            if is_method:
+                for info in self._class_table().values():
+                    method = self._method_node(info, name)
+                    if isinstance(method, FUNCTION_TYPES):
+                        found[id(method)] = given
+            else:
+                definitions = self.scopes.module.definitions.get(name, ())
+                if len(definitions) == 1 and isinstance(definitions[0], FUNCTION_TYPES):
+                    found[id(definitions[0])] = given
         return found
-
-    def _hook_function(self, node: ast.AST) -> Optional[ast.AST]:
-        """The file's function a hook registration names: a module-level function, or a method
-        of the class whose method registers it (``self.save_gradient``)."""
-        if isinstance(node, ast.Name):
-            definitions = self.scopes.module.definitions.get(node.id, ())
-            if len(definitions) == 1 and isinstance(definitions[0], FUNCTION_TYPES):
-                return definitions[0]
-            return None
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-            location = self._where(node)
-            if location is None or not isinstance(location.scope, FUNCTION_TYPES):
-                return None
-            info = self._method_class(location.scope)
-            method = self._method_of(info, node.attr) if info is not None else None
-            return method if isinstance(method, FUNCTION_TYPES) else None
-        return None
 
     def _argument_value(self, arg: ast.expr, site: CallSite) -> Value:
         """What a call site hands a function; a parameter of the caller that it hands on

@@ -154,10 +154,15 @@ def read_only_calls(
                 continue  # an assignment to names: followed below
             if not any(line in pending for line in range(node.lineno, (node.end_lineno or node.lineno) + 1)):  # type: ignore[attr-defined]
                 continue
-            subs = [
-                sub for sub in ast.walk(value) if type(sub) is ast.Name and sub.id in wanted and id(sub) not in reads
-            ]
-            if subs:
+            subs = []
+            drops = False
+            for sub in ast.walk(value):
+                t = type(sub)
+                if t is ast.Name and sub.id in wanted and id(sub) not in reads:  # type: ignore[attr-defined]
+                    subs.append(sub)
+                elif t is ast.Attribute and (sub.attr in _READING_ATTRIBUTES or sub.attr in _READING_METHODS):  # type: ignore[attr-defined]
+                    drops = True
+            if subs and drops:
                 parents = {id(child): n for n in ast.walk(value) for child in ast.iter_child_nodes(n)}
                 for sub in subs:
                     read = _read_on_the_way(sub, value, parents)
@@ -168,10 +173,18 @@ def read_only_calls(
     # Unless the use is read on the way (`C = np.argmax(softmax(y).data.numpy())`): what the
     # assignment binds then holds no graph, wherever it goes.
     for key, (_assignment, _names, value) in bound.items():
-        uses_here = [
-            sub for sub in ast.walk(value) if type(sub) is ast.Name and sub.id in wanted and id(sub) not in reads
-        ]
-        if uses_here:
+        uses_here = []
+        drops = False  # an attribute that may drop a graph on the way
+        for sub in ast.walk(value):
+            t = type(sub)
+            if t is ast.Name and sub.id in wanted and id(sub) not in reads:  # type: ignore[attr-defined]
+                uses_here.append(sub)
+            elif t is ast.Attribute and (sub.attr in _READING_ATTRIBUTES or sub.attr in _READING_METHODS):  # type: ignore[attr-defined]
+                drops = True
+        if uses_here and not drops:
+            for sub in uses_here:
+                reads[id(sub)] = key
+        elif uses_here:
             parents = {id(child): node for node in ast.walk(value) for child in ast.iter_child_nodes(node)}
             for sub in uses_here:
                 reads[id(sub)] = _read_on_the_way(sub, value, parents) or key

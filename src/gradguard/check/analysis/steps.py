@@ -12,6 +12,7 @@ semantic model knows to be a module (`D(x)`, `self.netD(x)`, `D.forward(x)`).
 from __future__ import annotations
 
 import ast
+import re
 from typing import Optional
 
 from gradguard.check.analysis.scopes import COMPREHENSION_TYPES, own_nodes
@@ -153,10 +154,49 @@ def frozen_models(ctx, scope: ast.AST, node: ast.AST) -> frozenset:
     frozen module on inputs without grad records no graph."""
     at = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
     latest: dict = {}
-    for position, module, frozen in _freeze_effects(ctx, scope):
+    known = ctx.state(_FreezeEffects).by_scope
+    effects = known.get(id(scope))
+    if effects is None:
+        effects = known[id(scope)] = _freeze_effects(ctx, scope)
+    for position, module, frozen in effects:
         if position < at and (module not in latest or latest[module][0] < position):
             latest[module] = (position, frozen)
     return frozenset(module for module, (_, frozen) in latest.items() if frozen)
+
+
+class _FreezeEffects:
+    """Each scope's freeze and thaw statements (``_freeze_effects``), kept per file, and the
+    names of the file's functions whose text may set ``requires_grad``."""
+
+    def __init__(self) -> None:
+        self.by_scope: dict = {}
+        self.helper_names: Optional[frozenset] = None
+
+
+_DEF_RE = re.compile(r"\bdef\s+(\w+)")
+
+
+def _may_freeze(ctx, call: ast.Call) -> bool:
+    """Whether a call may be of a helper of the file that sets ``requires_grad`` (a cheap
+    test before ``_helper_freezes``): its name is that of a function whose text, up to the next
+    definition, mentions ``requires_grad``."""
+    func = call.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    if name is None:
+        return False
+    state = ctx.state(_FreezeEffects)
+    if state.helper_names is None:
+        text = ctx.source.text
+        definitions = [(m.start(), m.group(1)) for m in _DEF_RE.finditer(text)]
+        names = set()
+        for i, (start, def_name) in enumerate(definitions):
+            end = definitions[i + 1][0] if i + 1 < len(definitions) else len(text)
+            if "requires_grad" in text[start:end]:
+                names.add(def_name)
+                if i:
+                    names.add(definitions[i - 1][1])  # a helper whose loop follows a nested def
+        state.helper_names = frozenset(names)
+    return name in state.helper_names
 
 
 def _freeze_effects(ctx, scope: ast.AST) -> list:
@@ -182,7 +222,7 @@ def _freeze_effects(ctx, scope: ast.AST) -> list:
                 if isinstance(flag, bool):
                     effects.append(((node.lineno, node.col_offset), ctx.text(node.func.value), not flag))
                 continue
-        if isinstance(node, ast.Call):
+        if isinstance(node, ast.Call) and _may_freeze(ctx, node):
             for module, flag in _helper_freezes(ctx, node):
                 effects.append(((node.lineno, node.col_offset), ctx.text(module), not flag))
     return effects

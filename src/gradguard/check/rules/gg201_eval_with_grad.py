@@ -90,7 +90,8 @@ module-level functions and methods that this file calls only where grad is disab
 (`with torch.no_grad(): validate(model, loader)`, and the functions `validate` calls;
 `model.get_accuracy(x, y)` under `no_grad` in a script's code, and the `self.predict(x)` that
 method calls: the grad mode of a caller is the one its own callers run it in);
-unit tests (`test_*` in a test file, the methods of a `unittest.TestCase`) running the model
+unit tests (`test_*` in a test file: `test_*.py`, `*_test.py`, `tests.py`, a `tests/` folder, not
+`test.py`, which most often evaluates a trained model; the methods of a `unittest.TestCase`) running the model
 they test, built in `setUp`, whose output they only read, or built in the test itself and
 switched to eval mode there (`detr_resnet50(pretrained=False)`: `pretrained=False` loads nothing);
 functions that only switch the model to eval mode and return; functions that return a loss
@@ -331,6 +332,7 @@ class _State:
     # ids of the calls whose result is the value of an assignment, or that value a part or view of it
     assigned_calls: set = field(default_factory=set)
     other_framework: Optional[bool] = None  # `_imports_other_framework`
+    frozen: dict = field(default_factory=dict)  # (id(scope), name) -> what `_frozen` reads of the text
 
 
 def _loader_name(expr: ast.AST) -> Optional[str]:
@@ -527,9 +529,12 @@ def _evaluates_by_name(ctx, function: ast.AST) -> bool:
 
 
 def _in_test_file(ctx) -> bool:
+    """A file of tests, as pytest collects them (`test_*.py`, `*_test.py`, a `tests/` folder)
+    or as projects name a module of them (`tests.py`); not `test.py`, most often a script
+    that evaluates a trained model."""
     path = ctx.filename.replace("\\", "/")
     base = path.rsplit("/", 1)[-1]
-    return base.startswith("test_") or base.endswith("_test.py") or "/tests/" in path
+    return base.startswith("test_") or base.endswith("_test.py") or base == "tests.py" or "/tests/" in path
 
 
 def _unit_test(ctx, function: Optional[ast.AST]) -> bool:
@@ -951,15 +956,19 @@ def _frozen(ctx, target: ast.AST, call: ast.Call) -> bool:
     root = target.value if isinstance(target, ast.Attribute) else target
     if not isinstance(root, ast.Name):
         return False
-    scope = ctx.function if ctx.function is not None else ctx.tree
     if "requires_grad" not in ctx.source.text:
         return False
-    text = ctx.source.text if scope is ctx.tree else ctx.text(scope)
-    if re.search(rf"\b{re.escape(root.id)}(?:\.\w+)+\s*=(?!=)", text):
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    known = ctx.state(_State).frozen
+    key = (id(scope), root.id)
+    found = known.get(key)  # (a new layer is given, every caller hands it frozen)
+    if found is None:
+        text = ctx.source.text if scope is ctx.tree else ctx.text(scope)
+        given_layer = re.search(rf"\b{re.escape(root.id)}(?:\.\w+)+\s*=(?!=)", text) is not None
+        found = known[key] = (given_layer, not given_layer and _frozen_by_every_caller(ctx, scope, root.id))
+    if found[0]:
         return False  # `model.fc = nn.Linear(...)`: a new layer trains
-    if root.id in frozen_models(ctx, scope, call):
-        return True
-    return _frozen_by_every_caller(ctx, scope, root.id)
+    return found[1] or root.id in frozen_models(ctx, scope, call)
 
 
 def _frozen_by_every_caller(ctx, function: ast.AST, name: str) -> bool:
