@@ -3428,6 +3428,28 @@ def test_a_module_of_tests_is_a_test_file_an_evaluation_script_is_not(filename, 
     assert any(d.code == "GG201" for d in findings(code, filename=filename)) is flagged
 
 
+@pytest.mark.parametrize(
+    "given,flagged",
+    [("base.state_dict()", False), ("torch.load('swa.pth')", True)],
+)
+def test_a_unit_test_copying_weights_between_its_own_models_runs_untrained_models(given, flagged):
+    code = textwrap.dedent(
+        f"""
+        import torch
+
+        def test_swa_matches_base():
+            base = GPTModel(cfg)
+            swa = GPTModelSWA(cfg)
+            swa.load_state_dict({given})
+            base.eval()
+            swa.eval()
+            x = torch.randint(0, 50, (1, 8))
+            torch.testing.assert_close(swa(x).sum().item(), base(x).sum().item())
+        """
+    )
+    assert any(d.code == "GG201" for d in findings(code, filename="tests/test_swa.py")) is flagged
+
+
 def test_a_loop_that_attacks_its_input_gets_the_advice_for_each_call():
     """`adversary.perturb(x, y)` backpropagates to its input: wrapping the whole function in
     `no_grad` would break it, so each model call is reported with the advice to wrap it."""

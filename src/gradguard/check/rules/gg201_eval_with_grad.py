@@ -917,8 +917,12 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
                 outermost = ancestor
         end = min(end, src.node_end(outermost if outermost is not None else call))
     text = src.text[start:end]
-    if any(next(_code_occurrences(text, f"{name}.{method}"), None) is not None for method in ("load", "restore")):
-        return False  # given weights (`model.load(path)`, a project's own loader)
+    if any(next(_code_occurrences(text, f"{name}.{method}"), None) is not None for method in ("load", "restore")) and (
+        not _unit_test(ctx, ctx.function) or _UNIT_TEST_LOADS_RE.search(text) is not None
+    ):
+        # given weights (`model.load(path)`, a project's own loader); in a unit test, only weights
+        # from outside it count (not another model's of the test: `m.load_state_dict(base.state_dict())`)
+        return False
     if _parameters_handed_on(text, name) and (
         not in_order or re.search(r"\.(?:backward|step)\(|\b(?:train|fit)\w*\(", text) is not None
     ):
@@ -939,12 +943,19 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
     ):
         return False  # `model.train_model(x)`, `model.fit(...)`; `lrmodel.w = lrmodel.w - lr * g`: updated by hand
     # `load_checkpoint(model, ...)`; `train_ch3(net, train_iter, ...)`: trained by a helper
-    if re.search(rf"\b(?:load|restore|train|fit)\w*\(\s*{re.escape(name)}\b", text) is not None:
+    # (not `other.load_state_dict(model.state_dict())`: that loads `other`)
+    if re.search(rf"\b(?:load(?!_state_dict)|restore|train|fit)\w*\(\s*{re.escape(name)}\b", text) is not None:
         return False
     # `train_batch(x, y, model, optimizer, loss_fn)`: handed to a function of the file that trains
     return not any(
         _trains(ctx, match.group(1)) for match in re.finditer(rf"\b(\w+)\([^()\n]*\b{re.escape(name)}\b", text)
     )
+
+
+# What shows weights from outside a unit test: a file, a hub, a pretrained model.
+_UNIT_TEST_LOADS_RE = re.compile(
+    r"torch\.load\(|load_state_dict_from_url|from_pretrained|hub\.|\.pth?\b|ckpt|checkpoint"
+)
 
 
 def _frozen(ctx, target: ast.AST, call: ast.Call) -> bool:
