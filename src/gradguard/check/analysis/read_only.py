@@ -154,40 +154,16 @@ def read_only_calls(
                 continue  # an assignment to names: followed below
             if not any(line in pending for line in range(node.lineno, (node.end_lineno or node.lineno) + 1)):  # type: ignore[attr-defined]
                 continue
-            subs = []
-            drops = False
-            for sub in ast.walk(value):
-                t = type(sub)
-                if t is ast.Name and sub.id in wanted and id(sub) not in reads:  # type: ignore[attr-defined]
-                    subs.append(sub)
-                elif t is ast.Attribute and (sub.attr in _READING_ATTRIBUTES or sub.attr in _READING_METHODS):  # type: ignore[attr-defined]
-                    drops = True
-            if subs and drops:
-                parents = {id(child): n for n in ast.walk(value) for child in ast.iter_child_nodes(n)}
-                for sub in subs:
-                    read = _read_on_the_way(sub, value, parents)
-                    if read is not None:
-                        reads[id(sub)] = read
+            for sub, read in _reads_on_the_way(value, wanted, reads):
+                if read is not None:
+                    reads[id(sub)] = read
     # A use anywhere else in the value of an assignment feeds that assignment: what it is
     # computed into must be only read in turn (`samples = samples.mul(0.5).add(0.5)`).
     # Unless the use is read on the way (`C = np.argmax(softmax(y).data.numpy())`): what the
     # assignment binds then holds no graph, wherever it goes.
     for key, (_assignment, _names, value) in bound.items():
-        uses_here = []
-        drops = False  # an attribute that may drop a graph on the way
-        for sub in ast.walk(value):
-            t = type(sub)
-            if t is ast.Name and sub.id in wanted and id(sub) not in reads:  # type: ignore[attr-defined]
-                uses_here.append(sub)
-            elif t is ast.Attribute and (sub.attr in _READING_ATTRIBUTES or sub.attr in _READING_METHODS):  # type: ignore[attr-defined]
-                drops = True
-        if uses_here and not drops:
-            for sub in uses_here:
-                reads[id(sub)] = key
-        elif uses_here:
-            parents = {id(child): node for node in ast.walk(value) for child in ast.iter_child_nodes(node)}
-            for sub in uses_here:
-                reads[id(sub)] = _read_on_the_way(sub, value, parents) or key
+        for sub, read in _reads_on_the_way(value, wanted, reads):
+            reads[id(sub)] = read or key
     if rebound is None:
         rebound = Rebindings(own, statement_blocks(scope, own))
     blocks = rebound.blocks
@@ -261,6 +237,24 @@ def read_only_calls(
             kept -= _feeding({key for key in kept if nested & set(bound[key][1])}, kept, edges)
     found = (viewed_call(bound[key][2]) for key in kept)
     return frozenset(id(call) for call in found if call is not None)
+
+
+def _reads_on_the_way(value: ast.AST, wanted: set, reads: dict) -> list:
+    """(use, _VALUE / _METADATA / None) for each use in ``value`` of a wanted name not classified
+    yet: whether ``value`` reads it on the way up (``_read_on_the_way``). The parent links are
+    made only where an attribute that may drop a graph is there."""
+    uses = []
+    drops = False
+    for sub in ast.walk(value):
+        t = type(sub)
+        if t is ast.Name and sub.id in wanted and id(sub) not in reads:  # type: ignore[attr-defined]
+            uses.append(sub)
+        elif t is ast.Attribute and (sub.attr in _READING_ATTRIBUTES or sub.attr in _READING_METHODS):  # type: ignore[attr-defined]
+            drops = True
+    if not uses or not drops:
+        return [(use, None) for use in uses]
+    parents = {id(child): node for node in ast.walk(value) for child in ast.iter_child_nodes(node)}
+    return [(use, _read_on_the_way(use, value, parents)) for use in uses]
 
 
 def _read_on_the_way(use: ast.AST, root: ast.AST, parents: dict) -> Optional[int]:
