@@ -3319,6 +3319,36 @@ CASES = [
         ".requires_grad_(False).to(device)",
         id="a-model-every-caller-hands-frozen-records-no-graph",
     ),
+    twin(
+        "GG201",
+        """
+        import numpy as np
+        import torch
+        import torch.nn as nn
+        from scipy.stats import truncnorm
+
+        class MicroGen(nn.Module):
+            def __init__(self, z_dim):
+                super().__init__()
+                self.map = nn.Linear(z_dim, 48)
+
+            def forward(self, noise):
+                return self.map(noise).view(len(noise), 3, 4, 4)
+
+        def get_truncated_noise(n, z_dim, truncation):
+            noise = @@
+            return torch.Tensor(noise)
+
+        gen = MicroGen(8)
+        viz_noise = get_truncated_noise(10, 8, 0.7) * 10
+        gen.eval()
+        images = gen(viz_noise)
+        show(images.detach())
+        """,
+        "np.load('faces.npy')[:n]",
+        "truncnorm.rvs(-truncation, truncation, size=(n, z_dim))",
+        id="noise-from-a-function-of-the-file-is-made-up",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     twin(
         "GG202",

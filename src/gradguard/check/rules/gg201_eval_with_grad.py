@@ -26,7 +26,9 @@ when its data is not named for a test split (data a torch factory makes up, `tes
 torch.randn(5, 5)`, is none, whatever its name), and an optimizer over the parameters only once a
 step or a backward pass has run: a demo of the untrained model before its training cell is not
 reported, nor, in a file that never backpropagates, a demo of the outputs of an untrained
-instance of the file's own class switched to eval mode on made-up inputs (a call whose output is thrown away,
+instance of the file's own class switched to eval mode on made-up inputs (a torch factory's, or
+what a function of the file returns of them or of numpy's or scipy's random numbers,
+`get_truncated_noise(n, z, 0.7)`; a call whose output is thrown away,
 `model(x)` timed or profiled, still is); comments and strings are not code; training by a helper
 as `train...(net, ...)`, `fit...(net, ...)` or `net = train...(...)`; `net.train()` only sets
 a mode, and counts as training where the code has a backward pass; handing the module to a
@@ -1090,8 +1092,10 @@ def _made_up_input(ctx, call: ast.Call) -> bool:
     return True
 
 
-def _factory_made(ctx, expr: ast.AST) -> bool:
-    """``torch.randn(5, 5)``, ``torch.randn(10, z) * 10 + 1``, ``torch.zeros(1, 3).to(device)``."""
+def _factory_made(ctx, expr: ast.AST, depth: int = 0) -> bool:
+    """``torch.randn(5, 5)``, ``torch.randn(10, z) * 10 + 1``, ``torch.zeros(1, 3).to(device)``, or
+    a call of a function of the file that returns only such values or a tensor of random numbers
+    (``get_noise(n, z_dim)``; ``torch.Tensor(truncnorm.rvs(...))``)."""
     while True:
         if isinstance(expr, ast.BinOp) and isinstance(expr.right, ast.Constant):
             expr = expr.left
@@ -1106,7 +1110,47 @@ def _factory_made(ctx, expr: ast.AST) -> bool:
             expr = expr.func.value
         else:
             break
-    return isinstance(expr, ast.Call) and ctx.imports.qualified_name(expr.func) in _DUMMY_FACTORIES
+    if not isinstance(expr, ast.Call):
+        return False
+    qualified = ctx.imports.qualified_name(expr.func)
+    if qualified in _DUMMY_FACTORIES:
+        return True
+    if depth or qualified is not None or not isinstance(expr.func, ast.Name):
+        return False
+    definitions = ctx.model.scopes.module.definitions.get(expr.func.id, ())
+    if len(definitions) != 1 or not isinstance(definitions[0], ast.FunctionDef):
+        return False
+    returns = [sub.value for sub in ast.walk(definitions[0]) if isinstance(sub, ast.Return)]
+    return bool(returns) and all(
+        value is not None and (_factory_made(ctx, value, depth + 1) or _random_tensor(ctx, value, definitions[0]))
+        for value in returns
+    )
+
+
+def _random_tensor(ctx, expr: ast.AST, function: ast.FunctionDef) -> bool:
+    """``torch.Tensor(noise)`` where the function binds ``noise`` to random numbers of numpy or
+    scipy (``truncnorm.rvs(...)``, ``np.random.randn(...)``)."""
+    if not (
+        isinstance(expr, ast.Call)
+        and ctx.imports.qualified_name(expr.func) in _TENSOR_FROM_DATA
+        and len(expr.args) == 1
+        and isinstance(expr.args[0], ast.Name)
+    ):
+        return False
+    name = expr.args[0].id
+    bound = False
+    for sub in ast.walk(function):
+        if isinstance(sub, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in sub.targets):
+            made = sub.value
+            qualified = ctx.imports.qualified_name(made.func) if isinstance(made, ast.Call) else None
+            if not (qualified or "").startswith(_RANDOM_SOURCES):
+                return False
+            bound = True
+    return bound
+
+
+_TENSOR_FROM_DATA = frozenset({"torch.Tensor", "torch.tensor", "torch.from_numpy", "torch.FloatTensor"})
+_RANDOM_SOURCES = ("numpy.random.", "scipy.stats.")
 
 
 # Methods after which a made-up tensor is still made up (moved, cast, reshaped).
