@@ -377,7 +377,7 @@ class SemanticModel:
         self._global_assigned: Optional[dict] = None  # see `_global_rebindings`
         self._call_sites: dict = {}  # id(function) -> its call sites, or None when not all known
         self._entry_modes: dict = {}  # (id(function), "entry") -> the grad mode its callers run it in
-        self._statement_bound: dict = {}  # id(function) -> names its statements bind (_handed_on)
+        self._statement_bound: dict = {}  # id(function) -> names its statements bind (body_binds)
         self._definition_spans: Optional[list] = None  # (first, last line) of top-level defs and classes
         self._turns_grad_off: Optional[bool] = None  # whether the text names a way to turn grad off
         self._class_attributes: dict = {}
@@ -507,6 +507,14 @@ class SemanticModel:
         """Call sites of a function of this file, or None when it is used other than by
         calling it (passed on, stored, decorated, exported) or defined where that is unknown."""
         return self._callers_of(fn)
+
+    def body_binds(self, fn: ast.AST, name: str) -> bool:
+        """Whether a function's statements assign ``name`` (a parameter it rebinds no longer
+        holds what its callers hand it), kept per function."""
+        bound = self._statement_bound.get(id(fn))
+        if bound is None:
+            bound = self._statement_bound[id(fn)] = frozenset(assigned_names(fn.body))  # type: ignore[attr-defined]
+        return name in bound
 
     def rebinds(self, name: str) -> bool:
         """Whether the file assigns ``name`` anywhere (beyond an import or a definition):
@@ -1307,11 +1315,8 @@ class SemanticModel:
         binds that name itself (None: not known, or bound in its body)."""
         if not isinstance(fn, FUNCTION_TYPES) or name not in {a.arg for a in parameters(fn)}:
             return None
-        bound = self._statement_bound.get(id(fn))
-        if bound is None:
-            bound = self._statement_bound[id(fn)] = frozenset(assigned_names(fn.body))  # type: ignore[attr-defined]
         key = (id(fn), "handed-on")
-        if name in bound or key in self._in_progress:
+        if self.body_binds(fn, name) or key in self._in_progress:
             return None
         self._begin(key)
         try:
@@ -2239,9 +2244,7 @@ class SemanticModel:
         (a method, defaults, keywords, ``*args``, a decorator, a recursive call)."""
         if type(fn) is not ast.FunctionDef:
             return None
-        body = fn.body
-        if body and _is_docstring(body[0]):
-            body = body[1:]
+        body = fn.body[1:] if ast.get_docstring(fn, clean=False) is not None else fn.body
         if len(body) != 1 or type(body[0]) is not ast.Return or body[0].value is None:
             return None
         spec = fn.args
@@ -2726,16 +2729,14 @@ class SemanticModel:
         if method in vocab.GRAD_DROPPING:
             return tensor(Grad.NO)
         keep = receiver.roles & (Role.INFERENCE | Role.DETACHED | Role.LOSS)
-        if method in vocab.VALUES_AND_INDICES_METHODS:
-            # `_, predictions = outputs.topk(5, dim=1)`: the indices carry no graph
+        if method in vocab.VALUES_AND_INDICES_METHODS or (method in ("max", "min") and (node.args or node.keywords)):
+            # (values, indices): `_, predictions = outputs.topk(5, dim=1)`, `out.max(1)`; the
+            # indices carry no graph
             grad = self._combine_grad([receiver] + args, state.mode)
             return container(items=(tensor(grad, keep & ~Role.LOSS), tensor(Grad.NO)))
         if method in vocab.FULL_REDUCTIONS:
             if not node.args and not node.keywords:
                 keep |= Role.SCALAR
-            elif method in ("max", "min") and (node.args or node.keywords):
-                grad = self._combine_grad([receiver] + args, state.mode)
-                return container(items=(tensor(grad, keep & ~Role.LOSS), tensor(Grad.NO)))
         elif receiver.has(Role.SCALAR) and method not in ("view", "reshape", "unsqueeze", "expand", "repeat"):
             keep |= Role.SCALAR
         if method in ("to", "type") and self._integer_dtype(node):
@@ -3609,7 +3610,3 @@ def _holds_call(node: ast.AST) -> bool:
             return False
         else:
             return any(type(sub) is ast.Call for sub in walk(node))
-
-
-def _is_docstring(stmt: ast.stmt) -> bool:
-    return type(stmt) is ast.Expr and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis.scopes import COMPREHENSION_TYPES, own_nodes
@@ -164,13 +165,13 @@ def frozen_models(ctx, scope: ast.AST, node: ast.AST) -> frozenset:
     return frozenset(module for module, (_, frozen) in latest.items() if frozen)
 
 
+@dataclass
 class _FreezeEffects:
     """Each scope's freeze and thaw statements (``_freeze_effects``), kept per file, and the
     names of the file's functions whose text may set ``requires_grad``."""
 
-    def __init__(self) -> None:
-        self.by_scope: dict = {}
-        self.helper_names: Optional[frozenset] = None
+    by_scope: dict = field(default_factory=dict)
+    helper_names: Optional[frozenset] = None
 
 
 _DEF_RE = re.compile(r"\bdef\s+(\w+)")

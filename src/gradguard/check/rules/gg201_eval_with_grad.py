@@ -152,7 +152,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
 from gradguard.check.analysis.flow import GradMode
-from gradguard.check.analysis.imports import ImportMap, assigned_names, dotted_name
+from gradguard.check.analysis.imports import ImportMap, dotted_name
 from gradguard.check.analysis.read_only import (
     Rebindings,
     assigned_values,
@@ -825,6 +825,8 @@ def _project_parameters_read(ctx, qualified: str):
 _READ_ONLY_MESSAGE = (
     "runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) and never backpropagated"
 )
+# What `_why` says of a call in code that uses no gradients when its output is only read.
+_ONLY_READ_WHY = "although its output is only read (`.data`, `.item()`, printing)"
 _LOADING_WORDS = frozenset({"pretrained", "weights", "checkpoint", "ckpt"})
 
 
@@ -994,7 +996,7 @@ def _frozen_by_every_caller(ctx, function: ast.AST, name: str) -> bool:
     positional = [a.arg for a in (*spec.posonlyargs, *spec.args)]
     if name not in positional and name not in {a.arg for a in spec.kwonlyargs}:
         return False
-    if name in assigned_names(function.body):
+    if ctx.model.body_binds(function, name):
         return False
     sites = ctx.model.callers(function)
     if not sites:
@@ -1120,7 +1122,7 @@ def _factory_made(ctx, expr: ast.AST, depth: int = 0) -> bool:
     definitions = ctx.model.scopes.module.definitions.get(expr.func.id, ())
     if len(definitions) != 1 or not isinstance(definitions[0], ast.FunctionDef):
         return False
-    returns = [sub.value for sub in ast.walk(definitions[0]) if isinstance(sub, ast.Return)]
+    returns = [sub.value for sub in ctx.model.own_nodes(definitions[0]) if isinstance(sub, ast.Return)]
     return bool(returns) and all(
         value is not None and (_factory_made(ctx, value, depth + 1) or _random_tensor(ctx, value, definitions[0]))
         for value in returns
@@ -1137,16 +1139,12 @@ def _random_tensor(ctx, expr: ast.AST, function: ast.FunctionDef) -> bool:
         and isinstance(expr.args[0], ast.Name)
     ):
         return False
-    name = expr.args[0].id
-    bound = False
-    for sub in ast.walk(function):
-        if isinstance(sub, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in sub.targets):
-            made = sub.value
-            qualified = ctx.imports.qualified_name(made.func) if isinstance(made, ast.Call) else None
-            if not (qualified or "").startswith(_RANDOM_SOURCES):
-                return False
-            bound = True
-    return bound
+    bindings = ctx.model.uses(function).bindings_of(expr.args[0].id)
+    return bool(bindings) and all(
+        isinstance(binding.value, ast.Call)
+        and (ctx.imports.qualified_name(binding.value.func) or "").startswith(_RANDOM_SOURCES)
+        for binding in bindings
+    )
 
 
 _TENSOR_FROM_DATA = frozenset({"torch.Tensor", "torch.tensor", "torch.from_numpy", "torch.FloatTensor"})
@@ -2153,7 +2151,7 @@ class EvalWithGrad(Rule):
             and _result_only_read(ctx, candidate.call)
         ):
             # `ensemble_model.eval()` says nothing of `model(x)`: what it shows is its output only read
-            return "although its output is only read (`.data`, `.item()`, printing)"
+            return _ONLY_READ_WHY
         if eval_call is not None and eval_call.lineno <= candidate.call.lineno and candidate.why != "eval-data":
             return f"after `{ctx.text(eval_call)}` (line {eval_call.lineno})"
         if candidate.why == "loop":
@@ -2166,7 +2164,7 @@ class EvalWithGrad(Rule):
         if candidate.why == "eval-data":
             return f"on evaluation data `{candidate.data}`"
         if candidate.why == "read-only":
-            return "although its output is only read (`.data`, `.item()`, printing)"
+            return _ONLY_READ_WHY
         if unit.read_by_callers:
             return f"in `{function.name}`, whose callers only read its result"
         return f"in `{function.name}`, whose result carries no graph"
