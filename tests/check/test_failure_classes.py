@@ -3349,6 +3349,33 @@ CASES = [
         "truncnorm.rvs(-truncation, truncation, size=(n, z_dim))",
         id="noise-from-a-function-of-the-file-is-made-up",
     ),
+    twin(
+        "GG207",
+        """
+        import torch
+
+        def train(g_model, d_model, loader, g_optimizer, d_optimizer, criterion):
+            for gt, lr in loader:
+                for p in d_model.parameters():
+                    p.requires_grad = @@
+                g_model.zero_grad()
+                sr = g_model(lr)
+                gt_output = d_model(gt.detach())
+                sr_output = d_model(sr)
+                g_loss = criterion(gt_output - sr_output.mean(), 0) + criterion(sr_output - gt_output.mean(), 1)
+                g_loss.backward()
+                g_optimizer.step()
+                for p in d_model.parameters():
+                    p.requires_grad = True
+                d_model.zero_grad()
+                d_loss = criterion(d_model(gt), 1) + criterion(d_model(sr.detach()), 0)
+                d_loss.backward()
+                d_optimizer.step()
+        """,
+        "True",
+        "False",
+        id="a-relativistic-generator-step-with-the-discriminator-frozen",
+    ),
     # -- one vocabulary -------------------------------------------------------------------
     twin(
         "GG202",

@@ -13,7 +13,9 @@ generator's step (`D(fake)` alone in its loss), steps whose optimizer also updat
 (`f = fake.detach(); D(f)`), fakes made under `no_grad`, and fakes of a generator whose
 parameters the code last froze before the call (`G.requires_grad_(False)`, `for p in
 G.parameters(): p.requires_grad = False`, or a helper of the file doing that loop for its
-argument: `requires_grad(G, False)`, `self.set_requires_grad([netG], False)`).
+argument: `requires_grad(G, False)`, `self.set_requires_grad([netG], False)`); nor a call of a
+discriminator the code last froze before it: that is the generator's step, even where its loss
+also reads `D(real)` (a relativistic GAN's generator loss).
 
 ## Why is this bad?
 The discriminator's loss only needs gradients for `D`'s parameters, but a graph that still
@@ -398,6 +400,10 @@ def _fed_by_other_model(ctx, call: ast.Call, shown: str) -> Optional[tuple]:
                 continue
             if frozen is None:
                 frozen = frozen_models(ctx, ctx.function if ctx.function is not None else ctx.tree, call)
+            if shown in frozen:
+                # the discriminator frozen before the call: the generator's step, whose loss
+                # may read `D(real)` too (a relativistic GAN)
+                return None
             if ctx.text(receiver) not in frozen:  # a frozen model records no graph of its own
                 return argument, source
     return None
