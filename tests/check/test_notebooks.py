@@ -400,3 +400,25 @@ def test_automagic_lines_are_magics_and_python_stays_python(tmp_path, capsys, li
     assert ("GG001" not in out) is parses
     converted, replaced = ipython_to_python(line)
     assert bool(replaced) is (parses and not line.startswith("pip ="))
+
+
+# An assignment's `raise NotImplementedError` placeholder stops its own cell; Jupyter still runs
+# the next cells from what the earlier statements left.
+PLACEHOLDER_CELL = ["loss = model(x).sum()\n", 'raise NotImplementedError("train the model")\n']
+LATER_CELL = ["layer = torch.nn.Linear(4, 4)\n", "layer.weight.data[...] = torch.eye(4)\n"]
+
+
+def test_a_cell_that_raises_does_not_end_the_notebook(tmp_path, capsys):
+    nb = notebook(
+        [code(["import torch\n", "model = torch.nn.Linear(4, 4)\n"]), code(PLACEHOLDER_CELL), code(LATER_CELL)]
+    )
+    path = write(tmp_path / "assignment.ipynb", nb)
+    _, out, _ = run_cli(capsys, "check", "--select", "GG102", "--no-cache", str(path))
+    assert "assignment.ipynb:cell 3:2:1: GG102" in out
+
+
+def test_code_after_the_raise_in_its_own_cell_is_still_unreachable(tmp_path, capsys):
+    nb = notebook([code(["import torch\n", "model = torch.nn.Linear(4, 4)\n"]), code(PLACEHOLDER_CELL + LATER_CELL)])
+    path = write(tmp_path / "assignment.ipynb", nb)
+    _, out, _ = run_cli(capsys, "check", "--select", "GG102", "--no-cache", str(path))
+    assert "GG102" not in out

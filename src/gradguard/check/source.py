@@ -37,6 +37,8 @@ class SourceText:
     encoding: str = "utf-8"
     bom: bool = False
     _line_starts: Optional[list[int]] = field(default=None, repr=False)
+    # A notebook's cells joined into one program: the row each cell after the first starts at.
+    cell_starts: tuple[int, ...] = ()
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "SourceText":

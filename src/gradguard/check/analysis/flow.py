@@ -11,6 +11,7 @@ any node is answered with the facts that hold there.
 from __future__ import annotations
 
 import ast
+import bisect
 import enum
 from typing import TYPE_CHECKING, Optional
 
@@ -108,7 +109,10 @@ class ScopeFlow:
         self.returns: list = []  # (Return node, Value)
         self._loops: list = []  # (break states, continue states) of the enclosing loops
         self._handlers: list = []  # states the current try bodies may leave
-        self.exit = self.block(frame.body, entry)
+        if model.cell_starts and frame.kind.startswith("module"):
+            self.exit = self._cells(frame.body, entry, model.cell_starts)
+        else:
+            self.exit = self.block(frame.body, entry)
 
     # -- blocks -----------------------------------------------------------------------------
     def block(self, body: list, state: Optional[State]) -> Optional[State]:
@@ -119,6 +123,24 @@ class ScopeFlow:
             state = self.statement(stmt, state)
             if self._handlers and state is not None:
                 self._handlers[-1].append(state)
+        return state
+
+    def _cells(self, body: list, state: Optional[State], cell_starts: tuple) -> Optional[State]:
+        """A notebook's code: an exception ends its cell, not the program (an assignment's
+        ``raise NotImplementedError`` placeholder): the next cell runs from the state the
+        statement that raised found."""
+        resume = state
+        ended_at = 0  # the last row of the statement after which nothing of its cell runs
+        for stmt in body:
+            if state is None:
+                if bisect.bisect_right(cell_starts, stmt.lineno) == bisect.bisect_right(cell_starts, ended_at):
+                    continue  # the rest of the cell that raised
+                state = resume
+            resume = state
+            self.before[id(stmt)] = state
+            state = self.statement(stmt, state)
+            if state is None:
+                ended_at = stmt.end_lineno or stmt.lineno
         return state
 
     def statement(self, stmt: ast.stmt, state: State) -> Optional[State]:

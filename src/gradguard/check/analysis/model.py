@@ -352,8 +352,10 @@ class SemanticModel:
         line_starts: Optional[list] = None,
         filename: str = "",
         project: Optional[ProjectIndex] = None,
+        cell_starts: tuple = (),
     ):
         self.tree = tree
+        self.cell_starts = cell_starts  # a notebook's: the row each cell after the first starts at
         self.imports = imports
         self.module_name = module_name
         self.source_text = source_text

@@ -54,6 +54,7 @@ class FileContext:
                 line_starts=self.source.line_starts,
                 filename=self.filename,
                 project=current_project(),
+                cell_starts=self.source.cell_starts,
             )
         return self._model
 

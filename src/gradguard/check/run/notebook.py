@@ -316,7 +316,10 @@ class Program:
         self.cells = [c for c in cells if c.included]
         parts = []
         self.row_cell: list[tuple[CodeCell, int]] = []  # program row - 1 -> (cell, cell row)
+        starts = []
         for cell in self.cells:
+            if self.row_cell:
+                starts.append(len(self.row_cell) + 1)
             text = cell.python
             if text and not text.endswith("\n"):
                 text += "\n"
@@ -324,7 +327,7 @@ class Program:
             for row in range(1, text.count("\n") + 1):
                 self.row_cell.append((cell, row))
         self.text = "".join(parts)
-        self.source = SourceText(self.text)
+        self.source = SourceText(self.text, cell_starts=tuple(starts))
 
     def locate(self, pos: Position) -> tuple[Optional[CodeCell], Position]:
         """(cell, position within the cell) of a program position."""
