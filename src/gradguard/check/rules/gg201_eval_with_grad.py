@@ -49,7 +49,11 @@ module (`G_AB = Generator()` from a star import, `G_AB.parameters()` handed to a
 one in every function that reads it (`fake_B = G_AB(real_A)` in `sample_images`). A model is also a
 function of the file that computes one by hand: it returns a tensor with a graph of its own,
 whatever it is given (`def forward(x): return x @ w.t() + b` over weights that require grad),
-neither backpropagates nor steps, and is not handed a module. A call of a model's method runs
+neither backpropagates nor steps, and is not handed a module; and so is a call of a function of
+the file that is handed a module and runs it, neither backpropagates, steps nor yields, and
+gives back a tensor that may carry the graph (`batch_loss(model, x, y)` of `def batch_loss(model,
+x, y): return F.cross_entropy(model(x), y)`: reported where its loss is only read, `total +=
+batch_loss(model, x, y).item()`). A call of a model's method runs
 the model where the method's code shows it (it calls `self(...)`, `self.forward(...)`, a layer
 the instance holds, or another such method: `agent.get_action(obs)`, `net.qvals(x)`), for a
 class of the file or of another file of the run; for a class the run does not show, where the
@@ -57,8 +61,9 @@ method is named for running it (`act`, `predict`, `encode`, `sample`...). A mode
 `teacher`, `ema_model`, `netD`, `model.module`, ...): a module without parameters (pooling,
 dropout) records no graph, and nothing else in the code tells the two apart (`backward`, `torch.autograd`, an optimizer `step`, `.grad`, `requires_grad`,
 `grad_fn`), and no `torch.jit.freeze` (a frozen module holds its weights as constants). In a function it is reported at the first such model call (one fix wraps the function); in
-a script's or notebook's own code, at each statement that runs a model switched to eval mode,
-on evaluation data, or whose output is only read (each cell is run, and fixed, on its own). In a function that does train (a
+a script's or notebook's own code, at each loop over evaluation data and each statement that runs
+a model switched to eval mode, on evaluation data, or whose output is only read (each cell is run,
+and fixed, on its own). In a function that does train (a
 training loop followed by a validation loop), the validation loop alone is checked: a loop
 over an evaluation loader whose body shows no gradient use. A loop over evaluation data that
 does use gradients (an adversarial attack: `torch.autograd.grad(loss, x_adv)`, or a call named
@@ -161,6 +166,7 @@ from gradguard.check.analysis.read_only import (
     read_only_calls,
     viewed_call,
 )
+from gradguard.check.analysis.scopes import parameters
 from gradguard.check.analysis.steps import frozen_models
 from gradguard.check.analysis.values import Grad, Kind, Role, Split
 from gradguard.check.analysis.vocabulary import (
@@ -174,7 +180,7 @@ from gradguard.check.analysis.vocabulary import (
     call_argument,
 )
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
-from gradguard.check.rules.base import Invalid, Rule, Valid
+from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 from gradguard.common.text import short
 
 _LOADER_RE = re.compile(
@@ -335,6 +341,7 @@ class _State:
     assigned_calls: set = field(default_factory=set)
     other_framework: Optional[bool] = None  # `_imports_other_framework`
     frozen: dict = field(default_factory=dict)  # (id(scope), name) -> what `_frozen` reads of the text
+    parameters_called: dict = field(default_factory=dict)  # id(function) -> `_parameters_called`
 
 
 def _loader_name(expr: ast.AST) -> Optional[str]:
@@ -426,7 +433,9 @@ def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
         return (
             bool(definitions)
             and not ctx.model.rebinds(name)
-            and not any(_graph_function(ctx, [definition]) for definition in definitions)
+            and not any(
+                _graph_function(ctx, [definition]) or _parameters_called(ctx, definition) for definition in definitions
+            )
         )
     if isinstance(target, ast.Attribute):
         if target.attr in NOT_MODEL_METHODS or target.attr.startswith("assert"):
@@ -460,6 +469,57 @@ def _graph_function(ctx, definitions: list) -> bool:
         returned = ctx.model.returns_as_called(definitions[0])
     # A model's output (`Role.OUTPUT`) is the model call's inside it, reported there.
     return returned.kind is Kind.TENSOR and returned.grad is Grad.YES and not returned.has(Role.LOSS | Role.OUTPUT)
+
+
+def _parameters_called(ctx, fn: ast.AST) -> dict:
+    """The parameters a function of the file calls, by name, with their position (None for a
+    keyword-only one): ``model`` for ``def calc_loss_batch(x, y, model): logits = model(x)``."""
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return {}
+    cache = ctx.state(_State).parameters_called
+    found = cache.get(id(fn))
+    if found is None:
+        args = fn.args
+        positional = [arg.arg for arg in (*args.posonlyargs, *args.args)]
+        named = {arg.arg for arg in parameters(fn)} - {
+            args.vararg.arg if args.vararg else "",
+            args.kwarg.arg if args.kwarg else "",
+        }
+        called = {
+            sub.func.id
+            for sub in ctx.model.own_nodes(fn)
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in named
+        }
+        found = cache[id(fn)] = {name: (positional.index(name) if name in positional else None) for name in called}
+    return found
+
+
+def _runs_a_module_it_is_handed(ctx, call: ast.Call, definitions: list) -> bool:
+    """Whether a call of the file's one definition of a function hands it a module that it
+    runs, and gets back a tensor that may carry that run's graph: ``calc_loss_batch(x, y,
+    model, device)`` of ``def calc_loss_batch(x, y, model, device): return loss_fn(model(x), y)``
+    is a model call, as ``model(x)`` would be. Not a function that backpropagates, steps an
+    optimizer or yields (a training step), nor one whose result holds no graph (it reads the
+    output, or runs the model without grad)."""
+    if len(definitions) != 1:
+        return False
+    fn = definitions[0]
+    called = _parameters_called(ctx, fn)
+    if not called:
+        return False
+    handed = False
+    for name, position in called.items():
+        argument = call_argument(call, position, name)
+        if argument is not None and ctx.model.value(argument).kind is Kind.MODULE:
+            handed = True
+            break
+    if not handed:
+        return False
+    summary = ctx.model.function_summary(fn)
+    if summary.calls_backward or summary.steps_optimizer or summary.generator:
+        return False
+    result = ctx.model.value(call)
+    return result.kind is Kind.TENSOR and result.grad is not Grad.NO
 
 
 def _eval_call_before(unit: "_Unit", call: ast.Call) -> Optional[ast.AST]:
@@ -1403,6 +1463,32 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A helper that runs the model it is handed, called where grad is off.
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            def batch_loss(model, x, y):
+                return F.cross_entropy(model(x), y)
+
+
+            @torch.no_grad()
+            def mean_loss(model, loader):
+                total = 0.0
+                for x, y in loader:
+                    total += batch_loss(model, x, y).item()
+                return total / len(loader)
+
+
+            def train(model, loader, optimizer):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    batch_loss(model, x, y).backward()
+                    optimizer.step()
+            """,
+        ),
         Valid(
             """
             import torch
@@ -1601,6 +1687,68 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A helper that runs the model it is handed is a model call: its loss is only read here.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            def batch_loss(model, x, y):
+                return F.cross_entropy(model(x), y)
+
+
+            def mean_loss(model, loader):
+                total = 0.0
+                for x, y in loader:
+                    total += batch_loss(model, x, y).item()
+                return total / len(loader)
+
+
+            def train(model, loader, optimizer):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    batch_loss(model, x, y).backward()
+                    optimizer.step()
+            """,
+            line=12,
+            column=18,
+            message="`batch_loss(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, "
+            "wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # A script's evaluation loops are sites of their own: wrapping one leaves the other.
+        Invalid(
+            """
+            import torch
+            from torch.utils.data import DataLoader
+
+            val_loader = DataLoader(val_set, batch_size=16)
+            autoencoder = torch.load("autoencoder.pt")
+            autoencoder.eval()
+            for x, _ in val_loader:
+                print(autoencoder(x).mean().item())
+
+            vae = torch.load("vae.pt")
+            vae.eval()
+            for x, _ in val_loader:
+                print(vae(x).mean().item())
+            """,
+            line=8,
+            column=11,
+            message="`autoencoder(...)` runs with grad enabled after `autoencoder.eval()` (line 6), and nothing in this "
+            "module uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation "
+            "under `torch.no_grad()` or `torch.inference_mode()`",
+            also=(
+                Finding(
+                    13,
+                    11,
+                    "`vae(...)` runs with grad enabled after `vae.eval()` (line 11), and nothing in this module uses "
+                    "gradients: autograd records a graph for every call, wasting memory and time; run evaluation "
+                    "under `torch.no_grad()` or `torch.inference_mode()`",
+                ),
+            ),
+        ),
         Invalid(
             """
             import torch
@@ -1981,11 +2129,11 @@ class EvalWithGrad(Rule):
             # The definition bound here (a script may define `model` twice, a model each time).
             bound = ctx.model.function_node(value)
             definitions = [bound] if bound is not None else ctx.model.scopes.module.definitions.get(target.id)
-            return (
-                bool(definitions)
-                and _graph_function(ctx, definitions)
-                and not any(ctx.model.value(arg).kind is Kind.MODULE for arg in node.args)
-            )
+            if not definitions:
+                return False
+            if _graph_function(ctx, definitions):
+                return not any(ctx.model.value(arg).kind is Kind.MODULE for arg in node.args)
+            return _runs_a_module_it_is_handed(ctx, node, definitions)
         if value.kind is not Kind.MODULE:
             return EvalWithGrad._model_method_call(ctx, target)
         if ctx.model.module_without_parameters(value):
@@ -2053,17 +2201,23 @@ class EvalWithGrad(Rule):
                 unit.read_by_callers = True
         if not _uses_grad(ctx, nodes):
             # A function is one site (its fix wraps it); a script's or notebook's code has no
-            # single place to wrap: each statement that runs a model switched to eval mode (or on
-            # evaluation data, or whose output is only read) is a site of its own.
+            # single place to wrap: each loop over evaluation data, and each statement that runs
+            # a model switched to eval mode (or on evaluation data, or whose output is only read),
+            # is a site of its own.
             where = "this function" if function is not None else "this module"
             seen: set = set()
             for index, candidate in enumerate(unit.model_calls):
-                if index and (function is not None or candidate.why not in _SCRIPT_SITES):
+                if index and function is not None:
                     continue
-                statement = _statement(ctx, candidate.call)
-                if id(statement) in seen:
+                if candidate.why == "loop":
+                    site = self._outermost_loader_loop(ctx, unit, unit.loader_loops[candidate.loop_id][0])
+                elif index and candidate.why not in _SCRIPT_SITES:
                     continue
-                seen.add(id(statement))
+                else:
+                    site = _statement(ctx, candidate.call)
+                if id(site) in seen:
+                    continue
+                seen.add(id(site))
                 ctx.report(
                     self.code,
                     candidate.call,

@@ -15,7 +15,11 @@ parameters the code last froze before the call (`G.requires_grad_(False)`, `for 
 G.parameters(): p.requires_grad = False`, or a helper of the file doing that loop for its
 argument: `requires_grad(G, False)`, `self.set_requires_grad([netG], False)`); nor a call of a
 discriminator the code last froze before it: that is the generator's step, even where its loss
-also reads `D(real)` (a relativistic GAN's generator loss).
+also reads `D(real)` (a relativistic GAN's generator loss); nor the call whose input a gradient
+penalty differentiates (`autograd.grad(outputs=D(x_hat), inputs=x_hat)`: that input must stay in
+the graph). Where the same `D(fake)` output also feeds the generator's loss (one `D_fake` read
+by both losses), the message says to give the discriminator's loss a call of its own on the
+detached input instead: detaching this call's input would cut the generator off from its loss.
 
 ## Why is this bad?
 The discriminator's loss only needs gradients for `D`'s parameters, but a graph that still
@@ -83,6 +87,7 @@ from gradguard.check.analysis.steps import (
     module_receiver,
     stepped_optimizer,
 )
+from gradguard.check.analysis.vocabulary import call_argument
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
@@ -285,6 +290,69 @@ class DiscriminatorStepWithoutDetach(Rule):
             """,
             unsafe=True,
         ),
+        # A gradient penalty: the critic's input `x_hat` is what `autograd.grad` differentiates
+        # by, so `D(x_hat)` is not reported (detaching it there would raise); `D(fake)` is.
+        Invalid(
+            """
+            import torch
+
+            def critic_step(G, D, real, opt_d, opt_g):
+                fake = G(torch.randn(real.size(0), 64))
+                eps = torch.rand(real.size(0), 1)
+                x_hat = eps * real + (1 - eps) * fake
+                grad = torch.autograd.grad(outputs=D(x_hat).sum(), inputs=x_hat, create_graph=True)[0]
+                loss = D(fake).mean() - D(real).mean() + ((grad.norm(2, dim=1) - 1) ** 2).mean()
+                loss.backward()
+                opt_d.step()
+                opt_g.step()
+            """,
+            line=8,
+            column=12,
+            message="`D(fake)` gives the discriminator's loss the output of `G(torch.randn(real.size(0), 64))` without "
+            "`.detach()`: `loss.backward()` also runs through `G` and adds to its gradients; pass `fake.detach()`",
+        ),
+        # One `d_fake` read by both losses: detaching `fake` in it would cut the generator off
+        # from its own loss. No fix: the discriminator's loss needs a call of its own.
+        Invalid(
+            """
+            import torch
+
+            def train(G, D, loader, opt_g, opt_d):
+                for real in loader:
+                    fake = G(torch.randn(real.size(0), 64))
+                    d_real, d_fake = D(real), D(fake)
+                    d_loss = -torch.mean(torch.log(d_real) + torch.log(1 - d_fake))
+                    g_loss = torch.mean(torch.log(1 - d_fake))
+                    opt_d.zero_grad()
+                    opt_g.zero_grad()
+                    d_loss.backward(retain_graph=True)
+                    g_loss.backward()
+                    opt_d.step()
+                    opt_g.step()
+            """,
+            line=6,
+            column=35,
+            message="`D(fake)` gives the discriminator's loss the output of `G(torch.randn(real.size(0), 64))` without "
+            "`.detach()`: `d_loss.backward(retain_graph=True)` also runs through `G` and adds to its gradients; the "
+            "generator's loss reads this output too: give the discriminator's loss a call of its own on `fake.detach()`",
+            fixed="""
+            import torch
+
+            def train(G, D, loader, opt_g, opt_d):
+                for real in loader:
+                    fake = G(torch.randn(real.size(0), 64))
+                    d_real, d_fake = D(real), D(fake)
+                    d_loss = -torch.mean(torch.log(d_real) + torch.log(1 - d_fake))
+                    g_loss = torch.mean(torch.log(1 - d_fake))
+                    opt_d.zero_grad()
+                    opt_g.zero_grad()
+                    d_loss.backward(retain_graph=True)
+                    g_loss.backward()
+                    opt_d.step()
+                    opt_g.step()
+            """,
+            unsafe=True,
+        ),
     )
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
@@ -325,6 +393,8 @@ class DiscriminatorStepWithoutDetach(Rule):
                 generator = ctx.text(module_receiver(ctx, fake[1]))
                 if generator in updated:
                     continue  # the step updates the generator too: backpropagating through it is the point
+                if _differentiated_input(ctx, fake[0], scope):
+                    continue  # a gradient penalty: the input must stay in the graph
                 if not updated and _fed_by_other_model_anywhere(ctx, by_model.get(generator, ()), generator):
                     continue  # each model is fed the other's output (a cycle loss): a generators' step
                 seen.reported.add(id(call))
@@ -335,13 +405,21 @@ class DiscriminatorStepWithoutDetach(Rule):
         generator = module_receiver(ctx, generator_call)
         backward = update.backwards[-1] if len(update.backwards) == 1 else _feeding_backward(ctx, call, update)
         detached = _detached_text(ctx, argument)
+        shared = _feeds_another_backward(ctx, call, backward, scope)
+        advice = (
+            # detaching this call's input would cut the generator's loss off from the generator
+            f"the generator's loss reads this output too: give the discriminator's loss a call of its own on "
+            f"`{short(detached, 50)}`"
+            if shared
+            else f"pass `{short(detached, 50)}`"
+        )
         ctx.report(
             self.code,
             call,
             f"`{short(ctx.text(call), 50)}` gives the discriminator's loss the output of "
             f"`{short(ctx.text(generator_call), 50)}` without `.detach()`: `{short(ctx.text(backward), 50)}` also runs "
-            f"through `{short(ctx.text(generator), 30)}` and adds to its gradients; pass `{short(detached, 50)}`",
-            _fix(ctx, call, argument, update, scope),
+            f"through `{short(ctx.text(generator), 30)}` and adds to its gradients; {advice}",
+            None if shared else _fix(ctx, call, argument),
         )
 
 
@@ -409,6 +487,36 @@ def _fed_by_other_model(ctx, call: ast.Call, shown: str) -> Optional[tuple]:
     return None
 
 
+def _differentiated_input(ctx, argument: ast.AST, scope: ast.AST) -> bool:
+    """Whether ``torch.autograd.grad`` differentiates with respect to the input itself (a
+    gradient penalty: ``autograd.grad(outputs=D(x_hat), inputs=x_hat, ...)``): detaching it
+    there would take it out of the graph that call needs (it raises)."""
+    shown = ctx.text(argument)
+    for call in ctx.model.uses(scope).calls:
+        if ctx.model.imports.qualified_name(call.func) == "torch.autograd.grad":
+            inputs = call_argument(call, 1, "inputs")
+            if inputs is None:
+                continue
+            parts = inputs.elts if isinstance(inputs, (ast.Tuple, ast.List)) else [inputs]
+            if any(ctx.text(part) == shown for part in parts):
+                return True
+    return False
+
+
+def _feeds_another_backward(ctx, call: ast.Call, backward: ast.Call, scope: ast.AST) -> bool:
+    """Whether the discriminator's output also reaches another backward pass than the
+    discriminator loss's (one ``D_fake = D(G(z))`` read by both losses: the generator's
+    gradient flows through it, and detaching its input would cut it; stepping between the two
+    backward passes is GG208's)."""
+    for other in ctx.model.uses(scope).calls:
+        if other is backward:
+            continue
+        roots = backward_roots(ctx, other)
+        if roots and any(source is call for source in graph_sources(ctx, roots)):
+            return True
+    return False
+
+
 def _fed_by_other_model_anywhere(ctx, calls, shown: str) -> bool:
     return any(_fed_by_other_model(ctx, call, shown) is not None for call in calls)
 
@@ -425,15 +533,9 @@ def _detached_text(ctx, argument: ast.expr) -> str:
     return f"{text}.detach()" if isinstance(argument, _PLAIN) else f"({text}).detach()"
 
 
-def _fix(ctx, call: ast.Call, argument: ast.expr, update: _Step, scope: ast.AST) -> Optional[Fix]:
-    """``D(fake.detach())``, unless the call's output also feeds another update's backward."""
-    step_backwards = {id(b) for b in update.backwards}
-    for other in ctx.model.uses(scope).calls:
-        if id(other) in step_backwards:
-            continue
-        roots = backward_roots(ctx, other)
-        if roots and any(source is call for source in graph_sources(ctx, roots)):
-            return None
+def _fix(ctx, call: ast.Call, argument: ast.expr) -> Fix:
+    """``D(fake.detach())`` (not where the call's output also feeds another step's backward:
+    ``_feeds_another_backward``)."""
     src = ctx.source
     start, end = src.node_start(argument), src.node_end(argument)
     if isinstance(argument, _PLAIN):
