@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Optional
@@ -525,6 +526,25 @@ class SemanticModel:
         if found is None:
             found = self.__dict__["_assigned"] = assigned_names(self.tree.body)
         return name in found
+
+    @functools.cached_property
+    def other_framework_models(self) -> bool:
+        """Whether the file may hold another framework's models and tensors, which autograd
+        never records: it imports JAX, Flax, Haiku, Equinox or Keras, or TensorFlow without
+        torch, or with its training (``tf.GradientTape``, ``keras``; not TensorFlow imported for
+        TensorBoard's summaries alone). There a value known by its name alone (``model``,
+        ``loss``) is not known to be torch's."""
+        tops = set()
+        for qualified in self.imports.names.values():
+            parts = qualified.split(".")
+            tops.add(parts[0])
+            tops.add(".".join(parts[:2]))
+        if tops & vocab.OTHER_MODEL_FRAMEWORKS:
+            return True
+        if "tensorflow" not in tops:
+            return False
+        text = self.source_text
+        return not self.imports.imports_torch or "GradientTape" in text or "keras" in text
 
     def is_import(self, node: ast.AST) -> bool:
         """Whether an expression is an imported name, or an attribute chain on one, whose name

@@ -168,7 +168,8 @@ GRAD_DROPPING = _words(
     """detach detach_ item tolist numpy argmax argmin argsort eq ne lt le gt ge long int bool
     isnan isinf isfinite nonzero size dim numel shape dtype device data sign round floor ceil
     requires_grad_ count_nonzero bincount unique histc is_floating_point is_complex element_size
-    stride data_ptr nelement is_contiguous equal allclose any all byte char short"""
+    stride data_ptr nelement is_contiguous equal allclose any all byte char short multinomial
+    searchsorted bucketize"""
 )
 # Methods returning (values, indices) whatever their arguments: the indices carry no graph.
 VALUES_AND_INDICES_METHODS = frozenset({"topk", "sort", "kthvalue", "cummax", "cummin"})

@@ -12,7 +12,9 @@ comparisons or `print` (also `print("output", net(x))` at once), used as an inde
 (`ax.matshow(attention)`, `writer.add_image(tag, sample)`, `save_image(fake, path)`), fed back into the next step of a generation loop, handed to a
 function of the file or of another file of the run that only reads that parameter: `show_images(sample)` where
 `def show_images(out): plt.imshow(out.data.cpu()[0])` (or first copies it without graph, `out = out.data.numpy()`), or fed into a loss or other tensor
-computation whose result is only read: `print(loss(net(features), labels).item())`), as in
+computation whose result is only read: `print(loss(net(features), labels).item())`, also through
+arithmetic and indexing, `torch.sum(mlp(x) * x).item()`, or into a torch function that gives a
+bool, a number or indices: `torch.allclose(mlp(x), reference)`, `torch.multinomial(probs, 1)`), as in
 predictions made after training, a test loss printed every epoch
 for a plot or samples drawn from a trained generator (a submodule such as `model.decoder` is in
 the mode `model.eval()` or `model.train()` set); not when only its shape is read, not for a
@@ -80,7 +82,8 @@ a module whose `forward` runs a backward pass itself (a meta-learner: the call t
 built without parameters (`nn.Sequential(nn.Dropout(0.5))`, `nn.BatchNorm1d(n, affine=False)`, a
 class of the file holding only `MaxPool2d`, `ReLU`, a loss module and such: a demo of a layer,
 a label-smoothing criterion; `requires_grad=False` says nothing of parameters);
-a model known only by its name in a file that imports JAX, Flax or Keras;
+a model known only by its name (also its methods, `model.predict(x)`) in a file that imports
+JAX, Flax or Keras, or TensorFlow without torch or with its training (`tf.GradientTape`, `keras`);
 a model whose parameters the code freezes before the call (`for p in model.parameters():
 p.requires_grad_(False)`, `G = load(fp).requires_grad_(False)`, a helper of the file; for a
 parameter of a function, by every caller of the file), with no
@@ -173,10 +176,10 @@ from gradguard.check.analysis.vocabulary import (
     LIGHTNING_EVALUATION_HOOK_PREFIXES,
     LIGHTNING_EVALUATION_HOOKS,
     NOT_MODEL_METHODS,
-    OTHER_MODEL_FRAMEWORKS,
     PARAMETERLESS_MODULES,
     READING_BUILTINS,
     SHAPE_FACTORIES,
+    TORCH_NON_TENSOR,
     call_argument,
 )
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
@@ -339,7 +342,6 @@ class _State:
     calls_backpropagate: Optional[bool] = None  # `_calls_backpropagate`
     # ids of the calls whose result is the value of an assignment, or that value a part or view of it
     assigned_calls: set = field(default_factory=set)
-    other_framework: Optional[bool] = None  # `_imports_other_framework`
     frozen: dict = field(default_factory=dict)  # (id(scope), name) -> what `_frozen` reads of the text
     parameters_called: dict = field(default_factory=dict)  # id(function) -> `_parameters_called`
 
@@ -645,20 +647,9 @@ def _switched_to_eval(ctx, callee: ast.AST) -> bool:
 
 
 def _imports_other_framework(ctx) -> bool:
-    """Whether the file imports another framework's models (JAX, Flax, Keras), or TensorFlow
-    without torch: there a model known by its name alone may be one of theirs, which
-    autograd never records (``torch.utils.data`` imported for a Flax model's data)."""
-    state = ctx.state(_State)
-    if state.other_framework is None:
-        tops = set()
-        for qualified in ctx.imports.names.values():
-            parts = qualified.split(".")
-            tops.add(parts[0])
-            tops.add(".".join(parts[:2]))
-        state.other_framework = bool(tops & OTHER_MODEL_FRAMEWORKS) or (
-            "tensorflow" in tops and not ctx.imports.imports_torch
-        )
-    return state.other_framework
+    """Whether a model known by its name alone may be another framework's
+    (``SemanticModel.other_framework_models``)."""
+    return ctx.model.other_framework_models
 
 
 def _may_be_evaluation_data(ctx, call: ast.Call) -> bool:
@@ -715,6 +706,8 @@ _VALUE_READ_HINTS = (
     "imshow(",
     "matshow(",
     "add_image(",
+    "allclose(",  # outputs compared: `assert torch.allclose(mlp(x), reference)`
+    "multinomial(",  # a token sampled from the output: `torch.multinomial(probs, 1)`
 )
 # Predictions compared and counted: `correct += (predicted == labels).sum()`.
 _COUNTED_COMPARISON_RE = re.compile(r"==[^\n]*\)\s*\.(?:sum|float|mean|long|int|double|all|any|item|cpu)\(")
@@ -728,25 +721,39 @@ def _result_only_read(ctx, call: ast.Call) -> bool:
     return id(call) not in ctx.state(_State).assigned_calls and _fed_into_read(ctx, call)
 
 
-def _an_argument(ctx, call: ast.Call) -> bool:
-    """Whether the call is a positional argument of another call (``loss(net(x), y)``)."""
-    parent = ctx.parent(call)
-    return isinstance(parent, ast.Call) and call in parent.args
+def _an_argument(ctx, node: ast.AST) -> bool:
+    """Whether a value is a positional argument of a call (``loss(net(x), y)``), or an operand
+    of arithmetic, a sign or an index on the way to one (``torch.sum(mlp(x) * x)``,
+    ``torch.allclose(mlp(a)[:, ::-1], b)``)."""
+    parent = ctx.parent(node)
+    while isinstance(parent, (ast.BinOp, ast.UnaryOp)) or (isinstance(parent, ast.Subscript) and parent.value is node):
+        node, parent = parent, ctx.parent(parent)
+    return isinstance(parent, ast.Call) and node in parent.args
 
 
 def _fed_into_read(ctx, call: ast.Call) -> bool:
     """Whether the call's result is an argument of tensor computations whose result is only
     read: ``loss(net(x), y).item()``, ``l = criterion(net(features), labels)`` then
-    ``print(l)``. Each call on the way computes a tensor from its arguments (a loss, a torch
-    function): nothing keeps the argument itself."""
+    ``print(l)``, ``assert torch.allclose(mlp(x), y)`` (a number: the graph ends there). Each
+    call, operator or index on the way computes a tensor from its operands (a loss, a torch
+    function): nothing keeps the operand itself."""
     chain = []
-    current = call
-    while _an_argument(ctx, current) and not _printed(ctx, current):  # `print(loss(net(x), y))` reads
+    current: ast.AST = call
+    while not _printed(ctx, current) and _an_argument(ctx, current):  # `print(loss(net(x), y))` reads
         current = ctx.parent(current)
         chain.append(current)
-    if not chain or not _result_only_read_directly(ctx, current):
+        while not isinstance(current, ast.Call):  # the operators and indexes on the way to the call
+            current = ctx.parent(current)
+            chain.append(current)
+    if not chain:
         return False
-    return all(ctx.model.value(outer).kind is Kind.TENSOR for outer in chain)
+    *inner, outer = chain
+    if not all(ctx.model.value(node).kind is Kind.TENSOR for node in inner):
+        return False
+    qualified = ctx.imports.qualified_name(outer.func) or ""  # type: ignore[attr-defined]
+    if qualified.startswith("torch.") and qualified[6:] in TORCH_NON_TENSOR and not ctx.model.rebinds("torch"):
+        return True  # `torch.allclose(...)`, `torch.equal(...)`: a bool or number of torch's, no graph
+    return ctx.model.value(outer).kind is Kind.TENSOR and _result_only_read_directly(ctx, outer)  # type: ignore[arg-type]
 
 
 def _result_only_read_directly(ctx, call: ast.Call) -> bool:
@@ -1463,6 +1470,30 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A script's demo of an untrained model before its training cell, after another
+        # model's evaluation in eval mode: its outputs, only printed, are the untrained model's.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+            model_0 = nn.Linear(2, 1)
+            model_0.load_state_dict(torch.load("model_0.pt"))
+            model_0.eval()
+            with torch.inference_mode():
+                print(model_0(X_test)[:5])
+
+            model_1 = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 3))
+            print(torch.softmax(model_1(X_train)[:10], dim=1))
+
+            optimizer = torch.optim.Adam(model_1.parameters(), lr=0.02)
+            for epoch in range(100):
+                loss = nn.functional.cross_entropy(model_1(X_train), y_train)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            """,
+        ),
         # A helper that runs the model it is handed, called where grad is off.
         Valid(
             """
@@ -1687,6 +1718,44 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # Outputs compared: `torch.allclose` gives a bool, the graph ends there.
+        Invalid(
+            """
+            import torch
+
+            mlp = torch.nn.Linear(8, 8)
+            mlp.load_state_dict(torch.load("block0_mlp.pt"))
+            x = torch.randn(2, 8)
+            assert torch.allclose(mlp(x), x @ torch.load("w.pt"), atol=1e-5)
+            """,
+            line=6,
+            column=23,
+            message="`mlp(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this module uses gradients: autograd records a graph for every call, wasting "
+            "memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # Sampling from a loaded model: `torch.multinomial` gives indices, no graph.
+        Invalid(
+            """
+            import torch
+            import transformers
+
+            tokenizer = transformers.AutoTokenizer.from_pretrained("gpt2")
+            model = transformers.AutoModelForCausalLM.from_pretrained("gpt2")
+            prompt = "The capital of France is"
+            for _ in range(10):
+                inputs = tokenizer(prompt, return_tensors="pt")
+                probs = torch.softmax(model(**inputs).logits[0, -1], dim=-1)
+                next_id = torch.multinomial(probs, num_samples=1)
+                prompt += tokenizer.decode(next_id)
+            print(prompt)
+            """,
+            line=9,
+            column=27,
+            message="`model(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this module uses gradients: autograd records a graph for every call, wasting "
+            "memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A helper that runs the model it is handed is a model call: its loss is only read here.
         Invalid(
             """
@@ -2096,6 +2165,8 @@ class EvalWithGrad(Rule):
         receiver = ctx.model.value(target.value)
         if receiver.kind is not Kind.MODULE or ctx.model.module_without_parameters(receiver):
             return False
+        if receiver.weak and _imports_other_framework(ctx):
+            return False  # `model.forward_train(batch)` of a Keras model known by its name alone
         ref = receiver.ref or ""
         if ref.startswith("torch.nn.") or ctx.model.module_backpropagates(receiver):
             return False  # a torch layer's own methods (`lstm.flatten_parameters()`) run nothing
@@ -2266,7 +2337,12 @@ class EvalWithGrad(Rule):
                 # A call after a switch to eval mode of another model, or of this one where the
                 # flow cannot tell (`model.eval()` inside the epoch loop): what decides is
                 # whether its output is only read, as for any call.
-                candidate.why == "eval-call" and _result_only_read(ctx, call) and not _fresh_module(ctx, call)
+                candidate.why == "eval-call"
+                and _result_only_read(ctx, call)
+                # in a script, an untrained model's demo before its training cell (as for "read-only")
+                and not _fresh_module(
+                    ctx, call, so_far=not _may_be_evaluation_data(ctx, call) or _made_up_input(ctx, call)
+                )
             ):
                 self._report_unused_output(ctx, call, scope, reported, _READ_ONLY_MESSAGE)
             elif candidate.why in ("eval-mode", "eval-data"):

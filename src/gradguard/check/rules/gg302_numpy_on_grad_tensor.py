@@ -12,7 +12,11 @@ when the tensor needs no grad (`t.detach().numpy() if t.requires_grad else t.num
 `nn.Tanh()`, also taken from a list of them) on a tensor without grad carries no graph. Of
 three or more results unpacked from a model the code does not show (`rois, roi_indices,
 anchor = self.model_train(x)`), none is known to carry a graph: such models mix outputs with
-index and anchor tensors built without one.
+index and anchor tensors built without one. In a file that may compute with another framework
+(it imports JAX, Flax or Keras, or TensorFlow without torch or with its training:
+`tf.GradientTape`, `keras`), a value known to carry a graph only by its names (`loss_v =
+mel_loss(y, model(x))`) is not flagged: it may be TensorFlow's, whose `.numpy()` is how values are
+read.
 
 ## Why is this bad?
 `Tensor.numpy()` refuses tensors that require grad: it raises
@@ -64,6 +68,27 @@ class NumpyOnGradTensor(Rule):
     function_triggers = ("numpy",)
 
     valid = (
+        # TensorFlow's losses in a notebook that also imports torch (for a vocoder): known as
+        # losses by their names alone, they may be TensorFlow's, whose `.numpy()` is how values
+        # are read.
+        Valid(
+            """
+            import tensorflow as tf
+            import torch
+            from tts_losses import *
+
+            vocoder = torch.load("waveglow.pt")
+            model = tf.keras.Sequential([tf.keras.layers.Dense(80)])
+            for x, y in batches:
+                with tf.GradientTape() as tape:
+                    loss_mel = mel_loss(y, model(x))
+                grads = tape.gradient(loss_mel, model.trainable_variables)
+                opt.apply_gradients(zip(grads, model.trainable_variables))
+                if step % 20 == 0:
+                    loss_v = mel_loss(y, model(x))
+                    history.append(loss_v.numpy())
+            """,
+        ),
         Valid(
             """
             import torch
@@ -194,6 +219,22 @@ class NumpyOnGradTensor(Rule):
         ),
     )
     invalid = (
+        # TensorFlow imported for TensorBoard's summaries alone: the loss is torch's.
+        Invalid(
+            """
+            import tensorflow as tf
+            import torch
+
+            writer = tf.summary.create_file_writer("logs")
+            model = torch.nn.Linear(4, 1)
+            for x, y in loader:
+                loss = torch.nn.functional.mse_loss(model(x), y)
+                history.append(loss.numpy())
+            """,
+            line=8,
+            column=20,
+            message="`loss` requires grad: `.numpy()` on it raises RuntimeError; call `.detach()` first",
+        ),
         Invalid(
             """
             import torch
@@ -285,8 +326,9 @@ class NumpyOnGradTensor(Rule):
         receiver = func.value
         if ctx.model.grad_mode(node) is not GradMode.ENABLED:
             return
-        if not ctx.model.value(receiver).carries_grad:
-            return
+        value = ctx.model.value(receiver)
+        if not value.carries_grad or (value.weak and ctx.model.other_framework_models):
+            return  # `loss.numpy()` of a TensorFlow loss known by its name alone
         if _guarded_by_requires_grad(ctx, node, receiver):
             return
         end = ctx.source.node_end(receiver)
