@@ -51,7 +51,9 @@ module (`G_AB = Generator()` from a star import, `G_AB.parameters()` handed to a
 one in every function that reads it (`fake_B = G_AB(real_A)` in `sample_images`). A model is also a
 function of the file that computes one by hand: it returns a tensor with a graph of its own,
 whatever it is given (`def forward(x): return x @ w.t() + b` over weights that require grad),
-neither backpropagates nor steps, and is not handed a module; and so is a call of a function of
+neither backpropagates nor steps, and is not handed a module; and so is a short function of the
+file that returns a model's output, or what it computes from one, with its graph (`def G(z):
+return torch.sigmoid(G_(z))` over a module-level `G_`), and a call of a function of
 the file that is handed a module and runs it, neither backpropagates, steps nor yields, and
 gives back a tensor that may carry the graph (`batch_loss(model, x, y)` of `def batch_loss(model,
 x, y): return F.cross_entropy(model(x), y)`: reported where its loss is only read, `total +=
@@ -436,7 +438,8 @@ def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
             bool(definitions)
             and not ctx.model.rebinds(name)
             and not any(
-                _graph_function(ctx, [definition]) or _parameters_called(ctx, definition) for definition in definitions
+                _graph_function(ctx, [definition]) or _parameters_called(ctx, definition) or _wrapper_shape(definition)
+                for definition in definitions
             )
         )
     if isinstance(target, ast.Attribute):
@@ -522,6 +525,37 @@ def _runs_a_module_it_is_handed(ctx, call: ast.Call, definitions: list) -> bool:
         return False
     result = ctx.model.value(call)
     return result.kind is Kind.TENSOR and result.grad is not Grad.NO
+
+
+def _wrapper_shape(fn: ast.AST) -> bool:
+    """A short function ending in a ``return`` of a call or a tuple (``def G(z): return
+    G_(z)``): the shape of a wrapper around a model (``_wraps_a_model``)."""
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or len(fn.body) > 3:
+        return False
+    last = fn.body[-1]
+    return isinstance(last, ast.Return) and isinstance(last.value, (ast.Call, ast.Tuple))
+
+
+def _wraps_a_model(ctx, definitions: list) -> bool:
+    """Whether the file's one definition of a function wraps models of the file: it returns a
+    model's output, or what it computes from one, with its graph (``def G1(z): return
+    G1_(G_shared(z))`` over module-level modules), and neither backpropagates, steps nor yields. Its calls are model calls: the
+    model call inside it hands its output back, and is not reported there."""
+    if len(definitions) != 1 or not _wrapper_shape(definitions[0]):
+        return False
+    summary = ctx.model.function_summary(definitions[0])
+    if summary.calls_backward or summary.steps_optimizer or summary.generator:
+        return False
+    returned = summary.returns
+    parts = returned.items if returned.kind is Kind.CONTAINER and returned.items else (returned,)
+    carried = [part for part in parts if part.kind is Kind.TENSOR and part.grad is Grad.YES]
+    if any(part.has(Role.OUTPUT) for part in carried):
+        return True
+    # computed from a model's output: `def D(X): return torch.sum((X - D_(X)) ** 2, 1)`
+    return bool(carried) and any(
+        isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and ctx.model.value(sub.func).kind is Kind.MODULE
+        for sub in ctx.model.own_nodes(definitions[0])
+    )
 
 
 def _eval_call_before(unit: "_Unit", call: ast.Call) -> Optional[ast.AST]:
@@ -1470,6 +1504,28 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # The same wrapper, its output only backpropagated.
+        Valid(
+            """
+            import torch
+
+            G_ = torch.nn.Sequential(torch.nn.Linear(16, 64), torch.nn.ReLU(), torch.nn.Linear(64, 784))
+
+
+            def G(z):
+                return torch.sigmoid(G_(z))
+
+
+            G_solver = torch.optim.Adam(G_.parameters(), lr=1e-3)
+            for it in range(1000):
+                G_loss = ((G(torch.randn(32, 16)) - 0.5) ** 2).mean()
+                G_solver.zero_grad()
+                G_loss.backward()
+                G_solver.step()
+                if it % 100 == 0:
+                    print(G_loss.item())
+            """,
+        ),
         # A script's demo of an untrained model before its training cell, after another
         # model's evaluation in eval mode: its outputs, only printed, are the untrained model's.
         Valid(
@@ -1718,6 +1774,34 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A function of the file wrapping a model (`def G(z): return torch.sigmoid(G_(z))`):
+        # samples drawn through it and only read.
+        Invalid(
+            """
+            import torch
+
+            G_ = torch.nn.Sequential(torch.nn.Linear(16, 64), torch.nn.ReLU(), torch.nn.Linear(64, 784))
+
+
+            def G(z):
+                return torch.sigmoid(G_(z))
+
+
+            G_solver = torch.optim.Adam(G_.parameters(), lr=1e-3)
+            for it in range(1000):
+                G_loss = ((G(torch.randn(32, 16)) - 0.5) ** 2).mean()
+                G_solver.zero_grad()
+                G_loss.backward()
+                G_solver.step()
+                if it % 100 == 0:
+                    samples = G(torch.randn(16, 16)).data.numpy()
+            """,
+            line=17,
+            column=19,
+            message="`G(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) and "
+            "never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # Outputs compared: `torch.allclose` gives a bool, the graph ends there.
         Invalid(
             """
@@ -2204,7 +2288,7 @@ class EvalWithGrad(Rule):
                 return False
             if _graph_function(ctx, definitions):
                 return not any(ctx.model.value(arg).kind is Kind.MODULE for arg in node.args)
-            return _runs_a_module_it_is_handed(ctx, node, definitions)
+            return _runs_a_module_it_is_handed(ctx, node, definitions) or _wraps_a_model(ctx, definitions)
         if value.kind is not Kind.MODULE:
             return EvalWithGrad._model_method_call(ctx, target)
         if ctx.model.module_without_parameters(value):
