@@ -510,8 +510,8 @@ def _runs_a_module_it_is_handed(ctx, call: ast.Call, definitions: list) -> bool:
         return False
     fn = definitions[0]
     called = _parameters_called(ctx, fn)
-    if not called:
-        return False
+    if not called or _evaluates_by_name_cached(ctx, fn):
+        return False  # `def predict(model, x): return model(x)`: reported inside, where its callers only read it
     handed = False
     for name, position in called.items():
         argument = call_argument(call, position, name)
@@ -528,12 +528,12 @@ def _runs_a_module_it_is_handed(ctx, call: ast.Call, definitions: list) -> bool:
 
 
 def _wrapper_shape(fn: ast.AST) -> bool:
-    """A short function ending in a ``return`` of a call or a tuple (``def G(z): return
-    G_(z)``): the shape of a wrapper around a model (``_wraps_a_model``)."""
+    """A short function ending in a ``return`` of a value (``def G(z): return G_(z)``, ``h =
+    G_shared(z); return G1_(h)``): the shape of a wrapper around a model (``_wraps_a_model``)."""
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or len(fn.body) > 3:
         return False
     last = fn.body[-1]
-    return isinstance(last, ast.Return) and isinstance(last.value, (ast.Call, ast.Tuple))
+    return isinstance(last, ast.Return) and isinstance(last.value, (ast.Call, ast.Tuple, ast.Name))
 
 
 def _wraps_a_model(ctx, definitions: list) -> bool:
@@ -543,6 +543,8 @@ def _wraps_a_model(ctx, definitions: list) -> bool:
     model call inside it hands its output back, and is not reported there."""
     if len(definitions) != 1 or not _wrapper_shape(definitions[0]):
         return False
+    if _evaluates_by_name_cached(ctx, definitions[0]):
+        return False  # `def evaluate(line): ... return rnn(x)`: reported inside, where its callers only read it
     summary = ctx.model.function_summary(definitions[0])
     if summary.calls_backward or summary.steps_optimizer or summary.generator:
         return False
@@ -1306,8 +1308,10 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
     A name rebound on every path in between stops the chain: after ``pred = net(test_x)``,
     ``pred = net(b_x); loss = f(pred); loss.backward()`` backpropagates the second ``pred``,
     not the first (``_reaches``)."""
-    if _read_at_once(ctx, call):
-        return False  # `ref = classifier(gen(z)).detach()`: nothing of its graph goes further
+    if _read_at_once(ctx, call) or (id(call) not in ctx.state(_State).assigned_calls and _fed_into_read(ctx, call)):
+        # `ref = classifier(gen(z)).detach()`, `m = torch.mean(D(X)).data[0]`: nothing of its
+        # graph goes further
+        return False
     uses = ctx.model.uses(scope)
     statement = _statement(ctx, call)
     if statement is None:
