@@ -1778,6 +1778,54 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A function named for evaluation that runs the model it is handed is reported inside,
+        # once: its calls are not model calls of their own.
+        Invalid(
+            """
+            import torch
+
+            def predict(model, x):
+                return torch.softmax(model(x), dim=1)
+
+            model = torch.nn.Linear(4, 3)
+            model.load_state_dict(torch.load("m.pt"))
+            model.eval()
+            for x, y in test_loader:
+                print(predict(model, x).argmax(1).tolist())
+            """,
+            line=4,
+            column=26,
+            message="`model(...)` runs with grad enabled with `model` in eval mode, and nothing in this function uses "
+            "gradients: autograd records a graph for every call, wasting memory and time; run evaluation under "
+            "`torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # An output read at once (`.item()`): the margin computed from it feeds a later loss,
+        # but none of the graph does.
+        Invalid(
+            """
+            import torch
+
+            D = torch.nn.Sequential(torch.nn.Linear(784, 64), torch.nn.ReLU(), torch.nn.Linear(64, 1))
+            D_solver = torch.optim.Adam(D.parameters(), lr=1e-3)
+            for X in pretrain_batches:
+                loss = torch.mean(D(X))
+                D_solver.zero_grad()
+                loss.backward()
+                D_solver.step()
+
+            m = torch.mean(D(all_images)).item()
+            for X, fake in batches:
+                D_loss = torch.mean(D(X)) + torch.relu(m - torch.mean(D(fake)))
+                D_solver.zero_grad()
+                D_loss.backward()
+                D_solver.step()
+            """,
+            line=11,
+            column=16,
+            message="`D(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) and "
+            "never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # A function of the file wrapping a model (`def G(z): return torch.sigmoid(G_(z))`):
         # samples drawn through it and only read.
         Invalid(
