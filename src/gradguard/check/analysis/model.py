@@ -174,7 +174,7 @@ _REQUIRES_GRAD_RE = re.compile(r"requires_grad(?!\s*=\s*False\b)")
 _NO_SUMMARIES = frozenset({"module-first", "summary"})
 # A hook registered by name: `layer.register_forward_hook(hook_fn)`, `...(self.save_gradient)`
 # (a `with_kwargs=True` registration is left out in `_hooks`).
-_HOOK_REGISTRATION_RE = re.compile(r"\.(register_\w*hook)\(\s*(self\.)?(\w+)\s*[,)]")
+_HOOK_REGISTRATION_RE = re.compile(r"\.(register_\w*hook)\(\s*(self\.)?(\w+)\s*([,)(])")
 # What autograd calls a hook with, by the method that registers it (positional parameters).
 _HOOK_TENSORS = container(tensor(Grad.MAYBE))
 _HOOK_ARGUMENTS = {
@@ -1308,9 +1308,13 @@ class SemanticModel:
             registration, is_method, name = match.group(1), bool(match.group(2)), match.group(3)
             given = _HOOK_ARGUMENTS.get(registration)
             end = match.end()
-            if given is None or (text[end - 1] == "," and "with_kwargs" in text[end : text.find(")", end)]):
+            if given is None or (text[end - 1] != ")" and "with_kwargs" in text[end : text.find("\n", end)]):
                 continue  # `with_kwargs=True`: the hook is handed other arguments
-            if is_method:
+            if text[end - 1] == "(":
+                # a hook a function of the file makes: `register_forward_hook(get_activation("fc"))`
+                for made in self._hooks_made_by(name, is_method):
+                    found[id(made)] = given
+            elif is_method:
                 for info in self._class_table().values():
                     method = self._method_node(info, name)
                     if isinstance(method, FUNCTION_TYPES):
@@ -1320,6 +1324,23 @@ class SemanticModel:
                 if len(definitions) == 1 and isinstance(definitions[0], FUNCTION_TYPES):
                     found[id(definitions[0])] = given
         return found
+
+    def _hooks_made_by(self, name: str, is_method: bool) -> list:
+        """The functions a hook factory of the file returns: ``def get_activation(name): def
+        hook(m, inp, out): ...; return hook`` (a function defined in its body and returned)."""
+        if is_method:
+            factories = [self._method_node(info, name) for info in self._class_table().values()]
+        else:
+            factories = list(self.scopes.module.definitions.get(name, ()))
+        made = []
+        for factory in factories:
+            if not isinstance(factory, FUNCTION_TYPES):
+                continue
+            inner = {stmt.name: stmt for stmt in factory.body if isinstance(stmt, FUNCTION_TYPES)}
+            for stmt in factory.body:
+                if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Name) and stmt.value.id in inner:
+                    made.append(inner[stmt.value.id])
+        return made
 
     def _argument_value(self, arg: ast.expr, site: CallSite) -> Value:
         """What a call site hands a function; a parameter of the caller that it hands on

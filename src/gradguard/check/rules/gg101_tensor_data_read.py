@@ -17,7 +17,9 @@ which takes a `PackedSequence` too), the result of a method only tensors have, c
 (`inp.view(n, -1).permute(0, 2, 1).contiguous()`), a batch of a loader from a dict named for loaders
 (`for x, y in dataloaders[phase]`), what autograd hands a function the file registers as a hook
 (`def keep(module, inputs, output): features.append(output.data)` with
-`layer.register_forward_hook(keep)`; also backward hooks and `tensor.register_hook`); or
+`layer.register_forward_hook(keep)`, or made by a function of the file that returns it,
+`layer.register_forward_hook(save_activation("fc"))`; also backward hooks and
+`tensor.register_hook`); or
 where the method right after `.data` exists only on tensors (`x.data.cpu()`, `x.data.numpy()`,
 `x.data.clone()`, `x.data.view(-1, 1)`: an array's `.data` is a memoryview), a tensor method takes it as a tensor (`ys.type_as(src.data)`), or
 `Variable(...)` wraps it (`Variable(h.data)`, the old way of cutting a hidden state from its
@@ -98,6 +100,25 @@ class TensorDataRead(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # The same hook reading its input through `.detach()`.
+        Valid(
+            """
+            import torch
+
+            hessians = {}
+
+
+            def accumulate_input(name):
+                def tmp(_, inp, out):
+                    inp = inp[0].detach()
+                    hessians[name] = hessians.get(name, 0) + inp.t() @ inp
+                return tmp
+
+
+            model = torch.nn.Linear(16, 4)
+            model.register_forward_hook(accumulate_input("fc"))
+            """,
+        ),
         Valid(
             """
             import torch
@@ -204,6 +225,48 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # A hook a function of the file makes (`register_forward_hook(accumulate_input("fc"))`):
+        # autograd hands it the module's inputs.
+        Invalid(
+            """
+            import torch
+
+            hessians = {}
+
+
+            def accumulate_input(name):
+                def tmp(_, inp, out):
+                    inp = inp[0].data
+                    hessians[name] = hessians.get(name, 0) + inp.t() @ inp
+                return tmp
+
+
+            model = torch.nn.Linear(16, 4)
+            model.register_forward_hook(accumulate_input("fc"))
+            """,
+            line=8,
+            column=15,
+            message="`inp[0].data` escapes here: it shares memory with `inp[0]` but not its version counter, so an "
+            "in-place change to it while a backward graph still needs the old values goes unnoticed and gives wrong "
+            "gradients; use `.detach()`",
+            fixed="""
+            import torch
+
+            hessians = {}
+
+
+            def accumulate_input(name):
+                def tmp(_, inp, out):
+                    inp = inp[0].detach()
+                    hessians[name] = hessians.get(name, 0) + inp.t() @ inp
+                return tmp
+
+
+            model = torch.nn.Linear(16, 4)
+            model.register_forward_hook(accumulate_input("fc"))
+            """,
+            unsafe=True,
+        ),
         Invalid(
             """
             import torch
