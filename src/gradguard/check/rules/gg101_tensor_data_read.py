@@ -27,6 +27,11 @@ history). Writes through `.data`
 are GG102. Attributes that merely happen to be called `data` (`dataset.data`, `args.data`,
 `batch["image"].data`, `self.data` on your own classes, `torch.utils.data`) are not flagged.
 
+A module's own `nn.Parameter` read through `.data` in its `forward`, computed with as it is
+(`torch.matmul(X, self.weight.data)`) and never read there without `.data`, gets its own
+message: the parameter is cut out of the graph and never trained, which `.detach()` would not
+change either; the fix (unsafe: training changes) reads the parameter itself.
+
 ## Why is this bad?
 `t.data` returns a tensor that shares `t`'s memory but has a fresh version counter and no
 connection to autograd. If the result (or `t`) is later changed in place while a graph still
@@ -71,6 +76,7 @@ from __future__ import annotations
 import ast
 
 from gradguard.check.analysis.data_attr import classify, data_name_span, receiver_text
+from gradguard.check.analysis.values import Role
 from gradguard.check.analysis.zero_dim import zero_dim_index_above
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
@@ -225,6 +231,64 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # A module's own parameter read through `.data` in `forward`: it gets no gradient.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class MyLinear(nn.Module):
+                def __init__(self, in_units, units):
+                    super().__init__()
+                    self.weight = nn.Parameter(torch.randn(in_units, units))
+                    self.bias = nn.Parameter(torch.randn(units))
+
+                def forward(self, X):
+                    return torch.relu(torch.matmul(X, self.weight.data) + self.bias)
+            """,
+            line=12,
+            column=43,
+            message="`self.weight.data` in `forward` takes the module's own parameter out of the graph: `self.weight` "
+            "gets no gradient and is never trained (`.detach()` would do the same); use `self.weight`",
+            fixed="""
+            import torch
+            from torch import nn
+
+
+            class MyLinear(nn.Module):
+                def __init__(self, in_units, units):
+                    super().__init__()
+                    self.weight = nn.Parameter(torch.randn(in_units, units))
+                    self.bias = nn.Parameter(torch.randn(units))
+
+                def forward(self, X):
+                    return torch.relu(torch.matmul(X, self.weight) + self.bias)
+            """,
+            unsafe=True,
+        ),
+        # A parameter read as a mask for indexes (through numpy): `.detach()` is the advice.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            from torch import nn
+
+
+            class ChannelSelection(nn.Module):
+                def __init__(self, num_channels):
+                    super().__init__()
+                    self.indexes = nn.Parameter(torch.ones(num_channels))
+
+                def forward(self, x):
+                    selected = np.squeeze(np.argwhere(self.indexes.data.cpu().numpy()))
+                    return x[:, selected]
+            """,
+            line=12,
+            column=43,
+            message="`self.indexes.data` reads the tensor without autograd's version counter; `self.indexes.detach()` "
+            "reads the same values and keeps in-place checks",
+        ),
         # A hook a function of the file makes (`register_forward_hook(accumulate_input("fc"))`):
         # autograd hands it the module's inputs.
         Invalid(
@@ -479,6 +543,16 @@ class TensorDataRead(Rule):
             )
             ctx.report(self.code, node, message, None)
             return
+        if _own_parameter_in_forward(ctx, node):
+            # neither `.data` nor `.detach()`: the parameter itself belongs in the graph
+            drop = (Edit(start - 1, end, ""),) if ctx.source.text[start - 1 : start] == "." else None
+            message = (
+                f"`{recv}.data` in `forward` takes the module's own parameter out of the graph: `{recv}` gets no "
+                f"gradient and is never trained (`.detach()` would do the same); use `{recv}`"
+            )
+            fix = Fix(Applicability.UNSAFE, f"Use `{recv}`", drop) if drop is not None else None
+            ctx.report(self.code, node, message, fix)
+            return
         if access.safe:
             fix = Fix(Applicability.SAFE, f"Use `{recv}.detach()`", edit)
             message = (
@@ -498,3 +572,38 @@ class TensorDataRead(Rule):
                 "gives wrong gradients; use `.detach()`"
             )
         ctx.report(self.code, node, message, fix)
+
+
+def _own_parameter_in_forward(ctx, node: ast.Attribute) -> bool:
+    """``torch.matmul(X, self.weight.data)`` in a module's ``forward``, ``self.weight`` one of
+    its ``nn.Parameter``s computed with as it is (an operand or an argument), and never read
+    in ``forward`` without ``.data``: read through ``.data``, it is cut out of the graph."""
+    function = ctx.function
+    receiver = node.value
+    if not (
+        isinstance(function, ast.FunctionDef)
+        and function.name == "forward"
+        and ctx.method_class is not None
+        and isinstance(receiver, ast.Attribute)
+        and isinstance(receiver.value, ast.Name)
+        and receiver.value.id == "self"
+    ):
+        return False
+    parent = ctx.parent(node)
+    if not (isinstance(parent, ast.BinOp) or (isinstance(parent, ast.Call) and node in parent.args)):
+        return False  # computed with as it is (not `self.mask.data.cpu().numpy()`, a mask read for indexes)
+    if not ctx.model.value(receiver).has(Role.PARAM):
+        return False
+    # every use of the parameter in `forward` is through `.data` (not `scale = self.w.data.norm()`
+    # beside `x @ self.w`)
+    name = receiver.attr
+    for sub in ctx.model.own_nodes(function):
+        if (
+            isinstance(sub, ast.Attribute)
+            and sub.attr == name
+            and isinstance(sub.value, ast.Name)
+            and sub.value.id == "self"
+            and not (isinstance(ctx.parent(sub), ast.Attribute) and ctx.parent(sub).attr == "data")
+        ):
+            return False
+    return True

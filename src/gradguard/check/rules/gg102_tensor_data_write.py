@@ -15,7 +15,9 @@ assignments that give the tensor a new dtype, device or storage on purpose (as
 `Module._apply` does: `p.data = fn(p.data)`; `mask.data = F.fold(mask, ...)` or a slice of
 a value computed from the tensor itself, which may change its shape), `p.data = p._mp_param` (a tensor kept on `p`
 itself swapped in), `a.data = b.data` (sharing `b`'s storage), assignments with a `memory_format`, and `p.grad.data = ...` (re-pointing
-a gradient at another buffer): `copy_` cannot do those.
+a gradient at another buffer): `copy_` cannot do those. Nor writes to the parameters of a lazy
+module (`nn.LazyLinear`, ...), uninitialised until its first forward: the write does nothing,
+and written without `.data` it raises.
 
 ## Why is this bad?
 `.data` hands out an alias of the tensor with a fresh version counter. Autograd uses the
@@ -74,6 +76,7 @@ from gradguard.check.analysis.data_attr import (
     no_grad_name,
     receiver_text,
 )
+from gradguard.check.analysis.values import Kind
 from gradguard.check.analysis.vocabulary import INPLACE_VALUE_METHODS
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
@@ -105,6 +108,23 @@ class TensorDataWrite(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # A lazy module's parameters are uninitialised until its first forward: the write does
+        # nothing, and without `.data` `normal_` raises ValueError (measured on torch 2.13).
+        Valid(
+            """
+            from torch import nn
+
+            class LinearRegression(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.net = nn.LazyLinear(1)
+                    self.net.weight.data.normal_(0, 0.01)
+                    self.net.bias.data.fill_(0)
+
+                def forward(self, X):
+                    return self.net(X)
+            """,
+        ),
         Valid(  # a storage of its own, no longer a view into a shared bucket: `copy_` would write into the bucket
             """
             import torch
@@ -361,7 +381,7 @@ class TensorDataWrite(Rule):
         if node.attr != "data":
             return
         access = classify(ctx, node)
-        if access is None or access.kind != "write":
+        if access is None or access.kind != "write" or _of_a_lazy_module(ctx, node):
             return
         recv = receiver_text(ctx, node)
         how = access.how
@@ -624,3 +644,14 @@ def _swaps_own_storage(ctx, stmt: ast.AST, recv: ast.AST) -> bool:
         if changes and ctx.text(value) == own:
             return True
     return False
+
+
+def _of_a_lazy_module(ctx, node: ast.Attribute) -> bool:
+    """``self.net.weight.data.normal_()`` right after ``self.net = nn.LazyLinear(1)``: a lazy
+    module's parameters are uninitialised until its first forward, which makes them again
+    (the write does nothing; written without `.data`, `normal_` raises ValueError)."""
+    target = node.value
+    if not isinstance(target, ast.Attribute):
+        return False
+    owner = ctx.model.value(target.value)
+    return owner.kind is Kind.MODULE and (owner.ref or "").startswith("torch.nn.Lazy")

@@ -78,6 +78,9 @@ Functions named for evaluation include those named for sampling (`sample`, `samp
 `return torch.cat(res_logits)`) may hold a graph, so returning it is returning a graph.
 
 Not flagged: functions under a decorator or inside a caller region that may disable grad;
+methods named as Lightning's evaluation hooks (`validation_step`, `predict_step`, `on_test_...`),
+which its trainer runs without grad (unless the file imports no Lightning and calls the method
+itself: `model.predict_step(batch)` of the file's own module is code like any other);
 a function its enclosing function returns (`return perform_val_step_fn`: it runs wherever the
 factory's result is called, often under `no_grad`);
 a module whose `forward` runs a backward pass itself (a meta-learner: the call trains); a module
@@ -525,6 +528,15 @@ def _runs_a_module_it_is_handed(ctx, call: ast.Call, definitions: list) -> bool:
         return False
     result = ctx.model.value(call)
     return result.kind is Kind.TENSOR and result.grad is not Grad.NO
+
+
+def _called_by_the_file(ctx, name: str) -> bool:
+    """Whether a file without Lightning calls a method named like a Lightning hook itself
+    (``model.predict_step(batch, device)`` of the file's own ``nn.Module``): then it is no
+    hook a trainer runs without grad, but code like any other."""
+    if name not in LIGHTNING_EVALUATION_HOOKS or f".{name}(" not in ctx.source.text:
+        return False
+    return not any(q.split(".", 1)[0] in ("lightning", "pytorch_lightning") for q in ctx.imports.names.values())
 
 
 def _wrapper_shape(fn: ast.AST) -> bool:
@@ -1778,6 +1790,64 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A method named like Lightning's `predict_step`, in a file without Lightning that calls
+        # it itself: no trainer runs it without grad.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            from mt_data import tgt_vocab
+
+
+            class EncoderDecoder(nn.Module):
+                def __init__(self, vocab, hidden):
+                    super().__init__()
+                    self.encoder = nn.GRU(hidden, hidden, batch_first=True)
+                    self.embed = nn.Embedding(vocab, hidden)
+                    self.decoder = nn.GRU(hidden, hidden, batch_first=True)
+                    self.out = nn.Linear(hidden, vocab)
+
+                def forward(self, src, tgt):
+                    _, h = self.encoder(self.embed(src))
+                    y, _ = self.decoder(self.embed(tgt), h)
+                    return self.out(y)
+
+
+
+            def add_to_class(Class):
+                def wrapper(obj):
+                    setattr(Class, obj.__name__, obj)
+                return wrapper
+
+
+            @add_to_class(EncoderDecoder)
+            def predict_step(self, src, bos, num_steps):
+                _, state = self.encoder(self.embed(src))
+                outputs = [bos]
+                for _ in range(num_steps):
+                    y, state = self.decoder(self.embed(outputs[-1]), state)
+                    outputs.append(self.out(y).argmax(2))
+                return torch.cat(outputs[1:], 1), []
+
+
+            model = EncoderDecoder(20, 16)
+            opt = torch.optim.Adam(model.parameters())
+            src, tgt = torch.randint(0, 20, (4, 7)), torch.randint(0, 20, (4, 7))
+            for _ in range(10):
+                opt.zero_grad()
+                loss = nn.functional.cross_entropy(model(src, tgt).reshape(-1, 20), tgt.reshape(-1))
+                loss.backward()
+                opt.step()
+            preds, _ = model.predict_step(src, torch.zeros(4, 1, dtype=torch.long), 5)
+            for p in preds:
+                print(tgt_vocab.to_tokens(p))
+            """,
+            line=29,
+            column=16,
+            message="`self.encoder(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, wasting "
+            "memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A function named for evaluation that runs the model it is handed is reported inside,
         # once: its calls are not model calls of their own.
         Invalid(
@@ -2376,7 +2446,9 @@ class EvalWithGrad(Rule):
         unit = state.units.pop(id(node), None)
         if unit is None or not unit.model_calls:
             return
-        if node.name in _SKIP_FUNCTIONS or node.name.startswith(_SKIP_PREFIXES):
+        if (node.name in _SKIP_FUNCTIONS or node.name.startswith(_SKIP_PREFIXES)) and not _called_by_the_file(
+            ctx, node.name
+        ):
             return
         if any(
             isinstance(sub, ast.Return) and sub.value is not None and ctx.model.value(sub.value).has(Role.LOSS)
