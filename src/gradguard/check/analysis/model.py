@@ -1625,6 +1625,10 @@ class SemanticModel:
                 # the optimizer, `G_AB.cuda()`) holds in every function reading it.
                 evident = self._evident(self.tree, name)
             if evident is not None:
+                if evident.kind is Kind.TENSOR and not evident.weak and not self._bound_once(frame.node, name):
+                    # what the uses show may be of another value the name holds (`y = np.sin(x)`,
+                    # then `y = torch.tensor(y)` and `y.numpy()`): no more than a guess
+                    return evident.with_(weak=True)
                 return evident
             return self._named_value(name)
         if found.kind is Kind.TENSOR and found.weak and found.has(Role.OUTPUT):
@@ -2031,6 +2035,9 @@ class SemanticModel:
         return self.evaluate(value_node, state, base)
 
     def _subscript(self, node: ast.Subscript, state: State, frame: Frame) -> Value:
+        if self.imports.qualified_name(node.value) == "sys.modules":
+            self.discard(node.slice, state, frame)
+            return OTHER  # a module object (`d2l = sys.modules[__name__]`), whatever its uses look like
         receiver = self.evaluate(node.value, state, frame)
         self.discard(node.slice, state, frame)
         kind = receiver.kind

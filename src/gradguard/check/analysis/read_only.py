@@ -692,9 +692,12 @@ def _classify_read(node: ast.AST, t: type, wanted: set, reads: dict, displayed: 
                 if base is not None:
                     reads[id(base)] = _VALUE
     elif t is ast.FormattedValue or displayed:
-        base = _base_name(node.value, wanted)  # type: ignore[attr-defined]
-        if base is not None:
-            reads[id(base)] = _VALUE
+        value = node.value  # type: ignore[attr-defined]
+        # `out` alone, or `out.shape, out[0][:3]` as a cell's last line: each item is shown
+        for item in value.elts if displayed and type(value) is ast.Tuple else (value,):
+            base = _base_name(item, wanted)
+            if base is not None:
+                reads[id(base)] = _VALUE
 
 
 def _classify_call(call: ast.Call, wanted: set, qualified_name, bound: dict, reads: dict, parameters_read=None) -> None:

@@ -82,6 +82,54 @@ class TensorCopyConstruct(Rule):
     function_names = _TENSOR_FUNCTIONS
 
     valid = (
+        # An array converted in place: the later `.numpy()` uses are of the tensor it became.
+        Valid(
+            """
+            import numpy as np
+            import torch
+
+            def make(x, sig):
+                return np.sin(x) + np.random.randn(x.shape[0]) * sig
+
+            train_x = np.linspace(0, 5, 50)
+            train_y = make(train_x, sig=0.25)
+            train_y = torch.tensor(train_y)
+            with torch.no_grad():
+                print(train_y.numpy())
+            """,
+        ),
+        # A module bound to a name (`d2l = sys.modules[__name__]`), whatever its uses look like:
+        # what its functions return is not a tensor for that.
+        Valid(
+            """
+            import sys
+            import torch
+
+            d2l = sys.modules[__name__]
+
+            to = lambda x, *args, **kwargs: x.to(*args, **kwargs)
+            numpy = lambda x, *args, **kwargs: x.detach().numpy(*args, **kwargs)
+
+
+            def cpu():
+                return torch.device('cpu')
+
+
+            def show(value):
+                print(d2l.numpy(d2l.to(value, d2l.cpu())))
+
+
+            def truncate_pad(line, num_steps, padding_token):
+                if len(line) > num_steps:
+                    return line[:num_steps]
+                return line + [padding_token] * (num_steps - len(line))
+
+
+            def encode(src_tokens, num_steps, device):
+                src_tokens = d2l.truncate_pad(src_tokens, num_steps, 0)
+                return torch.tensor(src_tokens, dtype=torch.long, device=device)
+            """,
+        ),
         Valid(
             """
             import torch

@@ -9,7 +9,8 @@ that function. Also flagged: a model call whose output (or a part or view of it:
 `logits = net(x)[:5]`) is read at once (`net(x).data.max(1)[1]`) or bound to names that are
 then only read (`prediction = net(x)` followed by `prediction.data.numpy()`, `.item()`, `.argmax()`,
 comparisons or `print` (also `print("output", net(x))` at once), used as an index (`classes[predicted[j]]`), drawn or logged
-(`ax.matshow(attention)`, `writer.add_image(tag, sample)`, `save_image(fake, path)`), fed back into the next step of a generation loop, handed to a
+(`ax.matshow(attention)`, `writer.add_image(tag, sample)`, `save_image(fake, path)`, shown as a
+notebook cell's last line, also among others, `out.shape, out[0][:3]`), fed back into the next step of a generation loop, handed to a
 function of the file or of another file of the run that only reads that parameter: `show_images(sample)` where
 `def show_images(out): plt.imshow(out.data.cpu()[0])` (or first copies it without graph, `out = out.data.numpy()`), or fed into a loss or other tensor
 computation whose result is only read: `print(loss(net(features), labels).item())`, also through
@@ -28,7 +29,8 @@ when its data is not named for a test split (data a torch factory makes up, `tes
 torch.randn(5, 5)`, is none, whatever its name), and an optimizer over the parameters only once a
 step or a backward pass has run: a demo of the untrained model before its training cell is not
 reported, nor, in a file that never backpropagates, a demo of the outputs of an untrained
-instance of the file's own class switched to eval mode on made-up inputs (a torch factory's, or
+instance of the file's own class switched to eval mode on made-up inputs (a torch factory's,
+numbers written in the code, `torch.tensor([3, 2])`, or
 what a function of the file returns of them or of numpy's or scipy's random numbers,
 `get_truncated_noise(n, z, 0.7)`; a call whose output is thrown away,
 `model(x)` timed or profiled, still is); comments and strings are not code; training by a helper
@@ -1232,6 +1234,8 @@ def _factory_made(ctx, expr: ast.AST, depth: int = 0) -> bool:
     qualified = ctx.imports.qualified_name(expr.func)
     if qualified in _DUMMY_FACTORIES:
         return True
+    if qualified in _TENSOR_FROM_DATA and expr.args and _literal(expr.args[0]):
+        return True  # `valid_lens = torch.tensor([3, 2])`: numbers written in the code
     if depth or qualified is not None or not isinstance(expr.func, ast.Name):
         return False
     definitions = ctx.model.scopes.module.definitions.get(expr.func.id, ())
@@ -1263,6 +1267,17 @@ def _random_tensor(ctx, expr: ast.AST, function: ast.FunctionDef) -> bool:
 
 
 _TENSOR_FROM_DATA = frozenset({"torch.Tensor", "torch.tensor", "torch.from_numpy", "torch.FloatTensor"})
+
+
+def _literal(expr: ast.AST) -> bool:
+    """Numbers written in the code: ``3``, ``[3, 2]``, ``[[1, 0], [0, 1]]``, ``-1.5``."""
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        return bool(expr.elts) and all(_literal(elt) for elt in expr.elts)
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        expr = expr.operand
+    return isinstance(expr, ast.Constant) and isinstance(expr.value, (int, float)) and not isinstance(expr.value, bool)
+
+
 _RANDOM_SOURCES = ("numpy.random.", "scipy.stats.")
 
 
@@ -1520,6 +1535,30 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A demo of an untrained block on made-up inputs, a literal tensor among them.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Block(nn.Module):
+                def __init__(self, num_hiddens, dropout):
+                    super().__init__()
+                    self.dense = nn.Linear(num_hiddens, num_hiddens)
+                    self.dropout = nn.Dropout(dropout)
+
+                def forward(self, X, valid_lens=None):
+                    return self.dropout(self.dense(X))
+
+
+            X = torch.ones((2, 100, 24))
+            valid_lens = torch.tensor([3, 2])
+            encoder_blk = Block(24, 0.5)
+            encoder_blk.eval()
+            assert encoder_blk(X, valid_lens).shape == X.shape
+            """,
+        ),
         # The same wrapper, its output only backpropagated.
         Valid(
             """
@@ -1790,6 +1829,29 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A cell's last line shows what it lists: each item is read.
+        Invalid(
+            """
+            import torch
+
+
+            def encode(net, tokens):
+                encoded, _ = net(torch.tensor(tokens).unsqueeze(0))
+                return encoded
+
+
+            net = torch.nn.GRU(8, 8, batch_first=True)
+            net.load_state_dict(torch.load("gru.pt"))
+            encoded_text = encode(net, val_tokens)
+            print(encoded_text.shape)
+            encoded_text[:, 0, :], encoded_text[:, 1, :][0][:3]
+            """,
+            line=11,
+            column=16,
+            message="`encode(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this module uses gradients: autograd records a graph for every call, wasting "
+            "memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A method named like Lightning's `predict_step`, in a file without Lightning that calls
         # it itself: no trainer runs it without grad.
         Invalid(

@@ -55,8 +55,10 @@ def train_epoch(model, loader, optimizer):
 ```
 
 ## Fix safety
-The fix is safe. When the accumulator starts as a number literal (`total = 0.0`) and is never
-used as a tensor afterwards (no `total.item()`, no torch call on it), it accumulates
+The fix is safe. When the accumulator starts as a number literal (`total = 0.0`), is never
+used as a tensor afterwards (no `total.item()`, no torch call on it) and is not what the
+function returns to a caller of the file that uses it as a tensor
+(`evaluate_loss(...).detach()`), it accumulates
 `loss.item()`: a Python number, so the total stays a number. Otherwise it accumulates
 `loss.detach()`: the same values without the graph, so later tensor operations on the total
 still work. The accumulated value is not backpropagated (the rule checks this), so dropping
@@ -213,6 +215,41 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # The total is what the function returns: its callers may use it as a tensor.
+        Invalid(
+            """
+            import torch
+
+            def evaluate_loss(data_iter, net, loss):
+                l_sum, n = 0.0, 0
+                for features, labels in data_iter:
+                    l = loss(net(features), labels)
+                    l_sum += l.sum()
+                    n += labels.numel()
+                return l_sum / n
+
+            def report(valid_iter, net, loss):
+                print(evaluate_loss(valid_iter, net, loss).detach().cpu())
+            """,
+            line=7,
+            column=9,
+            message="Accumulating `l.sum()` across iterations keeps every iteration's autograd graph alive; "
+            "accumulate `l.sum().detach()`",
+            fixed="""
+            import torch
+
+            def evaluate_loss(data_iter, net, loss):
+                l_sum, n = 0.0, 0
+                for features, labels in data_iter:
+                    l = loss(net(features), labels)
+                    l_sum += l.sum().detach()
+                    n += labels.numel()
+                return l_sum / n
+
+            def report(valid_iter, net, loss):
+                print(evaluate_loss(valid_iter, net, loss).detach().cpu())
+            """,
+        ),
         Invalid(
             """
             import torch
@@ -417,7 +454,7 @@ class AccumulatedGraph(Rule):
             evaluates = uses.calls_eval or bool(_EVAL_NAME_RE.search(getattr(scope, "name", "")))
             if derived & uses.escaping and not evaluates:
                 return
-        suffix = _suffix(uses, acc, how, derived)
+        suffix = _suffix(ctx, uses, acc, how, derived)
         shown = ctx.text(value)
         ctx.report(
             self.code,
@@ -570,9 +607,46 @@ def _element_for(node: ast.AST, name: str, value: ast.AST) -> Optional[ast.AST]:
     return None
 
 
-def _suffix(uses, acc: str, how: str, derived: set) -> str:
-    use_item = how == "augment" and _starts_as_number(uses, acc) and not (derived & uses.receivers)
+def _suffix(ctx, uses, acc: str, how: str, derived: set) -> str:
+    use_item = (
+        how == "augment"
+        and _starts_as_number(uses, acc)
+        and not (derived & uses.receivers)
+        # a total the function returns stays a tensor where a caller of the file uses it as one
+        # (`evaluate_loss(...).detach().cpu()`)
+        and not (({acc} | derived) & uses.escaping and _callers_use_as_tensor(ctx, ctx.function))
+    )
     return ".item()" if use_item else ".detach()"
+
+
+# Methods a Python number lacks: a caller calling one on a function's result needs a tensor.
+_TENSOR_ONLY_METHODS = frozenset({"detach", "cpu", "cuda", "to", "numpy", "item", "backward", "tolist", "clone"})
+
+
+def _callers_use_as_tensor(ctx, fn: Optional[ast.AST]) -> bool:
+    """Whether code of the file calls a method only tensors have on what ``fn`` returns:
+    ``evaluate_loss(...).detach()``, or ``v = evaluate_loss(...)`` then ``v.cpu()``."""
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    name = fn.name
+    if name not in ctx.source.text.replace(f"def {name}", "", 1):
+        return False
+    results: set = set()
+    tensor_uses: list = []
+    for node in ast.walk(ctx.tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _calls(node.value, name):
+            results.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.Attribute) and node.attr in _TENSOR_ONLY_METHODS:
+            tensor_uses.append(node.value)
+    return any(
+        (isinstance(used, ast.Name) and used.id in results) or (isinstance(used, ast.Call) and _calls(used, name))
+        for used in tensor_uses
+    )
+
+
+def _calls(call: ast.Call, name: str) -> bool:
+    func = call.func
+    return (isinstance(func, ast.Name) and func.id == name) or (isinstance(func, ast.Attribute) and func.attr == name)
 
 
 def _fix(ctx, value: ast.AST, suffix: str) -> Fix:
