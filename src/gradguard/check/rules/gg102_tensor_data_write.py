@@ -16,8 +16,8 @@ assignments that give the tensor a new dtype, device or storage on purpose (as
 a value computed from the tensor itself, which may change its shape), `p.data = p._mp_param` (a tensor kept on `p`
 itself swapped in), `a.data = b.data` (sharing `b`'s storage), assignments with a `memory_format`, and `p.grad.data = ...` (re-pointing
 a gradient at another buffer): `copy_` cannot do those. Nor writes to the parameters of a lazy
-module (`nn.LazyLinear`, ...), uninitialised until its first forward: the write does nothing,
-and written without `.data` it raises.
+module (`nn.LazyLinear`, ...) before it first runs: they are uninitialised until its first
+forward, the write does nothing, and written without `.data` it raises.
 
 ## Why is this bad?
 `.data` hands out an alias of the tensor with a fresh version counter. Autograd uses the
@@ -223,6 +223,26 @@ class TensorDataWrite(Rule):
         ),
     )
     invalid = (
+        # A lazy module once it has run: its first forward made the parameters.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+            conv2d = nn.LazyConv2d(1, kernel_size=(1, 2), bias=False)
+            for i in range(10):
+                Y_hat = conv2d(X)
+                l = ((Y_hat - Y) ** 2).sum()
+                conv2d.zero_grad()
+                l.backward()
+                conv2d.weight.data[:] -= 3e-2 * conv2d.weight.grad
+            """,
+            line=10,
+            column=5,
+            message="in-place write through `conv2d.weight.data` bypasses autograd's version counter: if a graph has "
+            "saved `conv2d.weight`, its gradients come out silently wrong; drop `.data` and write to `conv2d.weight` "
+            "under `torch.no_grad()`",
+        ),
         Invalid(
             """
             import torch
@@ -647,11 +667,19 @@ def _swaps_own_storage(ctx, stmt: ast.AST, recv: ast.AST) -> bool:
 
 
 def _of_a_lazy_module(ctx, node: ast.Attribute) -> bool:
-    """``self.net.weight.data.normal_()`` right after ``self.net = nn.LazyLinear(1)``: a lazy
-    module's parameters are uninitialised until its first forward, which makes them again
-    (the write does nothing; written without `.data`, `normal_` raises ValueError)."""
+    """``self.net.weight.data.normal_()`` right after ``self.net = nn.LazyLinear(1)``, before the
+    module runs: a lazy module's parameters are uninitialised until its first forward, which
+    makes them again (the write does nothing; written without `.data`, `normal_` raises
+    ValueError)."""
     target = node.value
     if not isinstance(target, ast.Attribute):
         return False
     owner = ctx.model.value(target.value)
-    return owner.kind is Kind.MODULE and (owner.ref or "").startswith("torch.nn.Lazy")
+    if owner.kind is not Kind.MODULE or not (owner.ref or "").startswith("torch.nn.Lazy"):
+        return False
+    # not once the module has run (`conv2d(X)` before the write, in a training loop): its
+    # first forward made the parameters
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    start = ctx.source.line_starts[scope.lineno - 1] if scope is not ctx.tree else 0  # type: ignore[attr-defined]
+    before = ctx.source.text[start : ctx.source.line_starts[node.lineno - 1]]
+    return f"{ctx.text(target.value)}(" not in before

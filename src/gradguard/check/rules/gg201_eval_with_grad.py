@@ -1174,6 +1174,11 @@ def _loads_or_trains(value: ast.Call) -> bool:
 
 
 _DUMMY_FACTORIES = frozenset(f"torch.{name}" for name in SHAPE_FACTORIES)
+# Inputs a demo makes up: the shape factories, and numbers drawn or counted out on the spot.
+_MADE_UP_FACTORIES = _DUMMY_FACTORIES | frozenset(
+    f"torch.{name}"
+    for name in ("normal", "randint", "randperm", "arange", "linspace", "eye", "rand_like", "randn_like")
+)
 
 
 def _dummy_input(ctx, call: ast.Call) -> bool:
@@ -1232,7 +1237,7 @@ def _factory_made(ctx, expr: ast.AST, depth: int = 0) -> bool:
     if not isinstance(expr, ast.Call):
         return False
     qualified = ctx.imports.qualified_name(expr.func)
-    if qualified in _DUMMY_FACTORIES:
+    if qualified in _MADE_UP_FACTORIES:
         return True
     if qualified in _TENSOR_FROM_DATA and expr.args and _literal(expr.args[0]):
         return True  # `valid_lens = torch.tensor([3, 2])`: numbers written in the code
@@ -1535,7 +1540,7 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
-        # A demo of an untrained block on made-up inputs, a literal tensor among them.
+        # A demo of an untrained block on made-up inputs: numbers drawn on the spot, a literal tensor.
         Valid(
             """
             import torch
@@ -1552,7 +1557,7 @@ class EvalWithGrad(Rule):
                     return self.dropout(self.dense(X))
 
 
-            X = torch.ones((2, 100, 24))
+            X = torch.normal(0, 1, (2, 100, 24))
             valid_lens = torch.tensor([3, 2])
             encoder_blk = Block(24, 0.5)
             encoder_blk.eval()
