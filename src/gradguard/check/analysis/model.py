@@ -2680,7 +2680,7 @@ class SemanticModel:
                 return container(param)
             if method in ("buffers",):
                 return container(tensor(Grad.NO))
-            if method == "forward":
+            if method in ("forward", "__call__"):
                 return self._module_call(receiver, node, args, state, frame)
             if method in ("children", "modules"):
                 return container(module())

@@ -610,9 +610,10 @@ def _switches_to_eval(call: ast.Call) -> bool:
 
 
 def _callee(call: ast.Call) -> ast.AST:
-    """The module a call runs: ``model`` in ``model(x)``, ``model.forward(x)``, ``model.module(x)``."""
+    """The module a call runs: ``model`` in ``model(x)``, ``model.forward(x)``,
+    ``self.__call__(x)``, ``model.module(x)``."""
     func = call.func
-    target = func.value if isinstance(func, ast.Attribute) and func.attr == "forward" else func
+    target = func.value if isinstance(func, ast.Attribute) and func.attr in ("forward", "__call__") else func
     if isinstance(target, ast.Attribute) and target.attr == "module":
         target = target.value
     return target
@@ -1834,6 +1835,49 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # `self.__call__(x)` runs the module as `self(x)` does.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            import numpy as np
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(10, 3)
+                    self.dropout = nn.Dropout(0.5)
+
+                def forward(self, x):
+                    return self.fc(self.dropout(x))
+
+                def run_epoch(self, train_iterator, val_x, val_y, optimizer, loss_op):
+                    val_accuracies = []
+                    for i, (x, y) in enumerate(train_iterator):
+                        optimizer.zero_grad()
+                        y_pred = self.__call__(x)
+                        loss = loss_op(y_pred, y)
+                        loss.backward()
+                        optimizer.step()
+                        if (i + 1) % 50 == 0:
+                            self.eval()
+                            all_preds = []
+                            val_iterator = zip(val_x, val_y)
+                            for j, (x, y) in enumerate(val_iterator):
+                                y_pred = self.__call__(x)
+                                predicted = torch.max(y_pred.cpu().data, 1)[1]
+                                all_preds.extend(predicted.numpy())
+                            val_accuracies.append(np.mean(all_preds))
+                            self.train()
+                    return val_accuracies
+            """,
+            line=28,
+            column=30,
+            message="`self.__call__(...)` runs with grad enabled after `self.eval()` (line 24), and its output is never "
+            "backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # A cell's last line shows what it lists: each item is read.
         Invalid(
             """
