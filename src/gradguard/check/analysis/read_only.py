@@ -366,12 +366,18 @@ def viewed_call(value: ast.AST) -> Optional[ast.Call]:
 
 
 def _under_views(expr: ast.AST) -> ast.AST:
-    """The expression that ``expr`` indexes or takes a view or copy of, however deep
-    (``out`` in ``out[0][:, 1]``, ``encoded[k].view(-1).cpu()``)."""
+    """The expression that ``expr`` indexes, takes a view or copy of, or scales by a number,
+    however deep (``out`` in ``out[0][:, 1]``, ``encoded[k].view(-1).cpu()``, ``out / 2 + 0.5``)."""
     while True:
         t = type(expr)
         if t is ast.Subscript or (t is ast.Attribute and expr.attr in _OUTPUT_FIELDS):  # type: ignore[attr-defined]
             expr = expr.value  # type: ignore[attr-defined]
+        elif t is ast.BinOp and type(expr.right) is ast.Constant:  # type: ignore[attr-defined]
+            expr = expr.left  # type: ignore[attr-defined]  # `net_G(z) / 2 + 0.5`: scaled, the same graph
+        elif t is ast.BinOp and type(expr.left) is ast.Constant:  # type: ignore[attr-defined]
+            expr = expr.right  # type: ignore[attr-defined]
+        elif t is ast.UnaryOp:
+            expr = expr.operand  # type: ignore[attr-defined]
         elif t is ast.Call and type(expr.func) is ast.Attribute and expr.func.attr in _PASSING_METHODS:  # type: ignore[attr-defined]
             func = expr.func  # type: ignore[attr-defined]
             if type(func.value) is ast.Name and func.value.id in _TORCH_MODULES and expr.args:  # type: ignore[attr-defined]

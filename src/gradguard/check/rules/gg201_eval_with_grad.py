@@ -1835,6 +1835,45 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # Samples scaled by numbers (`net_G(Z) / 2 + 0.5`) hold the call's graph, only drawn.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            import matplotlib.pyplot as plt
+
+
+            def update(net_D, net_G, X, Z, loss, trainer_D, trainer_G):
+                fake_X = net_G(Z)
+                trainer_D.zero_grad()
+                l_D = loss(net_D(X), torch.ones(X.shape[0], 1)) + loss(net_D(fake_X.detach()), torch.zeros(X.shape[0], 1))
+                l_D.backward()
+                trainer_D.step()
+                trainer_G.zero_grad()
+                l_G = loss(net_D(fake_X), torch.ones(X.shape[0], 1))
+                l_G.backward()
+                trainer_G.step()
+
+
+            def train(net_D, net_G, data_iter, num_epochs, latent_dim):
+                loss = nn.BCEWithLogitsLoss()
+                trainer_D = torch.optim.Adam(net_D.parameters())
+                trainer_G = torch.optim.Adam(net_G.parameters())
+                for epoch in range(num_epochs):
+                    for X in data_iter:
+                        Z = torch.normal(0, 1, size=(X.shape[0], latent_dim))
+                        update(net_D, net_G, X, Z, loss, trainer_D, trainer_G)
+                    Z = torch.normal(0, 1, size=(21, latent_dim))
+                    fake_x = net_G(Z) / 2 + 0.5
+                    imgs = torch.cat([fake_x[i].cpu().detach() for i in range(len(fake_x))], dim=0)
+                    plt.imshow(imgs)
+            """,
+            line=27,
+            column=18,
+            message="`net_G(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # `self.__call__(x)` runs the module as `self(x)` does.
         Invalid(
             """
