@@ -443,7 +443,9 @@ def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
             bool(definitions)
             and not ctx.model.rebinds(name)
             and not any(
-                _graph_function(ctx, [definition]) or _parameters_called(ctx, definition) or _wrapper_shape(definition)
+                _graph_function(ctx, [definition])
+                or _parameters_called(ctx, definition)
+                or _wrapper_shape(ctx, definition)
                 for definition in definitions
             )
         )
@@ -541,13 +543,27 @@ def _called_by_the_file(ctx, name: str) -> bool:
     return not any(q.split(".", 1)[0] in ("lightning", "pytorch_lightning") for q in ctx.imports.names.values())
 
 
-def _wrapper_shape(fn: ast.AST) -> bool:
-    """A short function ending in a ``return`` of a value (``def G(z): return G_(z)``, ``h =
-    G_shared(z); return G1_(h)``): the shape of a wrapper around a model (``_wraps_a_model``)."""
+def _wrapper_shape(ctx, fn: ast.AST) -> bool:
+    """A short function ending in a ``return`` of a value that calls a name the module binds
+    by assignment (``def G(z): return G_(z)``, ``h = G_shared(z); return G1_(h)`` with ``G_ =
+    nn.Sequential(...)``): the shape of a wrapper around a model (``_wraps_a_model``); not one
+    calling only imported names, builtins or the file's functions."""
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or len(fn.body) > 3:
         return False
     last = fn.body[-1]
-    return isinstance(last, ast.Return) and isinstance(last.value, (ast.Call, ast.Tuple, ast.Name))
+    if not (isinstance(last, ast.Return) and isinstance(last.value, (ast.Call, ast.Tuple, ast.Name))):
+        return False
+    module = ctx.model.scopes.module
+    return any(
+        isinstance(sub, ast.Call)
+        and isinstance(sub.func, ast.Name)
+        and sub.func.id not in ctx.imports.names
+        and sub.func.id not in _BUILTINS
+        and sub.func.id not in module.definitions
+        and module.binds(sub.func.id)
+        for stmt in fn.body
+        for sub in ast.walk(stmt)
+    )
 
 
 def _wraps_a_model(ctx, definitions: list) -> bool:
@@ -555,7 +571,7 @@ def _wraps_a_model(ctx, definitions: list) -> bool:
     model's output, or what it computes from one, with its graph (``def G1(z): return
     G1_(G_shared(z))`` over module-level modules), and neither backpropagates, steps nor yields. Its calls are model calls: the
     model call inside it hands its output back, and is not reported there."""
-    if len(definitions) != 1 or not _wrapper_shape(definitions[0]):
+    if len(definitions) != 1 or not _wrapper_shape(ctx, definitions[0]):
         return False
     if _evaluates_by_name_cached(ctx, definitions[0]):
         return False  # `def evaluate(line): ... return rnn(x)`: reported inside, where its callers only read it
@@ -799,12 +815,16 @@ def _fed_into_read(ctx, call: ast.Call) -> bool:
     if not chain:
         return False
     *inner, outer = chain
-    if not all(ctx.model.value(node).kind is Kind.TENSOR for node in inner):
-        return False
+    # the cheap questions first: whether the outer call's result is read (or is a number), then
+    # what the values on the way are (the model's flows)
     qualified = ctx.imports.qualified_name(outer.func) or ""  # type: ignore[attr-defined]
     if qualified.startswith("torch.") and qualified[6:] in TORCH_NON_TENSOR and not ctx.model.rebinds("torch"):
-        return True  # `torch.allclose(...)`, `torch.equal(...)`: a bool or number of torch's, no graph
-    return ctx.model.value(outer).kind is Kind.TENSOR and _result_only_read_directly(ctx, outer)  # type: ignore[arg-type]
+        outer_read = True  # `torch.allclose(...)`, `torch.equal(...)`: a bool or number of torch's, no graph
+    elif _result_only_read_directly(ctx, outer):  # type: ignore[arg-type]
+        outer_read = ctx.model.value(outer).kind is Kind.TENSOR
+    else:
+        return False
+    return outer_read and all(ctx.model.value(node).kind is Kind.TENSOR for node in inner)
 
 
 def _result_only_read_directly(ctx, call: ast.Call) -> bool:
