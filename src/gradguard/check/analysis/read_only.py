@@ -372,11 +372,11 @@ def _under_views(expr: ast.AST) -> ast.AST:
         t = type(expr)
         if t is ast.Subscript or (t is ast.Attribute and expr.attr in _OUTPUT_FIELDS):  # type: ignore[attr-defined]
             expr = expr.value  # type: ignore[attr-defined]
-        elif t is ast.BinOp and type(expr.right) is ast.Constant:  # type: ignore[attr-defined]
+        elif t is ast.BinOp and _number(expr.right):  # type: ignore[attr-defined]
             expr = expr.left  # type: ignore[attr-defined]  # `net_G(z) / 2 + 0.5`: scaled, the same graph
-        elif t is ast.BinOp and type(expr.left) is ast.Constant:  # type: ignore[attr-defined]
+        elif t is ast.BinOp and _number(expr.left):  # type: ignore[attr-defined]
             expr = expr.right  # type: ignore[attr-defined]
-        elif t is ast.UnaryOp:
+        elif t is ast.UnaryOp and type(expr.op) in (ast.USub, ast.UAdd):  # type: ignore[attr-defined]
             expr = expr.operand  # type: ignore[attr-defined]
         elif t is ast.Call and type(expr.func) is ast.Attribute and expr.func.attr in _PASSING_METHODS:  # type: ignore[attr-defined]
             func = expr.func  # type: ignore[attr-defined]
@@ -386,6 +386,10 @@ def _under_views(expr: ast.AST) -> ast.AST:
                 expr = func.value
         else:
             return expr
+
+
+def _number(expr: ast.AST) -> bool:
+    return type(expr) is ast.Constant and type(expr.value) in (int, float)  # type: ignore[attr-defined]
 
 
 def _feeding(targets: set, among: set, edges: dict) -> set:
