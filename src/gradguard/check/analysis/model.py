@@ -246,6 +246,11 @@ class FunctionSummary:
     switches_to_eval: bool = False
     generator: bool = False
 
+    @property
+    def trains(self) -> bool:
+        """A training step: it backpropagates or steps an optimizer."""
+        return self.calls_backward or self.steps_optimizer
+
 
 @dataclass
 class Binding:
@@ -1890,7 +1895,7 @@ class SemanticModel:
             method = self._method_of(info, attr)
             if method is not None:
                 summary = self.function_summary(method)
-                if summary.calls_backward or summary.steps_optimizer:
+                if summary.trains:
                     return UNKNOWN  # `model.train_model(x, y)`: a training step, not a forward pass
         if attr in ("weight", "bias"):
             return tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=receiver.weak)

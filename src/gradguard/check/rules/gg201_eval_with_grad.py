@@ -351,6 +351,7 @@ class _State:
     assigned_calls: set = field(default_factory=set)
     frozen: dict = field(default_factory=dict)  # (id(scope), name) -> what `_frozen` reads of the text
     parameters_called: dict = field(default_factory=dict)  # id(function) -> `_parameters_called`
+    wrapper_shapes: dict = field(default_factory=dict)  # id(function) -> `_wrapper_shape`
 
 
 def _loader_name(expr: ast.AST) -> Optional[str]:
@@ -472,7 +473,7 @@ def _graph_function(ctx, definitions: list) -> bool:
     if not ctx.model.reads_grad_globals(definitions[0]):
         return False  # its graph, if any, comes from what it is given
     summary = ctx.model.function_summary(definitions[0])
-    if summary.calls_backward or summary.steps_optimizer or summary.generator:
+    if summary.trains or summary.generator:
         return False
     returned = summary.returns
     if returned.kind is Kind.UNKNOWN:
@@ -528,7 +529,7 @@ def _runs_a_module_it_is_handed(ctx, call: ast.Call, definitions: list) -> bool:
     if not handed:
         return False
     summary = ctx.model.function_summary(fn)
-    if summary.calls_backward or summary.steps_optimizer or summary.generator:
+    if summary.trains or summary.generator:
         return False
     result = ctx.model.value(call)
     return result.kind is Kind.TENSOR and result.grad is not Grad.NO
@@ -550,20 +551,26 @@ def _wrapper_shape(ctx, fn: ast.AST) -> bool:
     calling only imported names, builtins or the file's functions."""
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or len(fn.body) > 3:
         return False
-    last = fn.body[-1]
-    if not (isinstance(last, ast.Return) and isinstance(last.value, (ast.Call, ast.Tuple, ast.Name))):
-        return False
-    module = ctx.model.scopes.module
-    return any(
-        isinstance(sub, ast.Call)
-        and isinstance(sub.func, ast.Name)
-        and sub.func.id not in ctx.imports.names
-        and sub.func.id not in _BUILTINS
-        and sub.func.id not in module.definitions
-        and module.binds(sub.func.id)
-        for stmt in fn.body
-        for sub in ast.walk(stmt)
-    )
+    cache = ctx.state(_State).wrapper_shapes  # asked for every call of the function
+    found = cache.get(id(fn))
+    if found is None:
+        last = fn.body[-1]
+        module = ctx.model.scopes.module
+        found = cache[id(fn)] = (
+            isinstance(last, ast.Return)
+            and isinstance(last.value, (ast.Call, ast.Tuple, ast.Name))
+            and any(
+                isinstance(sub, ast.Call)
+                and isinstance(sub.func, ast.Name)
+                and sub.func.id not in ctx.imports.names
+                and sub.func.id not in _BUILTINS
+                and sub.func.id not in module.definitions
+                and module.binds(sub.func.id)
+                for stmt in fn.body
+                for sub in ast.walk(stmt)
+            )
+        )
+    return found
 
 
 def _wraps_a_model(ctx, definitions: list) -> bool:
@@ -576,7 +583,7 @@ def _wraps_a_model(ctx, definitions: list) -> bool:
     if _evaluates_by_name_cached(ctx, definitions[0]):
         return False  # `def evaluate(line): ... return rnn(x)`: reported inside, where its callers only read it
     summary = ctx.model.function_summary(definitions[0])
-    if summary.calls_backward or summary.steps_optimizer or summary.generator:
+    if summary.trains or summary.generator:
         return False
     returned = summary.returns
     parts = returned.items if returned.kind is Kind.CONTAINER and returned.items else (returned,)
@@ -711,12 +718,6 @@ def _switched_to_eval(ctx, callee: ast.AST) -> bool:
         return False
     text = dotted_name(callee)
     return text is not None and text in state.eval_receivers
-
-
-def _imports_other_framework(ctx) -> bool:
-    """Whether a model known by its name alone may be another framework's
-    (``SemanticModel.other_framework_models``)."""
-    return ctx.model.other_framework_models
 
 
 def _may_be_evaluation_data(ctx, call: ast.Call) -> bool:
@@ -1489,7 +1490,7 @@ def _trains(ctx, name: str) -> bool:
     for definition in definitions:
         if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
             summary = ctx.model.function_summary(definition)
-            if summary.calls_backward or summary.steps_optimizer:
+            if summary.trains:
                 return True
     return False
 
@@ -2541,7 +2542,7 @@ class EvalWithGrad(Rule):
         receiver = ctx.model.value(target.value)
         if receiver.kind is not Kind.MODULE or ctx.model.module_without_parameters(receiver):
             return False
-        if receiver.weak and _imports_other_framework(ctx):
+        if receiver.weak and ctx.model.other_framework_models:
             return False  # `model.forward_train(batch)` of a Keras model known by its name alone
         ref = receiver.ref or ""
         if ref.startswith("torch.nn.") or ctx.model.module_backpropagates(receiver):
@@ -2593,7 +2594,7 @@ class EvalWithGrad(Rule):
         if isinstance(target, ast.Name) and ctx.model.builds_parameterless(ctx.function or ctx.tree, target.id):
             return False  # `nn.Sequential(nn.Dropout(0.5))`, `nn.BatchNorm1d(2, affine=False)`
         if value.weak:
-            if _imports_other_framework(ctx):
+            if ctx.model.other_framework_models:
                 return False  # `model(inputs)` in a Flax or Keras file: not known to be torch's
             last = (
                 target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
