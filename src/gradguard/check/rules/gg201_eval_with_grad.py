@@ -1378,6 +1378,13 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
         for binding in uses.bindings:
             if binding.node is statement:
                 targets.add(binding.name)
+        # `preds[i] = net(x)`: the container a name holds keeps the graph (not an attribute's)
+        for target in statement.targets if isinstance(statement, ast.Assign) else [statement.target]:
+            root = target
+            while isinstance(root, ast.Subscript):
+                root = root.value
+            if root is not target and isinstance(root, ast.Name):
+                targets.add(root.id)
     if not targets:
         return True  # stored somewhere the model does not follow: assume it may be
     # Only what comes after the call (a loop body comes round again: from the loop's start).
@@ -1562,6 +1569,25 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # Outputs written into a tensor item by item, then backpropagated through it.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+            model = nn.Sequential(nn.Linear(10, 10), nn.ReLU(), nn.Linear(10, 1))
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            model.eval()
+            for epoch in range(10):
+                outs = torch.zeros(len(train_x))
+                for i in range(len(train_x)):
+                    outs[i] = model(train_x[i])
+                loss = ((outs - train_y) ** 2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            """,
+        ),
         # A demo of an untrained block on made-up inputs: numbers drawn on the spot, a literal tensor.
         Valid(
             """
@@ -1856,6 +1882,33 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # Outputs written into a tensor item by item, in a script that trains: the tensor holds
+        # each call's graph, and nothing backpropagates it.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+            model = nn.Sequential(nn.Linear(10, 10), nn.ReLU(), nn.Linear(10, 1))
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x, y in train_loader:
+                loss = ((model(x) - y) ** 2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+
+            model.eval()
+            preds = torch.zeros(len(test_x))
+            for i in range(len(test_x)):
+                preds[i] = model(test_x[i])
+            print(preds)
+            """,
+            line=15,
+            column=16,
+            message="`model(...)` runs with grad enabled after `model.eval()` (line 12), and its output is never "
+            "backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # Samples scaled by numbers (`net_G(Z) / 2 + 0.5`) hold the call's graph, only drawn.
         Invalid(
             """

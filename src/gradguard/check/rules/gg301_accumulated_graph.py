@@ -10,7 +10,9 @@ iteration (in the loop, or in the function or method of the file that returns th
 function is an evaluation: it calls `.eval()`). An accumulator reset under an `if` of the
 loop (`if step % 100 == 0: total = 0`) still keeps the graphs of the iterations in between; one
 reset at every iteration keeps none. A model's output's `.loss` (`output = model(**batch)`,
-Hugging Face's `ModelOutput`) is a loss.
+Hugging Face's `ModelOutput`) is a loss. What an object's own `backward()` hands back
+(`score += loss_module.backward()`, a legacy loss module returning the loss it keeps on itself)
+is not flagged: the module holds that graph anyway (a tensor's `backward()` returns None).
 
 ## Why is this bad?
 A loss tensor holds its autograd graph, and through it every activation saved for backward.
@@ -96,6 +98,44 @@ class AccumulatedGraph(Rule):
     function_triggers = ("loss", "Loss", "LOSS", "criterion", "Criterion", "CRITERION", "backward", "entropy", "kl_div")
 
     valid = (
+        # A legacy loss module's `backward` hands back the loss it keeps on itself (its graph
+        # lives as long as the module does): summing those of one step keeps nothing more alive.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+
+            class ContentLoss(nn.Module):
+                def __init__(self, target, weight):
+                    super().__init__()
+                    self.target = target.detach() * weight
+                    self.weight = weight
+
+                def forward(self, input):
+                    self.loss = F.mse_loss(input * self.weight, self.target)
+                    return input
+
+                def backward(self, retain_graph=True):
+                    self.loss.backward(retain_graph=retain_graph)
+                    return self.loss
+
+
+            content_losses = [ContentLoss(torch.rand(1, 3, 8, 8), 1), ContentLoss(torch.rand(1, 3, 8, 8), 10)]
+            model = nn.Sequential(*content_losses)
+            image = torch.rand(1, 3, 8, 8).requires_grad_()
+            optimizer = torch.optim.Adam([image], lr=0.1)
+            for step in range(300):
+                optimizer.zero_grad()
+                model(image)
+                content_score = 0
+                for cl in content_losses:
+                    content_score += cl.backward()
+                print(content_score.item())
+                optimizer.step()
+            """,
+        ),
         Valid(
             """
             import torch
@@ -435,6 +475,10 @@ class AccumulatedGraph(Rule):
         if loop is None:
             return
         if model.grad_mode(node) is not GradMode.ENABLED:
+            return
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "backward":
+            # `score += loss_module.backward()`: a tensor's backward returns None; an object's own
+            # (a legacy loss module) hands back the loss it keeps, whose graph it holds anyway
             return
         added = model.value(value)
         if not (added.carries_grad and added.has(Role.LOSS)):
