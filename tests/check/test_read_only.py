@@ -42,6 +42,7 @@ def only_read(code: str) -> list:
         "out = net(x)\nlosses[epoch] = crit(out, y).item()",  # stored into a slot, read on the way
         "out = net(x)\ntotal += crit(out, y).item()",
         "logits = model(input_ids).logits\nprobs = softmax(logits[0, -1]).cpu().detach()\nkeep(probs)",  # a field
+        "out = net(x)\nvals = [o.item() for o in out]",  # iterated by a comprehension reading each item
     ],
 )
 def test_reads(code):
@@ -59,7 +60,6 @@ def test_reads(code):
         "out = net(x)\nprobs = softmax(out) * mask.data\nkeep(probs)",  # `.data` of something else
         "out = net(x)\nprint(out.shape)",  # only its shape: a check of the model
         "out = net(x)\nself.out = out",
-        "out = net(x)\nvals = [o.item() for o in out]",  # iterated by a comprehension: not followed
         "out = net(x)\nparts = [out[i] for i in range(3)]",  # views of it kept in a list
         "out = net(x)\nparts = [print(out) for out in batch]",  # another `out`, bound by the comprehension
         "out = net(x)\nfns = [lambda: out for _ in range(2)]",  # a lambda may run later
@@ -330,6 +330,33 @@ def test_twin_a_result_whose_loop_keeps_its_items_is_not_only_read():
     assert only_read(code) == []
 
 
+def test_a_result_iterated_by_a_comprehension_whose_element_is_only_read_is_only_read():
+    code = """
+    predicted = model(images)
+    predict = [np.argmax(p.detach().numpy()) for p in predicted]
+    keep(predict)
+    """
+    assert only_read(code) == ["model(images)"]
+
+
+@pytest.mark.parametrize(
+    "comprehension",
+    [
+        "[p for p in predicted]",  # the items themselves: views holding the graph
+        "[p * 2 for p in predicted]",  # computed with
+        "[p.detach() for p in predicted for q in p]",  # a second generator: not followed
+        "[(lambda: p)() for p in predicted]",  # nested code
+    ],
+)
+def test_twin_a_comprehension_that_keeps_its_items_is_not_a_read(comprehension):
+    code = f"""
+    predicted = model(images)
+    rows = {comprehension}
+    keep(rows)
+    """
+    assert only_read(code) == []
+
+
 def _with_functions(code: str) -> list:
     """``only_read`` with the module's functions' parameters read (``parameters_only_read``)."""
     from gradguard.check.analysis.read_only import parameters_only_read
@@ -383,6 +410,45 @@ def test_twin_a_function_that_does_more_than_read_its_parameter(body):
 
     sample = model(x)
     step(sample, y)
+    """
+    assert _with_functions(code) == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "predict = [np.argmax(p.detach().numpy()) for p in out]\n        return len(predict)",
+        "for p in out:\n            print(p.argmax().item())",
+        "for i, p in enumerate(out):\n            print(i, p.data)",
+    ],
+)
+def test_a_parameter_iterated_with_each_item_only_read_is_only_read(body):
+    code = f"""
+    def success_rate(out, labels):
+        {body}
+
+    sample = model(x)
+    print(success_rate(sample, y))
+    """
+    assert _with_functions(code) == ["model(x)"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "return [p * 2 for p in out]",  # the items computed with and handed back
+        "for p in out:\n            keep.append(p)",  # the items kept
+        "for p in out:\n            p = p.cpu()\n            print(p.data)",  # the loop name assigned again
+        "total = 0\n        for p in out:\n            total = total + crit(p, y)\n        return total",
+    ],
+)
+def test_twin_a_parameter_whose_items_are_kept_or_computed_with_is_not_read(body):
+    code = f"""
+    def rows(out, y):
+        {body}
+
+    sample = model(x)
+    print(rows(sample, y))
     """
     assert _with_functions(code) == []
 

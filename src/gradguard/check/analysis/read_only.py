@@ -28,7 +28,9 @@ backpropagates. This module finds such calls in one scope from the syntax alone 
   statements lead to that assignment);
 - a `for` loop over the result (`for fm in out:`, or its place in `zip(axes, out)` or
   `enumerate(out)`) reads it when every use of its name in the loop is a read and the loop
-  does not assign that name again;
+  does not assign that name again; so does a comprehension of one generator over it whose
+  every use of its element is a read (`[np.argmax(p.detach().numpy()) for p in out]`), and
+  both read a function's parameter in ``parameters_only_read`` as well;
 - none of the names is used in a nested function or lambda (not followed); a comprehension
   that binds none of them and holds no function is followed like the scope's own code (its
   first iterable runs in the scope itself), otherwise it is not followed;
@@ -69,6 +71,7 @@ _PASSING_METHODS = (ALIAS_METHODS - {"data", "detach"}) | frozenset(
 _VALUE, _METADATA = 1, 2  # kinds of read (a fed call is named by its id, never 1, 2 or 3)
 _ESCAPED = 3  # not a read: handed to a function that backpropagates it
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_NESTED_CODE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, *COMPREHENSION_TYPES)
 # Fields of a model's output object (Hugging Face's ModelOutput): parts of the output, as an index is.
 _OUTPUT_FIELDS = frozenset(
     {"logits", "last_hidden_state", "pooler_output", "hidden_states", "start_logits", "end_logits"}
@@ -136,6 +139,10 @@ def read_only_calls(
             _classify_read(node, t, wanted, reads, displayed=True)
         elif t in _LOOPS:
             loops.append(node)
+        elif t in COMPREHENSION_TYPES:
+            found = _comprehension_read(node, wanted, qualified_name)
+            if found is not None:
+                reads[id(found[0])] = found[1]  # `[np.argmax(p.detach().numpy()) for p in out]`
     for name, base, loop in iterated:
         inside = {id(sub) for stmt in loop.body for sub in ast.walk(stmt)}
         kinds = [reads.get(id(use)) for use in uses[name] if id(use) in inside]
@@ -356,6 +363,68 @@ def _loop_items(target: ast.AST, iterable: ast.AST) -> list:
     if func == "enumerate" and len(args) == 1 and len(elts) == 2 and type(elts[1]) is ast.Name:
         return [(elts[1], args[0])]
     return []
+
+
+def _comprehension_read(node: ast.AST, wanted: set, qualified_name) -> Optional[tuple]:
+    """(the use of a wanted name a comprehension iterates, the kind of read) where every use
+    of its element is a read: ``[np.argmax(p.detach().numpy()) for p in out]`` reads ``out``.
+    One generator over one name, no nested code; None otherwise."""
+    if len(node.generators) != 1:  # type: ignore[attr-defined]
+        return None
+    generator = node.generators[0]  # type: ignore[attr-defined]
+    if type(generator.target) is not ast.Name or generator.target.id in wanted:
+        return None
+    base = _base_name(generator.iter, wanted)
+    if base is None:
+        return None
+    name = generator.target.id
+    parts = [node.key, node.value] if type(node) is ast.DictComp else [node.elt]  # type: ignore[attr-defined]
+    nodes = [sub for part in (*parts, *generator.ifs) for sub in ast.walk(part)]
+    uses: list = []
+    reads: dict = {}
+    for sub in nodes:
+        t = type(sub)
+        if t in _NESTED_CODE:
+            return None
+        if t is ast.Name and sub.id == name:  # type: ignore[attr-defined]
+            uses.append(sub)
+        elif t is ast.Call:
+            _classify_call(sub, {name}, qualified_name, {}, reads)  # type: ignore[arg-type]
+        elif t in _READING_NODES:
+            _classify_read(sub, t, {name}, reads, displayed=False)
+    kinds = [reads.get(id(use)) for use in uses]
+    if not kinds or not all(kind in (_VALUE, _METADATA) for kind in kinds):
+        return None
+    return base, _VALUE if _VALUE in kinds else _METADATA
+
+
+def _loop_read(loop: ast.AST, wanted: set, qualified_name) -> list:
+    """(the use of a wanted name a ``for`` loop iterates, the kind of read) for each loop name
+    every use of which in the loop is a read (``for p in out: print(p.argmax())``) and that the
+    loop does not assign again."""
+    found = []
+    for target, iterable in _loop_items(loop.target, loop.iter):  # type: ignore[attr-defined]
+        name = target.id
+        base = _base_name(iterable, wanted)
+        if base is None or name in wanted or _assigned_in(loop.body, name):  # type: ignore[attr-defined]
+            continue
+        uses: list = []
+        reads: dict = {}
+        for sub in (sub for stmt in loop.body for sub in ast.walk(stmt)):  # type: ignore[attr-defined]
+            t = type(sub)
+            if t in _NESTED_CODE:
+                uses = []
+                break
+            if t is ast.Name and sub.id == name:  # type: ignore[attr-defined]
+                uses.append(sub)
+            elif t is ast.Call:
+                _classify_call(sub, {name}, qualified_name, {}, reads)  # type: ignore[arg-type]
+            elif t in _READING_NODES:
+                _classify_read(sub, t, {name}, reads, displayed=False)
+        kinds = [reads.get(id(use)) for use in uses]
+        if kinds and all(kind in (_VALUE, _METADATA) for kind in kinds):
+            found.append((base, _VALUE if _VALUE in kinds else _METADATA))
+    return found
 
 
 def viewed_call(value: ast.AST) -> Optional[ast.Call]:
@@ -817,6 +886,13 @@ def parameters_only_read(function: ast.AST, qualified_name, own: Optional[list] 
             _classify_call(node, wanted, qualified_name, {}, reads)
         elif t in _READING_NODES:
             _classify_read(node, t, wanted, reads, displayed=False)  # a function's statement shows nothing
+        elif t is ast.For:
+            for base, kind in _loop_read(node, wanted, qualified_name):
+                reads[id(base)] = kind  # `for p in predicted: ... p.detach().numpy()`
+        elif t in COMPREHENSION_TYPES:
+            found = _comprehension_read(node, wanted, qualified_name)
+            if found is not None:
+                reads[id(found[0])] = found[1]  # `[np.argmax(p.detach().numpy()) for p in predicted]`
     kinds: dict = {name: _VALUE for name in converted}
     for name, found in uses.items():
         read = [reads.get(id(use)) for use in found]

@@ -159,10 +159,31 @@ def frozen_models(ctx, scope: ast.AST, node: ast.AST) -> frozenset:
     effects = known.get(id(scope))
     if effects is None:
         effects = known[id(scope)] = _freeze_effects(ctx, scope)
-    for position, module, frozen in effects:
+    for position, module, frozen, statement in effects:
         if position < at and (module not in latest or latest[module][0] < position):
-            latest[module] = (position, frozen)
+            if not _exclusive_branches(ctx, statement, node):
+                latest[module] = (position, frozen)
     return frozenset(module for module, (_, frozen) in latest.items() if frozen)
+
+
+def _exclusive_branches(ctx, first: ast.AST, second: ast.AST) -> bool:
+    """Whether two nodes sit in the two branches of one ``if`` that no loop around it repeats:
+    what the first does never happens before the second (``if single: freeze(model)`` /
+    ``else: model = Ensemble(); ...; model(x)``)."""
+    around = [statement for statement in ctx.model.enclosing(first) if statement is not first]
+    if any(isinstance(s, (ast.For, ast.AsyncFor, ast.While)) and _in_block([s], second) for s in around):
+        return False  # a loop around both: a later round may run the other branch after this one
+    for statement in around:
+        if isinstance(statement, ast.If) and statement.orelse:
+            first_in_body = _in_block(statement.body, first)
+            if _in_block(statement.orelse if first_in_body else statement.body, second):
+                return True
+    return False
+
+
+def _in_block(block: list, node: ast.AST) -> bool:
+    at = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+    return (block[0].lineno, block[0].col_offset) <= at <= (block[-1].end_lineno, block[-1].end_col_offset)  # type: ignore[operator]
 
 
 @dataclass
@@ -201,31 +222,31 @@ def _may_freeze(ctx, call: ast.Call) -> bool:
 
 
 def _freeze_effects(ctx, scope: ast.AST) -> list:
-    """(position, module text, frozen) for each statement of ``scope`` that freezes or thaws
-    every parameter of a module."""
+    """(position, module text, frozen, node) for each statement of ``scope`` that freezes or
+    thaws every parameter of a module."""
     effects = []
     for node in own_nodes(scope):
         if isinstance(node, (ast.For, ast.AsyncFor)):
             module = _parameters_of(node.iter)
             flag = _loop_sets_requires_grad(node)
             if module is not None and isinstance(flag, bool):
-                effects.append(((node.lineno, node.col_offset), ctx.text(module), not flag))
+                effects.append(((node.lineno, node.col_offset), ctx.text(module), not flag, node))
         elif isinstance(node, ast.Assign):
             flag = _chained_freeze(node.value)
             if flag is not None:
                 # `G = load(fp)["G_ema"].requires_grad_(False).to(device)`: bound frozen
                 for target in node.targets:
                     if isinstance(target, ast.Name):
-                        effects.append(((node.lineno, node.col_offset), target.id, flag))
+                        effects.append(((node.lineno, node.col_offset), target.id, flag, node))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             if node.func.attr == "requires_grad_":
                 flag = constant_of(node.args[0]) if node.args else True
                 if isinstance(flag, bool):
-                    effects.append(((node.lineno, node.col_offset), ctx.text(node.func.value), not flag))
+                    effects.append(((node.lineno, node.col_offset), ctx.text(node.func.value), not flag, node))
                 continue
         if isinstance(node, ast.Call) and _may_freeze(ctx, node):
             for module, flag in _helper_freezes(ctx, node):
-                effects.append(((node.lineno, node.col_offset), ctx.text(module), not flag))
+                effects.append(((node.lineno, node.col_offset), ctx.text(module), not flag, node))
     return effects
 
 

@@ -1569,6 +1569,31 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # Frozen in the first round of the loop: the later rounds' evaluation records no graph.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def main(train_loader, valid_loader, model):
+                criterion = nn.CrossEntropyLoss()
+                optimizer = torch.optim.SGD(model.parameters(), 0.1)
+                for epoch in range(3):
+                    if epoch == 0:
+                        for param in model.parameters():
+                            param.requires_grad = False
+                    else:
+                        model.eval()
+                        for data, target in valid_loader:
+                            output = model(data)
+                            print(criterion(output, target).item())
+                    for data, target in train_loader:
+                        optimizer.zero_grad()
+                        criterion(model(data), target).backward()
+                        optimizer.step()
+            """,
+        ),
         # Outputs written into a tensor item by item, then backpropagated through it.
         Valid(
             """
@@ -1882,6 +1907,38 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A model frozen in one branch of an `if` is not the model the other branch builds,
+        # trains and evaluates.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def main(flags, backbone, train_loader, valid_loader):
+                criterion = nn.CrossEntropyLoss()
+                if flags.features_only:
+                    model = backbone
+                    for param in model.parameters():
+                        param.requires_grad = False
+                else:
+                    model = nn.Linear(10, 2)
+                    optimizer = torch.optim.SGD(model.parameters(), 0.1)
+                    for data, target in train_loader:
+                        optimizer.zero_grad()
+                        criterion(model(data), target).backward()
+                        optimizer.step()
+                    model.eval()
+                    for data, target in valid_loader:
+                        output = model(data)
+                        print(criterion(output, target).item())
+            """,
+            line=20,
+            column=22,
+            message="`model(...)` runs with grad enabled in the loop over `valid_loader` (line 19), which never uses "
+            "gradients: autograd records a graph for every call, wasting memory and time; wrap the loop in "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # Outputs written into a tensor item by item, in a script that trains: the tensor holds
         # each call's graph, and nothing backpropagates it.
         Invalid(
