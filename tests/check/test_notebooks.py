@@ -318,6 +318,43 @@ def test_lines_named_in_messages_are_cell_lines(tmp_path, capsys):
     assert "on line 1;" in out
 
 
+_TRAINED = [
+    code(["import torch\n", "from torch import nn\n", "model = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 1))\n"]),
+    code(
+        [
+            "opt = torch.optim.SGD(model.parameters(), lr=0.01)\n",
+            "for _ in range(50):\n",
+            "    opt.zero_grad()\n",
+            "    nn.functional.mse_loss(model(X), Y).backward()\n",
+            "    opt.step()\n",
+        ]
+    ),
+]
+
+
+def test_a_trained_models_output_shown_as_a_cells_last_line_is_only_read(tmp_path, capsys):
+    nb = notebook([*_TRAINED, code(["val_x = torch.tensor([[10., 11.]])\n", "model(val_x)\n"])])
+    _, out, _ = run_cli(capsys, "check", "--no-cache", "--select", "GG201", str(write(tmp_path / "n.ipynb", nb)))
+    assert "n.ipynb:cell 3:2:1: GG201" in out
+    assert "its output is only read" in out
+
+
+@pytest.mark.parametrize(
+    "cells",
+    [
+        # an untrained model's demo, before its training cell
+        [_TRAINED[0], code(["model(torch.tensor([[10., 11.]]))\n"]), _TRAINED[1]],
+        # not the cell's last line: nothing shows the result
+        [*_TRAINED, code(["model(val_x)\n", "print('done')\n"])],
+        # the last line of the cell, but inside a loop: not shown
+        [*_TRAINED, code(["for x in xs:\n", "    model(x)\n"])],
+    ],
+)
+def test_twin_a_call_alone_that_is_not_a_shown_output_of_a_trained_model(tmp_path, capsys, cells):
+    _, out, _ = run_cli(capsys, "check", "--no-cache", "--select", "GG201", str(write(tmp_path / "n.ipynb", notebook(cells))))
+    assert "GG201" not in out
+
+
 def test_a_rule_bug_in_a_notebook_is_an_internal_error(tmp_path):
     """As for a Python file: the failing rule is reported, the other rules' findings kept."""
     from gradguard.check.config import Config

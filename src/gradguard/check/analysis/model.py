@@ -815,6 +815,13 @@ class SemanticModel:
         methods = {name for held in self._class_chain(info) for name in self._methods(held)}
         return self._runs_module(info, fn, methods, set())
 
+    def method_shown(self, method: str) -> bool:
+        """Whether a class of the file defines ``method``, or a module class of the run runs the
+        module by it: code the check reads, where what the method does is judged."""
+        if any(method in self._methods(info) for info in self._class_table().values()):
+            return True
+        return self.project is not None and method in self.project.running_method_names()
+
     def method_quiet_everywhere(self, method: str) -> bool:
         """Whether the module classes of the file and of the run that define ``method`` all run it
         without grad (``@torch.inference_mode()`` on ``predict_proba``, a ``no_grad`` block

@@ -102,6 +102,15 @@ class ProjectIndex:
             paths = self.__dict__["_paths"] = {name: path for path, name in self.module_names.items()}
         return paths.get(key)
 
+    def running_method_names(self) -> frozenset:
+        """The names of the methods by which some module class of the run runs it (made once)."""
+        names = self.__dict__.get("_running_method_names")
+        if names is None:
+            names = self.__dict__["_running_method_names"] = frozenset(
+                name for fact in self.classes.values() for name in fact.running_methods
+            )
+        return names
+
     def function_node(self, key: str) -> Optional[tuple]:
         """(the module's tree, the function's node) for ``module.function`` of a file of the run
         defining it once at module level, undecorated; the file is read and parsed once per run

@@ -10,7 +10,10 @@ that function. Also flagged: a model call whose output (or a part or view of it:
 then only read (`prediction = net(x)` followed by `prediction.data.numpy()`, `.item()`, `.argmax()`,
 comparisons or `print` (also `print("output", net(x))` at once), used as an index (`classes[predicted[j]]`), drawn or logged
 (`ax.matshow(attention)`, `writer.add_image(tag, sample)`, `save_image(fake, path)`, shown as a
-notebook cell's last line, also among others, `out.shape, out[0][:3]`), fed back into the next step of a generation loop, handed to a
+notebook cell's last line, also among others, `out.shape, out[0][:3]`, or the call alone as that
+line, `model(val_x)`, unless it calls a method or function the check reads that is named for
+evaluation, `model.predict(prefix)`, judged there), iterated by a loop or a comprehension that only
+reads each item (`[np.argmax(p.detach().numpy()) for p in out]`), fed back into the next step of a generation loop, handed to a
 function of the file or of another file of the run that only reads that parameter: `show_images(sample)` where
 `def show_images(out): plt.imshow(out.data.cpu()[0])` (or first copies it without graph, `out = out.data.numpy()`), or fed into a loss or other tensor
 computation whose result is only read: `print(loss(net(features), labels).item())`, also through
@@ -28,7 +31,8 @@ notebook, which runs in order, only what comes before the call (or in the loops 
 when its data is not named for a test split (data a torch factory makes up, `test_example =
 torch.randn(5, 5)`, is none, whatever its name), and an optimizer over the parameters only once a
 step or a backward pass has run: a demo of the untrained model before its training cell is not
-reported, nor, in a file that never backpropagates, a demo of the outputs of an untrained
+reported (also one built in a cell that does not parse, an exercise's `net = # complete here`,
+where later cells train it), nor, in a file that never backpropagates, a demo of the outputs of an untrained
 instance of the file's own class switched to eval mode on made-up inputs (a torch factory's,
 numbers written in the code, `torch.tensor([3, 2])`, or
 what a function of the file returns of them or of numpy's or scipy's random numbers,
@@ -162,6 +166,7 @@ for validation loops inside training functions (decorating those would disable t
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
@@ -831,7 +836,7 @@ def _fed_into_read(ctx, call: ast.Call) -> bool:
 def _result_only_read_directly(ctx, call: ast.Call) -> bool:
     """``_result_only_read`` without following the call's result into other calls."""
     if id(call) not in ctx.state(_State).assigned_calls:
-        return _read_at_once(ctx, call) or _printed(ctx, call)
+        return _read_at_once(ctx, call) or _printed(ctx, call) or _displayed(ctx, call)
     scope = ctx.function if ctx.function is not None else ctx.tree
     return not isinstance(scope, ast.Lambda) and id(call) in _only_read_calls(ctx, scope)
 
@@ -851,6 +856,29 @@ def _printed(ctx, call: ast.Call) -> bool:
         and parent.func.id in READING_BUILTINS
         and parent.func.id not in ("len", "isinstance", "type", "id", "hash")
     )
+
+
+def _displayed(ctx, call: ast.Call) -> bool:
+    """``model(val_x)`` alone as the last line of a notebook's cell: the notebook shows its
+    result, and nothing else can use it."""
+    starts = ctx.source.cell_starts
+    if not starts or ctx.function is not None:
+        return False
+    statement = ctx.parent(call)
+    if not isinstance(statement, ast.Expr) or ctx.parent(statement) is not ctx.tree:
+        return False
+    func = call.func
+    if (
+        isinstance(func, ast.Attribute)
+        and _EVAL_FUNCTION_RE.search(func.attr)
+        and ctx.model.method_shown(func.attr)
+    ) or (isinstance(func, ast.Name) and _EVAL_FUNCTION_RE.search(func.id) and func.id in ctx.model.scopes.module.definitions):
+        return False  # `model.predict(prefix)`: the method the check reads is where its grad mode is judged
+    body = ctx.tree.body
+    index = next(i for i, stmt in enumerate(body) if stmt is statement)
+    following = body[index + 1] if index + 1 < len(body) else None
+    cell = bisect.bisect_right(starts, statement.lineno)
+    return following is None or bisect.bisect_right(starts, following.lineno) != cell
 
 
 def _read_at_once_text(ctx, call: ast.Call) -> bool:
@@ -1037,6 +1065,20 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
         else:
             builds += 1
             made_at = max(made_at or 0, line)
+    if (
+        made_at is None
+        and so_far
+        and scope is ctx.tree
+        and ctx.source.cell_starts
+        and rebound_at is None
+        and loaded_at is None
+        and not ctx.model.scopes.module.binds(name)
+        and name not in ctx.imports.names
+        and _trained_later(ctx, call, name)
+    ):
+        # a notebook's model built in a cell that does not parse (an exercise's `<???>`) and
+        # trained in later cells: shown before its training
+        made_at, builds = 1, 1
     if made_at is None or (loaded_at is not None and loaded_at >= made_at):
         return False
     src = ctx.source
@@ -1310,6 +1352,13 @@ _RANDOM_SOURCES = ("numpy.random.", "scipy.stats.")
 
 # Methods after which a made-up tensor is still made up (moved, cast, reshaped).
 _MADE_UP_KEEPING = frozenset({"to", "cuda", "float", "double", "half", "unsqueeze", "view", "reshape"})
+
+
+def _trained_later(ctx, call: ast.Call, name: str) -> bool:
+    """Whether the code after the call trains the module ``name`` holds: its parameters handed to
+    an optimizer, then a backward pass or a step."""
+    text = ctx.source.text[ctx.source.node_end(call) :]
+    return _parameters_handed_on(text, name) and re.search(r"\.(?:backward|step)\(", text) is not None
 
 
 def _parameters_handed_on(text: str, name: str) -> bool:
@@ -2562,7 +2611,8 @@ class EvalWithGrad(Rule):
                 if not _reads_values(ctx, scope) or _certainly_not_a_model(ctx, callee):
                     return  # bound to a name, but nothing in the scope reads a value
             else:
-                argument = _an_argument(ctx, node)  # `loss(net(x), y)`: see `_fed_into_read`
+                # `loss(net(x), y)`: see `_fed_into_read`; `net(x)` alone as a notebook cell's last line is shown
+                argument = _an_argument(ctx, node) or _displayed(ctx, node)
                 if (
                     not (argument or _read_at_once_text(ctx, node))
                     or _certainly_not_a_model(ctx, callee)
