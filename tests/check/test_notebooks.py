@@ -355,6 +355,34 @@ def test_twin_a_call_alone_that_is_not_a_shown_output_of_a_trained_model(tmp_pat
     assert "GG201" not in out
 
 
+_EXERCISE = [
+    code(["import torch\n", "from torch import nn\n", "data = torch.load('train.pt')\n"]),
+    code(["net = nn.Sequential(nn.Linear(2, <???>))\n"]),  # an exercise's placeholder: does not parse
+    code(["net(data[:5])\n"]),
+]
+_LATER_TRAINING = code(
+    [
+        "opt = torch.optim.SGD(net.parameters(), lr=0.01)\n",
+        "for x, y in loader:\n",
+        "    opt.zero_grad()\n",
+        "    nn.functional.mse_loss(net(x), y).backward()\n",
+        "    opt.step()\n",
+    ]
+)
+
+
+def test_a_model_of_a_cell_that_does_not_parse_shown_before_its_training_is_a_demo(tmp_path, capsys):
+    nb = notebook([*_EXERCISE, _LATER_TRAINING])
+    _, out, _ = run_cli(capsys, "check", "--no-cache", "--select", "GG201", str(write(tmp_path / "n.ipynb", nb)))
+    assert "GG201" not in out
+
+
+def test_twin_a_model_of_a_cell_that_does_not_parse_and_no_training_after_is_reported(tmp_path, capsys):
+    nb = notebook([_EXERCISE[0], _EXERCISE[1], _LATER_TRAINING, _EXERCISE[2]])
+    _, out, _ = run_cli(capsys, "check", "--no-cache", "--select", "GG201", str(write(tmp_path / "n.ipynb", nb)))
+    assert "n.ipynb:cell 4:1:1: GG201" in out
+
+
 def test_a_rule_bug_in_a_notebook_is_an_internal_error(tmp_path):
     """As for a Python file: the failing rule is reported, the other rules' findings kept."""
     from gradguard.check.config import Config
