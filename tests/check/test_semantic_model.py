@@ -423,6 +423,29 @@ def test_comprehension_targets():
     assert value.kind is Kind.TENSOR and value.has(Role.PARAM)
 
 
+def test_a_comprehension_name_of_unknown_value_is_not_judged_by_another_comprehensions_uses():
+    value, _ = ask(
+        """
+        import torch
+        def f(probs, candidates):
+            confs, probs = [t.detach().cpu().numpy() for t in [probs.max(-1)[0], probs]]
+            confs, candidates = [t[confs > 0.5] for t in [confs, candidates]]  # <- t
+        """
+    )
+    assert value.kind is not Kind.TENSOR or value.weak
+
+
+def test_twin_a_comprehension_names_own_uses_are_evidence():
+    value, _ = ask(
+        """
+        import torch
+        def f(batch):
+            out = [t.detach() for t in batch]  # <- t
+        """
+    )
+    assert value.kind is Kind.TENSOR
+
+
 # -- annotations ----------------------------------------------------------------------------
 def test_annotations_are_read():
     value, _ = ask(

@@ -1637,6 +1637,10 @@ class SemanticModel:
                 # the optimizer, `G_AB.cuda()`) holds in every function reading it.
                 evident = self._evident(self.tree, name)
             if evident is not None:
+                if evident.kind is Kind.TENSOR and not evident.weak and not free and not frame.scope.binds(name):
+                    # a comprehension's own name of unknown value: the scope's uses of that name
+                    # may be another comprehension's (`[t.detach() for t in a]`, `[t[i] for t in b]`)
+                    return evident.with_(weak=True)
                 if evident.kind is Kind.TENSOR and not evident.weak and not self._bound_once(frame.node, name):
                     # what the uses show may be of another value the name holds (`y = np.sin(x)`,
                     # then `y = torch.tensor(y)` and `y.numpy()`): no more than a guess

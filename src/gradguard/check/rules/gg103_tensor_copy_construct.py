@@ -82,6 +82,24 @@ class TensorCopyConstruct(Rule):
     function_names = _TENSOR_FUNCTIONS
 
     valid = (
+        # Arrays made by one comprehension, masked by another whose name is also used elsewhere
+        # with tensor methods: the name's uses in the other comprehension say nothing of these.
+        Valid(
+            """
+            import torch
+            from torchvision.ops import nms
+
+
+            def boxes(model, x, candidates):
+                with torch.no_grad():
+                    probs = model(x)
+                    confs, classes = torch.max(probs, -1)
+                confs, classes = [t.detach().cpu().numpy() for t in [confs, classes]]
+                keep = classes != 0
+                confs, candidates = [t[keep] for t in [confs, candidates]]
+                return nms(torch.tensor(candidates), torch.tensor(confs), 0.05)
+            """,
+        ),
         # An array converted in place: the later `.numpy()` uses are of the tensor it became.
         Valid(
             """
