@@ -97,7 +97,9 @@ a model known only by its name (also its methods, `model.predict(x)`) in a file 
 JAX, Flax or Keras, or TensorFlow without torch or with its training (`tf.GradientTape`, `keras`);
 a model whose parameters the code freezes before the call (`for p in model.parameters():
 p.requires_grad_(False)`, `G = load(fp).requires_grad_(False)`, a helper of the file; for a
-parameter of a function, by every caller of the file), with no
+parameter of a function, by every caller of the file; for a global a function reads, by the
+module's code before the function's definition, never thawed later; not by a freeze in the other
+branch of an `if` that no loop repeats), with no
 layer added and none of its parameters thawed in between: then its calls record no graph (an
 input made to require grad, `x.requires_grad_()`, thaws nothing); an output whose graph
 `torchviz` draws (`make_dot(y.mean())`);
@@ -1164,7 +1166,26 @@ def _frozen(ctx, target: ast.AST, call: ast.Call) -> bool:
         found = known[key] = (given_layer, not given_layer and _frozen_by_every_caller(ctx, scope, root.id))
     if found[0]:
         return False  # `model.fc = nn.Linear(...)`: a new layer trains
-    return found[1] or root.id in frozen_models(ctx, scope, call)
+    return found[1] or root.id in frozen_models(ctx, scope, call) or _frozen_global(ctx, scope, root.id)
+
+
+def _frozen_global(ctx, function: ast.AST, name: str) -> bool:
+    """Whether ``name`` is a global the function reads (never binds) whose module-level code
+    froze every parameter before the function's definition and thaws none later, and gives it
+    no new layer anywhere: the function runs it frozen wherever it is called from."""
+    if function is ctx.tree or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    spec = function.args
+    if name in {a.arg for a in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs, spec.vararg, spec.kwarg) if a}:
+        return False  # a parameter: what its callers hand it
+    if ctx.model.body_binds(function, name) or not ctx.model.scopes.module.binds(name):
+        return False
+    if re.search(rf"\b{re.escape(name)}(?:\.\w+)+\s*=(?!=)", ctx.source.text) is not None:
+        return False  # `model.fc = nn.Linear(...)`: a new layer trains
+    definition = ctx.model.enclosing(function)[-1]  # the module-level statement holding it
+    last = ctx.tree.body[-1]
+    end = ast.Pass(lineno=last.end_lineno + 1, col_offset=0)
+    return name in frozen_models(ctx, ctx.tree, definition) and name in frozen_models(ctx, ctx.tree, end)
 
 
 def _frozen_by_every_caller(ctx, function: ast.AST, name: str) -> bool:
@@ -1618,6 +1639,29 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A global model whose every parameter the module froze before the function is defined:
+        # the function runs it frozen, on inputs without grad.
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torchvision.models import resnet50
+
+            model = resnet50(pretrained=True)
+            for param in model.parameters():
+                param.requires_grad = False
+            model = model.eval()
+
+
+            def predict_on_image(input):
+                pred = model(input)
+                prob, clss = torch.max(F.softmax(pred, dim=-1)[0], 0)
+                print(f"PREDICTION: {clss.item()} @ {prob.item()}")
+
+
+            predict_on_image(torch.rand(1, 3, 224, 224))
+            """,
+        ),
         # Frozen in the first round of the loop: the later rounds' evaluation records no graph.
         Valid(
             """
@@ -1956,6 +2000,33 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A global model frozen only after the function has run.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torchvision.models import resnet50
+
+            model = resnet50(pretrained=True)
+            model.eval()
+
+
+            def predict_on_image(input):
+                pred = model(input)
+                prob, clss = torch.max(F.softmax(pred, dim=-1)[0], 0)
+                print(f"PREDICTION: {clss.item()} @ {prob.item()}")
+
+
+            predict_on_image(torch.rand(1, 3, 224, 224))
+            for param in model.parameters():
+                param.requires_grad = False
+            """,
+            line=10,
+            column=12,
+            message="`model(...)` runs with grad enabled with `model` in eval mode, and nothing in this function uses "
+            "gradients: autograd records a graph for every call, wasting memory and time; run evaluation under "
+            "`torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A model frozen in one branch of an `if` is not the model the other branch builds,
         # trains and evaluates.
         Invalid(
