@@ -43,6 +43,8 @@ def only_read(code: str) -> list:
         "out = net(x)\ntotal += crit(out, y).item()",
         "logits = model(input_ids).logits\nprobs = softmax(logits[0, -1]).cpu().detach()\nkeep(probs)",  # a field
         "out = net(x)\nvals = [o.item() for o in out]",  # iterated by a comprehension reading each item
+        "from torch_snippets import show\nout = net(x)\nshow(out[0], ax=ax, title='prediction')",  # drawn
+        "from torch_snippets import *\nout = net(x)\nshow(out[0])",  # drawn, the name from a star import
     ],
 )
 def test_reads(code):
@@ -60,6 +62,8 @@ def test_reads(code):
         "out = net(x)\nprobs = softmax(out) * mask.data\nkeep(probs)",  # `.data` of something else
         "out = net(x)\nprint(out.shape)",  # only its shape: a check of the model
         "out = net(x)\nself.out = out",
+        "from plots import show\nout = net(x)\nshow(out)",  # a function nobody here reads: may keep it
+        "from plots import *\nout = net(x)\nshow(out)",
         "out = net(x)\nparts = [out[i] for i in range(3)]",  # views of it kept in a list
         "out = net(x)\nparts = [print(out) for out in batch]",  # another `out`, bound by the comprehension
         "out = net(x)\nfns = [lambda: out for _ in range(2)]",  # a lambda may run later

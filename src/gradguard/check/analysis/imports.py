@@ -27,6 +27,9 @@ def mentions_torch_import(text: str) -> bool:
     return _TORCH_IMPORT_RE.search(text) is not None
 
 
+# Names of their own that such packages export, which the rules know (torch_snippets' `show`
+# draws an image or a tensor).
+_STAR_EXPORTED_NAMES = {"torch_snippets": {"show": "torch_snippets.show"}}
 # The usual names of torch's modules, which packages made for `from X import *` re-export.
 _STAR_EXPORTED_TORCH_NAMES = {"torch": "torch", "nn": "torch.nn", "F": "torch.nn.functional", "optim": "torch.optim"}
 
@@ -63,6 +66,8 @@ class ImportMap:
                 for alias in node.names:
                     if alias.name == "*":
                         star = star or node.module.split(".")[0] not in TORCH_PACKAGES
+                        for local, qualified in _STAR_EXPORTED_NAMES.get(node.module, {}).items():
+                            self.names.setdefault(local, qualified)
                         continue
                     self.names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
             elif isinstance(node, ast.ImportFrom) and node.level:

@@ -13,7 +13,7 @@ backpropagates. This module finds such calls in one scope from the syntax alone 
   ``.detach()``, ``.argmax()``), a comparison, ``print``/``len``/``float``/``str``, a
   formatted string, a cell's last expression (displayed), an index (``classes[pred[j]]``:
   an index's graph goes nowhere), an argument of a drawing or logging call (``ax.matshow``,
-  ``plt.imshow``, ``writer.add_image``), or part of the value of another
+  ``plt.imshow``, ``writer.add_image``, torch_snippets' ``show``), or part of the value of another
   assignment whose result is only read in turn (the output fed back into the next step of a
   generation loop, ``rnn(inp, hidden)``; ``samples = samples.mul(0.5)``), through indexing,
   views or copies and reductions (``out[0].data``, ``out.view(-1).cpu().data``,
@@ -718,6 +718,10 @@ _DRAWING_METHODS = frozenset(
 )
 
 
+# Drawing functions of other libraries, by qualified name (torch_snippets' `show(img, ax=...)`).
+_DRAWING_FUNCTIONS = frozenset({"torch_snippets.show"})
+
+
 def _formats_text(func: ast.AST) -> bool:
     """``"...".format``: the arguments become text."""
     return (
@@ -792,10 +796,14 @@ def _classify_call(call: ast.Call, wanted: set, qualified_name, bound: dict, rea
     kind = None
     if type(func) is ast.Name and func.id in _READING_BUILTINS:  # type: ignore[attr-defined]
         kind = _METADATA if func.id in _METADATA_BUILTINS else _VALUE  # type: ignore[attr-defined]
-    elif (type(func) is ast.Attribute and func.attr in _DRAWING_METHODS) or (  # type: ignore[attr-defined]
-        type(func) is ast.Name
-        and func.id in _DRAWING_METHODS  # type: ignore[attr-defined]
-        and (qualified_name(func) or "").startswith(("matplotlib.", "torchvision.utils."))
+    elif (
+        (type(func) is ast.Attribute and func.attr in _DRAWING_METHODS)  # type: ignore[attr-defined]
+        or (
+            type(func) is ast.Name
+            and func.id in _DRAWING_METHODS  # type: ignore[attr-defined]
+            and (qualified_name(func) or "").startswith(("matplotlib.", "torchvision.utils."))
+        )
+        or (type(func) is ast.Name and qualified_name(func) in _DRAWING_FUNCTIONS)
     ):
         kind = _VALUE  # `ax.matshow(attention)`, `writer.add_image("fake", sample)`, `save_image(fake)`
     else:

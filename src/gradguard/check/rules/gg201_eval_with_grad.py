@@ -9,7 +9,8 @@ that function. Also flagged: a model call whose output (or a part or view of it:
 `logits = net(x)[:5]`) is read at once (`net(x).data.max(1)[1]`) or bound to names that are
 then only read (`prediction = net(x)` followed by `prediction.data.numpy()`, `.item()`, `.argmax()`,
 comparisons or `print` (also `print("output", net(x))` at once), used as an index (`classes[predicted[j]]`), drawn or logged
-(`ax.matshow(attention)`, `writer.add_image(tag, sample)`, `save_image(fake, path)`, shown as a
+(`ax.matshow(attention)`, `writer.add_image(tag, sample)`, `save_image(fake, path)`, torch_snippets'
+`show(pred[0])`, shown as a
 notebook cell's last line, also among others, `out.shape, out[0][:3]`, or the call alone as that
 line, `model(val_x)`, unless it calls a method or function the check reads that is named for
 evaluation, `model.predict(prefix)`, judged there), iterated by a loop or a comprehension that only
