@@ -348,6 +348,23 @@ def test_a_trained_models_output_shown_as_a_cells_last_line_is_only_read(tmp_pat
         [*_TRAINED, code(["model(val_x)\n", "print('done')\n"])],
         # the last line of the cell, but inside a loop: not shown
         [*_TRAINED, code(["for x in xs:\n", "    model(x)\n"])],
+        # the only instance of the notebook's class, in eval mode, shown on made-up input
+        [
+            *_TRAINED,
+            code(
+                [
+                    "class NetBN(nn.Module):\n",
+                    "    def __init__(self):\n",
+                    "        super().__init__()\n",
+                    "        self.bn = nn.BatchNorm1d(5)\n",
+                    "    def forward(self, x):\n",
+                    "        return self.bn(x)\n",
+                    "inp = torch.randn(10).unsqueeze(0)\n",
+                    "bn_model = NetBN().eval()\n",
+                    "bn_model(inp)\n",
+                ]
+            ),
+        ],
     ],
 )
 def test_twin_a_call_alone_that_is_not_a_shown_output_of_a_trained_model(tmp_path, capsys, cells):

@@ -33,8 +33,9 @@ when its data is not named for a test split (data a torch factory makes up, `tes
 torch.randn(5, 5)`, is none, whatever its name), and an optimizer over the parameters only once a
 step or a backward pass has run: a demo of the untrained model before its training cell is not
 reported (also one built in a cell that does not parse, an exercise's `net = # complete here`,
-where later cells train it), nor, in a file that never backpropagates, a demo of the outputs of an untrained
-instance of the file's own class switched to eval mode on made-up inputs (a torch factory's,
+where later cells train it), nor, in a file that never backpropagates or for the file's only
+instance of the class, a demo of the outputs of an untrained instance of the file's own class
+switched to eval mode on made-up inputs, printed or shown as a notebook cell's last line (a torch factory's,
 numbers written in the code, `torch.tensor([3, 2])`, or
 what a function of the file returns of them or of numpy's or scipy's random numbers,
 `get_truncated_noise(n, z, 0.7)`; a call whose output is thrown away,
@@ -1277,10 +1278,18 @@ def _dummy_input(ctx, call: ast.Call) -> bool:
 
 def _demo_of_own_class(ctx, callee) -> bool:
     """Whether the model is an instance of a class of the file in a file that never
-    backpropagates: a demo of the class's code (an assignment's untrained generator shown for
-    a few inputs), not an evaluation of a model."""
+    backpropagates, or the file's only instance of it: a demo of the class's code (an
+    assignment's untrained generator shown for a few inputs; `model = NetBN().eval()` beside
+    other models that train), not an evaluation of a model."""
     info = ctx.model.class_info(callee.ref) if callee.ref else None
-    return info is not None and info.is_module and "backward(" not in ctx.source.text
+    if info is None or not info.is_module:
+        return False
+    text = ctx.source.text
+    if "backward(" not in text:
+        return True
+    # the class's one instance (its `class X(` line aside): no other one trains in its place
+    name = getattr(info.node, "name", "")
+    return sum(1 for at in _code_occurrences(text, f"{name}(") if not text.endswith("class ", 0, at)) == 1
 
 
 def _made_up_input(ctx, call: ast.Call) -> bool:
@@ -1640,6 +1649,41 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # The only instance of the file's class, switched to eval mode and shown on made-up
+        # inputs: a demo of the class, though other models of the file train.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.l = nn.Linear(5, 1)
+
+                def forward(self, x):
+                    return self.l(x)
+
+
+            class NetBN(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.l1 = nn.Linear(10, 5)
+                    self.bn = nn.BatchNorm1d(5)
+
+                def forward(self, x):
+                    return self.bn(self.l1(x))
+
+
+            other = Net()
+            (1 - other(torch.randn(5))).mean().backward()
+
+            inp = torch.randn(10).unsqueeze(0)
+            model = NetBN().eval()
+            print(model(inp))
+            """,
+        ),
         # A global model whose every parameter the module froze before the function is defined:
         # the function runs it frozen, on inputs without grad.
         Valid(
@@ -2726,7 +2770,7 @@ class EvalWithGrad(Rule):
                 or (
                     _demo_of_own_class(ctx, callee)
                     and _made_up_input(ctx, node)
-                    and not isinstance(ctx.parent(node), ast.Expr)
+                    and (not isinstance(ctx.parent(node), ast.Expr) or _displayed(ctx, node))
                 )
             ):
                 # a unit test of a model it builds (`model.eval(); out = model(x)`), or a demo of
