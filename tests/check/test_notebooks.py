@@ -332,8 +332,9 @@ _TRAINED = [
 ]
 
 
-def test_a_trained_models_output_shown_as_a_cells_last_line_is_only_read(tmp_path, capsys):
-    nb = notebook([*_TRAINED, code(["val_x = torch.tensor([[10., 11.]])\n", "model(val_x)\n"])])
+@pytest.mark.parametrize("shown", ["model(val_x)\n", "model(val_x)[0]\n"])
+def test_a_trained_models_output_shown_as_a_cells_last_line_is_only_read(tmp_path, capsys, shown):
+    nb = notebook([*_TRAINED, code(["val_x = torch.tensor([[10., 11.]])\n", shown])])
     _, out, _ = run_cli(capsys, "check", "--no-cache", "--select", "GG201", str(write(tmp_path / "n.ipynb", nb)))
     assert "n.ipynb:cell 3:2:1: GG201" in out
     assert "its output is only read" in out

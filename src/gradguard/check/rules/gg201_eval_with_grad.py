@@ -863,12 +863,15 @@ def _printed(ctx, call: ast.Call) -> bool:
 
 
 def _displayed(ctx, call: ast.Call) -> bool:
-    """``model(val_x)`` alone as the last line of a notebook's cell: the notebook shows its
-    result, and nothing else can use it."""
+    """``model(val_x)`` alone (or a part of it, ``mynet(X)[1]``) as the last line of a notebook's
+    cell: the notebook shows its result, and nothing else can use it."""
     starts = ctx.source.cell_starts
     if not starts or ctx.function is not None:
         return False
+    shown: ast.AST = call
     statement = ctx.parent(call)
+    while isinstance(statement, ast.Subscript) and statement.value is shown:
+        shown, statement = statement, ctx.parent(statement)  # `mynet(X)[1]`: a part of it shown
     if not isinstance(statement, ast.Expr) or ctx.parent(statement) is not ctx.tree:
         return False
     func = call.func
