@@ -23,7 +23,8 @@ bool, a number or indices: `torch.allclose(mlp(x), reference)`, `torch.multinomi
 predictions made after training, a test loss printed every epoch
 for a plot or samples drawn from a trained generator (a submodule such as `model.decoder` is in
 the mode `model.eval()` or `model.train()` set); not when only its shape is read, not for a
-module built in the same scope and never trained or loaded there (a smoke test of the model's
+module built in the same scope and never trained or loaded there (not one made of another
+model's layers, `nn.Sequential(*list(model.children())[:1])`; a smoke test of the model's
 code, also in a function named for evaluation: `def test_rnn(RNN): rnn = RNN(8); rnn(x)`;
 loading shows as `net.load...(`, `net.restore...(`, `load...(net, ...)`, a keyword naming weights
 (`Net(checkpoint_name=path)`, `pretrained=True`) or a class whose `__init__` loads them
@@ -1067,7 +1068,11 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
         if any(type(sub) is ast.Name and sub.id == name for sub in ast.walk(value)):  # type: ignore[attr-defined]
             continue  # `model = DataParallel(model)`, `model = model.eval()`: the module it held before
         line = binding.node.lineno
-        if _loads_or_trains(value) or ctx.model.module_loads_weights(ctx.model.value(value)):
+        if (
+            _loads_or_trains(value)
+            or _made_of_layers_of_another(value)
+            or ctx.model.module_loads_weights(ctx.model.value(value))
+        ):
             loaded_at = max(loaded_at or 0, line)
         else:
             builds += 1
@@ -1388,6 +1393,21 @@ _RANDOM_SOURCES = ("numpy.random.", "scipy.stats.")
 _MADE_UP_KEEPING = frozenset({"to", "cuda", "float", "double", "half", "unsqueeze", "view", "reshape"})
 
 
+_LAYER_LISTS = frozenset({"children", "modules", "named_children", "named_modules"})
+
+
+def _made_of_layers_of_another(value: ast.AST) -> bool:
+    """``nn.Sequential(*list(model.children())[:1])``: a module made of another one's layers
+    (a trained or pretrained model's, its features reused), not a new one."""
+    return any(
+        isinstance(sub, ast.Call)
+        and isinstance(sub.func, ast.Attribute)
+        and sub.func.attr in _LAYER_LISTS
+        and isinstance(sub.func.value, (ast.Name, ast.Attribute))  # not `Net().children()`: a new one's
+        for sub in ast.walk(value)
+    )
+
+
 def _trained_later(ctx, call: ast.Call, name: str) -> bool:
     """Whether the code after the call trains the module ``name`` holds: its parameters handed to
     an optimizer, then a backward pass or a step."""
@@ -1652,6 +1672,27 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A new module's own layers, shown before any training.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(1, 4, 3)
+                    self.fc = nn.Linear(4 * 26 * 26, 1)
+
+                def forward(self, x):
+                    return self.fc(self.conv(x).flatten(1))
+
+
+            features = nn.Sequential(*list(Net().children())[:1])
+            print(features(torch.randn(1, 1, 28, 28))[0, 0, :3])
+            """,
+        ),
         # The only instance of the file's class, switched to eval mode and shown on made-up
         # inputs: a demo of the class, though other models of the file train.
         Valid(
@@ -2048,6 +2089,32 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A module made of a trained model's layers, its output only drawn.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import matplotlib.pyplot as plt
+
+            model = nn.Sequential(nn.Conv2d(1, 64, 3), nn.ReLU(), nn.Flatten(), nn.Linear(64 * 26 * 26, 1))
+            optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+            for x, y in loader:
+                loss = nn.functional.mse_loss(model(x), y)
+                loss.backward()
+                optimizer.step()
+                optimizer.zero_grad()
+
+            first_layer = nn.Sequential(*list(model.children())[:1])
+            maps = first_layer(x[:1])[0].detach()
+            for ix in range(8):
+                plt.imshow(maps[ix])
+            """,
+            line=14,
+            column=8,
+            message="`first_layer(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
+            "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run "
+            "it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # A global model frozen only after the function has run.
         Invalid(
             """
