@@ -103,7 +103,9 @@ p.requires_grad_(False)`, `G = load(fp).requires_grad_(False)`, a helper of the 
 parameter of a function, by every caller of the file; for a global a function reads, by the
 module's code before the function's definition, never thawed later; not by a freeze in the other
 branch of an `if` that no loop repeats), with no
-layer added and none of its parameters thawed in between: then its calls record no graph (an
+layer added (an attribute given a constant, `model.aux_logits = False`, is none), its inputs not
+made to require grad (`model.enable_input_require_grads()`) and none of its parameters thawed in
+between: then its calls record no graph (an
 input made to require grad, `x.requires_grad_()`, thaws nothing); an output whose graph
 `torchviz` draws (`make_dot(y.mean())`);
 `model.generate(...)` of a class the run does not show (Hugging Face's and the GPT
@@ -1172,7 +1174,7 @@ def _frozen(ctx, target: ast.AST, call: ast.Call) -> bool:
     found = known.get(key)  # (a new layer is given, every caller hands it frozen)
     if found is None:
         text = ctx.source.text if scope is ctx.tree else ctx.text(scope)
-        given_layer = re.search(rf"\b{re.escape(root.id)}(?:\.\w+)+\s*=(?!=)", text) is not None
+        given_layer = _given_a_layer(text, root.id)
         found = known[key] = (given_layer, not given_layer and _frozen_by_every_caller(ctx, scope, root.id))
     if found[0]:
         return False  # `model.fc = nn.Linear(...)`: a new layer trains
@@ -1190,12 +1192,27 @@ def _frozen_global(ctx, function: ast.AST, name: str) -> bool:
         return False  # a parameter: what its callers hand it
     if ctx.model.body_binds(function, name) or not ctx.model.scopes.module.binds(name):
         return False
-    if re.search(rf"\b{re.escape(name)}(?:\.\w+)+\s*=(?!=)", ctx.source.text) is not None:
+    if _given_a_layer(ctx.source.text, name):
         return False  # `model.fc = nn.Linear(...)`: a new layer trains
     definition = ctx.model.enclosing(function)[-1]  # the module-level statement holding it
     last = ctx.tree.body[-1]
     end = ast.Pass(lineno=last.end_lineno + 1, col_offset=0)
     return name in frozen_models(ctx, ctx.tree, definition) and name in frozen_models(ctx, ctx.tree, end)
+
+
+def _given_a_layer(text: str, name: str) -> bool:
+    """Whether the code assigns an attribute of ``name`` something other than a constant
+    (``model.fc = nn.Linear(...)``: a new layer, which trains; not ``model.aux_logits = False``),
+    outside comments and strings, or makes the model's inputs require grad
+    (``model.enable_input_require_grads()``, Hugging Face's: a frozen model records graphs then)."""
+    if next(_code_occurrences(text, f"{name}.enable_input_require_grads("), None) is not None:
+        return True
+    constant = r"""[ \t]*(?:True|False|None|-?[\d.]+|"[^"\n]*"|'[^'\n]*')[ \t]*(?:#|$)"""
+    for match in re.finditer(rf"\b{re.escape(name)}(?:\.\w+)+[ \t]*=(?!=)(?!{constant})", text, re.M):
+        line = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
+        if "#" not in line and line.count('"') % 2 == 0 and line.count("'") % 2 == 0:
+            return True
+    return False
 
 
 def _frozen_by_every_caller(ctx, function: ast.AST, name: str) -> bool:
@@ -1672,6 +1689,22 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A flag set on a frozen model is no new layer: its calls still record no graph.
+        Valid(
+            """
+            import torch
+            from torchvision import models
+
+            inception = models.inception_v3(pretrained=True)
+            inception.aux_logits = False  # the auxiliary head's output is not wanted
+            for p in inception.parameters():
+                p.requires_grad = False
+            inception.eval()
+            features = []
+            for x, y in val_loader:
+                features.extend(inception(x).numpy())
+            """,
+        ),
         # A new module's own layers, shown before any training.
         Valid(
             """
@@ -2089,6 +2122,29 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A frozen model whose inputs are made to require grad (gradient checkpointing) records a
+        # graph at every call.
+        Invalid(
+            """
+            import torch
+            import transformers
+
+            model = transformers.AutoModelForCausalLM.from_pretrained("gpt2")
+            for param in model.parameters():
+                param.requires_grad = False
+            model.gradient_checkpointing_enable()
+            model.enable_input_require_grads()
+
+            model.eval()
+            for batch in val_loader:
+                print(model(**batch).loss.item())
+            """,
+            line=12,
+            column=11,
+            message="`model(...)` runs with grad enabled in the loop over `val_loader` (line 11), which never uses "
+            "gradients: autograd records a graph for every call, wasting memory and time; wrap the loop in "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # A module made of a trained model's layers, its output only drawn.
         Invalid(
             """
