@@ -319,7 +319,13 @@ def test_lines_named_in_messages_are_cell_lines(tmp_path, capsys):
 
 
 _TRAINED = [
-    code(["import torch\n", "from torch import nn\n", "model = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 1))\n"]),
+    code(
+        [
+            "import torch\n",
+            "from torch import nn\n",
+            "model = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 1))\n",
+        ]
+    ),
     code(
         [
             "opt = torch.optim.SGD(model.parameters(), lr=0.01)\n",
@@ -369,7 +375,9 @@ def test_a_trained_models_output_shown_as_a_cells_last_line_is_only_read(tmp_pat
     ],
 )
 def test_twin_a_call_alone_that_is_not_a_shown_output_of_a_trained_model(tmp_path, capsys, cells):
-    _, out, _ = run_cli(capsys, "check", "--no-cache", "--select", "GG201", str(write(tmp_path / "n.ipynb", notebook(cells))))
+    _, out, _ = run_cli(
+        capsys, "check", "--no-cache", "--select", "GG201", str(write(tmp_path / "n.ipynb", notebook(cells)))
+    )
     assert "GG201" not in out
 
 

@@ -5,7 +5,12 @@ Flags evaluation code that runs a model while grad is enabled: a function that c
 `.eval()` on a model, or loops over a validation/test loader (`val_loader`, `valid_dl`,
 `test_loader`, `eval_dataloader`, `loader_eval`, `dev_iter`, `self.val_dataloader()`, ...), and then calls
 the model outside any `no_grad`/`inference_mode` region, without any sign of gradient use in
-that function. Also flagged: a model call whose output (or a part or view of it:
+that function. Also flagged: one body serving a training and an evaluation phase (`for phase in
+["train", "val"]`, `fit(..., phase="validation")`) whose every backward pass sits under a test of
+the training phase (`if phase == "train":`), with a switch to eval mode under the other branch (or
+under `if phase == "validation":`), and a model call outside both, with grad enabled: the
+evaluation phase records a graph for nothing (`torch.set_grad_enabled(phase == "train")` around
+the forward pass is the usual cure; no fix is offered). And a model call whose output (or a part or view of it:
 `logits = net(x)[:5]`) is read at once (`net(x).data.max(1)[1]`) or bound to names that are
 then only read (`prediction = net(x)` followed by `prediction.data.numpy()`, `.item()`, `.argmax()`,
 comparisons or `print` (also `print("output", net(x))` at once), used as an index (`classes[predicted[j]]`), drawn or logged
@@ -180,6 +185,7 @@ from typing import Iterator, Optional
 
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.imports import ImportMap, dotted_name
+from gradguard.check.analysis.model import split_of_text
 from gradguard.check.analysis.read_only import (
     Rebindings,
     assigned_values,
@@ -879,10 +885,12 @@ def _displayed(ctx, call: ast.Call) -> bool:
         return False
     func = call.func
     if (
-        isinstance(func, ast.Attribute)
-        and _EVAL_FUNCTION_RE.search(func.attr)
-        and ctx.model.method_shown(func.attr)
-    ) or (isinstance(func, ast.Name) and _EVAL_FUNCTION_RE.search(func.id) and func.id in ctx.model.scopes.module.definitions):
+        isinstance(func, ast.Attribute) and _EVAL_FUNCTION_RE.search(func.attr) and ctx.model.method_shown(func.attr)
+    ) or (
+        isinstance(func, ast.Name)
+        and _EVAL_FUNCTION_RE.search(func.id)
+        and func.id in ctx.model.scopes.module.definitions
+    ):
         return False  # `model.predict(prefix)`: the method the check reads is where its grad mode is judged
     body = ctx.tree.body
     index = next(i for i, stmt in enumerate(body) if stmt is statement)
@@ -1425,6 +1433,77 @@ def _made_of_layers_of_another(value: ast.AST) -> bool:
     )
 
 
+# Values of a phase variable that name training (`phase == "train"`), and names of a flag that
+# says the pass trains (`if is_train:`).
+_TRAINING_PHASES = frozenset({"train", "training", "Train", "Training", "TRAIN", "TRAINING", "trn"})
+_TRAINING_FLAGS = frozenset({"train", "training", "is_train", "is_training", "train_mode", "training_mode"})
+
+
+def _training_phase_test(test: ast.AST) -> bool:
+    """``phase == "train"``, ``"train" == mode``, ``is_train``: the test of a training phase."""
+    if isinstance(test, ast.Name):
+        return test.id in _TRAINING_FLAGS
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+        sides = (test.left, test.comparators[0])
+        return any(isinstance(a, ast.Name) for a in sides) and any(
+            isinstance(b, ast.Constant) and b.value in _TRAINING_PHASES for b in sides
+        )
+    return False
+
+
+def _training_phase_only(ctx, unit: _Unit, scope: ast.AST, call: ast.Call) -> Optional[tuple]:
+    """(the test, the switch to eval mode) where one body serves a training and an evaluation
+    phase (``for phase in ["train", "val"]``, ``fit(..., phase="validation")``): every backward
+    pass of the scope sits under a test of the training phase (``if phase == "train":``), the
+    call runs outside it, and the scope switches a model to eval mode under another branch of
+    such a test. None otherwise."""
+    if unit.eval_call is None or ctx.model.grad_mode(call) is not GradMode.ENABLED:
+        return None
+    backward = [
+        node
+        for node in ast.walk(scope)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "backward"
+    ]
+    if not backward:
+        return None
+    tests = []
+    for node in backward:
+        guard = next(
+            (s for s in ctx.model.enclosing(node) if isinstance(s, ast.If) and _training_phase_test(s.test)), None
+        )
+        if guard is None or not _in_branch(guard.body, node):
+            return None  # a backward pass of every phase
+        tests.append(guard)
+    if any(_in_branch(guard.body, call) or _in_branch(guard.orelse, call) for guard in tests):
+        return None  # the call runs in one phase only
+    for eval_call in unit.eval_calls:
+        for statement in ctx.model.enclosing(eval_call):
+            if not isinstance(statement, ast.If):
+                continue
+            if _training_phase_test(statement.test) and _in_branch(statement.orelse, eval_call):
+                return tests[0].test, eval_call  # `if phase == "train": model.train() else: model.eval()`
+            if _evaluation_phase_test(statement.test) and _in_branch(statement.body, eval_call):
+                return tests[0].test, eval_call  # `if phase == "validation": model.eval()`
+    return None
+
+
+def _evaluation_phase_test(test: ast.AST) -> bool:
+    """``phase == "validation"``, ``mode == "test"``: the test of an evaluation phase."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = (test.left, test.comparators[0])
+    return any(isinstance(a, ast.Name) for a in sides) and any(
+        isinstance(b, ast.Constant) and isinstance(b.value, str) and split_of_text(b.value) is Split.EVAL for b in sides
+    )
+
+
+def _in_branch(block: list, node: ast.AST) -> bool:
+    if not block:
+        return False
+    at = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+    return (block[0].lineno, block[0].col_offset) <= at <= (block[-1].end_lineno, block[-1].end_col_offset)  # type: ignore[operator]
+
+
 def _trained_later(ctx, call: ast.Call, name: str) -> bool:
     """Whether the code after the call trains the module ``name`` holds: its parameters handed to
     an optimizer, then a backward pass or a step."""
@@ -1689,6 +1768,29 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # The same loop with grad enabled in the training phase only.
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            def fit(model, loaders, optimizer, epochs):
+                for epoch in range(epochs):
+                    for phase in ["train", "validation"]:
+                        if phase == "train":
+                            model.train()
+                        else:
+                            model.eval()
+                        for images, labels in loaders[phase]:
+                            with torch.set_grad_enabled(phase == "train"):
+                                loss = F.cross_entropy(model(images), labels)
+                            if phase == "train":
+                                optimizer.zero_grad()
+                                loss.backward()
+                                optimizer.step()
+            """,
+        ),
         # A flag set on a frozen model is no new layer: its calls still record no graph.
         Valid(
             """
@@ -2122,6 +2224,34 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # One loop serves both phases; only the training phase backpropagates.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            def fit(model, loaders, optimizer, epochs):
+                for epoch in range(epochs):
+                    for phase in ["train", "validation"]:
+                        if phase == "train":
+                            model.train()
+                        else:
+                            model.eval()
+                        for images, labels in loaders[phase]:
+                            loss = F.cross_entropy(model(images), labels)
+                            if phase == "train":
+                                optimizer.zero_grad()
+                                loss.backward()
+                                optimizer.step()
+            """,
+            line=13,
+            column=40,
+            message='`model(...)` runs with grad enabled in every phase, but only the phase where `phase == "train"` '
+            "(line 14) backpropagates: in the evaluation phase (`model.eval()`, line 11) autograd records a graph for "
+            "nothing, wasting memory and time; run the forward pass under "
+            '`with torch.set_grad_enabled(phase == "train"):`',
+        ),
         # A frozen model whose inputs are made to require grad (gradient checkpointing) records a
         # graph at every call.
         Invalid(
@@ -3087,6 +3217,21 @@ class EvalWithGrad(Rule):
         scope = function if function is not None else ctx.tree
         for candidate in unit.model_calls:
             call = candidate.call
+            phase = _training_phase_only(ctx, unit, scope, call)
+            if phase is not None:
+                statement = _statement(ctx, call)
+                if statement is not None and id(statement) not in reported:
+                    reported.add(id(statement))
+                    test, eval_call = phase
+                    ctx.report(
+                        self.code,
+                        call,
+                        f"`{ctx.text(call.func)}(...)` runs with grad enabled in every phase, but only the phase where "
+                        f"`{ctx.text(test)}` (line {test.lineno}) backpropagates: in the evaluation phase "
+                        f"(`{ctx.text(eval_call)}`, line {eval_call.lineno}) autograd records a graph for nothing, wasting "
+                        f"memory and time; run the forward pass under `with torch.set_grad_enabled({ctx.text(test)}):`",
+                    )
+                continue
             if candidate.why == "loop":
                 loop, loader = unit.loader_loops[candidate.loop_id]
                 outer = self._outermost_loader_loop(ctx, unit, loop)
