@@ -8,8 +8,8 @@ attribute that the code then trains: gives to an optimizer (`torch.optim.SGD([w]
 reads the gradient of (`w.grad`). A result that is only used as an input (its gradient read
 through hooks or `torch.autograd.grad`) is not flagged. Also flagged: `nn.Parameter(...)`
 moved or cast in the same expression and stored on `self` in a module, which leaves a plain
-tensor that the module does not register. `.float()` and `.cpu()` are not flagged: on the
-usual float32 CPU tensor they return the tensor itself; nor is a cast of a tensor made from
+tensor that the module does not register. `.float()`, `.cpu()` and `.type(torch.FloatTensor)`
+are not flagged: on the usual float32 CPU tensor they return the tensor itself; nor is a cast of a tensor made from
 numpy data or with a `dtype=`, which may already have the dtype cast to.
 
 ## Why is this bad?
@@ -84,6 +84,25 @@ class NonLeafParameter(Rule):
     function_triggers = ("requires_grad", "Parameter")
 
     valid = (
+        # A cast to the type a float32 CPU tensor already has returns the Parameter itself.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            dtype = torch.FloatTensor
+
+
+            class Word2Vec(nn.Module):
+                def __init__(self, vocab_size, embedding_size):
+                    super().__init__()
+                    self.W = nn.Parameter(-2 * torch.rand(vocab_size, embedding_size) + 1).type(dtype)
+                    self.WO = nn.Parameter(torch.rand(embedding_size, vocab_size)).type(torch.FloatTensor)
+
+                def forward(self, X):
+                    return X @ self.W @ self.WO
+            """,
+        ),
         Valid(
             """
             import torch
@@ -230,6 +249,8 @@ class NonLeafParameter(Rule):
             return
         receiver = func.value
         if _is_parameter_call(ctx, receiver):
+            if func.attr == "type" and node.args and _float32_cpu_type(ctx, node.args[0]):
+                return  # `.type(torch.FloatTensor)` of a float32 CPU Parameter returns it as is
             if isinstance(target, ast.Attribute) and _in_module_method(ctx, node):
                 ctx.report(
                     self.code,
@@ -265,6 +286,8 @@ def _may_keep_dtype(ctx, move: ast.Call) -> bool:
     assert isinstance(func, ast.Attribute)
     if func.attr == "cuda":
         return False
+    if func.attr == "type" and move.args and _float32_cpu_type(ctx, move.args[0]):
+        return True  # `.type(torch.FloatTensor)`: what the usual float32 CPU tensor already is
     if func.attr == "to":
         casts = [
             a
@@ -280,6 +303,24 @@ def _may_keep_dtype(ctx, move: ast.Call) -> bool:
             return True
         if isinstance(sub, ast.Name) and ctx.imports.qualified_name(sub) in ("numpy", "torch.from_numpy"):
             return True
+    return False
+
+
+_FLOAT32_CPU_TYPES = frozenset({"torch.FloatTensor", "torch.float32", "torch.float"})
+
+
+def _float32_cpu_type(ctx, arg: ast.expr) -> bool:
+    """``torch.FloatTensor``, ``"torch.FloatTensor"``, ``torch.float32``, or a module-level name
+    bound only to one of them (``dtype = torch.FloatTensor``)."""
+    if isinstance(arg, ast.Constant):
+        return arg.value == "torch.FloatTensor"
+    if ctx.imports.qualified_name(arg) in _FLOAT32_CPU_TYPES:
+        return True
+    if isinstance(arg, ast.Name) and arg.id not in ctx.imports.names:
+        bindings = ctx.model.uses(ctx.tree).bindings_of(arg.id)
+        return bool(bindings) and all(
+            b.value is not None and ctx.imports.qualified_name(b.value) in _FLOAT32_CPU_TYPES for b in bindings
+        )
     return False
 
 
