@@ -446,6 +446,32 @@ def test_twin_a_comprehension_names_own_uses_are_evidence():
     assert value.kind is Kind.TENSOR
 
 
+def test_a_traced_or_scripted_module_is_the_module():
+    value, _ = ask(
+        """
+        import torch
+        import torchvision
+        model = torchvision.models.resnet18(pretrained=True)
+        traced = torch.jit.trace(model, torch.rand(1, 3, 224, 224))
+        traced  # <- traced
+        """
+    )
+    assert value.kind is Kind.MODULE
+
+
+def test_twin_a_traced_function_is_not_a_module():
+    value, _ = ask(
+        """
+        import torch
+        def f(x):
+            return x * 2
+        traced = torch.jit.trace(f, torch.rand(3))
+        traced  # <- traced
+        """
+    )
+    assert value.kind is not Kind.MODULE
+
+
 # -- annotations ----------------------------------------------------------------------------
 def test_annotations_are_read():
     value, _ = ask(

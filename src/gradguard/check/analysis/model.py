@@ -2509,6 +2509,10 @@ class SemanticModel:
         return UNKNOWN
 
     def _torch_call(self, qual: str, last: str, node: ast.Call, args: list, state: State, frame: Frame) -> Value:
+        if qual in ("torch.jit.trace", "torch.jit.script") and args:
+            traced = args[0]
+            if traced.kind is Kind.MODULE:
+                return traced  # a ScriptModule sharing the module's parameters: its calls record a graph
         if qual == "torch.hub.load":
             repo = vocab.constant_of(vocab.call_argument(node, 0, "repo_or_dir"), default=None)
             autoshape = vocab.constant_of(vocab.call_argument(node, None, "autoshape"), default=True)

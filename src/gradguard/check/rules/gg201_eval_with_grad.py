@@ -65,7 +65,8 @@ module (`G_AB = Generator()` from a star import, `G_AB.parameters()` handed to a
 one in every function that reads it (`fake_B = G_AB(real_A)` in `sample_images`). A model is also a
 function of the file that computes one by hand: it returns a tensor with a graph of its own,
 whatever it is given (`def forward(x): return x @ w.t() + b` over weights that require grad),
-neither backpropagates nor steps, and is not handed a module; and so is a short function of the
+neither backpropagates nor steps, and is not handed a module; so is what `torch.jit.trace` or
+`torch.jit.script` makes of a module (it shares the module's parameters); and so is a short function of the
 file that returns a model's output, or what it computes from one, with its graph (`def G(z):
 return torch.sigmoid(G_(z))` over a module-level `G_`), and a call of a function of
 the file that is handed a module and runs it, neither backpropagates, steps nor yields, and
