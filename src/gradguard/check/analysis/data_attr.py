@@ -76,9 +76,12 @@ _CONTAINER_RE = re.compile(
     r"(?:data|dataset|datasets|set|sets|loader|batch|batches|sample|samples|packed|seq|sequence|args|cfg"
     r"|config|conf|hparams|response|resp|request|event|msg|record|records|item|items|ctx|obj|node|graph"
     r"|mnist|cifar|cifar10|cifar100|imagenet|svhn|coco|voc)$"
-    r"|^(?:self|cls|ds|opt|opts|img|image|images)$",
+    r"|^(?:self|cls|ds|opt|opts)$",
     re.I,
 )
+# Names of images, often numpy arrays (whose `.data` is a memoryview): a `.data` read from one is
+# a tensor's only where a method only tensors have follows it (`images.data.cpu()`).
+_IMAGE_RE = re.compile(r"^(?:img|image|images)$", re.I)
 _PACKED_HINTS = ("PackedSequence", "pack_padded_sequence", "pack_sequence")
 
 
@@ -137,6 +140,7 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool, written: bool = 
     `PackedSequence`'s `data` field."""
     if _is_tensor_subclass_self(ctx, recv):
         return True
+    followed_by_tensor_method = chain_certain
     if isinstance(recv, (ast.Name, ast.Attribute)) and ctx.imports.qualified_name(recv) is not None:
         return False  # an imported module or name: `torch.utils.data`, `timm.data`
     name = _base_name(recv)
@@ -182,7 +186,7 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool, written: bool = 
         return False
     if isinstance(recv, ast.Subscript) and isinstance(recv.slice, ast.Constant) and isinstance(recv.slice.value, str):
         return False  # batch["image"].data: a field of a record
-    if name is None or _CONTAINER_RE.search(name):
+    if name is None or _CONTAINER_RE.search(name) or (_IMAGE_RE.search(name) and not followed_by_tensor_method):
         return False
     if not written and any(h in ctx.source.text for h in _PACKED_HINTS):
         return False

@@ -106,6 +106,17 @@ class TensorDataRead(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # A numpy image's `.data` is its memoryview.
+        Valid(
+            """
+            import cv2
+            import torch
+
+            image = cv2.imread("in.jpg")
+            view = image.data
+            print(bytes(view[:4]))
+            """,
+        ),
         # The same hook reading its input through `.detach()`.
         Valid(
             """
@@ -231,6 +242,33 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # An image named `image`, a transform's tensor: a method only tensors have follows `.data`.
+        Invalid(
+            """
+            import cv2
+            import torch
+            from torchvision import transforms
+
+            to_tensor = transforms.Compose([transforms.ToTensor(), transforms.Normalize([0.5], [0.5])])
+            image = cv2.imread("in.jpg")
+            image = to_tensor(image)
+            print(image.data.cpu().numpy().shape)
+            """,
+            line=8,
+            column=7,
+            message="`image.data` reads the tensor without autograd's version counter; `image.detach()` reads the "
+            "same values and keeps in-place checks",
+            fixed="""
+            import cv2
+            import torch
+            from torchvision import transforms
+
+            to_tensor = transforms.Compose([transforms.ToTensor(), transforms.Normalize([0.5], [0.5])])
+            image = cv2.imread("in.jpg")
+            image = to_tensor(image)
+            print(image.detach().cpu().numpy().shape)
+            """,
+        ),
         # A module's own parameter read through `.data` in `forward`: it gets no gradient.
         Invalid(
             """
