@@ -3,7 +3,7 @@
 The code cells are joined in order into one Python program, so names imported or bound in
 one cell are known in the next, and the one engine checks it. IPython syntax that is not
 Python (line magics ``%time x``, also without their ``%`` as IPython's automagic runs them:
-``pip install x``, ``matplotlib inline``; shell escapes ``!pip ...`` and ``files = !ls``, help
+``pip install x``, ``matplotlib inline``, ``ls -al out/``; shell escapes ``!pip ...`` and ``files = !ls``, help
 ``obj?``, and cells opened by a cell magic such as ``%%bash``) is replaced by ``pass`` lines,
 one per line, so every other line keeps its number and columns. The bodies of
 ``%%time``, ``%%timeit``, ``%%capture`` and ``%%prun`` cells are Python and are checked.
@@ -52,7 +52,9 @@ PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun"}
 _LINE_MAGIC_RE = re.compile(
     r"[ \t]*(?:[%!]|[\w.]+[ \t]*=[ \t]*[%!]"
     # IPython's automagic: a line magic without its `%` (`pip install torchviz`, `matplotlib inline`)
-    r"|(?:pip|conda|cd|ls|pwd|mkdir|env|set_env|matplotlib|load_ext|reload_ext|autoreload)[ \t]+(?![=(\[.,:+\-*/%<>!&|^])\S)"
+    # (an option, `ls -al out/`, is a dash then a letter; `ls - x` is arithmetic)
+    r"|(?:pip|conda|cd|ls|pwd|mkdir|env|set_env|matplotlib|load_ext|reload_ext|autoreload)[ \t]+"
+    r"(?:-[A-Za-z\-]|(?![=(\[.,:+\-*/%<>!&|^])\S))"
 )
 # `obj?`, `??obj`, and IPython's wildcard search `torch.*Tensor?` (`%psearch`).
 _HELP_RE = re.compile(r"[ \t]*(?:\?{1,2}[\w.*]+|[\w.*]+\?{1,2})[ \t]*$")
