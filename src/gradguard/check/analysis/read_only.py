@@ -377,25 +377,9 @@ def _comprehension_read(node: ast.AST, wanted: set, qualified_name) -> Optional[
     base = _base_name(generator.iter, wanted)
     if base is None:
         return None
-    name = generator.target.id
     parts = [node.key, node.value] if type(node) is ast.DictComp else [node.elt]  # type: ignore[attr-defined]
-    nodes = [sub for part in (*parts, *generator.ifs) for sub in ast.walk(part)]
-    uses: list = []
-    reads: dict = {}
-    for sub in nodes:
-        t = type(sub)
-        if t in _NESTED_CODE:
-            return None
-        if t is ast.Name and sub.id == name:  # type: ignore[attr-defined]
-            uses.append(sub)
-        elif t is ast.Call:
-            _classify_call(sub, {name}, qualified_name, {}, reads)  # type: ignore[arg-type]
-        elif t in _READING_NODES:
-            _classify_read(sub, t, {name}, reads, displayed=False)
-    kinds = [reads.get(id(use)) for use in uses]
-    if not kinds or not all(kind in (_VALUE, _METADATA) for kind in kinds):
-        return None
-    return base, _VALUE if _VALUE in kinds else _METADATA
+    kind = _item_read(generator.target.id, (*parts, *generator.ifs), qualified_name)
+    return (base, kind) if kind is not None else None
 
 
 def _loop_read(loop: ast.AST, wanted: set, qualified_name) -> list:
@@ -408,23 +392,31 @@ def _loop_read(loop: ast.AST, wanted: set, qualified_name) -> list:
         base = _base_name(iterable, wanted)
         if base is None or name in wanted or _assigned_in(loop.body, name):  # type: ignore[attr-defined]
             continue
-        uses: list = []
-        reads: dict = {}
-        for sub in (sub for stmt in loop.body for sub in ast.walk(stmt)):  # type: ignore[attr-defined]
-            t = type(sub)
-            if t in _NESTED_CODE:
-                uses = []
-                break
-            if t is ast.Name and sub.id == name:  # type: ignore[attr-defined]
-                uses.append(sub)
-            elif t is ast.Call:
-                _classify_call(sub, {name}, qualified_name, {}, reads)  # type: ignore[arg-type]
-            elif t in _READING_NODES:
-                _classify_read(sub, t, {name}, reads, displayed=False)
-        kinds = [reads.get(id(use)) for use in uses]
-        if kinds and all(kind in (_VALUE, _METADATA) for kind in kinds):
-            found.append((base, _VALUE if _VALUE in kinds else _METADATA))
+        kind = _item_read(name, loop.body, qualified_name)  # type: ignore[attr-defined]
+        if kind is not None:
+            found.append((base, kind))
     return found
+
+
+def _item_read(name: str, code, qualified_name) -> Optional[int]:
+    """The kind of read (``_VALUE``, ``_METADATA``) where ``code`` (nodes) uses ``name`` and every
+    use is a read; None where one is not, where there is none, or where nested code may use it."""
+    uses: list = []
+    reads: dict = {}
+    for sub in (sub for part in code for sub in ast.walk(part)):
+        t = type(sub)
+        if t in _NESTED_CODE:
+            return None
+        if t is ast.Name and sub.id == name:  # type: ignore[attr-defined]
+            uses.append(sub)
+        elif t is ast.Call:
+            _classify_call(sub, {name}, qualified_name, {}, reads)  # type: ignore[arg-type]
+        elif t in _READING_NODES:
+            _classify_read(sub, t, {name}, reads, displayed=False)
+    kinds = [reads.get(id(use)) for use in uses]
+    if not kinds or not all(kind in (_VALUE, _METADATA) for kind in kinds):
+        return None
+    return _VALUE if _VALUE in kinds else _METADATA
 
 
 def viewed_call(value: ast.AST) -> Optional[ast.Call]:
