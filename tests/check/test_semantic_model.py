@@ -472,6 +472,27 @@ def test_twin_a_traced_function_is_not_a_module():
     assert value.kind is not Kind.MODULE
 
 
+def test_a_method_named_like_a_model_is_not_a_submodule():
+    text = textwrap.dedent(
+        """
+        import torch.nn as nn
+        class Trainer(nn.Module):
+            def __init__(self, model):
+                super().__init__()
+                self.model = model
+            def evaluate_model(self, loader):
+                return 0.0
+        trainer = Trainer(nn.Linear(2, 2))
+        trainer.evaluate_model
+        trainer.model
+        """
+    )
+    ctx = _context(text)
+    method, held = [n.value for n in ctx.tree.body[-2:]]
+    assert ctx.model.value(method).kind is not Kind.MODULE
+    assert ctx.model.value(held).kind is Kind.MODULE
+
+
 # -- annotations ----------------------------------------------------------------------------
 def test_annotations_are_read():
     value, _ = ask(

@@ -1905,9 +1905,13 @@ class SemanticModel:
                 return value
             method = self._method_of(info, attr)
             if method is not None:
-                summary = self.function_summary(method)
-                if summary.trains:
-                    return UNKNOWN  # `model.train_model(x, y)`: a training step, not a forward pass
+                # `model.train_model(x, y)`, `trainer.evaluate_model()`: a method of the class, not a
+                # submodule, whatever its name (a call of it is judged as a method's)
+                return UNKNOWN
+        elif (receiver.ref or "").startswith("project:") and self.project is not None:
+            fact = self.project.classes.get(receiver.ref[len("project:") :])  # type: ignore[index]
+            if fact is not None and (attr in fact.quiet_methods or attr in fact.running_methods):
+                return UNKNOWN  # a method of another file's class
         if attr in ("weight", "bias"):
             return tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=receiver.weak)
         if attr in ("running_mean", "running_var"):

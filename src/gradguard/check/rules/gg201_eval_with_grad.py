@@ -1769,6 +1769,38 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A method named like a model (`evaluate_model`) is no submodule: it is judged as a method,
+        # and this one runs its forward passes under `no_grad`.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class ModelTrainer(nn.Module):
+                def __init__(self, model, loader):
+                    super().__init__()
+                    self.model = model
+                    self.test_loader = loader
+
+                def evaluate_model(self):
+                    correct = 0
+                    self.eval()
+                    with torch.no_grad():
+                        for x, y in self.test_loader:
+                            correct += (self.forward(x).argmax(1) == y).sum().item()
+                    return correct / len(self.test_loader.dataset)
+
+                def forward(self, x):
+                    return self.model(x)
+
+
+            model_trainer = ModelTrainer(nn.Linear(4, 2), loader)
+            model_trainer.load_state_dict(torch.load("ckpt.pt"))
+            test_acc = model_trainer.evaluate_model()
+            print(f"test accuracy {test_acc:.2%}")
+            """,
+        ),
         # The same loop with grad enabled in the training phase only.
         Valid(
             """
