@@ -30,8 +30,7 @@ for a plot or samples drawn from a trained generator (a submodule such as `model
 the mode `model.eval()` or `model.train()` set); not when only its shape is read, not for a
 module built in the same scope and never trained or loaded there (not one made of another
 model's layers, `nn.Sequential(*list(model.children())[:1])`; a smoke test of the model's
-code, also in a function named for evaluation: `def test_rnn(RNN): rnn = RNN(8); rnn(x)`, and over a
-test split's loader in a file that neither backpropagates nor steps;
+code, also in a function named for evaluation: `def test_rnn(RNN): rnn = RNN(8); rnn(x)`;
 loading shows as `net.load...(`, `net.restore...(`, `load...(net, ...)`, a keyword naming weights
 (`Net(checkpoint_name=path)`, `pretrained=True`) or a class whose `__init__` loads them
 (`self.load_state_dict(torch.load(path))`, in the file or another file of the run); in a script or
@@ -1770,33 +1769,6 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
-        # An untrained one-layer module run over a test split to show the output shapes, in a file
-        # that never trains anything.
-        Valid(
-            """
-            import torch
-            import torchvision
-            from torch import nn
-            from torch.utils.data import DataLoader
-
-            dataset = torchvision.datasets.CIFAR10("./data", train=False, transform=torchvision.transforms.ToTensor())
-            dataloader = DataLoader(dataset, batch_size=64)
-
-
-            class Demo(nn.Module):
-                def __init__(self):
-                    super().__init__()
-                    self.conv1 = nn.Conv2d(3, 6, kernel_size=3)
-
-                def forward(self, x):
-                    return self.conv1(x)
-
-
-            demo = Demo()
-            for imgs, targets in dataloader:
-                print(demo(imgs).shape)
-            """,
-        ),
         # A method named like a model (`evaluate_model`) is no submodule: it is judged as a method,
         # and this one runs its forward passes under `no_grad`.
         Valid(
@@ -3079,8 +3051,6 @@ class EvalWithGrad(Rule):
         self, ctx, node: ast.Call, unit, loop_id, named_eval: bool, read_only: Optional[bool]
     ) -> Optional[_Candidate]:
         if loop_id is not None:
-            if _fresh_module(ctx, node) and not re.search(r"\.(?:backward|step)\(", ctx.source.text):
-                return None  # an untrained module shown on test data in a file that never trains: a demo
             return _Candidate(node, "loop", loop_id)
         callee = ctx.model.value(_callee(node))
         if callee.has(Role.EVALUATING):
