@@ -448,6 +448,10 @@ def _shown(ctx, node: ast.AST) -> str:
 _BUILTINS = frozenset(dir(__import__("builtins")))
 
 
+# Names in NOT_MODEL_METHODS that a model class may define as a method running it.
+_CALLABLE_NAMES = frozenset({"encode", "decode"}) & NOT_MODEL_METHODS
+
+
 def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
     """Callees the syntax alone shows are no model (no question to the model needed): a
     builtin, a function or class the module defines, an imported name or module attribute
@@ -470,8 +474,12 @@ def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
             )
         )
     if isinstance(target, ast.Attribute):
-        if target.attr in NOT_MODEL_METHODS or target.attr.startswith("assert"):
-            return True  # `outputs.append(y)`, `model.parameters()`, `self.assertEqual(...)`
+        if target.attr.startswith("assert"):
+            return True  # `self.assertEqual(...)`
+        if target.attr in NOT_MODEL_METHODS:
+            # `outputs.append(y)`, `model.parameters()`, `tokenizer.encode(text)`; not a method a
+            # module class of the file or run defines under that name (`vae_net.encode(x)`)
+            return target.attr not in _CALLABLE_NAMES or not ctx.model.method_shown(target.attr)
         root = target.value
         if isinstance(root, ast.Name) and root.id == "self":
             cls = ctx.method_class
@@ -2257,6 +2265,43 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A model's own `encode` method (not a tokenizer's) run after training, its result only read.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class AutoEncoder(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.encoder = nn.Conv2d(1, 4, 3)
+                    self.decoder = nn.ConvTranspose2d(4, 1, 3)
+
+                def encode(self, x):
+                    return self.encoder(x)
+
+                def forward(self, x):
+                    return self.decoder(self.encode(x))
+
+
+            net = AutoEncoder()
+            optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
+            for image in train_images:
+                loss = (net(image) - image).pow(2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+
+            codes = net.encode(test_images)
+            print(codes.argmax(1)[0])
+            """,
+            line=26,
+            column=9,
+            message="`net.encode(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
+            "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run "
+            "it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # One loop serves both phases; only the training phase backpropagates.
         Invalid(
             """
