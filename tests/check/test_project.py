@@ -641,3 +641,70 @@ def test_a_call_whose_result_is_called_built_a_module(tmp_path, capsys):
     )
     found = [line for line in findings(capsys, script) if "GG201" in line]
     assert not any("demo.py:4:" in line for line in found), found
+
+
+RUNNER = """
+    import torch
+    import torchvision.transforms as transforms
+
+    def segment(image, model, device):
+        image = transforms.ToTensor()(image).to(device).unsqueeze(0)
+        outputs = model(image)
+        return outputs
+"""
+
+RUNNER_MAIN = """
+    import torch
+    import torchvision
+    import utils
+
+    model = torchvision.models.segmentation.fcn_resnet50(pretrained=True)
+    model.eval()
+    outputs = utils.segment(image, model, "cpu")
+    print(outputs["out"].argmax(1).shape, outputs["out"].max().item())
+"""
+
+
+def test_a_helper_of_another_file_running_the_module_it_is_handed_is_a_model_call(tmp_path, capsys):
+    helper = write(tmp_path, "utils.py", RUNNER)
+    main_py = write(tmp_path, "main.py", RUNNER_MAIN)
+    found = findings(capsys, helper, main_py)
+    assert any("main.py:8" in line and "GG201" in line and "utils.segment" in line for line in found), found
+
+
+def test_twin_a_helper_of_another_file_that_turns_grad_off_or_trains_is_not(tmp_path, capsys):
+    for body in (
+        "with torch.no_grad():\n            outputs = model(image)",
+        "outputs = model(image)\n        outputs.sum().backward()",
+    ):
+        helper = write(tmp_path, "utils.py", RUNNER.replace("outputs = model(image)", body))
+        compile(helper.read_text(), "utils.py", "exec")  # the twin parses
+        main_py = write(tmp_path, "main.py", RUNNER_MAIN)
+        assert not any("GG201" in line for line in findings(capsys, helper, main_py)), body
+
+
+def test_twin_a_helper_of_another_file_called_under_no_grad_is_not(tmp_path, capsys):
+    helper = write(tmp_path, "utils.py", RUNNER)
+    main_py = write(
+        tmp_path,
+        "main.py",
+        RUNNER_MAIN.replace(
+            '    outputs = utils.segment(image, model, "cpu")\n',
+            '    with torch.no_grad():\n        outputs = utils.segment(image, model, "cpu")\n',
+        ),
+    )
+    assert not any("GG201" in line for line in findings(capsys, helper, main_py))
+
+
+def test_twin_a_helper_of_another_file_handed_a_toy_module_or_named_for_evaluation_is_not(tmp_path, capsys):
+    helper = write(tmp_path, "utils.py", RUNNER + "\n\ndef predict_segments(image, model):\n    return model(image)\n")
+    toy = RUNNER_MAIN.replace(
+        "model = torchvision.models.segmentation.fcn_resnet50(pretrained=True)",
+        "class Toy(torch.nn.Module):\n        def forward(self, x):\n            return 2 * x\n\n    model = Toy()",
+    )
+    named = RUNNER_MAIN.replace('utils.segment(image, model, "cpu")', "utils.predict_segments(image, model)")
+    for code in (toy, named):
+        main_py = write(tmp_path, "main.py", code)
+        compile(main_py.read_text(), "main.py", "exec")
+        found = [line for line in findings(capsys, helper, main_py) if "main.py" in line and "GG201" in line]
+        assert not found, found

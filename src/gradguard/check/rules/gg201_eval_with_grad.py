@@ -72,7 +72,10 @@ return torch.sigmoid(G_(z))` over a module-level `G_`), and a call of a function
 the file that is handed a module and runs it, neither backpropagates, steps nor yields, and
 gives back a tensor that may carry the graph (`batch_loss(model, x, y)` of `def batch_loss(model,
 x, y): return F.cross_entropy(model(x), y)`: reported where its loss is only read, `total +=
-batch_loss(model, x, y).item()`). A call of a model's method runs
+batch_loss(model, x, y).item()`), and so is a call of a module-level function of another file of the
+run that calls the module it is handed, hands back what it computes and turns no grad off
+(`utils.get_segment_labels(image, model, device)`; not one named for evaluation, judged in its own
+file, nor one handed a module without parameters or the file's own untrained one). A call of a model's method runs
 the model where the method's code shows it (it calls `self(...)`, `self.forward(...)`, a layer
 the instance holds, or another such method: `agent.get_action(obs)`, `net.qvals(x)`), for a
 class of the file or of another file of the run; for a class the run does not show, where the
@@ -371,6 +374,7 @@ class _State:
     frozen: dict = field(default_factory=dict)  # (id(scope), name) -> what `_frozen` reads of the text
     parameters_called: dict = field(default_factory=dict)  # id(function) -> `_parameters_called`
     wrapper_shapes: dict = field(default_factory=dict)  # id(function) -> `_wrapper_shape`
+    project_runners: dict = field(default_factory=dict)  # qualified name -> `_project_runner`
 
 
 def _loader_name(expr: ast.AST) -> Optional[str]:
@@ -461,7 +465,7 @@ def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
     if isinstance(target, ast.Name):
         name = target.id
         if name in _BUILTINS or name in ctx.imports.names:
-            return not ctx.model.rebinds(name)
+            return not ctx.model.rebinds(name) and _project_runner(ctx, target) is None
         definitions = ctx.model.scopes.module.definitions.get(name)
         return (
             bool(definitions)
@@ -486,9 +490,77 @@ def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
             return cls is not None and any(
                 isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == target.attr for s in cls.body
             )
-        # An attribute of an imported module, however deep: `np.mean`, `torch.ops.aten.abs.default`.
-        return ctx.model.is_import(target)
+        # An attribute of an imported module, however deep: `np.mean`, `torch.ops.aten.abs.default`;
+        # not a function of another file of the run that runs a module it is handed.
+        return ctx.model.is_import(target) and _project_runner(ctx, target) is None
     return not isinstance(target, (ast.Subscript, ast.Call))
+
+
+def _project_runner(ctx, target: ast.AST) -> Optional[dict]:
+    """The parameters (name -> position) that a module-level function of another file of the run
+    calls, where ``target`` names one that neither backpropagates, steps, yields nor turns grad
+    off, and hands back what it computes (``utils.get_segment_labels(image, model, device)`` of
+    ``def get_segment_labels(image, model, device): ...; return model(image)``); None otherwise
+    (read from that file: ``ProjectIndex.function_node``, once per name)."""
+    project = ctx.model.project
+    if project is None:
+        return None
+    qualified = ctx.imports.qualified_name(target)
+    if qualified is None or qualified.startswith(("torch.", "torchvision.")) or "." not in qualified:
+        return None
+    cache = ctx.state(_State).project_runners
+    if qualified in cache:
+        return cache[qualified]
+    cache[qualified] = None
+    module, _, name = qualified.rpartition(".")
+    if _EVAL_FUNCTION_RE.search(name):
+        return None  # `d2l.predict_sentiment(net, ...)`: judged inside, in its own file
+    found = project.function_node(f"{project.resolve(ctx.model.filename, module)}.{name}")
+    if found is None:
+        return None
+    _tree, function = found
+    args = function.args
+    positional = [arg.arg for arg in (*args.posonlyargs, *args.args)]
+    named = {arg.arg for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    nodes = list(ast.walk(function))
+    called = {
+        sub.func.id
+        for sub in nodes
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in named
+    }
+    if not called:
+        return None
+    text = ast.unparse(function)
+    if re.search(r"\.(?:backward|step)\(|no_grad|inference_mode|set_grad_enabled", text) or any(
+        isinstance(sub, (ast.Yield, ast.YieldFrom)) for sub in nodes
+    ):
+        return None  # a training step, a generator, or grad turned off inside
+    returns = [sub.value for sub in nodes if isinstance(sub, ast.Return) and sub.value is not None]
+    if not returns or any(
+        isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _READ_STEPS
+        for value in returns
+    ):
+        return None  # nothing handed back, or only what it read
+    cache[qualified] = {p: (positional.index(p) if p in positional else None) for p in called}
+    return cache[qualified]
+
+
+def _handed_a_model(ctx, argument: ast.AST) -> bool:
+    """Whether an argument is a module that may record a graph: not one without parameters,
+    nor an instance of the file's own class that the file never trains or loads (a test of the
+    helper on a toy module)."""
+    value = ctx.model.value(argument)
+    if value.kind is not Kind.MODULE or ctx.model.module_without_parameters(value):
+        return False
+    if isinstance(argument, ast.Name) and value.ref and ctx.model.class_info(value.ref) is not None:
+        name = re.escape(argument.id)
+        trained = rf"\b{name}\.(?:load|parameters\(|train\()|\b(?:load|train|fit)\w*\(\s*{name}\b"
+        return re.search(trained, ctx.source.text) is not None
+    return True
+
+
+# The last step of a returned value that leaves no graph in it.
+_READ_STEPS = frozenset({"item", "tolist", "numpy", "detach"})
 
 
 def _graph_function(ctx, definitions: list) -> bool:
@@ -901,11 +973,23 @@ def _displayed(ctx, call: ast.Call) -> bool:
         and func.id in ctx.model.scopes.module.definitions
     ):
         return False  # `model.predict(prefix)`: the method the check reads is where its grad mode is judged
+    if _EVAL_FUNCTION_RE.search(getattr(func, "attr", getattr(func, "id", ""))) and _of_another_file(ctx, func):
+        return False  # `d2l.predict_sentiment(net, vocab, text)`: judged in its own file
     body = ctx.tree.body
     index = next(i for i, stmt in enumerate(body) if stmt is statement)
     following = body[index + 1] if index + 1 < len(body) else None
     cell = bisect.bisect_right(starts, statement.lineno)
     return following is None or bisect.bisect_right(starts, following.lineno) != cell
+
+
+def _of_another_file(ctx, func: ast.AST) -> bool:
+    """Whether a callee is a module-level function another file of the run defines."""
+    project = ctx.model.project
+    qualified = ctx.imports.qualified_name(func) if project is not None else None
+    if project is None or qualified is None or "." not in qualified:
+        return False
+    module, _, name = qualified.rpartition(".")
+    return f"{project.resolve(ctx.model.filename, module)}.{name}" in project.functions
 
 
 def _read_at_once_text(ctx, call: ast.Call) -> bool:
@@ -3193,6 +3277,12 @@ class EvalWithGrad(Rule):
                 return not any(ctx.model.value(arg).kind is Kind.MODULE for arg in node.args)
             return _runs_a_module_it_is_handed(ctx, node, definitions) or _wraps_a_model(ctx, definitions)
         if value.kind is not Kind.MODULE:
+            runner = _project_runner(ctx, target) if ctx.model.project is not None else None
+            if runner is not None:
+                return any(
+                    (argument := call_argument(node, position, name)) is not None and _handed_a_model(ctx, argument)
+                    for name, position in runner.items()
+                )
             return EvalWithGrad._model_method_call(ctx, target)
         if ctx.model.module_without_parameters(value):
             return False  # a class of the file over plain tensors updated by hand: no graph
