@@ -13,7 +13,7 @@ evaluation phase records a graph for nothing (`torch.set_grad_enabled(phase == "
 the forward pass is the usual cure; no fix is offered). And a model call whose output (or a part or view of it:
 `logits = net(x)[:5]`) is read at once (`net(x).data.max(1)[1]`) or bound to names that are
 then only read (`prediction = net(x)` followed by `prediction.data.numpy()`, `.item()`, `.argmax()`,
-comparisons or `print` (also `print("output", net(x))` at once), used as an index (`classes[predicted[j]]`), drawn or logged
+comparisons or `print` (also `print("output", net(x))` or `f"{net(x):.3f}"` at once), used as an index (`classes[predicted[j]]`), drawn or logged
 (`ax.matshow(attention)`, `writer.add_image(tag, sample)`, `save_image(fake, path)`, torch_snippets'
 `show(pred[0])`, shown as a
 notebook cell's last line, also among others, `out.shape, out[0][:3]`, or the call alone as that
@@ -39,7 +39,8 @@ when its data is not named for a test split (data a torch factory makes up, `tes
 torch.randn(5, 5)`, is none, whatever its name), and an optimizer over the parameters only once a
 step or a backward pass has run: a demo of the untrained model before its training cell is not
 reported (also one built in a cell that does not parse, an exercise's `net = # complete here`,
-where later cells train it), nor, in a file that never backpropagates or for the file's only
+where later cells train it, and a function of the file computing a model by hand before any
+backward pass or step of the script), nor, in a file that never backpropagates or for the file's only
 instance of the class, a demo of the outputs of an untrained instance of the file's own class
 switched to eval mode on made-up inputs, printed or shown as a notebook cell's last line (a torch factory's,
 numbers written in the code, `torch.tensor([3, 2])`, or
@@ -940,9 +941,11 @@ _READ_AT_ONCE_STARTS = (".", "[")
 
 
 def _printed(ctx, call: ast.Call) -> bool:
-    """``print("output", net(x))``, ``float(net(x))``: the result handed straight to a builtin
-    that only reads it."""
+    """``print("output", net(x))``, ``float(net(x))``, ``f"{net(x)}"``: the result handed straight
+    to a builtin that only reads it, or formatted into text."""
     parent = ctx.parent(call)
+    if isinstance(parent, ast.FormattedValue):
+        return True  # `f"{net(x):.3f}"`: formatted into text
     return (
         isinstance(parent, ast.Call)
         and call in parent.args
@@ -1595,6 +1598,20 @@ def _in_branch(block: list, node: ast.AST) -> bool:
         return False
     at = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
     return (block[0].lineno, block[0].col_offset) <= at <= (block[-1].end_lineno, block[-1].end_col_offset)  # type: ignore[operator]
+
+
+def _untrained_graph_function(ctx, call: ast.Call) -> bool:
+    """A script's call of a function of the file that computes a model by hand (``def
+    forward(x): return w * x``) before any backward pass or step of the script: a demo of
+    the untrained model, as ``_fresh_module`` says for a module."""
+    func = call.func
+    if ctx.function is not None or not isinstance(func, ast.Name):
+        return False
+    definitions = ctx.model.scopes.module.definitions.get(func.id)
+    if not definitions or not _graph_function(ctx, definitions):
+        return False
+    before = ctx.source.text[: ctx.source.node_start(call)]
+    return re.search(r"\.(?:backward|step)\(", before) is None
 
 
 def _trained_later(ctx, call: ast.Call, name: str) -> bool:
@@ -2349,6 +2366,36 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A model computed by hand, its prediction formatted into text after training (the same
+        # line before training is a demo of the untrained model).
+        Invalid(
+            """
+            import torch
+
+            X = torch.tensor([1.0, 2.0, 3.0, 4.0])
+            Y = torch.tensor([2.0, 4.0, 6.0, 8.0])
+            w = torch.tensor(0.0, requires_grad=True)
+
+
+            def forward(x):
+                return w * x
+
+
+            print(f"Prediction before training: f(5) = {forward(5):.3f}")
+            optimizer = torch.optim.SGD([w], lr=0.01)
+            for epoch in range(100):
+                loss = ((forward(X) - Y) ** 2).mean()
+                loss.backward()
+                optimizer.step()
+                optimizer.zero_grad()
+            print(f"Prediction after training: f(5) = {forward(5):.3f}")
+            """,
+            line=19,
+            column=44,
+            message="`forward(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
+            "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run "
+            "it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # A model's own `encode` method (not a tokenizer's) run after training, its result only read.
         Invalid(
             """
@@ -3146,7 +3193,9 @@ class EvalWithGrad(Rule):
                     return  # bound to a name, but nothing in the scope reads a value
             else:
                 # `loss(net(x), y)`: see `_fed_into_read`; `net(x)` alone as a notebook cell's last line is shown
-                argument = _an_argument(ctx, node) or _displayed(ctx, node)
+                argument = (
+                    _an_argument(ctx, node) or _displayed(ctx, node) or isinstance(ctx.parent(node), ast.FormattedValue)
+                )
                 if (
                     not (argument or _read_at_once_text(ctx, node))
                     or _certainly_not_a_model(ctx, callee)
@@ -3217,6 +3266,7 @@ class EvalWithGrad(Rule):
             # an untrained model's demo before its training (not its predictions on test data;
             # `test_example = torch.randn(5, 5)` is made up, whatever its name)
             and not _fresh_module(ctx, node, so_far=not _may_be_evaluation_data(ctx, node) or _made_up_input(ctx, node))
+            and not _untrained_graph_function(ctx, node)
             and not _unit_test(ctx, ctx.function)
         ):
             return _Candidate(node, "read-only")
