@@ -58,9 +58,10 @@ def train_epoch(model, loader, optimizer):
 
 ## Fix safety
 The fix is safe. When the accumulator starts as a number literal (`total = 0.0`), is never
-used as a tensor afterwards (no `total.item()`, no torch call on it) and is not what the
-function returns to a caller of the file that uses it as a tensor
-(`evaluate_loss(...).detach()`), it accumulates
+used as a tensor afterwards (no `total.item()`, no torch call on it, not handed to a function of
+the file that reads it as a tensor, `get_numpy(total)` of `def get_numpy(x): return
+x.data.numpy()`) and is not what the function returns to a caller of the file that uses it as a
+tensor (`evaluate_loss(...).detach()`), it accumulates
 `loss.item()`: a Python number, so the total stays a number. Otherwise it accumulates
 `loss.detach()`: the same values without the graph, so later tensor operations on the total
 still work. The accumulated value is not backpropagated (the rule checks this), so dropping
@@ -255,6 +256,45 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # The total is handed to a function of the file that reads it as a tensor: `.detach()`.
+        Invalid(
+            """
+            import torch
+
+
+            def get_numpy(x):
+                return x.data.numpy()
+
+
+            def validate(net, loader, criterion):
+                total, count = 0, 0
+                for xb, yb in loader:
+                    loss = criterion(net(xb), yb)
+                    total += loss * len(xb)
+                    count += len(xb)
+                return get_numpy(total / count)
+            """,
+            line=12,
+            column=9,
+            message="Accumulating `loss * len(xb)` across iterations keeps every iteration's autograd graph alive; "
+            "accumulate `(loss * len(xb)).detach()`",
+            fixed="""
+            import torch
+
+
+            def get_numpy(x):
+                return x.data.numpy()
+
+
+            def validate(net, loader, criterion):
+                total, count = 0, 0
+                for xb, yb in loader:
+                    loss = criterion(net(xb), yb)
+                    total += (loss * len(xb)).detach()
+                    count += len(xb)
+                return get_numpy(total / count)
+            """,
+        ),
         # The total is what the function returns: its callers may use it as a tensor.
         Invalid(
             """
@@ -659,8 +699,37 @@ def _suffix(ctx, uses, acc: str, how: str, derived: set) -> str:
         # a total the function returns stays a tensor where a caller of the file uses it as one
         # (`evaluate_loss(...).detach().cpu()`)
         and not (({acc} | derived) & uses.escaping and _callers_use_as_tensor(ctx, ctx.function))
+        # nor where it is handed to a function of the file that uses it as one (`get_numpy(total)`
+        # of `def get_numpy(x): return x.data.numpy()`)
+        and not _handed_to_tensor_use(ctx, uses, {acc} | derived)
     )
     return ".item()" if use_item else ".detach()"
+
+
+def _handed_to_tensor_use(ctx, uses, names: set) -> bool:
+    """Whether one of ``names`` (or arithmetic on it) is a positional argument of a function of the
+    file that reads that parameter as only a tensor can be read (``.data``, ``.numpy()``...)."""
+    definitions = ctx.model.scopes.module.definitions
+    for call in uses.calls:
+        func = call.func
+        if not isinstance(func, ast.Name) or func.id not in definitions:
+            continue
+        for index, arg in enumerate(call.args):
+            # the total itself, or computed from it by arithmetic (`get_numpy(total / count)`)
+            if not (isinstance(arg, (ast.Name, ast.BinOp, ast.UnaryOp)) and _names(arg) & names):
+                continue
+            for fn in definitions[func.id]:
+                params = getattr(fn, "args", None)
+                positional = [a.arg for a in (*params.posonlyargs, *params.args)] if params is not None else []
+                if index < len(positional) and any(
+                    isinstance(sub, ast.Attribute)
+                    and sub.attr in _TENSOR_ONLY_METHODS | {"data"}
+                    and isinstance(sub.value, ast.Name)
+                    and sub.value.id == positional[index]
+                    for sub in ast.walk(fn)
+                ):
+                    return True
+    return False
 
 
 # Methods a Python number lacks: a caller calling one on a function's result needs a tensor.
