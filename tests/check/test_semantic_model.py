@@ -493,6 +493,28 @@ def test_a_method_named_like_a_model_is_not_a_submodule():
     assert ctx.model.value(held).kind is Kind.MODULE
 
 
+def test_a_field_of_a_model_output_dict_is_a_tensor_with_its_graph():
+    text = textwrap.dedent(
+        """
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.l_out = nn.Linear(4, 3)
+            def forward(self, x):
+                return {"out": self.l_out(x)}
+        net = Net()
+        output = net(x)
+        output["out"]
+        batch["image"]
+        """
+    )
+    ctx = _context(text)
+    field, record = [n.value for n in ctx.tree.body[-2:]]
+    assert ctx.model.value(field).kind is Kind.TENSOR
+    assert ctx.model.value(record).kind is not Kind.TENSOR  # a batch's field: not known
+
+
 # -- annotations ----------------------------------------------------------------------------
 def test_annotations_are_read():
     value, _ = ask(

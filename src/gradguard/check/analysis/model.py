@@ -2064,6 +2064,9 @@ class SemanticModel:
         key = node.slice
         if kind is Kind.TENSOR:
             if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                if receiver.has(Role.OUTPUT) and not receiver.weak:
+                    # `output["out"]` of a model of the file whose forward returns a dict of tensors
+                    return tensor(receiver.grad, Role.OUTPUT, weak=True)
                 return UNKNOWN
             roles = receiver.roles & (Role.INFERENCE | Role.DETACHED)
             return tensor(receiver.grad, roles, weak=receiver.weak).with_(split=receiver.split)
