@@ -102,6 +102,11 @@ class ProjectIndex:
             paths = self.__dict__["_paths"] = {name: path for path, name in self.module_names.items()}
         return paths.get(key)
 
+    def function_key(self, importer: str, qualified: str) -> str:
+        """The key of ``module.function`` as the file ``importer`` imports it (``resolve``)."""
+        module, _, name = qualified.rpartition(".")
+        return f"{self.resolve(importer, module)}.{name}"
+
     def running_method_names(self) -> frozenset:
         """The names of the methods by which some module class of the run runs it (made once)."""
         names = self.__dict__.get("_running_method_names")

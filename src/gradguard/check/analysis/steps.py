@@ -171,17 +171,20 @@ def _exclusive_branches(ctx, first: ast.AST, second: ast.AST) -> bool:
     what the first does never happens before the second (``if single: freeze(model)`` /
     ``else: model = Ensemble(); ...; model(x)``)."""
     around = [statement for statement in ctx.model.enclosing(first) if statement is not first]
-    if any(isinstance(s, (ast.For, ast.AsyncFor, ast.While)) and _in_block([s], second) for s in around):
+    if any(isinstance(s, (ast.For, ast.AsyncFor, ast.While)) and in_block([s], second) for s in around):
         return False  # a loop around both: a later round may run the other branch after this one
     for statement in around:
         if isinstance(statement, ast.If) and statement.orelse:
-            first_in_body = _in_block(statement.body, first)
-            if _in_block(statement.orelse if first_in_body else statement.body, second):
+            first_in_body = in_block(statement.body, first)
+            if in_block(statement.orelse if first_in_body else statement.body, second):
                 return True
     return False
 
 
-def _in_block(block: list, node: ast.AST) -> bool:
+def in_block(block: list, node: ast.AST) -> bool:
+    """Whether ``node`` lies within the statements ``block`` (an ``if``'s body or ``orelse``), by position."""
+    if not block:
+        return False
     at = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
     return (block[0].lineno, block[0].col_offset) <= at <= (block[-1].end_lineno, block[-1].end_col_offset)  # type: ignore[operator]
 

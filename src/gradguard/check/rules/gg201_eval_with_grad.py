@@ -200,7 +200,7 @@ from gradguard.check.analysis.read_only import (
     viewed_call,
 )
 from gradguard.check.analysis.scopes import parameters
-from gradguard.check.analysis.steps import frozen_models
+from gradguard.check.analysis.steps import frozen_models, in_block
 from gradguard.check.analysis.values import Grad, Kind, Role, Split
 from gradguard.check.analysis.vocabulary import (
     LIGHTNING_EVALUATION_HOOK_PREFIXES,
@@ -376,6 +376,7 @@ class _State:
     parameters_called: dict = field(default_factory=dict)  # id(function) -> `_parameters_called`
     wrapper_shapes: dict = field(default_factory=dict)  # id(function) -> `_wrapper_shape`
     project_runners: dict = field(default_factory=dict)  # qualified name -> `_project_runner`
+    cell_ends: Optional[frozenset] = None  # ids of a notebook's statements that end their cell (`_displayed`)
 
 
 def _loader_name(expr: ast.AST) -> Optional[str]:
@@ -513,10 +514,9 @@ def _project_runner(ctx, target: ast.AST) -> Optional[dict]:
     if qualified in cache:
         return cache[qualified]
     cache[qualified] = None
-    module, _, name = qualified.rpartition(".")
-    if _EVAL_FUNCTION_RE.search(name):
+    if _EVAL_FUNCTION_RE.search(qualified.rpartition(".")[2]):
         return None  # `d2l.predict_sentiment(net, ...)`: judged inside, in its own file
-    found = project.function_node(f"{project.resolve(ctx.model.filename, module)}.{name}")
+    found = project.function_node(project.function_key(ctx.model.filename, qualified))
     if found is None:
         return None
     _tree, function = found
@@ -967,6 +967,17 @@ def _displayed(ctx, call: ast.Call) -> bool:
         shown, statement = statement, ctx.parent(statement)  # `mynet(X)[1]`: a part of it shown
     if not isinstance(statement, ast.Expr) or ctx.parent(statement) is not ctx.tree:
         return False
+    state = ctx.state(_State)
+    if state.cell_ends is None:
+        body = ctx.tree.body
+        state.cell_ends = frozenset(
+            id(stmt)
+            for stmt, following in zip(body, [*body[1:], None])
+            if following is None
+            or bisect.bisect_right(starts, following.lineno) != bisect.bisect_right(starts, stmt.lineno)
+        )
+    if id(statement) not in state.cell_ends:
+        return False
     func = call.func
     if (
         isinstance(func, ast.Attribute) and _EVAL_FUNCTION_RE.search(func.attr) and ctx.model.method_shown(func.attr)
@@ -978,11 +989,7 @@ def _displayed(ctx, call: ast.Call) -> bool:
         return False  # `model.predict(prefix)`: the method the check reads is where its grad mode is judged
     if _EVAL_FUNCTION_RE.search(getattr(func, "attr", getattr(func, "id", ""))) and _of_another_file(ctx, func):
         return False  # `d2l.predict_sentiment(net, vocab, text)`: judged in its own file
-    body = ctx.tree.body
-    index = next(i for i, stmt in enumerate(body) if stmt is statement)
-    following = body[index + 1] if index + 1 < len(body) else None
-    cell = bisect.bisect_right(starts, statement.lineno)
-    return following is None or bisect.bisect_right(starts, following.lineno) != cell
+    return True
 
 
 def _of_another_file(ctx, func: ast.AST) -> bool:
@@ -991,8 +998,7 @@ def _of_another_file(ctx, func: ast.AST) -> bool:
     qualified = ctx.imports.qualified_name(func) if project is not None else None
     if project is None or qualified is None or "." not in qualified:
         return False
-    module, _, name = qualified.rpartition(".")
-    return f"{project.resolve(ctx.model.filename, module)}.{name}" in project.functions
+    return project.function_key(ctx.model.filename, qualified) in project.functions
 
 
 def _read_at_once_text(ctx, call: ast.Call) -> bool:
@@ -1095,8 +1101,7 @@ def _project_parameters_read(ctx, qualified: str):
     project = ctx.model.project
     if project is None:
         return None
-    module, _, name = qualified.rpartition(".")
-    found = project.function_node(f"{project.resolve(ctx.model.filename, module)}.{name}")
+    found = project.function_node(project.function_key(ctx.model.filename, qualified))
     if found is None:
         return None
     tree, function = found
@@ -1275,14 +1280,17 @@ def _frozen(ctx, target: ast.AST, call: ast.Call) -> bool:
     scope = ctx.function if ctx.function is not None else ctx.tree
     known = ctx.state(_State).frozen
     key = (id(scope), root.id)
-    found = known.get(key)  # (a new layer is given, every caller hands it frozen)
+    found = known.get(key)  # (a new layer is given, every caller hands it frozen or it is a frozen global)
     if found is None:
         text = ctx.source.text if scope is ctx.tree else ctx.text(scope)
         given_layer = _given_a_layer(text, root.id)
-        found = known[key] = (given_layer, not given_layer and _frozen_by_every_caller(ctx, scope, root.id))
+        frozen = not given_layer and (
+            _frozen_by_every_caller(ctx, scope, root.id) or _frozen_global(ctx, scope, root.id)
+        )
+        found = known[key] = (given_layer, frozen)
     if found[0]:
         return False  # `model.fc = nn.Linear(...)`: a new layer trains
-    return found[1] or root.id in frozen_models(ctx, scope, call) or _frozen_global(ctx, scope, root.id)
+    return found[1] or root.id in frozen_models(ctx, scope, call)
 
 
 def _frozen_global(ctx, function: ast.AST, name: str) -> bool:
@@ -1312,11 +1320,8 @@ def _given_a_layer(text: str, name: str) -> bool:
     if next(_code_occurrences(text, f"{name}.enable_input_require_grads("), None) is not None:
         return True
     constant = r"""[ \t]*(?:True|False|None|-?[\d.]+|"[^"\n]*"|'[^'\n]*')[ \t]*(?:#|$)"""
-    for match in re.finditer(rf"\b{re.escape(name)}(?:\.\w+)+[ \t]*=(?!=)(?!{constant})", text, re.M):
-        line = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
-        if "#" not in line and line.count('"') % 2 == 0 and line.count("'") % 2 == 0:
-            return True
-    return False
+    assignments = re.finditer(rf"\b{re.escape(name)}(?:\.\w+)+[ \t]*=(?!=)(?!{constant})", text, re.M)
+    return any(_in_code(text, match.start()) for match in assignments)
 
 
 def _frozen_by_every_caller(ctx, function: ast.AST, name: str) -> bool:
@@ -1535,16 +1540,21 @@ _TRAINING_PHASES = frozenset({"train", "training", "Train", "Training", "TRAIN",
 _TRAINING_FLAGS = frozenset({"train", "training", "is_train", "is_training", "train_mode", "training_mode"})
 
 
+def _phase_compared(test: ast.AST) -> Optional[object]:
+    """The constant a name is compared with by ``==`` (``phase == "train"``, ``"val" == mode``)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return None
+    sides = (test.left, test.comparators[0])
+    if not any(isinstance(side, ast.Name) for side in sides):
+        return None
+    return next((side.value for side in sides if isinstance(side, ast.Constant)), None)
+
+
 def _training_phase_test(test: ast.AST) -> bool:
     """``phase == "train"``, ``"train" == mode``, ``is_train``: the test of a training phase."""
     if isinstance(test, ast.Name):
         return test.id in _TRAINING_FLAGS
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
-        sides = (test.left, test.comparators[0])
-        return any(isinstance(a, ast.Name) for a in sides) and any(
-            isinstance(b, ast.Constant) and b.value in _TRAINING_PHASES for b in sides
-        )
-    return False
+    return _phase_compared(test) in _TRAINING_PHASES
 
 
 def _training_phase_only(ctx, unit: _Unit, scope: ast.AST, call: ast.Call) -> Optional[tuple]:
@@ -1567,37 +1577,30 @@ def _training_phase_only(ctx, unit: _Unit, scope: ast.AST, call: ast.Call) -> Op
         guard = next(
             (s for s in ctx.model.enclosing(node) if isinstance(s, ast.If) and _training_phase_test(s.test)), None
         )
-        if guard is None or not _in_branch(guard.body, node):
+        if guard is None or not in_block(guard.body, node):
             return None  # a backward pass of every phase
         tests.append(guard)
-    if any(_in_branch(guard.body, call) or _in_branch(guard.orelse, call) for guard in tests):
+    if any(in_block(guard.body, call) or in_block(guard.orelse, call) for guard in tests):
         return None  # the call runs in one phase only
     for eval_call in unit.eval_calls:
         for statement in ctx.model.enclosing(eval_call):
             if not isinstance(statement, ast.If):
                 continue
-            if _training_phase_test(statement.test) and _in_branch(statement.orelse, eval_call):
+            if _training_phase_test(statement.test) and in_block(statement.orelse, eval_call):
                 return tests[0].test, eval_call  # `if phase == "train": model.train() else: model.eval()`
-            if _evaluation_phase_test(statement.test) and _in_branch(statement.body, eval_call):
+            if _evaluation_phase_test(statement.test) and in_block(statement.body, eval_call):
                 return tests[0].test, eval_call  # `if phase == "validation": model.eval()`
     return None
 
 
 def _evaluation_phase_test(test: ast.AST) -> bool:
     """``phase == "validation"``, ``mode == "test"``: the test of an evaluation phase."""
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
-        return False
-    sides = (test.left, test.comparators[0])
-    return any(isinstance(a, ast.Name) for a in sides) and any(
-        isinstance(b, ast.Constant) and isinstance(b.value, str) and split_of_text(b.value) is Split.EVAL for b in sides
-    )
+    value = _phase_compared(test)
+    return isinstance(value, str) and split_of_text(value) is Split.EVAL
 
 
-def _in_branch(block: list, node: ast.AST) -> bool:
-    if not block:
-        return False
-    at = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
-    return (block[0].lineno, block[0].col_offset) <= at <= (block[-1].end_lineno, block[-1].end_col_offset)  # type: ignore[operator]
+# A backward pass or an optimizer step, in the text.
+_STEP_RE = re.compile(r"\.(?:backward|step)\(")
 
 
 def _untrained_graph_function(ctx, call: ast.Call) -> bool:
@@ -1611,14 +1614,14 @@ def _untrained_graph_function(ctx, call: ast.Call) -> bool:
     if not definitions or not _graph_function(ctx, definitions):
         return False
     before = ctx.source.text[: ctx.source.node_start(call)]
-    return re.search(r"\.(?:backward|step)\(", before) is None
+    return _STEP_RE.search(before) is None
 
 
 def _trained_later(ctx, call: ast.Call, name: str) -> bool:
     """Whether the code after the call trains the module ``name`` holds: its parameters handed to
     an optimizer, then a backward pass or a step."""
     text = ctx.source.text[ctx.source.node_end(call) :]
-    return _parameters_handed_on(text, name) and re.search(r"\.(?:backward|step)\(", text) is not None
+    return _parameters_handed_on(text, name) and _STEP_RE.search(text) is not None
 
 
 def _parameters_handed_on(text: str, name: str) -> bool:
@@ -1650,11 +1653,15 @@ def _code_occurrences(text: str, needle: str) -> Iterator[int]:
     no ``#`` or open quote before it on its line puts in a comment or a string."""
     i = text.find(needle)
     while i >= 0:
-        if i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "_."):
-            before = text[text.rfind("\n", 0, i) + 1 : i]
-            if "#" not in before and before.count('"') % 2 == 0 and before.count("'") % 2 == 0:
-                yield i
+        if (i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "_.")) and _in_code(text, i):
+            yield i
         i = text.find(needle, i + len(needle))
+
+
+def _in_code(text: str, at: int) -> bool:
+    """Whether no ``#`` or open quote before offset ``at`` on its line puts it in a comment or a string."""
+    before = text[text.rfind("\n", 0, at) + 1 : at]
+    return "#" not in before and before.count('"') % 2 == 0 and before.count("'") % 2 == 0
 
 
 def _statement(ctx, node: ast.AST) -> Optional[ast.stmt]:
