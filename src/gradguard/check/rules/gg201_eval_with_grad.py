@@ -40,7 +40,7 @@ torch.randn(5, 5)`, is none, whatever its name), and an optimizer over the param
 step or a backward pass has run: a demo of the untrained model before its training cell is not
 reported (also one built in a cell that does not parse, an exercise's `net = # complete here`,
 where later cells train it, and a function of the file computing a model by hand before any
-backward pass or step of the script), nor, in a file that never backpropagates or for the file's only
+backward pass or step of the script since its weights were last made), nor, in a file that never backpropagates or for the file's only
 instance of the class, a demo of the outputs of an untrained instance of the file's own class
 switched to eval mode on made-up inputs, printed or shown as a notebook cell's last line (a torch factory's,
 numbers written in the code, `torch.tensor([3, 2])`, or
@@ -1605,16 +1605,37 @@ _STEP_RE = re.compile(r"\.(?:backward|step)\(")
 
 def _untrained_graph_function(ctx, call: ast.Call) -> bool:
     """A script's call of a function of the file that computes a model by hand (``def
-    forward(x): return w * x``) before any backward pass or step of the script: a demo of
-    the untrained model, as ``_fresh_module`` says for a module."""
+    forward(x): return w * x``) with no backward pass or step of the script between the last
+    binding of a weight it reads (``w = torch.tensor(0.0, requires_grad=True)``) and the call:
+    a demo of the untrained model, as ``_fresh_module`` says for a module."""
     func = call.func
     if ctx.function is not None or not isinstance(func, ast.Name):
         return False
     definitions = ctx.model.scopes.module.definitions.get(func.id)
     if not definitions or not _graph_function(ctx, definitions):
         return False
-    before = ctx.source.text[: ctx.source.node_start(call)]
-    return _STEP_RE.search(before) is None
+    read = {
+        sub.id
+        for definition in definitions
+        for sub in ast.walk(definition)
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load)
+    }
+    bindings = ctx.model.uses(ctx.tree).bindings
+    # where a weight it reads is made anew, asking for grad (`w = torch.tensor(0.0,
+    # requires_grad=True)`), not updated (`w -= lr * w.grad`, `w = w - lr * w.grad`)
+    made_at = [
+        b.node.lineno
+        for b in bindings
+        if b.name in read
+        and b.node.lineno < call.lineno
+        and isinstance(b.node, ast.Assign)
+        and b.value is not None
+        and "requires_grad" in ctx.text(b.value)
+        and not any(isinstance(sub, ast.Name) and sub.id == b.name for sub in ast.walk(b.value))
+    ]
+    src = ctx.source
+    start = src.line_starts[max(made_at) - 1] if made_at else 0
+    return _STEP_RE.search(src.text[start : src.node_start(call)]) is None
 
 
 def _trained_later(ctx, call: ast.Call, name: str) -> bool:
@@ -1885,6 +1906,31 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A hand-computed model's weight made anew after a first training: shown before its training.
+        Valid(
+            """
+            import torch
+
+            X = torch.tensor([1.0, 2.0, 3.0, 4.0])
+            Y = torch.tensor([2.0, 4.0, 6.0, 8.0])
+
+
+            def forward(x):
+                return w * x
+
+
+            w = torch.tensor(0.0, requires_grad=True)
+            for epoch in range(100):
+                ((forward(X) - Y) ** 2).mean().backward()
+                with torch.no_grad():
+                    w -= 0.01 * w.grad
+                w.grad.zero_()
+
+            w = torch.tensor(0.0, requires_grad=True)
+            print(f"Prediction before training: f(5) = {forward(5):.3f}")
+            optimizer = torch.optim.SGD([w], lr=0.01)
+            """,
+        ),
         # A method named like a model (`evaluate_model`) is no submodule: it is judged as a method,
         # and this one runs its forward passes under `no_grad`.
         Valid(
