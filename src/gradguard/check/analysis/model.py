@@ -1747,9 +1747,17 @@ class SemanticModel:
         if self._global_assigned is None:
             # name -> [(function, assigned value)], from one scan of the module's functions
             table: dict = {}
-            if "global " in self.source_text:
+            text = self.source_text
+            if "global " in text:
+                # Only the functions whose lines hold the word (walking every function's
+                # nodes for a `global` statement cost more than the rest of this question).
+                starts = self._line_starts()
+                rows = sorted({bisect.bisect_right(starts, i) for i in _occurrences(text, "global")})
                 for fn in self.tree.body:
                     if not isinstance(fn, FUNCTION_TYPES):
+                        continue
+                    first = bisect.bisect_left(rows, fn.lineno)
+                    if first == len(rows) or rows[first] > fn.end_lineno:  # type: ignore[operator]
                         continue
                     own = self.own_nodes(fn)
                     declared = {n for node in own if type(node) is ast.Global for n in node.names}  # type: ignore[attr-defined]
@@ -1772,6 +1780,25 @@ class SemanticModel:
                 _grad_tensor(self._global_value(name)) for name in _free_loads(fn, self.scopes.get(fn))
             )
         return found
+
+    def reads_grad_globals_at(self, fn: ast.AST, call: ast.AST) -> bool:
+        """``reads_grad_globals`` where a script's own code calls the function: the module-level
+        names it reads as they are before that statement (a notebook's numpy ``w = 0.0`` and
+        ``def forward(x): return w * x``, called before a later cell makes ``w`` a tensor that
+        requires grad). Calls inside functions see the module's names as ``reads_grad_globals``."""
+        if not self.reads_grad_globals(fn):
+            return False
+        location = self._where(call)
+        if location is None or location.scope is not self.tree:
+            return True
+        located = self._locate(call)
+        state = located[0] if located is not None else None
+        if state is None:
+            return True
+        names = _free_loads(fn, self.scopes.get(fn))
+        return any(_grad_tensor(state.env[name]) for name in names if name in state.env) or any(
+            name not in state.env and _grad_tensor(self._global_value(name)) for name in names
+        )
 
     def _module_holds_grad_tensors(self) -> bool:
         """Whether some module-level name ends up holding a tensor with a graph or requiring

@@ -1438,11 +1438,29 @@ def _made_up_input(ctx, call: ast.Call) -> bool:
             if uses is None:
                 uses = ctx.model.uses(ctx.function if ctx.function is not None else ctx.tree)
             bindings = uses.bindings_of(arg.id)
+            if ctx.function is None:
+                bindings = _reaching_in_order(ctx, call, bindings)
             if not bindings or not all(b.value is not None and _factory_made(ctx, b.value) for b in bindings):
                 return False
         elif not _factory_made(ctx, arg):
             return False
     return True
+
+
+def _reaching_in_order(ctx, call: ast.Call, bindings: list) -> list:
+    """Of a script's bindings of a name, those that can reach ``call`` as its statements run in
+    order: the last one before the call when it is a top-level statement (a notebook's `X_test =
+    torch.tensor([5.0])`, not the split a later cell binds to the name), every one before it
+    otherwise, and every one at all when a loop around the call binds the name again."""
+    before = [b for b in bindings if b.node.lineno < call.lineno]
+    if len(before) < len(bindings):
+        loops = [a for a in ctx.ancestors(call) if isinstance(a, (ast.For, ast.AsyncFor, ast.While))]
+        end = max((ctx.source.node_end(loop) for loop in loops), default=-1)
+        if any(ctx.source.node_start(b.node) < end for b in bindings if b.node.lineno >= call.lineno):
+            return bindings
+    if before and before[-1].node in ctx.tree.body:
+        return before[-1:]
+    return before
 
 
 def _factory_made(ctx, expr: ast.AST, depth: int = 0) -> bool:
@@ -1611,7 +1629,9 @@ def _untrained_graph_function(ctx, call: ast.Call) -> bool:
     func = call.func
     if ctx.function is not None or not isinstance(func, ast.Name):
         return False
-    definitions = ctx.model.scopes.module.definitions.get(func.id)
+    # The definition bound at the call (a notebook may define `forward` anew in each cell).
+    bound = ctx.model.function_node(ctx.model.value(func))
+    definitions = [bound] if bound is not None else ctx.model.scopes.module.definitions.get(func.id)
     if not definitions or not _graph_function(ctx, definitions):
         return False
     read = {
@@ -1906,6 +1926,79 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A numpy version of the model before the torch one: `w` is a number where it is called.
+        Valid(
+            """
+            import numpy as np
+            import torch
+
+            a = torch.ones(3, requires_grad=True)
+            (a * 2).sum().backward()
+
+            X = np.array([1.0, 2.0, 3.0, 4.0], dtype=np.float32)
+            w = 0.0
+
+
+            def forward(x):
+                return w * x
+
+
+            for epoch in range(100):
+                w -= 0.01 * np.dot(2 * X, forward(X) - 2 * X).mean()
+            print(f"Prediction after training: f(5) = {forward(5):.3f}")
+
+            w = torch.tensor(0.0, requires_grad=True)
+            """,
+        ),
+        # Each cell defines `forward` anew: the one bound at the call shows an untrained model.
+        Valid(
+            """
+            import torch
+
+            X = torch.tensor([1.0, 2.0, 3.0, 4.0])
+            w = torch.tensor(0.0, requires_grad=True)
+
+
+            def forward(x):
+                return w * x
+
+
+            for epoch in range(100):
+                ((forward(X) - 2 * X) ** 2).mean().backward()
+                with torch.no_grad():
+                    w -= 0.01 * w.grad
+                w.grad.zero_()
+
+            w = torch.tensor(0.0, requires_grad=True)
+
+
+            def forward(x):
+                return w * x
+
+
+            print(f"Prediction before training: f(5) = {forward(5):.3f}")
+            optimizer = torch.optim.SGD([w], lr=0.01)
+            """,
+        ),
+        # `X_test` is a made-up example where it is read; a later cell binds the name to a split.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            X = torch.tensor([[1.0], [2.0], [3.0], [4.0]])
+            X_test = torch.tensor([5.0])
+            model = nn.Linear(1, 1)
+            print(f"Prediction before training: f(5) = {model(X_test).item():.3f}")
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for epoch in range(100):
+                ((model(X) - 2 * X) ** 2).mean().backward()
+                optimizer.step()
+                optimizer.zero_grad()
+
+            X_train, X_test = X[:3], X[3:]
+            """,
+        ),
         # A hand-computed model's weight made anew after a first training: shown before its training.
         Valid(
             """
@@ -2419,6 +2512,30 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The twin of the made-up `X_test` example: after training, the prediction is only read.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            X = torch.tensor([[1.0], [2.0], [3.0], [4.0]])
+            X_test = torch.tensor([5.0])
+            model = nn.Linear(1, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for epoch in range(100):
+                ((model(X) - 2 * X) ** 2).mean().backward()
+                optimizer.step()
+                optimizer.zero_grad()
+            print(f"Prediction after training: f(5) = {model(X_test).item():.3f}")
+
+            X_train, X_test = X[:3], X[3:]
+            """,
+            line=12,
+            column=44,
+            message="`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
+            "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run "
+            "it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # A model computed by hand, its prediction formatted into text after training (the same
         # line before training is a demo of the untrained model).
         Invalid(
@@ -3376,7 +3493,7 @@ class EvalWithGrad(Rule):
             definitions = [bound] if bound is not None else ctx.model.scopes.module.definitions.get(target.id)
             if not definitions:
                 return False
-            if _graph_function(ctx, definitions):
+            if _graph_function(ctx, definitions) and ctx.model.reads_grad_globals_at(definitions[0], node):
                 return not any(ctx.model.value(arg).kind is Kind.MODULE for arg in node.args)
             return _runs_a_module_it_is_handed(ctx, node, definitions) or _wraps_a_model(ctx, definitions)
         if value.kind is not Kind.MODULE:
