@@ -708,3 +708,65 @@ def test_twin_a_helper_of_another_file_handed_a_toy_module_or_named_for_evaluati
         compile(main_py.read_text(), "main.py", "exec")
         found = [line for line in findings(capsys, helper, main_py) if "main.py" in line and "GG201" in line]
         assert not found, found
+
+
+METRICS = """
+    import torch
+
+    def accuracy(logits, labels):
+        return torch.sum(torch.argmax(logits, dim=1) == labels).item() / len(labels)
+
+    def train_on(logits, labels):
+        torch.nn.functional.cross_entropy(logits, labels).backward()
+"""
+
+GCN_MAIN = """
+    import torch
+    import torch.nn as nn
+    from utils import accuracy
+
+    model = nn.Linear(16, 7)
+    optimizer = torch.optim.Adam(model.parameters())
+    for epoch in range(200):
+        loss = nn.functional.cross_entropy(model(features)[train_mask], labels[train_mask])
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    acc = accuracy(model(features)[test_mask], labels[test_mask])
+    print(acc)
+"""
+
+
+def _package_with_metrics(tmp_path, init: str):
+    (tmp_path / "utils").mkdir()
+    write(tmp_path / "utils", "__init__.py", init)
+    return write(tmp_path / "utils", "metrics.py", METRICS)
+
+
+def test_index_follows_a_packages_reexports_of_its_modules_functions(tmp_path):
+    _package_with_metrics(tmp_path, "from .metrics import *\n")
+    (tmp_path / "other").mkdir()
+    write(tmp_path / "other", "__init__.py", "from .tools import accuracy as acc\nfrom os.path import join\n")
+    write(tmp_path / "other", "tools.py", "def accuracy(x):\n    return x\n")
+    paths = [str(p) for p in tmp_path.rglob("*.py")]
+    index = build_index(paths)
+    importer = str(tmp_path / "main.py")
+    assert index.function_key(importer, "utils.accuracy") == "utils.metrics.accuracy"
+    assert index.function_key(importer, "utils.train_on") == "utils.metrics.train_on"
+    assert index.function_key(importer, "other.acc") == "other.tools.accuracy"
+    assert index.function_key(importer, "other.join") == "other.join"  # not the package's own module
+
+
+def test_a_model_output_handed_to_a_helper_a_package_reexports_that_only_reads_it(tmp_path, capsys):
+    metrics = _package_with_metrics(tmp_path, "from .metrics import *\n")
+    init = tmp_path / "utils" / "__init__.py"
+    main_py = write(tmp_path, "main.py", GCN_MAIN)
+    found = findings(capsys, init, metrics, main_py)
+    assert any("main.py:13:16" in line and "GG201" in line for line in found), found
+
+
+def test_twin_a_model_output_handed_to_a_reexported_helper_that_backpropagates_it(tmp_path, capsys):
+    metrics = _package_with_metrics(tmp_path, "from .metrics import accuracy, train_on\n")
+    init = tmp_path / "utils" / "__init__.py"
+    main_py = write(tmp_path, "main.py", GCN_MAIN.replace("accuracy", "train_on"))
+    assert not any("GG201" in line for line in findings(capsys, init, metrics, main_py))

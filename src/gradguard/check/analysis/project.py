@@ -73,6 +73,9 @@ class ProjectIndex:
     # function (`read_only.parameters_only_read`) changes with it, and so does the cache key.
     function_digests: dict = field(default_factory=dict)
     calls: dict = field(default_factory=dict)  # "module.function" -> [grad off at the call: bool]
+    # "package.function" -> "package.sub.function": a function a package's `__init__.py` takes
+    # from one of its modules (`from .metrics import *`, `from .metrics import accuracy`).
+    reexports: dict = field(default_factory=dict)
     # Modules whose names include torch's: they import torch (or a domain library), or take
     # everything from one that does (`from layers import *`).
     torch_modules: set = field(default_factory=set)
@@ -103,9 +106,11 @@ class ProjectIndex:
         return paths.get(key)
 
     def function_key(self, importer: str, qualified: str) -> str:
-        """The key of ``module.function`` as the file ``importer`` imports it (``resolve``)."""
+        """The key of ``module.function`` as the file ``importer`` imports it (``resolve``), and
+        where the package it names takes it from one of its modules, that module's."""
         module, _, name = qualified.rpartition(".")
-        return f"{self.resolve(importer, module)}.{name}"
+        key = f"{self.resolve(importer, module)}.{name}"
+        return self.reexports.get(key, key) if key not in self.functions else key
 
     def running_method_names(self) -> frozenset:
         """The names of the methods by which some module class of the run runs it (made once)."""
@@ -190,6 +195,8 @@ class ProjectIndex:
             h.update(f"def {name}:{self.calls.get(name)}:{self.function_digests.get(name)}\n".encode())
         for name in sorted(set(self.calls) - self.functions):
             h.update(f"method {name}:{self.calls[name]}\n".encode())
+        for name in sorted(self.reexports):
+            h.update(f"from {name}:{self.reexports[name]}\n".encode())
         return h.hexdigest()[:16]
 
 
@@ -241,6 +248,37 @@ def _name_and_root(path: str, package_cache: Optional[dict] = None) -> tuple:
     return ".".join(p for p in parts if p), folder
 
 
+def _reexports(index: ProjectIndex, texts: dict) -> dict:
+    """The functions each package's ``__init__.py`` of the run takes from its own modules by a
+    relative import (``from .metrics import *``, ``from .metrics import accuracy``): what
+    ``from package import accuracy`` then names."""
+    out: dict = {}
+    for package, (path, text) in texts.items():
+        if os.path.basename(path) != "__init__.py" or "import" not in text:
+            continue
+        for match in _FROM_RE.finditer(text):
+            source = match.group(1)
+            if not source.startswith(".") or source.startswith(".."):
+                continue  # only the package's own modules
+            module = f"{package}.{source[1:]}" if source[1:] else package
+            names = [part.split()[0] for part in match.group(2).replace("\n", " ").split(",") if part.strip()]
+            if names == ["*"]:
+                prefix = module + "."
+                for function in index.functions:
+                    short = function[len(prefix) :]
+                    if function.startswith(prefix) and "." not in short and not short.startswith("_"):
+                        out.setdefault(f"{package}.{short}", function)
+                continue
+            for written in match.group(2).split(","):
+                parts = written.split()
+                if not parts:
+                    continue
+                local = parts[-1] if len(parts) == 3 and parts[1] == "as" else parts[0]
+                if f"{module}.{parts[0]}" in index.functions:
+                    out.setdefault(f"{package}.{local}", f"{module}.{parts[0]}")
+    return out
+
+
 def build_index(paths: list, read=None) -> ProjectIndex:
     """Read the ``.py`` files of a run (``read(path) -> str`` or None) and collect the facts.
     Modules of the ``torch`` package are left out: torch's names are the vocabulary's."""
@@ -284,6 +322,7 @@ def build_index(paths: list, read=None) -> ProjectIndex:
             index.functions.add(f"{name}.{match.group(1)}")
             body = _block(text, match.start())
             index.function_digests[f"{name}.{match.group(1)}"] = hashlib.sha256(body.encode()).hexdigest()[:12]
+    index.reexports.update(_reexports(index, texts))
     # nn.Module / Dataset subclasses, through the project's own classes (by their short name).
     short: dict = {}
     for qualified in bases:

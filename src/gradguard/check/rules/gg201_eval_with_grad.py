@@ -921,11 +921,34 @@ def _fed_into_read(ctx, call: ast.Call) -> bool:
     qualified = ctx.imports.qualified_name(outer.func) or ""  # type: ignore[attr-defined]
     if qualified.startswith("torch.") and qualified[6:] in TORCH_NON_TENSOR and not ctx.model.rebinds("torch"):
         outer_read = True  # `torch.allclose(...)`, `torch.equal(...)`: a bool or number of torch's, no graph
+    elif _handed_to_a_read_parameter(ctx, outer, inner[-1] if inner else call):  # type: ignore[arg-type]
+        outer_read = True  # `accuracy(model(g, x)[mask], y)`: a function of the file that only reads it
     elif _result_only_read_directly(ctx, outer):  # type: ignore[arg-type]
         outer_read = ctx.model.value(outer).kind is Kind.TENSOR
     else:
         return False
     return outer_read and all(ctx.model.value(node).kind is Kind.TENSOR for node in inner)
+
+
+def _handed_to_a_read_parameter(ctx, outer: ast.Call, argument: ast.AST) -> bool:
+    """Whether ``argument`` is a positional argument of a call of a function of the file (or of
+    another file of the run) that only reads that parameter and makes no backward pass
+    (``_parameters_read``): whatever it returns cannot hold the argument's graph."""
+    func = outer.func
+    if isinstance(func, ast.Name):
+        if func.id in _BUILTINS or ctx.model.rebinds(func.id):
+            return False
+        name = ctx.imports.qualified_name(func) or func.id
+    else:
+        name = ctx.imports.qualified_name(func)
+        if name is None or name.startswith("torch."):
+            return False
+    read = _parameters_read(ctx, name)
+    if read is None or read[2] or any(isinstance(arg, ast.Starred) for arg in outer.args):
+        return False
+    positional, kinds, _backpropagates = read
+    index = next((i for i, arg in enumerate(outer.args) if arg is argument), None)
+    return index is not None and index < len(positional) and positional[index] in kinds
 
 
 def _result_only_read_directly(ctx, call: ast.Call) -> bool:
@@ -1926,6 +1949,27 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # An output handed straight to a function of the file that backpropagates it.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def step(logits, labels, optimizer):
+                loss = nn.functional.cross_entropy(logits, labels)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                return loss.item()
+
+
+            def train(model, features, labels, mask):
+                optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+                for epoch in range(200):
+                    print(step(model(features)[mask], labels[mask], optimizer))
+            """,
+        ),
         # A numpy version of the model before the torch one: `w` is a number where it is called.
         Valid(
             """
@@ -2512,6 +2556,33 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # An output handed straight to a function of the file that only reads it.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def accuracy(logits, labels):
+                return torch.sum(torch.argmax(logits, dim=1) == labels).item() / len(labels)
+
+
+            def train(model, features, labels, train_mask, test_mask):
+                optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+                for epoch in range(200):
+                    loss = nn.functional.cross_entropy(model(features)[train_mask], labels[train_mask])
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                acc = accuracy(model(features)[test_mask], labels[test_mask])
+                print(f"Test accuracy {acc:.4f}")
+            """,
+            line=16,
+            column=20,
+            message="`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
+            "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run "
+            "it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # The twin of the made-up `X_test` example: after training, the prediction is only read.
         Invalid(
             """
