@@ -1850,7 +1850,7 @@ def _uses_grad(ctx, nodes) -> bool:
                     return True
                 elif isinstance(func, ast.Name) and _trains(ctx, func.id):
                     return True  # `train(x, y)`: a function of the file that backpropagates or steps
-                if node.args and _named_to_train(ctx, func):
+                if (node.args or node.keywords) and _named_to_train(ctx, func):
                     return True  # `train_ch3(net, train_iter, ...)`, `trainer.fit(model)`: trained elsewhere
                 for kw in node.keywords:
                     if kw.arg == "requires_grad" and not (
@@ -1884,7 +1884,8 @@ def _trains(ctx, name: str) -> bool:
 
 def _named_to_train(ctx, func: ast.AST) -> bool:
     """A function the file does not define whose name says it trains (``train_ch3``,
-    ``d2l.train_epoch``, ``trainer.fit``) or attacks its input (``adversary.perturb``), not
+    ``d2l.train_epoch``, ``trainer.fit``) or attacks its input (``adversary.perturb``,
+    ``adversarial_args["attack"](**attack_args)``), not
     ``model.train()`` (a switch of mode) nor ``fit_transform``: weak evidence, asked only of
     calls given arguments."""
     if isinstance(func, ast.Name):
@@ -1895,6 +1896,8 @@ def _named_to_train(ctx, func: ast.AST) -> bool:
         name = func.attr
         if name == "train":
             return False
+    elif isinstance(func, ast.Subscript) and isinstance(func.slice, ast.Constant) and isinstance(func.slice.value, str):
+        name = func.slice.value  # `args["attack"](**attack_args)`: a callable picked by its name
     else:
         return False
     low = name.lower()
@@ -2556,6 +2559,30 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # An evaluation loop that runs an attack picked from a dict (it backpropagates to the
+        # input): the function keeps grad, the model call whose output is only read does not need it.
+        Invalid(
+            """
+            import torch.nn as nn
+
+
+            def adversarial_test(model, test_loader, adversarial_args):
+                model.eval()
+                test_loss = 0
+                for data, target in test_loader:
+                    adversarial_args["attack_args"]["net"] = model
+                    adversarial_args["attack_args"]["x"] = data
+                    data = data + adversarial_args["attack"](**adversarial_args["attack_args"])
+                    output = model(data)
+                    test_loss += nn.CrossEntropyLoss()(output, target).item()
+                return test_loss / len(test_loader)
+            """,
+            line=11,
+            column=18,
+            message="`model(...)` runs with grad enabled in the loop over `test_loader` (line 7), and its output is "
+            "never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # An output handed straight to a function of the file that only reads it.
         Invalid(
             """
