@@ -403,18 +403,35 @@ def _call_callee_reads(ctx, call: ast.Call, arg: ast.AST) -> Optional[bool]:
 _ARRAY_ONLY_METHODS = frozenset({"astype", "tobytes", "tostring", "todense", "toarray", "tocoo", "tocsr"})
 
 
+# Methods arrays and tensors share that give back the same kind of value: what follows them
+# in a chain after `.data` still tells what `.data` was read from.
+_SHARED_SAME_KIND_METHODS = frozenset({"squeeze", "reshape", "transpose", "flatten", "copy", "round", "abs"})
+# Methods only tensors have, besides `_TENSOR_METHODS_AFTER_DATA` (no array has `.float()`).
+_TENSOR_CONVERSION_METHODS = frozenset({"float", "double", "long", "int", "byte", "bool", "clamp", "clamp_"})
+
+
+def _tensor_method_down_the_chain(ctx, par: ast.AST) -> bool:
+    """Whether a method only tensors have is called on ``<recv>.data``, at once or after
+    methods arrays share that keep the kind (``img.data.squeeze().float().clamp_(0, 1)``)."""
+    while isinstance(par, ast.Attribute):
+        call = ctx.parent(par)
+        if not (isinstance(call, ast.Call) and call.func is par):
+            return False
+        if par.attr in _TENSOR_METHODS_AFTER_DATA or par.attr in _TENSOR_CONVERSION_METHODS:
+            return True
+        if par.attr not in _SHARED_SAME_KIND_METHODS:
+            return False
+        par = ctx.parent(call)
+    return False
+
+
 def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
     """Classify a ``<recv>.data`` node, or None when it is not (certainly) a tensor's `.data`."""
     par = ctx.parent(node)
     if isinstance(par, ast.Attribute) and par.attr in _ARRAY_ONLY_METHODS:
         return None
     chain_certain = (
-        (
-            isinstance(par, ast.Attribute)
-            and par.attr in _TENSOR_METHODS_AFTER_DATA
-            and isinstance(ctx.parent(par), ast.Call)
-            and ctx.parent(par).func is par
-        )
+        _tensor_method_down_the_chain(ctx, par)
         or (
             # `Variable(h.data)`: what `Variable` wraps is a tensor (the old idiom of cutting a
             # hidden state from its history).

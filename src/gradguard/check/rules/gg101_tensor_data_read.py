@@ -106,6 +106,13 @@ class TensorDataRead(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # Only methods arrays have too follow `.data` (a sparse matrix's values): nothing says tensor.
+        Valid(
+            """
+            def values(matrix):
+                return matrix.data.squeeze().tolist()
+            """,
+        ),
         # A numpy image's `.data` is its memoryview.
         Valid(
             """
@@ -242,6 +249,28 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # A method only tensors have further down the chain: `.squeeze()` is an array's too,
+        # `.float()` is not.
+        Invalid(
+            """
+            import numpy as np
+
+
+            def tensor2single(img):
+                return np.float32(img.data.squeeze().float().cpu().numpy())
+            """,
+            line=5,
+            column=23,
+            message="`img.data` reads the tensor without autograd's version counter; `img.detach()` reads the "
+            "same values and keeps in-place checks",
+            fixed="""
+            import numpy as np
+
+
+            def tensor2single(img):
+                return np.float32(img.detach().squeeze().float().cpu().numpy())
+            """,
+        ),
         # An image named `image`, a transform's tensor: a method only tensors have follows `.data`.
         Invalid(
             """
