@@ -14,7 +14,8 @@ Not flagged: `p.data = p.to(torch.float16)`, `t.data = t.data.clone()` (also thr
 assignments that give the tensor a new dtype, device or storage on purpose (as
 `Module._apply` does: `p.data = fn(p.data)`; `mask.data = F.fold(mask, ...)` or a slice of
 a value computed from the tensor itself, which may change its shape), `p.data = p._mp_param` (a tensor kept on `p`
-itself swapped in), `a.data = b.data` (sharing `b`'s storage), assignments with a `memory_format`, and `p.grad.data = ...` (re-pointing
+itself swapped in), `a.data = b.data` (sharing `b`'s storage), assignments with a `memory_format`, `p.data = torch.empty(0, ...)`
+(freeing the storage of a parameter another rank owns, as ZeRO-3 partitioning does), and `p.grad.data = ...` (re-pointing
 a gradient at another buffer): `copy_` cannot do those. Nor writes to the parameters of a lazy
 module (`nn.LazyLinear`, ...) before it first runs: they are uninitialised until its first
 forward, the write does nothing, and written without `.data` it raises.
@@ -108,6 +109,18 @@ class TensorDataWrite(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # A parameter's storage freed on purpose (ZeRO-3: another rank owns it): `copy_` cannot.
+        Valid(
+            """
+            import torch
+
+
+            def release(module, owner, rank):
+                for name, param in module.named_parameters():
+                    if owner[name] != rank:
+                        param.data = torch.empty(0, dtype=param.dtype, device=param.device)
+            """,
+        ),
         # A lazy module's parameters are uninitialised until its first forward: the write does
         # nothing, and without `.data` `normal_` raises ValueError (measured on torch 2.13).
         Valid(
@@ -653,6 +666,8 @@ def _swaps_own_storage(ctx, stmt: ast.AST, recv: ast.AST) -> bool:
         return True  # a new memory format: `copy_` keeps the old strides
     if value is not None and _derived_reshaped(ctx, value, own):
         return True
+    if isinstance(value, ast.Call) and _empty_tensor(ctx, value):
+        return True  # `p.data = torch.empty(0, ...)`: its storage freed (ZeRO-3, offloading), not refilled
     # Down the chain of methods to its receiver: a storage-changing method anywhere in it
     # (`p.data = p.data.detach().clone()`, un-sharing a storage a bucket holds) on ``recv``.
     changes = False
@@ -664,6 +679,22 @@ def _swaps_own_storage(ctx, stmt: ast.AST, recv: ast.AST) -> bool:
         if changes and ctx.text(value) == own:
             return True
     return False
+
+
+def _empty_tensor(ctx, call: ast.Call) -> bool:
+    """``torch.empty(0)``, ``torch.zeros(0, dtype=p.dtype)``, ``torch.tensor([])``: a tensor of
+    no elements, made to drop the storage it replaces."""
+    qual = ctx.imports.qualified_name(call.func) or ""
+    if qual not in ("torch.empty", "torch.zeros", "torch.ones", "torch.tensor") or len(call.args) != 1:
+        return False
+    size = call.args[0]
+    if isinstance(size, (ast.List, ast.Tuple)):
+        return not size.elts if qual == "torch.tensor" else len(size.elts) == 1 and _zero(size.elts[0])
+    return qual != "torch.tensor" and _zero(size)
+
+
+def _zero(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int and node.value == 0
 
 
 def _of_a_lazy_module(ctx, node: ast.Attribute) -> bool:

@@ -369,6 +369,7 @@ class _State:
     read_only: dict = field(default_factory=dict)  # id(scope) -> ids of calls whose result is only read
     reads_values: dict = field(default_factory=dict)  # id(scope) -> `_reads_values`
     parameters_read: dict = field(default_factory=dict)  # function name -> `_parameters_read`
+    code_text: Optional[str] = None  # `_code_text`
     calls_backpropagate: Optional[bool] = None  # `_calls_backpropagate`
     # ids of the calls whose result is the value of an assignment, or that value a part or view of it
     assigned_calls: set = field(default_factory=set)
@@ -1247,7 +1248,7 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
             if isinstance(ancestor, (ast.For, ast.AsyncFor, ast.While)):
                 outermost = ancestor
         end = min(end, src.node_end(outermost if outermost is not None else call))
-    text = src.text[start:end]
+    text = _code_text(ctx)[start:end]
     if any(next(_code_occurrences(text, f"{name}.{method}"), None) is not None for method in ("load", "restore")) and (
         not _unit_test(ctx, ctx.function) or _UNIT_TEST_LOADS_RE.search(text) is not None
     ):
@@ -1327,7 +1328,7 @@ def _frozen_global(ctx, function: ast.AST, name: str) -> bool:
         return False  # a parameter: what its callers hand it
     if ctx.model.body_binds(function, name) or not ctx.model.scopes.module.binds(name):
         return False
-    if _given_a_layer(ctx.source.text, name):
+    if _given_a_layer(_code_text(ctx), name):
         return False  # `model.fc = nn.Linear(...)`: a new layer trains
     definition = ctx.model.enclosing(function)[-1]  # the module-level statement holding it
     last = ctx.tree.body[-1]
@@ -1441,7 +1442,7 @@ def _demo_of_own_class(ctx, callee) -> bool:
     info = ctx.model.class_info(callee.ref) if callee.ref else None
     if info is None or not info.is_module:
         return False
-    text = ctx.source.text
+    text = _code_text(ctx)
     if "backward(" not in text:
         return True
     # the class's one instance (its `class X(` line aside): no other one trains in its place
@@ -1678,13 +1679,13 @@ def _untrained_graph_function(ctx, call: ast.Call) -> bool:
     ]
     src = ctx.source
     start = src.line_starts[max(made_at) - 1] if made_at else 0
-    return _STEP_RE.search(src.text[start : src.node_start(call)]) is None
+    return _STEP_RE.search(_code_text(ctx)[start : src.node_start(call)]) is None
 
 
 def _trained_later(ctx, call: ast.Call, name: str) -> bool:
     """Whether the code after the call trains the module ``name`` holds: its parameters handed to
     an optimizer, then a backward pass or a step."""
-    text = ctx.source.text[ctx.source.node_end(call) :]
+    text = _code_text(ctx)[ctx.source.node_end(call) :]
     return _parameters_handed_on(text, name) and _STEP_RE.search(text) is not None
 
 
@@ -1720,6 +1721,37 @@ def _code_occurrences(text: str, needle: str) -> Iterator[int]:
         if (i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "_.")) and _in_code(text, i):
             yield i
         i = text.find(needle, i + len(needle))
+
+
+def _code_text(ctx) -> str:
+    """The file's text with every string literal that spans lines blanked out (newlines kept,
+    offsets unchanged): an example printed for the reader (a triple-quoted
+    `model.load_state_dict(...)`) or a docstring is no code. A line's own strings and comments
+    are left to ``_in_code``. Made once per file."""
+    state = ctx.state(_State)
+    if state.code_text is None:
+        text = ctx.source.text
+        if '"""' in text or "'''" in text:
+            spans = sorted(
+                (ctx.source.node_start(node), ctx.source.node_end(node))
+                for node in ast.walk(ctx.tree)
+                if (type(node) is ast.JoinedStr or (type(node) is ast.Constant and isinstance(node.value, str)))
+                and (node.end_lineno or node.lineno) > node.lineno
+            )
+            pieces, last = [], 0
+            for start, end in spans:
+                if start < last:
+                    continue  # inside an f-string already blanked
+                pieces.append(text[last:start])
+                pieces.append(_NOT_NEWLINE_RE.sub(" ", text[start:end]))
+                last = end
+            pieces.append(text[last:])
+            text = "".join(pieces)
+        state.code_text = text
+    return state.code_text
+
+
+_NOT_NEWLINE_RE = re.compile(r"[^\n]")
 
 
 def _in_code(text: str, at: int) -> bool:
@@ -1952,6 +1984,36 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A demo of the file's own untrained class; the loading code is only an example printed
+        # for the reader (a string, not code).
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class SimpleModel(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(10, 2)
+
+                def forward(self, x):
+                    return self.fc(x)
+
+
+            model = SimpleModel()
+            model.eval()
+            example_input = torch.randn(1, 10)
+            traced_model = torch.jit.trace(model, example_input)
+            assert torch.allclose(model(example_input), traced_model(example_input))
+
+            print('''
+            model = SimpleModel()
+            model.load_state_dict(torch.load("model_weights.pth"))
+            model.eval()
+            ''')
+            """,
+        ),
         # An output handed straight to a function of the file that backpropagates it.
         Valid(
             """
