@@ -927,6 +927,14 @@ class SemanticModel:
         if init is None:
             return False
         for sub in walk(init):
+            if (
+                isinstance(sub, ast.Call)
+                and isinstance(sub.func, ast.Attribute)
+                and sub.func.attr == "register_buffer"
+                and isinstance(sub.func.value, ast.Name)
+                and sub.func.value.id == "self"
+            ):
+                return True  # a buffer: a tensor kept, never a parameter
             if isinstance(sub, ast.Assign) and any(
                 isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
                 for t in sub.targets
@@ -2405,6 +2413,15 @@ class SemanticModel:
         if ref.startswith("torch.nn.") and last in vocab.PARAMETERLESS_MODULES:
             grad = self._combine_grad(args, state.mode)
             return tensor(grad, Role.OUTPUT if grad is not Grad.NO else Role.NONE)
+        if (
+            args
+            and not ref.startswith("torch.")
+            and self._combine_grad(args, state.mode) is Grad.NO
+            and self.module_without_parameters(callee)
+        ):
+            # a class of the file without parameters (a positional encoding keeping a buffer)
+            # over inputs without graph: its output has none either
+            return tensor(Grad.NO, Role.NONE)
         if state.mode.off:
             grad = Grad.NO
         elif state.mode is GradMode.MAYBE:

@@ -68,6 +68,27 @@ class NumpyOnGradTensor(Rule):
     function_triggers = ("numpy",)
 
     valid = (
+        # A module of the file with a buffer and no parameters, over a tensor without graph.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class PositionalEncoding(nn.Module):
+                def __init__(self, num_frequencies=6):
+                    super().__init__()
+                    self.register_buffer("bands", 2.0 ** torch.arange(num_frequencies))
+
+                def forward(self, x):
+                    return torch.cat([torch.sin(band * x) for band in self.bands], dim=-1)
+
+
+            encoding = PositionalEncoding()
+            encoded = encoding(torch.linspace(-1, 1, 200).unsqueeze(-1))
+            print(encoded[:, 0].numpy()[:3])
+            """,
+        ),
         # TensorFlow's losses in a notebook that also imports torch (for a vocoder): known as
         # losses by their names alone, they may be TensorFlow's, whose `.numpy()` is how values
         # are read.
@@ -219,6 +240,50 @@ class NumpyOnGradTensor(Rule):
         ),
     )
     invalid = (
+        # The twin of the buffer-only module: this one has a layer with parameters.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class PositionalEncoding(nn.Module):
+                def __init__(self, num_frequencies=6):
+                    super().__init__()
+                    self.register_buffer("bands", 2.0 ** torch.arange(num_frequencies))
+                    self.scale = nn.Linear(1, 1)
+
+                def forward(self, x):
+                    return self.scale(x) + torch.cat([torch.sin(band * x) for band in self.bands], dim=-1)
+
+
+            encoding = PositionalEncoding()
+            encoded = encoding(torch.linspace(-1, 1, 200).unsqueeze(-1))
+            print(encoded[:, 0].numpy()[:3])
+            """,
+            line=17,
+            column=7,
+            message="`encoded[:, 0]` requires grad: `.numpy()` on it raises RuntimeError; call `.detach()` first",
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+
+            class PositionalEncoding(nn.Module):
+                def __init__(self, num_frequencies=6):
+                    super().__init__()
+                    self.register_buffer("bands", 2.0 ** torch.arange(num_frequencies))
+                    self.scale = nn.Linear(1, 1)
+
+                def forward(self, x):
+                    return self.scale(x) + torch.cat([torch.sin(band * x) for band in self.bands], dim=-1)
+
+
+            encoding = PositionalEncoding()
+            encoded = encoding(torch.linspace(-1, 1, 200).unsqueeze(-1))
+            print(encoded[:, 0].detach().numpy()[:3])
+            """,
+        ),
         # TensorFlow imported for TensorBoard's summaries alone: the loss is torch's.
         Invalid(
             """
