@@ -355,6 +355,8 @@ class _Candidate:
     why: str  # "loop", "eval-mode", "eval-call", "eval-data", "eval-function", "read-only"
     loop_id: Optional[int] = None
     data: str = ""  # the evaluation data or model shown in the message
+    # a module-level `test_*` function's call of a module it builds (`_testing_what_it_builds`)
+    tests_own: bool = False
 
 
 @dataclass
@@ -788,6 +790,18 @@ def _unit_test(ctx, function: Optional[ast.AST]) -> bool:
     return function.name.startswith("test_") and _in_test_file(ctx)
 
 
+def _testing_what_it_builds(ctx, function: Optional[ast.AST]) -> bool:
+    """A unit test (``_unit_test``), or a module-level ``test_*`` function handed nothing, in a
+    function that uses gradients (`x = torch.randn(4, 3, requires_grad=True)`): it compares
+    modules it builds, their graphs included (`def test_custom_batch_norm():` of a script)."""
+    return _unit_test(ctx, function) or (
+        isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and function.name.startswith("test_")
+        and not parameters(function)
+        and function in ctx.tree.body
+    )
+
+
 def _eval_receivers(text: str) -> frozenset:
     """The receivers spelt before ``.eval()`` / ``.train(False)`` in a text (found with
     ``str.find``: a regular expression would try every position of a large file), and the
@@ -1186,6 +1200,12 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
         callee = callee.value  # `net.forward(x)`, `net.embedding(x)`: the module built here, or a part of it
     if not isinstance(callee, ast.Name):
         return False
+    if ctx.model.value(callee).kind is Kind.FUNCTION:
+        # `cfg_guided_noise(cond_model, x, t)`: a function of the file running the module it is handed
+        callee = next(
+            (arg for arg in call.args if isinstance(arg, ast.Name) and ctx.model.value(arg).kind is Kind.MODULE),
+            callee,
+        )
     name = callee.id
     scope = ctx.function if ctx.function is not None else ctx.tree
     made_at = None  # the line of the last binding before the call that builds the module
@@ -1984,6 +2004,54 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A script's test of a layer it builds against torch's, on an input that requires grad.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def test_batch_norm_matches_torch():
+                custom_bn = CustomBatchNorm1d(3)
+                torch_bn = nn.BatchNorm1d(3)
+                x = torch.randn(4, 3, requires_grad=True)
+                custom_bn.eval()
+                torch_bn.eval()
+                diff = torch.max(torch.abs(custom_bn(x) - torch_bn(x))).item()
+                print(f"diff: {diff:.6f}")
+
+
+            if __name__ == "__main__":
+                test_batch_norm_matches_torch()
+            """,
+        ),
+        # An untrained model of the file shown through a helper that runs the module it is handed.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class UNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(3, 3, 3, padding=1)
+
+                def forward(self, x, t):
+                    return self.conv(x)
+
+
+            def guided_noise(model, x_t, t, scale=7.5):
+                uncond = model(x_t, t)
+                return uncond + scale * (model(x_t, t) - uncond)
+
+
+            unet = UNet()
+            x = torch.randn(2, 3, 16, 16)
+            noise = guided_noise(unet, x, torch.tensor([50, 100]))
+            print(f"{noise.max():.2f}")
+            """,
+        ),
         # A demo of the file's own untrained class; the loading code is only an example printed
         # for the reader (a string, not code).
         Valid(
@@ -3574,7 +3642,12 @@ class EvalWithGrad(Rule):
                 # the outputs of the file's own class in a file that never trains (not a call run
                 # for its cost alone, `model(x)` timed or profiled: the graph costs there)
                 return None
-            return _Candidate(node, "eval-mode", data=short(ctx.text(_callee(node)), 40))
+            return _Candidate(
+                node,
+                "eval-mode",
+                data=short(ctx.text(_callee(node)), 40),
+                tests_own=_testing_what_it_builds(ctx, ctx.function) and _fresh_module(ctx, node),
+            )
         for arg in node.args:
             value = ctx.model.value(arg)
             if value.is_tensor and value.split is Split.EVAL:
@@ -3820,6 +3893,8 @@ class EvalWithGrad(Rule):
             ):
                 self._report_unused_output(ctx, call, scope, reported, _READ_ONLY_MESSAGE)
             elif candidate.why in ("eval-mode", "eval-data"):
+                if candidate.tests_own:
+                    continue  # a test of modules it builds, over an input that requires grad
                 self._report_unused_output(
                     ctx,
                     call,
