@@ -2127,6 +2127,16 @@ class SemanticModel:
                 return loader(split_of_text(key.value), weak=True)
             if key.value == "params":
                 return container(tensor(Grad.YES, Role.PARAM, weak=True))
+        if isinstance(node.value, ast.Attribute) and (
+            kind is Kind.UNKNOWN or (kind is Kind.OTHER and self.is_import(node.value))
+        ):
+            # `datasets.dataloaders[phase]`: a dict of loaders, here another module's
+            last = node.value.attr.lower()
+            if last.endswith("loaders") or last in ("dls", "iterators"):
+                split = (
+                    split_of_text(key.value) if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+                )
+                return loader(split, weak=True)
         return UNKNOWN
 
     def _binop(self, node: ast.BinOp, state: State, frame: Frame) -> Value:

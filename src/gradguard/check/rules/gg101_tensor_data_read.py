@@ -249,6 +249,39 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # A batch of another module's dict of loaders (`datasets.dataloaders[phase]`).
+        Invalid(
+            """
+            import torch
+
+            import datasets
+
+
+            def accuracy(model, phase):
+                corrects = 0
+                for inputs, labels in datasets.dataloaders[phase]:
+                    preds = model(inputs).argmax(1)
+                    corrects += torch.sum(preds == labels.data).item()
+                return corrects
+            """,
+            line=10,
+            column=40,
+            message="`labels.data` reads the tensor without autograd's version counter; `labels.detach()` reads the "
+            "same values and keeps in-place checks",
+            fixed="""
+            import torch
+
+            import datasets
+
+
+            def accuracy(model, phase):
+                corrects = 0
+                for inputs, labels in datasets.dataloaders[phase]:
+                    preds = model(inputs).argmax(1)
+                    corrects += torch.sum(preds == labels.detach()).item()
+                return corrects
+            """,
+        ),
         # A method only tensors have further down the chain: `.squeeze()` is an array's too,
         # `.float()` is not.
         Invalid(
