@@ -815,6 +815,16 @@ class SemanticModel:
         methods = {name for held in self._class_chain(info) for name in self._methods(held)}
         return self._runs_module(info, fn, methods, set())
 
+    def method_runs_somewhere(self, method: str) -> bool:
+        """Whether a module class of the file, or of the run, runs the module by ``method``
+        (``def analysis(self, x): return [self.lp(x), ...]``): a call of it on a model whose class
+        is not known (a function's parameter) most likely runs it too."""
+        for info in self._class_table().values():
+            if info.is_module and method in self._methods(info):
+                if self.method_runs_module(Value(Kind.MODULE, ref=info.key), method):
+                    return True
+        return self.project is not None and method in self.project.running_method_names()
+
     def method_shown(self, method: str) -> bool:
         """Whether a class of the file defines ``method``, or a module class of the run runs the
         module by it: code the check reads, where what the method does is judged."""

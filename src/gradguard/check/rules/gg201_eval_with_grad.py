@@ -2689,6 +2689,39 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A method of the file's module class that runs its layers, on a model handed in and
+        # switched to eval mode: an evaluation like `model(images)`.
+        Invalid(
+            """
+            import numpy as np
+            import torch.nn as nn
+
+
+            class Frontend(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lp = nn.Conv2d(3, 3, 5, padding=2)
+
+                def forward(self, x):
+                    return self.lp(x)
+
+                def analysis(self, x):
+                    return [self.lp(x)]
+
+
+            def frontend_analysis(model, test_loader):
+                model.eval()
+                outputs = []
+                for images, _ in test_loader:
+                    outputs.append(model.analysis(images)[0].detach().cpu().numpy())
+                return np.concatenate(outputs)
+            """,
+            line=21,
+            column=24,
+            message="`model.analysis(...)` runs with grad enabled after `model.eval()` (line 18), and nothing in this "
+            "function uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # An evaluation loop that runs an attack picked from a dict (it backpropagates to the
         # input): the function keeps grad, the model call whose output is only read does not need it.
         Invalid(
@@ -3706,6 +3739,14 @@ class EvalWithGrad(Rule):
             # class of another file of the run says for itself: `quiet_methods`).
             if target.attr.startswith("generate") and not (receiver.ref or "").startswith("project:"):
                 return False
+            if (
+                receiver.has(Role.EVALUATING)
+                and "loss" not in target.attr.lower()  # `model.loss(y, y_hat)`: computed from outputs it is given
+                and ctx.model.method_runs_somewhere(target.attr)
+            ):
+                return (
+                    True  # `model.eval()`, then `model.analysis(images)`: a module class of the file or run runs by it
+                )
             return _RUNNING_METHOD_RE.match(target.attr) is not None
         return runs
 
