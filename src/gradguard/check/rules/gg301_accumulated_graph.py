@@ -1,7 +1,8 @@
 """Accumulating a loss tensor across loop iterations keeps every iteration's graph alive.
 
 ## What it does
-Flags `total += loss`, `total = total + loss` and `losses.append(loss)` inside a loop, with
+Flags `total += loss`, `total = total + loss`, `losses.append(loss)` and `losses[epoch] = loss`
+(a slot per iteration of a tensor, list or dict, indexed by the loop's name) inside a loop, with
 grad enabled, where `loss` is a loss (the result of a loss function or criterion, or a name
 `.backward()` is called on), the accumulator is defined before the loop, and the accumulated
 value is never backpropagated itself. It reports when either `loss.backward()` runs in each
@@ -99,6 +100,20 @@ class AccumulatedGraph(Rule):
     function_triggers = ("loss", "Loss", "LOSS", "criterion", "Criterion", "CRITERION", "backward", "entropy", "kl_div")
 
     valid = (
+        # One slot per chunk, all backpropagated together: the graphs are needed.
+        Valid(
+            """
+            import torch
+
+
+            def step(model, chunks, targets, criterion, optimizer):
+                losses = [None] * len(chunks)
+                for i in range(len(chunks)):
+                    losses[i] = criterion(model(chunks[i]), targets[i])
+                torch.stack(losses).sum().backward()
+                optimizer.step()
+            """,
+        ),
         # A legacy loss module's `backward` hands back the loss it keeps on itself (its graph
         # lives as long as the module does): summing those of one step keeps nothing more alive.
         Valid(
@@ -256,6 +271,43 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # A slot per epoch of a tensor made before the loop: the copies chain every graph.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            net = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 3))
+            lossfun = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(net.parameters(), lr=0.01)
+            losses = torch.zeros(1000)
+            for epochi in range(1000):
+                loss = lossfun(net(data), labels)
+                losses[epochi] = loss
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            """,
+            line=10,
+            column=5,
+            message="Storing `loss` across iterations keeps every iteration's autograd graph alive; store "
+            "`loss.detach()`",
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+            net = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 3))
+            lossfun = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(net.parameters(), lr=0.01)
+            losses = torch.zeros(1000)
+            for epochi in range(1000):
+                loss = lossfun(net(data), labels)
+                losses[epochi] = loss.detach()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            """,
+        ),
         # The total is handed to a function of the file that reads it as a tensor: `.detach()`.
         Invalid(
             """
@@ -484,6 +536,10 @@ class AccumulatedGraph(Rule):
 
     def visit_Assign(self, node: ast.Assign, ctx) -> None:
         value = node.value
+        if len(node.targets) == 1 and _stored_per_iteration(ctx, node.targets[0]):
+            # `losses[epochi] = loss`: a slot per iteration of a tensor, list or dict made before the loop
+            self._check(node, node.targets[0].value.id, value, ctx, "store")  # type: ignore[attr-defined]
+            return
         if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
             return
         if not (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add)):
@@ -540,13 +596,30 @@ class AccumulatedGraph(Rule):
                 return
         suffix = _suffix(ctx, uses, acc, how, derived)
         shown = ctx.text(value)
+        verb = ("Storing", "store") if how == "store" else ("Accumulating", "accumulate")
         ctx.report(
             self.code,
             node,
-            f"Accumulating `{short(shown)}` across iterations keeps every iteration's autograd graph alive; "
-            f"accumulate `{short(_suffixed(value, shown, suffix))}`",
+            f"{verb[0]} `{short(shown)}` across iterations keeps every iteration's autograd graph alive; "
+            f"{verb[1]} `{short(_suffixed(value, shown, suffix))}`",
             _fix(ctx, value, suffix),
         )
+
+
+def _stored_per_iteration(ctx, target: ast.AST) -> bool:
+    """``acc[i] = ...`` where the index reads the name a ``for`` loop around it binds
+    (``losses[epochi]``): each iteration stores into a slot of its own."""
+    if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
+        return False
+    index = _names(target.slice)
+    if not index:
+        return False
+    current = ctx.parent(target)
+    while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        if isinstance(current, (ast.For, ast.AsyncFor)) and _names(current.target) & index:
+            return True
+        current = ctx.parent(current)
+    return False
 
 
 def _needs_parens(value: ast.AST) -> bool:
