@@ -271,6 +271,41 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # The last batch's loss appended after the batch loop, before a test loss rebinds the name.
+        Invalid(
+            """
+            import torch
+
+            train_losses = []
+            for epoch in range(10):
+                for x, y in train_loader:
+                    loss = criterion(model(x), y)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                train_losses.append(loss)
+                with torch.no_grad():
+                    loss = criterion(model(x_test), y_test)
+            """,
+            line=10,
+            column=5,
+            message="Accumulating `loss` across iterations keeps every iteration's autograd graph alive; accumulate "
+            "`loss.detach()`",
+            fixed="""
+            import torch
+
+            train_losses = []
+            for epoch in range(10):
+                for x, y in train_loader:
+                    loss = criterion(model(x), y)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                train_losses.append(loss.detach())
+                with torch.no_grad():
+                    loss = criterion(model(x_test), y_test)
+            """,
+        ),
         # A slot per epoch of a tensor made before the loop: the copies chain every graph.
         Invalid(
             """
@@ -577,9 +612,11 @@ class AccumulatedGraph(Rule):
             # (a legacy loss module) hands back the loss it keeps, whose graph it holds anyway
             return
         added = model.value(value)
+        uses = model.uses(scope)
+        if not (added.carries_grad and added.has(Role.LOSS)) and isinstance(value, ast.Name):
+            added = _left_by_inner_loop(ctx, uses, value.id, node, loop) or added
         if not (added.carries_grad and added.has(Role.LOSS)):
             return
-        uses = model.uses(scope)
         if not _defined_before_loop(ctx, uses, acc, loop):
             return
         derived = _derived(uses, acc)
@@ -604,6 +641,26 @@ class AccumulatedGraph(Rule):
             f"{verb[1]} `{short(_suffixed(value, shown, suffix))}`",
             _fix(ctx, value, suffix),
         )
+
+
+def _left_by_inner_loop(ctx, uses, name: str, node: ast.AST, loop: ast.AST):
+    """What ``name`` holds after a ``for`` loop over data that ends right before ``node`` in the
+    same loop body and binds it last (``for x, y in train_loader: loss = ...`` then
+    ``train_losses.append(loss)``): the flow also keeps the value of the previous iteration, for a
+    loop that would run zero times; a loop over batches runs. None where that is not the shape."""
+    before = sorted(
+        (b for b in uses.bindings_of(name) if b.node.lineno < node.lineno and _inside(ctx, b.node, loop)),
+        key=lambda b: (b.node.lineno, b.node.col_offset),
+    )
+    if not before or not isinstance(before[-1].node, ast.Assign) or before[-1].value is None:
+        return None
+    last = before[-1]
+    inner = ctx.parent(last.node)
+    while inner is not None and inner is not loop and not isinstance(inner, (ast.For, ast.AsyncFor)):
+        inner = ctx.parent(inner)
+    if inner is None or inner is loop or ctx.parent(inner) is not loop or inner.end_lineno >= node.lineno:
+        return None
+    return ctx.model.value(last.value)
 
 
 def _stored_per_iteration(ctx, target: ast.AST) -> bool:
