@@ -372,6 +372,7 @@ class _State:
     reads_values: dict = field(default_factory=dict)  # id(scope) -> `_reads_values`
     parameters_read: dict = field(default_factory=dict)  # function name -> `_parameters_read`
     code_text: Optional[str] = None  # `_code_text`
+    uses_grad: dict = field(default_factory=dict)  # id(function) -> `_function_uses_grad`
     calls_backpropagate: Optional[bool] = None  # `_calls_backpropagate`
     # ids of the calls whose result is the value of an assignment, or that value a part or view of it
     assigned_calls: set = field(default_factory=set)
@@ -743,6 +744,15 @@ def _callee(call: ast.Call) -> ast.AST:
     if isinstance(target, ast.Attribute) and target.attr == "module":
         target = target.value
     return target
+
+
+def _function_uses_grad(ctx, function: ast.AST) -> bool:
+    """``_uses_grad`` of one function's body, kept per function."""
+    cache = ctx.state(_State).uses_grad
+    found = cache.get(id(function))
+    if found is None:
+        found = cache[id(function)] = _uses_grad(ctx, [function])
+    return found
 
 
 def _evaluates_by_name_cached(ctx, function: ast.AST) -> bool:
@@ -3646,6 +3656,21 @@ class EvalWithGrad(Rule):
                 return
         if _feeds_a_hooked_loss(ctx, node) or _result_called(ctx, node):
             return
+        if (
+            loop_id is None
+            and not read_only
+            and named_eval
+            and not (unit is not None and unit.eval_call is not None)
+            and _function_uses_grad(ctx, function)
+            and not _switched_to_eval(ctx, callee)
+            and not (_names_a_split(ctx) and _may_be_evaluation_data(ctx, node))
+        ):
+            # Only the function's name says it evaluates, and it uses gradients: only a call whose
+            # output is only read can be reported there (`_decide`), asked before the model.
+            if read_only is None:
+                read_only = _result_only_read(ctx, node)
+            if not read_only:
+                return
         if not self._is_model_call(ctx, node):
             return
         if ctx.model.grad_mode(node) is not GradMode.ENABLED:
