@@ -10,7 +10,8 @@ through hooks or `torch.autograd.grad`) is not flagged. Also flagged: `nn.Parame
 moved or cast in the same expression and stored on `self` in a module, which leaves a plain
 tensor that the module does not register. `.float()`, `.cpu()` and `.type(torch.FloatTensor)`
 are not flagged: on the usual float32 CPU tensor they return the tensor itself; nor is a cast of a tensor made from
-numpy data or with a `dtype=`, which may already have the dtype cast to.
+numpy data or with a `dtype=`, which may already have the dtype cast to, nor `.to(device)` of a
+tensor made with the same `device=device`, which returns it as is.
 
 ## Why is this bad?
 A move or cast that copies records the copy in the graph: the result requires grad but is not
@@ -84,6 +85,16 @@ class NonLeafParameter(Rule):
     function_triggers = ("requires_grad", "Parameter")
 
     valid = (
+        # Moved to the device it was made on: `.to()` returns the same tensor, still a leaf.
+        Valid(
+            """
+            import torch
+
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            w1 = torch.rand(1, requires_grad=True, device=device).to(device)
+            optimizer = torch.optim.Adam([w1], lr=1e-2)
+            """,
+        ),
         # A cast to the type a float32 CPU tensor already has returns the Parameter itself.
         Valid(
             """
@@ -259,7 +270,7 @@ class NonLeafParameter(Rule):
                     "it, so `parameters()` and optimizers miss it; move the data before wrapping it in `nn.Parameter`",
                 )
             return
-        if _may_keep_dtype(ctx, node):
+        if _may_keep_dtype(ctx, node) or _to_its_own_device(ctx, node):
             return
         made = ctx.model.value(receiver)
         if not (made.carries_grad and made.has(Role.LEAF)) or made.weak:
@@ -277,6 +288,21 @@ class NonLeafParameter(Rule):
             "gradient",
             _fix(ctx, node, receiver),
         )
+
+
+def _to_its_own_device(ctx, move: ast.Call) -> bool:
+    """``torch.rand(1, requires_grad=True, device=device).to(device)``: a move to the device the
+    tensor was made on returns it as is (still a leaf)."""
+    func = move.func
+    assert isinstance(func, ast.Attribute)
+    if func.attr != "to" or len(move.args) + len(move.keywords) != 1:
+        return False
+    target = call_argument(move, 0, "device")
+    made = func.value
+    if target is None or not isinstance(made, ast.Call):
+        return False
+    device = call_argument(made, None, "device")
+    return device is not None and ctx.text(device) == ctx.text(target)
 
 
 def _may_keep_dtype(ctx, move: ast.Call) -> bool:
