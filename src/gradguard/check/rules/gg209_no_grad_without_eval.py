@@ -10,7 +10,8 @@ function decorated with them) when the code shows all of:
   is not handed before the call to a function that may switch it (a function of the file that
   calls `.eval()`, or a function of another file);
 - the call evaluates: it runs in a function named for evaluation (`evaluate`, `validate`,
-  `test`, `predict`, ...), inside a loop over validation or test data, or on such data.
+  `test`, `predict`, ...), inside a loop over validation or test data, or on such data (also
+  known by its names alone: `model(test_categorical, test_cont)`, `net(X_test)`).
 Models without dropout or batch norm, whose class is not in the file, and `no_grad` code that
 is not evaluation (computing GAN fakes or RL targets) are not flagged; nor is a region that
 itself calls `.train()` on the model (re-estimating batch-norm statistics).
@@ -85,6 +86,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis.grad_mode import GradState
+from gradguard.check.analysis.model import split_of_text
 from gradguard.check.analysis.project import current as current_project
 from gradguard.check.analysis.values import Kind, Role, Split
 from gradguard.check.analysis.vocabulary import (
@@ -195,6 +197,29 @@ class NoGradWithoutEval(Rule):
         ),
     )
     invalid = (
+        # Evaluated at the top of a script on tensors named for the test split.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            model = nn.Sequential(nn.Linear(4, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Dropout(0.2), nn.Linear(16, 3))
+            optimizer = torch.optim.Adam(model.parameters())
+            for epoch in range(100):
+                loss = nn.functional.cross_entropy(model(X_train), y_train)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            with torch.no_grad():
+                y_pred = model(X_test)
+                print((y_pred.argmax(1) == y_test).float().mean().item())
+            """,
+            line=12,
+            column=14,
+            message="`model` is evaluated under `no_grad` in training mode: its dropout layers still drop activations "
+            "and its batch norm layers normalise with the batch's statistics and update their running averages; call "
+            "`model.eval()` before evaluating (and `model.train()` to resume training)",
+        ),
         Invalid(
             """
             import torch
@@ -340,6 +365,12 @@ def _evaluates(ctx, call: ast.Call, scope: ast.AST) -> bool:
     model = ctx.model
     if any(model.value(arg).split is Split.EVAL for arg in call.args):
         return True
+    if call.args and all(isinstance(arg, ast.Name) for arg in call.args):
+        # `model(test_categorical, test_cont)`, `net(X_test)`: inputs named for a test split
+        # (weak evidence, asked last), none for another
+        splits = {split_of_text(arg.id) for arg in call.args}  # type: ignore[attr-defined]
+        if Split.EVAL in splits and Split.TRAIN not in splits:
+            return True
     for ancestor in ctx.ancestors(call):
         if isinstance(ancestor, _SCOPES):
             break
