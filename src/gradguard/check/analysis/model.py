@@ -203,6 +203,8 @@ _EVIDENT_TENSOR = tensor(Grad.MAYBE)
 _FORWARD_INPUT = tensor(Grad.MAYBE, weak=True)
 _EVIDENT_MODULE = module()
 _EVIDENT_LOSS = tensor(Grad.YES, Role.LOSS)
+# `.sum()` / `.mean()` right before: `loss.sum().backward()`, `(loss.mean()).backward()`.
+_REDUCED_BACKWARD_RE = re.compile(r"\s*\(\s*\)\s*\)?\s*\.backward\(")
 # ``loss.backward()`` with no gradient argument: autograd accepts only one-element outputs
 # there, and such a loss is 0-dim unless it was shaped otherwise (weak: it is not seen).
 _EVIDENT_SCALAR_LOSS = tensor(Grad.YES, Role.LOSS | Role.SCALAR, weak=True)
@@ -1493,6 +1495,9 @@ class SemanticModel:
                             found = _EVIDENT_LOSS
                             break
                         found = _EVIDENT_SCALAR_LOSS
+                    elif called and attr in ("sum", "mean") and _REDUCED_BACKWARD_RE.match(text, k):
+                        found = _EVIDENT_LOSS  # `(loss.sum()).backward()`: its reduction is backpropagated
+                        break
                     elif found is _EVIDENT_SCALAR_LOSS:
                         pass  # a loss already: other uses say nothing more
                     elif called and attr in _MODULE_EVIDENCE_METHODS:

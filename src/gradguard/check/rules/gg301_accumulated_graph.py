@@ -271,6 +271,94 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # A training function handing back its last loss in a tuple, appended by the caller.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            model = nn.Linear(8, 1)
+            loss_fn = nn.MSELoss()
+            optimizer = torch.optim.Adam(model.parameters())
+
+
+            def train(loader):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    pred = model(x)
+                    loss = loss_fn(pred, y)
+                    loss.backward()
+                    optimizer.step()
+                return loss, pred
+
+
+            losses = []
+            for epoch in range(100):
+                loss, h = train(loader)
+                losses.append(loss)
+            """,
+            line=22,
+            column=5,
+            message="Accumulating `loss` across iterations keeps every iteration's autograd graph alive; accumulate "
+            "`loss.detach()`",
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+            model = nn.Linear(8, 1)
+            loss_fn = nn.MSELoss()
+            optimizer = torch.optim.Adam(model.parameters())
+
+
+            def train(loader):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    pred = model(x)
+                    loss = loss_fn(pred, y)
+                    loss.backward()
+                    optimizer.step()
+                return loss, pred
+
+
+            losses = []
+            for epoch in range(100):
+                loss, h = train(loader)
+                losses.append(loss.detach())
+            """,
+        ),
+        # A loss whose sum is backpropagated (`(loss_func.sum()).backward()`) is a loss with a graph.
+        Invalid(
+            """
+            import torch
+
+            w = torch.tensor(0.0, requires_grad=True)
+            total_loss = []
+            for epoch in range(100):
+                loss_func = ((y - w * X) ** 2).mean()
+                total_loss.append(loss_func)
+                (loss_func.sum()).backward()
+                with torch.no_grad():
+                    w -= 0.005 * w.grad
+                w.grad.zero_()
+            """,
+            line=7,
+            column=5,
+            message="Accumulating `loss_func` across iterations keeps every iteration's autograd graph alive; "
+            "accumulate `loss_func.detach()`",
+            fixed="""
+            import torch
+
+            w = torch.tensor(0.0, requires_grad=True)
+            total_loss = []
+            for epoch in range(100):
+                loss_func = ((y - w * X) ** 2).mean()
+                total_loss.append(loss_func.detach())
+                (loss_func.sum()).backward()
+                with torch.no_grad():
+                    w -= 0.005 * w.grad
+                w.grad.zero_()
+            """,
+        ),
         # The last batch's loss appended after the batch loop, before a test loss rebinds the name.
         Invalid(
             """
@@ -780,7 +868,26 @@ def _returned_after_backward(ctx, uses, names: set, loop: ast.AST) -> bool:
         if binding.name in names and isinstance(binding.value, ast.Call) and _inside(ctx, binding.node, loop):
             fn = model.callee(binding.value)
             summary = model.function_summary(fn) if fn is not None else None
-            if summary is not None and summary.calls_backward and summary.returns.has(Role.LOSS):
+            if summary is None or not summary.calls_backward:
+                continue
+            returned = summary.returns
+            if returned.items is not None and isinstance(binding.node, ast.Assign):
+                # `loss, pred = train(loader)` of `return loss, pred`: the item the name takes
+                target = binding.node.targets[0]
+                position = next(
+                    (
+                        i
+                        for i, elt in enumerate(getattr(target, "elts", ()))
+                        if isinstance(elt, ast.Name) and elt.id == binding.name
+                    ),
+                    None,
+                )
+                if position is None or len(returned.items) != len(target.elts):  # type: ignore[attr-defined]
+                    continue
+                returned = returned.items[position]
+                if not returned.carries_grad or returned.weak:
+                    continue  # `return running_loss / n, acc` of a total of `.data[0]`: no graph known
+            if returned.has(Role.LOSS):
                 return True  # (`return loss.data[0] / n` returns no loss: it keeps no graph)
     return False
 
