@@ -1268,7 +1268,7 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
         # What the code does with the name once it holds another module (`model = Classifier()`
         # again, then trained) says nothing of the one this call runs.
         end = src.line_starts[rebound_at - 1]
-    in_order = so_far and scope is ctx.tree
+    in_order = so_far  # the module is built in this scope: what follows the call cannot have trained it
     if in_order:
         start = max(start, src.line_starts[made_at - 1])  # before the binding, the name held another value
         outermost = None
@@ -1278,7 +1278,7 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
             if isinstance(ancestor, (ast.For, ast.AsyncFor, ast.While)):
                 outermost = ancestor
         end = min(end, src.node_end(outermost if outermost is not None else call))
-    text = _code_text(ctx)[start:end]
+    text = _own_state_reloads_blanked(_code_text(ctx)[start:end], name)
     if any(next(_code_occurrences(text, f"{name}.{method}"), None) is not None for method in ("load", "restore")) and (
         not _unit_test(ctx, ctx.function) or _UNIT_TEST_LOADS_RE.search(text) is not None
     ):
@@ -1312,6 +1312,18 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
     return not any(
         _trains(ctx, match.group(1)) for match in re.finditer(rf"\b(\w+)\([^()\n]*\b{re.escape(name)}\b", text)
     )
+
+
+def _own_state_reloads_blanked(text: str, name: str) -> str:
+    """``text`` without the module's reloads of its own weights (``sd = model.state_dict()`` then
+    ``model.load_state_dict(sd)``, a demo of the round trip): no weights come from elsewhere."""
+    own = {
+        m.group(1) for m in re.finditer(rf"(?<![\w.])(\w+)\s*=[^\n]*(?<![\w.]){re.escape(name)}\.state_dict\(", text)
+    }
+    if not own:
+        return text
+    reload = re.compile(rf"(?<![\w.]){re.escape(name)}\.load_state_dict\(\s*(?:{'|'.join(map(re.escape, own))})\s*\)")
+    return reload.sub(lambda m: " " * len(m.group(0)), text)
 
 
 # What shows weights from outside a unit test: a file, a hub, a pretrained model.
@@ -2014,6 +2026,24 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A demo of a fresh module's state_dict round trip: it reloads its own untrained weights
+        # after the first call, so neither call runs a trained model.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def demo_state_dict():
+                model = nn.Linear(10, 5)
+                sd = model.state_dict()
+                x = torch.randn(2, 10)
+                y1 = model(x)
+                model.load_state_dict(sd)
+                y2 = model(x)
+                print(torch.allclose(y1, y2))
+            """,
+        ),
         # A script's test of a layer it builds against torch's, on an input that requires grad.
         Valid(
             """
