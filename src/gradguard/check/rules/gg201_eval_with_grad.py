@@ -21,7 +21,8 @@ line, `model(val_x)`, unless it calls a method or function the check reads that 
 evaluation, `model.predict(prefix)`, judged there), iterated by a loop or a comprehension that only
 reads each item (`[np.argmax(p.detach().numpy()) for p in out]`), fed back into the next step of a generation loop, handed to a
 function of the file or of another file of the run that only reads that parameter: `show_images(sample)` where
-`def show_images(out): plt.imshow(out.data.cpu()[0])` (or first copies it without graph, `out = out.data.numpy()`), or fed into a loss or other tensor
+`def show_images(out): plt.imshow(out.data.cpu()[0])` (or first copies it without graph, `out = out.data.numpy()`), bound outside
+any loop to a name (not `_`) that nothing reads afterwards (`y_pred = model(hour_var)` after training), or fed into a loss or other tensor
 computation whose result is only read: `print(loss(net(features), labels).item())`, also through
 arithmetic and indexing, `torch.sum(mlp(x) * x).item()`, or into a torch function that gives a
 bool, a number or indices: `torch.allclose(mlp(x), reference)`, `torch.multinomial(probs, 1)`), as in
@@ -46,7 +47,7 @@ switched to eval mode on made-up inputs, printed or shown as a notebook cell's l
 numbers written in the code, `torch.tensor([3, 2])`, or
 what a function of the file returns of them or of numpy's or scipy's random numbers,
 `get_truncated_noise(n, z, 0.7)`; a call whose output is thrown away,
-`model(x)` timed or profiled, still is); comments and strings are not code; training by a helper
+`model(x)` or `_ = model(x)` timed or profiled, still is); comments and strings are not code; training by a helper
 as `train...(net, ...)`, `fit...(net, ...)` or `net = train...(...)`; `net.train()` only sets
 a mode, and counts as training where the code has a backward pass; handing the module to a
 function of the file that trains (`train_batch(x, y, model, optimizer)`) is training; what the
@@ -981,7 +982,53 @@ def _result_only_read_directly(ctx, call: ast.Call) -> bool:
     if id(call) not in ctx.state(_State).assigned_calls:
         return _read_at_once(ctx, call) or _printed(ctx, call) or _displayed(ctx, call)
     scope = ctx.function if ctx.function is not None else ctx.tree
-    return not isinstance(scope, ast.Lambda) and id(call) in _only_read_calls(ctx, scope)
+    return not isinstance(scope, ast.Lambda) and (
+        id(call) in _only_read_calls(ctx, scope) or _left_unused(ctx, call, scope)
+    )
+
+
+def _thrown_away(ctx, call: ast.Call) -> bool:
+    """Whether the call's result is dropped: a bare statement (``model(x)``) or bound to ``_``
+    (``_ = model(x)``, a timed or warm-up run)."""
+    parent = ctx.parent(call)
+    return isinstance(parent, ast.Expr) or (
+        isinstance(parent, ast.Assign)
+        and len(parent.targets) == 1
+        and isinstance(parent.targets[0], ast.Name)
+        and parent.targets[0].id == "_"
+    )
+
+
+def _left_unused(ctx, call: ast.Call, scope: ast.AST) -> bool:
+    """Whether the call's result is bound to a name that nothing reads afterwards (``y_pred =
+    model(hour_var)`` after training, then only a fresh call printed): it keeps its graph for
+    nothing. Not ``_ = net(x)`` (discarded on purpose, perhaps for a forward hook), not in a loop,
+    and not where the name is read by nested code (a function may run later)."""
+    assignment = ctx.parent(call)
+    if not (
+        isinstance(assignment, ast.Assign)
+        and assignment.value is call
+        and len(assignment.targets) == 1
+        and isinstance(assignment.targets[0], ast.Name)
+        and not assignment.targets[0].id.startswith("_")
+    ):
+        return False
+    if any(isinstance(a, (ast.For, ast.AsyncFor, ast.While)) for a in ctx.ancestors(call)):
+        return False  # in a loop, a forward pass left unused is a fragment or runs for its hooks
+    name = assignment.targets[0].id
+    start = (assignment.end_lineno or assignment.lineno, assignment.end_col_offset or 0)
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+            if (node.lineno, node.col_offset) >= start:
+                return False
+        elif node is not scope and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            names = [sub for sub in ast.walk(node) if isinstance(sub, ast.Name) and sub.id == name]
+            local = any(isinstance(sub.ctx, ast.Store) for sub in names) and not any(
+                isinstance(sub, (ast.Global, ast.Nonlocal)) and name in sub.names for sub in ast.walk(node)
+            )
+            if names and not local:
+                return False  # read by nested code, which may run after the binding
+    return True
 
 
 # What follows a call whose result is read at once, in the text: a cheap test before the parents.
@@ -2729,6 +2776,77 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # An untrained instance of the file's class timed in eval mode, its output dropped into
+        # `_`: each timed call records a graph, and the timing measures it.
+        Invalid(
+            """
+            import time
+
+            import torch
+            import torch.nn as nn
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+
+                def forward(self, x):
+                    return self.fc(x)
+
+
+            other = nn.Linear(4, 4)
+            other(torch.randn(2, 4)).sum().backward()
+
+            model = Net()
+            model.eval()
+            x = torch.randn(100, 4)
+            start = time.time()
+            for _ in range(100):
+                _ = model(x)
+            print(time.time() - start)
+            """,
+            line=24,
+            column=9,
+            message="`model(...)` runs with grad enabled after `model.eval()` (line 20), and its output is never "
+            "backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # After training, a prediction bound to a name nothing reads keeps its graph for nothing,
+        # as the printed one does.
+        Invalid(
+            """
+            import torch
+
+            model = torch.nn.Linear(1, 1)
+            criterion = torch.nn.MSELoss()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+            for epoch in range(500):
+                y_pred = model(x_data)
+                loss = criterion(y_pred, y_data)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+
+            hour_var = torch.tensor([[4.0]])
+            y_pred = model(hour_var)
+            print("predict (after training)", 4, model(hour_var).item())
+            """,
+            line=14,
+            column=10,
+            message="`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it "
+            "under `with torch.no_grad():` (or `torch.inference_mode()`)",
+            also=(
+                Finding(
+                    15,
+                    38,
+                    "`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+                    "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it "
+                    "under `with torch.no_grad():` (or `torch.inference_mode()`)",
+                ),
+            ),
+        ),
         # A method of the file's module class that runs its layers, on a model handed in and
         # switched to eval mode: an evaluation like `model(images)`.
         Invalid(
@@ -3723,7 +3841,7 @@ class EvalWithGrad(Rule):
                 or (
                     _demo_of_own_class(ctx, callee)
                     and _made_up_input(ctx, node)
-                    and (not isinstance(ctx.parent(node), ast.Expr) or _displayed(ctx, node))
+                    and (not _thrown_away(ctx, node) or _displayed(ctx, node))
                 )
             ):
                 # a unit test of a model it builds (`model.eval(); out = model(x)`), or a demo of
