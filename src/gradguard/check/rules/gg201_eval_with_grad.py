@@ -1016,6 +1016,10 @@ def _left_unused(ctx, call: ast.Call, scope: ast.AST) -> bool:
     if any(isinstance(a, (ast.For, ast.AsyncFor, ast.While)) for a in ctx.ancestors(call)):
         return False  # in a loop, a forward pass left unused is a fragment or runs for its hooks
     name = assignment.targets[0].id
+    src = ctx.source
+    end = len(src.text) if scope is ctx.tree else src.node_end(scope)
+    if re.search(rf"(?<![\w.]){re.escape(name)}\b", src.text[src.node_end(assignment) : end]) is not None:
+        return False  # spelt again after the binding (a use, most often): asked no further
     start = (assignment.end_lineno or assignment.lineno, assignment.end_col_offset or 0)
     for node in ast.walk(scope):
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
