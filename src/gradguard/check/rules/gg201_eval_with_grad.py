@@ -481,6 +481,7 @@ def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
                 _graph_function(ctx, [definition])
                 or _parameters_called(ctx, definition)
                 or _wrapper_shape(ctx, definition)
+                or _computes_from_handed_weights(definition)
                 for definition in definitions
             )
         )
@@ -587,6 +588,88 @@ def _graph_function(ctx, definitions: list) -> bool:
         returned = ctx.model.returns_as_called(definitions[0])
     # A model's output (`Role.OUTPUT`) is the model call's inside it, reported there.
     return returned.kind is Kind.TENSOR and returned.grad is Grad.YES and not returned.has(Role.LOSS | Role.OUTPUT)
+
+
+def _computes_from_handed_weights(definition: ast.AST) -> bool:
+    """The shape of a model computed by hand from the weights it is handed: one statement,
+    returning arithmetic over its parameters (``def model(t_u, w, b): return w * t_u + b``)."""
+    return (
+        isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and len(definition.body) == 1
+        and isinstance(definition.body[0], ast.Return)
+        and isinstance(definition.body[0].value, ast.BinOp)
+        and len(definition.args.args) >= 2
+    )
+
+
+def _handed_weights_trained_here(ctx, call: ast.Call, definitions: list) -> bool:
+    """Whether the call runs a function of the file that computes a model by hand from the
+    weights it is handed (``def model(t_u, w, b): return w * t_u + b``), and the scope
+    backpropagates through another call of it given the same weights: ``val_t_p = model(val_t_u,
+    *params)`` beside ``train_t_p = model(train_t_u, *params)`` and ``train_loss.backward()`` in
+    the training loop of *Deep Learning with PyTorch*. Those weights require grad, so the
+    validation call records a graph."""
+    if len(definitions) != 1 or not isinstance(definitions[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    weights = [ast.dump(arg) for arg in call.args[1:]] + [ast.dump(keyword) for keyword in call.keywords]
+    if not call.args or not weights:
+        return False
+    if not _computes_from_handed_weights(definitions[0]):
+        return False
+    # The weights are trained somewhere in the file: made with `requires_grad=True` or handed to
+    # an optimizer (not `rescale(x, scale, shift)` with constants).
+    handed = [arg.value if isinstance(arg, ast.Starred) else arg for arg in call.args[1:]]
+    if not handed or not all(isinstance(arg, ast.Name) for arg in handed):
+        return False
+    text = ctx.source.text
+    if not any(
+        re.search(
+            rf"(?<![\w.]){re.escape(arg.id)}\s*=[^\n]*requires_grad\s*=\s*True|"
+            rf"optim\.\w+\(\s*\[?\s*{re.escape(arg.id)}\b",
+            text,
+        )
+        for arg in handed  # type: ignore[attr-defined]
+    ):
+        return False
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    if ".backward(" not in (ctx.source.text if scope is ctx.tree else ctx.text(scope)):
+        return False
+    name = call.func.id  # type: ignore[attr-defined]
+    return any(
+        other is not call
+        and isinstance(other, ast.Call)
+        and isinstance(other.func, ast.Name)
+        and other.func.id == name
+        and other.args
+        and [ast.dump(arg) for arg in other.args[1:]] + [ast.dump(keyword) for keyword in other.keywords] == weights
+        and _backpropagated_in(ctx, other, scope)
+        for other in ast.walk(scope)
+    )
+
+
+def _backpropagated_in(ctx, call: ast.Call, scope: ast.AST) -> bool:
+    """Whether the call's result, bound to a name, goes into a loss that the scope backpropagates
+    (``train_t_p = model(...)``, ``train_loss = loss_fn(train_t_p, y)``, ``train_loss.backward()``)."""
+    assignment = ctx.parent(call)
+    if not (
+        isinstance(assignment, ast.Assign)
+        and len(assignment.targets) == 1
+        and isinstance(assignment.targets[0], ast.Name)
+    ):
+        return False
+    names = {assignment.targets[0].id}
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if any(isinstance(sub, ast.Name) and sub.id in names for sub in ast.walk(node.value)):
+                names.add(node.targets[0].id)
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "backward"
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id in names
+        for node in ast.walk(scope)
+    )
 
 
 def _parameters_called(ctx, fn: ast.AST) -> dict:
@@ -2077,6 +2160,27 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # The same shape over constants nothing trains: preprocessing, not a model.
+        Valid(
+            """
+            import torch
+
+
+            def rescale(t_u, scale, shift):
+                return scale * t_u + shift
+
+
+            def fit(model, optimizer, train_x, train_y, val_x, scale, shift):
+                for epoch in range(10):
+                    train_in = rescale(train_x, scale, shift)
+                    val_in = rescale(val_x, scale, shift)
+                    print(val_in.mean().item())
+                    loss = ((model(train_in) - train_y) ** 2).mean()
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+            """,
+        ),
         # A demo of a fresh module's state_dict round trip: it reloads its own untrained weights
         # after the first call, so neither call runs a trained model.
         Valid(
@@ -2780,6 +2884,45 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A model computed by hand from the weights it is handed: the validation call gets the
+        # weights the training call backpropagates into, so it records a graph too.
+        Invalid(
+            """
+            import torch
+
+
+            def model(t_u, w, b):
+                return w * t_u + b
+
+
+            def loss_fn(t_p, t_c):
+                return ((t_p - t_c) ** 2).mean()
+
+
+            def training_loop(n_epochs, optimizer, params, train_t_u, val_t_u, train_t_c, val_t_c):
+                for epoch in range(1, n_epochs + 1):
+                    train_t_p = model(train_t_u, *params)
+                    train_loss = loss_fn(train_t_p, train_t_c)
+
+                    val_t_p = model(val_t_u, *params)
+                    val_loss = loss_fn(val_t_p, val_t_c)
+
+                    optimizer.zero_grad()
+                    train_loss.backward()
+                    optimizer.step()
+                    print(f"Epoch {epoch}, training loss {train_loss.item():.4f}, validation loss {val_loss.item():.4f}")
+                return params
+
+
+            params = torch.tensor([1.0, 0.0], requires_grad=True)
+            optimizer = torch.optim.SGD([params], lr=1e-2)
+            """,
+            line=17,
+            column=19,
+            message="`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it "
+            "under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # An untrained instance of the file's class timed in eval mode, its output dropped into
         # `_`: each timed call records a graph, and the timing measures it.
         Invalid(
@@ -3946,6 +4089,8 @@ class EvalWithGrad(Rule):
                 return False
             if _graph_function(ctx, definitions) and ctx.model.reads_grad_globals_at(definitions[0], node):
                 return not any(ctx.model.value(arg).kind is Kind.MODULE for arg in node.args)
+            if _handed_weights_trained_here(ctx, node, definitions):
+                return True
             return _runs_a_module_it_is_handed(ctx, node, definitions) or _wraps_a_model(ctx, definitions)
         if value.kind is not Kind.MODULE:
             runner = _project_runner(ctx, target) if ctx.model.project is not None else None
