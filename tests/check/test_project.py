@@ -770,3 +770,71 @@ def test_twin_a_model_output_handed_to_a_reexported_helper_that_backpropagates_i
     init = tmp_path / "utils" / "__init__.py"
     main_py = write(tmp_path, "main.py", GCN_MAIN.replace("accuracy", "train_on"))
     assert not any("GG201" in line for line in findings(capsys, init, metrics, main_py))
+
+
+ENGINE = """
+    class Value:
+        def __init__(self, data, _children=()):
+            self.data = data
+            self.grad = 0.0
+            self._prev = set(_children)
+
+        def __add__(self, other):
+            return Value(self.data + other.data, (self, other))
+
+        def backward(self):
+            self.grad = 1.0
+"""
+
+LAYERS = """
+    from engine import Value
+
+    class Module:
+        def parameters(self):
+            return []
+
+    class MLP(Module):
+        def __init__(self, n):
+            self.w = [Value(0.0) for _ in range(n)]
+
+        def parameters(self):
+            return self.w
+"""
+
+
+def test_a_plain_base_of_the_file_is_not_torchs_module(tmp_path):
+    layers = write(tmp_path, "nn.py", LAYERS)
+    index = build_index([str(layers)])
+    assert not index.classes["nn.MLP"].module
+
+
+def test_values_of_another_files_hand_made_autograd_are_no_tensors(tmp_path, capsys):
+    engine = write(tmp_path, "engine.py", ENGINE)
+    layers = write(tmp_path, "nn.py", LAYERS)
+    train = write(
+        tmp_path,
+        "train.py",
+        """
+        import torch
+        import nn
+        from engine import Value
+
+        model = nn.MLP(3)
+        for k in range(10):
+            total_loss = Value(0.0)
+            for p in model.parameters():
+                total_loss += p
+            total_loss.backward()
+            for p in model.parameters():
+                p.data -= 0.01 * p.grad
+            print(total_loss.data)
+
+        x = torch.ones(2, requires_grad=True)
+        print(x.data)
+        """,
+    )
+    found = findings(capsys, engine, layers, train)
+    assert [line.split(": ")[1].split()[0] for line in found] == ["GG101"]
+    assert "`x.data`" in found[0]
+    # checked alone, `p.grad` and `.backward()` are evidence of tensors again
+    assert any("GG102" in line for line in findings(capsys, train))

@@ -2953,6 +2953,18 @@ class SemanticModel:
                         info.is_dataset = changed = True
         return classes
 
+    def _imported_hand_made_members(self) -> frozenset:
+        """The members of the plain classes of the run's modules this file imports that define
+        hand-made autograd values (``ProjectIndex.hand_made``)."""
+        if self.project is None or not self.project.hand_made:
+            return frozenset()
+        found: set = set()
+        for qualified in set(self.imports.names.values()):
+            for candidate in (qualified, qualified.rpartition(".")[0]):
+                if candidate:
+                    found |= self.project.hand_made.get(self._project_name(candidate), frozenset())
+        return frozenset(found)
+
     def _hand_made_members(self) -> frozenset:
         """Where the file defines its own autograd values (a plain class with a ``backward``
         method that sets ``self.grad``, as in a micrograd ``Value``): the attributes and methods
@@ -2960,6 +2972,8 @@ class SemanticModel:
         then say nothing of tensors or modules. Empty in any other file."""
         if self._hand_made is not None:
             return self._hand_made
+        # `from micrograd.engine import Value`: another file's values, and the file's own
+        imported = self._imported_hand_made_members()
         plain = [
             info
             for info in self._class_table().values()
@@ -2970,7 +2984,7 @@ class SemanticModel:
             _BACKWARD_MEMBER_RE.search(text) and _GRAD_MEMBER_RE.search(text)
             for text in (self._scope_text(info.node) for info in plain)
         ):
-            self._hand_made = frozenset()  # no plain class can have both members: nothing to walk
+            self._hand_made = imported  # no plain class can have both members: nothing to walk
             return self._hand_made
         members: dict = {}
         for info in plain:
@@ -2988,9 +3002,9 @@ class SemanticModel:
                             names.add(sub.attr)  # type: ignore[attr-defined]
             members[info.key] = names
         if any({"backward", "grad"} <= names for names in members.values()):
-            self._hand_made = frozenset().union(*members.values())
+            self._hand_made = imported.union(*members.values())
         else:
-            self._hand_made = frozenset()
+            self._hand_made = imported
         return self._hand_made
 
     def _layers(self, info: ClassInfo) -> set:

@@ -82,6 +82,10 @@ class ProjectIndex:
     # Files of the run that a module importing torch imports (`from utils import GradCAM`):
     # their code runs on that module's tensors and models, though they import no torch.
     torch_served: set = field(default_factory=set)
+    # module -> the members of its plain classes, where one of them is a hand-made autograd
+    # value (a micrograd `Value`: `def backward`, `self.grad`): in a file importing the module,
+    # `.data`, `.grad`, `.backward()` and `.parameters()` say nothing of tensors.
+    hand_made: dict = field(default_factory=dict)
 
     def module_of(self, path: str) -> Optional[str]:
         return self.module_names.get(os.path.abspath(path))
@@ -197,6 +201,8 @@ class ProjectIndex:
             h.update(f"method {name}:{self.calls[name]}\n".encode())
         for name in sorted(self.reexports):
             h.update(f"from {name}:{self.reexports[name]}\n".encode())
+        for name in sorted(self.hand_made):
+            h.update(f"hand-made {name}:{sorted(self.hand_made[name])}\n".encode())
         return h.hexdigest()[:16]
 
 
@@ -335,18 +341,25 @@ def build_index(paths: list, read=None) -> ProjectIndex:
         for qualified, its_bases in bases.items():
             for base in its_bases:
                 last = base.rsplit(".", 1)[-1]
-                is_module = _MODULE_BASES.search(base) is not None or any(
-                    q in module_classes for q in short.get(last, ())
-                )
-                is_dataset = _DATASET_BASES.search(base) is not None or any(
-                    q in dataset_classes for q in short.get(last, ())
-                )
+                own = f"{qualified.rsplit('.', 1)[0]}.{base}"
+                if "." not in base and own in bases:
+                    # `class Neuron(Module)` beside the file's own `class Module:` (a micrograd
+                    # clone): that class, not torch's
+                    is_module, is_dataset = own in module_classes, own in dataset_classes
+                else:
+                    is_module = _MODULE_BASES.search(base) is not None or any(
+                        q in module_classes for q in short.get(last, ())
+                    )
+                    is_dataset = _DATASET_BASES.search(base) is not None or any(
+                        q in dataset_classes for q in short.get(last, ())
+                    )
                 if is_module and qualified not in module_classes:
                     module_classes.add(qualified)
                     changed = True
                 if is_dataset and qualified not in dataset_classes:
                     dataset_classes.add(qualified)
                     changed = True
+    index.hand_made.update(_hand_made_members(bases, bodies, module_classes, dataset_classes))
     public_methods: dict = {}  # "module.Class" -> its methods a file may call on an instance
     for qualified in bases:
         layers = frozenset(_LAYER_RE.findall(bodies[qualified])) if qualified in module_classes else frozenset()
@@ -516,6 +529,28 @@ def _running_methods(methods: dict, quiet: frozenset) -> frozenset:
                 changed = True
     running.discard("forward")
     return frozenset(running)
+
+
+_SELF_STORE_RE = re.compile(r"\bself\.(\w+)\s*(?:=(?!=)|[-+*/]=)")
+
+
+def _hand_made_members(bases: dict, bodies: dict, module_classes: set, dataset_classes: set) -> dict:
+    """module -> the methods and attributes of its plain classes (no base but ``object``), for
+    the modules where one such class is a hand-made autograd value (``def backward`` and
+    ``self.grad``, as micrograd's ``Value``): the same test the semantic model makes of a file's
+    own classes."""
+    members: dict = {}
+    hand_made: set = set()
+    for qualified, its_bases in bases.items():
+        if qualified in module_classes or qualified in dataset_classes or any(b != "object" for b in its_bases):
+            continue
+        module = qualified.rsplit(".", 1)[0]
+        body = bodies[qualified]
+        names = set(_method_texts(body)) | set(_SELF_STORE_RE.findall(body))
+        members.setdefault(module, set()).update(names)
+        if {"backward", "grad"} <= names:
+            hand_made.add(module)
+    return {module: frozenset(members[module]) for module in hand_made}
 
 
 def _method_texts(body: str) -> dict:

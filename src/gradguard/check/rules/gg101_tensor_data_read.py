@@ -25,7 +25,10 @@ where the method right after `.data` exists only on tensors (`x.data.cpu()`, `x.
 `Variable(...)` wraps it (`Variable(h.data)`, the old way of cutting a hidden state from its
 history). Writes through `.data`
 are GG102. Attributes that merely happen to be called `data` (`dataset.data`, `args.data`,
-`batch["image"].data`, `self.data` on your own classes, `torch.utils.data`) are not flagged.
+`batch["image"].data`, `self.data` on your own classes, `torch.utils.data`) are not flagged, nor
+are the values of a hand-made autograd class (a micrograd `Value`, with `backward` and `grad`
+members) of the file or of a file of the run it imports, where `.grad` and `.backward()` say
+nothing of tensors.
 
 A module's own `nn.Parameter` read through `.data` in its `forward`, computed with as it is
 (`torch.matmul(X, self.weight.data)`) and never read there without `.data`, gets its own
