@@ -3,7 +3,8 @@
 ## What it does
 Flags a model `D` called on the output of another model `G` (`D(fake)`,
 `D(torch.cat([fake, labels], 1))`, with `fake = G(z)` not detached) when that call feeds a
-backward pass which also backpropagates `D` called on data that no model made (`D(real)`),
+backward pass which also backpropagates `D` called on data that no model made (`D(real)`, or one
+batch joining both along the batch dimension: `D(torch.cat((real, fake)))`),
 followed by the step of an optimizer that updates `D` and not `G`: the discriminator's step.
 Where the code does not show which models an optimizer updates, it must step two optimizers
 (the two updates of a GAN). It is reported at the `D(fake)` call. Not flagged: the
@@ -122,6 +123,28 @@ class DiscriminatorStepWithoutDetach(Rule):
     function_triggers = ("backward",)
 
     valid = (
+        # A conditional GAN joins labels to its samples along the features, not the batch: the
+        # generator's step reads `D(torch.cat([fake, labels], 1))`, no real data.
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            def train(G, D, loader, opt_g, opt_d):
+                for real, labels in loader:
+                    fake = G(torch.randn(real.size(0), 64))
+                    opt_d.zero_grad()
+                    d_loss = F.softplus(-D(torch.cat([real, labels], 1))).mean()
+                    d_loss = d_loss + F.softplus(D(torch.cat([fake.detach(), labels], 1))).mean()
+                    d_loss.backward()
+                    opt_d.step()
+                    opt_g.zero_grad()
+                    g_loss = F.softplus(-D(torch.cat([fake, labels], 1))).mean()
+                    g_loss.backward()
+                    opt_g.step()
+            """,
+        ),
         Valid(
             """
             import torch
@@ -206,6 +229,42 @@ class DiscriminatorStepWithoutDetach(Rule):
         ),
     )
     invalid = (
+        # Real and generated samples joined into one batch for the discriminator's step.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+            discriminator = nn.Sequential(nn.Linear(2, 1), nn.Sigmoid())
+            generator = nn.Sequential(nn.Linear(2, 2))
+            loss_function = nn.BCELoss()
+            optimizer_discriminator = torch.optim.Adam(discriminator.parameters())
+            optimizer_generator = torch.optim.Adam(generator.parameters())
+
+            for epoch in range(10):
+                for real_samples, _ in train_loader:
+                    generated_samples = generator(torch.randn((64, 2)))
+                    all_samples = torch.cat((real_samples, generated_samples))
+                    all_samples_labels = torch.cat((torch.ones((64, 1)), torch.zeros((64, 1))))
+
+                    discriminator.zero_grad()
+                    output_discriminator = discriminator(all_samples)
+                    loss_discriminator = loss_function(output_discriminator, all_samples_labels)
+                    loss_discriminator.backward()
+                    optimizer_discriminator.step()
+
+                    generator.zero_grad()
+                    output_discriminator_generated = discriminator(generator(torch.randn((64, 2))))
+                    loss_generator = loss_function(output_discriminator_generated, torch.ones((64, 1)))
+                    loss_generator.backward()
+                    optimizer_generator.step()
+            """,
+            line=17,
+            column=32,
+            message="`discriminator(all_samples)` gives the discriminator's loss the output of "
+            "`generator(torch.randn((64, 2)))` without `.detach()`: `loss_discriminator.backward()` also runs "
+            "through `generator` and adds to its gradients; pass `all_samples.detach()`",
+        ),
         Invalid(
             """
             import torch
@@ -384,7 +443,7 @@ class DiscriminatorStepWithoutDetach(Rule):
         for shown, calls in by_model.items():
             if updated and shown not in updated:
                 continue  # this step does not update that model
-            if not any(_on_data(ctx, call) for call in calls):
+            if not any(_on_data(ctx, call) or _mixes_data(ctx, call) for call in calls):
                 continue  # not the discriminator's step: it never sees real data here
             for call in calls:
                 fake = _fed_by_other_model(ctx, call, shown)
@@ -461,6 +520,37 @@ def _on_data(ctx, call: ast.Call) -> bool:
     if not arguments or graph_sources(ctx, arguments):
         return False
     return not any(ctx.model.value(a).carries_grad for a in arguments)
+
+
+# Torch functions joining tensors into one batch.
+_JOINING = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.vstack"})
+
+
+def _mixes_data(ctx, call: ast.Call) -> bool:
+    """A model call on one batch joining real data and another model's output along the batch
+    dimension (``D(torch.cat((real_samples, generated_samples)))``, or through a name bound to
+    that join): the discriminator sees real data there too."""
+    for argument in [*call.args, *(k.value for k in call.keywords)]:
+        joined = argument
+        if isinstance(joined, ast.Name):
+            bindings = [b for b in ctx.model.definitions(joined) if b.value is not None]
+            if len(bindings) != 1:
+                continue
+            joined = bindings[0].value
+        if not (isinstance(joined, ast.Call) and ctx.imports.qualified_name(joined.func) in _JOINING and joined.args):
+            continue
+        items = joined.args[0]
+        if not isinstance(items, (ast.Tuple, ast.List)):
+            continue
+        dim = call_argument(joined, 1, "dim")
+        if dim is not None and not (isinstance(dim, ast.Constant) and dim.value == 0):
+            continue  # joined along features (`torch.cat([fake, labels], 1)`): a conditional input, not a batch
+        made = [bool(graph_sources(ctx, [item])) for item in items.elts]
+        if any(made) and any(
+            not was_made and not ctx.model.value(item).carries_grad for item, was_made in zip(items.elts, made)
+        ):
+            return True
+    return False
 
 
 def _fed_by_other_model(ctx, call: ast.Call, shown: str) -> Optional[tuple]:
