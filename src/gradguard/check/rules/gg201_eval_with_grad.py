@@ -14,7 +14,8 @@ the forward pass is the usual cure; no fix is offered). And a model call whose o
 `logits = net(x)[:5]`) is read at once (`net(x).data.max(1)[1]`) or bound to names that are
 then only read (`prediction = net(x)` followed by `prediction.data.numpy()`, `.item()`, `.argmax()`,
 comparisons or `print` (also `print("output", net(x))` or `f"{net(x):.3f}"` at once), used as an index (`classes[predicted[j]]`), drawn or logged
-(`ax.matshow(attention)`, `writer.add_image(tag, sample)`, `save_image(fake, path)`, torch_snippets'
+(`ax.matshow(attention)`, `writer.add_image(tag, sample)`, `save_image(fake, path)`, tiled by
+`torchvision.utils.make_grid` on its way to a drawing, torch_snippets'
 `show(pred[0])`, shown as a
 notebook cell's last line, also among others, `out.shape, out[0][:3]`, or the call alone as that
 line, `model(val_x)`, unless it calls a method or function the check reads that is named for
@@ -1024,6 +1025,8 @@ def _fed_into_read(ctx, call: ast.Call) -> bool:
             chain.append(current)
     if not chain:
         return False
+    if _grid_for_drawing(ctx, chain[0]):
+        return True  # `show_image(make_grid(model(images)))`: a grid of images made to be drawn
     *inner, outer = chain
     # the cheap questions first: whether the outer call's result is read (or is a number), then
     # what the values on the way are (the model's flows)
@@ -1037,6 +1040,11 @@ def _fed_into_read(ctx, call: ast.Call) -> bool:
     else:
         return False
     return outer_read and all(ctx.model.value(node).kind is Kind.TENSOR for node in inner)
+
+
+def _grid_for_drawing(ctx, node: ast.AST) -> bool:
+    """``torchvision.utils.make_grid(...)``: images tiled into one to be drawn or saved."""
+    return isinstance(node, ast.Call) and (ctx.imports.qualified_name(node.func) or "") == "torchvision.utils.make_grid"
 
 
 def _handed_to_a_read_parameter(ctx, outer: ast.Call, argument: ast.AST) -> bool:
@@ -2884,6 +2892,38 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # After training, reconstructions tiled by make_grid and drawn.
+        Invalid(
+            """
+            import matplotlib.pyplot as plt
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            import torchvision
+
+            model = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.Conv2d(4, 1, 3, padding=1))
+            optimizer = torch.optim.Adam(model.parameters())
+            for epoch in range(3):
+                for data, _ in dataloader:
+                    loss = F.mse_loss(model(data), data)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+
+
+            def show_image(img):
+                plt.imshow(img.numpy().transpose(1, 2, 0))
+
+
+            images, labels = next(iter(dataloader))
+            show_image(torchvision.utils.make_grid(model(images)))
+            """,
+            line=22,
+            column=40,
+            message="`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it "
+            "under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # A model computed by hand from the weights it is handed: the validation call gets the
         # weights the training call backpropagates into, so it records a graph too.
         Invalid(
