@@ -4,7 +4,8 @@
 Flags `total += loss`, `total = total + loss`, `losses.append(loss)` and `losses[epoch] = loss`
 (a slot per iteration of a tensor, list or dict, indexed by the loop's name) inside a loop, with
 grad enabled, where `loss` is a loss (the result of a loss function or criterion, or a name
-`.backward()` is called on), the accumulator is defined before the loop, and the accumulated
+`.backward()` is called on), the accumulator is defined before the loop (or is a list of the
+module's, appended in a function: `Loss_list.append(loss)`), and the accumulated
 value is never backpropagated itself. It reports when either `loss.backward()` runs in each
 iteration (in the loop, or in the function or method of the file that returns the loss:
 `cost = model.train_model(X, Y)` whose body calls `self.cost.backward()`), or the loop runs a model and the total is only reported (not returned, or the
@@ -271,6 +272,53 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # A list of the module's, appended in a function's training loop.
+        Invalid(
+            """
+            import torch
+            from torch import nn, optim
+
+            model = nn.Linear(2, 1)
+            opt = optim.SGD(model.parameters(), lr=0.0001)
+            criterion = nn.MSELoss()
+
+            Loss_list = []
+
+
+            def train_model(epochs):
+                for epoch in range(epochs):
+                    for x, y in train_loader:
+                        loss = criterion(model(x), y)
+                        Loss_list.append(loss)
+                        opt.zero_grad()
+                        loss.backward()
+                        opt.step()
+            """,
+            line=15,
+            column=13,
+            message="Accumulating `loss` across iterations keeps every iteration's autograd graph alive; "
+            "accumulate `loss.detach()`",
+            fixed="""
+            import torch
+            from torch import nn, optim
+
+            model = nn.Linear(2, 1)
+            opt = optim.SGD(model.parameters(), lr=0.0001)
+            criterion = nn.MSELoss()
+
+            Loss_list = []
+
+
+            def train_model(epochs):
+                for epoch in range(epochs):
+                    for x, y in train_loader:
+                        loss = criterion(model(x), y)
+                        Loss_list.append(loss.detach())
+                        opt.zero_grad()
+                        loss.backward()
+                        opt.step()
+            """,
+        ),
         # A training function handing back its last loss in a tuple, appended by the caller.
         Invalid(
             """
@@ -818,7 +866,10 @@ def _names_in(nodes) -> set:
 
 def _defined_before_loop(ctx, uses, acc: str, loop: ast.AST) -> bool:
     outside = acc in uses.parameters
-    for binding in uses.bindings_of(acc):
+    bindings = uses.bindings_of(acc)
+    if not bindings and not outside and ctx.function is not None and ctx.model.scopes.module.binds(acc):
+        return True  # a list of the module's (`Loss_list = []` above `def train_model(epochs):`)
+    for binding in bindings:
         node = binding.node
         if _inside(ctx, node, loop):
             if not _is_accumulation(node, acc) and not _conditional_in(ctx, node, loop):
