@@ -7,8 +7,8 @@ Flags evaluation code that runs a model while grad is enabled: a function that c
 the model outside any `no_grad`/`inference_mode` region, without any sign of gradient use in
 that function. Also flagged: one body serving a training and an evaluation phase (`for phase in
 ["train", "val"]`, `fit(..., phase="validation")`) whose every backward pass sits under a test of
-the training phase (`if phase == "train":`), with a switch to eval mode under the other branch (or
-under `if phase == "validation":`), and a model call outside both, with grad enabled: the
+the training phase (`if phase == "train":`, or a flag: `if not is_test:`, `if is_train and ...:`), with a
+switch to eval mode under the other branch (or under `if phase == "validation":`, `if is_test:`), and a model call outside both, with grad enabled: the
 evaluation phase records a graph for nothing (`torch.set_grad_enabled(phase == "train")` around
 the forward pass is the usual cure; no fix is offered). And a model call whose output (or a part or view of it:
 `logits = net(x)[:5]`) is read at once (`net(x).data.max(1)[1]`) or bound to names that are
@@ -1776,10 +1776,21 @@ def _phase_compared(test: ast.AST) -> Optional[object]:
     return next((side.value for side in sides if isinstance(side, ast.Constant)), None)
 
 
+# Names of a flag that says the pass evaluates (`if is_test: model.eval()`).
+_EVALUATION_FLAGS = frozenset(
+    {"is_test", "is_eval", "is_val", "is_valid", "is_validation", "eval_mode", "test_mode", "evaluate", "evaluation"}
+)
+
+
 def _training_phase_test(test: ast.AST) -> bool:
-    """``phase == "train"``, ``"train" == mode``, ``is_train``: the test of a training phase."""
+    """``phase == "train"``, ``"train" == mode``, ``is_train``, ``not is_test``, or a conjunction
+    holding one (``not is_test and optimizer is not None``): the test of a training phase."""
     if isinstance(test, ast.Name):
         return test.id in _TRAINING_FLAGS
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Name):
+        return test.operand.id in _EVALUATION_FLAGS
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_training_phase_test(value) for value in test.values)
     return _phase_compared(test) in _TRAINING_PHASES
 
 
@@ -1820,7 +1831,12 @@ def _training_phase_only(ctx, unit: _Unit, scope: ast.AST, call: ast.Call) -> Op
 
 
 def _evaluation_phase_test(test: ast.AST) -> bool:
-    """``phase == "validation"``, ``mode == "test"``: the test of an evaluation phase."""
+    """``phase == "validation"``, ``mode == "test"``, ``is_test``, ``not is_train``: the test of an
+    evaluation phase."""
+    if isinstance(test, ast.Name):
+        return test.id in _EVALUATION_FLAGS
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Name):
+        return test.operand.id in _TRAINING_FLAGS
     value = _phase_compared(test)
     return isinstance(value, str) and split_of_text(value) is Split.EVAL
 
@@ -2168,6 +2184,31 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # The same epoch function with the forward pass under the phase's grad mode.
+        Valid(
+            """
+            import torch
+
+
+            def run_epoch(model, data_loader, loss_fn, optimizer=None, is_test=False):
+                if is_test:
+                    model.eval()
+                else:
+                    model.train()
+                total_loss = 0
+                for image, target in data_loader:
+                    if not is_test and optimizer is not None:
+                        optimizer.zero_grad()
+                    with torch.set_grad_enabled(not is_test):
+                        output = model(image)
+                        loss = loss_fn(output, target)
+                    if not is_test and optimizer is not None:
+                        loss.backward()
+                        optimizer.step()
+                    total_loss += loss.item()
+                return total_loss / len(data_loader)
+            """,
+        ),
         # The same shape over constants nothing trains: preprocessing, not a model.
         Valid(
             """
@@ -2892,6 +2933,37 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # One epoch function for both phases, told apart by a flag: only the training phase
+        # backpropagates.
+        Invalid(
+            """
+            import torch
+
+
+            def run_epoch(model, data_loader, loss_fn, optimizer=None, is_test=False):
+                if is_test:
+                    model.eval()
+                else:
+                    model.train()
+                total_loss = 0
+                for image, target in data_loader:
+                    if not is_test and optimizer is not None:
+                        optimizer.zero_grad()
+                    output = model(image)
+                    loss = loss_fn(output, target)
+                    if not is_test and optimizer is not None:
+                        loss.backward()
+                        optimizer.step()
+                    total_loss += loss.item()
+                return total_loss / len(data_loader)
+            """,
+            line=13,
+            column=18,
+            message="`model(...)` runs with grad enabled in every phase, but only the phase where "
+            "`not is_test and optimizer is not None` (line 15) backpropagates: in the evaluation phase "
+            "(`model.eval()`, line 6) autograd records a graph for nothing, wasting memory and time; run the "
+            "forward pass under `with torch.set_grad_enabled(not is_test and optimizer is not None):`",
+        ),
         # After training, reconstructions tiled by make_grid and drawn.
         Invalid(
             """
