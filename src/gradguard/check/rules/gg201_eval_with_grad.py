@@ -29,7 +29,8 @@ arithmetic and indexing, `torch.sum(mlp(x) * x).item()`, or into a torch functio
 bool, a number or indices: `torch.allclose(mlp(x), reference)`, `torch.multinomial(probs, 1)`), as in
 predictions made after training, a test loss printed every epoch
 for a plot or samples drawn from a trained generator (a submodule such as `model.decoder` is in
-the mode `model.eval()` or `model.train()` set); not when only its shape is read, not for a
+the mode `model.eval()` or `model.train()` set); not when only its shape is read (also in a loop over evaluation data that stops after one batch:
+`print(output.shape)` then `break`), not for a
 module built in the same scope and never trained or loaded there (not one made of another
 model's layers, `nn.Sequential(*list(model.children())[:1])`; a smoke test of the model's
 code, also in a function named for evaluation: `def test_rnn(RNN): rnn = RNN(8); rnn(x)`;
@@ -1610,6 +1611,38 @@ _MADE_UP_FACTORIES = _DUMMY_FACTORIES | frozenset(
 )
 
 
+def _shape_probe_once(ctx, call: ast.Call) -> bool:
+    """Whether the call runs in a loop that stops after its first round (its body ends with
+    ``break``) and its result, bound to a name, is read there for its shape alone
+    (``output = net(imgs)``, ``print(output.shape)``, ``break``): a check of the model's shapes on
+    one batch, not an evaluation."""
+    assignment = ctx.parent(call)
+    if not (
+        isinstance(assignment, ast.Assign)
+        and assignment.value is call
+        and len(assignment.targets) == 1
+        and isinstance(assignment.targets[0], ast.Name)
+    ):
+        return False
+    loop = next((a for a in ctx.ancestors(call) if isinstance(a, (ast.For, ast.AsyncFor, ast.While))), None)
+    if loop is None or not loop.body or not isinstance(loop.body[-1], ast.Break):
+        return False
+    name = assignment.targets[0].id
+    uses = [
+        node
+        for statement in loop.body
+        for node in ast.walk(statement)
+        if isinstance(node, ast.Name)
+        and node.id == name
+        and isinstance(node.ctx, ast.Load)
+        and (node.lineno, node.col_offset) > (assignment.end_lineno or 0, assignment.end_col_offset or 0)
+    ]
+    return bool(uses) and all(
+        isinstance(parent := ctx.parent(use), ast.Attribute) and parent.attr in ("shape", "size", "dtype", "ndim")
+        for use in uses
+    )
+
+
 def _dummy_input(ctx, call: ast.Call) -> bool:
     """Whether every input of a call is made on the spot by a torch factory
     (``net(torch.zeros(1, *shape))``): a probe of the model's shapes, not an evaluation."""
@@ -2184,6 +2217,22 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # One batch of the test split through the model to see its output's shape, then `break`.
+        Valid(
+            """
+            import torchvision
+            from torch import nn
+            from torch.utils.data import DataLoader
+
+            dataset = torchvision.datasets.CIFAR10("./dataset", train=False, transform=torchvision.transforms.ToTensor())
+            dataloader = DataLoader(dataset, batch_size=64)
+            net = nn.Sequential(nn.Conv2d(3, 32, 5, padding=2), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(32 * 16 * 16, 10))
+            for imgs, targets in dataloader:
+                output = net(imgs)
+                print(output.shape)
+                break
+            """,
+        ),
         # The same epoch function with the forward pass under the phase's grad mode.
         Valid(
             """
@@ -4092,6 +4141,8 @@ class EvalWithGrad(Rule):
         self, ctx, node: ast.Call, unit, loop_id, named_eval: bool, read_only: Optional[bool]
     ) -> Optional[_Candidate]:
         if loop_id is not None:
+            if _shape_probe_once(ctx, node):
+                return None  # `output = net(imgs); print(output.shape); break`: a check of the model's shapes
             return _Candidate(node, "loop", loop_id)
         callee = ctx.model.value(_callee(node))
         if callee.has(Role.EVALUATING):
