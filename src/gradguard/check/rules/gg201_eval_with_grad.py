@@ -384,6 +384,7 @@ class _State:
     wrapper_shapes: dict = field(default_factory=dict)  # id(function) -> `_wrapper_shape`
     project_runners: dict = field(default_factory=dict)  # qualified name -> `_project_runner`
     cell_ends: Optional[frozenset] = None  # ids of a notebook's statements that end their cell (`_displayed`)
+    name_loads: dict = field(default_factory=dict)  # id(scope) -> name -> the Name nodes reading it (`_left_unused`)
 
 
 def _loader_name(expr: ast.AST) -> Optional[str]:
@@ -1105,26 +1106,52 @@ def _left_unused(ctx, call: ast.Call, scope: ast.AST) -> bool:
         and not assignment.targets[0].id.startswith("_")
     ):
         return False
+    if _certainly_not_a_model(ctx, _callee(call)):
+        return False  # `idx = torch.arange(n)`: asked no further
     if any(isinstance(a, (ast.For, ast.AsyncFor, ast.While)) for a in ctx.ancestors(call)):
         return False  # in a loop, a forward pass left unused is a fragment or runs for its hooks
     name = assignment.targets[0].id
     src = ctx.source
     end = len(src.text) if scope is ctx.tree else src.node_end(scope)
-    if re.search(rf"(?<![\w.]){re.escape(name)}\b", src.text[src.node_end(assignment) : end]) is not None:
+    if re.compile(rf"(?<![\w.]){re.escape(name)}\b").search(src.text, src.node_end(assignment), end) is not None:
         return False  # spelt again after the binding (a use, most often): asked no further
     start = (assignment.end_lineno or assignment.lineno, assignment.end_col_offset or 0)
-    for node in ast.walk(scope):
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
-            if (node.lineno, node.col_offset) >= start:
-                return False
-        elif node is not scope and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            names = [sub for sub in ast.walk(node) if isinstance(sub, ast.Name) and sub.id == name]
-            local = any(isinstance(sub.ctx, ast.Store) for sub in names) and not any(
-                isinstance(sub, (ast.Global, ast.Nonlocal)) and name in sub.names for sub in ast.walk(node)
-            )
-            if names and not local:
-                return False  # read by nested code, which may run after the binding
+    loads = ctx.state(_State).name_loads.get(id(scope))
+    if loads is None:
+        loads = ctx.state(_State).name_loads[id(scope)] = {}
+        for node in ast.walk(scope):
+            if type(node) is ast.Name and type(node.ctx) is ast.Load:
+                loads.setdefault(node.id, []).append(node)  # type: ignore[attr-defined]
+    earlier = []
+    for node in loads.get(name, ()):
+        if (node.lineno, node.col_offset) >= start:
+            return False
+        earlier.append(node)
+    for use in earlier:  # read by nested code, which may run after the binding, unless its own name
+        function = next(
+            (
+                a
+                for a in ctx.ancestors(use)
+                if a is scope or isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            ),
+            scope,
+        )
+        if function is not scope and not _binds_locally(function, name):
+            return False
     return True
+
+
+def _binds_locally(function: ast.AST, name: str) -> bool:
+    """Whether a function assigns ``name`` itself (and declares it neither global nor nonlocal)."""
+    stored = False
+    for node in ast.walk(function):
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return False
+        if type(node) is ast.Name and node.id == name and type(node.ctx) is ast.Store:
+            stored = True
+        elif isinstance(node, ast.arg) and node.arg == name:
+            stored = True
+    return stored
 
 
 # What follows a call whose result is read at once, in the text: a cheap test before the parents.
