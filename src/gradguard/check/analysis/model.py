@@ -2781,7 +2781,10 @@ class SemanticModel:
             if method in ("children", "modules"):
                 return container(module())
             if method in ("state_dict", "zero_grad", "apply", "register_forward_hook", "load_state_dict"):
-                return OTHER if method == "state_dict" else UNKNOWN
+                if method == "state_dict":
+                    # name -> parameter or buffer, detached but sharing its storage
+                    return container(tensor(Grad.NO))
+                return UNKNOWN
             info = self._class_table().get(receiver.ref) if receiver.ref else None
             if info is not None:
                 fn = self._method_node(info, method)

@@ -2,7 +2,7 @@
 
 ## What it does
 Flags reads of `t.data` where `t` is known to be a tensor: a parameter from `parameters()`,
-`named_parameters()` or an optimizer's `param_groups`, a `.weight`, `.bias` or `.grad`, a name
+`named_parameters()` or an optimizer's `param_groups`, an entry of a module's `state_dict()`, a `.weight`, `.bias` or `.grad`, a name
 bound to a torch call, a model output or a loss (on one path at least, and nothing else on the
 others: a hidden state `h = net.init_hidden(n)` before a loop and `out, h = net(x, h)` in it,
 `tuple([each.data for each in h])`; inside `if isinstance(v, torch.Tensor):`, also through
@@ -252,6 +252,25 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # A model's state_dict holds its parameters, detached but sharing their storage.
+        Invalid(
+            """
+            from torch import nn
+
+            model = nn.Linear(1, 1)
+            print(model.state_dict()["weight"].data)
+            """,
+            line=4,
+            column=7,
+            message='`model.state_dict()["weight"].data` reads the tensor without autograd\'s version counter; '
+            '`model.state_dict()["weight"].detach()` reads the same values and keeps in-place checks',
+            fixed="""
+            from torch import nn
+
+            model = nn.Linear(1, 1)
+            print(model.state_dict()["weight"].detach())
+            """,
+        ),
         # A batch of another module's dict of loaders (`datasets.dataloaders[phase]`).
         Invalid(
             """

@@ -236,6 +236,20 @@ class TensorDataWrite(Rule):
         ),
     )
     invalid = (
+        # Writing into a parameter through its state_dict entry's `.data`.
+        Invalid(
+            """
+            from torch import nn
+
+            model = nn.Linear(1, 1)
+            model.state_dict()["weight"].data[0] = -0.2
+            """,
+            line=4,
+            column=1,
+            message='in-place write through `model.state_dict()["weight"].data` bypasses autograd\'s version counter: '
+            'if a graph has saved `model.state_dict()["weight"]`, its gradients come out silently wrong; drop '
+            '`.data` and write to `model.state_dict()["weight"]` under `torch.no_grad()`',
+        ),
         # A lazy module once it has run: its first forward made the parameters.
         Invalid(
             """
