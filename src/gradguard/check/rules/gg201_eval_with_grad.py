@@ -1407,6 +1407,7 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
             _loads_or_trains(value)
             or _made_of_layers_of_another(value)
             or ctx.model.module_loads_weights(ctx.model.value(value))
+            or _copy_after_training(ctx, value, line)
         ):
             loaded_at = max(loaded_at or 0, line)
         else:
@@ -1806,6 +1807,26 @@ _MADE_UP_KEEPING = frozenset({"to", "cuda", "float", "double", "half", "unsqueez
 
 
 _LAYER_LISTS = frozenset({"children", "modules", "named_children", "named_modules"})
+
+
+# Calls that give a module holding another module's weights.
+_MODULE_COPIES = frozenset({"torch.jit.trace", "torch.jit.script", "copy.deepcopy"})
+
+
+def _copy_after_training(ctx, value: ast.AST, line: int) -> bool:
+    """``traced_model = torch.jit.trace(model, example)`` (or ``torch.jit.script(model)``,
+    ``copy.deepcopy(model)``) where the code before that line runs a backward pass or an
+    optimizer step: the copy holds trained weights, not new ones (an untrained module traced for
+    a demo stays one)."""
+    if not (
+        isinstance(value, ast.Call)
+        and value.args
+        and isinstance(value.args[0], ast.Name)
+        and ctx.imports.qualified_name(value.func) in _MODULE_COPIES
+    ):
+        return False
+    src = ctx.source
+    return _STEP_RE.search(src.text, 0, src.line_starts[line - 1]) is not None
 
 
 def _made_of_layers_of_another(value: ast.AST) -> bool:
@@ -2244,6 +2265,28 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # An untrained cell traced for a demo of tracing (the TorchScript tutorial's shape).
+        Valid(
+            """
+            import torch
+
+
+            class MyCell(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.linear = torch.nn.Linear(4, 4)
+
+                def forward(self, x, h):
+                    new_h = torch.tanh(self.linear(x) + h)
+                    return new_h, new_h
+
+
+            my_cell = MyCell()
+            x, h = torch.rand(3, 4), torch.rand(3, 4)
+            traced_cell = torch.jit.trace(my_cell, (x, h))
+            print(traced_cell(x, h))
+            """,
+        ),
         # One batch of the test split through the model to see its output's shape, then `break`.
         Valid(
             """
@@ -3009,6 +3052,40 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A trained model traced for deployment, its traced copy's prediction read.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+
+                def forward(self, x):
+                    return self.fc(x)
+
+
+            model = Net()
+            optimizer = torch.optim.Adam(model.parameters())
+            for data, target in train_loader:
+                optimizer.zero_grad()
+                nn.functional.mse_loss(model(data), target).backward()
+                optimizer.step()
+
+            example_input = torch.randn(1, 4)
+            traced_model = torch.jit.trace(model, example_input)
+            output_traced = traced_model(example_input)
+            print(output_traced.argmax(1).item())
+            """,
+            line=23,
+            column=17,
+            message="`traced_model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
+            "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; "
+            "run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # One epoch function for both phases, told apart by a flag: only the training phase
         # backpropagates.
         Invalid(
