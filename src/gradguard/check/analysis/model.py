@@ -280,6 +280,18 @@ class ScopeUses:
     def bindings_of(self, name: str) -> list:
         return [b for b in self.bindings if b.name == name]
 
+    def derived(self, name: str) -> set:
+        """``name`` and every name the scope computes from it, directly or through others."""
+        found = {name}
+        changed = True
+        while changed:
+            changed = False
+            for binding in self.bindings:
+                if binding.name not in found and binding.value is not None and _names(binding.value) & found:
+                    found.add(binding.name)
+                    changed = True
+        return found
+
 
 # A `torch.distributions` object built from tensors, and its methods that compute from them.
 _DISTRIBUTION = "torch.distributions"

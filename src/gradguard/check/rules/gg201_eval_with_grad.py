@@ -653,26 +653,11 @@ def _handed_weights_trained_here(ctx, call: ast.Call, definitions: list) -> bool
 def _backpropagated_in(ctx, call: ast.Call, scope: ast.AST) -> bool:
     """Whether the call's result, bound to a name, goes into a loss that the scope backpropagates
     (``train_t_p = model(...)``, ``train_loss = loss_fn(train_t_p, y)``, ``train_loss.backward()``)."""
-    assignment = ctx.parent(call)
-    if not (
-        isinstance(assignment, ast.Assign)
-        and len(assignment.targets) == 1
-        and isinstance(assignment.targets[0], ast.Name)
-    ):
+    name = _bound_name(ctx, call)
+    if name is None:
         return False
-    names = {assignment.targets[0].id}
-    for node in ast.walk(scope):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            if any(isinstance(sub, ast.Name) and sub.id in names for sub in ast.walk(node.value)):
-                names.add(node.targets[0].id)
-    return any(
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "backward"
-        and isinstance(node.func.value, ast.Name)
-        and node.func.value.id in names
-        for node in ast.walk(scope)
-    )
+    uses = ctx.model.uses(scope)
+    return bool(uses.derived(name) & uses.backpropagated)
 
 
 def _parameters_called(ctx, fn: ast.AST) -> dict:
@@ -1080,16 +1065,18 @@ def _result_only_read_directly(ctx, call: ast.Call) -> bool:
     )
 
 
+def _bound_name(ctx, call: ast.AST) -> Optional[str]:
+    """The one name a call's result is bound to (``out = net(x)``), or None."""
+    parent = ctx.parent(call)
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+        return parent.targets[0].id
+    return None
+
+
 def _thrown_away(ctx, call: ast.Call) -> bool:
     """Whether the call's result is dropped: a bare statement (``model(x)``) or bound to ``_``
     (``_ = model(x)``, a timed or warm-up run)."""
-    parent = ctx.parent(call)
-    return isinstance(parent, ast.Expr) or (
-        isinstance(parent, ast.Assign)
-        and len(parent.targets) == 1
-        and isinstance(parent.targets[0], ast.Name)
-        and parent.targets[0].id == "_"
-    )
+    return isinstance(ctx.parent(call), ast.Expr) or _bound_name(ctx, call) == "_"
 
 
 def _left_unused(ctx, call: ast.Call, scope: ast.AST) -> bool:
@@ -1097,20 +1084,14 @@ def _left_unused(ctx, call: ast.Call, scope: ast.AST) -> bool:
     model(hour_var)`` after training, then only a fresh call printed): it keeps its graph for
     nothing. Not ``_ = net(x)`` (discarded on purpose, perhaps for a forward hook), not in a loop,
     and not where the name is read by nested code (a function may run later)."""
-    assignment = ctx.parent(call)
-    if not (
-        isinstance(assignment, ast.Assign)
-        and assignment.value is call
-        and len(assignment.targets) == 1
-        and isinstance(assignment.targets[0], ast.Name)
-        and not assignment.targets[0].id.startswith("_")
-    ):
+    name = _bound_name(ctx, call)
+    if name is None or name.startswith("_"):
         return False
     if _certainly_not_a_model(ctx, _callee(call)):
         return False  # `idx = torch.arange(n)`: asked no further
     if any(isinstance(a, (ast.For, ast.AsyncFor, ast.While)) for a in ctx.ancestors(call)):
         return False  # in a loop, a forward pass left unused is a fragment or runs for its hooks
-    name = assignment.targets[0].id
+    assignment = ctx.parent(call)
     src = ctx.source
     end = len(src.text) if scope is ctx.tree else src.node_end(scope)
     if re.compile(rf"(?<![\w.]){re.escape(name)}\b").search(src.text, src.node_end(assignment), end) is not None:
@@ -1291,12 +1272,12 @@ def _parameters_read(ctx, name: str):
 def _result_called(ctx, call: ast.Call) -> bool:
     """``net = one_layer_net(784, 10)``, then ``net(x)``: the call built a module (of a class
     the file does not show), it ran none."""
-    parent = ctx.parent(call)
-    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+    name = _bound_name(ctx, call)
+    if name is None:
         return False
     scope = ctx.function if ctx.function is not None else ctx.tree
     text = ctx.source.text if scope is ctx.tree else ctx.text(scope)
-    return re.search(rf"(?<![\w.]){re.escape(parent.targets[0].id)}\(", text) is not None
+    return re.search(rf"(?<![\w.]){re.escape(name)}\(", text) is not None
 
 
 def _calls_backpropagate(ctx) -> bool:
@@ -1644,18 +1625,13 @@ def _shape_probe_once(ctx, call: ast.Call) -> bool:
     ``break``) and its result, bound to a name, is read there for its shape alone
     (``output = net(imgs)``, ``print(output.shape)``, ``break``): a check of the model's shapes on
     one batch, not an evaluation."""
-    assignment = ctx.parent(call)
-    if not (
-        isinstance(assignment, ast.Assign)
-        and assignment.value is call
-        and len(assignment.targets) == 1
-        and isinstance(assignment.targets[0], ast.Name)
-    ):
+    name = _bound_name(ctx, call)
+    if name is None:
         return False
     loop = next((a for a in ctx.ancestors(call) if isinstance(a, (ast.For, ast.AsyncFor, ast.While))), None)
     if loop is None or not loop.body or not isinstance(loop.body[-1], ast.Break):
         return False
-    name = assignment.targets[0].id
+    assignment = ctx.parent(call)
     uses = [
         node
         for statement in loop.body
@@ -4384,13 +4360,8 @@ class EvalWithGrad(Rule):
             )
             if not last or last.startswith(_FACTORY_PREFIXES):
                 return False
-            statement = ctx.parent(node)
-            if (
-                isinstance(statement, ast.Assign)
-                and len(statement.targets) == 1
-                and isinstance(statement.targets[0], ast.Name)
-                and ctx.model.used_as_module(ctx.function or ctx.tree, statement.targets[0].id)
-            ):
+            bound = _bound_name(ctx, node)
+            if bound is not None and ctx.model.used_as_module(ctx.function or ctx.tree, bound):
                 return False  # `cls_model = model_cls(); cls_model.eval()`: it makes a module
         return True
 

@@ -755,7 +755,7 @@ class AccumulatedGraph(Rule):
             return
         if not _defined_before_loop(ctx, uses, acc, loop):
             return
-        derived = _derived(uses, acc)
+        derived = uses.derived(acc)
         if derived & uses.backpropagated:
             return
         backward_each_step = bool(_names(value) & uses.backpropagated) or _returned_after_backward(
@@ -894,20 +894,6 @@ def _conditional_in(ctx, node: ast.AST, loop: ast.AST) -> bool:
             return True
         current = ctx.parent(current)
     return False
-
-
-def _derived(uses, acc: str) -> set:
-    """The accumulator and every name computed from it."""
-    found = {acc}
-    changed = True
-    while changed:
-        changed = False
-        for binding in uses.bindings:
-            name, value = binding.name, binding.value
-            if name not in found and value is not None and _names(value) & found:
-                found.add(name)
-                changed = True
-    return found
 
 
 def _returned_after_backward(ctx, uses, names: set, loop: ast.AST) -> bool:
