@@ -515,3 +515,80 @@ def test_code_after_the_raise_in_its_own_cell_is_still_unreachable(tmp_path, cap
     path = write(tmp_path / "assignment.ipynb", nb)
     _, out, _ = run_cli(capsys, "check", "--select", "GG102", "--no-cache", str(path))
     assert "GG102" not in out
+
+
+# -- notebooks kept as `.py` scripts (`# %%` cells) with IPython lines --------------------------
+
+PERCENT_SCRIPT = """\
+# %%
+import torch
+import torch.nn as nn
+%matplotlib inline
+
+# %%
+model = nn.Linear(4, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(10):
+    optimizer.zero_grad()
+    model(torch.randn(8, 4)).sum().backward()
+    optimizer.step()
+
+# %%
+!nvidia-smi
+with torch.no_grad:
+    print(model.weight)
+"""
+
+
+def test_a_notebook_kept_as_a_script_with_ipython_lines_is_checked(tmp_path, capsys):
+    path = tmp_path / "explore.py"
+    path.write_text(PERCENT_SCRIPT, encoding="utf-8")
+    _, out, _ = run_cli(capsys, "check", "--no-cache", str(path))
+    assert "GG001" not in out
+    assert "explore.py:16:6: GG204" in out  # rows and columns of the file itself
+
+
+def test_fix_in_a_notebook_script_keeps_its_ipython_lines(tmp_path, capsys):
+    path = tmp_path / "explore.py"
+    path.write_bytes(PERCENT_SCRIPT.replace("\n", "\r\n").encode("utf-8"))
+    code_, out, _ = run_cli(capsys, "check", "--fix", "--no-cache", str(path))
+    assert code_ == 0 and "1 fixed, 0 remaining" in out
+    expected = PERCENT_SCRIPT.replace("with torch.no_grad:", "with torch.no_grad():").replace("\n", "\r\n")
+    assert path.read_bytes().decode("utf-8") == expected
+
+
+def test_twin_a_real_syntax_error_in_a_notebook_script_is_gg001_where_it_is(tmp_path, capsys):
+    path = tmp_path / "explore.py"
+    path.write_text(PERCENT_SCRIPT + "# %%\nprint(model(torch.ones(4))\n", encoding="utf-8")
+    _, out, _ = run_cli(capsys, "check", "--no-cache", str(path))
+    assert "explore.py:19:6: GG001" in out and "never closed" in out and "GG204" not in out
+
+
+def test_twin_a_script_python_rejects_without_ipython_lines_stays_gg001(tmp_path, capsys):
+    path = tmp_path / "old.py"
+    path.write_text("import torch\n# %%\nprint 'loss', torch.ones(1)\n", encoding="utf-8")
+    _, out, _ = run_cli(capsys, "check", "--no-cache", str(path))
+    assert "old.py:3:1: GG001" in out
+
+
+@pytest.mark.parametrize("line, fixed", [("y = torch.ones(3) * 2", True), ("%time y = torch.ones(3) * 2", False)])
+def test_a_fix_spanning_an_ipython_line_is_not_offered(tmp_path, capsys, line, fixed):
+    # GG203's fix removes the inner `with` and dedents its body: it would rewrite a `%time`
+    # line in it, so there it is not offered and the finding stays.
+    path = tmp_path / "explore.py"
+    text = f"# %%\n!nvidia-smi\nimport torch\nwith torch.no_grad():\n    with torch.no_grad():\n        {line}\n        print(y)\n"
+    path.write_text(text, encoding="utf-8")
+    _, out, _ = run_cli(capsys, "check", "--select", "GG203", "--fix", "--no-cache", str(path))
+    assert (path.read_text(encoding="utf-8") != text) is fixed
+    assert ("1 fixed, 0 remaining" in out) is fixed and ("0 fixed, 1 remaining" in out) is not fixed
+
+
+def test_script_cells_start_at_their_markers():
+    from gradguard.check.run.notebook import script_to_python
+
+    script = script_to_python("x = 1\n#%%\n%%bash\nls -al\n# In[3]:\n!pip install tqdm\ny = 2\n")
+    assert script is not None
+    assert script.cell_starts == (2, 5)
+    assert script.replaced_rows == frozenset({3, 4, 6})
+    assert script.python == "x = 1\n#%%\npass\npass\n# In[3]:\npass\ny = 2\n"
+    assert script_to_python("x = 1\n# %%\ny = x % 2\n") is None

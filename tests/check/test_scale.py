@@ -321,7 +321,7 @@ def test_engine_bug_during_fix_is_internal_error_and_file_untouched(tmp_path, mo
     Path("a.py").write_text(BAD)
     Path("b.py").write_text(BAD)
 
-    def broken(text, check, unsafe):
+    def broken(text, check, unsafe, parses=None):
         raise KeyError("fix bug")
 
     monkeypatch.setattr(python_adapter, "fix_until_stable", broken)

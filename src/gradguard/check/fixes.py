@@ -64,13 +64,19 @@ def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
 
 
 def fix_until_stable(
-    text: str, check: Callable[[str], list[Diagnostic]], unsafe: bool
+    text: str,
+    check: Callable[[str], list[Diagnostic]],
+    unsafe: bool,
+    parses: Optional[Callable[[str], bool]] = None,
 ) -> tuple[str, int, list[Diagnostic]]:
     """Apply fixes, re-check, repeat. Returns (new_text, fixes_applied, remaining_diagnostics).
 
-    A pass whose result no longer parses is done again one fix at a time, keeping each fix
-    whose result parses: one broken fix does not hold back the others.
+    A pass whose result no longer parses (``parses``: as Python, by default) is done again one
+    fix at a time, keeping each fix whose result parses: one broken fix does not hold back the
+    others.
     """
+    if parses is None:
+        parses = parses_as_python
     total = 0
     diagnostics = check(text)
     for _ in range(MAX_PASSES):
@@ -80,12 +86,12 @@ def fix_until_stable(
         new_text, applied = apply_edits(text, fixes)
         if applied == 0 or new_text == text:
             break
-        if not _parses(new_text):
+        if not parses(new_text):
             kept: list[Fix] = []
             new_text, applied = text, 0
             for fix in fixes:
                 candidate, count = apply_edits(text, [*kept, fix])
-                if count > applied and _parses(candidate):
+                if count > applied and parses(candidate):
                     kept.append(fix)
                     new_text, applied = candidate, count
             if applied == 0:
@@ -96,7 +102,7 @@ def fix_until_stable(
     return text, total, diagnostics
 
 
-def _parses(text: str) -> bool:
+def parses_as_python(text: str) -> bool:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarnings about the user's code

@@ -288,6 +288,43 @@ def ipython_to_python(text: str) -> tuple[str, set[int]]:
     return "".join(out), replaced
 
 
+# The line that opens a cell of a notebook kept as a `.py` script: the percent format of
+# Jupytext, VS Code, Spyder and PyCharm (`# %%`, `#%% [markdown]`), or nbconvert's `# In[3]:`.
+_SCRIPT_CELL_RE = re.compile(r"[ \t]*#[ \t]*(?:%%|In\[[ \d]*\]:)")
+
+
+@dataclass
+class ScriptCells:
+    """A notebook kept as a script, with its IPython lines made Python (``script_to_python``)."""
+
+    python: str  # the text, each IPython line replaced by ``pass`` (row for row)
+    cell_starts: tuple[int, ...]  # the row each cell after the first starts at (its marker)
+    replaced_rows: frozenset[int]  # rows of the file that hold IPython syntax
+
+
+def script_to_python(text: str) -> Optional[ScriptCells]:
+    """A ``.py`` file holding a notebook's cells (``# %%`` or ``# In[ ]:`` lines between
+    them, or none) with IPython lines in them (``%matplotlib inline``, ``!pip install x``,
+    a ``%%bash`` cell): its text with each cell's IPython lines replaced as a notebook
+    cell's are (``ipython_to_python``, the marker line not part of the cell's code); None
+    where no line is IPython's. Every row keeps its number."""
+    lines = _split_lines(text)
+    markers = [row for row, line in enumerate(lines, start=1) if _SCRIPT_CELL_RE.match(line)]
+    bounds = sorted({1, *markers, len(lines) + 1})
+    marked = set(markers)
+    parts: list[str] = []
+    replaced: set[int] = set()
+    for start, end in zip(bounds, bounds[1:]):
+        first = start + 1 if start in marked else start  # the cell's code starts after its marker
+        parts.append("".join(lines[start - 1 : first - 1]))
+        python, rows = ipython_to_python("".join(lines[first - 1 : end - 1]))
+        parts.append(python)
+        replaced.update(first - 1 + row for row in rows)
+    if not replaced:
+        return None
+    return ScriptCells("".join(parts), tuple(row for row in markers if row > 1), frozenset(replaced))
+
+
 _INDENT_RE = re.compile(r"[ \t]+")
 
 
