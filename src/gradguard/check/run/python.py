@@ -60,7 +60,7 @@ def _parses_as_script(text: str) -> bool:
     return script is not None and parses_as_python(script.python)
 
 
-def _fix_in_file(fix: Fix, python: SourceText, source: SourceText, replaced_rows: frozenset) -> Optional[Fix]:
+def _fix_in_file(fix: Fix, python: SourceText, source: SourceText, replaced_rows: frozenset[int]) -> Optional[Fix]:
     """A fix of the converted text as edits of the file's own text (rows and the columns of
     rows not replaced agree); None where an edit would span a replaced row."""
     edits = []
