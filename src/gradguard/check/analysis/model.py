@@ -3159,6 +3159,10 @@ class SemanticModel:
         ``p.grad.data.zero_()``, ``p.grad *= 0``, ``del p.grad``."""
         return any(_resets_grad(sub) for sub in ast.walk(node))
 
+    def grad_resets_in(self, node: ast.AST) -> list:
+        """The nodes of ``zeroes_grad_in``'s resets in the code of ``node``, in walk order."""
+        return [sub for sub in ast.walk(node) if _resets_grad(sub)]
+
     def callee(self, call: ast.Call) -> Optional[ast.AST]:
         """The function or method of this file that ``call`` runs, when the code shows it:
         a function by name, or a method of a class of the file called on an instance of it

@@ -308,14 +308,16 @@ def assigned_values(node: ast.Assign) -> list:
 
 def read_at_once(call: ast.Call, parent_of) -> bool:
     """Whether a call's result is read as soon as it is made, through indexing and views
-    (``net(x).data.max(1)[1]``, ``net(x)[0].item()``, ``net(x).argmax(1)``): its values only,
-    not its shape. ``parent_of(node)`` gives a node's parent."""
+    (``net(x).data.max(1)[1]``, ``net(x)[0].item()``, ``net(x).argmax(1)``) or by a comparison
+    (``net(x) > 0.5``): its values only, not its shape. ``parent_of(node)`` gives a node's parent."""
     current: ast.AST = call
     while True:
         parent = parent_of(current)
         if type(parent) is ast.Subscript and parent.value is current:  # type: ignore[attr-defined]
             current = parent
             continue
+        if type(parent) is ast.Compare and all(type(op) in _VALUE_COMPARISONS for op in parent.ops):  # type: ignore[attr-defined]
+            return True  # `(net(x)[:, 0] > 0.5).numpy()`: a mask of booleans, with no graph
         if type(parent) is not ast.Attribute or parent.value is not current:  # type: ignore[attr-defined]
             return False
         attr = parent.attr  # type: ignore[attr-defined]
@@ -333,6 +335,9 @@ def read_at_once(call: ast.Call, parent_of) -> bool:
             return False
         current = called
 
+
+# Comparisons of a tensor's values: their result holds booleans, which carry no graph.
+_VALUE_COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 # How code usually spells torch and its functional module: `torch.max(out, 1)` reduces `out`
 # as `out.max(1)` does.

@@ -1137,6 +1137,7 @@ def _binds_locally(function: ast.AST, name: str) -> bool:
 
 # What follows a call whose result is read at once, in the text: a cheap test before the parents.
 _READ_AT_ONCE_STARTS = (".", "[")
+_COMPARISON_STARTS = ("<", ">", "==", "!=")
 
 
 def _printed(ctx, call: ast.Call) -> bool:
@@ -1203,7 +1204,11 @@ def _of_another_file(ctx, func: ast.AST) -> bool:
 def _read_at_once_text(ctx, call: ast.Call) -> bool:
     """Whether the text right after the call could read its result (a cheap test)."""
     src = ctx.source
-    return src.text.startswith(_READ_AT_ONCE_STARTS, src.node_end(call))
+    end = src.node_end(call)
+    # `net(x)[0].item()`, `net(x).argmax(1)`; `net(x) > 0.5`: compared (`read_at_once`)
+    return src.text.startswith(_READ_AT_ONCE_STARTS, end) or src.text[end : end + 8].lstrip(" ").startswith(
+        _COMPARISON_STARTS
+    )
 
 
 def _read_at_once(ctx, call: ast.Call) -> bool:
@@ -2241,6 +2246,22 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # Its shape compared: a check of the model's code, no values read.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            model = nn.Sequential(nn.Linear(2, 4), nn.Sigmoid(), nn.Linear(4, 1), nn.Sigmoid())
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for epoch in range(100):
+                optimizer.zero_grad()
+                nn.functional.binary_cross_entropy(model(x), y).backward()
+                optimizer.step()
+
+            assert model(x).shape == (4, 1)
+            """,
+        ),
         # An untrained cell traced for a demo of tracing (the TorchScript tutorial's shape).
         Valid(
             """
@@ -3810,6 +3831,27 @@ class EvalWithGrad(Rule):
             column=19,
             message="`G(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) and "
             "never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # Outputs compared to a threshold: a mask of booleans, with no graph.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            model = nn.Sequential(nn.Linear(2, 4), nn.Sigmoid(), nn.Linear(4, 1), nn.Sigmoid())
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for epoch in range(100):
+                optimizer.zero_grad()
+                nn.functional.binary_cross_entropy(model(x), y).backward()
+                optimizer.step()
+
+            yhat = (model(grid)[:, 0] > 0.5).numpy()
+            """,
+            line=11,
+            column=9,
+            message="`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
             "`with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
         # Outputs compared: `torch.allclose` gives a bool, the graph ends there.

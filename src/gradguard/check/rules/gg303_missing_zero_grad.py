@@ -11,6 +11,13 @@ zeroes every k steps (`if (i + 1) % k == 0: opt.step(); opt.zero_grad()`); zeroi
 function the loop calls; and loops that call a function of another file or an unknown
 method named like a reset (`reset`, `clear`, `zero`), which may zero the gradients there.
 
+A loop that steps several optimizers (a GAN's generator and discriminator) whose only resets
+are other optimizers' `zero_grad()` is flagged for the one never zeroed, when the file builds
+each of them from modules' `.parameters()` and the modules differ: `optimizer_D.zero_grad()`
+zeroes the discriminator's gradients alone. Not flagged: an optimizer over parameters another
+zeroed optimizer also holds (InfoGAN's `info_optimizer` over `G` and `D`), or one the file
+does not build.
+
 ## Why is this bad?
 `backward()` adds each step's gradients to `.grad`; it never overwrites them. Without a reset,
 step `n` applies the sum of the gradients of steps 1 to `n`: the effective learning rate
@@ -67,6 +74,7 @@ _RESET_WORDS = ("zero", "reset", "clear")
 @dataclass
 class _Seen:
     loops: set = field(default_factory=set)  # ids of loops already judged
+    optimizers: set = field(default_factory=set)  # (id of a loop, optimizer's text) already judged
 
 
 class MissingZeroGrad(Rule):
@@ -79,6 +87,27 @@ class MissingZeroGrad(Rule):
     function_triggers = (".step(",)
 
     valid = (
+        # A second optimizer over both models' parameters: the other two zero them all.
+        Valid(
+            """
+            import itertools
+            import torch
+
+            G, D = torch.nn.Linear(4, 4), torch.nn.Linear(4, 1)
+            G_optimizer = torch.optim.Adam(G.parameters())
+            D_optimizer = torch.optim.Adam(D.parameters())
+            info_optimizer = torch.optim.Adam(itertools.chain(G.parameters(), D.parameters()))
+            for x in loader:
+                D_optimizer.zero_grad()
+                D(x).mean().backward()
+                D_optimizer.step()
+                G_optimizer.zero_grad()
+                D(G(x)).mean().backward(retain_graph=True)
+                G_optimizer.step()
+                G(x).pow(2).mean().backward()
+                info_optimizer.step()
+            """,
+        ),
         Valid(
             """
             import torch.nn.functional as F
@@ -224,6 +253,52 @@ class MissingZeroGrad(Rule):
             message="`d_loss.backward()` adds to gradients that this loop never zeroes: each `self.optimizer.step()` "
             "applies the sum of all earlier steps' gradients; call `self.optimizer.zero_grad()` before `backward()`",
         ),
+        # Two optimizers, one zeroed: the other's gradients pile up.
+        Invalid(
+            """
+            import itertools
+            import torch
+
+            E1, G1, D1 = torch.nn.Linear(4, 4), torch.nn.Linear(4, 4), torch.nn.Linear(4, 1)
+            optimizer_G = torch.optim.Adam(itertools.chain(E1.parameters(), G1.parameters()))
+            optimizer_D1 = torch.optim.Adam(D1.parameters())
+            for x in loader:
+                recon = G1(E1(x))
+                G_loss = (recon - x).abs().mean() - D1(recon).mean()
+                G_loss.backward()
+                optimizer_G.step()
+
+                optimizer_D1.zero_grad()
+                D1_loss = D1(recon.detach()).mean() - D1(x).mean()
+                D1_loss.backward()
+                optimizer_D1.step()
+            """,
+            line=10,
+            column=5,
+            message="`G_loss.backward()` adds to the gradients of `optimizer_G`'s parameters, which this loop "
+            "never zeroes (`optimizer_D1.zero_grad()` zeroes only its own): each `optimizer_G.step()` applies the "
+            "sum of all earlier steps' gradients; call `optimizer_G.zero_grad()` before `backward()`",
+            fixed="""
+            import itertools
+            import torch
+
+            E1, G1, D1 = torch.nn.Linear(4, 4), torch.nn.Linear(4, 4), torch.nn.Linear(4, 1)
+            optimizer_G = torch.optim.Adam(itertools.chain(E1.parameters(), G1.parameters()))
+            optimizer_D1 = torch.optim.Adam(D1.parameters())
+            for x in loader:
+                recon = G1(E1(x))
+                G_loss = (recon - x).abs().mean() - D1(recon).mean()
+                optimizer_G.zero_grad()
+                G_loss.backward()
+                optimizer_G.step()
+
+                optimizer_D1.zero_grad()
+                D1_loss = D1(recon.detach()).mean() - D1(x).mean()
+                D1_loss.backward()
+                optimizer_D1.step()
+            """,
+            unsafe=True,
+        ),
     )
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
@@ -239,10 +314,11 @@ class MissingZeroGrad(Rule):
         seen = ctx.state(_Seen)
         if id(loop) in seen.loops:
             return
-        seen.loops.add(id(loop))
         region = scope if not isinstance(scope, ast.Module) else _top_statement(ctx, loop)
         if _may_reset(ctx, region):
+            self._one_optimizer_not_zeroed(ctx, node, optimizer, loop, backwards, region)
             return
+        seen.loops.add(id(loop))
         steps = [c for c in _calls(loop) if stepped_optimizer(ctx, c) is not None]
         first = backwards[0]
         opt_text = ctx.text(optimizer)
@@ -253,6 +329,52 @@ class MissingZeroGrad(Rule):
             f"`{short(ctx.text(node), 40)}` applies the sum of all earlier steps' gradients; call "
             f"`{short(opt_text, 40)}.zero_grad()` before `backward()`",
             _fix(ctx, backwards, steps, optimizer),
+        )
+
+    def _one_optimizer_not_zeroed(
+        self, ctx, step: ast.Call, optimizer: ast.expr, loop: ast.AST, backwards: list, region: ast.AST
+    ) -> None:
+        """A loop stepping several optimizers (a GAN's generator and discriminator) whose only
+        resets are ``zero_grad()`` of the others: each zeroes its own parameters alone, so the
+        one never zeroed applies the sum of every earlier step's gradients."""
+        opt_text = ctx.text(optimizer)
+        seen = ctx.state(_Seen)
+        key = (id(loop), opt_text)
+        if key in seen.optimizers:
+            return
+        seen.optimizers.add(key)
+        stepped = {ctx.text(o) for o in (stepped_optimizer(ctx, c) for c in _calls(loop)) if o is not None}
+        if len(stepped) < 2:
+            return
+        zeroed = []
+        for reset in ctx.model.grad_resets_in(region):
+            func = reset.func if isinstance(reset, ast.Call) else None
+            if not (isinstance(func, ast.Attribute) and func.attr == "zero_grad"):
+                return  # `p.grad = None`, `model.zero_grad()`...: may reset this optimizer's parameters
+            receiver = ctx.text(func.value)
+            if receiver == opt_text or receiver not in stepped:
+                return
+            zeroed.append(reset)
+        if not zeroed or _calls_a_reset(ctx, region, set(map(id, zeroed))):
+            return
+        own = _parameter_sources(ctx, opt_text)
+        if own is None:
+            return  # an optimizer the file does not build: its parameters may be another's
+        for other in {ctx.text(z.func.value) for z in zeroed}:
+            theirs = _parameter_sources(ctx, other)
+            if theirs is None or any(_overlap(a, b) for a in own for b in theirs):
+                return  # `info_optimizer` over `G` and `D`, both zeroed by their own optimizers
+        before = [b for b in backwards if (b.lineno, b.col_offset) < (step.lineno, step.col_offset)]
+        backward = before[-1] if before else backwards[0]
+        others = sorted({ctx.text(z.func.value) for z in zeroed})
+        ctx.report(
+            self.code,
+            backward,
+            f"`{short(ctx.text(backward), 50)}` adds to the gradients of `{short(opt_text, 40)}`'s parameters, "
+            f"which this loop never zeroes (`{short(others[0], 40)}.zero_grad()` zeroes only its own): each "
+            f"`{short(ctx.text(step), 40)}` applies the sum of all earlier steps' gradients; call "
+            f"`{short(opt_text, 40)}.zero_grad()` before `backward()`",
+            _fix(ctx, [backward], [step], optimizer),
         )
 
     @staticmethod
@@ -267,6 +389,36 @@ class MissingZeroGrad(Rule):
                 if backwards:
                     return ancestor, sorted(backwards, key=lambda c: (c.lineno, c.col_offset))
         return None, []
+
+
+def _parameter_sources(ctx, optimizer: str) -> Optional[frozenset]:
+    """The modules whose ``.parameters()`` build the optimizer spelt ``optimizer`` in this file
+    (``torch.optim.Adam(chain(E1.parameters(), G1.parameters()))``: ``{"E1", "G1"}``); None
+    where the file builds it otherwise or not at all."""
+    sources: set = set()
+    for node in ast.walk(ctx.tree):
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1 or ctx.text(node.targets[0]) != optimizer:
+            continue
+        if not isinstance(node.value, ast.Call):
+            return None
+        arguments = [*node.value.args, *(k.value for k in node.value.keywords)]
+        found = {
+            ctx.text(call.func.value)
+            for argument in arguments
+            for call in ast.walk(argument)
+            if isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr in ("parameters", "named_parameters")
+        }
+        if not found:
+            return None
+        sources |= found
+    return frozenset(sources) if sources else None
+
+
+def _overlap(a: str, b: str) -> bool:
+    """Whether two modules' parameters may be shared (the same module, or one inside the other)."""
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
 
 
 def _calls(node: ast.AST):
@@ -303,10 +455,16 @@ def _top_statement(ctx, node: ast.AST) -> ast.AST:
 def _may_reset(ctx, region: ast.AST) -> bool:
     """Does the code of ``region`` reset gradients, call a function of the file that does, or
     call an unknown function named like a reset?"""
+    return ctx.model.zeroes_grad_in(region) or _calls_a_reset(ctx, region, set())
+
+
+def _calls_a_reset(ctx, region: ast.AST, besides: set) -> bool:
+    """Does the code of ``region`` call a function of the file that resets gradients, or an
+    unknown function named like a reset (other than the calls whose ids are in ``besides``)?"""
     model = ctx.model
-    if model.zeroes_grad_in(region):
-        return True
     for call in _calls(region):
+        if id(call) in besides:
+            continue
         callee = model.callee(call)
         if callee is not None:
             if model.zeroes_grad_in(callee):
