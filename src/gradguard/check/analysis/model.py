@@ -409,6 +409,7 @@ class SemanticModel:
         self._holds_grad_globals: Optional[bool] = None  # _module_holds_grad_tensors, once asked
         self._scope_texts: dict = {}
         self._uses: dict = {}
+        self._uses_in_progress: set = set()  # functions whose uses are being collected
         self._rebindings: dict = {}  # id(scope) -> Rebindings
         self._attribute_sites: dict = {}
         self._locations: dict = {}
@@ -701,6 +702,11 @@ class SemanticModel:
                     uses.backpropagated.update(_names_in(node.args))
                 elif qual in vocab.BACKWARD_FUNCTIONS or "backward" in name.lower():
                     uses.backpropagated.update(_names_in(node.args + [k.value for k in node.keywords]))
+                elif qual is None and isinstance(func, ast.Name):
+                    # `loss_function(outputs_e, ...)` of a function of the file that calls
+                    # `output_e.backward(...)` on that parameter
+                    for argument in self.backpropagated_arguments(node):
+                        uses.backpropagated.update(_names(argument))
                 elif isinstance(func, ast.Attribute) and func.attr == "eval" and not node.args:
                     uses.calls_eval = True
                 if qual is not None and qual.startswith("torch."):
@@ -712,6 +718,35 @@ class SemanticModel:
                 if isinstance(node.value, ast.Name):
                     uses.receivers.add(node.value.id)
         return uses
+
+    def backpropagated_arguments(self, call: ast.Call) -> list:
+        """The arguments of a call of one of the file's functions by name that its own code
+        backpropagates, or a value computed from them (``loss_function(outputs_e, ...)`` of
+        ``def loss_function(output_e, ...): output_e.backward(...)``)."""
+        if not isinstance(call.func, ast.Name):
+            return []
+        definitions = self.scopes.module.definitions.get(call.func.id) or ()
+        if len(definitions) != 1 or not isinstance(definitions[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return []
+        fn = definitions[0]
+        if id(fn) in self._uses_in_progress:
+            return []  # a recursive function: what it backpropagates is being found
+        self._uses_in_progress.add(id(fn))
+        try:
+            own = self.uses(fn)
+        finally:
+            self._uses_in_progress.discard(id(fn))
+        names = [p for p in own.parameters if own.derived(p) & own.backpropagated]
+        if not names:
+            return []
+        positional = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+        found = []
+        for parameter in names:
+            position = positional.index(parameter) if parameter in positional else None
+            argument = vocab.call_argument(call, position, parameter)
+            if argument is not None:
+                found.append(argument)
+        return found
 
     def definitions(self, name: ast.Name) -> list:
         """The bindings of its scope that the value of ``name`` (a use) may come from, as the

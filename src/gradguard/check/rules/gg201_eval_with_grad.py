@@ -2078,6 +2078,13 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
         for binding in later:
             if binding.value is None or binding.node in derived.get(binding.name, ()):
                 continue
+            value = binding.value
+            if (
+                isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Attribute)
+                and value.func.attr in _GRAPH_ENDING_METHODS
+            ):
+                continue  # `returns = torch.cat(returns).detach()`: no graph goes further
             if any(
                 isinstance(n, ast.Name)
                 and n.id in derived
@@ -2094,15 +2101,28 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
             parts = [func.value, *later_call.args]
         else:
             qual = ctx.imports.qualified_name(func) or ""
-            if qual not in ("torch.autograd.grad", "torch.autograd.backward") and not qual.startswith("torchviz."):
+            if qual in ("torch.autograd.grad", "torch.autograd.backward") or qual.startswith("torchviz."):
+                parts = later_call.args + [
+                    k.value for k in later_call.keywords
+                ]  # `make_dot(y.mean())`: the graph drawn
+            elif not qual:
+                parts = ctx.model.backpropagated_arguments(
+                    later_call
+                )  # `loss_function(out, ...)` backpropagating `out`
+                if not parts:
+                    continue
+            else:
                 continue
-            parts = later_call.args + [k.value for k in later_call.keywords]  # `make_dot(y.mean())`: the graph drawn
         names = {n.id for part in parts for n in ast.walk(part) if isinstance(n, ast.Name) and n.id in derived}
         if names:
             site = _statement(ctx, later_call)
             if site is None or any(_reaches(rebound, derived[name], site, name, loop_start) for name in names):
                 return True
     return False
+
+
+# Methods whose result holds none of the graph of what they are called on.
+_GRAPH_ENDING_METHODS = frozenset({"detach", "item", "tolist", "numpy"})
 
 
 def _reaches(rebound: Rebindings, sources: list, site: ast.AST, name: str, loop_start: Optional[tuple] = None) -> bool:
@@ -2246,6 +2266,35 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A contractive autoencoder's test loop: the loss function it calls backpropagates the
+        # output (`output_e.backward(...)`) to read the input's gradient.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            def loss_function(output_e, outputs, imgs):
+                output_e.backward(torch.ones(output_e.size()), retain_graph=True)
+                return ((outputs - imgs) ** 2).mean() + imgs.grad.abs().sum()
+
+            model = nn.Linear(4, 4)
+            optimizer = torch.optim.Adam(model.parameters())
+            for imgs in train_loader:
+                imgs.requires_grad_(True)
+                out = model(imgs)
+                loss = loss_function(out, out, imgs)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+
+            for imgs in dataloader_test:
+                model.eval()
+                imgs.requires_grad_(True)
+                outputs_e = model(imgs)
+                loss = loss_function(outputs_e, outputs_e, imgs)
+                print(loss.item())
+            """,
+        ),
         # Its shape compared: a check of the model's code, no values read.
         Valid(
             """
