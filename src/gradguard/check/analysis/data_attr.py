@@ -410,6 +410,26 @@ _SHARED_SAME_KIND_METHODS = frozenset({"squeeze", "reshape", "transpose", "flatt
 _TENSOR_CONVERSION_METHODS = frozenset({"float", "double", "long", "int", "byte", "bool", "clamp", "clamp_"})
 
 
+# torch functions joining a sequence of tensors (their first argument): nothing else is accepted.
+_JOINING_FUNCTIONS = frozenset(
+    {"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack", "torch.vstack", "torch.dstack"}
+)
+
+
+def _joined_by_torch(ctx, node: ast.AST, par: ast.AST) -> bool:
+    """``torch.cat((X1.data, fake_X2.data), 0)``: an item of the sequence a torch join takes is
+    a tensor, whatever the code shows of the name."""
+    if not isinstance(par, (ast.Tuple, ast.List)) or node not in par.elts:
+        return False
+    call = ctx.parent(par)
+    return (
+        isinstance(call, ast.Call)
+        and bool(call.args)
+        and call.args[0] is par
+        and ctx.imports.qualified_name(call.func) in _JOINING_FUNCTIONS
+    )
+
+
 def _tensor_method_down_the_chain(ctx, par: ast.AST) -> bool:
     """Whether a method only tensors have is called on ``<recv>.data``, at once or after
     methods arrays share that keep the kind (``img.data.squeeze().float().clamp_(0, 1)``)."""
@@ -432,6 +452,7 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
         return None
     chain_certain = (
         _tensor_method_down_the_chain(ctx, par)
+        or _joined_by_torch(ctx, node, par)
         or (
             # `Variable(h.data)`: what `Variable` wraps is a tensor (the old idiom of cutting a
             # hidden state from its history).
@@ -528,6 +549,8 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
             return DataAccess(node, "read", safe=reads)
         if isinstance(par, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.FormattedValue)):
             return DataAccess(node, "read", safe=True)
+        if _joined_by_torch(ctx, cur, par):
+            return DataAccess(node, "read", safe=True)  # `torch.cat((a.data, b.data))` copies them
         if isinstance(par, (ast.Expr, ast.Assert)) or (
             isinstance(par, (ast.If, ast.While, ast.IfExp)) and par.test is cur
         ):

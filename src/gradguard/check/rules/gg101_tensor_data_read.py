@@ -109,6 +109,19 @@ class TensorDataRead(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # numpy joins arrays, whose `.data` is a memory buffer.
+        Valid(
+            """
+            import numpy as np
+            import torch
+
+
+            def save_sample(E1, G2, X1):
+                _, Z1 = E1(X1)
+                fake_X2 = G2(Z1)
+                return np.concatenate((Z1, fake_X2.data), 0)
+            """,
+        ),
         # Only methods arrays have too follow `.data` (a sparse matrix's values): nothing says tensor.
         Valid(
             """
@@ -252,6 +265,31 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # What `torch.cat` joins is a tensor, whatever the code shows of the names; the join copies.
+        Invalid(
+            """
+            import torch
+
+
+            def save_sample(E1, G2, X1):
+                _, Z1 = E1(X1)
+                fake_X2 = G2(Z1)
+                return torch.cat((Z1, fake_X2.data), 0)
+            """,
+            line=7,
+            column=27,
+            message="`fake_X2.data` reads the tensor without autograd's version counter; `fake_X2.detach()` reads the "
+            "same values and keeps in-place checks",
+            fixed="""
+            import torch
+
+
+            def save_sample(E1, G2, X1):
+                _, Z1 = E1(X1)
+                fake_X2 = G2(Z1)
+                return torch.cat((Z1, fake_X2.detach()), 0)
+            """,
+        ),
         # A model's state_dict holds its parameters, detached but sharing their storage.
         Invalid(
             """
