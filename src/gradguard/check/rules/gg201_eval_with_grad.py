@@ -1315,6 +1315,18 @@ def _project_parameters_read(ctx, qualified: str):
 _READ_ONLY_MESSAGE = (
     "runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) and never backpropagated"
 )
+# The same where the output is detached as it is made (`fake_A = G_BA(imgs_B).detach()`).
+_DETACHED_MESSAGE = "runs with grad enabled, but its output is detached at once (`.detach()`) and never backpropagated"
+
+
+def _read_only_message(ctx, call: ast.Call) -> str:
+    """``_READ_ONLY_MESSAGE``, said of ``.detach()`` where that is how the output is read."""
+    parent = ctx.parent(call)
+    if isinstance(parent, ast.Attribute) and parent.attr == "detach" and isinstance(ctx.parent(parent), ast.Call):
+        return _DETACHED_MESSAGE
+    return _READ_ONLY_MESSAGE
+
+
 # What `_why` says of a call in code that uses no gradients when its output is only read.
 _ONLY_READ_WHY = "although its output is only read (`.data`, `.item()`, printing)"
 _LOADING_WORDS = frozenset({"pretrained", "weights", "checkpoint", "ckpt"})
@@ -3882,6 +3894,31 @@ class EvalWithGrad(Rule):
             "never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
             "`with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
+        # A generator's output detached as it is made, for the discriminator's step (the
+        # generator's step runs it again): the first graph is recorded for nothing.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            G, D = nn.Linear(4, 4), nn.Linear(4, 1)
+            opt_G = torch.optim.Adam(G.parameters())
+            opt_D = torch.optim.Adam(D.parameters())
+            for real, z in loader:
+                opt_D.zero_grad()
+                fake = G(z).detach()
+                (D(fake).mean() - D(real).mean()).backward()
+                opt_D.step()
+                opt_G.zero_grad()
+                (-D(G(z)).mean()).backward()
+                opt_G.step()
+            """,
+            line=9,
+            column=12,
+            message="`G(...)` runs with grad enabled, but its output is detached at once (`.detach()`) and never "
+            "backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # Outputs compared to a threshold: a mask of booleans, with no graph.
         Invalid(
             """
@@ -4556,7 +4593,7 @@ class EvalWithGrad(Rule):
                     # backpropagated are checked on their own.
                     if not _fresh_module(ctx, call):
                         what = (
-                            _READ_ONLY_MESSAGE
+                            _read_only_message(ctx, call)
                             if _result_only_read(ctx, call)
                             else f"runs with grad enabled in the loop over `{loader}` (line {loop.lineno}), "
                             f"and its output is never backpropagated"
@@ -4583,7 +4620,7 @@ class EvalWithGrad(Rule):
                     ctx, call, so_far=not _may_be_evaluation_data(ctx, call) or _made_up_input(ctx, call)
                 )
             ):
-                self._report_unused_output(ctx, call, scope, reported, _READ_ONLY_MESSAGE)
+                self._report_unused_output(ctx, call, scope, reported, _read_only_message(ctx, call))
             elif candidate.why in ("eval-mode", "eval-data"):
                 if candidate.tests_own:
                     continue  # a test of modules it builds, over an input that requires grad
