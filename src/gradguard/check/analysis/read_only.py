@@ -322,7 +322,7 @@ def read_at_once(call: ast.Call, parent_of) -> bool:
             return False
         attr = parent.attr  # type: ignore[attr-defined]
         if attr in _READING_ATTRIBUTES:
-            return attr not in _METADATA_ATTRIBUTES
+            return attr not in _METADATA_ATTRIBUTES and not _ends_in_metadata(parent, parent_of)
         if attr in _OUTPUT_FIELDS:
             current = parent  # `model(x).logits`: a part of the output
             continue
@@ -330,10 +330,37 @@ def read_at_once(call: ast.Call, parent_of) -> bool:
         if type(called) is not ast.Call or called.func is not parent:  # type: ignore[attr-defined]
             return False
         if attr in _READING_METHODS:
-            return attr not in _METADATA_METHODS
+            return attr not in _METADATA_METHODS and not _ends_in_metadata(called, parent_of)
         if attr not in _PASSING_METHODS:
             return False
         current = called
+
+
+# Attributes of an array or a tensor that describe it without its values.
+_DESCRIBING_ATTRIBUTES = _METADATA_ATTRIBUTES | {"size", "ndim", "nbytes", "itemsize"}
+
+
+def _ends_in_metadata(node: ast.AST, parent_of) -> bool:
+    """Whether what is read from ``node`` on, through methods and indexing, is metadata alone
+    (``net(x).data.cpu().numpy().shape``: a shape probe, no value read)."""
+    current = node
+    while True:
+        parent = parent_of(current)
+        if type(parent) is ast.Subscript and parent.value is current:  # type: ignore[attr-defined]
+            current = parent
+            continue
+        if type(parent) is not ast.Attribute or parent.value is not current:  # type: ignore[attr-defined]
+            return False
+        attr = parent.attr  # type: ignore[attr-defined]
+        called = parent_of(parent)
+        if type(called) is ast.Call and called.func is parent:  # type: ignore[attr-defined]
+            if attr in _METADATA_METHODS:
+                return True
+            current = called
+            continue
+        if attr in _DESCRIBING_ATTRIBUTES:
+            return True
+        current = parent
 
 
 # Comparisons of a tensor's values: their result holds booleans, which carry no graph.

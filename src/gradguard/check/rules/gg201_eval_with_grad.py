@@ -1673,10 +1673,14 @@ def _dummy_input(ctx, call: ast.Call) -> bool:
 
 
 def _demo_of_own_class(ctx, callee) -> bool:
-    """Whether the model is an instance of a class of the file in a file that never
-    backpropagates, or the file's only instance of it: a demo of the class's code (an
+    """Whether the model is an instance of a class of the file (or a torch layer) in a file
+    that never backpropagates, or the file's only instance of its class: a demo of the code (an
     assignment's untrained generator shown for a few inputs; `model = NetBN().eval()` beside
     other models that train), not an evaluation of a model."""
+    if (callee.ref or "").startswith("torch.nn."):
+        # a torch layer shown at work (`layer = nn.BatchNorm2d(16)`, `layer.eval()`) in a file
+        # that never backpropagates: a demo of what the layer does
+        return "backward(" not in _code_text(ctx)
     info = ctx.model.class_info(callee.ref) if callee.ref else None
     if info is None or not info.is_module:
         return False
@@ -2278,6 +2282,39 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A torch layer shown at work in eval mode, in a file that trains nothing.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            x = torch.rand(1, 16, 7, 7)
+            layer = nn.BatchNorm2d(16)
+            print(layer(x).shape)
+            layer.eval()
+            out = layer(x)
+            print(out.mean())
+            """,
+        ),
+        # Only the output's shape is read, through `.data` and a conversion: a shape probe.
+        Valid(
+            """
+            import torch
+            from torch.nn import Module
+
+
+            class NeuralNetwork(Module):
+                def __init__(self, network, input_size):
+                    super().__init__()
+                    self.network = network
+                    self.input_size = input_size
+                    self.output_size = self._get_output_shape()[1:]
+
+                def _get_output_shape(self):
+                    sample_input = torch.rand([2, *self.input_size])
+                    return self.network(sample_input).data.cpu().numpy().shape
+            """,
+        ),
         # A contractive autoencoder's test loop: the loss function it calls backpropagates the
         # output (`output_e.backward(...)`) to read the input's gradient.
         Valid(
