@@ -304,7 +304,7 @@ def test_any_json_is_a_notebook_or_a_notebook_error(document):
 def test_lines_named_in_messages_are_cell_lines(tmp_path, capsys):
     nb = notebook(
         [
-            code(["import torch\n", "model = torch.nn.Linear(2, 2)\n"]),
+            code(["import torch\n", "model = torch.nn.Linear(2, 2)\n", 'model.load_state_dict(torch.load("m.pt"))\n']),
             markdown("Evaluate"),
             code(["x = torch.ones(2)\n", "model.eval()\n", "y = model(x)\n"]),
             code(["with torch.no_grad():\n", "    with torch.no_grad():\n", "        pass\n"]),

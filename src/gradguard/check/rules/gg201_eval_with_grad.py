@@ -45,7 +45,7 @@ reported (also one built in a cell that does not parse, an exercise's `net = # c
 where later cells train it, and a function of the file computing a model by hand before any
 backward pass or step of the script since its weights were last made), nor, in a file that never backpropagates or for the file's only
 instance of the class, a demo of the outputs of an untrained instance of the file's own class
-switched to eval mode on made-up inputs, printed or shown as a notebook cell's last line (a torch factory's,
+(in a file that never backpropagates, also of a torch layer: `nn.BatchNorm2d(16)`) switched to eval mode on made-up inputs, printed or shown as a notebook cell's last line (a torch factory's,
 numbers written in the code, `torch.tensor([3, 2])`, or
 what a function of the file returns of them or of numpy's or scipy's random numbers,
 `get_truncated_noise(n, z, 0.7)`; a call whose output is thrown away,
