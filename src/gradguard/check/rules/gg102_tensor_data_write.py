@@ -78,7 +78,7 @@ from gradguard.check.analysis.data_attr import (
     receiver_text,
 )
 from gradguard.check.analysis.values import Kind
-from gradguard.check.analysis.vocabulary import INPLACE_VALUE_METHODS
+from gradguard.check.analysis.vocabulary import INPLACE_VALUE_METHODS, META_INPLACE_METHODS
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
@@ -236,6 +236,20 @@ class TensorDataWrite(Rule):
         ),
     )
     invalid = (
+        # Its own storage given back after an in-place write: only the write is reported.
+        Invalid(
+            """
+            import torch
+
+            noise = torch.zeros(4, 8, requires_grad=True)
+            for i in range(10):
+                noise.data = noise.data.normal_(0, 1)
+            """,
+            line=5,
+            column=18,
+            message="in-place write through `noise.data` bypasses autograd's version counter: if a graph has saved "
+            "`noise`, its gradients come out silently wrong; drop `.data` and write to `noise` under `torch.no_grad()`",
+        ),
         # Writing into a parameter through its state_dict entry's `.data`.
         Invalid(
             """
@@ -685,14 +699,22 @@ def _swaps_own_storage(ctx, stmt: ast.AST, recv: ast.AST) -> bool:
     # Down the chain of methods to its receiver: a storage-changing method anywhere in it
     # (`p.data = p.data.detach().clone()`, un-sharing a storage a bucket holds) on ``recv``.
     changes = False
+    in_place = True  # every method of the chain writes its receiver and returns it
     while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
         changes = changes or value.func.attr in _STORAGE_CHANGING
+        in_place = in_place and value.func.attr in _RETURNING_ITSELF
         value = value.func.value
         if isinstance(value, ast.Attribute) and value.attr == "data":
             value = value.value
-        if changes and ctx.text(value) == own:
+        if (changes or in_place) and ctx.text(value) == own:
+            # `noisev.data = noisev.data.normal_(0, 1)`: its own storage given back to it (the
+            # in-place write is reported where it is)
             return True
     return False
+
+
+# In-place methods that return their receiver: `x.data.normal_(0, 1)` is `x.data`, written.
+_RETURNING_ITSELF = INPLACE_VALUE_METHODS | META_INPLACE_METHODS
 
 
 def _empty_tensor(ctx, call: ast.Call) -> bool:
