@@ -838,3 +838,105 @@ def test_values_of_another_files_hand_made_autograd_are_no_tensors(tmp_path, cap
     assert "`x.data`" in found[0]
     # checked alone, `p.grad` and `.backward()` are evidence of tensors again
     assert any("GG102" in line for line in findings(capsys, train))
+
+
+# A MoCoGAN trainer (its discriminator in another file of the run): the generator's step
+# gives a loss module the discriminator's output, then the discriminator's step detaches.
+MOCOGAN = """
+    import torch
+    import torch.nn as nn
+
+
+    class SequenceDiscriminator(nn.Module):
+        def __init__(self, n_channels, video_len, dim_z_motion):
+            super(SequenceDiscriminator, self).__init__()
+            self.dim_z_motion = dim_z_motion
+            self.encoder = nn.Conv2d(n_channels, dim_z_motion, 4, 1, 0)
+            self.rnn = nn.GRUCell(dim_z_motion, dim_z_motion)
+            self.discriminator = nn.Linear(dim_z_motion, 1)
+
+        def z_dynamics(self, gif):
+            h_0 = torch.randn(gif.size(1), self.dim_z_motion)
+            h_t = []
+            for i in range(gif.size(0)):
+                e_t = self.encoder(gif[i]).squeeze()
+                h_t.append(self.rnn(h_0, e_t))
+            return torch.cat(h_t, dim=0)
+
+        def forward(self, gif):
+            video = gif.permute(2, 0, 1, 3, 4)
+            f1 = gif[:, :, 0]
+            im_gif = torch.stack([f1] * gif.size(2), dim=0)
+            z_d = self.z_dynamics(video) - self.z_dynamics(im_gif)
+            output = self.discriminator(z_d)
+            return output, None
+"""
+
+MOCOGAN_TRAINER = """
+    import torch
+    from torch import nn
+    import torch.optim as optim
+    from torch.autograd import Variable
+    from models import mocogan as mocogan
+
+
+    class Trainer(object):
+        def __init__(self, loader):
+            self.loader = loader
+            self.generator = mocogan.VideoGenerator()
+            self.seq_discriminator = mocogan.SequenceDiscriminator(3, 16, 10)
+            self.video_discriminator = mocogan.VideoDiscriminator(3)
+
+        def train(self):
+            self.gan_criterion = nn.BCEWithLogitsLoss()
+            opt_generator = optim.Adam(self.generator.parameters())
+            opt_seq_discriminator = optim.Adam(self.seq_discriminator.parameters())
+            opt_video_discriminator = optim.Adam(self.video_discriminator.parameters())
+            for step in range(100):
+                realIm, realGif = next(self.loader)
+                self.generator.zero_grad()
+                fake = (self.generator.sample_videos(realIm), self.generator.sample_images(realIm))
+                fakeGif = fake[0][0]
+                output, fake_categ = self.video_discriminator(fakeGif)
+                loss_G = self.gan_criterion(output, torch.ones(output.size()))
+                output, _ = self.seq_discriminator(fakeGif)
+                loss_G += self.gan_criterion(output, torch.ones(output.size()))
+                loss_G.backward()
+                opt_generator.step()
+
+                self.seq_discriminator.zero_grad()
+                D_real = self.seq_discriminator(realGif)[0]
+                loss_D_real = self.gan_criterion(D_real, torch.ones(D_real.size()))
+                D_fake = self.seq_discriminator(fakeGif.detach())[0]
+                loss_D_fake = self.gan_criterion(D_fake, torch.zeros(D_fake.size()))
+                loss_D_S = loss_D_real + loss_D_fake
+                loss_D_S.backward()
+                opt_seq_discriminator.step()
+
+                self.video_discriminator.zero_grad()
+                D_real, real_categ = self.video_discriminator(realGif)
+                loss_D_real = self.gan_criterion(D_real, torch.ones(D_real.size()))
+                D_fake, fake_categ = self.video_discriminator(fakeGif.detach())
+                loss_D_fake = self.gan_criterion(D_fake, torch.zeros(D_fake.size()))
+                loss_D_V = loss_D_real + loss_D_fake
+                loss_D_V.backward()
+                opt_video_discriminator.step()
+"""
+
+
+def _mocogan(tmp_path, trainer):
+    (tmp_path / "models").mkdir()
+    init = write(tmp_path / "models", "__init__.py", "")
+    models = write(tmp_path / "models", "mocogan.py", MOCOGAN)
+    return init, models, write(tmp_path, "trainer.py", trainer)
+
+
+def test_a_loss_module_given_a_discriminators_output_is_no_discriminator(tmp_path, capsys):
+    assert not any("GG207" in line for line in findings(capsys, *_mocogan(tmp_path, MOCOGAN_TRAINER)))
+
+
+def test_twin_a_module_with_parameters_in_the_loss_modules_place_is_judged(tmp_path, capsys):
+    # `nn.Linear` has parameters: a model fed another model's output, judged as before
+    with_parameters = MOCOGAN_TRAINER.replace("nn.BCEWithLogitsLoss()", "nn.Linear(1, 1)")
+    found = findings(capsys, *_mocogan(tmp_path, with_parameters))
+    assert [line for line in found if "GG207" in line and "self.gan_criterion(output" in line], found
