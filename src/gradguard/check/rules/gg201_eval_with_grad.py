@@ -1204,11 +1204,13 @@ def _of_another_file(ctx, func: ast.AST) -> bool:
 def _read_at_once_text(ctx, call: ast.Call) -> bool:
     """Whether the text right after the call could read its result (a cheap test)."""
     src = ctx.source
+    text = src.text
     end = src.node_end(call)
-    # `net(x)[0].item()`, `net(x).argmax(1)`; `net(x) > 0.5`: compared (`read_at_once`)
-    return src.text.startswith(_READ_AT_ONCE_STARTS, end) or src.text[end : end + 8].lstrip(" ").startswith(
-        _COMPARISON_STARTS
-    )
+    if text.startswith(_READ_AT_ONCE_STARTS, end):
+        return True  # `net(x)[0].item()`, `net(x).argmax(1)`
+    while text.startswith(" ", end):
+        end += 1
+    return text.startswith(_COMPARISON_STARTS, end)  # `net(x) > 0.5`: compared (`read_at_once`)
 
 
 def _read_at_once(ctx, call: ast.Call) -> bool:
