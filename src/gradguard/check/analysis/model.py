@@ -732,8 +732,9 @@ class SemanticModel:
         starts = self._line_starts()
         last = fn.end_lineno or fn.lineno
         end = starts[last] if last < len(starts) else len(self.source_text)
-        if self.source_text.find("backward", starts[fn.lineno - 1], end) < 0:
-            return []  # nothing in it backpropagates: no need for its uses
+        text = self.source_text
+        if text.find("backward", starts[fn.lineno - 1], end) < 0 and text.find("grad(", starts[fn.lineno - 1], end) < 0:
+            return []  # no `backward` nor `autograd.grad(` in it: no need for its uses
         if id(fn) in self._uses_in_progress:
             return []  # a recursive function: what it backpropagates is being found
         self._uses_in_progress.add(id(fn))
