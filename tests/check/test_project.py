@@ -940,3 +940,63 @@ def test_twin_a_module_with_parameters_in_the_loss_modules_place_is_judged(tmp_p
     with_parameters = MOCOGAN_TRAINER.replace("nn.BCEWithLogitsLoss()", "nn.Linear(1, 1)")
     found = findings(capsys, *_mocogan(tmp_path, with_parameters))
     assert [line for line in found if "GG207" in line and "self.gan_criterion(output" in line], found
+
+
+STAR_MODELS = """
+    import torch.nn as nn
+
+
+    class GeneratorCNN(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x):
+            return self.fc(x)
+
+
+    class Sampler:
+        def __call__(self, x):
+            return x
+"""
+
+STAR_TRAINER = """
+    import torch
+    import torchvision.utils as vutils
+
+    from models import *
+
+
+    class Trainer:
+        def __init__(self):
+            self.G_AB = MODEL()
+
+        def train(self, loader):
+            optimizer = torch.optim.Adam(self.G_AB.parameters())
+            for step, x in enumerate(loader):
+                loss = self.G_AB(x).pow(2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                self.generate(x, step)
+
+        def generate(self, inputs, idx):
+            x_AB = self.G_AB(inputs)
+            vutils.save_image(x_AB.data, "{}_x_AB.png".format(idx))
+"""
+
+
+def test_a_star_import_of_a_module_of_the_run_gives_its_classes(tmp_path, capsys):
+    # `from models import *`: `GeneratorCNN` is the run's `nn.Module`
+    write(tmp_path, "models.py", STAR_MODELS)
+    trainer = write(tmp_path, "trainer.py", STAR_TRAINER.replace("MODEL", "GeneratorCNN"))
+    found = findings(capsys, tmp_path / "models.py", trainer)
+    assert any("trainer.py:22:16: GG201" in line for line in found), found
+    assert any("trainer.py:23:27: GG101" in line for line in found), found
+
+
+def test_twin_a_star_imported_plain_class_is_no_model(tmp_path, capsys):
+    write(tmp_path, "models.py", STAR_MODELS)
+    trainer = write(tmp_path, "trainer.py", STAR_TRAINER.replace("MODEL", "Sampler"))
+    found = findings(capsys, tmp_path / "models.py", trainer)
+    assert not any("GG201" in line or "GG101" in line for line in found), found

@@ -49,6 +49,9 @@ class ImportMap:
         self.grad_modes: dict = {}
         # With the source text, only blocks whose lines hold the word ``import`` are searched.
         statements = iter_statements(tree.body) if text is None else statements_with_word(tree.body, text, "import")
+        # The modules of `from X import *` (as written, with the level of a relative one): the
+        # project's facts give the names such a module of the run defines (`ProjectIndex.star_names`).
+        self.star_sources: list[tuple[str, int]] = []
         star = False  # a `from X import *` of a package that is not torch's
         for node in statements:
             if isinstance(node, ast.Import):
@@ -66,6 +69,7 @@ class ImportMap:
                 for alias in node.names:
                     if alias.name == "*":
                         star = star or node.module.split(".")[0] not in TORCH_PACKAGES
+                        self.star_sources.append((node.module, 0))
                         for local, qualified in _STAR_EXPORTED_NAMES.get(node.module, {}).items():
                             self.names.setdefault(local, qualified)
                         continue
@@ -77,6 +81,8 @@ class ImportMap:
                 for alias in node.names:
                     if alias.name != "*":
                         self.names[alias.asname or alias.name] = prefix + alias.name
+                    elif node.module:
+                        self.star_sources.append((node.module, node.level))
 
         if star:
             # `from torch_snippets import *`, `from fastai.vision.all import *`: such packages

@@ -102,6 +102,20 @@ class ProjectIndex:
             return f"{self.root_of(importer)}/{module}"
         return module
 
+    def star_names(self, importer: str, sources: list) -> dict:
+        """The names ``from X import *`` binds in ``importer`` (local name -> qualified name, as
+        ``from X import Name`` would write it) for each module X of the run among ``sources``
+        (``ImportMap.star_sources``): its public classes and functions."""
+        out: dict = {}
+        for module, level in sources:
+            prefix = self.resolve(importer, module, level) + "."
+            written = "." * level + module + "."
+            for member in (*self.classes, *self.functions):
+                short = member[len(prefix) :]
+                if member.startswith(prefix) and short and "." not in short and not short.startswith("_"):
+                    out.setdefault(short, written + short)
+        return out
+
     def path_of(self, key: str) -> Optional[str]:
         """The file of the run whose module has this key."""
         paths = self.__dict__.get("_paths")

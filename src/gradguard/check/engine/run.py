@@ -108,6 +108,11 @@ def _check_source(
     imports = ImportMap(tree, text)
     if require_torch_import and not imports.imports_torch:
         return FileResult(filename, [], source, skipped=True)
+    project = current_project()
+    if project is not None and imports.star_sources:
+        # `from models import *` of a module of the run: its classes and functions by name
+        for local, qualified in project.star_names(filename, imports.star_sources).items():
+            imports.names.setdefault(local, qualified)
     search = TextSearch(text, trigger_vocabulary(tuple(type(rule) for rule in rules)))
     active = [rule for rule in rules if rule.applies_to(text, search)]
     ctx = FileContext(filename, source, tree, imports)

@@ -812,10 +812,19 @@ def _callee(call: ast.Call) -> ast.AST:
     """The module a call runs: ``model`` in ``model(x)``, ``model.forward(x)``,
     ``self.__call__(x)``, ``model.module(x)``."""
     func = call.func
+    if _data_parallel(call):
+        return call.args[0]  # `nn.parallel.data_parallel(netG, (txt, noise), gpus)` runs `netG`
     target = func.value if isinstance(func, ast.Attribute) and func.attr in ("forward", "__call__") else func
     if isinstance(target, ast.Attribute) and target.attr == "module":
         target = target.value
     return target
+
+
+def _data_parallel(call: ast.Call) -> bool:
+    """``nn.parallel.data_parallel(module, inputs, ...)``: torch's function that runs a module."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name == "data_parallel" and bool(call.args) and not isinstance(call.args[0], ast.Starred)
 
 
 def _function_uses_grad(ctx, function: ast.AST) -> bool:
@@ -3957,6 +3966,25 @@ class EvalWithGrad(Rule):
             message="`G(...)` runs with grad enabled, but its output is detached at once (`.detach()`) and never "
             "backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
             "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # `nn.parallel.data_parallel(netG, inputs, gpus)` runs `netG`.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            netG = nn.Linear(8, 8)
+            netG.load_state_dict(torch.load("netG.pth"))
+            netG.eval()
+            for txt_embedding in embeddings:
+                fake_imgs = nn.parallel.data_parallel(netG, txt_embedding, range(2))
+                print(fake_imgs[0].data.cpu().numpy())
+            """,
+            line=8,
+            column=17,
+            message="`nn.parallel.data_parallel(...)` runs with grad enabled after `netG.eval()` (line 6), and nothing "
+            "in this module uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
         ),
         # Outputs compared to a threshold: a mask of booleans, with no graph.
         Invalid(
