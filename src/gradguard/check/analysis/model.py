@@ -1928,6 +1928,14 @@ class SemanticModel:
         kind = receiver.kind
         if kind is Kind.DATASET and attr in _DATASET_TENSOR_FIELDS:
             ref = receiver.ref or ""
+            info = self._class_table().get(ref) if ref else None
+            if info is not None:
+                # a data set class of the file: what its methods assign (`self.y = y`, an array
+                # handed in), not what torch's data sets hold under that name; of its split
+                held = self._instance_attribute(info, attr)
+                if held.kind is Kind.TENSOR and held.split is None and receiver.split is not None:
+                    return held.with_(split=receiver.split)
+                return held
             if ref.startswith("torchvision.datasets.") and vocab.last_name(ref) not in _TENSOR_FIELD_DATASETS:
                 return OTHER  # `CIFAR10(...).targets`: a list; `.data`: an array
             return tensor(Grad.NO).with_(split=receiver.split)
@@ -3292,7 +3300,12 @@ class SemanticModel:
                             # get_accuracy(x, y)`); in functions, only on a module-level instance
                             # (other receivers' values would need the functions' flows).
                             receiver_name = node.value.id if isinstance(node.value, ast.Name) else None
-                            if receiver_name is not None and not self._in_top_level_definition(node.lineno):
+                            held = self._held_instance(node.value, own_class) if hit else None
+                            if held is not None:
+                                if held == "unknown":
+                                    return None  # `self.decoder.generate(...)`: maybe this class's
+                                hit = held == "yes"
+                            elif receiver_name is not None and not self._in_top_level_definition(node.lineno):
                                 where = self._where(node)
                                 hit = where is not None and where.scope is self.tree
                                 if hit:
@@ -3324,6 +3337,26 @@ class SemanticModel:
             return None  # a helper called from all over: its callers say nothing in particular
         self._call_sites[key] = sites
         return sites
+
+    def _held_instance(self, receiver: ast.AST, own_class: Optional[str]) -> Optional[str]:
+        """For ``self.<attr>`` in a method (``self.decoder.generate(h)``): "yes" where the
+        method's class holds an instance of the class keyed ``own_class`` there, "no" where it
+        holds something else, "unknown" where that is not known; None for other receivers."""
+        if not (
+            isinstance(receiver, ast.Attribute)
+            and isinstance(receiver.value, ast.Name)
+            and receiver.value.id == "self"
+            and own_class is not None
+        ):
+            return None
+        where = self._where(receiver)
+        info = self._method_class(where.scope) if where is not None else None
+        if info is None:
+            return "unknown"
+        held = self._instance_attribute(info, receiver.attr)
+        if held.kind is Kind.UNKNOWN:
+            return "unknown"
+        return "yes" if held.ref == own_class else "no"
 
     def _global_instance_call(self, node: ast.Attribute, own_class: Optional[str]) -> bool:
         """Whether ``name.method`` in a function of the module is a call on an instance of the

@@ -82,6 +82,27 @@ class TensorCopyConstruct(Rule):
     function_names = _TENSOR_FUNCTIONS
 
     valid = (
+        # A data set class of the file holding the arrays it is handed: `self.y` is what its
+        # `__init__` assigns, not a torch data set's `y` tensor.
+        Valid(
+            """
+            import torch
+            from torch.utils.data import Dataset
+
+
+            class IMDBDataset(Dataset):
+                def __init__(self, X, y):
+                    self.X = X
+                    self.y = y
+
+                def __getitem__(self, index):
+                    label = self.y[index]
+                    return {"text": self.X[index], "labels": torch.tensor(label, dtype=torch.long)}
+
+                def __len__(self):
+                    return len(self.y)
+            """,
+        ),
         # Arrays made by one comprehension, masked by another whose name is also used elsewhere
         # with tensor methods: the name's uses in the other comprehension say nothing of these.
         Valid(

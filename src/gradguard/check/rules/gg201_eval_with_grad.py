@@ -211,6 +211,7 @@ from gradguard.check.analysis.vocabulary import (
     NOT_MODEL_METHODS,
     PARAMETERLESS_MODULES,
     READING_BUILTINS,
+    SET_ENABLED_NAMES,
     SHAPE_FACTORIES,
     TORCH_NON_TENSOR,
     call_argument,
@@ -704,11 +705,33 @@ def _runs_a_module_it_is_handed(ctx, call: ast.Call, definitions: list) -> bool:
             break
     if not handed:
         return False
+    if _grad_off_by_argument(ctx, call, fn):
+        return False  # `calculate_loss(model, ..., is_train=False)` runs it under `set_grad_enabled(is_train)`
     summary = ctx.model.function_summary(fn)
     if summary.trains or summary.generator:
         return False
     result = ctx.model.value(call)
     return result.kind is Kind.TENSOR and result.grad is not Grad.NO
+
+
+def _grad_off_by_argument(ctx, call: ast.Call, fn: ast.AST) -> bool:
+    """Whether the function turns grad on or off by one of its parameters
+    (``with torch.set_grad_enabled(is_train):``) and the call passes ``False`` for it."""
+    positional = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]  # type: ignore[attr-defined]
+    for node in ctx.model.own_nodes(fn):
+        if not isinstance(node, ast.withitem) or not isinstance(node.context_expr, ast.Call):
+            continue
+        switch = node.context_expr
+        if ctx.imports.qualified_name(switch.func) not in SET_ENABLED_NAMES:
+            continue
+        flag = call_argument(switch, 0, "mode")
+        if not isinstance(flag, ast.Name) or flag.id not in {a.arg for a in parameters(fn)}:
+            continue
+        position = positional.index(flag.id) if flag.id in positional else None
+        given = call_argument(call, position, flag.id)
+        if isinstance(given, ast.Constant) and given.value is False:
+            return True
+    return False
 
 
 def _called_by_the_file(ctx, name: str) -> bool:
@@ -2293,6 +2316,62 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A decoder's method called only by another module's method inside `no_grad`.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Decoder(nn.Module):
+                def __init__(self, vocab_size, hidden_size):
+                    super().__init__()
+                    self.embedding = nn.Embedding(vocab_size, hidden_size)
+                    self.generator = nn.Linear(hidden_size, vocab_size)
+
+                def generate(self, bos_token):
+                    x_t = torch.tensor([[bos_token]])
+                    result = [bos_token]
+                    while result[-1] != 2:
+                        y_hat = self.generator(self.embedding(x_t)).argmax(-1)
+                        result.append(y_hat.item())
+                        x_t = y_hat
+                    return result
+
+
+            class Seq2Seq(nn.Module):
+                def __init__(self, vocab_size, hidden_size):
+                    super().__init__()
+                    self.decoder = Decoder(vocab_size, hidden_size)
+
+                def validate(self, bos_token):
+                    with torch.no_grad():
+                        return self.decoder.generate(bos_token)
+            """,
+        ),
+        # The helper runs the model under `set_grad_enabled(is_train)`, and is given `False`.
+        Valid(
+            """
+            import torch
+
+
+            def calculate_loss(model, loss_fn, x, y, is_train):
+                with torch.set_grad_enabled(is_train):
+                    loss = loss_fn(model(x), y)
+                return loss
+
+
+            model = torch.nn.Linear(1, 1)
+            optimizer = torch.optim.Adam(model.parameters())
+            for epoch in range(5000):
+                train_loss = calculate_loss(model, torch.nn.MSELoss(), x_train, y_train, is_train=True)
+                optimizer.zero_grad()
+                train_loss.backward()
+                optimizer.step()
+                val_loss = calculate_loss(model, torch.nn.MSELoss(), x_val, y_val, is_train=False)
+                print(f"val loss = {val_loss}")
+            """,
+        ),
         # A torch layer shown at work in eval mode, in a file that trains nothing.
         Valid(
             """
@@ -3985,6 +4064,34 @@ class EvalWithGrad(Rule):
             message="`nn.parallel.data_parallel(...)` runs with grad enabled after `netG.eval()` (line 6), and nothing "
             "in this module uses gradients: autograd records a graph for every call, wasting memory and time; run "
             "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # The same helper given `True` for a loss that is only printed: its graph is kept for nothing.
+        Invalid(
+            """
+            import torch
+
+
+            def calculate_loss(model, loss_fn, x, y, is_train):
+                with torch.set_grad_enabled(is_train):
+                    loss = loss_fn(model(x), y)
+                return loss
+
+
+            model = torch.nn.Linear(1, 1)
+            optimizer = torch.optim.Adam(model.parameters())
+            for epoch in range(5000):
+                train_loss = calculate_loss(model, torch.nn.MSELoss(), x_train, y_train, is_train=True)
+                optimizer.zero_grad()
+                train_loss.backward()
+                optimizer.step()
+                val_loss = calculate_loss(model, torch.nn.MSELoss(), x_val, y_val, is_train=True)
+                print(f"val loss = {val_loss}")
+            """,
+            line=17,
+            column=16,
+            message="`calculate_loss(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
+            "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run "
+            "it under `with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
         # Outputs compared to a threshold: a mask of booleans, with no graph.
         Invalid(
