@@ -1933,6 +1933,8 @@ class SemanticModel:
                 # a data set class of the file: what its methods assign (`self.y = y`, an array
                 # handed in), not what torch's data sets hold under that name; of its split
                 held = self._instance_attribute(info, attr)
+                if held.kind is Kind.UNKNOWN:
+                    held = self._last_set_in_init(info, attr)  # `self.x = np.matrix(...)`, then a tensor
                 if held.kind is Kind.TENSOR and held.split is None and receiver.split is not None:
                     return held.with_(split=receiver.split)
                 return held
@@ -2146,6 +2148,29 @@ class SemanticModel:
                         return value
             return UNKNOWN
         return join_all(values) or UNKNOWN
+
+    def _last_set_in_init(self, info: ClassInfo, attr: str) -> Value:
+        """The value the last statement of ``__init__``'s own body that assigns ``self.<attr>``
+        gives it (``self.x = torch.from_numpy(self.x)`` after ``self.x = np.matrix(...)``)."""
+        last = None
+        for method, stmt, value_node, _ in self._attribute_assignments(info, attr):
+            if getattr(method, "name", None) == "__init__" and stmt in method.body and value_node is not None:
+                if last is None or stmt.lineno > last[1].lineno:
+                    last = (method, stmt, value_node)
+        key = ("last-set", info.key, attr)
+        if last is None:
+            return UNKNOWN
+        if key in self._in_progress:
+            self._cycle_at(key)
+            return UNKNOWN  # `self.x = self.x + noise`: its own earlier value is not known here
+        method, stmt, value_node = last
+        self._begin(key)
+        try:
+            frame = self._summary_frame(method)
+            state = frame.flow.before.get(id(stmt)) if frame is not None and frame.flow is not None else None
+            return self.evaluate(value_node, state, frame) if state is not None and frame is not None else UNKNOWN
+        finally:
+            self._end(key)
 
     def _without_locals(self, method: ast.AST, value_node: ast.AST) -> Optional[Value]:
         """The value of an expression that reads no name of ``method`` (no parameter, no local):

@@ -4093,6 +4093,46 @@ class EvalWithGrad(Rule):
             "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run "
             "it under `with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
+        # A data set class of the file whose `x` ends as a tensor (after an array): a
+        # validation set's `x` is evaluation data.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            from torch.utils.data import Dataset
+
+
+            class Data(Dataset):
+                def __init__(self, n=100, train=True):
+                    self.x = np.random.rand(n, 2)
+                    self.y = torch.from_numpy((self.x.sum(1) > 1).astype(np.int64))
+                    self.x = torch.from_numpy(self.x).float()
+
+                def __getitem__(self, index):
+                    return self.x[index], self.y[index]
+
+                def __len__(self):
+                    return len(self.y)
+
+
+            data_set = Data()
+            validation_set = Data(train=False)
+            model = torch.nn.Linear(2, 2)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for epoch in range(100):
+                loss = torch.nn.functional.cross_entropy(model(data_set.x), data_set.y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                val_loss = torch.nn.functional.cross_entropy(model(validation_set.x), validation_set.y)
+                history.append(val_loss)
+            """,
+            line=28,
+            column=50,
+            message="`model(...)` runs with grad enabled on evaluation data `validation_set.x`, and its output is never "
+            "backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # Outputs compared to a threshold: a mask of booleans, with no graph.
         Invalid(
             """
