@@ -791,6 +791,9 @@ def _classify_read(node: ast.AST, t: type, wanted: set, reads: dict, displayed: 
         base = _base_name(node.slice, wanted)  # type: ignore[attr-defined]
         if base is not None:
             reads[id(base)] = _VALUE
+        base = _indices_of(node, wanted)
+        if base is not None:
+            reads[id(base)] = _VALUE  # `idx_max = output.max(1)[1]`: the indices hold no graph
     elif t is ast.BinOp:
         left = node.left  # type: ignore[attr-defined]
         if type(node.op) is ast.Mod and type(left) is ast.Constant and isinstance(left.value, str):  # type: ignore[attr-defined]
@@ -805,6 +808,23 @@ def _classify_read(node: ast.AST, t: type, wanted: set, reads: dict, displayed: 
             base = _base_name(item, wanted)
             if base is not None:
                 reads[id(base)] = _VALUE
+
+
+# Reductions along a dimension that give (values, indices): ``x.max(1)[1]`` is the indices.
+_VALUES_AND_INDICES = frozenset({"max", "min", "median", "mode", "topk", "sort", "kthvalue", "cummax", "cummin"})
+
+
+def _indices_of(node: ast.AST, wanted: set) -> Optional[ast.Name]:
+    """The wanted name whose reduction's indices ``node`` takes (``output.max(1)[1]``)."""
+    value, key = node.value, node.slice  # type: ignore[attr-defined]
+    if not (type(key) is ast.Constant and key.value == 1 and type(value) is ast.Call):  # type: ignore[attr-defined]
+        return None
+    func = value.func  # type: ignore[attr-defined]
+    if type(func) is not ast.Attribute or func.attr not in _VALUES_AND_INDICES:  # type: ignore[attr-defined]
+        return None
+    if func.attr in ("max", "min", "median", "mode") and not (value.args or value.keywords):  # type: ignore[attr-defined]
+        return None  # `x.max()` alone is one value: `[1]` would index into it
+    return _base_name(func.value, wanted)  # type: ignore[attr-defined]
 
 
 def _classify_call(call: ast.Call, wanted: set, qualified_name, bound: dict, reads: dict, parameters_read=None) -> None:

@@ -4133,6 +4133,50 @@ class EvalWithGrad(Rule):
             "backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
             "`with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
+        # A validation batch's output handed to a helper of the file that reads only the indices
+        # of its maximum (`output.max(1)[1]`) and a loss read with `.item()`.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            from torch import optim
+
+
+            def accuracy(output, target):
+                idx_max = output.max(1)[1]
+                accuracy_ = (torch.sum(idx_max == target)).type(torch.FloatTensor) / target.size(0)
+                return accuracy_.item()
+
+
+            sentiment_regressor = nn.Linear(4, 3)
+            regressor_optimizer = optim.Adam(sentiment_regressor.parameters())
+            criterion = nn.CrossEntropyLoss()
+            for epoch in range(10):
+                x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
+                regressor_optimizer.zero_grad()
+                output = sentiment_regressor(x)
+                loss = criterion(output, y)
+                batch_accuracy = accuracy(output, y)
+                loss.backward()
+                regressor_optimizer.step()
+
+                error_val = 0
+                accuracy_val = 0
+                for i in range(5):
+                    x_val, y_val = torch.randn(8, 4), torch.randint(0, 3, (8,))
+                    output = sentiment_regressor(x_val)
+                    loss = criterion(output, y_val)
+                    batch_accuracy = accuracy(output, y_val)
+                    error_val += loss.item()
+                    accuracy_val += batch_accuracy
+                print(error_val, accuracy_val)
+            """,
+            line=28,
+            column=18,
+            message="`sentiment_regressor(...)` runs with grad enabled, but its output is only read (`.data`, "
+            "`.item()`, printing) and never backpropagated: autograd records a graph for nothing, wasting memory and "
+            "time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # Outputs compared to a threshold: a mask of booleans, with no graph.
         Invalid(
             """
