@@ -197,6 +197,40 @@ class NoGradWithoutEval(Rule):
         ),
     )
     invalid = (
+        # `model.eval()` named in a comment switches nothing.
+        Invalid(
+            """
+            # remember: model.eval() before testing
+            import torch
+            import torch.nn as nn
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.body = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Dropout(0.5), nn.Linear(256, 10))
+
+                def forward(self, x):
+                    return self.body(x)
+
+
+            model = Net()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                nn.functional.cross_entropy(model(x), y).backward()
+                optimizer.step()
+
+            correct = 0
+            with torch.no_grad():
+                for x, y in test_loader:
+                    correct += (model(x).argmax(1) == y).sum().item()
+            """,
+            line=25,
+            column=21,
+            message="`model` is evaluated under `no_grad` in training mode: its dropout layers still drop activations; "
+            "call `model.eval()` before evaluating (and `model.train()` to resume training)",
+        ),
         # Evaluated at the top of a script on tensors named for the test split.
         Invalid(
             """
@@ -336,7 +370,29 @@ def _switched_somewhere(ctx, shown: str) -> bool:
     ``model.train(False)``, ``model.train(mode)``): its mode at the call then depends on paths
     the model does not follow (other functions, callers)."""
     text = ctx.source.text
-    return f"{shown}.eval(" in text or f"{shown}.train(False" in text or f"{shown}.train(mode" in text
+    if not (f"{shown}.eval(" in text or f"{shown}.train(False" in text or f"{shown}.train(mode" in text):
+        return False
+    return shown in _switched_receivers(ctx)  # in code, not in a comment or a string
+
+
+def _switched_receivers(ctx) -> frozenset:
+    """The receivers the file's code calls ``.eval()`` or ``.train(<not True>)`` on, as spelt
+    (kept per file)."""
+    key = ("gg209-switched-receivers",)
+    found = ctx.cache.get(key)
+    if found is None:
+        receivers = set()
+        for node in ast.walk(ctx.tree):
+            if type(node) is not ast.Call or type(node.func) is not ast.Attribute:
+                continue
+            attr = node.func.attr
+            flag = node.args[0] if node.args else (node.keywords[0].value if node.keywords else None)
+            if attr == "eval" or (
+                attr == "train" and flag is not None and not (isinstance(flag, ast.Constant) and flag.value is True)
+            ):
+                receivers.add(ctx.text(node.func.value))
+        found = ctx.cache[key] = frozenset(receivers)
+    return found
 
 
 def _trained_in_region(ctx, call: ast.Call, shown: str) -> bool:
