@@ -120,7 +120,7 @@ def _called_as_torch_does(method: str, node: ast.Call) -> bool:
     return False
 
 
-def _parameterless_layer(value: Value) -> bool:
+def parameterless_layer(value: Value) -> bool:
     """A torch layer without parameters (an activation, pooling, dropout)."""
     ref = value.ref or ""
     return (
@@ -729,11 +729,8 @@ class SemanticModel:
         if len(definitions) != 1 or not isinstance(definitions[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
             return []
         fn = definitions[0]
-        starts = self._line_starts()
-        last = fn.end_lineno or fn.lineno
-        end = starts[last] if last < len(starts) else len(self.source_text)
-        text = self.source_text
-        if text.find("backward", starts[fn.lineno - 1], end) < 0 and text.find("grad(", starts[fn.lineno - 1], end) < 0:
+        text = self._scope_text(fn)
+        if "backward" not in text and "grad(" not in text:
             return []  # no `backward` nor `autograd.grad(` in it: no need for its uses
         if id(fn) in self._uses_in_progress:
             return []  # a recursive function: what it backpropagates is being found
@@ -2333,7 +2330,7 @@ class SemanticModel:
         if isinstance(node, (ast.Tuple, ast.List)):
             # A list literal's positions are known where it is made, as a tuple's are (an empty
             # one is known to be empty: what is appended later is all it holds).
-            if items and all(_parameterless_layer(v) for v in items):
+            if items and all(parameterless_layer(v) for v in items):
                 # `[nn.Tanh(), nn.ReLU()]`: each element runs without parameters of its own
                 return container(items[0], items=items)
             return container(items=items)

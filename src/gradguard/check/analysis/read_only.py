@@ -51,7 +51,13 @@ from typing import Callable, Optional
 
 from gradguard.check.analysis.imports import dotted_name
 from gradguard.check.analysis.scopes import COMPREHENSION_TYPES, own_nodes
-from gradguard.check.analysis.vocabulary import ALIAS_METHODS, GRAD_DROPPING, PYTHON_VALUE_METHODS, READ_ATTRIBUTES
+from gradguard.check.analysis.vocabulary import (
+    ALIAS_METHODS,
+    GRAD_DROPPING,
+    GRAPH_ENDING_STEPS,
+    PYTHON_VALUE_METHODS,
+    READ_ATTRIBUTES,
+)
 
 # Methods whose result never carries a graph (on a tensor): reading through them is a read.
 _READING_METHODS = (GRAD_DROPPING | PYTHON_VALUE_METHODS | {"argmax", "argmin", "detach"}) - {"data", "shape"}
@@ -953,10 +959,6 @@ def parameters_only_read(function: ast.AST, qualified_name, own: Optional[list] 
     return positional, kinds, backpropagates
 
 
-# Attributes and methods after which a tensor's value holds no graph.
-_GRAPH_DROPPING_STEPS = frozenset({"data", "detach", "numpy", "item", "tolist"})
-
-
 def _converted_first(function: ast.AST, parameters: set) -> set:
     """Parameters whose first use is one assignment of a copy without graph to the same name,
     and that are assigned nowhere else: ``p = p.data.squeeze().numpy()`` reads ``p``; what the
@@ -995,7 +997,7 @@ def _drops_graph(value: ast.AST, name: str) -> bool:
                 return False
             node = node.func  # type: ignore[attr-defined]
         elif type(node) is ast.Attribute:
-            dropped = dropped or node.attr in _GRAPH_DROPPING_STEPS  # type: ignore[attr-defined]
+            dropped = dropped or node.attr in GRAPH_ENDING_STEPS  # type: ignore[attr-defined]
             node = node.value  # type: ignore[attr-defined]
         elif type(node) is ast.Subscript:
             node = node.value  # type: ignore[attr-defined]

@@ -171,6 +171,10 @@ GRAD_DROPPING = _words(
     stride data_ptr nelement is_contiguous equal allclose any all byte char short multinomial
     searchsorted bucketize"""
 )
+# Attributes and methods after which a tensor's value holds no graph (``p.data``,
+# ``out.detach()``, ``loss.item()``): a value bound from one carries none of it further.
+GRAPH_ENDING_METHODS = frozenset({"detach", "numpy", "item", "tolist"})
+GRAPH_ENDING_STEPS = GRAPH_ENDING_METHODS | {"data"}
 # Methods returning (values, indices) whatever their arguments: the indices carry no graph.
 VALUES_AND_INDICES_METHODS = frozenset({"topk", "sort", "kthvalue", "cummax", "cummin"})
 # Integer and boolean dtypes: a tensor of one never requires grad (`x.to(torch.uint8)`).

@@ -193,7 +193,7 @@ from typing import Iterator, Optional
 
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.imports import ImportMap, dotted_name
-from gradguard.check.analysis.model import split_of_text
+from gradguard.check.analysis.model import parameterless_layer, split_of_text
 from gradguard.check.analysis.read_only import (
     Rebindings,
     assigned_values,
@@ -206,10 +206,10 @@ from gradguard.check.analysis.scopes import parameters
 from gradguard.check.analysis.steps import frozen_models, in_block
 from gradguard.check.analysis.values import Grad, Kind, Role, Split
 from gradguard.check.analysis.vocabulary import (
+    GRAPH_ENDING_METHODS,
     LIGHTNING_EVALUATION_HOOK_PREFIXES,
     LIGHTNING_EVALUATION_HOOKS,
     NOT_MODEL_METHODS,
-    PARAMETERLESS_MODULES,
     READING_BUILTINS,
     SET_ENABLED_NAMES,
     SHAPE_FACTORIES,
@@ -2132,7 +2132,7 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
             if (
                 isinstance(value, ast.Call)
                 and isinstance(value.func, ast.Attribute)
-                and value.func.attr in _GRAPH_ENDING_METHODS
+                and value.func.attr in GRAPH_ENDING_METHODS
             ):
                 continue  # `returns = torch.cat(returns).detach()`: no graph goes further
             if any(
@@ -2169,10 +2169,6 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
             if site is None or any(_reaches(rebound, derived[name], site, name, loop_start) for name in names):
                 return True
     return False
-
-
-# Methods whose result holds none of the graph of what they are called on.
-_GRAPH_ENDING_METHODS = frozenset({"detach", "item", "tolist", "numpy"})
 
 
 def _reaches(rebound: Rebindings, sources: list, site: ast.AST, name: str, loop_start: Optional[tuple] = None) -> bool:
@@ -4733,8 +4729,7 @@ class EvalWithGrad(Rule):
             return False  # a class of the file over plain tensors updated by hand: no graph
         if ctx.model.module_backpropagates(value):
             return False  # `accs = maml(x_spt, y_spt, x_qry, y_qry)`: its forward trains
-        ref = value.ref or ""
-        if ref.startswith("torch.nn.") and ref.rsplit(".", 1)[-1] in PARAMETERLESS_MODULES:
+        if parameterless_layer(value):
             return False  # pooling, activations, losses: no parameters, no graph of their own
         if isinstance(target, ast.Name) and ctx.model.builds_parameterless(ctx.function or ctx.tree, target.id):
             return False  # `nn.Sequential(nn.Dropout(0.5))`, `nn.BatchNorm1d(2, affine=False)`

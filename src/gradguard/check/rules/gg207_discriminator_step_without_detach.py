@@ -81,6 +81,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis.flow import GradMode
+from gradguard.check.analysis.model import parameterless_layer
 from gradguard.check.analysis.steps import (
     backward_roots,
     frozen_models,
@@ -88,7 +89,7 @@ from gradguard.check.analysis.steps import (
     module_receiver,
     stepped_optimizer,
 )
-from gradguard.check.analysis.vocabulary import PARAMETERLESS_MODULES, call_argument
+from gradguard.check.analysis.vocabulary import call_argument
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
@@ -430,7 +431,9 @@ class DiscriminatorStepWithoutDetach(Rule):
         by_model: dict = {}
         for call in graph_sources(ctx, all_roots):
             receiver = module_receiver(ctx, call)
-            if receiver is not None and not _parameterless(ctx, receiver):
+            if receiver is not None and not parameterless_layer(
+                ctx.model.value(receiver)
+            ):  # a loss is no discriminator
                 by_model.setdefault(ctx.text(receiver), []).append(call)
         # The models whose parameters the stepped optimizer updates, when the code shows them
         # (and names them as these calls do).
@@ -480,13 +483,6 @@ class DiscriminatorStepWithoutDetach(Rule):
             f"through `{short(ctx.text(generator), 30)}` and adds to its gradients; {advice}",
             None if shared else _fix(ctx, call, argument),
         )
-
-
-def _parameterless(ctx, receiver: ast.AST) -> bool:
-    """A torch module without parameters (a loss, an activation: `self.gan_criterion =
-    nn.BCEWithLogitsLoss()`): no discriminator, whatever output it is given."""
-    ref = ctx.model.value(receiver).ref or ""
-    return ref.startswith("torch.nn.") and ref.rsplit(".", 1)[-1] in PARAMETERLESS_MODULES
 
 
 def _update_of(ctx, backward: ast.Call, scope: ast.AST) -> Optional[_Step]:

@@ -357,11 +357,11 @@ class MissingZeroGrad(Rule):
             zeroed.append(reset)
         if not zeroed or _calls_a_reset(ctx, region, set(map(id, zeroed))):
             return
-        own = _parameter_sources(ctx, opt_text)
+        own = _parameter_sources(ctx, optimizer)
         if own is None:
-            return  # an optimizer the file does not build: its parameters may be another's
-        for other in {ctx.text(z.func.value) for z in zeroed}:
-            theirs = _parameter_sources(ctx, other)
+            return  # an optimizer whose modules the code does not show: its parameters may be another's
+        for zeroing in zeroed:
+            theirs = _parameter_sources(ctx, zeroing.func.value)
             if theirs is None or any(_overlap(a, b) for a in own for b in theirs):
                 return  # `info_optimizer` over `G` and `D`, both zeroed by their own optimizers
         before = [b for b in backwards if (b.lineno, b.col_offset) < (step.lineno, step.col_offset)]
@@ -391,29 +391,12 @@ class MissingZeroGrad(Rule):
         return None, []
 
 
-def _parameter_sources(ctx, optimizer: str) -> Optional[frozenset]:
-    """The modules whose ``.parameters()`` build the optimizer spelt ``optimizer`` in this file
-    (``torch.optim.Adam(chain(E1.parameters(), G1.parameters()))``: ``{"E1", "G1"}``); None
-    where the file builds it otherwise or not at all."""
-    sources: set = set()
-    for node in ast.walk(ctx.tree):
-        if not isinstance(node, ast.Assign) or len(node.targets) != 1 or ctx.text(node.targets[0]) != optimizer:
-            continue
-        if not isinstance(node.value, ast.Call):
-            return None
-        arguments = [*node.value.args, *(k.value for k in node.value.keywords)]
-        found = {
-            ctx.text(call.func.value)
-            for argument in arguments
-            for call in ast.walk(argument)
-            if isinstance(call, ast.Call)
-            and isinstance(call.func, ast.Attribute)
-            and call.func.attr in ("parameters", "named_parameters")
-        }
-        if not found:
-            return None
-        sources |= found
-    return frozenset(sources) if sources else None
+def _parameter_sources(ctx, optimizer: ast.AST) -> Optional[frozenset]:
+    """The modules whose ``.parameters()`` the optimizer at ``optimizer`` was built over, as the
+    semantic model knows them (``Adam(chain(E1.parameters(), G1.parameters()))``: ``{"E1",
+    "G1"}``); None where the code does not show them."""
+    value = ctx.model.value(optimizer)
+    return frozenset(value.ref.split("+")) if value.ref else None
 
 
 def _overlap(a: str, b: str) -> bool:
