@@ -2154,9 +2154,9 @@ class SemanticModel:
             if getattr(method, "name", None) == "__init__" and stmt in method.body and value_node is not None:
                 if last is None or stmt.lineno > last[1].lineno:
                     last = (method, stmt, value_node)
-        key = ("last-set", info.key, attr)
         if last is None:
             return UNKNOWN
+        key = ("last-set", info.key, attr)
         if key in self._in_progress:
             self._cycle_at(key)
             return UNKNOWN  # `self.x = self.x + noise`: its own earlier value is not known here
