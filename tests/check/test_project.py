@@ -1000,3 +1000,81 @@ def test_twin_a_star_imported_plain_class_is_no_model(tmp_path, capsys):
     trainer = write(tmp_path, "trainer.py", STAR_TRAINER.replace("MODEL", "Sampler"))
     found = findings(capsys, tmp_path / "models.py", trainer)
     assert not any("GG201" in line or "GG101" in line for line in found), found
+
+
+LOSSES = """
+    import torch
+    import torch.nn as nn
+
+    criterion = nn.MSELoss()
+
+
+    def kl_loss(mu, logvar):
+        return torch.mean(1 + logvar - mu.pow(2) - logvar.exp()) * -0.5
+
+
+    def recon_loss(x, y):
+        return criterion(x, y)
+"""
+
+LOSSES_TRAIN = """
+    import torch
+    from losses import kl_loss, recon_loss
+    import losses
+
+
+    def train(net, loader, optimizer):
+        for x, y in loader:
+            out = net(x)
+            kl = kl_loss(out[:, 0], out[:, 1])
+            rec = losses.recon_loss(out, y)
+            optimizer.zero_grad()
+            (kl + rec).backward()
+            optimizer.step()
+            print(kl.data[0], rec.data[0])
+"""
+
+
+def test_a_loss_another_file_returns_is_a_tensor(tmp_path, capsys):
+    found = findings(capsys, write(tmp_path, "losses.py", LOSSES), write(tmp_path, "train.py", LOSSES_TRAIN))
+    assert [line.rsplit("/", 1)[-1].split(" ", 2)[:2] for line in found if "GG105" in line] == [
+        ["train.py:15:15:", "GG105"],
+        ["train.py:15:27:", "GG105"],
+    ], found
+
+
+def test_twin_a_number_another_file_returns_is_not(tmp_path, capsys):
+    numbers = LOSSES.replace("* -0.5", "* -0.5).item()").replace("return torch.mean(", "return (torch.mean(")
+    numbers = numbers.replace("return criterion(x, y)", "return float(criterion(x, y))")
+    found = findings(capsys, write(tmp_path, "losses.py", numbers), write(tmp_path, "train.py", LOSSES_TRAIN))
+    assert not any("GG105" in line or "GG101" in line for line in found), found
+
+
+def test_a_module_another_files_function_builds_is_its_class(tmp_path, capsys):
+    models = MODEL + "\n\n    def build():\n        net = Net()\n        return net\n"
+    train = TRAIN.replace("from model import Net", "from model import build").replace("Net()", "build()")
+    found = findings(capsys, write(tmp_path, "model.py", models), write(tmp_path, "train.py", train))
+    assert any("train.py:10" in line and "GG201" in line for line in found), found
+
+
+def test_twin_a_plain_object_another_files_function_builds_is_no_module(tmp_path, capsys):
+    models = MODEL + "\n\n    def build():\n        net = Plain()\n        return net\n"
+    train = TRAIN.replace("from model import Net", "from model import build").replace("Net()", "build()")
+    found = findings(capsys, write(tmp_path, "model.py", models), write(tmp_path, "train.py", train))
+    assert not any("GG201" in line for line in found), found
+
+
+def test_cached_result_follows_module_level_code_of_an_imported_function(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "pyproject.toml", "[tool.gradguard]\n")
+    write(tmp_path, "losses.py", LOSSES)
+    write(tmp_path, "train.py", LOSSES_TRAIN)
+
+    def run():
+        main(["check", "--select", "GG105", "losses.py", "train.py"])
+        return [line for line in capsys.readouterr().out.splitlines() if ": GG" in line]
+
+    assert len(run()) == 2 and len(run()) == 2  # the second run is served from the cache
+    # only a line outside every function changes: `recon_loss` returns a loss per element now
+    write(tmp_path, "losses.py", LOSSES.replace("nn.MSELoss()", 'nn.MSELoss(reduction="none")'))
+    assert [line.split(" ", 1)[0] for line in run()] == ["train.py:15:15:"]

@@ -362,6 +362,29 @@ _TRANSFORMERS_NON_MODELS = (
 )
 
 
+def _portable(value: Value, owner: "SemanticModel") -> Value:
+    """A value another file's model found, as this file may hold it: tensors, numbers,
+    loaders and containers of them; a module or data set of a class of the run by the class's
+    key in the run (``project:model.Net``); anything naming the other file's own definitions
+    (a function, an optimizer's modules) unknown."""
+    kind = value.kind
+    if kind in (Kind.TENSOR, Kind.NUMBER, Kind.NONE, Kind.LOADER) or (kind is Kind.OTHER and value.ref is None):
+        return value
+    if kind is Kind.CONTAINER:
+        items = tuple(_portable(item, owner) for item in value.items) if value.items is not None else None
+        elem = _portable(value.elem, owner) if value.elem is not None else None
+        return value.with_(items=items, elem=elem, ref=None)
+    if kind in (Kind.MODULE, Kind.DATASET):
+        ref = value.ref or ""
+        if ref.startswith(("torch.", "project:")):
+            return value
+        module_key = owner.project.module_of(owner.filename) if owner.project is not None else None
+        name = f"{module_key}.{ref}"
+        if module_key and owner.project is not None and name in owner.project.classes:
+            return value.with_(ref="project:" + name)
+    return UNKNOWN
+
+
 class SemanticModel:
     def __init__(
         self,
@@ -2665,7 +2688,36 @@ class SemanticModel:
             return args[0]
         if qual.startswith(("copy.deepcopy", "copy.copy")) and args:
             return args[0]
-        return UNKNOWN
+        returned = self._project_function_returns(qual, args, state, frame)
+        return returned if returned is not None else UNKNOWN
+
+    def _project_function_returns(self, qual: str, args, state: State, frame: Frame) -> Optional[Value]:
+        """What a function another file of the run defines returns (``from utils import
+        KL_loss``), from that file's own model: a loss or an output computed there is a tensor
+        here. None for anything else."""
+        if self.project is None or qual.startswith(vocab.PLAIN_VALUE_LIBRARIES):
+            return None
+        key = self.project.function_key(self.filename, qual)
+        found = self.project.function_node(key)
+        if found is None or not self._summaries_allowed(frame):
+            return None
+        path = self.project.path_of(key.rpartition(".")[0])
+        other = self.project.analysis_of(path, self._model_of_file) if path is not None else None
+        if not isinstance(other, SemanticModel) or other.filename == self.filename:
+            return None
+        returned = _portable(other.function_summary(found[1]).returns, other)
+        if returned.kind is Kind.UNKNOWN:
+            return None
+        return self._returned(returned, args, state)
+
+    def _model_of_file(self, path: str, tree: ast.Module, text: str) -> "SemanticModel":
+        return SemanticModel(
+            tree,
+            ImportMap(tree, text),
+            text,
+            filename=path,
+            project=self.project,
+        )
 
     def _torch_call(self, qual: str, last: str, node: ast.Call, args: list, state: State, frame: Frame) -> Value:
         if qual in ("torch.jit.trace", "torch.jit.script") and args:

@@ -73,6 +73,8 @@ class ProjectIndex:
     # function (`read_only.parameters_only_read`) changes with it, and so does the cache key.
     function_digests: dict = field(default_factory=dict)
     calls: dict = field(default_factory=dict)  # "module.function" -> [grad off at the call: bool]
+    # module -> digest of its whole text, for each module whose functions another file imports
+    imported_digests: dict = field(default_factory=dict)
     # "package.function" -> "package.sub.function": a function a package's `__init__.py` takes
     # from one of its modules (`from .metrics import *`, `from .metrics import accuracy`).
     reexports: dict = field(default_factory=dict)
@@ -145,22 +147,40 @@ class ProjectIndex:
         (None where it cannot be)."""
         module, _, name = key.rpartition(".")
         path = self.path_of(module) if key in self.functions else None
-        if path is None:
+        parsed = self.parsed(path) if path is not None else None
+        if parsed is None:
             return None
-        trees = self.__dict__.setdefault("_trees", {})
-        if path not in trees:
-            text = _read(path)
-            try:
-                trees[path] = ast.parse(text) if text is not None else None
-            except (SyntaxError, ValueError):
-                trees[path] = None
-        tree = trees[path]
-        if tree is None:
-            return None
+        tree = parsed[0]
         found = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
         if len(found) != 1 or found[0].decorator_list:
             return None
         return tree, found[0]
+
+    def __getstate__(self) -> dict:
+        """What a spawned worker receives: the facts, not the memos made from them."""
+        return {name: value for name, value in self.__dict__.items() if not name.startswith("_")}
+
+    def parsed(self, path: str) -> Optional[tuple]:
+        """(tree, text) of a file of the run, read and parsed once per run (None where it
+        cannot be)."""
+        trees = self.__dict__.setdefault("_trees", {})
+        if path not in trees:
+            text = _read(path)
+            try:
+                trees[path] = (ast.parse(text), text) if text is not None else None
+            except (SyntaxError, ValueError, MemoryError, RecursionError):
+                trees[path] = None
+        found: Optional[tuple] = trees[path]
+        return found
+
+    def analysis_of(self, path: str, make) -> object:
+        """``make(path, tree, text)`` for a file of the run, made once per run: the semantic
+        model of a file whose functions another file calls."""
+        made = self.__dict__.setdefault("_analyses", {})
+        if path not in made:
+            parsed = self.parsed(path)
+            made[path] = None if parsed is None else make(path, *parsed)
+        return made[path]
 
     def root_of(self, path: str) -> str:
         """The id of the folder a file's imports start from (for a file the index did not read,
@@ -213,6 +233,8 @@ class ProjectIndex:
             h.update(f"def {name}:{self.calls.get(name)}:{self.function_digests.get(name)}\n".encode())
         for name in sorted(set(self.calls) - self.functions):
             h.update(f"method {name}:{self.calls[name]}\n".encode())
+        for name in sorted(self.imported_digests):
+            h.update(f"imported {name}:{self.imported_digests[name]}\n".encode())
         for name in sorted(self.reexports):
             h.update(f"from {name}:{self.reexports[name]}\n".encode())
         for name in sorted(self.hand_made):
@@ -406,6 +428,10 @@ def build_index(paths: list, read=None) -> ProjectIndex:
     # `gan.visualize_results(epoch)`: "module.GAN.visualize_results").
     for path, text in texts.values():
         for local, target in _imported_functions(index, path, text):
+            module = index.reexports.get(target, target).rpartition(".")[0]
+            if module in texts and module not in index.imported_digests:
+                # what the function returns may depend on any line of its file
+                index.imported_digests[module] = hashlib.sha256(texts[module][1].encode()).hexdigest()[:12]
             for line in _call_lines(text, local):
                 index.calls.setdefault(target, []).append(_grad_off_at(text, line))
         for local, qualified in _imported_by_name(index, path, text, index.classes):
