@@ -1078,3 +1078,52 @@ def test_cached_result_follows_module_level_code_of_an_imported_function(tmp_pat
     # only a line outside every function changes: `recon_loss` returns a loss per element now
     write(tmp_path, "losses.py", LOSSES.replace("nn.MSELoss()", 'nn.MSELoss(reduction="none")'))
     assert [line.split(" ", 1)[0] for line in run()] == ["train.py:15:15:"]
+
+
+NAMESPACE_TRAIN = """
+    import torch
+    import torch.nn as nn
+
+    from models.CNN import AlexNet
+
+    net = AlexNet()
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.01)
+    for inputs, labels in train_loader:
+        optimizer.zero_grad()
+        nn.functional.cross_entropy(net(inputs), labels).backward()
+        optimizer.step()
+    with torch.no_grad():
+        for images, labels in test_loader:
+            outputs = net(images)
+"""
+
+NAMESPACE_MODEL = """
+    import torch.nn as nn
+
+
+    class AlexNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 2)
+            self.bn = nn.BatchNorm1d(2)
+
+        def forward(self, x):
+            return self.bn(self.fc(x))
+"""
+
+
+def test_a_module_of_a_folder_without_init_is_found_as_import_finds_it(tmp_path, capsys):
+    # `models/` has no `__init__.py`: a namespace package, which `from models.CNN import` reads
+    (tmp_path / "models").mkdir()
+    model = write(tmp_path / "models", "CNN.py", NAMESPACE_MODEL)
+    found = findings(capsys, model, write(tmp_path, "train.py", NAMESPACE_TRAIN))
+    assert any("train.py:15:19: GG209" in line for line in found), found
+
+
+def test_twin_a_module_import_cannot_find_from_the_file_is_not_used(tmp_path, capsys):
+    # the same file two folders away: `from models.CNN import AlexNet` in train.py does not read it
+    (tmp_path / "lib" / "models").mkdir(parents=True)
+    model = write(tmp_path / "lib" / "models", "CNN.py", NAMESPACE_MODEL)
+    (tmp_path / "app").mkdir()
+    found = findings(capsys, model, write(tmp_path / "app", "train.py", NAMESPACE_TRAIN))
+    assert not any("GG209" in line for line in found), found

@@ -2641,7 +2641,7 @@ class SemanticModel:
         stripped = qual.lstrip(".")
         level = len(qual) - len(stripped)
         module, _, name = stripped.rpartition(".")
-        if not level and module not in self.project.shared_names:
+        if not level and module not in self.project.shared_names and "." not in module:
             return qual
         base = self.project.resolve(self.filename, module, level)
         return f"{base}.{name}" if base else name

@@ -102,7 +102,51 @@ class ProjectIndex:
             module = ".".join([p for p in parts if p] + ([module] if module else []))
         if module in self.shared_names:
             return f"{self.root_of(importer)}/{module}"
+        if "." in module and module not in self.run_modules():
+            return self._namespace_module(importer, module) or module
         return module
+
+    def run_modules(self) -> frozenset:
+        """The keys of the run's modules (made once)."""
+        found = self.__dict__.get("_run_modules")
+        if found is None:
+            found = self.__dict__["_run_modules"] = frozenset(self.module_names.values())
+        return found
+
+    def _namespace_module(self, importer: str, module: str) -> Optional[str]:
+        """The key of a module of the run that ``import`` finds under a folder without
+        ``__init__.py`` (a namespace package: ``from models.CNN import AlexNet`` with a
+        ``models/CNN.py``), beside the importer or in a folder above it within the run (a script
+        of ``app/`` run from the repository's root, as ``python -m app.train`` runs it), or None."""
+        memo = self.__dict__.setdefault("_namespace_modules", {})
+        folder = os.path.dirname(os.path.abspath(importer))
+        key = (folder, module)
+        if key not in memo:
+            memo[key] = None
+            top = self._common_folder()
+            parts = module.split(".")
+            while True:
+                path = module_file(importer, module) if folder == key[0] else None
+                if path is None:
+                    candidate = os.path.join(folder, *parts) + ".py"
+                    path = candidate if candidate in self.module_names else None
+                if path is not None and os.path.abspath(path) in self.module_names:
+                    memo[key] = self.module_names[os.path.abspath(path)]
+                    break
+                parent = os.path.dirname(folder)
+                if folder == top or parent == folder or not folder.startswith(top):
+                    break
+                folder = parent
+        found: Optional[str] = memo[key]
+        return found
+
+    def _common_folder(self) -> str:
+        """The deepest folder holding every file of the run."""
+        found = self.__dict__.get("_common")
+        if found is None:
+            folders = {os.path.dirname(path) for path in self.module_names}
+            found = self.__dict__["_common"] = os.path.commonpath(sorted(folders)) if folders else ""
+        return found
 
     def star_names(self, importer: str, sources: list) -> dict:
         """The names ``from X import *`` binds in ``importer`` (local name -> qualified name, as
@@ -208,9 +252,7 @@ class ProjectIndex:
         code too: it runs on that module's values."""
         if os.path.abspath(importer) in self.torch_served:
             return True
-        run_modules = self.__dict__.get("_run_modules")
-        if run_modules is None:
-            run_modules = self.__dict__["_run_modules"] = frozenset(self.module_names.values())
+        run_modules = self.run_modules()
         for written, level in _star_import_sources(text):
             module = self.resolve(importer, written, level)
             if module in self.torch_modules:
