@@ -1127,3 +1127,55 @@ def test_twin_a_module_import_cannot_find_from_the_file_is_not_used(tmp_path, ca
     (tmp_path / "app").mkdir()
     found = findings(capsys, model, write(tmp_path / "app", "train.py", NAMESPACE_TRAIN))
     assert not any("GG209" in line for line in found), found
+
+
+SMOKE_ENCODER = """
+    import torch.nn as nn
+
+
+    class Encoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = nn.GRU(4, 8, num_layers=2, dropout=0.5)
+
+        def forward(self, x):
+            return self.rnn(x)
+
+
+    class Decoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = nn.GRU(4, 8, num_layers=2, dropout=0.5)
+
+        def forward(self, x, state):
+            return self.rnn(x, state)
+"""
+
+SMOKE_TEST = """
+    import torch
+
+    from seq import Decoder, Encoder
+
+    encoder = Encoder()
+    encoder.eval()
+    outputs, state = encoder(torch.zeros(5, 2, 4))
+    decoder = Decoder()
+    decoder.eval()
+    outputs, state = decoder(torch.zeros(3, 2, 4), state)
+    print(outputs.shape)
+"""
+
+
+def test_a_demo_of_another_files_untrained_classes_is_no_evaluation(tmp_path, capsys):
+    found = findings(capsys, write(tmp_path, "seq.py", SMOKE_ENCODER), write(tmp_path, "seq_test.py", SMOKE_TEST))
+    assert not any("GG201" in line for line in found), found
+
+
+def test_twin_a_class_whose_init_loads_weights_is_evaluated(tmp_path, capsys):
+    loading = SMOKE_ENCODER.replace(
+        "self.rnn = nn.GRU(4, 8, num_layers=2, dropout=0.5)\n\n        def forward(self, x):",
+        'self.rnn = nn.GRU(4, 8, num_layers=2, dropout=0.5)\n            self.load_state_dict(torch.load("enc.pt"))\n\n        def forward(self, x):',
+    ).replace("import torch.nn as nn", "import torch\n    import torch.nn as nn")
+    assert "torch.load" in loading
+    found = findings(capsys, write(tmp_path, "seq.py", loading), write(tmp_path, "seq_test.py", SMOKE_TEST))
+    assert any("seq_test.py:8:18: GG201 `encoder(...)`" in line for line in found), found

@@ -949,6 +949,11 @@ class SemanticModel:
                 return True
         return False
 
+    def run_class_fact(self, value: Value):
+        """The run's fact (``analysis.project.ClassFact``) of a module or data set of a class of
+        another file of the run, or None."""
+        return self._module_class(value)[0] if value.kind is Kind.MODULE else None
+
     def _module_class(self, value: Value) -> tuple:
         """(the run's fact, None) for a module of a class of another file of the run, (None, the
         file's class) for one of the file's, (None, None) when neither is known."""

@@ -45,10 +45,12 @@ reported (also one built in a cell that does not parse, an exercise's `net = # c
 where later cells train it, and a function of the file computing a model by hand before any
 backward pass or step of the script since its weights were last made), nor, in a file that never backpropagates or for the file's only
 instance of the class, a demo of the outputs of an untrained instance of the file's own class
-(in a file that never backpropagates, also of a torch layer: `nn.BatchNorm2d(16)`) switched to eval mode on made-up inputs, printed or shown as a notebook cell's last line (a torch factory's,
-numbers written in the code, `torch.tensor([3, 2])`, or
-what a function of the file returns of them or of numpy's or scipy's random numbers,
-`get_truncated_noise(n, z, 0.7)`; a call whose output is thrown away,
+(in a file that never backpropagates, also of a torch layer: `nn.BatchNorm2d(16)`, or of a class of another
+file of the run whose `__init__` loads nothing: a test script of the project's `Encoder`) switched to eval mode on made-up inputs, printed or shown as a notebook cell's last line (a torch factory's,
+numbers written in the code, `torch.tensor([3, 2])`, what
+a function of the file returns of them or of numpy's or scipy's random numbers,
+`get_truncated_noise(n, z, 0.7)`, or what another such demo gave: `outputs, state = encoder(x)`, then
+`decoder(y, state)`; a call whose output is thrown away,
 `model(x)` or `_ = model(x)` timed or profiled, still is); comments and strings are not code; training by a helper
 as `train...(net, ...)`, `fit...(net, ...)` or `net = train...(...)`; `net.train()` only sets
 a mode, and counts as training where the code has a backward pass; handing the module to a
@@ -1707,14 +1709,20 @@ def _dummy_input(ctx, call: ast.Call) -> bool:
 
 
 def _demo_of_own_class(ctx, callee) -> bool:
-    """Whether the model is an instance of a class of the file (or a torch layer) in a file
-    that never backpropagates, or the file's only instance of its class: a demo of the code (an
+    """Whether the model is an instance of a class of the file (or of another file of the run,
+    or a torch layer) in a file that never backpropagates, or the file's only instance of the
+    file's class: a demo of the code (an
     assignment's untrained generator shown for a few inputs; `model = NetBN().eval()` beside
     other models that train), not an evaluation of a model."""
     if (callee.ref or "").startswith("torch.nn."):
         # a torch layer shown at work (`layer = nn.BatchNorm2d(16)`, `layer.eval()`) in a file
         # that never backpropagates: a demo of what the layer does
         return "backward(" not in _code_text(ctx)
+    fact = ctx.model.run_class_fact(callee)
+    if fact is not None:
+        # a class of another file of the run whose `__init__` loads nothing, in a file that
+        # never backpropagates (a test script of the project's model)
+        return fact.module and not fact.loads_weights and "backward(" not in _code_text(ctx)
     info = ctx.model.class_info(callee.ref) if callee.ref else None
     if info is None or not info.is_module:
         return False
@@ -1726,10 +1734,12 @@ def _demo_of_own_class(ctx, callee) -> bool:
     return sum(1 for at in _code_occurrences(text, f"{name}(") if not text.endswith("class ", 0, at)) == 1
 
 
-def _made_up_input(ctx, call: ast.Call) -> bool:
+def _made_up_input(ctx, call: ast.Call, depth: int = 0) -> bool:
     """Whether every input of a call is made up by a torch factory (``torch.randn(5, 5) + 1``),
-    on the spot or through a name the scope binds only to such values: an example of the
-    model's code at work, not data of a split, whatever the name (``test_example``)."""
+    on the spot or through a name the scope binds only to such values, or to what a module
+    built there and never trained makes of them (``outputs, hiddens = encoder(x)``, then
+    ``decoder(y, hiddens)``): an example of the model's code at work, not data of a split,
+    whatever the name (``test_example``)."""
     if not call.args:
         return False
     uses = None
@@ -1740,7 +1750,19 @@ def _made_up_input(ctx, call: ast.Call) -> bool:
             bindings = uses.bindings_of(arg.id)
             if ctx.function is None:
                 bindings = _reaching_in_order(ctx, call, bindings)
-            if not bindings or not all(b.value is not None and _factory_made(ctx, b.value) for b in bindings):
+            if not bindings or not all(
+                b.value is not None
+                and (
+                    _factory_made(ctx, b.value)
+                    or (
+                        not depth
+                        and isinstance(b.value, ast.Call)
+                        and _fresh_module(ctx, b.value)
+                        and _made_up_input(ctx, b.value, depth + 1)
+                    )
+                )
+                for b in bindings
+            ):
                 return False
         elif not _factory_made(ctx, arg):
             return False
@@ -3231,6 +3253,26 @@ class EvalWithGrad(Rule):
             print(model(x).shape)
             """,
         ),
+        # A generator's output detached as it is made, for the discriminator's step: the step
+        # trains on it (no graph is kept), which is no evaluation.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            G, D = nn.Linear(4, 4), nn.Linear(4, 1)
+            opt_G = torch.optim.Adam(G.parameters())
+            opt_D = torch.optim.Adam(D.parameters())
+            for real, z in loader:
+                opt_D.zero_grad()
+                fake = G(z).detach()
+                (D(fake).mean() - D(real).mean()).backward()
+                opt_D.step()
+                opt_G.zero_grad()
+                (-D(G(z)).mean()).backward()
+                opt_G.step()
+            """
+        ),
     )
     invalid = (
         # A trained model traced for deployment, its traced copy's prediction read.
@@ -4017,8 +4059,8 @@ class EvalWithGrad(Rule):
             "never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
             "`with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
-        # A generator's output detached as it is made, for the discriminator's step (the
-        # generator's step runs it again): the first graph is recorded for nothing.
+        # A sample detached as it is made and only kept, in a loop where the same name is
+        # backpropagated elsewhere: the sample's graph is recorded for nothing.
         Invalid(
             """
             import torch
@@ -4026,17 +4068,16 @@ class EvalWithGrad(Rule):
 
             G, D = nn.Linear(4, 4), nn.Linear(4, 1)
             opt_G = torch.optim.Adam(G.parameters())
-            opt_D = torch.optim.Adam(D.parameters())
+            samples = []
             for real, z in loader:
-                opt_D.zero_grad()
-                fake = G(z).detach()
-                (D(fake).mean() - D(real).mean()).backward()
-                opt_D.step()
                 opt_G.zero_grad()
-                (-D(G(z)).mean()).backward()
+                fake = G(z)
+                (-D(fake).mean()).backward()
                 opt_G.step()
+                fake = G(fixed_z).detach()
+                samples.append(fake)
             """,
-            line=9,
+            line=12,
             column=12,
             message="`G(...)` runs with grad enabled, but its output is detached at once (`.detach()`) and never "
             "backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
@@ -4633,6 +4674,13 @@ class EvalWithGrad(Rule):
         if unit is not None and unit.eval_call is not None:
             if _unit_test(ctx, ctx.function) and _fresh_module(ctx, node):
                 return None  # `scripted = torch.jit.script(model)` in a test of the model it builds
+            if (
+                _fresh_module(ctx, node)
+                and _demo_of_own_class(ctx, callee)
+                and _made_up_input(ctx, node)
+                and (not _thrown_away(ctx, node) or _displayed(ctx, node))
+            ):
+                return None  # `en_de = EncoderDecoder(encoder, decoder)` of two demo parts, on zeros
             return _Candidate(node, "eval-call")
         if named_eval:
             if _dummy_input(ctx, node):
@@ -4873,7 +4921,12 @@ class EvalWithGrad(Rule):
                     ctx, call, so_far=not _may_be_evaluation_data(ctx, call) or _made_up_input(ctx, call)
                 )
             ):
-                self._report_unused_output(ctx, call, scope, reported, _read_only_message(ctx, call))
+                message = _read_only_message(ctx, call)
+                if message is _DETACHED_MESSAGE and _backpropagated(ctx, scope, ctx.parent(ctx.parent(call))):
+                    # `fake = G(z).detach()` for the discriminator's step: an input the step
+                    # trains on, not an evaluation (no graph is kept)
+                    continue
+                self._report_unused_output(ctx, call, scope, reported, message)
             elif candidate.why in ("eval-mode", "eval-data"):
                 if candidate.tests_own:
                     continue  # a test of modules it builds, over an input that requires grad
