@@ -1179,3 +1179,29 @@ def test_twin_a_class_whose_init_loads_weights_is_evaluated(tmp_path, capsys):
     assert "torch.load" in loading
     found = findings(capsys, write(tmp_path, "seq.py", loading), write(tmp_path, "seq_test.py", SMOKE_TEST))
     assert any("seq_test.py:8:18: GG201 `encoder(...)`" in line for line in found), found
+
+
+TRACE_SCRIPT = """
+    import torch
+
+    from seq import Encoder
+
+
+    def convert(model, path):
+        model = model.eval()
+        traced = torch.jit.trace(model, torch.rand(5, 2, 4))
+        output = traced(torch.ones(5, 2, 4))
+        traced.save(path)
+        print(output)
+
+
+    if __name__ == "__main__":
+        model = Encoder()
+        model.load_state_dict(torch.load("enc.pt"))
+        convert(model, "traced.pt")
+"""
+
+
+def test_twin_a_trace_of_a_module_handed_in_is_no_demo_of_its_class(tmp_path, capsys):
+    found = findings(capsys, write(tmp_path, "seq.py", SMOKE_ENCODER), write(tmp_path, "convert.py", TRACE_SCRIPT))
+    assert any("convert.py:10:14: GG201" in line for line in found), found

@@ -91,14 +91,17 @@ def read_only_calls(
     own: Optional[list] = None,
     rebound: Optional["Rebindings"] = None,
     parameters_read: Optional[Callable[[str], Optional["ParametersRead"]]] = None,
+    returns_read: Optional[Callable[[], bool]] = None,
 ) -> frozenset:
     """ids of the calls of ``scope``'s own code (a module, function or class body) whose
     result is only read. ``qualified_name(expr)`` gives the imported name an expression spells
     (``torch.argmax``), or None; ``own`` the scope's own nodes (``scopes.own_nodes``) where the
     caller keeps them, and ``rebound`` its ``Rebindings``; ``parameters_read(name)`` what a
     function of the file called by that name only reads (``parameters_only_read``): handing a
-    result to such a parameter (``show_images(sample)``) reads it. Needs no parent links:
-    each use is read from the node above it."""
+    result to such a parameter (``show_images(sample)``) reads it; ``returns_read()`` whether
+    every caller of the function only reads what it returns (asked only where a result is
+    returned: ``return losses, predictions`` then reads it). Needs no parent links: each use is
+    read from the node above it."""
     if own is None:
         own = list(own_nodes(scope))
     bound: dict = {}  # id(assigned value) -> (assignment, names, value); the calls are the answers
@@ -167,6 +170,12 @@ def read_only_calls(
                 continue  # an assignment to names: followed below
             if not any(line in pending for line in range(node.lineno, (node.end_lineno or node.lineno) + 1)):  # type: ignore[attr-defined]
                 continue
+            if t is ast.Return and returns_read is not None:
+                returned = [e for e in (value.elts if type(value) is ast.Tuple else [value]) if type(e) is ast.Name]
+                if any(e.id in wanted for e in returned) and returns_read():
+                    for e in returned:
+                        if e.id in wanted:
+                            reads[id(e)] = _VALUE  # `return losses, predictions`: every caller only reads it
             for sub, read in _reads_on_the_way(value, wanted, reads):
                 if read is not None:
                     reads[id(sub)] = read

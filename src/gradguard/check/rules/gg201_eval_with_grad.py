@@ -66,7 +66,9 @@ evaluation step, then `pred = net(x)`, `loss = f(pred)`, `loss.backward()` in th
 loop backpropagates the second `pred` only; round a loop the same holds: a sample
 `fake = netG(fixed_noise)` saved at the loop's end is not the `fake = netG(noise)` that its top
 binds again and backpropagates). A function named for evaluation whose result carries a
-graph is reported when every caller in the file only reads that result. A module-level name whose uses in the module show a
+graph is reported when every caller in the file only reads that result, and so is a model call whose
+output a function returns (`return losses, predictions` of a final forward pass after its training
+loop) where every caller in the file only reads what it returns. A module-level name whose uses in the module show a
 module (`G_AB = Generator()` from a star import, `G_AB.parameters()` handed to an optimizer) is
 one in every function that reads it (`fake_B = G_AB(real_A)` in `sample_images`). A model is also a
 function of the file that computes one by hand: it returns a tensor with a graph of its own,
@@ -91,7 +93,10 @@ dropout) records no graph, and nothing else in the code tells the two apart (`ba
 `grad_fn`), and no `torch.jit.freeze` (a frozen module holds its weights as constants). In a function it is reported at the first such model call (one fix wraps the function); in
 a script's or notebook's own code, at each loop over evaluation data and each statement that runs
 a model switched to eval mode, on evaluation data, or whose output is only read (each cell is run,
-and fixed, on its own). In a function that does train (a
+and fixed, on its own), or, in a script or notebook that uses no gradients, that runs a model its
+code gave weights from a file before the call (`AE.load_state_dict(torch.load(path))`, `G =
+torch.load(path)`; not a call whose output is thrown away, a warm-up, nor one whose output goes
+to a function of the file or of another file of the run that backpropagates it). In a function that does train (a
 training loop followed by a validation loop), the validation loop alone is checked: a loop
 over an evaluation loader whose body shows no gradient use. A loop over evaluation data that
 does use gradients (an adversarial attack: `torch.autograd.grad(loss, x_adv)`, or a call named
@@ -204,7 +209,7 @@ from gradguard.check.analysis.read_only import (
     read_only_calls,
     viewed_call,
 )
-from gradguard.check.analysis.scopes import parameters
+from gradguard.check.analysis.scopes import FUNCTION_TYPES, parameters
 from gradguard.check.analysis.steps import frozen_models, in_block
 from gradguard.check.analysis.values import Grad, Kind, Role, Split
 from gradguard.check.analysis.vocabulary import (
@@ -358,7 +363,7 @@ class _Candidate:
     """A model call with grad enabled, and what shows that it evaluates."""
 
     call: ast.Call
-    why: str  # "loop", "eval-mode", "eval-call", "eval-data", "eval-function", "read-only"
+    why: str  # "loop", "eval-mode", "eval-call", "eval-data", "eval-function", "read-only", "loaded"
     loop_id: Optional[int] = None
     data: str = ""  # the evaluation data or model shown in the message
     # a module-level `test_*` function's call of a module it builds (`_testing_what_it_builds`)
@@ -388,6 +393,8 @@ class _State:
     project_runners: dict = field(default_factory=dict)  # qualified name -> `_project_runner`
     cell_ends: Optional[frozenset] = None  # ids of a notebook's statements that end their cell (`_displayed`)
     name_loads: dict = field(default_factory=dict)  # id(scope) -> name -> the Name nodes reading it (`_left_unused`)
+    returns_asked: set = field(default_factory=set)  # ids of the functions `_returned_only_read` is working on
+    checkpoint_loads: Optional[dict] = None  # `_checkpoint_loads`
 
 
 def _loader_name(expr: ast.AST) -> Optional[str]:
@@ -1278,6 +1285,7 @@ def _only_read_calls(ctx, scope: ast.AST) -> frozenset:
                 ctx.model.own_nodes(scope),
                 ctx.model.rebindings(scope),
                 lambda name: _parameters_read(ctx, name),
+                (lambda: _returned_only_read(ctx, scope)) if isinstance(scope, FUNCTION_TYPES) else None,
             )
         else:
             found = frozenset()
@@ -1375,6 +1383,20 @@ def _loading_keyword(name: Optional[str]) -> bool:
         return False
     name = name.lower()
     return "state_dict" in name or not _LOADING_WORDS.isdisjoint(name.split("_"))
+
+
+def _returned_only_read(ctx, function: ast.AST) -> bool:
+    """Whether every caller of a function of the file only reads what it returns (a training
+    function's `return losses, predictions` of a final forward pass, then plotted); False while
+    that is being worked out (a function reached again through its callers)."""
+    asking = ctx.state(_State).returns_asked
+    if id(function) in asking:
+        return False
+    asking.add(id(function))
+    try:
+        return _callers_only_read(ctx, function)
+    finally:
+        asking.discard(id(function))
 
 
 def _callers_only_read(ctx, function: ast.AST) -> bool:
@@ -1708,7 +1730,7 @@ def _dummy_input(ctx, call: ast.Call) -> bool:
     )
 
 
-def _demo_of_own_class(ctx, callee) -> bool:
+def _demo_of_own_class(ctx, callee, call: ast.Call) -> bool:
     """Whether the model is an instance of a class of the file (or of another file of the run,
     or a torch layer) in a file that never backpropagates, or the file's only instance of the
     file's class: a demo of the code (an
@@ -1720,9 +1742,14 @@ def _demo_of_own_class(ctx, callee) -> bool:
         return "backward(" not in _code_text(ctx)
     fact = ctx.model.run_class_fact(callee)
     if fact is not None:
-        # a class of another file of the run whose `__init__` loads nothing, in a file that
-        # never backpropagates (a test script of the project's model)
-        return fact.module and not fact.loads_weights and "backward(" not in _code_text(ctx)
+        # a class of another file of the run whose `__init__` loads nothing, built here, in a
+        # file that never backpropagates (a test script of the project's model)
+        return (
+            fact.module
+            and not fact.loads_weights
+            and "backward(" not in _code_text(ctx)
+            and _built_by_its_class(ctx, call)
+        )
     info = ctx.model.class_info(callee.ref) if callee.ref else None
     if info is None or not info.is_module:
         return False
@@ -1732,6 +1759,88 @@ def _demo_of_own_class(ctx, callee) -> bool:
     # the class's one instance (its `class X(` line aside): no other one trains in its place
     name = getattr(info.node, "name", "")
     return sum(1 for at in _code_occurrences(text, f"{name}(") if not text.endswith("class ", 0, at)) == 1
+
+
+_LOADS_RE = re.compile(
+    r"(?<![\w.])(\w+)\.load(?:_state_dict|_weights)\(|(?<![\w.])(\w+)[ \t]*=[ \t]*torch\.(?:jit\.)?load\("
+)
+
+
+def _checkpoint_loads(ctx) -> dict:
+    """Name -> offsets where the file's code gives the module it holds weights from a file
+    (``AE.load_state_dict(...)``, ``G = torch.load(path)``), found once per file."""
+    state = ctx.state(_State)
+    if state.checkpoint_loads is None:
+        text = _code_text(ctx)
+        found: dict = {}
+        if "load" in text:
+            for match in _LOADS_RE.finditer(text):
+                if _in_code(text, match.start()):
+                    found.setdefault(match.group(1) or match.group(2), []).append(match.start())
+        state.checkpoint_loads = found
+    return state.checkpoint_loads
+
+
+def _loaded_from_checkpoint(ctx, call: ast.Call) -> Optional[int]:
+    """The line where the module a call of a script's own code runs (``AE(img)``,
+    ``vae.decoder(z)``) is given weights from a file earlier in that code,
+    ``AE.load_state_dict(torch.load(path))`` or ``G = torch.load(path)``; None where no such
+    line shows, and in a function (its callers decide what it is run for)."""
+    if ctx.function is not None:
+        return None
+    callee = call.func
+    if isinstance(callee, ast.Attribute):
+        callee = callee.value
+    if not isinstance(callee, ast.Name):
+        return None
+    offsets = _checkpoint_loads(ctx).get(callee.id)
+    if not offsets:
+        return None
+    src = ctx.source
+    before = [at for at in offsets if at < src.node_start(call)]
+    if not before or _thrown_away(ctx, call) or _handed_to_backpropagation(ctx, call):
+        return None  # `model(get_test_input(dim))` alone: a warm-up, whose graph is freed at once
+    return bisect.bisect_right(src.line_starts, max(before))
+
+
+def _handed_to_backpropagation(ctx, call: ast.Call) -> bool:
+    """Whether the script hands what a call returns (or what it computes from it) to a
+    function of the file or of another file of the run that backpropagates its argument
+    (``plotutils.show_next_word(scores)`` whose body calls ``scores.sum().backward()``)."""
+    statement = _statement(ctx, call)
+    uses = ctx.model.uses(ctx.tree)
+    names: set = set()
+    for binding in uses.bindings:
+        if binding.node is statement:
+            names |= uses.derived(binding.name)
+    if not names:
+        return False
+    for other in uses.calls:
+        if not any(
+            isinstance(arg, ast.Name) and arg.id in names for arg in (*other.args, *(k.value for k in other.keywords))
+        ):
+            continue
+        func = other.func
+        name = func.id if isinstance(func, ast.Name) else ctx.imports.qualified_name(func)
+        read = _parameters_read(ctx, name) if name else None
+        if read is not None and read[2]:
+            return True
+    return False
+
+
+def _built_by_its_class(ctx, call: ast.Call) -> bool:
+    """Whether the module a call runs is bound, everywhere in the scope, to a call of a class
+    of the run (``en_de = EncoderDecoder(encoder, decoder)``), not to what torch makes of
+    another module (``torch.jit.trace(model, example)`` of a module handed in)."""
+    if not isinstance(call.func, ast.Name):
+        return False
+    bindings = ctx.model.uses(ctx.function if ctx.function is not None else ctx.tree).bindings_of(call.func.id)
+    return bool(bindings) and all(
+        isinstance(b.value, ast.Call)
+        and not (ctx.imports.qualified_name(b.value.func) or "").startswith("torch.")
+        and ctx.model.value(b.value).kind is Kind.MODULE
+        for b in bindings
+    )
 
 
 def _made_up_input(ctx, call: ast.Call, depth: int = 0) -> bool:
@@ -2304,7 +2413,7 @@ _SAMPLING_DEF = re.compile(r"def (?:\w+_)?sampl")
 
 
 # Evidence for which each statement of a script's own code is a site of its own.
-_SCRIPT_SITES = frozenset({"eval-mode", "eval-data", "eval-call", "read-only"})
+_SCRIPT_SITES = frozenset({"eval-mode", "eval-data", "eval-call", "read-only", "loaded"})
 
 
 class EvalWithGrad(Rule):
@@ -3271,6 +3380,43 @@ class EvalWithGrad(Rule):
                 opt_G.zero_grad()
                 (-D(G(z)).mean()).backward()
                 opt_G.step()
+            """
+        ),
+        # The same final pass where a caller goes on to backpropagate what it returns.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            def train_the_model(model, data, labels, optimizer):
+                for epoch in range(100):
+                    loss = nn.functional.binary_cross_entropy_with_logits(model(data), labels)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                predictions = model(data)
+                accuracy = ((predictions > 0) == labels).float().mean()
+                return predictions, accuracy
+
+            net = nn.Linear(2, 1)
+            predictions, accuracy = train_the_model(net, x, y, torch.optim.SGD(net.parameters(), lr=0.1))
+            predictions.pow(2).mean().backward()
+            """
+        ),
+        # The same loaded model fine-tuned by the script: its outputs are backpropagated.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            AE = nn.Sequential(nn.Linear(784, 2), nn.Sigmoid())
+            AE.load_state_dict(torch.load("./ae.pth"))
+            optimizer = torch.optim.Adam(AE.parameters())
+            for img, label in dataloader:
+                codes = AE(img)
+                optimizer.zero_grad()
+                codes.pow(2).mean().backward()
+                optimizer.step()
             """
         ),
     )
@@ -4524,6 +4670,55 @@ class EvalWithGrad(Rule):
             column=11,
             message="`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
+        # A final forward pass after the training loop whose predictions are returned, and
+        # every caller only reads them (an accuracy, a plot).
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            def train_the_model(model, data, labels, optimizer):
+                for epoch in range(100):
+                    loss = nn.functional.binary_cross_entropy_with_logits(model(data), labels)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                predictions = model(data)
+                accuracy = ((predictions > 0) == labels).float().mean()
+                return predictions, accuracy
+
+            net = nn.Linear(2, 1)
+            predictions, accuracy = train_the_model(net, x, y, torch.optim.SGD(net.parameters(), lr=0.1))
+            print(accuracy, predictions.detach()[:5])
+            """,
+            line=10,
+            column=19,
+            message="`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it "
+            "under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # A script that loads a model and runs it over a loader, keeping its outputs to plot:
+        # nothing in the script uses gradients.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import matplotlib.pyplot as plt
+
+            AE = nn.Sequential(nn.Linear(784, 2), nn.Sigmoid())
+            AE.load_state_dict(torch.load("./ae.pth"))
+            codes = []
+            for img, label in dataloader:
+                codes.append(AE(img))
+            codes = torch.cat(codes)
+            plt.scatter(codes[:, 0].detach().numpy(), codes[:, 1].detach().numpy())
+            """,
+            line=9,
+            column=18,
+            message="`AE(...)` runs with grad enabled on weights loaded from a file (line 6), and nothing in this "
+            "module uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
     )
 
     # -- collecting ----------------------------------------------------------------------------
@@ -4584,6 +4779,7 @@ class EvalWithGrad(Rule):
             or named_eval
             or _switched_to_eval(ctx, callee)
             or (_names_a_split(ctx) and _may_be_evaluation_data(ctx, node))
+            or _loaded_from_checkpoint(ctx, node) is not None
         )
         read_only = None  # whether the call's result is only read, found when needed
         if not loops and not other_signs:
@@ -4652,7 +4848,7 @@ class EvalWithGrad(Rule):
             if _fresh_module(ctx, node) and (
                 _unit_test(ctx, ctx.function)
                 or (
-                    _demo_of_own_class(ctx, callee)
+                    _demo_of_own_class(ctx, callee, node)
                     and _made_up_input(ctx, node)
                     and (not _thrown_away(ctx, node) or _displayed(ctx, node))
                 )
@@ -4676,7 +4872,7 @@ class EvalWithGrad(Rule):
                 return None  # `scripted = torch.jit.script(model)` in a test of the model it builds
             if (
                 _fresh_module(ctx, node)
-                and _demo_of_own_class(ctx, callee)
+                and _demo_of_own_class(ctx, callee, node)
                 and _made_up_input(ctx, node)
                 and (not _thrown_away(ctx, node) or _displayed(ctx, node))
             ):
@@ -4699,6 +4895,9 @@ class EvalWithGrad(Rule):
             and not _unit_test(ctx, ctx.function)
         ):
             return _Candidate(node, "read-only")
+        loaded_at = _loaded_from_checkpoint(ctx, node)
+        if loaded_at is not None:
+            return _Candidate(node, "loaded", data=str(loaded_at))
         return None
 
     @staticmethod
@@ -4979,6 +5178,8 @@ class EvalWithGrad(Rule):
             return f"on evaluation data `{candidate.data}`"
         if candidate.why == "read-only":
             return _ONLY_READ_WHY
+        if candidate.why == "loaded":
+            return f"on weights loaded from a file (line {candidate.data})"
         if unit.read_by_callers:
             return f"in `{function.name}`, whose callers only read its result"
         return f"in `{function.name}`, whose result carries no graph"
