@@ -355,6 +355,8 @@ def test_a_trained_models_output_shown_as_a_cells_last_line_is_only_read(tmp_pat
         [*_TRAINED, code(["model(val_x)\n", "print('done')\n"])],
         # the last line of the cell, but inside a loop: not shown
         [*_TRAINED, code(["for x in xs:\n", "    model(x)\n"])],
+        # the last line of the cell, with a semicolon that keeps the notebook from showing it
+        [*_TRAINED, code(["val_x = torch.tensor([[10., 11.]])\n", "model(val_x);\n"])],
         # the only instance of the notebook's class, in eval mode, shown on made-up input
         [
             *_TRAINED,

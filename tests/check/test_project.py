@@ -1205,3 +1205,127 @@ TRACE_SCRIPT = """
 def test_twin_a_trace_of_a_module_handed_in_is_no_demo_of_its_class(tmp_path, capsys):
     found = findings(capsys, write(tmp_path, "seq.py", SMOKE_ENCODER), write(tmp_path, "convert.py", TRACE_SCRIPT))
     assert any("convert.py:10:14: GG201" in line for line in found), found
+
+
+DETAIL_LOSS = """
+    import torch
+    import torch.nn as nn
+
+
+    class DetailLoss(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bce = nn.BCEWithLogitsLoss()
+
+        def __call__(self, predict, label):
+            loss = self.bce(predict, label)
+            return loss, torch.stack([loss, loss]).detach()
+"""
+
+DETAIL_TRAIN = """
+    import torch
+    import torch.nn as nn
+
+    from losses import DetailLoss
+
+    model = nn.Linear(4, 4)
+    criterion = DetailLoss()
+    optimizer = torch.optim.Adam(model.parameters())
+    for image, label in loader:
+        total = torch.zeros(2)
+        loss, detail = criterion(model(image), label)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        total += detail
+        print(total.cpu().numpy())
+"""
+
+
+def test_a_loss_class_of_another_file_returning_detached_parts_gives_no_graph(tmp_path, capsys):
+    found = findings(capsys, write(tmp_path, "losses.py", DETAIL_LOSS), write(tmp_path, "train.py", DETAIL_TRAIN))
+    assert not any("GG302" in line for line in found), found
+
+
+def test_twin_parts_returned_with_their_graph_require_grad(tmp_path, capsys):
+    with_graph = DETAIL_LOSS.replace("torch.stack([loss, loss]).detach()", "torch.stack([loss, loss])")
+    found = findings(capsys, write(tmp_path, "losses.py", with_graph), write(tmp_path, "train.py", DETAIL_TRAIN))
+    assert any("train.py:17:11: GG302" in line for line in found), found
+
+
+STAR_TORCH_MODEL = """
+    import torch
+    from torch.autograd import Variable
+
+
+    def init_hidden(n):
+        return Variable(torch.zeros(1, n, 8))
+"""
+
+STAR_TORCH_GENERATE = """
+    import torch
+    from model import *
+
+
+    def generate(prime):
+        return Variable(torch.zeros(len(prime)).long())
+"""
+
+
+def test_a_star_import_hands_on_what_the_module_imports_from_torch(tmp_path, capsys):
+    found = findings(
+        capsys, write(tmp_path, "model.py", STAR_TORCH_MODEL), write(tmp_path, "gen.py", STAR_TORCH_GENERATE)
+    )
+    assert any("gen.py:7:12: GG104" in line for line in found), found
+
+
+def test_twin_an_import_inside_a_function_is_not_handed_on(tmp_path, capsys):
+    inside = STAR_TORCH_MODEL.replace("from torch.autograd import Variable\n", "").replace(
+        "def init_hidden(n):\n", "def init_hidden(n):\n        from torch.autograd import Variable\n"
+    )
+    found = findings(capsys, write(tmp_path, "model.py", inside), write(tmp_path, "gen.py", STAR_TORCH_GENERATE))
+    assert not any("gen.py" in line and "GG104" in line for line in found), found
+
+
+PLAIN_LOADER = """
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+
+
+    class ImdbLoader:
+        def __init__(self, mode, batch_size):
+            self.mode = mode
+            self.batch_size = batch_size
+
+        def get_data_loader(self):
+            return DataLoader(TensorDataset(torch.zeros(8, 3), torch.zeros(8)), batch_size=self.batch_size)
+"""
+
+PLAIN_LOADER_TRAIN = """
+    import torch
+
+    from data_load import ImdbLoader
+
+
+    def accuracy(model):
+        loader = ImdbLoader("test", 2)
+        for inputs, target in loader.get_data_loader():
+            predict = model(inputs).max(-1)[-1]
+            print(predict.eq(target.data).float().mean())
+"""
+
+
+def test_a_method_of_another_files_plain_class_returns_its_loader(tmp_path, capsys):
+    found = findings(
+        capsys, write(tmp_path, "data_load.py", PLAIN_LOADER), write(tmp_path, "train.py", PLAIN_LOADER_TRAIN)
+    )
+    assert any("train.py:11:26: GG101" in line for line in found), found
+
+
+def test_twin_a_method_returning_no_tensors_gives_no_tensor(tmp_path, capsys):
+    words = PLAIN_LOADER.replace(
+        "return DataLoader(TensorDataset(torch.zeros(8, 3), torch.zeros(8)), batch_size=self.batch_size)",
+        'return [("a good film", "pos"), ("a bad film", "neg")]',
+    )
+    found = findings(capsys, write(tmp_path, "data_load.py", words), write(tmp_path, "train.py", PLAIN_LOADER_TRAIN))
+    assert not any("GG101" in line for line in found), found

@@ -1830,3 +1830,60 @@ def test_twin_a_module_on_one_path_and_none_on_the_other_stays_unknown():
         """
     )
     assert value.kind is Kind.UNKNOWN  # both happen (`layer` may stay None)
+
+
+# -- sizes and classes that define __call__ ------------------------------------------------------
+def test_a_size_read_from_a_shape_is_a_number_whatever_holds_it():
+    value, _ = ask(
+        """
+        def f(batch):
+            size = batch[0].shape[0]
+            print(size)  # <- size
+        """
+    )
+    assert value.kind is Kind.NUMBER
+
+
+def test_twin_an_item_of_an_unknown_value_is_unknown():
+    value, _ = ask(
+        """
+        def f(batch):
+            first = batch[0][0]
+            print(first)  # <- first
+        """
+    )
+    assert value.kind is Kind.UNKNOWN
+
+
+def test_a_module_class_defining_call_is_run_through_it():
+    value, _ = ask(
+        """
+        import torch
+        import torch.nn as nn
+        class DetailLoss(nn.Module):
+            def __call__(self, predict, label):
+                loss = ((predict - label) ** 2).mean()
+                return loss, torch.stack([loss, loss]).detach()
+        criterion = DetailLoss()
+        loss, detail = criterion(net(x), y)
+        print(detail)  # <- detail
+        """
+    )
+    assert value.kind is Kind.TENSOR and value.grad is Grad.NO
+
+
+def test_twin_a_module_class_with_forward_gives_outputs_with_graph():
+    value, _ = ask(
+        """
+        import torch
+        import torch.nn as nn
+        class DetailLoss(nn.Module):
+            def forward(self, predict, label):
+                loss = ((predict - label) ** 2).mean()
+                return loss, torch.stack([loss, loss]).detach()
+        criterion = DetailLoss()
+        loss, detail = criterion(net(x), y)
+        print(detail)  # <- detail
+        """
+    )
+    assert value.kind is Kind.TENSOR and value.grad is not Grad.NO

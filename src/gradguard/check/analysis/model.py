@@ -362,13 +362,30 @@ _TRANSFORMERS_NON_MODELS = (
 )
 
 
+def _only_super_init(stmt: ast.stmt) -> bool:
+    """``super().__init__()``, ``super(Net, self).__init__()``, ``pass`` or a docstring."""
+    if isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)):
+        return True
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    return (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "__init__"
+        and isinstance(call.func.value, ast.Call)
+        and isinstance(call.func.value.func, ast.Name)
+        and call.func.value.func.id == "super"
+    )
+
+
 def _portable(value: Value, owner: "SemanticModel") -> Value:
     """A value another file's model found, as this file may hold it: tensors, numbers,
     loaders and containers of them; a module or data set of a class of the run by the class's
     key in the run (``project:model.Net``); anything naming the other file's own definitions
     (a function, an optimizer's modules) unknown."""
     kind = value.kind
-    if kind in (Kind.TENSOR, Kind.NUMBER, Kind.NONE, Kind.LOADER) or (kind is Kind.OTHER and value.ref is None):
+    if kind in (Kind.TENSOR, Kind.NUMBER, Kind.NONE, Kind.LOADER) or (
+        kind is Kind.OTHER and (value.ref is None or value.ref.startswith("project:"))
+    ):
         return value
     if kind is Kind.CONTAINER:
         items = tuple(_portable(item, owner) for item in value.items) if value.items is not None else None
@@ -863,9 +880,13 @@ class SemanticModel:
         ) and self._class_without_parameters(info, set())
 
     def _holds_nothing(self, info: Optional[ClassInfo]) -> bool:
-        """A class with no ``__init__`` whose methods call nothing the instance holds (only
-        its own methods): ``class GramMatrix(nn.Module)`` with a ``forward`` over its input."""
-        if info is None or self._method_of(info, "__init__") is not None:
+        """A class with no ``__init__`` (or one that only calls ``super().__init__()``) whose
+        methods call nothing the instance holds (only its own methods): ``class
+        GramMatrix(nn.Module)`` with a ``forward`` over its input."""
+        if info is None:
+            return False
+        init = self._method_of(info, "__init__")
+        if init is not None and not all(_only_super_init(stmt) for stmt in init.body):  # type: ignore[attr-defined]
             return False
         methods = self._methods(info)
         return all(match.group(1) in methods for match in vocab.SELF_CALL_RE.finditer(self._scope_text(info.node)))
@@ -1979,6 +2000,8 @@ class SemanticModel:
         if attr in vocab.READ_ATTRIBUTES:
             if attr == "requires_grad":
                 return NUMBER
+            if attr == "shape" and kind is Kind.UNKNOWN:
+                return OTHER  # a tensor's or an array's sizes, whatever holds them: no graph
             return OTHER if kind is Kind.TENSOR else UNKNOWN
         if kind is Kind.MODULE:
             return self._module_attribute(receiver, attr, node, frame)
@@ -2246,6 +2269,8 @@ class SemanticModel:
             return element
         if kind is Kind.LOADER and isinstance(key, ast.Constant) and isinstance(key.value, str):
             return loader(split_of_text(key.value), weak=receiver.weak)
+        if kind is Kind.OTHER and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+            return NUMBER  # `x.shape[0]`: a size
         if kind is Kind.UNKNOWN and isinstance(key, ast.Constant) and isinstance(key.value, str):
             base = dotted_name(node.value) or ""
             last = base.rsplit(".", 1)[-1].lower()
@@ -2538,6 +2563,16 @@ class SemanticModel:
         if returned.kind is Kind.TENSOR and returned.grad is Grad.MAYBE and args:
             if self._combine_grad(list(args), state.mode) is Grad.YES:
                 return returned.with_(grad=Grad.YES)
+        elif returned.kind is Kind.CONTAINER and returned.items is not None and args:
+            # `return loss, torch.cat(parts).detach()`: each position on its own
+            if any(item.kind is Kind.TENSOR and item.grad is Grad.MAYBE for item in returned.items):
+                if self._combine_grad(list(args), state.mode) is Grad.YES:
+                    return returned.with_(
+                        items=tuple(
+                            item.with_(grad=Grad.YES) if item.kind is Kind.TENSOR and item.grad is Grad.MAYBE else item
+                            for item in returned.items
+                        )
+                    )
         return returned
 
     def _module_call(self, callee: Value, node: ast.Call, args: list, state: State, frame: Frame) -> Value:
@@ -2575,6 +2610,14 @@ class SemanticModel:
         if state.mode is GradMode.INFERENCE:
             roles |= Role.INFERENCE
         output = tensor(grad, roles, weak=callee.weak)
+        called = self._call_method_returns(callee, frame)
+        if called is not None:
+            # the class defines `__call__`: a call runs it, not `forward` (a loss class
+            # returning `loss, torch.cat(parts).detach()`); a position its summary cannot
+            # tell is a module's output, as before
+            if called.kind is Kind.CONTAINER and called.items is not None:
+                called = called.with_(items=tuple(output if v.kind is Kind.UNKNOWN else v for v in called.items))
+            return self._returned(called, args, state)
         returned = self._forward_returns(callee, frame)
         if returned is not None:
             if returned.kind is Kind.TENSOR:
@@ -2589,6 +2632,31 @@ class SemanticModel:
             if returned.kind in (Kind.OTHER, Kind.NUMBER, Kind.NONE) or returned is PACKED:
                 return returned
         return output
+
+    def _call_method_returns(self, callee: Value, frame: Frame) -> Optional[Value]:
+        """What the ``__call__`` that a module class of the file defines itself returns, when
+        known: a tensor, or a tuple of values each known apart."""
+        owner, key = self, callee.ref
+        if key is not None and key.startswith("project:") and self.project is not None:
+            # a class of another file of the run: that file's model reads its `__call__`
+            module, _, key = key[len("project:") :].rpartition(".")
+            path = self.project.path_of(module)
+            other = self.project.analysis_of(path, self._model_of_file) if path is not None else None
+            if not isinstance(other, SemanticModel):
+                return None
+            owner = other
+        info = owner._class_table().get(key) if key else None
+        method = owner._method_node(info, "__call__") if info is not None else None
+        if method is None or not self._summaries_allowed(frame):
+            return None
+        returned = _portable(owner.function_summary(method).returns, owner)
+        if returned.kind is Kind.TENSOR or (
+            returned.kind is Kind.CONTAINER
+            and returned.items is not None
+            and any(item.kind is not Kind.UNKNOWN for item in returned.items)
+        ):
+            return returned
+        return None
 
     def _forward_returns(self, callee: Value, frame: Frame) -> Optional[Value]:
         """What the ``forward`` of a module class of the file returns, when known (and the
@@ -2663,7 +2731,7 @@ class SemanticModel:
             return Value(Kind.MODULE, Grad.NO, Role.TRAINING, ref="project:" + name)
         if fact.dataset:
             return dataset(None, "project:" + name)
-        return Value(Kind.OTHER, Grad.NO)
+        return Value(Kind.OTHER, Grad.NO, ref="project:" + name)
 
     def _library_call(self, qual: str, node: ast.Call, args: list, state: State, frame: Frame) -> Value:
         made = self._project_class(qual)
@@ -2714,6 +2782,22 @@ class SemanticModel:
         if returned.kind is Kind.UNKNOWN:
             return None
         return self._returned(returned, args, state)
+
+    def _project_method_returns(self, ref: str, method: str, args, state: State, frame: Frame) -> Value:
+        """What a method of a plain class another file of the run defines returns
+        (``ImdbLoader('train', 64).get_data_loader()``: a loader), from that file's model."""
+        if self.project is None or frame.kind == "module-first" or not self._summaries_allowed(frame):
+            return UNKNOWN
+        module, _, name = ref[len("project:") :].rpartition(".")
+        path = self.project.path_of(module)
+        other = self.project.analysis_of(path, self._model_of_file) if path is not None else None
+        if not isinstance(other, SemanticModel) or other.filename == self.filename:
+            return UNKNOWN
+        info = other._class_table().get(name)
+        fn = other._method_node(info, method) if info is not None else None
+        if fn is None:
+            return UNKNOWN
+        return self._returned(_portable(other.function_summary(fn).returns, other), args, state)
 
     def _model_of_file(self, path: str, tree: ast.Module, text: str) -> "SemanticModel":
         return SemanticModel(
@@ -2959,6 +3043,8 @@ class SemanticModel:
             fn = self._method_of(info, method) if info is not None else None
             if info is not None and (fn is None or any(dotted_name(d) == "classmethod" for d in fn.decorator_list)):
                 return self._instance_value(info)  # `GPT.from_pretrained("gpt2")`: an instance of the class
+        if kind is Kind.OTHER and (receiver.ref or "").startswith("project:"):
+            return self._project_method_returns(receiver.ref, method, args, state, frame)  # type: ignore[arg-type]
         if kind is Kind.OTHER and receiver.ref is not None:
             info = self._class_table().get(receiver.ref)
             if info is not None and frame.kind != "module-first":

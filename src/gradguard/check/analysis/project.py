@@ -73,6 +73,9 @@ class ProjectIndex:
     # function (`read_only.parameters_only_read`) changes with it, and so does the cache key.
     function_digests: dict = field(default_factory=dict)
     calls: dict = field(default_factory=dict)  # "module.function" -> [grad off at the call: bool]
+    # module -> {name: torch's qualified name} its top-level imports bind (`from torch.autograd
+    # import Variable`): what `from module import *` hands on
+    torch_names: dict = field(default_factory=dict)
     # module -> digest of its whole text, for each module whose functions another file imports
     imported_digests: dict = field(default_factory=dict)
     # "package.function" -> "package.sub.function": a function a package's `__init__.py` takes
@@ -160,6 +163,8 @@ class ProjectIndex:
                 short = member[len(prefix) :]
                 if member.startswith(prefix) and short and "." not in short and not short.startswith("_"):
                     out.setdefault(short, written + short)
+            for local, qualified in self.torch_names.get(prefix[:-1], {}).items():
+                out.setdefault(local, qualified)  # what the module imports from torch, handed on
         return out
 
     def path_of(self, key: str) -> Optional[str]:
@@ -275,6 +280,8 @@ class ProjectIndex:
             h.update(f"def {name}:{self.calls.get(name)}:{self.function_digests.get(name)}\n".encode())
         for name in sorted(set(self.calls) - self.functions):
             h.update(f"method {name}:{self.calls[name]}\n".encode())
+        for name in sorted(self.torch_names):
+            h.update(f"torch names {name}:{sorted(self.torch_names[name].items())}\n".encode())
         for name in sorted(self.imported_digests):
             h.update(f"imported {name}:{self.imported_digests[name]}\n".encode())
         for name in sorted(self.reexports):
@@ -402,6 +409,9 @@ def build_index(paths: list, read=None) -> ProjectIndex:
             qualified = f"{name}.{match.group(1)}"
             bases[qualified] = [b.strip() for b in (match.group(2) or "").split(",") if b.strip()]
             bodies[qualified] = _block(text, match.start())
+        torch_names = _torch_imports(text)
+        if torch_names:
+            index.torch_names[name] = torch_names
         for match in _DEF_RE.finditer(text):
             index.functions.add(f"{name}.{match.group(1)}")
             body = _block(text, match.start())
@@ -668,6 +678,35 @@ def _block_end(text: str, header_end: int, indent: int) -> int:
             return i
         i = j + 1
     return size
+
+
+def _torch_imports(text: str) -> dict:
+    """{name: torch's qualified name} for each public name the module's top-level imports bind
+    from torch (``from torch.autograd import Variable``, ``import torch.nn as nn``): what
+    ``from module import *`` binds in another file besides the module's own definitions."""
+    found: dict = {}
+    if "torch" not in text:
+        return found
+    for match in _FROM_RE.finditer(text):
+        module = match.group(1)
+        if match.group(0)[:1] != "f" or not (module == "torch" or module.startswith("torch.")):
+            continue  # indented (inside a block), or not torch's
+        for written in match.group(2).replace("\n", " ").split(","):
+            parts = written.split()
+            if not parts or parts[0] == "*":
+                continue
+            local = parts[2] if len(parts) == 3 and parts[1] == "as" else parts[0]
+            if local.isidentifier() and not local.startswith("_"):
+                found[local] = f"{module}.{parts[0]}"
+    for match in _IMPORT_RE.finditer(text):
+        module, alias = match.group(1), match.group(2)
+        if match.group(0)[:1] != "i" or not (module == "torch" or module.startswith("torch.")):
+            continue
+        if alias:
+            found[alias] = module
+        elif module == "torch":
+            found["torch"] = "torch"
+    return found
 
 
 def _from_clauses(text: str) -> Iterator[tuple[str, int, str]]:

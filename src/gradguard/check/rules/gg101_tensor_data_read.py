@@ -682,6 +682,29 @@ class TensorDataRead(Rule):
                 return loss.data[0], loss.data.numpy()[0]
             """,
         ),
+        # A slice of the parameter read through `.data` is cut out of the graph all the same.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class BERTEncoder(nn.Module):
+                def __init__(self, vocab_size, num_hiddens, max_len=1000):
+                    super().__init__()
+                    self.token_embedding = nn.Embedding(vocab_size, num_hiddens)
+                    self.pos_embedding = nn.Parameter(torch.randn(1, max_len, num_hiddens))
+
+                def forward(self, tokens):
+                    X = self.token_embedding(tokens)
+                    return X + self.pos_embedding.data[:, : X.shape[1], :]
+            """,
+            line=13,
+            column=20,
+            message="`self.pos_embedding.data` in `forward` takes the module's own parameter out of the graph: "
+            "`self.pos_embedding` gets no gradient and is never trained (`.detach()` would do the same); use "
+            "`self.pos_embedding`",
+        ),
     )
 
     def visit_Attribute(self, node: ast.Attribute, ctx) -> None:
@@ -749,8 +772,11 @@ def _own_parameter_in_forward(ctx, node: ast.Attribute) -> bool:
         and receiver.value.id == "self"
     ):
         return False
+    operand: ast.AST = node
     parent = ctx.parent(node)
-    if not (isinstance(parent, ast.BinOp) or (isinstance(parent, ast.Call) and node in parent.args)):
+    while isinstance(parent, ast.Subscript) and parent.value is operand:
+        operand, parent = parent, ctx.parent(parent)  # `self.pos_embedding.data[:, :n, :]`: a slice of it
+    if not (isinstance(parent, ast.BinOp) or (isinstance(parent, ast.Call) and operand in parent.args)):
         return False  # computed with as it is (not `self.mask.data.cpu().numpy()`, a mask read for indexes)
     if not ctx.model.value(receiver).has(Role.PARAM):
         return False

@@ -18,7 +18,7 @@ comparisons or `print` (also `print("output", net(x))` or `f"{net(x):.3f}"` at o
 `torchvision.utils.make_grid` on its way to a drawing, torch_snippets'
 `show(pred[0])`, shown as a
 notebook cell's last line, also among others, `out.shape, out[0][:3]`, or the call alone as that
-line, `model(val_x)`, unless it calls a method or function the check reads that is named for
+line, `model(val_x)` (not `model(val_x);`, whose semicolon keeps it from being shown), unless it calls a method or function the check reads that is named for
 evaluation, `model.predict(prefix)`, judged there), iterated by a loop or a comprehension that only
 reads each item (`[np.argmax(p.detach().numpy()) for p in out]`), fed back into the next step of a generation loop, handed to a
 function of the file or of another file of the run that only reads that parameter: `show_images(sample)` where
@@ -1198,7 +1198,8 @@ def _printed(ctx, call: ast.Call) -> bool:
 
 def _displayed(ctx, call: ast.Call) -> bool:
     """``model(val_x)`` alone (or a part of it, ``mynet(X)[1]``) as the last line of a notebook's
-    cell: the notebook shows its result, and nothing else can use it."""
+    cell: the notebook shows its result, and nothing else can use it (not with a semicolon after
+    it, which keeps the notebook from showing it)."""
     starts = ctx.source.cell_starts
     if not starts or ctx.function is not None:
         return False
@@ -1219,6 +1220,8 @@ def _displayed(ctx, call: ast.Call) -> bool:
         )
     if id(statement) not in state.cell_ends:
         return False
+    if ctx.source.text[ctx.source.node_end(statement) :].lstrip(" \t").startswith(";"):
+        return False  # `net(x);`: the semicolon keeps the notebook from showing it
     func = call.func
     if (
         isinstance(func, ast.Attribute) and _EVAL_FUNCTION_RE.search(func.attr) and ctx.model.method_shown(func.attr)
@@ -3417,6 +3420,24 @@ class EvalWithGrad(Rule):
                 optimizer.zero_grad()
                 codes.pow(2).mean().backward()
                 optimizer.step()
+            """
+        ),
+        # A module class whose `__init__` only calls `super().__init__()`: no parameters, so
+        # no graph to record (also with the instance bound to the class's own name).
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+            class HelloWorldModule(nn.Module):
+                def __init__(self):
+                    super().__init__()
+
+                def forward(self, input):
+                    return input + 1
+
+            HelloWorldModule = HelloWorldModule()
+            print(HelloWorldModule(torch.tensor(1)))
             """
         ),
     )

@@ -238,6 +238,37 @@ class NumpyOnGradTensor(Rule):
             z = y.numpy()
             """,
         ),
+        # A loss class whose `__call__` returns its parts detached: what is summed from them
+        # holds no graph.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class DetailLoss(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.bce = nn.BCEWithLogitsLoss()
+
+                def __call__(self, predict, label):
+                    loss = self.bce(predict, label)
+                    return loss, torch.stack([loss, loss]).detach()
+
+
+            model = nn.Linear(4, 4)
+            criterion = DetailLoss()
+            optimizer = torch.optim.Adam(model.parameters())
+            for image, label in loader:
+                total = torch.zeros(2)
+                loss, detail = criterion(model(image), label)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                total += detail
+                print(total.cpu().numpy())
+            """
+        ),
     )
     invalid = (
         # The twin of the buffer-only module: this one has a layer with parameters.
@@ -379,6 +410,39 @@ class NumpyOnGradTensor(Rule):
                      .cpu())  # keep
                 return w.detach().numpy()
             """,
+        ),
+        # The same parts returned with their graph: the running total requires grad.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class DetailLoss(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.bce = nn.BCEWithLogitsLoss()
+
+                def __call__(self, predict, label):
+                    loss = self.bce(predict, label)
+                    return loss, torch.stack([loss, loss])
+
+
+            model = nn.Linear(4, 4)
+            criterion = DetailLoss()
+            optimizer = torch.optim.Adam(model.parameters())
+            for image, label in loader:
+                total = torch.zeros(2)
+                loss, detail = criterion(model(image), label)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                total += detail
+                print(total.cpu().numpy())
+            """,
+            line=25,
+            column=11,
+            message="`total.cpu()` requires grad: `.numpy()` on it raises RuntimeError; call `.detach()` first",
         ),
     )
 
