@@ -31,7 +31,9 @@ predictions made after training, a test loss printed every epoch
 for a plot or samples drawn from a trained generator (a submodule such as `model.decoder` is in
 the mode `model.eval()` or `model.train()` set); not when only its shape is read (also in a loop over evaluation data that stops after one batch:
 `print(output.shape)` then `break`), not for a
-module built in the same scope and never trained or loaded there (not one made of another
+module built in the same scope and never trained or loaded there, outside a loop over evaluation data (such a
+loop records a graph for every batch all the same: `for imgs, _ in test_loader: writer.add_images("out",
+conv(imgs))`) (not one made of another
 model's layers, `nn.Sequential(*list(model.children())[:1])`; a smoke test of the model's
 code, also in a function named for evaluation: `def test_rnn(RNN): rnn = RNN(8); rnn(x)`;
 loading shows as `net.load...(`, `net.restore...(`, `load...(net, ...)`, a keyword naming weights
