@@ -1329,3 +1329,19 @@ def test_twin_a_method_returning_no_tensors_gives_no_tensor(tmp_path, capsys):
     )
     found = findings(capsys, write(tmp_path, "data_load.py", words), write(tmp_path, "train.py", PLAIN_LOADER_TRAIN))
     assert not any("GG101" in line for line in found), found
+
+
+def test_models_of_other_files_dropped_past_the_limit_are_made_again(tmp_path, capsys, monkeypatch):
+    from gradguard.check.analysis import project
+
+    monkeypatch.setattr(project, "ANALYSES_KEPT", 1)
+    write(tmp_path, "kl.py", "import torch\n\ndef kl_loss(mu):\n    return torch.mean(mu.pow(2))\n")
+    write(tmp_path, "rec.py", "import torch\n\ndef rec_loss(x):\n    return torch.mean(x.abs())\n")
+    train = write(
+        tmp_path,
+        "train.py",
+        "import torch\nfrom kl import kl_loss\nfrom rec import rec_loss\n\n"
+        "for x in loader:\n    print(kl_loss(x).data[0], rec_loss(x).data[0], kl_loss(x).data[0])\n",
+    )
+    found = findings(capsys, tmp_path / "kl.py", tmp_path / "rec.py", train)
+    assert len([line for line in found if "GG105" in line]) == 3, found

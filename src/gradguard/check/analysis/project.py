@@ -19,6 +19,7 @@ import hashlib
 import os
 import re
 import stat
+from collections import OrderedDict
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -210,26 +211,35 @@ class ProjectIndex:
         return {name: value for name, value in self.__dict__.items() if not name.startswith("_")}
 
     def parsed(self, path: str) -> Optional[tuple]:
-        """(tree, text) of a file of the run, read and parsed once per run (None where it
-        cannot be)."""
-        trees = self.__dict__.setdefault("_trees", {})
-        if path not in trees:
-            text = _read(path)
-            try:
-                trees[path] = (ast.parse(text), text) if text is not None else None
-            except (SyntaxError, ValueError, MemoryError, RecursionError):
-                trees[path] = None
-        found: Optional[tuple] = trees[path]
+        """(tree, text) of a file of the run (None where it cannot be), read and parsed once
+        while it is among the last ``2 * ANALYSES_KEPT`` asked for."""
+        trees = self.__dict__.setdefault("_trees", OrderedDict())
+        if path in trees:
+            trees.move_to_end(path)
+            return trees[path]  # type: ignore[no-any-return]
+        text = _read(path)
+        try:
+            found = (ast.parse(text), text) if text is not None else None
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            found = None
+        trees[path] = found
+        while len(trees) > 2 * ANALYSES_KEPT:
+            trees.popitem(last=False)
         return found
 
     def analysis_of(self, path: str, make) -> object:
-        """``make(path, tree, text)`` for a file of the run, made once per run: the semantic
-        model of a file whose functions another file calls."""
-        made = self.__dict__.setdefault("_analyses", {})
-        if path not in made:
-            parsed = self.parsed(path)
-            made[path] = None if parsed is None else make(path, *parsed)
-        return made[path]
+        """``make(path, tree, text)`` for a file of the run: the semantic model of a file whose
+        functions another file calls. The last ``ANALYSES_KEPT`` are kept (a run over a large
+        project does not hold every file's model); one dropped is made again when asked."""
+        made = self.__dict__.setdefault("_analyses", OrderedDict())
+        if path in made:
+            made.move_to_end(path)
+            return made[path]
+        parsed = self.parsed(path)
+        found = made[path] = None if parsed is None else make(path, *parsed)
+        while len(made) > ANALYSES_KEPT:
+            made.popitem(last=False)
+        return found
 
     def root_of(self, path: str) -> str:
         """The id of the folder a file's imports start from (for a file the index did not read,
@@ -292,6 +302,10 @@ class ProjectIndex:
 
 
 _CURRENT: ContextVar = ContextVar("gradguard_project", default=None)
+
+
+# How many other files' semantic models a run keeps at once (``ProjectIndex.analysis_of``).
+ANALYSES_KEPT = 32
 
 
 def current() -> Optional[ProjectIndex]:

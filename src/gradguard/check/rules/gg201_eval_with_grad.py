@@ -1766,9 +1766,8 @@ def _demo_of_own_class(ctx, callee, call: ast.Call) -> bool:
     return sum(1 for at in _code_occurrences(text, f"{name}(") if not text.endswith("class ", 0, at)) == 1
 
 
-_LOADS_RE = re.compile(
-    r"(?<![\w.])(\w+)\.load(?:_state_dict|_weights)\(|(?<![\w.])(\w+)[ \t]*=[ \t]*torch\.(?:jit\.)?load\("
-)
+_NAME_BEFORE_RE = re.compile(r"(?<![\w.])(\w+)$")
+_ASSIGNED_BEFORE_RE = re.compile(r"(?<![\w.])(\w+)[ \t]*=[ \t]*$")
 
 
 def _checkpoint_loads(ctx) -> dict:
@@ -1776,12 +1775,21 @@ def _checkpoint_loads(ctx) -> dict:
     (``AE.load_state_dict(...)``, ``G = torch.load(path)``), found once per file."""
     state = ctx.state(_State)
     if state.checkpoint_loads is None:
-        text = _code_text(ctx)
+        text = ctx.source.text  # a match in a string spanning lines is dropped where it is used
         found: dict = {}
-        if "load" in text:
-            for match in _LOADS_RE.finditer(text):
-                if _in_code(text, match.start()):
-                    found.setdefault(match.group(1) or match.group(2), []).append(match.start())
+        for needle, before in (
+            (".load_state_dict(", _NAME_BEFORE_RE),
+            (".load_weights(", _NAME_BEFORE_RE),
+            ("torch.load(", _ASSIGNED_BEFORE_RE),
+            ("torch.jit.load(", _ASSIGNED_BEFORE_RE),
+        ):
+            at = text.find(needle)
+            while at >= 0:
+                line_start = text.rfind("\n", 0, at) + 1
+                match = before.search(text, line_start, at)
+                if match is not None and _in_code(text, match.start()):
+                    found.setdefault(match.group(1), []).append(match.start())
+                at = text.find(needle, at + len(needle))
         state.checkpoint_loads = found
     return state.checkpoint_loads
 
@@ -1802,7 +1810,8 @@ def _loaded_from_checkpoint(ctx, call: ast.Call) -> Optional[int]:
     if not offsets:
         return None
     src = ctx.source
-    before = [at for at in offsets if at < src.node_start(call)]
+    code = _code_text(ctx)  # not in a docstring's example
+    before = [at for at in offsets if at < src.node_start(call) and code[at] == src.text[at]]
     if not before or _thrown_away(ctx, call) or _handed_to_backpropagation(ctx, call):
         return None  # `model(get_test_input(dim))` alone: a warm-up, whose graph is freed at once
     return bisect.bisect_right(src.line_starts, max(before))
