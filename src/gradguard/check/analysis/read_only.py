@@ -170,6 +170,11 @@ def read_only_calls(
                 continue  # an assignment to names: followed below
             if not any(line in pending for line in range(node.lineno, (node.end_lineno or node.lineno) + 1)):  # type: ignore[attr-defined]
                 continue
+            if t is ast.Assign and _numpy_slot(node, own, qualified_name):  # type: ignore[arg-type]
+                base = _base_name(value, wanted)
+                if base is not None:
+                    reads[id(base)] = _VALUE  # `yHat[t] = yy[-1]` into `yHat = np.zeros(n)`: numpy copies the value
+                    continue
             if t is ast.Return and returns_read is not None:
                 returned = [e for e in (value.elts if type(value) is ast.Tuple else [value]) if type(e) is ast.Name]
                 if any(e.id in wanted for e in returned) and returns_read():
@@ -261,6 +266,38 @@ def read_only_calls(
     return frozenset(id(call) for call in found if call is not None)
 
 
+def _numpy_slot(node: ast.Assign, own: list, qualified_name) -> bool:
+    """Whether an assignment stores into an item of a numpy array (``yHat[t] = yy[-1]`` after
+    ``yHat = np.zeros(N)``): the name's last binding before the store is a numpy call, and no
+    loop around the store binds the name again."""
+    if len(node.targets) != 1 or type(node.targets[0]) is not ast.Subscript:
+        return False
+    target = node.targets[0].value  # type: ignore[attr-defined]
+    if type(target) is not ast.Name:
+        return False
+    name = target.id  # type: ignore[attr-defined]
+    last = None
+    for other in own:
+        if (
+            type(other) is ast.Assign
+            and other is not node
+            and any(type(t) is ast.Name and t.id == name for t in other.targets)  # type: ignore[attr-defined]
+        ):
+            if other.lineno < node.lineno:
+                if last is None or other.lineno > last.lineno:
+                    last = other
+            elif any(
+                type(loop) in _LOOPS
+                and loop.lineno < node.lineno <= (loop.end_lineno or loop.lineno)
+                and loop.lineno < other.lineno <= (loop.end_lineno or loop.lineno)
+                for loop in own
+            ):
+                return False  # bound again later in a loop around the store
+    if last is None or type(last.value) is not ast.Call:
+        return False
+    return (qualified_name(last.value.func) or "").startswith("numpy.")  # type: ignore[attr-defined]
+
+
 def _reads_on_the_way(value: ast.AST, wanted: set, reads: dict) -> list:
     """(use, _VALUE / _METADATA / None) for each use in ``value`` of a wanted name not classified
     yet: whether ``value`` reads it on the way up (``_read_on_the_way``). The parent links are
@@ -337,7 +374,7 @@ def read_at_once(call: ast.Call, parent_of) -> bool:
             return False
         attr = parent.attr  # type: ignore[attr-defined]
         if attr in _READING_ATTRIBUTES:
-            return attr not in _METADATA_ATTRIBUTES and not _ends_in_metadata(parent, parent_of)
+            return attr not in _METADATA_ATTRIBUTES and not ends_in_metadata(parent, parent_of)
         if attr in _OUTPUT_FIELDS:
             current = parent  # `model(x).logits`: a part of the output
             continue
@@ -345,7 +382,7 @@ def read_at_once(call: ast.Call, parent_of) -> bool:
         if type(called) is not ast.Call or called.func is not parent:  # type: ignore[attr-defined]
             return False
         if attr in _READING_METHODS:
-            return attr not in _METADATA_METHODS and not _ends_in_metadata(called, parent_of)
+            return attr not in _METADATA_METHODS and not ends_in_metadata(called, parent_of)
         if attr not in _PASSING_METHODS:
             return False
         current = called
@@ -355,7 +392,7 @@ def read_at_once(call: ast.Call, parent_of) -> bool:
 _DESCRIBING_ATTRIBUTES = _METADATA_ATTRIBUTES | {"size", "ndim", "nbytes", "itemsize"}
 
 
-def _ends_in_metadata(node: ast.AST, parent_of) -> bool:
+def ends_in_metadata(node: ast.AST, parent_of) -> bool:
     """Whether what is read from ``node`` on, through methods and indexing, is metadata alone
     (``net(x).data.cpu().numpy().shape``: a shape probe, no value read)."""
     current = node

@@ -135,6 +135,14 @@ class LegacyVariable(Rule):
             v = Variable()
             """,
         ),
+        # `map` over another function: no `Variable` in it.
+        Valid(
+            """
+            import torch
+
+            inputs, targets = map(torch.as_tensor, ([0.0, 1.0], [1, 0]))
+            """
+        ),
     )
     invalid = (
         Invalid(
@@ -251,10 +259,39 @@ class LegacyVariable(Rule):
                 return model(x.detach())
             """,
         ),
+        # `Variable` handed to `map`: called on each item all the same.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+
+            inputs, targets = map(Variable, (torch.randn(4, 3), torch.tensor([0, 1, 2, 0])))
+            """,
+            line=4,
+            column=23,
+            message="`map(Variable, ...)` wraps each item in the legacy `Variable`: each comes back a detached "
+            "tensor sharing memory with it (like `.detach()`); use the tensors directly",
+        ),
     )
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
         func = node.func
+        if (
+            isinstance(func, ast.Name)
+            and func.id == "map"
+            and node.args
+            and ctx.imports.qualified_name(node.args[0]) in _VARIABLE_NAMES
+            and not ctx.model.scopes.module.binds("map")
+        ):
+            # `inputs, targets = map(Variable, (inputs, targets))`: `Variable` called on each item
+            ctx.report(
+                self.code,
+                node.args[0],
+                "`map(Variable, ...)` wraps each item in the legacy `Variable`: each comes back a detached tensor "
+                "sharing memory with it (like `.detach()`); use the tensors directly",
+                None,
+            )
+            return
         if not isinstance(func, ast.Name) and not (isinstance(func, ast.Attribute) and func.attr == "Variable"):
             return  # `autograd.Variable(...)` is spelt so; a wrapper or alias is a plain name
         wrapper = None

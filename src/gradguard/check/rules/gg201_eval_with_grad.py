@@ -98,7 +98,9 @@ a model switched to eval mode, on evaluation data, or whose output is only read 
 and fixed, on its own), or, in a script or notebook that uses no gradients, that runs a model its
 code gave weights from a file before the call (`AE.load_state_dict(torch.load(path))`, `G =
 torch.load(path)`; not a call whose output is thrown away, a warm-up, nor one whose output goes
-to a function of the file or of another file of the run that backpropagates it). In a function that does train (a
+to a function of the file or of another file of the run that backpropagates it; in a function of
+such a file, only one that shows what it computes, `plt.show()`, running a model loaded at module
+level). In a function that does train (a
 training loop followed by a validation loop), the validation loop alone is checked: a loop
 over an evaluation loader whose body shows no gradient use. A loop over evaluation data that
 does use gradients (an adversarial attack: `torch.autograd.grad(loss, x_adv)`, or a call named
@@ -206,6 +208,7 @@ from gradguard.check.analysis.model import parameterless_layer, split_of_text
 from gradguard.check.analysis.read_only import (
     Rebindings,
     assigned_values,
+    ends_in_metadata,
     parameters_only_read,
     read_at_once,
     read_only_calls,
@@ -397,6 +400,8 @@ class _State:
     name_loads: dict = field(default_factory=dict)  # id(scope) -> name -> the Name nodes reading it (`_left_unused`)
     returns_asked: set = field(default_factory=set)  # ids of the functions `_returned_only_read` is working on
     checkpoint_loads: Optional[dict] = None  # `_checkpoint_loads`
+    file_uses_grad: Optional[bool] = None  # `_file_uses_grad`
+    function_spans: Optional[list] = None  # (start, end) of every function of the file (`_loaded_from_checkpoint`)
 
 
 def _loader_name(expr: ast.AST) -> Optional[str]:
@@ -1798,9 +1803,9 @@ def _loaded_from_checkpoint(ctx, call: ast.Call) -> Optional[int]:
     """The line where the module a call of a script's own code runs (``AE(img)``,
     ``vae.decoder(z)``) is given weights from a file earlier in that code,
     ``AE.load_state_dict(torch.load(path))`` or ``G = torch.load(path)``; None where no such
-    line shows, and in a function (its callers decide what it is run for)."""
-    if ctx.function is not None:
-        return None
+    line shows. In a function, only for a module-level name the function does not bind, loaded
+    at module level, in a function that shows what it computes (``plt.show()``) of a file that
+    uses no gradients anywhere (elsewhere its callers decide what it is run for)."""
     callee = call.func
     if isinstance(callee, ast.Attribute):
         callee = callee.value
@@ -1811,10 +1816,44 @@ def _loaded_from_checkpoint(ctx, call: ast.Call) -> Optional[int]:
         return None
     src = ctx.source
     code = _code_text(ctx)  # not in a docstring's example
-    before = [at for at in offsets if at < src.node_start(call) and code[at] == src.text[at]]
+    function = ctx.function
+    if ends_in_metadata(call, ctx.parent):
+        return None  # `print(model(x).size())`: a shape probe
+    state = ctx.state(_State)
+    if state.function_spans is None:
+        state.function_spans = [
+            (src.node_start(node), src.node_end(node))
+            for node in ast.walk(ctx.tree)
+            if isinstance(node, FUNCTION_TYPES)
+        ]
+    spans = state.function_spans
+    if function is None:
+        # the script's own loads before the call: not a function's (its `model` is its own)
+        before = [
+            at
+            for at in offsets
+            if at < src.node_start(call) and code[at] == src.text[at] and not any(a <= at < b for a, b in spans)
+        ]
+    else:
+        if (
+            "show" not in src.text[src.node_start(function) : src.node_end(function)]
+            or ctx.model.uses(function).bindings_of(callee.id)
+            or not ctx.model.scopes.module.binds(callee.id)
+            or _file_uses_grad(ctx)
+        ):
+            return None
+        before = [at for at in offsets if code[at] == src.text[at] and not any(a <= at < b for a, b in spans)]
     if not before or _thrown_away(ctx, call) or _handed_to_backpropagation(ctx, call):
         return None  # `model(get_test_input(dim))` alone: a warm-up, whose graph is freed at once
     return bisect.bisect_right(src.line_starts, max(before))
+
+
+def _file_uses_grad(ctx) -> bool:
+    """``_uses_grad`` of the whole file, found once."""
+    state = ctx.state(_State)
+    if state.file_uses_grad is None:
+        state.file_uses_grad = _uses_grad(ctx, [ctx.tree])
+    return state.file_uses_grad
 
 
 def _handed_to_backpropagation(ctx, call: ast.Call) -> bool:
@@ -3451,6 +3490,57 @@ class EvalWithGrad(Rule):
             print(HelloWorldModule(torch.tensor(1)))
             """
         ),
+        # The same function handing its images back: its callers decide what it runs for.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            decoder = nn.Sequential(nn.Linear(2, 784), nn.Sigmoid())
+            decoder.load_state_dict(torch.load("./decoder.pth"))
+
+            def decode_numbers(points):
+                return torch.cat([decoder(torch.tensor([point])).view(28, 28) for point in points], 1)
+            """
+        ),
+        # The same outputs copied into a torch tensor: the copy joins the graph.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            import torch.nn as nn
+
+            net = nn.Linear(9, 1)
+            optimizer = torch.optim.SGD(net.parameters(), lr=0.001)
+            for X, y in train_data:
+                optimizer.zero_grad()
+                nn.functional.mse_loss(net(X), y).backward()
+                optimizer.step()
+
+            yHat = torch.zeros(len(new_data))
+            for t, X in enumerate(new_data):
+                yy = net(X)
+                yHat[t] = yy[-1]
+            print(yHat)
+            """
+        ),
+        # A load inside a function is that function's own model; a shape probe reads no value.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            def load_model(pretrained=False):
+                model = nn.Linear(4, 2)
+                if pretrained:
+                    model.load_state_dict(torch.load("w.pth"))
+                return model
+
+            if __name__ == "__main__":
+                model = load_model(pretrained=True)
+                print(model(torch.randn(2, 4)).size())
+            """
+        ),
     )
     invalid = (
         # A trained model traced for deployment, its traced copy's prediction read.
@@ -4750,6 +4840,56 @@ class EvalWithGrad(Rule):
             message="`AE(...)` runs with grad enabled on weights loaded from a file (line 6), and nothing in this "
             "module uses gradients: autograd records a graph for every call, wasting memory and time; run "
             "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # A function of the script drawing what the loaded model decodes, in a file that uses
+        # no gradients.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import matplotlib.pyplot as plt
+
+            decoder = nn.Sequential(nn.Linear(2, 784), nn.Sigmoid())
+            decoder.load_state_dict(torch.load("./decoder.pth"))
+
+            def plot_numbers(points):
+                images = [decoder(torch.tensor([point])).view(28, 28) for point in points]
+                plt.imshow(torch.cat(images, 1).detach().numpy())
+                plt.show()
+
+            plot_numbers([[0.0, 1.0], [1.0, 0.0]])
+            """,
+            line=9,
+            column=15,
+            message="`decoder(...)` runs with grad enabled on weights loaded from a file (line 6), and nothing in this "
+            "function uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # A trained model's outputs copied into a numpy array: only read.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            import torch.nn as nn
+
+            net = nn.Linear(9, 1)
+            optimizer = torch.optim.SGD(net.parameters(), lr=0.001)
+            for X, y in train_data:
+                optimizer.zero_grad()
+                nn.functional.mse_loss(net(X), y).backward()
+                optimizer.step()
+
+            yHat = np.zeros(len(new_data))
+            for t, X in enumerate(new_data):
+                yy = net(X)
+                yHat[t] = yy[-1]
+            print(yHat)
+            """,
+            line=14,
+            column=10,
+            message="`net(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it "
+            "under `with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
     )
 
