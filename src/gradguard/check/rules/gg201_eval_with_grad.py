@@ -342,6 +342,10 @@ _NOT_RUNNING_PREFIXES = _FACTORY_PREFIXES + (
     "double",
     "init",
     "load",
+    "fuse",  # `model.fuse_model()`: fuses conv, batch norm and ReLU modules in place
+    "prepare",
+    "convert",
+    "quantize",
 )
 
 
@@ -1746,9 +1750,10 @@ def _demo_of_own_class(ctx, callee, call: ast.Call) -> bool:
     file's class: a demo of the code (an
     assignment's untrained generator shown for a few inputs; `model = NetBN().eval()` beside
     other models that train), not an evaluation of a model."""
-    if (callee.ref or "").startswith("torch.nn."):
-        # a torch layer shown at work (`layer = nn.BatchNorm2d(16)`, `layer.eval()`) in a file
-        # that never backpropagates: a demo of what the layer does
+    if (callee.ref or "").startswith(("torch.nn.", "torchvision.models.")):
+        # a torch layer shown at work (`layer = nn.BatchNorm2d(16)`, `layer.eval()`), or a
+        # torchvision model built without weights (`resnet18()`, profiled), in a file that never
+        # backpropagates: a demo of what the code does
         return "backward(" not in _code_text(ctx)
     fact = ctx.model.run_class_fact(callee)
     if fact is not None:
@@ -1896,6 +1901,19 @@ def _built_by_its_class(ctx, call: ast.Call) -> bool:
     )
 
 
+def _unpacked(binding, name: str) -> ast.AST:
+    """The part of a binding's value a name takes: ``torch.tensor([3, 2])`` for ``valid_lens``
+    in ``num_kvpairs, valid_lens = 6, torch.tensor([3, 2])``; the value itself otherwise."""
+    node, value = binding.node, binding.value
+    if isinstance(node, ast.Assign) and isinstance(value, ast.Tuple) and len(node.targets) == 1:
+        target = node.targets[0]
+        if isinstance(target, ast.Tuple) and len(target.elts) == len(value.elts):
+            for element, part in zip(target.elts, value.elts):
+                if isinstance(element, ast.Name) and element.id == name:
+                    return part
+    return value
+
+
 def _made_up_input(ctx, call: ast.Call, depth: int = 0) -> bool:
     """Whether every input of a call is made up by a torch factory (``torch.randn(5, 5) + 1``),
     on the spot or through a name the scope binds only to such values, or to what a module
@@ -1915,7 +1933,7 @@ def _made_up_input(ctx, call: ast.Call, depth: int = 0) -> bool:
             if not bindings or not all(
                 b.value is not None
                 and (
-                    _factory_made(ctx, b.value)
+                    _factory_made(ctx, _unpacked(b, arg.id))
                     or (
                         not depth
                         and isinstance(b.value, ast.Call)
@@ -1965,6 +1983,8 @@ def _factory_made(ctx, expr: ast.AST, depth: int = 0) -> bool:
             expr = expr.func.value
         else:
             break
+    if _empty_state(expr):
+        return True  # `state = [None, None, [None]]`: a demo's empty decoder state
     if not isinstance(expr, ast.Call):
         return False
     qualified = ctx.imports.qualified_name(expr.func)
@@ -2005,6 +2025,13 @@ def _random_tensor(ctx, expr: ast.AST, function: ast.FunctionDef) -> bool:
 _TENSOR_FROM_DATA = frozenset({"torch.Tensor", "torch.tensor", "torch.from_numpy", "torch.FloatTensor"})
 
 
+def _empty_state(expr: ast.AST) -> bool:
+    """A list or tuple of ``None`` (nested): ``[None, None, [None]]``."""
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        return bool(expr.elts) and all(_empty_state(elt) for elt in expr.elts)
+    return isinstance(expr, ast.Constant) and expr.value is None
+
+
 def _literal(expr: ast.AST) -> bool:
     """Numbers written in the code: ``3``, ``[3, 2]``, ``[[1, 0], [0, 1]]``, ``-1.5``."""
     if isinstance(expr, (ast.List, ast.Tuple)):
@@ -2018,7 +2045,22 @@ _RANDOM_SOURCES = ("numpy.random.", "scipy.stats.")
 
 
 # Methods after which a made-up tensor is still made up (moved, cast, reshaped).
-_MADE_UP_KEEPING = frozenset({"to", "cuda", "float", "double", "half", "unsqueeze", "view", "reshape"})
+_MADE_UP_KEEPING = frozenset(
+    {
+        "to",
+        "cuda",
+        "float",
+        "double",
+        "half",
+        "unsqueeze",
+        "view",
+        "reshape",
+        "repeat",
+        "expand",
+        "permute",
+        "transpose",
+    }
+)
 
 
 _LAYER_LISTS = frozenset({"children", "modules", "named_children", "named_modules"})
@@ -3541,6 +3583,55 @@ class EvalWithGrad(Rule):
                 print(model(torch.randn(2, 4)).size())
             """
         ),
+        # A model's method named for something other than running it, known by its name alone.
+        Valid(
+            """
+            import torchvision
+
+            float_model = torchvision.models.quantization.resnet18(pretrained=True, quantize=False)
+            float_model.eval()
+            float_model.fuse_model()
+            """
+        ),
+        # A torchvision model built without weights, profiled on made-up input in a file that
+        # trains nothing: a demo of its code.
+        Valid(
+            """
+            import torch
+            import torchvision
+
+            rn18 = torchvision.models.resnet18()
+            rn18.eval()
+            x = torch.randn(5, 3, 224, 224)
+            with torch.profiler.profile() as prof:
+                output = rn18(x)
+            print(prof.key_averages().table(), output.shape)
+            """
+        ),
+        # An untrained instance of the file's own class in eval mode, on made-up inputs unpacked
+        # from a tuple and an empty state, in a file that trains nothing.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+            class DecoderBlock(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.fc = nn.Linear(n, n)
+                    self.drop = nn.Dropout(0.5)
+
+                def forward(self, x, state):
+                    return self.drop(self.fc(x)), state
+
+            decoder_blk = DecoderBlock(24)
+            decoder_blk.eval()
+            batch, valid_lens = 2, torch.tensor([3, 2])
+            X = torch.ones((batch, 100, 24))
+            state = [None, None, [None]]
+            print(decoder_blk(X, state)[0].shape)
+            """
+        ),
     )
     invalid = (
         # A trained model traced for deployment, its traced copy's prediction read.
@@ -4891,6 +4982,23 @@ class EvalWithGrad(Rule):
             "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it "
             "under `with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
+        # The same torchvision model given weights: evaluated with grad on.
+        Invalid(
+            """
+            import torch
+            import torchvision
+
+            rn18 = torchvision.models.resnet18(pretrained=True)
+            rn18.eval()
+            x = torch.randn(5, 3, 224, 224)
+            print(rn18(x).argmax(1))
+            """,
+            line=7,
+            column=7,
+            message="`rn18(...)` runs with grad enabled after `rn18.eval()` (line 5), and nothing in this module uses "
+            "gradients: autograd records a graph for every call, wasting memory and time; run evaluation under "
+            "`torch.no_grad()` or `torch.inference_mode()`",
+        ),
     )
 
     # -- collecting ----------------------------------------------------------------------------
@@ -5160,6 +5268,8 @@ class EvalWithGrad(Rule):
             )
             if not last or last.startswith(_FACTORY_PREFIXES):
                 return False
+            if isinstance(target, ast.Attribute) and last.startswith(_NOT_RUNNING_PREFIXES):
+                return False  # `float_model.fuse_model()`: a method named for something else, known by its name alone
             bound = _bound_name(ctx, node)
             if bound is not None and ctx.model.used_as_module(ctx.function or ctx.tree, bound):
                 return False  # `cls_model = model_cls(); cls_model.eval()`: it makes a module
