@@ -61,6 +61,7 @@ _TENSOR_METHODS_AFTER_DATA = (
         "view",  # `targets.data.view(-1, 1)`: an array's `.data` is a memoryview, which has none
         "half",  # `attr.data = attr.data.half()`
         "bfloat16",
+        "norm",  # `y.data.norm()`: an array's norm is `np.linalg.norm(a)`
     }
 )
 # Functions of `torch.nn.init` that only read the tensor they are given (the others fill it,
@@ -462,10 +463,11 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
             and ctx.imports.qualified_name(par.func) in VARIABLE_NAMES
         )
         or (
-            # `ys.type_as(src.data)`: what a tensor is converted or shaped like is a tensor
+            # `ys.type_as(src.data)`: what a tensor is converted or shaped like is a tensor, and
+            # what `copy_` copies from (`w.data.copy_(X.data)`)
             isinstance(par, ast.Call)
             and isinstance(par.func, ast.Attribute)
-            and par.func.attr in TENSOR_ARGUMENT_METHODS
+            and (par.func.attr in TENSOR_ARGUMENT_METHODS or par.func.attr == "copy_")
             and len(par.args) == 1
             and par.args[0] is node
         )

@@ -263,6 +263,13 @@ class TensorDataRead(Rule):
                 print(p.detach().norm())
             """,
         ),
+        # A method numpy arrays have too after `.data` of a value nothing shows to be a tensor.
+        Valid(
+            """
+            def report(y):
+                return y.data.tolist()
+            """
+        ),
     )
     invalid = (
         # What `torch.cat` joins is a tensor, whatever the code shows of the names; the join copies.
@@ -704,6 +711,35 @@ class TensorDataRead(Rule):
             message="`self.pos_embedding.data` in `forward` takes the module's own parameter out of the graph: "
             "`self.pos_embedding` gets no gradient and is never trained (`.detach()` would do the same); use "
             "`self.pos_embedding`",
+        ),
+        # `.norm()` after `.data`, and what `copy_` copies from: only tensors have or take them.
+        Invalid(
+            """
+            import torch
+
+            def do_some_doubling(x):
+                y = x * 2
+                while y.data.norm() < 1000:
+                    y = y * 2
+                return y
+            """,
+            line=5,
+            column=11,
+            message="`y.data` reads the tensor without autograd's version counter; `y.detach()` reads the same "
+            "values and keeps in-place checks",
+        ),
+        Invalid(
+            """
+            import torch
+
+            def get_inits(X, gen_img):
+                gen_img.weight.data.copy_(X.data)
+                return gen_img
+            """,
+            line=4,
+            column=31,
+            message="`X.data` reads the tensor without autograd's version counter; `X.detach()` reads the same "
+            "values and keeps in-place checks",
         ),
     )
 

@@ -92,7 +92,7 @@ class of the file or of another file of the run; for a class the run does not sh
 method is named for running it (`act`, `predict`, `encode`, `sample`...). A model is something named like one (`model`, `net`, `self.backbone`,
 `teacher`, `ema_model`, `netD`, `model.module`, ...): a module without parameters (pooling,
 dropout) records no graph, and nothing else in the code tells the two apart (`backward`, `torch.autograd`, an optimizer `step`, `.grad`, `requires_grad`,
-`grad_fn`), and no `torch.jit.freeze` (a frozen module holds its weights as constants). In a function it is reported at the first such model call (one fix wraps the function); in
+`grad_fn`), and no `torch.jit.freeze` or `optimize_for_mobile` (a frozen module holds its weights as constants). In a function it is reported at the first such model call (one fix wraps the function); in
 a script's or notebook's own code, at each loop over evaluation data and each statement that runs
 a model switched to eval mode, on evaluation data, or whose output is only read (each cell is run,
 and fixed, on its own), or, in a script or notebook that uses no gradients, that runs a model its
@@ -250,6 +250,7 @@ _GRAD_FUNCTIONS = (
     "functorch.",
     "torch.jit.freeze",
     "torch.jit.optimize_for_inference",
+    "torch.utils.mobile_optimizer.optimize_for_mobile",  # freezes the module as `torch.jit.freeze` does
     "torchviz.",  # `make_dot(y.mean())` draws the graph the model call records
 )
 _GRAD_ATTRIBUTES = frozenset({"grad", "grad_fn", "requires_grad"})
@@ -1750,11 +1751,15 @@ def _demo_of_own_class(ctx, callee, call: ast.Call) -> bool:
     file's class: a demo of the code (an
     assignment's untrained generator shown for a few inputs; `model = NetBN().eval()` beside
     other models that train), not an evaluation of a model."""
-    if (callee.ref or "").startswith(("torch.nn.", "torchvision.models.")):
-        # a torch layer shown at work (`layer = nn.BatchNorm2d(16)`, `layer.eval()`), or a
-        # torchvision model built without weights (`resnet18()`, profiled), in a file that never
-        # backpropagates: a demo of what the code does
+    if (callee.ref or "").startswith("torch.nn."):
+        # a torch layer shown at work (`layer = nn.BatchNorm2d(16)`, `layer.eval()`) in a file
+        # that never backpropagates: a demo of what the layer does
         return "backward(" not in _code_text(ctx)
+    if (callee.ref or "").startswith("torchvision.models."):
+        # a torchvision model built here without weights (`rn18 = resnet18()`, profiled), not a
+        # trace of one (`torch.jit.trace(model, x)` of a pretrained model), in a file that never
+        # backpropagates
+        return "backward(" not in _code_text(ctx) and _built_by_its_class(ctx, call)
     fact = ctx.model.run_class_fact(callee)
     if fact is not None:
         # a class of another file of the run whose `__init__` loads nothing, built here, in a
@@ -3632,6 +3637,18 @@ class EvalWithGrad(Rule):
             print(decoder_blk(X, state)[0].shape)
             """
         ),
+        # A module frozen for mobile holds its weights as constants: its calls record no graph.
+        Valid(
+            """
+            import torch
+            import torchvision
+            from torch.utils.mobile_optimizer import optimize_for_mobile
+
+            model = torchvision.models.resnet18(pretrained=True).eval()
+            optimized = optimize_for_mobile(torch.jit.script(model))
+            print(optimized(img).argmax().item())
+            """
+        ),
     )
     invalid = (
         # A trained model traced for deployment, its traced copy's prediction read.
@@ -4998,6 +5015,26 @@ class EvalWithGrad(Rule):
             message="`rn18(...)` runs with grad enabled after `rn18.eval()` (line 5), and nothing in this module uses "
             "gradients: autograd records a graph for every call, wasting memory and time; run evaluation under "
             "`torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # A trace of a pretrained torchvision model timed on a batch: evaluated with grad on.
+        Invalid(
+            """
+            import time
+            import torch
+            import torchvision
+
+            model = torchvision.models.resnet18(pretrained=True)
+            model.eval()
+            traced_script_module = torch.jit.trace(model, torch.rand(1, 3, 224, 224))
+            start = time.time()
+            output = traced_script_module(torch.rand(64, 3, 224, 224))
+            print(time.time() - start, output.shape)
+            """,
+            line=9,
+            column=10,
+            message="`traced_script_module(...)` runs with grad enabled after `model.eval()` (line 6), and nothing "
+            "in this module uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
         ),
     )
 
