@@ -250,7 +250,6 @@ _GRAD_FUNCTIONS = (
     "functorch.",
     "torch.jit.freeze",
     "torch.jit.optimize_for_inference",
-    "torch.utils.mobile_optimizer.optimize_for_mobile",  # freezes the module as `torch.jit.freeze` does
     "torchviz.",  # `make_dot(y.mean())` draws the graph the model call records
 )
 _GRAD_ATTRIBUTES = frozenset({"grad", "grad_fn", "requires_grad"})
@@ -1599,6 +1598,24 @@ def _frozen(ctx, target: ast.AST, call: ast.Call) -> bool:
     if found[0]:
         return False  # `model.fc = nn.Linear(...)`: a new layer trains
     return found[1] or root.id in frozen_models(ctx, scope, call)
+
+
+_FREEZING_FUNCTIONS = frozenset(
+    {"torch.jit.freeze", "torch.jit.optimize_for_inference", "torch.utils.mobile_optimizer.optimize_for_mobile"}
+)
+
+
+def _frozen_copy(ctx, target: ast.AST) -> bool:
+    """Whether the name called is bound, everywhere in the scope, to a frozen copy of a module
+    (``optimize_for_mobile(scripted)``, ``torch.jit.freeze(scripted)``): its weights are
+    constants, so its calls record no graph."""
+    if not isinstance(target, ast.Name):
+        return False
+    bindings = ctx.model.uses(ctx.function if ctx.function is not None else ctx.tree).bindings_of(target.id)
+    return bool(bindings) and all(
+        isinstance(b.value, ast.Call) and ctx.imports.qualified_name(b.value.func) in _FREEZING_FUNCTIONS
+        for b in bindings
+    )
 
 
 def _frozen_global(ctx, function: ast.AST, name: str) -> bool:
@@ -5265,7 +5282,7 @@ class EvalWithGrad(Rule):
         subclass, a torch layer, a model a project function returns), or, where nothing else
         is known, something named like one (``model``, ``self.net``, ``teacher.module``)."""
         target = _callee(node)
-        if _certainly_not_a_model(ctx, target) or _frozen(ctx, target, node):
+        if _certainly_not_a_model(ctx, target) or _frozen(ctx, target, node) or _frozen_copy(ctx, target):
             return False
         value = ctx.model.value(target)
         if value.kind is Kind.FUNCTION and isinstance(target, ast.Name):
