@@ -1345,3 +1345,14 @@ def test_models_of_other_files_dropped_past_the_limit_are_made_again(tmp_path, c
     )
     found = findings(capsys, tmp_path / "kl.py", tmp_path / "rec.py", train)
     assert len([line for line in found if "GG105" in line]) == 3, found
+
+
+def test_index_sent_to_a_spawned_worker_leaves_its_memos_behind(tmp_path):
+    import pickle
+
+    model = write(tmp_path, "model.py", MODEL)
+    index = build_index([str(model), str(write(tmp_path, "train.py", TRAIN))])
+    assert index.parsed(str(model)) is not None  # a memo of a parsed file
+    back = pickle.loads(pickle.dumps(index))
+    assert not [name for name in vars(back) if name.startswith("_")]
+    assert back.digest() == index.digest() and back.classes == index.classes
