@@ -43,7 +43,7 @@ from gradguard.check.analysis.imports import (
     dotted_name,
     iter_statements,
 )
-from gradguard.check.analysis.project import ProjectIndex, loads_weights
+from gradguard.check.analysis.project import ProjectIndex, loads_weights, top_function
 from gradguard.check.analysis.read_only import Rebindings, statement_blocks
 from gradguard.check.analysis.scopes import (
     FUNCTION_TYPES,
@@ -2636,15 +2636,14 @@ class SemanticModel:
     def _call_method_returns(self, callee: Value, frame: Frame) -> Optional[Value]:
         """What the ``__call__`` that a module class of the file defines itself returns, when
         known: a tensor, or a tuple of values each known apart."""
-        owner, key = self, callee.ref
-        if key is not None and key.startswith("project:") and self.project is not None:
+        owner: Optional[SemanticModel] = self
+        key = callee.ref
+        if key is not None and key.startswith("project:"):
             # a class of another file of the run: that file's model reads its `__call__`
             module, _, key = key[len("project:") :].rpartition(".")
-            path = self.project.path_of(module)
-            other = self.project.analysis_of(path, self._model_of_file) if path is not None else None
-            if not isinstance(other, SemanticModel):
+            owner = self._run_file_model(module)
+            if owner is None:
                 return None
-            owner = other
         info = owner._class_table().get(key) if key else None
         method = owner._method_node(info, "__call__") if info is not None else None
         if method is None or not self._summaries_allowed(frame):
@@ -2771,14 +2770,15 @@ class SemanticModel:
         if self.project is None or qual.startswith(vocab.PLAIN_VALUE_LIBRARIES):
             return None
         key = self.project.function_key(self.filename, qual)
-        found = self.project.function_node(key)
-        if found is None or not self._summaries_allowed(frame):
+        if self.project.function_node(key) is None or not self._summaries_allowed(frame):
             return None
-        path = self.project.path_of(key.rpartition(".")[0])
-        other = self.project.analysis_of(path, self._model_of_file) if path is not None else None
-        if not isinstance(other, SemanticModel) or other.filename == self.filename:
+        module, _, name = key.rpartition(".")
+        other = self._run_file_model(module)
+        # the definition in that model's own tree (the index's parse of the file may be a newer one)
+        fn = top_function(other.tree, name) if other is not None and other.filename != self.filename else None
+        if fn is None:
             return None
-        returned = _portable(other.function_summary(found[1]).returns, other)
+        returned = _portable(other.function_summary(fn).returns, other)  # type: ignore[union-attr]
         if returned.kind is Kind.UNKNOWN:
             return None
         return self._returned(returned, args, state)
@@ -2789,15 +2789,21 @@ class SemanticModel:
         if self.project is None or frame.kind == "module-first" or not self._summaries_allowed(frame):
             return UNKNOWN
         module, _, name = ref[len("project:") :].rpartition(".")
-        path = self.project.path_of(module)
-        other = self.project.analysis_of(path, self._model_of_file) if path is not None else None
-        if not isinstance(other, SemanticModel) or other.filename == self.filename:
+        other = self._run_file_model(module)
+        if other is None or other.filename == self.filename:
             return UNKNOWN
         info = other._class_table().get(name)
         fn = other._method_node(info, method) if info is not None else None
         if fn is None:
             return UNKNOWN
         return self._returned(_portable(other.function_summary(fn).returns, other), args, state)
+
+    def _run_file_model(self, module: str) -> Optional["SemanticModel"]:
+        """The semantic model of the file of the run whose module has this key (kept by the
+        project index, ``ProjectIndex.analysis_of``), or None."""
+        path = self.project.path_of(module) if self.project is not None else None
+        other = self.project.analysis_of(path, self._model_of_file) if path is not None else None  # type: ignore[union-attr]
+        return other if isinstance(other, SemanticModel) else None
 
     def _model_of_file(self, path: str, tree: ast.Module, text: str) -> "SemanticModel":
         return SemanticModel(

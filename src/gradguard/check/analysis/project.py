@@ -201,10 +201,8 @@ class ProjectIndex:
         if parsed is None:
             return None
         tree = parsed[0]
-        found = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
-        if len(found) != 1 or found[0].decorator_list:
-            return None
-        return tree, found[0]
+        function = top_function(tree, name)
+        return (tree, function) if function is not None else None
 
     def __getstate__(self) -> dict:
         """What a spawned worker receives: the facts, not the memos made from them."""
@@ -304,6 +302,12 @@ class ProjectIndex:
 _CURRENT: ContextVar = ContextVar("gradguard_project", default=None)
 
 
+def top_function(tree: ast.Module, name: str) -> Optional[ast.AST]:
+    """The module's one undecorated top-level definition of function ``name``, or None."""
+    found = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
+    return found[0] if len(found) == 1 and not found[0].decorator_list else None
+
+
 # How many other files' semantic models a run keeps at once (``ProjectIndex.analysis_of``).
 ANALYSES_KEPT = 32
 
@@ -366,7 +370,7 @@ def _reexports(index: ProjectIndex, texts: dict) -> dict:
             if not source.startswith(".") or source.startswith(".."):
                 continue  # only the package's own modules
             module = f"{package}.{source[1:]}" if source[1:] else package
-            names = [part.split()[0] for part in match.group(2).replace("\n", " ").split(",") if part.strip()]
+            names = [name for name, _ in _clause_names(match.group(2))]
             if names == ["*"]:
                 prefix = module + "."
                 for function in index.functions:
@@ -374,13 +378,9 @@ def _reexports(index: ProjectIndex, texts: dict) -> dict:
                     if function.startswith(prefix) and "." not in short and not short.startswith("_"):
                         out.setdefault(f"{package}.{short}", function)
                 continue
-            for written in match.group(2).split(","):
-                parts = written.split()
-                if not parts:
-                    continue
-                local = parts[-1] if len(parts) == 3 and parts[1] == "as" else parts[0]
-                if f"{module}.{parts[0]}" in index.functions:
-                    out.setdefault(f"{package}.{local}", f"{module}.{parts[0]}")
+            for name, local in _clause_names(match.group(2)):
+                if f"{module}.{name}" in index.functions:
+                    out.setdefault(f"{package}.{local}", f"{module}.{name}")
     return out
 
 
@@ -521,8 +521,7 @@ def _served_files(index: ProjectIndex, importing_torch: list) -> set:
         written = []
         for module, level, imported in _from_clauses(text):
             written.append((module, level))
-            for item in imported.replace("\n", " ").split(","):  # `from . import utils`: a module
-                item = item.partition(" as ")[0].strip()
+            for item, _ in _clause_names(imported):  # `from . import utils`: a module
                 if item in names:
                     written.append((f"{module}.{item}" if module else item, level))
         written += [(match.group(1), 0) for match in _IMPORT_RE.finditer(text)]
@@ -705,13 +704,9 @@ def _torch_imports(text: str) -> dict:
         module = match.group(1)
         if match.group(0)[:1] != "f" or not (module == "torch" or module.startswith("torch.")):
             continue  # indented (inside a block), or not torch's
-        for written in match.group(2).replace("\n", " ").split(","):
-            parts = written.split()
-            if not parts or parts[0] == "*":
-                continue
-            local = parts[2] if len(parts) == 3 and parts[1] == "as" else parts[0]
-            if local.isidentifier() and not local.startswith("_"):
-                found[local] = f"{module}.{parts[0]}"
+        for name, local in _clause_names(match.group(2)):
+            if name != "*" and local.isidentifier() and not local.startswith("_"):
+                found[local] = f"{module}.{name}"
     for match in _IMPORT_RE.finditer(text):
         module, alias = match.group(1), match.group(2)
         if match.group(0)[:1] != "i" or not (module == "torch" or module.startswith("torch.")):
@@ -721,6 +716,15 @@ def _torch_imports(text: str) -> dict:
         elif module == "torch":
             found["torch"] = "torch"
     return found
+
+
+def _clause_names(written: str) -> Iterator[tuple[str, str]]:
+    """(name, local name) for each item of an import's list as written (``a, b as c``:
+    ``("a", "a")``, ``("b", "c")``)."""
+    for item in written.split(","):
+        parts = item.split()
+        if parts:
+            yield parts[0], (parts[2] if len(parts) == 3 and parts[1] == "as" else parts[0])
 
 
 def _from_clauses(text: str) -> Iterator[tuple[str, int, str]]:
@@ -750,12 +754,10 @@ def _imported_by_name(index: ProjectIndex, path: str, text: str, known) -> Itera
     """(local name, "module.name") for the names in ``known`` that a file imports with
     ``from module import name [as local]``."""
     for target_module, names in _from_imports(index, path, text):
-        for item in names.replace("\n", " ").split(","):
-            name, _, alias = item.strip().partition(" as ")
-            name = name.strip()
+        for name, local in _clause_names(names):
             qualified = f"{target_module}.{name}"
-            if name and qualified in known:
-                yield (alias.strip() or name), qualified
+            if qualified in known:
+                yield local, qualified
 
 
 def _imported_functions(index: ProjectIndex, path: str, text: str):

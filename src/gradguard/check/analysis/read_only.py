@@ -170,7 +170,7 @@ def read_only_calls(
                 continue  # an assignment to names: followed below
             if not any(line in pending for line in range(node.lineno, (node.end_lineno or node.lineno) + 1)):  # type: ignore[attr-defined]
                 continue
-            if t is ast.Assign and _numpy_slot(node, own, qualified_name):  # type: ignore[arg-type]
+            if t is ast.Assign and _numpy_slot(node, own, loops, qualified_name):  # type: ignore[arg-type]
                 base = _base_name(value, wanted)
                 if base is not None:
                     reads[id(base)] = _VALUE  # `yHat[t] = yy[-1]` into `yHat = np.zeros(n)`: numpy copies the value
@@ -266,10 +266,10 @@ def read_only_calls(
     return frozenset(id(call) for call in found if call is not None)
 
 
-def _numpy_slot(node: ast.Assign, own: list, qualified_name) -> bool:
+def _numpy_slot(node: ast.Assign, own: list, loops: list, qualified_name) -> bool:
     """Whether an assignment stores into an item of a numpy array (``yHat[t] = yy[-1]`` after
     ``yHat = np.zeros(N)``): the name's last binding before the store is a numpy call, and no
-    loop around the store binds the name again."""
+    loop around the store (of the scope's ``loops``) binds the name again."""
     if len(node.targets) != 1 or type(node.targets[0]) is not ast.Subscript:
         return False
     target = node.targets[0].value  # type: ignore[attr-defined]
@@ -287,10 +287,9 @@ def _numpy_slot(node: ast.Assign, own: list, qualified_name) -> bool:
                 if last is None or other.lineno > last.lineno:
                     last = other
             elif any(
-                type(loop) in _LOOPS
-                and loop.lineno < node.lineno <= (loop.end_lineno or loop.lineno)
+                loop.lineno < node.lineno <= (loop.end_lineno or loop.lineno)
                 and loop.lineno < other.lineno <= (loop.end_lineno or loop.lineno)
-                for loop in own
+                for loop in loops
             ):
                 return False  # bound again later in a loop around the store
     if last is None or type(last.value) is not ast.Call:

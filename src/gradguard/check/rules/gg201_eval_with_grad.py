@@ -404,7 +404,6 @@ class _State:
     name_loads: dict = field(default_factory=dict)  # id(scope) -> name -> the Name nodes reading it (`_left_unused`)
     returns_asked: set = field(default_factory=set)  # ids of the functions `_returned_only_read` is working on
     checkpoint_loads: Optional[dict] = None  # `_checkpoint_loads`
-    file_uses_grad: Optional[bool] = None  # `_file_uses_grad`
     function_spans: Optional[list] = None  # (start, end) of every function of the file (`_loaded_from_checkpoint`)
 
 
@@ -871,7 +870,7 @@ def _data_parallel(call: ast.Call) -> bool:
 
 
 def _function_uses_grad(ctx, function: ast.AST) -> bool:
-    """``_uses_grad`` of one function's body, kept per function."""
+    """``_uses_grad`` of one function's body (or of the module's whole code), kept per node."""
     cache = ctx.state(_State).uses_grad
     found = cache.get(id(function))
     if found is None:
@@ -1762,6 +1761,21 @@ def _dummy_input(ctx, call: ast.Call) -> bool:
     )
 
 
+def _test_or_demo(ctx, callee, call: ast.Call) -> bool:
+    """Whether a call runs a module built in its scope and never trained or loaded there
+    (``_fresh_module``) in a unit test of it, or as a demo of the outputs of an untrained class
+    (``_demo_of_own_class``) on made-up inputs, shown or kept (not a call run for its cost
+    alone, ``model(x)`` timed or profiled: the graph costs there)."""
+    return _fresh_module(ctx, call) and (
+        _unit_test(ctx, ctx.function)
+        or (
+            _demo_of_own_class(ctx, callee, call)
+            and _made_up_input(ctx, call)
+            and (not _thrown_away(ctx, call) or _displayed(ctx, call))
+        )
+    )
+
+
 def _demo_of_own_class(ctx, callee, call: ast.Call) -> bool:
     """Whether the model is an instance of a class of the file (or of another file of the run,
     or a torch layer) in a file that never backpropagates, or the file's only instance of the
@@ -1866,21 +1880,13 @@ def _loaded_from_checkpoint(ctx, call: ast.Call) -> Optional[int]:
             "show" not in src.text[src.node_start(function) : src.node_end(function)]
             or ctx.model.uses(function).bindings_of(callee.id)
             or not ctx.model.scopes.module.binds(callee.id)
-            or _file_uses_grad(ctx)
+            or _function_uses_grad(ctx, ctx.tree)  # the whole file's code
         ):
             return None
         before = [at for at in offsets if code[at] == src.text[at] and not any(a <= at < b for a, b in spans)]
     if not before or _thrown_away(ctx, call) or _handed_to_backpropagation(ctx, call):
         return None  # `model(get_test_input(dim))` alone: a warm-up, whose graph is freed at once
     return bisect.bisect_right(src.line_starts, max(before))
-
-
-def _file_uses_grad(ctx) -> bool:
-    """``_uses_grad`` of the whole file, found once."""
-    state = ctx.state(_State)
-    if state.file_uses_grad is None:
-        state.file_uses_grad = _uses_grad(ctx, [ctx.tree])
-    return state.file_uses_grad
 
 
 def _handed_to_backpropagation(ctx, call: ast.Call) -> bool:
@@ -5179,14 +5185,7 @@ class EvalWithGrad(Rule):
             return _Candidate(node, "loop", loop_id)
         callee = ctx.model.value(_callee(node))
         if callee.has(Role.EVALUATING):
-            if _fresh_module(ctx, node) and (
-                _unit_test(ctx, ctx.function)
-                or (
-                    _demo_of_own_class(ctx, callee, node)
-                    and _made_up_input(ctx, node)
-                    and (not _thrown_away(ctx, node) or _displayed(ctx, node))
-                )
-            ):
+            if _test_or_demo(ctx, callee, node):
                 # a unit test of a model it builds (`model.eval(); out = model(x)`), or a demo of
                 # the outputs of the file's own class in a file that never trains (not a call run
                 # for its cost alone, `model(x)` timed or profiled: the graph costs there)
@@ -5202,15 +5201,10 @@ class EvalWithGrad(Rule):
             if value.is_tensor and value.split is Split.EVAL:
                 return _Candidate(node, "eval-data", data=short(ctx.text(arg), 40))
         if unit is not None and unit.eval_call is not None:
-            if _unit_test(ctx, ctx.function) and _fresh_module(ctx, node):
-                return None  # `scripted = torch.jit.script(model)` in a test of the model it builds
-            if (
-                _fresh_module(ctx, node)
-                and _demo_of_own_class(ctx, callee, node)
-                and _made_up_input(ctx, node)
-                and (not _thrown_away(ctx, node) or _displayed(ctx, node))
-            ):
-                return None  # `en_de = EncoderDecoder(encoder, decoder)` of two demo parts, on zeros
+            if _test_or_demo(ctx, callee, node):
+                # `scripted = torch.jit.script(model)` in a test of the model it builds;
+                # `en_de = EncoderDecoder(encoder, decoder)` of two demo parts, on zeros
+                return None
             return _Candidate(node, "eval-call")
         if named_eval:
             if _dummy_input(ctx, node):
