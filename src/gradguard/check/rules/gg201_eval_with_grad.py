@@ -404,7 +404,8 @@ class _State:
     name_loads: dict = field(default_factory=dict)  # id(scope) -> name -> the Name nodes reading it (`_left_unused`)
     returns_asked: set = field(default_factory=set)  # ids of the functions `_returned_only_read` is working on
     checkpoint_loads: Optional[dict] = None  # `_checkpoint_loads`
-    function_spans: Optional[list] = None  # (start, end) of every function of the file (`_loaded_from_checkpoint`)
+    function_spans: Optional[list] = None  # sorted (start, end) of the file's outermost functions
+    module_level_loads: Optional[dict] = None  # `_module_level_loads`
 
 
 def _loader_name(expr: ast.AST) -> Optional[str]:
@@ -1855,38 +1856,56 @@ def _loaded_from_checkpoint(ctx, call: ast.Call) -> Optional[int]:
     offsets = _checkpoint_loads(ctx).get(callee.id)
     if not offsets:
         return None
-    src = ctx.source
-    code = _code_text(ctx)  # not in a docstring's example
-    function = ctx.function
     if ends_in_metadata(call, ctx.parent):
         return None  # `print(model(x).size())`: a shape probe
-    state = ctx.state(_State)
-    if state.function_spans is None:
-        state.function_spans = [
-            (src.node_start(node), src.node_end(node))
-            for node in ast.walk(ctx.tree)
-            if isinstance(node, FUNCTION_TYPES)
-        ]
-    spans = state.function_spans
+    function = ctx.function
+    src = ctx.source
+    if function is not None and (
+        "show" not in src.text[src.node_start(function) : src.node_end(function)]
+        or ctx.model.uses(function).bindings_of(callee.id)
+        or not ctx.model.scopes.module.binds(callee.id)
+        or _function_uses_grad(ctx, ctx.tree)  # the whole file's code
+    ):
+        return None
+    # the script's own loads: not a function's (its `model` is its own), not a docstring's example
+    loads = _module_level_loads(ctx, callee.id)
     if function is None:
-        # the script's own loads before the call: not a function's (its `model` is its own)
-        before = [
-            at
-            for at in offsets
-            if at < src.node_start(call) and code[at] == src.text[at] and not any(a <= at < b for a, b in spans)
-        ]
-    else:
-        if (
-            "show" not in src.text[src.node_start(function) : src.node_end(function)]
-            or ctx.model.uses(function).bindings_of(callee.id)
-            or not ctx.model.scopes.module.binds(callee.id)
-            or _function_uses_grad(ctx, ctx.tree)  # the whole file's code
-        ):
-            return None
-        before = [at for at in offsets if code[at] == src.text[at] and not any(a <= at < b for a, b in spans)]
-    if not before or _thrown_away(ctx, call) or _handed_to_backpropagation(ctx, call):
+        loads = loads[: bisect.bisect_left(loads, src.node_start(call))]  # before the call
+    before = loads[-1] if loads else None
+    if before is None or _thrown_away(ctx, call) or _handed_to_backpropagation(ctx, call):
         return None  # `model(get_test_input(dim))` alone: a warm-up, whose graph is freed at once
-    return bisect.bisect_right(src.line_starts, max(before))
+    return bisect.bisect_right(src.line_starts, before)
+
+
+def _module_level_loads(ctx, name: str) -> list:
+    """The sorted offsets of ``_checkpoint_loads(ctx)[name]`` in the file's module-level
+    code: outside every function and every multi-line string. Found once per name."""
+    state = ctx.state(_State)
+    if state.module_level_loads is None:
+        state.module_level_loads = {}
+    found = state.module_level_loads.get(name)
+    if found is None:
+        src = ctx.source
+        code = _code_text(ctx)
+        if state.function_spans is None:
+            outermost: list = []  # functions nest, so the outermost spans cover them all
+            for start, end in sorted(
+                (src.node_start(node), src.node_end(node))
+                for node in ast.walk(ctx.tree)
+                if isinstance(node, FUNCTION_TYPES)
+            ):
+                if not outermost or start >= outermost[-1][1]:
+                    outermost.append((start, end))
+            state.function_spans = outermost
+        spans = state.function_spans
+        starts = [start for start, _ in spans]
+        found = []
+        for at in sorted(_checkpoint_loads(ctx).get(name, ())):
+            index = bisect.bisect_right(starts, at) - 1
+            if code[at] == src.text[at] and not (index >= 0 and at < spans[index][1]):
+                found.append(at)
+        state.module_level_loads[name] = found
+    return found
 
 
 def _handed_to_backpropagation(ctx, call: ast.Call) -> bool:
