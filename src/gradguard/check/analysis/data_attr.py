@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from gradguard.check.analysis.scopes import own_nodes
+from gradguard.check.analysis.scopes import own_nodes, walk_in_order
 from gradguard.check.analysis.values import Kind, Role
 from gradguard.check.analysis.vocabulary import (
     ALIAS_ATTRIBUTES,
@@ -305,7 +305,7 @@ def _first_arguments(ctx) -> dict:
         found = ctx.cache[key] = {}
         body = scope.body if isinstance(scope.body, list) else [scope.body]
         for stmt in body:
-            for sub in ast.walk(stmt):
+            for sub in walk_in_order(stmt):
                 if type(sub) is ast.Call and sub.args and type(sub.args[0]) is ast.Name:  # type: ignore[attr-defined]
                     found.setdefault(sub.args[0].id, []).append(sub.func)  # type: ignore[attr-defined]
     return found
@@ -348,7 +348,7 @@ def _optional_data_receivers(ctx) -> frozenset:
         if " None" in ctx.source.text:
             body = scope.body if isinstance(scope.body, list) else [scope.body]
             for stmt in body:
-                for sub in ast.walk(stmt):
+                for sub in walk_in_order(stmt):
                     if (
                         isinstance(sub, ast.Compare)
                         and isinstance(sub.left, ast.Attribute)

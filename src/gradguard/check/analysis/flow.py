@@ -16,7 +16,7 @@ import enum
 from typing import TYPE_CHECKING, Optional
 
 from gradguard.check.analysis.grad_mode import RegionKind, classify_grad_mode
-from gradguard.check.analysis.scopes import target_names
+from gradguard.check.analysis.scopes import target_names, walk_in_order
 from gradguard.check.analysis.values import UNKNOWN, Grad, Kind, Role, Value, join
 from gradguard.check.analysis.vocabulary import SET_ENABLED_NAMES, call_argument
 
@@ -482,7 +482,7 @@ class ScopeFlow:
             start = state
             bound = {
                 n.name: UNKNOWN
-                for n in ast.walk(case.pattern)
+                for n in walk_in_order(case.pattern)
                 if isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name
             }
             if bound:

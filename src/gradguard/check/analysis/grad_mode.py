@@ -12,6 +12,7 @@ from enum import Enum
 from typing import Optional
 
 from gradguard.check.analysis.imports import ImportMap
+from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.vocabulary import (
     ENABLE_NAMES,
     GRAD_MODE_NAMES,
@@ -64,7 +65,7 @@ def _const_bool(node: Optional[ast.AST]) -> Optional[bool]:
 
 
 def _mentions_grad(node: ast.AST) -> bool:
-    for sub in ast.walk(node):
+    for sub in walk_in_order(node):
         name = sub.id if isinstance(sub, ast.Name) else sub.attr if isinstance(sub, ast.Attribute) else None
         if name is not None:
             lowered = name.lower()

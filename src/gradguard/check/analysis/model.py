@@ -56,6 +56,7 @@ from gradguard.check.analysis.scopes import (
     parameters,
     target_names,
     walk,
+    walk_in_order,
 )
 from gradguard.check.analysis.values import (
     NONE_VALUE,
@@ -434,6 +435,7 @@ class SemanticModel:
         self._tainted: dict = {}  # key -> the head of the cycle whose stand-in it used
         self._provisional: dict = {}  # head -> [(store, key)] kept until the head finishes
         self._summaries: dict = {}
+        self._handed_on_envs: dict = {}  # (id(function), "handed-on") -> its parameters' values from its callers
         self._classes: Optional[dict] = None
         self._hand_made: Optional[frozenset] = None  # see `_hand_made_members`
         self._global_assigned: Optional[dict] = None  # see `_global_rebindings`
@@ -832,7 +834,7 @@ class SemanticModel:
             else [n.value for n in self.own_nodes(fn) if isinstance(n, ast.Return) and n.value is not None]
         )
         for result in results:
-            for sub in ast.walk(result):
+            for sub in walk_in_order(result):
                 if not isinstance(sub, ast.Call):
                     continue
                 if any(
@@ -1489,16 +1491,31 @@ class SemanticModel:
         binds that name itself (None: not known, or bound in its body)."""
         if not isinstance(fn, FUNCTION_TYPES) or name not in {a.arg for a in parameters(fn)}:
             return None
-        key = (id(fn), "handed-on")
-        if self.body_binds(fn, name) or key in self._in_progress:
+        if self.body_binds(fn, name):
             return None
+        value = self._handed_on_env(fn).get(name)
+        return value if value is not None and value.kind is not Kind.UNKNOWN else None
+
+    def _handed_on_env(self, fn: ast.AST) -> dict:
+        """Every parameter's value as the function's callers give it, once per function: a
+        chain of functions handing a parameter on is followed once, not once per name and
+        path (empty where the callers are not all known, or inside a cycle of callers)."""
+        key = (id(fn), "handed-on")
+        found = self._handed_on_envs.get(key)
+        if found is not None:
+            return found
+        if key in self._in_progress:
+            self._cycle_at(key)
+            return {}
         self._begin(key)
+        head = None
         try:
             sites = self._callers_of(fn)
-            value = self._parameter_env(fn, callers=sites).get(name) if sites else None
+            env = self._parameter_env(fn, callers=sites) if sites else {}
         finally:
-            self._end(key)
-        return value if value is not None and value.kind is not Kind.UNKNOWN else None
+            head = self._end(key)
+        self._keep(head, self._handed_on_envs, key, env)
+        return env
 
     def _constant_value(self, node: ast.AST) -> Value:
         if isinstance(node, ast.Constant):
@@ -3227,7 +3244,7 @@ class SemanticModel:
             for stmt in info.node.body:
                 if isinstance(stmt, FUNCTION_TYPES):
                     names.add(stmt.name)
-                    for sub in ast.walk(stmt):
+                    for sub in walk_in_order(stmt):
                         if (
                             type(sub) is ast.Attribute
                             and type(sub.ctx) is ast.Store  # type: ignore[attr-defined]
@@ -3377,11 +3394,11 @@ class SemanticModel:
         """Whether the code of ``node`` (nested functions included: an optimizer's closure)
         resets gradients: ``zero_grad()`` on anything, ``p.grad = None``, ``p.grad.zero_()``,
         ``p.grad.data.zero_()``, ``p.grad *= 0``, ``del p.grad``."""
-        return any(_resets_grad(sub) for sub in ast.walk(node))
+        return any(_resets_grad(sub) for sub in walk_in_order(node))
 
     def grad_resets_in(self, node: ast.AST) -> list:
         """The nodes of ``zeroes_grad_in``'s resets in the code of ``node``, in walk order."""
-        return [sub for sub in ast.walk(node) if _resets_grad(sub)]
+        return [sub for sub in walk_in_order(node) if _resets_grad(sub)]
 
     def callee(self, call: ast.Call) -> Optional[ast.AST]:
         """The function or method of this file that ``call`` runs, when the code shows it:
@@ -4017,7 +4034,7 @@ def _free_loads(fn: ast.AST, scope) -> set:
     """The names a function reads and does not bind itself."""
     return {
         n.id
-        for n in ast.walk(fn)
+        for n in walk_in_order(fn)
         if type(n) is ast.Name and type(n.ctx) is ast.Load and (scope is None or not scope.binds(n.id))
     }
 

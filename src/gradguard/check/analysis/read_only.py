@@ -50,7 +50,7 @@ import ast
 from typing import Callable, Optional
 
 from gradguard.check.analysis.imports import dotted_name
-from gradguard.check.analysis.scopes import COMPREHENSION_TYPES, own_nodes
+from gradguard.check.analysis.scopes import COMPREHENSION_TYPES, own_nodes, walk_in_order
 from gradguard.check.analysis.vocabulary import (
     ALIAS_METHODS,
     GRAD_DROPPING,
@@ -153,7 +153,7 @@ def read_only_calls(
             if found is not None:
                 reads[id(found[0])] = found[1]  # `[np.argmax(p.detach().numpy()) for p in out]`
     for name, base, loop in iterated:
-        inside = {id(sub) for stmt in loop.body for sub in ast.walk(stmt)}
+        inside = {id(sub) for stmt in loop.body for sub in walk_in_order(stmt)}
         kinds = [reads.get(id(use)) for use in uses[name] if id(use) in inside]
         if kinds and all(kind in (_VALUE, _METADATA) for kind in kinds):
             reads[id(base)] = _VALUE if _VALUE in kinds else _METADATA
@@ -303,7 +303,7 @@ def _reads_on_the_way(value: ast.AST, wanted: set, reads: dict) -> list:
     made only where an attribute that may drop a graph is there."""
     uses = []
     drops = False
-    for sub in ast.walk(value):
+    for sub in walk_in_order(value):
         t = type(sub)
         if t is ast.Name and sub.id in wanted and id(sub) not in reads:  # type: ignore[attr-defined]
             uses.append(sub)
@@ -311,7 +311,7 @@ def _reads_on_the_way(value: ast.AST, wanted: set, reads: dict) -> list:
             drops = True
     if not uses or not drops:
         return [(use, None) for use in uses]
-    parents = {id(child): node for node in ast.walk(value) for child in ast.iter_child_nodes(node)}
+    parents = {id(child): node for node in walk_in_order(value) for child in ast.iter_child_nodes(node)}
     return [(use, _read_on_the_way(use, value, parents)) for use in uses]
 
 
@@ -427,7 +427,7 @@ def _assigned_in(body: list, name: str) -> bool:
     return any(
         type(sub) is ast.Name and type(sub.ctx) is not ast.Load and sub.id == name  # type: ignore[attr-defined]
         for stmt in body
-        for sub in ast.walk(stmt)
+        for sub in walk_in_order(stmt)
     )
 
 
@@ -486,7 +486,7 @@ def _item_read(name: str, code, qualified_name) -> Optional[int]:
     use is a read; None where one is not, where there is none, or where nested code may use it."""
     uses: list = []
     reads: dict = {}
-    for sub in (sub for part in code for sub in ast.walk(part)):
+    for sub in (sub for part in code for sub in walk_in_order(part)):
         t = type(sub)
         if t in _NESTED_CODE:
             return None
@@ -750,7 +750,7 @@ def _called_again(assignment: ast.Assign, loop: ast.AST, calls: list, qualified_
     passes take their graphs from, not a hook of this call (``t_p_val = model(t_u_val)`` beside
     ``t_p_train = model(t_u_train)``; a sample ``fake_test = G(z_test)`` beside ``G(z)``)."""
     callees = set()
-    for sub in ast.walk(assignment.value):
+    for sub in walk_in_order(assignment.value):
         if type(sub) is ast.Call:
             name = dotted_name(sub.func)  # type: ignore[attr-defined]
             if name is not None and not (qualified_name(sub.func) or "").startswith("torch."):  # type: ignore[attr-defined]
@@ -1010,14 +1010,14 @@ def _converted_first(function: ast.AST, parameters: set) -> set:
     name holds after it is that copy."""
     found = set()
     stores: dict = {}
-    for node in ast.walk(function):
+    for node in walk_in_order(function):
         if type(node) is ast.Name and type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
             stores[node.id] = stores.get(node.id, 0) + 1  # type: ignore[attr-defined]
     for name in parameters:
         if stores.get(name) != 1:
             continue
         for statement in function.body:  # type: ignore[attr-defined]
-            if not any(type(n) is ast.Name and n.id == name for n in ast.walk(statement)):  # type: ignore[attr-defined]
+            if not any(type(n) is ast.Name and n.id == name for n in walk_in_order(statement)):  # type: ignore[attr-defined]
                 continue
             if (
                 type(statement) is ast.Assign
@@ -1038,7 +1038,7 @@ def _drops_graph(value: ast.AST, name: str) -> bool:
     node = value
     while True:
         if type(node) is ast.Call:
-            if any(type(n) is ast.Name and n.id == name for a in node.args for n in ast.walk(a)):  # type: ignore[attr-defined]
+            if any(type(n) is ast.Name and n.id == name for a in node.args for n in walk_in_order(a)):  # type: ignore[attr-defined]
                 return False
             node = node.func  # type: ignore[attr-defined]
         elif type(node) is ast.Attribute:

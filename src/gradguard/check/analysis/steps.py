@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from gradguard.check.analysis.scopes import COMPREHENSION_TYPES, own_nodes
+from gradguard.check.analysis.scopes import COMPREHENSION_TYPES, own_nodes, walk_in_order
 from gradguard.check.analysis.values import Kind
 from gradguard.check.analysis.vocabulary import (
     BACKWARD_CALL_NAMES,
@@ -323,7 +323,7 @@ def _helper_freezes(ctx, call: ast.Call) -> list:
     names = [a.arg for a in [*definition.args.posonlyargs, *definition.args.args]]
     if isinstance(call.func, ast.Attribute) and names[:1] == ["self"]:
         names = names[1:]
-    for loop in ast.walk(definition):
+    for loop in walk_in_order(definition):
         if not isinstance(loop, (ast.For, ast.AsyncFor)):
             continue
         owner = _parameters_of(loop.iter)
@@ -331,7 +331,7 @@ def _helper_freezes(ctx, call: ast.Call) -> list:
         if not isinstance(owner, ast.Name) or flag is None:
             continue
         module_parameter = owner.id
-        for outer in ast.walk(definition):  # `for net in nets:` around it
+        for outer in walk_in_order(definition):  # `for net in nets:` around it
             if (
                 isinstance(outer, ast.For)
                 and isinstance(outer.target, ast.Name)

@@ -77,6 +77,7 @@ from gradguard.check.analysis.data_attr import (
     no_grad_name,
     receiver_text,
 )
+from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.values import Kind
 from gradguard.check.analysis.vocabulary import INPLACE_VALUE_METHODS, META_INPLACE_METHODS
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
@@ -588,7 +589,7 @@ class TensorDataWrite(Rule):
         if after and not after.startswith("#"):
             return False
         if stmt.lineno != stmt.end_lineno:
-            for sub in ast.walk(stmt):
+            for sub in walk_in_order(stmt):
                 if isinstance(sub, (ast.Constant, ast.JoinedStr)) and isinstance(
                     getattr(sub, "value", ""), (str, bytes, list)
                 ):
@@ -633,7 +634,7 @@ class TensorDataWrite(Rule):
         if not self._owns_lines(ctx, stmt):
             return None
         edits: list = []
-        for sub in ast.walk(stmt):
+        for sub in walk_in_order(stmt):
             if isinstance(sub, ast.Attribute) and sub.attr == "data":
                 access = classify(ctx, sub)
                 if access is None or access.kind != "write":
@@ -667,12 +668,12 @@ def _derived_reshaped(ctx, value: ast.AST, own: str) -> bool:
     keeps the shape and stays flagged."""
     mentions = False
     sliced = False
-    for sub in ast.walk(value):
+    for sub in walk_in_order(value):
         if isinstance(sub, ast.Call):
             name = sub.func.attr if isinstance(sub.func, ast.Attribute) else getattr(sub.func, "id", "")
             if not name.endswith("_like") and any(ctx.text(a) in (own, own + ".data") for a in sub.args):
                 return True
-        elif isinstance(sub, ast.Subscript) and any(isinstance(n, ast.Slice) for n in ast.walk(sub.slice)):
+        elif isinstance(sub, ast.Subscript) and any(isinstance(n, ast.Slice) for n in walk_in_order(sub.slice)):
             sliced = True
         elif isinstance(sub, (ast.Name, ast.Attribute)) and ctx.text(sub) == own:
             mentions = True
@@ -690,7 +691,7 @@ def _swaps_own_storage(ctx, stmt: ast.AST, recv: ast.AST) -> bool:
         return True  # `a.data = b.data`: `a` now shares `b`'s storage, which `copy_` would not do
     if isinstance(recv, ast.Attribute) and recv.attr == "grad":
         return True  # `p.grad.data = view`: re-pointing a gradient at a buffer (FSDP, `Module._apply`)
-    if value is not None and any(isinstance(k, ast.keyword) and k.arg == "memory_format" for k in ast.walk(value)):
+    if value is not None and any(isinstance(k, ast.keyword) and k.arg == "memory_format" for k in walk_in_order(value)):
         return True  # a new memory format: `copy_` keeps the old strides
     if value is not None and _derived_reshaped(ctx, value, own):
         return True

@@ -50,6 +50,7 @@ from __future__ import annotations
 import ast
 
 from gradguard.check.analysis.data_attr import has_comment
+from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.values import Grad
 from gradguard.check.model import Applicability, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
@@ -63,7 +64,7 @@ def _guarded_not_tensor(ctx, node: ast.AST, name: str) -> bool:
     child, cur = node, ctx.parent(node)
     while cur is not None and not isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         if isinstance(cur, (ast.If, ast.IfExp)) and child is not cur.test:
-            for sub in ast.walk(cur.test):
+            for sub in walk_in_order(cur.test):
                 if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "isinstance":
                     if sub.args and isinstance(sub.args[0], ast.Name) and sub.args[0].id == name:
                         return True

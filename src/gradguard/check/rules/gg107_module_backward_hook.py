@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import ast
 
+from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.values import Kind
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
@@ -267,7 +268,7 @@ class ModuleBackwardHook(Rule):
 
 
 def _import_of(tree: ast.Module, name: str):
-    for stmt in ast.walk(tree):
+    for stmt in walk_in_order(tree):
         if isinstance(stmt, ast.ImportFrom):
             for alias in stmt.names:
                 if (alias.asname or alias.name) == name:

@@ -214,7 +214,7 @@ from gradguard.check.analysis.read_only import (
     read_only_calls,
     viewed_call,
 )
-from gradguard.check.analysis.scopes import FUNCTION_TYPES, parameters
+from gradguard.check.analysis.scopes import FUNCTION_TYPES, parameters, walk_in_order
 from gradguard.check.analysis.steps import frozen_models, in_block
 from gradguard.check.analysis.values import Grad, Kind, Role, Split
 from gradguard.check.analysis.vocabulary import (
@@ -553,7 +553,7 @@ def _project_runner(ctx, target: ast.AST) -> Optional[dict]:
     args = function.args
     positional = [arg.arg for arg in (*args.posonlyargs, *args.args)]
     named = {arg.arg for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
-    nodes = list(ast.walk(function))
+    nodes = list(walk_in_order(function))
     called = {
         sub.func.id
         for sub in nodes
@@ -667,7 +667,7 @@ def _handed_weights_trained_here(ctx, call: ast.Call, definitions: list) -> bool
         and other.args
         and [ast.dump(arg) for arg in other.args[1:]] + [ast.dump(keyword) for keyword in other.keywords] == weights
         and _backpropagated_in(ctx, other, scope)
-        for other in ast.walk(scope)
+        for other in walk_in_order(scope)
     )
 
 
@@ -786,7 +786,7 @@ def _wrapper_shape(ctx, fn: ast.AST) -> bool:
                 and sub.func.id not in module.definitions
                 and module.binds(sub.func.id)
                 for stmt in fn.body
-                for sub in ast.walk(stmt)
+                for sub in walk_in_order(stmt)
             )
         )
     return found
@@ -1152,7 +1152,7 @@ def _left_unused(ctx, call: ast.Call, scope: ast.AST) -> bool:
     loads = ctx.state(_State).name_loads.get(id(scope))
     if loads is None:
         loads = ctx.state(_State).name_loads[id(scope)] = {}
-        for node in ast.walk(scope):
+        for node in walk_in_order(scope):
             if type(node) is ast.Name and type(node.ctx) is ast.Load:
                 loads.setdefault(node.id, []).append(node)  # type: ignore[attr-defined]
     earlier = []
@@ -1177,7 +1177,7 @@ def _left_unused(ctx, call: ast.Call, scope: ast.AST) -> bool:
 def _binds_locally(function: ast.AST, name: str) -> bool:
     """Whether a function assigns ``name`` itself (and declares it neither global nor nonlocal)."""
     stored = False
-    for node in ast.walk(function):
+    for node in walk_in_order(function):
         if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
             return False
         if type(node) is ast.Name and node.id == name and type(node.ctx) is ast.Store:
@@ -1470,7 +1470,7 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
             continue
         if not isinstance(value, ast.Call):
             continue
-        if any(type(sub) is ast.Name and sub.id == name for sub in ast.walk(value)):  # type: ignore[attr-defined]
+        if any(type(sub) is ast.Name and sub.id == name for sub in walk_in_order(value)):  # type: ignore[attr-defined]
             continue  # `model = DataParallel(model)`, `model = model.eval()`: the module it held before
         line = binding.node.lineno
         if (
@@ -1629,8 +1629,8 @@ def _frozen_global(ctx, function: ast.AST, name: str) -> bool:
         return False  # a parameter: what its callers hand it
     if ctx.model.body_binds(function, name) or not ctx.model.scopes.module.binds(name):
         return False
-    if _given_a_layer(_code_text(ctx), name):
-        return False  # `model.fc = nn.Linear(...)`: a new layer trains
+    if _given_a_layer(ctx.source.text, name) and _given_a_layer(_code_text(ctx), name):
+        return False  # `model.fc = nn.Linear(...)`: a new layer trains (not in the raw text: nowhere)
     definition = ctx.model.enclosing(function)[-1]  # the module-level statement holding it
     last = ctx.tree.body[-1]
     end = ast.Pass(lineno=last.end_lineno + 1, col_offset=0)
@@ -1688,7 +1688,7 @@ def _feeds_a_hooked_loss(ctx, call: ast.Call) -> bool:
         and isinstance(sub.func, ast.Attribute)
         and sub.func.attr == "backward"
         and (sub.lineno, sub.col_offset) > (call.lineno, call.col_offset)
-        for sub in ast.walk(loop)
+        for sub in walk_in_order(loop)
     )
 
 
@@ -1742,7 +1742,7 @@ def _shape_probe_once(ctx, call: ast.Call) -> bool:
     uses = [
         node
         for statement in loop.body
-        for node in ast.walk(statement)
+        for node in walk_in_order(statement)
         if isinstance(node, ast.Name)
         and node.id == name
         and isinstance(node.ctx, ast.Load)
@@ -1786,28 +1786,25 @@ def _demo_of_own_class(ctx, callee, call: ast.Call) -> bool:
     if (callee.ref or "").startswith("torch.nn."):
         # a torch layer shown at work (`layer = nn.BatchNorm2d(16)`, `layer.eval()`) in a file
         # that never backpropagates: a demo of what the layer does
-        return "backward(" not in _code_text(ctx)
+        return _code_lacks(ctx, "backward(")
     if (callee.ref or "").startswith("torchvision.models."):
         # a torchvision model built here without weights (`rn18 = resnet18()`, profiled), not a
         # trace of one (`torch.jit.trace(model, x)` of a pretrained model), in a file that never
         # backpropagates
-        return "backward(" not in _code_text(ctx) and _built_by_its_class(ctx, call)
+        return _code_lacks(ctx, "backward(") and _built_by_its_class(ctx, call)
     fact = ctx.model.run_class_fact(callee)
     if fact is not None:
         # a class of another file of the run whose `__init__` loads nothing, built here, in a
         # file that never backpropagates (a test script of the project's model)
         return (
-            fact.module
-            and not fact.loads_weights
-            and "backward(" not in _code_text(ctx)
-            and _built_by_its_class(ctx, call)
+            fact.module and not fact.loads_weights and _code_lacks(ctx, "backward(") and _built_by_its_class(ctx, call)
         )
     info = ctx.model.class_info(callee.ref) if callee.ref else None
     if info is None or not info.is_module:
         return False
-    text = _code_text(ctx)
-    if "backward(" not in text:
+    if _code_lacks(ctx, "backward("):
         return True
+    text = _code_text(ctx)
     # the class's one instance (its `class X(` line aside): no other one trains in its place
     name = getattr(info.node, "name", "")
     return sum(1 for at in _code_occurrences(text, f"{name}(") if not text.endswith("class ", 0, at)) == 1
@@ -1891,7 +1888,7 @@ def _module_level_loads(ctx, name: str) -> list:
             outermost: list = []  # functions nest, so the outermost spans cover them all
             for start, end in sorted(
                 (src.node_start(node), src.node_end(node))
-                for node in ast.walk(ctx.tree)
+                for node in walk_in_order(ctx.tree)
                 if isinstance(node, FUNCTION_TYPES)
             ):
                 if not outermost or start >= outermost[-1][1]:
@@ -2141,7 +2138,7 @@ def _made_of_layers_of_another(value: ast.AST) -> bool:
         and isinstance(sub.func, ast.Attribute)
         and sub.func.attr in _LAYER_LISTS
         and isinstance(sub.func.value, (ast.Name, ast.Attribute))  # not `Net().children()`: a new one's
-        for sub in ast.walk(value)
+        for sub in walk_in_order(value)
     )
 
 
@@ -2189,7 +2186,7 @@ def _training_phase_only(ctx, unit: _Unit, scope: ast.AST, call: ast.Call) -> Op
         return None
     backward = [
         node
-        for node in ast.walk(scope)
+        for node in walk_in_order(scope)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "backward"
     ]
     if not backward:
@@ -2246,7 +2243,7 @@ def _untrained_graph_function(ctx, call: ast.Call) -> bool:
     read = {
         sub.id
         for definition in definitions
-        for sub in ast.walk(definition)
+        for sub in walk_in_order(definition)
         if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load)
     }
     bindings = ctx.model.uses(ctx.tree).bindings
@@ -2260,17 +2257,21 @@ def _untrained_graph_function(ctx, call: ast.Call) -> bool:
         and isinstance(b.node, ast.Assign)
         and b.value is not None
         and "requires_grad" in ctx.text(b.value)
-        and not any(isinstance(sub, ast.Name) and sub.id == b.name for sub in ast.walk(b.value))
+        and not any(isinstance(sub, ast.Name) and sub.id == b.name for sub in walk_in_order(b.value))
     ]
     src = ctx.source
     start = src.line_starts[max(made_at) - 1] if made_at else 0
-    return _STEP_RE.search(_code_text(ctx)[start : src.node_start(call)]) is None
+    end = src.node_start(call)
+    return _STEP_RE.search(src.text, start, end) is None or _STEP_RE.search(_code_text(ctx), start, end) is None
 
 
 def _trained_later(ctx, call: ast.Call, name: str) -> bool:
     """Whether the code after the call trains the module ``name`` holds: its parameters handed to
     an optimizer, then a backward pass or a step."""
-    text = _code_text(ctx)[ctx.source.node_end(call) :]
+    end = ctx.source.node_end(call)
+    if _STEP_RE.search(ctx.source.text, end) is None:
+        return False  # not in the raw text: not in the code
+    text = _code_text(ctx)[end:]
     return _parameters_handed_on(text, name) and _STEP_RE.search(text) is not None
 
 
@@ -2308,6 +2309,12 @@ def _code_occurrences(text: str, needle: str) -> Iterator[int]:
         i = text.find(needle, i + len(needle))
 
 
+def _code_lacks(ctx, needle: str) -> bool:
+    """Whether ``needle`` is absent from the file's code text (``_code_text``), which is made
+    only when the raw text holds it."""
+    return needle not in ctx.source.text or needle not in _code_text(ctx)
+
+
 def _code_text(ctx) -> str:
     """The file's text with every string literal that spans lines blanked out (newlines kept,
     offsets unchanged): an example printed for the reader (a triple-quoted
@@ -2319,7 +2326,7 @@ def _code_text(ctx) -> str:
         if '"""' in text or "'''" in text:
             spans = sorted(
                 (ctx.source.node_start(node), ctx.source.node_end(node))
-                for node in ast.walk(ctx.tree)
+                for node in walk_in_order(ctx.tree)
                 if (type(node) is ast.JoinedStr or (type(node) is ast.Constant and isinstance(node.value, str)))
                 and (node.end_lineno or node.lineno) > node.lineno
             )
@@ -2412,7 +2419,7 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
                 isinstance(n, ast.Name)
                 and n.id in derived
                 and _reaches(rebound, derived[n.id], binding.node, n.id, loop_start)
-                for n in ast.walk(binding.value)
+                for n in walk_in_order(binding.value)
             ):
                 derived.setdefault(binding.name, []).append(binding.node)
                 changed = True
@@ -2436,7 +2443,7 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
                     continue
             else:
                 continue
-        names = {n.id for part in parts for n in ast.walk(part) if isinstance(n, ast.Name) and n.id in derived}
+        names = {n.id for part in parts for n in walk_in_order(part) if isinstance(n, ast.Name) and n.id in derived}
         if names:
             site = _statement(ctx, later_call)
             if site is None or any(_reaches(rebound, derived[name], site, name, loop_start) for name in names):
@@ -2472,7 +2479,7 @@ def _uses_grad(ctx, nodes) -> bool:
     module that backpropagates or steps (``train(x, y)``), or of one from elsewhere named to train
     (``train_ch3(net, ...)``, ``trainer.fit(model)``)."""
     for root in nodes:
-        for node in ast.walk(root):
+        for node in walk_in_order(root):
             if isinstance(node, ast.Call):
                 func = node.func
                 qual = ctx.imports.qualified_name(func)
@@ -5354,7 +5361,7 @@ class EvalWithGrad(Rule):
             return
         if any(
             isinstance(sub, ast.Return) and sub.value is not None and ctx.model.value(sub.value).has(Role.LOSS)
-            for sub in ast.walk(node)
+            for sub in walk_in_order(node)
         ):
             return
         self._decide(ctx, unit, node)

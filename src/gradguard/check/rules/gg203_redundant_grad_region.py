@@ -57,6 +57,7 @@ from gradguard.check.analysis.grad_mode import (
     GradRegion,
     classify_grad_mode,
 )
+from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 
@@ -386,7 +387,7 @@ class RedundantGradRegion(Rule):
         header_replacement = with_indent + comment + src.newline if comment else ""
         edits = [Edit(line_start, next_line_start, header_replacement)]
         skip = set()
-        for node in ast.walk(with_node):
+        for node in walk_in_order(with_node):
             if (
                 isinstance(node, (ast.Constant, ast.JoinedStr))
                 and getattr(node, "end_lineno", node.lineno) > node.lineno

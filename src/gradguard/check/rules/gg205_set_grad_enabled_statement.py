@@ -53,6 +53,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.vocabulary import SET_ENABLED_NAMES, call_argument, constant_of
 from gradguard.check.model import FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
@@ -91,7 +92,7 @@ def _is_restore(node: ast.AST) -> bool:
 
 def _restores(statements: list) -> Optional[ast.AST]:
     for stmt in statements:
-        for sub in ast.walk(stmt):
+        for sub in walk_in_order(stmt):
             if _is_restore(sub):
                 return sub
     return None

@@ -88,6 +88,7 @@ from typing import Optional
 from gradguard.check.analysis.grad_mode import GradState
 from gradguard.check.analysis.model import split_of_text
 from gradguard.check.analysis.project import current as current_project
+from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.values import Kind, Role, Split
 from gradguard.check.analysis.vocabulary import (
     BATCHNORM_MODULES,
@@ -382,7 +383,7 @@ def _switched_receivers(ctx) -> frozenset:
     found = ctx.cache.get(key)
     if found is None:
         receivers = set()
-        for node in ast.walk(ctx.tree):
+        for node in walk_in_order(ctx.tree):
             if type(node) is not ast.Call or type(node.func) is not ast.Attribute:
                 continue
             attr = node.func.attr
@@ -400,7 +401,7 @@ def _trained_in_region(ctx, call: ast.Call, shown: str) -> bool:
     being re-estimated on purpose."""
     for ancestor in ctx.ancestors(call):
         if isinstance(ancestor, (ast.With, ast.AsyncWith)):
-            for sub in ast.walk(ancestor):
+            for sub in walk_in_order(ancestor):
                 if (
                     isinstance(sub, ast.Call)
                     and isinstance(sub.func, ast.Attribute)

@@ -53,7 +53,7 @@ from typing import Optional
 
 from gradguard.check.analysis.grad_mode import RegionKind, classify_grad_mode
 from gradguard.check.analysis.imports import dotted_name
-from gradguard.check.analysis.scopes import own_nodes
+from gradguard.check.analysis.scopes import own_nodes, walk_in_order
 from gradguard.check.analysis.vocabulary import GRAD_MODE_NAMES
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
@@ -267,7 +267,7 @@ class GradModeInGenerator(Rule):
         end_line = region.end_lineno  # type: ignore[attr-defined]
         if inner[0].lineno == with_line or end_line is None:
             return None  # `with ...: yield x` on one line
-        for sub in ast.walk(region):
+        for sub in walk_in_order(region):
             if isinstance(sub, (ast.Constant, ast.JoinedStr)) and sub.lineno != sub.end_lineno:
                 return None  # dedenting would change a multi-line string
         outer_indent = src.indentation(with_line)

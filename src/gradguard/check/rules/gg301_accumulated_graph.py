@@ -78,6 +78,7 @@ import re
 from typing import Optional
 
 from gradguard.check.analysis.flow import GradMode
+from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.values import Role
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
@@ -854,7 +855,7 @@ def _is_accumulation(node: ast.AST, name: str) -> bool:
 
 
 def _names(node: ast.AST) -> set:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return {n.id for n in walk_in_order(node) if isinstance(n, ast.Name)}
 
 
 def _names_in(nodes) -> set:
@@ -931,7 +932,7 @@ def _returned_after_backward(ctx, uses, names: set, loop: ast.AST) -> bool:
 
 def _runs_model(ctx, loop: ast.AST) -> bool:
     model = ctx.model
-    for node in ast.walk(loop):
+    for node in walk_in_order(loop):
         if isinstance(node, ast.Call):
             if model.value(node).has(Role.OUTPUT) or model.value(node.func).is_module:
                 return True
@@ -1000,7 +1001,7 @@ def _handed_to_tensor_use(ctx, uses, names: set) -> bool:
                     and sub.attr in _TENSOR_ONLY_METHODS | {"data"}
                     and isinstance(sub.value, ast.Name)
                     and sub.value.id == positional[index]
-                    for sub in ast.walk(fn)
+                    for sub in walk_in_order(fn)
                 ):
                     return True
     return False
@@ -1020,7 +1021,7 @@ def _callers_use_as_tensor(ctx, fn: Optional[ast.AST]) -> bool:
         return False
     results: set = set()
     tensor_uses: list = []
-    for node in ast.walk(ctx.tree):
+    for node in walk_in_order(ctx.tree):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _calls(node.value, name):
             results.update(t.id for t in node.targets if isinstance(t, ast.Name))
         elif isinstance(node, ast.Attribute) and node.attr in _TENSOR_ONLY_METHODS:

@@ -58,6 +58,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional
 
+from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.values import Kind, Role
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
@@ -176,7 +177,7 @@ def _own_names(ctx) -> frozenset:
     if state.own_names is not None:
         return state.own_names
     names = set()
-    for node in ast.walk(ctx.tree):
+    for node in walk_in_order(ctx.tree):
         if isinstance(node, ast.arg):
             names.add(node.arg)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

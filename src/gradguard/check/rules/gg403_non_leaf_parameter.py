@@ -55,6 +55,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.values import Grad, Role
 from gradguard.check.analysis.vocabulary import (
     FACTORIES,
@@ -322,7 +323,7 @@ def _may_keep_dtype(ctx, move: ast.Call) -> bool:
         ]
         if not casts and call_argument(move, None, "dtype") is None:
             return False  # a move to a device
-    for sub in ast.walk(func.value):
+    for sub in walk_in_order(func.value):
         if isinstance(sub, ast.keyword) and sub.arg == "dtype":
             return True
         if isinstance(sub, ast.Attribute) and sub.attr in ("from_numpy", "numpy"):
@@ -377,11 +378,11 @@ def _trained(ctx, target: ast.expr, call: ast.Call) -> bool:
         region = region if region is not None else ctx.tree
     else:
         region = ctx.function if ctx.function is not None and not isinstance(ctx.function, ast.Lambda) else ctx.tree
-    for node in ast.walk(region):
+    for node in walk_in_order(region):
         if isinstance(node, ast.Attribute) and node.attr == "grad" and isinstance(node.ctx, ast.Load):
             use = node.value
         elif isinstance(node, ast.Call) and _is_optimizer(ctx, node.func):
-            use = next((sub for sub in ast.walk(node) if _same(ctx, sub, text)), None)
+            use = next((sub for sub in walk_in_order(node) if _same(ctx, sub, text)), None)
             if use is None:
                 continue
         else:

@@ -64,6 +64,7 @@ from typing import Optional
 
 from gradguard.check.analysis.data_attr import no_grad_name
 from gradguard.check.analysis.flow import GradMode
+from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.values import Role
 from gradguard.check.analysis.vocabulary import INPLACE_VALUE_METHODS
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
@@ -257,7 +258,7 @@ class ManualUpdateWithGrad(Rule):
         value = node.value
         if not (isinstance(value, ast.BinOp) and _mentions_grad(value)):
             return
-        if not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value)):
+        if not any(isinstance(n, ast.Name) and n.id == name for n in walk_in_order(value)):
             return
         if ctx.model.grad_mode(node) is not GradMode.ENABLED or not self._was_leaf(ctx, node.targets[0], node):
             return
@@ -386,7 +387,7 @@ class ManualUpdateWithGrad(Rule):
 
 
 def _mentions_grad(node: ast.AST) -> bool:
-    return any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(node))
+    return any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in walk_in_order(node))
 
 
 def _is_updatable(target: ast.AST) -> bool:
@@ -407,7 +408,7 @@ def _owns_line(ctx, stmt: ast.stmt, compound: bool = False) -> bool:
         after = src.line(end)[src.node_end(stmt) - starts[end - 1] :].strip()
         if after and not after.startswith("#"):
             return False
-    for sub in ast.walk(stmt):
+    for sub in walk_in_order(stmt):
         if isinstance(sub, (ast.Constant, ast.JoinedStr)) and sub.lineno != sub.end_lineno:
             return False
     return True

@@ -72,6 +72,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis.autograd_function import function_classes, function_method, own_nodes
+from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.model import Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
@@ -358,7 +359,7 @@ def _tensor_inputs(ctx, info) -> frozenset:
     for node in own_nodes(info.node):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)):
             for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                for sub in ast.walk(target):
+                for sub in walk_in_order(target):
                     if isinstance(sub, ast.Name) and sub.id in info.inputs and info.kind == "forward":
                         rebound.add(sub.id)
     result = frozenset((found & info.inputs) - rebound)
@@ -418,12 +419,12 @@ def _tensor_outputs(ctx, info) -> frozenset:
                 if isinstance(target, ast.Name):
                     values.setdefault(target.id, []).append(node.value)
                 else:
-                    for sub in ast.walk(target):
+                    for sub in walk_in_order(target):
                         if isinstance(sub, ast.Name):
                             values.setdefault(sub.id, []).append(None)
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)):
             target = node.target
-            for sub in ast.walk(target):
+            for sub in walk_in_order(target):
                 if isinstance(sub, ast.Name):
                     values.setdefault(sub.id, []).append(
                         getattr(node, "value", None) if isinstance(node, ast.AnnAssign) else None

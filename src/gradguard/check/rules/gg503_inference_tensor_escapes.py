@@ -53,6 +53,7 @@ from typing import Optional
 
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.grad_mode import INFERENCE_NAMES
+from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.values import Role
 from gradguard.check.model import Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
@@ -258,7 +259,7 @@ def _globals(ctx) -> set:
     fn = ctx.function
     out: set[str] = set()
     if fn is not None and not isinstance(fn, ast.Lambda):
-        for node in ast.walk(fn):
+        for node in walk_in_order(fn):
             if isinstance(node, ast.Global):
                 out.update(node.names)
     return out
