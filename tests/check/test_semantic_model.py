@@ -1887,3 +1887,50 @@ def test_twin_a_module_class_with_forward_gives_outputs_with_graph():
         """
     )
     assert value.kind is Kind.TENSOR and value.grad is not Grad.NO
+
+
+# -- what a function hands back -------------------------------------------------------------
+def test_function_returning_its_parameter_gives_the_argument_at_each_call():
+    value, _ = ask(
+        """
+        class LinearSVM:
+            def predict(self, X):
+                return X
+        def fit(cls, data):
+            cls.train(data)
+            return cls, 0.5
+        svm, acc = fit(LinearSVM(), data)
+        svm  # <- svm
+        """
+    )
+    assert value.kind is Kind.OTHER and value.ref == "LinearSVM"
+
+
+def test_function_rebinding_its_parameter_hands_back_no_argument():
+    value, _ = ask(
+        """
+        class LinearSVM:
+            pass
+        def fit(cls, data):
+            cls = make(data)
+            return cls
+        model = fit(LinearSVM(), data)
+        model  # <- model
+        """
+    )
+    assert value.ref != "LinearSVM"
+
+
+def test_plain_instance_or_none_is_the_instance():
+    value, _ = ask(
+        """
+        class LinearSVM:
+            pass
+        best = None
+        for lr in rates:
+            if lr > 0:
+                best = LinearSVM()
+        best  # <- best
+        """
+    )
+    assert value.kind is Kind.OTHER and value.ref == "LinearSVM"

@@ -2510,6 +2510,7 @@ class SemanticModel:
             fn = self._function_node(callee)
             if fn is not None and self._summaries_allowed(frame):
                 returned = self._returned(self.function_summary(fn).returns, args, state)
+                returned = self._passed_back(fn, node, args, returned)
                 if returned.kind is Kind.UNKNOWN:
                     return self._inlined(fn, node, args, state) or returned
                 return returned
@@ -2522,6 +2523,69 @@ class SemanticModel:
             if _names_loss_function(name):
                 return self._named_loss(args, state)
         return UNKNOWN
+
+    def _passed_back(self, fn: ast.AST, node: ast.Call, args, returned: Value) -> Value:
+        """What a call returns where the function hands back one of its parameters unchanged
+        (``def fit(cls, data): cls.train(data); return cls, acc``): that argument's value at
+        this call, in place of what the summary, which assumes nothing of the parameters,
+        left unknown."""
+        positions = self._returned_parameters(fn)
+        if positions is None:
+            return returned
+
+        def argument(index: Optional[int]) -> Optional[Value]:
+            if index is None or index >= len(args) or any(isinstance(a, ast.Starred) for a in node.args[: index + 1]):
+                return None
+            return args[index]
+
+        if isinstance(positions, int):
+            value = argument(positions) if returned.kind is Kind.UNKNOWN else None
+            return value if value is not None and value.kind is not Kind.UNKNOWN else returned
+        if returned.kind is not Kind.CONTAINER or returned.items is None or len(returned.items) != len(positions):
+            return returned
+        items = list(returned.items)
+        for i, index in enumerate(positions):
+            if items[i].kind is Kind.UNKNOWN:
+                value = argument(index)
+                if value is not None and value.kind is not Kind.UNKNOWN:
+                    items[i] = value
+        return returned.with_(items=tuple(items))
+
+    def _returned_parameters(self, fn: ast.AST):
+        """Where every ``return`` of a plain function hands back a positional parameter its body
+        never rebinds: that parameter's index (``return cls``), or one index or None per position
+        of the tuple every ``return`` builds (``return cls, acc``); None otherwise. Kept per
+        function."""
+        key = (id(fn), "returned-parameters")
+        if key in self._summaries:
+            return self._summaries[key]
+        found = None
+        if type(fn) is ast.FunctionDef and self._method_class(fn) is None and not fn.decorator_list:
+            names = [a.arg for a in fn.args.args]
+            shapes = []
+            for sub in self.own_nodes(fn):
+                if isinstance(sub, (ast.Yield, ast.YieldFrom)):
+                    shapes = []
+                    break
+                if isinstance(sub, ast.Return):
+                    value = sub.value
+                    parts = value.elts if isinstance(value, ast.Tuple) else [value]
+                    shapes.append(
+                        (
+                            isinstance(value, ast.Tuple),
+                            tuple(
+                                names.index(p.id)
+                                if isinstance(p, ast.Name) and p.id in names and not self.body_binds(fn, p.id)
+                                else None
+                                for p in parts
+                            ),
+                        )
+                    )
+            if shapes and len(set(shapes)) == 1 and any(i is not None for i in shapes[0][1]):
+                is_tuple, indexes = shapes[0]
+                found = indexes if is_tuple else indexes[0]
+        self._summaries[key] = found
+        return found
 
     def _inlined(self, fn: ast.AST, node: ast.Call, args, state: State) -> Optional[Value]:
         """A function of one ``return`` at one call: its expression over this call's
@@ -2898,6 +2962,8 @@ class SemanticModel:
             return NONE_VALUE
         if last in ("pack_padded_sequence", "pack_sequence", "PackedSequence"):
             return PACKED
+        if qual in vocab.TENSOR_FUNCTIONS:
+            return tensor(self._combine_grad(args, state.mode) if args else Grad.NO)
         if qual.startswith("torch.utils.checkpoint."):
             return tensor(self._combine_grad(args[1:], state.mode) if len(args) > 1 else Grad.MAYBE)
         if qual.startswith("torch.distributions.") and last[:1].isupper():

@@ -157,6 +157,12 @@ def join(a: Optional[Value], b: Optional[Value]) -> Optional[Value]:
             # A tensor or None (`recon_loss = None` on a path that should not run): wherever the
             # code uses it as a tensor (`.data`, `.backward()`, `[0]`), it is the tensor.
             return a if a.kind is Kind.TENSOR else b
+        if {a.kind, b.kind} == {Kind.OTHER, Kind.NONE}:
+            # An instance of a plain class of the code or None (`best = None`, then `best =
+            # cand` of a `LinearSVM()`): wherever it is used as an object, it is the instance.
+            other = a if a.kind is Kind.OTHER else b
+            if other.ref is not None and not other.ref.startswith(("<", "torch.")):
+                return other
         # A module and None (``model = None`` then ``model = Net()``) stays unknown: both happen.
         return UNKNOWN
     items = None

@@ -237,6 +237,8 @@ TORCH_NON_TENSOR = _words(
     set_anomaly_enabled is_anomaly_enabled vmap cond _Reduction has_torch_function
     handle_torch_function get_device equal allclose"""
 )
+# torch functions outside those namespaces that return one tensor made from their arguments.
+TENSOR_FUNCTIONS = frozenset({"torch.nn.utils.rnn.pad_sequence"})
 # Namespaces whose functions return tensors.
 TENSOR_NAMESPACES = ("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")
 # Functional losses (``F.cross_entropy``) and loss modules (``nn.CrossEntropyLoss``).

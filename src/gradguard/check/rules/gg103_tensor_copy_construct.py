@@ -50,8 +50,9 @@ from __future__ import annotations
 import ast
 
 from gradguard.check.analysis.data_attr import has_comment
+from gradguard.check.analysis.imports import assigned_names
 from gradguard.check.analysis.scopes import walk_in_order
-from gradguard.check.analysis.values import Grad
+from gradguard.check.analysis.values import Grad, Kind, tensor
 from gradguard.check.model import Applicability, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 
@@ -60,15 +61,35 @@ _ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
 
 
 def _guarded_not_tensor(ctx, node: ast.AST, name: str) -> bool:
-    """Inside ``if not isinstance(name, ...)`` (or its ``else``): not a tensor there."""
+    """Inside ``if not isinstance(name, ...)`` (or its ``else``): not a tensor there, unless the
+    branch binds the name anew before the call (``if isinstance(x, np.ndarray): x =
+    torch.from_numpy(x); x = torch.tensor(x)``)."""
     child, cur = node, ctx.parent(node)
     while cur is not None and not isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         if isinstance(cur, (ast.If, ast.IfExp)) and child is not cur.test:
             for sub in walk_in_order(cur.test):
                 if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "isinstance":
                     if sub.args and isinstance(sub.args[0], ast.Name) and sub.args[0].id == name:
-                        return True
+                        return not _bound_before(cur, child, name)
         child, cur = cur, ctx.parent(cur)
+    return False
+
+
+def _moved(ctx, node: ast.AST) -> bool:
+    """``x.to(device)``, ``x.cuda()``, ``x.cpu()`` of a value the code does not otherwise show:
+    what torch moves between devices is a tensor or a module, and a module is no data."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return False
+    if node.func.attr not in ("to", "cuda", "cpu"):
+        return False
+    return ctx.model.value(node.func.value).kind in (Kind.UNKNOWN, Kind.TENSOR)
+
+
+def _bound_before(branching: ast.AST, statement: ast.AST, name: str) -> bool:
+    """Whether a statement of the branch holding ``statement`` binds ``name`` before it."""
+    for branch in (getattr(branching, "body", None), getattr(branching, "orelse", None)):
+        if isinstance(branch, list) and statement in branch:
+            return name in assigned_names(branch[: branch.index(statement)])
     return False
 
 
@@ -225,6 +246,27 @@ class TensorCopyConstruct(Rule):
                 v = torch.tensor(v)
             """,
         ),
+        # The type check's branch converts the value it saw: no earlier binding there.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            def to_tensor(sample, device):
+                if isinstance(sample, np.ndarray):
+                    sample = sample.astype(np.int64)
+                if not isinstance(sample, torch.Tensor):
+                    sample = torch.tensor(sample, device=device)
+                return sample
+            """,
+        ),
+        # An array's own conversion moves nothing to a device.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            batch = torch.tensor(img.astype(np.float32)).unsqueeze(0)
+            """,
+        ),
         Valid(
             """
             import torch
@@ -250,6 +292,68 @@ class TensorCopyConstruct(Rule):
             import torch
             x = torch.randn(3)
             y = x.detach().clone()
+            """,
+        ),
+        # What moves between devices is a tensor (a module is no data), whatever made it.
+        Invalid(
+            """
+            import torch
+            img = transforms(img)
+            batch = torch.tensor(img.to(device)).unsqueeze(0)
+            """,
+            line=3,
+            column=9,
+            message="`torch.tensor(img.to(device))` copies a tensor and silently drops its autograd graph; write `img.to(device).detach().clone()` to say so",
+            fixed="""
+            import torch
+            img = transforms(img)
+            batch = img.to(device).detach().clone().unsqueeze(0)
+            """,
+        ),
+        # A comparison of a padded batch is a tensor of booleans.
+        Invalid(
+            """
+            import torch
+            from torch.nn.utils.rnn import pad_sequence
+            def collate(sentences):
+                sentence = pad_sequence(sentences, batch_first=True, padding_value=1)
+                mask = sentence != 1
+                return sentence, torch.tensor(mask, dtype=torch.float)
+            """,
+            line=6,
+            column=22,
+            message="`torch.tensor(mask)` copies a tensor and silently drops its autograd graph; write `mask.detach().clone()` to say so",
+            fixed="""
+            import torch
+            from torch.nn.utils.rnn import pad_sequence
+            def collate(sentences):
+                sentence = pad_sequence(sentences, batch_first=True, padding_value=1)
+                mask = sentence != 1
+                return sentence, mask.detach().clone().to(dtype=torch.float)
+            """,
+        ),
+        # The array a type check saw is replaced by a tensor before the call.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            def to_tensor(sample, device):
+                if isinstance(sample, np.ndarray):
+                    sample = torch.from_numpy(sample).long()
+                    sample = torch.tensor(sample, device=device)
+                return sample
+            """,
+            line=6,
+            column=18,
+            message="`torch.tensor(sample)` copies a tensor and silently drops its autograd graph; write `sample.detach().clone()` to say so",
+            fixed="""
+            import numpy as np
+            import torch
+            def to_tensor(sample, device):
+                if isinstance(sample, np.ndarray):
+                    sample = torch.from_numpy(sample).long()
+                    sample = sample.detach().clone().to(device=device)
+                return sample
             """,
         ),
         Invalid(
@@ -313,6 +417,8 @@ class TensorCopyConstruct(Rule):
         if not isinstance(source, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.BinOp, ast.UnaryOp)):
             return  # a literal, a comprehension: never a tensor
         value = ctx.model.value(source)
+        if not value.is_tensor and _moved(ctx, source):
+            value = tensor(Grad.MAYBE)  # `torch.tensor(img.to(device))`: only a tensor (or a module) moves
         if not value.is_tensor or (value.weak and value.grad is not Grad.YES):
             # A batch of a loader known only by its name, an argument of `forward` (mostly
             # tensors, but one converted here is an array: `T.tensor(observation)`): a weak

@@ -92,7 +92,7 @@ class of the file or of another file of the run; for a class the run does not sh
 method is named for running it (`act`, `predict`, `encode`, `sample`...). A model is something named like one (`model`, `net`, `self.backbone`,
 `teacher`, `ema_model`, `netD`, `model.module`, ...): a module without parameters (pooling,
 dropout) records no graph, and nothing else in the code tells the two apart (`backward`, `torch.autograd`, an optimizer `step`, `.grad`, `requires_grad`,
-`grad_fn`), and no `torch.jit.freeze` or `optimize_for_mobile` (a frozen module holds its weights as constants). In a function it is reported at the first such model call (one fix wraps the function); in
+`grad_fn`), and no `torch.jit.freeze`, `optimize_for_mobile` (a frozen module holds its weights as constants) or quantization's `convert` (its weights are packed integers). In a function it is reported at the first such model call (one fix wraps the function); in
 a script's or notebook's own code, at each loop over evaluation data and each statement that runs
 a model switched to eval mode, on evaluation data, or whose output is only read (each cell is run,
 and fixed, on its own), or, in a script or notebook that uses no gradients, that runs a model its
@@ -1601,7 +1601,14 @@ def _frozen(ctx, target: ast.AST, call: ast.Call) -> bool:
 
 
 _FREEZING_FUNCTIONS = frozenset(
-    {"torch.jit.freeze", "torch.jit.optimize_for_inference", "torch.utils.mobile_optimizer.optimize_for_mobile"}
+    {
+        "torch.jit.freeze",
+        "torch.jit.optimize_for_inference",
+        "torch.utils.mobile_optimizer.optimize_for_mobile",
+        # a quantized model's weights are packed integers, not parameters
+        "torch.quantization.convert",
+        "torch.ao.quantization.convert",
+    }
 )
 
 
@@ -3696,6 +3703,52 @@ class EvalWithGrad(Rule):
             model = torchvision.models.resnet18(pretrained=True).eval()
             optimized = optimize_for_mobile(torch.jit.script(model))
             print(optimized(img).argmax().item())
+            """
+        ),
+        # A quantized model's weights are packed integers, not parameters: no graph.
+        Valid(
+            """
+            import torch
+
+            model_fp32_prepared = torch.quantization.prepare_qat(model_fp32)
+            training_loop(model_fp32_prepared)
+            model_fp32_prepared.eval()
+            model_int8 = torch.quantization.convert(model_fp32_prepared)
+            res = model_int8(torch.randn(1, 1, 4, 4))
+            print(res.argmax().item())
+            """
+        ),
+        # A hand-written classifier handed back by the function that trained it: no module.
+        Valid(
+            """
+            import torch
+
+
+            class LinearSVM(object):
+                def __init__(self):
+                    self.W = None
+
+                def train(self, X, y, lr=1e-3):
+                    self.W = 1e-6 * torch.randn(X.shape[1], 10)
+                    self.W -= lr * X.t().mm(torch.ones(X.shape[0], 10))
+
+                def predict(self, X):
+                    return torch.argmax(X.mm(self.W), dim=1)
+
+
+            def test_one_param_set(cls, data, lr):
+                cls.train(data["X_train"], data["y_train"], lr)
+                acc = (cls.predict(data["X_train"]) == data["y_train"]).double().mean().item()
+                return cls, acc
+
+
+            best_svm_model, best_acc = None, -1
+            for lr in [1e-3, 1e-2]:
+                cand_svm_model, cand_acc = test_one_param_set(LinearSVM(), data_dict, lr)
+                if cand_acc > best_acc:
+                    best_acc, best_svm_model = cand_acc, cand_svm_model
+            y_test_pred = best_svm_model.predict(data_dict["X_test"])
+            print((y_test_pred == data_dict["y_test"]).double().mean())
             """
         ),
     )
