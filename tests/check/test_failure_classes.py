@@ -1096,7 +1096,7 @@ CASES = [
             @@
         """,
         "v.data.resize_(data.size()).copy_(data)",
-        "v.data.resize_(data.size())",
+        "buffer = v.data.resize_(data.size())",
         id="a-value-write-after-a-resize-through-data",
     ),
     twin(
@@ -2485,8 +2485,8 @@ CASES = [
                 if tensor is not None:
                     @@
         """,
-        "tensor.data = tensor.data.half()",
-        "tensor.data = tensor.data.tolist()",
+        "halves.append(tensor.data.half())",
+        "halves.append(tensor.data.tolist())",
         id="half-after-data-is-a-tensors",
     ),
     twin(

@@ -1934,3 +1934,29 @@ def test_plain_instance_or_none_is_the_instance():
         """
     )
     assert value.kind is Kind.OTHER and value.ref == "LinearSVM"
+
+
+def test_items_of_a_parameter_named_for_parameters_are_weak_parameters():
+    value, _ = ask(
+        """
+        def get_parameter_norm(parameters, norm_type=2):
+            total = 0
+            for p in parameters:
+                total += p.norm()  # <- p
+            return total
+        """
+    )
+    assert value.is_tensor and value.weak and value.has(Role.PARAM)
+
+
+def test_twin_items_of_a_parameter_named_otherwise_are_unknown():
+    value, _ = ask(
+        """
+        def get_norm(values, norm_type=2):
+            total = 0
+            for p in values:
+                total += p.norm()  # <- p
+            return total
+        """
+    )
+    assert value.kind is Kind.UNKNOWN

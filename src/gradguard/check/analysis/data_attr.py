@@ -104,6 +104,33 @@ class DataAccess:
     site: Optional[ast.AST] = None
 
 
+# In-place methods that change only a tensor's shape or strides: through `.data`, those of the
+# alias `.data` returns, which is then thrown away.
+_ALIAS_RESHAPES = frozenset(
+    {"t_", "transpose_", "squeeze_", "unsqueeze_", "resize_", "resize_as_", "swapaxes_", "swapdims_", "as_strided_"}
+)
+
+
+def _discarded(ctx, call: ast.Call) -> bool:
+    """Whether a call's result is thrown away: a statement of its own, or an item of a tuple
+    that is one (``feature.data.t_(), target.data.sub_(1)``)."""
+    parent = ctx.parent(call)
+    if isinstance(parent, ast.Tuple):
+        parent = ctx.parent(parent)
+    return isinstance(parent, ast.Expr)
+
+
+def _own_data_assigned(ctx, node: ast.Attribute, assign: ast.Assign) -> bool:
+    """Whether ``assign`` gives the tensor whose ``.data`` ``node`` reads a new ``.data``
+    (``param.data = param.data.half()``, ``w.data = w.data[mask == 1]``): the value goes back
+    into the tensor itself, so nothing escapes to share its memory."""
+    own = ctx.text(node.value)
+    return any(
+        isinstance(target, ast.Attribute) and target.attr == "data" and ctx.text(target.value) == own
+        for target in assign.targets
+    )
+
+
 def _base_name(node: ast.AST) -> Optional[str]:
     if isinstance(node, ast.Name):
         return node.id
@@ -494,6 +521,9 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
                     call = ctx.parent(outer) if isinstance(outer, ast.Attribute) else None
                     if isinstance(call, ast.Call) and call.func is outer and outer.attr in INPLACE_VALUE_METHODS:
                         return DataAccess(node, "write", how="method", site=call)
+                    if name in _ALIAS_RESHAPES and _discarded(ctx, grand):
+                        # `feature.data.t_()`: `.data` is a new alias each time; only it is reshaped
+                        return DataAccess(node, "write", how="alias-shape", site=grand)
                     return None
                 if name in ALIAS_METHODS:
                     cur = grand
@@ -516,6 +546,8 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
             return DataAccess(node, "write", how="augassign", site=par)
         if isinstance(par, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and cur is not par.value:
             return None  # some other target form
+        if isinstance(par, ast.Assign) and _own_data_assigned(ctx, node, par):
+            return None  # `p.data = p.data.half()`, `w.data = w.data[keep]`: its own storage swapped (GG102's)
         if isinstance(par, ast.Call) and cur in par.args:
             qual = ctx.imports.qualified_name(par.func) or ""
             fname = _base_name(par.func) or ""

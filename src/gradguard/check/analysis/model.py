@@ -92,6 +92,9 @@ LOADER_NAME_RE = re.compile(
 )
 # ``optimizer``, ``opt``, ``optD``, ``opt_G``, ``D_optimizer``, ``gen_optim`` (not ``options``).
 OPTIMIZER_NAME_RE = re.compile(r"^(?:\w+_)?(?:opt|optim|optimizer|optimiser)(?:_\w+|[A-Z0-9]\w*)?$")
+# A parameter named for a model's parameters (`def get_norm(parameters)`, `params`), as
+# `clip_grad_norm_` takes them: weak evidence that its items are parameters.
+PARAMETERS_NAME_RE = re.compile(r"^(?:model_|net_)?(?:parameters|params)$")
 LOSS_NAME_RE = re.compile(r"(^|_)(loss|criterion|loss_fn|lossfn)($|_)|^criterion|loss$", re.I)
 _LOSS_NAME_EXCLUDE = ("get_", "log", "print", "plot", "save", "update", "record", "add", "is_", "reset", "set_")
 
@@ -1538,6 +1541,8 @@ class SemanticModel:
             return loader(split_of_text(name), weak=True)
         if OPTIMIZER_NAME_RE.match(name):
             return _NAMED_OPTIMIZER
+        if PARAMETERS_NAME_RE.match(name) and "parameters" not in self._hand_made_members():
+            return container(tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=True))
         return UNKNOWN
 
     def annotation_value(self, annotation: ast.AST) -> Optional[Value]:
@@ -2996,6 +3001,8 @@ class SemanticModel:
         roles = Role.INFERENCE if state.mode is GradMode.INFERENCE else Role.NONE
         if last in vocab.FULL_REDUCTIONS and len(node.args) == 1 and not node.keywords:
             roles |= Role.SCALAR
+            if last in ("mean", "sum") and args[0].kind is Kind.TENSOR:
+                roles |= args[0].roles & Role.LOSS  # `torch.mean(loss)`: still the loss
         elif last in vocab.ELEMENTWISE_UNARY and args and args[0].kind is Kind.TENSOR:
             roles |= args[0].roles & Role.SCALAR
         if last in ("max", "min", "sort", "topk", "median", "mode", "kthvalue") and (

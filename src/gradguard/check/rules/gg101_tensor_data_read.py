@@ -28,7 +28,9 @@ are GG102. Attributes that merely happen to be called `data` (`dataset.data`, `a
 `batch["image"].data`, `self.data` on your own classes, `torch.utils.data`) are not flagged, nor
 are the values of a hand-made autograd class (a micrograd `Value`, with `backward` and `grad`
 members) of the file or of a file of the run it imports, where `.grad` and `.backward()` say
-nothing of tensors.
+nothing of tensors. Nor is the `.data` a tensor's own new `.data` is made from
+(`param.data = param.data.half()`, `w.data = w.data[mask == 1]`): the value goes back into the
+tensor itself, which GG102 judges.
 
 A module's own `nn.Parameter` read through `.data` in its `forward`, computed with as it is
 (`torch.matmul(X, self.weight.data)`) and never read there without `.data`, gets its own
@@ -109,6 +111,22 @@ class TensorDataRead(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # The tensor's own `.data` swapped for a converted or pruned copy of itself (GG102's
+        # `p.data = fn(p.data)`): nothing escapes to share its memory.
+        Valid(
+            """
+            import torch
+
+
+            def compress(model, amount=0.3):
+                for name, param in model.named_parameters():
+                    param.data = param.data.half()
+                for module in model.modules():
+                    if isinstance(module, torch.nn.Conv2d):
+                        keep = module.weight.abs().sum((1, 2, 3)) > amount
+                        module.weight.data = module.weight.data[keep]
+            """
+        ),
         # numpy joins arrays, whose `.data` is a memory buffer.
         Valid(
             """
@@ -272,6 +290,53 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # What a function named for a model's parameters iterates are parameters (weak evidence:
+        # its callers hand it `model.parameters()`, as to `clip_grad_norm_`).
+        Invalid(
+            """
+            import torch
+            @torch.no_grad()
+            def get_parameter_norm(parameters, norm_type=2):
+                total_norm = 0
+                for p in parameters:
+                    total_norm += (p.data**norm_type).sum()
+                return total_norm ** (1.0 / norm_type)
+            """,
+            line=6,
+            column=24,
+            message="`p.data` reads the tensor without autograd's version counter; `p.detach()` reads the same "
+            "values and keeps in-place checks",
+            fixed="""
+            import torch
+            @torch.no_grad()
+            def get_parameter_norm(parameters, norm_type=2):
+                total_norm = 0
+                for p in parameters:
+                    total_norm += (p.detach()**norm_type).sum()
+                return total_norm ** (1.0 / norm_type)
+            """,
+        ),
+        # Another tensor's `.data` re-pointed at a view of this one: the view escapes.
+        Invalid(
+            """
+            import torch
+            def share(model, other):
+                for p, q in zip(model.parameters(), other.parameters()):
+                    q.data = p.data.view(-1)
+            """,
+            line=4,
+            column=18,
+            message="`p.data` escapes here: it shares memory with `p` but not its version counter, so an "
+            "in-place change to it while a backward graph still needs the old values goes unnoticed and gives wrong "
+            "gradients; use `.detach()`",
+            fixed="""
+            import torch
+            def share(model, other):
+                for p, q in zip(model.parameters(), other.parameters()):
+                    q.data = p.detach().view(-1)
+            """,
+            unsafe=True,
+        ),
         # What `torch.cat` joins is a tensor, whatever the code shows of the names; the join copies.
         Invalid(
             """

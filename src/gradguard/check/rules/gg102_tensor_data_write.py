@@ -9,11 +9,15 @@ the tensor itself (`v.data.resize_(x.size()).copy_(x)`, the old way of loading a
 a preallocated `Variable`; also in a file that packs sequences, where a read of an unknown
 `x.data` may be a `PackedSequence`'s field), and `.data` passed as the tensor an in-place
 function fills (`nn.init.normal_(m.weight.data)`, `trunc_normal_(w.data)`).
+Also flagged: a shape-only in-place method called on `.data` and its result thrown away
+(`feature.data.t_()`, `x.data.unsqueeze_(0)`): `.data` returns a new alias each time, so only
+that alias is reshaped and the tensor keeps its shape.
 Not flagged: `p.data = p.to(torch.float16)`, `t.data = t.data.clone()` (also through
 `.detach()`: `t.data = t.data.detach().clone()`) and similar
 assignments that give the tensor a new dtype, device or storage on purpose (as
-`Module._apply` does: `p.data = fn(p.data)`; `mask.data = F.fold(mask, ...)` or a slice of
-a value computed from the tensor itself, which may change its shape), `p.data = p._mp_param` (a tensor kept on `p`
+`Module._apply` does: `p.data = fn(p.data)`; `mask.data = F.fold(mask, ...)`, a slice of
+a value computed from the tensor itself, or the tensor indexed, `w.data = w.data[mask == 1]`
+in channel pruning, which may change its shape), `p.data = p._mp_param` (a tensor kept on `p`
 itself swapped in), `a.data = b.data` (sharing `b`'s storage), assignments with a `memory_format`, `p.data = torch.empty(0, ...)`
 (freeing the storage of a parameter another rank owns, as ZeRO-3 partitioning does), and `p.grad.data = ...` (re-pointing
 a gradient at another buffer): `copy_` cannot do those. Nor writes to the parameters of a lazy
@@ -110,6 +114,29 @@ class TensorDataWrite(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # The reshaped alias kept: the tensor it is taken from was not meant to change.
+        Valid(
+            """
+            def evaluate(data_iter, model):
+                for batch in data_iter:
+                    feature = batch.text.data.t_()
+                    logit = model(feature)
+            """
+        ),
+        # Channel pruning: the weight indexed by a mask has another shape, which `copy_` cannot give.
+        Valid(
+            """
+            import torch
+
+
+            def prune(model, amount=0.3):
+                for module in model.modules():
+                    if isinstance(module, torch.nn.Conv2d):
+                        mask = module.weight.abs().sum((1, 2, 3)) > amount
+                        module.weight.data = module.weight.data[mask == 1]
+                        module.bias.data = module.bias.data[mask == 1]
+            """
+        ),
         # A parameter's storage freed on purpose (ZeRO-3: another rank owns it): `copy_` cannot.
         Valid(
             """
@@ -237,6 +264,28 @@ class TensorDataWrite(Rule):
         ),
     )
     invalid = (
+        # `.data` returns a new alias each time: reshaping it in place leaves the tensor as it was.
+        Invalid(
+            """
+            def evaluate(data_iter, model):
+                for batch in data_iter:
+                    feature, target = batch.text, batch.label
+                    feature.data.t_(), target.sub_(1)
+                    logit = model(feature)
+            """,
+            line=4,
+            column=9,
+            message="`feature.data.t_()` reshapes only the new alias that `.data` returns, which is then thrown away: "
+            "`feature` keeps its shape; drop `.data` (`feature.t_()`) or rebind `feature` to the reshaped tensor",
+            fixed="""
+            def evaluate(data_iter, model):
+                for batch in data_iter:
+                    feature, target = batch.text, batch.label
+                    feature.t_(), target.sub_(1)
+                    logit = model(feature)
+            """,
+            unsafe=True,
+        ),
         # Its own storage given back after an in-place write: only the write is reported.
         Invalid(
             """
@@ -456,6 +505,17 @@ class TensorDataWrite(Rule):
             fix = Fix(Applicability.SAFE, f"Pass `{recv}` itself", (drop_data_edit(ctx, node),))
             ctx.report(self.code, node, message, fix)
             return
+        if how == "alias-shape":
+            method = access.site.func.attr
+            given = "..." if access.site.args or access.site.keywords else ""
+            message = (
+                f"`{recv}.data.{method}({given})` reshapes only the new alias that `.data` returns, which is then "
+                f"thrown away: `{recv}` keeps its shape; drop `.data` (`{recv}.{method}({given})`) or rebind `{recv}` "
+                "to the reshaped tensor"
+            )
+            fix = Fix(Applicability.UNSAFE, "Drop `.data`", (drop_data_edit(ctx, node),))
+            ctx.report(self.code, node, message, fix)
+            return
         if how == "assign":
             if _swaps_own_storage(ctx, access.site, node.value):
                 return  # `p.data = p.to(dtype)`: a new dtype/device/storage on purpose, `copy_` cannot do it
@@ -662,8 +722,9 @@ _SAME_SHAPE = "; right only where the new value has the same shape, dtype and de
 
 
 def _derived_reshaped(ctx, value: ast.AST, own: str) -> bool:
-    """``p.data = fn(p[.data])`` (as `Module._apply` does, or `mask.data = F.fold(mask, ...)`)
-    or a slice of a value computed from ``p`` (`m.data = t.reshape(m.shape)[:h]`): the new value
+    """``p.data = fn(p[.data])`` (as `Module._apply` does, or `mask.data = F.fold(mask, ...)`),
+    a slice of a value computed from ``p`` (`m.data = t.reshape(m.shape)[:h]`) or ``p`` indexed
+    (`w.data = w.data[mask == 1]`, pruning channels): the new value
     may have another shape, dtype or device, which `copy_` cannot give it. `torch.*_like(p)`
     keeps the shape and stays flagged."""
     mentions = False
@@ -673,7 +734,10 @@ def _derived_reshaped(ctx, value: ast.AST, own: str) -> bool:
             name = sub.func.attr if isinstance(sub.func, ast.Attribute) else getattr(sub.func, "id", "")
             if not name.endswith("_like") and any(ctx.text(a) in (own, own + ".data") for a in sub.args):
                 return True
-        elif isinstance(sub, ast.Subscript) and any(isinstance(n, ast.Slice) for n in walk_in_order(sub.slice)):
+        elif isinstance(sub, ast.Subscript) and (
+            any(isinstance(n, ast.Slice) for n in walk_in_order(sub.slice))
+            or ctx.text(sub.value) in (own, own + ".data")  # `w.data = w.data[mask == 1]`: pruned
+        ):
             sliced = True
         elif isinstance(sub, (ast.Name, ast.Attribute)) and ctx.text(sub) == own:
             mentions = True

@@ -273,6 +273,37 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # A loss reduced by a torch function is still the loss, with its graph.
+        Invalid(
+            """
+            import torch
+            def train(model, loader, opt):
+                loss_avg = 0
+                for sentence, tags in loader:
+                    model.zero_grad()
+                    loss = model.neg_log_likelihood(sentence, tags)
+                    loss_avg += torch.mean(loss)
+                    loss.backward()
+                    opt.step()
+                return loss_avg / len(loader)
+            """,
+            line=7,
+            column=9,
+            message="Accumulating `torch.mean(loss)` across iterations keeps every iteration's autograd graph alive; "
+            "accumulate `torch.mean(loss).item()`",
+            fixed="""
+            import torch
+            def train(model, loader, opt):
+                loss_avg = 0
+                for sentence, tags in loader:
+                    model.zero_grad()
+                    loss = model.neg_log_likelihood(sentence, tags)
+                    loss_avg += torch.mean(loss).item()
+                    loss.backward()
+                    opt.step()
+                return loss_avg / len(loader)
+            """,
+        ),
         # A list of the module's, appended in a function's training loop.
         Invalid(
             """
