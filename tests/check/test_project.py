@@ -1356,3 +1356,36 @@ def test_index_sent_to_a_spawned_worker_leaves_its_memos_behind(tmp_path):
     back = pickle.loads(pickle.dumps(index))
     assert not [name for name in vars(back) if name.startswith("_")]
     assert back.digest() == index.digest() and back.classes == index.classes
+
+
+def _notebook(folder, name, *cells):
+    import json
+
+    document = {
+        "cells": [{"cell_type": "code", "metadata": {}, "source": textwrap.dedent(c), "outputs": []} for c in cells],
+        "metadata": {"language_info": {"name": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path = folder / name
+    path.write_text(json.dumps(document))
+    return path
+
+
+def test_function_called_from_a_notebook_under_no_grad_is_not_flagged(tmp_path, capsys):
+    utils = write(tmp_path, "utils.py", EVALUATE)
+    notebook = _notebook(
+        tmp_path,
+        "demo.ipynb",
+        "import torch\nfrom utils import evaluate\n",
+        "with torch.no_grad():\n    evaluate(net, loader)\n",
+    )
+    assert not any("GG201" in line for line in findings(capsys, utils, notebook))
+
+
+def test_twin_function_called_from_a_notebook_with_grad_is_flagged(tmp_path, capsys):
+    utils = write(tmp_path, "utils.py", EVALUATE)
+    notebook = _notebook(
+        tmp_path, "demo.ipynb", "import torch\nfrom utils import evaluate\n", "evaluate(net, loader)\n"
+    )
+    assert any("utils.py" in line and "GG201" in line for line in findings(capsys, utils, notebook))

@@ -384,16 +384,24 @@ def _reexports(index: ProjectIndex, texts: dict) -> dict:
     return out
 
 
-def build_index(paths: list, read=None) -> ProjectIndex:
+def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
     """Read the ``.py`` files of a run (``read(path) -> str`` or None) and collect the facts.
-    Modules of the ``torch`` package are left out: torch's names are the vocabulary's."""
+    Modules of the ``torch`` package are left out: torch's names are the vocabulary's. A
+    notebook's code (``read_notebook(path) -> str`` or None: its cells as one program) is no
+    module, but its calls of the project's functions and methods are callers like any other."""
     index = ProjectIndex()
     texts: dict = {}
     importing_torch: list = []  # (path, text) of each file that imports torch
     imports_torch: dict = {}  # module name -> whether its file (the last one of that name) imports torch
     cache: dict = {}
     found: list = []  # (absolute path, dotted name, root folder, text)
+    notebooks: list = []  # (path, program text) of the run's notebooks
     for path in paths:
+        if path.endswith(".ipynb") and read_notebook is not None:
+            text = read_notebook(path)
+            if text is not None:
+                notebooks.append((path, text))
+            continue
         if not path.endswith(".py"):
             continue
         name, root = _name_and_root(path, cache)
@@ -492,7 +500,7 @@ def build_index(paths: list, read=None) -> ProjectIndex:
     # Calls of the project's functions from the files that import them, and of the public
     # methods of its classes on instances those files make (`gan = GAN(args)`, then
     # `gan.visualize_results(epoch)`: "module.GAN.visualize_results").
-    for path, text in texts.values():
+    for path, text in [*texts.values(), *notebooks]:
         for local, target in _imported_functions(index, path, text):
             module = index.reexports.get(target, target).rpartition(".")[0]
             if module in texts and module not in index.imported_digests:

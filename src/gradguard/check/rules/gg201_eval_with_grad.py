@@ -110,7 +110,8 @@ Functions named for evaluation include those named for sampling (`sample`, `samp
 `save_samples`); a list the code appends outputs to (`res_logits.append(logits)`, then
 `return torch.cat(res_logits)`) may hold a graph, so returning it is returning a graph.
 
-Not flagged: functions under a decorator or inside a caller region that may disable grad;
+Not flagged: functions under a decorator or inside a caller region that may disable grad (the
+callers in the file, in other files of the run and in its notebooks' cells);
 methods named as Lightning's evaluation hooks (`validation_step`, `predict_step`, `on_test_...`),
 which its trainer runs without grad (unless the file imports no Lightning and calls the method
 itself: `model.predict_step(batch)` of the file's own module is code like any other);

@@ -220,6 +220,19 @@ def load_notebook(data: bytes) -> Notebook:
     return Notebook(text, bom, cells, _is_python(document.get("metadata")))
 
 
+def notebook_program(path: str) -> Optional[str]:
+    """A Python notebook's code cells as one text, for the project index (what its code calls);
+    None where the file cannot be read as one."""
+    try:
+        with open(path, "rb") as handle:
+            notebook = load_notebook(handle.read())
+    except (OSError, NotebookError):
+        return None
+    if not notebook.is_python:
+        return None
+    return "\n".join(ipython_to_python(cell.text)[0] for cell in notebook.cells)
+
+
 def _is_python(metadata: object) -> bool:
     if not isinstance(metadata, dict):
         return True

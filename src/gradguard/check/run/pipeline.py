@@ -28,6 +28,7 @@ from gradguard.check.model import Diagnostic, Position
 from gradguard.check.run.adapter import Adapter, Document, FindingFilter
 from gradguard.check.run.discovery import discover
 from gradguard.check.run.executor import map_parallel
+from gradguard.check.run.notebook import notebook_program
 from gradguard.check.run.python import PythonAdapter
 
 if TYPE_CHECKING:
@@ -358,7 +359,7 @@ def _run(paths: Sequence[str], config: Config, resolver: Optional[ConfigResolver
     result.files_found = len(files)
     settings: list[Settings] = []
     index_of: dict[int, int] = {}  # id(config) -> index in settings
-    project = build_index(files) if len(files) > 1 else None
+    project = build_index(files, read_notebook=notebook_program) if len(files) > 1 else None
     digest = project.digest() if project is not None else ""
     parts: list[Optional[RunResult]] = [None] * len(files)
     tasks: list[tuple[str, Optional[str], int]] = []
