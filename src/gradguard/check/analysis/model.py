@@ -959,6 +959,23 @@ class SemanticModel:
                     found = True
         return found
 
+    def method_quiet_somewhere(self, method: str) -> bool:
+        """Whether some module class of the file or of the run defines ``method`` to run without
+        grad (a GPT's ``generate`` inside ``torch.no_grad()``): a call of it on a model whose
+        class is not known may run that one."""
+        for info in self._class_table().values():
+            fn = self._method_of(info, method) if info.is_module else None
+            if fn is None or fn not in info.node.body:
+                continue
+            mode = self._decorated_mode(fn)
+            if (mode is not None and mode is not GradMode.ENABLED) or any(
+                word in self._scope_text(fn) for word in _GRAD_OFF_WORDS
+            ):
+                return True
+        if self.project is not None:
+            return any(fact.module and method in fact.quiet_methods for fact in self.project.classes.values())
+        return False
+
     def _runs_module(self, info: ClassInfo, fn: ast.AST, methods: set, seen: set) -> bool:
         seen.add(id(fn))
         text = self._scope_text(fn)

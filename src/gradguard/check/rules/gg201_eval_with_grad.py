@@ -135,7 +135,8 @@ input made to require grad, `x.requires_grad_()`, thaws nothing); an output whos
 `torchviz` draws (`make_dot(y.mean())`);
 `model.generate(...)` of a class the run does not show (Hugging Face's and the GPT
 implementations' `generate` run without grad; a class of the file or of another file of the run
-says for itself, and `GPT.from_pretrained(...)` or `Net.load(...)` on one makes an instance of it);
+says for itself, as does a module class of the run whose `generate` runs it, for a model switched to
+eval mode, and `GPT.from_pretrained(...)` or `Net.load(...)` on one makes an instance of it);
 a method of a model whose class is not known that every module class of the run defining it runs
 without grad (`self.model.predict_proba(x)` with `@torch.inference_mode()` on `predict_proba`);
 the hooks of a `LightningModule` that the trainer runs without grad, and what they call;
@@ -2600,6 +2601,48 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A model of unknown class whose `generate` may be the one a class of the file runs
+        # under `no_grad`.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Seq2Seq(nn.Module):
+                def forward(self, src):
+                    return self.decoder(src)
+
+                def generate(self, src):
+                    return self.forward(src)
+
+
+            class GPT(nn.Module):
+                def forward(self, ids):
+                    return self.head(ids)
+
+                def generate(self, ids):
+                    with torch.no_grad():
+                        return self.forward(ids).argmax(-1)
+
+
+            def chat(model, ids):
+                model.eval()
+                print(model.generate(ids))
+            """
+        ),
+        # `generate` of a model no class of the run defines: a library's, which runs without grad.
+        Valid(
+            """
+            import torch
+
+
+            def run(model, ids):
+                model.eval()
+                out = model.generate(ids)
+                print(out.tolist())
+            """
+        ),
         # A decoder's method called only by another module's method inside `no_grad`.
         Valid(
             """
@@ -3754,6 +3797,36 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A module class of the file whose `generate` runs its forward: not a library's `generate`.
+        Invalid(
+            """
+            import torch.nn as nn
+
+
+            class Seq2Seq(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.decoder = nn.Linear(8, 8)
+
+                def forward(self, src, teacher_forcing):
+                    return self.decoder(src), None
+
+                def generate(self, src):
+                    return self.forward(src, teacher_forcing=0.0)
+
+
+            def random_eval(dset, seq2seq):
+                seq2seq.eval()
+                dec_outs, attn_ws = seq2seq.generate(dset.src)
+                for out_idx in dec_outs.topk(1)[1].squeeze():
+                    print(out_idx.tolist())
+            """,
+            line=18,
+            column=25,
+            message="`seq2seq.generate(...)` runs with grad enabled after `seq2seq.eval()` (line 17), and nothing in "
+            "this function uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A trained model traced for deployment, its traced copy's prediction read.
         Invalid(
             """
@@ -5337,16 +5410,19 @@ class EvalWithGrad(Rule):
             # (`policy.act(state)`, `net.encode(seq)`; not `generator.label_to_name(i)`). Its
             # `generate` is most often Hugging Face's or a GPT's, which run without grad (a
             # class of another file of the run says for itself: `quiet_methods`).
-            if target.attr.startswith("generate") and not (receiver.ref or "").startswith("project:"):
-                return False
+            generate = target.attr.startswith("generate") and not (receiver.ref or "").startswith("project:")
             if (
                 receiver.has(Role.EVALUATING)
                 and "loss" not in target.attr.lower()  # `model.loss(y, y_hat)`: computed from outputs it is given
                 and ctx.model.method_runs_somewhere(target.attr)
+                and not (generate and ctx.model.method_quiet_somewhere(target.attr))
             ):
-                return (
-                    True  # `model.eval()`, then `model.analysis(images)`: a module class of the file or run runs by it
-                )
+                # `model.eval()`, then `model.analysis(images)` or `seq2seq.generate(src)`: a module
+                # class of the file or run runs by it (its `generate` too, where none of the run's
+                # classes runs its `generate` without grad)
+                return True
+            if generate:
+                return False
             return _RUNNING_METHOD_RE.match(target.attr) is not None
         return runs
 
