@@ -62,6 +62,16 @@ _TENSOR_METHODS_AFTER_DATA = (
         "half",  # `attr.data = attr.data.half()`
         "bfloat16",
         "norm",  # `y.data.norm()`: an array's norm is `np.linalg.norm(a)`
+        # comparisons and selections by name: an array compares with operators only
+        "eq",  # `src_words.data.eq(padding_idx)`
+        "ne",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+        "index_select",  # `batch.src[0].data.index_select(1, perm)`
+        "masked_select",
+        "masked_fill",
     }
 )
 # Functions of `torch.nn.init` that only read the tensor they are given (the others fill it,

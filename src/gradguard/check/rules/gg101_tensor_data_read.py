@@ -21,7 +21,7 @@ which takes a `PackedSequence` too), the result of a method only tensors have, c
 `layer.register_forward_hook(save_activation("fc"))`; also backward hooks and
 `tensor.register_hook`); or
 where the method right after `.data` exists only on tensors (`x.data.cpu()`, `x.data.numpy()`,
-`x.data.clone()`, `x.data.view(-1, 1)`: an array's `.data` is a memoryview), a tensor method takes it as a tensor (`ys.type_as(src.data)`), or
+`x.data.clone()`, `x.data.view(-1, 1)`, `x.data.eq(pad)`: an array's `.data` is a memoryview), a tensor method takes it as a tensor (`ys.type_as(src.data)`), or
 `Variable(...)` wraps it (`Variable(h.data)`, the old way of cutting a hidden state from its
 history). Writes through `.data`
 are GG102. Attributes that merely happen to be called `data` (`dataset.data`, `args.data`,
@@ -290,6 +290,23 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # A comparison by method name after `.data`: only tensors have `eq`.
+        Invalid(
+            """
+            def pad_mask(state, padding_idx):
+                src_words = state.src[:, :, 0].transpose(0, 1)
+                return src_words.data.eq(padding_idx).unsqueeze(1)
+            """,
+            line=3,
+            column=12,
+            message="`src_words.data` reads the tensor without autograd's version counter; `src_words.detach()` reads "
+            "the same values and keeps in-place checks",
+            fixed="""
+            def pad_mask(state, padding_idx):
+                src_words = state.src[:, :, 0].transpose(0, 1)
+                return src_words.detach().eq(padding_idx).unsqueeze(1)
+            """,
+        ),
         # What a function named for a model's parameters iterates are parameters (weak evidence:
         # its callers hand it `model.parameters()`, as to `clip_grad_norm_`).
         Invalid(
