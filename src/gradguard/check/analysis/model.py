@@ -134,6 +134,12 @@ def parameterless_layer(value: Value) -> bool:
     )
 
 
+def names_a_loss(name: str) -> bool:
+    """Whether a variable's name says it holds a loss (``val_loss``, ``loss``, ``d_loss_real``):
+    weak evidence, for a value the code already shows to be a tensor."""
+    return bool(LOSS_NAME_RE.search(name))
+
+
 def _names_loss_function(name: str) -> bool:
     """Whether a call of something unknown named ``name`` computes a loss (``criterion(out, y)``,
     ``compute_loss(...)``). A class's name (``MultiBoxLoss()``, ``FocalLoss(gamma=2)``) makes a

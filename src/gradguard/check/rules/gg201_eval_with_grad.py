@@ -895,14 +895,33 @@ def _evaluates_by_name(ctx, function: ast.AST) -> bool:
     input (``def test(): net = Net(); print(net(torch.randn(1, 3)))``), not a pytest test
     (``test_*`` in a test file)."""
     name = function.name
-    params = [a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs]
-    if not [p for p in params if p not in ("self", "cls")] and function.args.vararg is None:
-        return False
     if not _EVAL_FUNCTION_RE.search(name):
         return False
+    params = [a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs]
+    if not [p for p in params if p not in ("self", "cls")] and function.args.vararg is None:
+        return _runs_a_trained_global(ctx, function)
     if name.startswith("test_") and _in_test_file(ctx):
         return False
     return True
+
+
+def _runs_a_trained_global(ctx, function: ast.AST) -> bool:
+    """Whether a module-level function handed nothing calls a model the script holds in a
+    global (``def evaluate(): output, hidden = model(s)``) in a file that trains (it calls
+    ``backward``): the script's own model, not one the function builds to try out."""
+    if ctx.model.enclosing(function)[-1] is not function or _code_lacks(ctx, "backward("):
+        return False
+    module = ctx.model.scopes.module
+    for node in walk_in_order(function):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            callee = node.func.id
+            if (
+                module.binds(callee)
+                and not ctx.model.body_binds(function, callee)
+                and ctx.model.value(node.func).kind is Kind.MODULE
+            ):
+                return True
+    return False
 
 
 def _in_test_file(ctx) -> bool:
@@ -2601,6 +2620,24 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A function handed nothing that builds the model it tries out.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def evaluate():
+                model = nn.LSTM(8, 8)
+                output, hidden = model(torch.randn(3, 1, 8))
+                print(output.shape)
+
+
+            net = nn.Linear(8, 1)
+            loss = net(torch.randn(4, 8)).sum()
+            loss.backward()
+            """
+        ),
         # A model of unknown class whose `generate` may be the one a class of the file runs
         # under `no_grad`.
         Valid(
@@ -3797,6 +3834,40 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # An evaluation function handed nothing runs the script's own global model, trained below.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            model = nn.LSTM(8, 8)
+            optimizer = torch.optim.RMSprop(model.parameters(), lr=0.01)
+            criterion = nn.MSELoss()
+
+
+            def evaluate():
+                loss = 0
+                for s in data[8:]:
+                    output, hidden = model(s)
+                    loss += criterion(output, s).item()
+                return loss
+
+
+            for epoch in range(3):
+                for s in data[:8]:
+                    output, hidden = model(s)
+                    loss = criterion(output, s)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                print(evaluate())
+            """,
+            line=12,
+            column=26,
+            message="`model(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, wasting "
+            "memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A module class of the file whose `generate` runs its forward: not a library's `generate`.
         Invalid(
             """

@@ -3,8 +3,9 @@
 ## What it does
 Flags `total += loss`, `total = total + loss`, `losses.append(loss)` and `losses[epoch] = loss`
 (a slot per iteration of a tensor, list or dict, indexed by the loop's name) inside a loop, with
-grad enabled, where `loss` is a loss (the result of a loss function or criterion, or a name
-`.backward()` is called on), the accumulator is defined before the loop (or is a list of the
+grad enabled, where `loss` is a loss (the result of a loss function or criterion, reduced or not
+by `torch.mean`/`torch.sum`, a name `.backward()` is called on, or a tensor with a graph named for
+a loss: `val_loss, n = model(batch)`), the accumulator is defined before the loop (or is a list of the
 module's, appended in a function: `Loss_list.append(loss)`), and the accumulated
 value is never backpropagated itself. It reports when either `loss.backward()` runs in each
 iteration (in the loop, or in the function or method of the file that returns the loss:
@@ -78,6 +79,7 @@ import re
 from typing import Optional
 
 from gradguard.check.analysis.flow import GradMode
+from gradguard.check.analysis.model import names_a_loss
 from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.values import Role
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
@@ -102,6 +104,18 @@ class AccumulatedGraph(Rule):
     function_triggers = ("loss", "Loss", "LOSS", "criterion", "Criterion", "CRITERION", "backward", "entropy", "kl_div")
 
     valid = (
+        # The same sum of a model's outputs not named for a loss: what it holds is not known.
+        Valid(
+            """
+            def validate(model, val_dl):
+                model.eval()
+                total = 0
+                for mb in val_dl:
+                    scores, n_total = model(mb, use_teacher_forcing=False)
+                    total += scores * n_total
+                return total
+            """
+        ),
         # One slot per chunk, all backpropagated together: the graphs are needed.
         Valid(
             """
@@ -273,6 +287,23 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # A model that returns its own loss, named for one, accumulated with grad on.
+        Invalid(
+            """
+            def validate(model, val_dl):
+                model.eval()
+                val_loss_sum, val_total = 0, 0
+                for mb in val_dl:
+                    val_loss, n_total = model(mb, use_teacher_forcing=False)
+                    val_loss_sum += val_loss * n_total
+                    val_total += n_total
+                return val_loss_sum / val_total
+            """,
+            line=6,
+            column=9,
+            message="Accumulating `val_loss * n_total` across iterations keeps every iteration's autograd graph "
+            "alive; accumulate `(val_loss * n_total).item()`",
+        ),
         # A loss reduced by a torch function is still the loss, with its graph.
         Invalid(
             """
@@ -783,7 +814,7 @@ class AccumulatedGraph(Rule):
         uses = model.uses(scope)
         if not (added.carries_grad and added.has(Role.LOSS)) and isinstance(value, ast.Name):
             added = _left_by_inner_loop(ctx, uses, value.id, node, loop) or added
-        if not (added.carries_grad and added.has(Role.LOSS)):
+        if not (added.carries_grad and (added.has(Role.LOSS) or _named_loss_in(ctx, value))):
             return
         if not _defined_before_loop(ctx, uses, acc, loop):
             return
@@ -809,6 +840,21 @@ class AccumulatedGraph(Rule):
             f"{verb[1]} `{short(_suffixed(value, shown, suffix))}`",
             _fix(ctx, value, suffix),
         )
+
+
+def _named_loss_in(ctx, value: ast.AST) -> bool:
+    """Whether what is added reads, outside any call, a tensor with a graph named for a loss
+    (``val_loss, n = model(batch)``, then ``total += val_loss * n``): a model that returns its
+    own loss, which the code shows to carry a graph and names a loss."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name):
+            if names_a_loss(node.id) and ctx.model.value(node).carries_grad:
+                return True
+        elif isinstance(node, (ast.BinOp, ast.UnaryOp)):
+            stack.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _left_by_inner_loop(ctx, uses, name: str, node: ast.AST, loop: ast.AST):
