@@ -1389,3 +1389,47 @@ def test_twin_function_called_from_a_notebook_with_grad_is_flagged(tmp_path, cap
         tmp_path, "demo.ipynb", "import torch\nfrom utils import evaluate\n", "evaluate(net, loader)\n"
     )
     assert any("utils.py" in line and "GG201" in line for line in findings(capsys, utils, notebook))
+
+
+METER = """
+    class AverageMeter:
+        def __init__(self):
+            self.sum, self.count = 0, 0
+
+        def update(self, val, n=1):
+            self.val = val
+            self.sum += val * n
+            self.count += n
+"""
+
+METERED_TRAINING = """
+    import torch
+    from meters import AverageMeter
+
+    losses = AverageMeter()
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.update(loss, x.size(0))
+"""
+
+
+def test_index_records_the_arguments_a_class_keeps_across_calls(tmp_path):
+    meters = write(tmp_path, "meters.py", METER)
+    fact = build_index([str(meters)]).classes["meters.AverageMeter"]
+    assert fact.accumulating == frozenset({("update", 0), ("update", 1)})
+
+
+def test_a_loss_handed_to_another_files_meter_is_an_accumulated_graph(tmp_path, capsys):
+    meters = write(tmp_path, "meters.py", METER)
+    train = write(tmp_path, "train.py", METERED_TRAINING)
+    found = [line for line in findings(capsys, meters, train) if "GG301" in line]
+    assert len(found) == 1 and "train.py:11:5" in found[0] and "pass `loss.detach()`" in found[0], found
+
+
+def test_twin_a_meter_that_keeps_numbers_is_quiet(tmp_path, capsys):
+    meters = write(tmp_path, "meters.py", METER.replace("self.sum += val * n", "self.sum += val.item() * n"))
+    train = write(tmp_path, "train.py", METERED_TRAINING)
+    assert not any("GG301" in line for line in findings(capsys, meters, train))

@@ -43,7 +43,7 @@ from gradguard.check.analysis.imports import (
     dotted_name,
     iter_statements,
 )
-from gradguard.check.analysis.project import ProjectIndex, loads_weights, top_function
+from gradguard.check.analysis.project import ProjectIndex, accumulated_parameters, loads_weights, top_function
 from gradguard.check.analysis.read_only import Rebindings, statement_blocks
 from gradguard.check.analysis.scopes import (
     FUNCTION_TYPES,
@@ -459,6 +459,7 @@ class SemanticModel:
         self._grad_globals: dict = {}  # id(function) -> reads_grad_globals
         self._holds_grad_globals: Optional[bool] = None  # _module_holds_grad_tensors, once asked
         self._scope_texts: dict = {}
+        self._accumulating_methods: Optional[frozenset] = None
         self._uses: dict = {}
         self._uses_in_progress: set = set()  # functions whose uses are being collected
         self._rebindings: dict = {}  # id(scope) -> Rebindings
@@ -1022,6 +1023,39 @@ class SemanticModel:
             return fact.backpropagates
         forward = self._method_of(info, "forward") if info is not None else None
         return forward is not None and ".backward(" in self._scope_text(forward)
+
+    def accumulating_methods(self) -> frozenset:
+        """Names of the methods of the file's plain classes and of the run's classes that add an
+        argument to what the instance keeps (see ``accumulated_arguments``): asked before a
+        value, so that other calls cost nothing."""
+        if self._accumulating_methods is None:
+            names = set()
+            if self.project is not None:
+                names.update(name for fact in self.project.classes.values() for name, _ in fact.accumulating)
+            for info in self._class_table().values():
+                if not info.is_module:
+                    names.update(
+                        name
+                        for name, fn in self._methods(info).items()
+                        if not name.startswith("_") and accumulated_parameters(self._scope_text(fn))
+                    )
+            self._accumulating_methods = frozenset(names)
+        return self._accumulating_methods
+
+    def accumulated_arguments(self, value: Value, method: str) -> tuple:
+        """Positions of the arguments of ``value.method(...)`` that the method adds to what the
+        instance keeps (``meter.update(loss, n)`` of ``AverageMeter``, a plain class of the file
+        or of another file of the run: ``self.sum += val * n``); () where unknown."""
+        if value.kind is not Kind.OTHER or value.ref is None:
+            return ()
+        if value.ref.startswith("project:"):
+            fact = self.project.classes.get(value.ref[len("project:") :]) if self.project is not None else None
+            if fact is None:
+                return ()
+            return tuple(position for name, position in sorted(fact.accumulating) if name == method)
+        info = self._class_table().get(value.ref)
+        fn = self._method_of(info, method) if info is not None else None
+        return accumulated_parameters(self._scope_text(fn)) if fn is not None else ()
 
     def module_loads_weights(self, value: Value) -> bool:
         """Whether a module's class (of the file or of another file of the run) loads weights in

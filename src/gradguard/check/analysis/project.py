@@ -55,6 +55,9 @@ class ClassFact:
     # the instance holds (`self.actor(x)`), or another such method (`agent.get_action(x)`).
     running_methods: frozenset = frozenset()
     loads_weights: bool = False  # its `__init__` loads a checkpoint (`torch.load`, `load_state_dict`)
+    # (method, position) of the arguments its methods add to what the instance keeps
+    # (`AverageMeter.update(self, val, n=1)`: `self.sum += val * n`; see `accumulated_parameters`).
+    accumulating: frozenset = frozenset()
 
 
 @dataclass
@@ -282,7 +285,8 @@ class ProjectIndex:
             fact = self.classes[name]
             h.update(
                 f"{name}:{fact.module}:{fact.dataset}:{sorted(fact.layers)}:{fact.backpropagates}:"
-                f"{sorted(fact.quiet_methods)}:{sorted(fact.running_methods)}:{fact.loads_weights}\n".encode()
+                f"{sorted(fact.quiet_methods)}:{sorted(fact.running_methods)}:{fact.loads_weights}:"
+                f"{sorted(fact.accumulating)}\n".encode()
             )
         for name in sorted(self.functions):
             h.update(f"def {name}:{self.calls.get(name)}:{self.function_digests.get(name)}\n".encode())
@@ -486,6 +490,12 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
             quiet,
             _running_methods(methods, quiet) if qualified in module_classes else frozenset(),
             qualified in module_classes and loads_weights(methods.get("__init__", "")),
+            frozenset(
+                (name, position)
+                for name, text in methods.items()
+                if not name.startswith("_")
+                for position in accumulated_parameters(text)
+            ),
         )
     # Modules that import torch, then those that take everything from one of them.
     index.torch_modules.update(name for name, imports in imports_torch.items() if imports)
@@ -822,6 +832,43 @@ _INIT_LOADS_RE = re.compile(
     r"load_state_dict\(|torch\.load\(|\.from_pretrained\(|\bpretrained\s*=\s*True\b"
     r"|\bweights\s*=\s*(?:[\"']|(?:\w+\.)*\w+_Weights\b)"
 )
+
+
+_HEADER_RE = re.compile(r"def[ \t]+\w+[ \t]*\(([^)]*)\)")
+_SELF_ACCUMULATES_RE = re.compile(r"\bself\.(\w+)(?:\s*\+=|\s*=\s*self\.(\w+)\s*\+|\.append\()([^\n]*)")
+_SELF_SET_RE = re.compile(r"\bself\.(\w+)\s*=\s*(\w+)\s*$", re.M)
+_DROPS_GRAPH_RE = re.compile(r"\.(?:item|detach|tolist)\(|\.data\b|\b(?:float|int)\(")
+
+
+def accumulated_parameters(method_text: str) -> tuple:
+    """Positions (after ``self``) of the parameters a method adds to what the instance keeps
+    across calls: ``def update(self, val, n=1): self.sum += val * n`` (0), also through an
+    attribute set from the parameter (``self.val = val; self.sum += self.val * n``) or appended
+    (``self.history.append(val)``). A line that takes a number out of it (``val.item()``,
+    ``float(val)``) keeps no graph. A meter handed a loss tensor keeps every step's graph alive."""
+    header = _HEADER_RE.search(method_text)
+    if header is None:
+        return ()
+    params = [part.split(":")[0].split("=")[0].strip() for part in header.group(1).split(",")]
+    if not params or params[0] != "self":
+        return ()
+    body = method_text[header.end() :]
+    set_from = {attr: name for attr, name in _SELF_SET_RE.findall(body)}
+    found = []
+    for position, name in enumerate(params[1:]):
+        if not name.isidentifier():
+            break  # `*args`, `**kwargs`, `/`, `*`
+        names = [name, *(f"self.{attr}" for attr, source in set_from.items() if source == name)]
+        for match in _SELF_ACCUMULATES_RE.finditer(body):
+            attr, added_to, added = match.group(1), match.group(2), match.group(3)
+            if added_to is not None and added_to != attr:
+                continue  # `self.avg = self.sum + ...` is no accumulation of `avg`
+            if _DROPS_GRAPH_RE.search(added) is None and any(
+                re.search(rf"(?<![\w.]){re.escape(n)}\b", added) for n in names
+            ):
+                found.append(position)
+                break
+    return tuple(found)
 
 
 def loads_weights(init_text: str) -> bool:

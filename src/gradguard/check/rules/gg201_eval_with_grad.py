@@ -909,7 +909,7 @@ def _runs_a_trained_global(ctx, function: ast.AST) -> bool:
     """Whether a module-level function handed nothing calls a model the script holds in a
     global (``def evaluate(): output, hidden = model(s)``) in a file that trains (it calls
     ``backward``): the script's own model, not one the function builds to try out."""
-    if ctx.model.enclosing(function)[-1] is not function or _code_lacks(ctx, "backward("):
+    if "backward(" not in ctx.source.text or ctx.model.enclosing(function)[-1] is not function:
         return False
     module = ctx.model.scopes.module
     for node in walk_in_order(function):
@@ -920,7 +920,7 @@ def _runs_a_trained_global(ctx, function: ast.AST) -> bool:
                 and not ctx.model.body_binds(function, callee)
                 and ctx.model.value(node.func).kind is Kind.MODULE
             ):
-                return True
+                return not _code_lacks(ctx, "backward(")
     return False
 
 

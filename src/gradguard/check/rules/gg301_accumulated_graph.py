@@ -6,7 +6,9 @@ Flags `total += loss`, `total = total + loss`, `losses.append(loss)` and `losses
 grad enabled, where `loss` is a loss (the result of a loss function or criterion, reduced or not
 by `torch.mean`/`torch.sum`, a name `.backward()` is called on, or a tensor with a graph named for
 a loss: `val_loss, n = model(batch)`), the accumulator is defined before the loop (or is a list of the
-module's, appended in a function: `Loss_list.append(loss)`), and the accumulated
+module's, appended in a function: `Loss_list.append(loss)`; or a meter: `losses.update(loss, n)`
+where `update`, a method of a plain class of the file or of another file of the run, adds its
+argument to what the instance keeps, `self.sum += val * n`), and the accumulated
 value is never backpropagated itself. It reports when either `loss.backward()` runs in each
 iteration (in the loop, or in the function or method of the file that returns the loss:
 `cost = model.train_model(X, Y)` whose body calls `self.cost.backward()`), or the loop runs a model and the total is only reported (not returned, or the
@@ -15,7 +17,8 @@ loop (`if step % 100 == 0: total = 0`) still keeps the graphs of the iterations 
 reset at every iteration keeps none. A model's output's `.loss` (`output = model(**batch)`,
 Hugging Face's `ModelOutput`) is a loss. What an object's own `backward()` hands back
 (`score += loss_module.backward()`, a legacy loss module returning the loss it keeps on itself)
-is not flagged: the module holds that graph anyway (a tensor's `backward()` returns None).
+is not flagged: the module holds that graph anyway (a tensor's `backward()` returns None). The
+fix of a meter's argument is `.detach()`: the meter keeps tensors, as before, without graphs.
 
 ## Why is this bad?
 A loss tensor holds its autograd graph, and through it every activation saved for backward.
@@ -104,6 +107,38 @@ class AccumulatedGraph(Rule):
     function_triggers = ("loss", "Loss", "LOSS", "criterion", "Criterion", "CRITERION", "backward", "entropy", "kl_div")
 
     valid = (
+        # The meter is handed the loss's number, or takes the number out itself.
+        Valid(
+            """
+            class AverageMeter:
+                def __init__(self):
+                    self.sum, self.count = 0, 0
+
+                def update(self, val, n=1):
+                    self.sum += val * n
+                    self.count += n
+
+
+            class ScalarMeter:
+                def __init__(self):
+                    self.sum = 0
+
+                def update(self, val):
+                    self.sum += val.item()
+
+
+            def train(model, loader, criterion, optimizer):
+                losses, raw = AverageMeter(), ScalarMeter()
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    losses.update(loss.item(), x.size(0))
+                    raw.update(loss)
+                return losses.sum / losses.count
+            """
+        ),
         # The same sum of a model's outputs not named for a loss: what it holds is not known.
         Valid(
             """
@@ -287,6 +322,53 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # A loss handed to a meter of the file whose `update` adds it to what the instance keeps.
+        Invalid(
+            """
+            class AverageMeter:
+                def __init__(self):
+                    self.sum, self.count = 0, 0
+
+                def update(self, val, n=1):
+                    self.sum += val * n
+                    self.count += n
+
+
+            def train(model, loader, criterion, optimizer):
+                losses = AverageMeter()
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    losses.update(loss, x.size(0))
+                return losses.sum / losses.count
+            """,
+            line=17,
+            column=9,
+            message="`losses.update(...)` adds `loss` to what `losses` keeps across iterations, keeping every "
+            "iteration's autograd graph alive; pass `loss.detach()`",
+            fixed="""
+            class AverageMeter:
+                def __init__(self):
+                    self.sum, self.count = 0, 0
+
+                def update(self, val, n=1):
+                    self.sum += val * n
+                    self.count += n
+
+
+            def train(model, loader, criterion, optimizer):
+                losses = AverageMeter()
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    losses.update(loss.detach(), x.size(0))
+                return losses.sum / losses.count
+            """,
+        ),
         # A model that returns its own loss, named for one, accumulated with grad on.
         Invalid(
             """
@@ -795,6 +877,18 @@ class AccumulatedGraph(Rule):
             and isinstance(ctx.parent(node), ast.Expr)
         ):
             self._check(node, func.value.id, node.args[0], ctx, "append")
+        elif (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and node.args
+            and not ctx.grad_disabled
+            and func.attr in ctx.model.accumulating_methods()
+            and isinstance(ctx.parent(node), ast.Expr)
+        ):
+            # `losses.update(loss, n)` of an `AverageMeter` whose `update` does `self.sum += val * n`
+            for position in ctx.model.accumulated_arguments(ctx.model.value(func.value), func.attr):
+                if position < len(node.args) and not isinstance(node.args[position], ast.Starred):
+                    self._check(node, func.value.id, node.args[position], ctx, "update")
 
     def _check(self, node: ast.AST, acc: str, value: ast.AST, ctx, how: str) -> None:
         model = ctx.model
@@ -832,14 +926,19 @@ class AccumulatedGraph(Rule):
                 return
         suffix = _suffix(ctx, uses, acc, how, derived)
         shown = ctx.text(value)
-        verb = ("Storing", "store") if how == "store" else ("Accumulating", "accumulate")
-        ctx.report(
-            self.code,
-            node,
-            f"{verb[0]} `{short(shown)}` across iterations keeps every iteration's autograd graph alive; "
-            f"{verb[1]} `{short(_suffixed(value, shown, suffix))}`",
-            _fix(ctx, value, suffix),
-        )
+        if how == "update":
+            method = node.func.attr  # type: ignore[attr-defined]
+            message = (
+                f"`{acc}.{method}(...)` adds `{short(shown)}` to what `{acc}` keeps across iterations, keeping "
+                f"every iteration's autograd graph alive; pass `{short(_suffixed(value, shown, suffix))}`"
+            )
+        else:
+            verb = ("Storing", "store") if how == "store" else ("Accumulating", "accumulate")
+            message = (
+                f"{verb[0]} `{short(shown)}` across iterations keeps every iteration's autograd graph alive; "
+                f"{verb[1]} `{short(_suffixed(value, shown, suffix))}`"
+            )
+        ctx.report(self.code, node, message, _fix(ctx, value, suffix))
 
 
 def _named_loss_in(ctx, value: ast.AST) -> bool:
