@@ -1433,3 +1433,19 @@ def test_twin_a_meter_that_keeps_numbers_is_quiet(tmp_path, capsys):
     meters = write(tmp_path, "meters.py", METER.replace("self.sum += val * n", "self.sum += val.item() * n"))
     train = write(tmp_path, "train.py", METERED_TRAINING)
     assert not any("GG301" in line for line in findings(capsys, meters, train))
+
+
+def test_twin_a_class_adding_what_its_argument_holds_keeps_no_argument(tmp_path):
+    # OpenNMT's `Statistics.update(self, stat)`: `self.loss += stat.loss` adds numbers the
+    # statistics object holds, not the object.
+    stats = write(
+        tmp_path,
+        "stats.py",
+        """
+        class Statistics:
+            def update(self, stat):
+                self.loss += stat.loss
+                self.n_words += stat.n_words
+        """,
+    )
+    assert build_index([str(stats)]).classes["stats.Statistics"].accumulating == frozenset()

@@ -845,7 +845,8 @@ def accumulated_parameters(method_text: str) -> tuple:
     across calls: ``def update(self, val, n=1): self.sum += val * n`` (0), also through an
     attribute set from the parameter (``self.val = val; self.sum += self.val * n``) or appended
     (``self.history.append(val)``). A line that takes a number out of it (``val.item()``,
-    ``float(val)``) keeps no graph. A meter handed a loss tensor keeps every step's graph alive."""
+    ``float(val)``) keeps no graph, and one that adds what the argument holds (``self.loss +=
+    stat.loss``, a statistics object) is no accumulation of the argument itself. A meter handed a loss tensor keeps every step's graph alive."""
     header = _HEADER_RE.search(method_text)
     if header is None:
         return ()
@@ -864,7 +865,7 @@ def accumulated_parameters(method_text: str) -> tuple:
             if added_to is not None and added_to != attr:
                 continue  # `self.avg = self.sum + ...` is no accumulation of `avg`
             if _DROPS_GRAPH_RE.search(added) is None and any(
-                re.search(rf"(?<![\w.]){re.escape(n)}\b", added) for n in names
+                re.search(rf"(?<![\w.]){re.escape(n)}\b(?!\s*[.\[(])", added) for n in names
             ):
                 found.append(position)
                 break

@@ -1562,8 +1562,11 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
         ".backward(" in text or re.search(rf"\b{re.escape(name)}\.train\((?!\s*(?:\)|True|False|mode\b))", text)
     ):
         return False  # `model.train()` before a training loop; `model.train(data)`: a method that trains
-    if re.search(
-        rf"\b{re.escape(name)}\.(?:(?:train\w+|fit\w*)\(|(\w+)\s*=(?!=)[^\n]*\b{re.escape(name)}\.\1\b)", text
+    if any(
+        _in_code(text, match.start()) and _in_code(text, match.end())
+        for match in re.finditer(
+            rf"\b{re.escape(name)}\.(?:(?:train\w+|fit\w*)\(|(\w+)\s*=(?!=)[^\n]*\b{re.escape(name)}\.\1\b)", text
+        )
     ):
         return False  # `model.train_model(x)`, `model.fit(...)`; `lrmodel.w = lrmodel.w - lr * g`: updated by hand
     # `load_checkpoint(model, ...)`; `train_ch3(net, train_iter, ...)`: trained by a helper
@@ -2620,6 +2623,21 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A torch layer's demo on made-up input: the printed text names its attributes
+        # (`"layer.weight ="`), which is no update of the layer by hand.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+            x = torch.randn(8, 16) + 0.5
+            layer = nn.Linear(16, 4)
+            layer.eval()
+            out = layer(x)
+            print("layer.weight =", layer.weight)
+            print(out)
+            """
+        ),
         # A function handed nothing that builds the model it tries out.
         Valid(
             """
@@ -3834,6 +3852,25 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The same demo, where the code does update the layer by hand: a model it changed.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+            x = torch.randn(8, 16) + 0.5
+            layer = nn.Linear(16, 4)
+            layer.eval()
+            out = layer(x)
+            layer.weight = nn.Parameter(layer.weight * 0.5)
+            print(out)
+            """,
+            line=7,
+            column=7,
+            message="`layer(...)` runs with grad enabled after `layer.eval()` (line 6), and nothing in this module "
+            "uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under "
+            "`torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # An evaluation function handed nothing runs the script's own global model, trained below.
         Invalid(
             """
