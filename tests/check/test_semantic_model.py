@@ -1960,3 +1960,27 @@ def test_twin_items_of_a_parameter_named_otherwise_are_unknown():
         """
     )
     assert value.kind is Kind.UNKNOWN
+
+
+def test_a_parameter_named_params_holds_parameters():
+    value, _ = ask(
+        """
+        import torch
+        def sgd(params, lr):
+            for p in params:  # <- params
+                p.data -= lr * p.grad
+        """
+    )
+    assert value.kind is Kind.CONTAINER and value.elem is not None and value.elem.has(Role.PARAM)
+
+
+def test_twin_a_name_params_bound_to_a_loaded_file_holds_no_parameters():
+    # `params = torch.load(path)`: a state dict read from a file, whose tensors need no grad.
+    value, _ = ask(
+        """
+        import torch
+        params = torch.load("skipgram.pt")
+        matrix = params["embedding.weight"].cpu().numpy()  # <- params
+        """
+    )
+    assert not (value.elem is not None and value.elem.has(Role.PARAM))

@@ -1434,7 +1434,7 @@ class SemanticModel:
             if value is None and is_forward and arg in required:
                 value = _FORWARD_INPUT  # what a module is called with: tensors, as a rule
             if value is None:
-                value = self._named_value(name)
+                value = self._named_value(name, parameter=True)
             if arg is args.vararg:
                 value = container(value if value.kind is not Kind.UNKNOWN else None)
             elif arg is args.kwarg:
@@ -1586,8 +1586,10 @@ class SemanticModel:
             return OTHER
         return UNKNOWN
 
-    def _named_value(self, name: str) -> Value:
-        """What a parameter's name alone suggests (weak evidence)."""
+    def _named_value(self, name: str, parameter: bool = False) -> Value:
+        """What a parameter's name alone suggests (weak evidence). ``params`` says parameters
+        only of a function's parameter: a name bound to what the code made (``params =
+        torch.load(path)``, a state dict) holds what that is, however little is known of it."""
         if MODEL_NAME_RE.match(name):
             return module(weak=True)
         match = LOADER_NAME_RE.match(name)
@@ -1598,7 +1600,7 @@ class SemanticModel:
             return loader(split_of_text(name), weak=True)
         if OPTIMIZER_NAME_RE.match(name):
             return _NAMED_OPTIMIZER
-        if PARAMETERS_NAME_RE.match(name) and "parameters" not in self._hand_made_members():
+        if parameter and PARAMETERS_NAME_RE.match(name) and "parameters" not in self._hand_made_members():
             return container(tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=True))
         return UNKNOWN
 
