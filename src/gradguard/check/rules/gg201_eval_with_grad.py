@@ -906,21 +906,32 @@ def _evaluates_by_name(ctx, function: ast.AST) -> bool:
 
 
 def _runs_a_trained_global(ctx, function: ast.AST) -> bool:
-    """Whether a module-level function handed nothing calls a model the script holds in a
-    global (``def evaluate(): output, hidden = model(s)``) in a file that trains (it calls
-    ``backward``): the script's own model, not one the function builds to try out."""
-    if "backward(" not in ctx.source.text or ctx.model.enclosing(function)[-1] is not function:
+    """Whether a function handed nothing calls a model it does not build: a module-level one
+    the script's global (``def evaluate(): output, hidden = model(s)``) in a file that trains
+    (it calls ``backward``), a nested one the model of the function around it, which trains it
+    (d2l's ``def eval_loss(): return loss(net(features), labels).item()`` inside
+    ``train_ch7``): that model, not one the function builds to try out."""
+    if "backward(" not in ctx.source.text:
+        return False
+    enclosing = ctx.model.enclosing(function)
+    outer = next((node for node in enclosing[1:] if isinstance(node, FUNCTION_TYPES)), None)
+    if outer is None and enclosing[-1] is not function:
+        return False  # a method
+    if (
+        outer is not None
+        and ".backward(" not in ctx.source.text[ctx.source.node_start(outer) : ctx.source.node_end(outer)]
+    ):
         return False
     module = ctx.model.scopes.module
     for node in walk_in_order(function):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             callee = node.func.id
             if (
-                module.binds(callee)
+                (module.binds(callee) if outer is None else ctx.model.body_binds(outer, callee))
                 and not ctx.model.body_binds(function, callee)
                 and ctx.model.value(node.func).kind is Kind.MODULE
             ):
-                return not _code_lacks(ctx, "backward(")
+                return outer is not None or not _code_lacks(ctx, "backward(")
     return False
 
 
@@ -2623,6 +2634,31 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A nested evaluation function over the model of a function that never trains it (a
+        # demo of the untrained model), in a file that trains elsewhere.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+
+            def show_untrained(features, labels):
+                net = nn.Linear(features.shape[-1], 1)
+                loss = nn.MSELoss()
+
+                def eval_loss():
+                    return loss(net(features).view(-1), labels).item()
+
+                print("untrained loss:", eval_loss())
+
+
+            def fit(net, features, labels, optimizer):
+                loss = nn.MSELoss()(net(features).view(-1), labels)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            """
+        ),
         # A torch layer's demo on made-up input: the printed text names its attributes
         # (`"layer.weight ="`), which is no update of the layer by hand.
         Valid(
@@ -3852,6 +3888,39 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A nested evaluation function over the model the function around it trains (d2l's
+        # `train_pytorch_ch7`), called between training steps.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            def train(features, labels, batch_size=10, num_epochs=2):
+                net = nn.Sequential(nn.Linear(features.shape[-1], 1))
+                loss = nn.MSELoss()
+                optimizer = torch.optim.SGD(net.parameters(), lr=0.05)
+
+                def eval_loss():
+                    return loss(net(features).view(-1), labels).item() / 2
+
+                ls = [eval_loss()]
+                data_iter = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(features, labels), batch_size)
+                for _ in range(num_epochs):
+                    for X, y in data_iter:
+                        l = loss(net(X).view(-1), y) / 2
+                        optimizer.zero_grad()
+                        l.backward()
+                        optimizer.step()
+                    ls.append(eval_loss())
+                return ls
+            """,
+            line=11,
+            column=21,
+            message="`net(...)` runs with grad enabled in `eval_loss`, whose result carries no graph, and nothing in "
+            "this function uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # The same demo, where the code does update the layer by hand: a model it changed.
         Invalid(
             """
