@@ -204,14 +204,26 @@ class MisspeltRequiresGrad(Rule):
     summary = "misspelt `requires_grad` (`require_grad`, `requires_grads`, ...): silently ignored or an error"
     fix_availability = FixAvailability.SOMETIMES
     severity = Severity.ERROR
-    triggers = ("grad", "gard", "Grad")
-    # The misspellings recognised hold "rad", "gar" or "grd" (misspelling_of).
-    function_triggers = ("rad", "gar", "grd", "RAD", "GAR", "GRD")
+    # Every name misspelling_of accepts holds one of its markers, in some case (`requires_gred`
+    # holds none of "rad", "gar", "grd"); `requires_grad(` holds "equ".
+    triggers = (
+        *_MISSPELLING_MARKERS,
+        *(m.upper() for m in _MISSPELLING_MARKERS),
+        *(m.title() for m in _MISSPELLING_MARKERS),
+    )
+    function_triggers = triggers
 
     def active_in(self, ctx) -> bool:
         return _may_hold_misspelling(ctx.source.text)
 
     valid = (
+        # A flag of the program's own, three edits from `requires_grad`.
+        Valid(
+            """
+            import torch
+            args.requires_gpu = True
+            """
+        ),
         Valid(
             """
             import torch
@@ -275,6 +287,40 @@ class MisspeltRequiresGrad(Rule):
         ),
     )
     invalid = (
+        # A misspelling holding none of "grad"'s letters in order (`gred`), in a file that
+        # spells `requires_grad` nowhere.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class MyModel(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    model = torch.hub.load("pytorch/vision", "alexnet", pretrained=True)
+                    for param in model.parameters():
+                        param.requires_gred = False
+                    self.original_model = model
+            """,
+            line=10,
+            column=13,
+            message="`requires_gred` is a misspelling of `requires_grad`: assigning it silently creates a plain "
+            "attribute and leaves `requires_grad` unchanged",
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+
+            class MyModel(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    model = torch.hub.load("pytorch/vision", "alexnet", pretrained=True)
+                    for param in model.parameters():
+                        param.requires_grad = False
+                    self.original_model = model
+            """,
+        ),
         Invalid(
             """
             import torch
