@@ -1449,3 +1449,67 @@ def test_twin_a_class_adding_what_its_argument_holds_keeps_no_argument(tmp_path)
         """,
     )
     assert build_index([str(stats)]).classes["stats.Statistics"].accumulating == frozenset()
+
+
+CAPTIONER = """
+    import torch
+    import torch.nn as nn
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder = nn.Linear(8, 8)
+            self.decoder = Decoder()
+
+        def forward(self, image, caption):
+            return self.decoder(self.encoder(image), caption)
+
+        def sample(self, image):
+            return self.decoder.sample(self.encoder(image))
+
+
+    class Decoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = nn.LSTM(8, 8, batch_first=True)
+            self.linear = nn.Linear(8, 10)
+
+        def forward(self, feature, caption):
+            out, _ = self.rnn(feature.unsqueeze(1))
+            return self.linear(out)
+
+        def sample(self, feature):
+            indices = []
+            embed, hidden = feature.unsqueeze(1), None
+            for t in range(20):
+                out, hidden = self.rnn(embed, hidden)
+                indices.append(self.linear(out.squeeze(1)).argmax(1))
+            return torch.stack(indices, 1).cpu().numpy()
+"""
+
+SHOW_CAPTIONS = """
+    import torch
+    from net import Net
+
+    net = Net()
+    net.load_state_dict(torch.load("net.pt"))
+    net.eval()
+    with torch.no_grad():
+        print(net.sample(torch.randn(1, 8)))
+"""
+
+
+def test_a_method_reached_only_from_one_another_file_runs_without_grad_runs_without_grad(tmp_path, capsys):
+    # `Decoder.sample` runs only inside `Net.sample`, which the other file runs under no_grad,
+    # though nothing in net.py turns grad off.
+    net = write(tmp_path, "net.py", CAPTIONER)
+    show = write(tmp_path, "show.py", SHOW_CAPTIONS)
+    assert not any("GG201" in line for line in findings(capsys, net, show))
+
+
+def test_twin_the_same_chain_run_with_grad_is_reported_inside(tmp_path, capsys):
+    net = write(tmp_path, "net.py", CAPTIONER)
+    show = write(tmp_path, "show.py", SHOW_CAPTIONS.replace("with torch.no_grad():", "if True:"))
+    found = [line for line in findings(capsys, net, show) if "GG201" in line]
+    assert any("net.py:33:27" in line for line in found), found

@@ -3744,9 +3744,11 @@ class SemanticModel:
         if key in self._entry_modes:
             return self._entry_modes[key]
         if self._turns_grad_off is None:
-            self._turns_grad_off = any(word in self.source_text for word in _GRAD_OFF_WORDS)
+            self._turns_grad_off = (
+                any(word in self.source_text for word in _GRAD_OFF_WORDS) or self._called_without_grad()
+            )
         if not self._turns_grad_off:
-            return None  # nothing in the file turns grad off: callers run it as the summary assumes
+            return None  # nothing turns grad off around the file's code: callers run it as the summary assumes
         if key in self._in_progress:
             return None  # a recursive call: the callers outside the cycle decide
         mode = self._decorated_mode(fn)
@@ -3762,6 +3764,18 @@ class SemanticModel:
                 return mode  # computed against a stand-in: not kept
         self._entry_modes[key] = mode
         return mode
+
+    def _called_without_grad(self) -> bool:
+        """Whether another file of the run calls a function or method of this file where grad is
+        off (a notebook's ``with torch.no_grad(): preds = net.sample(image)``): a function of the
+        file that only such a method calls runs without grad too."""
+        if self.project is None:
+            return False
+        module = self.project.module_of(self.filename)
+        if module is None:
+            return False
+        prefix = module + "."
+        return any(any(grad_off) for name, grad_off in self.project.calls.items() if name.startswith(prefix))
 
     def _line_starts(self) -> list:
         if self.line_starts is not None:
