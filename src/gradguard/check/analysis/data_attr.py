@@ -513,6 +513,10 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
     while isinstance(above, ast.Subscript):  # `b.data[i:j].fill_(1.)`
         above = ctx.parent(above)
     written = isinstance(above, ast.Attribute) and above.attr in INPLACE_VALUE_METHODS
+    if written and above is not par:
+        # `w.data[20:40].fill_(1)`: a slice of an array's `.data` is a memoryview, which has no
+        # in-place method; of a tensor's, a view written in place
+        chain_certain = chain_certain or _tensor_method_down_the_chain(ctx, above)
     if not receiver_is_tensor(ctx, node.value, chain_certain, written):
         return None
     cur: ast.AST = node

@@ -114,6 +114,21 @@ class TensorDataWrite(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # A slice of a record's own `data` field, copied: nothing shows a tensor.
+        Valid(
+            """
+            import torch.nn as nn
+
+
+            class Batches:
+                def __init__(self, data):
+                    self.data = data
+
+
+            def first_rows(batches):
+                return batches.data[0:2].copy()
+            """
+        ),
         # The reshaped alias kept: the tensor it is taken from was not meant to change.
         Valid(
             """
@@ -264,6 +279,25 @@ class TensorDataWrite(Rule):
         ),
     )
     invalid = (
+        # A slice of `.data` written in place: only a tensor's `.data` has slices with in-place
+        # methods (an LSTM's forget-gate bias set to one).
+        Invalid(
+            """
+            import torch.nn as nn
+
+
+            class HighwayBiLSTM(nn.Module):
+                def __init__(self, hidden):
+                    super().__init__()
+                    self.bilstm = nn.LSTM(hidden, hidden, bidirectional=True)
+                    self.bilstm.all_weights[0][3].data[hidden : 2 * hidden].fill_(1)
+            """,
+            line=8,
+            column=9,
+            message="in-place write through `self.bilstm.all_weights[0][3].data` bypasses autograd's version counter: "
+            "if a graph has saved `self.bilstm.all_weights[0][3]`, its gradients come out silently wrong; drop "
+            "`.data` and write to `self.bilstm.all_weights[0][3]` under `torch.no_grad()`",
+        ),
         # `.data` returns a new alias each time: reshaping it in place leaves the tensor as it was.
         Invalid(
             """
