@@ -449,6 +449,8 @@ class SemanticModel:
         self._hand_made: Optional[frozenset] = None  # see `_hand_made_members`
         self._global_assigned: Optional[dict] = None  # see `_global_rebindings`
         self._call_sites: dict = {}  # id(function) -> its call sites, or None when not all known
+        # id(function) -> id(Call) of its sites on a receiver that may hold another class
+        self._maybe_call_sites: dict = {}
         self._entry_modes: dict = {}  # (id(function), "entry") -> the grad mode its callers run it in
         self._statement_bound: dict = {}  # id(function) -> names its statements bind (body_binds)
         self._definition_spans: Optional[list] = None  # (first, last line) of top-level defs and classes
@@ -3553,6 +3555,7 @@ class SemanticModel:
         if raw is None:
             return None
         sites = []
+        maybe = self._maybe_call_sites.get(id(fn), frozenset())
         for call, caller_scope in raw:
             frame = self._caller_frame(caller_scope)
             if frame is None or frame.flow is None:
@@ -3562,6 +3565,8 @@ class SemanticModel:
             state = frame.flow.before.get(id(stmt)) if stmt is not None else None
             if state is None:
                 continue  # unreachable call
+            if id(call) in maybe and state.mode not in (GradMode.DISABLED, GradMode.INFERENCE):
+                return None  # a call that may be of another class's method, with grad on: not known
             sites.append(CallSite(call, state, frame))
         return sites
 
@@ -3610,6 +3615,7 @@ class SemanticModel:
             )
         lines = sorted({bisect.bisect_right(starts, i) for i in found})
         sites: list = []
+        maybe: set = set()  # id(Attribute) of calls on a receiver that may hold another class
         if lines:
             for stmt in iter_statements(self.tree.body, lines):
                 for node, parent in _header_nodes(stmt, lines):
@@ -3623,8 +3629,10 @@ class SemanticModel:
                             held = self._held_instance(node.value, own_class) if hit else None
                             if held is not None:
                                 if held == "unknown":
-                                    return None  # `self.decoder.generate(...)`: maybe this class's
-                                hit = held == "yes"
+                                    # `self.model.generate(...)`: maybe this class's; a caller only
+                                    # where it runs without grad (`_callers_of`), else not all known
+                                    maybe.add(id(node))
+                                hit = held in ("yes", "unknown")
                             elif receiver_name is not None and not self._in_top_level_definition(node.lineno):
                                 where = self._where(node)
                                 hit = where is not None and where.scope is self.tree
@@ -3655,6 +3663,10 @@ class SemanticModel:
                     sites.append((parent, where.scope))
         if len(sites) > _MAX_CALL_SITES:
             return None  # a helper called from all over: its callers say nothing in particular
+        if maybe:
+            self._maybe_call_sites[key] = frozenset(
+                id(call) for call, _ in sites if isinstance(call, ast.Call) and id(call.func) in maybe
+            )
         self._call_sites[key] = sites
         return sites
 
@@ -3674,8 +3686,8 @@ class SemanticModel:
         if info is None:
             return "unknown"
         held = self._instance_attribute(info, receiver.attr)
-        if held.kind is Kind.UNKNOWN:
-            return "unknown"
+        if held.kind is Kind.UNKNOWN or (held.weak and held.ref is None):
+            return "unknown"  # `self.model = model`: a module known by its name alone may be any class's
         return "yes" if held.ref == own_class else "no"
 
     def _global_instance_call(self, node: ast.Attribute, own_class: Optional[str]) -> bool:

@@ -2634,6 +2634,47 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A method whose only caller runs it without grad through an attribute that may hold
+        # any model (`self.model = model`): that call is the class's own, or none at all.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Decoder(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lm_head = nn.Linear(8, 8)
+
+                def forward(self, x):
+                    return self.lm_head(x)
+
+                def generate(self, context, max_length):
+                    out = []
+                    for _ in range(max_length):
+                        logits = self(context)
+                        out.append(logits.argmax(-1).tolist())
+                    return out
+
+
+            class Generator:
+                def __init__(self, model):
+                    self.model = model
+
+                @torch.no_grad()
+                def generate(self):
+                    return self.model.generate(torch.zeros(1, 8), 5)
+
+
+            decoder = Decoder()
+            opt = torch.optim.SGD(decoder.parameters(), lr=0.1)
+            loss = decoder(torch.randn(4, 8)).pow(2).mean()
+            loss.backward()
+            opt.step()
+            print(Generator(decoder).generate())
+            """
+        ),
         # A nested evaluation function over the model of a function that never trains it (a
         # demo of the untrained model), in a file that trains elsewhere.
         Valid(
@@ -3888,6 +3929,50 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The same generator without `no_grad`: the decoder's `generate` runs with grad on.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Decoder(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lm_head = nn.Linear(8, 8)
+
+                def forward(self, x):
+                    return self.lm_head(x)
+
+                def generate(self, context, max_length):
+                    out = []
+                    for _ in range(max_length):
+                        logits = self(context)
+                        out.append(logits.argmax(-1).tolist())
+                    return out
+
+
+            class Generator:
+                def __init__(self, model):
+                    self.model = model
+
+                def generate(self):
+                    return self.model.generate(torch.zeros(1, 8), 5)
+
+
+            decoder = Decoder()
+            opt = torch.optim.SGD(decoder.parameters(), lr=0.1)
+            loss = decoder(torch.randn(4, 8)).pow(2).mean()
+            loss.backward()
+            opt.step()
+            print(Generator(decoder).generate())
+            """,
+            line=16,
+            column=22,
+            message="`self(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, "
+            "wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A nested evaluation function over the model the function around it trains (d2l's
         # `train_pytorch_ch7`), called between training steps.
         Invalid(

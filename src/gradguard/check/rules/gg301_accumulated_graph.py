@@ -84,7 +84,7 @@ from typing import Optional
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.model import names_a_loss
 from gradguard.check.analysis.scopes import walk_in_order
-from gradguard.check.analysis.values import Role
+from gradguard.check.analysis.values import Kind, Role
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
@@ -107,6 +107,24 @@ class AccumulatedGraph(Rule):
     function_triggers = ("loss", "Loss", "LOSS", "criterion", "Criterion", "CRITERION", "backward", "entropy", "kl_div")
 
     valid = (
+        # A slot per epoch of a numpy array: numpy keeps each loss as a number, not its graph.
+        Valid(
+            """
+            import numpy as np
+            import torch
+
+
+            def train(model, x, y, epochs, loss_fn, optimizer):
+                losses = np.zeros(epochs)
+                for epoch in range(epochs):
+                    loss = loss_fn(model(x), y)
+                    losses[epoch] = loss
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                return losses
+            """
+        ),
         # The meter is handed the loss's number, or takes the number out itself.
         Valid(
             """
@@ -322,6 +340,28 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # The same slots in a torch tensor: each copy into it joins the loss's graph.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+
+
+            def train(model, x, y, epochs, loss_fn, optimizer):
+                losses = torch.zeros(epochs)
+                for epoch in range(epochs):
+                    loss = loss_fn(model(x), y)
+                    losses[epoch] = loss
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                return losses
+            """,
+            line=9,
+            column=9,
+            message="Storing `loss` across iterations keeps every iteration's autograd graph alive; store "
+            "`loss.detach()`",
+        ),
         # A loss handed to a meter of the file whose `update` adds it to what the instance keeps.
         Invalid(
             """
@@ -854,6 +894,9 @@ class AccumulatedGraph(Rule):
         value = node.value
         if len(node.targets) == 1 and _stored_per_iteration(ctx, node.targets[0]):
             # `losses[epochi] = loss`: a slot per iteration of a tensor, list or dict made before the loop
+            store = ctx.model.value(node.targets[0].value)  # type: ignore[attr-defined]
+            if store.kind is Kind.OTHER and store.ref is None:
+                return  # a numpy array (`np.zeros(epochs)`): it keeps the value as a number, not the graph
             self._check(node, node.targets[0].value.id, value, ctx, "store")  # type: ignore[attr-defined]
             return
         if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
