@@ -99,6 +99,24 @@ LOSS_NAME_RE = re.compile(r"(^|_)(loss|criterion|loss_fn|lossfn)($|_)|^criterion
 _LOSS_NAME_EXCLUDE = ("get_", "log", "print", "plot", "save", "update", "record", "add", "is_", "reset", "set_")
 
 
+def _constructs(value: Optional[ast.AST], class_name: str) -> bool:
+    """Whether a bound value is a new instance of the class ``class_name`` of the file, made
+    there and perhaps moved or switched (``Net(n_in, n_out).to(device)``: the module itself)."""
+    while (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr in vocab.MODULE_RETURNING_METHODS
+    ):
+        value = value.func.value
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == class_name
+
+
+def _handed_through(value: Optional[ast.AST], name: str) -> bool:
+    """Whether a bound value is a call handed ``name`` itself (``self.load_ckp(path, net, opt)``
+    rebinding ``net``): the instance passed through a helper, as scripts reload a checkpoint."""
+    return isinstance(value, ast.Call) and any(isinstance(arg, ast.Name) and arg.id == name for arg in value.args)
+
+
 def _callers_mode(sites: Optional[list], external: list) -> Optional[GradMode]:
     """The grad mode a function runs in from its call sites in the file and in the run's other
     files (``external``: whether each turns grad off); None without any. One caller with grad
@@ -3709,12 +3727,10 @@ class SemanticModel:
                 info is not None
                 and bool(bindings)
                 and len(self.scopes.module.definitions.get(info.node.name, ())) == 1
-                and all(
-                    isinstance(b.value, ast.Call)
-                    and isinstance(b.value.func, ast.Name)
-                    and b.value.func.id == info.node.name
-                    for b in bindings
-                )
+                and any(_constructs(b.value, info.node.name) for b in bindings)
+                # the others hand the instance through a helper (`net, opt, step =
+                # self.load_ckp(path, net, opt)`, which loads its weights and returns it)
+                and all(_constructs(b.value, info.node.name) or _handed_through(b.value, name) for b in bindings)
             )
         if not self.scopes.module.binds(name):
             return False  # not a name the module binds: no global instance

@@ -2634,6 +2634,53 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A method the file runs only without grad, on an instance a method builds (moved to a
+        # device) and may reload through a helper that hands it back.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+
+            class Net(nn.Module):
+                def __init__(self, n_in, n_out):
+                    super().__init__()
+                    self.actor = nn.Linear(n_in, n_out)
+                    self.critic = nn.Linear(n_in, 1)
+
+                def forward(self, x):
+                    return self.critic(x), self.actor(x)
+
+                def act(self, x):
+                    value, actor_output = self(x)
+                    return F.softmax(actor_output, dim=1).multinomial(num_samples=1)
+
+
+            class Environment:
+                def load_ckp(self, path, model, optimizer):
+                    checkpoint = torch.load(path)
+                    model.load_state_dict(checkpoint["state_dict"])
+                    optimizer.load_state_dict(checkpoint["optimizer"])
+                    return model, optimizer
+
+                def run(self, envs, device, resume):
+                    actor_critic = Net(4, 2).to(device)
+                    optimizer = torch.optim.Adam(actor_critic.parameters())
+                    if resume:
+                        actor_critic, optimizer = self.load_ckp("ckp.pt", actor_critic, optimizer)
+                    obs = torch.zeros(1, 4)
+                    for step in range(100):
+                        with torch.no_grad():
+                            action = actor_critic.act(obs)
+                        obs, reward = envs.step(action)
+                        values, logits = actor_critic(obs)
+                        loss = -(values * reward).mean()
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+            """
+        ),
         # A method whose only caller runs it without grad through an attribute that may hold
         # any model (`self.model = model`): that call is the class's own, or none at all.
         Valid(
@@ -3929,6 +3976,57 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The same rollout without `no_grad`: `act` runs the model with grad on.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+
+            class Net(nn.Module):
+                def __init__(self, n_in, n_out):
+                    super().__init__()
+                    self.actor = nn.Linear(n_in, n_out)
+                    self.critic = nn.Linear(n_in, 1)
+
+                def forward(self, x):
+                    return self.critic(x), self.actor(x)
+
+                def act(self, x):
+                    value, actor_output = self(x)
+                    return F.softmax(actor_output, dim=1).multinomial(num_samples=1)
+
+
+            class Environment:
+                def load_ckp(self, path, model, optimizer):
+                    checkpoint = torch.load(path)
+                    model.load_state_dict(checkpoint["state_dict"])
+                    optimizer.load_state_dict(checkpoint["optimizer"])
+                    return model, optimizer
+
+                def run(self, envs, device, resume):
+                    actor_critic = Net(4, 2).to(device)
+                    optimizer = torch.optim.Adam(actor_critic.parameters())
+                    if resume:
+                        actor_critic, optimizer = self.load_ckp("ckp.pt", actor_critic, optimizer)
+                    obs = torch.zeros(1, 4)
+                    for step in range(100):
+                        if True:
+                            action = actor_critic.act(obs)
+                        obs, reward = envs.step(action)
+                        values, logits = actor_critic(obs)
+                        loss = -(values * reward).mean()
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+            """,
+            line=16,
+            column=31,
+            message="`self(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, "
+            "wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # The same generator without `no_grad`: the decoder's `generate` runs with grad on.
         Invalid(
             """
