@@ -935,6 +935,39 @@ def _runs_a_trained_global(ctx, function: ast.AST) -> bool:
     return False
 
 
+def _kept_for_training(ctx, unit: "_Unit", function: Optional[ast.AST]) -> bool:
+    """Whether a method keeps a model's output on the instance (``self.Q =
+    self.policy_net(states).gather(1, actions)``) for another method of its class that
+    backpropagates it (``loss = F.smooth_l1_loss(self.Q, target); loss.backward()``): the method
+    prepares a training step, and `no_grad` around it would break that step."""
+    if function is None:
+        return False
+    owner = ctx.model.enclosing(function)[1:2]
+    if not owner or not isinstance(owner[0], ast.ClassDef):
+        return False
+    kept = set()
+    for candidate in unit.model_calls:
+        statement = _statement(ctx, candidate.call)
+        if isinstance(statement, ast.Assign):
+            kept.update(
+                target.attr
+                for target in statement.targets
+                if isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == "self"
+            )
+    if not kept:
+        return False
+    source = ctx.source
+    for method in owner[0].body:
+        if method is function or not isinstance(method, FUNCTION_TYPES):
+            continue
+        text = source.text[source.node_start(method) : source.node_end(method)]
+        if ".backward(" in text and any(re.search(rf"\bself\.{attr}\b(?!\s*=[^=])", text) for attr in kept):
+            return True
+    return False
+
+
 def _in_test_file(ctx) -> bool:
     """A file of tests, as pytest collects them (`test_*.py`, `*_test.py`, a `tests/` folder)
     or as projects name a module of them (`tests.py`); not `test.py`, most often a script
@@ -2634,6 +2667,32 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # An output kept on the instance for a method of the class that backpropagates it (a
+        # DQN's `self.Q`, computed with the network in eval mode).
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            class Brain:
+                def __init__(self, policy_net, optimizer):
+                    self.policy_net = policy_net
+                    self.optimizer = optimizer
+
+                def get_expected_Q(self, states, actions, rewards):
+                    self.policy_net.eval()
+                    self.Q = self.policy_net(states).gather(1, actions)
+                    return rewards * 0.99
+
+                def update_policynet(self, expected_Q):
+                    self.policy_net.train()
+                    loss = F.smooth_l1_loss(self.Q, expected_Q.unsqueeze(1))
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+            """
+        ),
         # A method the file runs only without grad, on an instance a method builds (moved to a
         # device) and may reload through a helper that hands it back.
         Valid(
@@ -3976,6 +4035,32 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The same output kept on the instance only to be printed.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            class Brain:
+                def __init__(self, policy_net, optimizer):
+                    self.policy_net = policy_net
+                    self.optimizer = optimizer
+
+                def get_expected_Q(self, states, actions, rewards):
+                    self.policy_net.eval()
+                    self.Q = self.policy_net(states).gather(1, actions)
+                    return rewards * 0.99
+
+                def report(self):
+                    print(self.Q.mean().item())
+            """,
+            line=12,
+            column=18,
+            message="`self.policy_net(...)` runs with grad enabled after `self.policy_net.eval()` (line 11), and "
+            "nothing in this function uses gradients: autograd records a graph for every call, wasting memory and "
+            "time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # The same rollout without `no_grad`: `act` runs the model with grad on.
         Invalid(
             """
@@ -5877,7 +5962,7 @@ class EvalWithGrad(Rule):
                 if not _callers_only_read(ctx, function):
                     return
                 unit.read_by_callers = True
-        if not _uses_grad(ctx, nodes):
+        if not _uses_grad(ctx, nodes) and not _kept_for_training(ctx, unit, function):
             # A function is one site (its fix wraps it); a script's or notebook's code has no
             # single place to wrap: each loop over evaluation data, and each statement that runs
             # a model switched to eval mode (or on evaluation data, or whose output is only read),
