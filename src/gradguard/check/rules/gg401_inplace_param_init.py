@@ -3,7 +3,8 @@
 ## What it does
 Flags in-place initialisers (`normal_`, `uniform_`, `zero_`, `fill_`, `copy_`, `log_normal_`,
 `exponential_`, `cauchy_`, `geometric_`, `bernoulli_`, `random_`, `fill_diagonal_`) called
-directly on a parameter outside any `no_grad` / `inference_mode` region. A parameter is
+directly on a parameter outside any `no_grad` / `inference_mode` region, unless the statements
+just before it in its block switch the parameter's flag off (`w.requires_grad = False`). A parameter is
 `.weight` / `.bias` of a module (`self` in an `nn.Module` subclass, a submodule of it, a
 model, a name from `.modules()` or checked with `isinstance(m, nn.Linear)`), a name from
 `parameters()` / `named_parameters()`, or an attribute the class sets to `nn.Parameter(...)`.
@@ -83,6 +84,21 @@ class InplaceParamInit(Rule):
     function_triggers = triggers
 
     valid = (
+        # The flag switched off just before the copy and back on after (a pruned layer's weights).
+        Valid(
+            """
+            import torch.nn as nn
+
+
+            def prune_linear_layer(layer, index):
+                W = layer.weight.index_select(0, index).clone().detach()
+                new_layer = nn.Linear(layer.in_features, len(index))
+                new_layer.weight.requires_grad = False
+                new_layer.weight.copy_(W.contiguous())
+                new_layer.weight.requires_grad = True
+                return new_layer
+            """
+        ),
         Valid(
             """
             import torch
@@ -159,6 +175,24 @@ class InplaceParamInit(Rule):
         ),
     )
     invalid = (
+        # The same copy without switching the flag off first.
+        Invalid(
+            """
+            import torch.nn as nn
+
+
+            def prune_linear_layer(layer, index):
+                W = layer.weight.index_select(0, index).clone().detach()
+                new_layer = nn.Linear(layer.in_features, len(index))
+                new_layer.weight.copy_(W.contiguous())
+                new_layer.weight.requires_grad = True
+                return new_layer
+            """,
+            line=7,
+            column=5,
+            message="`new_layer.weight.copy_()` changes a parameter in place while grad is enabled: this raises "
+            "RuntimeError; do it under `with torch.no_grad():`",
+        ),
         Invalid(
             """
             import torch.nn as nn
@@ -268,7 +302,7 @@ class InplaceParamInit(Rule):
         if ctx.model.grad_mode(node) is not GradMode.ENABLED:
             return
         receiver = func.value
-        if not _is_parameter(ctx, receiver, node):
+        if not _is_parameter(ctx, receiver, node) or _frozen_just_before(ctx, node, receiver):
             return
         fix = _twin_fix(ctx, node, receiver)
         text = ctx.text(receiver)
@@ -279,6 +313,38 @@ class InplaceParamInit(Rule):
             + ("use `torch.nn.init`" if fix else "do it under `with torch.no_grad():`"),
             fix,
         )
+
+
+def _frozen_just_before(ctx, call: ast.Call, receiver: ast.AST) -> bool:
+    """Whether the statements before the call in its block last set the parameter's flag off
+    (``layer.weight.requires_grad = False``, then ``layer.weight.copy_(W)``, then ``= True``:
+    a pruned layer's weights copied in): the tensor no longer requires grad, nothing raises."""
+    statement = call
+    while statement is not None and not isinstance(statement, ast.stmt):
+        statement = ctx.parent(statement)
+    block_owner = ctx.parent(statement) if statement is not None else None
+    if block_owner is None:
+        return False
+    text = ctx.text(receiver)
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(block_owner, field, None)
+        if not isinstance(block, list) or statement not in block:
+            continue
+        for before in reversed(block[: block.index(statement)]):
+            if (
+                isinstance(before, ast.Assign)
+                and len(before.targets) == 1
+                and isinstance(before.targets[0], ast.Attribute)
+                and before.targets[0].attr == "requires_grad"
+                and ctx.text(before.targets[0].value) == text
+            ):
+                return isinstance(before.value, ast.Constant) and before.value.value is False
+            if isinstance(before, ast.Expr) and isinstance(before.value, ast.Call):
+                flag = before.value.func
+                if isinstance(flag, ast.Attribute) and flag.attr == "requires_grad_" and ctx.text(flag.value) == text:
+                    args = before.value.args
+                    return bool(args) and isinstance(args[0], ast.Constant) and args[0].value is False
+    return False
 
 
 def _is_parameter(ctx, receiver: ast.AST, call: ast.AST) -> bool:
