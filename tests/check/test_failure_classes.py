@@ -3532,3 +3532,46 @@ def test_a_loop_that_attacks_its_input_gets_the_advice_for_each_call():
     plain = attacked.replace("advbatch = adversary.perturb(batch, label)", "advbatch = batch + 0.1")
     messages = [d.message for d in findings(plain) if d.code == "GG201"]
     assert messages and all("nothing in this function uses gradients" in m for m in messages)
+
+
+@pytest.mark.parametrize(
+    "filename,flagged",
+    [("tests/modeling_tiny_test.py", False), ("modeling_tiny_test.py", False), ("modeling_tiny.py", True)],
+)
+def test_a_helper_of_a_test_file_checks_a_model_it_builds(filename, flagged):
+    """A model tester's `create_and_check_*` helper, called by `test_*` methods, builds the model
+    and checks the shapes of its outputs: a test of the model's code, in a file of tests."""
+    code = textwrap.dedent(
+        """
+        import unittest
+
+        import torch
+        import torch.nn as nn
+
+
+        class TinyModel(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 2)
+                self.drop = nn.Dropout(0.1)
+
+            def forward(self, x):
+                return self.drop(self.fc(x))
+
+
+        class TinyModelTest(unittest.TestCase):
+            class TinyModelTester:
+                def __init__(self, parent):
+                    self.parent = parent
+
+                def create_and_check_tiny_model(self, inputs):
+                    model = TinyModel()
+                    model.eval()
+                    outputs = model(inputs)
+                    self.parent.assertEqual(list(outputs.size()), [3, 2])
+
+            def test_tiny_model(self):
+                self.TinyModelTester(self).create_and_check_tiny_model(torch.randn(3, 4))
+        """
+    )
+    assert any(d.code == "GG201" for d in findings(code, filename=filename)) is flagged

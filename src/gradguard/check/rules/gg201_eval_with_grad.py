@@ -147,7 +147,9 @@ method calls: the grad mode of a caller is the one its own callers run it in);
 unit tests (`test_*` in a test file: `test_*.py`, `*_test.py`, `tests.py`, a `tests/` folder, not
 `test.py`, which most often evaluates a trained model; the methods of a `unittest.TestCase`) running the model
 they test, built in `setUp`, whose output they only read, or built in the test itself and
-switched to eval mode there (`detr_resnet50(pretrained=False)`: `pretrained=False` loads nothing);
+switched to eval mode there (`detr_resnet50(pretrained=False)`: `pretrained=False` loads nothing),
+and any other function of a test file running a model it builds and never trains (a model tester's
+`create_and_check_*` helper);
 functions that only switch the model to eval mode and return; functions that return a loss
 (the caller may call `backward` on it); functions named for evaluation whose result carries a graph,
 alone or in a tuple (`return action, log_prob` in a policy's `evaluate`), unless every caller in
@@ -1844,6 +1846,9 @@ def _test_or_demo(ctx, callee, call: ast.Call) -> bool:
     alone, ``model(x)`` timed or profiled: the graph costs there)."""
     return _fresh_module(ctx, call) and (
         _unit_test(ctx, ctx.function)
+        # a helper of a test file (`create_and_check_xlnet_base_model` of a model tester class,
+        # called by the `test_*` methods): it checks the outputs of a model it builds
+        or (ctx.function is not None and _in_test_file(ctx))
         or (
             _demo_of_own_class(ctx, callee, call)
             and _made_up_input(ctx, call)
