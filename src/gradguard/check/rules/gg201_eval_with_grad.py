@@ -1515,6 +1515,17 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
     callee = call.func
     if isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name):
         callee = callee.value  # `net.forward(x)`, `net.embedding(x)`: the module built here, or a part of it
+    if isinstance(callee, ast.Call):
+        # `nn.BatchNorm1d(3)(x)`: a module built on the spot and run at once, in a file that
+        # never trains, unless what builds it loads weights (`models.resnet18(pretrained=True)(x)`)
+        built = ctx.model.value(callee)
+        return (
+            _code_lacks(ctx, "backward(")
+            and built.kind is Kind.MODULE
+            and not built.weak
+            and not _loads_or_trains(callee)
+            and not ctx.model.module_loads_weights(built)
+        )
     if not isinstance(callee, ast.Name):
         return False
     if ctx.model.value(callee).kind is Kind.FUNCTION:
@@ -2672,6 +2683,16 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A layer built on the spot and run at once, in a file that never trains: a demo.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+            x = torch.randn(3, 3)
+            print(nn.BatchNorm1d(3)(x))
+            """
+        ),
         # An output kept on the instance for a method of the class that backpropagates it (a
         # DQN's `self.Q`, computed with the network in eval mode).
         Valid(
@@ -4040,6 +4061,22 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A pretrained model built on the spot and run at once: its weights come from a file.
+        Invalid(
+            """
+            import torch
+            import torchvision
+
+            img = torch.randn(1, 3, 224, 224)
+            print(torchvision.models.resnet18(pretrained=True)(img).argmax(1))
+            """,
+            line=5,
+            column=7,
+            message="`torchvision.models.resnet18(pretrained=True)(...)` runs with grad enabled although its output is "
+            "only read (`.data`, `.item()`, printing), and nothing in this module uses gradients: autograd records a "
+            "graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or "
+            "`torch.inference_mode()`",
+        ),
         # The same output kept on the instance only to be printed.
         Invalid(
             """
