@@ -394,6 +394,7 @@ class _State:
     named_eval: dict = field(default_factory=dict)  # id(function) -> `_evaluates_by_name`
     read_only: dict = field(default_factory=dict)  # id(scope) -> ids of calls whose result is only read
     reads_values: dict = field(default_factory=dict)  # id(scope) -> `_reads_values`
+    reading_functions: Optional[frozenset] = None  # `_reading_functions`
     parameters_read: dict = field(default_factory=dict)  # function name -> `_parameters_read`
     code_text: Optional[str] = None  # `_code_text`
     uses_grad: dict = field(default_factory=dict)  # id(function) -> `_function_uses_grad`
@@ -1347,10 +1348,26 @@ def _reads_values(ctx, scope: ast.AST) -> bool:
     found = cache.get(id(scope))
     if found is None:
         text = ctx.text(scope) if scope is not ctx.tree else ctx.source.text
-        found = cache[id(scope)] = any(hint in text for hint in _VALUE_READ_HINTS) or (
-            "==" in text and _COUNTED_COMPARISON_RE.search(text) is not None
+        found = cache[id(scope)] = (
+            any(hint in text for hint in _VALUE_READ_HINTS)
+            or ("==" in text and _COUNTED_COMPARISON_RE.search(text) is not None)
+            or any(f"{name}(" in text for name in _reading_functions(ctx))
         )
     return found
+
+
+def _reading_functions(ctx) -> frozenset:
+    """Names of the file's module-level functions whose text reads values: handing a result to
+    one (`plot_images(test_data, model_output)` of a function that draws
+    `predicted[i].view(28, 28).detach()`) may read it (``read_only.parameters_only_read``)."""
+    state = ctx.state(_State)
+    if state.reading_functions is None:
+        state.reading_functions = frozenset(
+            stmt.name
+            for stmt in ctx.tree.body
+            if isinstance(stmt, FUNCTION_TYPES) and any(hint in ctx.text(stmt) for hint in _VALUE_READ_HINTS)
+        )
+    return state.reading_functions
 
 
 def _only_read_calls(ctx, scope: ast.AST) -> frozenset:
@@ -2683,6 +2700,39 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A trained model's output handed to a function of the file that keeps it, not one that
+        # only draws it.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            import matplotlib.pyplot as plt
+
+
+            def plot_images(original, predicted):
+                print(original.shape)
+                return torch.cat([original, predicted])
+
+
+            def train_model():
+                model = nn.Linear(784, 784)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                for _ in range(10):
+                    x = torch.rand(32, 784)
+                    loss = (model(x) - x).pow(2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                return model
+
+
+            def main():
+                model = train_model()
+                test_data = torch.rand(5, 784)
+                model_output = model(test_data)
+                return plot_images(test_data, model_output)
+            """
+        ),
         # A layer built on the spot and run at once, in a file that never trains: a demo.
         Valid(
             """
@@ -4061,6 +4111,46 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A trained model's output handed only to a function of the file that draws it.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import matplotlib.pyplot as plt
+
+
+            def plot_images(original, predicted):
+                _, ax = plt.subplots(2, 5)
+                for i in range(5):
+                    ax[0, i].imshow(original[i, :].view(28, 28).detach(), cmap="gray")
+                    ax[1, i].imshow(predicted[i, :].view(28, 28).detach(), cmap="gray")
+                plt.show()
+
+
+            def train_model():
+                model = nn.Linear(784, 784)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                for _ in range(10):
+                    x = torch.rand(32, 784)
+                    loss = (model(x) - x).pow(2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                return model
+
+
+            def main():
+                model = train_model()
+                test_data = torch.rand(5, 784)
+                model_output = model(test_data)
+                plot_images(test_data, model_output)
+            """,
+            line=29,
+            column=20,
+            message="`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) and "
+            "never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # A pretrained model built on the spot and run at once: its weights come from a file.
         Invalid(
             """
