@@ -22,6 +22,7 @@ from gradguard.check.analysis.vocabulary import (
     BACKWARD_CALL_NAMES,
     BACKWARD_FUNCTIONS,
     GRAD_DROPPING,
+    WEIGHT_ONLY_MODULES,
     call_argument,
     constant_of,
     last_name,
@@ -234,6 +235,11 @@ def _freeze_effects(ctx, scope: ast.AST) -> list:
             flag = _loop_sets_requires_grad(node)
             if module is not None and isinstance(flag, bool):
                 effects.append(((node.lineno, node.col_offset), ctx.text(module), not flag, node))
+        elif isinstance(node, ast.Assign) and _weight_flag_of_single_weight_layer(ctx, node) is not None:
+            # `embed.weight.requires_grad = False` of an `nn.Embedding`: its only parameter
+            layer = node.targets[0].value.value  # type: ignore[attr-defined]
+            flag = _weight_flag_of_single_weight_layer(ctx, node)
+            effects.append(((node.lineno, node.col_offset), ctx.text(layer), not flag, node))
         elif isinstance(node, ast.Assign):
             flag = _chained_freeze(node.value)
             if flag is not None:
@@ -251,6 +257,28 @@ def _freeze_effects(ctx, scope: ast.AST) -> list:
             for module, flag in _helper_freezes(ctx, node):
                 effects.append(((node.lineno, node.col_offset), ctx.text(module), not flag, node))
     return effects
+
+
+def _weight_flag_of_single_weight_layer(ctx, node: ast.Assign) -> Optional[bool]:
+    """The constant flag of ``layer.weight.requires_grad = <bool>`` where ``layer`` is a torch
+    layer whose one parameter is ``weight`` (``nn.Embedding``); None otherwise."""
+    if len(node.targets) != 1:
+        return None
+    target = node.targets[0]
+    if not (
+        isinstance(target, ast.Attribute)
+        and target.attr == "requires_grad"
+        and isinstance(target.value, ast.Attribute)
+        and target.value.attr == "weight"
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, bool)
+    ):
+        return None
+    layer = ctx.model.value(target.value.value)
+    ref = layer.ref or ""
+    if layer.kind is not Kind.MODULE or not ref.startswith("torch.nn.") or last_name(ref) not in WEIGHT_ONLY_MODULES:
+        return None
+    return node.value.value
 
 
 def _chained_freeze(value: ast.expr) -> Optional[bool]:

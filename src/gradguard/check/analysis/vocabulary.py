@@ -278,6 +278,8 @@ BATCHNORM_MODULES = _words(
 TRAIN_MODE_MODULES = DROPOUT_MODULES | BATCHNORM_MODULES
 # Containers of modules.
 MODULE_CONTAINERS = _words("Sequential ModuleList ModuleDict ParameterList ParameterDict")
+# Layers whose one parameter is `weight`: freezing it freezes the layer (pretrained word vectors).
+WEIGHT_ONLY_MODULES = _words("Embedding EmbeddingBag")
 # Methods of a module that return the module itself (or a module).
 MODULE_RETURNING_METHODS = _words(
     """to cuda cpu eval train float half double bfloat16 requires_grad_ type xpu mps share_memory

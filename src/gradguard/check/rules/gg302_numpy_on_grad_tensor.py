@@ -9,7 +9,9 @@ use and in the same block, to a value without grad (`y = torch.from_numpy(a)`) i
 flagged even where it held a graph-carrying value earlier, nor is the branch that runs only
 when the tensor needs no grad (`t.detach().numpy() if t.requires_grad else t.numpy()`,
 `if not t.requires_grad: ...`). The output of torch layers without parameters (`nn.ReLU()`,
-`nn.Tanh()`, also taken from a list of them) on a tensor without grad carries no graph. Of
+`nn.Tanh()`, also taken from a list of them) on a tensor without grad carries no graph, nor
+does that of a module whose every parameter the code froze before (`embed.weight.requires_grad =
+False` of an `nn.Embedding`, `model.requires_grad_(False)`). Of
 three or more results unpacked from a model the code does not show (`rois, roi_indices,
 anchor = self.model_train(x)`), none is known to carry a graph: such models mix outputs with
 index and anchor tensors built without one. In a file that may compute with another framework
@@ -53,6 +55,8 @@ from __future__ import annotations
 import ast
 
 from gradguard.check.analysis.flow import GradMode
+from gradguard.check.analysis.steps import frozen_models
+from gradguard.check.analysis.values import Kind
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
@@ -68,6 +72,20 @@ class NumpyOnGradTensor(Rule):
     function_triggers = ("numpy",)
 
     valid = (
+        # The output of an embedding whose only parameter the code froze (pretrained vectors).
+        Valid(
+            """
+            import numpy as np
+            import torch
+            import torch.nn as nn
+
+            vectors = np.random.rand(100, 8).astype("float32")
+            embed = nn.Embedding(100, 8)
+            embed.weight.data.copy_(torch.from_numpy(vectors))
+            embed.weight.requires_grad = False
+            word_vectors = [embed(torch.LongTensor([i])).squeeze(0).numpy() for i in range(5)]
+            """
+        ),
         # A module of the file with a buffer and no parameters, over a tensor without graph.
         Valid(
             """
@@ -271,6 +289,24 @@ class NumpyOnGradTensor(Rule):
         ),
     )
     invalid = (
+        # The same embedding left trainable.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            import torch.nn as nn
+
+            vectors = np.random.rand(100, 8).astype("float32")
+            embed = nn.Embedding(100, 8)
+            embed.weight.data.copy_(torch.from_numpy(vectors))
+
+            word_vectors = [embed(torch.LongTensor([i])).squeeze(0).numpy() for i in range(5)]
+            """,
+            line=9,
+            column=17,
+            message="`embed(torch.LongTensor([i])).squeeze(0)` requires grad: `.numpy()` on it raises RuntimeError; "
+            "call `.detach()` first",
+        ),
         # The twin of the buffer-only module: this one has a layer with parameters.
         Invalid(
             """
@@ -458,7 +494,7 @@ class NumpyOnGradTensor(Rule):
         value = ctx.model.value(receiver)
         if not value.carries_grad or (value.weak and ctx.model.other_framework_models):
             return  # `loss.numpy()` of a TensorFlow loss known by its name alone
-        if _guarded_by_requires_grad(ctx, node, receiver):
+        if _guarded_by_requires_grad(ctx, node, receiver) or _output_of_frozen_module(ctx, node, receiver):
             return
         end = ctx.source.node_end(receiver)
         fix = Fix(Applicability.SAFE, "Insert `.detach()` before `.numpy()`", (Edit(end, end, ".detach()"),))
@@ -468,6 +504,21 @@ class NumpyOnGradTensor(Rule):
             f"`{short(ctx.text(receiver))}` requires grad: `.numpy()` on it raises RuntimeError; call `.detach()` first",
             fix,
         )
+
+
+def _output_of_frozen_module(ctx, call: ast.Call, receiver: ast.AST) -> bool:
+    """Whether what ``.numpy()`` reads is the output of a module the code froze before (every
+    parameter: ``embed.weight.requires_grad = False`` of an ``nn.Embedding`` holding pretrained
+    vectors), run on inputs without grad: no graph, `.numpy()` works."""
+    node = receiver
+    while isinstance(node, (ast.Call, ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Call) and ctx.model.value(node.func).kind is Kind.MODULE:
+            scope = ctx.function if ctx.function is not None else ctx.tree
+            return ctx.text(node.func) in frozen_models(ctx, scope, call) and not any(
+                ctx.model.value(arg).carries_grad for arg in node.args
+            )
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return False
 
 
 def _base(node: ast.AST) -> ast.AST:
