@@ -1513,3 +1513,58 @@ def test_twin_the_same_chain_run_with_grad_is_reported_inside(tmp_path, capsys):
     show = write(tmp_path, "show.py", SHOW_CAPTIONS.replace("with torch.no_grad():", "if True:"))
     found = [line for line in findings(capsys, net, show) if "GG201" in line]
     assert any("net.py:33:27" in line for line in found), found
+
+
+BUILDS_MODEL = """
+    import torch.nn as nn
+
+
+    class ConvNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 2)
+
+        def forward(self, x):
+            return self.fc(x)
+
+
+    model = ConvNet()
+"""
+
+RUNS_IMPORTED_MODEL = """
+    import torch
+    from model import model
+
+
+    def test(test_loader):
+        model.eval()
+        correct = 0
+        for data, target in test_loader:
+            output = model(data)
+            correct += (output.argmax(1) == target).sum().item()
+        print(correct)
+"""
+
+
+def test_index_records_a_module_level_instance_of_a_module_class():
+    import os
+    import tempfile
+
+    folder = tempfile.mkdtemp()
+    path = os.path.join(folder, "model.py")
+    with open(path, "w") as f:
+        f.write(textwrap.dedent(BUILDS_MODEL))
+    assert build_index([path]).instances == {"model.model": "model.ConvNet"}
+
+
+def test_a_model_instance_imported_from_another_file_is_a_model(tmp_path, capsys):
+    model = write(tmp_path, "model.py", BUILDS_MODEL)
+    run = write(tmp_path, "run.py", RUNS_IMPORTED_MODEL)
+    found = [line for line in findings(capsys, model, run) if "GG201" in line]
+    assert any("run.py:10:18" in line for line in found), found
+
+
+def test_twin_an_instance_of_a_plain_class_imported_from_another_file_is_no_model(tmp_path, capsys):
+    model = write(tmp_path, "model.py", BUILDS_MODEL.replace("class ConvNet(nn.Module):", "class ConvNet:"))
+    run = write(tmp_path, "run.py", RUNS_IMPORTED_MODEL)
+    assert not any("GG201" in line for line in findings(capsys, model, run))

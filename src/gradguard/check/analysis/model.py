@@ -480,6 +480,7 @@ class SemanticModel:
         self._holds_grad_globals: Optional[bool] = None  # _module_holds_grad_tensors, once asked
         self._scope_texts: dict = {}
         self._accumulating_methods: Optional[frozenset] = None
+        self._imported_instances: dict = {}  # local name -> `imported_instance`
         self._uses: dict = {}
         self._uses_in_progress: set = set()  # functions whose uses are being collected
         self._rebindings: dict = {}  # id(scope) -> Rebindings
@@ -645,7 +646,12 @@ class SemanticModel:
         root = node
         while isinstance(root, ast.Attribute):
             root = root.value
-        return isinstance(root, ast.Name) and root.id in self.imports.names and not self.rebinds(root.id)
+        return (
+            isinstance(root, ast.Name)
+            and root.id in self.imports.names
+            and not self.rebinds(root.id)
+            and self.imported_instance(root.id) is None
+        )
 
     def own_nodes(self, scope_node: ast.AST) -> list:
         """A scope's own nodes (``scopes.own_nodes``): walked once per file and kept."""
@@ -1731,7 +1737,24 @@ class SemanticModel:
         return UNKNOWN
 
     def import_value(self, stmt: ast.stmt, alias: ast.alias) -> Value:
+        instance = self.imported_instance(alias.asname or alias.name) if isinstance(stmt, ast.ImportFrom) else None
+        if instance is not None:
+            # `from Architecture.model import model`: the model another file of the run builds
+            return Value(Kind.MODULE, Grad.NO, Role.TRAINING, ref="project:" + instance)
         return _IMPORTED
+
+    def imported_instance(self, local: str) -> Optional[str]:
+        """The class key of a module-level instance another file of the run binds, imported
+        here under ``local`` (``ProjectIndex.instances``); None for any other name."""
+        if self.project is None or not self.project.instances:
+            return None
+        known = self._imported_instances
+        if local not in known:
+            qual = self.imports.names.get(local)
+            known[local] = (
+                self.project.instances.get(self._project_name(qual)) if qual is not None and "." in qual else None
+            )
+        return known[local]
 
     def qualified_name(self, node: ast.AST, state: State) -> Optional[str]:
         """``imports.qualified_name`` where the root name still holds its import here

@@ -95,6 +95,10 @@ class ProjectIndex:
     # value (a micrograd `Value`: `def backward`, `self.grad`): in a file importing the module,
     # `.data`, `.grad`, `.backward()` and `.parameters()` say nothing of tensors.
     hand_made: dict = field(default_factory=dict)
+    # "module.name" -> "module.Class": a module-level name bound to a new instance of a module
+    # class of that file (`model = ConvNet()` in `Architecture/model.py`), which another file
+    # imports (`from Architecture.model import model`) and runs as the model it is.
+    instances: dict = field(default_factory=dict)
 
     def module_of(self, path: str) -> Optional[str]:
         return self.module_names.get(os.path.abspath(path))
@@ -288,6 +292,8 @@ class ProjectIndex:
                 f"{sorted(fact.quiet_methods)}:{sorted(fact.running_methods)}:{fact.loads_weights}:"
                 f"{sorted(fact.accumulating)}\n".encode()
             )
+        for name in sorted(self.instances):
+            h.update(f"instance {name}:{self.instances[name]}\n".encode())
         for name in sorted(self.functions):
             h.update(f"def {name}:{self.calls.get(name)}:{self.function_digests.get(name)}\n".encode())
         for name in sorted(set(self.calls) - self.functions):
@@ -497,6 +503,8 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
                 for position in accumulated_parameters(text)
             ),
         )
+    for name, (_path, text) in texts.items():
+        index.instances.update(_module_instances(name, text, index.classes))
     # Modules that import torch, then those that take everything from one of them.
     index.torch_modules.update(name for name, imports in imports_torch.items() if imports)
     changed = True
@@ -674,6 +682,31 @@ def _hand_made_members(bases: dict, bodies: dict, module_classes: set, dataset_c
         if {"backward", "grad"} <= names:
             hand_made.add(module)
     return {module: frozenset(members[module]) for module in hand_made}
+
+
+_INSTANCE_RE = re.compile(r"^[ \t]*(\w+)[ \t]*=[ \t]*(\w+)\(", re.M)
+
+
+def _module_instances(module: str, text: str, classes: dict) -> dict:
+    """{"module.name": "module.Class"} for the names the module's own code (not a function's or
+    a class's) binds to a new instance of one of its module classes, also under a top-level
+    ``if``: ``model = LinearNet()`` / ``else: model = ConvNet()`` (the first class met)."""
+    found: dict = {}
+    if "(" not in text:
+        return found
+    definitions = [
+        (match.start(), match.start() + len(_block(text, match.start())))
+        for pattern in (_CLASS_RE, _DEF_RE)
+        for match in pattern.finditer(text)
+    ]
+    for match in _INSTANCE_RE.finditer(text):
+        at = match.start()
+        if any(start <= at < end for start, end in definitions):
+            continue
+        fact = classes.get(f"{module}.{match.group(2)}")
+        if fact is not None and fact.module:
+            found.setdefault(f"{module}.{match.group(1)}", f"{module}.{match.group(2)}")
+    return found
 
 
 def _method_texts(body: str) -> dict:

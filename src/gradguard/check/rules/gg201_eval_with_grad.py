@@ -500,7 +500,7 @@ def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
     ``model.parameters``)."""
     if isinstance(target, ast.Name):
         name = target.id
-        if name in _BUILTINS or name in ctx.imports.names:
+        if name in _BUILTINS or (name in ctx.imports.names and ctx.model.imported_instance(name) is None):
             return not ctx.model.rebinds(name) and _project_runner(ctx, target) is None
         definitions = ctx.model.scopes.module.definitions.get(name)
         return (
