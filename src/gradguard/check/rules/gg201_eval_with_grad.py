@@ -2700,6 +2700,47 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A prediction after training under `no_grad`, in a function whose LBFGS closure
+        # returns its loss.
+        Valid(
+            """
+            import torch
+
+
+            class LinearModel(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.linear = torch.nn.Linear(1, 1)
+
+                def forward(self, x):
+                    return self.linear(x)
+
+
+            def main():
+                x_data = torch.Tensor([[1.0], [2.0], [3.0]])
+                y_data = torch.Tensor([[2.0], [4.0], [6.0]])
+                criterion = torch.nn.MSELoss(reduction="sum")
+                model = LinearModel()
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+                for epoch in range(100):
+                    loss = criterion(model(x_data), y_data)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                lbfgs = LinearModel()
+                opt2 = torch.optim.LBFGS(lbfgs.parameters())
+
+                def closure():
+                    opt2.zero_grad()
+                    l2 = criterion(lbfgs(x_data), y_data)
+                    l2.backward()
+                    return l2
+
+                opt2.step(closure)
+                with torch.no_grad():
+                    print(f"Predict (after training): f(4) = {model(torch.Tensor([[4.0]])).item():.3f}")
+            """
+        ),
         # A trained model's output handed to a function of the file that keeps it, not one that
         # only draws it.
         Valid(
@@ -4111,6 +4152,51 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The same prediction with grad on: the closure's `return loss` is the closure's, not
+        # the function's (which returns nothing a caller could backpropagate).
+        Invalid(
+            """
+            import torch
+
+
+            class LinearModel(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.linear = torch.nn.Linear(1, 1)
+
+                def forward(self, x):
+                    return self.linear(x)
+
+
+            def main():
+                x_data = torch.Tensor([[1.0], [2.0], [3.0]])
+                y_data = torch.Tensor([[2.0], [4.0], [6.0]])
+                criterion = torch.nn.MSELoss(reduction="sum")
+                model = LinearModel()
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+                for epoch in range(100):
+                    loss = criterion(model(x_data), y_data)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                lbfgs = LinearModel()
+                opt2 = torch.optim.LBFGS(lbfgs.parameters())
+
+                def closure():
+                    opt2.zero_grad()
+                    l2 = criterion(lbfgs(x_data), y_data)
+                    l2.backward()
+                    return l2
+
+                opt2.step(closure)
+                print(f"Predict (after training): f(4) = {model(torch.Tensor([[4.0]])).item():.3f}")
+            """,
+            line=34,
+            column=47,
+            message="`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) and "
+            "never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # A trained model's output handed only to a function of the file that draws it.
         Invalid(
             """
@@ -6067,8 +6153,10 @@ class EvalWithGrad(Rule):
         ):
             return
         if any(
+            # its own returns: not those of an optimizer's closure defined inside (`def closure():
+            # ... loss.backward(); return loss` for LBFGS)
             isinstance(sub, ast.Return) and sub.value is not None and ctx.model.value(sub.value).has(Role.LOSS)
-            for sub in walk_in_order(node)
+            for sub in ctx.model.own_nodes(node)
         ):
             return
         self._decide(ctx, unit, node)
