@@ -6,6 +6,9 @@ region (a `with` item or a decorator) in the `forward` method of a class that th
 to subclass `torch.nn.Module` (directly, through a `torch.nn` class, a `LightningModule`,
 or through another such class of the file).
 
+A region in the branch that runs only when the module does not train (`if not self.training:`,
+the `else` of `if self.trainable:`) is not flagged: no gradient is meant to reach it.
+
 This rule is off by default: freezing a sub-encoder, computing a target (EMA teacher,
 k-means assignment, positional table) or updating a buffer inside `forward` is a
 legitimate use. Enable it to review each such region.
@@ -56,6 +59,34 @@ from gradguard.check.model import FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 
 
+def _names_training(test: ast.AST) -> bool:
+    """``self.training``, ``self.trainable``, ``self.is_train``: the module's own flag for training."""
+    return (
+        isinstance(test, ast.Attribute)
+        and isinstance(test.value, ast.Name)
+        and test.value.id == "self"
+        and "train" in test.attr.lower()
+    )
+
+
+def _inference_branch(ctx, node: ast.AST, function: ast.AST) -> bool:
+    """Whether the region sits in the branch of ``forward`` that runs only when the module does
+    not train (``if not self.training:`` or the ``else`` of ``if self.trainable:``): decoding
+    boxes for inference, which no gradient is meant to reach."""
+    child = node
+    current = ctx.parent(node)
+    while current is not None and current is not function:
+        if isinstance(current, ast.If):
+            test = current.test
+            negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+            flag = test.operand if negated else test  # type: ignore[attr-defined]
+            if _names_training(flag):
+                return (child in current.body) == negated
+        child = current
+        current = ctx.parent(current)
+    return False
+
+
 class NoGradInForward(Rule):
     code = "GG206"
     name = "no-grad-in-forward"
@@ -68,6 +99,27 @@ class NoGradInForward(Rule):
     function_names = tuple(sorted(GRAD_OFF_NAMES))
 
     valid = (
+        # The branch of `forward` that runs only when the module does not train.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Detector(nn.Module):
+                def __init__(self, trainable=False):
+                    super().__init__()
+                    self.trainable = trainable
+                    self.pred = nn.Linear(8, 5)
+
+                def forward(self, x, target=None):
+                    prediction = self.pred(x)
+                    if not self.trainable:
+                        with torch.no_grad():
+                            return torch.sigmoid(prediction).argmax(-1)
+                    return prediction
+            """
+        ),
         Valid(
             """
             import torch
@@ -123,6 +175,32 @@ class NoGradInForward(Rule):
         ),
     )
     invalid = (
+        # The same region under a test that says nothing of training.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Detector(nn.Module):
+                def __init__(self, trainable=False):
+                    super().__init__()
+                    self.trainable = trainable
+                    self.pred = nn.Linear(8, 5)
+
+                def forward(self, x, target=None):
+                    prediction = self.pred(x)
+                    if target is None:
+                        with torch.no_grad():
+                            return torch.sigmoid(prediction).argmax(-1)
+                    return prediction
+            """,
+            line=14,
+            column=18,
+            message="`torch.no_grad()` in `Detector.forward`: gradients do not flow through the code in this region to "
+            "its parameters or inputs; make sure this is intended (a frozen sub-module, a positional table or a "
+            "target may legitimately be computed this way)",
+        ),
         Invalid(
             """
             import torch
@@ -187,7 +265,7 @@ class NoGradInForward(Rule):
         if classify_grad_mode(node.context_expr, ctx.imports) not in (NO_GRAD, INFERENCE):
             return
         function = ctx.function
-        if self._in_module_forward(ctx, function):
+        if self._in_module_forward(ctx, function) and not _inference_branch(ctx, node, function):
             ctx.report(self.code, node.context_expr, self._message(ctx, node.context_expr, ctx.method_class.name))
 
     def visit_FunctionDef(self, node: ast.AST, ctx) -> None:
