@@ -11,7 +11,8 @@ function decorated with them) when the code shows all of:
   calls `.eval()`, or a function of another file);
 - the call evaluates: it runs in a function named for evaluation (`evaluate`, `validate`,
   `test`, `predict`, ...), inside a loop over validation or test data, or on such data (also
-  known by its names alone: `model(test_categorical, test_cont)`, `net(X_test)`).
+  known by its names alone: `model(test_categorical, test_cont)`, `net(X_test)`, unless each
+  is made from a shape alone: `test_input = torch.randn(1, 3, 224, 224)` is a shape check).
 Models without dropout or batch norm, whose class is not in the file, and `no_grad` code that
 is not evaluation (computing GAN fakes or RL targets) are not flagged; nor is a region that
 itself calls `.train()` on the model (re-estimating batch-norm statistics).
@@ -94,6 +95,7 @@ from gradguard.check.analysis.vocabulary import (
     BATCHNORM_MODULES,
     DROPOUT_MODULES,
     EVALUATION_FUNCTION_WORDS,
+    SHAPE_FACTORIES,
     TRAIN_MODE_MODULES,
 )
 from gradguard.check.model import FixAvailability, Severity
@@ -122,6 +124,31 @@ class NoGradWithoutEval(Rule):
     function_names = ("torch.no_grad", "torch.inference_mode")
 
     valid = (
+        # A shape check on an input made from a shape alone, however it is named.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Classifier(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 2)
+                    self.drop = nn.Dropout(0.5)
+
+                def forward(self, x):
+                    return self.fc(self.drop(x))
+
+
+            if __name__ == "__main__":
+                model = Classifier()
+                test_input = torch.randn(1, 8)
+                with torch.no_grad():
+                    output = model(test_input)
+                    print(output.shape)
+            """
+        ),
         Valid(
             """
             import torch
@@ -198,6 +225,35 @@ class NoGradWithoutEval(Rule):
         ),
     )
     invalid = (
+        # The same check on a saved test batch.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Classifier(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 2)
+                    self.drop = nn.Dropout(0.5)
+
+                def forward(self, x):
+                    return self.fc(self.drop(x))
+
+
+            if __name__ == "__main__":
+                model = Classifier()
+                test_input = torch.load("test_batch.pt")
+                with torch.no_grad():
+                    output = model(test_input)
+                    print(output.shape)
+            """,
+            line=19,
+            column=18,
+            message="`model` is evaluated under `no_grad` in training mode: its dropout layers still drop activations; "
+            "call `model.eval()` before evaluating (and `model.train()` to resume training)",
+        ),
         # `model.eval()` named in a comment switches nothing.
         Invalid(
             """
@@ -426,7 +482,7 @@ def _evaluates(ctx, call: ast.Call, scope: ast.AST) -> bool:
         # `model(test_categorical, test_cont)`, `net(X_test)`: inputs named for a test split
         # (weak evidence, asked last), none for another
         splits = {split_of_text(arg.id) for arg in call.args}  # type: ignore[attr-defined]
-        if Split.EVAL in splits and Split.TRAIN not in splits:
+        if Split.EVAL in splits and Split.TRAIN not in splits and not _made_from_a_shape(ctx, scope, call):
             return True
     for ancestor in ctx.ancestors(call):
         if isinstance(ancestor, _SCOPES):
@@ -434,6 +490,20 @@ def _evaluates(ctx, call: ast.Call, scope: ast.AST) -> bool:
         if isinstance(ancestor, _LOOPS) and model.value(ancestor.iter).split is Split.EVAL:
             return True
     return False
+
+
+def _made_from_a_shape(ctx, scope: ast.AST, call: ast.Call) -> bool:
+    """Whether every input is bound, once in the scope, to a tensor a torch factory makes from a
+    shape alone (`test_input = torch.randn(1, 3, 224, 224)`): a shape check, whatever its name."""
+    uses = ctx.model.uses(scope)
+    for arg in call.args:
+        bindings = uses.bindings_of(arg.id)  # type: ignore[attr-defined]
+        if len(bindings) != 1 or not isinstance(bindings[0].value, ast.Call):
+            return False
+        qualified = ctx.imports.qualified_name(bindings[0].value.func) or ""
+        if not (qualified.startswith("torch.") and qualified.rsplit(".", 1)[-1] in SHAPE_FACTORIES):
+            return False
+    return True
 
 
 def _named_for_evaluation(ctx, name: str) -> bool:
