@@ -338,7 +338,7 @@ _TRAINED = [
 ]
 
 
-@pytest.mark.parametrize("shown", ["model(val_x)\n", "model(val_x)[0]\n"])
+@pytest.mark.parametrize("shown", ["model(val_x)\n", "model(val_x)[0]\n", "model(val_x), val_x\n"])
 def test_a_trained_models_output_shown_as_a_cells_last_line_is_only_read(tmp_path, capsys, shown):
     nb = notebook([*_TRAINED, code(["val_x = torch.tensor([[10., 11.]])\n", shown])])
     _, out, _ = run_cli(capsys, "check", "--no-cache", "--select", "GG201", str(write(tmp_path / "n.ipynb", nb)))
@@ -357,6 +357,8 @@ def test_a_trained_models_output_shown_as_a_cells_last_line_is_only_read(tmp_pat
         [*_TRAINED, code(["for x in xs:\n", "    model(x)\n"])],
         # the last line of the cell, with a semicolon that keeps the notebook from showing it
         [*_TRAINED, code(["val_x = torch.tensor([[10., 11.]])\n", "model(val_x);\n"])],
+        # beside other values, with a semicolon
+        [*_TRAINED, code(["val_x = torch.tensor([[10., 11.]])\n", "model(val_x), val_x;\n"])],
         # the only instance of the notebook's class, in eval mode, shown on made-up input
         [
             *_TRAINED,

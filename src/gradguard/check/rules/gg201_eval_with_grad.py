@@ -1276,8 +1276,8 @@ def _printed(ctx, call: ast.Call) -> bool:
 
 
 def _displayed(ctx, call: ast.Call) -> bool:
-    """``model(val_x)`` alone (or a part of it, ``mynet(X)[1]``) as the last line of a notebook's
-    cell: the notebook shows its result, and nothing else can use it (not with a semicolon after
+    """``model(val_x)`` alone (or a part of it, ``mynet(X)[1]``, or beside other values,
+    ``net(X), y``) as the last line of a notebook's cell: the notebook shows its result, and nothing else can use it (not with a semicolon after
     it, which keeps the notebook from showing it)."""
     starts = ctx.source.cell_starts
     if not starts or ctx.function is not None:
@@ -1286,6 +1286,8 @@ def _displayed(ctx, call: ast.Call) -> bool:
     statement = ctx.parent(call)
     while isinstance(statement, ast.Subscript) and statement.value is shown:
         shown, statement = statement, ctx.parent(statement)  # `mynet(X)[1]`: a part of it shown
+    if isinstance(statement, ast.Tuple) and shown in statement.elts:
+        statement = ctx.parent(statement)  # `net(X), y`: shown beside the labels
     if not isinstance(statement, ast.Expr) or ctx.parent(statement) is not ctx.tree:
         return False
     state = ctx.state(_State)
