@@ -109,7 +109,7 @@ def read_only_calls(
         if type(node) is ast.Assign:
             for names, value in assigned_values(node):  # type: ignore[arg-type]
                 bound[id(value)] = (node, names, value)
-    if not any(viewed_call(value) is not None for _, _, value in bound.values()):
+    if not any(viewed_calls(value) for _, _, value in bound.values()):
         return frozenset()
     wanted = {name for _, names, _ in bound.values() for name in names}
     # `for fm in out:` over a result (or a view of it): the loop's name is followed like the
@@ -262,8 +262,7 @@ def read_only_calls(
         nested = _names_in_nested_code(own, names_kept, followed)
         if nested:
             kept -= _feeding({key for key in kept if nested & set(bound[key][1])}, kept, edges)
-    found = (viewed_call(bound[key][2]) for key in kept)
-    return frozenset(id(call) for call in found if call is not None)
+    return frozenset(id(call) for key in kept for call in viewed_calls(bound[key][2]))
 
 
 def _numpy_slot(node: ast.Assign, own: list, loops: list, qualified_name) -> bool:
@@ -507,6 +506,18 @@ def viewed_call(value: ast.AST) -> Optional[ast.Call]:
     ``net(x)[:5]``, ``net(x)[0].view(-1)``): the graph that value holds is that call's."""
     value = _under_views(value)
     return value if type(value) is ast.Call else None  # type: ignore[return-value]
+
+
+def viewed_calls(value: ast.AST) -> list:
+    """The calls whose results an assigned value is made of by arithmetic, each as a part or view
+    (``D(s)[z] - log_pz + alpha * policy(s)[a]``: both calls; ``net(x)[0]``: that one): the
+    graph the value holds is theirs."""
+    value = _under_views(value)
+    if type(value) is ast.Call:
+        return [value]
+    if type(value) is ast.BinOp:
+        return viewed_calls(value.left) + viewed_calls(value.right)  # type: ignore[attr-defined]
+    return []
 
 
 def _under_views(expr: ast.AST) -> ast.AST:

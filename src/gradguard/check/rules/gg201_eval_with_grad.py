@@ -216,7 +216,7 @@ from gradguard.check.analysis.read_only import (
     parameters_only_read,
     read_at_once,
     read_only_calls,
-    viewed_call,
+    viewed_calls,
 )
 from gradguard.check.analysis.scopes import FUNCTION_TYPES, parameters, walk_in_order
 from gradguard.check.analysis.steps import frozen_models, in_block
@@ -2702,6 +2702,37 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # Two model outputs combined by arithmetic, then backpropagated: a training step.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Agent:
+                def __init__(self):
+                    self.policy = nn.Linear(4, 2)
+                    self.discriminator = nn.Linear(4, 3)
+                    self.log_pz = 0.1
+                    self.alpha = 0.2
+                    self.opt = torch.optim.Adam(self.policy.parameters())
+
+                def reward(self, s, z, a):
+                    r = self.discriminator(s)[z.argmax(dim=-1)] - \
+                        self.log_pz + \
+                        self.alpha * self.policy(s)[a]
+                    self.opt.zero_grad()
+                    (-r).backward()
+                    self.opt.step()
+                    return r.detach().item()
+
+                def learn(self, s):
+                    loss = self.policy(s).sum()
+                    self.opt.zero_grad()
+                    loss.backward()
+                    self.opt.step()
+            """
+        ),
         # A prediction after training under `no_grad`, in a function whose LBFGS closure
         # returns its loss.
         Valid(
@@ -4154,6 +4185,39 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # Two model outputs combined by arithmetic into a reward that is only read.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Agent:
+                def __init__(self):
+                    self.policy = nn.Linear(4, 2)
+                    self.discriminator = nn.Linear(4, 3)
+                    self.log_pz = 0.1
+                    self.alpha = 0.2
+                    self.opt = torch.optim.Adam(self.policy.parameters())
+
+                def reward(self, s, z, a):
+                    r = self.discriminator(s)[z.argmax(dim=-1)] - \
+                        self.log_pz + \
+                        self.alpha * self.policy(s)[a]
+                    return r.detach().item()
+
+                def learn(self, s):
+                    loss = self.policy(s).sum()
+                    self.opt.zero_grad()
+                    loss.backward()
+                    self.opt.step()
+            """,
+            line=14,
+            column=13,
+            message="`self.discriminator(...)` runs with grad enabled although its output is only read (`.data`, "
+            "`.item()`, printing), and nothing in this function uses gradients: autograd records a graph for every "
+            "call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # The same prediction with grad on: the closure's `return loss` is the closure's, not
         # the function's (which returns nothing a caller could backpropagate).
         Invalid(
@@ -5894,9 +5958,7 @@ class EvalWithGrad(Rule):
     def visit_Assign(self, node: ast.Assign, ctx) -> None:
         assigned = ctx.state(_State).assigned_calls
         for value in [node.value, *(value for _, value in assigned_values(node))]:
-            call = viewed_call(value)
-            if call is not None:
-                assigned.add(id(call))
+            assigned.update(id(call) for call in viewed_calls(value))
 
     def visit_For(self, node: ast.AST, ctx) -> None:
         if isinstance(ctx.function, ast.Lambda):
