@@ -1984,3 +1984,40 @@ def test_twin_a_name_params_bound_to_a_loaded_file_holds_no_parameters():
         """
     )
     assert not (value.elem is not None and value.elem.has(Role.PARAM))
+
+
+def test_a_list_of_placeholders_filled_by_index_holds_what_is_stored():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        class Agents:
+            def __init__(self, n):
+                self.actors = [None for _ in range(n)]
+                for i in range(n):
+                    self.actors[i] = nn.Linear(4, 2)
+
+            def act(self, states):
+                return [actor(s) for actor, s in zip(self.actors, states)]
+
+            def first(self):
+                for actor in self.actors:
+                    return actor  # <- actor
+        """
+    )
+    assert value.kind is Kind.MODULE and value.ref == "torch.nn.Linear"
+
+
+def test_twin_a_list_of_placeholders_never_filled_holds_nothing_known():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        class Agents:
+            def __init__(self, n):
+                self.actors = [None for _ in range(n)]
+
+            def first(self):
+                for actor in self.actors:
+                    return actor  # <- actor
+        """
+    )
+    assert value.kind is not Kind.MODULE

@@ -2319,7 +2319,45 @@ class SemanticModel:
                     if value.kind is not Kind.UNKNOWN:
                         return value
             return UNKNOWN
+        items = self._attribute_items(info, attr, incomplete)
+        if items:
+            # `self.actors = [None for _ in range(n)]`, then `self.actors[i] = Actor(...)`: a
+            # list of placeholders filled by index holds what is stored into it
+            values = [
+                container(items=())
+                if v.kind is Kind.CONTAINER and v.elem is not None and v.elem.kind is Kind.NONE
+                else v
+                for v in values
+            ] + [container(item) for item in items]
         return join_all(values) or UNKNOWN
+
+    def _attribute_items(self, info: ClassInfo, attr: str, incomplete: list) -> list:
+        """The values the class's methods store into items of ``self.<attr>`` (``self.actors[i] =
+        Actor(...)``), each evaluated where it is stored."""
+        if f"self.{attr}[" not in self._scope_text(info.node):
+            return []
+        found = []
+        for stmt in info.node.body:
+            if not isinstance(stmt, FUNCTION_TYPES):
+                continue
+            for sub in walk_in_order(stmt):
+                if not (
+                    isinstance(sub, ast.Assign)
+                    and len(sub.targets) == 1
+                    and isinstance(sub.targets[0], ast.Subscript)
+                    and _is_self_attribute(sub.targets[0].value, attr)
+                ):
+                    continue
+                light = self._without_locals(stmt, sub.value)
+                if light is not None:
+                    found.append(light)
+                    continue
+                frame = self._summary_frame(stmt)
+                if frame is None:
+                    incomplete.append(stmt)
+                state = frame.flow.before.get(id(sub)) if frame and frame.flow else None
+                found.append(self.evaluate(sub.value, state, frame) if state is not None else UNKNOWN)  # type: ignore[arg-type]
+        return found
 
     def _last_set_in_init(self, info: ClassInfo, attr: str) -> Value:
         """The value the last statement of ``__init__``'s own body that assigns ``self.<attr>``
