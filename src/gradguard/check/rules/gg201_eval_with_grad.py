@@ -914,8 +914,8 @@ def _runs_a_trained_global(ctx, function: ast.AST) -> bool:
     (it calls ``backward``), a nested one the model of the function around it, which trains it
     (d2l's ``def eval_loss(): return loss(net(features), labels).item()`` inside
     ``train_ch7``): that model, not one the function builds to try out."""
-    if "backward(" not in ctx.source.text:
-        return False
+    if "backward(" not in ctx.source.text or isinstance(ctx.parent(function), ast.ClassDef):
+        return False  # nothing trains, or a method: its models are the instance's
     enclosing = ctx.model.enclosing(function)
     outer = next((node for node in enclosing[1:] if isinstance(node, FUNCTION_TYPES)), None)
     if outer is None and enclosing[-1] is not function:
