@@ -972,14 +972,8 @@ class SemanticModel:
         inside), and at least one does: a call of it on a model whose class is not known runs
         one of them."""
         found = False
-        for info in self._class_table().values():
-            fn = self._method_of(info, method) if info.is_module else None
-            if fn is None or fn not in info.node.body:
-                continue
-            mode = self._decorated_mode(fn)
-            if mode is None and not any(word in self._scope_text(fn) for word in _GRAD_OFF_WORDS):
-                return False
-            if mode is GradMode.ENABLED:
+        for mode, says_grad_off in self._module_methods_named(method):
+            if (mode is None and not says_grad_off) or mode is GradMode.ENABLED:
                 return False
             found = True
         if self.project is not None:
@@ -996,18 +990,25 @@ class SemanticModel:
         """Whether some module class of the file or of the run defines ``method`` to run without
         grad (a GPT's ``generate`` inside ``torch.no_grad()``): a call of it on a model whose
         class is not known may run that one."""
-        for info in self._class_table().values():
-            fn = self._method_of(info, method) if info.is_module else None
-            if fn is None or fn not in info.node.body:
-                continue
-            mode = self._decorated_mode(fn)
-            if (mode is not None and mode is not GradMode.ENABLED) or any(
-                word in self._scope_text(fn) for word in _GRAD_OFF_WORDS
-            ):
-                return True
+        if any(
+            (mode is not None and mode is not GradMode.ENABLED) or says_grad_off
+            for mode, says_grad_off in self._module_methods_named(method)
+        ):
+            return True
         if self.project is not None:
             return any(fact.module and method in fact.quiet_methods for fact in self.project.classes.values())
         return False
+
+    def _module_methods_named(self, method: str) -> list:
+        """(the grad mode its decorator sets or None, whether its text names a way to turn grad
+        off) for each module class of the file that defines ``method`` in its own body."""
+        found = []
+        for info in self._class_table().values():
+            fn = self._method_of(info, method) if info.is_module else None
+            if fn is not None and fn in info.node.body:
+                text = self._scope_text(fn)
+                found.append((self._decorated_mode(fn), any(word in text for word in _GRAD_OFF_WORDS)))
+        return found
 
     def _runs_module(self, info: ClassInfo, fn: ast.AST, methods: set, seen: set) -> bool:
         seen.add(id(fn))
@@ -2299,18 +2300,7 @@ class SemanticModel:
             if value_node is None:  # ``self.a, self.b = pair``: the element is not known
                 values.append(UNKNOWN)
                 continue
-            light = self._without_locals(method, value_node)
-            if light is not None:
-                values.append(light)  # ``self.fc = nn.Linear(...)``: no need to run the method
-                continue
-            frame = self._summary_frame(method)
-            if frame is None:
-                incomplete.append(method)
-            state = frame.flow.before.get(id(stmt)) if frame and frame.flow else None
-            if state is None:
-                values.append(UNKNOWN)
-            else:
-                values.append(self.evaluate(value_node, state, frame))  # type: ignore[arg-type]
+            values.append(self._stored_value(method, stmt, value_node, incomplete))
         if not values:
             for base in info.bases:
                 base_info = self._class_table().get(base)
@@ -2341,23 +2331,28 @@ class SemanticModel:
             if not isinstance(stmt, FUNCTION_TYPES):
                 continue
             for sub in walk_in_order(stmt):
-                if not (
+                if (
                     isinstance(sub, ast.Assign)
                     and len(sub.targets) == 1
                     and isinstance(sub.targets[0], ast.Subscript)
                     and _is_self_attribute(sub.targets[0].value, attr)
                 ):
-                    continue
-                light = self._without_locals(stmt, sub.value)
-                if light is not None:
-                    found.append(light)
-                    continue
-                frame = self._summary_frame(stmt)
-                if frame is None:
-                    incomplete.append(stmt)
-                state = frame.flow.before.get(id(sub)) if frame and frame.flow else None
-                found.append(self.evaluate(sub.value, state, frame) if state is not None else UNKNOWN)  # type: ignore[arg-type]
+                    found.append(self._stored_value(stmt, sub, sub.value, incomplete))
         return found
+
+    def _stored_value(self, method: ast.AST, stmt: ast.stmt, value_node: ast.AST, incomplete: list) -> Value:
+        """The value a statement of a method stores on the instance: read off the expression
+        where it needs no local of the method (``nn.Linear(...)``), else evaluated in the
+        method's summary flow before the statement (``incomplete`` records a method whose flow
+        could not be had)."""
+        light = self._without_locals(method, value_node)
+        if light is not None:
+            return light  # ``self.fc = nn.Linear(...)``: no need to run the method
+        frame = self._summary_frame(method)
+        if frame is None:
+            incomplete.append(method)
+        state = frame.flow.before.get(id(stmt)) if frame and frame.flow else None
+        return self.evaluate(value_node, state, frame) if state is not None else UNKNOWN  # type: ignore[arg-type]
 
     def _last_set_in_init(self, info: ClassInfo, attr: str) -> Value:
         """The value the last statement of ``__init__``'s own body that assigns ``self.<attr>``

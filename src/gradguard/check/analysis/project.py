@@ -694,17 +694,18 @@ def _module_instances(module: str, text: str, classes: dict) -> dict:
     found: dict = {}
     if "(" not in text:
         return found
-    definitions = [
-        (match.start(), match.start() + len(_block(text, match.start())))
-        for pattern in (_CLASS_RE, _DEF_RE)
-        for match in pattern.finditer(text)
-    ]
+    definitions = None  # (start, end) of the module's functions and classes, made when first needed
     for match in _INSTANCE_RE.finditer(text):
-        at = match.start()
-        if any(start <= at < end for start, end in definitions):
-            continue
         fact = classes.get(f"{module}.{match.group(2)}")
-        if fact is not None and fact.module:
+        if fact is None or not fact.module:
+            continue
+        if definitions is None:
+            definitions = [
+                (found_at.start(), found_at.start() + len(_block(text, found_at.start())))
+                for pattern in (_CLASS_RE, _DEF_RE)
+                for found_at in pattern.finditer(text)
+            ]
+        if not any(start <= match.start() < end for start, end in definitions):
             found.setdefault(f"{module}.{match.group(1)}", f"{module}.{match.group(2)}")
     return found
 
@@ -879,7 +880,8 @@ def accumulated_parameters(method_text: str) -> tuple:
     attribute set from the parameter (``self.val = val; self.sum += self.val * n``) or appended
     (``self.history.append(val)``). A line that takes a number out of it (``val.item()``,
     ``float(val)``) keeps no graph, and one that adds what the argument holds (``self.loss +=
-    stat.loss``, a statistics object) is no accumulation of the argument itself. A meter handed a loss tensor keeps every step's graph alive."""
+    stat.loss``, a statistics object) is no accumulation of the argument itself. A meter handed
+    a loss tensor keeps every step's graph alive."""
     header = _HEADER_RE.search(method_text)
     if header is None:
         return ()

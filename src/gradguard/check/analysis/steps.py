@@ -235,12 +235,13 @@ def _freeze_effects(ctx, scope: ast.AST) -> list:
             flag = _loop_sets_requires_grad(node)
             if module is not None and isinstance(flag, bool):
                 effects.append(((node.lineno, node.col_offset), ctx.text(module), not flag, node))
-        elif isinstance(node, ast.Assign) and _weight_flag_of_single_weight_layer(ctx, node) is not None:
-            # `embed.weight.requires_grad = False` of an `nn.Embedding`: its only parameter
-            layer = node.targets[0].value.value  # type: ignore[attr-defined]
-            flag = _weight_flag_of_single_weight_layer(ctx, node)
-            effects.append(((node.lineno, node.col_offset), ctx.text(layer), not flag, node))
         elif isinstance(node, ast.Assign):
+            flag = _weight_flag_of_single_weight_layer(ctx, node)
+            if flag is not None:
+                # `embed.weight.requires_grad = False` of an `nn.Embedding`: its only parameter
+                layer = node.targets[0].value.value  # type: ignore[attr-defined]
+                effects.append(((node.lineno, node.col_offset), ctx.text(layer), not flag, node))
+                continue
             flag = _chained_freeze(node.value)
             if flag is not None:
                 # `G = load(fp)["G_ema"].requires_grad_(False).to(device)`: bound frozen

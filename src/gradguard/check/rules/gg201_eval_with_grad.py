@@ -920,10 +920,7 @@ def _runs_a_trained_global(ctx, function: ast.AST) -> bool:
     outer = next((node for node in enclosing[1:] if isinstance(node, FUNCTION_TYPES)), None)
     if outer is None and enclosing[-1] is not function:
         return False  # a method
-    if (
-        outer is not None
-        and ".backward(" not in ctx.source.text[ctx.source.node_start(outer) : ctx.source.node_end(outer)]
-    ):
+    if outer is not None and ".backward(" not in ctx.text(outer):
         return False
     module = ctx.model.scopes.module
     for node in walk_in_order(function):
@@ -943,10 +940,8 @@ def _kept_for_training(ctx, unit: "_Unit", function: Optional[ast.AST]) -> bool:
     self.policy_net(states).gather(1, actions)``) for another method of its class that
     backpropagates it (``loss = F.smooth_l1_loss(self.Q, target); loss.backward()``): the method
     prepares a training step, and `no_grad` around it would break that step."""
-    if function is None:
-        return False
-    owner = ctx.model.enclosing(function)[1:2]
-    if not owner or not isinstance(owner[0], ast.ClassDef):
+    owner = ctx.parent(function) if function is not None else None
+    if not isinstance(owner, ast.ClassDef):
         return False
     kept = set()
     for candidate in unit.model_calls:
@@ -961,11 +956,10 @@ def _kept_for_training(ctx, unit: "_Unit", function: Optional[ast.AST]) -> bool:
             )
     if not kept:
         return False
-    source = ctx.source
-    for method in owner[0].body:
+    for method in owner.body:
         if method is function or not isinstance(method, FUNCTION_TYPES):
             continue
-        text = source.text[source.node_start(method) : source.node_end(method)]
+        text = ctx.text(method)
         if ".backward(" in text and any(re.search(rf"\bself\.{attr}\b(?!\s*=[^=])", text) for attr in kept):
             return True
     return False
@@ -1542,8 +1536,7 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
             _code_lacks(ctx, "backward(")
             and built.kind is Kind.MODULE
             and not built.weak
-            and not _loads_or_trains(callee)
-            and not ctx.model.module_loads_weights(built)
+            and not _given_weights(ctx, callee, call.lineno)
         )
     if not isinstance(callee, ast.Name):
         return False
@@ -1570,12 +1563,7 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
         if any(type(sub) is ast.Name and sub.id == name for sub in walk_in_order(value)):  # type: ignore[attr-defined]
             continue  # `model = DataParallel(model)`, `model = model.eval()`: the module it held before
         line = binding.node.lineno
-        if (
-            _loads_or_trains(value)
-            or _made_of_layers_of_another(value)
-            or ctx.model.module_loads_weights(ctx.model.value(value))
-            or _copy_after_training(ctx, value, line)
-        ):
+        if _given_weights(ctx, value, line):
             loaded_at = max(loaded_at or 0, line)
         else:
             builds += 1
@@ -1652,6 +1640,18 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
     # `train_batch(x, y, model, optimizer, loss_fn)`: handed to a function of the file that trains
     return not any(
         _trains(ctx, match.group(1)) for match in re.finditer(rf"\b(\w+)\([^()\n]*\b{re.escape(name)}\b", text)
+    )
+
+
+def _given_weights(ctx, value: ast.Call, line: int) -> bool:
+    """Whether what builds a module at ``line`` gives it weights: it loads or trains them
+    (``load_model(path)``, ``models.resnet18(pretrained=True)``), assembles the layers of another
+    model, builds a class whose ``__init__`` loads a checkpoint, or copies a trained model."""
+    return (
+        _loads_or_trains(value)
+        or _made_of_layers_of_another(value)
+        or ctx.model.module_loads_weights(ctx.model.value(value))
+        or _copy_after_training(ctx, value, line)
     )
 
 

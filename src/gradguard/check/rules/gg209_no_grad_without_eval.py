@@ -501,7 +501,7 @@ def _made_from_a_shape(ctx, scope: ast.AST, call: ast.Call) -> bool:
         if len(bindings) != 1 or not isinstance(bindings[0].value, ast.Call):
             return False
         qualified = ctx.imports.qualified_name(bindings[0].value.func) or ""
-        if not (qualified.startswith("torch.") and qualified.rsplit(".", 1)[-1] in SHAPE_FACTORIES):
+        if not (qualified.startswith("torch.") and qualified[len("torch.") :] in SHAPE_FACTORIES):
             return False
     return True
 
