@@ -2007,6 +2007,32 @@ def test_a_list_of_placeholders_filled_by_index_holds_what_is_stored():
     assert value.kind is Kind.MODULE and value.ref == "torch.nn.Linear"
 
 
+def test_a_list_of_placeholders_filled_in_another_method_over_several_lines():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        class Agents:
+            def __init__(self, n):
+                self.actors = [None] * n
+                print(self.actors[0])
+
+            def reset(self, n, big):
+                for i in range(n):
+                    if big:
+                        self.actors[i] = (
+                            nn.Linear(8, 2)
+                        )
+                    else:
+                        self.actors[i] = nn.Linear(4, 2)
+
+            def first(self):
+                for actor in self.actors:
+                    return actor  # <- actor
+        """
+    )
+    assert value.kind is Kind.MODULE and value.ref == "torch.nn.Linear"
+
+
 def test_twin_a_list_of_placeholders_never_filled_holds_nothing_known():
     value, _ = ask(
         """

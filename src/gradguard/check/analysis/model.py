@@ -2324,20 +2324,32 @@ class SemanticModel:
     def _attribute_items(self, info: ClassInfo, attr: str, incomplete: list) -> list:
         """The values the class's methods store into items of ``self.<attr>`` (``self.actors[i] =
         Actor(...)``), each evaluated where it is stored."""
-        if f"self.{attr}[" not in self._scope_text(info.node):
+        text = self._scope_text(info.node)
+        needle = f"self.{attr}["
+        if needle not in text:
             return []
+        # Only the statements on the lines where `self.<attr>[` occurs are read (a class's
+        # methods may be thousands of lines), each method's in breadth-first order.
+        starts = self._line_starts()
+        base = starts[info.node.lineno - 1]
+        lines = sorted({bisect.bisect_right(starts, base + i) for i in _all_occurrences(text, needle)})
         found = []
         for stmt in info.node.body:
-            if not isinstance(stmt, FUNCTION_TYPES):
+            if not isinstance(stmt, FUNCTION_TYPES) or lines[-1] < stmt.lineno or lines[0] > stmt.end_lineno:  # type: ignore[operator]
                 continue
-            for sub in walk_in_order(stmt):
-                if (
-                    isinstance(sub, ast.Assign)
-                    and len(sub.targets) == 1
-                    and isinstance(sub.targets[0], ast.Subscript)
-                    and _is_self_attribute(sub.targets[0].value, attr)
-                ):
-                    found.append(self._stored_value(stmt, sub, sub.value, incomplete))
+            stores = [
+                sub
+                for sub in iter_statements(stmt.body, lines)
+                if isinstance(sub, ast.Assign)
+                and len(sub.targets) == 1
+                and isinstance(sub.targets[0], ast.Subscript)
+                and _is_self_attribute(sub.targets[0].value, attr)
+            ]
+            if len(stores) > 1:
+                depth = _statement_depths(stmt)
+                stores.sort(key=lambda sub: (depth[id(sub)], sub.lineno, sub.col_offset))
+            for sub in stores:
+                found.append(self._stored_value(stmt, sub, sub.value, incomplete))
         return found
 
     def _stored_value(self, method: ast.AST, stmt: ast.stmt, value_node: ast.AST, incomplete: list) -> Value:
@@ -2482,6 +2494,8 @@ class SemanticModel:
             if added is None:
                 return container(None)
             return container(added if left.elem is None else (join(left.elem, added) or UNKNOWN))
+        if isinstance(op, ast.Mult) and isinstance(left_node, (ast.List, ast.Tuple)) and right.kind in _COUNTS:
+            return left  # `[None] * n`: the list repeated (not a tensor nor an array: see above)
         if (
             left.kind is Kind.OTHER
             and right.kind in (Kind.OTHER, Kind.NUMBER)
@@ -3966,6 +3980,32 @@ def _occurrences(text: str, name: str):
             yield i
         i = find(name, i + size)
 
+
+def _all_occurrences(text: str, needle: str):
+    """Offsets where ``needle`` occurs (``str.find``)."""
+    find = text.find
+    i = find(needle)
+    while i >= 0:
+        yield i
+        i = find(needle, i + 1)
+
+
+def _statement_depths(root: ast.AST) -> dict:
+    """id(statement) -> its depth under ``root`` in the tree (what orders ``ast.walk``'s
+    statements: by depth, then by position)."""
+    depths: dict = {}
+    stack = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            for child in getattr(node, name, None) or ():
+                depths[id(child)] = depth + 1
+                stack.append((child, depth + 1))
+    return depths
+
+
+# What a list literal may be repeated by (`[None] * n`, with `n` a parameter).
+_COUNTS = frozenset({Kind.NUMBER, Kind.UNKNOWN})
 
 # A function called from more places than this is treated as called from anywhere.
 _MAX_CALL_SITES = 8
