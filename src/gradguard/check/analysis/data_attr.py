@@ -224,7 +224,13 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool, written: bool = 
         return False
     if isinstance(recv, ast.Subscript) and isinstance(recv.slice, ast.Constant) and isinstance(recv.slice.value, str):
         return False  # batch["image"].data: a field of a record
-    if name is None or _CONTAINER_RE.search(name) or (_IMAGE_RE.search(name) and not followed_by_tensor_method):
+    if name is None:
+        return False
+    if (_CONTAINER_RE.search(name) or (_IMAGE_RE.search(name) and not followed_by_tensor_method)) and not (
+        # `batch.data.new(mean)` in `def normalize(batch): ... batch / 255.0`: what its code
+        # divides is no record, loader or data set, and an array's `.data` has no tensor method
+        followed_by_tensor_method and isinstance(recv, ast.Name) and recv.id in _arithmetic_parameters(ctx)
+    ):
         return False
     if not written and any(h in ctx.source.text for h in _PACKED_HINTS):
         return False
@@ -360,6 +366,36 @@ def _given_to_torch(ctx, name: str) -> bool:
         ):
             return True
     return False
+
+
+# Not `+`: data sets add up (`train_set + val_set`), and lists and tuples join.
+_ARITHMETIC_OPS = (ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Pow, ast.MatMult)
+
+
+def _arithmetic_parameters(ctx) -> frozenset:
+    """The current function's parameters that its own code uses as operands of arithmetic
+    (``batch / 255.0``, ``x - mean``, ``-x``) and never rebinds: a record, a loader, a data set
+    or a `PackedSequence` has no such arithmetic, so such a parameter holds a tensor or an array,
+    whatever its name (cached per function)."""
+    function = ctx.function
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return frozenset()
+    key = ("gg-arithmetic-parameters", id(function))
+    found = ctx.cache.get(key)
+    if found is None:
+        spec = function.args
+        names = {a.arg for a in spec.posonlyargs + spec.args + spec.kwonlyargs}
+        operands = set()
+        for node in own_nodes(function):
+            if type(node) is ast.BinOp and isinstance(node.op, _ARITHMETIC_OPS):  # type: ignore[attr-defined]
+                sides = (node.left, node.right)  # type: ignore[attr-defined]
+            elif type(node) is ast.UnaryOp and isinstance(node.op, ast.USub):  # type: ignore[attr-defined]
+                sides = (node.operand,)  # type: ignore[attr-defined]
+            else:
+                continue
+            operands.update(side.id for side in sides if type(side) is ast.Name and side.id in names)
+        found = ctx.cache[key] = frozenset(n for n in operands if not ctx.model.body_binds(function, n))
+    return found
 
 
 _RECURRENT_LAYERS = ("RNN", "LSTM", "GRU")  # they take a PackedSequence, whose `.data` is a field

@@ -25,7 +25,10 @@ where the method right after `.data` exists only on tensors (`x.data.cpu()`, `x.
 `Variable(...)` wraps it (`Variable(h.data)`, the old way of cutting a hidden state from its
 history). Writes through `.data`
 are GG102. Attributes that merely happen to be called `data` (`dataset.data`, `args.data`,
-`batch["image"].data`, `self.data` on your own classes, `torch.utils.data`) are not flagged, nor
+`batch["image"].data`, `self.data` on your own classes, `torch.utils.data`) are not flagged
+(a parameter named like a record is a tensor where its function divides, subtracts or
+multiplies it and a method only tensors have follows its `.data`: `batch.data.new(mean)` beside
+`batch / 255.0`), nor
 are the values of a hand-made autograd class (a micrograd `Value`, with `backward` and `grad`
 members) of the file or of a file of the run it imports, where `.grad` and `.backward()` say
 nothing of tensors. Nor is the `.data` a tensor's own new `.data` is made from
@@ -111,6 +114,19 @@ class TensorDataRead(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # A batch whose code shows no arithmetic may be a `PackedSequence`, whose `.data` is a field;
+        # one rebound before it is divided may have been one.
+        Valid(
+            """
+            def zeros_like_batch(batch):
+                return batch.data.new(batch.data.size(0)).zero_()
+
+
+            def scale(batch):
+                batch = batch.data
+                return batch.data.new(3) / 2
+            """
+        ),
         # The tensor's own `.data` swapped for a converted or pruned copy of itself (GG102's
         # `p.data = fn(p.data)`): nothing escapes to share its memory.
         Valid(
@@ -290,6 +306,24 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # A parameter named like a record whose code divides it is a tensor: a record, loader or
+        # `PackedSequence` has no arithmetic, and an array's `.data` has no `new`.
+        Invalid(
+            """
+            def normalize_batch(batch, mean, std):
+                mean = batch.data.new(mean).view(1, -1, 1, 1)
+                return (batch / 255.0 - mean) / std
+            """,
+            line=2,
+            column=12,
+            message="`batch.data` reads the tensor without autograd's version counter; `batch.detach()` reads the "
+            "same values and keeps in-place checks",
+            fixed="""
+            def normalize_batch(batch, mean, std):
+                mean = batch.detach().new(mean).view(1, -1, 1, 1)
+                return (batch / 255.0 - mean) / std
+            """,
+        ),
         # A comparison by method name after `.data`: only tensors have `eq`.
         Invalid(
             """
