@@ -1921,6 +1921,53 @@ def test_function_rebinding_its_parameter_hands_back_no_argument():
     assert value.ref != "LinearSVM"
 
 
+def test_method_returning_its_parameter_gives_the_argument_not_its_name():
+    value, _ = ask(
+        """
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 2)
+        class Runner:
+            def load_ckp(self, path, model, optimizer):
+                checkpoint = torch.load(path)
+                model.load_state_dict(checkpoint["state_dict"])
+                return model, optimizer, checkpoint["episode"]
+
+            def run(self, resume):
+                net = Net()
+                opt = torch.optim.Adam(net.parameters())
+                if resume:
+                    net, opt, episode = self.load_ckp("ckp.pt", net, opt)
+                return net  # <- net
+        """
+    )
+    assert value.kind is Kind.MODULE and value.ref == "Net" and not value.weak
+
+
+def test_method_returning_a_new_model_gives_no_argument():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        class Net(nn.Module):
+            pass
+        class Other(nn.Module):
+            pass
+        class Runner:
+            def rebuild(self, model):
+                model = Other()
+                return model
+
+            def run(self):
+                net = self.rebuild(Net())
+                return net  # <- net
+        """
+    )
+    assert value.ref != "Net"
+
+
 def test_plain_instance_or_none_is_the_instance():
     value, _ = ask(
         """

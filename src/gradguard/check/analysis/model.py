@@ -2678,12 +2678,13 @@ class SemanticModel:
                 return self._named_loss(args, state)
         return UNKNOWN
 
-    def _passed_back(self, fn: ast.AST, node: ast.Call, args, returned: Value) -> Value:
+    def _passed_back(self, fn: ast.AST, node: ast.Call, args, returned: Value, bound: bool = False) -> Value:
         """What a call returns where the function hands back one of its parameters unchanged
-        (``def fit(cls, data): cls.train(data); return cls, acc``): that argument's value at
-        this call, in place of what the summary, which assumes nothing of the parameters,
-        left unknown."""
-        positions = self._returned_parameters(fn)
+        (``def fit(cls, data): cls.train(data); return cls, acc``; a method called on an instance,
+        ``bound``: ``net, opt = self.load_ckp(path, net, opt)``): that argument's value at this
+        call, in place of what the summary, which assumes nothing of the parameters, left
+        unknown."""
+        positions = self._returned_parameters(fn, bound)
         if positions is None:
             return returned
 
@@ -2693,29 +2694,36 @@ class SemanticModel:
             return args[index]
 
         if isinstance(positions, int):
-            value = argument(positions) if returned.kind is Kind.UNKNOWN else None
+            value = argument(positions) if returned.kind is Kind.UNKNOWN or returned.weak else None
             return value if value is not None and value.kind is not Kind.UNKNOWN else returned
         if returned.kind is not Kind.CONTAINER or returned.items is None or len(returned.items) != len(positions):
             return returned
         items = list(returned.items)
         for i, index in enumerate(positions):
-            if items[i].kind is Kind.UNKNOWN:
+            # what the summary knows of a parameter by its name alone (`model`) yields to the argument
+            if items[i].kind is Kind.UNKNOWN or items[i].weak:
                 value = argument(index)
                 if value is not None and value.kind is not Kind.UNKNOWN:
                     items[i] = value
         return returned.with_(items=tuple(items))
 
-    def _returned_parameters(self, fn: ast.AST):
-        """Where every ``return`` of a plain function hands back a positional parameter its body
-        never rebinds: that parameter's index (``return cls``), or one index or None per position
-        of the tuple every ``return`` builds (``return cls, acc``); None otherwise. Kept per
-        function."""
-        key = (id(fn), "returned-parameters")
+    def _returned_parameters(self, fn: ast.AST, bound: bool = False):
+        """Where every ``return`` of a plain function (``bound``: of a method of a class of the
+        file, called on an instance) hands back a positional parameter its body never rebinds:
+        that parameter's index among the call's arguments (``return cls``), or one index or None
+        per position of the tuple every ``return`` builds (``return cls, acc``); None otherwise.
+        Kept per function."""
+        key = (id(fn), "returned-parameters", bound)
         if key in self._summaries:
             return self._summaries[key]
         found = None
-        if type(fn) is ast.FunctionDef and self._method_class(fn) is None and not fn.decorator_list:
-            names = [a.arg for a in fn.args.args]
+        if (
+            type(fn) is ast.FunctionDef
+            and (self._method_class(fn) is not None) is bound
+            and not fn.decorator_list
+            and len(fn.args.args) >= bound
+        ):
+            names = [a.arg for a in fn.args.args][int(bound) :]  # not the instance
             shapes = []
             for sub in self.own_nodes(fn):
                 if isinstance(sub, (ast.Yield, ast.YieldFrom)):
@@ -3260,7 +3268,8 @@ class SemanticModel:
                 if fn is not None:
                     if not self._summaries_allowed(frame):
                         return UNKNOWN
-                    return self._returned(self.function_summary(fn).returns, args, state)
+                    returned = self._returned(self.function_summary(fn).returns, args, state)
+                    return self._passed_back(fn, node, args, returned, bound=True)
             # ``self.encoder(x)``: a call of a submodule held in an attribute.
             held = self._module_attribute(receiver, method, node.func, frame)  # type: ignore[arg-type]
             if held.kind is Kind.MODULE:
@@ -3297,7 +3306,8 @@ class SemanticModel:
                 if fn is not None:
                     if not self._summaries_allowed(frame):
                         return UNKNOWN
-                    return self._returned(self.function_summary(fn).returns, args, state)
+                    returned = self._returned(self.function_summary(fn).returns, args, state)
+                    return self._passed_back(fn, node, args, returned, bound=True)
                 held = self._instance_attribute(info, method)
                 if held.kind is Kind.UNKNOWN and MODEL_NAME_RE.match(method):
                     held = module(weak=True)
