@@ -70,7 +70,9 @@ loop backpropagates the second `pred` only; round a loop the same holds: a sampl
 binds again and backpropagates). A function named for evaluation whose result carries a
 graph is reported when every caller in the file only reads that result, and so is a model call whose
 output a function returns (`return losses, predictions` of a final forward pass after its training
-loop) where every caller in the file only reads what it returns. A module-level name whose uses in the module show a
+loop) where every caller in the file only reads what it returns, whether or not the function
+itself reads anything (`yhat, losses = build_and_train(x, y)` in a loop of experiments, then
+`np.corrcoef(y.T, yhat.data.T)`). A module-level name whose uses in the module show a
 module (`G_AB = Generator()` from a star import, `G_AB.parameters()` handed to an optimizer) is
 one in every function that reads it (`fake_B = G_AB(real_A)` in `sample_images`). A model is also a
 function of the file that computes one by hand: it returns a tensor with a graph of its own,
@@ -1338,8 +1340,10 @@ def _read_at_once(ctx, call: ast.Call) -> bool:
 
 
 def _reads_values(ctx, scope: ast.AST) -> bool:
-    """Whether the scope's text shows values read (``_VALUE_READ_HINTS``): only then can a
-    result bound to a name in it be only read (kept per scope)."""
+    """Whether the scope's text shows values read (``_VALUE_READ_HINTS``), or the scope is a
+    function whose callers only read what it returns (``return predictions, losses``, then
+    ``np.corrcoef(y.T, yhat.data.T)``): only then can a result bound to a name in it be only
+    read (kept per scope)."""
     cache = ctx.state(_State).reads_values
     found = cache.get(id(scope))
     if found is None:
@@ -1349,6 +1353,21 @@ def _reads_values(ctx, scope: ast.AST) -> bool:
             or ("==" in text and _COUNTED_COMPARISON_RE.search(text) is not None)
             or any(f"{name}(" in text for name in _reading_functions(ctx))
         )
+        if (
+            not found
+            and isinstance(scope, FUNCTION_TYPES)
+            and "return " in text
+            and _reads_values(ctx, ctx.tree)
+            and not _evaluates_by_name_cached(ctx, scope)  # reported as such (`read_by_callers`)
+            # only where the function's text has one of the rule's function triggers: a function
+            # without any is not walked, and must not be reported when it is (`encode(net, tokens)`
+            # is reported at its call instead)
+            and any(
+                (trigger in text) if isinstance(trigger, str) else trigger.search(text) is not None
+                for trigger in EvalWithGrad.function_triggers or ()
+            )
+        ):
+            found = cache[id(scope)] = _returned_only_read(ctx, scope)
     return found
 
 
@@ -5827,6 +5846,37 @@ class EvalWithGrad(Rule):
             print(accuracy, predictions.detach()[:5])
             """,
             line=10,
+            column=19,
+            message="`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it "
+            "under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # The same where the training function itself reads nothing: a caller in a loop of
+        # experiments reads what it returns.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            import torch.nn as nn
+
+            def build_and_train(x, y):
+                model = nn.Sequential(nn.Linear(1, 8), nn.ReLU(), nn.Linear(8, 1))
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+                for epoch in range(500):
+                    loss = nn.functional.mse_loss(model(x), y)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                predictions = model(x)
+                return predictions, loss
+
+            for slope in np.linspace(-2, 2, 21):
+                x = torch.randn(50, 1)
+                y = slope * x
+                yhat, loss = build_and_train(x, y)
+                print(slope, np.corrcoef(y.T, yhat.data.T)[0, 1])
+            """,
+            line=13,
             column=19,
             message="`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
             "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it "
