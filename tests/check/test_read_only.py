@@ -283,6 +283,8 @@ def test_a_backward_pass_after_the_names_are_assigned_again_belongs_to_the_new_v
         ("net(x).shape", False),  # only its shape: a check of the model
         ("net(x).size(0)", False),
         ("net(x).sum()", False),  # computed with: may be backpropagated
+        ("net(s).gather(1, a).detach().squeeze()", True),  # a DQN's target: selected, then cut
+        ("net(s).gather(1, a)", False),  # selected and kept: may be backpropagated
         ("net(x)", False),
     ],
 )

@@ -70,9 +70,11 @@ _METADATA_ATTRIBUTES = READ_ATTRIBUTES - {"requires_grad", "grad_fn", "is_leaf"}
 _METADATA_METHODS = frozenset({"size", "dim", "numel", "nelement", "element_size", "stride", "is_contiguous"})
 _METADATA_BUILTINS = frozenset({"len", "type", "isinstance"})
 # Views and copies of a tensor (graph kept): a read through them reads the tensor.
-# Reductions and element-wise maths keep the graph too: ``l.mean().detach().numpy()`` reads ``l``.
+# Reductions, element-wise maths and selections keep the graph too: ``l.mean().detach().numpy()``
+# reads ``l``, and ``target_net(s).gather(1, a).detach()`` the target network's output.
 _PASSING_METHODS = (ALIAS_METHODS - {"data", "detach"}) | frozenset(
-    "clone sum mean max min norm abs sqrt exp log pow prod std var softmax log_softmax sigmoid tanh clamp".split()
+    "clone sum mean max min norm abs sqrt exp log pow prod std var softmax log_softmax sigmoid tanh clamp"
+    " gather index_select masked_select take_along_dim".split()
 )
 _VALUE, _METADATA = 1, 2  # kinds of read (a fed call is named by its id, never 1, 2 or 3)
 _ESCAPED = 3  # not a read: handed to a function that backpropagates it
