@@ -2080,6 +2080,35 @@ def test_a_list_of_placeholders_filled_in_another_method_over_several_lines():
     assert value.kind is Kind.MODULE and value.ref == "torch.nn.Linear"
 
 
+def test_a_scripts_list_of_placeholders_filled_in_a_loop_holds_its_models():
+    value, _ = ask(
+        """
+        import torch
+        import torch.nn as nn
+        actors = [None for _ in range(3)]
+        for i in range(3):
+            actors[i] = nn.Linear(4, 2)
+            actors[i].load_state_dict(torch.load(f"agent{i}.pt"))
+        for j in range(3):
+            out = actors[j](torch.randn(4))  # <- actors
+        """
+    )
+    assert value.kind is Kind.CONTAINER and value.elem is not None and value.elem.ref == "torch.nn.Linear"
+
+
+def test_twin_a_scripts_list_of_numbers_filled_by_index_is_not_a_list_of_models():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        scores = [0.0] * 3
+        for i in range(3):
+            scores[i] = nn.Linear(4, 2)
+        print(scores)  # <- scores
+        """
+    )
+    assert value.elem is None or value.elem.kind is not Kind.MODULE
+
+
 def test_twin_a_list_of_placeholders_never_filled_holds_nothing_known():
     value, _ = ask(
         """

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Optional
 
 from gradguard.check.analysis.grad_mode import RegionKind, classify_grad_mode
 from gradguard.check.analysis.scopes import target_names, walk_in_order
-from gradguard.check.analysis.values import UNKNOWN, Grad, Kind, Role, Value, join
+from gradguard.check.analysis.values import UNKNOWN, Grad, Kind, Role, Value, container, join
 from gradguard.check.analysis.vocabulary import SET_ENABLED_NAMES, call_argument
 
 if TYPE_CHECKING:
@@ -248,6 +248,11 @@ class ScopeFlow:
         return state
 
     def _assign(self, stmt: ast.Assign, state: State) -> State:
+        filled = self._filled_placeholders(stmt, state)
+        if filled is not None:
+            state = state.bind(filled) if filled else state
+            self.after[id(stmt)] = state
+            return state
         if all(isinstance(target, (ast.Attribute, ast.Subscript)) for target in stmt.targets):
             # `self.x = ...`, `a[i] = ...`: no name bound, the value is kept nowhere.
             self._discard(stmt.value, state)
@@ -264,6 +269,27 @@ class ScopeFlow:
         state = self._attribute_effects(stmt.targets, stmt.value, state)
         self.after[id(stmt)] = state
         return state
+
+    def _filled_placeholders(self, stmt: ast.Assign, state: State) -> Optional[dict]:
+        """``actors[i] = Actor(...)`` into ``actors = [None] * n`` (a list of placeholders):
+        the list holds what is stored into it (as ``SemanticModel._attribute_items`` for
+        ``self.actors[i]``); nothing new where what is stored is not known; None for any other
+        assignment."""
+        if len(stmt.targets) != 1:
+            return None
+        target = stmt.targets[0]
+        if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
+            return None
+        current = state.env.get(target.value.id)
+        if current is None or current.kind is not Kind.CONTAINER or current.elem is None:
+            return None
+        if current.elem.kind is not Kind.NONE:
+            return None
+        self._discard(target.slice, state)
+        stored = self.model.evaluate(stmt.value, state, self.frame)
+        if stored.kind in (Kind.UNKNOWN, Kind.NONE):
+            return {}
+        return {target.value.id: container(stored)}
 
     def _attribute_effects(self, targets: list, value_node: ast.AST, state: State) -> State:
         """``x.requires_grad = True`` makes ``x`` a leaf that requires grad."""

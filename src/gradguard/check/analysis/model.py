@@ -2495,7 +2495,7 @@ class SemanticModel:
                 return container(None)
             return container(added if left.elem is None else (join(left.elem, added) or UNKNOWN))
         if isinstance(op, ast.Mult) and isinstance(left_node, (ast.List, ast.Tuple)) and right.kind in _COUNTS:
-            return left  # `[None] * n`: the list repeated (not a tensor nor an array: see above)
+            return left.with_(items=None)  # `[None] * n`: the list repeated (not a tensor nor an array: see above)
         if (
             left.kind is Kind.OTHER
             and right.kind in (Kind.OTHER, Kind.NUMBER)

@@ -169,7 +169,12 @@ def join(a: Optional[Value], b: Optional[Value]) -> Optional[Value]:
     if a.items is not None and b.items is not None and len(a.items) == len(b.items):
         items = tuple(join(x, y) or UNKNOWN for x, y in zip(a.items, b.items))
     if a.elem is not None and b.elem is not None:
-        elem = join(a.elem, b.elem)
+        if (a.elem.kind is Kind.NONE) is not (b.elem.kind is Kind.NONE):
+            # a list of placeholders (`[None] * n`) on one path, filled on the other
+            # (`actors[i] = Actor()` in a loop): its elements are what fills it
+            elem = b.elem if a.elem.kind is Kind.NONE else a.elem
+        else:
+            elem = join(a.elem, b.elem)
     elif a.items == () or b.items == ():
         elem = a.elem or b.elem  # an empty container on one path: the other's elements
     else:
