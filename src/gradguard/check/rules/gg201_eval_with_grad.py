@@ -1764,14 +1764,15 @@ def _frozen_global(ctx, function: ast.AST, name: str) -> bool:
 
 
 def _given_a_layer(text: str, name: str) -> bool:
-    """Whether the code assigns an attribute of ``name`` something other than a constant
-    (``model.fc = nn.Linear(...)``: a new layer, which trains; not ``model.aux_logits = False``),
+    """Whether the code assigns an attribute of ``name``, or an item of one, something other than
+    a constant (``model.fc = nn.Linear(...)``, ``vggnet.classifier[6] = nn.Linear(...)``: a new
+    layer, which trains; not ``model.aux_logits = False``),
     outside comments and strings, or makes the model's inputs require grad
     (``model.enable_input_require_grads()``, Hugging Face's: a frozen model records graphs then)."""
     if next(_code_occurrences(text, f"{name}.enable_input_require_grads("), None) is not None:
         return True
     constant = r"""[ \t]*(?:True|False|None|-?[\d.]+|"[^"\n]*"|'[^'\n]*')[ \t]*(?:#|$)"""
-    assignments = re.finditer(rf"\b{re.escape(name)}(?:\.\w+)+[ \t]*=(?!=)(?!{constant})", text, re.M)
+    assignments = re.finditer(rf"\b{re.escape(name)}(?:\.\w+)+(?:\[[^\]\n]*\])*[ \t]*=(?!=)(?!{constant})", text, re.M)
     return any(_in_code(text, match.start()) for match in assignments)
 
 
@@ -5006,6 +5007,31 @@ class EvalWithGrad(Rule):
             column=11,
             message="`model(...)` runs with grad enabled in the loop over `val_loader` (line 11), which never uses "
             "gradients: autograd records a graph for every call, wasting memory and time; wrap the loop in "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # A frozen backbone given a new classifier layer by index trains that layer: its calls
+        # record a graph.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import torchvision
+
+            vggnet = torchvision.models.vgg16(weights="DEFAULT")
+            for p in vggnet.parameters():
+                p.requires_grad = False
+            vggnet.classifier[6] = nn.Linear(4096, 10)
+            train(vggnet, train_loader)
+
+            vggnet.eval()
+            X, y = next(iter(test_loader))
+            predictions = torch.argmax(vggnet(X), axis=1)
+            print((predictions == y).float().mean().item())
+            """,
+            line=13,
+            column=28,
+            message="`vggnet(...)` runs with grad enabled after `vggnet.eval()` (line 11), and its output is never "
+            "backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
             "`with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
         # A module made of a trained model's layers, its output only drawn.
