@@ -396,6 +396,8 @@ class _State:
     named_eval: dict = field(default_factory=dict)  # id(function) -> `_evaluates_by_name`
     read_only: dict = field(default_factory=dict)  # id(scope) -> ids of calls whose result is only read
     reads_values: dict = field(default_factory=dict)  # id(scope) -> `_reads_values`
+    # id(scope) -> (names its returns hand back, whose callers only read them or None: not asked yet)
+    returns_to_readers: dict = field(default_factory=dict)
     reading_functions: Optional[frozenset] = None  # `_reading_functions`
     parameters_read: dict = field(default_factory=dict)  # function name -> `_parameters_read`
     code_text: Optional[str] = None  # `_code_text`
@@ -1340,10 +1342,9 @@ def _read_at_once(ctx, call: ast.Call) -> bool:
 
 
 def _reads_values(ctx, scope: ast.AST) -> bool:
-    """Whether the scope's text shows values read (``_VALUE_READ_HINTS``), or the scope is a
-    function whose callers only read what it returns (``return predictions, losses``, then
-    ``np.corrcoef(y.T, yhat.data.T)``): only then can a result bound to a name in it be only
-    read (kept per scope)."""
+    """Whether the scope's text shows values read (``_VALUE_READ_HINTS``): only then can a
+    result bound to a name in it be only read (kept per scope); see also
+    ``_returns_to_readers``."""
     cache = ctx.state(_State).reads_values
     found = cache.get(id(scope))
     if found is None:
@@ -1353,22 +1354,49 @@ def _reads_values(ctx, scope: ast.AST) -> bool:
             or ("==" in text and _COUNTED_COMPARISON_RE.search(text) is not None)
             or any(f"{name}(" in text for name in _reading_functions(ctx))
         )
-        if (
-            not found
-            and isinstance(scope, FUNCTION_TYPES)
-            and "return " in text
-            and _reads_values(ctx, ctx.tree)
-            and not _evaluates_by_name_cached(ctx, scope)  # reported as such (`read_by_callers`)
-            # only where the function's text has one of the rule's function triggers: a function
-            # without any is not walked, and must not be reported when it is (`encode(net, tokens)`
-            # is reported at its call instead)
-            and any(
+    return found
+
+
+def _returns_to_readers(ctx, scope: ast.AST, call: Optional[ast.Call] = None) -> bool:
+    """Whether a training function whose own text reads nothing hands back what it computes to
+    callers that only read it (a final forward pass after the training loop, ``return
+    predictions, losses``, then ``np.corrcoef(y.T, yhat.data.T)`` in a loop of experiments): a
+    result bound there may be only read too. With ``call``, only where the name it is bound to
+    is returned. Only in functions with one of the rule's function triggers (a function without
+    any is not walked, and must not be reported when it is: ``encode(net, tokens)`` is reported
+    at its call instead), and not in one named for evaluation (reported as such,
+    ``read_by_callers``)."""
+    if not isinstance(scope, FUNCTION_TYPES):
+        return False
+    state = ctx.state(_State)
+    found = state.returns_to_readers.get(id(scope))
+    if found is None:
+        text = ctx.text(scope)
+        returned: frozenset = frozenset()
+        if "backward(" in text and "return " in text and _reads_values(ctx, ctx.tree):
+            returned = frozenset(
+                e.id
+                for sub in ctx.model.own_nodes(scope)
+                if isinstance(sub, ast.Return) and sub.value is not None
+                for e in (sub.value.elts if isinstance(sub.value, ast.Tuple) else [sub.value])
+                if isinstance(e, ast.Name)
+            )
+        if returned and (
+            _evaluates_by_name_cached(ctx, scope)
+            or not any(
                 (trigger in text) if isinstance(trigger, str) else trigger.search(text) is not None
                 for trigger in EvalWithGrad.function_triggers or ()
             )
         ):
-            found = cache[id(scope)] = _returned_only_read(ctx, scope)
-    return found
+            returned = frozenset()
+        found = state.returns_to_readers[id(scope)] = (returned, None)
+    returned, answer = found
+    if not returned or (call is not None and _bound_name(ctx, call) not in returned):
+        return False
+    if answer is None:
+        answer = _returned_only_read(ctx, scope)
+        state.returns_to_readers[id(scope)] = (returned, answer)
+    return answer
 
 
 def _reading_functions(ctx) -> frozenset:
@@ -1391,7 +1419,7 @@ def _only_read_calls(ctx, scope: ast.AST) -> frozenset:
     cache = ctx.state(_State).read_only
     found = cache.get(id(scope))
     if found is None:
-        if _reads_values(ctx, scope):
+        if _reads_values(ctx, scope) or _returns_to_readers(ctx, scope):
             found = read_only_calls(
                 scope,
                 ctx.imports.qualified_name,
@@ -6081,7 +6109,9 @@ class EvalWithGrad(Rule):
         if not loops and not other_signs:
             if id(node) in ctx.state(_State).assigned_calls:
                 scope = function if function is not None else ctx.tree
-                if not _reads_values(ctx, scope) or _certainly_not_a_model(ctx, callee):
+                if (
+                    not _reads_values(ctx, scope) and not _returns_to_readers(ctx, scope, node)
+                ) or _certainly_not_a_model(ctx, callee):
                     return  # bound to a name, but nothing in the scope reads a value
             else:
                 # `loss(net(x), y)`: see `_fed_into_read`; `net(x)` alone as a notebook cell's last line is shown
