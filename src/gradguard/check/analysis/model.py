@@ -2986,6 +2986,8 @@ class SemanticModel:
         last = vocab.last_name(qual)
         if qual.startswith("torch."):
             return self._torch_call(qual, last, node, args, state, frame)
+        if qual in vocab.TENSOR_FUNCTIONS:
+            return tensor(self._combine_grad(args, state.mode) if args else Grad.NO)
         if (
             qual.startswith(("torchvision.datasets.", "torchtext.datasets.", "torchaudio.datasets."))
             and last[:1].isupper()

@@ -237,8 +237,9 @@ TORCH_NON_TENSOR = _words(
     set_anomaly_enabled is_anomaly_enabled vmap cond _Reduction has_torch_function
     handle_torch_function get_device equal allclose"""
 )
-# torch functions outside those namespaces that return one tensor made from their arguments.
-TENSOR_FUNCTIONS = frozenset({"torch.nn.utils.rnn.pad_sequence"})
+# Functions outside torch's tensor namespaces that return one tensor made from their tensor
+# arguments, with their graph (``make_grid`` stacks the images it is given).
+TENSOR_FUNCTIONS = frozenset({"torch.nn.utils.rnn.pad_sequence", "torchvision.utils.make_grid"})
 # Namespaces whose functions return tensors.
 TENSOR_NAMESPACES = ("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")
 # Functional losses (``F.cross_entropy``) and loss modules (``nn.CrossEntropyLoss``).

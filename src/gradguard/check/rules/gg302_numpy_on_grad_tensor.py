@@ -72,6 +72,20 @@ class NumpyOnGradTensor(Rule):
     function_triggers = ("numpy",)
 
     valid = (
+        # A grid of generated images made under `no_grad` holds no graph.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            import torchvision.utils as vutils
+
+            G = nn.Sequential(nn.Linear(8, 784), nn.Tanh())
+            with torch.no_grad():
+                samples = G(torch.randn(16, 8)).view(-1, 1, 28, 28)
+            grid = vutils.make_grid(samples, nrow=4)
+            image = grid.permute(1, 2, 0).numpy()
+            """
+        ),
         # The output of an embedding whose only parameter the code froze (pretrained vectors).
         Valid(
             """
@@ -289,6 +303,22 @@ class NumpyOnGradTensor(Rule):
         ),
     )
     invalid = (
+        # A grid of generated images keeps the generator's graph: torchvision's `make_grid` stacks them.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import torchvision.utils as vutils
+
+            G = nn.Sequential(nn.Linear(8, 784), nn.Tanh())
+            samples = G(torch.randn(16, 8)).view(-1, 1, 28, 28)
+            grid = vutils.make_grid(samples, nrow=4)
+            image = grid.permute(1, 2, 0).numpy()
+            """,
+            line=8,
+            column=9,
+            message="`grid.permute(1, 2, 0)` requires grad: `.numpy()` on it raises RuntimeError; call `.detach()` first",
+        ),
         # The same embedding left trainable.
         Invalid(
             """
