@@ -2986,6 +2986,8 @@ class SemanticModel:
         last = vocab.last_name(qual)
         if qual.startswith("torch."):
             return self._torch_call(qual, last, node, args, state, frame)
+        if qual.startswith(vocab.INFERENCE_MODEL_PACKAGE) and last in vocab.INFERENCE_MODEL_CLASSES:
+            return Value(Kind.OTHER, ref=qual)  # ultralytics' YOLO: runs its own inference mode
         if qual in vocab.TENSOR_FUNCTIONS:
             return tensor(self._combine_grad(args, state.mode) if args else Grad.NO)
         if (
@@ -3299,6 +3301,12 @@ class SemanticModel:
             fn = self._method_of(info, method) if info is not None else None
             if info is not None and (fn is None or any(dotted_name(d) == "classmethod" for d in fn.decorator_list)):
                 return self._instance_value(info)  # `GPT.from_pretrained("gpt2")`: an instance of the class
+        if (
+            kind is Kind.OTHER
+            and (receiver.ref or "").startswith(vocab.INFERENCE_MODEL_PACKAGE)
+            and method in vocab.MODULE_RETURNING_METHODS
+        ):
+            return receiver  # `YOLO("best.pt").to(device)`: the same model object
         if kind is Kind.OTHER and (receiver.ref or "").startswith("project:"):
             return self._project_method_returns(receiver.ref, method, args, state, frame)  # type: ignore[arg-type]
         if kind is Kind.OTHER and receiver.ref is not None:

@@ -77,6 +77,11 @@ OTHER_MODEL_FRAMEWORKS = frozenset({"jax", "flax", "haiku", "equinox", "keras", 
 # "ultralytics/yolov5", "yolov5s")` is wrapped in AutoShape, whose forward is
 # `@smart_inference_mode()`) and return detections, not tensors.
 INFERENCE_HUB_REPOSITORIES = ("ultralytics/yolov5", "ultralytics/yolov3")
+# Model classes of the ultralytics package: calling one, or its `predict`, runs under
+# `smart_inference_mode()` and returns results, not tensors with a graph; `train()` runs its own
+# trainer (`from ultralytics import YOLO; model = YOLO("best.pt"); model.predict(img)`).
+INFERENCE_MODEL_CLASSES = _words("YOLO YOLOE YOLOWorld RTDETR SAM FastSAM NAS")
+INFERENCE_MODEL_PACKAGE = "ultralytics."
 # Libraries whose calls never make a tensor of torch's or a module (prefixes of qualified names):
 # `cmp_model = iaa.arithmetic.JpegCompression(70)` is an image augmenter, `clf = SVC()` sklearn's.
 PLAIN_VALUE_LIBRARIES = (

@@ -1958,7 +1958,9 @@ def _demo_of_own_class(ctx, callee, call: ast.Call) -> bool:
             fact.module and not fact.loads_weights and _code_lacks(ctx, "backward(") and _built_by_its_class(ctx, call)
         )
     info = ctx.model.class_info(callee.ref) if callee.ref else None
-    if info is None or not info.is_module:
+    if info is None:
+        return _untrained_library_module(ctx, call)
+    if not info.is_module:
         return False
     if _code_lacks(ctx, "backward("):
         return True
@@ -1966,6 +1968,37 @@ def _demo_of_own_class(ctx, callee, call: ast.Call) -> bool:
     # the class's one instance (its `class X(` line aside): no other one trains in its place
     name = getattr(info.node, "name", "")
     return sum(1 for at in _code_occurrences(text, f"{name}(") if not text.endswith("class ", 0, at)) == 1
+
+
+# Keywords of a constructor that may give a library's model trained weights.
+_WEIGHT_KEYWORDS = ("pretrain", "weight", "checkpoint", "ckpt", "path")
+
+
+def _untrained_library_module(ctx, call: ast.Call) -> bool:
+    """Whether the module a call runs is bound, everywhere in the scope, to a class of an
+    imported library (not torch's) built from sizes alone, in a file that never
+    backpropagates: ``encoder = d2l.Seq2SeqEncoder(vocab_size=10, embed_size=8, ...)`` shown at
+    work in a book's chapter. Not where a constructor is given text (a path, a model's name:
+    ``YOLO("best.pt")``) or a keyword for weights (``pretrained=True``)."""
+    if not isinstance(call.func, ast.Name) or not _code_lacks(ctx, "backward("):
+        return False
+    bindings = ctx.model.uses(ctx.function if ctx.function is not None else ctx.tree).bindings_of(call.func.id)
+
+    def untrained(value: Optional[ast.AST]) -> bool:
+        if not isinstance(value, ast.Call):
+            return False
+        qualified = ctx.imports.qualified_name(value.func)
+        if qualified is None or qualified.startswith("torch.") or not qualified.rsplit(".", 1)[-1][:1].isupper():
+            return False
+        arguments = [*value.args, *(k.value for k in value.keywords)]
+        text = any(
+            isinstance(a, ast.JoinedStr) or (isinstance(a, ast.Constant) and isinstance(a.value, str))
+            for a in arguments
+        )
+        weights = any(k.arg is None or any(word in k.arg.lower() for word in _WEIGHT_KEYWORDS) for k in value.keywords)
+        return not text and not weights
+
+    return bool(bindings) and all(untrained(b.value) for b in bindings)
 
 
 _NAME_BEFORE_RE = re.compile(r"(?<![\w.])(\w+)$")
@@ -2118,35 +2151,65 @@ def _unpacked(binding, name: str) -> ast.AST:
 
 def _made_up_input(ctx, call: ast.Call, depth: int = 0) -> bool:
     """Whether every input of a call is made up by a torch factory (``torch.randn(5, 5) + 1``),
-    on the spot or through a name the scope binds only to such values, or to what a module
-    built there and never trained makes of them (``outputs, hiddens = encoder(x)``, then
-    ``decoder(y, hiddens)``): an example of the model's code at work, not data of a split,
+    on the spot or through a name the scope binds only to such values (a loop's name to the
+    rows of one: ``for tmp in torch.randn(10, 1, 26, 26): model(tmp.unsqueeze(0))``), or to what
+    a module built there and never trained makes of them (``outputs, hiddens = encoder(x)``,
+    then ``decoder(y, hiddens)``): an example of the model's code at work, not data of a split,
     whatever the name (``test_example``)."""
     if not call.args:
         return False
-    uses = None
     for arg in call.args:
-        if isinstance(arg, ast.Name):
-            if uses is None:
-                uses = ctx.model.uses(ctx.function if ctx.function is not None else ctx.tree)
-            bindings = uses.bindings_of(arg.id)
-            if ctx.function is None:
-                bindings = _reaching_in_order(ctx, call, bindings)
-            if not bindings or not all(
-                b.value is not None
-                and (
-                    _factory_made(ctx, _unpacked(b, arg.id))
-                    or (
-                        not depth
-                        and isinstance(b.value, ast.Call)
-                        and _fresh_module(ctx, b.value)
-                        and _made_up_input(ctx, b.value, depth + 1)
-                    )
-                )
-                for b in bindings
-            ):
+        base = _kept_base(arg)
+        if isinstance(base, ast.Name):
+            if not _name_made_up(ctx, call, base.id, depth):
                 return False
         elif not _factory_made(ctx, arg):
+            return False
+    return True
+
+
+def _kept_base(expr: ast.AST) -> ast.AST:
+    """``tmp`` in ``tmp.unsqueeze(0).to(device)``: what a chain of ``_MADE_UP_KEEPING`` methods
+    is called on."""
+    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _MADE_UP_KEEPING:
+        expr = expr.func.value
+    return expr
+
+
+def _name_made_up(ctx, call: ast.Call, name: str, depth: int, loop_depth: int = 0) -> bool:
+    """Whether every binding of ``name`` that may reach ``call`` gives it made-up values
+    (``_made_up_input``)."""
+    uses = ctx.model.uses(ctx.function if ctx.function is not None else ctx.tree)
+    bindings = uses.bindings_of(name)
+    if ctx.function is None:
+        bindings = _reaching_in_order(ctx, call, bindings)
+    if not bindings:
+        return False
+    for b in bindings:
+        if b.value is None:
+            return False
+        if isinstance(b.node, (ast.For, ast.AsyncFor)):
+            # a loop's name takes the rows of what it iterates: made up where that is
+            iterated = _kept_base(b.value)
+            if not (
+                _factory_made(ctx, b.value)
+                or (
+                    not loop_depth
+                    and isinstance(iterated, ast.Name)
+                    and _name_made_up(ctx, call, iterated.id, depth, loop_depth + 1)
+                )
+            ):
+                return False
+            continue
+        if not (
+            _factory_made(ctx, _unpacked(b, name))
+            or (
+                not depth
+                and isinstance(b.value, ast.Call)
+                and _fresh_module(ctx, b.value)
+                and _made_up_input(ctx, b.value, depth + 1)
+            )
+        ):
             return False
     return True
 
@@ -2750,6 +2813,57 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # ultralytics' YOLO runs its predictions under inference mode itself.
+        Valid(
+            """
+            import torch
+            from ultralytics import YOLO
+
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+            model = YOLO("./best.pt").to(device)
+
+            def detect_frame(frame, conf):
+                results = model.predict(frame, conf=conf, verbose=False)
+                return [box.xyxy.tolist() for box in results[0].boxes]
+            """
+        ),
+        # A book's chapter shows a library's encoder at work: built from sizes, never trained in
+        # the file, run once on zeros to show its output's shape.
+        Valid(
+            """
+            import torch
+            from d2l import torch as d2l
+
+            encoder = d2l.Seq2SeqEncoder(vocab_size=10, embed_size=8, num_hiddens=16, num_layers=2)
+            encoder.eval()
+            X = torch.zeros((4, 7), dtype=torch.long)
+            output, state = encoder(X)
+            print(output.shape, state.shape)
+            """
+        ),
+        # An untrained network of the file run on the rows of a random tensor to show what a
+        # prediction looks like.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(26 * 26, 5)
+
+                def forward(self, x):
+                    return self.fc(x.flatten(1))
+
+            def demo():
+                model = Net()
+                model.eval()
+                for sample in torch.randn(10, 1, 26, 26):
+                    out = model(sample.unsqueeze(0))
+                    print(torch.softmax(out, 1).argmax().item())
+            """
+        ),
         # Two model outputs combined by arithmetic, then backpropagated: a training step.
         Valid(
             """
@@ -4233,6 +4347,24 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The same library's model given trained weights: an evaluation.
+        Invalid(
+            """
+            import torch
+            from d2l import torch as d2l
+
+            encoder = d2l.Seq2SeqEncoder(vocab_size=10, embed_size=8, num_hiddens=16, num_layers=2, pretrained=True)
+            encoder.eval()
+            X = torch.zeros((4, 7), dtype=torch.long)
+            output, state = encoder(X)
+            print(output.shape, state.shape)
+            """,
+            line=7,
+            column=17,
+            message="`encoder(...)` runs with grad enabled after `encoder.eval()` (line 5), and nothing in this module "
+            "uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under "
+            "`torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # Two model outputs combined by arithmetic into a reward that is only read.
         Invalid(
             """
