@@ -649,8 +649,9 @@ def _handed_weights_trained_here(ctx, call: ast.Call, definitions: list) -> bool
         return False
     if not _computes_from_handed_weights(definitions[0]):
         return False
-    # The weights are trained somewhere in the file: made with `requires_grad=True` or handed to
-    # an optimizer (not `rescale(x, scale, shift)` with constants).
+    # The weights are trained somewhere in the file: made with `requires_grad=True`, switched to
+    # it (`w.requires_grad_(True)`: the model's value of the name here) or handed to an optimizer
+    # (not `rescale(x, scale, shift)` with constants).
     handed = [arg.value if isinstance(arg, ast.Starred) else arg for arg in call.args[1:]]
     if not handed or not all(isinstance(arg, ast.Name) for arg in handed):
         return False
@@ -661,6 +662,7 @@ def _handed_weights_trained_here(ctx, call: ast.Call, definitions: list) -> bool
             rf"optim\.\w+\(\s*\[?\s*{re.escape(arg.id)}\b",
             text,
         )
+        or _requires_grad_here(ctx, arg)
         for arg in handed  # type: ignore[attr-defined]
     ):
         return False
@@ -680,12 +682,26 @@ def _handed_weights_trained_here(ctx, call: ast.Call, definitions: list) -> bool
     )
 
 
+def _requires_grad_here(ctx, name: ast.AST) -> bool:
+    """Whether the model's value of a name where it is read is a tensor that requires grad."""
+    value = ctx.model.value(name)
+    return value.kind is Kind.TENSOR and value.grad is Grad.YES
+
+
 def _backpropagated_in(ctx, call: ast.Call, scope: ast.AST) -> bool:
     """Whether the call's result, bound to a name, goes into a loss that the scope backpropagates
-    (``train_t_p = model(...)``, ``train_loss = loss_fn(train_t_p, y)``, ``train_loss.backward()``)."""
+    (``train_t_p = model(...)``, ``train_loss = loss_fn(train_t_p, y)``, ``train_loss.backward()``;
+    or computed into the loss the statement binds: ``l = loss(net(X, w, b), y).sum()``)."""
     name = _bound_name(ctx, call)
     if name is None:
-        return False
+        statement = _statement(ctx, call)
+        if not (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+        ):
+            return False
+        name = statement.targets[0].id
     uses = ctx.model.uses(scope)
     return bool(uses.derived(name) & uses.backpropagated)
 
@@ -4347,6 +4363,40 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A hand-written model over weights switched to require grad, its loss printed every epoch.
+        Invalid(
+            """
+            import torch
+
+            features = torch.randn(1000, 2)
+            labels = features @ torch.tensor([[2.0], [-3.4]]) + 4.2
+            w = torch.zeros(2, 1)
+            b = torch.zeros(1)
+            w.requires_grad_(requires_grad=True)
+            b.requires_grad_(requires_grad=True)
+
+            def lin_reg(X, w, b):
+                return torch.mm(X, w) + b
+
+            net = lin_reg
+            for epoch in range(3):
+                for i in range(0, 1000, 10):
+                    l = ((net(features[i : i + 10], w, b) - labels[i : i + 10]) ** 2).sum()
+                    l.backward()
+                    with torch.no_grad():
+                        w -= 0.03 * w.grad
+                        b -= 0.03 * b.grad
+                        w.grad.zero_()
+                        b.grad.zero_()
+                train_l = (net(features, w, b) - labels) ** 2
+                print("epoch %d, loss %f" % (epoch + 1, train_l.mean().item()))
+            """,
+            line=23,
+            column=16,
+            message="`net(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # The same library's model given trained weights: an evaluation.
         Invalid(
             """
