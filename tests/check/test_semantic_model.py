@@ -2123,3 +2123,13 @@ def test_twin_a_list_of_placeholders_never_filled_holds_nothing_known():
         """
     )
     assert value.kind is not Kind.MODULE
+
+
+def test_join_of_a_list_of_placeholders_and_a_filled_one_holds_what_fills_it():
+    from gradguard.check.analysis.values import NONE_VALUE, container, join, module
+
+    filled = join(container(NONE_VALUE), container(module("torch.nn.Linear")))
+    assert filled is not None and filled.elem is not None and filled.elem.ref == "torch.nn.Linear"
+    # twin: two lists of different things join to a list of unknown elements
+    mixed = join(container(module("torch.nn.Linear")), container(module("torch.nn.Conv2d")))
+    assert mixed is not None and (mixed.elem is None or mixed.elem.ref is None)
