@@ -2170,6 +2170,8 @@ class SemanticModel:
         if qual.startswith("torch.") and qual.count(".") > 1:
             # `loss_func = F.cross_entropy`: a call of the name is a call of torch's function
             return Value(Kind.OTHER, ref=qual)
+        if qual.startswith(vocab.TEACHING_PACKAGES) and last in vocab.TEACHING_MODELS | vocab.TEACHING_LOSSES:
+            return Value(Kind.OTHER, ref=qual)  # `net, loss = d2l.linreg, d2l.squared_loss`
         return OTHER
 
     def _module_attribute(self, receiver: Value, attr: str, node: ast.Attribute, frame: Frame) -> Value:
@@ -2671,7 +2673,11 @@ class SemanticModel:
             return UNKNOWN
         if kind is Kind.MODULE:
             return self._module_call(callee, node, args, state, frame)
-        if kind is Kind.OTHER and (callee.ref or "").startswith("torch.") and callee.ref != _DISTRIBUTION:
+        if (
+            kind is Kind.OTHER
+            and (callee.ref or "").startswith(("torch.", *vocab.TEACHING_PACKAGES))
+            and callee.ref != _DISTRIBUTION
+        ):
             return self._library_call(callee.ref, node, args, state, frame)  # type: ignore[arg-type]
         if kind is Kind.UNKNOWN and name is not None:
             if _names_loss_function(name):
@@ -2988,6 +2994,12 @@ class SemanticModel:
             return self._torch_call(qual, last, node, args, state, frame)
         if qual.startswith(vocab.INFERENCE_MODEL_PACKAGE) and last in vocab.INFERENCE_MODEL_CLASSES:
             return Value(Kind.OTHER, ref=qual)  # ultralytics' YOLO: runs its own inference mode
+        if qual.startswith(vocab.TEACHING_PACKAGES):
+            if last in vocab.TEACHING_LOSSES:
+                return self._named_loss(args, state)
+            if last in vocab.TEACHING_MODELS:
+                # `d2l.linreg(X, w, b)`: computed from the weights it is handed, with their graph
+                return tensor(self._combine_grad(args, state.mode) if args else Grad.MAYBE, Role.OUTPUT)
         if qual in vocab.TENSOR_FUNCTIONS:
             return tensor(self._combine_grad(args, state.mode) if args else Grad.NO)
         if (

@@ -77,6 +77,12 @@ OTHER_MODEL_FRAMEWORKS = frozenset({"jax", "flax", "haiku", "equinox", "keras", 
 # "ultralytics/yolov5", "yolov5s")` is wrapped in AutoShape, whose forward is
 # `@smart_inference_mode()`) and return detections, not tensors.
 INFERENCE_HUB_REPOSITORIES = ("ultralytics/yolov5", "ultralytics/yolov3")
+# The helper packages of the book *Dive into Deep Learning* (`import d2lzh_pytorch as d2l`, `from
+# d2l import torch as d2l`), whose chapters are copied into many learning repositories: its
+# hand-written models over the weights they are handed (`linreg(X, w, b)`) and its losses.
+TEACHING_PACKAGES = ("d2l.", "d2lzh_pytorch.", "d2lzh.")
+TEACHING_MODELS = _words("linreg")
+TEACHING_LOSSES = _words("squared_loss")
 # Model classes of the ultralytics package: calling one, or its `predict`, runs under
 # `smart_inference_mode()` and returns results, not tensors with a graph; `train()` runs its own
 # trainer (`from ultralytics import YOLO; model = YOLO("best.pt"); model.predict(img)`).

@@ -231,6 +231,8 @@ from gradguard.check.analysis.vocabulary import (
     READING_BUILTINS,
     SET_ENABLED_NAMES,
     SHAPE_FACTORIES,
+    TEACHING_MODELS,
+    TEACHING_PACKAGES,
     TORCH_NON_TENSOR,
     call_argument,
 )
@@ -644,10 +646,18 @@ def _handed_weights_trained_here(ctx, call: ast.Call, definitions: list) -> bool
     validation call records a graph."""
     if len(definitions) != 1 or not isinstance(definitions[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    weights = [ast.dump(arg) for arg in call.args[1:]] + [ast.dump(keyword) for keyword in call.keywords]
-    if not call.args or not weights:
+    if not call.args[1:] and not call.keywords:
         return False
-    if not _computes_from_handed_weights(definitions[0]):
+    return _computes_from_handed_weights(definitions[0]) and _runs_on_trained_weights(ctx, call)
+
+
+def _runs_on_trained_weights(ctx, call: ast.Call) -> bool:
+    """Whether a call of a model computed by hand (``model(t_u, w, b)``, d2l's ``linreg(X, w,
+    b)``) is handed weights the code trains, and the scope, or a function around it, backpropagates
+    through another call of it given the same weights (``eval_loss()`` inside the training
+    function, over its `w` and `b`)."""
+    weights = [ast.dump(arg) for arg in call.args[1:]] + [ast.dump(keyword) for keyword in call.keywords]
+    if not call.args or not weights or not isinstance(call.func, ast.Name):
         return False
     # The weights are trained somewhere in the file: made with `requires_grad=True`, switched to
     # it (`w.requires_grad_(True)`: the model's value of the name here) or handed to an optimizer
@@ -666,20 +676,26 @@ def _handed_weights_trained_here(ctx, call: ast.Call, definitions: list) -> bool
         for arg in handed  # type: ignore[attr-defined]
     ):
         return False
+    name = call.func.id
     scope = ctx.function if ctx.function is not None else ctx.tree
-    if ".backward(" not in (ctx.source.text if scope is ctx.tree else ctx.text(scope)):
-        return False
-    name = call.func.id  # type: ignore[attr-defined]
-    return any(
-        other is not call
-        and isinstance(other, ast.Call)
-        and isinstance(other.func, ast.Name)
-        and other.func.id == name
-        and other.args
-        and [ast.dump(arg) for arg in other.args[1:]] + [ast.dump(keyword) for keyword in other.keywords] == weights
-        and _backpropagated_in(ctx, other, scope)
-        for other in walk_in_order(scope)
-    )
+    scopes = [scope]
+    if scope is not ctx.tree:
+        scopes += [s for s in reversed(ctx.model.enclosing(scope)) if isinstance(s, FUNCTION_TYPES)]
+    for around in scopes:
+        if ".backward(" not in (ctx.source.text if around is ctx.tree else ctx.text(around)):
+            continue
+        if any(
+            other is not call
+            and isinstance(other, ast.Call)
+            and isinstance(other.func, ast.Name)
+            and other.func.id == name
+            and other.args
+            and [ast.dump(arg) for arg in other.args[1:]] + [ast.dump(keyword) for keyword in other.keywords] == weights
+            and _backpropagated_in(ctx, other, around)
+            for other in walk_in_order(around)
+        ):
+            return True
+    return False
 
 
 def _requires_grad_here(ctx, name: ast.AST) -> bool:
@@ -4363,6 +4379,38 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # d2l's hand-written linear regression over weights the function trains, its loss read
+        # by a closure every 100 examples.
+        Invalid(
+            """
+            import torch
+            import d2lzh_pytorch as d2l
+
+            def train_ch7(features, labels, lr=0.05):
+                net, loss = d2l.linreg, d2l.squared_loss
+                w = torch.zeros(features.shape[1], 1, requires_grad=True)
+                b = torch.zeros(1, requires_grad=True)
+
+                def eval_loss():
+                    return loss(net(features, w, b), labels).mean().item()
+
+                ls = [eval_loss()]
+                for i in range(0, len(features), 10):
+                    l = loss(net(features[i : i + 10], w, b), labels[i : i + 10]).mean()
+                    l.backward()
+                    with torch.no_grad():
+                        for p in (w, b):
+                            p -= lr * p.grad
+                            p.grad.zero_()
+                    ls.append(eval_loss())
+                return ls
+            """,
+            line=10,
+            column=21,
+            message="`net(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, "
+            "wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A hand-written model over weights switched to require grad, its loss printed every epoch.
         Invalid(
             """
@@ -6463,6 +6511,12 @@ class EvalWithGrad(Rule):
             if _handed_weights_trained_here(ctx, node, definitions):
                 return True
             return _runs_a_module_it_is_handed(ctx, node, definitions) or _wraps_a_model(ctx, definitions)
+        if (
+            value.kind is Kind.OTHER
+            and (value.ref or "").startswith(TEACHING_PACKAGES)
+            and (value.ref or "").rsplit(".", 1)[-1] in TEACHING_MODELS
+        ):
+            return _runs_on_trained_weights(ctx, node)  # `net = d2l.linreg`, handed trained `w`, `b`
         if value.kind is not Kind.MODULE:
             runner = _project_runner(ctx, target) if ctx.model.project is not None else None
             if runner is not None:
