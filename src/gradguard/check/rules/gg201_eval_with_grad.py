@@ -2233,14 +2233,24 @@ def _name_made_up(ctx, call: ast.Call, name: str, depth: int, loop_depth: int = 
             ):
                 return False
             continue
-        if not (
-            _factory_made(ctx, _unpacked(b, name))
+        value = _unpacked(b, name)
+        parts = value.elts if isinstance(value, (ast.List, ast.Tuple)) and not _empty_state(value) else [value]
+        # a decoder's state made of such parts (`[encoder_blk(X, valid_lens), valid_lens, [None]]`)
+        if not all(
+            _factory_made(ctx, part)
+            or (
+                part is not value
+                and isinstance(part, ast.Name)
+                and not loop_depth
+                and _name_made_up(ctx, call, part.id, depth, loop_depth + 1)
+            )
             or (
                 not depth
-                and isinstance(b.value, ast.Call)
-                and _fresh_module(ctx, b.value)
-                and _made_up_input(ctx, b.value, depth + 1)
+                and isinstance(part, ast.Call)
+                and _fresh_module(ctx, part)
+                and _made_up_input(ctx, part, depth + 1)
             )
+            for part in parts
         ):
             return False
     return True
@@ -2845,6 +2855,32 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A decoder block of the file shown on ones, with a state made of an untrained encoder
+        # block's output on the same made-up input, the made-up lengths and an empty cache.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            class Block(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.fc = nn.Linear(n, n)
+                    self.drop = nn.Dropout(0.5)
+
+                def forward(self, X, state):
+                    return self.drop(self.fc(X)), state
+
+            encoder_blk = Block(24)
+            encoder_blk.eval()
+            decoder_blk = Block(24)
+            decoder_blk.eval()
+            X = torch.ones((2, 100, 24))
+            valid_lens = torch.tensor([3, 2])
+            state = [encoder_blk(X, valid_lens), valid_lens, [None]]
+            decoder_blk(X, state)[0].shape
+            """
+        ),
         # ultralytics' YOLO runs its predictions under inference mode itself.
         Valid(
             """
