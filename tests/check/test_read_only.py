@@ -271,6 +271,35 @@ def test_a_backward_pass_after_the_names_are_assigned_again_belongs_to_the_new_v
     assert only_read(code) == ["net(x)"]
 
 
+def test_a_comprehension_over_the_items_of_a_zip_reads_the_result():
+    code = """
+    import torch
+    import numpy as np
+    import torch.nn.functional as F
+    def images_to_probs(net, images):
+        output = net(images)
+        _, preds_tensor = torch.max(output, 1)
+        preds = np.squeeze(preds_tensor.numpy())
+        return preds, [F.softmax(el, dim=0)[i].item() for i, el in zip(preds, output)]
+    """
+    tree = ast.parse(textwrap.dedent(code))
+    function = tree.body[-1]
+    found = read_only_calls(function, ImportMap(tree).qualified_name)
+    assert [ast.unparse(n) for n in ast.walk(function) if isinstance(n, ast.Call) and id(n) in found] == ["net(images)"]
+
+
+def test_twin_a_comprehension_over_a_zip_that_keeps_the_element_is_no_read():
+    code = """
+    import torch.nn.functional as F
+    def keep(net, images, labels):
+        output = net(images)
+        return [F.softmax(el, dim=0) for _, el in zip(labels, output)]
+    """
+    tree = ast.parse(textwrap.dedent(code))
+    function = tree.body[-1]
+    assert not read_only_calls(function, ImportMap(tree).qualified_name)
+
+
 @pytest.mark.parametrize(
     "expr,expected",
     [

@@ -132,6 +132,7 @@ def read_only_calls(
     calls: list = []  # the scope's calls, in the order of its nodes
     loops: list = []
     reads: dict = {}  # id(Name node) -> _VALUE, _METADATA or the id of the bound call it feeds
+    comprehension_reads: list = []  # (use of a wanted name a comprehension iterates, kind of read)
     inner, followed = _comprehension_nodes(own, wanted)
     for node in (own + inner) if inner else own:
         t = type(node)
@@ -151,9 +152,12 @@ def read_only_calls(
         elif t in _LOOPS:
             loops.append(node)
         elif t in COMPREHENSION_TYPES:
-            found = _comprehension_read(node, wanted, qualified_name)
-            if found is not None:
-                reads[id(found[0])] = found[1]  # `[np.argmax(p.detach().numpy()) for p in out]`
+            # `[np.argmax(p.detach().numpy()) for p in out]`
+            comprehension_reads.extend(_comprehension_reads(node, wanted, qualified_name))
+    # what a comprehension's element shows wins over the call that hands it the iterable
+    # (`zip(preds, out)` in `[... for i, el in zip(preds, out)]`)
+    for use, kind in comprehension_reads:
+        reads[id(use)] = kind
     for name, base, loop in iterated:
         inside = {id(sub) for stmt in loop.body for sub in walk_in_order(stmt)}
         kinds = [reads.get(id(use)) for use in uses[name] if id(use) in inside]
@@ -449,21 +453,26 @@ def _loop_items(target: ast.AST, iterable: ast.AST) -> list:
     return []
 
 
-def _comprehension_read(node: ast.AST, wanted: set, qualified_name) -> Optional[tuple]:
-    """(the use of a wanted name a comprehension iterates, the kind of read) where every use
-    of its element is a read: ``[np.argmax(p.detach().numpy()) for p in out]`` reads ``out``.
-    One generator over one name, no nested code; None otherwise."""
+def _comprehension_reads(node: ast.AST, wanted: set, qualified_name) -> list:
+    """(the use of a wanted name a comprehension iterates, the kind of read) for each such use
+    every use of whose element is a read: ``[np.argmax(p.detach().numpy()) for p in out]`` reads
+    ``out``, and so does ``[F.softmax(el, 0)[i].item() for i, el in zip(preds, out)]`` (the
+    items of a ``zip`` or ``enumerate``, as a ``for`` loop's). One generator, no nested code."""
     if len(node.generators) != 1:  # type: ignore[attr-defined]
-        return None
+        return []
     generator = node.generators[0]  # type: ignore[attr-defined]
-    if type(generator.target) is not ast.Name or generator.target.id in wanted:
-        return None
-    base = _base_name(generator.iter, wanted)
-    if base is None:
-        return None
     parts = [node.key, node.value] if type(node) is ast.DictComp else [node.elt]  # type: ignore[attr-defined]
-    kind = _item_read(generator.target.id, (*parts, *generator.ifs), qualified_name)
-    return (base, kind) if kind is not None else None
+    found = []
+    for target, iterable in _loop_items(generator.target, generator.iter):
+        if target.id in wanted:
+            return []
+        base = _base_name(iterable, wanted)
+        if base is None:
+            continue
+        kind = _item_read(target.id, (*parts, *generator.ifs), qualified_name)
+        if kind is not None:
+            found.append((base, kind))
+    return found
 
 
 def _loop_read(loop: ast.AST, wanted: set, qualified_name) -> list:
@@ -1006,9 +1015,8 @@ def parameters_only_read(function: ast.AST, qualified_name, own: Optional[list] 
             for base, kind in _loop_read(node, wanted, qualified_name):
                 reads[id(base)] = kind  # `for p in predicted: ... p.detach().numpy()`
         elif t in COMPREHENSION_TYPES:
-            found = _comprehension_read(node, wanted, qualified_name)
-            if found is not None:
-                reads[id(found[0])] = found[1]  # `[np.argmax(p.detach().numpy()) for p in predicted]`
+            for base, kind in _comprehension_reads(node, wanted, qualified_name):
+                reads[id(base)] = kind  # `[np.argmax(p.detach().numpy()) for p in predicted]`
     kinds: dict = {name: _VALUE for name in converted}
     for name, found in uses.items():
         read = [reads.get(id(use)) for use in found]
