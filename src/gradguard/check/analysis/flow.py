@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Optional
 
 from gradguard.check.analysis.grad_mode import RegionKind, classify_grad_mode
 from gradguard.check.analysis.scopes import target_names, walk_in_order
-from gradguard.check.analysis.values import UNKNOWN, Grad, Kind, Role, Value, container, join
+from gradguard.check.analysis.values import UNKNOWN, Grad, Kind, Role, Value, container, join, placeholders
 from gradguard.check.analysis.vocabulary import SET_ENABLED_NAMES, call_argument
 
 if TYPE_CHECKING:
@@ -281,9 +281,7 @@ class ScopeFlow:
         if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
             return None
         current = state.env.get(target.value.id)
-        if current is None or current.kind is not Kind.CONTAINER or current.elem is None:
-            return None
-        if current.elem.kind is not Kind.NONE:
+        if current is None or not placeholders(current):
             return None
         self._discard(target.slice, state)
         stored = self.model.evaluate(stmt.value, state, self.frame)

@@ -2311,16 +2311,9 @@ class SemanticModel:
                     if value.kind is not Kind.UNKNOWN:
                         return value
             return UNKNOWN
-        items = self._attribute_items(info, attr, incomplete)
-        if items:
-            # `self.actors = [None for _ in range(n)]`, then `self.actors[i] = Actor(...)`: a
-            # list of placeholders filled by index holds what is stored into it
-            values = [
-                container(items=())
-                if v.kind is Kind.CONTAINER and v.elem is not None and v.elem.kind is Kind.NONE
-                else v
-                for v in values
-            ] + [container(item) for item in items]
+        # `self.actors = [None for _ in range(n)]`, then `self.actors[i] = Actor(...)`: a list of
+        # placeholders filled by index holds what is stored into it (`values.join`)
+        values += [container(item) for item in self._attribute_items(info, attr, incomplete)]
         return join_all(values) or UNKNOWN
 
     def _attribute_items(self, info: ClassInfo, attr: str, incomplete: list) -> list:

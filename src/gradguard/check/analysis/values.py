@@ -143,6 +143,12 @@ def join_grad(a: Grad, b: Grad) -> Grad:
     return a if a is b else Grad.MAYBE
 
 
+def placeholders(value: Value) -> bool:
+    """Whether a value is a list of placeholders to be filled by index (``[None] * n``,
+    ``[None for _ in range(n)]``)."""
+    return value.kind is Kind.CONTAINER and value.elem is not None and value.elem.kind is Kind.NONE
+
+
 def join(a: Optional[Value], b: Optional[Value]) -> Optional[Value]:
     """The value certain on both paths (None is "not bound on this path": the other wins)."""
     if a is None:
@@ -169,10 +175,10 @@ def join(a: Optional[Value], b: Optional[Value]) -> Optional[Value]:
     if a.items is not None and b.items is not None and len(a.items) == len(b.items):
         items = tuple(join(x, y) or UNKNOWN for x, y in zip(a.items, b.items))
     if a.elem is not None and b.elem is not None:
-        if (a.elem.kind is Kind.NONE) is not (b.elem.kind is Kind.NONE):
+        if placeholders(a) is not placeholders(b):
             # a list of placeholders (`[None] * n`) on one path, filled on the other
             # (`actors[i] = Actor()` in a loop): its elements are what fills it
-            elem = b.elem if a.elem.kind is Kind.NONE else a.elem
+            elem = b.elem if placeholders(a) else a.elem
         else:
             elem = join(a.elem, b.elem)
     elif a.items == () or b.items == ():

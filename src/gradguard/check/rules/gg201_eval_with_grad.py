@@ -238,6 +238,7 @@ from gradguard.check.analysis.vocabulary import (
 )
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
+from gradguard.check.triggers import TextSearch
 from gradguard.common.text import short
 
 _LOADER_RE = re.compile(
@@ -1415,10 +1416,7 @@ def _returns_to_readers(ctx, scope: ast.AST, call: Optional[ast.Call] = None) ->
             )
         if returned and (
             _evaluates_by_name_cached(ctx, scope)
-            or not any(
-                (trigger in text) if isinstance(trigger, str) else trigger.search(text) is not None
-                for trigger in EvalWithGrad.function_triggers or ()
-            )
+            or not any(map(TextSearch(text).occurs, EvalWithGrad.function_triggers or ()))
         ):
             returned = frozenset()
         found = state.returns_to_readers[id(scope)] = (returned, None)
