@@ -1568,3 +1568,83 @@ def test_twin_an_instance_of_a_plain_class_imported_from_another_file_is_no_mode
     model = write(tmp_path, "model.py", BUILDS_MODEL.replace("class ConvNet(nn.Module):", "class ConvNet:"))
     run = write(tmp_path, "run.py", RUNS_IMPORTED_MODEL)
     assert not any("GG201" in line for line in findings(capsys, model, run))
+
+
+D2L_UTILS = """
+    import torch
+
+
+    def linreg(X, w, b):
+        return torch.mm(X, w) + b
+
+
+    def squared_loss(y_hat, y):
+        return (y_hat - y.view(y_hat.size())) ** 2 / 2
+"""
+
+D2L_CHAPTER = """
+    import torch
+    import Function.utils as d2l
+
+    features = torch.randn(100, 2)
+    labels = torch.randn(100, 1)
+    net, loss = d2l.linreg, d2l.squared_loss
+
+
+    def fit(num_epochs, lr):
+        w = torch.randn((2, 1), requires_grad=True)
+        b = torch.zeros(1, requires_grad=True)
+        train_ls = []
+        for _ in range(num_epochs):
+            l = loss(net(features, w, b), labels).sum()
+            l.backward()
+            with torch.no_grad():
+                w -= lr * w.grad
+                b -= lr * b.grad
+            train_ls.append(loss(net(features, w, b), labels).mean().item())
+        return train_ls
+"""
+
+
+def _d2l_copies(tmp_path, chapter=D2L_CHAPTER, utils=D2L_UTILS):
+    """A repository with a copy of d2l's helpers at its root and in one chapter's folder (both
+    `Function/utils.py`), and a chapter in another folder importing the root's."""
+    for folder in (tmp_path / "Function", tmp_path / "kaggle" / "Function", tmp_path / "ch3"):
+        folder.mkdir(parents=True)
+    for package in (tmp_path / "Function", tmp_path / "kaggle" / "Function"):
+        write(package, "__init__.py", "")
+    write(tmp_path / "Function", "utils.py", utils)
+    write(tmp_path / "kaggle" / "Function", "utils.py", "def unrelated():\n    return 1\n")
+    return write(tmp_path / "ch3", "linear.py", chapter)
+
+
+def test_index_resolves_a_shared_name_to_the_nearest_folder_above_that_holds_it(tmp_path):
+    chapter = _d2l_copies(tmp_path)
+    paths = sorted(str(p) for p in tmp_path.rglob("*.py"))
+    index = build_index(paths)
+    assert "Function.utils" in index.shared_names
+    key = index.function_key(str(chapter), "Function.utils.linreg")
+    assert key == f"{index.module_of(str(tmp_path / 'Function' / 'utils.py'))}.linreg"
+    assert key in index.functions
+
+
+def test_a_hand_written_model_of_a_helpers_copy_in_the_run_evaluated_on_trained_weights(tmp_path, capsys):
+    # `net = d2l.linreg` of the run's own copy of the book's helpers: `linreg` computes the model
+    # from the weights it is handed, which this loop trains; the recorded loss only reads it.
+    _d2l_copies(tmp_path)
+    found = [line for line in findings(capsys, tmp_path) if "GG201" in line]
+    assert [line.split("/")[-1].split(" ")[0] for line in found] == ["linear.py:20:30:"], found
+
+
+def test_twin_a_helpers_copy_function_that_is_no_hand_written_model_is_quiet(tmp_path, capsys):
+    # `linreg` here is two statements, not one expression over its weights: nothing says the call
+    # runs a model.
+    utils = D2L_UTILS.replace("return torch.mm(X, w) + b", "out = torch.mm(X, w)\n        return out + b")
+    _d2l_copies(tmp_path, utils=utils)
+    assert not any("GG201" in line for line in findings(capsys, tmp_path))
+
+
+def test_twin_weights_the_code_does_not_train_are_quiet(tmp_path, capsys):
+    chapter = D2L_CHAPTER.replace("requires_grad=True", "requires_grad=False").replace("            l.backward()\n", "")
+    _d2l_copies(tmp_path, chapter=chapter)
+    assert not any("GG201" in line for line in findings(capsys, tmp_path))

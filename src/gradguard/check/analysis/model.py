@@ -63,6 +63,7 @@ from gradguard.check.analysis.values import (
     NUMBER,
     OPTIMIZER,
     OTHER,
+    RUN_FUNCTION,
     UNKNOWN,
     Grad,
     Kind,
@@ -2172,7 +2173,17 @@ class SemanticModel:
             return Value(Kind.OTHER, ref=qual)
         if qual.startswith(vocab.TEACHING_PACKAGES) and last in vocab.TEACHING_MODELS | vocab.TEACHING_LOSSES:
             return Value(Kind.OTHER, ref=qual)  # `net, loss = d2l.linreg, d2l.squared_loss`
+        if self.run_function(qual) is not None:
+            return Value(Kind.OTHER, ref=RUN_FUNCTION + qual)  # `net = utils.linreg`: a function of the run
         return OTHER
+
+    def run_function(self, qual: str) -> Optional[str]:
+        """The run's key of ``qual`` where it names a function another file of the run defines
+        (``utils.linreg`` of ``import utils``: ``ProjectIndex.functions``), else None."""
+        if self.project is None or "." not in qual or qual.startswith(("torch.", *vocab.PLAIN_VALUE_LIBRARIES)):
+            return None
+        key = self.project.function_key(self.filename, qual)
+        return key if key in self.project.functions else None
 
     def _module_attribute(self, receiver: Value, attr: str, node: ast.Attribute, frame: Frame) -> Value:
         if attr == "module":
@@ -2672,6 +2683,9 @@ class SemanticModel:
             and callee.ref != _DISTRIBUTION
         ):
             return self._library_call(callee.ref, node, args, state, frame)  # type: ignore[arg-type]
+        if kind is Kind.OTHER and (callee.ref or "").startswith(RUN_FUNCTION):
+            # `loss = utils.squared_loss`, then `loss(y_hat, y)`: as `utils.squared_loss(y_hat, y)`
+            return self._library_call(callee.ref[len(RUN_FUNCTION) :], node, args, state, frame)  # type: ignore[index]
         if kind is Kind.UNKNOWN and name is not None:
             if _names_loss_function(name):
                 return self._named_loss(args, state)
@@ -3012,10 +3026,10 @@ class SemanticModel:
             return args[0]
         if qual.startswith(("copy.deepcopy", "copy.copy")) and args:
             return args[0]
-        returned = self._project_function_returns(qual, args, state, frame)
+        returned = self._project_function_returns(qual, node, args, state, frame)
         return returned if returned is not None else UNKNOWN
 
-    def _project_function_returns(self, qual: str, args, state: State, frame: Frame) -> Optional[Value]:
+    def _project_function_returns(self, qual: str, node: ast.Call, args, state: State, frame: Frame) -> Optional[Value]:
         """What a function another file of the run defines returns (``from utils import
         KL_loss``), from that file's own model: a loss or an output computed there is a tensor
         here. None for anything else."""
@@ -3032,7 +3046,10 @@ class SemanticModel:
             return None
         returned = _portable(other.function_summary(fn).returns, other)  # type: ignore[union-attr]
         if returned.kind is Kind.UNKNOWN:
-            return None
+            # `def squared_loss(y_hat, y): return (y_hat - y) ** 2 / 2`: its one expression over
+            # this call's arguments, in that file's model
+            inlined = other._inlined(fn, node, args, state)  # type: ignore[union-attr]
+            return _portable(inlined, other) if inlined is not None else None  # type: ignore[arg-type]
         return self._returned(returned, args, state)
 
     def _project_method_returns(self, ref: str, method: str, args, state: State, frame: Frame) -> Value:

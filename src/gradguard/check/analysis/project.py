@@ -71,6 +71,7 @@ class ProjectIndex:
     plain_names: dict = field(default_factory=dict)  # path -> dotted name, as `import` writes it
     roots: dict = field(default_factory=dict)  # path -> id of the folder its imports start from
     shared_names: frozenset = frozenset()  # dotted names held by more than one such folder
+    shared_roots: dict = field(default_factory=dict)  # each shared name -> the ids of the folders holding it
     classes: dict = field(default_factory=dict)  # "module.Class" -> ClassFact
     functions: set = field(default_factory=set)  # "module.function"
     # "module.function" -> a digest of its text: what another file learns from reading the
@@ -112,10 +113,28 @@ class ProjectIndex:
             parts = own.split(".")[:-level] if own else []
             module = ".".join([p for p in parts if p] + ([module] if module else []))
         if module in self.shared_names:
-            return f"{self.root_of(importer)}/{module}"
+            return f"{self._sharing_root(importer, module)}/{module}"
         if "." in module and module not in self.run_modules():
             return self._namespace_module(importer, module) or module
         return module
+
+    def _sharing_root(self, importer: str, module: str) -> str:
+        """The id of the folder whose module of a shared name a file imports: its own root's,
+        else the nearest folder above it holding one (``import Function.utils`` in a chapter's
+        folder of a repository whose root and one other folder each hold ``Function/utils.py``,
+        run from the root as an editor runs it), else its own root's."""
+        own = self.root_of(importer)
+        holders = self.shared_roots.get(module, ())
+        if own in holders:
+            return own
+        folder = os.path.dirname(os.path.abspath(importer))
+        while True:
+            if _folder_id(folder) in holders:
+                return _folder_id(folder)
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                return own
+            folder = parent
 
     def run_modules(self) -> frozenset:
         """The keys of the run's modules (made once)."""
@@ -424,6 +443,7 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
     for _path, name, root, _text in found:
         folders.setdefault(name, set()).add(root)
     index.shared_names = frozenset(name for name, roots in folders.items() if len(roots) > 1)
+    index.shared_roots = {name: frozenset(map(_folder_id, folders[name])) for name in index.shared_names}
     for path, name, root, text in found:
         absolute = os.path.abspath(path)
         index.plain_names[absolute] = name

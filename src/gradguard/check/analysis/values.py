@@ -70,7 +70,8 @@ class Value:
     split: Optional[Split] = None  # loaders and data sets
     # modules and data sets: their class; classes and functions: which definition; optimizers:
     # the modules whose parameters they update, dotted names joined by "+" (``D`` for
-    # ``Adam(D.parameters())``, ``G_AB+G_BA`` for ``Adam(chain(G_AB.parameters(), G_BA.parameters()))``)
+    # ``Adam(D.parameters())``, ``G_AB+G_BA`` for ``Adam(chain(G_AB.parameters(), G_BA.parameters()))``);
+    # a function another file of the run defines: ``RUN_FUNCTION`` and its qualified name here
     ref: Optional[str] = None
     weak: bool = False  # known from a name only
 
@@ -108,6 +109,10 @@ class Value:
     def with_(self, **changes) -> "Value":
         return replace(self, **changes)
 
+
+# The ref prefix of a function another file of the run defines, held under a name of this one
+# (``net = utils.linreg``): a call of the name is a call of that function.
+RUN_FUNCTION = "run-function:"
 
 UNKNOWN = Value()
 NONE_VALUE = Value(Kind.NONE)

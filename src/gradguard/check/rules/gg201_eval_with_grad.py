@@ -222,7 +222,7 @@ from gradguard.check.analysis.read_only import (
 )
 from gradguard.check.analysis.scopes import FUNCTION_TYPES, parameters, walk_in_order
 from gradguard.check.analysis.steps import frozen_models, in_block
-from gradguard.check.analysis.values import Grad, Kind, Role, Split
+from gradguard.check.analysis.values import RUN_FUNCTION, Grad, Kind, Role, Split
 from gradguard.check.analysis.vocabulary import (
     GRAPH_ENDING_METHODS,
     LIGHTNING_EVALUATION_HOOK_PREFIXES,
@@ -6551,6 +6551,17 @@ class EvalWithGrad(Rule):
             and (value.ref or "").rsplit(".", 1)[-1] in TEACHING_MODELS
         ):
             return _runs_on_trained_weights(ctx, node)  # `net = d2l.linreg`, handed trained `w`, `b`
+        if value.kind is Kind.OTHER and (value.ref or "").startswith(RUN_FUNCTION):
+            # `net = utils.linreg` of a copy of d2l's helpers in the run: its definition says
+            key = ctx.model.run_function(value.ref[len(RUN_FUNCTION) :])  # type: ignore[index]
+            found = ctx.model.project.function_node(key) if key is not None else None
+            if (
+                found is not None
+                and bool(node.args[1:] or node.keywords)
+                and _computes_from_handed_weights(found[1])
+                and _runs_on_trained_weights(ctx, node)
+            ):
+                return True
         if value.kind is not Kind.MODULE:
             runner = _project_runner(ctx, target) if ctx.model.project is not None else None
             if runner is not None:
