@@ -2081,6 +2081,15 @@ class SemanticModel:
             evident = self._evident(frame.node, "self." + node.attr)
             if evident is _EVIDENT_LOSS or evident is _EVIDENT_SCALAR_LOSS:
                 return evident
+            if evident is None and frame.node is not self.tree:
+                # what the class's other methods do with it (`Adam(self._gen.parameters())` in
+                # `__init__`)
+                info = self._method_class(frame.node)
+                evident = self._evident(info.node, "self." + node.attr) if info is not None else None
+            if evident is _EVIDENT_MODULE:
+                # `self._gen = generator.cuda()` of a parameter, then `self._gen.eval()`: a module,
+                # whatever its name (known from its uses, not from the name)
+                return module()
         elif (
             found.kind is Kind.UNKNOWN
             and isinstance(node.value, ast.Name)

@@ -2853,6 +2853,23 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A private attribute called in an evaluation loop, which nothing in the class uses as a
+        # module: a function handed in (`self._fn = metric_fn`), not a model.
+        Valid(
+            """
+            import torch
+
+            class Scorer:
+                def __init__(self, metric_fn):
+                    self._fn = metric_fn
+
+                def score(self, val_loader):
+                    total = 0.0
+                    for preds, labels in val_loader:
+                        total += self._fn(preds, labels).item()
+                    return total
+            """
+        ),
         # A decoder block of the file shown on ones, with a state made of an untrained encoder
         # block's output on the same made-up input, the made-up lengths and an empty cache.
         Valid(
@@ -4413,6 +4430,53 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A trainer keeps its model under a private name, handed in and moved to the GPU: its
+        # uses (`.parameters()` to the optimizer, `.eval()`) show a module, whatever the name.
+        Invalid(
+            """
+            import torch
+
+            class Trainer:
+                def __init__(self, generator, lr):
+                    self._gen = generator.cuda()
+                    self._opt = torch.optim.Adam(self._gen.parameters(), lr=lr)
+
+                def evaluate(self, loader):
+                    self._gen.eval()
+                    correct = 0
+                    for data, labels in loader:
+                        preds = self._gen(data.cuda()).argmax(1)
+                        correct += (preds == labels.cuda()).sum().item()
+                    return correct
+            """,
+            line=12,
+            column=21,
+            message="`self._gen(...)` runs with grad enabled after `self._gen.eval()` (line 9), and nothing in "
+            "this function uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # The same with a name that says nothing: the class's `Adam(self._seg.parameters())` does.
+        Invalid(
+            """
+            import torch
+
+            class Evaluator:
+                def __init__(self, segmenter, lr):
+                    self._seg = segmenter
+                    self._opt = torch.optim.Adam(self._seg.parameters(), lr=lr)
+
+                def score(self, val_loader):
+                    total = 0.0
+                    for images, masks in val_loader:
+                        total += (self._seg(images).argmax(1) == masks).float().mean().item()
+                    return total / len(val_loader)
+            """,
+            line=11,
+            column=23,
+            message="`self._seg(...)` runs with grad enabled in the loop over `val_loader` (line 10), and nothing in "
+            "this function uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # d2l's hand-written linear regression over weights the function trains, its loss read
         # by a closure every 100 examples.
         Invalid(
@@ -6584,9 +6648,15 @@ class EvalWithGrad(Rule):
             last = (
                 target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
             )
-            if not last or last.startswith(_FACTORY_PREFIXES):
+            # `self._gen.eval()` before `self._gen(data)`: its uses show a module, whatever its name
+            shown = (
+                isinstance(target, ast.Attribute)
+                and (dotted := dotted_name(target)) is not None
+                and ctx.model.used_as_module(ctx.function or ctx.tree, dotted)
+            )
+            if not last or (last.startswith(_FACTORY_PREFIXES) and not shown):
                 return False
-            if isinstance(target, ast.Attribute) and last.startswith(_NOT_RUNNING_PREFIXES):
+            if isinstance(target, ast.Attribute) and last.startswith(_NOT_RUNNING_PREFIXES) and not shown:
                 return False  # `float_model.fuse_model()`: a method named for something else, known by its name alone
             bound = _bound_name(ctx, node)
             if bound is not None and ctx.model.used_as_module(ctx.function or ctx.tree, bound):
