@@ -443,6 +443,28 @@ def test_twin_a_method_called_from_another_file_under_no_grad_keeps_its_callers_
     assert not any("GG201" in line for line in findings(capsys, gan, main_py))
 
 
+def test_a_method_called_under_no_grad_on_an_instance_a_class_method_builds_keeps_its_callers_mode(tmp_path, capsys):
+    # `GAN.from_pretrained(path)` builds the instance whose method runs under `no_grad` there
+    gan = write(tmp_path, "GAN.py", GAN_CLASS)
+    main_py = write(
+        tmp_path,
+        "main.py",
+        "import torch\nfrom GAN import GAN\n\ndef main():\n    gan = GAN.from_pretrained(path)\n"
+        "    with torch.no_grad():\n        gan.visualize_results(3)\n",
+    )
+    assert not any("GG201" in line for line in findings(capsys, gan, main_py))
+
+
+def test_twin_a_method_called_with_grad_on_an_instance_a_class_method_builds_is_flagged(tmp_path, capsys):
+    gan = write(tmp_path, "GAN.py", GAN_CLASS)
+    main_py = write(
+        tmp_path,
+        "main.py",
+        "from GAN import GAN\n\ndef main():\n    gan = GAN.from_pretrained(path)\n    gan.visualize_results(3)\n",
+    )
+    assert any("GAN.py" in line and "GG201" in line for line in findings(capsys, gan, main_py))
+
+
 def test_cached_result_follows_a_new_call_of_a_method_in_another_file(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     write(tmp_path, "pyproject.toml", "[tool.gradguard]\n")

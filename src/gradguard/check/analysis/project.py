@@ -536,8 +536,9 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
                 changed = True
     index.torch_served.update(_served_files(index, importing_torch))
     # Calls of the project's functions from the files that import them, and of the public
-    # methods of its classes on instances those files make (`gan = GAN(args)`, then
-    # `gan.visualize_results(epoch)`: "module.GAN.visualize_results").
+    # methods of its classes on instances those files make (`gan = GAN(args)`, or through a
+    # class method `model = BertForRE.from_pretrained(path)`, then `gan.visualize_results(epoch)`:
+    # "module.GAN.visualize_results").
     for path, text in [*texts.values(), *notebooks]:
         for local, target in _imported_functions(index, path, text):
             module = index.reexports.get(target, target).rpartition(".")[0]
@@ -547,7 +548,7 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
             for line in _call_lines(text, local):
                 index.calls.setdefault(target, []).append(_grad_off_at(text, line))
         for local, qualified in _imported_by_name(index, path, text, index.classes):
-            instances = set(re.findall(r"(?<![\w.])(\w+)\s*=\s*" + re.escape(local) + r"\s*\(", text))
+            instances = set(re.findall(r"(?<![\w.])(\w+)\s*=\s*" + re.escape(local) + _MADE_BY, text))
             for instance in instances:
                 for method in public_methods.get(qualified, ()):
                     for line in _call_lines(text, f"{instance}.{method}"):
@@ -704,6 +705,8 @@ def _hand_made_members(bases: dict, bodies: dict, module_classes: set, dataset_c
     return {module: frozenset(members[module]) for module in hand_made}
 
 
+# How a file makes an instance of a class: the class called, or a class method building one.
+_MADE_BY = r"(?:\.(?:from_\w+|load_from_checkpoint))?\s*\("
 _INSTANCE_RE = re.compile(r"^[ \t]*(\w+)[ \t]*=[ \t]*(\w+)\(", re.M)
 
 

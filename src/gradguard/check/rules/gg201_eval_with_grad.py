@@ -2853,6 +2853,25 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A double DQN's loss: the online network's output on the next states only picks actions,
+        # but the function hands back the loss its caller backpropagates (`return loss, errors`).
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+            def compute_errors(online_model, target_model, states, actions, rewards, next_states, gamma=0.99):
+                q = online_model(states)
+                q_next = online_model(next_states)
+                next_q_target = target_model(next_states)
+                qa = q.gather(1, actions)
+                qa_next = next_q_target.gather(1, torch.max(q_next, 1)[1].unsqueeze(1))
+                expected = rewards + gamma * qa_next
+                errors = F.mse_loss(qa, expected.data, reduction="none")
+                loss = errors.mean()
+                return loss, errors
+            """
+        ),
         # A private attribute called in an evaluation loop, which nothing in the class uses as a
         # module: a function handed in (`self._fn = metric_fn`), not a model.
         Valid(
@@ -6675,8 +6694,19 @@ class EvalWithGrad(Rule):
             return
         if any(
             # its own returns: not those of an optimizer's closure defined inside (`def closure():
-            # ... loss.backward(); return loss` for LBFGS)
-            isinstance(sub, ast.Return) and sub.value is not None and ctx.model.value(sub.value).has(Role.LOSS)
+            # ... loss.backward(); return loss` for LBFGS); a loss among the values of a tuple it
+            # returns too (`return loss, td_errors`), where the function backpropagates nothing
+            # itself (not `return predictions, loss` after its training loop)
+            isinstance(sub, ast.Return)
+            and sub.value is not None
+            and any(
+                ctx.model.value(returned).has(Role.LOSS)
+                for returned in (
+                    sub.value.elts
+                    if isinstance(sub.value, ast.Tuple) and not ctx.model.function_summary(node).calls_backward
+                    else (sub.value,)
+                )
+            )
             for sub in ctx.model.own_nodes(node)
         ):
             return
