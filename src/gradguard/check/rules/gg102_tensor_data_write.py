@@ -114,6 +114,22 @@ class TensorDataWrite(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # RepVGG's re-parametrisation: a new conv built on the CPU takes the fused kernel, which
+        # may live on a GPU; nothing has run the conv yet.
+        Valid(
+            """
+            import torch.nn as nn
+
+            class RepBlock(nn.Module):
+                def reparameterize(self):
+                    kernel, bias = self._get_kernel_bias()
+                    self.reparam_conv = nn.Conv2d(self.in_channels, self.out_channels, 3, padding=1, bias=True)
+                    self.reparam_conv.weight.data = kernel
+                    self.reparam_conv.bias.data = bias
+                    for para in self.parameters():
+                        para.detach_()
+            """
+        ),
         # A slice of a record's own `data` field, copied: nothing shows a tensor.
         Valid(
             """
@@ -279,6 +295,39 @@ class TensorDataWrite(Rule):
         ),
     )
     invalid = (
+        # A layer `__init__` builds is on the CPU, as the kernel it is given: `copy_` does the same.
+        Invalid(
+            """
+            import torch.nn as nn
+
+            class FCN(nn.Module):
+                def __init__(self, num_classes):
+                    super().__init__()
+                    self.upsample = nn.ConvTranspose2d(num_classes, num_classes, 16, 8, 4, bias=False)
+                    self.upsample.weight.data = bilinear_kernel(num_classes, num_classes, 16)
+            """,
+            line=7,
+            column=9,
+            message="`self.upsample.weight.data = ...` replaces `self.upsample.weight`'s contents behind autograd's "
+            "back (no version-counter bump: if a graph has saved `self.upsample.weight`, its gradients come out "
+            "silently wrong); where the new value has the same shape, dtype and device, use "
+            "`self.upsample.weight.copy_(...)` under `torch.no_grad()`",
+        ),
+        # A layer built, then run, then given new weights: a graph of its first run has saved them.
+        Invalid(
+            """
+            import torch.nn as nn
+
+            conv = nn.Conv2d(1, 1, 3)
+            edges = conv(image)
+            conv.weight.data = kernel
+            """,
+            line=5,
+            column=1,
+            message="`conv.weight.data = ...` replaces `conv.weight`'s contents behind autograd's back (no "
+            "version-counter bump: if a graph has saved `conv.weight`, its gradients come out silently wrong); where "
+            "the new value has the same shape, dtype and device, use `conv.weight.copy_(...)` under `torch.no_grad()`",
+        ),
         # A slice of `.data` written in place: only a tensor's `.data` has slices with in-place
         # methods (an LSTM's forget-gate bias set to one).
         Invalid(
@@ -553,6 +602,8 @@ class TensorDataWrite(Rule):
         if how == "assign":
             if _swaps_own_storage(ctx, access.site, node.value):
                 return  # `p.data = p.to(dtype)`: a new dtype/device/storage on purpose, `copy_` cannot do it
+            if _of_a_layer_just_built(ctx, access.site, node.value):
+                return  # `conv = nn.Conv2d(...)`, then `conv.weight.data = kernel`: no graph has seen it yet
             advice = f"`{recv}.copy_(...)`" + ("" if disabled else " under `torch.no_grad()`")
             message = (
                 f"`{recv}.data = ...` replaces `{recv}`'s contents behind autograd's back (no version-counter bump: "
@@ -776,6 +827,52 @@ def _derived_reshaped(ctx, value: ast.AST, own: str) -> bool:
         elif isinstance(sub, (ast.Name, ast.Attribute)) and ctx.text(sub) == own:
             mentions = True
     return mentions and sliced
+
+
+def _of_a_layer_just_built(ctx, site: ast.AST, recv: ast.AST) -> bool:
+    """Whether ``self.<layer>.<param>.data = ...``, in a method other than ``__init__``, gives a
+    parameter of a torch layer the method builds by an earlier statement of the same block, with
+    nothing but such assignments in between (``self.reparam_conv = nn.Conv2d(...)``, then
+    ``self.reparam_conv.weight.data = kernel`` in RepVGG's re-parametrisation of a model that
+    may already be on a GPU): no graph can have saved the parameter, and the assignment gives it
+    the new tensor's storage and device, which ``copy_`` would not (the layer is built on the
+    CPU, the kernel computed from the model's own weights may live on a GPU). A layer a script
+    or ``__init__`` builds is on the CPU as the value given to it: reported as before. So is a
+    value torch makes there (``torch.tensor([[1., 1.]])``): ``copy_`` does the same."""
+    stmt = _enclosing_statement(ctx, site)
+    if not (isinstance(stmt, ast.Assign) and isinstance(recv, ast.Attribute)):
+        return False
+    function = ctx.function
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.name == "__init__":
+        return False
+    if not (
+        isinstance(recv.value, ast.Attribute)
+        and isinstance(recv.value.value, ast.Name)
+        and recv.value.value.id == "self"
+    ):
+        return False
+    if isinstance(stmt.value, ast.Call) and (ctx.imports.qualified_name(stmt.value.func) or "").startswith("torch."):
+        return False
+    owner = ctx.text(recv.value)
+    body = getattr(ctx.parent(stmt), "body", None)
+    if not isinstance(body, list) or stmt not in body:
+        return False
+    for earlier in reversed(body[: body.index(stmt)]):
+        if not isinstance(earlier, ast.Assign) or len(earlier.targets) != 1:
+            return False
+        target = earlier.targets[0]
+        if ctx.text(target) == owner:
+            return isinstance(earlier.value, ast.Call) and (
+                ctx.imports.qualified_name(earlier.value.func) or ""
+            ).startswith("torch.nn.")
+        if not (
+            isinstance(target, ast.Attribute)
+            and target.attr == "data"
+            and isinstance(target.value, ast.Attribute)
+            and ctx.text(target.value.value) == owner
+        ):
+            return False  # something else runs first: it may use the layer
+    return False
 
 
 def _swaps_own_storage(ctx, stmt: ast.AST, recv: ast.AST) -> bool:

@@ -2462,6 +2462,12 @@ def _training_phase_only(ctx, unit: _Unit, scope: ast.AST, call: ast.Call) -> Op
         tests.append(guard)
     if any(in_block(guard.body, call) or in_block(guard.orelse, call) for guard in tests):
         return None  # the call runs in one phase only
+    if scope is ctx.tree:
+        # module code (a script, a notebook): the call must run in the loop over the phases,
+        # not in a later cell of its own (`output = mask_model(image)` after the loop)
+        loops = [s for s in ctx.model.enclosing(tests[0]) if isinstance(s, (ast.For, ast.AsyncFor, ast.While))]
+        if not any(loop in ctx.model.enclosing(call) for loop in loops):
+            return None
     for eval_call in unit.eval_calls:
         for statement in ctx.model.enclosing(eval_call):
             if not isinstance(statement, ast.If):
@@ -4449,6 +4455,38 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A notebook's phase loop runs each phase under its grad mode; a later cell predicts with
+        # grad enabled on its own: its output only read, not a phase of the loop.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            model = nn.Linear(4, 3)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for epoch in range(3):
+                for phase in ["train", "val"]:
+                    if phase == "train":
+                        model.train()
+                    else:
+                        model.eval()
+                    for x, y in loaders[phase]:
+                        with torch.set_grad_enabled(phase == "train"):
+                            loss = nn.functional.cross_entropy(model(x), y)
+                        if phase == "train":
+                            optimizer.zero_grad()
+                            loss.backward()
+                            optimizer.step()
+
+            output = model(image)
+            print(torch.argmax(output, dim=-1))
+            """,
+            line=20,
+            column=10,
+            message="`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # A trainer keeps its model under a private name, handed in and moved to the GPU: its
         # uses (`.parameters()` to the optimizer, `.eval()`) show a module, whatever the name.
         Invalid(
