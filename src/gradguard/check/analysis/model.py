@@ -2197,6 +2197,9 @@ class SemanticModel:
     def _module_attribute(self, receiver: Value, attr: str, node: ast.Attribute, frame: Frame) -> Value:
         if attr == "module":
             return receiver
+        if attr == "_parameters":
+            # a module's own parameters by name (`for name, p in lstm._parameters.items()`)
+            return container(tensor(Grad.YES, Role.PARAM | Role.LEAF))
         found = self._submodule(receiver, attr, frame)
         mode = receiver.roles & (Role.TRAINING | Role.EVALUATING)
         if found.kind is Kind.MODULE and mode:

@@ -114,6 +114,16 @@ class TensorDataWrite(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # `_parameters` of something nothing shows to be a module: its items' `data` may be a
+        # record's field.
+        Valid(
+            """
+            import torch
+
+            for name, p in settings._parameters.items():
+                p.data[0] = 1
+            """
+        ),
         # RepVGG's re-parametrisation: a new conv built on the CPU takes the fused kernel, which
         # may live on a GPU; nothing has run the conv yet.
         Valid(
@@ -295,6 +305,22 @@ class TensorDataWrite(Rule):
         ),
     )
     invalid = (
+        # An LSTM's parameters by name, through its `_parameters` dict: the forget gates' biases
+        # set to one through `.data`.
+        Invalid(
+            """
+            import torch.nn as nn
+
+            lstm = nn.LSTM(8, 16)
+            for name, p in lstm._parameters.items():
+                if "bias" in name:
+                    p.data[16:32] = 1
+            """,
+            line=6,
+            column=9,
+            message="in-place write through `p.data` bypasses autograd's version counter: if a graph has saved "
+            "`p`, its gradients come out silently wrong; drop `.data` and write to `p` under `torch.no_grad()`",
+        ),
         # A layer `__init__` builds is on the CPU, as the kernel it is given: `copy_` does the same.
         Invalid(
             """

@@ -1584,6 +1584,8 @@ def _callers_only_read(ctx, function: ast.AST) -> bool:
             continue
         if read_at_once(call, ctx.parent):
             continue  # `create_samples(gen, z).detach().cpu().numpy()`
+        if isinstance(up, ast.Call) and call in up.args and _handed_to_a_read_parameter(ctx, up, call):
+            continue  # `decode_matrix(vectorizer, sample(net.emb, ...))`: a function that only reads it
         scope = site.frame.node
         if isinstance(scope, ast.Lambda) or not (isinstance(up, ast.Assign) and up.value is call):
             return False
@@ -2859,6 +2861,38 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # The same sampling function, its result handed to a function that trains on it.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            def reinforce(indices):
+                loss = -policy(indices).mean()
+                loss.backward()
+                return loss.item()
+
+            def sample(emb, cell, fc, h, idx, n=20):
+                out = [idx]
+                for _ in range(n):
+                    h = cell(emb(idx), h)
+                    idx = torch.multinomial(F.softmax(fc(h), dim=1), 1)[:, 0]
+                    out.append(idx)
+                return torch.stack(out, 1)
+
+            class CharRNN(nn.Module):
+                def __init__(self, vocab_size, hidden):
+                    super().__init__()
+                    self.emb = nn.Embedding(vocab_size, hidden)
+                    self.cell = nn.GRUCell(hidden, hidden)
+                    self.fc = nn.Linear(hidden, vocab_size)
+
+            net = CharRNN(len(vocab), 64)
+            net.load_state_dict(torch.load("char_rnn.pt"))
+            print(reinforce(sample(net.emb, net.cell, net.fc, h0, start)))
+            """
+        ),
         # A double DQN's loss: the online network's output on the next states only picks actions,
         # but the function hands back the loss its caller backpropagates (`return loss, errors`).
         Valid(
@@ -4455,6 +4489,42 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A sampling function run on a trained model's layers: its only caller hands the indices to
+        # a function of the file that only decodes them.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            def decode(vocab, indices):
+                return ["".join(vocab[i] for i in row) for row in indices.cpu().tolist()]
+
+            def sample(emb, cell, fc, h, idx, n=20):
+                out = [idx]
+                for _ in range(n):
+                    h = cell(emb(idx), h)
+                    idx = torch.multinomial(F.softmax(fc(h), dim=1), 1)[:, 0]
+                    out.append(idx)
+                return torch.stack(out, 1)
+
+            class CharRNN(nn.Module):
+                def __init__(self, vocab_size, hidden):
+                    super().__init__()
+                    self.emb = nn.Embedding(vocab_size, hidden)
+                    self.cell = nn.GRUCell(hidden, hidden)
+                    self.fc = nn.Linear(hidden, vocab_size)
+
+            net = CharRNN(len(vocab), 64)
+            net.load_state_dict(torch.load("char_rnn.pt"))
+            print(decode(vocab, sample(net.emb, net.cell, net.fc, h0, start)))
+            """,
+            line=11,
+            column=13,
+            message="`cell(...)` runs with grad enabled in `sample`, whose callers only read its result, and nothing "
+            "in this function uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A notebook's phase loop runs each phase under its grad mode; a later cell predicts with
         # grad enabled on its own: its output only read, not a phase of the loop.
         Invalid(
