@@ -1683,3 +1683,61 @@ def test_twin_weights_the_code_does_not_train_are_quiet(tmp_path, capsys):
     chapter = D2L_CHAPTER.replace("requires_grad=True", "requires_grad=False").replace("            l.backward()\n", "")
     _d2l_copies(tmp_path, chapter=chapter)
     assert not any("GG201" in line for line in findings(capsys, tmp_path))
+
+
+LOSSES_OF_THE_RUN = """
+    import torch
+    from torch import nn
+
+
+    class PCCLoss(nn.Module):
+        def forward(self, x, y):
+            vx, vy = x - x.mean(), y - y.mean()
+            return 1 - (vx * vy).sum() / (torch.sqrt((vx**2).sum()) * torch.sqrt((vy**2).sum()))
+"""
+
+VALID_FN = """
+    import torch
+    from torch import nn
+    from losses import PCCLoss
+
+
+    def valid_fn(loader, model, criterion):
+        model.eval()
+        total = 0.0
+        for inputs, labels in loader:
+            with torch.no_grad():
+                preds = model(inputs)
+            loss = criterion(preds.view(-1), labels.view(-1))
+            total += loss.item()
+        return total
+
+
+    def run(loader, kind):
+        model = nn.Linear(8, 1)
+        if kind == "mse":
+            criterion = nn.MSELoss()
+        elif kind == "pcc":
+            criterion = PCCLoss()
+        else:
+            criterion = nn.BCEWithLogitsLoss()
+        return valid_fn(loader, model, criterion)
+"""
+
+
+def test_a_loss_module_on_every_path_is_no_model_evaluated_with_grad(tmp_path, capsys):
+    # `criterion` is one of torch's losses or the run's `PCCLoss` (no layers of its own): on
+    # outputs made under `no_grad`, it records no graph.
+    found = findings(capsys, write(tmp_path, "losses.py", LOSSES_OF_THE_RUN), write(tmp_path, "train.py", VALID_FN))
+    assert not any("GG201" in line for line in found), found
+
+
+def test_twin_a_loss_class_holding_a_layer_is_judged_as_a_model(tmp_path, capsys):
+    # a learned loss (`nn.Linear` in its body) holds parameters: its call records a graph
+    learned = LOSSES_OF_THE_RUN.replace(
+        "class PCCLoss(nn.Module):\n",
+        "class PCCLoss(nn.Module):\n        def __init__(self):\n            super().__init__()\n"
+        "            self.scale = nn.Linear(1, 1)\n\n",
+    )
+    found = findings(capsys, write(tmp_path, "losses.py", learned), write(tmp_path, "train.py", VALID_FN))
+    assert any("GG201" in line and "criterion(...)" in line for line in found), found

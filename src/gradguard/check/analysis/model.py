@@ -146,10 +146,9 @@ def _called_as_torch_does(method: str, node: ast.Call) -> bool:
 def parameterless_layer(value: Value) -> bool:
     """A torch layer without parameters (an activation, pooling, dropout)."""
     ref = value.ref or ""
-    return (
-        value.kind is Kind.MODULE
-        and ref.startswith("torch.nn.")
-        and vocab.last_name(ref) in vocab.PARAMETERLESS_MODULES
+    return value.kind is Kind.MODULE and (
+        (ref.startswith("torch.nn.") and vocab.last_name(ref) in vocab.PARAMETERLESS_MODULES)
+        or value.has(Role.LOSS)  # a loss module on every path (`criterion` set to one of several)
     )
 
 
@@ -2846,7 +2845,8 @@ class SemanticModel:
     def _module_call(self, callee: Value, node: ast.Call, args: list, state: State, frame: Frame) -> Value:
         ref = callee.ref or ""
         last = vocab.last_name(ref) if ref else ""
-        if ref.startswith("torch.nn.") and last in vocab.LOSS_MODULES:
+        if (ref.startswith("torch.nn.") and last in vocab.LOSS_MODULES) or (not ref and callee.has(Role.LOSS)):
+            # a loss module (`criterion` set to one of several on the paths here)
             grad = self._combine_grad(args, state.mode)
             return tensor(grad, Role.LOSS | (Role.NONE if callee.has(Role.UNREDUCED) else Role.SCALAR))
         if ref.startswith("torch.nn.") and last in vocab.PARAMETERLESS_MODULES:
@@ -2995,7 +2995,9 @@ class SemanticModel:
         if fact is None:
             return None
         if fact.module:
-            return Value(Kind.MODULE, Grad.NO, Role.TRAINING, ref="project:" + name)
+            return Value(
+                Kind.MODULE, Grad.NO, Role.TRAINING | (Role.LOSS if fact.loss else Role.NONE), ref="project:" + name
+            )
         if fact.dataset:
             return dataset(None, "project:" + name)
         return Value(Kind.OTHER, Grad.NO, ref="project:" + name)
@@ -3150,8 +3152,10 @@ class SemanticModel:
             if qual.startswith("torch.nn.init.") or qual.startswith("torch.nn.utils."):
                 return UNKNOWN
             roles = Role.TRAINING
-            if last in vocab.LOSS_MODULES and not _reduces(node):
-                roles |= Role.UNREDUCED
+            if last in vocab.LOSS_MODULES:
+                roles |= Role.LOSS
+                if not _reduces(node):
+                    roles |= Role.UNREDUCED
             layers = self._container_layers(last, node, args)
             return Value(Kind.MODULE, Grad.NO, roles, items=layers, ref="torch.nn." + last)
         if qual in vocab.BACKWARD_FUNCTIONS:

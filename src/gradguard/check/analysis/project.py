@@ -34,6 +34,13 @@ _FROM_RE = re.compile(
     r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([^#\n)]*(?:\n[^#\n)]*)*?)\)?[ \t]*(?:#.*)?$", re.M
 )
 _IMPORT_RE = re.compile(r"^[ \t]*import[ \t]+([\w.]+)(?:[ \t]+as[ \t]+(\w+))?[ \t]*$", re.M)
+# What builds parameters in a class's body: a loss class holding one is no plain loss.
+_PARAMETER_HOLDER_RE = re.compile(
+    r"\b(?:Linear|Conv\w*|Embedding\w*|LSTM\w*|GRU\w*|RNN\w*|Parameter|BatchNorm\w*|LayerNorm|GroupNorm|"
+    r"InstanceNorm\w*|Bilinear|MultiheadAttention|Transformer\w*)\s*\(|\bmodels\.|vgg|resnet",
+    re.I,
+)
+_LOSS_CLASS_RE = re.compile(r"(?:Loss|Criterion)\d*$")
 _LAYER_RE = re.compile(r"\b(Dropout\w*|AlphaDropout|FeatureAlphaDropout|BatchNorm\d?d|SyncBatchNorm)\s*\(")
 _MODULE_BASES = re.compile(r"(?:^|\.)(?:Module|Sequential|ModuleList|ModuleDict|LightningModule)\b")
 _DATASET_BASES = re.compile(r"(?:^|\.)(?:Dataset|IterableDataset)\b")
@@ -58,6 +65,9 @@ class ClassFact:
     # (method, position) of the arguments its methods add to what the instance keeps
     # (`AverageMeter.update(self, val, n=1)`: `self.sum += val * n`; see `accumulated_parameters`).
     accumulating: frozenset = frozenset()
+    # a loss module: named for one (`PCCLoss`, `FocalCriterion`), its body building nothing that
+    # holds parameters (no `nn.Linear(`, `nn.Parameter(`, torchvision model)
+    loss: bool = False
 
 
 @dataclass
@@ -522,6 +532,9 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
                 if not name.startswith("_")
                 for position in accumulated_parameters(text)
             ),
+            qualified in module_classes
+            and _LOSS_CLASS_RE.search(qualified) is not None
+            and _PARAMETER_HOLDER_RE.search(bodies[qualified]) is None,
         )
     for name, (_path, text) in texts.items():
         index.instances.update(_module_instances(name, text, index.classes))

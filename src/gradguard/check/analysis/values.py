@@ -43,7 +43,7 @@ class Role(enum.Flag):
     NONE = 0
     PARAM = enum.auto()  # an nn.Parameter, or a tensor from .parameters()
     LEAF = enum.auto()  # a leaf created with requires_grad=True (or .requires_grad_())
-    LOSS = enum.auto()  # a loss value
+    LOSS = enum.auto()  # a loss value; on a module, a loss module (torch's `nn.MSELoss`, a run's `PCCLoss`)
     OUTPUT = enum.auto()  # the output of a model call
     SCALAR = enum.auto()  # 0-dim (a full reduction, a criterion output)
     INFERENCE = enum.auto()  # created under inference_mode

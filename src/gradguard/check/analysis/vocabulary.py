@@ -103,6 +103,7 @@ PLAIN_VALUE_LIBRARIES = (
     "scipy.",
     "skimage.",
     "matplotlib.",
+    "joblib.",  # `joblib.load(path)`: what scikit-learn pipelines dump
 )
 
 # Methods only tensors have (among the names user code calls on values).

@@ -2861,6 +2861,20 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A scikit-learn ensemble loaded with joblib: named like a model, but no torch module.
+        Valid(
+            """
+            import joblib
+            import torch
+
+            def ensemble_predict(features, folds):
+                predictions = []
+                for fold in folds:
+                    em_model = joblib.load(f"fold_{fold}/model.joblib")
+                    predictions.append(em_model.predict(features))
+                return predictions
+            """
+        ),
         # The same sampling function, its result handed to a function that trains on it.
         Valid(
             """
