@@ -1741,3 +1741,39 @@ def test_twin_a_loss_class_holding_a_layer_is_judged_as_a_model(tmp_path, capsys
     )
     found = findings(capsys, write(tmp_path, "losses.py", learned), write(tmp_path, "train.py", VALID_FN))
     assert any("GG201" in line and "criterion(...)" in line for line in found), found
+
+
+ROI_ROTATE = """
+    import numpy as np
+    import torch
+    import torch.nn as nn
+
+
+    class ROIRotate(nn.Module):
+        def forward(self, feature_map, boxes):
+            crops = feature_map[:, :, :8, :8]
+            widths = [int(b[2] - b[0]) for b in boxes.tolist()]
+            return crops, np.array(widths), torch.arange(len(widths))
+"""
+
+FOTS = """
+    import torch
+    from roi_rotate import ROIRotate
+
+
+    roirotate = ROIRotate()
+    rois, lengths, indices = roirotate(feature_map, boxes)
+    lengths = torch.tensor(lengths)
+"""
+
+
+def test_what_another_files_module_returns_is_known_item_by_item(tmp_path, capsys):
+    # its `forward` hands back a numpy array second: `torch.tensor(lengths)` converts it (no GG103)
+    found = findings(capsys, write(tmp_path, "roi_rotate.py", ROI_ROTATE), write(tmp_path, "fots.py", FOTS))
+    assert not any("GG103" in line for line in found), found
+
+
+def test_twin_a_tensor_another_files_module_returns_is_copied(tmp_path, capsys):
+    returns_tensor = ROI_ROTATE.replace("np.array(widths)", "crops.sum(dim=(1, 2, 3))")
+    found = findings(capsys, write(tmp_path, "roi_rotate.py", returns_tensor), write(tmp_path, "fots.py", FOTS))
+    assert any("GG103" in line and "torch.tensor(lengths)" in line for line in found), found

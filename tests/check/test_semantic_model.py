@@ -2133,3 +2133,31 @@ def test_join_of_a_list_of_placeholders_and_a_filled_one_holds_what_fills_it():
     # twin: two lists of different things join to a list of unknown elements
     mixed = join(container(module("torch.nn.Linear")), container(module("torch.nn.Conv2d")))
     assert mixed is not None and (mixed.elem is None or mixed.elem.ref is None)
+
+
+def test_item_gives_a_number_whatever_the_model_returns():
+    # a stub `forward` returning a float: `.item()` of its result is still a Python number
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        class Captioner(nn.Module):
+            def forward(self, images, captions):
+                loss = 0.0
+                return loss
+        model = Captioner()
+        loss = model(images, captions).item()
+        print(loss)  # <- loss
+        """
+    )
+    assert value.kind is Kind.NUMBER
+
+
+def test_twin_item_of_a_tensor_is_a_number_and_a_name_alone_no_tensor():
+    value, _ = ask(
+        """
+        import torch
+        loss = torch.ones(3).sum().item()
+        print(loss)  # <- loss
+        """
+    )
+    assert value.kind is Kind.NUMBER

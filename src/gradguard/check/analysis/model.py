@@ -2928,6 +2928,10 @@ class SemanticModel:
     def _forward_returns(self, callee: Value, frame: Frame) -> Optional[Value]:
         """What the ``forward`` of a module class of the file returns, when known (and the
         frame may use summaries: a frame is marked as skipping one only where one exists)."""
+        if (callee.ref or "").startswith("project:"):
+            # a module class of another file of the run: what its `forward` returns there
+            returned = self._project_method_returns(callee.ref, "forward", [], State({}, GradMode.ENABLED), frame)  # type: ignore[arg-type]
+            return None if returned.kind is Kind.UNKNOWN else returned
         info = self._class_table().get(callee.ref) if callee.ref else None
         if info is None:
             return None
@@ -3270,6 +3274,11 @@ class SemanticModel:
         kind = receiver.kind
         if kind is Kind.TENSOR:
             return self._tensor_method(receiver, method, node, args, state)
+        if method == "item" and not node.args and kind in (Kind.NUMBER, Kind.OTHER, Kind.UNKNOWN):
+            # a tensor's or an array's one element as a Python number, whatever the receiver
+            # (`loss = model(images, captions).item()`)
+            if kind is not Kind.UNKNOWN or method not in self._hand_made_members():
+                return NUMBER
         if kind is Kind.OTHER and receiver.ref == _DISTRIBUTION:
             if method in ("sample", "sample_n", "enumerate_support"):
                 return tensor(Grad.NO)  # drawn without a graph (`rsample` keeps one)

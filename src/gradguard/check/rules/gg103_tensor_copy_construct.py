@@ -104,6 +104,22 @@ class TensorCopyConstruct(Rule):
     function_names = _TENSOR_FUNCTIONS
 
     valid = (
+        # `.item()` gives a Python number, whatever the model's `forward` (here a stub) returns.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            class Captioner(nn.Module):
+                def forward(self, images, captions):
+                    loss = 0.0
+                    return loss
+
+            model = Captioner()
+            loss = model(images, captions).item()
+            print(torch.tensor(loss) - torch.tensor(150.6))
+            """
+        ),
         # A data set class of the file holding the arrays it is handed: `self.y` is what its
         # `__init__` assigns, not a torch data set's `y` tensor.
         Valid(
