@@ -2889,6 +2889,14 @@ class SemanticModel:
         returned = self._forward_returns(callee, frame)
         if returned is not None:
             if returned.kind is Kind.TENSOR:
+                if returned.grad is Grad.NO and not returned.weak and output.grad is not Grad.NO:
+                    # every `return` hands back indices or a detached tensor (`return
+                    # torch.argmax(pred, dim=-1)`): no graph, whatever the mode
+                    return output.with_(grad=Grad.NO, roles=Role.NONE)
+                if returned.grad is Grad.MAYBE and not returned.weak and output.grad is Grad.YES:
+                    # one `return` hands back a loss, another indices (`if label is not None:
+                    # return loss` ... `return torch.argmax(pred, -1)`): which one, the call decides
+                    return output.with_(grad=Grad.MAYBE, roles=roles | (returned.roles & Role.SCALAR))
                 return output.with_(roles=roles | (returned.roles & Role.SCALAR))
             if returned.kind is Kind.CONTAINER and returned.items is not None:
                 return container(

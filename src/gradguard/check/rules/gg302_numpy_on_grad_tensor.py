@@ -72,6 +72,33 @@ class NumpyOnGradTensor(Rule):
     function_triggers = ("numpy",)
 
     valid = (
+        # The model hands back its loss when given labels, else the predicted indices: called
+        # without labels, what it returns may be indices, which never require grad.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            class Tagger(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lstm = nn.LSTM(32, 64, batch_first=True)
+                    self.classifier = nn.Linear(64, 9)
+                    self.loss = nn.CrossEntropyLoss()
+
+                def forward(self, text, label=None):
+                    out, _ = self.lstm(text)
+                    pred = self.classifier(out)
+                    if label is not None:
+                        return self.loss(pred.reshape(-1, 9), label.reshape(-1))
+                    return torch.argmax(pred, dim=-1).reshape(-1)
+
+            model = Tagger()
+            for batch_data, batch_label in dev_loader:
+                pred = model(batch_data)
+                tags = pred.cpu().numpy().tolist()
+            """
+        ),
         # A grid of generated images made under `no_grad` holds no graph.
         Valid(
             """
@@ -303,6 +330,58 @@ class NumpyOnGradTensor(Rule):
         ),
     )
     invalid = (
+        # The same tagger handing back its scores when given no labels: they carry the graph.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            class Tagger(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lstm = nn.LSTM(32, 64, batch_first=True)
+                    self.classifier = nn.Linear(64, 9)
+                    self.loss = nn.CrossEntropyLoss()
+
+                def forward(self, text, label=None):
+                    out, _ = self.lstm(text)
+                    pred = self.classifier(out)
+                    if label is not None:
+                        return self.loss(pred.reshape(-1, 9), label.reshape(-1))
+                    return pred.softmax(dim=-1)
+
+            model = Tagger()
+            for batch_data, batch_label in dev_loader:
+                pred = model(batch_data)
+                scores = pred.cpu().numpy()
+            """,
+            line=21,
+            column=14,
+            message="`pred.cpu()` requires grad: `.numpy()` on it raises RuntimeError; call `.detach()` first",
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+            class Tagger(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lstm = nn.LSTM(32, 64, batch_first=True)
+                    self.classifier = nn.Linear(64, 9)
+                    self.loss = nn.CrossEntropyLoss()
+
+                def forward(self, text, label=None):
+                    out, _ = self.lstm(text)
+                    pred = self.classifier(out)
+                    if label is not None:
+                        return self.loss(pred.reshape(-1, 9), label.reshape(-1))
+                    return pred.softmax(dim=-1)
+
+            model = Tagger()
+            for batch_data, batch_label in dev_loader:
+                pred = model(batch_data)
+                scores = pred.cpu().detach().numpy()
+            """,
+        ),
         # A grid of generated images keeps the generator's graph: torchvision's `make_grid` stacks them.
         Invalid(
             """
