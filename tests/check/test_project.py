@@ -1777,3 +1777,40 @@ def test_twin_a_tensor_another_files_module_returns_is_copied(tmp_path, capsys):
     returns_tensor = ROI_ROTATE.replace("np.array(widths)", "crops.sum(dim=(1, 2, 3))")
     found = findings(capsys, write(tmp_path, "roi_rotate.py", returns_tensor), write(tmp_path, "fots.py", FOTS))
     assert any("GG103" in line and "torch.tensor(lengths)" in line for line in found), found
+
+
+def _fots(tmp_path, base_body):
+    (tmp_path / "base").mkdir()
+    write(tmp_path / "base", "__init__.py", "from .base_model import *\n")
+    write(tmp_path / "base", "base_model.py", base_body)
+    return write(
+        tmp_path,
+        "model.py",
+        """
+        import torch
+        from base import BaseModel
+
+
+        class Recognizer(BaseModel):
+            def forward(self, x):
+                return x
+
+
+        class FOTS:
+            def __init__(self):
+                self.recognizer = Recognizer()
+                self.recognizer.register_backward_hook(lambda m, gi, go: gi)
+        """,
+    )
+
+
+def test_a_base_class_a_package_reexports_by_a_star_import_makes_a_module(tmp_path, capsys):
+    found = findings(
+        capsys, _fots(tmp_path, "import torch.nn as nn\n\n\nclass BaseModel(nn.Module):\n    pass\n"), tmp_path
+    )
+    assert any("GG107" in line for line in found), found
+
+
+def test_twin_a_plain_base_class_a_package_reexports_makes_no_module(tmp_path, capsys):
+    found = findings(capsys, _fots(tmp_path, "import torch\n\n\nclass BaseModel:\n    pass\n"), tmp_path)
+    assert not any("GG107" in line for line in found), found

@@ -2994,9 +2994,15 @@ class SemanticModel:
         level = len(qual) - len(stripped)
         module, _, name = stripped.rpartition(".")
         if not level and module not in self.project.shared_names and "." not in module:
-            return qual
-        base = self.project.resolve(self.filename, module, level)
-        return f"{base}.{name}" if base else name
+            key = qual
+        else:
+            base = self.project.resolve(self.filename, module, level)
+            key = f"{base}.{name}" if base else name
+        if key not in self.project.classes:
+            # `from base import BaseModel` of a package whose `__init__.py` takes it from
+            # `.base_model` (`from .base_model import *`)
+            key = self.project.reexports.get(key, key)
+        return key
 
     def _project_class(self, qual: str) -> Optional[Value]:
         """An instance of a class another file of the run defines (``from model import Net``)."""

@@ -396,11 +396,12 @@ def _name_and_root(path: str, package_cache: Optional[dict] = None) -> tuple:
     return ".".join(p for p in parts if p), folder
 
 
-def _reexports(index: ProjectIndex, texts: dict) -> dict:
-    """The functions each package's ``__init__.py`` of the run takes from its own modules by a
-    relative import (``from .metrics import *``, ``from .metrics import accuracy``): what
-    ``from package import accuracy`` then names."""
+def _reexports(index: ProjectIndex, texts: dict, classes=()) -> dict:
+    """The functions and classes each package's ``__init__.py`` of the run takes from its own
+    modules by a relative import (``from .metrics import *``, ``from .base_model import
+    BaseModel``): what ``from package import accuracy`` then names."""
     out: dict = {}
+    defined = index.functions | set(classes)
     for package, (path, text) in texts.items():
         if os.path.basename(path) != "__init__.py" or "import" not in text:
             continue
@@ -412,13 +413,13 @@ def _reexports(index: ProjectIndex, texts: dict) -> dict:
             names = [name for name, _ in _clause_names(match.group(2))]
             if names == ["*"]:
                 prefix = module + "."
-                for function in index.functions:
+                for function in defined:
                     short = function[len(prefix) :]
                     if function.startswith(prefix) and "." not in short and not short.startswith("_"):
                         out.setdefault(f"{package}.{short}", function)
                 continue
             for name, local in _clause_names(match.group(2)):
-                if f"{module}.{name}" in index.functions:
+                if f"{module}.{name}" in defined:
                     out.setdefault(f"{package}.{local}", f"{module}.{name}")
     return out
 
@@ -478,7 +479,7 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
             index.functions.add(f"{name}.{match.group(1)}")
             body = _block(text, match.start())
             index.function_digests[f"{name}.{match.group(1)}"] = hashlib.sha256(body.encode()).hexdigest()[:12]
-    index.reexports.update(_reexports(index, texts))
+    index.reexports.update(_reexports(index, texts, bases))
     # nn.Module / Dataset subclasses, through the project's own classes (by their short name).
     short: dict = {}
     for qualified in bases:
