@@ -45,6 +45,8 @@ def only_read(code: str) -> list:
         "out = net(x)\nvals = [o.item() for o in out]",  # iterated by a comprehension reading each item
         "from torch_snippets import show\nout = net(x)\nshow(out[0], ax=ax, title='prediction')",  # drawn
         "from torch_snippets import *\nout = net(x)\nshow(out[0])",  # drawn, the name from a star import
+        "dev = (net(x) - y).abs_()\nprint(dev.reshape(-1).tolist())",  # in place on a value computed from it
+        "out = net(x)\nout.transpose_(0, 1)\nwriter.add_image('fmap', out, 3)",  # reshaped in place, then logged
     ],
 )
 def test_reads(code):
@@ -56,6 +58,7 @@ def test_reads(code):
     [
         "out = net(x)\nloss = crit(out, y)\nloss.backward()",  # computed with
         "out = net(x)\nouts.append(out)",  # stored
+        "dev = (net(x) - y).abs_()\nloss = dev.mean()\nloss.backward()",  # in place, then backpropagated
         "out = net(x)\nlosses[epoch] = crit(out, y)",  # stored with its graph
         "loss = model(**batch).loss\nloss.backward()",  # `.loss` is no part of the output to read
         "out = net(x)\npred = softmax(out).argmax\nkeep(pred)",  # `.argmax` not called: no read on the way

@@ -2161,3 +2161,28 @@ def test_twin_item_of_a_tensor_is_a_number_and_a_name_alone_no_tensor():
         """
     )
     assert value.kind is Kind.NUMBER
+
+
+def test_a_layer_of_a_torchvision_models_part_is_a_module():
+    # `alexnet.features` is torchvision's `nn.Sequential` of pretrained layers: `[0]` is its conv
+    value, _ = ask(
+        """
+        import torchvision.models as models
+        alexnet = models.alexnet(pretrained=True)
+        convlayer1 = alexnet.features[0]
+        fmap = convlayer1(img)  # <- convlayer1
+        """
+    )
+    assert value.kind is Kind.MODULE and not value.weak
+
+
+def test_twin_an_index_of_a_tensor_a_model_returns_is_no_module():
+    value, _ = ask(
+        """
+        import torchvision.models as models
+        alexnet = models.alexnet(pretrained=True)
+        first = alexnet(img)[0]
+        print(first)  # <- first
+        """
+    )
+    assert value.kind is Kind.TENSOR

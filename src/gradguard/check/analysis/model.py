@@ -239,6 +239,8 @@ _EVIDENT_SCALAR_LOSS = tensor(Grad.YES, Role.LOSS | Role.SCALAR, weak=True)
 
 
 # Methods only modules have (among the names user code calls on values).
+# Module classes whose instances are indexed for their layers.
+_INDEXED_MODULES = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList"})
 _MODULE_EVIDENCE_METHODS = frozenset(
     {"parameters", "named_parameters", "modules", "named_modules", "children", "named_children", "eval"}
 )
@@ -2228,6 +2230,8 @@ class SemanticModel:
             return tensor(Grad.NO)
         if receiver.ref and receiver.ref.startswith("torch.nn."):
             return UNKNOWN
+        if (receiver.ref or "").startswith("torchvision.models.") and attr in vocab.TORCHVISION_SUBMODULES:
+            return module()  # `alexnet.features`: a part of torchvision's model, with its weights
         if MODEL_NAME_RE.match(attr):
             return module(weak=True)
         return UNKNOWN
@@ -2453,6 +2457,16 @@ class SemanticModel:
             if isinstance(key, ast.Constant) and key.value == "params" and element.kind is Kind.CONTAINER:
                 return element
             return element
+        if kind is Kind.MODULE and (receiver.ref is None or receiver.ref in _INDEXED_MODULES):
+            # a layer of an `nn.Sequential` or `nn.ModuleList` (`alexnet.features[0]`)
+            if isinstance(key, ast.Slice):
+                return receiver.with_(items=None)
+            items = receiver.items
+            if items is not None and isinstance(key, ast.Constant) and isinstance(key.value, int):
+                if receiver.ref == "torch.nn.Sequential" and -len(items) <= key.value < len(items):
+                    return items[key.value]  # type: ignore[no-any-return]
+                return join_all(items) or module(weak=receiver.weak)
+            return module(weak=receiver.weak)
         if kind is Kind.LOADER and isinstance(key, ast.Constant) and isinstance(key.value, str):
             return loader(split_of_text(key.value), weak=receiver.weak)
         if kind is Kind.OTHER and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":

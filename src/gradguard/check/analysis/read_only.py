@@ -74,7 +74,9 @@ _METADATA_BUILTINS = frozenset({"len", "type", "isinstance"})
 # reads ``l``, and ``target_net(s).gather(1, a).detach()`` the target network's output.
 _PASSING_METHODS = (ALIAS_METHODS - {"data", "detach"}) | frozenset(
     "clone sum mean max min norm abs sqrt exp log pow prod std var softmax log_softmax sigmoid tanh clamp"
-    " gather index_select masked_select take_along_dim".split()
+    " gather index_select masked_select take_along_dim"
+    # in place, on a value computed from the output: the same tensor, handed on
+    " abs_ sqrt_ exp_ log_ pow_ sigmoid_ tanh_ clamp_ transpose_ t_ squeeze_ unsqueeze_ swapdims_".split()
 )
 _VALUE, _METADATA = 1, 2  # kinds of read (a fed call is named by its id, never 1, 2 or 3)
 _ESCAPED = 3  # not a read: handed to a function that backpropagates it

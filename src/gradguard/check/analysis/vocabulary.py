@@ -88,6 +88,13 @@ TEACHING_LOSSES = _words("squared_loss")
 # trainer (`from ultralytics import YOLO; model = YOLO("best.pt"); model.predict(img)`).
 INFERENCE_MODEL_CLASSES = _words("YOLO YOLOE YOLOWorld RTDETR SAM FastSAM NAS")
 INFERENCE_MODEL_PACKAGE = "ultralytics."
+# Submodules of torchvision's models, by the attribute names torchvision gives them
+# (`alexnet.features[0]`, `resnet.layer4`, `vgg.classifier`).
+TORCHVISION_SUBMODULES = _words(
+    "features classifier avgpool fc layer1 layer2 layer3 layer4 conv1 bn1 maxpool backbone head heads "
+    "encoder decoder roi_heads rpn"
+)
+
 # Libraries whose calls never make a tensor of torch's or a module (prefixes of qualified names):
 # `cmp_model = iaa.arithmetic.JpegCompression(70)` is an image augmenter, `clf = SVC()` sklearn's.
 PLAIN_VALUE_LIBRARIES = (
