@@ -1814,3 +1814,44 @@ def test_a_base_class_a_package_reexports_by_a_star_import_makes_a_module(tmp_pa
 def test_twin_a_plain_base_class_a_package_reexports_makes_no_module(tmp_path, capsys):
     found = findings(capsys, _fots(tmp_path, "import torch\n\n\nclass BaseModel:\n    pass\n"), tmp_path)
     assert not any("GG107" in line for line in found), found
+
+
+TRAINER_OF_THE_RUN = """
+    import torch
+
+
+    class Trainer:
+        def __init__(self, g):
+            self._gen = g
+            self._opt = torch.optim.Adam(self._gen.parameters())
+"""
+
+SHOW_SCRIPT = """
+    import torch
+    from train import Trainer
+
+    trainer = Trainer(g)
+    trainer._gen.load_state_dict(torch.load("g.pt"))
+    for x, y in test_loader:
+        print(trainer._gen(x).argmax(1))
+"""
+
+
+def _package_scripts(tmp_path, trainer):
+    (tmp_path / "code").mkdir()
+    write(tmp_path / "code", "__init__.py", "")
+    write(tmp_path / "code", "train.py", trainer)
+    return write(tmp_path / "code", "show.py", SHOW_SCRIPT)
+
+
+def test_an_attribute_another_files_class_uses_as_a_module_is_one_from_a_sibling_script(tmp_path, capsys):
+    # `code/` is a package, yet `show.py` beside `train.py` imports it as `train`, as a script
+    # run there does; `Trainer` hands `self._gen.parameters()` to an optimizer: a module
+    _package_scripts(tmp_path, TRAINER_OF_THE_RUN)
+    found = findings(capsys, tmp_path)
+    assert any("show.py:8" in line and "GG201" in line and "trainer._gen(...)" in line for line in found), found
+
+
+def test_twin_an_attribute_another_files_class_only_stores_is_no_module(tmp_path, capsys):
+    _package_scripts(tmp_path, TRAINER_OF_THE_RUN.replace("torch.optim.Adam(self._gen.parameters())", "None"))
+    assert not any("GG201" in line for line in findings(capsys, tmp_path))

@@ -2186,3 +2186,37 @@ def test_twin_an_index_of_a_tensor_a_model_returns_is_no_module():
         """
     )
     assert value.kind is Kind.TENSOR
+
+
+def test_a_call_of_an_attribute_the_class_uses_as_a_module_is_a_model_output():
+    value, _ = ask(
+        """
+        class Engine:
+            def __init__(self, m, optim):
+                self.Model = m
+                self.optim = optim
+
+            def evaluate(self, loader):
+                self.Model.eval()
+
+            def train(self, img, gt):
+                loss_dict = self.Model(img, gt)
+                print(loss_dict)  # <- loss_dict
+        """
+    )
+    assert value.kind is Kind.TENSOR and value.has(Role.OUTPUT)
+
+
+def test_twin_a_call_of_an_attribute_nothing_uses_as_a_module_is_unknown():
+    value, _ = ask(
+        """
+        class Engine:
+            def __init__(self, score):
+                self.Score = score
+
+            def train(self, img, gt):
+                result = self.Score(img, gt)
+                print(result)  # <- result
+        """
+    )
+    assert value.kind is Kind.UNKNOWN

@@ -423,8 +423,8 @@ def _portable(value: Value, owner: "SemanticModel") -> Value:
         return value.with_(items=items, elem=elem, ref=None)
     if kind in (Kind.MODULE, Kind.DATASET):
         ref = value.ref or ""
-        if ref.startswith(("torch.", "project:")):
-            return value
+        if ref.startswith(("torch.", "project:")) or (kind is Kind.MODULE and not ref):
+            return value  # a module of a class the run names, or of none known
         module_key = owner.project.module_of(owner.filename) if owner.project is not None else None
         name = f"{module_key}.{ref}"
         if module_key and owner.project is not None and name in owner.project.classes:
@@ -2153,13 +2153,16 @@ class SemanticModel:
                 # output (Hugging Face's ModelOutput), with the output's graph
                 return tensor(receiver.grad, Role.LOSS | Role.SCALAR, weak=True)
             return UNKNOWN
+        if kind is Kind.OTHER and (receiver.ref or "").startswith("project:") and frame.kind != "module-first":
+            # `trainer._gen` of a `Trainer` another file of the run defines: what that file shows
+            module_key, _, name = receiver.ref[len("project:") :].rpartition(".")  # type: ignore[index]
+            other = self._run_file_model(module_key) if self._summaries_allowed(frame) else None
+            info = other._class_table().get(name) if other is not None and other.filename != self.filename else None
+            return _portable(other._held_attribute(info, attr), other) if info is not None else UNKNOWN  # type: ignore[union-attr]
         if kind is Kind.OTHER and receiver.ref is not None:
             info = self._class_table().get(receiver.ref)
             if info is not None and frame.kind != "module-first":
-                held = self._instance_attribute(info, attr)
-                if held.kind is Kind.UNKNOWN and MODEL_NAME_RE.match(attr):
-                    return module(weak=True)  # ``self.model`` set where this file does not show
-                return held
+                return self._held_attribute(info, attr)
             return UNKNOWN
         if kind is Kind.UNKNOWN:
             if attr in ("weight", "bias"):
@@ -2235,6 +2238,19 @@ class SemanticModel:
         if MODEL_NAME_RE.match(attr):
             return module(weak=True)
         return UNKNOWN
+
+    def _held_attribute(self, info: ClassInfo, attr: str) -> Value:
+        """What an instance of a plain class of the file holds in ``attr``: what its methods
+        store there, else a module where the class's code uses it as one (`self.Model = m`, then
+        `self.Model.eval()`), or is named like one (set where this file does not show)."""
+        held = self._instance_attribute(info, attr)
+        if held.kind is not Kind.UNKNOWN:
+            return held
+        if MODEL_NAME_RE.match(attr):
+            return module(weak=True)
+        if self._evident(info.node, "self." + attr) is _EVIDENT_MODULE:
+            return module()
+        return held
 
     def _instance_value(self, info: Optional[ClassInfo]) -> Value:
         if info is None:
@@ -3016,6 +3032,11 @@ class SemanticModel:
             # `from base import BaseModel` of a package whose `__init__.py` takes it from
             # `.base_model` (`from .base_model import *`)
             key = self.project.reexports.get(key, key)
+        if key not in self.project.classes and not level and module:
+            # `from train import Trainer` in a script or notebook beside `train.py` in a package
+            sibling = self.project.sibling_module(self.filename, module)
+            if sibling is not None and f"{sibling}.{name}" in self.project.classes:
+                key = f"{sibling}.{name}"
         return key
 
     def _project_class(self, qual: str) -> Optional[Value]:
@@ -3393,9 +3414,7 @@ class SemanticModel:
                         return UNKNOWN
                     returned = self._returned(self.function_summary(fn).returns, args, state)
                     return self._passed_back(fn, node, args, returned, bound=True)
-                held = self._instance_attribute(info, method)
-                if held.kind is Kind.UNKNOWN and MODEL_NAME_RE.match(method):
-                    held = module(weak=True)
+                held = self._held_attribute(info, method)
                 if held.kind is Kind.MODULE:
                     return self._module_call(held, node, args, state, frame)  # ``self.G(z)`` in a trainer class
                 if held.kind is Kind.UNKNOWN and _names_loss_function(method):

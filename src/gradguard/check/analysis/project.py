@@ -128,6 +128,13 @@ class ProjectIndex:
             return self._namespace_module(importer, module) or module
         return module
 
+    def sibling_module(self, importer: str, module: str) -> Optional[str]:
+        """The key of the module of the run that ``import <module>`` finds beside a script inside a
+        package (``from train import Trainer`` in ``code/notebook.ipynb``, ``code/`` holding an
+        ``__init__.py``: the run knows that file as ``code.train``), or None."""
+        path = os.path.join(os.path.dirname(os.path.abspath(importer)), *module.split(".")) + ".py"
+        return self.module_names.get(path)
+
     def _sharing_root(self, importer: str, module: str) -> str:
         """The id of the folder whose module of a shared name a file imports: its own root's,
         else the nearest folder above it holding one (``import Function.utils`` in a chapter's
