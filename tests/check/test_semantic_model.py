@@ -2220,3 +2220,27 @@ def test_twin_a_call_of_an_attribute_nothing_uses_as_a_module_is_unknown():
         """
     )
     assert value.kind is Kind.UNKNOWN
+
+
+def test_a_dict_of_named_parameters_holds_parameters():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        net = nn.Linear(2, 2)
+        params = dict(net.named_parameters())
+        w = params["weight"]
+        print(w)  # <- w
+        """
+    )
+    assert value.kind is Kind.TENSOR and value.has(Role.PARAM)
+
+
+def test_twin_a_dict_of_other_pairs_holds_no_parameters():
+    value, _ = ask(
+        """
+        sizes = dict(zip(names, counts))
+        w = sizes["weight"]
+        print(w)  # <- w
+        """
+    )
+    assert value.kind is not Kind.TENSOR

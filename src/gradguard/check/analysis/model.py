@@ -4299,6 +4299,16 @@ def _builtin_zip(model, node, args, state):
     return container(container(items=elements))
 
 
+def _builtin_dict(model, node, args, state):
+    """``dict(model.named_parameters())``: of (key, value) pairs, a mapping of the values."""
+    if len(args) != 1 or node.keywords:
+        return UNKNOWN
+    pair = model.element_of(args[0], None)
+    if pair.kind is Kind.CONTAINER and pair.items is not None and len(pair.items) == 2:
+        return container(pair.items[1])
+    return UNKNOWN
+
+
 def _builtin_next(model, node, args, state):
     return model.element_of(args[0], None) if args else UNKNOWN
 
@@ -4343,6 +4353,7 @@ _EVAL_FLAGS = frozenset(
 )
 
 _BUILTIN_CALLS = {
+    "dict": _builtin_dict,
     "iter": _builtin_iter,
     "enumerate": _builtin_enumerate,
     "zip": _builtin_zip,
