@@ -1855,3 +1855,18 @@ def test_an_attribute_another_files_class_uses_as_a_module_is_one_from_a_sibling
 def test_twin_an_attribute_another_files_class_only_stores_is_no_module(tmp_path, capsys):
     _package_scripts(tmp_path, TRAINER_OF_THE_RUN.replace("torch.optim.Adam(self._gen.parameters())", "None"))
     assert not any("GG201" in line for line in findings(capsys, tmp_path))
+
+
+def test_a_script_inside_a_package_imports_its_sibling_module_by_its_plain_name(tmp_path):
+    # `from helpers import *` in `code/show.py`, `code/` a package: a script run there finds
+    # `code/helpers.py`, which the run knows as `code.helpers`
+    (tmp_path / "code").mkdir()
+    write(tmp_path / "code", "__init__.py", "")
+    helpers = write(tmp_path / "code", "helpers.py", "def to_labels(scores):\n    return scores.argmax(1).tolist()\n")
+    show = write(tmp_path / "code", "show.py", "from helpers import *\n")
+    index = build_index([str(helpers), str(show), str(tmp_path / "code" / "__init__.py")])
+    assert index.resolve(str(show), "helpers") == "code.helpers"
+    assert index.star_names(str(show), [("helpers", 0)]) == {"to_labels": "helpers.to_labels"}
+    assert index.function_key(str(show), "helpers.to_labels") == "code.helpers.to_labels"
+    # a module of that name nowhere beside the file stays as written
+    assert index.resolve(str(tmp_path / "other.py"), "helpers") == "helpers"

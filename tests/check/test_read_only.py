@@ -588,3 +588,49 @@ def test_a_loop_name_reused_by_another_loop_is_judged_in_each_loop():
 def test_twin_a_loop_that_assigns_its_own_loop_name_again_is_not_followed():
     code = "samples = model.decoder(z)\nfor img in samples:\n    img = img * 2\n    print(img.data)\n"
     assert only_read(code) == []
+
+
+def test_a_helper_reshaping_its_parameter_and_keeping_only_indices_only_reads_it():
+    # `prediction` handed back to itself reshaped, then only its argmax and sizes read: the mask
+    # it returns is built from zeros
+    code = """
+    import numpy as np
+    import torch
+
+    def convert_to_mask(prediction):
+        B, C, H, W = prediction.size()
+        prediction = torch.transpose(prediction, 0, 1)
+        prediction = torch.reshape(prediction, (C, -1))
+        _, indices = torch.max(prediction, 0, False)
+        out = torch.zeros(prediction.size())
+        out[indices, np.arange(B * H * W)] = 1
+        return out
+
+    out = net(x)
+    masks = convert_to_mask(out)
+    results.append(masks)
+    """
+    assert _with_functions(code) == ["net(x)"]
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        "values, indices = torch.max(prediction, 0, False)\n        keep.append(values)",  # the values kept
+        "prediction = torch.sigmoid(prediction)\n        keep.append(prediction)",  # rebound, then kept
+    ],
+)
+def test_twin_a_helper_keeping_its_parameters_values_does_not_only_read_it(step):
+    code = f"""
+    import torch
+
+    def convert_to_mask(prediction):
+        prediction = torch.transpose(prediction, 0, 1)
+        {step}
+        return prediction.size()
+
+    out = net(x)
+    masks = convert_to_mask(out)
+    results.append(masks)
+    """
+    assert _with_functions(code) == []

@@ -2244,3 +2244,17 @@ def test_twin_a_dict_of_other_pairs_holds_no_parameters():
         """
     )
     assert value.kind is not Kind.TENSOR
+
+
+def test_sizes_unpacked_are_numbers_and_keep_a_reshape_without_graph():
+    value, _ = ask(
+        """
+        import torch
+        def to_mask(prediction):
+            B, C, H, W = prediction.size()
+            out = torch.zeros(C, B * H * W)
+            out = torch.reshape(out, (C, B, H, W))
+            return out  # <- out
+        """
+    )
+    assert value.kind is Kind.TENSOR and value.grad is Grad.NO

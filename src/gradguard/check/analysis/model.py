@@ -1794,6 +1794,13 @@ class SemanticModel:
             return [part] * count
         if value.kind is Kind.CONTAINER and value.elem is not None:
             return [value.elem] * count
+        if (
+            isinstance(value_node, ast.Call)
+            and isinstance(value_node.func, ast.Attribute)
+            and value_node.func.attr == "size"
+            and not value_node.args
+        ) or (isinstance(value_node, ast.Attribute) and value_node.attr == "shape"):
+            return [NUMBER] * count  # `B, C, H, W = x.size()`: sizes
         return [None] * count
 
     def narrowed_by(self, test: ast.AST, state: State, frame: Frame) -> dict:
@@ -2244,12 +2251,13 @@ class SemanticModel:
         store there, else a module where the class's code uses it as one (`self.Model = m`, then
         `self.Model.eval()`), or is named like one (set where this file does not show)."""
         held = self._instance_attribute(info, attr)
-        if held.kind is not Kind.UNKNOWN:
+        if held.kind is not Kind.UNKNOWN and not (held.kind is Kind.MODULE and held.weak):
             return held
-        if MODEL_NAME_RE.match(attr):
-            return module(weak=True)
         if self._evident(info.node, "self." + attr) is _EVIDENT_MODULE:
-            return module()
+            # used as one (`Adam(self._gen.parameters())`): a module, known from the code
+            return held.with_(weak=False) if held.kind is Kind.MODULE else module()
+        if held.kind is Kind.MODULE or MODEL_NAME_RE.match(attr):
+            return held if held.kind is Kind.MODULE else module(weak=True)
         return held
 
     def _instance_value(self, info: Optional[ClassInfo]) -> Value:

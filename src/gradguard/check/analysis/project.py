@@ -126,6 +126,9 @@ class ProjectIndex:
             return f"{self._sharing_root(importer, module)}/{module}"
         if "." in module and module not in self.run_modules():
             return self._namespace_module(importer, module) or module
+        if not level and module and module not in self.run_modules():
+            # `from utils import *` in a script inside a package, beside `utils.py`
+            return self.sibling_module(importer, module) or module
         return module
 
     def sibling_module(self, importer: str, module: str) -> Optional[str]:
@@ -574,6 +577,7 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
                 for method in public_methods.get(qualified, ()):
                     for line in _call_lines(text, f"{instance}.{method}"):
                         index.calls.setdefault(f"{qualified}.{method}", []).append(_grad_off_at(text, line))
+    index.__dict__.pop("_run_modules", None)  # made while the index was filled: made again on use
     return index
 
 

@@ -997,7 +997,10 @@ def parameters_only_read(function: ast.AST, qualified_name, own: Optional[list] 
         own = list(own_nodes(function))
     wanted = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)} - {"self", "cls"}
     converted = _converted_first(function, wanted)  # `p = p.data.squeeze().numpy()`: read, then a copy
-    wanted -= {n.id for n in own if type(n) is ast.Name and type(n.ctx) is not ast.Load}
+    # `p = torch.transpose(p, 0, 1)`: the same values handed back to the name, which stays wanted
+    passing = _passing_rebinds(own, wanted, qualified_name)
+    rebound = {id(t) for statement in passing for t in statement.targets}
+    wanted -= {n.id for n in own if type(n) is ast.Name and type(n.ctx) is not ast.Load and id(n) not in rebound}
     wanted -= _names_in_nested_code(own, wanted)
     backpropagates = any(type(n) is ast.Call and _is_backward(n, qualified_name) for n in own)  # type: ignore[arg-type]
     if not wanted:
@@ -1007,7 +1010,7 @@ def parameters_only_read(function: ast.AST, qualified_name, own: Optional[list] 
     for node in own:
         t = type(node)
         if t is ast.Name:
-            if node.id in wanted:
+            if node.id in wanted and id(node) not in rebound:
                 uses[node.id].append(node)
         elif t is ast.Call:
             _classify_call(node, wanted, qualified_name, {}, reads)
@@ -1019,12 +1022,76 @@ def parameters_only_read(function: ast.AST, qualified_name, own: Optional[list] 
         elif t in COMPREHENSION_TYPES:
             for base, kind in _comprehension_reads(node, wanted, qualified_name):
                 reads[id(base)] = kind  # `[np.argmax(p.detach().numpy()) for p in predicted]`
+    for statement in passing:
+        for sub in walk_in_order(statement.value):
+            if type(sub) is ast.Name and sub.id in wanted:
+                reads.setdefault(id(sub), _METADATA)  # handed back to the name itself: neutral
+    for node in own:
+        if type(node) is ast.Assign and _indices_taken(node, wanted, qualified_name):
+            base = _base_name(node.value.args[0], wanted)  # type: ignore[attr-defined]
+            reads[id(base)] = _VALUE  # `_, indices = torch.max(p, 0)`: the values dropped
     kinds: dict = {name: _VALUE for name in converted}
     for name, found in uses.items():
         read = [reads.get(id(use)) for use in found]
         if read and all(kind in (_VALUE, _METADATA) for kind in read):
             kinds[name] = _VALUE if _VALUE in read else _METADATA
     return positional, kinds, backpropagates
+
+
+# torch functions handing back the values of their first argument, reshaped or moved.
+_PASSING_FUNCTIONS = frozenset(
+    {"transpose", "reshape", "permute", "squeeze", "unsqueeze", "flatten", "t", "movedim", "swapaxes", "swapdims"}
+)
+
+
+def _passing_rebinds(own: list, wanted: set, qualified_name) -> list:
+    """The assignments ``p = torch.transpose(p, 0, 1)`` / ``p = p.view(-1)`` that give a wanted
+    name its own values back, reshaped, where every store of that name is one of them."""
+    found: dict = {}
+    stored: dict = {}
+    for node in own:
+        if type(node) is ast.Name and type(node.ctx) is ast.Store and node.id in wanted:  # type: ignore[attr-defined]
+            stored[node.id] = stored.get(node.id, 0) + 1  # type: ignore[attr-defined]
+        if type(node) is not ast.Assign or len(node.targets) != 1 or type(node.targets[0]) is not ast.Name:  # type: ignore[attr-defined]
+            continue
+        name = node.targets[0].id  # type: ignore[attr-defined]
+        value = node.value  # type: ignore[attr-defined]
+        if name not in wanted or type(value) is not ast.Call:
+            continue
+        func = value.func
+        if type(func) is ast.Attribute and func.attr in ALIAS_METHODS and _base_name(func.value, {name}) is not None:
+            found.setdefault(name, []).append(node)  # `p = p.view(-1)`
+        elif (
+            value.args
+            and type(value.args[0]) is ast.Name
+            and value.args[0].id == name
+            and (qualified_name(func) or "").rsplit(".", 1)[-1] in _PASSING_FUNCTIONS
+            and (qualified_name(func) or "").startswith("torch.")
+        ):
+            found.setdefault(name, []).append(node)  # `p = torch.transpose(p, 0, 1)`
+    return [node for name, nodes in found.items() if len(nodes) == stored.get(name) for node in nodes]
+
+
+def _indices_taken(node: ast.Assign, wanted: set, qualified_name) -> bool:
+    """``_, indices = torch.max(p, 0)``: only the indices of a reduction over a wanted name kept."""
+    value = node.value
+    if not (
+        len(node.targets) == 1
+        and type(node.targets[0]) is ast.Tuple
+        and len(node.targets[0].elts) == 2
+        and type(node.targets[0].elts[0]) is ast.Name
+        and node.targets[0].elts[0].id == "_"
+        and type(value) is ast.Call
+        and value.args
+        and (value.args[1:] or value.keywords)
+    ):
+        return False
+    qual = qualified_name(value.func) or ""
+    return (
+        qual.startswith("torch.")
+        and qual.rsplit(".", 1)[-1] in _VALUES_AND_INDICES
+        and _base_name(value.args[0], wanted) is not None
+    )
 
 
 def _converted_first(function: ast.AST, parameters: set) -> set:
