@@ -1870,3 +1870,67 @@ def test_a_script_inside_a_package_imports_its_sibling_module_by_its_plain_name(
     assert index.function_key(str(show), "helpers.to_labels") == "code.helpers.to_labels"
     # a module of that name nowhere beside the file stays as written
     assert index.resolve(str(tmp_path / "other.py"), "helpers") == "helpers"
+
+
+CRF_LAYER = """
+    import torch
+    import torch.nn as nn
+
+
+    class LinearChainCRF(nn.Module):
+        def __init__(self, in_dim, num_tags):
+            super().__init__()
+            self.linear = nn.Linear(in_dim, num_tags)
+            self.transitions = nn.Parameter(torch.randn(num_tags, num_tags))
+
+        def forward(self, x):
+            return self.linear(x) + self.transitions[0]
+
+        def viterbi_decode(self, x):
+            scores = self.forward(x)
+            return scores.argmax(-1).tolist()
+"""
+
+BERT_CRF = """
+    from transformers import BertPreTrainedModel
+    from crf_layer import LinearChainCRF
+
+
+    class BertCRF(BertPreTrainedModel):
+        def __init__(self, config, num_labels):
+            super().__init__(config)
+            self.crf = LinearChainCRF(config.hidden_size, num_labels)
+"""
+
+EVALUATE_CRF = """
+    import torch
+
+
+    def run_eval(model, loader):
+        model.eval()
+        paths = []
+        for batch in loader:
+            with torch.no_grad():
+                logits = model.bert(batch)[0]
+            paths += model.crf.viterbi_decode(logits)
+        return paths
+"""
+
+
+def test_a_submodule_the_runs_classes_store_under_a_name_is_that_class(tmp_path, capsys):
+    # `model.crf` of a model of unknown class: the run's one class stored as `self.crf` runs its
+    # layers in `viterbi_decode`, outside the `no_grad` of the encoder's call
+    files = [write(tmp_path, "crf_layer.py", CRF_LAYER), write(tmp_path, "bert_crf.py", BERT_CRF)]
+    found = findings(capsys, *files, write(tmp_path, "evaluate.py", EVALUATE_CRF))
+    assert any("evaluate.py:11" in line and "GG201" in line for line in found), found
+
+
+def test_twin_a_name_two_classes_are_stored_under_is_not_known(tmp_path, capsys):
+    other = BERT_CRF.replace(
+        "class BertCRF",
+        "class Other(BertPreTrainedModel):\n    def __init__(self):\n        self.crf = Plain()\n\n\nclass BertCRF",
+    ).replace("from crf_layer import LinearChainCRF", "from crf_layer import LinearChainCRF, Plain")
+    layers = CRF_LAYER + "\n\n    class Plain(nn.Module):\n        pass\n"
+    files = [write(tmp_path, "crf_layer.py", layers), write(tmp_path, "bert_crf.py", other)]
+    found = findings(capsys, *files, write(tmp_path, "evaluate.py", EVALUATE_CRF))
+    assert not any("evaluate.py" in line and "GG201" in line for line in found), found

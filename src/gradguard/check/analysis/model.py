@@ -2242,6 +2242,12 @@ class SemanticModel:
             return UNKNOWN
         if (receiver.ref or "").startswith("torchvision.models.") and attr in vocab.TORCHVISION_SUBMODULES:
             return module()  # `alexnet.features`: a part of torchvision's model, with its weights
+        if receiver.ref is None and self.project is not None:
+            classes = self.project.submodule_classes.get(attr, ())
+            if len(classes) == 1:
+                # `model.crf` of a model of unknown class, where the run's module classes store
+                # one class under that name (`self.crf = CRF(num_tags)`)
+                return Value(Kind.MODULE, Grad.NO, receiver.roles, ref="project:" + next(iter(classes)), weak=True)
         if MODEL_NAME_RE.match(attr):
             return module(weak=True)
         return UNKNOWN

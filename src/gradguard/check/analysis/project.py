@@ -34,6 +34,8 @@ _FROM_RE = re.compile(
     r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([^#\n)]*(?:\n[^#\n)]*)*?)\)?[ \t]*(?:#.*)?$", re.M
 )
 _IMPORT_RE = re.compile(r"^[ \t]*import[ \t]+([\w.]+)(?:[ \t]+as[ \t]+(\w+))?[ \t]*$", re.M)
+# A module class storing an instance of a class under an attribute (`self.crf = CRF(...)`).
+_SUBMODULE_RE = re.compile(r"\bself\.(\w+)\s*=\s*(\w+)\s*\(")
 # What builds parameters in a class's body: a loss class holding one is no plain loss.
 _PARAMETER_HOLDER_RE = re.compile(
     r"\b(?:Linear|Conv\w*|Embedding\w*|LSTM\w*|GRU\w*|RNN\w*|Parameter|BatchNorm\w*|LayerNorm|GroupNorm|"
@@ -110,6 +112,9 @@ class ProjectIndex:
     # class of that file (`model = ConvNet()` in `Architecture/model.py`), which another file
     # imports (`from Architecture.model import model`) and runs as the model it is.
     instances: dict = field(default_factory=dict)
+    # attribute name -> the module classes of the run that classes of the run store under it
+    # (`self.crf = CRF(num_tags)`): what `model.crf` holds where `model`'s class is not known
+    submodule_classes: dict = field(default_factory=dict)
 
     def module_of(self, path: str) -> Optional[str]:
         return self.module_names.get(os.path.abspath(path))
@@ -549,6 +554,13 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
         )
     for name, (_path, text) in texts.items():
         index.instances.update(_module_instances(name, text, index.classes))
+    by_short: dict = {}
+    for qualified in module_classes:
+        by_short.setdefault(qualified.rsplit(".", 1)[1], set()).add(qualified)
+    for qualified in bases:
+        for attr, built in _SUBMODULE_RE.findall(bodies[qualified]):
+            if built in by_short:
+                index.submodule_classes.setdefault(attr, set()).update(by_short[built])
     # Modules that import torch, then those that take everything from one of them.
     index.torch_modules.update(name for name, imports in imports_torch.items() if imports)
     changed = True
