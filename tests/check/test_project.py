@@ -1926,11 +1926,23 @@ def test_a_submodule_the_runs_classes_store_under_a_name_is_that_class(tmp_path,
 
 
 def test_twin_a_name_two_classes_are_stored_under_is_not_known(tmp_path, capsys):
-    other = BERT_CRF.replace(
-        "class BertCRF",
-        "class Other(BertPreTrainedModel):\n    def __init__(self):\n        self.crf = Plain()\n\n\nclass BertCRF",
-    ).replace("from crf_layer import LinearChainCRF", "from crf_layer import LinearChainCRF, Plain")
-    layers = CRF_LAYER + "\n\n    class Plain(nn.Module):\n        pass\n"
-    files = [write(tmp_path, "crf_layer.py", layers), write(tmp_path, "bert_crf.py", other)]
+    # another class of the run stores another module class as `self.crf`: which one `model.crf`
+    # holds is not known
+    layers = CRF_LAYER + "\n\n    class PlainCRF(nn.Module):\n        pass\n"
+    other = """
+        from transformers import BertPreTrainedModel
+        from crf_layer import PlainCRF
+
+
+        class Other(BertPreTrainedModel):
+            def __init__(self, config):
+                super().__init__(config)
+                self.crf = PlainCRF()
+    """
+    files = [
+        write(tmp_path, "crf_layer.py", layers),
+        write(tmp_path, "bert_crf.py", BERT_CRF),
+        write(tmp_path, "other.py", other),
+    ]
     found = findings(capsys, *files, write(tmp_path, "evaluate.py", EVALUATE_CRF))
-    assert not any("evaluate.py" in line and "GG201" in line for line in found), found
+    assert not any(line.split(":")[0].endswith("evaluate.py") and "GG201" in line for line in found), found
