@@ -1946,3 +1946,52 @@ def test_twin_a_name_two_classes_are_stored_under_is_not_known(tmp_path, capsys)
     ]
     found = findings(capsys, *files, write(tmp_path, "evaluate.py", EVALUATE_CRF))
     assert not any(line.split(":")[0].endswith("evaluate.py") and "GG201" in line for line in found), found
+
+
+DIFFUSION = """
+    import torch
+    import torch.nn as nn
+
+
+    class Diffusion(nn.Module):
+        def __init__(self, net, steps):
+            super().__init__()
+            self.net = net
+            self.steps = steps
+
+        def forward(self, x, t):
+            return self.net(x, t)
+
+        @torch.inference_mode()
+        def denoise_step(self, x, t):
+            return x - self(x, t)
+
+        def denoise(self, x):
+            for t in reversed(range(self.steps)):
+                x = self.denoise_step(x, t)
+            return x
+
+        def sample(self, n):
+            return self.denoise(torch.randn(n, 3, 32, 32))
+"""
+
+SAMPLE_SCRIPT = """
+    import torch
+    from ddpm import Diffusion
+
+    model = Diffusion(UNet(), 1000)
+    model.load_state_dict(torch.load("ddpm.pt"))
+    images = model.sample(16)
+    save_image(images, "samples.png")
+"""
+
+
+def test_a_method_of_another_files_model_running_it_only_through_a_quiet_method_is_quiet(tmp_path, capsys):
+    found = findings(capsys, write(tmp_path, "ddpm.py", DIFFUSION), write(tmp_path, "sample.py", SAMPLE_SCRIPT))
+    assert not any("sample.py" in line and "GG201" in line for line in found), found
+
+
+def test_twin_the_same_method_without_the_decorator_runs_the_model(tmp_path, capsys):
+    loud = DIFFUSION.replace("    @torch.inference_mode()\n", "")
+    found = findings(capsys, write(tmp_path, "ddpm.py", loud), write(tmp_path, "sample.py", SAMPLE_SCRIPT))
+    assert any("sample.py:7" in line and "GG201" in line for line in found), found

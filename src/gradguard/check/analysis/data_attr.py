@@ -598,6 +598,15 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
             return None  # some other target form
         if isinstance(par, ast.Assign) and _own_data_assigned(ctx, node, par):
             return None  # `p.data = p.data.half()`, `w.data = w.data[keep]`: its own storage swapped (GG102's)
+        if (
+            isinstance(par, ast.Call)
+            and cur in par.args
+            and (ctx.imports.qualified_name(par.func) or "").startswith("torch.")
+            and isinstance(ctx.parent(par), ast.Assign)
+            and ctx.parent(par).value is par
+            and _own_data_assigned(ctx, node, ctx.parent(par))
+        ):
+            return None  # `img.data = torch.clamp(img.data, 0, 1)`: computed back into itself
         if isinstance(par, ast.Call) and cur in par.args:
             qual = ctx.imports.qualified_name(par.func) or ""
             fname = _base_name(par.func) or ""

@@ -1014,6 +1014,8 @@ class SemanticModel:
 
     def _runs_module(self, info: ClassInfo, fn: ast.AST, methods: set, seen: set) -> bool:
         seen.add(id(fn))
+        if self._decorated_mode(fn) not in (None, GradMode.ENABLED):
+            return False  # `@torch.inference_mode()` on a method it calls (`self.denoise_step(x, t)`)
         text = self._scope_text(fn)
         if ".backward(" in text or any(word in text for word in _GRAD_OFF_WORDS):
             return False  # it trains (`model.adapt_few_shot(...)`), or turns grad off inside

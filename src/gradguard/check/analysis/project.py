@@ -534,13 +534,14 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
         quiet = frozenset(
             name for name, text in methods.items() if ".backward(" in text or _GRAD_OFF_RE.search(text) is not None
         )
+        running = _running_methods(methods, quiet) if qualified in module_classes else frozenset()
         index.classes[qualified] = ClassFact(
             qualified in module_classes,
             qualified in dataset_classes,
             layers,
             ".backward(" in methods.get("forward", ""),
-            quiet,
-            _running_methods(methods, quiet) if qualified in module_classes else frozenset(),
+            _delegating_to_quiet(methods, quiet, running) if qualified in module_classes else quiet,
+            running,
             qualified in module_classes and loads_weights(methods.get("__init__", "")),
             frozenset(
                 (name, position)
@@ -693,6 +694,23 @@ def _read(path: str) -> Optional[str]:
 
 
 _METHOD_RE = re.compile(r"^([ \t]+)(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.M)
+
+
+def _delegating_to_quiet(methods: dict, quiet: frozenset, running: frozenset) -> frozenset:
+    """The quiet methods of a module class, and those that run it only through them
+    (``def sample(self, n): return self.denoise(noise)``, with ``@torch.inference_mode()`` on
+    ``denoise``): a call of one of those records no graph either."""
+    found = set(quiet)
+    changed = True
+    while changed:
+        changed = False
+        for name, text in methods.items():
+            if name in found or name in running or name.startswith("__"):
+                continue
+            if set(vocab.SELF_CALL_RE.findall(text)) & found:
+                found.add(name)
+                changed = True
+    return frozenset(found)
 
 
 def _running_methods(methods: dict, quiet: frozenset) -> frozenset:

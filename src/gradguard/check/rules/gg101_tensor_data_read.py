@@ -114,6 +114,17 @@ class TensorDataRead(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # An adversarial image clipped back into itself: the read goes into its own new `.data`.
+        Valid(
+            """
+            import torch
+
+            def fgsm_step(img_var, eta):
+                img_var.data += eta * img_var.grad.sign()
+                img_var.data = torch.clamp(img_var.data, min=0, max=1)
+                return img_var
+            """
+        ),
         # A batch whose code shows no arithmetic may be a `PackedSequence`, whose `.data` is a field;
         # one rebound before it is divided may have been one.
         Valid(

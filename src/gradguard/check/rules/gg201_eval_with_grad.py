@@ -210,7 +210,7 @@ from typing import Iterator, Optional
 
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.imports import ImportMap, dotted_name
-from gradguard.check.analysis.model import parameterless_layer, split_of_text
+from gradguard.check.analysis.model import names_a_loss, parameterless_layer, split_of_text
 from gradguard.check.analysis.read_only import (
     Rebindings,
     assigned_values,
@@ -2861,6 +2861,58 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # A query-set loss returned with its accuracy, set on one path or another: the caller adds
+        # it to the meta-loss it backpropagates.
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+            def query_test(net, x, y, binary):
+                logits = net(x)
+                if binary:
+                    loss = F.binary_cross_entropy_with_logits(logits[:, 0], y.float())
+                    pred = (logits[:, 0] > 0).long()
+                else:
+                    loss = F.cross_entropy(logits, y)
+                    pred = logits.argmax(dim=1)
+                return loss, torch.eq(y, pred).sum().item() / len(y)
+            """
+        ),
+        # A diffusion model's sampling runs its network only in a step decorated with
+        # `@torch.inference_mode()`: no graph is recorded, whatever calls `sample`.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            class Diffusion(nn.Module):
+                def __init__(self, net, steps):
+                    super().__init__()
+                    self.net = net
+                    self.steps = steps
+
+                def forward(self, x, t):
+                    return self.net(x, t)
+
+                @torch.inference_mode()
+                def denoise_step(self, x, t):
+                    return x - self(x, t)
+
+                def denoise(self, x):
+                    for t in reversed(range(self.steps)):
+                        x = self.denoise_step(x, t)
+                    return x
+
+                def sample(self, n):
+                    return self.denoise(torch.randn(n, 3, 32, 32))
+
+            model = Diffusion(UNet(), 1000)
+            model.load_state_dict(torch.load("ddpm.pt"))
+            images = model.sample(16)
+            save_image(images, "samples.png")
+            """
+        ),
         # A scikit-learn ensemble loaded with joblib: named like a model, but no torch module.
         Valid(
             """
@@ -4503,6 +4555,43 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The same sampling with the decorator left off the step: the network runs with grad.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            class Diffusion(nn.Module):
+                def __init__(self, net, steps):
+                    super().__init__()
+                    self.net = net
+                    self.steps = steps
+
+                def forward(self, x, t):
+                    return self.net(x, t)
+
+                def denoise_step(self, x, t):
+                    return x - self(x, t)
+
+                def denoise(self, x):
+                    for t in reversed(range(self.steps)):
+                        x = self.denoise_step(x, t)
+                    return x
+
+                def sample(self, n):
+                    return self.denoise(torch.randn(n, 3, 32, 32))
+
+            model = Diffusion(UNet(), 1000)
+            model.load_state_dict(torch.load("ddpm.pt"))
+            images = model.sample(16)
+            save_image(images, "samples.png")
+            """,
+            line=26,
+            column=10,
+            message="`model.sample(...)` runs with grad enabled on weights loaded from a file (line 25), and nothing "
+            "in this module uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A sampling function run on a trained model's layers: its only caller hands the indices to
         # a function of the file that only decodes them.
         Invalid(
@@ -6823,6 +6912,14 @@ class EvalWithGrad(Rule):
             and sub.value is not None
             and any(
                 ctx.model.value(returned).has(Role.LOSS)
+                or (
+                    # `return loss, acc` of a loss set on some paths only: named for one, not known
+                    # to be anything else
+                    isinstance(sub.value, ast.Tuple)
+                    and isinstance(returned, ast.Name)
+                    and names_a_loss(returned.id)
+                    and ctx.model.value(returned).kind in (Kind.TENSOR, Kind.UNKNOWN)
+                )
                 for returned in (
                     sub.value.elts
                     if isinstance(sub.value, ast.Tuple) and not ctx.model.function_summary(node).calls_backward
