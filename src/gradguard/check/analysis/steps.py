@@ -105,7 +105,7 @@ def graph_sources(ctx, roots: list) -> list:
             continue  # a function, a constant, a string; comparisons give booleans
         else:
             stack.extend(ast.iter_child_nodes(node))
-    return sorted(found.values(), key=lambda c: (c.lineno, c.col_offset))
+    return sorted((c for c in found.values() if c is not None), key=lambda c: (c.lineno, c.col_offset))
 
 
 def _call(ctx, node: ast.Call, stack: list, found: dict) -> None:
@@ -123,9 +123,35 @@ def _call(ctx, node: ast.Call, stack: list, found: dict) -> None:
         found[id(node)] = node
         stack.extend(arguments)
         return
+    returned = _returned_by_own_function(ctx, node)
+    if returned is not None and id(returned) not in found:
+        # `D_loss = self.train_D(images)`: the loss a method of the file builds, followed into it
+        found[id(returned)] = None
+        stack.append(returned)
     if isinstance(func, ast.Attribute):
         stack.append(func.value)
     stack.extend(arguments)
+
+
+def _returned_by_own_function(ctx, call: ast.Call) -> Optional[ast.expr]:
+    """The one value a function or method of the file returns where ``call`` runs it (``f(x)``
+    of a module-level ``def f``, ``self.train_D(x)`` of a method of the caller's class), one
+    ``return`` of one value, undecorated; else None."""
+    func = call.func
+    definition: Optional[ast.AST] = None
+    if isinstance(func, ast.Name):
+        definitions = ctx.model.scopes.module.definitions.get(func.id, ())
+        definition = definitions[0] if len(definitions) == 1 else None
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+        cls = next((s for s in ctx.model.enclosing(call) if isinstance(s, ast.ClassDef)), None)
+        methods = [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == func.attr] if cls else []
+        definition = methods[0] if len(methods) == 1 else None
+    if not isinstance(definition, ast.FunctionDef) or definition.decorator_list:
+        return None
+    returns = [n for n in own_nodes(definition) if isinstance(n, ast.Return)]
+    if len(returns) != 1 or returns[0].value is None or isinstance(returns[0].value, ast.Tuple):
+        return None
+    return returns[0].value
 
 
 def _aug_target(ctx, node: ast.Name) -> bool:

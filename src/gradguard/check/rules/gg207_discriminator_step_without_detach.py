@@ -82,6 +82,7 @@ from typing import Optional
 
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.model import parameterless_layer
+from gradguard.check.analysis.scopes import FUNCTION_TYPES
 from gradguard.check.analysis.steps import (
     backward_roots,
     frozen_models,
@@ -124,6 +125,30 @@ class DiscriminatorStepWithoutDetach(Rule):
     function_triggers = ("backward",)
 
     valid = (
+        # The same method detaching the generator's output.
+        Valid(
+            """
+            import torch
+
+            class Trainer:
+                def __init__(self, G, D, z_dim):
+                    self.G, self.D, self.z_dim = G, D, z_dim
+
+                def train_D(self, images):
+                    G_output = self.G(torch.randn(images.shape[0], self.z_dim)).detach()
+                    DX_score = self.D(images)
+                    DG_score = self.D(G_output)
+                    return torch.mean(DG_score) - torch.mean(DX_score)
+
+                def train(self, loader):
+                    D_optimizer = torch.optim.Adam(self.D.parameters())
+                    for images, _ in loader:
+                        D_optimizer.zero_grad()
+                        D_loss = self.train_D(images)
+                        D_loss.backward()
+                        D_optimizer.step()
+            """
+        ),
         # A conditional GAN joins labels to its samples along the features, not the batch: the
         # generator's step reads `D(torch.cat([fake, labels], 1))`, no real data.
         Valid(
@@ -230,6 +255,36 @@ class DiscriminatorStepWithoutDetach(Rule):
         ),
     )
     invalid = (
+        # The discriminator's loss built by a method of the trainer, backpropagated and stepped
+        # by its caller: the generator's output goes into it undetached.
+        Invalid(
+            """
+            import torch
+
+            class Trainer:
+                def __init__(self, G, D, z_dim):
+                    self.G, self.D, self.z_dim = G, D, z_dim
+
+                def train_D(self, images):
+                    G_output = self.G(torch.randn(images.shape[0], self.z_dim))
+                    DX_score = self.D(images)
+                    DG_score = self.D(G_output)
+                    return torch.mean(DG_score) - torch.mean(DX_score)
+
+                def train(self, loader):
+                    D_optimizer = torch.optim.Adam(self.D.parameters())
+                    for images, _ in loader:
+                        D_optimizer.zero_grad()
+                        D_loss = self.train_D(images)
+                        D_loss.backward()
+                        D_optimizer.step()
+            """,
+            line=10,
+            column=20,
+            message="`self.D(G_output)` gives the discriminator's loss the output of `self.G(torch.randn(images.shape[0], "
+            "self.z_dim))` without `.detach()`: `D_loss.backward()` also runs through `self.G` and adds to its "
+            "gradients; pass `G_output.detach()`",
+        ),
         # Real and generated samples joined into one batch for the discriminator's step.
         Invalid(
             """
@@ -455,7 +510,10 @@ class DiscriminatorStepWithoutDetach(Rule):
                 generator = ctx.text(module_receiver(ctx, fake[1]))
                 if generator in updated:
                     continue  # the step updates the generator too: backpropagating through it is the point
-                if _differentiated_input(ctx, fake[0], scope):
+                inner = next((s for s in ctx.model.enclosing(call) if isinstance(s, FUNCTION_TYPES)), scope)
+                if _differentiated_input(ctx, fake[0], scope) or (
+                    inner is not scope and _differentiated_input(ctx, fake[0], inner)
+                ):
                     continue  # a gradient penalty: the input must stay in the graph
                 if not updated and _fed_by_other_model_anywhere(ctx, by_model.get(generator, ()), generator):
                     continue  # each model is fed the other's output (a cycle loss): a generators' step
