@@ -47,6 +47,7 @@ def only_read(code: str) -> list:
         "from torch_snippets import *\nout = net(x)\nshow(out[0])",  # drawn, the name from a star import
         "dev = (net(x) - y).abs_()\nprint(dev.reshape(-1).tolist())",  # in place on a value computed from it
         "out = net(x)\nout.transpose_(0, 1)\nwriter.add_image('fmap', out, 3)",  # reshaped in place, then logged
+        "import torch\nout = net(x)\npred = torch.max(out, 1)[1]\nkeep.append(pred)",  # its indices, function form
     ],
 )
 def test_reads(code):
@@ -58,6 +59,7 @@ def test_reads(code):
     [
         "out = net(x)\nloss = crit(out, y)\nloss.backward()",  # computed with
         "out = net(x)\nouts.append(out)",  # stored
+        "import torch\nout = net(x)\ntop = torch.max(out, 1)[0]\nkeep.append(top)",  # its values, with the graph
         "dev = (net(x) - y).abs_()\nloss = dev.mean()\nloss.backward()",  # in place, then backpropagated
         "out = net(x)\nlosses[epoch] = crit(out, y)",  # stored with its graph
         "loss = model(**batch).loss\nloss.backward()",  # `.loss` is no part of the output to read

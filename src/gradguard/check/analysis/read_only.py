@@ -897,6 +897,12 @@ def _indices_of(node: ast.AST, wanted: set) -> Optional[ast.Name]:
     func = value.func  # type: ignore[attr-defined]
     if type(func) is not ast.Attribute or func.attr not in _VALUES_AND_INDICES:  # type: ignore[attr-defined]
         return None
+    if type(func.value) is ast.Name and func.value.id == "torch":  # type: ignore[attr-defined]
+        # `torch.max(outputs, 1)[1]`: the function form, the tensor its first argument
+        args = value.args  # type: ignore[attr-defined]
+        if not args or not (args[1:] or value.keywords):  # type: ignore[attr-defined]
+            return None
+        return _base_name(args[0], wanted)
     if func.attr in ("max", "min", "median", "mode") and not (value.args or value.keywords):  # type: ignore[attr-defined]
         return None  # `x.max()` alone is one value: `[1]` would index into it
     return _base_name(func.value, wanted)  # type: ignore[attr-defined]

@@ -1125,8 +1125,13 @@ _VALUE_READ_HINTS = (
     "allclose(",  # outputs compared: `assert torch.allclose(mlp(x), reference)`
     "multinomial(",  # a token sampled from the output: `torch.multinomial(probs, 1)`
 )
-# Predictions compared and counted: `correct += (predicted == labels).sum()`.
-_COUNTED_COMPARISON_RE = re.compile(r"==[^\n]*\)\s*\.(?:sum|float|mean|long|int|double|all|any|item|cpu)\(")
+# Predictions compared and counted (`correct += (predicted == labels).sum()`), or compared in a
+# test.
+_COUNTED_COMPARISON_RE = re.compile(
+    r"==[^\n]*\)\s*\.(?:sum|float|mean|long|int|double|all|any|item|cpu)\("
+    r"|^[ \t]*(?:el)?if\b[^\n]*[=!]=",  # `if (pred == label):`: a value compared in a test
+    re.M,
+)
 
 
 def _result_only_read(ctx, call: ast.Call) -> bool:
@@ -1384,7 +1389,7 @@ def _reads_values(ctx, scope: ast.AST) -> bool:
         text = ctx.text(scope) if scope is not ctx.tree else ctx.source.text
         found = cache[id(scope)] = (
             any(hint in text for hint in _VALUE_READ_HINTS)
-            or ("==" in text and _COUNTED_COMPARISON_RE.search(text) is not None)
+            or ("=" in text and _COUNTED_COMPARISON_RE.search(text) is not None)
             or any(f"{name}(" in text for name in _reading_functions(ctx))
         )
     return found
@@ -4555,6 +4560,32 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A trained model's predictions on a test batch, each only compared in a test.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            net = nn.Linear(784, 10)
+            optimizer = torch.optim.SGD(net.parameters(), lr=0.01)
+            for inputs, labels in train_loader:
+                optimizer.zero_grad()
+                nn.functional.cross_entropy(net(inputs), labels).backward()
+                optimizer.step()
+
+            outputs = net(images)
+            predicted = torch.max(outputs, 1)[1]
+            wrong = 0
+            for i in range(50):
+                if predicted[i] != labels[i]:
+                    wrong += 1
+            """,
+            line=11,
+            column=11,
+            message="`net(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # The same sampling with the decorator left off the step: the network runs with grad.
         Invalid(
             """
