@@ -1125,13 +1125,11 @@ _VALUE_READ_HINTS = (
     "allclose(",  # outputs compared: `assert torch.allclose(mlp(x), reference)`
     "multinomial(",  # a token sampled from the output: `torch.multinomial(probs, 1)`
 )
-# Predictions compared and counted (`correct += (predicted == labels).sum()`), or compared in a
-# test.
-_COUNTED_COMPARISON_RE = re.compile(
-    r"==[^\n]*\)\s*\.(?:sum|float|mean|long|int|double|all|any|item|cpu)\("
-    r"|^[ \t]*(?:el)?if\b[^\n]*[=!]=",  # `if (pred == label):`: a value compared in a test
-    re.M,
-)
+# Predictions compared and counted: `correct += (predicted == labels).sum()`.
+_COUNTED_COMPARISON_RE = re.compile(r"==[^\n]*\)\s*\.(?:sum|float|mean|long|int|double|all|any|item|cpu)\(")
+# In a script or notebook, a value compared in a test (`if (pred == label):`), not the
+# `__name__` guard.
+_TESTED_COMPARISON_RE = re.compile(r"^[ \t]+(?:el)?if\b(?![^\n]*__name__)[^\n]*[=!]=", re.M)
 
 
 def _result_only_read(ctx, call: ast.Call) -> bool:
@@ -1389,7 +1387,8 @@ def _reads_values(ctx, scope: ast.AST) -> bool:
         text = ctx.text(scope) if scope is not ctx.tree else ctx.source.text
         found = cache[id(scope)] = (
             any(hint in text for hint in _VALUE_READ_HINTS)
-            or ("=" in text and _COUNTED_COMPARISON_RE.search(text) is not None)
+            or ("==" in text and _COUNTED_COMPARISON_RE.search(text) is not None)
+            or (scope is ctx.tree and "=" in text and _TESTED_COMPARISON_RE.search(text) is not None)
             or any(f"{name}(" in text for name in _reading_functions(ctx))
         )
     return found
