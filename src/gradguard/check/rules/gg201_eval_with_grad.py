@@ -1720,6 +1720,11 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
     # (not `other.load_state_dict(model.state_dict())`: that loads `other`)
     if re.search(rf"\b(?:load(?!_state_dict)|restore|train|fit)\w*\(\s*{re.escape(name)}\b", text) is not None:
         return False
+    # `trainer = Trainer(model, optimizer, ...)`, then `trainer.load_checkpoint(path)` or
+    # `trainer.run(epochs=10)`: loaded or trained through the object it was handed to
+    for holder in re.findall(rf"^[ \t]*(\w+)\s*=\s*[\w.]+\([^\n]*\b{re.escape(name)}\b", text, re.M):
+        if holder != name and re.search(rf"(?<![\w.]){re.escape(holder)}\.(?:load|restore|train|fit|run)\w*\(", text):
+            return False
     # `train_batch(x, y, model, optimizer, loss_fn)`: handed to a function of the file that trains
     return not any(
         _trains(ctx, match.group(1)) for match in re.finditer(rf"\b(\w+)\([^()\n]*\b{re.escape(name)}\b", text)
@@ -2865,6 +2870,20 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # The same model handed to an object that neither loads nor trains it: a demo of an
+        # untrained model's output.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            caps_model = nn.Sequential(nn.Linear(784, 128), nn.ReLU(), nn.Linear(128, 10))
+            logger = Logger(caps_model, "runs/demo")
+            logger.describe()
+            probs = caps_model(torch.randn(4, 784))
+            print(probs.data)
+            """
+        ),
         # A query-set loss returned with its accuracy, set on one path or another: the caller adds
         # it to the meta-loss it backpropagates.
         Valid(
@@ -4559,6 +4578,25 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A model given its weights through the trainer object it was handed to, then run for a
+        # plot with grad enabled.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            caps_model = nn.Sequential(nn.Linear(784, 128), nn.ReLU(), nn.Linear(128, 10))
+            caps_trainer = Trainer(caps_model, torch.optim.Adam(caps_model.parameters()), loader)
+            caps_trainer.load_checkpoint("weights/capsnet_mnist.pth.tar")
+            probs = caps_model(batch)
+            plot_batch(probs.data)
+            """,
+            line=7,
+            column=9,
+            message="`caps_model(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this module uses gradients: autograd records a graph for every call, wasting "
+            "memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A trained model's predictions on a test batch, each only compared in a test.
         Invalid(
             """
