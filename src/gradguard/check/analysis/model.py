@@ -239,6 +239,8 @@ _EVIDENT_SCALAR_LOSS = tensor(Grad.YES, Role.LOSS | Role.SCALAR, weak=True)
 
 
 # Methods only modules have (among the names user code calls on values).
+# A call of something the instance holds, or of a part of it: `self.model(x)`, `self.model.encoder(x)`.
+_SELF_PART_CALL_RE = re.compile(r"\bself\.(\w+)((?:\.\w+)*)\s*\(")
 # Module classes whose instances are indexed for their layers.
 _INDEXED_MODULES = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList"})
 _MODULE_EVIDENCE_METHODS = frozenset(
@@ -2253,6 +2255,36 @@ class SemanticModel:
         if MODEL_NAME_RE.match(attr):
             return module(weak=True)
         return UNKNOWN
+
+    def self_method_runs_model(self, call: ast.Call) -> bool:
+        """Whether ``self.<method>(...)`` inside a plain class of the file (a trainer) runs a
+        method of that class that calls a module the instance holds (``def compute_batch(self,
+        batch): ... self.model(images)``) and neither backpropagates, steps nor turns grad off:
+        a model call made through a helper."""
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
+            return False
+        cls = next((s for s in self.enclosing(call) if isinstance(s, ast.ClassDef)), None)
+        if cls is None:
+            return False
+        memo = self.__dict__.setdefault("_self_method_runs", {})
+        key = (id(cls), func.attr)
+        if key not in memo:
+            memo[key] = False
+            info = self._class_table().get(self._class_key(cls))
+            fn = self._method_node(info, func.attr) if info is not None and not info.is_module else None
+            if isinstance(fn, ast.FunctionDef) and not fn.decorator_list:
+                text = self._scope_text(fn)
+                if not (".backward(" in text or ".step(" in text or any(word in text for word in _GRAD_OFF_WORDS)):
+                    memo[key] = any(
+                        # runs it (`self.model(images)`, not `self.model.parameters()` nor a method
+                        # of it another class defines), a module the code shows (not a name)
+                        not match.group(2)
+                        and (held := self._held_attribute(info, match.group(1))).kind is Kind.MODULE  # type: ignore[arg-type]
+                        and not held.weak
+                        for match in _SELF_PART_CALL_RE.finditer(text)
+                    )
+        return bool(memo[key])
 
     def _held_attribute(self, info: ClassInfo, attr: str) -> Value:
         """What an instance of a plain class of the file holds in ``attr``: what its methods

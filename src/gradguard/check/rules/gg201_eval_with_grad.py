@@ -531,8 +531,14 @@ def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
         root = target.value
         if isinstance(root, ast.Name) and root.id == "self":
             cls = ctx.method_class
-            return cls is not None and any(
-                isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == target.attr for s in cls.body
+            call = ctx.parent(target)
+            return (
+                cls is not None
+                and any(
+                    isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == target.attr for s in cls.body
+                )
+                # not a trainer's helper running its model (`self.compute_batch(batch)`)
+                and not (isinstance(call, ast.Call) and call.func is target and ctx.model.self_method_runs_model(call))
             )
         # An attribute of an imported module, however deep: `np.mean`, `torch.ops.aten.abs.default`;
         # not a function of another file of the run that runs a module it is handed.
@@ -2768,6 +2774,8 @@ def _uses_grad(ctx, nodes) -> bool:
                     return True
                 elif isinstance(func, ast.Name) and _trains(ctx, func.id):
                     return True  # `train(x, y)`: a function of the file that backpropagates or steps
+                elif _self_method_trains(ctx, node):
+                    return True  # `self._train_batch(x, y)`: a method of the class that backpropagates
                 if (node.args or node.keywords) and _named_to_train(ctx, func):
                     return True  # `train_ch3(net, train_iter, ...)`, `trainer.fit(model)`: trained elsewhere
                 for kw in node.keywords:
@@ -2778,6 +2786,19 @@ def _uses_grad(ctx, nodes) -> bool:
             elif isinstance(node, ast.Attribute) and node.attr in _GRAD_ATTRIBUTES:
                 return True
     return False
+
+
+def _self_method_trains(ctx, call: ast.Call) -> bool:
+    """Whether ``self.<method>(...)`` runs a method of the enclosing class that backpropagates or
+    steps an optimizer (a trainer's ``_train_batch``)."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
+        return False
+    cls = next((s for s in ctx.model.enclosing(call) if isinstance(s, ast.ClassDef)), None)
+    return cls is not None and any(
+        isinstance(s, FUNCTION_TYPES) and s.name == func.attr and re.search(r"\.(?:backward|step)\(", ctx.text(s))
+        for s in cls.body
+    )
 
 
 def _mentions(ctx, function: str, name: str) -> bool:
@@ -2870,6 +2891,28 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # The same trainer's helper computing statistics without the model: no model call.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            class Trainer:
+                def __init__(self, loader):
+                    self.model = nn.Linear(784, 784)
+                    self.loader = loader
+
+                def batch_stats(self, batch):
+                    images = batch[0].view(-1, 784)
+                    return images.mean()
+
+                def evaluate(self, iterator):
+                    means = []
+                    for batch in iterator:
+                        means.append(self.batch_stats(batch).item())
+                    return sum(means) / len(means)
+            """
+        ),
         # The same model handed to an object that neither loads nor trains it: a demo of an
         # untrained model's output.
         Valid(
@@ -4578,6 +4621,43 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A trainer's evaluation through the helper its training uses: the helper runs the model.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            class Trainer:
+                def __init__(self, loader, val_loader):
+                    self.model = nn.Sequential(nn.Linear(784, 64), nn.ReLU(), nn.Linear(64, 784))
+                    self.optimizer = torch.optim.Adam(self.model.parameters())
+                    self.loader, self.val_loader = loader, val_loader
+
+                def compute_batch(self, batch):
+                    images = batch[0].view(-1, 784)
+                    return nn.functional.mse_loss(self.model(images), images)
+
+                def evaluate(self, iterator):
+                    losses = []
+                    for batch in iterator:
+                        losses.append(self.compute_batch(batch).item())
+                    return sum(losses) / len(losses)
+
+                def train(self, epochs):
+                    for epoch in range(epochs):
+                        for batch in self.loader:
+                            loss = self.compute_batch(batch)
+                            self.optimizer.zero_grad()
+                            loss.backward()
+                            self.optimizer.step()
+                        print(epoch, self.evaluate(self.val_loader))
+            """,
+            line=17,
+            column=27,
+            message="`self.compute_batch(...)` runs with grad enabled in the loop over `iterator` (line 16), and nothing "
+            "in this function uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A model given its weights through the trainer object it was handed to, then run for a
         # plot with grad enabled.
         Invalid(
@@ -6850,7 +6930,9 @@ class EvalWithGrad(Rule):
         if not isinstance(target, ast.Attribute):
             return False
         if isinstance(target.value, ast.Name) and target.value.id == "self":
-            return False
+            # `self.compute_batch(batch)` of a trainer: a method of the class running its model
+            call = ctx.parent(target)
+            return isinstance(call, ast.Call) and call.func is target and ctx.model.self_method_runs_model(call)
         receiver = ctx.model.value(target.value)
         if receiver.kind is not Kind.MODULE or ctx.model.module_without_parameters(receiver):
             return False
