@@ -403,6 +403,7 @@ class _State:
     returns_to_readers: dict = field(default_factory=dict)
     reading_functions: Optional[frozenset] = None  # `_reading_functions`
     parameters_read: dict = field(default_factory=dict)  # function name -> `_parameters_read`
+    self_methods_training: dict = field(default_factory=dict)  # (id(class), method) -> `_self_method_trains`
     code_text: Optional[str] = None  # `_code_text`
     uses_grad: dict = field(default_factory=dict)  # id(function) -> `_function_uses_grad`
     calls_backpropagate: Optional[bool] = None  # `_calls_backpropagate`
@@ -2795,10 +2796,16 @@ def _self_method_trains(ctx, call: ast.Call) -> bool:
     if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
         return False
     cls = next((s for s in ctx.model.enclosing(call) if isinstance(s, ast.ClassDef)), None)
-    return cls is not None and any(
-        isinstance(s, FUNCTION_TYPES) and s.name == func.attr and re.search(r"\.(?:backward|step)\(", ctx.text(s))
-        for s in cls.body
-    )
+    if cls is None:
+        return False
+    known = ctx.state(_State).self_methods_training
+    key = (id(cls), func.attr)
+    if key not in known:
+        known[key] = any(
+            isinstance(s, FUNCTION_TYPES) and s.name == func.attr and re.search(r"\.(?:backward|step)\(", ctx.text(s))
+            for s in cls.body
+        )
+    return bool(known[key])
 
 
 def _mentions(ctx, function: str, name: str) -> bool:
