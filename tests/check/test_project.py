@@ -1995,3 +1995,57 @@ def test_twin_the_same_method_without_the_decorator_runs_the_model(tmp_path, cap
     loud = DIFFUSION.replace("    @torch.inference_mode()\n", "")
     found = findings(capsys, write(tmp_path, "ddpm.py", loud), write(tmp_path, "sample.py", SAMPLE_SCRIPT))
     assert any("sample.py:7" in line and "GG201" in line for line in found), found
+
+
+NESTED_BLOCKS = """
+    import torch.nn as nn
+
+
+    class BasicBlock(nn.Module):
+        def __init__(self, c_in, c_out):
+            super().__init__()
+            self.conv = nn.Conv2d(c_in, c_out, 3, padding=1)
+            self.bn = nn.BatchNorm2d(c_out)
+
+        def forward(self, x):
+            return self.bn(self.conv(x)).relu()
+
+
+    class ResNet(nn.Module):
+        def __init__(self, num_classes):
+            super().__init__()
+            self.b1 = BasicBlock(3, 64)
+            self.fc = nn.Linear(64, num_classes)
+
+        def forward(self, x):
+            return self.fc(self.b1(x).mean((2, 3)))
+"""
+
+EVALUATE_RESNET = """
+    import torch
+    from resnet import ResNet
+
+    model = ResNet(num_classes=10)
+    model.load_state_dict(torch.load("ResNet.pth"))
+    correct = 0
+    with torch.no_grad():
+        for data, target in test_loader:
+            output = model(data)
+            correct += (output.argmax(1) == target).sum().item()
+"""
+
+
+def test_layers_of_the_blocks_another_files_model_builds_are_its_layers(tmp_path, capsys):
+    # `ResNet` holds no batch norm itself, but builds `BasicBlock`s that do
+    found = findings(
+        capsys, write(tmp_path, "resnet.py", NESTED_BLOCKS), write(tmp_path, "evaluate.py", EVALUATE_RESNET)
+    )
+    assert any("evaluate.py:10" in line and "GG209" in line for line in found), found
+
+
+def test_twin_blocks_without_mode_dependent_layers_give_none(tmp_path, capsys):
+    plain = NESTED_BLOCKS.replace("self.bn = nn.BatchNorm2d(c_out)", "self.scale = 1.0").replace(
+        "self.bn(self.conv(x))", "self.conv(x)"
+    )
+    found = findings(capsys, write(tmp_path, "resnet.py", plain), write(tmp_path, "evaluate.py", EVALUATE_RESNET))
+    assert not any("GG209" in line for line in found), found

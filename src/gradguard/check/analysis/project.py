@@ -34,6 +34,8 @@ _FROM_RE = re.compile(
     r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([^#\n)]*(?:\n[^#\n)]*)*?)\)?[ \t]*(?:#.*)?$", re.M
 )
 _IMPORT_RE = re.compile(r"^[ \t]*import[ \t]+([\w.]+)(?:[ \t]+as[ \t]+(\w+))?[ \t]*$", re.M)
+# A name called in a class's body (`ResBlock(` in `self.down = ResBlock(64, 128)`).
+_CALLED_NAME_RE = re.compile(r"(?<![\w.])([A-Z]\w*)\s*\(")
 # A module class storing an instance of a class under an attribute (`self.crf = CRF(...)`).
 _SUBMODULE_RE = re.compile(r"\bself\.(\w+)\s*=\s*(\w+)\s*\(")
 # What builds parameters in a class's body: a loss class holding one is no plain loss.
@@ -527,8 +529,9 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
                     changed = True
     index.hand_made.update(_hand_made_members(bases, bodies, module_classes, dataset_classes))
     public_methods: dict = {}  # "module.Class" -> its methods a file may call on an instance
+    all_layers = _nested_layers(bodies, module_classes)
     for qualified in bases:
-        layers = frozenset(_LAYER_RE.findall(bodies[qualified])) if qualified in module_classes else frozenset()
+        layers = all_layers.get(qualified, frozenset())
         methods = _method_texts(bodies[qualified])
         public_methods[qualified] = [name for name in methods if not name.startswith("_")]
         quiet = frozenset(
@@ -694,6 +697,36 @@ def _read(path: str) -> Optional[str]:
 
 
 _METHOD_RE = re.compile(r"^([ \t]+)(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.M)
+
+
+def _nested_layers(bodies: dict, module_classes: set) -> dict:
+    """Each module class of the run -> the dropout and batch norm layers it holds: those its body
+    builds, and those of the run's module classes it builds (`self.block = ResBlock(...)`, a
+    `ResBlock` with an `nn.Dropout`), through any depth."""
+    own = {q: frozenset(_LAYER_RE.findall(bodies[q])) for q in module_classes}
+    by_short: dict = {}
+    for qualified in module_classes:
+        by_short.setdefault(qualified.rsplit(".", 1)[1], set()).add(qualified)
+    built: dict = {}
+    for qualified in module_classes:
+        module, _, short = qualified.rpartition(".")
+        others = set()
+        for name in set(_CALLED_NAME_RE.findall(bodies[qualified])) - {short}:
+            candidates = by_short.get(name, set())
+            # the class of that name in the same file, else the run's one class of that name
+            same_file = {c for c in candidates if c.rpartition(".")[0] == module}
+            others |= same_file or (candidates if len(candidates) == 1 else set())
+        built[qualified] = others
+    found = dict(own)
+    changed = True
+    while changed:
+        changed = False
+        for qualified, others in built.items():
+            grown = found[qualified].union(*(found[o] for o in others)) if others else found[qualified]
+            if grown != found[qualified]:
+                found[qualified] = grown
+                changed = True
+    return found
 
 
 def _delegating_to_quiet(methods: dict, quiet: frozenset, running: frozenset) -> frozenset:
