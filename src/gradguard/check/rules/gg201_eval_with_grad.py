@@ -1874,6 +1874,8 @@ def _frozen_by_every_caller(ctx, function: ast.AST, name: str) -> bool:
         caller = site.frame.node if site.frame is not None else ctx.tree
         if handed.id not in frozen_models(ctx, caller, site.call):
             return False
+        if _given_a_layer(ctx.source.text if caller is ctx.tree else ctx.text(caller), handed.id):
+            return False  # `net.classifier[6] = nn.Linear(...)` after the freeze: that layer trains
     return True
 
 
@@ -2898,6 +2900,32 @@ class EvalWithGrad(Rule):
     function_triggers = (*triggers, "eval", "show")
 
     valid = (
+        # The same frozen model with no new layer, handed to the evaluating function: no graph.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            from torchvision import models
+
+            def fit(net, optimizer, criterion, epochs, train_loader, test_loader):
+                for epoch in range(epochs):
+                    net.train()
+                    for inputs, labels in train_loader:
+                        optimizer.zero_grad()
+                        criterion(net(inputs), labels).backward()
+                        optimizer.step()
+                    net.eval()
+                    for inputs_test, labels_test in test_loader:
+                        outputs_test = net(inputs_test)
+                        print(criterion(outputs_test, labels_test).item())
+
+            net = models.vgg19_bn(pretrained=True)
+            for param in net.parameters():
+                param.requires_grad = False
+            optimizer = torch.optim.SGD(net.parameters(), lr=0.001)
+            fit(net, optimizer, nn.CrossEntropyLoss(), 5, train_loader, test_loader)
+            """
+        ),
         # The same trainer's helper computing statistics without the model: no model call.
         Valid(
             """
@@ -4628,6 +4656,39 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A frozen pretrained model given a new trainable layer by index, then handed to the
+        # function that evaluates it: the new layer records a graph.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            from torchvision import models
+
+            def fit(net, optimizer, criterion, epochs, train_loader, test_loader):
+                for epoch in range(epochs):
+                    net.train()
+                    for inputs, labels in train_loader:
+                        optimizer.zero_grad()
+                        criterion(net(inputs), labels).backward()
+                        optimizer.step()
+                    net.eval()
+                    for inputs_test, labels_test in test_loader:
+                        outputs_test = net(inputs_test)
+                        print(criterion(outputs_test, labels_test).item())
+
+            net = models.vgg19_bn(pretrained=True)
+            for param in net.parameters():
+                param.requires_grad = False
+            net.classifier[6] = nn.Linear(net.classifier[6].in_features, 2)
+            optimizer = torch.optim.SGD(net.classifier[6].parameters(), lr=0.001)
+            fit(net, optimizer, nn.CrossEntropyLoss(), 5, train_loader, test_loader)
+            """,
+            line=14,
+            column=28,
+            message="`net(...)` runs with grad enabled in the loop over `test_loader` (line 13), which never uses "
+            "gradients: autograd records a graph for every call, wasting memory and time; wrap the loop in `with "
+            "torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # A trainer's evaluation through the helper its training uses: the helper runs the model.
         Invalid(
             """
