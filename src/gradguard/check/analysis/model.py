@@ -2267,8 +2267,8 @@ class SemanticModel:
         cls = next((s for s in self.enclosing(call) if isinstance(s, ast.ClassDef)), None)
         if cls is None:
             return False
-        memo = self.__dict__.setdefault("_self_method_runs", {})
-        key = (id(cls), func.attr)
+        memo = self._summaries  # the model's per-node answers
+        key = (id(cls), func.attr, "self-method-runs-model")
         if key not in memo:
             memo[key] = False
             info = self._class_table().get(self._class_key(cls))

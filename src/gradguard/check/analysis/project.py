@@ -529,7 +529,10 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
                     changed = True
     index.hand_made.update(_hand_made_members(bases, bodies, module_classes, dataset_classes))
     public_methods: dict = {}  # "module.Class" -> its methods a file may call on an instance
-    all_layers = _nested_layers(bodies, module_classes)
+    module_classes_by_short: dict = {}  # a module class's own name -> the run's module classes of that name
+    for qualified in module_classes:
+        module_classes_by_short.setdefault(qualified.rsplit(".", 1)[1], set()).add(qualified)
+    all_layers = _nested_layers(bodies, module_classes, module_classes_by_short)
     for qualified in bases:
         layers = all_layers.get(qualified, frozenset())
         methods = _method_texts(bodies[qualified])
@@ -558,13 +561,10 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
         )
     for name, (_path, text) in texts.items():
         index.instances.update(_module_instances(name, text, index.classes))
-    by_short: dict = {}
-    for qualified in module_classes:
-        by_short.setdefault(qualified.rsplit(".", 1)[1], set()).add(qualified)
     for qualified in bases:
         for attr, built in _SUBMODULE_RE.findall(bodies[qualified]):
-            if built in by_short:
-                index.submodule_classes.setdefault(attr, set()).update(by_short[built])
+            if built in module_classes_by_short:
+                index.submodule_classes.setdefault(attr, set()).update(module_classes_by_short[built])
     # Modules that import torch, then those that take everything from one of them.
     index.torch_modules.update(name for name, imports in imports_torch.items() if imports)
     changed = True
@@ -699,14 +699,12 @@ def _read(path: str) -> Optional[str]:
 _METHOD_RE = re.compile(r"^([ \t]+)(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.M)
 
 
-def _nested_layers(bodies: dict, module_classes: set) -> dict:
+def _nested_layers(bodies: dict, module_classes: set, by_short: dict) -> dict:
     """Each module class of the run -> the dropout and batch norm layers it holds: those its body
     builds, and those of the run's module classes it builds (`self.block = ResBlock(...)`, a
-    `ResBlock` with an `nn.Dropout`), through any depth."""
+    `ResBlock` with an `nn.Dropout`), through any depth (``by_short``: the module classes by
+    their own names)."""
     own = {q: frozenset(_LAYER_RE.findall(bodies[q])) for q in module_classes}
-    by_short: dict = {}
-    for qualified in module_classes:
-        by_short.setdefault(qualified.rsplit(".", 1)[1], set()).add(qualified)
     built: dict = {}
     for qualified in module_classes:
         module, _, short = qualified.rpartition(".")
