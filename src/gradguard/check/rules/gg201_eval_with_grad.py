@@ -2793,7 +2793,7 @@ def _uses_grad(ctx, nodes) -> bool:
 
 def _self_method_trains(ctx, call: ast.Call) -> bool:
     """Whether ``self.<method>(...)`` runs a method of the enclosing class that backpropagates or
-    steps an optimizer (a trainer's ``_train_batch``)."""
+    steps an optimizer (a trainer's ``_train_batch``): ``_trains`` for the class's methods."""
     func = call.func
     if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
         return False
@@ -2804,7 +2804,7 @@ def _self_method_trains(ctx, call: ast.Call) -> bool:
     key = (id(cls), func.attr)
     if key not in known:
         known[key] = any(
-            isinstance(s, FUNCTION_TYPES) and s.name == func.attr and re.search(r"\.(?:backward|step)\(", ctx.text(s))
+            isinstance(s, FUNCTION_TYPES) and s.name == func.attr and ctx.model.function_summary(s).trains
             for s in cls.body
         )
     return bool(known[key])
