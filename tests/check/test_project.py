@@ -1948,6 +1948,70 @@ def test_twin_a_name_two_classes_are_stored_under_is_not_known(tmp_path, capsys)
     assert not any(line.split(":")[0].endswith("evaluate.py") and "GG201" in line for line in found), found
 
 
+CRITIC = """
+    import torch.nn as nn
+
+
+    class QNet(nn.Module):
+        def __init__(self, obs_dim, n_actions):
+            super().__init__()
+            self.fc = nn.Linear(obs_dim, n_actions)
+
+        def forward(self, obs):
+            return self.fc(obs)
+
+
+    class DQNCritic:
+        def __init__(self, obs_dim, n_actions):
+            self.q_net = QNet(obs_dim, n_actions)
+"""
+
+ARGMAX_POLICY = """
+    import torch
+
+
+    class ArgMaxPolicy:
+        def __init__(self, critic):
+            self.critic = critic
+
+        def get_action(self, obs):
+            observation = torch.as_tensor(obs)
+            return self.critic.q_net(observation).argmax().item()
+"""
+
+
+def test_an_attribute_the_runs_classes_store_only_modules_under_is_a_module(tmp_path, capsys):
+    # `self.critic` is handed in; `.q_net` is what the run's classes store only a module class
+    # under (`self.q_net = QNet(...)` in another file): the action is picked with grad on
+    critic = write(tmp_path, "critic.py", CRITIC)
+    found = findings(capsys, critic, write(tmp_path, "policy.py", ARGMAX_POLICY))
+    assert any("policy.py:11" in line and "GG201" in line for line in found), found
+
+
+def test_twin_an_attribute_also_holding_a_plain_class_is_not_known(tmp_path, capsys):
+    # another class of the run stores a plain class under the same name (`self.q_net =
+    # TabularQ(...)`, numpy): what `.q_net` holds on an unknown receiver is not known
+    other = """
+        import numpy as np
+
+
+        class TabularQ:
+            def __init__(self, n):
+                self.table = np.zeros(n)
+
+            def __call__(self, obs):
+                return self.table
+
+
+        class TabularCritic:
+            def __init__(self, n):
+                self.q_net = TabularQ(n)
+    """
+    files = [write(tmp_path, "critic.py", CRITIC), write(tmp_path, "tabular.py", other)]
+    found = findings(capsys, *files, write(tmp_path, "policy.py", ARGMAX_POLICY))
+    assert not any(line.split(":")[0].endswith("policy.py") and "GG201" in line for line in found), found
+
+
 DIFFUSION = """
     import torch
     import torch.nn as nn

@@ -2186,7 +2186,23 @@ class SemanticModel:
                 return UNKNOWN
             if MODEL_NAME_RE.match(attr) and isinstance(node.value, ast.Name) and node.value.id == "self":
                 return module(weak=True)
+            held = self._stored_module_class(attr)
+            if held is not None:
+                # `self.critic.Q_func` of a critic handed in: the run's classes store only module
+                # classes under `Q_func` (`self.Q_func = LL_DQN(...)`)
+                return held
         return UNKNOWN
+
+    def _stored_module_class(self, attr: str) -> Optional[Value]:
+        """A module, where the run's classes store instances of its module classes under ``attr``
+        and nothing else they construct (``ProjectIndex.submodule_classes``, ``other_stores``): of
+        that class where they store only one."""
+        project = self.project
+        classes = project.submodule_classes.get(attr, ()) if project is not None else ()
+        if not classes or attr in project.other_stores:  # type: ignore[union-attr]
+            return None
+        ref = "project:" + next(iter(classes)) if len(classes) == 1 else None
+        return Value(Kind.MODULE, Grad.NO, ref=ref, weak=True)
 
     def _qualified_value(self, qual: str) -> Value:
         last = vocab.last_name(qual)

@@ -117,6 +117,9 @@ class ProjectIndex:
     # attribute name -> the module classes of the run that classes of the run store under it
     # (`self.crf = CRF(num_tags)`): what `model.crf` holds where `model`'s class is not known
     submodule_classes: dict = field(default_factory=dict)
+    # attribute names under which classes of the run also store instances of something else than
+    # the run's module classes (`self.actor = MPCPolicy(env)` of a plain class)
+    other_stores: set = field(default_factory=set)
 
     def module_of(self, path: str) -> Optional[str]:
         return self.module_names.get(os.path.abspath(path))
@@ -352,6 +355,9 @@ class ProjectIndex:
             h.update(f"from {name}:{self.reexports[name]}\n".encode())
         for name in sorted(self.hand_made):
             h.update(f"hand-made {name}:{sorted(self.hand_made[name])}\n".encode())
+        for name in sorted(self.submodule_classes):
+            h.update(f"stored {name}:{sorted(self.submodule_classes[name])}\n".encode())
+        h.update(f"stored otherwise:{sorted(self.other_stores)}\n".encode())
         return h.hexdigest()[:16]
 
 
@@ -565,6 +571,8 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
         for attr, built in _SUBMODULE_RE.findall(bodies[qualified]):
             if built in module_classes_by_short:
                 index.submodule_classes.setdefault(attr, set()).update(module_classes_by_short[built])
+            else:
+                index.other_stores.add(attr)
     # Modules that import torch, then those that take everything from one of them.
     index.torch_modules.update(name for name, imports in imports_torch.items() if imports)
     changed = True
