@@ -2163,6 +2163,31 @@ def test_twin_item_of_a_tensor_is_a_number_and_a_name_alone_no_tensor():
     assert value.kind is Kind.NUMBER
 
 
+def test_an_item_of_a_tolist_is_a_number():
+    # `.tolist()` gives plain numbers: an item of it is one, whatever the name it is bound to
+    value, _ = ask(
+        """
+        import torch
+        loss = torch.ones(3, requires_grad=True).sum()
+        loss = loss.view(-1).data.tolist()[0]
+        print(loss)  # <- loss
+        """
+    )
+    assert value.kind is Kind.NUMBER
+
+
+def test_twin_an_item_of_a_tensor_keeps_its_graph():
+    value, _ = ask(
+        """
+        import torch
+        loss = torch.ones(3, requires_grad=True).sum()
+        loss = loss.view(-1)[0]
+        print(loss)  # <- loss
+        """
+    )
+    assert value.kind is Kind.TENSOR and value.grad is Grad.YES
+
+
 def test_a_layer_of_a_torchvision_models_part_is_a_module():
     # `alexnet.features` is torchvision's `nn.Sequential` of pretrained layers: `[0]` is its conv
     value, _ = ask(

@@ -2551,6 +2551,8 @@ class SemanticModel:
             return loader(split_of_text(key.value), weak=receiver.weak)
         if kind is Kind.OTHER and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
             return NUMBER  # `x.shape[0]`: a size
+        if kind is Kind.NUMBER:
+            return NUMBER  # `x.data.tolist()[0]`, `x.size()[1]`: an item of plain numbers
         if kind is Kind.UNKNOWN and isinstance(key, ast.Constant) and isinstance(key.value, str):
             base = dotted_name(node.value) or ""
             last = base.rsplit(".", 1)[-1].lower()

@@ -107,6 +107,28 @@ class AccumulatedGraph(Rule):
     function_triggers = ("loss", "Loss", "LOSS", "criterion", "Criterion", "CRITERION", "backward", "entropy", "kl_div")
 
     valid = (
+        # The loss made a Python number by a helper (`.tolist()[0]`) before it is added up.
+        Valid(
+            """
+            import torch.nn.functional as F
+
+
+            def scalar(x):
+                return x.view(-1).data.tolist()[0]
+
+
+            def train(model, data, optim):
+                loss_sum = 0
+                for x, y in data:
+                    model.zero_grad()
+                    loss = F.nll_loss(model(x), y)
+                    loss.backward()
+                    optim.step()
+                    loss = scalar(loss)
+                    loss_sum += loss
+                return loss_sum / len(data)
+            """
+        ),
         # A slot per epoch of a numpy array: numpy keeps each loss as a number, not its graph.
         Valid(
             """
@@ -341,6 +363,32 @@ class AccumulatedGraph(Rule):
     )
     invalid = (
         # The same slots in a torch tensor: each copy into it joins the loss's graph.
+        # The same helper keeping the tensor (`x.view(-1)[0]`): its graph is added up.
+        Invalid(
+            """
+            import torch.nn.functional as F
+
+
+            def scalar(x):
+                return x.view(-1)[0]
+
+
+            def train(model, data, optim):
+                loss_sum = 0
+                for x, y in data:
+                    model.zero_grad()
+                    loss = F.nll_loss(model(x), y)
+                    loss.backward()
+                    optim.step()
+                    loss = scalar(loss)
+                    loss_sum += loss
+                return loss_sum / len(data)
+            """,
+            line=16,
+            column=9,
+            message="Accumulating `loss` across iterations keeps every iteration's autograd graph alive; accumulate "
+            "`loss.item()`",
+        ),
         Invalid(
             """
             import numpy as np
