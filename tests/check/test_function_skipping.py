@@ -52,6 +52,25 @@ def test_function_without_trigger_is_not_walked():
     assert probe.calls == ["marker", "at_module_level"]
 
 
+class FileTriggered(CallRecorder):
+    """Sees, besides its static triggers, the functions that call the file's own `helper`."""
+
+    code = "GG997"
+
+    def file_function_triggers(self, ctx):
+        return ("helper(",) if "def helper" in ctx.source.text else ()
+
+
+def test_a_trigger_the_file_gives_counts_in_that_file_only():
+    probe = FileTriggered()
+    run("def helper(x):\n    pass\n\ndef a():\n    helper(seen())\n\ndef b():\n    skipped()\n", probe)
+    assert probe.calls == ["helper", "seen"]
+    # twin: without its definition, the same call is no trigger
+    probe = FileTriggered()
+    run("def a():\n    helper(skipped())\n", probe)
+    assert probe.calls == []
+
+
 def test_trigger_in_decorator_or_signature_counts():
     probe = CallRecorder()
     run("@marker()\ndef a():\n    seen_a()\n\ndef b(marker=1):\n    seen_b()\n", probe)
@@ -149,7 +168,7 @@ def _findings(rule, code: str) -> list:
 @pytest.mark.parametrize(("rule", "code"), _cases())
 def test_skipping_changes_no_finding(rule, code, monkeypatch):
     with_skipping = _findings(rule, code)
-    monkeypatch.setattr(engine, "function_triggers", lambda rules, text, imports: None)
+    monkeypatch.setattr(engine, "function_triggers", lambda *args: None)
     assert _findings(rule, code) == with_skipping
 
 

@@ -2012,6 +2012,74 @@ def test_twin_an_attribute_also_holding_a_plain_class_is_not_known(tmp_path, cap
     assert not any(line.split(":")[0].endswith("policy.py") and "GG201" in line for line in found), found
 
 
+PYTORCH_UTIL = """
+    import torch
+
+
+    def from_numpy(x):
+        return torch.from_numpy(x).float()
+
+
+    def to_numpy(t):
+        return t.to("cpu").detach().numpy()
+"""
+
+POLICY = """
+    from torch import nn
+
+    from cs285.infrastructure import pytorch_util as ptu
+
+
+    class Policy(nn.Module):
+        def __init__(self, obs_dim, n_actions):
+            super().__init__()
+            self.logits_na = nn.Linear(obs_dim, n_actions)
+
+        def get_action(self, obs):
+            return ptu.to_numpy(self.logits_na(ptu.from_numpy(obs)))
+"""
+
+
+def _homework(folder, util=PYTORCH_UTIL, agents=False):
+    """A course homework: the package `cs285/infrastructure/` with `pytorch_util.py`, a policy
+    using it, and (``agents``) a package of its own (`cs285/agents/`) no other homework has."""
+    for package in ("infrastructure", "policies", *(("agents",) if agents else ())):
+        (folder / "cs285" / package).mkdir(parents=True)
+        write(folder / "cs285" / package, "__init__.py", "")
+    if agents:
+        write(folder / "cs285" / "agents", "agent.py", "from cs285.policies.policy import Policy\n")
+    write(folder / "cs285" / "infrastructure", "pytorch_util.py", util)
+    return write(folder / "cs285" / "policies", "policy.py", POLICY)
+
+
+def test_a_models_output_handed_to_a_reading_function_of_another_file_is_only_read(tmp_path, capsys):
+    # `ptu.to_numpy` detaches what it is handed: the policy's forward pass records a graph that
+    # nothing backpropagates, though the policy's own file shows no reading. Two homeworks of one
+    # repository each hold the package: each policy imports its own folder's.
+    _homework(tmp_path / "hw1", agents=True)
+    _homework(tmp_path / "hw2")
+    found = findings(capsys, tmp_path)
+    for hw in ("hw1", "hw2"):
+        assert any(f"{hw}/cs285/policies/policy.py:13:29: GG201" in line for line in found), found
+
+
+def test_twin_a_models_output_handed_to_a_function_keeping_its_graph_is_not_only_read(tmp_path, capsys):
+    # the helper only moves the tensor (`t.to("cpu")`): its graph goes on to the caller
+    keeping = PYTORCH_UTIL.replace('t.to("cpu").detach().numpy()', 't.to("cpu")')
+    _homework(tmp_path / "hw1", keeping)
+    found = findings(capsys, tmp_path)
+    assert not any("GG201" in line for line in found), found
+
+
+def test_the_index_forgets_what_it_learnt_while_it_was_filled(tmp_path):
+    # the common folder of the run, asked while the first homework was read (its own package
+    # `cs285.agents`), is that of both homeworks
+    _homework(tmp_path / "hw1", agents=True)
+    _homework(tmp_path / "hw2")
+    index = build_index(sorted(str(path) for path in tmp_path.rglob("*.py")))
+    assert index._common_folder() == str(tmp_path)
+
+
 DIFFUSION = """
     import torch
     import torch.nn as nn

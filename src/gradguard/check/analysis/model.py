@@ -2250,6 +2250,10 @@ class SemanticModel:
                 # `model.train_model(x, y)`, `trainer.evaluate_model()`: a method of the class, not a
                 # submodule, whatever its name (a call of it is judged as a method's)
                 return UNKNOWN
+            if any(self._evident(held.node, "self." + attr) is _EVIDENT_MODULE for held in self._class_chain(info)):
+                # `self.baseline = ptu.build_mlp(...)` (or None), then `Adam(self.baseline.parameters())`
+                # in the class: a module, known from its uses
+                return module()
         elif (receiver.ref or "").startswith("project:") and self.project is not None:
             fact = self.project.classes.get(receiver.ref[len("project:") :])  # type: ignore[index]
             if fact is not None and (attr in fact.quiet_methods or attr in fact.running_methods):

@@ -114,6 +114,9 @@ class ProjectIndex:
     # class of that file (`model = ConvNet()` in `Architecture/model.py`), which another file
     # imports (`from Architecture.model import model`) and runs as the model it is.
     instances: dict = field(default_factory=dict)
+    # module -> the names of its module-level functions whose text reads values
+    # (`vocabulary.VALUE_READ_HINTS`: `def to_numpy(t): return t.detach().cpu().numpy()`)
+    reading_functions: dict = field(default_factory=dict)
     # attribute name -> the module classes of the run that classes of the run store under it
     # (`self.crf = CRF(num_tags)`): what `model.crf` holds where `model`'s class is not known
     submodule_classes: dict = field(default_factory=dict)
@@ -237,6 +240,15 @@ class ProjectIndex:
         module, _, name = qualified.rpartition(".")
         key = f"{self.resolve(importer, module)}.{name}"
         return self.reexports.get(key, key) if key not in self.functions else key
+
+    def reading_function_names(self) -> frozenset:
+        """The names of the functions of the run whose text reads values (made once)."""
+        names = self.__dict__.get("_reading_function_names")
+        if names is None:
+            names = self.__dict__["_reading_function_names"] = frozenset(
+                name for names in self.reading_functions.values() for name in names
+            )
+        return names
 
     def running_method_names(self) -> frozenset:
         """The names of the methods by which some module class of the run runs it (made once)."""
@@ -502,6 +514,8 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
             index.functions.add(f"{name}.{match.group(1)}")
             body = _block(text, match.start())
             index.function_digests[f"{name}.{match.group(1)}"] = hashlib.sha256(body.encode()).hexdigest()[:12]
+            if any(hint in body for hint in vocab.VALUE_READ_HINTS):
+                index.reading_functions.setdefault(name, set()).add(match.group(1))
     index.reexports.update(_reexports(index, texts, bases))
     # nn.Module / Dataset subclasses, through the project's own classes (by their short name).
     short: dict = {}
@@ -601,7 +615,10 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
                 for method in public_methods.get(qualified, ()):
                     for line in _call_lines(text, f"{instance}.{method}"):
                         index.calls.setdefault(f"{qualified}.{method}", []).append(_grad_off_at(text, line))
-    index.__dict__.pop("_run_modules", None)  # made while the index was filled: made again on use
+    # Memos made while the index was filled (the run's modules, its common folder, namespace
+    # lookups) saw only part of it: each is made again on use.
+    for memo in [name for name in index.__dict__ if name.startswith("_")]:
+        del index.__dict__[memo]
     return index
 
 

@@ -213,6 +213,22 @@ ELEMENTWISE_UNARY = _words(
     tan relu clamp clamp_min clamp_max clip sign floor ceil round trunc frac reciprocal"""
 )
 # Builtins whose argument is only read.
+# What code that reads a tensor's values (a model's output) shows in its text.
+VALUE_READ_HINTS = (
+    ".data",
+    ".item()",
+    ".tolist()",
+    ".numpy()",
+    "print(",
+    ".argmax(",
+    ".detach().",
+    "save_image(",  # samples saved or drawn: `vutils.save_image(fake.detach(), ...)`
+    "imshow(",
+    "matshow(",
+    "add_image(",
+    "allclose(",  # outputs compared: `assert torch.allclose(mlp(x), reference)`
+    "multinomial(",  # a token sampled from the output: `torch.multinomial(probs, 1)`
+)
 READING_BUILTINS = frozenset(
     {"print", "str", "repr", "format", "len", "float", "int", "bool", "isinstance", "hash", "id", "type", "complex"}
 )

@@ -119,7 +119,7 @@ def _check_source(
     active = [rule for rule in active if _active_in(rule, ctx)]
     failures: list[InternalError] = []
     while active:
-        walker = Walker(active, ctx, function_triggers(active, search, imports))
+        walker = Walker(active, ctx, function_triggers(active, search, imports, ctx))
         try:
             walker.run()
             break
@@ -152,14 +152,15 @@ def _active_in(rule: EngineRule, ctx: FileContext) -> bool:
 
 
 def function_triggers(
-    rules: Sequence[EngineRule], search: TextSearch, imports: ImportMap
+    rules: Sequence[EngineRule], search: TextSearch, imports: ImportMap, ctx: Optional[FileContext] = None
 ) -> Optional[FunctionTriggers]:
     """Each rule's function triggers, to tell which rules see which function of the text.
 
-    A rule's triggers are its ``function_triggers`` and the local aliases of its
-    ``function_names`` (``ng`` for ``from torch import no_grad as ng``); a trigger holding
-    another of the same rule is not searched for: where it occurs, the shorter does. None
-    when no rule lists function triggers (every rule sees every function).
+    A rule's triggers are its ``function_triggers``, the local aliases of its
+    ``function_names`` (``ng`` for ``from torch import no_grad as ng``) and what its
+    ``file_function_triggers(ctx)`` finds in this file (calls of the file's own helpers); a
+    trigger holding another of the same rule is not searched for: where it occurs, the shorter
+    does. None when no rule lists function triggers (every rule sees every function).
     """
     per_rule: list[Optional[list[Trigger]]] = []
     for rule in rules:
@@ -171,6 +172,9 @@ def function_triggers(
         names = getattr(rule, "function_names", ())
         if names:
             strings.update(local for local, qual in imports.names.items() if qual in names)
+        of_file = getattr(rule, "file_function_triggers", None)
+        if of_file is not None and ctx is not None:
+            strings.update(of_file(ctx))
         patterns = [t for t in triggers if not isinstance(t, str)]
         per_rule.append([*_kept_triggers(frozenset(strings)), *patterns])
     if all(triggers is None for triggers in per_rule):

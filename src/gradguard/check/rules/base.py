@@ -15,7 +15,7 @@ import re
 import sys
 import textwrap
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, NamedTuple, Optional
+from typing import TYPE_CHECKING, ClassVar, Iterable, NamedTuple, Optional
 
 from gradguard.check.model import FixAvailability, Severity
 from gradguard.check.triggers import TextSearch, Trigger
@@ -106,6 +106,11 @@ class Rule:
     # (``from torch import no_grad as ng``: ``ng``) count as function triggers too; the name as
     # usually spelt (``no_grad``) belongs in function_triggers.
     function_names: ClassVar[tuple[str, ...]] = ()
+
+    def file_function_triggers(self, ctx: FileContext) -> Iterable[str]:
+        """Function triggers that depend on the file (the calls of its own helpers that read
+        values, ``print_preds(``), added to ``function_triggers`` for this file only."""
+        return ()
 
     def active_in(self, ctx: FileContext) -> bool:
         """Whether the rule can find anything in this parsed file (checked before the walk)."""

@@ -211,6 +211,7 @@ from typing import Iterator, Optional
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.imports import ImportMap, dotted_name
 from gradguard.check.analysis.model import names_a_loss, parameterless_layer, split_of_text
+from gradguard.check.analysis.project import current as current_project
 from gradguard.check.analysis.read_only import (
     Rebindings,
     assigned_values,
@@ -234,6 +235,7 @@ from gradguard.check.analysis.vocabulary import (
     TEACHING_MODELS,
     TEACHING_PACKAGES,
     TORCH_NON_TENSOR,
+    VALUE_READ_HINTS,
     call_argument,
 )
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
@@ -1116,22 +1118,6 @@ def _may_evaluate(ctx) -> bool:
     return state.may_evaluate
 
 
-# What a scope that reads a model's outputs as values shows in its text.
-_VALUE_READ_HINTS = (
-    ".data",
-    ".item()",
-    ".tolist()",
-    ".numpy()",
-    "print(",
-    ".argmax(",
-    ".detach().",
-    "save_image(",  # samples saved or drawn: `vutils.save_image(fake.detach(), ...)`
-    "imshow(",
-    "matshow(",
-    "add_image(",
-    "allclose(",  # outputs compared: `assert torch.allclose(mlp(x), reference)`
-    "multinomial(",  # a token sampled from the output: `torch.multinomial(probs, 1)`
-)
 # Predictions compared and counted: `correct += (predicted == labels).sum()`.
 _COUNTED_COMPARISON_RE = re.compile(r"==[^\n]*\)\s*\.(?:sum|float|mean|long|int|double|all|any|item|cpu)\(")
 # In a script or notebook, a value compared in a test (`if (pred == label):`), not the
@@ -1385,7 +1371,7 @@ def _read_at_once(ctx, call: ast.Call) -> bool:
 
 
 def _reads_values(ctx, scope: ast.AST) -> bool:
-    """Whether the scope's text shows values read (``_VALUE_READ_HINTS``): only then can a
+    """Whether the scope's text shows values read (``VALUE_READ_HINTS``): only then can a
     result bound to a name in it be only read (kept per scope); see also
     ``_returns_to_readers``."""
     cache = ctx.state(_State).reads_values
@@ -1393,7 +1379,7 @@ def _reads_values(ctx, scope: ast.AST) -> bool:
     if found is None:
         text = ctx.text(scope) if scope is not ctx.tree else ctx.source.text
         found = cache[id(scope)] = (
-            any(hint in text for hint in _VALUE_READ_HINTS)
+            any(hint in text for hint in VALUE_READ_HINTS)
             or ("==" in text and _COUNTED_COMPARISON_RE.search(text) is not None)
             or (scope is ctx.tree and "=" in text and _TESTED_COMPARISON_RE.search(text) is not None)
             or any(f"{name}(" in text for name in _reading_functions(ctx))
@@ -1449,9 +1435,28 @@ def _reading_functions(ctx) -> frozenset:
         state.reading_functions = frozenset(
             stmt.name
             for stmt in ctx.tree.body
-            if isinstance(stmt, FUNCTION_TYPES) and any(hint in ctx.text(stmt) for hint in _VALUE_READ_HINTS)
-        )
+            if isinstance(stmt, FUNCTION_TYPES) and any(hint in ctx.text(stmt) for hint in VALUE_READ_HINTS)
+        ) | _imported_reading_functions(ctx)
     return state.reading_functions
+
+
+def _imported_reading_functions(ctx) -> frozenset:
+    """How this file calls the functions of the run's other files whose text reads values
+    (``ProjectIndex.reading_functions``): ``to_numpy`` of ``from utils import to_numpy`` (or
+    ``*``), ``ptu.to_numpy`` of ``import cs285.infrastructure.pytorch_util as ptu``."""
+    project = current_project()
+    if project is None or not project.reading_functions:
+        return frozenset()
+    found = set()
+    for local, qualified in ctx.imports.names.items():
+        if qualified.startswith("torch."):
+            continue
+        module, _, name = project.function_key(ctx.filename, qualified).rpartition(".")
+        if name in project.reading_functions.get(module, ()):
+            found.add(local)  # the function itself
+        for name in project.reading_functions.get(project.resolve(ctx.filename, qualified), ()):
+            found.add(f"{local}.{name}")  # a function of the module
+    return frozenset(found)
 
 
 def _only_read_calls(ctx, scope: ast.AST) -> frozenset:
@@ -1502,13 +1507,14 @@ def _parameters_read(ctx, name: str):
 
 def _result_called(ctx, call: ast.Call) -> bool:
     """``net = one_layer_net(784, 10)``, then ``net(x)``: the call built a module (of a class
-    the file does not show), it ran none."""
+    the file does not show), it ran none. (Not the function's own name in its ``def`` line:
+    ``def qa_values(self, obs): qa_values = self.q_net(obs)``.)"""
     name = _bound_name(ctx, call)
     if name is None:
         return False
     scope = ctx.function if ctx.function is not None else ctx.tree
     text = ctx.source.text if scope is ctx.tree else ctx.text(scope)
-    return re.search(rf"(?<![\w.]){re.escape(name)}\(", text) is not None
+    return re.search(rf"(?<![\w.])(?<!def ){re.escape(name)}\(", text) is not None
 
 
 def _calls_backpropagate(ctx) -> bool:
@@ -2894,12 +2900,72 @@ class EvalWithGrad(Rule):
         "demo",
         "detect",
         _SAMPLING_DEF,
-        *_VALUE_READ_HINTS,  # a model's output only read: `prediction.data.numpy()`
+        *VALUE_READ_HINTS,  # a model's output only read: `prediction.data.numpy()`
         *_SPLIT_TRIGGERS,
     )
     function_triggers = (*triggers, "eval", "show")
 
+    def applies_to(self, text: str, search: Optional[TextSearch] = None) -> bool:
+        """One of ``triggers`` occurs, or a call of a function of the run that reads values
+        (``ptu.to_numpy(self.net(obs))`` in a file whose own text shows no reading)."""
+        if super().applies_to(text, search):
+            return True
+        project = current_project()
+        return project is not None and any(f"{name}(" in text for name in project.reading_function_names())
+
+    def file_function_triggers(self, ctx) -> frozenset:
+        """Calls of the helpers of the file or of the run that read values (``to_numpy(``): a
+        function handing a model's output to one may only read it."""
+        return frozenset(f"{name}(" for name in _reading_functions(ctx))
+
     valid = (
+        # The same critic's helper only moves the output (`t.to("cpu")`): its graph goes on to the
+        # caller.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+
+            def to_cpu(t):
+                return t.to("cpu")
+
+
+            class Critic(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.q_net = nn.Linear(4, 2)
+
+                def qa_values(self, obs):
+                    qa_values = self.q_net(torch.as_tensor(obs))
+                    return to_cpu(qa_values)
+
+                def get_action(self, obs):
+                    return to_cpu(self.q_net(torch.as_tensor(obs)))
+            """
+        ),
+        # The same policy's `self.baseline` never used as a module in its classes: what it holds is
+        # not known.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+            from cs285.infrastructure import pytorch_util as ptu
+
+
+            class Policy(nn.Module):
+                def __init__(self, nn_baseline):
+                    super().__init__()
+                    self.baseline = ptu.build_mlp(4, 1) if nn_baseline else None
+
+
+            class PolicyPG(Policy):
+                def run_baseline_prediction(self, observations):
+                    pred = self.baseline(torch.as_tensor(observations))
+                    return pred.squeeze().detach().numpy()
+            """
+        ),
         # The same frozen model with no new layer, handed to the evaluating function: no graph.
         Valid(
             """
@@ -4656,6 +4722,89 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A critic's output handed back through a helper of the file that detaches it
+        # (`to_numpy`), in a method whose local has the method's name.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            def to_numpy(t):
+                return t.to("cpu").detach().numpy()
+
+
+            class Critic(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.q_net = nn.Linear(4, 2)
+
+                def qa_values(self, obs):
+                    qa_values = self.q_net(torch.as_tensor(obs))
+                    return to_numpy(qa_values)
+            """,
+            line=15,
+            column=21,
+            message="`self.q_net(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, wasting "
+            "memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # The same output handed straight to the helper.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            def to_numpy(t):
+                return t.to("cpu").detach().numpy()
+
+
+            class Policy(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.logits_na = nn.Linear(4, 2)
+
+                def get_action(self, obs):
+                    return to_numpy(self.logits_na(torch.as_tensor(obs)))
+            """,
+            line=15,
+            column=25,
+            message="`self.logits_na(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, wasting "
+            "memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # A baseline network the class builds (or leaves None) and hands to an optimizer: a module,
+        # whatever builds it; its predictions only read.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+            from cs285.infrastructure import pytorch_util as ptu
+
+
+            class Policy(nn.Module):
+                def __init__(self, nn_baseline):
+                    super().__init__()
+                    if nn_baseline:
+                        self.baseline = ptu.build_mlp(4, 1)
+                        self.baseline_optimizer = torch.optim.Adam(self.baseline.parameters())
+                    else:
+                        self.baseline = None
+
+
+            class PolicyPG(Policy):
+                def run_baseline_prediction(self, observations):
+                    pred = self.baseline(torch.as_tensor(observations))
+                    return pred.squeeze().detach().numpy()
+            """,
+            line=19,
+            column=16,
+            message="`self.baseline(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, wasting "
+            "memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A frozen pretrained model given a new trainable layer by index, then handed to the
         # function that evaluates it: the new layer records a graph.
         Invalid(
