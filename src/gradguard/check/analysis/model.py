@@ -616,6 +616,11 @@ class SemanticModel:
             bound = self._statement_bound[id(fn)] = frozenset(assigned_names(fn.body))  # type: ignore[attr-defined]
         return name in bound
 
+    def function_binds(self, fn: ast.AST, name: str) -> bool:
+        """Whether a function binds ``name`` itself (a parameter, an assignment, a ``for``
+        target), so that inside it the name is not the module's."""
+        return self._scope(fn).binds(name)
+
     def rebinds(self, name: str) -> bool:
         """Whether the file assigns ``name`` anywhere (beyond an import or a definition):
         a cheap check before trusting what an imported or defined name is."""

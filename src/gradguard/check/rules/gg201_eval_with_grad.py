@@ -510,7 +510,9 @@ def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
     ``model.parameters``)."""
     if isinstance(target, ast.Name):
         name = target.id
-        if name in _BUILTINS or (name in ctx.imports.names and ctx.model.imported_instance(name) is None):
+        if (
+            name in _BUILTINS or (name in ctx.imports.names and ctx.model.imported_instance(name) is None)
+        ) and not _bound_locally(ctx, name):
             return not ctx.model.rebinds(name) and _project_runner(ctx, target) is None
         definitions = ctx.model.scopes.module.definitions.get(name)
         return (
@@ -545,8 +547,21 @@ def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
             )
         # An attribute of an imported module, however deep: `np.mean`, `torch.ops.aten.abs.default`;
         # not a function of another file of the run that runs a module it is handed.
-        return ctx.model.is_import(target) and _project_runner(ctx, target) is None
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        return (
+            ctx.model.is_import(target)
+            and not (isinstance(root, ast.Name) and _bound_locally(ctx, root.id))
+            and _project_runner(ctx, target) is None
+        )
     return not isinstance(target, (ast.Subscript, ast.Call))
+
+
+def _bound_locally(ctx, name: str) -> bool:
+    """Whether a function around the walk's position binds ``name`` (a parameter, a local): there
+    it is not the module's import or builtin (`def eval(insts, model)` in a file that does
+    `import model.crf`)."""
+    return any(isinstance(scope, FUNCTION_TYPES) and ctx.model.function_binds(scope, name) for scope in ctx.scopes)
 
 
 def _project_runner(ctx, target: ast.AST) -> Optional[dict]:
@@ -2919,6 +2934,21 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The package `model` itself, in a function that does not bind the name: its functions are
+        # no model.
+        Valid(
+            """
+            import torch
+            import model.evaluation
+
+
+            def evaluate(net, batches):
+                net.eval()
+                with torch.no_grad():
+                    scores = [net(x) for x in batches]
+                return model.evaluation.f_score(scores)
+            """
+        ),
         # The same critic's helper only moves the output (`t.to("cpu")`): its graph goes on to the
         # caller.
         Valid(
@@ -4722,6 +4752,28 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A parameter named like a package the file imports (`import model.crf`): inside the
+        # function, `model` is the model handed in.
+        Invalid(
+            """
+            import torch
+            import model.crf
+
+
+            def evaluate(batches, model, crf_layer):
+                model.eval()
+                paths = []
+                for x, mask in batches:
+                    scores = model.forward(x)
+                    paths.append(crf_layer.viterbi_decode(scores, mask).tolist())
+                return paths
+            """,
+            line=9,
+            column=18,
+            message="`model.forward(...)` runs with grad enabled with `model` in eval mode, and nothing in this "
+            "function uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A critic's output handed back through a helper of the file that detaches it
         # (`to_numpy`), in a method whose local has the method's name.
         Invalid(
