@@ -997,6 +997,32 @@ def test_an_augmented_assignment_changes_a_tensor_in_place_and_keeps_it_a_leaf()
     assert value.has(Role.LEAF) and value.carries_grad
 
 
+def test_requires_grad_switched_off_gives_a_tensor_without_graph():
+    for switch in ("x.requires_grad = False", "x.requires_grad_(False)", "x.requires_grad_(requires_grad=False)"):
+        value, _ = ask(
+            f"""
+            import torch
+            x = torch.randn(3, requires_grad=True)
+            {switch}
+            print(x)  # <- x
+            """
+        )
+        assert value.kind is Kind.TENSOR and value.grad is Grad.NO, switch
+
+
+def test_twin_requires_grad_switched_back_on_requires_grad():
+    value, _ = ask(
+        """
+        import torch
+        x = torch.randn(3, requires_grad=True)
+        x.requires_grad = False
+        x.requires_grad_()
+        print(x)  # <- x
+        """
+    )
+    assert value.kind is Kind.TENSOR and value.grad is Grad.YES
+
+
 def test_a_tensor_that_requires_grad_still_does_after_an_update_under_no_grad():
     value, _ = ask(
         """

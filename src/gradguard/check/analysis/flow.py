@@ -242,9 +242,11 @@ class ScopeFlow:
             elem = added if current.elem is None else (join(current.elem, added) or UNKNOWN)
             return state.bind({name: current.with_(elem=elem, items=None)})
         if method == "requires_grad_" and current is not None and current.kind is Kind.TENSOR:
-            flag = call.args[0] if call.args else None
+            flag = call.args[0] if call.args else call_argument(call, None, "requires_grad")
             if flag is None or (isinstance(flag, ast.Constant) and flag.value is True):
                 return state.bind({name: model.make_leaf(current)})
+            if isinstance(flag, ast.Constant) and flag.value is False:
+                return state.bind({name: current.with_(grad=Grad.NO)})  # a leaf that no longer requires grad
         return state
 
     def _assign(self, stmt: ast.Assign, state: State) -> State:
@@ -290,18 +292,20 @@ class ScopeFlow:
         return {target.value.id: container(stored)}
 
     def _attribute_effects(self, targets: list, value_node: ast.AST, state: State) -> State:
-        """``x.requires_grad = True`` makes ``x`` a leaf that requires grad."""
+        """``x.requires_grad = True`` makes ``x`` a leaf that requires grad; ``= False``, a
+        tensor that does not (torch allows it on leaves only)."""
         for target in targets:
             if (
                 isinstance(target, ast.Attribute)
                 and target.attr == "requires_grad"
                 and isinstance(target.value, ast.Name)
                 and isinstance(value_node, ast.Constant)
-                and value_node.value is True
+                and isinstance(value_node.value, bool)
             ):
                 current = state.env.get(target.value.id)
                 if current is not None and current.kind is Kind.TENSOR:
-                    state = state.bind({target.value.id: self.model.make_leaf(current)})
+                    changed = self.model.make_leaf(current) if value_node.value else current.with_(grad=Grad.NO)
+                    state = state.bind({target.value.id: changed})
         return state
 
     def _ann_assign(self, stmt: ast.AnnAssign, state: State) -> State:

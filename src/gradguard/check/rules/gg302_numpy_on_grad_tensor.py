@@ -72,6 +72,20 @@ class NumpyOnGradTensor(Rule):
     function_triggers = ("numpy",)
 
     valid = (
+        # A leaf whose `requires_grad` is switched off before `.numpy()`: nothing to detach.
+        Valid(
+            """
+            import torch
+
+            x = torch.randn(100, requires_grad=True)
+            x.requires_grad = False
+            y = x.numpy()
+
+            w = torch.randn(3, requires_grad=True)
+            w.requires_grad_(False)
+            v = w.numpy()
+            """
+        ),
         # The model hands back its loss when given labels, else the predicted indices: called
         # without labels, what it returns may be indices, which never require grad.
         Valid(
@@ -330,6 +344,28 @@ class NumpyOnGradTensor(Rule):
         ),
     )
     invalid = (
+        # The same leaf with `requires_grad` switched back on.
+        Invalid(
+            """
+            import torch
+
+            w = torch.randn(3, requires_grad=True)
+            w.requires_grad_(False)
+            w.requires_grad = True
+            v = w.numpy()
+            """,
+            line=6,
+            column=5,
+            message="`w` requires grad: `.numpy()` on it raises RuntimeError; call `.detach()` first",
+            fixed="""
+            import torch
+
+            w = torch.randn(3, requires_grad=True)
+            w.requires_grad_(False)
+            w.requires_grad = True
+            v = w.detach().numpy()
+            """,
+        ),
         # The same tagger handing back its scores when given no labels: they carry the graph.
         Invalid(
             """
