@@ -19,8 +19,11 @@ assignments that give the tensor a new dtype, device or storage on purpose (as
 a value computed from the tensor itself, or the tensor indexed, `w.data = w.data[mask == 1]`
 in channel pruning, which may change its shape), `p.data = p._mp_param` (a tensor kept on `p`
 itself swapped in), `a.data = b.data` (sharing `b`'s storage), assignments with a `memory_format`, `p.data = torch.empty(0, ...)`
-(freeing the storage of a parameter another rank owns, as ZeRO-3 partitioning does), and `p.grad.data = ...` (re-pointing
-a gradient at another buffer): `copy_` cannot do those. Nor writes to the parameters of a lazy
+(freeing the storage of a parameter another rank owns, as ZeRO-3 partitioning does), `p.grad.data = ...` (re-pointing
+a gradient at another buffer), and a parameter of a layer a function (not `__init__`) has just
+built, before anything runs it, given a tensor made elsewhere (`self.reparam_conv.weight.data =
+kernel` in RepVGG's re-parametrisation; `linear_layer.weight.data = ptu.from_numpy(W.T)`, a
+helper's tensor of another shape or device): `copy_` cannot do those. Nor writes to the parameters of a lazy
 module (`nn.LazyLinear`, ...) before it first runs: they are uninitialised until its first
 forward, the write does nothing, and written without `.data` it raises.
 
@@ -138,6 +141,23 @@ class TensorDataWrite(Rule):
                     self.reparam_conv.bias.data = bias
                     for para in self.parameters():
                         para.detach_()
+            """
+        ),
+        # A layer a function builds and fills from a helper's tensor (which may be transposed,
+        # or on a GPU): nothing has run the layer yet, and `copy_` could not take that tensor.
+        Valid(
+            """
+            import torch.nn as nn
+
+            from cs285.infrastructure import pytorch_util as ptu
+
+
+            def create_linear_layer(W, b):
+                out_features, in_features = W.shape
+                linear_layer = nn.Linear(in_features, out_features)
+                linear_layer.weight.data = ptu.from_numpy(W.T)
+                linear_layer.bias.data = ptu.from_numpy(b[0])
+                return linear_layer
             """
         ),
         # A slice of a record's own `data` field, copied: nothing shows a tensor.
@@ -320,6 +340,26 @@ class TensorDataWrite(Rule):
             column=9,
             message="in-place write through `p.data` bypasses autograd's version counter: if a graph has saved "
             "`p`, its gradients come out silently wrong; drop `.data` and write to `p` under `torch.no_grad()`",
+        ),
+        # The same local layer filled with a tensor computed there, on the CPU as the layer:
+        # `copy_` does the same.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def q_linear(w, b, zero_point, in_features, out_features):
+                linear = nn.Linear(in_features, out_features)
+                linear.weight.data = (w - zero_point).to(torch.float)
+                return linear
+            """,
+            line=7,
+            column=5,
+            message="`linear.weight.data = ...` replaces `linear.weight`'s contents behind autograd's back (no "
+            "version-counter bump: if a graph has saved `linear.weight`, its gradients come out silently wrong); "
+            "where the new value has the same shape, dtype and device, use `linear.weight.copy_(...)` under "
+            "`torch.no_grad()`",
         ),
         # A layer `__init__` builds is on the CPU, as the kernel it is given: `copy_` does the same.
         Invalid(
@@ -856,22 +896,35 @@ def _derived_reshaped(ctx, value: ast.AST, own: str) -> bool:
 
 
 def _of_a_layer_just_built(ctx, site: ast.AST, recv: ast.AST) -> bool:
-    """Whether ``self.<layer>.<param>.data = ...``, in a method other than ``__init__``, gives a
-    parameter of a torch layer the method builds by an earlier statement of the same block, with
-    nothing but such assignments in between (``self.reparam_conv = nn.Conv2d(...)``, then
-    ``self.reparam_conv.weight.data = kernel`` in RepVGG's re-parametrisation of a model that
-    may already be on a GPU): no graph can have saved the parameter, and the assignment gives it
-    the new tensor's storage and device, which ``copy_`` would not (the layer is built on the
-    CPU, the kernel computed from the model's own weights may live on a GPU). A layer a script
-    or ``__init__`` builds is on the CPU as the value given to it: reported as before. So is a
-    value torch makes there (``torch.tensor([[1., 1.]])``): ``copy_`` does the same."""
+    """Whether ``self.<layer>.<param>.data = ...`` (or ``<layer>.<param>.data = ...`` of a local
+    layer), in a function other than ``__init__``, gives a parameter of a torch layer the function
+    builds by an earlier statement of the same block, with nothing but such assignments in
+    between (``self.reparam_conv = nn.Conv2d(...)``, then ``self.reparam_conv.weight.data =
+    kernel`` in RepVGG's re-parametrisation of a model that may already be on a GPU;
+    ``linear_layer = nn.Linear(...)``, then ``linear_layer.weight.data = ptu.from_numpy(W.T)``,
+    a value a helper makes): no graph can have saved the parameter, and the assignment gives it
+    the new tensor's storage, shape and device, which ``copy_`` would not (the layer is built on
+    the CPU, the value may live on a GPU). A layer a script or ``__init__`` builds is on the CPU
+    as the value given to it: reported as before. So is a value torch makes there
+    (``torch.tensor([[1., 1.]])``), or, for a local layer, one computed there (``w.to(torch.float)``):
+    ``copy_`` does the same."""
     stmt = _enclosing_statement(ctx, site)
     if not (isinstance(stmt, ast.Assign) and isinstance(recv, ast.Attribute)):
         return False
     function = ctx.function
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.name == "__init__":
         return False
-    if not (
+    if isinstance(recv.value, ast.Name):
+        # a local layer: only where the value comes from a function that is not torch's
+        # (`ptu.from_numpy(W.T)`, which may move it to a GPU), not a tensor computed here
+        func = stmt.value.func if isinstance(stmt.value, ast.Call) else None
+        qualified = ctx.imports.qualified_name(func) if func is not None else None
+        if not (
+            (isinstance(func, ast.Name) and qualified is None)
+            or (qualified is not None and not qualified.startswith("torch."))
+        ):
+            return False
+    elif not (
         isinstance(recv.value, ast.Attribute)
         and isinstance(recv.value.value, ast.Name)
         and recv.value.value.id == "self"
