@@ -2686,7 +2686,17 @@ class SemanticModel:
         if len(node.values) > _LITERAL_LIMIT:
             return container()
         values = [self.evaluate(v, state, frame) for v in node.values]
-        return container(join_all(values)) if values else container()
+        if not values:
+            return container()
+        held = container(join_all(values))
+        if (
+            held.elem is not None
+            and held.elem.kind is Kind.UNKNOWN
+            and any(v.kind is Kind.TENSOR and v.may_carry_graph for v in values)
+        ):
+            # `{"fake": fake, "styles": styles}`: a tensor with a graph among values of unknown kind
+            return held.with_(grad=Grad.MAYBE)
+        return held
 
     def _comprehension(self, node: ast.AST, state: State, frame: Frame) -> Value:
         names = self._comprehension_bindings(node, state, frame)

@@ -2934,6 +2934,26 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A generator's outputs handed back in a dict beside values of unknown kind, on either
+        # branch: the caller may backpropagate them (an autoencoder phase does).
+        Valid(
+            """
+            import torch.nn as nn
+
+
+            class ALAE(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.decoder = nn.Linear(8, 8)
+
+                def generate(self, styles, return_style=False):
+                    fake = self.decoder(styles)
+                    if return_style:
+                        return {"fake": fake, "styles": styles}
+                    else:
+                        return {"fake": fake}
+            """
+        ),
         # The package `model` itself, in a function that does not bind the name: its functions are
         # no model.
         Valid(
@@ -4752,6 +4772,30 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The same dicts holding the output detached: no graph goes back to the caller.
+        Invalid(
+            """
+            import torch.nn as nn
+
+
+            class ALAE(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.decoder = nn.Linear(8, 8)
+
+                def generate(self, styles, return_style=False):
+                    fake = self.decoder(styles)
+                    if return_style:
+                        return {"fake": fake.detach(), "styles": styles}
+                    else:
+                        return {"fake": fake.detach()}
+            """,
+            line=10,
+            column=16,
+            message="`self.decoder(...)` runs with grad enabled in `generate`, whose result carries no graph, and "
+            "nothing in this function uses gradients: autograd records a graph for every call, wasting memory and "
+            "time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A parameter named like a package the file imports (`import model.crf`): inside the
         # function, `model` is the model handed in.
         Invalid(
