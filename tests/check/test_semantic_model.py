@@ -1023,6 +1023,29 @@ def test_twin_requires_grad_switched_back_on_requires_grad():
     assert value.kind is Kind.TENSOR and value.grad is Grad.YES
 
 
+def test_a_loaded_object_the_code_calls_is_a_model():
+    # `torch.load` of a whole pickled model, moved to the GPU: calling it shows what it is
+    value, _ = ask(
+        """
+        import torch
+        siamese_pre = torch.load("siamese.pt").cuda()
+        out = siamese_pre(img0, img1)  # <- siamese_pre
+        """
+    )
+    assert value.kind is Kind.MODULE
+
+
+def test_twin_a_loaded_object_the_code_does_not_call_is_not_known():
+    value, _ = ask(
+        """
+        import torch
+        weights_pre = torch.load("siamese.pt")
+        net.load_state_dict(weights_pre)  # <- weights_pre
+        """
+    )
+    assert value.kind is Kind.UNKNOWN
+
+
 def test_a_tensor_that_requires_grad_still_does_after_an_update_under_no_grad():
     value, _ = ask(
         """

@@ -327,6 +327,9 @@ class ScopeUses:
 
 # A `torch.distributions` object built from tensors, and its methods that compute from them.
 _DISTRIBUTION = "torch.distributions"
+# What `torch.load(path)` gives: a state dict, a tensor or a whole pickled model, not known until
+# the code uses it (called, it is the model: `net = torch.load("net.pt").cuda()`, then `net(x)`).
+_LOADED = Value(Kind.UNKNOWN, ref="torch.load")
 _DISTRIBUTION_GRAPH_METHODS = frozenset({"log_prob", "entropy", "rsample", "cdf", "icdf", "perplexity"})
 
 # A member named `backward` / `grad` of a class (a method, or an attribute set on `self`) shows
@@ -1889,6 +1892,8 @@ class SemanticModel:
         free = found is None
         if free:
             found = self._free_value(name, frame)
+        if found is _LOADED and self._called(frame.node if not free else self.tree, name):
+            return module()  # `net = torch.load(path)`, then `net(x)`: a whole pickled model
         if found.kind is Kind.UNKNOWN:
             evident = self._evident(frame.node, name)
             if (
@@ -1922,6 +1927,15 @@ class SemanticModel:
             if (evident is _EVIDENT_LOSS or evident is _EVIDENT_SCALAR_LOSS) and self._bound_once(frame.node, name):
                 return found.with_(grad=Grad.YES, roles=found.roles | Role.LOSS)
         return found
+
+    def _called(self, scope_node: ast.AST, name: str) -> bool:
+        """Whether a scope's text calls ``name`` (``net(x)``; not ``def net(``, not ``obj.net(``)."""
+        key = (id(scope_node), name, "called")
+        found = self._use_evidence.get(key)
+        if found is None:
+            pattern = rf"(?<![\w.])(?<!def ){re.escape(name)}\s*\("
+            found = self._use_evidence[key] = re.search(pattern, self._scope_text(scope_node)) is not None
+        return found  # type: ignore[no-any-return]
 
     def backpropagated_binding(self, scope_node: ast.AST, name: str, statement: ast.AST, value: Value) -> Value:
         """A tensor of unknown grad that a scope binding ``name`` in several places binds at
@@ -3240,6 +3254,8 @@ class SemanticModel:
             traced = args[0]
             if traced.kind is Kind.MODULE:
                 return traced  # a ScriptModule sharing the module's parameters: its calls record a graph
+        if qual == "torch.load":
+            return _LOADED
         if qual == "torch.hub.load":
             repo = vocab.constant_of(vocab.call_argument(node, 0, "repo_or_dir"), default=None)
             autoshape = vocab.constant_of(vocab.call_argument(node, None, "autoshape"), default=True)
@@ -3413,6 +3429,8 @@ class SemanticModel:
             # (`loss = model(images, captions).item()`)
             if kind is not Kind.UNKNOWN or method not in self._hand_made_members():
                 return NUMBER
+        if receiver is _LOADED and method in vocab.MODULE_RETURNING_METHODS:
+            return receiver  # `torch.load(path).cuda()`, `.eval()`: whatever was loaded, moved
         if kind is Kind.OTHER and receiver.ref == _DISTRIBUTION:
             if method in ("sample", "sample_n", "enumerate_support"):
                 return tensor(Grad.NO)  # drawn without a graph (`rsample` keeps one)

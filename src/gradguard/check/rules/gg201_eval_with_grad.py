@@ -4772,6 +4772,25 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A whole model pickled with `torch.load` (its name says nothing), called in a web app's
+        # handler: only its outputs' values are sent back.
+        Invalid(
+            """
+            import torch
+
+            siamese_pre = torch.load("../models/model_triplet.pt").cuda()
+
+
+            def processing_pre(img0, img1):
+                img0_output, img1_output = siamese_pre(img0.cuda(), img1.cuda())
+                return str(img1_output.data.cpu().numpy()[0].tolist())
+            """,
+            line=7,
+            column=32,
+            message="`siamese_pre(...)` runs with grad enabled although its output is only read (`.data`, "
+            "`.item()`, printing), and nothing in this function uses gradients: autograd records a graph for every "
+            "call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # The same dicts holding the output detached: no graph goes back to the caller.
         Invalid(
             """
