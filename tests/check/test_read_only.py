@@ -204,6 +204,29 @@ def test_a_backward_pass_right_after_in_the_block_may_use_a_hook():
     assert only_read(code) == []
 
 
+def test_a_backward_pass_after_the_call_takes_its_graph_from_another_call_of_the_same_model():
+    # Double DQN: the next states' Q-values only pick the argmax; the loss's graph comes from
+    # `policy_net(states)`, the same model's training forward pass
+    code = """
+    next_q = policy_net(next_states)
+    q_next = target_net(next_states).gather(1, torch.max(next_q, 1)[1].unsqueeze(1))
+    q = policy_net(states).gather(1, actions)
+    loss = F.smooth_l1_loss(q, rewards + gamma * q_next.detach())
+    loss.backward()
+    """
+    assert "policy_net(next_states)" in only_read(code)
+
+
+def test_twin_a_backward_pass_after_the_only_call_of_a_model_may_use_a_hook():
+    code = """
+    next_q = policy_net(next_states)
+    best = torch.max(next_q, 1)[1]
+    loss = -hooked[0].mean()
+    loss.backward()
+    """
+    assert only_read(code) == []
+
+
 @pytest.mark.parametrize(
     "code",
     [

@@ -36,7 +36,7 @@ backpropagates. This module finds such calls in one scope from the syntax alone 
   first iterable runs in the scope itself), otherwise it is not followed;
 - no backward pass comes after the call in its loop (or, outside loops, in a simple statement
   of its block before its names are assigned again): a forward hook may hand the graph to a
-  loss the syntax does not show; unless, in a loop, the loop calls the same callee again
+  loss the syntax does not show; unless the loop (outside loops, the scope) calls the same callee again
   elsewhere (the step's training forward pass beside a validation one or a sample: the
   backward passes take their graphs from that call).
 
@@ -212,7 +212,9 @@ def read_only_calls(
             later = any(assignment.lineno < line <= end for line in backward_lines)
             if later and not _called_again(assignment, loop, calls, qualified_name):
                 continue  # a backward pass later in the loop: a forward hook may feed it
-        elif _backward_follows(assignment, blocks, backward_lines, rebound.next_after(names, assignment)):
+        elif _backward_follows(
+            assignment, blocks, backward_lines, rebound.next_after(names, assignment)
+        ) and not _called_again(assignment, None, calls, qualified_name):
             continue
         # The uses that may see the result: after the assignment, and in a loop, anywhere in
         # it (the next round reads this round's result).
@@ -768,11 +770,13 @@ class Rebindings:
         return False
 
 
-def _called_again(assignment: ast.Assign, loop: ast.AST, calls: list, qualified_name) -> bool:
-    """Whether the loop makes another call of a callee of the project (not a torch function)
-    that the assignment's value calls: the step's training forward pass, which the backward
-    passes take their graphs from, not a hook of this call (``t_p_val = model(t_u_val)`` beside
-    ``t_p_train = model(t_u_train)``; a sample ``fake_test = G(z_test)`` beside ``G(z)``)."""
+def _called_again(assignment: ast.Assign, loop: Optional[ast.AST], calls: list, qualified_name) -> bool:
+    """Whether the loop (``None``: the scope) makes another call of a callee of the project (not
+    a torch function) that the assignment's value calls: the step's training forward pass,
+    which the backward passes take their graphs from, not a hook of this call (``t_p_val =
+    model(t_u_val)`` beside ``t_p_train = model(t_u_train)``; a sample ``fake_test = G(z_test)``
+    beside ``G(z)``; Double DQN's ``next_q = policy_net(next_states)``, read for its argmax,
+    beside ``policy_net(states).gather(1, actions)``)."""
     callees = set()
     for sub in walk_in_order(assignment.value):
         if type(sub) is ast.Call:
@@ -782,9 +786,9 @@ def _called_again(assignment: ast.Assign, loop: ast.AST, calls: list, qualified_
     if not callees:
         return False
     first, last = assignment.lineno, assignment.end_lineno or assignment.lineno
-    end = loop.end_lineno or loop.lineno
+    start, end = (loop.lineno, loop.end_lineno or loop.lineno) if loop is not None else (0, float("inf"))
     return any(
-        loop.lineno <= call.lineno <= end and not first <= call.lineno <= last and dotted_name(call.func) in callees
+        start <= call.lineno <= end and not first <= call.lineno <= last and dotted_name(call.func) in callees
         for call in calls
     )
 

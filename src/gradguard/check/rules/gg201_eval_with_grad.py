@@ -4772,6 +4772,33 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # Double DQN's next-state Q-values of the policy network, only read for their argmax,
+        # beside its training forward pass: the loss's graph comes from that one.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            def optimize_model(policy_net, target_net, optimizer, states, actions, rewards, next_states, mask, gamma):
+                next_q_values = policy_net(next_states)
+                with torch.no_grad():
+                    next_q_state_values = target_net(next_states)
+                next_q = torch.zeros(len(states))
+                next_q[mask] = next_q_state_values.gather(1, torch.max(next_q_values, 1)[1].unsqueeze(1)).squeeze(1)
+                q = policy_net(states).gather(1, actions).squeeze(1)
+                loss = F.smooth_l1_loss(q, rewards + gamma * next_q)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                return loss.item()
+            """,
+            line=6,
+            column=21,
+            message="`policy_net(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
+            "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run "
+            "it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # A whole model pickled with `torch.load` (its name says nothing), called in a web app's
         # handler: only its outputs' values are sent back.
         Invalid(
