@@ -92,7 +92,8 @@ def graph_sources(ctx, roots: list) -> list:
         visited += 1
         if isinstance(node, ast.Attribute):
             if node.attr not in ("data", "grad", "shape", "dtype", "device", "requires_grad", "is_leaf"):
-                stack.append(node.value)
+                stored = _stored_on_self(ctx, node, seen)
+                stack.append(stored if stored is not None else node.value)
         elif isinstance(node, ast.Call):
             _call(ctx, node, stack, found)
         elif isinstance(node, ast.Name):
@@ -131,6 +132,37 @@ def _call(ctx, node: ast.Call, stack: list, found: dict) -> None:
     if isinstance(func, ast.Attribute):
         stack.append(func.value)
     stack.extend(arguments)
+
+
+def _stored_on_self(ctx, node: ast.Attribute, seen: set) -> Optional[ast.expr]:
+    """For ``self.<attr>`` read in a method (``self.loss_D.backward()``): the value the last
+    ``self.<attr> = ...`` of that method before it stores (``self.loss_D = loss_D_A + loss_D_B``),
+    once per question; else None."""
+    if not (isinstance(node.value, ast.Name) and node.value.id == "self" and isinstance(node.ctx, ast.Load)):
+        return None
+    method = next(
+        (s for s in ctx.model.enclosing(node) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))), None
+    )
+    if method is None:
+        return None
+    at = (node.lineno, node.col_offset)
+    last = None
+    for sub in ctx.model.own_nodes(method):
+        if (
+            type(sub) is ast.Assign
+            and len(sub.targets) == 1
+            and isinstance(sub.targets[0], ast.Attribute)
+            and sub.targets[0].attr == node.attr
+            and isinstance(sub.targets[0].value, ast.Name)
+            and sub.targets[0].value.id == "self"
+            and (sub.lineno, sub.col_offset) < at
+            and (last is None or (sub.lineno, sub.col_offset) > (last.lineno, last.col_offset))
+        ):
+            last = sub
+    if last is None or id(last) in seen:
+        return None
+    seen.add(id(last))
+    return last.value
 
 
 def _returned_by_own_function(ctx, call: ast.Call) -> Optional[ast.expr]:

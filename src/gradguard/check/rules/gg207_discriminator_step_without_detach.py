@@ -90,6 +90,7 @@ from gradguard.check.analysis.steps import (
     module_receiver,
     stepped_optimizer,
 )
+from gradguard.check.analysis.values import Kind
 from gradguard.check.analysis.vocabulary import call_argument
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
@@ -125,6 +126,44 @@ class DiscriminatorStepWithoutDetach(Rule):
     function_triggers = ("backward",)
 
     valid = (
+        # The same step with the generator's output detached.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Generator(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.body = nn.Linear(8, 8)
+                    self.cam = nn.Linear(8, 1)
+
+                def forward(self, x):
+                    out = self.body(x)
+                    return out, self.cam(out), out.mean(1)
+
+
+            class UGATIT:
+                def __init__(self, D):
+                    self.genA2B = Generator()
+                    self.disGB = D
+                    self.MSE_loss = nn.MSELoss()
+                    self.optimizer_G = torch.optim.Adam(self.genA2B.parameters())
+                    self.optimizer_D = torch.optim.Adam(self.disGB.parameters())
+
+                def train(self, real_A, real_B):
+                    self.optimizer_D.zero_grad()
+                    fake_A2B, _, _ = self.genA2B(real_A)
+                    real_logit = self.disGB(real_B)
+                    fake_logit = self.disGB(fake_A2B.detach())
+                    self.loss_D = self.MSE_loss(real_logit, torch.ones_like(real_logit)) + self.MSE_loss(
+                        fake_logit, torch.zeros_like(fake_logit)
+                    )
+                    self.loss_D.backward()
+                    self.optimizer_D.step()
+            """
+        ),
         # The same method detaching the generator's output.
         Valid(
             """
@@ -255,6 +294,86 @@ class DiscriminatorStepWithoutDetach(Rule):
         ),
     )
     invalid = (
+        # A discriminator's loss kept on the instance (`self.loss_D`), fed a generator's output
+        # (the first of the three tensors its `forward` returns).
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Generator(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.body = nn.Linear(8, 8)
+                    self.cam = nn.Linear(8, 1)
+
+                def forward(self, x):
+                    out = self.body(x)
+                    return out, self.cam(out), out.mean(1)
+
+
+            class UGATIT:
+                def __init__(self, D):
+                    self.genA2B = Generator()
+                    self.disGB = D
+                    self.MSE_loss = nn.MSELoss()
+                    self.optimizer_G = torch.optim.Adam(self.genA2B.parameters())
+                    self.optimizer_D = torch.optim.Adam(self.disGB.parameters())
+
+                def train(self, real_A, real_B):
+                    self.optimizer_D.zero_grad()
+                    fake_A2B, _, _ = self.genA2B(real_A)
+                    real_logit = self.disGB(real_B)
+                    fake_logit = self.disGB(fake_A2B)
+                    self.loss_D = self.MSE_loss(real_logit, torch.ones_like(real_logit)) + self.MSE_loss(
+                        fake_logit, torch.zeros_like(fake_logit)
+                    )
+                    self.loss_D.backward()
+                    self.optimizer_D.step()
+            """,
+            line=28,
+            column=22,
+            message="`self.disGB(fake_A2B)` gives the discriminator's loss the output of `self.genA2B(real_A)` without "
+            "`.detach()`: `self.loss_D.backward()` also runs through `self.genA2B` and adds to its gradients; pass "
+            "`fake_A2B.detach()`",
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+
+            class Generator(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.body = nn.Linear(8, 8)
+                    self.cam = nn.Linear(8, 1)
+
+                def forward(self, x):
+                    out = self.body(x)
+                    return out, self.cam(out), out.mean(1)
+
+
+            class UGATIT:
+                def __init__(self, D):
+                    self.genA2B = Generator()
+                    self.disGB = D
+                    self.MSE_loss = nn.MSELoss()
+                    self.optimizer_G = torch.optim.Adam(self.genA2B.parameters())
+                    self.optimizer_D = torch.optim.Adam(self.disGB.parameters())
+
+                def train(self, real_A, real_B):
+                    self.optimizer_D.zero_grad()
+                    fake_A2B, _, _ = self.genA2B(real_A)
+                    real_logit = self.disGB(real_B)
+                    fake_logit = self.disGB(fake_A2B.detach())
+                    self.loss_D = self.MSE_loss(real_logit, torch.ones_like(real_logit)) + self.MSE_loss(
+                        fake_logit, torch.zeros_like(fake_logit)
+                    )
+                    self.loss_D.backward()
+                    self.optimizer_D.step()
+            """,
+            unsafe=True,
+        ),
         # The discriminator's loss built by a method of the trainer, backpropagated and stepped
         # by its caller: the generator's output goes into it undetached.
         Invalid(
@@ -614,6 +733,15 @@ def _mixes_data(ctx, call: ast.Call) -> bool:
     return False
 
 
+def _holds_graph(value) -> bool:
+    """A tensor with autograd history, or a tuple or list holding one (`fake, cam_logit, heatmap =
+    self.genA2B(real_A)` of a generator whose `forward` returns three tensors)."""
+    if value.carries_grad:
+        return True
+    parts = (*(value.items or ()), *((value.elem,) if value.elem is not None else ()))
+    return value.kind is Kind.CONTAINER and any(part.carries_grad for part in parts)
+
+
 def _fed_by_other_model(ctx, call: ast.Call, shown: str) -> Optional[tuple]:
     """(argument, the other model's call) when an argument of ``call`` carries the graph of a
     call of another model."""
@@ -625,7 +753,7 @@ def _fed_by_other_model(ctx, call: ast.Call, shown: str) -> Optional[tuple]:
             continue
         for source in graph_sources(ctx, [argument]):
             receiver = module_receiver(ctx, source)
-            if receiver is None or ctx.text(receiver) == shown or not ctx.model.value(source).carries_grad:
+            if receiver is None or ctx.text(receiver) == shown or not _holds_graph(ctx.model.value(source)):
                 continue
             if frozen is None:
                 frozen = frozen_models(ctx, ctx.function if ctx.function is not None else ctx.tree, call)
