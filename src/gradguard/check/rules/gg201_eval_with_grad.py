@@ -235,6 +235,7 @@ from gradguard.check.analysis.vocabulary import (
     TEACHING_MODELS,
     TEACHING_PACKAGES,
     TORCH_NON_TENSOR,
+    TRANSFORMERS_RUNNING_METHODS,
     VALUE_READ_HINTS,
     call_argument,
 )
@@ -2934,6 +2935,25 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The same query with the text tower run under `no_grad`.
+        Valid(
+            """
+            import torch
+            from transformers import CLIPModel, CLIPProcessor
+
+            model = CLIPModel.from_pretrained("openai/clip-vit-base-patch32")
+            processor = CLIPProcessor.from_pretrained("openai/clip-vit-base-patch32")
+
+
+            def query(projections, text):
+                model.eval()
+                inputs = processor(text=text, return_tensors="pt")
+                with torch.no_grad():
+                    text_embed = model.get_text_features(**inputs)
+                similarity = torch.matmul(projections, text_embed.squeeze())
+                return torch.topk(similarity, 5).indices
+            """
+        ),
         # A generator's outputs handed back in a dict beside values of unknown kind, on either
         # branch: the caller may backpropagate them (an autoencoder phase does).
         Valid(
@@ -4772,6 +4792,29 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # Hugging Face CLIP's text tower (`get_text_features`) after `.eval()`, with grad on.
+        Invalid(
+            """
+            import torch
+            from transformers import CLIPModel, CLIPProcessor
+
+            model = CLIPModel.from_pretrained("openai/clip-vit-base-patch32")
+            processor = CLIPProcessor.from_pretrained("openai/clip-vit-base-patch32")
+
+
+            def query(projections, text):
+                model.eval()
+                inputs = processor(text=text, return_tensors="pt")
+                text_embed = model.get_text_features(**inputs)
+                similarity = torch.matmul(projections, text_embed.squeeze())
+                return torch.topk(similarity, 5).indices
+            """,
+            line=11,
+            column=18,
+            message="`model.get_text_features(...)` runs with grad enabled after `model.eval()` (line 9), and nothing "
+            "in this function uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # Double DQN's next-state Q-values of the policy network, only read for their argmax,
         # beside its training forward pass: the loss's graph comes from that one.
         Invalid(
@@ -7301,6 +7344,15 @@ class EvalWithGrad(Rule):
         if ref.startswith("torch.nn.") or ctx.model.module_backpropagates(receiver):
             return False  # a torch layer's own methods (`lstm.flatten_parameters()`) run nothing
         runs = ctx.model.method_runs_module(receiver, target.attr)
+        if (
+            runs is None
+            and target.attr in TRANSFORMERS_RUNNING_METHODS
+            and (
+                ref.startswith("transformers.")
+                or (not ref and any(q.startswith("transformers.") for q in ctx.imports.names.values()))
+            )
+        ):
+            return True  # `clip.get_text_features(**inputs)`: Hugging Face's text tower, run with grad on
         if runs is None and target.attr.startswith(_NOT_RUNNING_PREFIXES):
             return False  # `model.init_hidden(bs)`, `net.get_config()` of a class not shown
         if runs is None and ctx.model.method_quiet_everywhere(target.attr):
