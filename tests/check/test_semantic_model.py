@@ -1046,6 +1046,35 @@ def test_twin_a_loaded_object_the_code_does_not_call_is_not_known():
     assert value.kind is Kind.UNKNOWN
 
 
+def test_a_parameter_annotated_as_a_module_is_the_module_its_callers_hand_it():
+    # `target_net: nn.Module` says a module; the script's call hands its own, switched to eval mode
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        class DQN(nn.Module):
+            def forward(self, x):
+                return x
+        target_net = DQN()
+        target_net.eval()
+        def optimize_model(target_net: nn.Module, batch):
+            return target_net(batch)  # <- target_net
+        optimize_model(target_net, batch)
+        """
+    )
+    assert value.kind is Kind.MODULE and value.ref == "DQN" and value.has(Role.EVALUATING)
+
+
+def test_twin_a_parameter_annotated_as_a_module_without_known_callers_is_a_module():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        def optimize_model(target_net: nn.Module, batch):
+            return target_net(batch)  # <- target_net
+        """
+    )
+    assert value.kind is Kind.MODULE and not value.has(Role.EVALUATING)
+
+
 def test_a_tensor_that_requires_grad_still_does_after_an_update_under_no_grad():
     value, _ = ask(
         """

@@ -1472,6 +1472,11 @@ class SemanticModel:
             caller_value = from_callers.get(name)
             if value is None and caller_value is not None and caller_value.kind is not Kind.UNKNOWN:
                 value = caller_value
+            elif value is not None and value.kind is Kind.MODULE and caller_value is not None:
+                if caller_value.kind is Kind.MODULE:
+                    # `target_net: nn.Module`, handed the script's `target_net` after its `.eval()`:
+                    # the callers' module, with its class and mode
+                    value = caller_value
             if value is None and is_forward and arg in required:
                 value = _FORWARD_INPUT  # what a module is called with: tensors, as a rule
             if value is None:
