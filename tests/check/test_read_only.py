@@ -436,6 +436,48 @@ def _with_functions(code: str) -> list:
     return sorted(ast.unparse(n) for n in ast.walk(tree) if isinstance(n, ast.Call) and id(n) in found)
 
 
+def test_a_distribution_only_sampled_reads_the_output_it_is_made_of():
+    # a policy's rollout: the action sampled, its log-probability kept as a number
+    code = """
+    from torch.distributions import Categorical, Normal
+
+    def select_action(prob):
+        m = Categorical(prob)
+        return m.sample().item()
+
+    prob, value = network(state)
+    action = select_action(prob)
+    mu, std = model.pi(s)
+    dist = Normal(mu, std)
+    a = dist.sample()
+    log_prob = dist.log_prob(a)
+    rollout.append((a.item(), log_prob.item()))
+    """
+    found = _with_functions(code)
+    assert "model.pi(s)" in found and "network(state)" in found
+
+
+def test_twin_a_distribution_whose_log_prob_is_kept_keeps_the_graph():
+    # REINFORCE: the log-probability goes on to the loss
+    code = """
+    from torch.distributions import Categorical
+
+    def select_action(prob):
+        m = Categorical(prob)
+        a = m.sample()
+        return a.item(), m.log_prob(a)
+
+    prob = network(state)
+    action, log_prob = select_action(prob)
+    mu, std = model.pi(s)
+    dist = Categorical(mu)
+    a = dist.sample()
+    log_probs.append(dist.log_prob(a))
+    """
+    found = _with_functions(code)
+    assert "model.pi(s)" not in found and "network(state)" not in found
+
+
 @pytest.mark.parametrize(
     "handed",
     [

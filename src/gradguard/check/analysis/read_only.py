@@ -10,7 +10,7 @@ backpropagates. This module finds such calls in one scope from the syntax alone 
   ``y.shape`` checks a model, it evaluates nothing);
 - every later use of those names (and, in a loop, every use in that loop) is a read: an
   attribute or method that drops the graph (``.data``, ``.shape``, ``.item()``,
-  ``.detach()``, ``.argmax()``), a comparison, ``print``/``len``/``float``/``str``, a
+  ``.detach()``, ``.argmax()``, a distribution's ``.sample()``), a comparison, ``print``/``len``/``float``/``str``, a
   formatted string, a cell's last expression (displayed), an index (``classes[pred[j]]``:
   an index's graph goes nowhere), an argument of a drawing or logging call (``ax.matshow``,
   ``plt.imshow``, ``writer.add_image``, torch_snippets' ``show``), or part of the value of another
@@ -60,7 +60,10 @@ from gradguard.check.analysis.vocabulary import (
 )
 
 # Methods whose result never carries a graph (on a tensor): reading through them is a read.
-_READING_METHODS = (GRAD_DROPPING | PYTHON_VALUE_METHODS | {"argmax", "argmin", "detach"}) - {"data", "shape"}
+_READING_METHODS = (GRAD_DROPPING | PYTHON_VALUE_METHODS | {"argmax", "argmin", "detach", "sample", "sample_n"}) - {
+    "data",
+    "shape",
+}
 _READING_ATTRIBUTES = READ_ATTRIBUTES | {"data"}
 # Builtins that turn a value into text or a number, or only look at it.
 _READING_BUILTINS = frozenset({"print", "len", "float", "int", "bool", "str", "repr", "format", "type", "isinstance"})
@@ -1040,12 +1043,43 @@ def parameters_only_read(function: ast.AST, qualified_name, own: Optional[list] 
         if type(node) is ast.Assign and _indices_taken(node, wanted, qualified_name):
             base = _base_name(node.value.args[0], wanted)  # type: ignore[attr-defined]
             reads[id(base)] = _VALUE  # `_, indices = torch.max(p, 0)`: the values dropped
+    reads.update(_sampled_distributions(own, wanted, qualified_name))
     kinds: dict = {name: _VALUE for name in converted}
     for name, found in uses.items():
         read = [reads.get(id(use)) for use in found]
         if read and all(kind in (_VALUE, _METADATA) for kind in read):
             kinds[name] = _VALUE if _VALUE in read else _METADATA
     return positional, kinds, backpropagates
+
+
+def _sampled_distributions(own: list, wanted: set, qualified_name) -> dict:
+    """{id(use): _VALUE} for the wanted names handed to a torch distribution bound to a name
+    that is only sampled (``m = Categorical(prob)``, then ``m.sample().item()``): a sample
+    carries no graph (``rsample`` and ``log_prob`` would)."""
+    found: dict = {}
+    parents: Optional[dict] = None
+    for node in own:
+        if not (type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name):  # type: ignore[attr-defined]
+            continue
+        value = node.value  # type: ignore[attr-defined]
+        if type(value) is not ast.Call or not (qualified_name(value.func) or "").startswith("torch.distributions."):
+            continue
+        name = node.targets[0].id  # type: ignore[attr-defined]
+        uses = [n for n in own if type(n) is ast.Name and n.id == name and type(n.ctx) is ast.Load]  # type: ignore[attr-defined]
+        if parents is None:
+            parents = {id(child): parent for parent in own for child in ast.iter_child_nodes(parent)}
+        if not uses or not all(
+            type(parents.get(id(use))) is ast.Attribute
+            and parents[id(use)].attr in ("sample", "sample_n")  # type: ignore[attr-defined]
+            and type(parents.get(id(parents[id(use)]))) is ast.Call
+            for use in uses
+        ):
+            continue
+        for argument in (*value.args, *(k.value for k in value.keywords)):
+            base = _base_name(argument, wanted)
+            if base is not None:
+                found[id(base)] = _VALUE
+    return found
 
 
 # torch functions handing back the values of their first argument, reshaped or moved.
