@@ -599,6 +599,14 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
         if isinstance(par, ast.Assign) and _own_data_assigned(ctx, node, par):
             return None  # `p.data = p.data.half()`, `w.data = w.data[keep]`: its own storage swapped (GG102's)
         if (
+            isinstance(par, ast.Assign)
+            and par.value is cur
+            and all(isinstance(target, ast.Attribute) and target.attr == "data" for target in par.targets)
+        ):
+            # `a.weight.data = b.weight.data` (or a view of it): `b`'s storage shared on purpose
+            # (GG102 leaves it); `a` keeps its own version counter, so `.detach()` would change nothing
+            return None
+        if (
             isinstance(par, ast.Call)
             and cur in par.args
             and (ctx.imports.qualified_name(par.func) or "").startswith("torch.")

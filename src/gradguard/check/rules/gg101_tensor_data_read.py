@@ -33,7 +33,10 @@ are the values of a hand-made autograd class (a micrograd `Value`, with `backwar
 members) of the file or of a file of the run it imports, where `.grad` and `.backward()` say
 nothing of tensors. Nor is the `.data` a tensor's own new `.data` is made from
 (`param.data = param.data.half()`, `w.data = w.data[mask == 1]`): the value goes back into the
-tensor itself, which GG102 judges.
+tensor itself, which GG102 judges. Nor a `.data` (or a view of it) that becomes another tensor's
+`.data` (`a.weight.data = b.weight.data`, `q.data = p.data.view(-1)`): the storage is shared on
+purpose, and the assigned tensor keeps its own version counter, so `.detach()` there would
+change nothing (GG102 leaves `a.data = b.data` too).
 
 A module's own `nn.Parameter` read through `.data` in its `forward`, computed with as it is
 (`torch.matmul(X, self.weight.data)`) and never read there without `.data`, gets its own
@@ -114,6 +117,28 @@ class TensorDataRead(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # Pretrained weights shared into another model's parameters (`a.data = b.data`): the
+        # storage is shared on purpose, and the parameter keeps its own version counter.
+        Valid(
+            """
+            import torch.nn as nn
+
+            class NeuMF(nn.Module):
+                def load_pretrain_weights(self, mlp_model, gmf_model):
+                    self.embedding_user_mlp.weight.data = mlp_model.embedding_user.weight.data
+                    self.embedding_user_mf.weight.data = gmf_model.embedding_user.weight.data
+            """
+        ),
+        # The same through a view: `q` keeps its own version counter, whatever `p.data.view(-1)`
+        # carries.
+        Valid(
+            """
+            import torch
+            def share(model, other):
+                for p, q in zip(model.parameters(), other.parameters()):
+                    q.data = p.data.view(-1)
+            """
+        ),
         # An adversarial image clipped back into itself: the read goes into its own new `.data`.
         Valid(
             """
@@ -377,27 +402,6 @@ class TensorDataRead(Rule):
                     total_norm += (p.detach()**norm_type).sum()
                 return total_norm ** (1.0 / norm_type)
             """,
-        ),
-        # Another tensor's `.data` re-pointed at a view of this one: the view escapes.
-        Invalid(
-            """
-            import torch
-            def share(model, other):
-                for p, q in zip(model.parameters(), other.parameters()):
-                    q.data = p.data.view(-1)
-            """,
-            line=4,
-            column=18,
-            message="`p.data` escapes here: it shares memory with `p` but not its version counter, so an "
-            "in-place change to it while a backward graph still needs the old values goes unnoticed and gives wrong "
-            "gradients; use `.detach()`",
-            fixed="""
-            import torch
-            def share(model, other):
-                for p, q in zip(model.parameters(), other.parameters()):
-                    q.data = p.detach().view(-1)
-            """,
-            unsafe=True,
         ),
         # What `torch.cat` joins is a tensor, whatever the code shows of the names; the join copies.
         Invalid(
