@@ -2080,6 +2080,48 @@ def test_the_index_forgets_what_it_learnt_while_it_was_filled(tmp_path):
     assert index._common_folder() == str(tmp_path)
 
 
+MYUNET = """
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+
+    class BCELoss2d(nn.Module):
+        def forward(self, logits, targets):
+            return F.binary_cross_entropy_with_logits(logits.view(-1), targets.view(-1))
+"""
+
+CLASSIFY = """
+    import torch
+    from main import BCELoss2d
+
+    bce2d = BCELoss2d()
+    for images, masks in loader:
+        bce_loss = bce2d(net(images), masks)
+        print(bce_loss.data[0])
+"""
+
+
+def test_a_class_a_module_takes_from_another_is_that_class_where_a_third_imports_it(tmp_path, capsys):
+    # `main.py` does `from myunet import BCELoss2d`; `from main import BCELoss2d` is that loss
+    files = [
+        write(tmp_path, "myunet.py", MYUNET),
+        write(tmp_path, "main.py", "import torch\nfrom myunet import BCELoss2d\n"),
+        write(tmp_path, "classify.py", CLASSIFY),
+    ]
+    found = findings(capsys, *files)
+    assert any("classify.py:8:11: GG105" in line for line in found), found
+
+
+def test_twin_a_name_the_module_does_not_take_from_the_run_is_not_known(tmp_path, capsys):
+    files = [
+        write(tmp_path, "myunet.py", MYUNET),
+        write(tmp_path, "main.py", "import torch\n"),
+        write(tmp_path, "classify.py", CLASSIFY),
+    ]
+    found = findings(capsys, *files)
+    assert not any("classify.py" in line and "GG105" in line for line in found), found
+
+
 DIFFUSION = """
     import torch
     import torch.nn as nn

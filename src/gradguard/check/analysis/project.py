@@ -438,7 +438,10 @@ def _reexports(index: ProjectIndex, texts: dict, classes=()) -> dict:
     out: dict = {}
     defined = index.functions | set(classes)
     for package, (path, text) in texts.items():
-        if os.path.basename(path) != "__init__.py" or "import" not in text:
+        if "import" not in text:
+            continue
+        if os.path.basename(path) != "__init__.py":
+            _taken_from_the_run(index, package, path, text, defined, out)
             continue
         for match in _FROM_RE.finditer(text):
             source = match.group(1)
@@ -457,6 +460,20 @@ def _reexports(index: ProjectIndex, texts: dict, classes=()) -> dict:
                 if f"{module}.{name}" in defined:
                     out.setdefault(f"{package}.{local}", f"{module}.{name}")
     return out
+
+
+def _taken_from_the_run(index: ProjectIndex, module: str, path: str, text: str, defined: set, out: dict) -> None:
+    """The functions and classes a plain module takes by name from another module of the run
+    (`from myunet import BCELoss2d` in `main.py`): what `from main import BCELoss2d` then names,
+    where the module defines none of that name itself."""
+    for match in _FROM_RE.finditer(text):
+        source = match.group(1)
+        if not source or source.startswith("."):
+            continue
+        resolved = index.resolve(path, source)
+        for name, local in _clause_names(match.group(2)):
+            if name != "*" and f"{resolved}.{name}" in defined and f"{module}.{local}" not in defined:
+                out.setdefault(f"{module}.{local}", f"{resolved}.{name}")
 
 
 def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
@@ -500,6 +517,7 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
         imports_torch[name] = mentions_torch_import(text)
         if imports_torch[name]:
             importing_torch.append((path, text))
+    _forget_memos(index)  # the run's modules are all known from here on
     bases: dict = {}
     bodies: dict = {}
     for name, (_path, text) in texts.items():
@@ -615,11 +633,15 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
                 for method in public_methods.get(qualified, ()):
                     for line in _call_lines(text, f"{instance}.{method}"):
                         index.calls.setdefault(f"{qualified}.{method}", []).append(_grad_off_at(text, line))
-    # Memos made while the index was filled (the run's modules, its common folder, namespace
-    # lookups) saw only part of it: each is made again on use.
+    _forget_memos(index)
+    return index
+
+
+def _forget_memos(index: ProjectIndex) -> None:
+    """Drop the memos made while the index was filled (the run's modules, its common folder,
+    namespace lookups): they saw only part of it, and each is made again on use."""
     for memo in [name for name in index.__dict__ if name.startswith("_")]:
         del index.__dict__[memo]
-    return index
 
 
 def _served_files(index: ProjectIndex, importing_torch: list) -> set:
