@@ -2122,6 +2122,50 @@ def test_twin_a_name_the_module_does_not_take_from_the_run_is_not_known(tmp_path
     assert not any("classify.py" in line and "GG105" in line for line in found), found
 
 
+SELECTOR = """
+    import torch
+    import torchvision
+
+
+    def get_checkpoint_resnet(load_path, layers=18):
+        net = torchvision.models.resnet18(num_classes=10)
+        net.load_state_dict(torch.load(load_path)["state_dict"])
+        return net
+
+
+    def get_default_resnet(layers=18):
+        return torchvision.models.resnet18(num_classes=10)
+"""
+
+VISUALIZE = """
+    import torch
+    from model import model_selector
+
+    model = model_selector.{function}("x.pth")
+    for inputs, labels in loader:
+        normal_pred = model(inputs)
+        save_prediction(normal_pred)
+"""
+
+
+def test_a_model_a_function_of_the_run_loads_from_a_file_has_trained_weights(tmp_path, capsys):
+    # `get_checkpoint_resnet` loads a state dict into the network it hands back: its outputs in a
+    # script that never uses gradients are evaluations of trained weights
+    (tmp_path / "model").mkdir()
+    write(tmp_path / "model", "model_selector.py", SELECTOR)
+    write(tmp_path, "visualize.py", VISUALIZE.replace("{function}", "get_checkpoint_resnet"))
+    found = findings(capsys, tmp_path)
+    assert any("visualize.py:7:19: GG201" in line and "loaded from a file" in line for line in found), found
+
+
+def test_twin_a_model_a_function_of_the_run_builds_without_loading_is_not_loaded(tmp_path, capsys):
+    (tmp_path / "model").mkdir()
+    write(tmp_path / "model", "model_selector.py", SELECTOR)
+    write(tmp_path, "visualize.py", VISUALIZE.replace("{function}", "get_default_resnet"))
+    found = findings(capsys, tmp_path)
+    assert not any("visualize.py" in line and "GG201" in line for line in found), found
+
+
 DIFFUSION = """
     import torch
     import torch.nn as nn

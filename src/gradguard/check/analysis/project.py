@@ -33,6 +33,9 @@ _DEF_RE = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.M)
 _FROM_RE = re.compile(
     r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([^#\n)]*(?:\n[^#\n)]*)*?)\)?[ \t]*(?:#.*)?$", re.M
 )
+# A function body loading weights from a file, and one handing a value back.
+_LOADS_WEIGHTS_RE = re.compile(r"\.load_state_dict\(|\btorch\.load\(")
+_RETURNS_RE = re.compile(r"^[ \t]+return[ \t]+\S", re.M)
 _IMPORT_RE = re.compile(r"^[ \t]*import[ \t]+([\w.]+)(?:[ \t]+as[ \t]+(\w+))?[ \t]*$", re.M)
 # A name called in a class's body (`ResBlock(` in `self.down = ResBlock(64, 128)`).
 _CALLED_NAME_RE = re.compile(r"(?<![\w.])([A-Z]\w*)\s*\(")
@@ -117,6 +120,9 @@ class ProjectIndex:
     # module -> the names of its module-level functions whose text reads values
     # (`vocabulary.VALUE_READ_HINTS`: `def to_numpy(t): return t.detach().cpu().numpy()`)
     reading_functions: dict = field(default_factory=dict)
+    # module -> the names of its module-level functions that load weights from a file and hand
+    # something back (`def get_checkpoint_resnet(path): ...; net.load_state_dict(...); return net`)
+    loading_functions: dict = field(default_factory=dict)
     # attribute name -> the module classes of the run that classes of the run store under it
     # (`self.crf = CRF(num_tags)`): what `model.crf` holds where `model`'s class is not known
     submodule_classes: dict = field(default_factory=dict)
@@ -240,6 +246,22 @@ class ProjectIndex:
         module, _, name = qualified.rpartition(".")
         key = f"{self.resolve(importer, module)}.{name}"
         return self.reexports.get(key, key) if key not in self.functions else key
+
+    def loading_calls(self, importer: str, names: dict) -> frozenset:
+        """How a file whose imports bind ``names`` (local -> qualified) calls the run's functions
+        that load weights (``loading_functions``): ``get_model`` of ``from utils import
+        get_model``, ``model_selector.get_checkpoint_resnet`` of ``from model import
+        model_selector``."""
+        if not self.loading_functions:
+            return frozenset()
+        found = set()
+        for local, qualified in names.items():
+            module, _, name = self.function_key(importer, qualified).rpartition(".")
+            if name in self.loading_functions.get(module, ()):
+                found.add(local)
+            for name in self.loading_functions.get(self.resolve(importer, qualified), ()):
+                found.add(f"{local}.{name}")
+        return frozenset(found)
 
     def reading_function_names(self) -> frozenset:
         """The names of the functions of the run whose text reads values (made once)."""
@@ -370,6 +392,8 @@ class ProjectIndex:
         for name in sorted(self.submodule_classes):
             h.update(f"stored {name}:{sorted(self.submodule_classes[name])}\n".encode())
         h.update(f"stored otherwise:{sorted(self.other_stores)}\n".encode())
+        for name in sorted(self.loading_functions):
+            h.update(f"loading {name}:{sorted(self.loading_functions[name])}\n".encode())
         return h.hexdigest()[:16]
 
 
@@ -534,6 +558,8 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
             index.function_digests[f"{name}.{match.group(1)}"] = hashlib.sha256(body.encode()).hexdigest()[:12]
             if any(hint in body for hint in vocab.VALUE_READ_HINTS):
                 index.reading_functions.setdefault(name, set()).add(match.group(1))
+            if _LOADS_WEIGHTS_RE.search(body) is not None and _RETURNS_RE.search(body) is not None:
+                index.loading_functions.setdefault(name, set()).add(match.group(1))
     index.reexports.update(_reexports(index, texts, bases))
     # nn.Module / Dataset subclasses, through the project's own classes (by their short name).
     short: dict = {}

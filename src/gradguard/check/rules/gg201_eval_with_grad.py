@@ -2097,6 +2097,14 @@ def _checkpoint_loads(ctx) -> dict:
                 if match is not None and _in_code(text, match.start()):
                     found.setdefault(match.group(1), []).append(match.start())
                 at = text.find(needle, at + len(needle))
+        project = current_project()
+        loading = project.loading_calls(ctx.filename, ctx.imports.names) if project is not None else ()
+        for call in loading:
+            # `model = model_selector.get_checkpoint_resnet(path)`: a function of the run that loads
+            # the weights and hands the model back
+            for match in re.finditer(rf"(?<![\w.])(\w+)(?:[ \t]*:[^=\n]+)?[ \t]*=[ \t]*{re.escape(call)}\(", text):
+                if _in_code(text, match.start()):
+                    found.setdefault(match.group(1), []).append(match.start())
         state.checkpoint_loads = found
     return state.checkpoint_loads
 
