@@ -5,7 +5,10 @@ Flags a backward pass (`b.backward()`, `torch.autograd.grad(b, ...)`) that runs 
 optimizer step (`opt.step()`) through a graph that an earlier backward pass kept alive for
 it (`a.backward(retain_graph=True)`, or `create_graph=True`, or the removed
 `retain_variables=True`): both losses are computed from the same model calls, made before the
-step. It is reported at the second backward pass. Not flagged: both backward passes before
+step. It is reported at the second backward pass. Also flagged: one backward pass with
+`retain_graph=True` and a step in a loop, through a graph built before the loop (`value_loss`
+computed once, then `for _ in range(80): value_loss.backward(retain_graph=True); opt.step()`):
+the next round backpropagates it after the step. Not flagged: both backward passes before
 the step (`retain_graph=True` used as intended), a second backward pass on a graph built
 again after the step (a new forward), a step of an optimizer whose model the shared graph
 does not run through, and backward passes in branches that exclude each other.
@@ -85,6 +88,19 @@ class StepBetweenBackwards(Rule):
     function_triggers = ("retain_graph", "retain_variables", "create_graph")
 
     valid = (
+        # The same value loss computed again in each round of the loop: a new graph each time.
+        Valid(
+            """
+            import torch
+
+            def fit_value(value_net, optimizer, obs, ret, iters):
+                for _ in range(iters):
+                    value_loss = (value_net(obs) - ret).pow(2).mean()
+                    optimizer.zero_grad()
+                    value_loss.backward(retain_graph=True)
+                    optimizer.step()
+            """
+        ),
         # Both backward passes before the step.
         Valid(
             """
@@ -132,6 +148,25 @@ class StepBetweenBackwards(Rule):
         ),
     )
     invalid = (
+        # TRPO's value fitting: one forward pass before the loop, backpropagated again in every
+        # round after the previous round's step.
+        Invalid(
+            """
+            import torch
+
+            def fit_value(value_net, optimizer, obs, ret, iters):
+                value_loss = (value_net(obs) - ret).pow(2).mean()
+                for _ in range(iters):
+                    optimizer.zero_grad()
+                    value_loss.backward(retain_graph=True)
+                    optimizer.step()
+            """,
+            line=7,
+            column=9,
+            message="`value_loss.backward(retain_graph=True)` runs again in the next round of the loop (line 5) through "
+            "the graph it kept, built before the loop, after `optimizer.step()` changed weights saved in it: "
+            "RuntimeError (modified by an inplace operation); compute the loss again inside the loop",
+        ),
         Invalid(
             """
             import torch
@@ -197,6 +232,23 @@ class StepBetweenBackwards(Rule):
         if not first_sources:
             return
         stepped = ctx.model.value(stepped_optimizer(ctx, step)).ref
+        loop = _loop_around(ctx, node, scope)
+        if loop is not None and _within(step, loop):
+            # `for _ in range(80): opt.zero_grad(); loss.backward(retain_graph=True); opt.step()` with
+            # `loss` computed once before the loop: the next round backpropagates it after the step
+            before = [
+                c for c in first_sources.values() if _position(c) < _position(loop) and ctx.model.value(c).carries_grad
+            ]
+            if before and _runs_through(ctx, before, stepped):
+                ctx.report(
+                    self.code,
+                    node,
+                    f"`{short(ctx.text(node), 50)}` runs again in the next round of the loop (line {loop.lineno}) "
+                    f"through the graph it kept, built before the loop, after `{short(ctx.text(step), 40)}` changed "
+                    "weights saved in it: RuntimeError (modified by an inplace operation); compute the loss again "
+                    "inside the loop",
+                )
+                return
         for later in calls:
             if _position(later) <= _position(step) or _exclusive(ctx, node, later) or _exclusive(ctx, step, later):
                 continue
@@ -218,6 +270,20 @@ class StepBetweenBackwards(Rule):
                 "inplace operation); run both backward passes before the step, or compute the loss again after it",
             )
             return
+
+
+def _loop_around(ctx, node: ast.AST, scope: ast.AST) -> Optional[ast.AST]:
+    """The innermost loop of ``scope`` holding ``node`` (not one of a nested function)."""
+    for ancestor in ctx.ancestors(node):
+        if ancestor is scope or isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return None
+        if isinstance(ancestor, (ast.For, ast.AsyncFor, ast.While)):
+            return ancestor
+    return None
+
+
+def _within(node: ast.AST, outer: ast.AST) -> bool:
+    return _position(outer) <= _position(node) and (node.end_lineno or 0) <= (outer.end_lineno or 0)  # type: ignore[attr-defined]
 
 
 def _runs_through(ctx, shared: list, stepped: Optional[str]) -> bool:
