@@ -1075,6 +1075,32 @@ def test_twin_a_parameter_annotated_as_a_module_without_known_callers_is_a_modul
     assert value.kind is Kind.MODULE and not value.has(Role.EVALUATING)
 
 
+def test_isinstance_of_a_torch_layer_narrows_to_that_layer_and_its_parameters():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        def init(cell):
+            if isinstance(cell, nn.LSTMCell):
+                print(cell.weight_ih)  # <- cell
+        """
+    )
+    assert value.kind is Kind.MODULE and value.ref == "torch.nn.LSTMCell"
+
+
+def test_twin_isinstance_of_a_class_of_the_file_says_nothing_of_torch():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        class Cell:
+            pass
+        def init(cell):
+            if isinstance(cell, Cell):
+                print(cell.weight_ih)  # <- cell
+        """
+    )
+    assert value.kind is not Kind.MODULE
+
+
 def test_a_tensor_that_requires_grad_still_does_after_an_update_under_no_grad():
     value, _ = ask(
         """

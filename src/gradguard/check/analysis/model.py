@@ -1843,6 +1843,12 @@ class SemanticModel:
         if quals and all(q is not None and q.endswith("rnn.PackedSequence") for q in quals):
             return {name: PACKED}  # `assert isinstance(x_text, rnn_utils.PackedSequence)`: `.data` is its field
         if quals and all(
+            q is not None and q.startswith("torch.nn.") and q.count(".") == 2 and q.rsplit(".", 1)[1][:1].isupper()
+            for q in quals
+        ):
+            # `isinstance(lstm_unit, nn.LSTM)`, `isinstance(m, (nn.Conv2d, nn.Linear))`: a torch layer
+            return {name: module(quals[0] if len(quals) == 1 else None)}
+        if quals and all(
             q == "numpy.ndarray" or (q is None and isinstance(c, ast.Name) and c.id in _BUILTIN_CLASSES)
             for q, c in zip(quals, classes)
         ):
@@ -2282,7 +2288,8 @@ class SemanticModel:
             fact = self.project.classes.get(receiver.ref[len("project:") :])  # type: ignore[index]
             if fact is not None and (attr in fact.quiet_methods or attr in fact.running_methods):
                 return UNKNOWN  # a method of another file's class
-        if attr in ("weight", "bias"):
+        if attr in ("weight", "bias") or vocab.RNN_PARAMETER_RE.match(attr):
+            # `lstm_cell.weight_ih`, `lstm.bias_hh_l0`: a recurrent layer's parameters
             return tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=receiver.weak)
         if attr in ("running_mean", "running_var"):
             return tensor(Grad.NO)
@@ -4451,6 +4458,22 @@ def _builtin_sum(model, node, args, state):
     return UNKNOWN
 
 
+def _builtin_getattr(model, node, args, state):
+    """``getattr(lstm, "weight_ih_l{}".format(l))`` of a module: a recurrent layer's parameter, by
+    the name the string starts with."""
+    if len(node.args) < 2 or not args or args[0].kind is not Kind.MODULE:
+        return UNKNOWN
+    name = node.args[1]
+    if isinstance(name, ast.Call) and isinstance(name.func, ast.Attribute) and name.func.attr == "format":
+        name = name.func.value  # `"weight_ih_l{}".format(l)`
+    text = name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else None
+    if isinstance(name, ast.JoinedStr) and name.values and isinstance(name.values[0], ast.Constant):
+        text = str(name.values[0].value)  # f"weight_ih_l{l}"
+    if text is not None and re.match(r"^(?:weight|bias)_(?:ih|hh)(?:_l|$)", text):
+        return tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=args[0].weak)
+    return UNKNOWN
+
+
 def _builtin_range(model, node, args, state):
     return container(NUMBER)
 
@@ -4462,6 +4485,7 @@ _EVAL_FLAGS = frozenset(
 
 _BUILTIN_CALLS = {
     "dict": _builtin_dict,
+    "getattr": _builtin_getattr,
     "iter": _builtin_iter,
     "enumerate": _builtin_enumerate,
     "zip": _builtin_zip,

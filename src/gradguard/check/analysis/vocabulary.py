@@ -87,6 +87,9 @@ TEACHING_LOSSES = _words("squared_loss")
 # `smart_inference_mode()` and returns results, not tensors with a graph; `train()` runs its own
 # trainer (`from ultralytics import YOLO; model = YOLO("best.pt"); model.predict(img)`).
 INFERENCE_MODEL_CLASSES = _words("YOLO YOLOE YOLOWorld RTDETR SAM FastSAM NAS")
+# The parameters torch's recurrent layers (`nn.LSTM`, `nn.GRUCell`, ...) hold under their own
+# names: `weight_ih_l0`, `bias_hh_l1_reverse`, `weight_ih` of a cell.
+RNN_PARAMETER_RE = re.compile(r"^(?:weight|bias)_(?:ih|hh)(?:_l\d+(?:_reverse)?)?$")
 # Methods of Hugging Face `transformers` models that run (part of) the model, with grad as the
 # caller leaves it: `clip.get_text_features(**inputs)`, `clip.get_image_features(pixel_values)`.
 TRANSFORMERS_RUNNING_METHODS = _words("get_text_features get_image_features get_audio_features get_video_features")

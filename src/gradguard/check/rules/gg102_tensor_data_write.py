@@ -117,6 +117,19 @@ class TensorDataWrite(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # The same initialisation without `.data`: `nn.init` runs under `no_grad` itself.
+        Valid(
+            """
+            import torch.nn as nn
+            from torch.nn.init import xavier_uniform_
+
+
+            def lstm_init_(lstm_unit):
+                if isinstance(lstm_unit, nn.LSTM):
+                    for l in range(lstm_unit.num_layers):
+                        xavier_uniform_(getattr(lstm_unit, "weight_ih_l{}".format(l)))
+            """
+        ),
         # `_parameters` of something nothing shows to be a module: its items' `data` may be a
         # record's field.
         Valid(
@@ -325,6 +338,35 @@ class TensorDataWrite(Rule):
         ),
     )
     invalid = (
+        # A recurrent layer's own parameters (`weight_ih`, and `weight_hh_l0` through `getattr`),
+        # shown to be an LSTM's by `isinstance`.
+        Invalid(
+            """
+            import torch.nn as nn
+            from torch.nn.init import xavier_uniform_
+
+
+            def lstm_init_(lstm_unit):
+                if isinstance(lstm_unit, nn.LSTM):
+                    for l in range(lstm_unit.num_layers):
+                        xavier_uniform_(getattr(lstm_unit, "weight_ih_l{}".format(l)).data)
+            """,
+            line=8,
+            column=29,
+            message='`getattr(lstm_unit, "weight_ih_l{}".format(l)).data` passed to an initialiser: `nn.init` already '
+            "runs under `no_grad`, and `.data` only skips the version counter; pass `getattr(lstm_unit, "
+            '"weight_ih_l{}".format(l))`',
+            fixed="""
+            import torch.nn as nn
+            from torch.nn.init import xavier_uniform_
+
+
+            def lstm_init_(lstm_unit):
+                if isinstance(lstm_unit, nn.LSTM):
+                    for l in range(lstm_unit.num_layers):
+                        xavier_uniform_(getattr(lstm_unit, "weight_ih_l{}".format(l)))
+            """,
+        ),
         # An LSTM's parameters by name, through its `_parameters` dict: the forget gates' biases
         # set to one through `.data`.
         Invalid(
