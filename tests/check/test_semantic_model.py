@@ -1101,6 +1101,34 @@ def test_twin_isinstance_of_a_class_of_the_file_says_nothing_of_torch():
     assert value.kind is not Kind.MODULE
 
 
+def test_a_recurrent_layers_parameter_names_say_parameter_whatever_holds_them():
+    for spelt in (
+        'getattr(lstm_unit, "weight_ih_l{}".format(l))',
+        "lstm_unit.bias_hh_l0_reverse",
+        "lstm_unit.weight_hh",
+    ):
+        value, _ = ask(
+            f"""
+            def lstm_init_(lstm_unit, l):
+                p = {spelt}
+                print(p)  # <- p
+            """
+        )
+        assert value.kind is Kind.TENSOR and value.has(Role.PARAM), spelt
+
+
+def test_twin_other_names_of_an_unknown_value_are_not_known():
+    for spelt in ('getattr(lstm_unit, "hidden_size")', "lstm_unit.weight_scale"):
+        value, _ = ask(
+            f"""
+            def lstm_init_(lstm_unit, l):
+                p = {spelt}
+                print(p)  # <- p
+            """
+        )
+        assert value.kind is not Kind.TENSOR, spelt
+
+
 def test_a_tensor_that_requires_grad_still_does_after_an_update_under_no_grad():
     value, _ = ask(
         """

@@ -2206,7 +2206,7 @@ class SemanticModel:
                 return self._held_attribute(info, attr)
             return UNKNOWN
         if kind is Kind.UNKNOWN:
-            if attr in ("weight", "bias"):
+            if attr in ("weight", "bias") or vocab.RNN_PARAMETER_RE.match(attr):
                 return tensor(Grad.YES, Role.PARAM, weak=True)
             if attr in ("running_mean", "running_var"):
                 return tensor(Grad.NO, weak=True)
@@ -4459,9 +4459,9 @@ def _builtin_sum(model, node, args, state):
 
 
 def _builtin_getattr(model, node, args, state):
-    """``getattr(lstm, "weight_ih_l{}".format(l))`` of a module: a recurrent layer's parameter, by
-    the name the string starts with."""
-    if len(node.args) < 2 or not args or args[0].kind is not Kind.MODULE:
+    """``getattr(lstm, "weight_ih_l{}".format(l))``: a recurrent layer's parameter, by the name the
+    string starts with."""
+    if len(node.args) < 2 or not args or args[0].kind not in (Kind.MODULE, Kind.UNKNOWN):
         return UNKNOWN
     name = node.args[1]
     if isinstance(name, ast.Call) and isinstance(name.func, ast.Attribute) and name.func.attr == "format":
@@ -4470,7 +4470,9 @@ def _builtin_getattr(model, node, args, state):
     if isinstance(name, ast.JoinedStr) and name.values and isinstance(name.values[0], ast.Constant):
         text = str(name.values[0].value)  # f"weight_ih_l{l}"
     if text is not None and re.match(r"^(?:weight|bias)_(?:ih|hh)(?:_l|$)", text):
-        return tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=args[0].weak)
+        # only torch's recurrent layers name their parameters so: known from the name, weakly
+        # where nothing shows the receiver is a module
+        return tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=args[0].weak or args[0].kind is Kind.UNKNOWN)
     return UNKNOWN
 
 
