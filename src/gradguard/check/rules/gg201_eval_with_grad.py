@@ -2676,6 +2676,16 @@ def _statement(ctx, node: ast.AST) -> Optional[ast.stmt]:
     return current
 
 
+def _fed_detached_to_a_call(ctx, call: ast.Call, scope: ast.AST) -> bool:
+    """Whether the name a call's result is bound to is handed, detached, to another call
+    (``fake = G(z)``, then ``D(fake.detach())``)."""
+    name = _bound_name(ctx, call)
+    if name is None:
+        return False
+    text = ctx.text(scope) if scope is not ctx.tree else ctx.source.text
+    return re.search(rf"\(\s*{re.escape(name)}\.detach\(\)\s*[,)]", text) is not None
+
+
 def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
     """Whether a call's result reaches ``backward()``: it is bound to names from which, through
     other bindings, a backpropagated name is computed (or the call sits in a backward call).
@@ -2943,6 +2953,23 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The same TD target backpropagated through (a residual-gradient update): its graph is used.
+        Valid(
+            """
+            import torch.nn.functional as F
+
+
+            def update_value(value_net, optimizer, obs, next_obs, rew, don, gamma, iters):
+                for _ in range(iters):
+                    td_target = rew + gamma * value_net(next_obs) * (1 - don)
+                    value = value_net(obs)
+                    value_loss = F.smooth_l1_loss(td_target, value)
+                    optimizer.zero_grad()
+                    value_loss.backward()
+                    optimizer.step()
+                    print(value_loss.item())
+            """
+        ),
         # The same query with the text tower run under `no_grad`.
         Valid(
             """
@@ -4800,6 +4827,29 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A TD target of the value network, used only detached in the value loss: its graph is
+        # recorded for nothing (the loss's graph comes from `value_net(obs)`).
+        Invalid(
+            """
+            import torch.nn.functional as F
+
+
+            def update_value(value_net, optimizer, obs, next_obs, rew, don, gamma, iters):
+                for _ in range(iters):
+                    td_target = rew + gamma * value_net(next_obs) * (1 - don)
+                    value = value_net(obs)
+                    value_loss = F.smooth_l1_loss(td_target.detach(), value)
+                    optimizer.zero_grad()
+                    value_loss.backward()
+                    optimizer.step()
+                    print(value_loss.item())
+            """,
+            line=6,
+            column=35,
+            message="`value_net(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
+            "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run "
+            "it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # Hugging Face CLIP's text tower (`get_text_features`) after `.eval()`, with grad on.
         Invalid(
             """
@@ -7615,7 +7665,13 @@ class EvalWithGrad(Rule):
                     # `fake = G(z).detach()` for the discriminator's step: an input the step
                     # trains on, not an evaluation (no graph is kept)
                     continue
-                self._report_unused_output(ctx, call, scope, reported, message)
+                # only read (`analysis.read_only`, which follows `.detach()` and reads): no name
+                # chain to a backward pass is asked for (`td_target = r + g * V(s2)`, then
+                # `loss(td_target.detach(), V(s))`); not for a generator's output fed detached to
+                # the model the step trains (`D(fake.detach())`), an input as above
+                self._report_unused_output(
+                    ctx, call, scope, reported, message, only_read=not _fed_detached_to_a_call(ctx, call, scope)
+                )
             elif candidate.why in ("eval-mode", "eval-data"):
                 if candidate.tests_own:
                     continue  # a test of modules it builds, over an input that requires grad
@@ -7628,10 +7684,13 @@ class EvalWithGrad(Rule):
                     f"backpropagated",
                 )
 
-    def _report_unused_output(self, ctx, call: ast.Call, scope: ast.AST, reported: set, what: str) -> None:
+    def _report_unused_output(
+        self, ctx, call: ast.Call, scope: ast.AST, reported: set, what: str, only_read: bool = False
+    ) -> None:
         """Report a model call, in code that trains, whose output is never backpropagated
-        (once per statement)."""
-        if _backpropagated(ctx, scope, call):
+        (once per statement; ``only_read``: shown by ``analysis.read_only``, no chain of names
+        to a backward pass asked for)."""
+        if not only_read and _backpropagated(ctx, scope, call):
             return
         statement = _statement(ctx, call)
         if statement is None or id(statement) in reported:
