@@ -1448,12 +1448,35 @@ def _reading_functions(ctx) -> frozenset:
     `predicted[i].view(28, 28).detach()`) may read it (``read_only.parameters_only_read``)."""
     state = ctx.state(_State)
     if state.reading_functions is None:
-        state.reading_functions = frozenset(
-            stmt.name
-            for stmt in ctx.tree.body
-            if isinstance(stmt, FUNCTION_TYPES) and any(hint in ctx.text(stmt) for hint in VALUE_READ_HINTS)
-        ) | _imported_reading_functions(ctx)
+        state.reading_functions = _local_reading_functions(ctx) | _imported_reading_functions(ctx)
     return state.reading_functions
+
+
+def _local_reading_functions(ctx) -> frozenset:
+    """The module-level functions whose lines hold a ``VALUE_READ_HINTS`` occurrence: each
+    hint's occurrences are found once in the whole text, then placed by line (no function's text
+    is cut out and searched again)."""
+    functions = [stmt for stmt in ctx.tree.body if isinstance(stmt, FUNCTION_TYPES)]
+    if not functions:
+        return frozenset()
+    text = ctx.source.text
+    lines = set()
+    starts = ctx.source.line_starts
+    for hint in VALUE_READ_HINTS:
+        at = text.find(hint)
+        while at >= 0:
+            lines.add(bisect.bisect_right(starts, at))
+            at = text.find(hint, at + len(hint))
+    if not lines:
+        return frozenset()
+    hit = sorted(lines)
+    found = set()
+    for stmt in functions:
+        first = stmt.decorator_list[0].lineno if stmt.decorator_list else stmt.lineno
+        i = bisect.bisect_left(hit, first)
+        if i < len(hit) and hit[i] <= (stmt.end_lineno or stmt.lineno):
+            found.add(stmt.name)
+    return frozenset(found)
 
 
 def _imported_reading_functions(ctx) -> frozenset:
