@@ -4469,7 +4469,7 @@ def _builtin_getattr(model, node, args, state):
     text = name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else None
     if isinstance(name, ast.JoinedStr) and name.values and isinstance(name.values[0], ast.Constant):
         text = str(name.values[0].value)  # f"weight_ih_l{l}"
-    if text is not None and re.match(r"^(?:weight|bias)_(?:ih|hh)(?:_l|$)", text):
+    if text is not None and vocab.RNN_PARAMETER_TEMPLATE_RE.match(text):
         # only torch's recurrent layers name their parameters so: known from the name, weakly
         # where nothing shows the receiver is a module
         return tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=args[0].weak or args[0].kind is Kind.UNKNOWN)

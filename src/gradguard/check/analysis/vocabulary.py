@@ -90,6 +90,8 @@ INFERENCE_MODEL_CLASSES = _words("YOLO YOLOE YOLOWorld RTDETR SAM FastSAM NAS")
 # The parameters torch's recurrent layers (`nn.LSTM`, `nn.GRUCell`, ...) hold under their own
 # names: `weight_ih_l0`, `bias_hh_l1_reverse`, `weight_ih` of a cell.
 RNN_PARAMETER_RE = re.compile(r"^(?:weight|bias)_(?:ih|hh)(?:_l\d+(?:_reverse)?)?$")
+# The start of such a name in a template (`"weight_ih_l{}".format(l)`, `f"bias_hh_l{l}"`).
+RNN_PARAMETER_TEMPLATE_RE = re.compile(r"^(?:weight|bias)_(?:ih|hh)(?:_l|$)")
 # Methods of Hugging Face `transformers` models that run (part of) the model, with grad as the
 # caller leaves it: `clip.get_text_features(**inputs)`, `clip.get_image_features(pixel_values)`.
 TRANSFORMERS_RUNNING_METHODS = _words("get_text_features get_image_features get_audio_features get_video_features")
