@@ -247,20 +247,22 @@ class ProjectIndex:
         key = f"{self.resolve(importer, module)}.{name}"
         return self.reexports.get(key, key) if key not in self.functions else key
 
-    def loading_calls(self, importer: str, names: dict) -> frozenset:
+    def spellings(self, importer: str, names: dict, functions: dict) -> frozenset:
         """How a file whose imports bind ``names`` (local -> qualified) calls the run's functions
-        that load weights (``loading_functions``): ``get_model`` of ``from utils import
-        get_model``, ``model_selector.get_checkpoint_resnet`` of ``from model import
-        model_selector``."""
-        if not self.loading_functions:
+        ``functions`` lists (module -> names: ``reading_functions``, ``loading_functions``):
+        ``to_numpy`` of ``from utils import to_numpy`` (or ``*``), ``ptu.to_numpy`` of ``import
+        cs285.infrastructure.pytorch_util as ptu``."""
+        if not functions:
             return frozenset()
         found = set()
         for local, qualified in names.items():
+            if qualified.startswith("torch."):
+                continue
             module, _, name = self.function_key(importer, qualified).rpartition(".")
-            if name in self.loading_functions.get(module, ()):
-                found.add(local)
-            for name in self.loading_functions.get(self.resolve(importer, qualified), ()):
-                found.add(f"{local}.{name}")
+            if name in functions.get(module, ()):
+                found.add(local)  # the function itself
+            for name in functions.get(self.resolve(importer, qualified), ()):
+                found.add(f"{local}.{name}")  # a function of the module
         return frozenset(found)
 
     def reading_function_names(self) -> frozenset:

@@ -1481,21 +1481,11 @@ def _local_reading_functions(ctx) -> frozenset:
 
 def _imported_reading_functions(ctx) -> frozenset:
     """How this file calls the functions of the run's other files whose text reads values
-    (``ProjectIndex.reading_functions``): ``to_numpy`` of ``from utils import to_numpy`` (or
-    ``*``), ``ptu.to_numpy`` of ``import cs285.infrastructure.pytorch_util as ptu``."""
+    (``ProjectIndex.reading_functions``): ``to_numpy``, ``ptu.to_numpy``."""
     project = current_project()
-    if project is None or not project.reading_functions:
+    if project is None:
         return frozenset()
-    found = set()
-    for local, qualified in ctx.imports.names.items():
-        if qualified.startswith("torch."):
-            continue
-        module, _, name = project.function_key(ctx.filename, qualified).rpartition(".")
-        if name in project.reading_functions.get(module, ()):
-            found.add(local)  # the function itself
-        for name in project.reading_functions.get(project.resolve(ctx.filename, qualified), ()):
-            found.add(f"{local}.{name}")  # a function of the module
-    return frozenset(found)
+    return project.spellings(ctx.filename, ctx.imports.names, project.reading_functions)
 
 
 def _only_read_calls(ctx, scope: ast.AST) -> frozenset:
@@ -2121,7 +2111,9 @@ def _checkpoint_loads(ctx) -> dict:
                     found.setdefault(match.group(1), []).append(match.start())
                 at = text.find(needle, at + len(needle))
         project = current_project()
-        loading = project.loading_calls(ctx.filename, ctx.imports.names) if project is not None else ()
+        loading = (
+            project.spellings(ctx.filename, ctx.imports.names, project.loading_functions) if project is not None else ()
+        )
         for call in loading:
             # `model = model_selector.get_checkpoint_resnet(path)`: a function of the run that loads
             # the weights and hands the model back
