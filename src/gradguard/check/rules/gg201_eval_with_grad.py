@@ -2836,6 +2836,8 @@ def _uses_grad(ctx, nodes) -> bool:
                     return True  # `self._train_batch(x, y)`: a method of the class that backpropagates
                 if (node.args or node.keywords) and _named_to_train(ctx, func):
                     return True  # `train_ch3(net, train_iter, ...)`, `trainer.fit(model)`: trained elsewhere
+                if _trainer_trains(ctx, node):
+                    return True  # `trainer.train(data_loader, epochs)`: not a module's switch of mode
                 for kw in node.keywords:
                     if kw.arg == "requires_grad" and not (
                         isinstance(kw.value, ast.Constant) and kw.value.value is False
@@ -2844,6 +2846,20 @@ def _uses_grad(ctx, nodes) -> bool:
             elif isinstance(node, ast.Attribute) and node.attr in _GRAD_ATTRIBUTES:
                 return True
     return False
+
+
+def _trainer_trains(ctx, call: ast.Call) -> bool:
+    """``trainer.train(data_loader, epochs)``: a ``train`` method given what it trains on (more
+    than a mode flag) on something the code does not show to be a module (``model.train(False)``
+    switches a mode)."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "train") or not (call.args or call.keywords):
+        return False
+    if len(call.args) == 1 and not call.keywords and isinstance(call.args[0], (ast.Constant, ast.Name, ast.UnaryOp)):
+        return False  # `model.train(True)`, `net.train(mode)`, `net.train(not eval_mode)`
+    if any(k.arg == "mode" for k in call.keywords):
+        return False
+    return ctx.model.value(func.value).kind not in (Kind.MODULE, Kind.UNKNOWN) or len(call.args) > 1
 
 
 def _self_method_trains(ctx, call: ast.Call) -> bool:
@@ -4842,6 +4858,38 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The model trained by the trainer it is handed (`trainer.train(data_loader, epochs)`), then
+        # its features only read: the function uses gradients, the call does not.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class ResNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(2, 2)
+
+                def forward(self, x, return_features=False):
+                    feats = self.fc(x)
+                    return (feats, feats.softmax(-1)) if return_features else feats
+
+
+            def run_experiments(data_loader, inputs, epochs):
+                model = ResNet()
+                optimizer = torch.optim.Adam(model.parameters())
+                trainer = Trainer(model, optimizer)
+                trainer.train(data_loader, epochs)
+                feats, preds = model(inputs, True)
+                return feats.detach().cpu(), preds.detach().cpu()
+            """,
+            line=20,
+            column=20,
+            message="`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) and "
+            "never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # A TD target of the value network, used only detached in the value loss: its graph is
         # recorded for nothing (the loss's graph comes from `value_net(obs)`).
         Invalid(
