@@ -1129,6 +1129,52 @@ def test_twin_other_names_of_an_unknown_value_are_not_known():
         assert value.kind is not Kind.TENSOR, spelt
 
 
+def _without_parameters(code: str) -> bool:
+    text = textwrap.dedent(code)
+    ctx = _context(text)
+    node = next(
+        n
+        for n in ast.walk(ctx.tree)
+        if isinstance(n, ast.Name) and n.id == "capsule_loss" and isinstance(n.ctx, ast.Load)
+    )
+    return ctx.model.module_without_parameters(ctx.model.value(node))
+
+
+def test_a_loss_class_using_functional_relu_holds_no_parameters():
+    # `F.relu(...)` in `forward` is a function, not a layer the class holds
+    assert _without_parameters(
+        """
+        import torch.nn as nn
+        import torch.nn.functional as F
+        class CapsuleLoss(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.reconstruction_loss = nn.MSELoss(reduction="sum")
+            def forward(self, labels, classes):
+                return (labels * F.relu(0.9 - classes) ** 2).sum()
+        capsule_loss = CapsuleLoss()
+        print(capsule_loss)
+        """
+    )
+
+
+def test_twin_a_class_building_a_linear_layer_holds_parameters():
+    assert not _without_parameters(
+        """
+        import torch.nn as nn
+        import torch.nn.functional as F
+        class CapsuleLoss(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.scale = nn.Linear(1, 1)
+            def forward(self, labels, classes):
+                return (labels * F.relu(0.9 - classes) ** 2).sum()
+        capsule_loss = CapsuleLoss()
+        print(capsule_loss)
+        """
+    )
+
+
 def test_a_tensor_that_requires_grad_still_does_after_an_update_under_no_grad():
     value, _ = ask(
         """

@@ -3719,8 +3719,8 @@ class SemanticModel:
         for sub in walk(info.node):
             if isinstance(sub, ast.Call):
                 qual = self.imports.qualified_name(sub.func)
-                if qual is not None and qual.startswith("torch.nn."):
-                    info.layers.add(vocab.last_name(qual))
+                if qual is not None and qual.startswith("torch.nn.") and not qual.startswith("torch.nn.functional."):
+                    info.layers.add(vocab.last_name(qual))  # a layer class, not `F.relu(x)`
                 elif isinstance(sub.func, ast.Name) and sub.func.id in classes:
                     info.layers.add(sub.func.id)
         return info.layers
