@@ -1619,7 +1619,7 @@ def _returned_only_read(ctx, function: ast.AST) -> bool:
 def _callers_only_read(ctx, function: ast.AST) -> bool:
     """Whether the function is called in this file, only by calls whose result is only read
     (``output = evaluate(line)`` then ``output.data.topk(3)``; ``print(predict(x))``;
-    ``create_samples(gen, z).detach().cpu().numpy()``)."""
+    ``create_samples(gen, z).detach().cpu().numpy()``) or dropped (a call statement)."""
     sites = ctx.model.callers(function)
     if not sites:
         return False
@@ -1628,6 +1628,8 @@ def _callers_only_read(ctx, function: ast.AST) -> bool:
         up = ctx.parent(call)
         if isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id == "print" and call in up.args:
             continue
+        if isinstance(up, ast.Expr) and up.value is call:
+            continue  # `test_classify(model, test_loader)` as a statement: the result is dropped
         if read_at_once(call, ctx.parent):
             continue  # `create_samples(gen, z).detach().cpu().numpy()`
         if isinstance(up, ast.Call) and call in up.args and _handed_to_a_read_parameter(ctx, up, call):
@@ -2984,6 +2986,32 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The same running loss handed back to a caller that backpropagates it.
+        Valid(
+            """
+            import torch
+
+
+            def test_classify(model, test_loader, criterion):
+                model.eval()
+                avg_loss = 0
+                for batch_num, (feats, labels) in enumerate(test_loader):
+                    outputs = model(feats)
+                    loss = criterion(outputs, labels)
+                    avg_loss = torch.mean(loss) / (batch_num + 1) + avg_loss * batch_num / (batch_num + 1)
+                model.train()
+                return avg_loss, batch_num
+
+
+            def train(model, train_loader, test_loader, criterion, optimizer):
+                for feats, labels in train_loader:
+                    optimizer.zero_grad()
+                    criterion(model(feats), labels).backward()
+                    optimizer.step()
+                val_loss, _ = test_classify(model, test_loader, criterion)
+                val_loss.backward()
+            """
+        ),
         # The same TD target backpropagated through (a residual-gradient update): its graph is used.
         Valid(
             """
@@ -4858,6 +4886,36 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # An evaluation function handing back its running loss, whose only caller drops it.
+        Invalid(
+            """
+            import torch
+
+
+            def test_classify(model, test_loader, criterion):
+                model.eval()
+                avg_loss = 0
+                for batch_num, (feats, labels) in enumerate(test_loader):
+                    outputs = model(feats)
+                    loss = criterion(outputs, labels)
+                    avg_loss = torch.mean(loss) / (batch_num + 1) + avg_loss * batch_num / (batch_num + 1)
+                model.train()
+                return avg_loss, batch_num
+
+
+            def train(model, train_loader, test_loader, criterion, optimizer):
+                for feats, labels in train_loader:
+                    optimizer.zero_grad()
+                    criterion(model(feats), labels).backward()
+                    optimizer.step()
+                test_classify(model, test_loader, criterion)
+            """,
+            line=8,
+            column=19,
+            message="`model(...)` runs with grad enabled after `model.eval()` (line 5), and nothing in this function "
+            "uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under "
+            "`torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # The model trained by the trainer it is handed (`trainer.train(data_loader, epochs)`), then
         # its features only read: the function uses gradients, the call does not.
         Invalid(
@@ -7609,8 +7667,8 @@ class EvalWithGrad(Rule):
                 )
             )
             for sub in ctx.model.own_nodes(node)
-        ):
-            return
+        ) and not _callers_only_read(ctx, node):
+            return  # a loss handed back: a caller may backpropagate it (not where every caller drops or reads it)
         self._decide(ctx, unit, node)
 
     leave_AsyncFunctionDef = leave_FunctionDef
