@@ -78,6 +78,7 @@ from gradguard.check.analysis.values import (
     module,
     tensor,
 )
+from gradguard.common.text import occurrences
 
 # Names that say what a value is: weak evidence, used when nothing else is known.
 MODEL_NAME_RE = re.compile(
@@ -2468,7 +2469,7 @@ class SemanticModel:
         # methods may be thousands of lines), each method's in breadth-first order.
         starts = self._line_starts()
         base = starts[info.node.lineno - 1]
-        lines = sorted({bisect.bisect_right(starts, base + i) for i in _all_occurrences(text, needle)})
+        lines = sorted({bisect.bisect_right(starts, base + i) for i in occurrences(text, needle)})
         found = []
         for stmt in info.node.body:
             if not isinstance(stmt, FUNCTION_TYPES) or lines[-1] < stmt.lineno or lines[0] > stmt.end_lineno:  # type: ignore[operator]
@@ -4208,15 +4209,6 @@ def _occurrences(text: str, name: str):
         if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
             yield i
         i = find(name, i + size)
-
-
-def _all_occurrences(text: str, needle: str):
-    """Offsets where ``needle`` occurs (``str.find``)."""
-    find = text.find
-    i = find(needle)
-    while i >= 0:
-        yield i
-        i = find(needle, i + 1)
 
 
 def _statement_depths(root: ast.AST) -> dict:

@@ -242,7 +242,7 @@ from gradguard.check.analysis.vocabulary import (
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 from gradguard.check.triggers import TextSearch
-from gradguard.common.text import short
+from gradguard.common.text import occurrences, short
 
 _LOADER_RE = re.compile(
     r"^(?:(?:val|valid|validation|test|testing|eval|evaluation|dev)_?(?:data_?)?(?:loader|dataloader|dl|iter|iterator)s?"
@@ -1460,13 +1460,8 @@ def _local_reading_functions(ctx) -> frozenset:
     if not functions:
         return frozenset()
     text = ctx.source.text
-    lines = set()
     starts = ctx.source.line_starts
-    for hint in VALUE_READ_HINTS:
-        at = text.find(hint)
-        while at >= 0:
-            lines.add(bisect.bisect_right(starts, at))
-            at = text.find(hint, at + len(hint))
+    lines = {bisect.bisect_right(starts, at) for hint in VALUE_READ_HINTS for at in occurrences(text, hint)}
     if not lines:
         return frozenset()
     hit = sorted(lines)
