@@ -2831,10 +2831,8 @@ def _uses_grad(ctx, nodes) -> bool:
                     return True  # `train(x, y)`: a function of the file that backpropagates or steps
                 elif _self_method_trains(ctx, node):
                     return True  # `self._train_batch(x, y)`: a method of the class that backpropagates
-                if (node.args or node.keywords) and _named_to_train(ctx, func):
+                if (node.args or node.keywords) and _named_to_train(ctx, node):
                     return True  # `train_ch3(net, train_iter, ...)`, `trainer.fit(model)`: trained elsewhere
-                if _trainer_trains(ctx, node):
-                    return True  # `trainer.train(data_loader, epochs)`: not a module's switch of mode
                 for kw in node.keywords:
                     if kw.arg == "requires_grad" and not (
                         isinstance(kw.value, ast.Constant) and kw.value.value is False
@@ -2843,20 +2841,6 @@ def _uses_grad(ctx, nodes) -> bool:
             elif isinstance(node, ast.Attribute) and node.attr in _GRAD_ATTRIBUTES:
                 return True
     return False
-
-
-def _trainer_trains(ctx, call: ast.Call) -> bool:
-    """``trainer.train(data_loader, epochs)``: a ``train`` method given what it trains on (more
-    than a mode flag) on something the code does not show to be a module (``model.train(False)``
-    switches a mode)."""
-    func = call.func
-    if not (isinstance(func, ast.Attribute) and func.attr == "train") or not (call.args or call.keywords):
-        return False
-    if len(call.args) == 1 and not call.keywords and isinstance(call.args[0], (ast.Constant, ast.Name, ast.UnaryOp)):
-        return False  # `model.train(True)`, `net.train(mode)`, `net.train(not eval_mode)`
-    if any(k.arg == "mode" for k in call.keywords):
-        return False
-    return ctx.model.value(func.value).kind not in (Kind.MODULE, Kind.UNKNOWN) or len(call.args) > 1
 
 
 def _self_method_trains(ctx, call: ast.Call) -> bool:
@@ -2898,12 +2882,14 @@ def _trains(ctx, name: str) -> bool:
     return False
 
 
-def _named_to_train(ctx, func: ast.AST) -> bool:
-    """A function the file does not define whose name says it trains (``train_ch3``,
+def _named_to_train(ctx, call: ast.Call) -> bool:
+    """A call of a function the file does not define whose name says it trains (``train_ch3``,
     ``d2l.train_epoch``, ``trainer.fit``) or attacks its input (``adversary.perturb``,
-    ``adversarial_args["attack"](**attack_args)``), not
-    ``model.train()`` (a switch of mode) nor ``fit_transform``: weak evidence, asked only of
+    ``adversarial_args["attack"](**attack_args)``), not ``fit_transform``; a ``train`` method
+    only where it is given what it trains on (``trainer.train(data_loader, epochs)``), not a
+    mode flag (``model.train(False)`` switches a module's mode): weak evidence, asked only of
     calls given arguments."""
+    func = call.func
     if isinstance(func, ast.Name):
         if ctx.model.scopes.module.definitions.get(func.id):
             return False  # the file's own function: its summary says (`_trains`)
@@ -2911,7 +2897,15 @@ def _named_to_train(ctx, func: ast.AST) -> bool:
     elif isinstance(func, ast.Attribute):
         name = func.attr
         if name == "train":
-            return False
+            if (
+                len(call.args) == 1
+                and not call.keywords
+                and isinstance(call.args[0], (ast.Constant, ast.Name, ast.UnaryOp))
+            ):
+                return False  # `model.train(True)`, `net.train(mode)`, `net.train(not eval_mode)`
+            if any(k.arg == "mode" for k in call.keywords):
+                return False
+            return ctx.model.value(func.value).kind not in (Kind.MODULE, Kind.UNKNOWN) or len(call.args) > 1
     elif isinstance(func, ast.Subscript) and isinstance(func.slice, ast.Constant) and isinstance(func.slice.value, str):
         name = func.slice.value  # `args["attack"](**attack_args)`: a callable picked by its name
     else:
