@@ -701,3 +701,92 @@ def test_twin_a_helper_keeping_its_parameters_values_does_not_only_read_it(step)
     results.append(masks)
     """
     assert _with_functions(code) == []
+
+
+def only_read_beside_models(code: str, models: set) -> list:
+    """``only_read`` where the calls of the names in ``models`` run a model with parameters."""
+    tree = ast.parse(textwrap.dedent(code))
+    found = read_only_calls(
+        tree,
+        ImportMap(tree).qualified_name,
+        graph_source=lambda call: isinstance(call.func, ast.Name) and call.func.id in models,
+    )
+    return sorted(ast.unparse(n) for n in ast.walk(tree) if isinstance(n, ast.Call) and id(n) in found)
+
+
+TARGET_STEP = """
+    for s, r, s2 in batches:
+        target_q = r + 0.99 * target_critic(s2)
+        target_q = target_q.detach()
+        loss = F.mse_loss({prediction}, target_q)
+        loss.backward()
+"""
+
+
+def test_a_target_detached_beside_a_training_forward_pass_is_only_read():
+    # the loss takes its graph from `critic(s)`: the target network's output is only read
+    assert only_read_beside_models(TARGET_STEP.format(prediction="critic(s)"), {"critic", "target_critic"}) == [
+        "target_critic(s2)"
+    ]
+
+
+def test_a_target_detached_beside_a_training_forward_pass_bound_to_a_name_is_only_read():
+    code = """
+        def update(s, r, s2):
+            q = critic(s)
+            target_q = r + 0.99 * target_critic(s2)
+            loss = (q - target_q.detach()).pow(2).mean()
+            loss.backward()
+    """
+    tree = ast.parse(textwrap.dedent(code))
+    function = tree.body[0]
+    found = read_only_calls(
+        function, ImportMap(tree).qualified_name, graph_source=lambda call: ast.unparse(call.func) == "critic"
+    )
+    assert [ast.unparse(n) for n in ast.walk(function) if isinstance(n, ast.Call) and id(n) in found] == [
+        "target_critic(s2)"
+    ]
+
+
+@pytest.mark.parametrize(
+    "prediction, models",
+    [
+        ("features['out']", {"critic", "target_critic"}),  # no model call in the loss: a hook may feed it
+        ("critic(s)", set()),  # not known to run a model
+        ("critic(s)", None),  # no way to ask
+    ],
+)
+def test_twin_a_backward_pass_without_another_model_call_keeps_the_output(prediction, models):
+    code = TARGET_STEP.format(prediction=prediction)
+    if models is None:
+        assert only_read(code) == []
+    else:
+        assert only_read_beside_models(code, models) == []
+
+
+def test_twin_the_judged_value_itself_is_no_other_source():
+    # `dist` is the model's output regathered: following the loss back through it reaches the
+    # same call, which is no other forward pass
+    code = """
+        for s, a in batches:
+            dist = current_model(s)
+            dist = dist.gather(1, a)
+            tau = helper(dist)
+            loss = (tau - u).abs().mean()
+            loss.backward()
+    """
+    assert only_read_beside_models(code, {"current_model"}) == []
+
+
+def test_what_autograd_grad_is_handed_is_backpropagated():
+    # the gradients are only read, but the loss they are taken of holds `net(x)`'s graph
+    code = """
+        import torch
+        for x, y in data:
+            out = net(x)
+            loss = crit(out, y)
+            grads = torch.autograd.grad(loss, params)
+            print(grads[0].detach())
+            print(crit(net(x0), y0).item())
+    """
+    assert "net(x)" not in only_read(code)

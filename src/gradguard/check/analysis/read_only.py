@@ -38,7 +38,10 @@ backpropagates. This module finds such calls in one scope from the syntax alone 
   of its block before its names are assigned again): a forward hook may hand the graph to a
   loss the syntax does not show; unless the loop (outside loops, the scope) calls the same callee again
   elsewhere (the step's training forward pass beside a validation one or a sample: the
-  backward passes take their graphs from that call).
+  backward passes take their graphs from that call), or every such backward pass backpropagates
+  a loss computed from another call that runs a model (``graph_source``: a target network's
+  output detached beside the critic's ``critic(s)``). What a backward pass is handed
+  (``torch.autograd.grad([loss], params)``) is not read.
 
 Anything else (returned, stored, appended, passed to a function, computed with) makes the
 call's result one that may be backpropagated: the answer errs towards "not only read".
@@ -99,6 +102,7 @@ def read_only_calls(
     rebound: Optional["Rebindings"] = None,
     parameters_read: Optional[Callable[[str], Optional["ParametersRead"]]] = None,
     returns_read: Optional[Callable[[], bool]] = None,
+    graph_source: Optional[Callable[[ast.Call], bool]] = None,
 ) -> frozenset:
     """ids of the calls of ``scope``'s own code (a module, function or class body) whose
     result is only read. ``qualified_name(expr)`` gives the imported name an expression spells
@@ -107,8 +111,9 @@ def read_only_calls(
     function of the file called by that name only reads (``parameters_only_read``): handing a
     result to such a parameter (``show_images(sample)``) reads it; ``returns_read()`` whether
     every caller of the function only reads what it returns (asked only where a result is
-    returned: ``return losses, predictions`` then reads it). Needs no parent links: each use is
-    read from the node above it."""
+    returned: ``return losses, predictions`` then reads it); ``graph_source(call)`` whether a
+    call runs a model with parameters (what a backward pass may take its graph from, see
+    ``_backward_fed_elsewhere``). Needs no parent links: each use is read from the node above it."""
     if own is None:
         own = list(own_nodes(scope))
     bound: dict = {}  # id(assigned value) -> (assignment, names, value); the calls are the answers
@@ -134,6 +139,7 @@ def read_only_calls(
     wanted |= {name for name, _, _ in iterated}
     uses: dict = {name: [] for name in wanted}  # name -> Name nodes read (and augmented targets)
     backward_lines: list = []
+    backward_calls: list = []
     calls: list = []  # the scope's calls, in the order of its nodes
     loops: list = []
     reads: dict = {}  # id(Name node) -> _VALUE, _METADATA or the id of the bound call it feeds
@@ -149,9 +155,15 @@ def read_only_calls(
                 uses[node.target.id].append(node.target)
         elif t is ast.Call:
             calls.append(node)
+            _classify_call(node, wanted, qualified_name, bound, reads, parameters_read)
             if _is_backward(node, qualified_name):
                 backward_lines.append(node.lineno)
-            _classify_call(node, wanted, qualified_name, bound, reads, parameters_read)
+                backward_calls.append(node)
+                for sub in (
+                    sub for arg in (*node.args, *(k.value for k in node.keywords)) for sub in walk_in_order(arg)
+                ):
+                    if type(sub) is ast.Name and sub.id in wanted:
+                        reads[id(sub)] = _ESCAPED  # `torch.autograd.grad([loss], params)` backpropagates it
         elif t in _READING_NODES:
             _classify_read(node, t, wanted, reads, displayed=True)
         elif t in _LOOPS:
@@ -213,11 +225,17 @@ def read_only_calls(
         end = (loop.end_lineno or loop.lineno) if loop is not None else None
         if loop is not None:
             later = any(assignment.lineno < line <= end for line in backward_lines)
-            if later and not _called_again(assignment, loop, calls, qualified_name):
+            if (
+                later
+                and not _called_again(assignment, loop, calls, qualified_name)
+                and not _backward_fed_elsewhere(assignment, loop, backward_calls, own, graph_source)
+            ):
                 continue  # a backward pass later in the loop: a forward hook may feed it
-        elif _backward_follows(
-            assignment, blocks, backward_lines, rebound.next_after(names, assignment)
-        ) and not _called_again(assignment, None, calls, qualified_name):
+        elif (
+            _backward_follows(assignment, blocks, backward_lines, rebound.next_after(names, assignment))
+            and not _called_again(assignment, None, calls, qualified_name)
+            and not _backward_fed_elsewhere(assignment, None, backward_calls, own, graph_source)
+        ):
             continue
         # The uses that may see the result: after the assignment, and in a loop, anywhere in
         # it (the next round reads this round's result).
@@ -794,6 +812,85 @@ def _called_again(assignment: ast.Assign, loop: Optional[ast.AST], calls: list, 
         start <= call.lineno <= end and not first <= call.lineno <= last and dotted_name(call.func) in callees
         for call in calls
     )
+
+
+def _backward_fed_elsewhere(
+    assignment: ast.Assign,
+    loop: Optional[ast.AST],
+    backward_calls: list,
+    own: list,
+    graph_source: Optional[Callable[[ast.Call], bool]],
+) -> bool:
+    """Whether every backward pass after the assignment, in its loop (``None``: the scope),
+    backpropagates a loss computed from another call that runs a model (``graph_source``): the
+    step's training forward pass, which the backward takes its graph from, not a forward hook of
+    this call (DDPG's ``target_q = target_critic(s2, target_actor(s2))``, detached, beside
+    ``q = critic(s, a)`` in ``F.mse_loss(q, target_q.detach()).backward()``). The loss is followed
+    back through the names it is computed from, each to its last assignment before the use,
+    never through a read (``.detach()``, ``.item()``). Where the loss shows no such call (the
+    style-transfer tutorial's ``model(img)`` whose loss layers keep ``sl.loss``) the graph may
+    come from a hook of this call."""
+    if graph_source is None:
+        return False
+    start = assignment.end_lineno or assignment.lineno
+    end = (loop.end_lineno or loop.lineno) if loop is not None else float("inf")
+    passes = [call for call in backward_calls if start < call.lineno <= end]
+    if not passes:
+        return False
+    assigned: dict = {}  # name -> [(line, value)] of the scope's assignments to names
+    for node in own:
+        t = type(node)
+        if t is ast.Assign:
+            for names, value in assigned_values(node):  # type: ignore[arg-type]
+                for name in names:
+                    # what the judged value is made from does not count: followed no further
+                    assigned.setdefault(name, []).append((node.lineno, None if node is assignment else value))
+        elif t is ast.AugAssign and type(node.target) is ast.Name:  # type: ignore[attr-defined]
+            assigned.setdefault(node.target.id, []).append((node.lineno, node.value))  # type: ignore[attr-defined]
+    judged = {id(sub) for sub in walk_in_order(assignment.value) if type(sub) is ast.Call}
+    return all(
+        _computed_from_source(_backpropagated(call), call.lineno, assigned, judged, graph_source) for call in passes
+    )
+
+
+def _backpropagated(call: ast.Call) -> Optional[ast.AST]:
+    """What a backward pass backpropagates: ``loss`` in ``loss.backward()`` or
+    ``torch.autograd.grad(loss, params)``."""
+    func = call.func
+    if type(func) is ast.Attribute and func.attr == "backward":  # type: ignore[attr-defined]
+        return func.value  # type: ignore[attr-defined]
+    return call.args[0] if call.args else None
+
+
+def _computed_from_source(
+    expr: Optional[ast.AST], line: int, assigned: dict, judged: set, graph_source: Callable[[ast.Call], bool]
+) -> bool:
+    """Whether ``expr`` (at ``line``) is computed from a call ``graph_source`` accepts (not one
+    of ``judged``), through the names it uses, each taken from its last assignment before."""
+    stack = [(expr, line)] if expr is not None else []
+    seen: set = set()
+    while stack:
+        node, at = stack.pop()
+        todo = [node]
+        while todo:
+            sub = todo.pop()
+            t = type(sub)
+            if t is ast.Attribute and (sub.attr in _READING_ATTRIBUTES or sub.attr in _READING_METHODS):  # type: ignore[attr-defined]
+                continue  # `target_q.detach()`: no graph from there
+            if t is ast.Call and id(sub) not in judged and graph_source(sub):  # type: ignore[arg-type]
+                return True
+            if t is ast.Name:
+                earlier = [found for found in assigned.get(sub.id, ()) if found[0] < at]  # type: ignore[attr-defined]
+                if earlier:
+                    found = max(earlier, key=lambda item: item[0])
+                    if found[1] is not None and id(found[1]) not in seen:
+                        seen.add(id(found[1]))
+                        stack.append((found[1], found[0]))
+                continue
+            if t in _NESTED:
+                continue
+            todo.extend(ast.iter_child_nodes(sub))
+    return False
 
 
 def _innermost_loop(node: ast.AST, loops: list) -> Optional[ast.AST]:

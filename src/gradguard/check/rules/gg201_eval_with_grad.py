@@ -59,7 +59,9 @@ a mode, and counts as training where the code has a backward pass; handing the m
 function of the file that trains (`train_batch(x, y, model, optimizer)`) is training; what the
 code does after the name is bound to another module is about that one, and so is what it did
 before the name was bound to this one when it builds the module again), and not when a backward pass follows in the same loop or right after it in the same
-block (a forward hook may feed it: in a file that registers forward hooks, a call whose result
+block, unless the loss it backpropagates is computed from another call of a model with parameters
+(the step's training forward pass: DDPG's `target_critic(s2)`, detached, beside `critic(s)` in the
+critic's loss) or the loop calls the same model again (a forward hook may feed it: in a file that registers forward hooks, a call whose result
 is dropped, `model(x)` alone, followed in its loop by a backward pass, is not reported even after
 `.eval()`; and an output handed to a callable the file does not define, in a file whose class
 backpropagates in `__call__`, may be backpropagated there); the backward pass must be reachable from the output: a
@@ -1396,6 +1398,7 @@ def _reads_values(ctx, scope: ast.AST) -> bool:
         text = ctx.text(scope) if scope is not ctx.tree else ctx.source.text
         found = cache[id(scope)] = (
             any(hint in text for hint in VALUE_READ_HINTS)
+            or (".detach()" in text and ".backward(" in text)  # targets detached in a training step
             or ("==" in text and _COUNTED_COMPARISON_RE.search(text) is not None)
             or (scope is ctx.tree and "=" in text and _TESTED_COMPARISON_RE.search(text) is not None)
             or any(f"{name}(" in text for name in _reading_functions(ctx))
@@ -1497,11 +1500,41 @@ def _only_read_calls(ctx, scope: ast.AST) -> frozenset:
                 ctx.model.rebindings(scope),
                 lambda name: _parameters_read(ctx, name),
                 (lambda: _returned_only_read(ctx, scope)) if isinstance(scope, FUNCTION_TYPES) else None,
+                lambda call: _runs_a_model_with_parameters(ctx, call),
             )
         else:
             found = frozenset()
         cache[id(scope)] = found
     return found
+
+
+def _keeps_graph_on_self(ctx, function: ast.AST) -> bool:
+    """Whether a method stores on ``self`` a value that may carry a graph (PEARL's
+    ``infer_posterior``: ``self.z_mean = torch.stack(...)`` of its encoder's output, backpropagated
+    later by the training step's KL loss): what it computes outlives the call, so its name alone
+    does not make it an evaluation."""
+    for node in ctx.model.own_nodes(function):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(
+                isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
+                for target in targets
+            ) and ctx.model.value(node.value).may_carry_graph:
+                return True
+    return False
+
+
+def _runs_a_model_with_parameters(ctx, call: ast.Call) -> bool:
+    """Whether a call runs a module with parameters, or a method of one (``critic(s, a)``,
+    ``self.value_net.forward(obs)``, ``policy.act(obs)``): a forward pass a loss may be
+    backpropagated through (not a loss module, ``nn.MSELoss()``, nor a torch function)."""
+    target = _callee(call)
+    value = ctx.model.value(target)
+    if value.kind is not Kind.MODULE and isinstance(target, ast.Attribute):
+        value = ctx.model.value(target.value)  # `policy.act(obs)`
+    return (
+        value.kind is Kind.MODULE and not parameterless_layer(value) and not ctx.model.module_without_parameters(value)
+    )
 
 
 def _parameters_read(ctx, name: str):
@@ -2957,6 +2990,7 @@ class EvalWithGrad(Rule):
         "detect",
         _SAMPLING_DEF,
         *VALUE_READ_HINTS,  # a model's output only read: `prediction.data.numpy()`
+        ".detach()",  # a training step's target computed with grad, then detached: `target_q.detach()`
         *_SPLIT_TRIGGERS,
     )
     function_triggers = (*triggers, "eval", "show")
@@ -2975,6 +3009,58 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # Named for inference, but it keeps its encoder's output on `self`, where the training
+        # step's KL loss backpropagates it (PEARL's posterior over the task).
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class ContextEncoder(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 4)
+
+                def forward(self, context):
+                    return self.fc(context)
+
+                def infer_posterior(self, context):
+                    params = self.forward(context)
+                    self.z_mean = params[..., :2].mean(0)
+                    self.z_var = torch.nn.functional.softplus(params[..., 2:]).mean(0)
+            """
+        ),
+        # The loss backpropagated shows no model call of its own: its graph may come from a forward
+        # hook of the call whose output is only printed.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Critic(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 1)
+
+                def forward(self, s):
+                    return self.fc(s)
+
+
+            critic = Critic()
+            optimizer = torch.optim.Adam(critic.parameters())
+            features = {}
+            critic.fc.register_forward_hook(lambda module, inputs, output: features.update(out=output))
+            for s in batches:
+                q = critic(s)
+                print(q.detach())
+                loss = features["out"].pow(2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            """
+        ),
         # The same running loss handed back to a caller that backpropagates it.
         Valid(
             """
@@ -5007,6 +5093,41 @@ class EvalWithGrad(Rule):
             line=6,
             column=21,
             message="`policy_net(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
+            "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run "
+            "it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # DDPG's target networks: their outputs are detached before the critic's loss, which takes
+        # its graph from the critic's own forward pass in the same loop.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+
+            class Critic(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 1)
+
+                def forward(self, s):
+                    return self.fc(s)
+
+
+            critic, target_critic = Critic(), Critic()
+            target_critic.load_state_dict(critic.state_dict())
+            optimizer = torch.optim.Adam(critic.parameters())
+            for s, r, s2 in batches:
+                target_q = r + 0.99 * target_critic(s2)
+                target_q = target_q.detach()
+                loss = F.mse_loss(critic(s), target_q)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            """,
+            line=19,
+            column=27,
+            message="`target_critic(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
             "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run "
             "it under `with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
@@ -7681,6 +7802,8 @@ class EvalWithGrad(Rule):
                 if not _callers_only_read(ctx, function):
                     return
                 unit.read_by_callers = True
+            if _keeps_graph_on_self(ctx, function):
+                return
         if not _uses_grad(ctx, nodes) and not _kept_for_training(ctx, unit, function):
             # A function is one site (its fix wraps it); a script's or notebook's code has no
             # single place to wrap: each loop over evaluation data, and each statement that runs

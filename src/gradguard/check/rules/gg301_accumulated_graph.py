@@ -82,7 +82,7 @@ import re
 from typing import Optional
 
 from gradguard.check.analysis.flow import GradMode
-from gradguard.check.analysis.model import names_a_loss
+from gradguard.check.analysis.model import names_a_loss, parameterless_layer
 from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.values import Kind, Role
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
@@ -107,6 +107,30 @@ class AccumulatedGraph(Rule):
     function_triggers = ("loss", "Loss", "LOSS", "criterion", "Criterion", "CRITERION", "backward", "entropy", "kl_div")
 
     valid = (
+        # A perceptual loss, the training criterion: its terms over the frozen feature extractor's
+        # layers make one step's loss, which the caller backpropagates (`.eval()` only keeps the
+        # extractor's dropout and batch norm fixed).
+        Valid(
+            """
+            import torch.nn as nn
+
+
+            class PerceptualLoss:
+                def __init__(self, features, ratio=0.005):
+                    self.features = features
+                    self.ratio = ratio
+
+                def __call__(self, output, target):
+                    mse = nn.MSELoss()
+                    self.features.eval()
+                    output_features = self.features(output)
+                    target_features = self.features(target)
+                    loss = mse(output, target)
+                    for i in range(len(output_features)):
+                        loss += self.ratio * mse(output_features[i], target_features[i])
+                    return loss
+            """
+        ),
         # The loss made a Python number by a helper (`.tolist()[0]`) before it is added up.
         Valid(
             """
@@ -1198,10 +1222,16 @@ def _returned_after_backward(ctx, uses, names: set, loop: ast.AST) -> bool:
 
 
 def _runs_model(ctx, loop: ast.AST) -> bool:
+    """Whether the loop runs a model: a call of a module with parameters, or one giving a model's
+    output. A loss module alone (``mse(of[i], tf[i])`` over a perceptual loss's feature layers)
+    runs none: its terms make one step's loss, not iterations of evaluation."""
     model = ctx.model
     for node in walk_in_order(loop):
         if isinstance(node, ast.Call):
-            if model.value(node).has(Role.OUTPUT) or model.value(node.func).is_module:
+            if model.value(node).has(Role.OUTPUT):
+                return True
+            func = model.value(node.func)
+            if func.is_module and not parameterless_layer(func):
                 return True
     return False
 
