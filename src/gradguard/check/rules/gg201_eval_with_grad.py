@@ -1516,10 +1516,15 @@ def _keeps_graph_on_self(ctx, function: ast.AST) -> bool:
     for node in ctx.model.own_nodes(function):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(
-                isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
-                for target in targets
-            ) and ctx.model.value(node.value).may_carry_graph:
+            if (
+                any(
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                    for target in targets
+                )
+                and ctx.model.value(node.value).may_carry_graph
+            ):
                 return True
     return False
 
