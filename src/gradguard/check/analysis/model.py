@@ -636,7 +636,8 @@ class SemanticModel:
     @functools.cached_property
     def other_framework_models(self) -> bool:
         """Whether the file may hold another framework's models and tensors, which autograd
-        never records: it imports JAX, Flax, Haiku, Equinox or Keras, or TensorFlow without
+        never records: it imports JAX, Flax, Haiku, Equinox, Keras or an inference runtime
+        (OpenVINO, ONNX Runtime, TensorRT), or TensorFlow without
         torch, or with its training (``tf.GradientTape``, ``keras``; not TensorFlow imported for
         TensorBoard's summaries alone). There a value known by its name alone (``model``,
         ``loss``) is not known to be torch's."""

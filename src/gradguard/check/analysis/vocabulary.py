@@ -70,9 +70,12 @@ META_INPLACE_METHODS = _words(
     sparse_resize_ sparse_resize_and_clear_ squeeze_ swapaxes_ swapdims_ t_ transpose_
     unsqueeze_"""
 )
-# Packages of array frameworks whose models autograd never records: a model in a file that
-# imports one (a Flax module, a Keras model) is not known to be a torch module by its name.
-OTHER_MODEL_FRAMEWORKS = frozenset({"jax", "flax", "haiku", "equinox", "keras", "tensorflow.keras"})
+# Packages of array frameworks and inference runtimes whose models autograd never records: a model
+# in a file that imports one (a Flax module, a Keras model, an OpenVINO or ONNX Runtime network)
+# is not known to be a torch module by its name.
+OTHER_MODEL_FRAMEWORKS = frozenset(
+    {"jax", "flax", "haiku", "equinox", "keras", "tensorflow.keras", "openvino", "onnxruntime", "tensorrt"}
+)
 # torch.hub repositories whose models run without grad themselves (`torch.hub.load(
 # "ultralytics/yolov5", "yolov5s")` is wrapped in AutoShape, whose forward is
 # `@smart_inference_mode()`) and return detections, not tensors.

@@ -3014,6 +3014,31 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # An OpenVINO network, in a script that also runs a torch model (under `no_grad`): autograd
+        # records nothing for the network, whatever its name.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            from openvino.inference_engine import IECore
+
+
+            def torch_demo(x):
+                cnn_model = torch.load("./age_gender_model.pt")
+                with torch.no_grad():
+                    age, gender = cnn_model(x)
+                print(age.numpy(), gender.numpy())
+
+
+            def openvino_demo(rois):
+                ie = IECore()
+                em_exec_net = ie.load_network(network=ie.read_network(model="age.onnx"), device_name="CPU")
+                for roi in rois:
+                    em_res = em_exec_net.infer(inputs={"input": [roi]})
+                    gender_prob = em_res["prob"].reshape(1, 2)
+                    print(np.argmax(gender_prob, 1))
+            """
+        ),
         # Named for inference, but it keeps its encoder's output on `self`, where the training
         # step's KL loss backpropagates it (PEARL's posterior over the task).
         Valid(
