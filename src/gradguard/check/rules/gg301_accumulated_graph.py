@@ -10,7 +10,10 @@ module's, appended in a function: `Loss_list.append(loss)`; or a meter: `losses.
 where `update`, a method of a plain class of the file or of another file of the run, adds its
 argument to what the instance keeps, `self.sum += val * n`), and the accumulated
 value is never backpropagated itself. It reports when either `loss.backward()` runs in each
-iteration (in the loop, or in the function or method of the file that returns the loss:
+iteration, on `loss` or on a total computed from it (`total_loss = policy_loss + 0.5 * value_loss`,
+then `total_loss.backward()`: the term `value_loss`, named for a loss and bound before that pass,
+keeps the graph it took; not once it is turned into a number after it, `nll = scalar(nll)`)
+(in the loop, or in the function or method of the file that returns the loss:
 `cost = model.train_model(X, Y)` whose body calls `self.cost.backward()`), or the loop runs a model and the total is only reported (not returned, or the
 function is an evaluation: it calls `.eval()`). An accumulator reset under an `if` of the
 loop (`if step % 100 == 0: total = 0`) still keeps the graphs of the iterations in between; one
@@ -107,6 +110,26 @@ class AccumulatedGraph(Rule):
     function_triggers = ("loss", "Loss", "LOSS", "criterion", "Criterion", "CRITERION", "backward", "entropy", "kl_div")
 
     valid = (
+        # The loss term is turned into a number after the backward pass, by a helper, before it
+        # is summed: no graph is kept.
+        Valid(
+            """
+            import torch.nn.functional as F
+            from utils import scalar
+
+
+            def train(model, optimizer, data):
+                total = 0
+                for x, y in data:
+                    nll = F.nll_loss(model(x), y)
+                    loss = nll + 0.01 * model.penalty()
+                    loss.backward()
+                    optimizer.step()
+                    nll = scalar(nll)
+                    total += nll
+                return total
+            """
+        ),
         # A perceptual loss, the training criterion: its terms over the frozen feature extractor's
         # layers make one step's loss, which the caller backpropagates (`.eval()` only keeps the
         # extractor's dropout and batch norm fixed).
@@ -386,6 +409,50 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # PPO's loss terms summed beside the total they make: the backward pass takes its graph
+        # from them, and each running sum keeps every mini-batch's.
+        Invalid(
+            """
+            import torch.nn.functional as F
+
+
+            def update(policy, vf, optimizer, batches):
+                sum_total, sum_value = 0, 0
+                for obs, ret, adv, old_log_prob in batches:
+                    value_loss = F.mse_loss(vf(obs), ret)
+                    ratio = (policy.log_prob(obs) - old_log_prob).exp()
+                    policy_loss = -(ratio * adv).mean()
+                    total_loss = policy_loss + 0.5 * value_loss
+                    optimizer.zero_grad()
+                    total_loss.backward()
+                    optimizer.step()
+                    sum_total += total_loss.item()
+                    sum_value += value_loss
+                return sum_total, sum_value.item()
+            """,
+            line=15,
+            column=9,
+            message="Accumulating `value_loss` across iterations keeps every iteration's autograd graph alive; "
+            "accumulate `value_loss.detach()`",
+            fixed="""
+            import torch.nn.functional as F
+
+
+            def update(policy, vf, optimizer, batches):
+                sum_total, sum_value = 0, 0
+                for obs, ret, adv, old_log_prob in batches:
+                    value_loss = F.mse_loss(vf(obs), ret)
+                    ratio = (policy.log_prob(obs) - old_log_prob).exp()
+                    policy_loss = -(ratio * adv).mean()
+                    total_loss = policy_loss + 0.5 * value_loss
+                    optimizer.zero_grad()
+                    total_loss.backward()
+                    optimizer.step()
+                    sum_total += total_loss.item()
+                    sum_value += value_loss.detach()
+                return sum_total, sum_value.item()
+            """,
+        ),
         # The same slots in a torch tensor: each copy into it joins the loss's graph.
         # The same helper keeping the tensor (`x.view(-1)[0]`): its graph is added up.
         Invalid(
@@ -1023,16 +1090,23 @@ class AccumulatedGraph(Rule):
         uses = model.uses(scope)
         if not (added.carries_grad and added.has(Role.LOSS)) and isinstance(value, ast.Name):
             added = _left_by_inner_loop(ctx, uses, value.id, node, loop) or added
-        if not (added.carries_grad and (added.has(Role.LOSS) or _named_loss_in(ctx, value))):
+        # `total_loss = policy_loss + 0.5 * value_loss`, `total_loss.backward()`: the terms added
+        # elsewhere carry the graph that backward pass takes, whatever the flow knows of them
+        feeds_backward = any(uses.derived(name) & uses.backpropagated for name in _names(value))
+        named_term = (
+            isinstance(value, ast.Name)
+            and names_a_loss(value.id)
+            and feeds_backward
+            and _backward_since_bound(ctx, uses, value.id, node, loop)
+        )
+        if not (added.carries_grad and (added.has(Role.LOSS) or _named_loss_in(ctx, value))) and not named_term:
             return
         if not _defined_before_loop(ctx, uses, acc, loop):
             return
         derived = uses.derived(acc)
         if derived & uses.backpropagated:
             return
-        backward_each_step = bool(_names(value) & uses.backpropagated) or _returned_after_backward(
-            ctx, uses, _names(value), loop
-        )
+        backward_each_step = feeds_backward or _returned_after_backward(ctx, uses, _names(value), loop)
         if not backward_each_step:
             if not _runs_model(ctx, loop):
                 return
@@ -1054,6 +1128,26 @@ class AccumulatedGraph(Rule):
                 f"{verb[1]} `{short(_suffixed(value, shown, suffix))}`"
             )
         ctx.report(self.code, node, message, _fix(ctx, value, suffix))
+
+
+def _backward_since_bound(ctx, uses, name: str, node: ast.AST, loop: ast.AST) -> bool:
+    """Whether a backward pass runs in the loop between ``name``'s last binding before ``node``
+    and ``node`` (``value_loss = ...``, ``total_loss.backward()``, then ``total += value_loss``):
+    the value added is the loss term that pass took its graph from, not a number it was turned
+    into after (``loss = loss.item()``)."""
+    bound = [
+        b.node.lineno for b in uses.bindings_of(name) if b.node.lineno < node.lineno and _inside(ctx, b.node, loop)
+    ]
+    if not bound:
+        return False
+    since = max(bound)
+    return any(
+        isinstance(sub, ast.Call)
+        and isinstance(sub.func, ast.Attribute)
+        and sub.func.attr == "backward"
+        and since < sub.lineno < node.lineno
+        for sub in walk_in_order(loop)
+    )
 
 
 def _named_loss_in(ctx, value: ast.AST) -> bool:
