@@ -48,6 +48,9 @@ def only_read(code: str) -> list:
         "dev = (net(x) - y).abs_()\nprint(dev.reshape(-1).tolist())",  # in place on a value computed from it
         "out = net(x)\nout.transpose_(0, 1)\nwriter.add_image('fmap', out, 3)",  # reshaped in place, then logged
         "import torch\nout = net(x)\npred = torch.max(out, 1)[1]\nkeep.append(pred)",  # its indices, function form
+        # turned into an image
+        "from torchvision import transforms\nout = net(x)\nimg = transforms.ToPILImage()(out.squeeze(0))\nimg.save(p)",
+        "from torchvision.transforms.functional import to_pil_image\nout = net(x)\nto_pil_image(out[0]).save(p)",
     ],
 )
 def test_reads(code):
@@ -790,3 +793,23 @@ def test_what_autograd_grad_is_handed_is_backpropagated():
             print(crit(net(x0), y0).item())
     """
     assert "net(x)" not in only_read(code)
+
+
+def test_a_result_handed_straight_to_an_image_conversion_is_converted():
+    from gradguard.check.analysis.read_only import converted_to_image
+
+    tree = ast.parse("from torchvision import transforms\nimg = transforms.ToPILImage()(net(x).squeeze(0).cpu())")
+    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and ast.unparse(n.func) == "net")
+    assert converted_to_image(call, lambda node: parents.get(id(node)), ImportMap(tree).qualified_name)
+
+
+def test_twin_an_image_of_an_output_also_backpropagated_is_not_only_read():
+    code = """
+        from torchvision import transforms
+        out = net(x)
+        loss = crit(out, y)
+        loss.backward()
+        preview = transforms.ToPILImage()(out[0])
+    """
+    assert only_read(code) == []

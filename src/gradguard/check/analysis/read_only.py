@@ -925,6 +925,43 @@ _DRAWING_METHODS = frozenset(
 _DRAWING_FUNCTIONS = frozenset({"torch_snippets.show"})
 
 
+# torchvision's conversions of a tensor's values into a PIL image: ``to_pil_image(x)`` and
+# ``ToPILImage()(x)`` (the image holds numbers; the tensor's graph goes nowhere).
+_TO_IMAGE_FUNCTIONS = frozenset(
+    {"torchvision.transforms.functional.to_pil_image", "torchvision.transforms.F.to_pil_image"}
+)
+_TO_IMAGE_CLASSES = frozenset({"torchvision.transforms.ToPILImage", "torchvision.transforms.transforms.ToPILImage"})
+
+
+def converts_to_image(call: ast.AST, qualified_name) -> bool:
+    """Whether a call turns its argument into a PIL image: ``to_pil_image(x)`` or
+    ``transforms.ToPILImage()(x)``."""
+    if type(call) is not ast.Call:
+        return False
+    func = call.func  # type: ignore[attr-defined]
+    if type(func) is ast.Call:
+        return qualified_name(func.func) in _TO_IMAGE_CLASSES  # type: ignore[attr-defined]
+    return qualified_name(func) in _TO_IMAGE_FUNCTIONS
+
+
+def converted_to_image(call: ast.Call, parent_of, qualified_name) -> bool:
+    """Whether a call's result, through indexing, views and copies (``out.squeeze(0).cpu()``), is
+    handed straight to a conversion into a PIL image (``ToPILImage()(net(x).squeeze(0))``)."""
+    current: ast.AST = call
+    while True:
+        parent = parent_of(current)
+        if type(parent) is ast.Subscript and parent.value is current:  # type: ignore[attr-defined]
+            current = parent
+            continue
+        if type(parent) is ast.Attribute and parent.value is current and parent.attr in _PASSING_METHODS:  # type: ignore[attr-defined]
+            called = parent_of(parent)
+            if type(called) is ast.Call and called.func is parent:  # type: ignore[attr-defined]
+                current = called
+                continue
+            return False
+        return type(parent) is ast.Call and current in parent.args and converts_to_image(parent, qualified_name)  # type: ignore[attr-defined]
+
+
 def _formats_text(func: ast.AST) -> bool:
     """``"...".format``: the arguments become text."""
     return (
@@ -1025,6 +1062,8 @@ def _classify_call(call: ast.Call, wanted: set, qualified_name, bound: dict, rea
     kind = None
     if type(func) is ast.Name and func.id in _READING_BUILTINS:  # type: ignore[attr-defined]
         kind = _METADATA if func.id in _METADATA_BUILTINS else _VALUE  # type: ignore[attr-defined]
+    elif converts_to_image(call, qualified_name):
+        kind = _VALUE  # `img = transforms.ToPILImage()(out.squeeze(0))`: numbers in an image
     elif (
         (type(func) is ast.Attribute and func.attr in _DRAWING_METHODS)  # type: ignore[attr-defined]
         or (

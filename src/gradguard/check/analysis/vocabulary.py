@@ -239,6 +239,8 @@ VALUE_READ_HINTS = (
     "add_image(",
     "allclose(",  # outputs compared: `assert torch.allclose(mlp(x), reference)`
     "multinomial(",  # a token sampled from the output: `torch.multinomial(probs, 1)`
+    "ToPILImage()(",  # turned into an image: `transforms.ToPILImage()(sr(x).squeeze(0))`
+    "to_pil_image(",
 )
 READING_BUILTINS = frozenset(
     {"print", "str", "repr", "format", "len", "float", "int", "bool", "isinstance", "hash", "id", "type", "complex"}

@@ -217,6 +217,7 @@ from gradguard.check.analysis.project import current as current_project
 from gradguard.check.analysis.read_only import (
     Rebindings,
     assigned_values,
+    converted_to_image,
     ends_in_metadata,
     parameters_only_read,
     read_at_once,
@@ -1223,7 +1224,12 @@ def _handed_to_a_read_parameter(ctx, outer: ast.Call, argument: ast.AST) -> bool
 def _result_only_read_directly(ctx, call: ast.Call) -> bool:
     """``_result_only_read`` without following the call's result into other calls."""
     if id(call) not in ctx.state(_State).assigned_calls:
-        return _read_at_once(ctx, call) or _printed(ctx, call) or _displayed(ctx, call)
+        return (
+            _read_at_once(ctx, call)
+            or _printed(ctx, call)
+            or _displayed(ctx, call)
+            or converted_to_image(call, ctx.parent, ctx.imports.qualified_name)
+        )
     scope = ctx.function if ctx.function is not None else ctx.tree
     return not isinstance(scope, ast.Lambda) and (
         id(call) in _only_read_calls(ctx, scope) or _left_unused(ctx, call, scope)
@@ -3014,6 +3020,21 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A preview image of the output the step backpropagates: the graph is needed.
+        Valid(
+            """
+            from torchvision import transforms
+
+
+            def train_step(generator, optimizer, criterion, z, target):
+                fake = generator(z)
+                loss = criterion(fake, target)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                return transforms.ToPILImage()(fake[0].cpu())
+            """
+        ),
         # An OpenVINO network, in a script that also runs a torch model (under `no_grad`): autograd
         # records nothing for the network, whatever its name.
         Valid(
@@ -5125,6 +5146,29 @@ class EvalWithGrad(Rule):
             message="`policy_net(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
             "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run "
             "it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # A super-resolution model loaded from a file, its output turned into an image at once.
+        Invalid(
+            """
+            import torch
+            from PIL import Image
+            from torchvision import transforms
+
+
+            def single_image(in_path, out_path, weight_path):
+                model = torch.load(weight_path)
+                output_image = compute(model, Image.open(in_path))
+                output_image.save(out_path)
+
+
+            def compute(model, in_img):
+                return transforms.ToPILImage()(model(transforms.ToTensor()(in_img).unsqueeze(0)).squeeze(0))
+            """,
+            line=13,
+            column=36,
+            message="`model(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, "
+            "wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
         ),
         # DDPG's target networks: their outputs are detached before the critic's loss, which takes
         # its graph from the critic's own forward pass in the same loop.
@@ -7548,7 +7592,11 @@ class EvalWithGrad(Rule):
                 if (
                     not (argument or _read_at_once_text(ctx, node))
                     or _certainly_not_a_model(ctx, callee)
-                    or not (argument or read_at_once(node, ctx.parent))
+                    or not (
+                        argument
+                        or read_at_once(node, ctx.parent)
+                        or converted_to_image(node, ctx.parent, ctx.imports.qualified_name)
+                    )
                 ):
                     return  # nothing in this unit or file can make this call an evaluation: no model query
             read_only = _result_only_read(ctx, node)
