@@ -10,6 +10,9 @@ method of the file that does one of those. Not flagged: deliberate accumulation,
 zeroes every k steps (`if (i + 1) % k == 0: opt.step(); opt.zero_grad()`); zeroing in a
 function the loop calls; and loops that call a function of another file or an unknown
 method named like a reset (`reset`, `clear`, `zero`), which may zero the gradients there.
+A function of the file that runs `.backward()` and steps once, resetting nothing, is flagged
+where it is called in a loop whose code (the caller function, or the loop's top-level statement)
+resets nothing either (`loss = train(x, y, model, optimizer)` once per iteration).
 
 A loop that steps several optimizers (a GAN's generator and discriminator) whose only resets
 are other optimizers' `zero_grad()` is flagged for the one never zeroed, when the file builds
@@ -87,6 +90,22 @@ class MissingZeroGrad(Rule):
     function_triggers = (".step(",)
 
     valid = (
+        # The loop that calls the step function zeroes the gradients before each call.
+        Valid(
+            """
+            def train(src, tgt, model, optimizer, criterion):
+                loss = criterion(model(src), tgt)
+                loss.backward()
+                optimizer.step()
+                return loss.item()
+
+
+            def main(pairs, model, optimizer, criterion):
+                for src, tgt in pairs:
+                    optimizer.zero_grad()
+                    print(train(src, tgt, model, optimizer, criterion))
+            """,
+        ),
         # A second optimizer over both models' parameters: the other two zero them all.
         Valid(
             """
@@ -169,6 +188,41 @@ class MissingZeroGrad(Rule):
         ),
     )
     invalid = (
+        # A seq2seq step function that backpropagates and steps, called once per iteration of
+        # the training loop: nothing zeroes the gradients in either.
+        Invalid(
+            """
+            def train(src, tgt, model, optimizer, criterion):
+                loss = criterion(model(src), tgt)
+                loss.backward()
+                optimizer.step()
+                return loss.item()
+
+
+            def main(pairs, model, optimizer, criterion):
+                for src, tgt in pairs:
+                    print(train(src, tgt, model, optimizer, criterion))
+            """,
+            line=3,
+            column=5,
+            message="`loss.backward()` adds to gradients that nothing zeroes: `train(...)` runs on every iteration of "
+            "the loop at line 9, so each `optimizer.step()` applies the sum of all earlier steps' gradients; call "
+            "`optimizer.zero_grad()` before `backward()`",
+            fixed="""
+            def train(src, tgt, model, optimizer, criterion):
+                loss = criterion(model(src), tgt)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                return loss.item()
+
+
+            def main(pairs, model, optimizer, criterion):
+                for src, tgt in pairs:
+                    print(train(src, tgt, model, optimizer, criterion))
+            """,
+            unsafe=True,
+        ),
         Invalid(
             """
             import torch.nn.functional as F
@@ -310,6 +364,7 @@ class MissingZeroGrad(Rule):
             return
         loop, backwards = self._training_loop(ctx, node, scope)
         if loop is None:
+            self._step_function_in_a_loop(ctx, node, optimizer, scope)
             return
         seen = ctx.state(_Seen)
         if id(loop) in seen.loops:
@@ -377,6 +432,53 @@ class MissingZeroGrad(Rule):
             _fix(ctx, [backward], [step], optimizer),
         )
 
+    def _step_function_in_a_loop(self, ctx, step: ast.Call, optimizer: ast.expr, scope: ast.AST) -> None:
+        """A function of the file that backpropagates and steps once, resetting nothing, called in
+        a loop that resets nothing either (``loss = train(x, y, encoder, decoder, optimizer)`` once
+        per iteration): each call's step applies the sum of all earlier calls' gradients."""
+        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) or any(
+            isinstance(ancestor, _LOOPS) for ancestor in ctx.ancestors(step) if ancestor is not scope
+        ):
+            return
+        seen = ctx.state(_Seen)
+        if id(scope) in seen.loops:
+            return
+        seen.loops.add(id(scope))
+        backwards = sorted(
+            (
+                c
+                for c in _calls(scope)
+                if _is_backward(ctx, c) and (c.lineno, c.col_offset) < (step.lineno, step.col_offset)
+            ),
+            key=lambda c: (c.lineno, c.col_offset),
+        )
+        if not backwards or _may_reset(ctx, scope):
+            return
+        for site in ctx.model.callers(scope) or ():
+            caller = site.frame.node
+            if isinstance(caller, ast.Lambda):
+                continue
+            loop = next(
+                (a for a in ctx.ancestors(site.call) if isinstance(a, _LOOPS)),
+                None,
+            )
+            if loop is None or not _inside_scope(ctx, loop, caller):
+                continue
+            region = caller if not isinstance(caller, ast.Module) else _top_statement(ctx, loop)
+            if _may_reset(ctx, region):
+                continue
+            first = backwards[0]
+            ctx.report(
+                self.code,
+                first,
+                f"`{short(ctx.text(first), 50)}` adds to gradients that nothing zeroes: `{scope.name}(...)` runs on "
+                f"every iteration of the loop at line {loop.lineno}, so each `{short(ctx.text(step), 40)}` applies the "
+                f"sum of all earlier steps' gradients; call `{short(ctx.text(optimizer), 40)}.zero_grad()` before "
+                f"`backward()`",
+                _fix(ctx, backwards, [step], optimizer),
+            )
+            return
+
     @staticmethod
     def _training_loop(ctx, step: ast.Call, scope: ast.AST):
         """The innermost loop around ``step`` (inside ``scope``) that also runs a backward pass,
@@ -389,6 +491,16 @@ class MissingZeroGrad(Rule):
                 if backwards:
                     return ancestor, sorted(backwards, key=lambda c: (c.lineno, c.col_offset))
         return None, []
+
+
+def _inside_scope(ctx, node: ast.AST, scope: ast.AST) -> bool:
+    """Whether ``node`` belongs to ``scope``'s own code (no function or class between)."""
+    for ancestor in ctx.ancestors(node):
+        if ancestor is scope:
+            return True
+        if isinstance(ancestor, _SCOPES):
+            return False
+    return isinstance(scope, ast.Module)
 
 
 def _parameter_sources(ctx, optimizer: ast.AST) -> Optional[frozenset]:
