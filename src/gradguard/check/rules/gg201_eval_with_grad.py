@@ -8,7 +8,9 @@ the model outside any `no_grad`/`inference_mode` region, without any sign of gra
 that function. Also flagged: one body serving a training and an evaluation phase (`for phase in
 ["train", "val"]`, `fit(..., phase="validation")`) whose every backward pass sits under a test of
 the training phase (`if phase == "train":`, or a flag: `if not is_test:`, `if is_train and ...:`), with a
-switch to eval mode under the other branch (or under `if phase == "validation":`, `if is_test:`), and a model call outside both, with grad enabled: the
+switch to eval mode under the other branch (or under `if phase == "validation":`, `if is_test:`; or, where
+the phase is a parameter of a function, a caller with grad enabled handing it an evaluation value:
+`self.run_epoch(val_loader, mode="val")`, `run_epoch(loader, train=False)`), and a model call outside both, with grad enabled: the
 evaluation phase records a graph for nothing (`torch.set_grad_enabled(phase == "train")` around
 the forward pass is the usual cure; no fix is offered). And a model call whose output (or a part or view of it:
 `logits = net(x)[:5]`) is read at once (`net(x).data.max(1)[1]`) or bound to names that are
@@ -387,7 +389,7 @@ class _Candidate:
     """A model call with grad enabled, and what shows that it evaluates."""
 
     call: ast.Call
-    why: str  # "loop", "eval-mode", "eval-call", "eval-data", "eval-function", "read-only", "loaded"
+    why: str  # "loop", "eval-mode", "eval-call", "eval-data", "eval-function", "read-only", "loaded", "eval-phase"
     loop_id: Optional[int] = None
     data: str = ""  # the evaluation data or model shown in the message
     # a module-level `test_*` function's call of a module it builds (`_testing_what_it_builds`)
@@ -425,6 +427,7 @@ class _State:
     checkpoint_loads: Optional[dict] = None  # `_checkpoint_loads`
     function_spans: Optional[list] = None  # sorted (start, end) of the file's outermost functions
     module_level_loads: Optional[dict] = None  # `_module_level_loads`
+    phase_calls: dict = field(default_factory=dict)  # id(function) -> `_evaluation_phase_call`
 
 
 def _loader_name(expr: ast.AST) -> Optional[str]:
@@ -2543,13 +2546,70 @@ def _training_phase_test(test: ast.AST) -> bool:
     return _phase_compared(test) in _TRAINING_PHASES
 
 
+def _phase_name(test: ast.AST) -> Optional[str]:
+    """The name a training-phase test reads (``mode`` in ``mode == "train"``, ``is_train``,
+    ``is_test`` in ``not is_test``), for a test of that one name."""
+    if isinstance(test, ast.Name):
+        return test.id
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Name):
+        return test.operand.id
+    if isinstance(test, ast.Compare) and _phase_compared(test) is not None:
+        return next((side.id for side in (test.left, test.comparators[0]) if isinstance(side, ast.Name)), None)
+    return None
+
+
+def _evaluation_phase_call(ctx, function: ast.AST) -> Optional[ast.Call]:
+    """A call, with grad enabled, that runs a function serving a training and an evaluation
+    phase in its evaluation phase: the function's backward passes sit under a test of one of its
+    parameters (``if mode == "train":``), and the call hands that parameter an evaluation value
+    (``self.run_epoch(val_loader, mode="val")``; ``is_train=False``). None otherwise (kept per
+    function)."""
+    cache = ctx.state(_State).phase_calls
+    key = id(function)
+    if key in cache:
+        return cache[key]
+    cache[key] = None
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or "backward" not in ctx.text(function):
+        return None
+    tests = [
+        node.test
+        for node in ctx.model.own_nodes(function)
+        if isinstance(node, ast.If) and _training_phase_test(node.test) and _phase_name(node.test) is not None
+    ]
+    if not tests:
+        return None
+    names = [arg.arg for arg in (*function.args.posonlyargs, *function.args.args)]
+    method = bool(names) and names[0] in ("self", "cls")
+    keywords = {arg.arg for arg in function.args.kwonlyargs}
+    for test in tests:
+        name = _phase_name(test)
+        if name is None or (name not in names and name not in keywords):
+            continue
+        position = names.index(name) - (1 if method else 0) if name in names else None
+        for site in ctx.model.callers(function) or ():
+            if site.state.mode is not GradMode.ENABLED:
+                continue
+            given = call_argument(site.call, position, name)
+            if not isinstance(given, ast.Constant):
+                continue
+            if isinstance(test, ast.Compare):
+                evaluates = isinstance(given.value, str) and split_of_text(given.value) is Split.EVAL
+            else:  # a flag: `is_train=False`, or `is_test=True` for `not is_test`
+                evaluates = given.value is isinstance(test, ast.UnaryOp)
+            if evaluates:
+                cache[key] = site.call
+                return site.call
+    return None
+
+
 def _training_phase_only(ctx, unit: _Unit, scope: ast.AST, call: ast.Call) -> Optional[tuple]:
     """(the test, the switch to eval mode) where one body serves a training and an evaluation
     phase (``for phase in ["train", "val"]``, ``fit(..., phase="validation")``): every backward
     pass of the scope sits under a test of the training phase (``if phase == "train":``), the
     call runs outside it, and the scope switches a model to eval mode under another branch of
     such a test. None otherwise."""
-    if unit.eval_call is None or ctx.model.grad_mode(call) is not GradMode.ENABLED:
+    phase_call = _evaluation_phase_call(ctx, scope) if unit.eval_call is None else None
+    if (unit.eval_call is None and phase_call is None) or ctx.model.grad_mode(call) is not GradMode.ENABLED:
         return None
     backward = [
         node
@@ -2574,6 +2634,8 @@ def _training_phase_only(ctx, unit: _Unit, scope: ast.AST, call: ast.Call) -> Op
         loops = [s for s in ctx.model.enclosing(tests[0]) if isinstance(s, (ast.For, ast.AsyncFor, ast.While))]
         if not any(loop in ctx.model.enclosing(call) for loop in loops):
             return None
+    if phase_call is not None:
+        return tests[0].test, phase_call  # `self.run_epoch(val_loader, mode="val")`: its callers say
     for eval_call in unit.eval_calls:
         for statement in ctx.model.enclosing(eval_call):
             if not isinstance(statement, ast.If):
@@ -3020,6 +3082,39 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The caller runs the validation phase under `no_grad`.
+        Valid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model, optimizer, loss_function):
+                    self.model = model
+                    self.optimizer = optimizer
+                    self.loss_function = loss_function
+
+                def run_epoch(self, loader, mode="train"):
+                    losses = []
+                    for x, y in loader:
+                        loss = self.loss_function(self.model(x), y)
+                        if mode == "train":
+                            self.optimizer.zero_grad()
+                            loss.backward()
+                            self.optimizer.step()
+                        losses.append(loss.item())
+                    return sum(losses) / len(losses)
+
+                def run(self, train_loader, val_loader, epochs):
+                    for epoch in range(epochs):
+                        self.model.train()
+                        train_loss = self.run_epoch(train_loader, mode="train")
+                        self.model.eval()
+                        with torch.no_grad():
+                            val_loss = self.run_epoch(val_loader, mode="val")
+                        print(epoch, train_loss, val_loss)
+            """
+        ),
         # A preview image of the output the step backpropagates: the graph is needed.
         Valid(
             """
@@ -5169,6 +5264,42 @@ class EvalWithGrad(Rule):
             message="`model(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
             "printing), and nothing in this function uses gradients: autograd records a graph for every call, "
             "wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # One epoch function for both phases: the caller runs it for validation with grad on, and
+        # only the training phase backpropagates.
+        Invalid(
+            """
+            class Trainer:
+                def __init__(self, model, optimizer, loss_function):
+                    self.model = model
+                    self.optimizer = optimizer
+                    self.loss_function = loss_function
+
+                def run_epoch(self, loader, mode="train"):
+                    losses = []
+                    for x, y in loader:
+                        loss = self.loss_function(self.model(x), y)
+                        if mode == "train":
+                            self.optimizer.zero_grad()
+                            loss.backward()
+                            self.optimizer.step()
+                        losses.append(loss.item())
+                    return sum(losses) / len(losses)
+
+                def run(self, train_loader, val_loader, epochs):
+                    for epoch in range(epochs):
+                        self.model.train()
+                        train_loss = self.run_epoch(train_loader, mode="train")
+                        self.model.eval()
+                        val_loss = self.run_epoch(val_loader, mode="val")
+                        print(epoch, train_loss, val_loss)
+            """,
+            line=10,
+            column=39,
+            message="`self.model(...)` runs with grad enabled in every phase, but only the phase where `mode == "
+            '"train"` (line 11) backpropagates: in the evaluation phase (`self.run_epoch(val_loader, mode="val")`, '
+            "line 23) autograd records a graph for nothing, wasting memory and time; run the forward pass under "
+            '`with torch.set_grad_enabled(mode == "train"):`',
         ),
         # DDPG's target networks: their outputs are detached before the critic's loss, which takes
         # its graph from the critic's own forward pass in the same loop.
@@ -7575,6 +7706,7 @@ class EvalWithGrad(Rule):
             or _switched_to_eval(ctx, callee)
             or (_names_a_split(ctx) and _may_be_evaluation_data(ctx, node))
             or _loaded_from_checkpoint(ctx, node) is not None
+            or (function is not None and _evaluation_phase_call(ctx, function) is not None)
         )
         read_only = None  # whether the call's result is only read, found when needed
         if not loops and not other_signs:
@@ -7661,6 +7793,9 @@ class EvalWithGrad(Rule):
             value = ctx.model.value(arg)
             if value.is_tensor and value.split is Split.EVAL:
                 return _Candidate(node, "eval-data", data=short(ctx.text(arg), 40))
+        if (unit is None or unit.eval_call is None) and ctx.function is not None:
+            if _evaluation_phase_call(ctx, ctx.function) is not None:
+                return _Candidate(node, "eval-phase")  # judged with the phase's test (`_decide`)
         if unit is not None and unit.eval_call is not None:
             if _test_or_demo(ctx, callee, node):
                 # `scripted = torch.jit.script(model)` in a test of the model it builds;
