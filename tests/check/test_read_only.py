@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from gradguard.check.analysis.imports import ImportMap
-from gradguard.check.analysis.read_only import read_only_calls
+from gradguard.check.analysis.read_only import read_only_calls, viewed_calls
 
 
 def only_read(code: str) -> list:
@@ -346,6 +346,12 @@ def test_twin_a_comprehension_over_a_zip_that_keeps_the_element_is_no_read():
         ("net(s).gather(1, a).detach().squeeze()", True),  # a DQN's target: selected, then cut
         ("net(s).gather(1, a)", False),  # selected and kept: may be backpropagated
         ("net(x)", False),
+        # the indices of a values-and-indices reduction: integers, no graph (Double DQN's actions)
+        ("net(s2).max(1)[1].unsqueeze(1)", True),
+        ("torch.max(net(s2), 1)[1]", False),  # the function form hands `net(s2)` as an argument
+        ("net(x).topk(5)[1]", True),
+        ("net(s2).max(1)[0]", False),  # the values: a graph
+        ("net(s2).max()[1]", False),  # an element of the maximum, a value
     ],
 )
 def test_a_result_read_as_soon_as_it_is_made(expr, expected):
@@ -813,3 +819,10 @@ def test_twin_an_image_of_an_output_also_backpropagated_is_not_only_read():
         preview = transforms.ToPILImage()(out[0])
     """
     assert only_read(code) == []
+
+
+def test_the_indices_of_a_reduction_are_no_view_of_the_output():
+    # `best = net(s2).max(1)[1]` binds indices: the call is read at once, not bound
+    tree = ast.parse("best = net(s2).max(1)[1].unsqueeze(1)\nq = target(s2).detach().gather(1, best)")
+    assert not viewed_calls(tree.body[0].value)
+    assert viewed_calls(ast.parse("v = net(s2).max(1)[0]").body[0].value)

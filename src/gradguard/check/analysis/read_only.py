@@ -387,6 +387,30 @@ def assigned_values(node: ast.Assign) -> list:
     return [(names, value)] if names else []
 
 
+# Methods returning (values, indices) along a dimension: item 1 holds integer indices, no graph.
+_VALUES_AND_INDICES = frozenset({"max", "min", "sort", "topk", "kthvalue", "mode", "median"})
+
+
+def _reduction_indices(subscript: ast.AST) -> bool:
+    """``x.max(1)[1]``, ``torch.max(x, 1)[1]``, ``x.topk(5)[1]``: the indices a values-and-indices
+    reduction along a dimension returns (integers: no graph)."""
+    if type(subscript) is not ast.Subscript:
+        return False
+    index = subscript.slice  # type: ignore[attr-defined]
+    if not (type(index) is ast.Constant and index.value == 1):  # type: ignore[attr-defined]
+        return False
+    call = subscript.value  # type: ignore[attr-defined]
+    if type(call) is not ast.Call or type(call.func) is not ast.Attribute:  # type: ignore[attr-defined]
+        return False
+    func = call.func  # type: ignore[attr-defined]
+    if func.attr not in _VALUES_AND_INDICES:
+        return False
+    given = len(call.args) + len(call.keywords)  # type: ignore[attr-defined]
+    if type(func.value) is ast.Name and func.value.id in _TORCH_MODULES:
+        return given >= 2 or func.attr in ("sort", "topk")  # `torch.max(x, 1)`; `torch.max(x)` is a value
+    return given >= 1 or func.attr in ("sort", "topk")  # `x.max(1)`; `x.max()` is a value
+
+
 def read_at_once(call: ast.Call, parent_of) -> bool:
     """Whether a call's result is read as soon as it is made, through indexing and views
     (``net(x).data.max(1)[1]``, ``net(x)[0].item()``, ``net(x).argmax(1)``) or by a comparison
@@ -395,6 +419,8 @@ def read_at_once(call: ast.Call, parent_of) -> bool:
     while True:
         parent = parent_of(current)
         if type(parent) is ast.Subscript and parent.value is current:  # type: ignore[attr-defined]
+            if _reduction_indices(parent):
+                return True  # `net(x).max(1)[1]`: the indices, with no graph
             current = parent
             continue
         if type(parent) is ast.Compare and all(type(op) in _VALUE_COMPARISONS for op in parent.ops):  # type: ignore[attr-defined]
@@ -412,6 +438,14 @@ def read_at_once(call: ast.Call, parent_of) -> bool:
             return False
         if attr in _READING_METHODS:
             return attr not in _METADATA_METHODS and not ends_in_metadata(called, parent_of)
+        above = parent_of(called)
+        if (
+            attr in _VALUES_AND_INDICES
+            and type(above) is ast.Subscript
+            and above.value is called
+            and _reduction_indices(above)
+        ):  # type: ignore[attr-defined]
+            return True  # `net(x).topk(5)[1]`: the indices, with no graph
         if attr not in _PASSING_METHODS:
             return False
         current = called
@@ -561,6 +595,8 @@ def _under_views(expr: ast.AST) -> ast.AST:
     however deep (``out`` in ``out[0][:, 1]``, ``encoded[k].view(-1).cpu()``, ``out / 2 + 0.5``)."""
     while True:
         t = type(expr)
+        if t is ast.Subscript and _reduction_indices(expr):
+            return expr  # `net(x).max(1)[1]`: indices, not a view of the output
         if t is ast.Subscript or (t is ast.Attribute and expr.attr in _OUTPUT_FIELDS):  # type: ignore[attr-defined]
             expr = expr.value  # type: ignore[attr-defined]
         elif t is ast.BinOp and _number(expr.right):  # type: ignore[attr-defined]

@@ -5301,6 +5301,42 @@ class EvalWithGrad(Rule):
             "line 23) autograd records a graph for nothing, wasting memory and time; run the forward pass under "
             '`with torch.set_grad_enabled(mode == "train"):`',
         ),
+        # Double DQN picks the next actions with the online network: only their indices are used.
+        Invalid(
+            """
+            import torch.nn as nn
+
+
+            class QNetwork(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+
+                def forward(self, s):
+                    return self.fc(s)
+
+
+            class Agent:
+                def __init__(self, optimizer):
+                    self.qnetwork_local = QNetwork()
+                    self.qnetwork_target = QNetwork()
+                    self.optimizer = optimizer
+
+                def learn(self, states, actions, rewards, next_states, gamma):
+                    best_actions = self.qnetwork_local(next_states).max(1)[1].unsqueeze(1)
+                    q_next = self.qnetwork_target(next_states).detach().gather(1, best_actions)
+                    q_expected = self.qnetwork_local(states).gather(1, actions)
+                    loss = (rewards + gamma * q_next - q_expected).pow(2).mean()
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+            """,
+            line=20,
+            column=24,
+            message="`self.qnetwork_local(...)` runs with grad enabled, but its output is only read (`.data`, "
+            "`.item()`, printing) and never backpropagated: autograd records a graph for nothing, wasting memory and "
+            "time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # DDPG's target networks: their outputs are detached before the critic's loss, which takes
         # its graph from the critic's own forward pass in the same loop.
         Invalid(
