@@ -2267,3 +2267,60 @@ def test_twin_blocks_without_mode_dependent_layers_give_none(tmp_path, capsys):
     )
     found = findings(capsys, write(tmp_path, "resnet.py", plain), write(tmp_path, "evaluate.py", EVALUATE_RESNET))
     assert not any("GG209" in line for line in found), found
+
+
+AGENTS = """
+    import torch.nn as nn
+
+
+    class QNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 2)
+
+        def forward(self, x):
+            return self.fc(x)
+
+
+    class DDPGAgent:
+        def __init__(self):
+            self.qnet = QNet()
+            self.qnet_targ = QNet()
+
+
+    class TD3Agent:
+        def __init__(self):
+            self.qnet = QNet()
+            self.qnet_targ = {qnet_targ}
+"""
+
+TRAINER = """
+    import torch.nn.functional as F
+    from agents import DDPGAgent, TD3Agent
+
+
+    class Trainer:
+        def __init__(self, td3, optimizer):
+            self.agents = [TD3Agent() if td3 else DDPGAgent() for _ in range(2)]
+            self.optimizer = optimizer
+
+        def train(self, i, s, a, r, s2):
+            target_q = self.agents[i].qnet_targ(s2).detach()
+            loss = F.mse_loss(self.agents[i].qnet(s), r + 0.99 * target_q)
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+"""
+
+
+def test_an_attribute_of_agents_of_several_classes_is_the_module_every_class_stores_there(tmp_path, capsys):
+    write(tmp_path, "agents.py", AGENTS.format(qnet_targ="QNet()"))
+    write(tmp_path, "trainer.py", TRAINER)
+    found = findings(capsys, tmp_path)
+    assert [line for line in found if "trainer.py:12:" in line and "GG201" in line and "qnet_targ" in line]
+
+
+def test_twin_an_attribute_a_class_stores_something_else_under_is_not_known(tmp_path, capsys):
+    write(tmp_path, "agents.py", AGENTS.format(qnet_targ="make_target()"))
+    write(tmp_path, "trainer.py", TRAINER)
+    assert not [line for line in findings(capsys, tmp_path) if "trainer.py:12:" in line]

@@ -2207,6 +2207,10 @@ class SemanticModel:
             if info is not None and frame.kind != "module-first":
                 return self._held_attribute(info, attr)
             return UNKNOWN
+        if kind is Kind.OTHER:
+            # `self.agents[i].qnet_targ` of agents of several classes: the run's classes store
+            # only module classes under `qnet_targ`
+            return self._stored_module_class(attr) or UNKNOWN
         if kind is Kind.UNKNOWN:
             if attr in ("weight", "bias") or vocab.RNN_PARAMETER_RE.match(attr):
                 return tensor(Grad.YES, Role.PARAM, weak=True)

@@ -2794,6 +2794,44 @@ def _statement(ctx, node: ast.AST) -> Optional[ast.stmt]:
     return current
 
 
+def _handed_to_a_model(ctx, scope: ast.AST, statement: Optional[ast.AST]) -> bool:
+    """Whether what an assignment binds, or a name computed from it, is handed to a call that may
+    run a model (``D(fake)`` after ``fake = G(z).detach()``): anything but a torch function, a
+    layer without parameters (a loss module: ``criterion(q, target_q)``) or a builtin."""
+    if not isinstance(statement, ast.Assign):
+        return True
+    uses = ctx.model.uses(scope)
+    names: set = set()
+    for target in statement.targets:
+        for sub in ast.walk(target):
+            if isinstance(sub, ast.Name):
+                names |= uses.derived(sub.id)
+    for node in ctx.model.own_nodes(scope):
+        if not isinstance(node, ast.Call) or not any(
+            isinstance(sub, ast.Name) and sub.id in names
+            for arg in (*node.args, *(k.value for k in node.keywords))
+            for sub in ast.walk(arg)
+        ):
+            continue
+        func = node.func
+        if (isinstance(func, ast.Name) and func.id in _BUILTINS) or (ctx.imports.qualified_name(func) or "").startswith(
+            "torch."
+        ):
+            continue
+        value = ctx.model.value(_callee(node))
+        if value.kind is Kind.MODULE:
+            if not parameterless_layer(value):
+                return True  # not `self.criterion = nn.MSELoss()`
+        elif value.kind is Kind.UNKNOWN and (
+            isinstance(func, ast.Name)
+            or (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self")
+        ):
+            return True  # `D(fake)`, `self.D(fake)` of a module not known
+        elif isinstance(func, ast.Attribute) and ctx.model.value(func.value).kind is Kind.MODULE:
+            return True  # `policy.act(obs)`; not `writer.add_scalars(...)` nor a tensor's method
+    return False
+
+
 def _fed_detached_to_a_call(ctx, call: ast.Call, scope: ast.AST) -> bool:
     """Whether the name a call's result is bound to is handed, detached, to another call
     (``fake = G(z)``, then ``D(fake.detach())``)."""
@@ -4872,6 +4910,21 @@ class EvalWithGrad(Rule):
             print(model(x).shape)
             """,
         ),
+        # The same step in a function handed both models: the detached output goes to `D`.
+        Valid(
+            """
+            import torch
+
+
+            def d_step(G, D, opt_D, real, z):
+                fake = G(z).detach()
+                loss = D(fake).mean() - D(real).mean()
+                opt_D.zero_grad()
+                loss.backward()
+                opt_D.step()
+                print(loss.item())
+            """
+        ),
         # A generator's output detached as it is made, for the discriminator's step: the step
         # trains on it (no graph is kept), which is no evaluation.
         Valid(
@@ -5336,6 +5389,51 @@ class EvalWithGrad(Rule):
             message="`self.qnetwork_local(...)` runs with grad enabled, but its output is only read (`.data`, "
             "`.item()`, printing) and never backpropagated: autograd records a graph for nothing, wasting memory and "
             "time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+            also=(
+                Finding(
+                    21,
+                    18,
+                    "`self.qnetwork_target(...)` runs with grad enabled, but its output is detached at once "
+                    "(`.detach()`) and never backpropagated: autograd records a graph for nothing, wasting memory "
+                    "and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+                ),
+            ),
+        ),
+        # A DQN's target network, detached at once: only the loss takes the target, as a constant.
+        Invalid(
+            """
+            import torch.nn as nn
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.out = nn.Linear(4, 2)
+
+                def forward(self, x):
+                    return self.out(x)
+
+
+            class DQN:
+                def __init__(self, optimizer):
+                    self.eval_net, self.target_net = Net(), Net()
+                    self.optimizer = optimizer
+                    self.loss_func = nn.MSELoss()
+
+                def learn(self, b_s, b_a, b_r, b_s_, gamma):
+                    q_eval = self.eval_net(b_s).gather(1, b_a)
+                    q_next = self.target_net(b_s_).detach()
+                    q_target = b_r + gamma * q_next.max(1)[0].view(-1, 1)
+                    loss = self.loss_func(q_eval, q_target)
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+            """,
+            line=21,
+            column=18,
+            message="`self.target_net(...)` runs with grad enabled, but its output is detached at once (`.detach()`) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
         # DDPG's target networks: their outputs are detached before the critic's loss, which takes
         # its graph from the critic's own forward pass in the same loop.
@@ -8143,9 +8241,14 @@ class EvalWithGrad(Rule):
                 )
             ):
                 message = _read_only_message(ctx, call)
-                if message is _DETACHED_MESSAGE and _backpropagated(ctx, scope, ctx.parent(ctx.parent(call))):
+                if (
+                    message is _DETACHED_MESSAGE
+                    and _backpropagated(ctx, scope, ctx.parent(ctx.parent(call)))
+                    and _handed_to_a_model(ctx, scope, _statement(ctx, call))
+                ):
                     # `fake = G(z).detach()` for the discriminator's step: an input the step
-                    # trains on, not an evaluation (no graph is kept)
+                    # trains on, not an evaluation (no graph is kept); not a target only a loss
+                    # takes (`target_q = target_net(s2).detach()`, `mse(q, target_q)`)
                     continue
                 # only read (`analysis.read_only`, which follows `.detach()` and reads): no name
                 # chain to a backward pass is asked for (`td_target = r + g * V(s2)`, then
