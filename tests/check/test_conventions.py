@@ -443,6 +443,8 @@ def test_an_indented_notebook_cell_is_checked_as_jupyter_runs_it(repo, capsys):
         ("type Vector = list[float]\n", "`type` statements need Python 3.12"),
         ("def first[T](items: list[T]) -> T:\n    return items[0]\n", "generic functions (PEP 695) need Python 3.12"),
         ("class Box[T]:\n    pass\n", "generic classes (PEP 695) need Python 3.12"),
+        ('print(f"{d["k"]:.3f}")\n', "f-strings reusing their quote inside `{...}` (PEP 701) need Python 3.12"),
+        ("x = rf'{a['b']}'\n", "f-strings reusing their quote inside `{...}` (PEP 701) need Python 3.12"),
     ],
 )
 def test_syntax_of_a_newer_python_says_which(repo, capsys, source, what):
@@ -454,6 +456,13 @@ def test_syntax_of_a_newer_python_says_which(repo, capsys, source, what):
         line
         == f"m.py:2:{line.split(':')[2]}: GG001 File could not be parsed: SyntaxError: {what}; gradguard runs on Python {running}"
     )
+
+
+@pytest.mark.parametrize("line", ['print(f"{d[\'k\']}" + f"{e}")', 's = f\'{a}\' + "{b""', 'x = "f{" + "a"'])
+def test_twin_a_plain_syntax_error_beside_f_strings_is_no_newer_syntax(line):
+    from gradguard.check.source import newer_syntax
+
+    assert newer_syntax(line) is None
 
 
 def test_start_up_imports_no_pathspec_for_a_named_file(tmp_path):

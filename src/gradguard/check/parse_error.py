@@ -18,7 +18,8 @@ still checked.
 ## Why is this bad?
 Nothing in the file was checked, so every other rule is silent about it. The message says
 why: the syntax error with its line and column, or the Python version a newer syntax needs
-(run gradguard with that Python).
+(`type` statements, generic functions and classes, `except*`, f-strings that reuse their quote
+inside a replacement field, `f"{d["k"]}"`: run gradguard with that Python).
 
 ## Example
 ```python

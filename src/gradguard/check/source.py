@@ -130,6 +130,12 @@ _NEWER_SYNTAX = (
     (r"[ \t]*class[ \t]+\w+[ \t]*\[", "generic classes (PEP 695)", (3, 12)),
     (r"[ \t]*except[ \t]*\*", "`except*`", (3, 11)),
     (r"[ \t]*except[ \t]+[^(\s:][^:]*,[^:]*:", "`except` without parentheses (PEP 758)", (3, 14)),
+    # `f"{d["k"]}"`: an f-string's own quote inside a replacement field
+    (
+        r".*?(?<![\w\"'])(?:[fF][rR]?|[rR][fF])([\"'])(?:(?!\1).)*?\{[^}]*\1",
+        "f-strings reusing their quote inside `{...}` (PEP 701)",
+        (3, 12),
+    ),
 )
 
 
