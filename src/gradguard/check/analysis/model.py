@@ -3584,7 +3584,7 @@ class SemanticModel:
         if method in vocab.GRAD_DROPPING:
             return tensor(Grad.NO)
         keep = receiver.roles & (Role.INFERENCE | Role.DETACHED | Role.LOSS)
-        if method in vocab.VALUES_AND_INDICES_METHODS or (method in ("max", "min") and (node.args or node.keywords)):
+        if vocab.returns_values_and_indices(method, len(node.args) + len(node.keywords)):
             # (values, indices): `_, predictions = outputs.topk(5, dim=1)`, `out.max(1)`; the
             # indices carry no graph
             grad = self._combine_grad([receiver] + args, state.mode)

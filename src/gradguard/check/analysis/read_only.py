@@ -60,6 +60,9 @@ from gradguard.check.analysis.vocabulary import (
     GRAPH_ENDING_STEPS,
     PYTHON_VALUE_METHODS,
     READ_ATTRIBUTES,
+    VALUES_AND_INDICES_ALONG_A_DIMENSION,
+    VALUES_AND_INDICES_METHODS,
+    returns_values_and_indices,
 )
 
 # Methods whose result never carries a graph (on a tensor): reading through them is a read.
@@ -387,13 +390,9 @@ def assigned_values(node: ast.Assign) -> list:
     return [(names, value)] if names else []
 
 
-# Methods returning (values, indices) along a dimension: item 1 holds integer indices, no graph.
-_VALUES_AND_INDICES = frozenset({"max", "min", "sort", "topk", "kthvalue", "mode", "median"})
-
-
 def _reduction_indices(subscript: ast.AST) -> bool:
     """``x.max(1)[1]``, ``torch.max(x, 1)[1]``, ``x.topk(5)[1]``: the indices a values-and-indices
-    reduction along a dimension returns (integers: no graph)."""
+    reduction returns (integers: no graph)."""
     if type(subscript) is not ast.Subscript:
         return False
     index = subscript.slice  # type: ignore[attr-defined]
@@ -403,12 +402,10 @@ def _reduction_indices(subscript: ast.AST) -> bool:
     if type(call) is not ast.Call or type(call.func) is not ast.Attribute:  # type: ignore[attr-defined]
         return False
     func = call.func  # type: ignore[attr-defined]
-    if func.attr not in _VALUES_AND_INDICES:
-        return False
     given = len(call.args) + len(call.keywords)  # type: ignore[attr-defined]
     if type(func.value) is ast.Name and func.value.id in _TORCH_MODULES:
-        return given >= 2 or func.attr in ("sort", "topk")  # `torch.max(x, 1)`; `torch.max(x)` is a value
-    return given >= 1 or func.attr in ("sort", "topk")  # `x.max(1)`; `x.max()` is a value
+        given -= 1  # `torch.max(x, 1)`: the tensor is an argument
+    return returns_values_and_indices(func.attr, given)
 
 
 def read_at_once(call: ast.Call, parent_of) -> bool:
@@ -439,12 +436,7 @@ def read_at_once(call: ast.Call, parent_of) -> bool:
         if attr in _READING_METHODS:
             return attr not in _METADATA_METHODS and not ends_in_metadata(called, parent_of)
         above = parent_of(called)
-        if (
-            attr in _VALUES_AND_INDICES
-            and type(above) is ast.Subscript
-            and above.value is called
-            and _reduction_indices(above)
-        ):  # type: ignore[attr-defined]
+        if type(above) is ast.Subscript and above.value is called and _reduction_indices(above):  # type: ignore[attr-defined]
             return True  # `net(x).topk(5)[1]`: the indices, with no graph
         if attr not in _PASSING_METHODS:
             return False
@@ -1062,27 +1054,16 @@ def _classify_read(node: ast.AST, t: type, wanted: set, reads: dict, displayed: 
                 reads[id(base)] = _VALUE
 
 
-# Reductions along a dimension that give (values, indices): ``x.max(1)[1]`` is the indices.
-_VALUES_AND_INDICES = frozenset({"max", "min", "median", "mode", "topk", "sort", "kthvalue", "cummax", "cummin"})
-
-
 def _indices_of(node: ast.AST, wanted: set) -> Optional[ast.Name]:
-    """The wanted name whose reduction's indices ``node`` takes (``output.max(1)[1]``)."""
-    value, key = node.value, node.slice  # type: ignore[attr-defined]
-    if not (type(key) is ast.Constant and key.value == 1 and type(value) is ast.Call):  # type: ignore[attr-defined]
+    """The wanted name whose reduction's indices ``node`` takes (``output.max(1)[1]``,
+    ``torch.max(outputs, 1)[1]``: ``_reduction_indices``)."""
+    if not _reduction_indices(node):
         return None
-    func = value.func  # type: ignore[attr-defined]
-    if type(func) is not ast.Attribute or func.attr not in _VALUES_AND_INDICES:  # type: ignore[attr-defined]
-        return None
-    if type(func.value) is ast.Name and func.value.id == "torch":  # type: ignore[attr-defined]
-        # `torch.max(outputs, 1)[1]`: the function form, the tensor its first argument
-        args = value.args  # type: ignore[attr-defined]
-        if not args or not (args[1:] or value.keywords):  # type: ignore[attr-defined]
-            return None
-        return _base_name(args[0], wanted)
-    if func.attr in ("max", "min", "median", "mode") and not (value.args or value.keywords):  # type: ignore[attr-defined]
-        return None  # `x.max()` alone is one value: `[1]` would index into it
-    return _base_name(func.value, wanted)  # type: ignore[attr-defined]
+    value = node.value  # type: ignore[attr-defined]
+    func = value.func
+    if type(func.value) is ast.Name and func.value.id in _TORCH_MODULES:
+        return _base_name(value.args[0], wanted) if value.args else None  # the function form
+    return _base_name(func.value, wanted)
 
 
 def _classify_call(call: ast.Call, wanted: set, qualified_name, bound: dict, reads: dict, parameters_read=None) -> None:
@@ -1305,7 +1286,7 @@ def _indices_taken(node: ast.Assign, wanted: set, qualified_name) -> bool:
     qual = qualified_name(value.func) or ""
     return (
         qual.startswith("torch.")
-        and qual.rsplit(".", 1)[-1] in _VALUES_AND_INDICES
+        and qual.rsplit(".", 1)[-1] in VALUES_AND_INDICES_METHODS | VALUES_AND_INDICES_ALONG_A_DIMENSION
         and _base_name(value.args[0], wanted) is not None
     )
 

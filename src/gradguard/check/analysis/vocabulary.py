@@ -206,7 +206,18 @@ GRAD_DROPPING = _words(
 GRAPH_ENDING_METHODS = frozenset({"detach", "numpy", "item", "tolist"})
 GRAPH_ENDING_STEPS = GRAPH_ENDING_METHODS | {"data"}
 # Methods returning (values, indices) whatever their arguments: the indices carry no graph.
-VALUES_AND_INDICES_METHODS = frozenset({"topk", "sort", "kthvalue", "cummax", "cummin"})
+VALUES_AND_INDICES_METHODS = frozenset({"topk", "sort", "kthvalue", "cummax", "cummin", "mode"})
+# Methods returning (values, indices) when given a dimension (`x.max(1)`; `x.max()` is a value).
+VALUES_AND_INDICES_ALONG_A_DIMENSION = frozenset({"max", "min", "median"})
+
+
+def returns_values_and_indices(method: str, given: int) -> bool:
+    """Whether a tensor's method (or torch's function of that name, counting the tensor among the
+    ``given`` arguments one fewer) returns a (values, indices) pair: ``out.topk(5)``,
+    ``out.max(1)``; the indices carry no graph."""
+    return method in VALUES_AND_INDICES_METHODS or (method in VALUES_AND_INDICES_ALONG_A_DIMENSION and given > 0)
+
+
 # Integer and boolean dtypes: a tensor of one never requires grad (`x.to(torch.uint8)`).
 INTEGER_DTYPES = frozenset(
     "torch." + name for name in "uint8 uint16 uint32 uint64 int8 int16 int32 int64 short int long bool".split()
