@@ -2461,3 +2461,27 @@ def test_sizes_unpacked_are_numbers_and_keep_a_reshape_without_graph():
         """
     )
     assert value.kind is Kind.TENSOR and value.grad is Grad.NO
+
+
+NESTED = """
+    import torch
+
+    def score(model, images):
+        def get_pred(x):
+            return model(x)  # <- x
+        return [get_pred(b) for b in images]
+
+    def test(model, images):
+        with torch.no_grad():
+            {calls}
+"""
+
+
+def test_a_nested_function_runs_where_its_enclosing_function_runs():
+    _, mode = ask(NESTED.format(calls="return score(model, images)"))
+    assert mode is not GradMode.ENABLED
+
+
+def test_twin_a_nested_function_of_a_function_also_called_with_grad_on_runs_with_grad_on():
+    _, mode = ask(NESTED.format(calls="first = score(model, images[:1])\n        return first, score(model, images)"))
+    assert mode is GradMode.ENABLED

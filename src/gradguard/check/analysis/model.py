@@ -1434,6 +1434,10 @@ class SemanticModel:
             decorated = self._decorated_mode(scope)
             if decorated is not None and decorated is not GradMode.ENABLED:
                 return GradMode.MAYBE
+            if self._outer_callers_run_without_grad(scope):
+                # `def get_pred(x)` inside a function its callers run under `no_grad` (in another
+                # file of the run, too): it runs where that function runs
+                return GradMode.MAYBE
             name = getattr(fn, "name", None)
             if name is not None and any(
                 type(node) is ast.Return and type(node.value) is ast.Name and node.value.id == name  # type: ignore[attr-defined]
@@ -1443,6 +1447,21 @@ class SemanticModel:
                 # where the factory's result is called, which may be under `no_grad`.
                 return GradMode.MAYBE
         return GradMode.ENABLED
+
+    def _outer_callers_run_without_grad(self, scope: ast.AST) -> bool:
+        """Whether the callers of a function holding a nested one (in the file and the run's
+        other files) all run it with grad off. Asked for one level of nesting at a time: a
+        nested function's question met while answering another's is not asked (the callers'
+        flows may hold further nested functions, each asking again)."""
+        if self.__dict__.get("_asking_outer_callers"):
+            return False
+        self.__dict__["_asking_outer_callers"] = True
+        try:
+            sites = self._callers_of(scope)
+            external = self._external_calls(scope) if sites is not None else []
+            return bool(sites or external) and _callers_mode(sites, external) not in (None, GradMode.ENABLED)
+        finally:
+            self.__dict__["_asking_outer_callers"] = False
 
     # ========================================================================= parameters
     def _parameter_env(self, fn: ast.AST, callers: Optional[list]) -> dict:

@@ -3120,6 +3120,26 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A helper nested in a function whose only caller runs it under `no_grad`.
+        Valid(
+            """
+            import torch
+
+
+            def inception_score(model, images):
+                model.eval()
+
+                def get_pred(x):
+                    return torch.softmax(model(x), 1).data.cpu().numpy()
+
+                return [get_pred(batch) for batch in images]
+
+
+            def test(model, images):
+                with torch.no_grad():
+                    print(inception_score(model, images))
+            """
+        ),
         # The caller runs the validation phase under `no_grad`.
         Valid(
             """
