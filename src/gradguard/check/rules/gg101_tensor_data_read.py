@@ -93,6 +93,18 @@ from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Sev
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
 
+def _already_detached(node: ast.Attribute) -> bool:
+    """``x.detach().data``: the receiver of `.data` is a `.detach()` already."""
+    receiver = node.value
+    return (
+        isinstance(receiver, ast.Call)
+        and isinstance(receiver.func, ast.Attribute)
+        and receiver.func.attr == "detach"
+        and not receiver.args
+        and not receiver.keywords
+    )
+
+
 def _detached_at_once(ctx, node: ast.Attribute) -> bool:
     """``x.data.detach()``: the `.data` is detached right away."""
     parent = ctx.parent(node)
@@ -342,6 +354,21 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # `.data` of a tensor already detached: the fix drops it.
+        Invalid(
+            """
+            def show(mask):
+                return mask.detach().data.cpu().numpy()
+            """,
+            line=2,
+            column=12,
+            message="`mask.detach().data` reads the tensor without autograd's version counter; `mask.detach()` is "
+            "already detached: use `mask.detach()`",
+            fixed="""
+            def show(mask):
+                return mask.detach().cpu().numpy()
+            """,
+        ),
         # A parameter named like a record whose code divides it is a tensor: a record, loader or
         # `PackedSequence` has no arithmetic, and an array's `.data` has no `new`.
         Invalid(
@@ -883,8 +910,9 @@ class TensorDataRead(Rule):
         recv = receiver_text(ctx, node)
         start, end = data_name_span(ctx, node)
         edit = (Edit(start, end, "detach()"),)
-        if _detached_at_once(ctx, node) and ctx.source.text[start - 1 : start] == ".":
-            edit = (Edit(start - 1, end, ""),)  # `x.data.detach()` is `x.detach()`, not `x.detach().detach()`
+        if (_detached_at_once(ctx, node) or _already_detached(node)) and ctx.source.text[start - 1 : start] == ".":
+            # `x.data.detach()` and `x.detach().data` are `x.detach()`, not `x.detach().detach()`
+            edit = (Edit(start - 1, end, ""),)
         if zero_dim_index_above(ctx, node) is not None:
             # `loss.detach()[0]` would still raise IndexError: GG105's `.item()` is the fix.
             message = (
@@ -902,6 +930,15 @@ class TensorDataRead(Rule):
             )
             fix = Fix(Applicability.UNSAFE, f"Use `{recv}`", drop) if drop is not None else None
             ctx.report(self.code, node, message, fix)
+            return
+        if _already_detached(node) and edit[0].content == "":
+            # `msk.detach().data`: `.data` of a detached tensor only drops the version counter
+            message = (
+                f"`{recv}.data` reads the tensor without autograd's version counter; `{recv}` is already "
+                f"detached: use `{recv}`"
+            )
+            applicability = Applicability.SAFE if access.safe else Applicability.UNSAFE
+            ctx.report(self.code, node, message, Fix(applicability, f"Use `{recv}`", edit))
             return
         if access.safe:
             fix = Fix(Applicability.SAFE, f"Use `{recv}.detach()`", edit)
