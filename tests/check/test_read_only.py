@@ -826,3 +826,24 @@ def test_the_indices_of_a_reduction_are_no_view_of_the_output():
     tree = ast.parse("best = net(s2).max(1)[1].unsqueeze(1)\nq = target(s2).detach().gather(1, best)")
     assert not viewed_calls(tree.body[0].value)
     assert viewed_calls(ast.parse("v = net(s2).max(1)[0]").body[0].value)
+
+
+def test_arithmetic_under_no_grad_reads_its_operands():
+    code = """
+        import torch
+        v_next = critic(s2)
+        with torch.no_grad():
+            td_target = r + gamma * v_next
+        print(td_target.mean().item())
+    """
+    assert only_read(code) == ["critic(s2)"]
+
+
+def test_twin_a_name_stored_as_it_is_under_no_grad_keeps_its_graph():
+    code = """
+        import torch
+        v_next = critic(s2)
+        with torch.no_grad():
+            memory.append(v_next)
+    """
+    assert only_read(code) == []

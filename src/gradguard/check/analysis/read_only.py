@@ -30,7 +30,8 @@ backpropagates. This module finds such calls in one scope from the syntax alone 
   `enumerate(out)`) reads it when every use of its name in the loop is a read and the loop
   does not assign that name again; so does a comprehension of one generator over it whose
   every use of its element is a read (`[np.argmax(p.detach().numpy()) for p in out]`), and
-  both read a function's parameter in ``parameters_only_read`` as well;
+  both read a function's parameter in ``parameters_only_read`` as well; an operand of
+  arithmetic in a ``with torch.no_grad():`` block is read (the result holds no graph);
 - none of the names is used in a nested function or lambda (not followed); a comprehension
   that binds none of them and holds no function is followed like the scope's own code (its
   first iterable runs in the scope itself), otherwise it is not followed;
@@ -58,6 +59,8 @@ from gradguard.check.analysis.vocabulary import (
     ALIAS_METHODS,
     GRAD_DROPPING,
     GRAPH_ENDING_STEPS,
+    INFERENCE_NAMES,
+    NO_GRAD_NAMES,
     PYTHON_VALUE_METHODS,
     READ_ATTRIBUTES,
     VALUES_AND_INDICES_ALONG_A_DIMENSION,
@@ -178,6 +181,10 @@ def read_only_calls(
     # (`zip(preds, out)` in `[... for i, el in zip(preds, out)]`)
     for use, kind in comprehension_reads:
         reads[id(use)] = kind
+    # Arithmetic under `no_grad` makes tensors without graph: `with torch.no_grad(): td_target =
+    # r + gamma * v_s_` reads `v_s_`.
+    for use in _operands_without_grad(own, wanted, qualified_name):
+        reads.setdefault(id(use), _VALUE)
     for name, base, loop in iterated:
         inside = {id(sub) for stmt in loop.body for sub in walk_in_order(stmt)}
         kinds = [reads.get(id(use)) for use in uses[name] if id(use) in inside]
@@ -297,6 +304,27 @@ def read_only_calls(
         if nested:
             kept -= _feeding({key for key in kept if nested & set(bound[key][1])}, kept, edges)
     return frozenset(id(call) for key in kept for call in viewed_calls(bound[key][2]))
+
+
+def _operands_without_grad(own: list, wanted: set, qualified_name) -> list:
+    """The uses of wanted names that are operands of arithmetic in the body of a ``with
+    torch.no_grad():`` (or ``inference_mode()``) block of the scope: the result holds no graph.
+    Not a name stored or handed on as it is (``memory.append(v)`` keeps its graph)."""
+    found: list = []
+    for node in own:
+        if type(node) not in (ast.With, ast.AsyncWith) or not any(
+            type(item.context_expr) is ast.Call
+            and qualified_name(item.context_expr.func) in NO_GRAD_NAMES | INFERENCE_NAMES  # type: ignore[attr-defined]
+            for item in node.items  # type: ignore[attr-defined]
+        ):
+            continue
+        for stmt in node.body:  # type: ignore[attr-defined]
+            for sub in walk_in_order(stmt):
+                if type(sub) in (ast.BinOp, ast.UnaryOp):
+                    for operand in ast.iter_child_nodes(sub):
+                        if type(operand) is ast.Name and operand.id in wanted:  # type: ignore[attr-defined]
+                            found.append(operand)
+    return found
 
 
 def _numpy_slot(node: ast.Assign, own: list, loops: list, qualified_name) -> bool:
