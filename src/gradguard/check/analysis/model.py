@@ -4453,9 +4453,10 @@ def _builtin_text(model, node, args, state):
 
 
 def _builtin_tensor_or_number(model, node, args, state):
-    """``abs(t)`` and ``round(t)`` call the tensor's own method: a tensor, graph kept."""
+    """``abs(t)`` and ``round(t)`` call the tensor's own method: a tensor, graph kept (of a loss,
+    still a loss: ``total_loss += abs(loss)``)."""
     if args and args[0].kind is Kind.TENSOR:
-        return args[0].with_(roles=Role.NONE)
+        return args[0].with_(roles=args[0].roles & (Role.LOSS | Role.SCALAR))
     return NUMBER
 
 

@@ -409,6 +409,27 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # The builtin `abs` of a loss is the tensor's own `abs()`: the graph stays.
+        Invalid(
+            """
+            import torch
+
+
+            def train_model(model, batches, optimizer, criterion=torch.nn.MSELoss()):
+                total_loss = 0
+                for inputs, targets in batches:
+                    loss = criterion(model(inputs), targets)
+                    total_loss += abs(loss)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                return total_loss
+            """,
+            line=8,
+            column=9,
+            message="Accumulating `abs(loss)` across iterations keeps every iteration's autograd graph alive; "
+            "accumulate `abs(loss).item()`",
+        ),
         # PPO's loss terms summed beside the total they make: the backward pass takes its graph
         # from them, and each running sum keeps every mini-batch's.
         Invalid(
