@@ -973,6 +973,24 @@ class SemanticModel:
                     return True
         return self.project is not None and method in self.project.running_method_names()
 
+    def method_runs_everywhere(self, method: str) -> bool:
+        """Whether every module class of the file defining ``method`` runs the module by it, and
+        no module class of the run runs it without grad, with at least one that runs it (an
+        actor-critic's ``def pi(self, x)``): a call of it on a model whose class is not known
+        (``global_model.pi(state)`` in a test process) runs the model."""
+        found = False
+        for info in self._class_table().values():
+            if info.is_module and method in self._methods(info):
+                if not self.method_runs_module(Value(Kind.MODULE, ref=info.key), method):
+                    return False
+                found = True
+        if self.project is not None:
+            for fact in self.project.classes.values():
+                if fact.module and method in fact.quiet_methods:
+                    return False
+                found = found or (fact.module and method in fact.running_methods)
+        return found
+
     def method_shown(self, method: str) -> bool:
         """Whether a class of the file defines ``method``, or a module class of the run runs the
         module by it: code the check reads, where what the method does is judged."""

@@ -5455,6 +5455,40 @@ class EvalWithGrad(Rule):
             "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
             "`with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
+        # A3C's test process, handed the shared model by `mp.Process(target=test, args=(...))`:
+        # every module class defining `pi` runs the model by it.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            from torch.distributions import Categorical
+
+
+            class ActorCritic(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc1 = nn.Linear(4, 256)
+                    self.fc_pi = nn.Linear(256, 2)
+
+                def pi(self, x, softmax_dim=0):
+                    return F.softmax(self.fc_pi(F.relu(self.fc1(x))), dim=softmax_dim)
+
+
+            def test(global_model, env):
+                for episode in range(100):
+                    s, done = env.reset(), False
+                    while not done:
+                        prob = global_model.pi(torch.from_numpy(s).float())
+                        a = Categorical(prob).sample().item()
+                        s, r, done, info = env.step(a)
+            """,
+            line=21,
+            column=20,
+            message="`global_model.pi(...)` runs with grad enabled, but its output is only read (`.data`, "
+            "`.item()`, printing) and never backpropagated: autograd records a graph for nothing, wasting memory and "
+            "time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # DDPG's target networks: their outputs are detached before the critic's loss, which takes
         # its graph from the critic's own forward pass in the same loop.
         Invalid(
@@ -8031,6 +8065,8 @@ class EvalWithGrad(Rule):
                 return True
             if generate:
                 return False
+            if "loss" not in target.attr.lower() and ctx.model.method_runs_everywhere(target.attr):
+                return True  # `global_model.pi(state)`: every module class defining `pi` runs by it
             return _RUNNING_METHOD_RE.match(target.attr) is not None
         return runs
 
