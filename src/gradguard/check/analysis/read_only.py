@@ -1145,6 +1145,20 @@ def _classify_call(call: ast.Call, wanted: set, qualified_name, bound: dict, rea
                     if base is not None and id(base) not in reads:
                         reads[id(base)] = kind
             return
+        elif (
+            parameters_read is not None
+            and type(func) is ast.Attribute
+            and type(func.value) is ast.Name
+            and func.value.id == "self"  # type: ignore[attr-defined]
+            and (read := parameters_read("self." + func.attr)) is not None  # type: ignore[attr-defined]
+            and read[2]
+        ):
+            # `loss = self.compute_loss(policies, ...)` of a method that backpropagates what it is handed
+            for arg in (*call.args, *(k.value for k in call.keywords)):
+                base = _base_name(arg, wanted)
+                if base is not None:
+                    reads[id(base)] = _ESCAPED
+            return
         elif _formats_text(func):
             kind = _VALUE  # `"loss {}".format(loss)`: text holds no graph, wherever it goes
         elif id(call) in bound:

@@ -1407,7 +1407,7 @@ def _reads_values(ctx, scope: ast.AST) -> bool:
         text = ctx.text(scope) if scope is not ctx.tree else ctx.source.text
         found = cache[id(scope)] = (
             any(hint in text for hint in VALUE_READ_HINTS)
-            or (".detach()" in text and ".backward(" in text)  # targets detached in a training step
+            or ".detach()" in text  # a target detached in a training step, an action handed back detached
             or ("==" in text and _COUNTED_COMPARISON_RE.search(text) is not None)
             or (scope is ctx.tree and "=" in text and _TESTED_COMPARISON_RE.search(text) is not None)
             or any(f"{name}(" in text for name in _reading_functions(ctx))
@@ -1556,6 +1556,22 @@ def _parameters_read(ctx, name: str):
     (``analysis.read_only.parameters_only_read``), kept per name; None for anything else (a
     decorated function, a name defined twice or not as a function)."""
     cache = ctx.state(_State).parameters_read
+    if name.startswith("self."):
+        # a method of the class at hand: only whether it backpropagates (`self.compute_loss(...)`
+        # whose body calls `loss.backward()`)
+        owner = ctx.method_class
+        key = (name, id(owner))
+        if key not in cache:
+            method = next(
+                (
+                    node
+                    for node in (owner.body if owner is not None else ())
+                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name[5:]
+                ),
+                None,
+            )
+            cache[key] = ((), {}, True) if method is not None and ".backward(" in ctx.text(method) else None
+        return cache[key]
     if name in cache:
         return cache[name]
     if "." in name:
@@ -3120,6 +3136,40 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # ACER's step hands the model's outputs to a method of the class that backpropagates them.
+        Valid(
+            """
+            import torch.nn as nn
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+
+                def forward(self, x):
+                    return self.fc(x).softmax(-1), self.fc(x)
+
+
+            class Agent:
+                def __init__(self, optimizer, writer):
+                    self.net = Net()
+                    self.optimizer = optimizer
+                    self.writer = writer
+
+                def compute_loss(self, policies, q_values, actions):
+                    loss = -(policies.gather(1, actions).log() * q_values.gather(1, actions).detach()).mean()
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+                    return loss.item()
+
+                def train(self, observations, actions, step):
+                    policies, q_values = self.net.forward(observations)
+                    loss = self.compute_loss(policies, q_values, actions)
+                    self.writer.add_scalar("loss", loss, step)
+            """
+        ),
         # A helper nested in a function whose only caller runs it under `no_grad`.
         Valid(
             """
@@ -5489,6 +5539,39 @@ class EvalWithGrad(Rule):
             "`.item()`, printing) and never backpropagated: autograd records a graph for nothing, wasting memory and "
             "time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
+        # The KL divergence of a natural policy gradient: the old policy's output is only used
+        # detached, while the new policy's graph is handed back for `torch.autograd.grad`. Only
+        # the old policy's call is the site (`@torch.no_grad()` on the function would break it).
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Actor(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.mu = nn.Linear(4, 2)
+                    self.log_std = nn.Parameter(torch.zeros(2))
+
+                def forward(self, x):
+                    return self.mu(x), self.log_std.exp().expand(len(x), 2)
+
+
+            def kl_divergence(new_actor: Actor, old_actor: Actor, states):
+                mu, std = new_actor(torch.Tensor(states))
+                mu_old, std_old = old_actor(torch.Tensor(states))
+                mu_old = mu_old.detach()
+                std_old = std_old.detach()
+                kl = torch.log(std / std_old) + (std_old.pow(2) + (mu_old - mu).pow(2)) / (2.0 * std.pow(2)) - 0.5
+                return kl.sum(1, keepdim=True)
+            """,
+            line=17,
+            column=23,
+            message="`old_actor(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
+            "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run "
+            "it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # DDPG's target networks: their outputs are detached before the critic's loss, which takes
         # its graph from the critic's own forward pass in the same loop.
         Invalid(
@@ -5563,9 +5646,9 @@ class EvalWithGrad(Rule):
             """,
             line=10,
             column=16,
-            message="`self.decoder(...)` runs with grad enabled in `generate`, whose result carries no graph, and "
-            "nothing in this function uses gradients: autograd records a graph for every call, wasting memory and "
-            "time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            message="`self.decoder(...)` runs with grad enabled although its output is only read (`.data`, "
+            "`.item()`, printing), and nothing in this function uses gradients: autograd records a graph for every "
+            "call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
         ),
         # A parameter named like a package the file imports (`import model.crf`): inside the
         # function, `model` is the model handed in.
@@ -8207,6 +8290,22 @@ class EvalWithGrad(Rule):
                 unit.read_by_callers = True
             if _keeps_graph_on_self(ctx, function):
                 return
+        if (
+            function is not None
+            and unit.model_calls
+            and all(c.why == "read-only" for c in unit.model_calls)
+            and not _uses_grad(ctx, nodes)
+            and ctx.model.returns_as_called(function).may_carry_graph
+            and self._runs_another_model(ctx, unit, function)
+            and not _callers_only_read(ctx, function)
+        ):
+            # It hands back a graph of another call (`kl` of `new_actor`, beside `old_actor(s)`
+            # detached): only the calls whose output is only read are sites, each on its own.
+            reported: set = set()
+            for candidate in unit.model_calls:
+                call = candidate.call
+                self._report_unused_output(ctx, call, function, reported, _read_only_message(ctx, call), only_read=True)
+            return
         if not _uses_grad(ctx, nodes) and not _kept_for_training(ctx, unit, function):
             # A function is one site (its fix wraps it); a script's or notebook's code has no
             # single place to wrap: each loop over evaluation data, and each statement that runs
@@ -8324,6 +8423,15 @@ class EvalWithGrad(Rule):
                     f"runs with grad enabled {self._why(ctx, unit, candidate, function)}, and its output is never "
                     f"backpropagated",
                 )
+
+    def _runs_another_model(self, ctx, unit: _Unit, function: ast.AST) -> bool:
+        """Whether the function makes a model call besides its candidates (`new_actor(states)`
+        beside `old_actor(states)`, detached): one whose graph what it returns may hold."""
+        candidates = {id(c.call) for c in unit.model_calls}
+        return any(
+            isinstance(node, ast.Call) and id(node) not in candidates and self._is_model_call(ctx, node)
+            for node in ctx.model.own_nodes(function)
+        )
 
     def _report_unused_output(
         self, ctx, call: ast.Call, scope: ast.AST, reported: set, what: str, only_read: bool = False
