@@ -1638,11 +1638,45 @@ _READ_ONLY_MESSAGE = (
 _DETACHED_MESSAGE = "runs with grad enabled, but its output is detached at once (`.detach()`) and never backpropagated"
 
 
+# The same where what is computed from the output is used detached (`target_q = r + g *
+# target_net(s2)`, then `mse(q, target_q.detach())`).
+_USED_DETACHED_MESSAGE = (
+    "runs with grad enabled, but what is computed from its output is only read or used detached (`.detach()`) "
+    "and never backpropagated"
+)
+
+
 def _read_only_message(ctx, call: ast.Call) -> str:
-    """``_READ_ONLY_MESSAGE``, said of ``.detach()`` where that is how the output is read."""
+    """``_READ_ONLY_MESSAGE``, said of ``.detach()`` where that is how the output is read (at
+    once, or through the names it is bound to and computed into)."""
     parent = ctx.parent(call)
     if isinstance(parent, ast.Attribute) and parent.attr == "detach" and isinstance(ctx.parent(parent), ast.Call):
         return _DETACHED_MESSAGE
+    statement = _statement(ctx, call)
+    scope = statement
+    while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        scope = ctx.parent(scope)  # the function (or module) the call's statement belongs to
+    if scope is None:
+        return _READ_ONLY_MESSAGE
+    if isinstance(statement, ast.Assign) and ".detach()" in (
+        ctx.text(scope) if scope is not ctx.tree else ctx.source.text
+    ):
+        names: set = set()
+        uses = ctx.model.uses(scope)
+        for target in statement.targets:
+            for sub in ast.walk(target):
+                if isinstance(sub, ast.Name):
+                    names |= uses.derived(sub.id)
+        for node in ctx.model.own_nodes(scope):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "detach"
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id in names
+                and node.lineno >= statement.lineno
+            ):
+                return _USED_DETACHED_MESSAGE
     return _READ_ONLY_MESSAGE
 
 
@@ -5288,9 +5322,9 @@ class EvalWithGrad(Rule):
             """,
             line=20,
             column=20,
-            message="`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) and "
-            "never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
-            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+            message="`model(...)` runs with grad enabled, but what is computed from its output is only read or "
+            "used detached (`.detach()`) and never backpropagated: autograd records a graph for nothing, wasting "
+            "memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
         # A TD target of the value network, used only detached in the value loss: its graph is
         # recorded for nothing (the loss's graph comes from `value_net(obs)`).
@@ -5311,9 +5345,9 @@ class EvalWithGrad(Rule):
             """,
             line=6,
             column=35,
-            message="`value_net(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
-            "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run "
-            "it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+            message="`value_net(...)` runs with grad enabled, but what is computed from its output is only read or "
+            "used detached (`.detach()`) and never backpropagated: autograd records a graph for nothing, wasting "
+            "memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
         # Hugging Face CLIP's text tower (`get_text_features`) after `.eval()`, with grad on.
         Invalid(
@@ -5568,9 +5602,9 @@ class EvalWithGrad(Rule):
             """,
             line=17,
             column=23,
-            message="`old_actor(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
-            "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run "
-            "it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+            message="`old_actor(...)` runs with grad enabled, but what is computed from its output is only read or "
+            "used detached (`.detach()`) and never backpropagated: autograd records a graph for nothing, wasting "
+            "memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
         # DDPG's target networks: their outputs are detached before the critic's loss, which takes
         # its graph from the critic's own forward pass in the same loop.
@@ -5603,9 +5637,9 @@ class EvalWithGrad(Rule):
             """,
             line=19,
             column=27,
-            message="`target_critic(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
-            "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run "
-            "it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+            message="`target_critic(...)` runs with grad enabled, but what is computed from its output is only read or "
+            "used detached (`.detach()`) and never backpropagated: autograd records a graph for nothing, wasting "
+            "memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
         # A whole model pickled with `torch.load` (its name says nothing), called in a web app's
         # handler: only its outputs' values are sent back.
