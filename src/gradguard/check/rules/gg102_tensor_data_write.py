@@ -18,7 +18,7 @@ assignments that give the tensor a new dtype, device or storage on purpose (as
 `Module._apply` does: `p.data = fn(p.data)`; `mask.data = F.fold(mask, ...)`, a slice of
 a value computed from the tensor itself, or the tensor indexed, `w.data = w.data[mask == 1]`
 in channel pruning, which may change its shape), `p.data = p._mp_param` (a tensor kept on `p`
-itself swapped in), `a.data = b.data` (sharing `b`'s storage), assignments with a `memory_format`, `p.data = torch.empty(0, ...)`
+itself swapped in), `a.data = b.data` and its basic slices, `a.data = b.data[1:]` (sharing `b`'s storage), assignments with a `memory_format`, `p.data = torch.empty(0, ...)`
 (freeing the storage of a parameter another rank owns, as ZeRO-3 partitioning does), `p.grad.data = ...` (re-pointing
 a gradient at another buffer), and a parameter of a layer a function (not `__init__`) has just
 built, before anything runs it, given a tensor made elsewhere (`self.reparam_conv.weight.data =
@@ -117,6 +117,21 @@ class TensorDataWrite(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # A slice of another layer's `.data` (1001 ImageNet classes with background to 1000): the
+        # new layer shares the pretrained storage, which `copy_` would not do.
+        Valid(
+            """
+            import torch.nn as nn
+
+
+            def drop_background_class(model):
+                new_last_linear = nn.Linear(1536, 1000)
+                new_last_linear.weight.data = model.last_linear.weight.data[1:]
+                new_last_linear.bias.data = model.last_linear.bias.data[1:]
+                model.last_linear = new_last_linear
+                return model
+            """
+        ),
         # The same initialisation without `.data`: `nn.init` runs under `no_grad` itself.
         Valid(
             """
@@ -1005,6 +1020,13 @@ def _swaps_own_storage(ctx, stmt: ast.AST, recv: ast.AST) -> bool:
         return True
     if isinstance(value, ast.Attribute) and value.attr == "data":
         return True  # `a.data = b.data`: `a` now shares `b`'s storage, which `copy_` would not do
+    if (
+        isinstance(value, ast.Subscript)
+        and isinstance(value.value, ast.Attribute)
+        and value.value.attr == "data"
+        and all(isinstance(part, (ast.Slice, ast.Constant)) for part in _index_parts(value.slice))
+    ):
+        return True  # `a.data = b.data[1:]`: a view, `b`'s storage shared (Cadene's 1001 -> 1000 classes)
     if isinstance(recv, ast.Attribute) and recv.attr == "grad":
         return True  # `p.grad.data = view`: re-pointing a gradient at a buffer (FSDP, `Module._apply`)
     if value is not None and any(isinstance(k, ast.keyword) and k.arg == "memory_format" for k in walk_in_order(value)):
@@ -1028,6 +1050,11 @@ def _swaps_own_storage(ctx, stmt: ast.AST, recv: ast.AST) -> bool:
             # in-place write is reported where it is)
             return True
     return False
+
+
+def _index_parts(index: ast.AST) -> list:
+    """The parts of a subscript's index (``[1:, :3]`` has two)."""
+    return list(index.elts) if isinstance(index, ast.Tuple) else [index]
 
 
 # In-place methods that return their receiver: `x.data.normal_(0, 1)` is `x.data`, written.

@@ -1517,6 +1517,17 @@ def _only_read_calls(ctx, scope: ast.AST) -> frozenset:
     return found
 
 
+def _may_hand_back_a_graph(value) -> bool:
+    """Whether a returned value may carry a graph, counting the parts of a tuple whose kind is not
+    known (``return q.mean(), td_error`` with ``td_error`` of a loss callable handed in)."""
+    if value.may_carry_graph:
+        return True
+    if value.kind is Kind.CONTAINER:
+        parts = (*(value.items or ()), *((value.elem,) if value.elem is not None else ()))
+        return any(part.kind is Kind.UNKNOWN and part.grad is not Grad.NO for part in parts)
+    return False
+
+
 def _keeps_graph_on_self(ctx, function: ast.AST) -> bool:
     """Whether a method stores on ``self`` a value that may carry a graph (PEARL's
     ``infer_posterior``: ``self.z_mean = torch.stack(...)`` of its encoder's output, backpropagated
@@ -5606,6 +5617,48 @@ class EvalWithGrad(Rule):
             "used detached (`.detach()`) and never backpropagated: autograd records a graph for nothing, wasting "
             "memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
+        # A DQN agent's update helper hands back the TD error (of the loss callable it was given)
+        # for its caller's backward pass: the target network's call is the site, not the function.
+        Invalid(
+            """
+            import torch.nn as nn
+
+
+            class QNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+
+                def forward(self, s):
+                    return self.fc(s)
+
+
+            class Agent:
+                def __init__(self, value_criteria, optimizer):
+                    self.model = QNet()
+                    self.target_model = QNet()
+                    self.value_criteria = value_criteria
+                    self.optimizer = optimizer
+
+                def _get_q_update(self, s0, a, r, s1, gamma):
+                    next_q = self.target_model(s1)
+                    next_q = next_q.data.max(dim=1)[0]
+                    current_q = self.model(s0).gather(1, a).squeeze()
+                    td_error = self.value_criteria(current_q, r + gamma * next_q)
+                    return next_q.clone().mean(), td_error
+
+                def update(self, s0, a, r, s1, gamma):
+                    _, td_error = self._get_q_update(s0, a, r, s1, gamma)
+                    self.optimizer.zero_grad()
+                    td_error.backward()
+                    self.optimizer.step()
+            """,
+            line=21,
+            column=18,
+            message="`self.target_model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
+            "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run "
+            "it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # DDPG's target networks: their outputs are detached before the critic's loss, which takes
         # its graph from the critic's own forward pass in the same loop.
         Invalid(
@@ -8329,7 +8382,7 @@ class EvalWithGrad(Rule):
             and unit.model_calls
             and all(c.why == "read-only" for c in unit.model_calls)
             and not _uses_grad(ctx, nodes)
-            and ctx.model.returns_as_called(function).may_carry_graph
+            and _may_hand_back_a_graph(ctx.model.returns_as_called(function))
             and self._runs_another_model(ctx, unit, function)
             and not _callers_only_read(ctx, function)
         ):
