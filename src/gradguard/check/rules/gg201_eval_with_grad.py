@@ -37,7 +37,9 @@ module built in the same scope and never trained or loaded there, outside a loop
 loop records a graph for every batch all the same: `for imgs, _ in test_loader: writer.add_images("out",
 conv(imgs))`) (not one made of another
 model's layers, `nn.Sequential(*list(model.children())[:1])`; a smoke test of the model's
-code, also in a function named for evaluation: `def test_rnn(RNN): rnn = RNN(8); rnn(x)`;
+code, also in a function named for evaluation: `def test_rnn(RNN): rnn = RNN(8); rnn(x)`, or
+of modules handed in, run on made-up input whose output's values nothing reads: `z = e(torch.randn(...))`,
+`print(z.size())`;
 loading shows as `net.load...(`, `net.restore...(`, `load...(net, ...)`, a keyword naming weights
 (`Net(checkpoint_name=path)`, `pretrained=True`) or a class whose `__init__` loads them
 (`self.load_state_dict(torch.load(path))`, in the file or another file of the run); in a script or
@@ -2349,23 +2351,29 @@ def _unpacked(binding, name: str) -> ast.AST:
     return value
 
 
-def _made_up_input(ctx, call: ast.Call, depth: int = 0) -> bool:
+def _made_up_input(ctx, call: ast.Call, depth: int = 0, any_module: bool = False) -> bool:
     """Whether every input of a call is made up by a torch factory (``torch.randn(5, 5) + 1``),
     on the spot or through a name the scope binds only to such values (a loop's name to the
     rows of one: ``for tmp in torch.randn(10, 1, 26, 26): model(tmp.unsqueeze(0))``), or to what
     a module built there and never trained makes of them (``outputs, hiddens = encoder(x)``,
     then ``decoder(y, hiddens)``): an example of the model's code at work, not data of a split,
-    whatever the name (``test_example``)."""
+    whatever the name (``test_example``). ``any_module``: what any module makes of made-up
+    values counts too (``z = encoder(x)``, then ``decoder(z)``, in a shape check of modules handed
+    in)."""
     if not call.args:
         return False
+    tensors = 0
     for arg in call.args:
+        if ctx.model.value(arg).kind is Kind.NUMBER:
+            continue  # `e(x, stack)`, `stack` of a `range`: a setting, not data
+        tensors += 1
         base = _kept_base(arg)
         if isinstance(base, ast.Name):
-            if not _name_made_up(ctx, call, base.id, depth):
+            if not _name_made_up(ctx, call, base.id, depth, any_module=any_module):
                 return False
         elif not _factory_made(ctx, arg):
             return False
-    return True
+    return tensors > 0
 
 
 def _kept_base(expr: ast.AST) -> ast.AST:
@@ -2376,7 +2384,7 @@ def _kept_base(expr: ast.AST) -> ast.AST:
     return expr
 
 
-def _name_made_up(ctx, call: ast.Call, name: str, depth: int, loop_depth: int = 0) -> bool:
+def _name_made_up(ctx, call: ast.Call, name: str, depth: int, loop_depth: int = 0, any_module: bool = False) -> bool:
     """Whether every binding of ``name`` that may reach ``call`` gives it made-up values
     (``_made_up_input``)."""
     uses = ctx.model.uses(ctx.function if ctx.function is not None else ctx.tree)
@@ -2415,7 +2423,7 @@ def _name_made_up(ctx, call: ast.Call, name: str, depth: int, loop_depth: int = 
             or (
                 not depth
                 and isinstance(part, ast.Call)
-                and _fresh_module(ctx, part)
+                and (any_module or _fresh_module(ctx, part))
                 and _made_up_input(ctx, part, depth + 1)
             )
             for part in parts
@@ -3181,6 +3189,20 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A shape check of modules handed in, on made-up input: only sizes are read.
+        Valid(
+            """
+            import torch
+
+
+            def test_stacked_autoencoder(encoder, decoder, size):
+                x = torch.randn(32, *size)
+                for stack in range(len(encoder.stacks)):
+                    z = encoder(x, stack)
+                    y = decoder(z, stack)
+                    print(z.size(), y.size())
+            """
+        ),
         # ACER's step hands the model's outputs to a method of the class that backpropagates them.
         Valid(
             """
@@ -5658,6 +5680,26 @@ class EvalWithGrad(Rule):
             message="`self.target_model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
             "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run "
             "it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # The same made-up input, timed: the output is thrown away, the graph is what it costs.
+        Invalid(
+            """
+            import time
+            import torch
+
+
+            def test_speed(model):
+                x = torch.randn(8, 3, 32, 32)
+                start = time.time()
+                for _ in range(10):
+                    model(x)
+                print(time.time() - start)
+            """,
+            line=9,
+            column=9,
+            message="`model(...)` runs with grad enabled in `test_speed`, whose result carries no graph, and nothing in "
+            "this function uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
         ),
         # DDPG's target networks: their outputs are detached before the critic's loss, which takes
         # its graph from the critic's own forward pass in the same loop.
@@ -8165,6 +8207,15 @@ class EvalWithGrad(Rule):
                 return None  # `o = self.conv_val(torch.zeros(1, *shape))`: a shape probe, not an evaluation
             if _fresh_module(ctx, node):
                 return None  # `def test_rnn(RNN): rnn = RNN(8); out = rnn(x)`: a test of the model's code
+            if (
+                _made_up_input(ctx, node, any_module=True)
+                and not (read_only or (read_only is None and _result_only_read(ctx, node)))
+                and not _thrown_away(ctx, node)
+            ):
+                # `def test_stacked_ae(e, d): x = torch.randn(...); z = e(x, stack); print(z.size())`:
+                # a check of the model's code on made-up input whose values nothing reads (not a
+                # run timed for its cost alone: that output is thrown away)
+                return None
             if read_only or (read_only is None and _result_only_read(ctx, node)):
                 return _Candidate(node, "read-only")  # what the function returns cannot hold this graph
             return _Candidate(node, "eval-function")
