@@ -1674,12 +1674,7 @@ def _read_only_message(ctx, call: ast.Call) -> str:
     if isinstance(statement, ast.Assign) and ".detach()" in (
         ctx.text(scope) if scope is not ctx.tree else ctx.source.text
     ):
-        names: set = set()
-        uses = ctx.model.uses(scope)
-        for target in statement.targets:
-            for sub in ast.walk(target):
-                if isinstance(sub, ast.Name):
-                    names |= uses.derived(sub.id)
+        names = _computed_from_targets(ctx, scope, statement)
         for node in ctx.model.own_nodes(scope):
             if (
                 isinstance(node, ast.Call)
@@ -2863,18 +2858,26 @@ def _statement(ctx, node: ast.AST) -> Optional[ast.stmt]:
     return current
 
 
+def _computed_from_targets(ctx, scope: ast.AST, statement: ast.Assign) -> set:
+    """The names an assignment's targets hold (also a container a slot of is stored into,
+    ``values[mask] = ...``) and every name ``scope`` computes from them."""
+    uses = ctx.model.uses(scope)
+    return {
+        derived
+        for target in statement.targets
+        for sub in ast.walk(target)
+        if isinstance(sub, ast.Name)
+        for derived in uses.derived(sub.id)
+    }
+
+
 def _handed_to_a_model(ctx, scope: ast.AST, statement: Optional[ast.AST]) -> bool:
     """Whether what an assignment binds, or a name computed from it, is handed to a call that may
     run a model (``D(fake)`` after ``fake = G(z).detach()``): anything but a torch function, a
     layer without parameters (a loss module: ``criterion(q, target_q)``) or a builtin."""
     if not isinstance(statement, ast.Assign):
         return True
-    uses = ctx.model.uses(scope)
-    names: set = set()
-    for target in statement.targets:
-        for sub in ast.walk(target):
-            if isinstance(sub, ast.Name):
-                names |= uses.derived(sub.id)
+    names = _computed_from_targets(ctx, scope, statement)
     for node in ctx.model.own_nodes(scope):
         if not isinstance(node, ast.Call) or not any(
             isinstance(sub, ast.Name) and sub.id in names
