@@ -230,6 +230,8 @@ def read_only_calls(
     edges: dict = {}  # id(call) -> ids of the bound calls its result feeds
     alive: set = set()
     valued: set = set()  # calls whose values (not only their shape) are read directly
+    # what each name is assigned, for following a backward pass's loss back (made once, if asked)
+    assignments = _assignments_by_name(own) if graph_source is not None and backward_calls else {}
     for key, (assignment, names, _value) in bound.items():
         loop = _innermost_loop(assignment, loops)
         end = (loop.end_lineno or loop.lineno) if loop is not None else None
@@ -238,13 +240,13 @@ def read_only_calls(
             if (
                 later
                 and not _called_again(assignment, loop, calls, qualified_name)
-                and not _backward_fed_elsewhere(assignment, loop, backward_calls, own, graph_source)
+                and not _backward_fed_elsewhere(assignment, loop, backward_calls, assignments, graph_source)
             ):
                 continue  # a backward pass later in the loop: a forward hook may feed it
         elif (
             _backward_follows(assignment, blocks, backward_lines, rebound.next_after(names, assignment))
             and not _called_again(assignment, None, calls, qualified_name)
-            and not _backward_fed_elsewhere(assignment, None, backward_calls, own, graph_source)
+            and not _backward_fed_elsewhere(assignment, None, backward_calls, assignments, graph_source)
         ):
             continue
         # The uses that may see the result: after the assignment, and in a loop, anywhere in
@@ -874,7 +876,7 @@ def _backward_fed_elsewhere(
     assignment: ast.Assign,
     loop: Optional[ast.AST],
     backward_calls: list,
-    own: list,
+    assignments: dict,
     graph_source: Optional[Callable[[ast.Call], bool]],
 ) -> bool:
     """Whether every backward pass after the assignment, in its loop (``None``: the scope),
@@ -893,20 +895,26 @@ def _backward_fed_elsewhere(
     passes = [call for call in backward_calls if start < call.lineno <= end]
     if not passes:
         return False
-    assigned: dict = {}  # name -> [(line, value)] of the scope's assignments to names
+    judged = {id(sub) for sub in walk_in_order(assignment.value) if type(sub) is ast.Call}
+    return all(
+        _computed_from_source(_backpropagated(call), call.lineno, assignments, assignment, judged, graph_source)
+        for call in passes
+    )
+
+
+def _assignments_by_name(own: list) -> dict:
+    """name -> [(line, value, statement)] of a scope's assignments and augmented assignments to
+    names."""
+    found: dict = {}
     for node in own:
         t = type(node)
         if t is ast.Assign:
             for names, value in assigned_values(node):  # type: ignore[arg-type]
                 for name in names:
-                    # what the judged value is made from does not count: followed no further
-                    assigned.setdefault(name, []).append((node.lineno, None if node is assignment else value))
+                    found.setdefault(name, []).append((node.lineno, value, node))
         elif t is ast.AugAssign and type(node.target) is ast.Name:  # type: ignore[attr-defined]
-            assigned.setdefault(node.target.id, []).append((node.lineno, node.value))  # type: ignore[attr-defined]
-    judged = {id(sub) for sub in walk_in_order(assignment.value) if type(sub) is ast.Call}
-    return all(
-        _computed_from_source(_backpropagated(call), call.lineno, assigned, judged, graph_source) for call in passes
-    )
+            found.setdefault(node.target.id, []).append((node.lineno, node.value, node))  # type: ignore[attr-defined]
+    return found
 
 
 def _backpropagated(call: ast.Call) -> Optional[ast.AST]:
@@ -919,10 +927,17 @@ def _backpropagated(call: ast.Call) -> Optional[ast.AST]:
 
 
 def _computed_from_source(
-    expr: Optional[ast.AST], line: int, assigned: dict, judged: set, graph_source: Callable[[ast.Call], bool]
+    expr: Optional[ast.AST],
+    line: int,
+    assigned: dict,
+    judged_assignment: ast.AST,
+    judged: set,
+    graph_source: Callable[[ast.Call], bool],
 ) -> bool:
     """Whether ``expr`` (at ``line``) is computed from a call ``graph_source`` accepts (not one
-    of ``judged``), through the names it uses, each taken from its last assignment before."""
+    of ``judged``), through the names it uses, each taken from its last assignment before
+    (``assigned``: ``_assignments_by_name``); what the judged assignment is made from does not
+    count: it is followed no further."""
     stack = [(expr, line)] if expr is not None else []
     seen: set = set()
     while stack:
@@ -939,7 +954,7 @@ def _computed_from_source(
                 earlier = [found for found in assigned.get(sub.id, ()) if found[0] < at]  # type: ignore[attr-defined]
                 if earlier:
                     found = max(earlier, key=lambda item: item[0])
-                    if found[1] is not None and id(found[1]) not in seen:
+                    if found[2] is not judged_assignment and id(found[1]) not in seen:
                         seen.add(id(found[1]))
                         stack.append((found[1], found[0]))
                 continue
