@@ -2324,3 +2324,85 @@ def test_twin_an_attribute_a_class_stores_something_else_under_is_not_known(tmp_
     write(tmp_path, "agents.py", AGENTS.format(qnet_targ="make_target()"))
     write(tmp_path, "trainer.py", TRAINER)
     assert not [line for line in findings(capsys, tmp_path) if "trainer.py:12:" in line]
+
+
+HELD_MODEL_ALGO = """
+    import copy
+    import torch
+
+    class DQN:
+        def __init__(self, model, lr):
+            self.model = model
+            self.target_model = copy.deepcopy(model)
+            self.optimizer = torch.optim.Adam(self.model.parameters(), lr=lr)
+
+        def predict(self, obs):
+            return self.model(obs)
+
+        def learn(self, obs, target):
+            loss = ((self.model(obs) - target) ** 2).mean()
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+"""
+
+HANDED_ALGO_AGENT = """
+    import numpy as np
+    import torch
+
+    class Agent:
+        def __init__(self, algorithm):
+            self.algo = algorithm
+
+        def predict(self, obs):
+            q = self.algo.predict(torch.tensor(obs))
+            return int(torch.argmax(q).cpu().numpy())
+"""
+
+
+def test_index_knows_the_methods_of_a_plain_class_that_run_the_model_it_holds(tmp_path):
+    write(tmp_path, "algo.py", HELD_MODEL_ALGO)
+    write(tmp_path, "agent.py", HANDED_ALGO_AGENT)
+    index = build_index([str(tmp_path / "algo.py"), str(tmp_path / "agent.py")])
+    assert index.classes["algo.DQN"].held_model_methods == frozenset({"predict"})  # `learn` backpropagates
+    assert index.classes["agent.Agent"].held_model_methods == frozenset()  # `self.algo` is no module it treats as one
+    assert index.classes["agent.Agent"].delegating_methods == frozenset({"predict"})
+
+
+def test_a_method_every_plain_class_of_the_run_runs_its_model_by_is_a_model_call(tmp_path, capsys):
+    write(tmp_path, "algo.py", HELD_MODEL_ALGO)
+    agent = write(tmp_path, "agent.py", HANDED_ALGO_AGENT)
+    found = findings(capsys, tmp_path)
+    assert [line for line in found if line.startswith(f"{agent}:10:")], found
+    assert "`self.algo.predict(...)` runs with grad enabled although its output is only read" in "\n".join(found)
+
+
+def test_twin_a_method_another_class_of_the_run_defines_without_a_model_is_not(tmp_path, capsys):
+    write(tmp_path, "algo.py", HELD_MODEL_ALGO)
+    write(tmp_path, "agent.py", HANDED_ALGO_AGENT)
+    write(tmp_path, "baseline.py", "class Lookup:\n    def predict(self, obs):\n        return self.table[obs]\n")
+    assert not [line for line in findings(capsys, tmp_path) if "agent.py" in line]
+
+
+def test_index_knows_a_plain_class_running_a_method_of_the_model_it_holds(tmp_path):
+    # an actor-critic "algorithm": `self.model.actor.parameters()`, `return self.model.act(obs)`
+    write(
+        tmp_path,
+        "algo.py",
+        """
+        import torch
+
+        class A2C:
+            def __init__(self, model):
+                self.model = model
+                self.optimizer = torch.optim.Adam(self.model.actor.parameters())
+
+            def predict(self, obs):
+                return self.model.act(obs)
+
+            def save(self, path):
+                self.model.save(path)
+        """,
+    )
+    index = build_index([str(tmp_path / "algo.py")])
+    assert index.classes["algo.A2C"].held_model_methods == frozenset({"predict"})  # not `save`

@@ -847,3 +847,32 @@ def test_twin_a_name_stored_as_it_is_under_no_grad_keeps_its_graph():
             memory.append(v_next)
     """
     assert only_read(code) == []
+
+
+def test_a_parameter_rebound_to_its_own_values_without_graph_is_only_read():
+    # d2l's `accuracy`: `y_hat = y_hat.argmax(axis=1)` reads the predictions, then compares indices
+    code = """
+    def accuracy(y_hat, y):
+        if len(y_hat.shape) > 1 and y_hat.shape[1] > 1:
+            y_hat = y_hat.argmax(axis=1)
+        cmp = y_hat.type(y.dtype) == y
+        return float(cmp.type(y.dtype).sum())
+
+    out = net(X)
+    print(accuracy(out, y))
+    """
+    assert _with_functions(code) == ["net(X)"]
+
+
+def test_twin_a_parameter_rebound_to_values_that_keep_its_graph_is_not():
+    # `y_hat = y_hat.softmax(1)` keeps the graph, and the function hands it back
+    code = """
+    def scaled(y_hat, y):
+        if len(y_hat.shape) > 1:
+            y_hat = y_hat.softmax(1)
+        return y_hat[range(len(y)), y]
+
+    out = net(X)
+    print(scaled(out, y))
+    """
+    assert _with_functions(code) == []

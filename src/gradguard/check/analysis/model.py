@@ -811,10 +811,32 @@ class SemanticModel:
                     uses.receivers.add(node.value.id)
         return uses
 
+    @functools.cached_property
+    def imports_an_explainer(self) -> bool:
+        """Whether the file imports torchcam, pytorch-grad-cam or Captum (``vocab.EXPLAINER_PACKAGES``)."""
+        tops = {package.split(".")[0] for package in vocab.EXPLAINER_PACKAGES}
+        return any(q.split(".")[0] in tops for q in self.imports.names.values())
+
+    def explainer_call(self, call: ast.Call) -> bool:
+        """Whether a call runs a gradient-based explainer (``vocab.gradient_explainer``), which
+        backpropagates through its model: the object called (``cam_extractor(class_idx, out)``,
+        ``gb_model(input_tensor)``) or one of its methods (``ig.attribute(x, target=0)``)."""
+        if not self.imports_an_explainer:
+            return False
+        func = call.func
+        for part in (func, func.value) if isinstance(func, ast.Attribute) else (func,):
+            value = self.value(part)
+            if value.kind is Kind.OTHER and vocab.gradient_explainer(value.ref or ""):
+                return True
+        return False
+
     def backpropagated_arguments(self, call: ast.Call) -> list:
         """The arguments of a call of one of the file's functions by name that its own code
         backpropagates, or a value computed from them (``loss_function(outputs_e, ...)`` of
-        ``def loss_function(output_e, ...): output_e.backward(...)``)."""
+        ``def loss_function(output_e, ...): output_e.backward(...)``); every argument of a
+        gradient-based explainer's call (``cam_extractor(class_idx, out)``: ``explainer_call``)."""
+        if self.explainer_call(call):
+            return [*call.args, *(k.value for k in call.keywords)]
         if not isinstance(call.func, ast.Name):
             return []
         definitions = self.scopes.module.definitions.get(call.func.id) or ()
@@ -989,6 +1011,30 @@ class SemanticModel:
                 if fact.module and method in fact.quiet_methods:
                     return False
                 found = found or (fact.module and method in fact.running_methods)
+        return found
+
+    def held_model_method_everywhere(self, method: str) -> bool:
+        """Whether every class of the run's files sharing this file's folder root defining
+        ``method`` runs a model by it, and at least one is a plain class holding the model (``class DQN: def predict(self, obs): return
+        self.model(obs)``, ``ClassFact.held_model_methods``), none running it without grad: a call
+        of it on an object whose class is not known (``self.algo.predict(obs)`` of an agent handed
+        the algorithm) runs a model."""
+        if self.project is None:
+            return False
+        found = False
+        root = self.project.root_of(self.filename)
+        for name, fact in self.project.classes.items():
+            path = self.project.path_of(name.rpartition(".")[0])
+            if path is not None and self.project.root_of(path) != root:
+                continue  # a class of another folder's scripts (`lab2/algo.py` beside `lab1/agent.py`)
+            if method in fact.held_model_methods:
+                found = True
+            elif (
+                method in fact.methods
+                and method not in fact.delegating_methods
+                and not (fact.module and method in fact.running_methods)
+            ):
+                return False  # a class defining it otherwise (or running it without grad)
         return found
 
     def method_shown(self, method: str) -> bool:
@@ -1208,6 +1254,9 @@ class SemanticModel:
             if fact is None:
                 return None
             return bool(fact.layers & names) or (None if not fact.layers else False)
+        if ref.startswith("torchvision.models."):
+            built = vocab.torchvision_model_layers(vocab.last_name(ref))
+            return None if built is None else bool(built & names)
         if ref.startswith("torch.nn."):
             last = vocab.last_name(ref)
             if last in names:
@@ -3222,6 +3271,8 @@ class SemanticModel:
             return self._torch_call(qual, last, node, args, state, frame)
         if qual.startswith(vocab.INFERENCE_MODEL_PACKAGE) and last in vocab.INFERENCE_MODEL_CLASSES:
             return Value(Kind.OTHER, ref=qual)  # ultralytics' YOLO: runs its own inference mode
+        if vocab.gradient_explainer(qual):
+            return Value(Kind.OTHER, Grad.NO, ref=qual)  # `SmoothGradCAMpp(model)`: see `explainer_call`
         if qual.startswith(vocab.TEACHING_PACKAGES):
             if last in vocab.TEACHING_LOSSES:
                 return self._named_loss(args, state)
@@ -3236,7 +3287,7 @@ class SemanticModel:
         ):
             return dataset(self._split_arguments(node), qual)
         if qual.startswith("torchvision.models.") and last[:1].islower() and not last.startswith("get_"):
-            return module(qual)
+            return Value(Kind.MODULE, Grad.NO, Role.TRAINING, ref=qual)  # built in training mode
         if qual in ("timm.create_model",) or (
             qual.startswith("transformers.") and last == "from_pretrained" and _is_transformers_model_class(qual)
         ):

@@ -75,6 +75,14 @@ class ClassFact:
     # a loss module: named for one (`PCCLoss`, `FocalCriterion`), its body building nothing that
     # holds parameters (no `nn.Linear(`, `nn.Parameter(`, torchvision model)
     loss: bool = False
+    # Its public methods, and, for a plain class holding a model (an RL "algorithm" whose body
+    # calls `self.model.parameters()`), those that run that model with the caller's grad mode
+    # (`def predict(self, obs): return self.model(obs)`; see `held_model_methods`).
+    methods: frozenset = frozenset()
+    held_model_methods: frozenset = frozenset()
+    # Its methods handing the call on to a method of that name of an object it holds
+    # (`def predict(self, obs): ... self.algo.predict(obs)`): they run whatever that one runs.
+    delegating_methods: frozenset = frozenset()
 
 
 @dataclass
@@ -375,7 +383,7 @@ class ProjectIndex:
             h.update(
                 f"{name}:{fact.module}:{fact.dataset}:{sorted(fact.layers)}:{fact.backpropagates}:"
                 f"{sorted(fact.quiet_methods)}:{sorted(fact.running_methods)}:{fact.loads_weights}:"
-                f"{sorted(fact.accumulating)}\n".encode()
+                f"{sorted(fact.accumulating)}:{sorted(fact.held_model_methods)}:{sorted(fact.delegating_methods)}\n".encode()
             )
         for name in sorted(self.instances):
             h.update(f"instance {name}:{self.instances[name]}\n".encode())
@@ -624,6 +632,15 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
             qualified in module_classes
             and _LOSS_CLASS_RE.search(qualified) is not None
             and _PARAMETER_HOLDER_RE.search(bodies[qualified]) is None,
+            frozenset(public_methods[qualified]),
+            frozenset()
+            if qualified in module_classes or qualified in dataset_classes
+            else held_model_methods(bodies[qualified], methods, quiet),
+            frozenset(
+                name
+                for name, text in methods.items()
+                if re.search(r"\bself\.\w+\." + re.escape(name) + r"\s*\(", text) is not None
+            ),
         )
     for name, (_path, text) in texts.items():
         index.instances.update(_module_instances(name, text, index.classes))
@@ -841,6 +858,44 @@ def _running_methods(methods: dict, quiet: frozenset) -> frozenset:
                 running.add(name)
                 changed = True
     running.discard("forward")
+    return frozenset(running)
+
+
+# An attribute a plain class's body treats as a module: `self.model.parameters()`, `self.net.eval()`.
+_HELD_MODULE_RE = re.compile(
+    r"\bself\.(\w+)(?:\.\w+)?\.(?:parameters|named_parameters|eval|train|state_dict|load_state_dict|zero_grad)\("
+)
+# `self.model(x)`, `self.model.forward(x)`, `self.model.act(obs)` (a method named for running it)
+_HELD_CALL_RE = re.compile(r"\bself\.(\w+)(?:\.(\w+))?\s*\(")
+
+
+def held_model_methods(body: str, methods: dict, quiet: frozenset) -> frozenset:
+    """The methods of a plain class (no ``nn.Module``) that run a model the instance holds, as
+    its text shows: an attribute the body treats as a module (``self.model.parameters()``,
+    ``self.model.actor.parameters()``) called, or a method of it named for running it
+    (``def predict(self, obs): return self.model(obs)``, ``self.model.act(obs)``), or another such
+    method called; not
+    one that turns grad off or backpropagates (``quiet``), nor a dunder method."""
+    held = set(_HELD_MODULE_RE.findall(body)) - set(methods)
+    if not held:
+        return frozenset()
+    called = {
+        name: {
+            attr
+            for attr, method in _HELD_CALL_RE.findall(text)
+            if not method or method == "forward" or vocab.RUNNING_METHOD_RE.match(method)
+        }
+        for name, text in methods.items()
+        if name not in quiet and not name.startswith("__")
+    }
+    running = {name for name, calls in called.items() if calls & held}
+    changed = True
+    while changed:
+        changed = False
+        for name, calls in called.items():
+            if name not in running and calls & running:
+                running.add(name)
+                changed = True
     return frozenset(running)
 
 

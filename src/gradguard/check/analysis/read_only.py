@@ -1222,7 +1222,8 @@ def parameters_only_read(function: ast.AST, qualified_name, own: Optional[list] 
     converted = _converted_first(function, wanted)  # `p = p.data.squeeze().numpy()`: read, then a copy
     # `p = torch.transpose(p, 0, 1)`: the same values handed back to the name, which stays wanted
     passing = _passing_rebinds(own, wanted, qualified_name)
-    rebound = {id(t) for statement in passing for t in statement.targets}
+    dropping = _dropping_rebinds(own, wanted)  # `y_hat = y_hat.argmax(axis=1)`: a read, then values without graph
+    rebound = {id(t) for statement in (*passing, *dropping) for t in statement.targets}
     wanted -= {n.id for n in own if type(n) is ast.Name and type(n.ctx) is not ast.Load and id(n) not in rebound}
     wanted -= _names_in_nested_code(own, wanted)
     backpropagates = any(type(n) is ast.Call and _is_backward(n, qualified_name) for n in own)  # type: ignore[arg-type]
@@ -1249,6 +1250,10 @@ def parameters_only_read(function: ast.AST, qualified_name, own: Optional[list] 
         for sub in walk_in_order(statement.value):
             if type(sub) is ast.Name and sub.id in wanted:
                 reads.setdefault(id(sub), _METADATA)  # handed back to the name itself: neutral
+    for statement in dropping:
+        for sub in walk_in_order(statement.value):
+            if type(sub) is ast.Name and sub.id in wanted:
+                reads[id(sub)] = _VALUE
     for node in own:
         if type(node) is ast.Assign and _indices_taken(node, wanted, qualified_name):
             base = _base_name(node.value.args[0], wanted)  # type: ignore[attr-defined]
@@ -1326,6 +1331,23 @@ def _passing_rebinds(own: list, wanted: set, qualified_name) -> list:
     return [node for name, nodes in found.items() if len(nodes) == stored.get(name) for node in nodes]
 
 
+def _dropping_rebinds(own: list, wanted: set) -> list:
+    """The assignments ``y_hat = y_hat.argmax(axis=1)`` / ``p = p.data.cpu().numpy()`` that read
+    a wanted name through a step leaving no graph and bind the result to it, where every store of
+    that name is one of them (d2l's ``accuracy``): what the name holds after one is a copy
+    without graph."""
+    found: dict = {}
+    stored: dict = {}
+    for node in own:
+        if type(node) is ast.Name and type(node.ctx) is ast.Store and node.id in wanted:  # type: ignore[attr-defined]
+            stored[node.id] = stored.get(node.id, 0) + 1  # type: ignore[attr-defined]
+        if type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:  # type: ignore[attr-defined]
+            name = node.targets[0].id  # type: ignore[attr-defined]
+            if name in wanted and _drops_graph(node.value, name, GRAD_DROPPING | GRAPH_ENDING_STEPS):  # type: ignore[attr-defined]
+                found.setdefault(name, []).append(node)
+    return [node for name, nodes in found.items() if len(nodes) == stored.get(name) for node in nodes]
+
+
 def _indices_taken(node: ast.Assign, wanted: set, qualified_name) -> bool:
     """``_, indices = torch.max(p, 0)``: only the indices of a reduction over a wanted name kept."""
     value = node.value
@@ -1375,9 +1397,9 @@ def _converted_first(function: ast.AST, parameters: set) -> set:
     return found
 
 
-def _drops_graph(value: ast.AST, name: str) -> bool:
-    """``p.data.squeeze().numpy()``: ``name`` read through a step that drops the graph, and
-    nowhere else in ``value``."""
+def _drops_graph(value: ast.AST, name: str, steps: frozenset = GRAPH_ENDING_STEPS) -> bool:
+    """``p.data.squeeze().numpy()``: ``name`` read through a step that drops the graph (one of
+    ``steps``), and nowhere else in ``value``."""
     dropped = False
     node = value
     while True:
@@ -1386,7 +1408,7 @@ def _drops_graph(value: ast.AST, name: str) -> bool:
                 return False
             node = node.func  # type: ignore[attr-defined]
         elif type(node) is ast.Attribute:
-            dropped = dropped or node.attr in GRAPH_ENDING_STEPS  # type: ignore[attr-defined]
+            dropped = dropped or node.attr in steps  # type: ignore[attr-defined]
             node = node.value  # type: ignore[attr-defined]
         elif type(node) is ast.Subscript:
             node = node.value  # type: ignore[attr-defined]

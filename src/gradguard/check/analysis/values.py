@@ -90,6 +90,14 @@ class Value:
         return self.kind is Kind.TENSOR and self.grad is Grad.YES
 
     @property
+    def holds_graph(self) -> bool:
+        """``carries_grad``, or a fixed tuple one of whose values does (``cls, validity =
+        D(fake)`` of a discriminator whose ``forward`` returns two heads)."""
+        if self.kind is Kind.CONTAINER:
+            return any(part.holds_graph for part in self.items or ())
+        return self.carries_grad
+
+    @property
     def may_carry_graph(self) -> bool:
         """A tensor (or an unknown value) that may have autograd history, or a container
         known to hold such a tensor: ``return action, log_prob`` hands a graph back as surely

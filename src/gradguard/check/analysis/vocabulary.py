@@ -99,6 +99,33 @@ RNN_PARAMETER_TEMPLATE_RE = re.compile(r"^(?:weight|bias)_(?:ih|hh)(?:_l|$)")
 # caller leaves it: `clip.get_text_features(**inputs)`, `clip.get_image_features(pixel_values)`.
 TRANSFORMERS_RUNNING_METHODS = _words("get_text_features get_image_features get_audio_features get_video_features")
 INFERENCE_MODEL_PACKAGE = "ultralytics."
+# Explainers that run their own forward and backward pass through the model they are handed:
+# torchcam's and pytorch-grad-cam's gradient-based CAMs (not `CAM`, `ScoreCAM`, `EigenCAM`,
+# `AblationCAM`, which need no gradient), pytorch-grad-cam's guided backpropagation, and Captum's
+# attributions other than its perturbation methods. A model output handed to one is
+# backpropagated; code calling one uses gradients.
+EXPLAINER_PACKAGES = ("torchcam.", "pytorch_grad_cam.", "captum.attr.")
+_GRADIENT_CAMS = _words(
+    "GradCAM GradCAMpp SmoothGradCAMpp XGradCAM LayerCAM HiResCAM GradCAMElementWise GradCAMPlusPlus "
+    "EigenGradCAM FullGrad GuidedBackpropReLUModel"
+)
+_CAPTUM_PERTURBATION = _words(
+    "Occlusion FeatureAblation FeaturePermutation ShapleyValueSampling ShapleyValues Lime LimeBase KernelShap "
+    "LayerFeatureAblation LayerFeaturePermutation NeuronFeatureAblation"
+)
+
+
+def gradient_explainer(qualified: str) -> bool:
+    """Whether a qualified class name is an explainer that backpropagates through its model
+    (``torchcam.methods.SmoothGradCAMpp``, ``pytorch_grad_cam.GradCAM``, ``captum.attr.Saliency``)."""
+    if not qualified.startswith(EXPLAINER_PACKAGES):
+        return False
+    last = qualified.rsplit(".", 1)[-1]
+    if qualified.startswith("captum."):
+        return last[:1].isupper() and last not in _CAPTUM_PERTURBATION
+    return last in _GRADIENT_CAMS
+
+
 # Submodules of torchvision's models, by the attribute names torchvision gives them
 # (`alexnet.features[0]`, `resnet.layer4`, `vgg.classifier`).
 TORCHVISION_SUBMODULES = _words(
@@ -336,6 +363,29 @@ BATCHNORM_MODULES = _words(
     LazyBatchNorm3d"""
 )
 TRAIN_MODE_MODULES = DROPOUT_MODULES | BATCHNORM_MODULES
+# The dropout and batch-norm layers torchvision's classification models build, by constructor
+# (`torchvision.models.resnet18(...)` holds `BatchNorm2d`; `vgg16` its classifier's `Dropout`).
+_TORCHVISION_MODEL_LAYERS = (
+    (re.compile(r"(?:resnet|resnext|wide_resnet)\d"), frozenset({"BatchNorm2d"})),
+    (re.compile(r"vgg\d+_bn$"), frozenset({"BatchNorm2d", "Dropout"})),
+    (re.compile(r"vgg\d+$|alexnet$|squeezenet"), frozenset({"Dropout"})),
+    (re.compile(r"densenet\d|shufflenet_v2|regnet_"), frozenset({"BatchNorm2d"})),
+    (
+        re.compile(r"mobilenet_v[23]|efficientnet_|inception_v3$|googlenet$|mnasnet"),
+        frozenset({"BatchNorm2d", "Dropout"}),
+    ),
+)
+
+
+def torchvision_model_layers(constructor: str) -> Optional[frozenset]:
+    """The dropout and batch-norm layers a torchvision classification model's constructor
+    (``resnet18``, ``vgg16_bn``, ``efficientnet_b0``) builds, or None for one not listed."""
+    for pattern, layers in _TORCHVISION_MODEL_LAYERS:
+        if pattern.match(constructor):
+            return layers
+    return None
+
+
 # Containers of modules.
 MODULE_CONTAINERS = _words("Sequential ModuleList ModuleDict ParameterList ParameterDict")
 # Layers whose one parameter is `weight`: freezing it freezes the layer (pretrained word vectors).
@@ -352,6 +402,12 @@ PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
 # ``loss.backward()``, ``outputs.append(y)``, ``log.info(...)``). Names that also name layers
 # (``norm``, ``linear``, ``embedding``, ``dropout``, ``relu``) are left out.
 # `self.name(` in a method's text: a call of one of the instance's layers or methods.
+# Methods named for running a model (`policy.act(state)`, `net.encode(seq)`, `model.generate(z)`).
+RUNNING_METHOD_RE = re.compile(
+    r"(?:act|predict\w*|encode\w*|decode\w*|generate\w*|sample\w*|translate\w*|infer\w*|inference|forward_\w+"
+    r"|embed\w*|classify|greedy\w*|beam\w*|evaluate|detect\w*|reconstruct\w*|denoise\w*|transcribe|caption\w*"
+    r"|cond_sample|q_?values?|qvals)$"
+)
 SELF_CALL_RE = re.compile(r"\bself\.(\w+)\s*\(")
 # `nn.Module`'s own methods: `self.parameters()` in a method is no call of a layer.
 MODULE_OWN_METHODS = (

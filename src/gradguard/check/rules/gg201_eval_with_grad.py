@@ -118,6 +118,23 @@ Functions named for evaluation include those named for sampling (`sample`, `samp
 `save_samples`); a list the code appends outputs to (`res_logits.append(logits)`, then
 `return torch.cat(res_logits)`) may hold a graph, so returning it is returning a graph.
 
+Also flagged: a model switched to eval mode and run with grad inside a training step (a loop that
+backpropagates and steps an optimizer), on inputs that carry no graph (the loop's data, moved or
+cast), whose output the loss takes, where no optimizer the step steps updates that model (a
+distillation teacher beside `SGD(student.parameters())`, built in the function or handed in by
+every caller of the file with the student's; a teacher the function builds, `copy.deepcopy(model)`,
+is in no optimizer handed in; a perceptual loss's target features, `vgg(image)`): the backward pass
+runs through it and fills gradients nothing uses. Not where an optimizer holds it, where a caller
+hands one model as both, where its input carries a graph (`vgg(fake)`: the generator needs that
+gradient; freeze the network's parameters instead), nor where the code reads gradients.
+An environment's `step` (`obs, reward, done, info = env.step(action)`, a receiver named for an
+environment) is no optimizer step; a method named for training (`trainer.sample_and_train(n)`) is
+no model call and counts as training. A method of an object whose class the code does not show
+(`self.algo.predict(obs)` of an agent handed its algorithm) runs a model where every class of the
+run's files in the file's folder that defines it runs one by it, at least one a plain class holding
+the model (`self.model.parameters()` in its body; classes handing the call on by the same name do
+not count).
+
 Not flagged: functions under a decorator or inside a caller region that may disable grad (the
 callers in the file, in other files of the run and in its notebooks' cells);
 methods named as Lightning's evaluation hooks (`validation_step`, `predict_step`, `on_test_...`),
@@ -140,7 +157,10 @@ layer added (an attribute given a constant, `model.aux_logits = False`, is none)
 made to require grad (`model.enable_input_require_grads()`) and none of its parameters thawed in
 between: then its calls record no graph (an
 input made to require grad, `x.requires_grad_()`, thaws nothing); an output whose graph
-`torchviz` draws (`make_dot(y.mean())`);
+`torchviz` draws (`make_dot(y.mean())`); code calling a gradient-based explainer (torchcam's
+`SmoothGradCAMpp`, pytorch-grad-cam's `GradCAM` or `GuidedBackpropReLUModel`, Captum's
+gradient attributions), which backpropagates through the model, nor an output handed to one
+(`cam_extractor(class_id, logits)`; torchcam's `CAM`, which reads weights only, is an evaluation);
 `model.generate(...)` of a class the run does not show (Hugging Face's and the GPT
 implementations' `generate` run without grad; a class of the file or of another file of the run
 says for itself, as does a module class of the run whose `generate` runs it, for a model switched to
@@ -229,7 +249,7 @@ from gradguard.check.analysis.read_only import (
     viewed_calls,
 )
 from gradguard.check.analysis.scopes import FUNCTION_TYPES, parameters, walk_in_order
-from gradguard.check.analysis.steps import frozen_models, in_block
+from gradguard.check.analysis.steps import frozen_models, in_block, stepped_optimizer
 from gradguard.check.analysis.values import RUN_FUNCTION, Grad, Kind, Role, Split
 from gradguard.check.analysis.vocabulary import (
     GRAPH_ENDING_METHODS,
@@ -237,6 +257,7 @@ from gradguard.check.analysis.vocabulary import (
     LIGHTNING_EVALUATION_HOOKS,
     NOT_MODEL_METHODS,
     READING_BUILTINS,
+    RUNNING_METHOD_RE,
     SET_ENABLED_NAMES,
     SHAPE_FACTORIES,
     TEACHING_MODELS,
@@ -319,12 +340,6 @@ _SKIP_FUNCTIONS = (
 )
 _SKIP_PREFIXES = LIGHTNING_EVALUATION_HOOK_PREFIXES
 _FACTORY_PREFIXES = ("create_", "build_", "get_", "load_", "make_", "init_", "_")
-# Methods named for running a model (`policy.act(state)`, `net.encode(seq)`, `model.generate(z)`).
-_RUNNING_METHOD_RE = re.compile(
-    r"(?:act|predict\w*|encode\w*|decode\w*|generate\w*|sample\w*|translate\w*|infer\w*|inference|forward_\w+"
-    r"|embed\w*|classify|greedy\w*|beam\w*|evaluate|detect\w*|reconstruct\w*|denoise\w*|transcribe|caption\w*"
-    r"|cond_sample|q_?values?|qvals)$"
-)
 # Methods of a model named for something other than running it (`model.init_hidden(bs)`).
 _NOT_RUNNING_PREFIXES = _FACTORY_PREFIXES + (
     "begin",
@@ -1071,7 +1086,8 @@ def _testing_what_it_builds(ctx, function: Optional[ast.AST]) -> bool:
 def _eval_receivers(text: str) -> frozenset:
     """The receivers spelt before ``.eval()`` / ``.train(False)`` in a text (found with
     ``str.find``: a regular expression would try every position of a large file), and the
-    name a module switched as it is made is bound to (``encoder = Encoder(...).eval()``)."""
+    name a module switched as it is made is bound to (``encoder = Encoder(...).eval()``,
+    ``vgg = vgg16(weights=w).features.eval()``)."""
     found = set()
     for marker in (".eval()", ".train(False)"):
         i = text.find(marker)
@@ -1079,9 +1095,9 @@ def _eval_receivers(text: str) -> frozenset:
             j = i
             while j > 0 and (text[j - 1].isalnum() or text[j - 1] in "_."):
                 j -= 1
-            if j < i:
+            if j < i and text[j] != ".":
                 found.add(text[j:i])
-            elif j > 0 and text[j - 1] == ")":
+            elif j > 0 and text[j - 1] == ")":  # `vgg = vgg16(weights=w).features.eval()` too
                 bound = _ASSIGNED_ON_LINE_RE.match(text, text.rfind("\n", 0, i) + 1)
                 if bound is not None:
                     found.add(bound.group(1))
@@ -1566,8 +1582,9 @@ def _runs_a_model_with_parameters(ctx, call: ast.Call) -> bool:
 
 def _parameters_read(ctx, name: str):
     """What the file's one module-level function ``name`` only reads of its parameters
-    (``analysis.read_only.parameters_only_read``), kept per name; None for anything else (a
-    decorated function, a name defined twice or not as a function)."""
+    (``analysis.read_only.parameters_only_read``; of a name defined more than once, what every
+    definition only reads), kept per name; None for anything else (a decorated function, a name
+    defined other than as a function)."""
     cache = ctx.state(_State).parameters_read
     if name.startswith("self."):
         # a method of the class at hand: only whether it backpropagates (`self.compute_loss(...)`
@@ -1597,10 +1614,21 @@ def _parameters_read(ctx, name: str):
         # backpropagates in `__call__` (`SimpleLossCompute`): the callable may be one of those.
         found = cache[name] = ((), {}, True)
         return found
-    if len(definitions) == 1:
-        function = definitions[0]
-        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and not function.decorator_list:
-            found = parameters_only_read(function, ctx.imports.qualified_name, ctx.model.own_nodes(function))
+    if definitions and all(
+        isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and not function.decorator_list
+        for function in definitions
+    ):
+        # A notebook defining a helper again in a later cell (`accuracy` copied into two
+        # sections): a parameter counts as only read where every definition only reads it.
+        each = [parameters_only_read(f, ctx.imports.qualified_name, ctx.model.own_nodes(f)) for f in definitions]
+        positional = each[0][0]
+        if all(other[0] == positional for other in each[1:]):
+            kinds = {
+                parameter: min(found[1][parameter] for found in each)  # a value read wins over a size read
+                for parameter in each[0][1]
+                if all(parameter in found[1] for found in each)
+            }
+            found = (positional, kinds, any(found[2] for found in each))
     cache[name] = found
     return found
 
@@ -2013,6 +2041,124 @@ def _frozen_by_every_caller(ctx, function: ast.AST, name: str) -> bool:
             return False
         if _given_a_layer(ctx.source.text if caller is ctx.tree else ctx.text(caller), handed.id):
             return False  # `net.classifier[6] = nn.Linear(...)` after the freeze: that layer trains
+    return True
+
+
+def _plain_data(ctx, scope: ast.AST, node: ast.AST, depth: int) -> bool:
+    """Whether an input carries no graph: a tensor known to have none, or a name the scope binds
+    only as a loop's target (``for data, target in loader``), moved or cast on the way
+    (``data = data.to(device)``); not the output of a call that may run a model."""
+    grad = ctx.model.value(node).grad
+    if grad is not Grad.MAYBE:
+        return grad is Grad.NO
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MOVES:
+        node = node.func.value
+    if not isinstance(node, ast.Name) or depth > 3:
+        return False
+    bindings = ctx.model.uses(scope).bindings_of(node.id)
+    return bool(bindings) and all(
+        isinstance(b.node, (ast.For, ast.AsyncFor))
+        or (isinstance(b.node, ast.Assign) and b.value is not None and _plain_data(ctx, scope, b.value, depth + 1))
+        for b in bindings
+    )
+
+
+_MOVES = frozenset({"to", "cuda", "cpu", "float", "double", "half", "long", "contiguous", "view", "reshape"})
+
+
+def _distinct_at_every_call(ctx, function: ast.AST, name: str, updated: list, handed) -> bool:
+    """Whether every caller of ``function`` hands it, for the model named ``name`` (a
+    parameter), one that no name in ``updated`` (the modules an optimizer it builds updates)
+    is handed as: ``train_kd(student, teacher)``, not ``train_kd(net, net)``."""
+    sites = ctx.model.callers(function)
+    if not sites:
+        return False
+
+    def given(site, dotted: str) -> Optional[str]:
+        root, _, rest = dotted.partition(".")
+        where = handed(root)
+        if where is None:
+            return dotted  # built inside the function
+        found = dotted_name(call_argument(site.call, *where))
+        return None if found is None else (found + "." + rest if rest else found)
+
+    for site in sites:
+        model = given(site, name)
+        if model is None or any(given(site, other) in (None, model) for other in updated):
+            return False
+    return True
+
+
+def _untrained_teacher(ctx, scope: ast.AST, call: ast.Call) -> bool:
+    """Whether a backpropagated call runs a model that no optimizer of the step trains (a
+    distillation teacher: ``teacher.eval()``, then ``teacher(data)`` beside the student's
+    ``optimizer.step()``): every optimizer the scope steps updates known modules, none of them
+    the one called (``SGD(student.parameters())``, handed in by every caller; a model the scope
+    builds itself, ``copy.deepcopy(model)``, is in no optimizer handed in), the call's inputs
+    carry no graph (not a perceptual loss's ``vgg(fake)``, whose gradient the generator needs)
+    and the scope reads no gradient (``p.grad``: saliency, Fisher information)."""
+    target = _callee(call)
+    name = dotted_name(target)
+    if name is None:
+        return False
+    own = ctx.model.own_nodes(scope)
+    if any(isinstance(node, ast.Attribute) and node.attr == "grad" for node in own) or "autograd" in (
+        ctx.source.text if scope is ctx.tree else ctx.text(scope)
+    ):
+        return False
+    if not all(_plain_data(ctx, scope, arg, 0) for arg in (*call.args, *(k.value for k in call.keywords))):
+        return False
+    loop = next((s for s in ctx.model.enclosing(call) if isinstance(s, (ast.For, ast.AsyncFor, ast.While))), None)
+    if loop is None:
+        return False  # not a training step's input: a target computed once, before the loop
+    step = [node for node in walk_in_order(loop) if isinstance(node, ast.Call)]
+    optimizers = [found for node in step for found in [stepped_optimizer(ctx, node)] if found]
+    if not optimizers or not any(isinstance(n.func, ast.Attribute) and n.func.attr == "backward" for n in step):
+        return False
+    spec = scope.args if isinstance(scope, FUNCTION_TYPES) else None
+    params = [a.arg for a in (*spec.posonlyargs, *spec.args)] if spec is not None else []
+    method = bool(params) and params[0] in ("self", "cls")
+    keywords = {a.arg for a in spec.kwonlyargs} if spec is not None else set()
+
+    def handed(root: str) -> Optional[tuple]:
+        """(position, keyword) of a parameter the body never rebinds; None for other names."""
+        if (root not in params and root not in keywords) or ctx.model.body_binds(scope, root):  # type: ignore[arg-type]
+            return None
+        position = params.index(root) - (1 if method else 0) if root in params else None
+        return (position, root)
+
+    teacher_root = name.split(".")[0]
+    teacher_param = handed(teacher_root) if teacher_root != "self" else None
+    if teacher_param is None and teacher_root != "self":
+        # a model the function builds (`copy.deepcopy(model)`, `Net()`, loaded), never an alias
+        bindings = ctx.model.uses(scope).bindings_of(teacher_root)
+        if not bindings or not all(isinstance(b.value, ast.Call) for b in bindings):
+            return False
+    for optimizer in optimizers:
+        root = dotted_name(optimizer)
+        optimizer_param = handed(root.split(".")[0]) if root is not None else None
+        if optimizer_param is None:
+            value = ctx.model.value(optimizer)
+            if not value.ref or name in value.ref.split("+"):
+                return False
+            if teacher_param is not None and not _distinct_at_every_call(
+                ctx, scope, name, value.ref.split("+"), handed
+            ):
+                return False  # `train(net, net)`: the student may be the teacher
+            continue
+        if teacher_param is None and teacher_root != "self":
+            continue  # built here: in no optimizer made before the call
+        sites = ctx.model.callers(scope)
+        if not sites or teacher_param is None:
+            return False
+        for site in sites:
+            given = call_argument(site.call, *optimizer_param)
+            model = call_argument(site.call, *teacher_param)
+            value = ctx.model.value(given) if given is not None else None
+            if value is None or value.kind is not Kind.OPTIMIZER or not value.ref or dotted_name(model) is None:
+                return False
+            if dotted_name(model) in value.ref.split("+"):
+                return False
     return True
 
 
@@ -3042,11 +3188,14 @@ def _uses_grad(ctx, nodes) -> bool:
                     if qual.startswith(_GRAD_FUNCTIONS) or qual.rsplit(".", 1)[-1] in _GRAD_NAMES:
                         return True
                 elif isinstance(func, ast.Attribute) and func.attr in _GRAD_METHODS:
-                    return True
+                    if func.attr != "step" or not _environment_step(ctx, node):
+                        return True
                 elif isinstance(func, ast.Name) and _trains(ctx, func.id):
                     return True  # `train(x, y)`: a function of the file that backpropagates or steps
                 elif _self_method_trains(ctx, node):
                     return True  # `self._train_batch(x, y)`: a method of the class that backpropagates
+                elif ctx.model.explainer_call(node):
+                    return True  # `cam_extractor(class_idx, out)`: Grad-CAM backpropagates through the model
                 if (node.args or node.keywords) and _named_to_train(ctx, node):
                     return True  # `train_ch3(net, train_iter, ...)`, `trainer.fit(model)`: trained elsewhere
                 for kw in node.keywords:
@@ -3057,6 +3206,33 @@ def _uses_grad(ctx, nodes) -> bool:
             elif isinstance(node, ast.Attribute) and node.attr in _GRAD_ATTRIBUTES:
                 return True
     return False
+
+
+_ENVIRONMENT_RE = re.compile(r"(?:^|_)(?:envs?|environment|environments|game|simulator)(?:$|_)", re.I)
+
+
+def _environment_step(ctx, call: ast.Call) -> bool:
+    """Whether ``x.step(...)`` steps an environment, not an optimizer: its result is unpacked or
+    indexed (``obs, reward, done, info = env.step(action)``; an optimizer's ``step`` returns
+    None, or the closure's loss), or its receiver is named for one (``self.env.step(a)``), and
+    the code does not show it is an optimizer."""
+    if stepped_optimizer(ctx, call) is not None:
+        return False
+    parent = ctx.parent(call)
+    if isinstance(parent, ast.Subscript) and parent.value is call:
+        return True
+    if isinstance(parent, (ast.Assign, ast.AnnAssign)) and any(
+        isinstance(target, (ast.Tuple, ast.List))
+        for target in (parent.targets if isinstance(parent, ast.Assign) else [parent.target])
+    ):
+        return True
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    while isinstance(receiver, ast.Subscript):
+        receiver = receiver.value  # `envs[i].step(a)`
+    last = (
+        receiver.attr if isinstance(receiver, ast.Attribute) else receiver.id if isinstance(receiver, ast.Name) else ""
+    )
+    return _ENVIRONMENT_RE.search(last) is not None
 
 
 def _self_method_trains(ctx, call: ast.Call) -> bool:
@@ -3129,7 +3305,11 @@ def _named_to_train(ctx, call: ast.Call) -> bool:
     low = name.lower()
     if low.startswith(_ATTACK_PREFIXES) or any(word in low for word in _ATTACK_WORDS):
         return True  # `adversary.perturb(x, y)`, `fgsm_attack(model, x)`: gradients of the input
-    return low in ("train", "fit") or (low.startswith(("train_", "fit_")) and low != "fit_transform")
+    return (
+        low in ("train", "fit")
+        or (low.startswith(("train_", "fit_")) and low != "fit_transform")
+        or low.endswith(("_train", "_fit"))  # `trainer.sample_and_train(batch_size)`
+    )
 
 
 # Names of adversarial attacks, which backpropagate to their input (advertorch's `perturb`).
@@ -3192,6 +3372,156 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A distillation step whose optimizer trains the teacher too (deep mutual learning):
+        # the backward pass through it is what it is for.
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            def train_kd(student, teacher, loader):
+                optimizer = torch.optim.SGD(list(student.parameters()) + list(teacher.parameters()), lr=0.1)
+                teacher.eval()
+                for data, target in loader:
+                    optimizer.zero_grad()
+                    loss = F.kl_div(F.log_softmax(student(data), 1), F.softmax(teacher(data), 1))
+                    loss.backward()
+                    optimizer.step()
+            """
+        ),
+        # The same step handed one model as student and teacher: its optimizer trains the teacher.
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            def train_kd(student, teacher, loader):
+                optimizer = torch.optim.SGD(student.parameters(), lr=0.1)
+                teacher.eval()
+                for data, target in loader:
+                    optimizer.zero_grad()
+                    loss = F.kl_div(F.log_softmax(student(data), 1), F.softmax(teacher(data), 1))
+                    loss.backward()
+                    optimizer.step()
+
+
+            net = torch.nn.Linear(4, 2)
+            train_kd(net, net, [])
+            """
+        ),
+        # A perceptual loss: the VGG in eval mode is run on the generator's output, whose gradient
+        # the generator needs (the VGG's parameters, not the call, are what to freeze).
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+            import torchvision
+
+
+            vgg = torchvision.models.vgg16(weights="DEFAULT").features.eval()
+            generator = torch.nn.Conv2d(3, 3, 3, padding=1)
+            optimizer = torch.optim.Adam(generator.parameters())
+            for image in loader:
+                optimizer.zero_grad()
+                fake = generator(image)
+                loss = F.mse_loss(vgg(fake), target_features)
+                loss.backward()
+                optimizer.step()
+            """
+        ),
+        # A step whose optimizer runs a closure (L-BFGS): `loss = optimizer.step(closure)` still
+        # steps an optimizer, not an environment.
+        Valid(
+            """
+            import torch
+
+
+            class Fitter:
+                def fit(self, x, y):
+                    self.model.eval()
+                    pred = self.model(x)
+                    print(pred.sum())
+
+                    def closure():
+                        self.optimizer.zero_grad()
+                        loss = ((self.model(x) - y) ** 2).mean()
+                        loss.backward()
+                        return loss
+
+                    loss = self.optimizer.step(closure)
+                    return loss
+            """
+        ),
+        # torchcam's gradient-based CAM backpropagates the output it is handed: the forward
+        # pass must record a graph.
+        Valid(
+            """
+            import torch
+            import torchvision
+            from torchcam.methods import SmoothGradCAMpp
+
+            model = torchvision.models.resnet18(weights="DEFAULT").eval()
+            cam_extractor = SmoothGradCAMpp(model)
+
+
+            def explain(image):
+                logits = model(image)
+                class_id = logits.argmax(1).item()
+                return cam_extractor(class_id, logits)
+            """
+        ),
+        # pytorch-grad-cam's guided backpropagation runs its own backward pass.
+        Valid(
+            """
+            import torch
+            from pytorch_grad_cam import GuidedBackpropReLUModel
+
+            model = torch.load("fruit30.pth")
+            model.eval()
+            gb_model = GuidedBackpropReLUModel(model=model, use_cuda=False)
+            gb = gb_model(input_tensor, target_category=None)
+            show(gb)
+            """
+        ),
+        # A helper defined twice, the second handing back what it is given: not only read.
+        Valid(
+            """
+            import torch
+
+
+            def accuracy(y_hat, y):
+                return float((y_hat.argmax(1) == y).sum())
+
+
+            def accuracy(y_hat, y):
+                return y_hat.softmax(1)[range(len(y)), y]
+
+
+            for X, y in train_iter:
+                trainer.zero_grad()
+                loss(net(X), y).backward()
+                trainer.step()
+                scores.append(accuracy(net(X), y))
+            """
+        ),
+        # A method named for training (`sample_and_train`) of an object switched to eval mode
+        # between its updates: it trains, it is no evaluation.
+        Valid(
+            """
+            def learn(trainer, env, steps, batch_size):
+                trainer.eval()
+                observations = env.reset()
+                for t in range(steps):
+                    actions = trainer.get_actions(observations)
+                    observations, rewards, dones, _ = env.step(actions)
+                    if t % 100 == 0:
+                        trainer.prep_training()
+                        trainer.sample_and_train(batch_size)
+                        trainer.eval()
+            """
+        ),
         # A shape check of modules handed in, on made-up input: only sizes are read.
         Valid(
             """
@@ -5300,6 +5630,186 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A distillation teacher in eval mode, run with grad: its optimizer trains the student
+        # only, yet every backward pass runs through the teacher.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            def train_kd(student, teacher, loader):
+                optimizer = torch.optim.SGD(student.parameters(), lr=0.1)
+                teacher.eval()
+                for data, target in loader:
+                    optimizer.zero_grad()
+                    student_logits = student(data)
+                    teacher_logits = teacher(data)
+                    loss = F.kl_div(F.log_softmax(student_logits, 1), F.softmax(teacher_logits, 1))
+                    loss.backward()
+                    optimizer.step()
+
+
+            teacher = torch.nn.Linear(784, 10)
+            teacher.load_state_dict(torch.load("teacher.pt"))
+            student = torch.nn.Linear(784, 10)
+            train_kd(student, teacher, [])
+            """,
+            line=11,
+            column=26,
+            message="`teacher(...)` runs with grad enabled after `teacher.eval()` (line 7), and no optimizer of this "
+            "step updates `teacher`: the backward pass runs through it and fills gradients nothing uses, wasting "
+            "memory and time; run it under `with torch.no_grad():` (its output then enters the loss as a constant, "
+            "as a target should)",
+        ),
+        # A copy of the model made the teacher: the optimizer handed in holds the original's
+        # parameters, never the copy's.
+        Invalid(
+            """
+            import copy
+
+
+            def distill(model, optimizer, criterion, loader):
+                teacher = copy.deepcopy(model)
+                teacher.eval()
+                model.train()
+                for inputs, targets in loader:
+                    optimizer.zero_grad()
+                    soft = teacher(inputs).softmax(dim=1)
+                    loss = criterion(model(inputs), soft)
+                    loss.backward()
+                    optimizer.step()
+            """,
+            line=10,
+            column=16,
+            message="`teacher(...)` runs with grad enabled after `teacher.eval()` (line 6), and no optimizer of this "
+            "step updates `teacher`: the backward pass runs through it and fills gradients nothing uses, wasting "
+            "memory and time; run it under `with torch.no_grad():` (its output then enters the loss as a constant, "
+            "as a target should)",
+        ),
+        # A perceptual loss's target features, computed from the real image with grad: the
+        # backward pass runs through the VGG for them, which no optimizer updates.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            import torchvision
+
+
+            vgg = torchvision.models.vgg16(weights="DEFAULT").features.eval()
+            generator = torch.nn.Conv2d(3, 3, 3, padding=1)
+            optimizer = torch.optim.Adam(generator.parameters())
+            for image in loader:
+                optimizer.zero_grad()
+                fake = generator(image)
+                loss = F.mse_loss(vgg(fake), vgg(image))
+                loss.backward()
+                optimizer.step()
+            """,
+            line=12,
+            column=34,
+            message="`vgg(...)` runs with grad enabled with `vgg` in eval mode, and no optimizer of this step "
+            "updates `vgg`: the backward pass runs through it and fills gradients nothing uses, wasting memory and "
+            "time; run it under `with torch.no_grad():` (its output then enters the loss as a constant, as a target "
+            "should)",
+        ),
+        # d2l's `accuracy` reads the predictions it is handed (`y_hat = y_hat.argmax(axis=1)`):
+        # the second forward pass of each training step, for the accuracy alone, records a graph.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            def accuracy(y_hat, y):
+                if len(y_hat.shape) > 1 and y_hat.shape[1] > 1:
+                    y_hat = y_hat.argmax(axis=1)
+                cmp = y_hat.type(y.dtype) == y
+                return float(cmp.type(y.dtype).sum())
+
+
+            net = nn.Sequential(nn.Flatten(), nn.Linear(784, 10))
+            loss = nn.CrossEntropyLoss()
+            trainer = torch.optim.SGD(net.parameters(), lr=0.1)
+            for X, y in train_iter:
+                trainer.zero_grad()
+                loss(net(X), y).backward()
+                trainer.step()
+                train_acc += accuracy(net(X), y)
+            """,
+            line=19,
+            column=27,
+            message="`net(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # A notebook defining its reading helper again in a later cell: both definitions only read.
+        Invalid(
+            """
+            import torch
+
+
+            def accuracy(y_hat, y):
+                return float((y_hat.argmax(1) == y).sum())
+
+
+            def accuracy(y_hat, y):
+                return float((y_hat.argmax(axis=1) == y).float().sum())
+
+
+            for X, y in train_iter:
+                trainer.zero_grad()
+                loss(net(X), y).backward()
+                trainer.step()
+                print(accuracy(net(X), y))
+            """,
+            line=16,
+            column=20,
+            message="`net(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # An evaluation episode: `env.step(action)` steps the environment, not an optimizer.
+        Invalid(
+            """
+            import torch
+
+
+            class Agent:
+                def test(self, episodes):
+                    self.network.eval()
+                    for _ in range(episodes):
+                        state, done = self.env.reset(), False
+                        while not done:
+                            probs = self.network(torch.as_tensor(state))
+                            action = probs.argmax().item()
+                            state, reward, done, _ = self.env.step(action)
+            """,
+            line=10,
+            column=25,
+            message="`self.network(...)` runs with grad enabled after `self.network.eval()` (line 6), and nothing in "
+            "this function uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # torchcam's plain CAM reads the last layer's weights: no gradient, the call is an evaluation.
+        Invalid(
+            """
+            import torch
+            import torchvision
+            from torchcam.methods import CAM
+
+            model = torchvision.models.resnet18(weights="DEFAULT").eval()
+            cam_extractor = CAM(model)
+            logits = model(image)
+            class_id = logits.argmax(1).item()
+            activation_map = cam_extractor(class_id, logits)
+            """,
+            line=7,
+            column=10,
+            message="`model(...)` runs with grad enabled with `model` in eval mode, and nothing in this module uses "
+            "gradients: autograd records a graph for every call, wasting memory and time; run evaluation under "
+            "`torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # An evaluation function handing back its running loss, whose only caller drops it.
         Invalid(
             """
@@ -5605,9 +6115,9 @@ class EvalWithGrad(Rule):
             """,
             line=21,
             column=20,
-            message="`global_model.pi(...)` runs with grad enabled, but its output is only read (`.data`, "
-            "`.item()`, printing) and never backpropagated: autograd records a graph for nothing, wasting memory and "
-            "time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+            message="`global_model.pi(...)` runs with grad enabled although its output is only read (`.data`, "
+            "`.item()`, printing), and nothing in this function uses gradients: autograd records a graph for every "
+            "call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
         ),
         # The KL divergence of a natural policy gradient: the old policy's output is only used
         # detached, while the new policy's graph is handed back for `torch.autograd.grad`. Only
@@ -8241,7 +8751,7 @@ class EvalWithGrad(Rule):
         """``net.qvals(x)``, ``policy.act(state)``, ``agent.get_action(obs)``: a method of a model
         that runs it, as its class in the file or the run shows (``SemanticModel.method_runs_module``,
         whatever the method's name); for a class the run does not show, a method named for running
-        a model (``_RUNNING_METHOD_RE``), never one named for something else (``init_hidden``,
+        a model (``RUNNING_METHOD_RE``), never one named for something else (``init_hidden``,
         ``get_...``, ``parameters``)."""
         if not isinstance(target, ast.Attribute):
             return False
@@ -8250,6 +8760,13 @@ class EvalWithGrad(Rule):
             call = ctx.parent(target)
             return isinstance(call, ast.Call) and call.func is target and ctx.model.self_method_runs_model(call)
         receiver = ctx.model.value(target.value)
+        if (
+            receiver.kind is Kind.UNKNOWN
+            and RUNNING_METHOD_RE.match(target.attr) is not None
+            and not ctx.model.other_framework_models
+            and ctx.model.held_model_method_everywhere(target.attr)
+        ):
+            return True  # `self.algo.predict(obs)`: every class of the run defining it runs the model it holds
         if receiver.kind is not Kind.MODULE or ctx.model.module_without_parameters(receiver):
             return False
         if receiver.weak and ctx.model.other_framework_models:
@@ -8291,7 +8808,8 @@ class EvalWithGrad(Rule):
                 return False
             if "loss" not in target.attr.lower() and ctx.model.method_runs_everywhere(target.attr):
                 return True  # `global_model.pi(state)`: every module class defining `pi` runs by it
-            return _RUNNING_METHOD_RE.match(target.attr) is not None
+            # not a method named for training (`trainer.sample_and_train(batch_size)`)
+            return RUNNING_METHOD_RE.match(target.attr) is not None and "train" not in target.attr.lower()
         return runs
 
     @staticmethod
@@ -8556,6 +9074,25 @@ class EvalWithGrad(Rule):
             elif candidate.why in ("eval-mode", "eval-data"):
                 if candidate.tests_own:
                     continue  # a test of modules it builds, over an input that requires grad
+                if (
+                    candidate.why == "eval-mode"
+                    and _backpropagated(ctx, scope, call)
+                    and _untrained_teacher(ctx, scope, call)
+                ):
+                    statement = _statement(ctx, call)
+                    if statement is not None and id(statement) not in reported:
+                        reported.add(id(statement))
+                        callee = ctx.text(_callee(call))
+                        ctx.report(
+                            self.code,
+                            call,
+                            f"`{ctx.text(call.func)}(...)` runs with grad enabled "
+                            f"{self._why(ctx, unit, candidate, function)}, and no optimizer of this step updates "
+                            f"`{callee}`: the backward pass runs through it and fills gradients nothing uses, wasting "
+                            f"memory and time; run it under `with torch.no_grad():` (its output then enters the loss "
+                            f"as a constant, as a target should)",
+                        )
+                    continue
                 self._report_unused_output(
                     ctx,
                     call,

@@ -64,6 +64,7 @@ step, and which one is right depends on the training algorithm.
 from __future__ import annotations
 
 import ast
+import re
 from typing import Optional
 
 from gradguard.check.analysis.steps import (
@@ -88,6 +89,41 @@ class StepBetweenBackwards(Rule):
     function_triggers = ("retain_graph", "retain_variables", "create_graph")
 
     valid = (
+        # The generator's loss computed again after the discriminator's step: a new graph.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Discriminator(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.body = nn.Linear(4, 4)
+                    self.cls = nn.Linear(4, 3)
+                    self.adv = nn.Linear(4, 1)
+
+                def forward(self, x):
+                    h = self.body(x)
+                    return self.cls(h), self.adv(h)
+
+
+            def train(G, D, loader, bce, D_optim, G_optim):
+                for img in loader:
+                    fake = G(torch.randn(4, 8))
+                    fake_cls, fake_adv = D(fake)
+                    real_cls, real_adv = D(img)
+                    loss_D = bce(real_adv, torch.ones_like(real_adv)) + bce(fake_adv, torch.zeros_like(fake_adv))
+                    D_optim.zero_grad()
+                    loss_D.backward(retain_graph=True)
+                    D_optim.step()
+                    fake_cls, fake_adv = D(fake)
+                    loss_G = bce(fake_adv, torch.ones_like(fake_adv))
+                    G_optim.zero_grad()
+                    loss_G.backward()
+                    G_optim.step()
+            """
+        ),
         # The same value loss computed again in each round of the loop: a new graph each time.
         Valid(
             """
@@ -148,6 +184,46 @@ class StepBetweenBackwards(Rule):
         ),
     )
     invalid = (
+        # A discriminator of the file whose `forward` returns two heads, unpacked: the generator's
+        # loss reuses the head computed before the discriminator's step.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Discriminator(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.body = nn.Linear(4, 4)
+                    self.cls = nn.Linear(4, 3)
+                    self.adv = nn.Linear(4, 1)
+
+                def forward(self, x):
+                    h = self.body(x)
+                    return self.cls(h), self.adv(h)
+
+
+            def train(G, D, loader, bce, D_optim, G_optim):
+                for img in loader:
+                    fake = G(torch.randn(4, 8))
+                    fake_cls, fake_adv = D(fake)
+                    real_cls, real_adv = D(img)
+                    loss_D = bce(real_adv, torch.ones_like(real_adv)) + bce(fake_adv, torch.zeros_like(fake_adv))
+                    D_optim.zero_grad()
+                    loss_D.backward(retain_graph=True)
+                    D_optim.step()
+                    loss_G = bce(fake_adv, torch.ones_like(fake_adv))
+                    G_optim.zero_grad()
+                    loss_G.backward()
+                    G_optim.step()
+            """,
+            line=28,
+            column=9,
+            message="`loss_G.backward()` runs through the graph that `loss_D.backward(retain_graph=True)` kept, "
+            "after `D_optim.step()` changed weights saved in it: RuntimeError (modified by an inplace operation); "
+            "run both backward passes before the step, or compute the loss again after it",
+        ),
         # TRPO's value fitting: one forward pass before the loop, backpropagated again in every
         # round after the previous round's step.
         Invalid(
@@ -231,15 +307,17 @@ class StepBetweenBackwards(Rule):
         first_sources = {id(c): c for c in graph_sources(ctx, first_roots)}
         if not first_sources:
             return
-        stepped = ctx.model.value(stepped_optimizer(ctx, step)).ref
+        optimizer = stepped_optimizer(ctx, step)
+        stepped = ctx.model.value(optimizer).ref
+        named = _named_for(ctx.text(optimizer)) if stepped is None else None
         loop = _loop_around(ctx, node, scope)
         if loop is not None and _within(step, loop):
             # `for _ in range(80): opt.zero_grad(); loss.backward(retain_graph=True); opt.step()` with
             # `loss` computed once before the loop: the next round backpropagates it after the step
             before = [
-                c for c in first_sources.values() if _position(c) < _position(loop) and ctx.model.value(c).carries_grad
+                c for c in first_sources.values() if _position(c) < _position(loop) and ctx.model.value(c).holds_graph
             ]
-            if before and _runs_through(ctx, before, stepped):
+            if before and _runs_through(ctx, before, stepped, named):
                 ctx.report(
                     self.code,
                     node,
@@ -258,9 +336,9 @@ class StepBetweenBackwards(Rule):
             shared = [
                 c
                 for c in graph_sources(ctx, roots)
-                if id(c) in first_sources and _position(c) < _position(step) and ctx.model.value(c).carries_grad
+                if id(c) in first_sources and _position(c) < _position(step) and ctx.model.value(c).holds_graph
             ]
-            if not shared or not _runs_through(ctx, shared, stepped):
+            if not shared or not _runs_through(ctx, shared, stepped, named):
                 continue
             ctx.report(
                 self.code,
@@ -286,18 +364,43 @@ def _within(node: ast.AST, outer: ast.AST) -> bool:
     return _position(outer) <= _position(node) and (node.end_lineno or 0) <= (outer.end_lineno or 0)  # type: ignore[attr-defined]
 
 
-def _runs_through(ctx, shared: list, stepped: Optional[str]) -> bool:
+_OPTIMIZER_WORDS = re.compile(
+    r"^(?:self|optimi[sz]er|optim|opt|solver|trainer)|(?:optimi[sz]er|optim|opt|solver)$", re.I
+)
+
+
+def _named_for(name: str) -> Optional[str]:
+    """The model an optimizer whose parameters the code does not show is named for
+    (``D_optim``, ``optimizer_G``, ``self.opt_disc``, ``optimizerD``: ``D``, ``G``, ``disc``),
+    as the ``+``-joined names ``ref`` holds; None where its name names none (``optimizer``)."""
+    last = name.rsplit(".", 1)[-1]
+    words = [_OPTIMIZER_WORDS.sub("", word) for word in last.split("_")]
+    words = [word for word in words if word and word.lower() not in ("optimi", "optimizer", "optim", "opt")]
+    return "+".join(words) if len(words) == 1 else None
+
+
+def _runs_through(ctx, shared: list, stepped: Optional[str], named: Optional[str] = None) -> bool:
     """Does the shared graph run through a model the stepped optimizer updates (``stepped``:
-    their names joined by "+")? Unknown: assume so.
+    their names joined by "+")? Where the code does not show what it updates, the model its
+    name is for (``named``: ``D_optim`` steps no ``G``), else assume so.
     A model call's inputs count too (``D(G(z))`` runs through ``G``)."""
-    if stepped is None:
+    if stepped is None and named is None:
         return True
     receivers = set()
     for call in graph_sources(ctx, shared):
         receiver = module_receiver(ctx, call)
         if receiver is not None:
             receivers.add(ctx.text(receiver))
-    return bool(set(stepped.split("+")) & receivers) or not receivers
+    if not receivers:
+        return True
+    if stepped is not None:
+        return bool(set(stepped.split("+")) & receivers)
+    word = named.lower()  # type: ignore[union-attr]
+    for receiver in receivers:
+        last = receiver.rsplit(".", 1)[-1].lower()
+        if last == word or last.startswith(word) or word.startswith(last) or last.endswith(word):
+            return True  # `netD` of `D_optim`, `self.discriminator` of `opt_disc`
+    return False
 
 
 def _exclusive(ctx, a: ast.AST, b: ast.AST) -> bool:

@@ -4,7 +4,8 @@
 Flags a call of a model inside `with torch.no_grad():` / `torch.inference_mode()` (or a
 function decorated with them) when the code shows all of:
 - the model's class has `Dropout` or `BatchNorm` layers (its own layers, its submodules'
-  classes of the file, or a torch layer);
+  classes of the file, a torch layer, or a torchvision classification model: `resnet18(...)`
+  holds batch norm, `vgg16(...)` dropout);
 - the model is in training mode on every path to the call: built and never switched, or
   switched back with `.train()`; no `.eval()` / `.train(False)` of it anywhere in the file, and it
   is not handed before the call to a function that may switch it (a function of the file that
@@ -13,7 +14,8 @@ function decorated with them) when the code shows all of:
   `test`, `predict`, ...), inside a loop over validation or test data, or on such data (also
   known by its names alone: `model(test_categorical, test_cont)`, `net(X_test)`, unless each
   is made from a shape alone: `test_input = torch.randn(1, 3, 224, 224)` is a shape check).
-Models without dropout or batch norm, whose class is not in the file, and `no_grad` code that
+Models without dropout or batch norm, whose class is not in the file (nor one of torchvision's
+classification models), and `no_grad` code that
 is not evaluation (computing GAN fakes or RL targets) are not flagged; nor is a region that
 itself calls `.train()` on the model (re-estimating batch-norm statistics).
 
@@ -124,6 +126,23 @@ class NoGradWithoutEval(Rule):
     function_names = ("torch.no_grad", "torch.inference_mode")
 
     valid = (
+        # A torchvision model switched to eval mode where it is made.
+        Valid(
+            """
+            import torch
+            import torchvision
+
+            model = torchvision.models.resnet18(weights="DEFAULT").eval()
+
+
+            def evaluate_testset(test_loader):
+                correct = 0
+                with torch.no_grad():
+                    for images, labels in test_loader:
+                        correct += (model(images).argmax(1) == labels).sum().item()
+                return correct
+            """
+        ),
         # A shape check on an input made from a shape alone, however it is named.
         Valid(
             """
@@ -225,6 +244,29 @@ class NoGradWithoutEval(Rule):
         ),
     )
     invalid = (
+        # A torchvision model is built in training mode, with batch norm.
+        Invalid(
+            """
+            import torch
+            import torchvision
+
+            model = torchvision.models.resnet18(weights="DEFAULT")
+            model.fc = torch.nn.Linear(512, 30)
+
+
+            def evaluate_testset(test_loader):
+                correct = 0
+                with torch.no_grad():
+                    for images, labels in test_loader:
+                        correct += (model(images).argmax(1) == labels).sum().item()
+                return correct
+            """,
+            line=12,
+            column=25,
+            message="`model` is evaluated under `no_grad` in training mode: its batch norm layers normalise with the "
+            "batch's statistics and update their running averages; call `model.eval()` before evaluating (and "
+            "`model.train()` to resume training)",
+        ),
         # The same check on a saved test batch.
         Invalid(
             """
@@ -356,10 +398,10 @@ class NoGradWithoutEval(Rule):
 
     def active_in(self, ctx) -> bool:
         """Only a module with dropout or batch norm can be reported: one of those layers is
-        named in the file, or a class of another checked file holds one."""
+        named in the file, the file uses torchvision, or a class of another checked file holds one."""
         text = ctx.source.text
-        if "Dropout" in text or "BatchNorm" in text:
-            return True
+        if "Dropout" in text or "BatchNorm" in text or "torchvision" in text:
+            return True  # (torchvision's classification models hold them: `vocab.torchvision_model_layers`)
         project = current_project()  # not the file's model: building it costs more than this answer
         return project is not None and project.constructs_any(TRAIN_MODE_MODULES)
 
