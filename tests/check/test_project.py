@@ -2406,3 +2406,117 @@ def test_index_knows_a_plain_class_running_a_method_of_the_model_it_holds(tmp_pa
     )
     index = build_index([str(tmp_path / "algo.py")])
     assert index.classes["algo.A2C"].held_model_methods == frozenset({"predict"})  # not `save`
+
+
+ATTENTION = """
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    class DotProductAttention(nn.Module):
+        \"\"\"Scaled dot-product attention.\"\"\"
+        def __init__(self, dropout: float = 0.0, optimized: bool = True):
+            super().__init__()
+            self.optimized = optimized
+            self.dropout = dropout
+
+        def forward(self, q, k, v):
+            return F.dropout(F.softmax(q @ k.transpose(1, 2), -1), self.dropout) @ v
+
+    class AdditiveAttention(nn.Module):
+        def __init__(self, hidden, dropout=0.1):
+            super().__init__()
+            self.W = nn.Linear(hidden, hidden)
+            self.dropout = dropout
+"""
+
+ATTENTION_DEMO = """
+    import torch
+    from attn import ATTENTION_CLASS
+
+    queries = torch.normal(0, 1, (2, 1, 2))
+    attention = ATTENTION_CLASS(dropout=0.5)
+    attention.eval()
+    attention(queries, queries, queries)
+"""
+
+
+def test_index_knows_a_module_class_holding_no_parameters(tmp_path):
+    write(tmp_path, "attn.py", ATTENTION)
+    index = build_index([str(tmp_path / "attn.py")])
+    assert index.classes["attn.DotProductAttention"].parameterless
+    assert not index.classes["attn.AdditiveAttention"].parameterless  # `nn.Linear`
+
+
+def test_a_module_of_another_file_holding_no_parameters_records_no_graph(tmp_path, capsys):
+    write(tmp_path, "attn.py", ATTENTION)
+    write(tmp_path, "demo.py", ATTENTION_DEMO.replace("ATTENTION_CLASS", "DotProductAttention"))
+    assert not [line for line in findings(capsys, tmp_path) if "GG201" in line]
+
+
+def test_twin_a_module_of_another_file_with_a_layer_is_evaluated(tmp_path, capsys):
+    write(tmp_path, "attn.py", ATTENTION.replace("self.W = nn.Linear(hidden, hidden)", "self.W = nn.Linear(2, 2)"))
+    write(
+        tmp_path,
+        "demo.py",
+        ATTENTION_DEMO.replace("ATTENTION_CLASS", "AdditiveAttention").replace("(dropout=0.5)", "(2)"),
+    )
+    found = [line for line in findings(capsys, tmp_path) if "GG201" in line]
+    assert found and "demo.py:8:" in found[0], found
+
+
+FEW_SHOT = """
+    import torch
+    import torch.nn as nn
+
+    class MetaTemplate(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.feature = nn.Linear(4, 4)
+
+        def correct(self, x):
+            return self.set_forward(x).argmax(1)
+
+        def test_loop(self, loader):
+            return [self.correct(x) for x, _ in loader]
+
+    class ProtoNet(MetaTemplate):
+        def set_forward(self, x):
+            return self.feature(x)
+
+    class MAML(MetaTemplate):
+        def set_forward(self, x):
+            fast = list(self.parameters())
+            loss = self.feature(x).sum()
+            grad = torch.autograd.grad(loss, fast, create_graph=True)
+            return self.feature(x) - grad[0].sum()
+"""
+
+FEW_SHOT_TEST = """
+    import torch
+    from methods import MAML, ProtoNet
+
+    if method == "maml":
+        model = MAML()
+    else:
+        model = ProtoNet()
+    model.load_state_dict(torch.load("best_model.tar")["state"])
+    model.eval()
+    accuracy = model.test_loop(novel_loader)
+    print(accuracy)
+"""
+
+
+def test_a_method_of_a_model_that_may_be_a_meta_learner_of_the_run_is_no_evaluation(tmp_path, capsys):
+    write(tmp_path, "methods.py", FEW_SHOT)
+    write(tmp_path, "test.py", FEW_SHOT_TEST)
+    assert not [line for line in findings(capsys, tmp_path) if "test.py" in line and "GG201" in line]
+
+
+def test_twin_without_a_meta_learner_the_method_call_is_evaluated(tmp_path, capsys):
+    write(
+        tmp_path,
+        "methods.py",
+        FEW_SHOT.replace("grad = torch.autograd.grad(loss, fast, create_graph=True)", "grad = fast"),
+    )
+    write(tmp_path, "test.py", FEW_SHOT_TEST)
+    assert [line for line in findings(capsys, tmp_path) if "test.py" in line and "GG201" in line]

@@ -2485,3 +2485,58 @@ def test_a_nested_function_runs_where_its_enclosing_function_runs():
 def test_twin_a_nested_function_of_a_function_also_called_with_grad_on_runs_with_grad_on():
     _, mode = ask(NESTED.format(calls="first = score(model, images[:1])\n        return first, score(model, images)"))
     assert mode is GradMode.ENABLED
+
+
+# -- dicts written with string keys -----------------------------------------------------------
+def test_a_dict_with_string_keys_keeps_each_keys_value():
+    # `criterions["cls"]` is the parameterless loss, not the join with the KD module
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        criterions = {"cls": nn.CrossEntropyLoss(), "kd": nn.Linear(4, 4)}
+        criterion = criterions["cls"]
+        criterion(x, y)  # <- criterion
+        """
+    )
+    assert value.kind is Kind.MODULE and value.ref == "torch.nn.CrossEntropyLoss"
+
+
+def test_twin_a_dict_indexed_by_a_name_joins_its_values():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        criterions = {"cls": nn.CrossEntropyLoss(), "kd": nn.Linear(4, 4)}
+        criterion = criterions[key]
+        criterion(x, y)  # <- criterion
+        """
+    )
+    assert value.ref is None
+
+
+def test_a_model_taken_from_a_dict_has_no_known_mode():
+    # the code keeping models in a dict switches them in a loop over it
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        vae = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4))
+        context = {"vae": vae}
+        for key in context:
+            context[key].eval()
+        model = context["vae"]
+        model(x)  # <- model
+        """
+    )
+    assert value.kind is Kind.MODULE and not value.has(Role.TRAINING) and not value.has(Role.EVALUATING)
+
+
+def test_a_loader_taken_from_a_dict_by_its_split_has_that_split():
+    value, _ = ask(
+        """
+        import torch
+        loaders = {"train": torch.utils.data.DataLoader(a), "val": torch.utils.data.DataLoader(b)}
+        batches = loaders["val"]
+        for x, y in batches:  # <- batches
+            pass
+        """
+    )
+    assert value.kind is Kind.LOADER and value.split is Split.EVAL

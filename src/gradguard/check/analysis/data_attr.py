@@ -202,6 +202,8 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool, written: bool = 
         return False  # a module, a data set, a numpy array, a container: `.data` is its own field
     if _tensor_method_result(ctx, recv):
         return True
+    if isinstance(recv, ast.Name) and _sparse_matrix_uses(ctx, recv.id):
+        return False  # `adj.row`, `adj.col` beside `adj.data`: a scipy sparse matrix's values
     if not chain_certain and isinstance(recv, ast.Name):
         # `target.data.sub_(1)` elsewhere in the scope shows `target` is a tensor: its other
         # `.data` reads are a tensor's too (`(pred == target.data).sum()`); so does a binding
@@ -239,6 +241,23 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool, written: bool = 
     if ctx.text(recv) in _optional_data_receivers(ctx):
         return False  # `s.data is None` elsewhere: `data` is an optional field, never a tensor's
     return True
+
+
+# Attributes and methods of scipy's sparse matrices that tensors lack (`coo.row`, `csr.tocoo()`).
+_SPARSE_MATRIX_MEMBERS = frozenset({"row", "col", "nnz", "tocoo", "tocsr", "tocsc", "toarray", "todense", "getnnz"})
+
+
+def _sparse_matrix_uses(ctx, name: str) -> bool:
+    """Whether the scope uses ``name`` as a scipy sparse matrix (``adj.row``, ``adj.tocoo()``),
+    whose ``.data`` is the array of its stored values."""
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    return any(
+        isinstance(node, ast.Attribute)
+        and node.attr in _SPARSE_MATRIX_MEMBERS
+        and isinstance(node.value, ast.Name)
+        and node.value.id == name
+        for node in ctx.model.own_nodes(scope)
+    )
 
 
 # Methods that only tensors have among the values a `.data` is read from (a module has
@@ -578,6 +597,9 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
                 if name in ALIAS_METHODS:
                     cur = grand
                     continue
+                assign = ctx.parent(grand)
+                if isinstance(assign, ast.Assign) and assign.value is grand and _own_data_assigned(ctx, node, assign):
+                    return None  # `w.data = w.data.div(norm)`: computed back into its own storage (GG102's)
                 return DataAccess(node, "read", safe=True)
             if par.attr in ALIAS_ATTRIBUTES:
                 cur = par

@@ -944,6 +944,9 @@ class SemanticModel:
         layer) or has no ``__init__`` at all (a Gram matrix)."""
         if value.kind is not Kind.MODULE or value.ref is None:
             return False
+        if value.ref.startswith("project:") and self.project is not None:
+            fact = self.project.classes.get(value.ref[len("project:") :])
+            return fact is not None and fact.parameterless  # what that file's text shows
         info = self._class_table().get(value.ref)
         # Evidence, not absence of it: the class keeps tensors of its own (`self.w = torch.zeros(...)`),
         # or has no `__init__` to hold anything (`class GramMatrix(nn.Module)` with `forward` alone).
@@ -984,6 +987,20 @@ class SemanticModel:
             return False  # `@torch.no_grad()` on the method
         methods = {name for held in self._class_chain(info) for name in self._methods(held)}
         return self._runs_module(info, fn, methods, set())
+
+    @functools.cached_property
+    def imports_a_differentiating_module(self) -> bool:
+        """Whether the file imports a module class of another file of the run that differentiates
+        in its own code (``from methods.maml import MAML``, whose forward pass adapts with
+        ``torch.autograd.grad``): a model of a class the code does not pin down may be one, whose
+        methods need grad."""
+        if self.project is None:
+            return False
+        for qualified in self.imports.names.values():
+            fact = self.project.classes.get(self._project_name(qualified))
+            if fact is not None and fact.module and fact.differentiates:
+                return True
+        return False
 
     def method_runs_somewhere(self, method: str) -> bool:
         """Whether a module class of the file, or of the run, runs the module by ``method``
@@ -2376,6 +2393,12 @@ class SemanticModel:
                 # `self.baseline = ptu.build_mlp(...)` (or None), then `Adam(self.baseline.parameters())`
                 # in the class: a module, known from its uses
                 return module()
+            if attr in ("weight", "bias") and any(
+                self._attribute_assignments(held, attr) for held in self._class_chain(info)
+            ):
+                # `self.weight = weight` (a loss's class weights, `[0.25, 0.75]`): what the class
+                # stores there, not a layer's own parameter
+                return UNKNOWN
         elif (receiver.ref or "").startswith("project:") and self.project is not None:
             fact = self.project.classes.get(receiver.ref[len("project:") :])  # type: ignore[index]
             if fact is not None and (attr in fact.quiet_methods or attr in fact.running_methods):
@@ -2652,6 +2675,17 @@ class SemanticModel:
             roles = receiver.roles & (Role.INFERENCE | Role.DETACHED)
             return tensor(receiver.grad, roles, weak=receiver.weak).with_(split=receiver.split)
         if kind is Kind.CONTAINER:
+            if receiver.keyed is not None and isinstance(key, ast.Constant) and isinstance(key.value, str):
+                found = next((value for name, value in receiver.keyed if name == key.value), None)
+                if found is not None and found.kind is Kind.MODULE:
+                    # `nets["tnet"]` of `nets = {"snet": snet, "tnet": tnet}`: that model, in a mode
+                    # the flow does not follow (code keeping models in a dict switches them in a
+                    # loop over it: `for key in context: context[key].eval()`)
+                    return found.with_(roles=found.roles & ~(Role.TRAINING | Role.EVALUATING))
+                if found is not None and found.kind is Kind.LOADER and found.split is None:
+                    return found.with_(split=split_of_text(key.value))  # `loaders["val"]`
+                if found is not None:
+                    return found
             if receiver.items is not None and isinstance(key, ast.Constant) and isinstance(key.value, int):
                 index = key.value
                 if -len(receiver.items) <= index < len(receiver.items):
@@ -2807,6 +2841,8 @@ class SemanticModel:
         if not values:
             return container()
         held = container(join_all(values))
+        if all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in node.keys):
+            held = held.with_(keyed=tuple((k.value, v) for k, v in zip(node.keys, values)))  # type: ignore[union-attr]
         if (
             held.elem is not None
             and held.elem.kind is Kind.UNKNOWN
@@ -3286,6 +3322,8 @@ class SemanticModel:
             and last[:1].isupper()
         ):
             return dataset(self._split_arguments(node), qual)
+        if qual in vocab.MODULE_VIEWS and args and args[0].kind is Kind.MODULE:
+            return args[0]  # `create_feature_extractor(model, return_nodes=...)`: runs `model`
         if qual.startswith("torchvision.models.") and last[:1].islower() and not last.startswith("get_"):
             return Value(Kind.MODULE, Grad.NO, Role.TRAINING, ref=qual)  # built in training mode
         if qual in ("timm.create_model",) or (

@@ -19,6 +19,7 @@ import hashlib
 import os
 import re
 import stat
+import textwrap
 from collections import OrderedDict
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -83,6 +84,12 @@ class ClassFact:
     # Its methods handing the call on to a method of that name of an object it holds
     # (`def predict(self, obs): ... self.algo.predict(obs)`): they run whatever that one runs.
     delegating_methods: frozenset = frozenset()
+    # a module class holding no parameters: it builds no layer with weights and its `__init__`
+    # keeps numbers, flags and strings only (`self.dropout = dropout` of `dropout: float = 0.0`)
+    parameterless: bool = False
+    # its text differentiates (`torch.autograd.grad(`, `.backward(`): a meta-learner adapting in
+    # its forward pass, a trainer
+    differentiates: bool = False
 
 
 @dataclass
@@ -383,7 +390,8 @@ class ProjectIndex:
             h.update(
                 f"{name}:{fact.module}:{fact.dataset}:{sorted(fact.layers)}:{fact.backpropagates}:"
                 f"{sorted(fact.quiet_methods)}:{sorted(fact.running_methods)}:{fact.loads_weights}:"
-                f"{sorted(fact.accumulating)}:{sorted(fact.held_model_methods)}:{sorted(fact.delegating_methods)}\n".encode()
+                f"{sorted(fact.accumulating)}:{sorted(fact.held_model_methods)}:{sorted(fact.delegating_methods)}:"
+                f"{fact.parameterless}:{fact.differentiates}\n".encode()
             )
         for name in sorted(self.instances):
             h.update(f"instance {name}:{self.instances[name]}\n".encode())
@@ -641,6 +649,10 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
                 for name, text in methods.items()
                 if re.search(r"\bself\.\w+\." + re.escape(name) + r"\s*\(", text) is not None
             ),
+            qualified in module_classes
+            and all(_MODULE_BASES.search(base) is not None for base in bases[qualified])
+            and _holds_no_parameters(bodies[qualified], methods.get("__init__", "")),
+            _DIFFERENTIATES_RE.search(bodies[qualified]) is not None,
         )
     for name, (_path, text) in texts.items():
         index.instances.update(_module_instances(name, text, index.classes))
@@ -867,6 +879,57 @@ _HELD_MODULE_RE = re.compile(
 )
 # `self.model(x)`, `self.model.forward(x)`, `self.model.act(obs)` (a method named for running it)
 _HELD_CALL_RE = re.compile(r"\bself\.(\w+)(?:\.(\w+))?\s*\(")
+
+
+_PLAIN_ANNOTATIONS = frozenset({"int", "float", "bool", "str"})
+_DIFFERENTIATES_RE = re.compile(r"\bautograd\.grad\(|\.backward\(")
+
+
+def _holds_no_parameters(body: str, init: str) -> bool:
+    """Whether a module class's text builds nothing holding parameters (no ``nn.Linear(``,
+    ``nn.Parameter(``, torchvision model, ``register_...``) and its ``__init__`` keeps only
+    constants and parameters given a number, flag or string (``dropout: float = 0.0``): a
+    module without parameters, whose calls record no graph of their own."""
+    if _PARAMETER_HOLDER_RE.search(body) or "register_" in body or "add_module" in body:
+        return False
+    if not init:
+        return True
+    lines = init.splitlines()
+    while lines and not lines[0].lstrip().startswith(("def ", "async def ", "@")):
+        lines.pop(0)  # the line above the `def` that `_method_texts` keeps for a decorator
+    try:
+        tree = ast.parse(textwrap.dedent("\n".join(lines)))
+    except (SyntaxError, ValueError):
+        return False
+    function = next((node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    if function is None:
+        return False
+    spec = function.args
+    plain = set()
+    positional = [*spec.posonlyargs, *spec.args]
+    for arg, default in zip(positional[len(positional) - len(spec.defaults) :], spec.defaults):
+        if isinstance(default, ast.Constant) and isinstance(default.value, (int, float, bool, str)):
+            plain.add(arg.arg)
+    for arg, default in zip(spec.kwonlyargs, spec.kw_defaults):
+        if isinstance(default, ast.Constant) and isinstance(default.value, (int, float, bool, str)):
+            plain.add(arg.arg)
+    for arg in (*positional, *spec.kwonlyargs):
+        if isinstance(arg.annotation, ast.Name) and arg.annotation.id in _PLAIN_ANNOTATIONS:
+            plain.add(arg.arg)
+    for node in ast.walk(function):
+        targets = (
+            node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        )
+        for target in targets:
+            if not (
+                isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
+            ):
+                continue
+            value = node.value  # type: ignore[union-attr]
+            if isinstance(value, ast.Constant) or (isinstance(value, ast.Name) and value.id in plain):
+                continue
+            return False
+    return True
 
 
 def held_model_methods(body: str, methods: dict, quiet: frozenset) -> frozenset:

@@ -74,6 +74,9 @@ class Value:
     # a function another file of the run defines: ``RUN_FUNCTION`` and its qualified name here
     ref: Optional[str] = None
     weak: bool = False  # known from a name only
+    # dicts written with string keys: (key, value) of each (``{"tnet": tnet, "snet": snet}``), so
+    # that ``nets["tnet"]`` is that value and not the join of them all
+    keyed: Optional[tuple] = None
 
     # -- questions rules ask -------------------------------------------------------------
     @property
@@ -198,6 +201,9 @@ def join(a: Optional[Value], b: Optional[Value]) -> Optional[Value]:
         elem = a.elem or b.elem  # an empty container on one path: the other's elements
     else:
         elem = None
+    keyed = None
+    if a.keyed is not None and b.keyed is not None and [k for k, _ in a.keyed] == [k for k, _ in b.keyed]:
+        keyed = tuple((k, join(x, y) or UNKNOWN) for (k, x), (_, y) in zip(a.keyed, b.keyed))
     return Value(
         a.kind,
         join_grad(a.grad, b.grad),
@@ -207,6 +213,7 @@ def join(a: Optional[Value], b: Optional[Value]) -> Optional[Value]:
         a.split if a.split is b.split else None,
         a.ref if a.ref == b.ref else None,
         a.weak or b.weak,
+        keyed,
     )
 
 

@@ -99,6 +99,14 @@ RNN_PARAMETER_TEMPLATE_RE = re.compile(r"^(?:weight|bias)_(?:ih|hh)(?:_l|$)")
 # caller leaves it: `clip.get_text_features(**inputs)`, `clip.get_image_features(pixel_values)`.
 TRANSFORMERS_RUNNING_METHODS = _words("get_text_features get_image_features get_audio_features get_video_features")
 INFERENCE_MODEL_PACKAGE = "ultralytics."
+# torchvision functions handing back a module that runs the one they are given, with its
+# parameters and mode: a feature extractor of a trained model is that model.
+MODULE_VIEWS = frozenset(
+    {
+        "torchvision.models.feature_extraction.create_feature_extractor",
+        "torchvision.models._utils.IntermediateLayerGetter",
+    }
+)
 # Explainers that run their own forward and backward pass through the model they are handed:
 # torchcam's and pytorch-grad-cam's gradient-based CAMs (not `CAM`, `ScoreCAM`, `EigenCAM`,
 # `AblationCAM`, which need no gradient), pytorch-grad-cam's guided backpropagation, and Captum's
@@ -312,6 +320,12 @@ LEGACY_TENSOR_TYPES = _words(
     ShortTensor CharTensor BFloat16Tensor"""
 )
 # Top-level ``torch.*`` callables that return something other than a tensor.
+# torch functions whose result is an integer or boolean tensor, which can hold no graph
+# (`torch.argmax(model(x), -1)`: the indices carry nothing of the output's graph).
+INDEX_RESULTS = _words(
+    """argmax argmin argsort eq ne lt le gt ge greater less equal isnan isinf isfinite nonzero
+    count_nonzero bincount multinomial searchsorted bucketize"""
+)
 TORCH_NON_TENSOR = _words(
     """no_grad enable_grad inference_mode set_grad_enabled is_grad_enabled is_inference_mode_enabled
     device dtype Size manual_seed seed initial_seed load save is_tensor is_storage

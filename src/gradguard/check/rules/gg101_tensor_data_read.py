@@ -191,6 +191,31 @@ class TensorDataRead(Rule):
                         module.weight.data = module.weight.data[keep]
             """
         ),
+        # A weight normalised back into its own storage by a method of its `.data` (GG102's).
+        Valid(
+            """
+            import torch
+
+
+            def normalise(layer):
+                norm = layer.weight.norm(p=2, dim=1, keepdim=True)
+                layer.weight.data = layer.weight.data.div(norm + 1e-5)
+            """
+        ),
+        # A scipy sparse matrix's `.data` is the array of its stored values (`adj.row`, `adj.col`).
+        Valid(
+            """
+            import numpy as np
+            import torch
+
+
+            def to_sparse_tensor(adj):
+                indices = torch.from_numpy(np.vstack((adj.row, adj.col))).long()
+                values = torch.from_numpy(adj.data)
+                adj = torch.sparse_coo_tensor(indices, values, adj.shape)
+                return adj.cuda()
+            """
+        ),
         # numpy joins arrays, whose `.data` is a memory buffer.
         Valid(
             """

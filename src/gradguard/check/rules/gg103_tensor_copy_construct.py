@@ -104,6 +104,20 @@ class TensorCopyConstruct(Rule):
     function_names = _TENSOR_FUNCTIONS
 
     valid = (
+        # A loss's class weights, a list its class stores under `weight`: not a layer's parameter.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class SoftBCEDiceLoss(nn.Module):
+                def __init__(self, weight=[0.2, 0.8]):
+                    super().__init__()
+                    self.weight = weight
+                    self.bce_loss = nn.BCEWithLogitsLoss(pos_weight=torch.tensor(self.weight[1]))
+            """
+        ),
         # `.item()` gives a Python number, whatever the model's `forward` (here a stub) returns.
         Valid(
             """

@@ -253,6 +253,7 @@ from gradguard.check.analysis.steps import frozen_models, in_block, stepped_opti
 from gradguard.check.analysis.values import RUN_FUNCTION, Grad, Kind, Role, Split
 from gradguard.check.analysis.vocabulary import (
     GRAPH_ENDING_METHODS,
+    INDEX_RESULTS,
     LIGHTNING_EVALUATION_HOOK_PREFIXES,
     LIGHTNING_EVALUATION_HOOKS,
     NOT_MODEL_METHODS,
@@ -1205,8 +1206,14 @@ def _fed_into_read(ctx, call: ast.Call) -> bool:
     # the cheap questions first: whether the outer call's result is read (or is a number), then
     # what the values on the way are (the model's flows)
     qualified = ctx.imports.qualified_name(outer.func) or ""  # type: ignore[attr-defined]
-    if qualified.startswith("torch.") and qualified[6:] in TORCH_NON_TENSOR and not ctx.model.rebinds("torch"):
-        outer_read = True  # `torch.allclose(...)`, `torch.equal(...)`: a bool or number of torch's, no graph
+    if (
+        qualified.startswith("torch.")
+        and (qualified[6:] in TORCH_NON_TENSOR or qualified[6:] in INDEX_RESULTS)
+        and not ctx.model.rebinds("torch")
+    ):
+        # `torch.allclose(...)`, `torch.equal(...)`: a bool or number of torch's; `torch.argmax(
+        # model(x), -1)`: indices; no graph, wherever the result goes
+        outer_read = True
     elif _handed_to_a_read_parameter(ctx, outer, inner[-1] if inner else call):  # type: ignore[arg-type]
         outer_read = True  # `accuracy(model(g, x)[mask], y)`: a function of the file that only reads it
     elif _result_only_read_directly(ctx, outer):  # type: ignore[arg-type]
@@ -1952,7 +1959,9 @@ def _frozen(ctx, target: ast.AST, call: ast.Call) -> bool:
         text = ctx.source.text if scope is ctx.tree else ctx.text(scope)
         given_layer = _given_a_layer(text, root.id)
         frozen = not given_layer and (
-            _frozen_by_every_caller(ctx, scope, root.id) or _frozen_global(ctx, scope, root.id)
+            _frozen_by_every_caller(ctx, scope, root.id)
+            or _frozen_global(ctx, scope, root.id)
+            or _frozen_through_a_dict(ctx, scope, root.id)
         )
         found = known[key] = (given_layer, frozen)
     if found[0]:
@@ -2015,6 +2024,81 @@ def _given_a_layer(text: str, name: str) -> bool:
     constant = r"""[ \t]*(?:True|False|None|-?[\d.]+|"[^"\n]*"|'[^'\n]*')[ \t]*(?:#|$)"""
     assignments = re.finditer(rf"\b{re.escape(name)}(?:\.\w+)+(?:\[[^\]\n]*\])*[ \t]*=(?!=)(?!{constant})", text, re.M)
     return any(_in_code(text, match.start()) for match in assignments)
+
+
+def _input_requires_grad(ctx, scope: ast.AST, call: ast.Call) -> bool:
+    """Whether an argument of the call is a name the scope made require grad before it
+    (``img.requires_grad = True``, ``x.requires_grad_()``): the output is there to be
+    differentiated with respect to its input (Sobolev or saliency losses, attacks), by helpers
+    the check may not read."""
+    names = {arg.id for arg in call.args if isinstance(arg, ast.Name)}
+    if not names:
+        return False
+    at = (call.lineno, call.col_offset)
+    for node in ctx.model.own_nodes(scope):
+        if not isinstance(node, (ast.Assign, ast.Call)) or (node.lineno, node.col_offset) >= at:
+            continue
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Attribute)
+            and t.attr == "requires_grad"
+            and isinstance(t.value, ast.Name)
+            and t.value.id in names
+            for t in node.targets
+        ):
+            if not (isinstance(node.value, ast.Constant) and node.value.value is False):
+                return True
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "requires_grad_"
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id in names
+            and not (node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value is False)
+        ):
+            return True
+    return False
+
+
+def _frozen_through_a_dict(ctx, function: ast.AST, name: str) -> bool:
+    """Whether ``name`` is bound only from a string key of a parameter (``tnet = nets["tnet"]``)
+    of a module-level function that every caller of the file hands a dict it wrote, under that
+    key, a model frozen there (``nets = {"snet": snet, "tnet": tnet}`` after ``for p in
+    tnet.parameters(): p.requires_grad = False``)."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function not in ctx.tree.body:
+        return False
+    bindings = ctx.model.uses(function).bindings_of(name)
+    keys = {
+        (b.value.value.id, b.value.slice.value)
+        for b in bindings
+        if isinstance(b.value, ast.Subscript)
+        and isinstance(b.value.value, ast.Name)
+        and isinstance(b.value.slice, ast.Constant)
+        and isinstance(b.value.slice.value, str)
+    }
+    if not bindings or len(keys) != 1 or len(bindings) != sum(1 for b in bindings if b.value is not None):
+        return False
+    ((holder, key),) = keys
+    positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    if holder not in positional or ctx.model.body_binds(function, holder):
+        return False
+    sites = ctx.model.callers(function)
+    if not sites:
+        return False
+    for site in sites:
+        handed = call_argument(site.call, positional.index(holder), holder)
+        if not isinstance(handed, ast.Name):
+            return False
+        caller = site.frame.node if site.frame is not None else ctx.tree
+        written = [b.value for b in ctx.model.uses(caller).bindings_of(handed.id)]
+        if len(written) != 1 or not isinstance(written[0], ast.Dict):
+            return False
+        model = next(
+            (v for k, v in zip(written[0].keys, written[0].values) if isinstance(k, ast.Constant) and k.value == key),
+            None,
+        )
+        if not isinstance(model, ast.Name) or model.id not in frozen_models(ctx, caller, site.call):
+            return False
+    return True
 
 
 def _frozen_by_every_caller(ctx, function: ast.AST, name: str) -> bool:
@@ -3504,6 +3588,36 @@ class EvalWithGrad(Rule):
                 loss(net(X), y).backward()
                 trainer.step()
                 scores.append(accuracy(net(X), y))
+            """
+        ),
+        # A feature extractor of a model built there and never trained: a demo of its shapes.
+        Valid(
+            """
+            import torch
+            import torchvision
+            from torchvision.models.feature_extraction import create_feature_extractor
+
+            body = create_feature_extractor(torchvision.models.resnet18(), return_nodes={"layer4": "c5"})
+            out = body(torch.randn(1, 3, 224, 224))
+            print(out["c5"].shape)
+            """
+        ),
+        # The same function handing back probabilities, with their graph: its callers decide.
+        Valid(
+            """
+            import torch
+
+
+            def fit_and_predict(train_data, train_label, test_data, epochs):
+                model = torch.nn.Linear(4, 3)
+                criterion = torch.nn.MSELoss()
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+                for epoch in range(epochs):
+                    loss = criterion(model(train_data), train_label)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                return torch.softmax(model(test_data), -1)
             """
         ),
         # A method named for training (`sample_and_train`) of an object switched to eval mode
@@ -5766,6 +5880,47 @@ class EvalWithGrad(Rule):
             line=16,
             column=20,
             message="`net(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # A feature extractor of a trained model runs that model, with its weights.
+        Invalid(
+            """
+            import torch
+            from torchvision.models.feature_extraction import create_feature_extractor
+
+            model = torch.load("fruit30.pth")
+            model = model.eval()
+            model_trunc = create_feature_extractor(model, return_nodes={"avgpool": "semantic_feature"})
+            features = model_trunc(input_img)
+            semantic_feature = features["semantic_feature"].squeeze().detach().cpu().numpy()
+            """,
+            line=7,
+            column=12,
+            message="`model_trunc(...)` runs with grad enabled after `model.eval()` (line 5), and nothing in this "
+            "module uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation "
+            "under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # Predictions after training, returned as indices: `torch.argmax` keeps no graph.
+        Invalid(
+            """
+            import torch
+
+
+            def fit_and_predict(train_data, train_label, test_data, epochs):
+                model = torch.nn.Linear(4, 3)
+                criterion = torch.nn.MSELoss()
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+                for epoch in range(epochs):
+                    loss = criterion(model(train_data), train_label)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                return torch.argmax(model(test_data), -1)
+            """,
+            line=13,
+            column=25,
+            message="`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
             "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
             "`with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
@@ -8797,6 +8952,9 @@ class EvalWithGrad(Rule):
             if (
                 receiver.has(Role.EVALUATING)
                 and "loss" not in target.attr.lower()  # `model.loss(y, y_hat)`: computed from outputs it is given
+                # not where the model may be a meta-learner of the run, adapting with autograd
+                # (`model.test_loop(loader)` of a MAML among the file's few-shot methods)
+                and not ctx.model.imports_a_differentiating_module
                 and ctx.model.method_runs_somewhere(target.attr)
                 and not (generate and ctx.model.method_quiet_somewhere(target.attr))
             ):
@@ -8806,7 +8964,11 @@ class EvalWithGrad(Rule):
                 return True
             if generate:
                 return False
-            if "loss" not in target.attr.lower() and ctx.model.method_runs_everywhere(target.attr):
+            if (
+                "loss" not in target.attr.lower()
+                and not ctx.model.imports_a_differentiating_module
+                and ctx.model.method_runs_everywhere(target.attr)
+            ):
                 return True  # `global_model.pi(state)`: every module class defining `pi` runs by it
             # not a method named for training (`trainer.sample_and_train(batch_size)`)
             return RUNNING_METHOD_RE.match(target.attr) is not None and "train" not in target.attr.lower()
@@ -9025,10 +9187,13 @@ class EvalWithGrad(Rule):
                     # A loop over evaluation data that also uses gradients (an adversarial
                     # attack, test-time training): its calls whose output is never
                     # backpropagated are checked on their own.
+                    only_read = _result_only_read(ctx, call)
+                    if not only_read and _input_requires_grad(ctx, scope, call):
+                        continue  # `img.requires_grad = True`, then `snet(img)`: differentiated by the input
                     if not _fresh_module(ctx, call):
                         what = (
                             _read_only_message(ctx, call)
-                            if _result_only_read(ctx, call)
+                            if only_read
                             else f"runs with grad enabled in the loop over `{loader}` (line {loop.lineno}), "
                             f"and its output is never backpropagated"
                         )

@@ -126,6 +126,32 @@ class NoGradWithoutEval(Rule):
     function_names = ("torch.no_grad", "torch.inference_mode")
 
     valid = (
+        # Models kept in a dict and switched in a loop over it: their mode is not followed.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def eval_mode(context):
+                for key in context:
+                    if hasattr(context[key], "eval"):
+                        context[key].eval()
+
+
+            def eval_step(context, x):
+                with torch.no_grad():
+                    vae = context["vae"]
+                    return vae(x)
+
+
+            def run(x):
+                vae = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4))
+                context = {"vae": vae}
+                eval_mode(context)
+                return eval_step(context, x)
+            """
+        ),
         # A torchvision model switched to eval mode where it is made.
         Valid(
             """

@@ -110,6 +110,31 @@ class AccumulatedGraph(Rule):
     function_triggers = ("loss", "Loss", "LOSS", "criterion", "Criterion", "CRITERION", "backward", "entropy", "kl_div")
 
     valid = (
+        # The same loop keeping the number only.
+        Valid(
+            """
+            import torch
+
+            W = torch.normal(0, 0.01, size=(784, 10), requires_grad=True)
+
+
+            def cross_entropy(y_hat, y):
+                return -torch.log(y_hat[range(len(y_hat)), y])
+
+
+            loss = cross_entropy
+            for epoch in range(10):
+                L = 0.0
+                for X, y in train_iter:
+                    l = loss(torch.softmax(X @ W, 1), y)
+                    l.sum().backward()
+                    with torch.no_grad():
+                        W -= 0.1 * W.grad
+                        W.grad.zero_()
+                    L += l.sum().item()
+                print(L)
+            """
+        ),
         # The loss term is turned into a number after the backward pass, by a helper, before it
         # is summed: no graph is kept.
         Valid(
@@ -409,6 +434,45 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # A course's own loss function (the name `loss` bound again later, to torch's): what each
+        # iteration backpropagates is its loss.
+        Invalid(
+            """
+            import torch
+
+            W = torch.normal(0, 0.01, size=(784, 10), requires_grad=True)
+
+
+            def cross_entropy(y_hat, y):
+                return -torch.log(y_hat[range(len(y_hat)), y])
+
+
+            loss = cross_entropy
+            for epoch in range(10):
+                L = 0.0
+                for X, y in train_iter:
+                    l = loss(torch.softmax(X @ W, 1), y)
+                    l.sum().backward()
+                    with torch.no_grad():
+                        W -= 0.1 * W.grad
+                        W.grad.zero_()
+                    L += l.sum()
+                print(L)
+
+            # the next section: torch's loss, the same loop
+            loss = torch.nn.CrossEntropyLoss(reduction="none")
+            for X, y in train_iter:
+                l = loss(X @ W, y)
+                l.mean().backward()
+                with torch.no_grad():
+                    W -= 0.1 * W.grad
+                    W.grad.zero_()
+            """,
+            line=19,
+            column=9,
+            message="Accumulating `l.sum()` across iterations keeps every iteration's autograd graph alive; "
+            "accumulate `l.sum().item()`",
+        ),
         # The builtin `abs` of a loss is the tensor's own `abs()`: the graph stays.
         Invalid(
             """
@@ -1120,11 +1184,24 @@ class AccumulatedGraph(Rule):
             and feeds_backward
             and _backward_since_bound(ctx, uses, value.id, node, loop)
         )
-        if not (added.carries_grad and (added.has(Role.LOSS) or _named_loss_in(ctx, value))) and not named_term:
+        # `l = loss(net(X), y)`, `l.sum().backward()`, then `L += l.sum()`: what the iteration
+        # backpropagated is its loss, whatever computed it (a course's own `cross_entropy`)
+        reduced = _reduced_name(value)
+        backpropagated_term = (
+            reduced is not None
+            and added.carries_grad
+            and feeds_backward
+            and _backward_since_bound(ctx, uses, reduced, node, loop)
+        )
+        if (
+            not (added.carries_grad and (added.has(Role.LOSS) or _named_loss_in(ctx, value)))
+            and not named_term
+            and not backpropagated_term
+        ):
             return
         if not _defined_before_loop(ctx, uses, acc, loop):
             return
-        derived = uses.derived(acc)
+        derived = _derived_through_slots(ctx, uses, scope, acc)
         if derived & uses.backpropagated:
             return
         backward_each_step = feeds_backward or _returned_after_backward(ctx, uses, _names(value), loop)
@@ -1149,6 +1226,41 @@ class AccumulatedGraph(Rule):
                 f"{verb[1]} `{short(_suffixed(value, shown, suffix))}`"
             )
         ctx.report(self.code, node, message, _fix(ctx, value, suffix))
+
+
+def _derived_through_slots(ctx, uses, scope: ast.AST, name: str) -> set:
+    """``uses.derived(name)``, and the names whose items are given values computed from those
+    (``loss_replay[i] = predL_r[i]``, then ``loss_total = sum(loss_replay)``): a container filled
+    with them hands their graphs on as a name bound from them does."""
+    found = set(uses.derived(name))
+    stores = [
+        node
+        for node in ctx.model.own_nodes(scope)
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) for t in node.targets)
+    ]
+    changed = bool(stores)
+    while changed:
+        changed = False
+        for node in stores:
+            if not (_names(node.value) & found):
+                continue
+            for target in node.targets:
+                root = target
+                while isinstance(root, ast.Subscript):
+                    root = root.value
+                if isinstance(root, ast.Name) and root.id not in found:
+                    found |= uses.derived(root.id)
+                    changed = True
+    return found
+
+
+def _reduced_name(value: ast.AST) -> Optional[str]:
+    """The name a value is, or reduces whole (``l``, ``l.sum()``, ``l.mean()``); None otherwise."""
+    if isinstance(value, ast.Call) and not value.args and not value.keywords:
+        func = value.func
+        if isinstance(func, ast.Attribute) and func.attr in ("sum", "mean"):
+            value = func.value
+    return value.id if isinstance(value, ast.Name) else None
 
 
 def _backward_since_bound(ctx, uses, name: str, node: ast.AST, loop: ast.AST) -> bool:
