@@ -422,6 +422,9 @@ RUNNING_METHOD_RE = re.compile(
     r"|embed\w*|classify|greedy\w*|beam\w*|evaluate|detect\w*|reconstruct\w*|denoise\w*|transcribe|caption\w*"
     r"|cond_sample|q_?values?|qvals)$"
 )
+# A name for a reinforcement-learning environment (`env`, `self.envs`, `train_env`, `game`):
+# its `step(action)` and `reset()` are the environment's, not an optimizer's or a gradient reset.
+ENVIRONMENT_NAME_RE = re.compile(r"(?:^|_)(?:envs?|environment|environments|game|simulator)(?:$|_)", re.I)
 SELF_CALL_RE = re.compile(r"\bself\.(\w+)\s*\(")
 # `nn.Module`'s own methods: `self.parameters()` in a method is no call of a layer.
 MODULE_OWN_METHODS = (

@@ -38,7 +38,10 @@ followed by methods with constant arguments, which never requires grad), and `Va
 a new leaf like the one `Variable` made; `x` itself is left unchanged. Where `x` is plain
 input data that never requires grad, the `.detach()` can be dropped by hand. With
 `volatile=True` there is no fix outside a `no_grad`/`inference_mode` region: the code needs
-one, and where to put it is a decision the checker cannot make. Inside such a region
+one, and where to put it is a decision the checker cannot make; except where no model runs on
+the value (it, or the name it is bound to, is only handed to library functions or to functions
+of the run that call nothing they are given: `ssim(Variable(pred, volatile=True), target)`),
+where the message says so and the call is fixed as above. Inside such a region
 `volatile` is redundant and the call is fixed as above. Calls with other arguments or with
 comments inside get no fix. The `Variable` import is left in place.
 """
@@ -145,6 +148,31 @@ class LegacyVariable(Rule):
         ),
     )
     invalid = (
+        # `volatile=True` on inputs only a metric takes: no model runs on them.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+
+
+            def ssim(prediction, target):
+                prediction = Variable(prediction, volatile=True)
+                return torch.mean((prediction - target) ** 2)
+            """,
+            line=6,
+            column=18,
+            message="`volatile=True` was removed and does nothing, and no model runs on this input here: `Variable` "
+            "returns a detached tensor; use the tensor directly",
+            fixed="""
+            import torch
+            from torch.autograd import Variable
+
+
+            def ssim(prediction, target):
+                prediction = prediction.detach()
+                return torch.mean((prediction - target) ** 2)
+            """,
+        ),
         Invalid(
             """
             import torch
@@ -315,6 +343,13 @@ class LegacyVariable(Rule):
                     "disabled here) and `Variable` returns a detached tensor; use the tensor directly"
                 )
                 fix = self._fix(ctx, node)
+            elif not _may_reach_a_model(ctx, node):
+                # `Variable(prediction, volatile=True)` handed to a metric only: no model runs on it
+                message = (
+                    "`volatile=True` was removed and does nothing, and no model runs on this input here: "
+                    "`Variable` returns a detached tensor; use the tensor directly"
+                )
+                fix = self._fix(ctx, node)
             else:
                 message = (
                     "`volatile=True` was removed and does nothing: a forward pass on this input still records "
@@ -390,3 +425,62 @@ class LegacyVariable(Rule):
             return True
         qual = ctx.imports.qualified_name(node) if isinstance(node, ast.Attribute) else None
         return qual is not None and qual.startswith("torch.")
+
+
+# Libraries whose functions run no model of the user's (`torch.cat`, `np.mean`).
+_NO_MODEL_LIBRARIES = ("torch.", "numpy.", "math.", "scipy.", "sklearn.")
+
+
+def _may_reach_a_model(ctx, node: ast.Call) -> bool:
+    """Whether the value a ``Variable(...)`` call makes may be handed to a model: it is an
+    argument, or the name it is bound to is, of a call of a module, of something the check does
+    not know, or of a function of the run that calls what it is handed; not only of library
+    functions or of functions of the run that run nothing they are given
+    (``pytorch_ssim.ssim(prediction, target)``)."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+        name = parent.targets[0].id
+        scope = ctx.function if ctx.function is not None else ctx.tree
+        uses = [
+            sub
+            for sub in ctx.model.own_nodes(scope)
+            if isinstance(sub, ast.Name)
+            and sub.id == name
+            and isinstance(sub.ctx, ast.Load)
+            and (sub.lineno, sub.col_offset) > (parent.lineno, parent.col_offset)
+        ]
+    else:
+        uses = [node]
+    if not uses:
+        return True
+    for use in uses:
+        argument: ast.AST = use
+        call = ctx.parent(use)
+        while isinstance(call, (ast.BinOp, ast.UnaryOp)):  # `torch.mean((prediction - target) ** 2)`
+            argument, call = call, ctx.parent(call)
+        if not (isinstance(call, ast.Call) and argument in call.args):
+            return True  # stored, returned, called: it may meet a model anywhere
+        qualified = ctx.imports.qualified_name(call.func) or ""
+        if qualified.startswith(_NO_MODEL_LIBRARIES):
+            continue
+        if qualified and not _runs_what_it_is_handed(ctx, qualified):
+            continue
+        return True
+    return False
+
+
+def _runs_what_it_is_handed(ctx, qualified: str) -> bool:
+    """Whether a function of another file of the run calls one of its parameters (a model it is
+    handed); True where the check cannot read it."""
+    project = ctx.model.project
+    if project is None:
+        return True
+    found = project.function_node(project.function_key(ctx.model.filename, qualified))
+    if found is None:
+        return True
+    _tree, function = found
+    names = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}
+    return any(
+        isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in names
+        for sub in ast.walk(function)
+    )

@@ -252,6 +252,7 @@ from gradguard.check.analysis.scopes import FUNCTION_TYPES, parameters, walk_in_
 from gradguard.check.analysis.steps import frozen_models, in_block, stepped_optimizer
 from gradguard.check.analysis.values import RUN_FUNCTION, Grad, Kind, Role, Split
 from gradguard.check.analysis.vocabulary import (
+    ENVIRONMENT_NAME_RE,
     GRAPH_ENDING_METHODS,
     INDEX_RESULTS,
     LIGHTNING_EVALUATION_HOOK_PREFIXES,
@@ -3292,9 +3293,6 @@ def _uses_grad(ctx, nodes) -> bool:
     return False
 
 
-_ENVIRONMENT_RE = re.compile(r"(?:^|_)(?:envs?|environment|environments|game|simulator)(?:$|_)", re.I)
-
-
 def _environment_step(ctx, call: ast.Call) -> bool:
     """Whether ``x.step(...)`` steps an environment, not an optimizer: its result is unpacked or
     indexed (``obs, reward, done, info = env.step(action)``; an optimizer's ``step`` returns
@@ -3316,7 +3314,7 @@ def _environment_step(ctx, call: ast.Call) -> bool:
     last = (
         receiver.attr if isinstance(receiver, ast.Attribute) else receiver.id if isinstance(receiver, ast.Name) else ""
     )
-    return _ENVIRONMENT_RE.search(last) is not None
+    return ENVIRONMENT_NAME_RE.search(last) is not None
 
 
 def _self_method_trains(ctx, call: ast.Call) -> bool:

@@ -2,7 +2,10 @@
 
 ## What it does
 Flags `torch.set_grad_enabled(False)` (also `torch.autograd.set_grad_enabled(False)` and
-imported names) called as a statement rather than used as a context manager.
+imported names) called as a statement rather than used as a context manager, also as a branch
+of a conditional expression used as a statement (`torch.set_grad_enabled(True) if phase ==
+"train" else torch.set_grad_enabled(False)`: `with torch.set_grad_enabled(phase == "train"):`
+is the cure).
 
 Not flagged: the context-manager form `with torch.set_grad_enabled(False):`,
 `torch.set_grad_enabled(True)`, `torch.set_grad_enabled(prev)` with a non-constant argument
@@ -57,6 +60,7 @@ from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.vocabulary import SET_ENABLED_NAMES, call_argument, constant_of
 from gradguard.check.model import FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
+from gradguard.common.text import short
 
 _SET_ENABLED = SET_ENABLED_NAMES
 
@@ -109,6 +113,18 @@ class SetGradEnabledStatement(Rule):
     function_names = tuple(sorted(_SET_ENABLED))
 
     valid = (
+        # The same choice as a context manager.
+        Valid(
+            """
+            import torch
+
+
+            def run_epoch(model, loader, phase):
+                with torch.set_grad_enabled(phase == "train"):
+                    for x, y in loader:
+                        model(x)
+            """
+        ),
         Valid(
             """
             import torch
@@ -180,6 +196,23 @@ class SetGradEnabledStatement(Rule):
         ),
     )
     invalid = (
+        # The mode chosen by a conditional expression, as a statement: off after the evaluation phase.
+        Invalid(
+            """
+            import torch
+
+
+            def run_epoch(model, loader, phase):
+                torch.set_grad_enabled(True) if phase == "train" else torch.set_grad_enabled(False)
+                for x, y in loader:
+                    model(x)
+            """,
+            line=5,
+            column=59,
+            message='`torch.set_grad_enabled(True) if phase == "train" else torch.set_grad_enabled(False)` as a '
+            'statement leaves grad off, where `phase == "train"` is false, for everything that runs '
+            'afterwards on this thread; use `with torch.set_grad_enabled(phase == "train"):` around the code that needs it',
+        ),
         Invalid(
             """
             import torch
@@ -234,6 +267,9 @@ class SetGradEnabledStatement(Rule):
 
     def visit_Expr(self, node: ast.Expr, ctx) -> None:
         call = node.value
+        if isinstance(call, ast.IfExp):
+            self._conditional_statement(ctx, node, call)
+            return
         if not isinstance(call, ast.Call) or ctx.imports.qualified_name(call.func) not in _SET_ENABLED:
             return
         if not _is_false(_mode_arg(call)):
@@ -268,6 +304,27 @@ class SetGradEnabledStatement(Rule):
                 f"use `with {text}(False):` or `with torch.no_grad():` around the code that needs it"
             )
         ctx.report(self.code, call, message)
+
+    def _conditional_statement(self, ctx, node: ast.Expr, choice: ast.IfExp) -> None:
+        """``torch.set_grad_enabled(True) if phase == "train" else torch.set_grad_enabled(False)``
+        as a statement: on the branch that turns grad off it stays off for everything after."""
+        modes = []
+        for branch in (choice.body, choice.orelse):
+            if not (isinstance(branch, ast.Call) and ctx.imports.qualified_name(branch.func) in _SET_ENABLED):
+                return
+            modes.append(constant_of(_mode_arg(branch), None))
+        if modes not in ([True, False], [False, True]) or self._restored_in_finally(ctx, node):
+            return
+        test = ctx.text(choice.test)
+        mode = test if modes == [True, False] else f"not ({test})"
+        off = choice.orelse if modes == [True, False] else choice.body
+        ctx.report(
+            self.code,
+            off,
+            f"`{short(ctx.text(choice), 100)}` as a statement leaves grad off, where `{test}` is "
+            f"{'false' if modes == [True, False] else 'true'}, for everything that runs afterwards on this thread; "
+            f"use `with {ctx.text(off.func)}({mode}):` around the code that needs it",  # type: ignore[union-attr]
+        )
 
     @staticmethod
     def _enabled_before(ctx, node: ast.stmt) -> Optional[ast.Expr]:

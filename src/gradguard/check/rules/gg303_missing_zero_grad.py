@@ -10,6 +10,10 @@ method of the file that does one of those. Not flagged: deliberate accumulation,
 zeroes every k steps (`if (i + 1) % k == 0: opt.step(); opt.zero_grad()`); zeroing in a
 function the loop calls; and loops that call a function of another file or an unknown
 method named like a reset (`reset`, `clear`, `zero`), which may zero the gradients there.
+A manual step in such a loop (`w -= lr * w.grad`, `w.data -= lr * w.grad.data`) counts as an
+optimizer's step: where nothing resets the gradients the loop is flagged, with the advice to zero
+`w.grad` after the update (no fix is offered). An environment's `reset()` (`env.reset()`, a
+receiver named for an environment) resets no gradient.
 A function of the file that runs `.backward()` and steps once, resetting nothing, is flagged
 where it is called in a loop whose code (the caller function, or the loop's top-level statement)
 resets nothing either (`loss = train(x, y, model, optimizer)` once per iteration).
@@ -65,6 +69,8 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis.steps import stepped_optimizer
+from gradguard.check.analysis.values import Kind
+from gradguard.check.analysis.vocabulary import ENVIRONMENT_NAME_RE
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
@@ -86,10 +92,24 @@ class MissingZeroGrad(Rule):
     summary = "A loop calls `backward()` and steps an optimizer but never zeroes the gradients"
     fix_availability = FixAvailability.SOMETIMES
     severity = Severity.WARNING
-    triggers = (".step(",)
-    function_triggers = (".step(",)
+    triggers = (".step(", ".grad")
+    function_triggers = (".step(", ".grad")
 
     valid = (
+        # The same manual step, zeroing the gradient after the update.
+        Valid(
+            """
+            import torch
+
+            w = torch.randn(4, 1, requires_grad=True)
+            for x, y in loader:
+                loss = ((x @ w - y) ** 2).mean()
+                loss.backward()
+                with torch.no_grad():
+                    w -= 0.1 * w.grad
+                    w.grad.zero_()
+            """
+        ),
         # The loop that calls the step function zeroes the gradients before each call.
         Valid(
             """
@@ -188,6 +208,39 @@ class MissingZeroGrad(Rule):
         ),
     )
     invalid = (
+        # A manual gradient step that never zeroes `w.grad`.
+        Invalid(
+            """
+            import torch
+
+            w = torch.randn(4, 1, requires_grad=True)
+            for x, y in loader:
+                loss = ((x @ w - y) ** 2).mean()
+                loss.backward()
+                with torch.no_grad():
+                    w -= 0.1 * w.grad
+            """,
+            line=6,
+            column=5,
+            message="`loss.backward()` adds to gradients that this loop never zeroes: each `w -= 0.1 * w.grad` "
+            "applies the sum of all earlier steps' gradients; zero them after the update (`w.grad.zero_()`, or "
+            "`w.grad = None`)",
+        ),
+        # An RL loop: `env.reset()` starts an episode, it resets no gradient.
+        Invalid(
+            """
+            def train(env, policy, optimizer, episodes):
+                for episode in range(episodes):
+                    state = env.reset()
+                    loss = -policy(state).log().mean()
+                    loss.backward()
+                    optimizer.step()
+            """,
+            line=5,
+            column=9,
+            message="`loss.backward()` adds to gradients that this loop never zeroes: each `optimizer.step()` "
+            "applies the sum of all earlier steps' gradients; call `optimizer.zero_grad()` before `backward()`",
+        ),
         # A seq2seq step function that backpropagates and steps, called once per iteration of
         # the training loop: nothing zeroes the gradients in either.
         Invalid(
@@ -386,6 +439,40 @@ class MissingZeroGrad(Rule):
             _fix(ctx, backwards, steps, optimizer),
         )
 
+    def visit_AugAssign(self, node: ast.AugAssign, ctx) -> None:
+        """A manual step (``theta -= lr * theta.grad``, ``w.data -= lr * w.grad.data``) in a loop
+        that backpropagates and resets no gradient: each step applies the sum of all earlier
+        steps' gradients, as an optimizer's would."""
+        updated = _manual_step_target(node)
+        if updated is None:
+            return
+        target = (
+            node.target.value if isinstance(node.target, ast.Attribute) and node.target.attr == "data" else node.target
+        )
+        if ctx.model.value(target).kind is not Kind.TENSOR:
+            return  # a hand-made autograd value (micrograd's `p.data -= lr * p.grad`), or not known to be a tensor
+        scope = ctx.function if ctx.function is not None else ctx.tree
+        if isinstance(scope, ast.Lambda):
+            return
+        loop, backwards = self._training_loop(ctx, node, scope)
+        if loop is None:
+            return
+        seen = ctx.state(_Seen)
+        if id(loop) in seen.loops:
+            return
+        region = scope if not isinstance(scope, ast.Module) else _top_statement(ctx, loop)
+        if _may_reset(ctx, region):
+            return
+        seen.loops.add(id(loop))
+        first = backwards[0]
+        ctx.report(
+            self.code,
+            first,
+            f"`{short(ctx.text(first), 50)}` adds to gradients that this loop never zeroes: each "
+            f"`{short(ctx.text(node), 40)}` applies the sum of all earlier steps' gradients; zero them after "
+            f"the update (`{updated}.grad.zero_()`, or `{updated}.grad = None`)",
+        )
+
     def _one_optimizer_not_zeroed(
         self, ctx, step: ast.Call, optimizer: ast.expr, loop: ast.AST, backwards: list, region: ast.AST
     ) -> None:
@@ -493,6 +580,34 @@ class MissingZeroGrad(Rule):
         return None, []
 
 
+def _environment(receiver: ast.AST) -> bool:
+    """Whether a receiver is named for an environment (``env``, ``self.train_env``, ``envs[i]``)."""
+    while isinstance(receiver, ast.Subscript):
+        receiver = receiver.value
+    last = (
+        receiver.attr if isinstance(receiver, ast.Attribute) else receiver.id if isinstance(receiver, ast.Name) else ""
+    )
+    return ENVIRONMENT_NAME_RE.search(last) is not None
+
+
+def _manual_step_target(node: ast.AugAssign) -> Optional[str]:
+    """The tensor a manual gradient step updates (``theta -= lr * theta.grad``, ``w.data -=
+    lr * w.grad.data``, ``self.W += -lr * self.W.grad``): the name whose ``.grad`` the value
+    reads, or None."""
+    if not isinstance(node.op, (ast.Sub, ast.Add)):
+        return None
+    target = node.target
+    if isinstance(target, ast.Attribute) and target.attr == "data":
+        target = target.value
+    if not isinstance(target, (ast.Name, ast.Attribute)):
+        return None
+    shown = ast.unparse(target)
+    for sub in ast.walk(node.value):
+        if isinstance(sub, ast.Attribute) and sub.attr == "grad" and ast.unparse(sub.value) == shown:
+            return shown
+    return None
+
+
 def _inside_scope(ctx, node: ast.AST, scope: ast.AST) -> bool:
     """Whether ``node`` belongs to ``scope``'s own code (no function or class between)."""
     for ancestor in ctx.ancestors(node):
@@ -567,6 +682,8 @@ def _calls_a_reset(ctx, region: ast.AST, besides: set) -> bool:
             continue
         func = call.func
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if isinstance(func, ast.Attribute) and _environment(func.value):
+            continue  # `env.reset()`: the environment's episode, not gradients
         if any(word in name.lower() for word in _RESET_WORDS) and ctx.imports.qualified_name(func) is None:
             return True
     return False
