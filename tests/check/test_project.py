@@ -2520,3 +2520,32 @@ def test_twin_without_a_meta_learner_the_method_call_is_evaluated(tmp_path, caps
     )
     write(tmp_path, "test.py", FEW_SHOT_TEST)
     assert [line for line in findings(capsys, tmp_path) if "test.py" in line and "GG201" in line]
+
+
+INFERENCE = """
+    import numpy as np
+    import torch
+    from model import ANNOTATED
+
+
+    class Inference:
+        def __init__(self, neural_net: ANNOTATED):
+            self._neural_net = neural_net
+
+        def _predict(self, image):
+            prediction = self._neural_net(image)
+            return np.floor(prediction.cpu().detach().numpy() * 255)
+"""
+
+
+def test_a_parameter_annotated_with_a_module_class_of_another_file_holds_a_model(tmp_path, capsys):
+    write(tmp_path, "model.py", MODEL)
+    write(tmp_path, "inference.py", INFERENCE.replace("ANNOTATED", "Net"))
+    found = [line for line in findings(capsys, tmp_path) if "inference.py" in line and "GG201" in line]
+    assert found and "inference.py:12:" in found[0], found
+
+
+def test_twin_a_parameter_annotated_with_a_plain_class_of_another_file_holds_no_model(tmp_path, capsys):
+    write(tmp_path, "model.py", MODEL)
+    write(tmp_path, "inference.py", INFERENCE.replace("ANNOTATED", "Plain").replace("neural_net", "helper"))
+    assert not [line for line in findings(capsys, tmp_path) if "inference.py" in line and "GG201" in line]

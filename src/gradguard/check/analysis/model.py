@@ -1777,6 +1777,10 @@ class SemanticModel:
                 found = self._instance_value(info)
                 return found.with_(roles=found.roles & ~Role.TRAINING)
             return None
+        made = self._project_class(qual)
+        if made is not None:
+            # `neural_net: DeFINe` of a class another file of the run defines; its mode not known here
+            return made.with_(roles=made.roles & ~Role.TRAINING)
         if qual in _TENSOR_ANNOTATIONS:
             return tensor(Grad.YES if qual == "torch.nn.Parameter" else Grad.MAYBE)
         if qual in vocab.MODULE_BASES or (qual.startswith("torch.nn.") and vocab.last_name(qual)[:1].isupper()):
@@ -2355,6 +2359,14 @@ class SemanticModel:
         if self.run_function(qual) is not None:
             return Value(Kind.OTHER, ref=RUN_FUNCTION + qual)  # `net = utils.linreg`: a function of the run
         return OTHER
+
+    def project_function(self, qualified: str) -> Optional[tuple]:
+        """(that file's tree, the function's node) for a module-level function another file of
+        the run defines, by the name this file imports it under (``plotutils.show_next_word``);
+        None where there is no such function or no run (``ProjectIndex.function_node``)."""
+        if self.project is None:
+            return None
+        return self.project.function_node(self.project.function_key(self.filename, qualified))
 
     def run_function(self, qual: str) -> Optional[str]:
         """The run's key of ``qual`` where it names a function another file of the run defines

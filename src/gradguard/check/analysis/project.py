@@ -862,15 +862,23 @@ def _running_methods(methods: dict, quiet: frozenset) -> frozenset:
         or "self.forward(" in methods[name]
         or any(c not in methods and c not in vocab.MODULE_OWN_METHODS for c in called)  # a layer it holds
     }
+    running = _callers_too(running, direct)
+    running.discard("forward")
+    return frozenset(running)
+
+
+def _callers_too(found: set, called: dict) -> set:
+    """``found`` and every method that calls one of them, directly or through others
+    (``called``: each method's names of the instance's methods it calls)."""
+    found = set(found)
     changed = True
     while changed:
         changed = False
-        for name, called in direct.items():
-            if name not in running and called & running:
-                running.add(name)
+        for name, calls in called.items():
+            if name not in found and calls & found:
+                found.add(name)
                 changed = True
-    running.discard("forward")
-    return frozenset(running)
+    return found
 
 
 # An attribute a plain class's body treats as a module: `self.model.parameters()`, `self.net.eval()`.
@@ -951,15 +959,7 @@ def held_model_methods(body: str, methods: dict, quiet: frozenset) -> frozenset:
         for name, text in methods.items()
         if name not in quiet and not name.startswith("__")
     }
-    running = {name for name, calls in called.items() if calls & held}
-    changed = True
-    while changed:
-        changed = False
-        for name, calls in called.items():
-            if name not in running and calls & running:
-                running.add(name)
-                changed = True
-    return frozenset(running)
+    return frozenset(_callers_too({name for name, calls in called.items() if calls & held}, called))
 
 
 _SELF_STORE_RE = re.compile(r"\bself\.(\w+)\s*(?:=(?!=)|[-+*/]=)")

@@ -472,10 +472,7 @@ def _may_reach_a_model(ctx, node: ast.Call) -> bool:
 def _runs_what_it_is_handed(ctx, qualified: str) -> bool:
     """Whether a function of another file of the run calls one of its parameters (a model it is
     handed); True where the check cannot read it."""
-    project = ctx.model.project
-    if project is None:
-        return True
-    found = project.function_node(project.function_key(ctx.model.filename, qualified))
+    found = ctx.model.project_function(qualified)
     if found is None:
         return True
     _tree, function = found

@@ -608,7 +608,7 @@ def _project_runner(ctx, target: ast.AST) -> Optional[dict]:
     cache[qualified] = None
     if _EVAL_FUNCTION_RE.search(qualified.rpartition(".")[2]):
         return None  # `d2l.predict_sentiment(net, ...)`: judged inside, in its own file
-    found = project.function_node(project.function_key(ctx.model.filename, qualified))
+    found = ctx.model.project_function(qualified)
     if found is None:
         return None
     _tree, function = found
@@ -1670,10 +1670,7 @@ def _calls_backpropagate(ctx) -> bool:
 def _project_parameters_read(ctx, qualified: str):
     """``_parameters_read`` of a module-level function another file of the run defines
     (``plotutils.show_next_word``), read from that file (``ProjectIndex.function_node``)."""
-    project = ctx.model.project
-    if project is None:
-        return None
-    found = project.function_node(project.function_key(ctx.model.filename, qualified))
+    found = ctx.model.project_function(qualified)
     if found is None:
         return None
     tree, function = found
