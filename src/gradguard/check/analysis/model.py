@@ -43,7 +43,13 @@ from gradguard.check.analysis.imports import (
     dotted_name,
     iter_statements,
 )
-from gradguard.check.analysis.project import ProjectIndex, accumulated_parameters, loads_weights, top_function
+from gradguard.check.analysis.project import (
+    ProjectIndex,
+    accumulated_parameters,
+    holds_no_parameters,
+    loads_weights,
+    top_function,
+)
 from gradguard.check.analysis.read_only import Rebindings, statement_blocks
 from gradguard.check.analysis.scopes import (
     FUNCTION_TYPES,
@@ -954,6 +960,8 @@ class SemanticModel:
             self._keeps_plain_tensors(info)
             or self._holds_nothing(info)
             or bool(info is not None and self._layers(info))
+            # `self.gamma = gamma` of `gamma=4` (a focal loss): numbers, flags and strings only
+            or bool(info is not None and holds_no_parameters(self._scope_text(info.node)))
         ) and self._class_without_parameters(info, set())
 
     def _holds_nothing(self, info: Optional[ClassInfo]) -> bool:

@@ -893,6 +893,11 @@ _PLAIN_ANNOTATIONS = frozenset({"int", "float", "bool", "str"})
 _DIFFERENTIATES_RE = re.compile(r"\bautograd\.grad\(|\.backward\(")
 
 
+def holds_no_parameters(body: str) -> bool:
+    """``_holds_no_parameters`` of a module class's text (its ``__init__`` found in it)."""
+    return _holds_no_parameters(body, _method_texts(body).get("__init__", ""))
+
+
 def _holds_no_parameters(body: str, init: str) -> bool:
     """Whether a module class's text builds nothing holding parameters (no ``nn.Linear(``,
     ``nn.Parameter(``, torchvision model, ``register_...``) and its ``__init__`` keeps only

@@ -1557,21 +1557,37 @@ def _may_hand_back_a_graph(value) -> bool:
 def _keeps_graph_on_self(ctx, function: ast.AST) -> bool:
     """Whether a method stores on ``self`` a value that may carry a graph (PEARL's
     ``infer_posterior``: ``self.z_mean = torch.stack(...)`` of its encoder's output, backpropagated
-    later by the training step's KL loss): what it computes outlives the call, so its name alone
-    does not make it an evaluation."""
+    later by the training step's KL loss), or appends one to a list its caller hands in (ENAS's
+    ``sample_cell(arc_seq, entropy_list, log_prob_list)``): what it computes outlives the call, so
+    its name alone does not make it an evaluation."""
+    handed = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)} - {
+        "self",
+        "cls",
+    }
     for node in ctx.model.own_nodes(function):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            flat = [t for target in targets for t in (target.elts if isinstance(target, ast.Tuple) else [target])]
             if (
                 any(
                     isinstance(target, ast.Attribute)
                     and isinstance(target.value, ast.Name)
                     and target.value.id == "self"
-                    for target in targets
+                    for target in flat
                 )
                 and ctx.model.value(node.value).may_carry_graph
             ):
-                return True
+                return True  # `self.z_mean = ...`, `self.hx, self.cx = self.lstm(inputs, hidden)`
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("append", "extend", "insert")
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id in handed
+            and node.args
+            and ctx.model.value(node.args[-1]).may_carry_graph
+        ):
+            return True  # `log_prob_list.append(selected_log_prob)` into a list the caller handed in
     return False
 
 
@@ -1775,6 +1791,18 @@ def _callers_only_read(ctx, function: ast.AST) -> bool:
     return True
 
 
+def _class_trained_elsewhere(ctx, construction: ast.Call) -> bool:
+    """Whether the class a call constructs is the file's model under training: another instance
+    of it is bound to a name whose parameters the file hands on (``model = CNNSimilarity(**kargs)``
+    and ``model.parameters()``); not a helper module built for a computation (``GramMatrix()(A)``)."""
+    name = construction.func.id if isinstance(construction.func, ast.Name) else None
+    if name is None or not ctx.model.scopes.module.definitions.get(name):
+        return False
+    text = ctx.source.text
+    instances = set(re.findall(rf"(\w+)\s*=\s*{re.escape(name)}\(", text))
+    return any(f"{instance}.parameters()" in text for instance in instances)
+
+
 def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
     """Whether the call runs a module built in this scope and never trained or loaded there
     (``net = DPN92(); y = net(torch.randn(1, 3, 32, 32)); print(y)``): a smoke test of the
@@ -1793,7 +1821,9 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
         # never trains, unless what builds it loads weights (`models.resnet18(pretrained=True)(x)`)
         built = ctx.model.value(callee)
         return (
-            _code_lacks(ctx, "backward(")
+            # an instance of the model class the file trains, dropped at once, is never trained:
+            # a check that the architecture runs (`CNNSimilarity(**kargs)((q1[:3], q2[:3]))`)
+            (_code_lacks(ctx, "backward(") or _class_trained_elsewhere(ctx, callee))
             and built.kind is Kind.MODULE
             and not built.weak
             and not _given_weights(ctx, callee, call.lineno)
@@ -2137,7 +2167,8 @@ def _plain_data(ctx, scope: ast.AST, node: ast.AST, depth: int) -> bool:
         node = node.func.value
     if not isinstance(node, ast.Name) or depth > 3:
         return False
-    bindings = ctx.model.uses(scope).bindings_of(node.id)
+    # the bindings this use may see (`x = gen(x.cuda(0))` reads the loop's `x`, not its own result)
+    bindings = ctx.model.definitions(node)
     return bool(bindings) and all(
         isinstance(b.node, (ast.For, ast.AsyncFor))
         or (isinstance(b.node, ast.Assign) and b.value is not None and _plain_data(ctx, scope, b.value, depth + 1))
@@ -3613,6 +3644,53 @@ class EvalWithGrad(Rule):
                     loss.backward()
                     optimizer.step()
                 return torch.softmax(model(test_data), -1)
+            """
+        ),
+        # An instance of the file's class built and run in one expression, to check the
+        # architecture runs: dropped at once, it is never trained, whatever the file trains later.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class CNNSimilarity(nn.Module):
+                def __init__(self, dim):
+                    super().__init__()
+                    self.fc = nn.Linear(dim, 1)
+
+                def forward(self, pair):
+                    return torch.sigmoid(self.fc(pair[0] * pair[1]))
+
+
+            print(CNNSimilarity(8)((q1_train[:3], q2_train[:3])))
+            model = CNNSimilarity(8)
+            optimizer = torch.optim.Adam(model.parameters())
+            for q1, q2, y in loader:
+                optimizer.zero_grad()
+                nn.functional.binary_cross_entropy(model((q1, q2)), y).backward()
+                optimizer.step()
+            """
+        ),
+        # A sampler appending log-probabilities to lists its caller hands in, which the caller
+        # backpropagates (ENAS's controller): its name alone makes no evaluation.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+
+            class Controller(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 4)
+
+                def sample_cell(self, state, log_prob_list):
+                    log_prob = F.log_softmax(self.fc(state), dim=-1)
+                    action = torch.multinomial(log_prob.exp(), 1)[0]
+                    log_prob_list.append(log_prob[:, action])
+                    return action.item()
             """
         ),
         # A method named for training (`sample_and_train`) of an object switched to eval mode
@@ -5918,6 +5996,34 @@ class EvalWithGrad(Rule):
             message="`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
             "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
             "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # A generator switched to eval mode on one path only, then run with grad in the training
+        # step of another model: no optimizer updates it.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+            model = torch.nn.Linear(8, 2)
+            gen = torch.nn.Linear(8, 8)
+            gen.load_state_dict(torch.load("m2u_gen.pt"))
+            optim = torch.optim.Adam(model.parameters())
+            if cycle_gan:
+                gen.eval()
+            for x, y in loader:
+                if cycle_gan:
+                    x = gen(x)
+                loss = F.cross_entropy(model(x), y)
+                optim.zero_grad()
+                loss.backward()
+                optim.step()
+            """,
+            line=12,
+            column=13,
+            message="`gen(...)` runs with grad enabled after `gen.eval()` (line 9), and no optimizer of this step "
+            "updates `gen`: the backward pass runs through it and fills gradients nothing uses, wasting memory and "
+            "time; run it under `with torch.no_grad():` (its output then enters the loss as a constant, as a target "
+            "should)",
         ),
         # An evaluation episode: `env.step(action)` steps the environment, not an optimizer.
         Invalid(
@@ -9231,11 +9337,18 @@ class EvalWithGrad(Rule):
                 self._report_unused_output(
                     ctx, call, scope, reported, message, only_read=not _fed_detached_to_a_call(ctx, call, scope)
                 )
-            elif candidate.why in ("eval-mode", "eval-data"):
+            elif candidate.why in ("eval-mode", "eval-data", "eval-call"):
                 if candidate.tests_own:
                     continue  # a test of modules it builds, over an input that requires grad
+                switch = _eval_call_before(unit, call) if candidate.why == "eval-call" else None
+                if candidate.why == "eval-call" and not (
+                    # `if cycle_gan: gen.eval()`, then `gen(x)` in the training loop: the switch of
+                    # this model on some path, which the flow cannot tell from the other
+                    switch is not None and dotted_name(switch.func.value) == dotted_name(_callee(call))  # type: ignore[attr-defined]
+                ):
+                    continue
                 if (
-                    candidate.why == "eval-mode"
+                    candidate.why in ("eval-mode", "eval-call")
                     and _backpropagated(ctx, scope, call)
                     and _untrained_teacher(ctx, scope, call)
                 ):
@@ -9253,6 +9366,8 @@ class EvalWithGrad(Rule):
                             f"as a constant, as a target should)",
                         )
                     continue
+                if candidate.why == "eval-call":
+                    continue  # only read: judged above; backpropagated: the training step's
                 self._report_unused_output(
                     ctx,
                     call,
