@@ -1015,6 +1015,15 @@ def converts_to_image(call: ast.AST, qualified_name) -> bool:
     return qualified_name(func) in _TO_IMAGE_FUNCTIONS
 
 
+def makes_image_converter(value: ast.AST, qualified_name) -> bool:
+    """Whether an expression builds a converter into PIL images (``transforms.ToPILImage()``),
+    which a name may hold (``rgb = transforms.ToPILImage()``, then ``rgb(out)``)."""
+    return type(value) is ast.Call and qualified_name(value.func) in _TO_IMAGE_CLASSES  # type: ignore[attr-defined]
+
+
+TO_IMAGE_FUNCTION = "torchvision.transforms.functional.to_pil_image"
+
+
 def converted_to_image(call: ast.Call, parent_of, qualified_name) -> bool:
     """Whether a call's result, through indexing, views and copies (``out.squeeze(0).cpu()``), is
     handed straight to a conversion into a PIL image (``ToPILImage()(net(x).squeeze(0))``)."""

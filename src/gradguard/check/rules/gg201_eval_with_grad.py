@@ -232,17 +232,19 @@ import ast
 import bisect
 import re
 from dataclasses import dataclass, field
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.imports import ImportMap, dotted_name
 from gradguard.check.analysis.model import names_a_loss, parameterless_layer, split_of_text
 from gradguard.check.analysis.project import current as current_project
 from gradguard.check.analysis.read_only import (
+    TO_IMAGE_FUNCTION,
     Rebindings,
     assigned_values,
     converted_to_image,
     ends_in_metadata,
+    makes_image_converter,
     parameters_only_read,
     read_at_once,
     read_only_calls,
@@ -440,6 +442,7 @@ class _State:
     parameters_called: dict = field(default_factory=dict)  # id(function) -> `_parameters_called`
     wrapper_shapes: dict = field(default_factory=dict)  # id(function) -> `_wrapper_shape`
     project_runners: dict = field(default_factory=dict)  # qualified name -> `_project_runner`
+    qualified_name: Optional[Callable] = None  # `_qualified_name`: imports, and image converters held by names
     cell_ends: Optional[frozenset] = None  # ids of a notebook's statements that end their cell (`_displayed`)
     name_loads: dict = field(default_factory=dict)  # id(scope) -> name -> the Name nodes reading it (`_left_unused`)
     returns_asked: set = field(default_factory=set)  # ids of the functions `_returned_only_read` is working on
@@ -1257,7 +1260,7 @@ def _result_only_read_directly(ctx, call: ast.Call) -> bool:
             _read_at_once(ctx, call)
             or _printed(ctx, call)
             or _displayed(ctx, call)
-            or converted_to_image(call, ctx.parent, ctx.imports.qualified_name)
+            or converted_to_image(call, ctx.parent, _qualified_name(ctx))
         )
     scope = ctx.function if ctx.function is not None else ctx.tree
     return not isinstance(scope, ast.Lambda) and (
@@ -1521,6 +1524,41 @@ def _imported_reading_functions(ctx) -> frozenset:
     return project.spellings(ctx.filename, ctx.imports.names, project.reading_functions)
 
 
+def _qualified_name(ctx):
+    """``ctx.imports.qualified_name``, where a name the module binds once to a converter into PIL
+    images (``rgb = transforms.ToPILImage()``) is that conversion (``rgb(out)`` is
+    ``to_pil_image(out)``): what the model's output becomes is an image to draw."""
+    state = ctx.state(_State)
+    if state.qualified_name is None:
+        qualified = ctx.imports.qualified_name
+        converters = set()
+        if "ToPILImage" in ctx.source.text:
+            stores: dict = {}
+            for node in walk_in_order(ctx.tree):
+                if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                    stores[node.id] = stores.get(node.id, 0) + 1
+            for stmt in ctx.tree.body:
+                if (
+                    isinstance(stmt, ast.Assign)
+                    and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], ast.Name)
+                    and stores.get(stmt.targets[0].id) == 1
+                    and makes_image_converter(stmt.value, qualified)
+                ):
+                    converters.add(stmt.targets[0].id)
+        if converters:
+
+            def with_converters(expr: ast.AST) -> Optional[str]:
+                if isinstance(expr, ast.Name) and expr.id in converters:
+                    return TO_IMAGE_FUNCTION
+                return qualified(expr)
+
+            state.qualified_name = with_converters
+        else:
+            state.qualified_name = qualified
+    return state.qualified_name
+
+
 def _only_read_calls(ctx, scope: ast.AST) -> frozenset:
     """The calls of a scope whose result is only read (``analysis.read_only``), kept per
     scope; none in a scope whose text reads no tensor's values."""
@@ -1530,7 +1568,7 @@ def _only_read_calls(ctx, scope: ast.AST) -> frozenset:
         if _reads_values(ctx, scope) or _returns_to_readers(ctx, scope):
             found = read_only_calls(
                 scope,
-                ctx.imports.qualified_name,
+                _qualified_name(ctx),
                 ctx.model.own_nodes(scope),
                 ctx.model.rebindings(scope),
                 lambda name: _parameters_read(ctx, name),
@@ -6025,6 +6063,25 @@ class EvalWithGrad(Rule):
             "time; run it under `with torch.no_grad():` (its output then enters the loss as a constant, as a target "
             "should)",
         ),
+        # A converter into PIL images held by a name: the decoder's output only becomes a picture.
+        Invalid(
+            """
+            import torch
+            from torchvision import transforms
+
+            decoder = torch.nn.Linear(16, 3 * 8 * 8)
+            decoder.load_state_dict(torch.load("vq_vae_dec.pt"))
+            rgb = transforms.ToPILImage()
+            for z in codes:
+                img = rgb(decoder(z).view(3, 8, 8))
+                plt.imshow(img)
+            """,
+            line=8,
+            column=15,
+            message="`decoder(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this module uses gradients: autograd records a graph for every call, wasting "
+            "memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # An evaluation episode: `env.step(action)` steps the environment, not an optimizer.
         Invalid(
             """
@@ -8896,7 +8953,7 @@ class EvalWithGrad(Rule):
                     or not (
                         argument
                         or read_at_once(node, ctx.parent)
-                        or converted_to_image(node, ctx.parent, ctx.imports.qualified_name)
+                        or converted_to_image(node, ctx.parent, _qualified_name(ctx))
                     )
                 ):
                     return  # nothing in this unit or file can make this call an evaluation: no model query
