@@ -2125,6 +2125,26 @@ def _input_requires_grad(ctx, scope: ast.AST, call: ast.Call) -> bool:
     return False
 
 
+def _parameter_slot(function: ast.AST, name: str, method: bool) -> Optional[tuple]:
+    """(position, keyword) by which a call of ``function`` hands it its parameter ``name``, for
+    ``call_argument(call, *slot)``: its place among the positional parameters (past ``self`` or
+    ``cls`` where ``method``), or None for a keyword-only one; None where ``name`` is no parameter."""
+    spec = function.args if isinstance(function, FUNCTION_TYPES) else None
+    if spec is None:
+        return None
+    positional = [a.arg for a in (*spec.posonlyargs, *spec.args)]
+    if name in positional:
+        return (positional.index(name) - (1 if method else 0), name)
+    return (None, name) if name in {a.arg for a in spec.kwonlyargs} else None
+
+
+def _method_like(function: ast.AST) -> bool:
+    """Whether a function's first parameter is ``self`` or ``cls`` (a call hands it the rest)."""
+    spec = function.args if isinstance(function, FUNCTION_TYPES) else None
+    first = (*spec.posonlyargs, *spec.args)[:1] if spec is not None else ()
+    return bool(first) and first[0].arg in ("self", "cls")
+
+
 def _frozen_through_a_dict(ctx, function: ast.AST, name: str) -> bool:
     """Whether ``name`` is bound only from a string key of a parameter (``tnet = nets["tnet"]``)
     of a module-level function that every caller of the file hands a dict it wrote, under that
@@ -2144,14 +2164,14 @@ def _frozen_through_a_dict(ctx, function: ast.AST, name: str) -> bool:
     if not bindings or len(keys) != 1 or len(bindings) != sum(1 for b in bindings if b.value is not None):
         return False
     ((holder, key),) = keys
-    positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
-    if holder not in positional or ctx.model.body_binds(function, holder):
-        return False
+    slot = _parameter_slot(function, holder, method=False)
+    if slot is None or slot[0] is None or ctx.model.body_binds(function, holder):
+        return False  # not a positional parameter, or one the function binds again
     sites = ctx.model.callers(function)
     if not sites:
         return False
     for site in sites:
-        handed = call_argument(site.call, positional.index(holder), holder)
+        handed = call_argument(site.call, *slot)
         if not isinstance(handed, ast.Name):
             return False
         caller = site.frame.node if site.frame is not None else ctx.tree
@@ -2173,17 +2193,14 @@ def _frozen_by_every_caller(ctx, function: ast.AST, name: str) -> bool:
     load(fp).requires_grad_(False)``, then ``generate_image(device, G, z)``)."""
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function not in ctx.tree.body:
         return False
-    spec = function.args
-    positional = [a.arg for a in (*spec.posonlyargs, *spec.args)]
-    if name not in positional and name not in {a.arg for a in spec.kwonlyargs}:
-        return False
-    if ctx.model.body_binds(function, name):
+    slot = _parameter_slot(function, name, method=False)
+    if slot is None or ctx.model.body_binds(function, name):
         return False
     sites = ctx.model.callers(function)
     if not sites:
         return False
     for site in sites:
-        handed = call_argument(site.call, positional.index(name) if name in positional else None, name)
+        handed = call_argument(site.call, *slot)
         if not isinstance(handed, ast.Name):
             return False
         caller = site.frame.node if site.frame is not None else ctx.tree
@@ -2266,17 +2283,12 @@ def _untrained_teacher(ctx, scope: ast.AST, call: ast.Call) -> bool:
     optimizers = [found for node in step for found in [stepped_optimizer(ctx, node)] if found]
     if not optimizers or not any(isinstance(n.func, ast.Attribute) and n.func.attr == "backward" for n in step):
         return False
-    spec = scope.args if isinstance(scope, FUNCTION_TYPES) else None
-    params = [a.arg for a in (*spec.posonlyargs, *spec.args)] if spec is not None else []
-    method = bool(params) and params[0] in ("self", "cls")
-    keywords = {a.arg for a in spec.kwonlyargs} if spec is not None else set()
+    method = _method_like(scope)
 
     def handed(root: str) -> Optional[tuple]:
         """(position, keyword) of a parameter the body never rebinds; None for other names."""
-        if (root not in params and root not in keywords) or ctx.model.body_binds(scope, root):  # type: ignore[arg-type]
-            return None
-        position = params.index(root) - (1 if method else 0) if root in params else None
-        return (position, root)
+        slot = _parameter_slot(scope, root, method)
+        return None if slot is None or ctx.model.body_binds(scope, root) else slot
 
     teacher_root = name.split(".")[0]
     teacher_param = handed(teacher_root) if teacher_root != "self" else None
@@ -2939,18 +2951,16 @@ def _evaluation_phase_call(ctx, function: ast.AST) -> Optional[ast.Call]:
     ]
     if not tests:
         return None
-    names = [arg.arg for arg in (*function.args.posonlyargs, *function.args.args)]
-    method = bool(names) and names[0] in ("self", "cls")
-    keywords = {arg.arg for arg in function.args.kwonlyargs}
+    method = _method_like(function)
     for test in tests:
         name = _phase_name(test)
-        if name is None or (name not in names and name not in keywords):
+        slot = _parameter_slot(function, name, method) if name is not None else None
+        if slot is None:
             continue
-        position = names.index(name) - (1 if method else 0) if name in names else None
         for site in ctx.model.callers(function) or ():
             if site.state.mode is not GradMode.ENABLED:
                 continue
-            given = call_argument(site.call, position, name)
+            given = call_argument(site.call, *slot)
             if not isinstance(given, ast.Constant):
                 continue
             if isinstance(test, ast.Compare):
