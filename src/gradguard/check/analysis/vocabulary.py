@@ -425,6 +425,18 @@ RUNNING_METHOD_RE = re.compile(
 # A name for a reinforcement-learning environment (`env`, `self.envs`, `train_env`, `game`):
 # its `step(action)` and `reset()` are the environment's, not an optimizer's or a gradient reset.
 ENVIRONMENT_NAME_RE = re.compile(r"(?:^|_)(?:envs?|environment|environments|game|simulator)(?:$|_)", re.I)
+
+
+def names_an_environment(receiver: ast.AST) -> bool:
+    """Whether a receiver is named for an environment (``env``, ``self.train_env``, ``envs[i]``)."""
+    while isinstance(receiver, ast.Subscript):
+        receiver = receiver.value
+    last = (
+        receiver.attr if isinstance(receiver, ast.Attribute) else receiver.id if isinstance(receiver, ast.Name) else ""
+    )
+    return ENVIRONMENT_NAME_RE.search(last) is not None
+
+
 SELF_CALL_RE = re.compile(r"\bself\.(\w+)\s*\(")
 # `nn.Module`'s own methods: `self.parameters()` in a method is no call of a layer.
 MODULE_OWN_METHODS = (

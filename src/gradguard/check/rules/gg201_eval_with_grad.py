@@ -254,7 +254,6 @@ from gradguard.check.analysis.scopes import FUNCTION_TYPES, parameters, walk_in_
 from gradguard.check.analysis.steps import frozen_models, in_block, stepped_optimizer
 from gradguard.check.analysis.values import RUN_FUNCTION, Grad, Kind, Role, Split
 from gradguard.check.analysis.vocabulary import (
-    ENVIRONMENT_NAME_RE,
     GRAPH_ENDING_METHODS,
     INDEX_RESULTS,
     LIGHTNING_EVALUATION_HOOK_PREFIXES,
@@ -270,6 +269,7 @@ from gradguard.check.analysis.vocabulary import (
     TRANSFORMERS_RUNNING_METHODS,
     VALUE_READ_HINTS,
     call_argument,
+    names_an_environment,
 )
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
@@ -3384,13 +3384,7 @@ def _environment_step(ctx, call: ast.Call) -> bool:
         for target in (parent.targets if isinstance(parent, ast.Assign) else [parent.target])
     ):
         return True
-    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
-    while isinstance(receiver, ast.Subscript):
-        receiver = receiver.value  # `envs[i].step(a)`
-    last = (
-        receiver.attr if isinstance(receiver, ast.Attribute) else receiver.id if isinstance(receiver, ast.Name) else ""
-    )
-    return ENVIRONMENT_NAME_RE.search(last) is not None
+    return isinstance(call.func, ast.Attribute) and names_an_environment(call.func.value)  # `envs[i].step(a)`
 
 
 def _self_method_trains(ctx, call: ast.Call) -> bool:

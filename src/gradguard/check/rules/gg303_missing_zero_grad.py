@@ -70,7 +70,7 @@ from typing import Optional
 
 from gradguard.check.analysis.steps import stepped_optimizer
 from gradguard.check.analysis.values import Kind
-from gradguard.check.analysis.vocabulary import ENVIRONMENT_NAME_RE
+from gradguard.check.analysis.vocabulary import names_an_environment
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
@@ -580,16 +580,6 @@ class MissingZeroGrad(Rule):
         return None, []
 
 
-def _environment(receiver: ast.AST) -> bool:
-    """Whether a receiver is named for an environment (``env``, ``self.train_env``, ``envs[i]``)."""
-    while isinstance(receiver, ast.Subscript):
-        receiver = receiver.value
-    last = (
-        receiver.attr if isinstance(receiver, ast.Attribute) else receiver.id if isinstance(receiver, ast.Name) else ""
-    )
-    return ENVIRONMENT_NAME_RE.search(last) is not None
-
-
 def _manual_step_target(node: ast.AugAssign) -> Optional[str]:
     """The tensor a manual gradient step updates (``theta -= lr * theta.grad``, ``w.data -=
     lr * w.grad.data``, ``self.W += -lr * self.W.grad``): the name whose ``.grad`` the value
@@ -682,7 +672,7 @@ def _calls_a_reset(ctx, region: ast.AST, besides: set) -> bool:
             continue
         func = call.func
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        if isinstance(func, ast.Attribute) and _environment(func.value):
+        if isinstance(func, ast.Attribute) and names_an_environment(func.value):
             continue  # `env.reset()`: the environment's episode, not gradients
         if any(word in name.lower() for word in _RESET_WORDS) and ctx.imports.qualified_name(func) is None:
             return True
