@@ -998,21 +998,9 @@ _DRAWING_FUNCTIONS = frozenset({"torch_snippets.show"})
 
 # torchvision's conversions of a tensor's values into a PIL image: ``to_pil_image(x)`` and
 # ``ToPILImage()(x)`` (the image holds numbers; the tensor's graph goes nowhere).
-_TO_IMAGE_FUNCTIONS = frozenset(
-    {"torchvision.transforms.functional.to_pil_image", "torchvision.transforms.F.to_pil_image"}
-)
+TO_IMAGE_FUNCTION = "torchvision.transforms.functional.to_pil_image"
+_TO_IMAGE_FUNCTIONS = frozenset({TO_IMAGE_FUNCTION, "torchvision.transforms.F.to_pil_image"})
 _TO_IMAGE_CLASSES = frozenset({"torchvision.transforms.ToPILImage", "torchvision.transforms.transforms.ToPILImage"})
-
-
-def converts_to_image(call: ast.AST, qualified_name) -> bool:
-    """Whether a call turns its argument into a PIL image: ``to_pil_image(x)`` or
-    ``transforms.ToPILImage()(x)``."""
-    if type(call) is not ast.Call:
-        return False
-    func = call.func  # type: ignore[attr-defined]
-    if type(func) is ast.Call:
-        return qualified_name(func.func) in _TO_IMAGE_CLASSES  # type: ignore[attr-defined]
-    return qualified_name(func) in _TO_IMAGE_FUNCTIONS
 
 
 def makes_image_converter(value: ast.AST, qualified_name) -> bool:
@@ -1021,7 +1009,15 @@ def makes_image_converter(value: ast.AST, qualified_name) -> bool:
     return type(value) is ast.Call and qualified_name(value.func) in _TO_IMAGE_CLASSES  # type: ignore[attr-defined]
 
 
-TO_IMAGE_FUNCTION = "torchvision.transforms.functional.to_pil_image"
+def converts_to_image(call: ast.AST, qualified_name) -> bool:
+    """Whether a call turns its argument into a PIL image: ``to_pil_image(x)`` or
+    ``transforms.ToPILImage()(x)``."""
+    if type(call) is not ast.Call:
+        return False
+    func = call.func  # type: ignore[attr-defined]
+    return makes_image_converter(func, qualified_name) or (
+        type(func) is not ast.Call and qualified_name(func) in _TO_IMAGE_FUNCTIONS
+    )
 
 
 def converted_to_image(call: ast.Call, parent_of, qualified_name) -> bool:
