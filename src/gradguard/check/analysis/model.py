@@ -356,6 +356,7 @@ class ClassInfo:
     layers: set = field(default_factory=set)  # torch.nn class names constructed in the class
     layers_known: bool = False
     methods: Optional[dict] = None  # name -> FunctionDef, filled on first use
+    keeps_only_plain_values: Optional[bool] = None  # `project.holds_no_parameters` of its text, on first use
 
 
 @dataclass
@@ -961,8 +962,14 @@ class SemanticModel:
             or self._holds_nothing(info)
             or bool(info is not None and self._layers(info))
             # `self.gamma = gamma` of `gamma=4` (a focal loss): numbers, flags and strings only
-            or bool(info is not None and holds_no_parameters(self._scope_text(info.node)))
+            or bool(info is not None and self._keeps_only_plain_values(info))
         ) and self._class_without_parameters(info, set())
+
+    def _keeps_only_plain_values(self, info: ClassInfo) -> bool:
+        """``project.holds_no_parameters`` of a class of the file, read from its text once."""
+        if info.keeps_only_plain_values is None:
+            info.keeps_only_plain_values = holds_no_parameters(self._scope_text(info.node))
+        return info.keeps_only_plain_values
 
     def _holds_nothing(self, info: Optional[ClassInfo]) -> bool:
         """A class with no ``__init__`` (or one that only calls ``super().__init__()``) whose

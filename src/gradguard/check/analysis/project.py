@@ -918,17 +918,20 @@ def _holds_no_parameters(body: str, init: str) -> bool:
     if function is None:
         return False
     spec = function.args
-    plain = set()
     positional = [*spec.posonlyargs, *spec.args]
-    for arg, default in zip(positional[len(positional) - len(spec.defaults) :], spec.defaults):
-        if isinstance(default, ast.Constant) and isinstance(default.value, (int, float, bool, str)):
-            plain.add(arg.arg)
-    for arg, default in zip(spec.kwonlyargs, spec.kw_defaults):
-        if isinstance(default, ast.Constant) and isinstance(default.value, (int, float, bool, str)):
-            plain.add(arg.arg)
-    for arg in (*positional, *spec.kwonlyargs):
-        if isinstance(arg.annotation, ast.Name) and arg.annotation.id in _PLAIN_ANNOTATIONS:
-            plain.add(arg.arg)
+    defaults = [
+        *zip(positional[len(positional) - len(spec.defaults) :], spec.defaults),
+        *zip(spec.kwonlyargs, spec.kw_defaults),
+    ]
+    plain = {
+        arg.arg
+        for arg, default in defaults
+        if isinstance(default, ast.Constant) and isinstance(default.value, (int, float, bool, str))
+    } | {
+        arg.arg
+        for arg in (*positional, *spec.kwonlyargs)
+        if isinstance(arg.annotation, ast.Name) and arg.annotation.id in _PLAIN_ANNOTATIONS
+    }
     for node in ast.walk(function):
         targets = (
             node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
