@@ -1178,24 +1178,18 @@ class AccumulatedGraph(Rule):
         # `total_loss = policy_loss + 0.5 * value_loss`, `total_loss.backward()`: the terms added
         # elsewhere carry the graph that backward pass takes, whatever the flow knows of them
         feeds_backward = any(uses.derived(name) & uses.backpropagated for name in _names(value))
-        named_term = (
-            isinstance(value, ast.Name)
-            and names_a_loss(value.id)
-            and feeds_backward
-            and _backward_since_bound(ctx, uses, value.id, node, loop)
-        )
-        # `l = loss(net(X), y)`, `l.sum().backward()`, then `L += l.sum()`: what the iteration
-        # backpropagated is its loss, whatever computed it (a course's own `cross_entropy`)
+        # The term a backward pass of this iteration took its graph from, or its sum or mean:
+        # `value_loss` summed into `total_loss` before `total_loss.backward()` (named for a loss),
+        # `l.sum().backward()` then `L += l.sum()` (a course's own `cross_entropy`: it carries a graph).
         reduced = _reduced_name(value)
         backpropagated_term = (
             reduced is not None
-            and added.carries_grad
+            and (added.carries_grad or (isinstance(value, ast.Name) and names_a_loss(value.id)))
             and feeds_backward
             and _backward_since_bound(ctx, uses, reduced, node, loop)
         )
         if (
             not (added.carries_grad and (added.has(Role.LOSS) or _named_loss_in(ctx, value)))
-            and not named_term
             and not backpropagated_term
         ):
             return
