@@ -150,6 +150,19 @@ def parameters(fn: Union[FunctionNode, ast.Lambda]) -> list:
     return out
 
 
+def called_parameters(fn: Union[FunctionNode, ast.Lambda], nodes) -> dict:
+    """name -> position (None for a keyword-only one) of the parameters of ``fn`` that a call
+    among ``nodes`` (its own nodes, or all of them) calls by name: ``model`` for ``def
+    calc_loss_batch(x, y, model): logits = model(x)``."""
+    args = fn.args
+    positional = [arg.arg for arg in (*args.posonlyargs, *args.args)]
+    named = {*positional, *(arg.arg for arg in args.kwonlyargs)}
+    called = {
+        sub.func.id for sub in nodes if type(sub) is ast.Call and type(sub.func) is ast.Name and sub.func.id in named
+    }  # type: ignore[attr-defined]
+    return {name: (positional.index(name) if name in positional else None) for name in called}
+
+
 @dataclass
 class Scope:
     node: ast.AST

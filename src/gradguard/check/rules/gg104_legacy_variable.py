@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from gradguard.check.analysis.data_attr import has_comment
+from gradguard.check.analysis.scopes import called_parameters
 from gradguard.check.analysis.vocabulary import FACTORIES, LEGACY_TENSOR_TYPES, VARIABLE_NAMES
 from gradguard.check.model import Applicability, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
@@ -476,8 +477,4 @@ def _runs_what_it_is_handed(ctx, qualified: str) -> bool:
     if found is None:
         return True
     _tree, function = found
-    names = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}
-    return any(
-        isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in names
-        for sub in ast.walk(function)
-    )
+    return bool(called_parameters(function, ast.walk(function)))

@@ -250,7 +250,7 @@ from gradguard.check.analysis.read_only import (
     read_only_calls,
     viewed_calls,
 )
-from gradguard.check.analysis.scopes import FUNCTION_TYPES, parameters, walk_in_order
+from gradguard.check.analysis.scopes import FUNCTION_TYPES, called_parameters, parameters, walk_in_order
 from gradguard.check.analysis.steps import frozen_models, in_block, stepped_optimizer
 from gradguard.check.analysis.values import RUN_FUNCTION, Grad, Kind, Role, Split
 from gradguard.check.analysis.vocabulary import (
@@ -615,15 +615,8 @@ def _project_runner(ctx, target: ast.AST) -> Optional[dict]:
     if found is None:
         return None
     _tree, function = found
-    args = function.args
-    positional = [arg.arg for arg in (*args.posonlyargs, *args.args)]
-    named = {arg.arg for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
     nodes = list(walk_in_order(function))
-    called = {
-        sub.func.id
-        for sub in nodes
-        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in named
-    }
+    called = called_parameters(function, nodes)
     if not called:
         return None
     text = ast.unparse(function)
@@ -637,8 +630,8 @@ def _project_runner(ctx, target: ast.AST) -> Optional[dict]:
         for value in returns
     ):
         return None  # nothing handed back, or only what it read
-    cache[qualified] = {p: (positional.index(p) if p in positional else None) for p in called}
-    return cache[qualified]
+    cache[qualified] = called
+    return called
 
 
 def _handed_a_model(ctx, argument: ast.AST) -> bool:
@@ -784,18 +777,7 @@ def _parameters_called(ctx, fn: ast.AST) -> dict:
     cache = ctx.state(_State).parameters_called
     found = cache.get(id(fn))
     if found is None:
-        args = fn.args
-        positional = [arg.arg for arg in (*args.posonlyargs, *args.args)]
-        named = {arg.arg for arg in parameters(fn)} - {
-            args.vararg.arg if args.vararg else "",
-            args.kwarg.arg if args.kwarg else "",
-        }
-        called = {
-            sub.func.id
-            for sub in ctx.model.own_nodes(fn)
-            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in named
-        }
-        found = cache[id(fn)] = {name: (positional.index(name) if name in positional else None) for name in called}
+        found = cache[id(fn)] = called_parameters(fn, ctx.model.own_nodes(fn))
     return found
 
 
