@@ -2549,3 +2549,58 @@ def test_twin_a_parameter_annotated_with_a_plain_class_of_another_file_holds_no_
     write(tmp_path, "model.py", MODEL)
     write(tmp_path, "inference.py", INFERENCE.replace("ANNOTATED", "Plain").replace("neural_net", "helper"))
     assert not [line for line in findings(capsys, tmp_path) if "inference.py" in line and "GG201" in line]
+
+
+SOLVER = """
+    import torch
+
+
+    class Solver:
+        def __init__(self, model, loader):
+            self.model = model
+            self.loader = loader
+            self.optimizer = torch.optim.Adam(model.parameters())
+
+        def run_epoch(self, is_training):
+            for x, y in self.loader:
+                loss = torch.nn.functional.mse_loss(self.model(x), y)
+                if is_training:
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+
+        def train_eval(self):
+            for epoch in range(10):
+                self.run_epoch(True)
+"""
+
+SOLVER_MAIN = """
+    import torch
+    from solver import Solver
+
+
+    def main():
+        model = torch.nn.Sequential(torch.nn.Linear(4, 1), torch.nn.Dropout(0.2))
+        loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(8, 4), torch.randn(8, 1)))
+        solver = Solver(model, loader)
+        solver.train_eval()
+        model.eval()
+        prediction = model(torch.randn(1, 4))
+        print(prediction.detach().numpy())
+"""
+
+
+def test_a_function_training_through_a_method_of_another_file_s_class_is_not_told_to_disable_grad(tmp_path, capsys):
+    # `solver.train_eval()` backpropagates (through `run_epoch`): `@torch.no_grad()` on `main`
+    # would break the training; the prediction after it is reported for itself.
+    write(tmp_path, "solver.py", SOLVER)
+    write(tmp_path, "main.py", SOLVER_MAIN)
+    found = [line for line in findings(capsys, tmp_path) if "main.py" in line and "GG201" in line]
+    assert len(found) == 1 and "main.py:12:" in found[0] and "never backpropagated" in found[0], found
+
+
+def test_twin_a_function_calling_a_method_of_another_file_s_class_that_does_not_train_uses_no_grad(tmp_path, capsys):
+    write(tmp_path, "solver.py", SOLVER.replace("loss.backward()", "print(loss.item())"))
+    write(tmp_path, "main.py", SOLVER_MAIN)
+    found = [line for line in findings(capsys, tmp_path) if "main.py" in line and "GG201" in line]
+    assert len(found) == 1 and "nothing in this function uses gradients" in found[0], found

@@ -936,6 +936,28 @@ def test_a_name_backpropagated_without_a_gradient_is_a_0_dim_loss(call, scalar):
     assert value.has(Role.SCALAR) is scalar and value.weak is scalar
 
 
+@pytest.mark.parametrize(
+    "call,loss",
+    [
+        ("cam.backward(retain_graph=True)", True),
+        ("cam.backward(ids=ids)", False),
+        ("cam.backward(ids, index=i)", False),
+    ],
+)
+def test_a_backward_call_with_a_keyword_tensors_do_not_take_is_another_class_method(call, loss):
+    # `gcam.backward(ids=ids)` of a Grad-CAM wrapper says nothing of a tensor with a graph.
+    value, _ = ask(
+        f"""
+        import torch
+        def explain(make, ids, i):
+            cam = make()
+            {call}
+            return cam  # <- cam
+        """
+    )
+    assert value.has(Role.LOSS) is loss
+
+
 def test_a_name_backpropagated_once_and_bound_again_tells_nothing_of_its_new_value():
     # `y.backward()` is about the first `y`; the second holds what `f(x_t)` returns.
     value, _ = ask(

@@ -490,6 +490,7 @@ class SemanticModel:
         self._turns_grad_off: Optional[bool] = None  # whether the text names a way to turn grad off
         self._class_attributes: dict = {}
         self._use_evidence: dict = {}
+        self._methods_training: dict = {}  # method name -> method_trains_everywhere
         self._single_bindings: dict = {}  # (id(scope), name) -> bound in one place only (_bound_once)
         self._grad_globals: dict = {}  # id(function) -> reads_grad_globals
         self._holds_grad_globals: Optional[bool] = None  # _module_holds_grad_tensors, once asked
@@ -1075,6 +1076,45 @@ class SemanticModel:
         if any(method in self._methods(info) for info in self._class_table().values()):
             return True
         return self.project is not None and method in self.project.running_method_names()
+
+    def method_trains_everywhere(self, method: str) -> bool:
+        """Whether every class of the file, and of the run's files sharing this file's folder root,
+        defining ``method`` backpropagates by it (in its body or through the instance's other
+        methods), and at least one does: ``solver.train_eval()`` trains the model it holds."""
+        known = self._methods_training.get(method)
+        if known is None:
+            known = self._methods_training[method] = self._method_trains_everywhere(method)
+        return known
+
+    def _method_trains_everywhere(self, method: str) -> bool:
+        found = False
+        for info in self._class_table().values():
+            definition = self._methods(info).get(method)
+            if definition is not None:
+                if not self.function_summary(definition).trains and not self._trains_through_self(info, definition):
+                    return False
+                found = True
+        if self.project is not None:
+            root = self.project.root_of(self.filename)
+            own = self.project.module_of(self.filename)
+            for name, fact in self.project.classes.items():
+                module_name = name.rpartition(".")[0]
+                path = self.project.path_of(module_name)
+                if module_name == own or (path is not None and self.project.root_of(path) != root):
+                    continue  # this file's class (read above), or another folder's
+                if method in fact.methods or method in fact.training_methods:
+                    if method not in fact.training_methods:
+                        return False
+                    found = True
+        return found
+
+    def _trains_through_self(self, info: ClassInfo, definition: ast.AST) -> bool:
+        """Whether a method calls another method of its class that backpropagates (one level)."""
+        methods = self._methods(info)
+        return any(
+            called in methods and self.function_summary(methods[called]).trains
+            for called in vocab.SELF_CALL_RE.findall(self._scope_text(definition))
+        )
 
     def method_quiet_everywhere(self, method: str) -> bool:
         """Whether the module classes of the file and of the run that define ``method`` all run it
@@ -1839,6 +1879,8 @@ class SemanticModel:
                     called = rest.startswith("(")
                     if attr in hand_made:
                         pass  # `v.grad` of the file's own autograd values says nothing of tensors
+                    elif called and attr == "backward" and _foreign_backward(text, text.index("(", k)):
+                        pass  # `gcam.backward(ids=ids)`: a wrapper's own method, not the tensor's
                     elif called and attr == "backward":
                         # autograd accepts a call without a gradient only on a one-element output
                         if not _implicit_backward(text, text.index("(", k)):
@@ -4332,9 +4374,8 @@ def _is_self_attribute(target: ast.AST, attr: str) -> bool:
     )
 
 
-def _implicit_backward(text: str, open_paren: int) -> bool:
-    """Whether the ``backward(`` call whose parenthesis is at ``open_paren`` passes no gradient:
-    no positional argument and no ``gradient=`` (nor ``**kwargs``)."""
+def _arguments_text(text: str, open_paren: int) -> Optional[str]:
+    """The text between the parenthesis at ``open_paren`` and its match (None past 400 characters)."""
     depth = 0
     for j in range(open_paren, min(len(text), open_paren + 400)):
         if text[j] in "([{":
@@ -4342,10 +4383,33 @@ def _implicit_backward(text: str, open_paren: int) -> bool:
         elif text[j] in ")]}":
             depth -= 1
             if depth == 0:
-                break
-    else:
+                return text[open_paren + 1 : j].strip()
+    return None
+
+
+# The keywords ``Tensor.backward`` takes: a ``backward(ids=...)`` call is some other class's method.
+_TENSOR_BACKWARD_KEYWORDS = frozenset({"gradient", "retain_graph", "create_graph", "inputs"})
+
+
+def _foreign_backward(text: str, open_paren: int) -> bool:
+    """Whether the ``backward(`` call whose parenthesis is at ``open_paren`` passes a keyword
+    ``Tensor.backward`` does not take (``gcam.backward(ids=ids)`` of a Grad-CAM wrapper)."""
+    inner = _arguments_text(text, open_paren)
+    if not inner:
         return False
-    inner = text[open_paren + 1 : j].strip()
+    return any(
+        (match := re.match(r"\s*([A-Za-z_]\w*)\s*=(?!=)", part)) is not None
+        and match.group(1) not in _TENSOR_BACKWARD_KEYWORDS
+        for part in inner.split(",")
+    )
+
+
+def _implicit_backward(text: str, open_paren: int) -> bool:
+    """Whether the ``backward(`` call whose parenthesis is at ``open_paren`` passes no gradient:
+    no positional argument and no ``gradient=`` (nor ``**kwargs``)."""
+    inner = _arguments_text(text, open_paren)
+    if inner is None:
+        return False
     if not inner:
         return True
     return all(

@@ -90,6 +90,9 @@ class ClassFact:
     # its text differentiates (`torch.autograd.grad(`, `.backward(`): a meta-learner adapting in
     # its forward pass, a trainer
     differentiates: bool = False
+    # Its methods that backpropagate, in their own body or through the instance's other methods
+    # (a solver's `train_eval` calling `self.run_epoch(epoch, is_training=True)`).
+    training_methods: frozenset = frozenset()
 
 
 @dataclass
@@ -391,7 +394,7 @@ class ProjectIndex:
                 f"{name}:{fact.module}:{fact.dataset}:{sorted(fact.layers)}:{fact.backpropagates}:"
                 f"{sorted(fact.quiet_methods)}:{sorted(fact.running_methods)}:{fact.loads_weights}:"
                 f"{sorted(fact.accumulating)}:{sorted(fact.held_model_methods)}:{sorted(fact.delegating_methods)}:"
-                f"{fact.parameterless}:{fact.differentiates}\n".encode()
+                f"{fact.parameterless}:{fact.differentiates}:{sorted(fact.training_methods)}\n".encode()
             )
         for name in sorted(self.instances):
             h.update(f"instance {name}:{self.instances[name]}\n".encode())
@@ -653,6 +656,7 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
             and all(_MODULE_BASES.search(base) is not None for base in bases[qualified])
             and _holds_no_parameters(bodies[qualified], methods.get("__init__", "")),
             _DIFFERENTIATES_RE.search(bodies[qualified]) is not None,
+            _training_methods(methods),
         )
     for name, (_path, text) in texts.items():
         index.instances.update(_module_instances(name, text, index.classes))
@@ -865,6 +869,12 @@ def _running_methods(methods: dict, quiet: frozenset) -> frozenset:
     running = _callers_too(running, direct)
     running.discard("forward")
     return frozenset(running)
+
+
+def _training_methods(methods: dict) -> frozenset:
+    """The methods of a class that backpropagate (see ``ClassFact.training_methods``)."""
+    direct = {name: set(vocab.SELF_CALL_RE.findall(text)) for name, text in methods.items()}
+    return frozenset(_callers_too({name for name, text in methods.items() if ".backward(" in text}, direct))
 
 
 def _callers_too(found: set, called: dict) -> set:

@@ -370,6 +370,12 @@ PARAMETERLESS_MODULES = (
     )
     | LOSS_MODULES
 )
+# torch.nn activations whose forward is one autograd operation: a legacy backward hook on one
+# sees the module's own input and output gradients.
+SINGLE_OPERATION_MODULES = _words(
+    """ReLU ReLU6 LeakyReLU ELU SELU CELU GELU SiLU Sigmoid Tanh Softplus Softsign Hardtanh
+    Hardsigmoid Hardswish Threshold LogSigmoid"""
+)
 # Layers whose behaviour differs between ``train()`` and ``eval()``.
 DROPOUT_MODULES = _words("Dropout Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout")
 BATCHNORM_MODULES = _words(

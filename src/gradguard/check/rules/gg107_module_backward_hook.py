@@ -5,7 +5,11 @@ Flags calls of `module.register_backward_hook(hook)` and of the global
 `torch.nn.modules.module.register_module_backward_hook(hook)`. A receiver that the code shows
 is not a module (an instance of a class of the file that is not an `nn.Module`) is not flagged,
 nor the fallback for a torch too old to have the full hook (the `else:` of
-`if hasattr(m, "register_full_backward_hook"):`, or the `except` of a `try` that uses it).
+`if hasattr(m, "register_full_backward_hook"):`, or the `except` of a `try` that uses it), nor
+a hook that acts only on activations run as one autograd operation (guided backpropagation's
+`if isinstance(module, nn.ReLU):`, around the registration or as the hook's whole body): there
+the legacy hook sees the module's own gradients, and a full hook refuses an in-place
+`nn.ReLU(inplace=True)`.
 
 ## Why is this bad?
 These hooks are deprecated. They are attached to the autograd node of the *last* operation of
@@ -48,9 +52,11 @@ place.
 from __future__ import annotations
 
 import ast
+from typing import Optional
 
-from gradguard.check.analysis.scopes import walk_in_order
+from gradguard.check.analysis.scopes import FUNCTION_TYPES, walk_in_order
 from gradguard.check.analysis.values import Kind
+from gradguard.check.analysis.vocabulary import SINGLE_OPERATION_MODULES
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
@@ -80,6 +86,79 @@ def _fallback_for_old_torch(ctx, call: ast.Call) -> bool:
     return False
 
 
+def _single_operation_test(ctx, test: ast.AST) -> Optional[str]:
+    """The text of what ``isinstance(x, nn.ReLU)`` tests when its class (or every class of its
+    tuple) is a torch activation run as one autograd operation; None otherwise."""
+    if not (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Name)
+        and test.func.id == "isinstance"
+        and len(test.args) == 2
+    ):
+        return None
+    classes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+    for cls in classes:
+        qual = ctx.imports.qualified_name(cls) or ""
+        if not (qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1] in SINGLE_OPERATION_MODULES):
+            return None
+    return ctx.text(test.args[0])
+
+
+def _hook_function(ctx, hook: ast.AST) -> Optional[ast.AST]:
+    """The definition a hook argument names: a function of the enclosing function or module, or a
+    method of the enclosing class (``self.save``)."""
+    if isinstance(hook, ast.Attribute) and isinstance(hook.value, ast.Name) and hook.value.id == "self":
+        cls, name = ctx.method_class, hook.attr
+        found = [s for s in cls.body if isinstance(s, FUNCTION_TYPES) and s.name == name] if cls is not None else []
+        return found[-1] if found else None
+    if not isinstance(hook, ast.Name):
+        return None
+    for scope in (ctx.function, ctx.tree):
+        if isinstance(scope, (*FUNCTION_TYPES, ast.Module)):
+            found = [s for s in walk_in_order(scope) if isinstance(s, FUNCTION_TYPES) and s.name == hook.id]
+            if found:
+                return found[-1]
+    return None
+
+
+def _only_single_operation_modules(ctx, call: ast.Call) -> bool:
+    """The legacy hook acts only on activations run as one operation, where it sees the module's
+    own gradients and a full hook refuses an in-place one (``nn.ReLU(inplace=True)``): guided
+    backpropagation registering it under ``if isinstance(module, nn.ReLU):``, or a hook whose
+    whole body is such a test of the module it is called with."""
+    receiver = ctx.text(call.func.value)  # type: ignore[attr-defined]
+    child: ast.AST = call
+    for ancestor in ctx.ancestors(call):
+        if (
+            isinstance(ancestor, ast.If)
+            and child in ancestor.body
+            and _single_operation_test(ctx, ancestor.test) == receiver
+        ):
+            return True
+        if isinstance(ancestor, (*FUNCTION_TYPES, ast.ClassDef)):
+            break
+        child = ancestor
+    hook = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "hook"), None)
+    definition = _hook_function(ctx, hook) if hook is not None else None
+    if definition is None:
+        return False
+    params = [a.arg for a in definition.args.args]  # type: ignore[attr-defined]
+    if params and params[0] == "self":
+        params = params[1:]
+    body = [
+        s
+        for s in definition.body  # type: ignore[attr-defined]
+        if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+    ]
+    return (
+        bool(params)
+        and len(body) == 1
+        and isinstance(body[0], ast.If)
+        and not body[0].orelse
+        and _single_operation_test(ctx, body[0].test) == params[0]
+    )
+
+
 class ModuleBackwardHook(Rule):
     code = "GG107"
     name = "module-backward-hook"
@@ -90,6 +169,33 @@ class ModuleBackwardHook(Rule):
     function_triggers = ("backward_hook",)
 
     valid = (
+        # Guided backpropagation: the hook acts on `nn.ReLU` alone, one autograd operation, whose
+        # legacy hook sees the module's own gradients (a full hook refuses `ReLU(inplace=True)`).
+        Valid(
+            """
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            class GuidedBackprop:
+                def __init__(self, model):
+                    def backward_hook(module, grad_in, grad_out):
+                        if isinstance(module, nn.ReLU):
+                            return (F.relu(grad_in[0]),)
+
+                    for _, module in model.named_modules():
+                        module.register_backward_hook(backward_hook)
+            """
+        ),
+        Valid(
+            """
+            from torch.nn import ReLU
+
+            def hook_relus(model, hook):
+                for module in model.features:
+                    if isinstance(module, ReLU):
+                        module.register_backward_hook(hook)
+            """
+        ),
         Valid(
             """
             import torch.nn as nn
@@ -141,6 +247,46 @@ class ModuleBackwardHook(Rule):
         ),
     )
     invalid = (
+        # The same test of a class of the file: its forward may run many operations.
+        Invalid(
+            """
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            class Block(nn.Module):
+                pass
+
+            class GuidedBackprop:
+                def __init__(self, model):
+                    def backward_hook(module, grad_in, grad_out):
+                        if isinstance(module, Block):
+                            return (F.relu(grad_in[0]),)
+
+                    for _, module in model.named_modules():
+                        module.register_backward_hook(backward_hook)
+            """,
+            line=14,
+            column=13,
+            message="`module.register_backward_hook` hooks the last operation of the module's forward, not the "
+            "module: `grad_input` can be the wrong tensors; use `register_full_backward_hook`",
+            fixed="""
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            class Block(nn.Module):
+                pass
+
+            class GuidedBackprop:
+                def __init__(self, model):
+                    def backward_hook(module, grad_in, grad_out):
+                        if isinstance(module, Block):
+                            return (F.relu(grad_in[0]),)
+
+                    for _, module in model.named_modules():
+                        module.register_full_backward_hook(backward_hook)
+            """,
+            unsafe=True,
+        ),
         Invalid(
             """
             import torch.nn as nn
@@ -216,7 +362,7 @@ class ModuleBackwardHook(Rule):
                 receiver = ctx.model.value(func.value)
                 if qual is None and receiver.kind not in (Kind.MODULE, Kind.UNKNOWN):
                     return
-                if _fallback_for_old_torch(ctx, node):
+                if _fallback_for_old_torch(ctx, node) or _only_single_operation_modules(ctx, node):
                     return
                 end = ctx.source.node_end(func)
                 fix = Fix(

@@ -258,6 +258,7 @@ from gradguard.check.analysis.vocabulary import (
     INDEX_RESULTS,
     LIGHTNING_EVALUATION_HOOK_PREFIXES,
     LIGHTNING_EVALUATION_HOOKS,
+    MODULE_OWN_METHODS,
     NOT_MODEL_METHODS,
     READING_BUILTINS,
     RUNNING_METHOD_RE,
@@ -2399,7 +2400,10 @@ def _test_or_demo(ctx, callee, call: ast.Call) -> bool:
     """Whether a call runs a module built in its scope and never trained or loaded there
     (``_fresh_module``) in a unit test of it, or as a demo of the outputs of an untrained class
     (``_demo_of_own_class``) on made-up inputs, shown or kept (not a call run for its cost
-    alone, ``model(x)`` timed or profiled: the graph costs there)."""
+    alone, ``model(x)`` timed or profiled: the graph costs there), or runs the model a
+    ``unittest.TestCase`` builds in ``setUp`` in one of its tests (``_built_in_set_up``)."""
+    if _built_in_set_up(ctx, call) and _unit_test(ctx, ctx.function):
+        return True
     return _fresh_module(ctx, call) and (
         _unit_test(ctx, ctx.function)
         # a helper of a test file (`create_and_check_xlnet_base_model` of a model tester class,
@@ -2411,6 +2415,26 @@ def _test_or_demo(ctx, callee, call: ast.Call) -> bool:
             and (not _thrown_away(ctx, call) or _displayed(ctx, call))
         )
     )
+
+
+def _built_in_set_up(ctx, call: ast.Call) -> bool:
+    """Whether a call runs ``self.model`` (or a part of it) that the class's ``setUp`` builds by a
+    call and loads nothing into (``self.model = UNet(3, 1)``): the model a unit test tests."""
+    target = call.func
+    while isinstance(target, ast.Attribute) and not (isinstance(target.value, ast.Name) and target.value.id == "self"):
+        target = target.value
+    cls = ctx.method_class
+    if not isinstance(target, ast.Attribute) or cls is None:
+        return False
+    for method in cls.body:
+        if isinstance(method, FUNCTION_TYPES) and method.name == "setUp" and "load" not in ctx.text(method):
+            return any(
+                isinstance(statement, ast.Assign)
+                and isinstance(statement.value, ast.Call)
+                and any(ctx.text(t) == f"self.{target.attr}" for t in statement.targets)
+                for statement in method.body
+            )
+    return False
 
 
 def _demo_of_own_class(ctx, callee, call: ast.Call) -> bool:
@@ -3337,6 +3361,13 @@ def _uses_grad(ctx, nodes) -> bool:
                     return True  # `train(x, y)`: a function of the file that backpropagates or steps
                 elif _self_method_trains(ctx, node):
                     return True  # `self._train_batch(x, y)`: a method of the class that backpropagates
+                elif (
+                    isinstance(func, ast.Attribute)
+                    and not (isinstance(func.value, ast.Name) and func.value.id == "self")
+                    and func.attr not in MODULE_OWN_METHODS
+                    and ctx.model.method_trains_everywhere(func.attr)
+                ):
+                    return True  # `solver.train_eval()`: every class of the run defining it backpropagates
                 elif ctx.model.explainer_call(node):
                     return True  # `cam_extractor(class_idx, out)`: Grad-CAM backpropagates through the model
                 if (node.args or node.keywords) and _named_to_train(ctx, node):
@@ -3506,6 +3537,26 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A unit test of the model its `setUp` builds, switched to eval mode in the test: a check of
+        # the model's code on made-up input.
+        Valid(
+            """
+            import unittest
+            import torch
+            from model import UNet
+
+
+            class TestUNet(unittest.TestCase):
+                def setUp(self):
+                    self.model = UNet(in_channels=3, out_channels=1)
+                    self.dummy_input = torch.randn(1, 3, 256, 256)
+
+                def test_consistency(self):
+                    self.model.eval()
+                    output = self.model(self.dummy_input)
+                    self.assertTrue(torch.all(output >= 0))
+            """
+        ),
         # A distillation step whose optimizer trains the teacher too (deep mutual learning):
         # the backward pass through it is what it is for.
         Valid(
@@ -5841,6 +5892,51 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A test whose `setUp` loads trained weights into the model: an evaluation of the trained
+        # model, not a check of the model's code.
+        Invalid(
+            """
+            import unittest
+            import torch
+            from model import UNet
+
+
+            class TestUNet(unittest.TestCase):
+                def setUp(self):
+                    self.model = UNet(in_channels=3, out_channels=1)
+                    self.model.load_state_dict(torch.load("best.pt"))
+                    self.images = torch.load("test_images.pt")
+
+                def test_accuracy(self):
+                    self.model.eval()
+                    output = self.model(self.images)
+                    self.assertTrue(torch.all(output >= 0))
+            """,
+            line=14,
+            column=18,
+            message="`self.model(...)` runs with grad enabled after `self.model.eval()` (line 13), and nothing in this "
+            "function uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            fixed="""
+            import unittest
+            import torch
+            from model import UNet
+
+
+            class TestUNet(unittest.TestCase):
+                def setUp(self):
+                    self.model = UNet(in_channels=3, out_channels=1)
+                    self.model.load_state_dict(torch.load("best.pt"))
+                    self.images = torch.load("test_images.pt")
+
+                @torch.no_grad()
+                def test_accuracy(self):
+                    self.model.eval()
+                    output = self.model(self.images)
+                    self.assertTrue(torch.all(output >= 0))
+            """,
+            unsafe=True,
+        ),
         # A distillation teacher in eval mode, run with grad: its optimizer trains the student
         # only, yet every backward pass runs through the teacher.
         Invalid(

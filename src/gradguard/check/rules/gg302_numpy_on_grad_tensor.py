@@ -342,6 +342,21 @@ class NumpyOnGradTensor(Rule):
                 print(total.cpu().numpy())
             """
         ),
+        # A Grad-CAM wrapper's own `backward(ids=...)`: a keyword `Tensor.backward` does not take,
+        # so no sign that `gbp` is a tensor with a graph (its `generate()` returns an input's `.grad`).
+        Valid(
+            """
+            import torch
+            from .wrappers import GuidedBackPropagation
+
+
+            def explain(model, image, ids):
+                gbp = GuidedBackPropagation(model=model)
+                gbp.forward(image)
+                gbp.backward(ids=ids)
+                return gbp.generate().cpu().numpy()
+            """
+        ),
     )
     invalid = (
         # The same leaf with `requires_grad` switched back on.
