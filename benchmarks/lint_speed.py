@@ -28,7 +28,11 @@ Modes:
 - ``cold cache`` / ``warm cache``: the CLI with N jobs, first into an empty cache, then again;
 - ``torchfix``: the ``torchfix --jobs 1`` command (PyPI) on an evenly spaced sample of the same
   files (150 by default: it is about 150x slower), against the in-process check of that sample;
-- ``start-up``: ``gradguard check`` on one small file, and ``python -c pass`` for reference.
+- ``start-up``: ``gradguard check`` on one small file, and ``python -c pass`` for reference;
+- ``pyflakes``: read + decode + parse + ``pyflakes.checker.Checker`` per file, in-process (a
+  one-pass checker of scopes and bindings, with no flow analysis: a reference for what any
+  checker in Python that builds a model of the code costs above the parse; skipped when
+  pyflakes is not installed; flake8, a test dependency, brings it).
 """
 
 from __future__ import annotations
@@ -70,6 +74,21 @@ def bare_parse(files: list) -> None:
             ast.parse(data.decode(encoding), path)
         except (SyntaxError, ValueError, UnicodeDecodeError, MemoryError, RecursionError):
             pass
+
+
+def pyflakes_check(files: list) -> None:
+    """``bare_parse`` plus pyflakes' checker of each tree (its messages dropped)."""
+    from pyflakes.checker import Checker
+
+    for path in files:
+        with open(path, "rb") as handle:
+            data = handle.read()
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+            tree = ast.parse(data.decode(encoding), path)
+        except (SyntaxError, ValueError, UnicodeDecodeError, MemoryError, RecursionError):
+            continue
+        Checker(tree, filename=path)
 
 
 def _every_node_rule() -> type:
@@ -160,9 +179,17 @@ def main(argv=None) -> int:
         times.setdefault(name, []).append(measured[0])
         cpu_times.setdefault(name, []).append(measured[1])
 
+    try:
+        import pyflakes  # noqa: F401
+    except ImportError:
+        with_pyflakes = False
+    else:
+        with_pyflakes = True
     bare_parse(files)  # warm the page cache
     for round_no in range(args.rounds):
         record("bare parse", timed(lambda: bare_parse(files)))
+        if with_pyflakes:
+            record("pyflakes", timed(lambda: pyflakes_check(files)))
         with fewer_collections():
             record("bare parse, checker's GC", timed(lambda: bare_parse(files)))
         record("check 1 job", timed(lambda: check_in_process(files)))
@@ -249,6 +276,10 @@ def main(argv=None) -> int:
         f"   wall: {per_round('walk every node', 'bare parse', times):.2f}x"
     )
     print(f"  engine, no rules / bare parse, CPU   {per_round('engine, no rules', 'bare parse', cpu_times):6.2f}x")
+    if with_pyflakes:
+        print(
+            f"  pyflakes / bare parse, CPU           {per_round('pyflakes', 'bare parse', cpu_times):6.2f}x  (reference)"
+        )
     print(f"  walk alone / bare parse, CPU         {per_round('walk alone', 'bare parse', cpu_times):6.2f}x")
     print(
         f"  CLI 1 job / bare parse, CPU          {per_round('CLI 1 job', 'bare parse', cpu_times):6.2f}x"

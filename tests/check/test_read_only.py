@@ -51,6 +51,13 @@ def only_read(code: str) -> list:
         # turned into an image
         "from torchvision import transforms\nout = net(x)\nimg = transforms.ToPILImage()(out.squeeze(0))\nimg.save(p)",
         "from torchvision.transforms.functional import to_pil_image\nout = net(x)\nto_pil_image(out[0]).save(p)",
+        # asked its truth: `bool()` reads the value
+        "out = net(x)\nif out[0] and ok:\n    keep(1)",
+        "out = net(x)\nif ok and out[0]:\n    keep(1)",
+        "out = net(x)\nwhile not out.all():\n    break",
+        "out = net(x)\nflag = 1 if out[0] else 0\nkeep(flag)",
+        # formatted into text through a template a name holds
+        "template = 'prob: {p}'\nout = net(x)\nlabels.append(template.format(p=out[0]))",
     ],
 )
 def test_reads(code):
@@ -78,6 +85,9 @@ def test_reads(code):
         "out = net(x)\nout += 1\nprint(out.data)",
         "out = net(x)\ntotal = out.sum()",
         "net(x)",  # not bound: a forward hook may be what it is for
+        "out = net(x)\nkept = ok and out\nkeep(kept)",  # the last operand is the result: `out` itself
+        "out = net(x)\nkept = out if ok else None\nkeep(kept)",  # a branch of the test, not the test
+        "template = 'prob: {p}'\nout = net(x)\nlabels.append(template.replace('p', out))",  # not `format`
     ],
 )
 def test_not_only_reads(code):

@@ -983,7 +983,12 @@ def _base_name(expr: ast.AST, wanted: set) -> Optional[ast.Name]:
     return None
 
 
-_READING_NODES = frozenset({ast.Attribute, ast.Compare, ast.FormattedValue, ast.Expr, ast.BinOp, ast.Subscript})
+_READING_NODES = frozenset(
+    {ast.Attribute, ast.Compare, ast.FormattedValue, ast.Expr, ast.BinOp, ast.Subscript, ast.BoolOp}
+    | {ast.If, ast.While, ast.IfExp, ast.Assert}
+)
+# Statements and expressions whose test is asked its truth (``bool()`` reads a tensor's value).
+_TESTS = (ast.If, ast.While, ast.IfExp, ast.Assert)
 # Plotting and logging calls that draw or record the values of their arguments (matplotlib's
 # ``plt.imshow(x)`` and ``ax.matshow(x)``, TensorBoard's ``writer.add_image(tag, x)``).
 _DRAWING_METHODS = frozenset(
@@ -1039,12 +1044,14 @@ def converted_to_image(call: ast.Call, parent_of, qualified_name) -> bool:
 
 
 def _formats_text(func: ast.AST) -> bool:
-    """``"...".format``: the arguments become text."""
-    return (
-        type(func) is ast.Attribute
-        and func.attr == "format"  # type: ignore[attr-defined]
-        and type(func.value) is ast.Constant  # type: ignore[attr-defined]
-        and isinstance(func.value.value, str)  # type: ignore[attr-defined]
+    """``"...".format``, or ``template.format`` of a name or attribute (tensors have no ``format``
+    method: it is a string's): the arguments become text."""
+    if type(func) is not ast.Attribute or func.attr != "format":  # type: ignore[attr-defined]
+        return False
+    receiver = func.value  # type: ignore[attr-defined]
+    return (type(receiver) is ast.Constant and isinstance(receiver.value, str)) or type(receiver) in (
+        ast.Name,
+        ast.Attribute,
     )
 
 
@@ -1086,6 +1093,21 @@ def _classify_read(node: ast.AST, t: type, wanted: set, reads: dict, displayed: 
         base = _indices_of(node, wanted)
         if base is not None:
             reads[id(base)] = _VALUE  # `idx_max = output.max(1)[1]`: the indices hold no graph
+    elif t is ast.BoolOp:
+        # `mask[i] and y[i] == p[i]`: every operand but the last is asked its truth (the last one
+        # is the result, unless the whole is a test: see below)
+        for operand in node.values[:-1]:  # type: ignore[attr-defined]
+            base = _base_name(operand, wanted)
+            if base is not None:
+                reads[id(base)] = _VALUE
+    elif t in _TESTS:
+        test = node.test  # type: ignore[attr-defined]
+        while type(test) is ast.UnaryOp and type(test.op) is ast.Not:  # type: ignore[attr-defined]
+            test = test.operand  # type: ignore[attr-defined]
+        for operand in test.values if type(test) is ast.BoolOp else (test,):  # type: ignore[attr-defined]
+            base = _base_name(operand, wanted)
+            if base is not None:
+                reads[id(base)] = _VALUE  # `if correct[i]:`, `while not done:`
     elif t is ast.BinOp:
         left = node.left  # type: ignore[attr-defined]
         if type(node.op) is ast.Mod and type(left) is ast.Constant and isinstance(left.value, str):  # type: ignore[attr-defined]

@@ -6,7 +6,8 @@ Flags a loop that calls `.backward()` and steps an optimizer (`optimizer.step()`
 optimizer or a module), `p.grad = None`, `p.grad.zero_()`, `p.grad.data.zero_()`,
 `p.grad *= 0` or `del p.grad` anywhere in the function that holds the loop (for a loop at
 module level: in the loop's top-level statement), and no call in that code of a function or
-method of the file that does one of those. Not flagged: deliberate accumulation, which
+method of the file that does one of those, itself or through the functions and methods of the
+file it calls (a meta-learner's `outer_loop` calling the `inner_loop` that zeroes). Not flagged: deliberate accumulation, which
 zeroes every k steps (`if (i + 1) % k == 0: opt.step(); opt.zero_grad()`); zeroing in a
 function the loop calls; and loops that call a function of another file or an unknown
 method named like a reset (`reset`, `clear`, `zero`), which may zero the gradients there.
@@ -126,6 +127,24 @@ class MissingZeroGrad(Rule):
                     print(train(src, tgt, model, optimizer, criterion))
             """,
         ),
+        # A meta-learner's loop: the method it calls zeroes the model's gradients two calls down.
+        Valid(
+            """
+            class MAMLTrainer:
+                def train(self, episodes):
+                    for episode in episodes:
+                        results = self.outer_loop(episode)
+                        results["loss"].backward()
+                        self.meta_optimizer.step()
+
+                def outer_loop(self, episode):
+                    return {"loss": sum(self.inner_loop(task) for task in episode)}
+
+                def inner_loop(self, task):
+                    self.model.zero_grad()
+                    return self.model.adapt(task)
+            """
+        ),
         # A second optimizer over both models' parameters: the other two zero them all.
         Valid(
             """
@@ -225,6 +244,28 @@ class MissingZeroGrad(Rule):
             message="`loss.backward()` adds to gradients that this loop never zeroes: each `w -= 0.1 * w.grad` "
             "applies the sum of all earlier steps' gradients; zero them after the update (`w.grad.zero_()`, or "
             "`w.grad = None`)",
+        ),
+        # The same calls, none of which zeroes anything.
+        Invalid(
+            """
+            class MAMLTrainer:
+                def train(self, episodes):
+                    for episode in episodes:
+                        results = self.outer_loop(episode)
+                        results["loss"].backward()
+                        self.meta_optimizer.step()
+
+                def outer_loop(self, episode):
+                    return {"loss": sum(self.inner_loop(task) for task in episode)}
+
+                def inner_loop(self, task):
+                    return self.model.adapt(task)
+            """,
+            line=5,
+            column=13,
+            message='`results["loss"].backward()` adds to gradients that this loop never zeroes: each '
+            "`self.meta_optimizer.step()` applies the sum of all earlier steps' gradients; call "
+            "`self.meta_optimizer.zero_grad()` before `backward()`",
         ),
         # An RL loop: `env.reset()` starts an episode, it resets no gradient.
         Invalid(
@@ -658,16 +699,22 @@ def _may_reset(ctx, region: ast.AST) -> bool:
     return ctx.model.zeroes_grad_in(region) or _calls_a_reset(ctx, region, set())
 
 
-def _calls_a_reset(ctx, region: ast.AST, besides: set) -> bool:
-    """Does the code of ``region`` call a function of the file that resets gradients, or an
-    unknown function named like a reset (other than the calls whose ids are in ``besides``)?"""
+def _calls_a_reset(ctx, region: ast.AST, besides: set, seen: Optional[set] = None) -> bool:
+    """Does the code of ``region`` call a function of the file that resets gradients (itself or
+    through the functions it calls: a MAML step's `outer_loop` calling the `inner_loop` that
+    runs `self.model.zero_grad()`), or an unknown function named like a reset (other than the
+    calls whose ids are in ``besides``)?"""
     model = ctx.model
+    seen = set() if seen is None else seen
     for call in _calls(region):
         if id(call) in besides:
             continue
         callee = model.callee(call)
         if callee is not None:
-            if model.zeroes_grad_in(callee):
+            if id(callee) in seen:
+                continue
+            seen.add(id(callee))
+            if model.zeroes_grad_in(callee) or _calls_a_reset(ctx, callee, set(), seen):
                 return True
             continue
         func = call.func
