@@ -3617,7 +3617,8 @@ class EvalWithGrad(Rule):
             """
         ),
         # A step whose optimizer runs a closure (L-BFGS): `loss = optimizer.step(closure)` still
-        # steps an optimizer, not an environment.
+        # steps an optimizer, not an environment (the function trains: the call before it, whose
+        # output is kept, is no evaluation).
         Valid(
             """
             import torch
@@ -3627,7 +3628,7 @@ class EvalWithGrad(Rule):
                 def fit(self, x, y):
                     self.model.eval()
                     pred = self.model(x)
-                    print(pred.sum())
+                    self.history.append(pred)
 
                     def closure():
                         self.optimizer.zero_grad()
@@ -5892,6 +5893,33 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The same L-BFGS fit printing a forward pass first: that output is only read.
+        Invalid(
+            """
+            import torch
+
+
+            class Fitter:
+                def fit(self, x, y):
+                    self.model.eval()
+                    pred = self.model(x)
+                    print(pred.sum())
+
+                    def closure():
+                        self.optimizer.zero_grad()
+                        loss = ((self.model(x) - y) ** 2).mean()
+                        loss.backward()
+                        return loss
+
+                    loss = self.optimizer.step(closure)
+                    return loss
+            """,
+            line=7,
+            column=16,
+            message="`self.model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
+            "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; "
+            "run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # A test whose `setUp` loads trained weights into the model: an evaluation of the trained
         # model, not a check of the model's code.
         Invalid(
@@ -7774,8 +7802,8 @@ class EvalWithGrad(Rule):
             """,
             line=11,
             column=18,
-            message="`model(...)` runs with grad enabled in the loop over `test_loader` (line 7), and its output is "
-            "never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            message="`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
             "`with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
         # An output handed straight to a function of the file that only reads it.
@@ -9326,7 +9354,14 @@ class EvalWithGrad(Rule):
             for sub in ctx.model.own_nodes(node)
         ) and not _callers_only_read(ctx, node):
             return  # a loss handed back: a caller may backpropagate it (not where every caller drops or reads it)
-        self._decide(ctx, unit, node)
+        # The walk has left the function: its scope is put back while the candidates are judged,
+        # so that what asks `ctx.function` (which calls' results are only read, the method's
+        # class) asks of this function, not of the code around it.
+        ctx.scopes.append(node)
+        try:
+            self._decide(ctx, unit, node)
+        finally:
+            ctx.scopes.pop()
 
     leave_AsyncFunctionDef = leave_FunctionDef
 
@@ -9427,9 +9462,12 @@ class EvalWithGrad(Rule):
                     # A loop over evaluation data that also uses gradients (an adversarial
                     # attack, test-time training): its calls whose output is never
                     # backpropagated are checked on their own.
+                    if _input_requires_grad(ctx, scope, call):
+                        # `img.requires_grad = True`, then `snet(img)`: differentiated by the input,
+                        # perhaps inside what only seems to read the output (a Sobolev loss of
+                        # another file taking `autograd.grad` of it)
+                        continue
                     only_read = _result_only_read(ctx, call)
-                    if not only_read and _input_requires_grad(ctx, scope, call):
-                        continue  # `img.requires_grad = True`, then `snet(img)`: differentiated by the input
                     if not _fresh_module(ctx, call):
                         what = (
                             _read_only_message(ctx, call)
