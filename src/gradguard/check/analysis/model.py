@@ -4178,6 +4178,8 @@ class SemanticModel:
                             return None  # a function calling it runs whichever definition is current
                         if not window[0] < parent.lineno <= window[1]:
                             continue  # a call of another definition of the name
+                    if self.shadowed_method(where.scope):
+                        continue  # in a method its class body defines again below: it never runs
                     sites.append((parent, where.scope))
         if len(sites) > _MAX_CALL_SITES:
             return None  # a helper called from all over: its callers say nothing in particular
@@ -4187,6 +4189,20 @@ class SemanticModel:
             )
         self._call_sites[key] = sites
         return sites
+
+    def shadowed_method(self, scope: ast.AST) -> bool:
+        """Whether ``scope`` is a method that a later definition of the same name in its class
+        body replaces (``def predict`` twice in one class): its code never runs."""
+        if not isinstance(scope, FUNCTION_TYPES):
+            return False
+        location = self._where(scope)
+        owner = location.scope if location is not None else None
+        if not isinstance(owner, ast.ClassDef):
+            return False
+        return any(
+            definition.lineno > scope.lineno  # type: ignore[attr-defined]
+            for definition in self._scope(owner).definitions.get(scope.name, ())
+        )
 
     def _held_instance(self, receiver: ast.AST, own_class: Optional[str]) -> Optional[str]:
         """For ``self.<attr>`` in a method (``self.decoder.generate(h)``): "yes" where the

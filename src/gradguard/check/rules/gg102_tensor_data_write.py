@@ -18,7 +18,9 @@ assignments that give the tensor a new dtype, device or storage on purpose (as
 `Module._apply` does: `p.data = fn(p.data)`; `mask.data = F.fold(mask, ...)`, a slice of
 a value computed from the tensor itself, or the tensor indexed, `w.data = w.data[mask == 1]`
 in channel pruning, which may change its shape), `p.data = p._mp_param` (a tensor kept on `p`
-itself swapped in), `a.data = b.data` and its basic slices, `a.data = b.data[1:]` (sharing `b`'s storage), assignments with a `memory_format`, `p.data = torch.empty(0, ...)`
+itself swapped in), `a.data = b.data` and its basic slices, `a.data = b.data[1:]` (sharing `b`'s storage), an
+item of a dict or list that holds only `.data` values (`dic[name] = p.data`, then `param.data = dic[name]`: SeqGAN's
+rollout sharing its generator's embeddings), assignments with a `memory_format`, `p.data = torch.empty(0, ...)`
 (freeing the storage of a parameter another rank owns, as ZeRO-3 partitioning does), `p.grad.data = ...` (re-pointing
 a gradient at another buffer), and a parameter of a layer a function (not `__init__`) has just
 built, before anything runs it, given a tensor made elsewhere (`self.reparam_conv.weight.data =
@@ -117,6 +119,20 @@ class TensorDataWrite(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # SeqGAN's rollout: the other model's `.data` kept in a dict, then shared (as
+        # `a.data = b.data` shares it): `copy_` would not share it.
+        Valid(
+            """
+            class Rollout:
+                def update_params(self):
+                    dic = {}
+                    for name, param in self.ori_model.named_parameters():
+                        dic[name] = param.data
+                    for name, param in self.own_model.named_parameters():
+                        if name.startswith("emb"):
+                            param.data = dic[name]
+            """
+        ),
         # A slice of another layer's `.data` (1001 ImageNet classes with background to 1000): the
         # new layer shares the pretrained storage, which `copy_` would not do.
         Valid(
@@ -353,6 +369,25 @@ class TensorDataWrite(Rule):
         ),
     )
     invalid = (
+        # The same dict filled with copies: `param.data = dic[name]` shares nothing of the other
+        # model, and `copy_` writes the same values.
+        Invalid(
+            """
+            class Rollout:
+                def update_params(self):
+                    dic = {}
+                    for name, param in self.ori_model.named_parameters():
+                        dic[name] = param.data.clone()
+                    for name, param in self.own_model.named_parameters():
+                        if name.startswith("emb"):
+                            param.data = dic[name]
+            """,
+            line=8,
+            column=17,
+            message="`param.data = ...` replaces `param`'s contents behind autograd's back (no version-counter bump: "
+            "if a graph has saved `param`, its gradients come out silently wrong); where the new value has the same "
+            "shape, dtype and device, use `param.copy_(...)` under `torch.no_grad()`",
+        ),
         # A recurrent layer's own parameters (`weight_ih`, and `weight_hh_l0` through `getattr`),
         # shown to be an LSTM's by `isinstance`.
         Invalid(
@@ -1011,6 +1046,27 @@ def _of_a_layer_just_built(ctx, site: ast.AST, recv: ast.AST) -> bool:
     return False
 
 
+def _data_kept_in_a_container(ctx, value: Optional[ast.AST]) -> bool:
+    """Whether ``value`` is an item of a dict or list of the function (or module) into which
+    every store puts a tensor's ``.data`` (SeqGAN's rollout: ``dic[name] = param.data`` over one
+    model, then ``param.data = dic[name]`` over the other): the storage is shared, as with
+    ``a.data = b.data``."""
+    if not (isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name)):
+        return False
+    name = value.value.id
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    stores = [
+        node
+        for node in ctx.model.own_nodes(scope)
+        if isinstance(node, ast.Assign)
+        and any(
+            isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == name
+            for target in node.targets
+        )
+    ]
+    return bool(stores) and all(isinstance(node.value, ast.Attribute) and node.value.attr == "data" for node in stores)
+
+
 def _swaps_own_storage(ctx, stmt: ast.AST, recv: ast.AST) -> bool:
     """Whether ``recv.data = recv[.data].<method>(...)...`` gives ``recv`` a new storage, dtype or
     device, or swaps in a tensor kept on ``recv`` itself (``p.data = p._mp_param``)."""
@@ -1027,6 +1083,8 @@ def _swaps_own_storage(ctx, stmt: ast.AST, recv: ast.AST) -> bool:
         and all(isinstance(part, (ast.Slice, ast.Constant)) for part in _index_parts(value.slice))
     ):
         return True  # `a.data = b.data[1:]`: a view, `b`'s storage shared (Cadene's 1001 -> 1000 classes)
+    if _data_kept_in_a_container(ctx, value):
+        return True  # `dic[name] = p.data` of another model, then `param.data = dic[name]`: shared too
     if isinstance(recv, ast.Attribute) and recv.attr == "grad":
         return True  # `p.grad.data = view`: re-pointing a gradient at a buffer (FSDP, `Module._apply`)
     if value is not None and any(isinstance(k, ast.keyword) and k.arg == "memory_format" for k in walk_in_order(value)):

@@ -3537,6 +3537,29 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A method defined twice in one class: the first `predict`, which runs the helper with
+        # grad, never runs; the one that does runs it under `no_grad`.
+        Valid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+
+                def predict_on_batch(self, x):
+                    return self.model(x).data.cpu()
+
+                def predict(self, loader):
+                    return [self.predict_on_batch(x) for x in loader]
+
+                def predict(self, loader):
+                    self.model.eval()
+                    with torch.no_grad():
+                        return [self.predict_on_batch(x) for x in loader]
+            """
+        ),
         # A unit test of the model its `setUp` builds, switched to eval mode in the test: a check of
         # the model's code on made-up input.
         Valid(
@@ -5893,6 +5916,44 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The same class with only the first `predict`: it runs the helper with grad.
+        Invalid(
+            """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+
+                def predict_on_batch(self, x):
+                    return self.model(x).data.cpu()
+
+                def predict(self, loader):
+                    return [self.predict_on_batch(x) for x in loader]
+            """,
+            line=9,
+            column=16,
+            message="`self.model(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, "
+            "wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            fixed="""
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+
+                @torch.no_grad()
+                def predict_on_batch(self, x):
+                    return self.model(x).data.cpu()
+
+                def predict(self, loader):
+                    return [self.predict_on_batch(x) for x in loader]
+            """,
+            unsafe=True,
+        ),
         # The same L-BFGS fit printing a forward pass first: that output is only read.
         Invalid(
             """
@@ -9328,6 +9389,8 @@ class EvalWithGrad(Rule):
             ctx, node.name
         ):
             return
+        if ctx.model.shadowed_method(node):
+            return  # its class body defines it again below: this code never runs
         if any(
             # its own returns: not those of an optimizer's closure defined inside (`def closure():
             # ... loss.backward(); return loss` for LBFGS); a loss among the values of a tuple it
