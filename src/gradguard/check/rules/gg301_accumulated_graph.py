@@ -1,7 +1,8 @@
 """Accumulating a loss tensor across loop iterations keeps every iteration's graph alive.
 
 ## What it does
-Flags `total += loss`, `total = total + loss`, `losses.append(loss)` and `losses[epoch] = loss`
+Flags `total += loss`, `total = total + loss` (or a running average, `avg = avg * 0.99 + loss`),
+`losses.append(loss)` and `losses[epoch] = loss`
 (a slot per iteration of a tensor, list or dict, indexed by the loop's name) inside a loop, with
 grad enabled, where `loss` is a loss (the result of a loss function or criterion, reduced or not
 by `torch.mean`/`torch.sum`, a name `.backward()` is called on, or a tensor with a graph named for
@@ -110,6 +111,23 @@ class AccumulatedGraph(Rule):
     function_triggers = ("loss", "Loss", "LOSS", "criterion", "Criterion", "CRITERION", "backward", "entropy", "kl_div")
 
     valid = (
+        # The same running average of the loss's value.
+        Valid(
+            """
+            import torch
+
+            model = torch.nn.Linear(4, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            avg_loss = 0.0
+            for x, y in loader:
+                loss = ((model(x) - y) ** 2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                avg_loss = avg_loss * 0.99 + loss.item()
+                print(avg_loss)
+            """
+        ),
         # The same loop keeping the number only.
         Valid(
             """
@@ -434,6 +452,42 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # A running average of the loss: each new value keeps the previous one, and with it every
+        # iteration's graph, as a sum does.
+        Invalid(
+            """
+            import torch
+
+            model = torch.nn.Linear(4, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            avg_loss = 0.0
+            for x, y in loader:
+                loss = ((model(x) - y) ** 2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                avg_loss = avg_loss * 0.99 + loss
+                print(avg_loss)
+            """,
+            line=11,
+            column=5,
+            message="Accumulating `loss` across iterations keeps every iteration's autograd graph alive; "
+            "accumulate `loss.item()`",
+            fixed="""
+            import torch
+
+            model = torch.nn.Linear(4, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            avg_loss = 0.0
+            for x, y in loader:
+                loss = ((model(x) - y) ** 2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                avg_loss = avg_loss * 0.99 + loss.item()
+                print(avg_loss)
+            """,
+        ),
         # A course's own loss function (the name `loss` bound again later, to torch's): what each
         # iteration backpropagates is its loss.
         Invalid(
@@ -1128,9 +1182,9 @@ class AccumulatedGraph(Rule):
         if not (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add)):
             return
         name = node.targets[0].id
-        if isinstance(value.left, ast.Name) and value.left.id == name:
+        if _decayed(value.left, name):
             self._check(node, name, value.right, ctx, "augment")
-        elif isinstance(value.right, ast.Name) and value.right.id == name:
+        elif _decayed(value.right, name):
             self._check(node, name, value.left, ctx, "augment")
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
@@ -1355,6 +1409,19 @@ def _inside(ctx, node: ast.AST, ancestor: ast.AST) -> bool:
         if current is ancestor:
             return True
         current = ctx.parent(current)
+    return False
+
+
+def _decayed(node: ast.AST, name: str) -> bool:
+    """Whether ``node`` is the accumulator ``name`` itself, or it scaled by a factor that is no
+    part of it (``ema * 0.99``, ``beta * running``: a running average keeps every term's graph
+    as a sum does)."""
+    if isinstance(node, ast.Name):
+        return node.id == name
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        for own, factor in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(own, ast.Name) and own.id == name and name not in _names(factor):
+                return isinstance(factor, (ast.Constant, ast.Name, ast.Attribute))
     return False
 
 
