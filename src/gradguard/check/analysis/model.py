@@ -3384,6 +3384,8 @@ class SemanticModel:
             if last in vocab.TEACHING_MODELS:
                 # `d2l.linreg(X, w, b)`: computed from the weights it is handed, with their graph
                 return tensor(self._combine_grad(args, state.mode) if args else Grad.MAYBE, Role.OUTPUT)
+            if last in vocab.TEACHING_ACCUMULATORS:
+                return container(NUMBER)  # `metric = d2l.Accumulator(2)`: `metric[0]` is a float
         if qual in vocab.TENSOR_FUNCTIONS:
             return tensor(self._combine_grad(args, state.mode) if args else Grad.NO)
         if (

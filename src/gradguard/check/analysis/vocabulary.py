@@ -86,6 +86,8 @@ INFERENCE_HUB_REPOSITORIES = ("ultralytics/yolov5", "ultralytics/yolov3")
 TEACHING_PACKAGES = ("d2l.", "d2lzh_pytorch.", "d2lzh.")
 TEACHING_MODELS = _words("linreg")
 TEACHING_LOSSES = _words("squared_loss")
+# Their accumulators, which sum what they are handed as Python floats (`metric[0] / metric[1]`).
+TEACHING_ACCUMULATORS = _words("Accumulator")
 # Model classes of the ultralytics package: calling one, or its `predict`, runs under
 # `smart_inference_mode()` and returns results, not tensors with a graph; `train()` runs its own
 # trainer (`from ultralytics import YOLO; model = YOLO("best.pt"); model.predict(img)`).

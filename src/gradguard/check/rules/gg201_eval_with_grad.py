@@ -3537,6 +3537,23 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The same function with a meter of another library, whose items may keep graphs: what it
+        # hands back may be backpropagated.
+        Valid(
+            """
+            import torch
+            from meters import Meter
+
+
+            def evaluate_loss(net, data_iter, loss):
+                metric = Meter(2)
+                for X, y in data_iter:
+                    out = net(X)
+                    l = loss(out, y.reshape(out.shape))
+                    metric.add(l.sum(), l.numel())
+                return metric[0] / metric[1]
+            """
+        ),
         # A method defined twice in one class: the first `predict`, which runs the helper with
         # grad, never runs; the one that does runs it under `no_grad`.
         Valid(
@@ -5916,6 +5933,42 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # d2l's `evaluate_loss`: its `Accumulator` sums floats, so the function hands back no graph.
+        Invalid(
+            """
+            import torch
+            from d2l import torch as d2l
+
+
+            def evaluate_loss(net, data_iter, loss):
+                metric = d2l.Accumulator(2)
+                for X, y in data_iter:
+                    out = net(X)
+                    l = loss(out, y.reshape(out.shape))
+                    metric.add(l.sum(), l.numel())
+                return metric[0] / metric[1]
+            """,
+            line=8,
+            column=15,
+            message="`net(...)` runs with grad enabled in `evaluate_loss`, whose result carries no graph, and nothing "
+            "in this function uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            fixed="""
+            import torch
+            from d2l import torch as d2l
+
+
+            @torch.no_grad()
+            def evaluate_loss(net, data_iter, loss):
+                metric = d2l.Accumulator(2)
+                for X, y in data_iter:
+                    out = net(X)
+                    l = loss(out, y.reshape(out.shape))
+                    metric.add(l.sum(), l.numel())
+                return metric[0] / metric[1]
+            """,
+            unsafe=True,
+        ),
         # The same class with only the first `predict`: it runs the helper with grad.
         Invalid(
             """
