@@ -33,7 +33,9 @@ are the values of a hand-made autograd class (a micrograd `Value`, with `backwar
 members) of the file or of a file of the run it imports, where `.grad` and `.backward()` say
 nothing of tensors. Nor is the `.data` a tensor's own new `.data` is made from
 (`param.data = param.data.half()`, `w.data = w.data[mask == 1]`): the value goes back into the
-tensor itself, which GG102 judges. Nor a `.data` (or a view of it) that becomes another tensor's
+tensor itself, which GG102 judges. (Arithmetic on the read, a hand-written step
+`w.data = w.data - lr * w.grad`, is still reported beside GG102's write: `w.detach()` there
+reads the same values.) Nor a `.data` (or a view of it) that becomes another tensor's
 `.data` (`a.weight.data = b.weight.data`, `q.data = p.data.view(-1)`): the storage is shared on
 purpose, and the assigned tensor keeps its own version counter, so `.detach()` there would
 change nothing (GG102 leaves `a.data = b.data` too).
