@@ -1,7 +1,8 @@
 """Accumulating a loss tensor across loop iterations keeps every iteration's graph alive.
 
 ## What it does
-Flags `total += loss`, `total = total + loss` (or a running average, `avg = avg * 0.99 + loss`),
+Flags `total += loss`, `total = total + loss` (or a running average, `avg = avg * 0.99 + loss`,
+also kept as a (sum, count) tuple: `avg = (avg[0] * 0.99 + loss, avg[1] * 0.99 + 1)`),
 `losses.append(loss)` and `losses[epoch] = loss`
 (a slot per iteration of a tensor, list or dict, indexed by the loop's name) inside a loop, with
 grad enabled, where `loss` is a loss (the result of a loss function or criterion, reduced or not
@@ -111,6 +112,23 @@ class AccumulatedGraph(Rule):
     function_triggers = ("loss", "Loss", "LOSS", "criterion", "Criterion", "CRITERION", "backward", "entropy", "kl_div")
 
     valid = (
+        # The same (sum, count) running average of the loss's value.
+        Valid(
+            """
+            import torch
+
+            model = torch.nn.Linear(4, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            avg_loss = (0.0, 0.0)
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = ((model(x) - y) ** 2).mean()
+                loss.backward()
+                avg_loss = (avg_loss[0] * 0.99 + loss.item(), avg_loss[1] * 0.99 + 1.0)
+                optimizer.step()
+                print(avg_loss[0] / avg_loss[1])
+            """
+        ),
         # The same running average of the loss's value.
         Valid(
             """
@@ -452,6 +470,41 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # A running average kept as a (sum, count) tuple.
+        Invalid(
+            """
+            import torch
+
+            model = torch.nn.Linear(4, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            avg_loss = (0.0, 0.0)
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = ((model(x) - y) ** 2).mean()
+                loss.backward()
+                avg_loss = (avg_loss[0] * 0.99 + loss, avg_loss[1] * 0.99 + 1.0)
+                optimizer.step()
+                print(avg_loss[0] / avg_loss[1])
+            """,
+            line=10,
+            column=5,
+            message="Accumulating `loss` across iterations keeps every iteration's autograd graph alive; "
+            "accumulate `loss.detach()`",
+            fixed="""
+            import torch
+
+            model = torch.nn.Linear(4, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            avg_loss = (0.0, 0.0)
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = ((model(x) - y) ** 2).mean()
+                loss.backward()
+                avg_loss = (avg_loss[0] * 0.99 + loss.detach(), avg_loss[1] * 0.99 + 1.0)
+                optimizer.step()
+                print(avg_loss[0] / avg_loss[1])
+            """,
+        ),
         # A running average of the loss: each new value keeps the previous one, and with it every
         # iteration's graph, as a sum does.
         Invalid(
@@ -1179,6 +1232,17 @@ class AccumulatedGraph(Rule):
             return
         if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
             return
+        if isinstance(value, ast.Tuple):
+            # `avg_loss = (avg_loss[0] * 0.99 + loss, avg_loss[1] * 0.99 + 1.0)`: a running average
+            # kept as a (sum, count) tuple
+            name = node.targets[0].id
+            for index, item in enumerate(value.elts):
+                if isinstance(item, ast.BinOp) and isinstance(item.op, ast.Add):
+                    if _decayed(item.left, name, index):
+                        self._check(node, name, item.right, ctx, "augment")
+                    elif _decayed(item.right, name, index):
+                        self._check(node, name, item.left, ctx, "augment")
+            return
         if not (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add)):
             return
         name = node.targets[0].id
@@ -1412,15 +1476,27 @@ def _inside(ctx, node: ast.AST, ancestor: ast.AST) -> bool:
     return False
 
 
-def _decayed(node: ast.AST, name: str) -> bool:
-    """Whether ``node`` is the accumulator ``name`` itself, or it scaled by a factor that is no
-    part of it (``ema * 0.99``, ``beta * running``: a running average keeps every term's graph
-    as a sum does)."""
-    if isinstance(node, ast.Name):
-        return node.id == name
+def _decayed(node: ast.AST, name: str, index: Optional[int] = None) -> bool:
+    """Whether ``node`` is the accumulator ``name`` itself (its item ``index`` where it is a
+    tuple: ``avg_loss[0]``), or it scaled by a factor that is no part of it (``ema * 0.99``,
+    ``beta * running``: a running average keeps every term's graph as a sum does)."""
+
+    def own(expr: ast.AST) -> bool:
+        if index is None:
+            return isinstance(expr, ast.Name) and expr.id == name
+        return (
+            isinstance(expr, ast.Subscript)
+            and isinstance(expr.value, ast.Name)
+            and expr.value.id == name
+            and isinstance(expr.slice, ast.Constant)
+            and expr.slice.value == index
+        )
+
+    if own(node):
+        return True
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
-        for own, factor in ((node.left, node.right), (node.right, node.left)):
-            if isinstance(own, ast.Name) and own.id == name and name not in _names(factor):
+        for accumulator, factor in ((node.left, node.right), (node.right, node.left)):
+            if own(accumulator) and name not in _names(factor):
                 return isinstance(factor, (ast.Constant, ast.Name, ast.Attribute))
     return False
 
@@ -1428,8 +1504,8 @@ def _decayed(node: ast.AST, name: str) -> bool:
 def _is_accumulation(node: ast.AST, name: str) -> bool:
     if isinstance(node, ast.AugAssign):
         return True
-    if isinstance(node, ast.Assign) and isinstance(node.value, ast.BinOp):
-        return name in _names(node.value)
+    if isinstance(node, ast.Assign) and isinstance(node.value, (ast.BinOp, ast.Tuple)):
+        return name in _names(node.value)  # `total = total + loss`, `avg = (avg[0] * 0.99 + loss, ...)`
     return False
 
 
