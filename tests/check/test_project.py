@@ -2604,3 +2604,46 @@ def test_twin_a_function_calling_a_method_of_another_file_s_class_that_does_not_
     write(tmp_path, "main.py", SOLVER_MAIN)
     found = [line for line in findings(capsys, tmp_path) if "main.py" in line and "GG201" in line]
     assert len(found) == 1 and "nothing in this function uses gradients" in found[0], found
+
+
+JACOBIAN = """
+    import torch
+
+
+    def calculate_jacobian(images, target, model, criterion):
+        images.requires_grad = True
+        output = model(images)
+        criterion(output, target).backward()
+        return images.grad, output
+"""
+
+ADVERSARIAL_DEMO = """
+    import torch
+    from utils import calculate_jacobian
+
+
+    def show_adversarial_example(net, loader):
+        criterion = torch.nn.CrossEntropyLoss()
+        net.eval()
+        for data, target in loader:
+            gradient, output = calculate_jacobian(data, target, net, criterion)
+            adversarial = data + 10 * gradient
+            adv_output = net(adversarial)
+            print(adv_output.argmax(1))
+"""
+
+
+def test_a_function_of_another_file_that_backpropagates_makes_its_caller_use_gradients(tmp_path, capsys):
+    # `@torch.no_grad()` on the demo would make `calculate_jacobian` raise: only the call whose
+    # output is only read is reported, for itself.
+    write(tmp_path, "utils.py", JACOBIAN)
+    write(tmp_path, "demo.py", ADVERSARIAL_DEMO)
+    found = [line for line in findings(capsys, tmp_path) if "demo.py" in line and "GG201" in line]
+    assert len(found) == 1 and "demo.py:12:" in found[0] and "nothing in this function" not in found[0], found
+
+
+def test_twin_a_function_of_another_file_that_does_not_backpropagate_uses_no_gradients(tmp_path, capsys):
+    write(tmp_path, "utils.py", JACOBIAN.replace("criterion(output, target).backward()", "print(output)"))
+    write(tmp_path, "demo.py", ADVERSARIAL_DEMO)
+    found = [line for line in findings(capsys, tmp_path) if "demo.py" in line and "GG201" in line]
+    assert found and all("nothing in this function uses gradients" in line for line in found), found

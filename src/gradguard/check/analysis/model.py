@@ -3778,8 +3778,8 @@ class SemanticModel:
             if flag is None or vocab.constant_of(flag, default=None) is True:
                 return self.make_leaf(receiver)
             return receiver.with_(grad=Grad.NO)
-        if method in vocab.GRAD_DROPPING:
-            return tensor(Grad.NO)
+        if method in vocab.GRAD_DROPPING or method in vocab.SAMPLING_METHODS:
+            return tensor(Grad.NO)  # (`d.sample()` of a policy's output that is a distribution)
         keep = receiver.roles & (Role.INFERENCE | Role.DETACHED | Role.LOSS)
         if vocab.returns_values_and_indices(method, len(node.args) + len(node.keywords)):
             # (values, indices): `_, predictions = outputs.topk(5, dim=1)`, `out.max(1)`; the

@@ -238,6 +238,9 @@ GRAD_DROPPING = _words(
     stride data_ptr nelement is_contiguous equal allclose any all byte char short multinomial
     searchsorted bucketize"""
 )
+# Methods of torch.distributions that draw under `no_grad` (tensors have none of that name): what a
+# model's output that is a distribution hands back from them holds no graph (``rsample`` does).
+SAMPLING_METHODS = frozenset({"sample", "sample_n"})
 # Attributes and methods after which a tensor's value holds no graph (``p.data``,
 # ``out.detach()``, ``loss.item()``): a value bound from one carries none of it further.
 GRAPH_ENDING_METHODS = frozenset({"detach", "numpy", "item", "tolist"})

@@ -443,6 +443,7 @@ class _State:
     parameters_called: dict = field(default_factory=dict)  # id(function) -> `_parameters_called`
     wrapper_shapes: dict = field(default_factory=dict)  # id(function) -> `_wrapper_shape`
     project_runners: dict = field(default_factory=dict)  # qualified name -> `_project_runner`
+    project_backpropagating: dict = field(default_factory=dict)  # qualified name -> `_project_function_backpropagates`
     qualified_name: Optional[Callable] = None  # `_qualified_name`: imports, and image converters held by names
     cell_ends: Optional[frozenset] = None  # ids of a notebook's statements that end their cell (`_displayed`)
     name_loads: dict = field(default_factory=dict)  # id(scope) -> name -> the Name nodes reading it (`_left_unused`)
@@ -633,6 +634,22 @@ def _project_runner(ctx, target: ast.AST) -> Optional[dict]:
         return None  # nothing handed back, or only what it read
     cache[qualified] = called
     return called
+
+
+def _project_function_backpropagates(ctx, qualified: str) -> bool:
+    """Whether ``qualified`` names a module-level function of another file of the run whose body
+    runs a backward pass or differentiates (``loss.backward()``, ``torch.autograd.grad(``): a
+    call of it uses gradients (read from that file once per name)."""
+    if ctx.model.project is None or qualified.startswith(("torch.", "torchvision.")) or "." not in qualified:
+        return False
+    cache = ctx.state(_State).project_backpropagating
+    found = cache.get(qualified)
+    if found is None:
+        function = ctx.model.project_function(qualified)
+        found = cache[qualified] = function is not None and (
+            re.search(r"\.backward\(|autograd\.grad\(", ast.unparse(function[1])) is not None
+        )
+    return found
 
 
 def _handed_a_model(ctx, argument: ast.AST) -> bool:
@@ -3354,6 +3371,8 @@ def _uses_grad(ctx, nodes) -> bool:
                 if qual is not None:
                     if qual.startswith(_GRAD_FUNCTIONS) or qual.rsplit(".", 1)[-1] in _GRAD_NAMES:
                         return True
+                    if _project_function_backpropagates(ctx, qual):
+                        return True  # `calculate_jacobian(x, y, net, criterion)` of another file: `loss.backward()`
                 elif isinstance(func, ast.Attribute) and func.attr in _GRAD_METHODS:
                     if func.attr != "step" or not _environment_step(ctx, node):
                         return True

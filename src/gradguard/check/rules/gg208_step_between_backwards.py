@@ -8,7 +8,8 @@ it (`a.backward(retain_graph=True)`, or `create_graph=True`, or the removed
 step. It is reported at the second backward pass. Also flagged: one backward pass with
 `retain_graph=True` and a step in a loop, through a graph built before the loop (`value_loss`
 computed once, then `for _ in range(80): value_loss.backward(retain_graph=True); opt.step()`):
-the next round backpropagates it after the step. Not flagged: both backward passes before
+the next round backpropagates it after the step (a helper of the file the loop calls builds its
+graph again at each call). Not flagged: both backward passes before
 the step (`retain_graph=True` used as intended), a second backward pass on a graph built
 again after the step (a new forward), a step of an optimizer whose model the shared graph
 does not run through, and backward passes in branches that exclude each other.
@@ -89,6 +90,33 @@ class StepBetweenBackwards(Rule):
     function_triggers = ("retain_graph", "retain_variables", "create_graph")
 
     valid = (
+        # The discriminator's loss made by a helper of the file at each round: its graph is new.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+            gen = nn.Linear(4, 4)
+            disc = nn.Linear(4, 1)
+            gen_opt = torch.optim.Adam(gen.parameters())
+            disc_opt = torch.optim.Adam(disc.parameters())
+            loss_func = nn.BCEWithLogitsLoss()
+
+
+            def calc_disc_loss(loss_func, gen, disc, real):
+                fake = gen(torch.randn(8, 4))
+                d_fake = disc(fake.detach())
+                d_real = disc(real)
+                return loss_func(d_fake, torch.zeros_like(d_fake)) + loss_func(d_real, torch.ones_like(d_real))
+
+
+            for real in [torch.randn(8, 4)] * 3:
+                disc_opt.zero_grad()
+                disc_loss = calc_disc_loss(loss_func, gen, disc, real)
+                disc_loss.backward(retain_graph=True)
+                disc_opt.step()
+            """
+        ),
         # The generator's loss computed again after the discriminator's step: a new graph.
         Valid(
             """
@@ -184,6 +212,39 @@ class StepBetweenBackwards(Rule):
         ),
     )
     invalid = (
+        # The same helper called once, before the loop: every round backpropagates that graph.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+            gen = nn.Linear(4, 4)
+            disc = nn.Linear(4, 1)
+            gen_opt = torch.optim.Adam(gen.parameters())
+            disc_opt = torch.optim.Adam(disc.parameters())
+            loss_func = nn.BCEWithLogitsLoss()
+
+
+            def calc_disc_loss(loss_func, gen, disc, real):
+                fake = gen(torch.randn(8, 4))
+                d_fake = disc(fake.detach())
+                d_real = disc(real)
+                return loss_func(d_fake, torch.zeros_like(d_fake)) + loss_func(d_real, torch.ones_like(d_real))
+
+
+            real = torch.randn(8, 4)
+            disc_loss = calc_disc_loss(loss_func, gen, disc, real)
+            for step in range(3):
+                disc_opt.zero_grad()
+                disc_loss.backward(retain_graph=True)
+                disc_opt.step()
+            """,
+            line=22,
+            column=5,
+            message="`disc_loss.backward(retain_graph=True)` runs again in the next round of the loop (line 20) "
+            "through the graph it kept, built before the loop, after `disc_opt.step()` changed weights saved in it: "
+            "RuntimeError (modified by an inplace operation); compute the loss again inside the loop",
+        ),
         # A discriminator of the file whose `forward` returns two heads, unpacked: the generator's
         # loss reuses the head computed before the discriminator's step.
         Invalid(
@@ -315,7 +376,11 @@ class StepBetweenBackwards(Rule):
             # `for _ in range(80): opt.zero_grad(); loss.backward(retain_graph=True); opt.step()` with
             # `loss` computed once before the loop: the next round backpropagates it after the step
             before = [
-                c for c in first_sources.values() if _position(c) < _position(loop) and ctx.model.value(c).holds_graph
+                c
+                for c in first_sources.values()
+                if _position(c) < _position(loop)
+                and not _run_by_a_call_in(ctx, c, scope, loop)
+                and ctx.model.value(c).holds_graph
             ]
             if before and _runs_through(ctx, before, stepped, named):
                 ctx.report(
@@ -348,6 +413,32 @@ class StepBetweenBackwards(Rule):
                 "inplace operation); run both backward passes before the step, or compute the loss again after it",
             )
             return
+
+
+def _run_by_a_call_in(ctx, node: ast.AST, scope: ast.AST, loop: ast.AST) -> bool:
+    """Whether node is in the body of a function of the file (not scope) that the loop
+    calls by name: a helper's disc(fake), written above the loop, runs again at each call
+    (disc_loss = calc_disc_loss(gen, disc, real) in the loop)."""
+    function = next(
+        (
+            statement
+            for statement in ctx.model.enclosing(node)
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement is not scope
+        ),
+        None,
+    )
+    if function is None:
+        return False
+    name = function.name  # type: ignore[attr-defined]
+    return any(
+        isinstance(sub, ast.Call)
+        and (
+            (isinstance(sub.func, ast.Name) and sub.func.id == name)
+            or (isinstance(sub.func, ast.Attribute) and sub.func.attr == name)
+        )
+        for statement in loop.body  # type: ignore[attr-defined]
+        for sub in ast.walk(statement)
+    )
 
 
 def _loop_around(ctx, node: ast.AST, scope: ast.AST) -> Optional[ast.AST]:

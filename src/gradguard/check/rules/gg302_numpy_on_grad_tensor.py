@@ -72,6 +72,28 @@ class NumpyOnGradTensor(Rule):
     function_triggers = ("numpy",)
 
     valid = (
+        # A policy whose output is a distribution: `sample()` draws under `no_grad`.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Policy(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.mean = nn.Linear(4, 2)
+
+                def forward(self, obs):
+                    return torch.distributions.Normal(self.mean(obs), 1.0)
+
+
+            def act(policy: Policy, ob):
+                d = policy(torch.from_numpy(ob).float())
+                ac = d.sample((1,)).cpu()
+                return ac.numpy()
+            """
+        ),
         # A leaf whose `requires_grad` is switched off before `.numpy()`: nothing to detach.
         Valid(
             """
@@ -359,6 +381,50 @@ class NumpyOnGradTensor(Rule):
         ),
     )
     invalid = (
+        # The same policy sampled with `rsample()`, the reparameterised draw: it keeps the graph.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Policy(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.mean = nn.Linear(4, 2)
+
+                def forward(self, obs):
+                    return torch.distributions.Normal(self.mean(obs), 1.0)
+
+
+            def act(policy: Policy, ob):
+                d = policy(torch.from_numpy(ob).float())
+                ac = d.rsample((1,)).cpu()
+                return ac.numpy()
+            """,
+            line=17,
+            column=12,
+            message="`ac` requires grad: `.numpy()` on it raises RuntimeError; call `.detach()` first",
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+
+            class Policy(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.mean = nn.Linear(4, 2)
+
+                def forward(self, obs):
+                    return torch.distributions.Normal(self.mean(obs), 1.0)
+
+
+            def act(policy: Policy, ob):
+                d = policy(torch.from_numpy(ob).float())
+                ac = d.rsample((1,)).cpu()
+                return ac.detach().numpy()
+            """,
+        ),
         # The same leaf with `requires_grad` switched back on.
         Invalid(
             """
