@@ -2562,3 +2562,21 @@ def test_a_loader_taken_from_a_dict_by_its_split_has_that_split():
         """
     )
     assert value.kind is Kind.LOADER and value.split is Split.EVAL
+
+
+@pytest.mark.parametrize(
+    "returned,kind", [("nn.Module", Kind.MODULE), ("torch.optim.Optimizer", Kind.OPTIMIZER), ("int", Kind.UNKNOWN)]
+)
+def test_a_parameter_annotated_callable_returns_what_its_annotation_says(returned, kind):
+    # `make_critic: Callable[[Tuple[int, ...], int], nn.Module]` of a CS285 agent: its call is a module.
+    value, _ = ask(
+        f"""
+        from typing import Callable, Tuple
+        import torch
+        import torch.nn as nn
+        def build(make_critic: Callable[[Tuple[int, ...], int], {returned}], shape, n):
+            critic = make_critic(shape, n)
+            return critic  # <- critic
+        """
+    )
+    assert value.kind is kind

@@ -1818,8 +1818,11 @@ class SemanticModel:
                 return None
         if isinstance(annotation, ast.Subscript):
             head = self.imports.qualified_name(annotation.value) or dotted_name(annotation.value) or ""
-            if head.rsplit(".", 1)[-1] == "Optional":
-                return None
+            parts = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else []
+            if head.rsplit(".", 1)[-1] == "Callable" and len(parts) == 2:
+                # `make_critic: Callable[[Tuple[int, ...], int], nn.Module]`: what a call of it returns
+                returned = self.annotation_value(parts[1])
+                return Value(Kind.FUNCTION, elem=returned) if returned is not None else None
             return None
         qual = self.imports.qualified_name(annotation)
         if qual is None:
@@ -3016,6 +3019,8 @@ class SemanticModel:
                 return self._library_call(callee.ref, node, args, state, frame)
             return UNKNOWN
         if kind is Kind.FUNCTION:
+            if callee.ref is None and callee.elem is not None:
+                return callee.elem  # a parameter annotated `Callable[..., nn.Module]`
             fn = self._function_node(callee)
             if fn is not None and self._summaries_allowed(frame):
                 returned = self._returned(self.function_summary(fn).returns, args, state)

@@ -65,7 +65,8 @@ class Value:
     kind: Kind = Kind.UNKNOWN
     grad: Grad = Grad.MAYBE
     roles: Role = Role.NONE
-    elem: Optional["Value"] = None  # containers and loaders: what iterating yields
+    # containers and loaders: what iterating yields; a callable annotated `Callable[..., R]`: R
+    elem: Optional["Value"] = None
     items: Optional[tuple] = None  # fixed tuples: the value of each position
     split: Optional[Split] = None  # loaders and data sets
     # modules and data sets: their class; classes and functions: which definition; optimizers:
