@@ -51,6 +51,7 @@ import tempfile
 import time
 import tokenize
 from pathlib import Path
+from typing import Iterator
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # tools.corpus: the shared corpus definition
@@ -65,21 +66,9 @@ from tools.corpus import corpus_files, default_corpus  # noqa: E402
 GRADGUARD = [sys.executable, "-m", "gradguard"]
 
 
-def bare_parse(files: list) -> None:
-    for path in files:
-        with open(path, "rb") as handle:
-            data = handle.read()
-        try:
-            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-            ast.parse(data.decode(encoding), path)
-        except (SyntaxError, ValueError, UnicodeDecodeError, MemoryError, RecursionError):
-            pass
-
-
-def pyflakes_check(files: list) -> None:
-    """``bare_parse`` plus pyflakes' checker of each tree (its messages dropped)."""
-    from pyflakes.checker import Checker
-
+def parsed_files(files: list) -> Iterator[tuple]:
+    """(path, tree) of each file: read, decoded (``tokenize.detect_encoding``) and parsed; a file
+    that does not parse is skipped."""
     for path in files:
         with open(path, "rb") as handle:
             data = handle.read()
@@ -88,6 +77,19 @@ def pyflakes_check(files: list) -> None:
             tree = ast.parse(data.decode(encoding), path)
         except (SyntaxError, ValueError, UnicodeDecodeError, MemoryError, RecursionError):
             continue
+        yield path, tree
+
+
+def bare_parse(files: list) -> None:
+    for _ in parsed_files(files):
+        pass
+
+
+def pyflakes_check(files: list) -> None:
+    """``bare_parse`` plus pyflakes' checker of each tree (its messages dropped)."""
+    from pyflakes.checker import Checker
+
+    for path, tree in parsed_files(files):
         Checker(tree, filename=path)
 
 

@@ -32,7 +32,7 @@ import bisect
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Iterator, Optional
 
 from gradguard.check.analysis import vocabulary as vocab
 from gradguard.check.analysis.flow import GradMode, ScopeFlow, State, join_modes, region_mode
@@ -1046,6 +1046,15 @@ class SemanticModel:
                 found = found or (fact.module and method in fact.running_methods)
         return found
 
+    def _classes_beside(self) -> Iterator[tuple]:
+        """(key, ClassFact) of the run's classes in files sharing this file's folder root, not
+        those of another folder's scripts (`lab2/algo.py` beside `lab1/agent.py`)."""
+        root = self.project.root_of(self.filename)
+        for name, fact in self.project.classes.items():
+            path = self.project.path_of(name.rpartition(".")[0])
+            if path is None or self.project.root_of(path) == root:
+                yield name, fact
+
     def held_model_method_everywhere(self, method: str) -> bool:
         """Whether every class of the run's files sharing this file's folder root defining
         ``method`` runs a model by it, and at least one is a plain class holding the model (``class DQN: def predict(self, obs): return
@@ -1055,11 +1064,7 @@ class SemanticModel:
         if self.project is None:
             return False
         found = False
-        root = self.project.root_of(self.filename)
-        for name, fact in self.project.classes.items():
-            path = self.project.path_of(name.rpartition(".")[0])
-            if path is not None and self.project.root_of(path) != root:
-                continue  # a class of another folder's scripts (`lab2/algo.py` beside `lab1/agent.py`)
+        for _name, fact in self._classes_beside():
             if method in fact.held_model_methods:
                 found = True
             elif (
@@ -1095,13 +1100,10 @@ class SemanticModel:
                     return False
                 found = True
         if self.project is not None:
-            root = self.project.root_of(self.filename)
             own = self.project.module_of(self.filename)
-            for name, fact in self.project.classes.items():
-                module_name = name.rpartition(".")[0]
-                path = self.project.path_of(module_name)
-                if module_name == own or (path is not None and self.project.root_of(path) != root):
-                    continue  # this file's class (read above), or another folder's
+            for name, fact in self._classes_beside():
+                if name.rpartition(".")[0] == own:
+                    continue  # this file's class, read above
                 if method in fact.methods or method in fact.training_methods:
                     if method not in fact.training_methods:
                         return False
