@@ -362,6 +362,10 @@ def test_twin_a_comprehension_over_a_zip_that_keeps_the_element_is_no_read():
         ("net(x).topk(5)[1]", True),
         ("net(s2).max(1)[0]", False),  # the values: a graph
         ("net(s2).max()[1]", False),  # an element of the maximum, a value
+        ("((net(x) - y) ** 2).mean().item()", True),  # computed with, then read
+        ("(net(z) - z).detach()", True),  # a straight-through estimator's difference, cut
+        ("(net(x) - y) ** 2", False),  # computed with and kept: may be backpropagated
+        ("-net(x).mean()", False),
     ],
 )
 def test_a_result_read_as_soon_as_it_is_made(expr, expected):

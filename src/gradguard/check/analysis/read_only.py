@@ -439,12 +439,16 @@ def _reduction_indices(subscript: ast.AST) -> bool:
 
 
 def read_at_once(call: ast.Call, parent_of) -> bool:
-    """Whether a call's result is read as soon as it is made, through indexing and views
-    (``net(x).data.max(1)[1]``, ``net(x)[0].item()``, ``net(x).argmax(1)``) or by a comparison
-    (``net(x) > 0.5``): its values only, not its shape. ``parent_of(node)`` gives a node's parent."""
+    """Whether a call's result is read as soon as it is made, through indexing, views and
+    arithmetic (``net(x).data.max(1)[1]``, ``net(x)[0].item()``, ``net(x).argmax(1)``,
+    ``((net(x) - y) ** 2).mean().item()``) or by a comparison (``net(x) > 0.5``): its values only,
+    not its shape. ``parent_of(node)`` gives a node's parent."""
     current: ast.AST = call
     while True:
         parent = parent_of(current)
+        if type(parent) in (ast.BinOp, ast.UnaryOp):
+            current = parent  # `(net(x) - y) ** 2`: computed from it, with its graph
+            continue
         if type(parent) is ast.Subscript and parent.value is current:  # type: ignore[attr-defined]
             if _reduction_indices(parent):
                 return True  # `net(x).max(1)[1]`: the indices, with no graph

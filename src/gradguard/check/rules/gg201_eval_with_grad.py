@@ -1341,6 +1341,8 @@ def _binds_locally(function: ast.AST, name: str) -> bool:
 # What follows a call whose result is read at once, in the text: a cheap test before the parents.
 _READ_AT_ONCE_STARTS = (".", "[")
 _COMPARISON_STARTS = ("<", ">", "==", "!=")
+# After the call, the start of arithmetic on its result (`(net(x) - y) ** 2`), which a read may follow.
+_ARITHMETIC_STARTS = ("+", "-", "*", "/", "%", "@", ")")
 
 
 def _printed(ctx, call: ast.Call) -> bool:
@@ -1418,7 +1420,8 @@ def _read_at_once_text(ctx, call: ast.Call) -> bool:
         return True  # `net(x)[0].item()`, `net(x).argmax(1)`
     while text.startswith(" ", end):
         end += 1
-    return text.startswith(_COMPARISON_STARTS, end)  # `net(x) > 0.5`: compared (`read_at_once`)
+    # `net(x) > 0.5`: compared; `((net(x) - y) ** 2).mean().item()`: computed with, then read
+    return text.startswith(_COMPARISON_STARTS, end) or text.startswith(_ARITHMETIC_STARTS, end)
 
 
 def _read_at_once(ctx, call: ast.Call) -> bool:
@@ -1752,6 +1755,9 @@ def _read_only_message(ctx, call: ast.Call) -> str:
     parent = ctx.parent(call)
     if isinstance(parent, ast.Attribute) and parent.attr == "detach" and isinstance(ctx.parent(parent), ast.Call):
         return _DETACHED_MESSAGE
+    if isinstance(parent, (ast.BinOp, ast.UnaryOp)) and read_at_once(call, ctx.parent):
+        # `(quantizer(z) - z).detach()`, `((net(x) - y) ** 2).mean().item()`: computed with, then read
+        return _USED_DETACHED_MESSAGE
     statement = _statement(ctx, call)
     scope = statement
     while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
@@ -3556,6 +3562,24 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The same error kept as a tensor, with its graph: nothing shows it is only read.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            x, y = torch.randn(20, 5), torch.randn(20, 1)
+            holdout, holdout_y = torch.randn(100, 5), torch.randn(100, 1)
+            net = nn.Linear(5, 1)
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for _ in range(10):
+                loss = ((net(x) - y) ** 2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            errors = (net(holdout) - holdout_y) ** 2
+            """
+        ),
         # The same function with a meter of another library, whose items may keep graphs: what it
         # hands back may be backpropagated.
         Valid(
@@ -5952,6 +5976,29 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A held-out error computed from the trained model's output, then read with `.item()`.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            x, y = torch.randn(20, 5), torch.randn(20, 1)
+            holdout, holdout_y = torch.randn(100, 5), torch.randn(100, 1)
+            net = nn.Linear(5, 1)
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for _ in range(10):
+                loss = ((net(x) - y) ** 2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            print(((net(holdout) - holdout_y) ** 2).mean().item())
+            """,
+            line=13,
+            column=9,
+            message="`net(...)` runs with grad enabled, but what is computed from its output is only read or used "
+            "detached (`.detach()`) and never backpropagated: autograd records a graph for nothing, wasting memory "
+            "and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # d2l's `evaluate_loss`: its `Accumulator` sums floats, so the function hands back no graph.
         Invalid(
             """
@@ -9192,12 +9239,12 @@ class EvalWithGrad(Rule):
                 )
                 if (
                     not (argument or _read_at_once_text(ctx, node))
-                    or _certainly_not_a_model(ctx, callee)
                     or not (
                         argument
                         or read_at_once(node, ctx.parent)
                         or converted_to_image(node, ctx.parent, _qualified_name(ctx))
                     )
+                    or _certainly_not_a_model(ctx, callee)
                 ):
                     return  # nothing in this unit or file can make this call an evaluation: no model query
             read_only = _result_only_read(ctx, node)
