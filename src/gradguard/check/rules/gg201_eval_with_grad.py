@@ -1945,7 +1945,7 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
         # given weights (`model.load(path)`, a project's own loader); in a unit test, only weights
         # from outside it count (not another model's of the test: `m.load_state_dict(base.state_dict())`)
         return False
-    if _parameters_handed_on(text, name) and (
+    if (_parameters_handed_on(text, name) or _optimizer_over_its_tensors(text, name)) and (
         not in_order or re.search(r"\.(?:backward|step)\(|\b(?:train|fit)\w*\(", text) is not None
     ):
         return False  # handed to an optimizer: trained
@@ -3108,6 +3108,16 @@ def _trained_later(ctx, call: ast.Call, name: str) -> bool:
         return False  # not in the raw text: not in the code
     text = _code_text(ctx)[end:]
     return _parameters_handed_on(text, name) and _STEP_RE.search(text) is not None
+
+
+def _optimizer_over_its_tensors(text: str, name: str) -> bool:
+    """Whether a ``torch.optim`` optimizer is built over tensors of ``name`` picked by hand
+    (``SGD(params=[net.weight], ...)``, d2l's ``SGD([{"params": net[0].weight, ...}])``)."""
+    for match in re.finditer(r"optim\.[A-Z]\w*\(", text):
+        arguments = text[match.end() : match.end() + 300].split(")", 1)[0]
+        if re.search(rf"(?<![\w.]){re.escape(name)}[.\[]", arguments) is not None:
+            return True
+    return False
 
 
 def _parameters_handed_on(text: str, name: str) -> bool:
@@ -5976,6 +5986,33 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # d2l's weight decay: an optimizer over the layer's weight picked by hand still trains it,
+        # so its test loss is an evaluation of a trained model.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def fit_and_plot(train_iter, test_features, test_labels, loss):
+                net = nn.Linear(5, 1)
+                optimizer_w = torch.optim.SGD(params=[net.weight], lr=0.1, weight_decay=1e-3)
+                test_ls = []
+                for _ in range(10):
+                    for x, y in train_iter:
+                        l = loss(net(x), y).mean()
+                        optimizer_w.zero_grad()
+                        l.backward()
+                        optimizer_w.step()
+                    test_ls.append(loss(net(test_features), test_labels).mean().item())
+                return test_ls
+            """,
+            line=15,
+            column=29,
+            message="`net(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # A held-out error computed from the trained model's output, then read with `.item()`.
         Invalid(
             """
