@@ -1232,24 +1232,14 @@ class AccumulatedGraph(Rule):
             return
         if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
             return
-        if isinstance(value, ast.Tuple):
-            # `avg_loss = (avg_loss[0] * 0.99 + loss, avg_loss[1] * 0.99 + 1.0)`: a running average
-            # kept as a (sum, count) tuple
-            name = node.targets[0].id
-            for index, item in enumerate(value.elts):
-                if isinstance(item, ast.BinOp) and isinstance(item.op, ast.Add):
-                    if _decayed(item.left, name, index):
-                        self._check(node, name, item.right, ctx, "augment")
-                    elif _decayed(item.right, name, index):
-                        self._check(node, name, item.left, ctx, "augment")
-            return
-        if not (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add)):
-            return
         name = node.targets[0].id
-        if _decayed(value.left, name):
-            self._check(node, name, value.right, ctx, "augment")
-        elif _decayed(value.right, name):
-            self._check(node, name, value.left, ctx, "augment")
+        # `total = total + loss`; `avg_loss = (avg_loss[0] * 0.99 + loss, avg_loss[1] * 0.99 + 1.0)`,
+        # a running average kept as a (sum, count) tuple: each item adds to its own slot
+        items = enumerate(value.elts) if isinstance(value, ast.Tuple) else [(None, value)]
+        for index, item in items:
+            term = _added_term(item, name, index)
+            if term is not None:
+                self._check(node, name, term, ctx, "augment")
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
         func = node.func
@@ -1474,6 +1464,18 @@ def _inside(ctx, node: ast.AST, ancestor: ast.AST) -> bool:
             return True
         current = ctx.parent(current)
     return False
+
+
+def _added_term(value: ast.AST, name: str, index: Optional[int] = None) -> Optional[ast.AST]:
+    """What ``value`` adds to the accumulator ``name`` (its item ``index``), kept or decayed:
+    ``loss`` in ``total + loss`` or ``ema * 0.99 + loss``; None where it adds nothing to it."""
+    if not (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add)):
+        return None
+    if _decayed(value.left, name, index):
+        return value.right
+    if _decayed(value.right, name, index):
+        return value.left
+    return None
 
 
 def _decayed(node: ast.AST, name: str, index: Optional[int] = None) -> bool:
