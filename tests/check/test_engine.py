@@ -188,3 +188,40 @@ def test_rule_state_is_fresh_after_a_failing_rule_is_dropped():
     result = check_source(SourceText("probe()\nboom()\n"), "t.py", [kept, Boom()], require_torch_import=False)
     assert [e.where for e in result.internal_errors] == ["GG998"]
     assert [s.calls for s in kept.states] == [[1], [1]]
+
+
+_ZERO_DIM_DATA_INDEX = """\
+import torch.nn as nn
+criterion = nn.MSELoss()
+def f(model, x, y):
+    loss = criterion(model(x), y)
+    loss.backward()
+    return loss.data[0]{noqa}
+"""
+
+
+def _codes(text: str, rules) -> list[tuple[int, str]]:
+    result = check_source(SourceText(text), "example.py", [rule() for rule in rules], require_torch_import=False)
+    return [(d.start.row, d.code) for d in result.diagnostics]
+
+
+def test_a_finding_another_rule_supersedes_at_its_site_is_dropped():
+    from gradguard.check.rules.gg101_tensor_data_read import TensorDataRead
+    from gradguard.check.rules.gg105_zero_dim_index import ZeroDimIndex
+
+    text = _ZERO_DIM_DATA_INDEX.format(noqa="")
+    # `loss.data[0]`: GG105's `.item()` is the one finding when both rules run ...
+    assert _codes(text, [TensorDataRead, ZeroDimIndex]) == [(6, "GG105")]
+    # ... GG101 reports it (with the `.item()` advice) when it runs without GG105 ...
+    alone = check_source(SourceText(text), "example.py", [TensorDataRead()], require_torch_import=False)
+    assert [(d.code, d.message.endswith("use `loss.item()`")) for d in alone.diagnostics] == [("GG101", True)]
+    # ... and one `# noqa` for the site's one finding leaves nothing.
+    assert _codes(_ZERO_DIM_DATA_INDEX.format(noqa="  # noqa: GG105"), [TensorDataRead, ZeroDimIndex]) == []
+
+
+def test_superseding_leaves_no_trace_in_a_finding():
+    from gradguard.check.rules.gg101_tensor_data_read import TensorDataRead
+
+    text = _ZERO_DIM_DATA_INDEX.format(noqa="")
+    result = check_source(SourceText(text), "example.py", [TensorDataRead()], require_torch_import=False)
+    assert all("superseded_by" not in d.extra for d in result.diagnostics)

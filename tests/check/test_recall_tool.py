@@ -165,6 +165,16 @@ def test_match_needs_the_same_code_file_and_cell():
     assert match(labels, [finding(5, path="nb.ipynb", cell=3)]).found == labels
 
 
+def test_a_bug_label_is_found_by_the_finding_that_supersedes_its_code_at_the_site():
+    bug = label(5)  # GG101 on `loss.data[0]`
+    ok = label(9, verdict="ok")
+    findings = [finding(5, code="GG105"), finding(9, code="GG105")]
+    outcome = match([bug, ok], findings, {"GG101": ("GG105",)})
+    assert outcome.found == [bug] and outcome.quiet == [ok]  # an ok label stays GG101's own
+    assert [f.line for f in outcome.unlabelled] == [5, 9]  # no GG105 label covers them
+    assert match([bug], findings).missed == [bug]  # without the mapping, codes must agree
+
+
 def test_tally_counts_sites_and_derives_the_rates():
     labels = [label(1), label(2), label(3), label(4, verdict="ok"), label(5, verdict="ok"), label(6, verdict="ok")]
     findings = [finding(1), finding(2), finding(4), finding(9), finding(9), finding(11, code="GG102")]

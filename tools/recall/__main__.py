@@ -96,6 +96,15 @@ def default_off_codes() -> set:
     return {rule.code for rule in all_rules() if not getattr(rule, "default_enabled", True)}
 
 
+def superseding_codes() -> dict:
+    """Code -> the codes whose finding at the same site replaces it (``Rule.superseded_by``)."""
+    try:
+        from gradguard.check.rules import all_rules
+    except ImportError:  # pragma: no cover - the checker is installed wherever this runs
+        return {}
+    return {rule.code: tuple(rule.superseded_by) for rule in all_rules() if getattr(rule, "superseded_by", ())}
+
+
 def summary_rows(outcome: Outcome, sides: dict, off: set = frozenset()) -> list:
     """Rows per rule and side, then totals for the existing rules, the new ones and all.
 
@@ -179,7 +188,7 @@ def main(argv=None) -> int:
     if codes:
         labels = [label for label in labels if label.code in codes]
         findings = [f for f in findings if f.code in codes]
-    outcome = match(labels, findings)
+    outcome = match(labels, findings, superseding_codes())
 
     user = sum(1 for r in repos if r.side == "user")
     print(

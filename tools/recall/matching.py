@@ -78,16 +78,21 @@ class Outcome:
     hits: dict = field(default_factory=dict)  # label -> findings matching it
 
 
-def match(labels: list, findings: list) -> Outcome:
+def match(labels: list, findings: list, superseded: dict | None = None) -> Outcome:
+    """``superseded``: code -> the codes whose finding at a site replaces it (a rule's
+    ``superseded_by``): a label of GG101 on `loss.data[0]` is found by GG105's finding there,
+    the site's one finding (an ok label stays the superseded rule's own)."""
     index = defaultdict(list)
     for label in labels:
         index[(label.repo, label.path, label.cell, label.code)].append(label)
+        for other in (superseded or {}).get(label.code, ()) if label.verdict == "bug" else ():
+            index[(label.repo, label.path, label.cell, other)].append(label)
     outcome = Outcome()
     hits = defaultdict(list)
     for finding in findings:
         candidates = index.get((finding.repo, finding.path, finding.cell, finding.code), [])
         matched = [lab for lab in candidates if lab.line <= finding.line <= lab.last_line]
-        if not matched:
+        if not any(lab.code == finding.code for lab in matched):
             outcome.unlabelled.append(finding)
         for label in matched:
             hits[label].append(finding)

@@ -108,11 +108,21 @@ class FileContext:
         message: str,
         fix: Optional[Fix] = None,
         end_node: Optional[ast.AST] = None,
+        superseded_by: Optional[tuple[str, ast.AST]] = None,
     ) -> None:
+        """Record a finding. ``superseded_by=(code, node)``: the finding is dropped when that
+        rule reports ``node`` too (one site, one finding: the other rule's advice covers it)."""
         src = self.source
         start = src.node_start(node)
         end = src.node_end(end_node or node)
         diag = Diagnostic(code, message, self.filename, src.position(start), src.position(end), fix)
+        if superseded_by is not None:
+            other, other_node = superseded_by
+            diag.extra["superseded_by"] = (
+                other,
+                src.position(src.node_start(other_node)),
+                src.position(src.node_end(other_node)),
+            )
         if fix is not None:
             diag.extra["edit_positions"] = [(src.position(e.start), src.position(e.end)) for e in fix.edits]
         self.diagnostics.append(diag)

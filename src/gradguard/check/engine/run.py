@@ -136,13 +136,28 @@ def _check_source(
         finally:
             walker.unlink()
             ctx.clear()  # caches and rule states may point back at ctx and the tree
-    diagnostics = apply_noqa(ctx.diagnostics, source, tree) if noqa else list(ctx.diagnostics)
+    kept = without_superseded(ctx.diagnostics)
+    diagnostics = apply_noqa(kept, source, tree) if noqa else kept
     for d in diagnostics:
         # What code scanning's fingerprints are made of: the finding's line, not its number.
         if 1 <= d.start.row <= len(source.line_starts):
             d.extra["line_text"] = source.line(d.start.row).strip()
     diagnostics.sort(key=Diagnostic.sort_key)
     return FileResult(filename, diagnostics, source, internal_errors=failures)
+
+
+def without_superseded(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
+    """The findings less those another rule's finding at the same site covers (a finding's
+    ``extra["superseded_by"]``: that rule's code and range; `loss.data[0]` is GG105's
+    `.item()`, not also GG101's `.detach()`). Applied before ``# noqa``: one comment for
+    the site's one finding."""
+    reported = {(d.code, d.start, d.end) for d in diagnostics}
+    kept = []
+    for d in diagnostics:
+        covered = d.extra.pop("superseded_by", None)
+        if covered is None or covered not in reported:
+            kept.append(d)
+    return kept
 
 
 def _active_in(rule: EngineRule, ctx: FileContext) -> bool:

@@ -106,6 +106,9 @@ class Rule:
     # (``from torch import no_grad as ng``: ``ng``) count as function triggers too; the name as
     # usually spelt (``no_grad``) belongs in function_triggers.
     function_names: ClassVar[tuple[str, ...]] = ()
+    # Codes whose finding at the same site replaces this rule's (``ctx.report(...,
+    # superseded_by=(code, node))``): GG101's `.data` read in `loss.data[0]` is GG105's site.
+    superseded_by: ClassVar[tuple[str, ...]] = ()
 
     def file_function_triggers(self, ctx: FileContext) -> Iterable[str]:
         """Function triggers that depend on the file (the calls of its own helpers that read

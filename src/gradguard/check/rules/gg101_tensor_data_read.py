@@ -81,7 +81,9 @@ by a method or attribute that copies or reduces it (`.clone()`, `.item()`, `.sum
 (bound to a name, returned, stored, passed to an unknown function): if that value is later
 changed in place while a graph needs it, the fixed code raises a RuntimeError where the
 original silently produced wrong gradients. No fix is offered for `loss.data[0]` on a 0-dim
-tensor: `loss.detach()[0]` would still raise IndexError; GG105 rewrites it to `loss.item()`.
+tensor: `loss.detach()[0]` would still raise IndexError. There the message advises
+`loss.item()`, and where GG105 (which rewrites it to `loss.item()`) is selected too, the site is
+reported by GG105 alone.
 """
 
 from __future__ import annotations
@@ -93,6 +95,7 @@ from gradguard.check.analysis.values import Role
 from gradguard.check.analysis.zero_dim import zero_dim_index_above
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
+from gradguard.common.text import short
 
 
 def _already_detached(node: ast.Attribute) -> bool:
@@ -127,6 +130,7 @@ class TensorDataRead(Rule):
     summary = "reading `t.data` bypasses autograd's version counter: use `t.detach()`"
     fix_availability = FixAvailability.SOMETIMES
     severity = Severity.WARNING
+    superseded_by = ("GG105",)  # `loss.data[0]`: one finding, GG105's `.item()`
     triggers = (".data",)
     function_triggers = (".data",)
 
@@ -847,7 +851,7 @@ class TensorDataRead(Rule):
             """,
         ),
         # A 0-dim loss indexed after `.data`: `.detach()[0]` would keep the IndexError, so no fix
-        # here (GG105 rewrites it to `.item()`).
+        # here; with GG105 selected too, the site is GG105's alone (it rewrites it to `.item()`).
         Invalid(
             """
             import torch.nn as nn
@@ -858,12 +862,14 @@ class TensorDataRead(Rule):
             """,
             line=5,
             column=12,
-            message="`loss.data` reads the tensor without autograd's version counter; `loss.detach()` reads the same values and keeps in-place checks",
+            message="`loss.data` reads the tensor without autograd's version counter, and `loss.data[0]` indexes a "
+            "0-dim tensor: use `loss.item()`",
             also=(
                 Finding(
                     5,
                     26,
-                    "`loss.data` reads the tensor without autograd's version counter; `loss.detach()` reads the same values and keeps in-place checks",
+                    "`loss.data` reads the tensor without autograd's version counter, and `loss.data.numpy()[0]` "
+                    "indexes a 0-dim tensor: use `loss.item()`",
                 ),
             ),
             fixed="""
@@ -940,13 +946,15 @@ class TensorDataRead(Rule):
         if (_detached_at_once(ctx, node) or _already_detached(node)) and ctx.source.text[start - 1 : start] == ".":
             # `x.data.detach()` and `x.detach().data` are `x.detach()`, not `x.detach().detach()`
             edit = (Edit(start - 1, end, ""),)
-        if zero_dim_index_above(ctx, node) is not None:
-            # `loss.detach()[0]` would still raise IndexError: GG105's `.item()` is the fix.
+        zero_dim = zero_dim_index_above(ctx, node)
+        if zero_dim is not None:
+            # `loss.detach()[0]` would still raise IndexError: `.item()` is the fix, and where
+            # GG105 reports the index it is that site's one finding.
             message = (
-                f"`{recv}.data` reads the tensor without autograd's version counter; "
-                f"`{recv}.detach()` reads the same values and keeps in-place checks"
+                f"`{recv}.data` reads the tensor without autograd's version counter, and "
+                f"`{short(ctx.text(zero_dim.subscript), 60)}` indexes a 0-dim tensor: use `{recv}.item()`"
             )
-            ctx.report(self.code, node, message, None)
+            ctx.report(self.code, node, message, None, superseded_by=(self.superseded_by[0], zero_dim.subscript))
             return
         if _own_parameter_in_forward(ctx, node):
             # neither `.data` nor `.detach()`: the parameter itself belongs in the graph
