@@ -56,6 +56,11 @@ def states(code: str):
         ),
         ("import torch as th\nwith th.autograd.no_grad():\n    probe()\n", [("disabled", False)]),
         ("import torch\nwith torch.no_grad():\n    f = lambda: probe()\n", [("maybe", False)]),
+        # `and` yields its last operand, `or` its first: only that manager is entered
+        ("import torch\nwith torch.no_grad() and torch.autocast('cuda'):\n    probe()\n", [("enabled", False)]),
+        ("import torch\nwith torch.autocast('cuda') and torch.no_grad():\n    probe()\n", [("disabled", False)]),
+        ("import torch\nwith torch.inference_mode() or amp():\n    probe()\n", [("disabled", True)]),
+        ("import torch\nwith flag and torch.no_grad():\n    probe()\n", [("maybe", False)]),
     ],
 )
 def test_grad_state(code, expected):

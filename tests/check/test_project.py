@@ -2647,3 +2647,55 @@ def test_twin_a_function_of_another_file_that_does_not_backpropagate_uses_no_gra
     write(tmp_path, "demo.py", ADVERSARIAL_DEMO)
     found = [line for line in findings(capsys, tmp_path) if "demo.py" in line and "GG201" in line]
     assert found and all("nothing in this function uses gradients" in line for line in found), found
+
+
+DDPG_AGENT = """
+    import torch
+    from torch import nn
+
+
+    class DDPGAgent:
+        def __init__(self):
+            self.actor = nn.Linear(4, 2)
+            self.critic = nn.Linear(6, 1)
+            self.actor_optimizer = torch.optim.Adam(self.actor.parameters())
+
+        def update(self, x, pred_a):
+            actor_loss = -self.critic(torch.cat([x, pred_a], 1)).mean()
+            self.actor_optimizer.zero_grad()
+            actor_loss.backward()
+            self.actor_optimizer.step()
+"""
+
+MADDPG = """
+    import torch
+    from ddpg import DDPGAgent
+
+
+    class MADDPGAgent:
+        def __init__(self, n):
+            self.agents = [DDPGAgent() for _ in range(n)]
+
+        def update(self, x):
+            for agent in self.agents:
+                others = [other.actor(x).detach() for other in self.agents if other is not agent]
+                pred_a = agent.actor(x)
+                agent.update(x, torch.cat([pred_a, *others], 1))
+"""
+
+
+def test_a_method_of_another_file_s_class_that_backpropagates_makes_its_caller_use_gradients(tmp_path, capsys):
+    # `agent.update(...)` on an instance of DDPGAgent runs `actor_loss.backward()` through `pred_a`:
+    # `@torch.no_grad()` on MADDPGAgent.update would break the training step.
+    write(tmp_path, "ddpg.py", DDPG_AGENT)
+    write(tmp_path, "maddpg.py", MADDPG)
+    found = [line for line in findings(capsys, tmp_path) if "maddpg.py" in line and "GG201" in line]
+    # only the other agents' actors, detached at once, are reported, each for itself
+    assert len(found) == 1 and "detached at once" in found[0], found
+
+
+def test_twin_a_method_of_another_file_s_class_that_does_not_backpropagate_uses_no_gradients(tmp_path, capsys):
+    write(tmp_path, "ddpg.py", DDPG_AGENT.replace("actor_loss.backward()", "print(actor_loss.item())"))
+    write(tmp_path, "maddpg.py", MADDPG)
+    found = [line for line in findings(capsys, tmp_path) if "maddpg.py" in line and "GG201" in line]
+    assert len(found) == 1 and "nothing in this function uses gradients" in found[0], found

@@ -86,7 +86,23 @@ def classify_grad_mode(expr: ast.AST, imports: ImportMap) -> Optional[RegionKind
     return kind
 
 
+def entered_operand(expr: ast.AST) -> Optional[ast.expr]:
+    """For a ``with`` item that is a boolean expression of calls (``torch.no_grad() and
+    autocast()``): the operand whose context manager is entered. Objects are true, so ``and``
+    yields its last operand and ``or`` its first; None where an operand may be false."""
+    if not isinstance(expr, ast.BoolOp):
+        return None
+    if isinstance(expr.op, ast.And):
+        if all(isinstance(operand, ast.Call) for operand in expr.values[:-1]):
+            return expr.values[-1]
+        return None
+    return expr.values[0] if isinstance(expr.values[0], ast.Call) else None
+
+
 def _classify(expr: ast.AST, imports: ImportMap) -> Optional[RegionKind]:
+    entered = entered_operand(expr)
+    if entered is not None:
+        return _classify(entered, imports)  # `no_grad() and autocast()` enters autocast alone
     target = expr.func if isinstance(expr, ast.Call) else expr
     qual = imports.qualified_name(target)
     if qual in NO_GRAD_NAMES:

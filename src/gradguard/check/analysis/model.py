@@ -1238,6 +1238,21 @@ class SemanticModel:
         fn = self._method_of(info, method) if info is not None else None
         return accumulated_parameters(self._scope_text(fn)) if fn is not None else ()
 
+    def instance_method_trains(self, value: Value, method: str) -> bool:
+        """Whether ``value.method(...)`` backpropagates: ``value`` an instance of a class of the
+        file or of another file of the run whose ``method`` does, in its own body or through the
+        instance's other methods (an agent's ``agent.update(...)`` running ``loss.backward()``)."""
+        if value.kind not in (Kind.MODULE, Kind.OTHER) or value.ref is None:
+            return False
+        if value.ref.startswith("project:"):
+            fact = self.project.classes.get(value.ref[len("project:") :]) if self.project is not None else None
+            return fact is not None and method in fact.training_methods
+        info = self._class_table().get(value.ref)
+        definition = self._method_of(info, method) if info is not None else None
+        return definition is not None and (
+            self.function_summary(definition).trains or self._trains_through_self(info, definition)
+        )
+
     def module_loads_weights(self, value: Value) -> bool:
         """Whether a module's class (of the file or of another file of the run) loads weights in
         its own ``__init__`` (``CFA(checkpoint_name=path)`` runs ``self.load_state_dict(...)``):
@@ -4154,7 +4169,9 @@ class SemanticModel:
                             # (other receivers' values would need the functions' flows).
                             receiver_name = node.value.id if isinstance(node.value, ast.Name) else None
                             held = self._held_instance(node.value, own_class) if hit else None
-                            if held is not None:
+                            if hit and receiver_name is not None and self._names_own_class(node, owner):
+                                pass  # `Trainer.accuracy(model, loader)`, `cls.accuracy(...)`: this method
+                            elif held is not None:
                                 if held == "unknown":
                                     # `self.model.generate(...)`: maybe this class's; a caller only
                                     # where it runs without grad (`_callers_of`), else not all known
@@ -4198,6 +4215,30 @@ class SemanticModel:
             )
         self._call_sites[key] = sites
         return sites
+
+    def _names_own_class(self, node: ast.Attribute, owner: ast.ClassDef) -> bool:
+        """Whether the receiver of ``node`` (``Trainer.accuracy``) is the method's own class: its
+        name, which the module binds to that class alone, or ``cls`` in one of its class
+        methods."""
+        name = node.value.id  # type: ignore[attr-defined]
+        if name == "cls":
+            where = self._where(node)
+            scope = where.scope if where is not None else None
+            return (
+                isinstance(scope, FUNCTION_TYPES)
+                and any(dotted_name(deco) == "classmethod" for deco in scope.decorator_list)
+                and self._method_class(scope) is not None
+                and self._method_class(scope).node is owner
+            )
+        if name != owner.name or owner not in self.tree.body:
+            return False
+        definitions = self.scopes.module.definitions.get(name, ())
+        if len(definitions) != 1 or self.rebinds(name):
+            return False
+        where = self._where(node)
+        return where is not None and not (
+            isinstance(where.scope, FUNCTION_TYPES) and self._scope(where.scope).binds(name)
+        )
 
     def shadowed_method(self, scope: ast.AST) -> bool:
         """Whether ``scope`` is a method that a later definition of the same name in its class

@@ -3403,6 +3403,12 @@ def _uses_grad(ctx, nodes) -> bool:
                     and ctx.model.method_trains_everywhere(func.attr)
                 ):
                     return True  # `solver.train_eval()`: every class of the run defining it backpropagates
+                elif (
+                    isinstance(func, ast.Attribute)
+                    and func.attr not in MODULE_OWN_METHODS
+                    and ctx.model.instance_method_trains(ctx.model.value(func.value), func.attr)
+                ):
+                    return True  # `agent.update(...)` on an instance of a class whose `update` backpropagates
                 elif ctx.model.explainer_call(node):
                     return True  # `cam_extractor(class_idx, out)`: Grad-CAM backpropagates through the model
                 if (node.args or node.keywords) and _named_to_train(ctx, node):
@@ -5984,8 +5990,63 @@ class EvalWithGrad(Rule):
             print((y_test_pred == data_dict["y_test"]).double().mean())
             """
         ),
+        # A static method called through its class's name (`Trainer.accuracy(...)`) or a class
+        # method through `cls` runs in its caller's grad mode: here without grad.
+        Valid(
+            """
+            import torch
+
+
+            class Trainer:
+                @staticmethod
+                def accuracy(model, loader):
+                    preds = []
+                    for batch in loader:
+                        logits = model(**batch)["logits"]
+                        preds.append(torch.argmax(logits, dim=1))
+                    return torch.cat(preds)
+
+                @classmethod
+                def recall(cls, model, loader):
+                    return [model(x).argmax(1) for x in loader]
+
+                @staticmethod
+                @torch.no_grad()
+                def evaluate(model, loader):
+                    return Trainer.accuracy(model, loader)
+
+                @classmethod
+                @torch.no_grad()
+                def report(cls, model, loader):
+                    return cls.recall(model, loader)
+            """
+        ),
     )
     invalid = (
+        # The same call from a caller that leaves grad on.
+        Invalid(
+            """
+            import torch
+
+
+            class Trainer:
+                @staticmethod
+                def accuracy(model, loader):
+                    preds = []
+                    for batch in loader:
+                        logits = model(**batch)["logits"]
+                        preds.append(torch.argmax(logits, dim=1))
+                    return torch.cat(preds)
+
+                def evaluate(self, model, loader):
+                    return Trainer.accuracy(model, loader)
+            """,
+            line=9,
+            column=22,
+            message="`model(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, "
+            "wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # d2l's weight decay: an optimizer over the layer's weight picked by hand still trains it,
         # so its test loss is an evaluation of a trained model.
         Invalid(
