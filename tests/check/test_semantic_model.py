@@ -2580,3 +2580,37 @@ def test_a_parameter_annotated_callable_returns_what_its_annotation_says(returne
         """
     )
     assert value.kind is kind
+
+
+def test_an_attribute_a_class_calls_module_methods_on_is_a_module_though_made_by_calling_a_net():
+    # `net` is the network's class, handed in: `net(o_dim, a_dim)` builds the module, which
+    # `self.online_net.parameters()` shows (its name made the call look like a forward pass).
+    value, _ = ask(
+        """
+        import torch
+        class Agent:
+            def __init__(self, net, o_dim, a_dim):
+                self.online_net = net(o_dim, a_dim)
+                self.optimizer = torch.optim.Adam(self.online_net.parameters())
+
+            def act(self, state):
+                online = self.online_net
+                return online  # <- online
+        """
+    )
+    assert value.kind is Kind.MODULE
+
+
+def test_twin_an_attribute_made_by_calling_a_net_and_used_as_a_tensor_stays_a_tensor():
+    value, _ = ask(
+        """
+        class Encoder:
+            def __init__(self, net, x):
+                self.features = net(x)
+
+            def pooled(self):
+                found = self.features
+                return found.mean()  # <- found
+        """
+    )
+    assert value.kind is Kind.TENSOR

@@ -2659,7 +2659,13 @@ class SemanticModel:
         # `self.actors = [None for _ in range(n)]`, then `self.actors[i] = Actor(...)`: a list of
         # placeholders filled by index holds what is stored into it (`values.join`)
         values += [container(item) for item in self._attribute_items(info, attr, incomplete)]
-        return join_all(values) or UNKNOWN
+        found = join_all(values) or UNKNOWN
+        if found.kind is Kind.TENSOR and found.weak and _MODULE_USE_RE(attr).search(text):
+            # `self.online_net = net(o_dim, a_dim)` of a class handed in as `net`: named like a
+            # model, so its call looked like a forward pass; `self.online_net.parameters()` or
+            # `self.online_net(x)` shows a module, which no tensor is
+            return module(weak=True)
+        return found
 
     def _attribute_items(self, info: ClassInfo, attr: str, incomplete: list) -> list:
         """The values the class's methods store into items of ``self.<attr>`` (``self.actors[i] =
@@ -4429,6 +4435,16 @@ def _header_nodes(stmt: ast.stmt, lines: Optional[list] = None):
                 continue  # none of the lines lies in this part
         yield node, parent
         stack.extend((child, node) for child in children(node))
+
+
+@functools.lru_cache(maxsize=512)
+def _MODULE_USE_RE(attr: str) -> "re.Pattern[str]":
+    """`self.<attr>(`, `self.<attr>.parameters(`, `.state_dict(`, `.eval(` ...: a call, or a method
+    only a module has."""
+    return re.compile(
+        rf"\bself\.{re.escape(attr)}(?:\.(?:parameters|named_parameters|state_dict|load_state_dict|modules|"
+        rf"named_modules|children|eval|train))?\s*\("
+    )
 
 
 def _is_self_attribute(target: ast.AST, attr: str) -> bool:

@@ -4381,25 +4381,6 @@ class EvalWithGrad(Rule):
             print(reinforce(sample(net.emb, net.cell, net.fc, h0, start)))
             """
         ),
-        # A double DQN's loss: the online network's output on the next states only picks actions,
-        # but the function hands back the loss its caller backpropagates (`return loss, errors`).
-        Valid(
-            """
-            import torch
-            import torch.nn.functional as F
-
-            def compute_errors(online_model, target_model, states, actions, rewards, next_states, gamma=0.99):
-                q = online_model(states)
-                q_next = online_model(next_states)
-                next_q_target = target_model(next_states)
-                qa = q.gather(1, actions)
-                qa_next = next_q_target.gather(1, torch.max(q_next, 1)[1].unsqueeze(1))
-                expected = rewards + gamma * qa_next
-                errors = F.mse_loss(qa, expected.data, reduction="none")
-                loss = errors.mean()
-                return loss, errors
-            """
-        ),
         # A private attribute called in an evaluation loop, which nothing in the class uses as a
         # module: a function handed in (`self._fn = metric_fn`), not a model.
         Valid(
@@ -6021,8 +6002,129 @@ class EvalWithGrad(Rule):
                     return cls.recall(model, loader)
             """
         ),
+        # A function handing back the discriminator's loss: the generator's output, detached for
+        # it, is an input the step trains on (as where the step itself backpropagates).
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            class GAN:
+                def __init__(self, generator, discriminator):
+                    self.G = generator
+                    self.D = discriminator
+
+                def discriminator_loss(self, real, z):
+                    fake = self.G(z).detach()
+                    real_score = self.D(real)
+                    fake_score = self.D(fake)
+                    return F.softplus(-real_score).mean() + F.softplus(fake_score).mean()
+
+                def discriminator_hinge(self, real, z):
+                    fake = self.G(z)
+                    return F.relu(1 - self.D(real)).mean() + F.relu(1 + self.D(fake.detach())).mean()
+
+                def discriminator_bce(self, real, z):
+                    fake = self.G(z).detach()
+                    real_score, fake_score = self.D(real), self.D(fake)
+                    real_loss = F.binary_cross_entropy_with_logits(real_score, torch.ones_like(real_score))
+                    return real_loss + F.binary_cross_entropy_with_logits(fake_score, torch.zeros_like(fake_score))
+            """
+        ),
     )
     invalid = (
+        # The network's class handed in as `net`: `net(o_dim, a_dim)` builds the modules (their
+        # `.parameters()` and calls show it), and the target network's output is used detached.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class DQNAgent:
+                def __init__(self, net, o_dim, a_dim, gamma=0.99):
+                    self.gamma = gamma
+                    self.online_net = net(o_dim, a_dim)
+                    self.target_net = net(o_dim, a_dim)
+                    self.optimizer = torch.optim.Adam(self.online_net.parameters())
+                    self.loss_fn = nn.SmoothL1Loss()
+
+                def learn(self, states, actions, rewards, next_states):
+                    q_expected = self.online_net(states).gather(1, actions)
+                    q_next = self.target_net(next_states).max(1)[0].view(-1, 1)
+                    q_targets = rewards + self.gamma * q_next
+                    loss = self.loss_fn(q_expected, q_targets.detach())
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+            """,
+            line=15,
+            column=18,
+            message="`self.target_net(...)` runs with grad enabled, but what is computed from its output is only read "
+            "or used detached (`.detach()`) and never backpropagated: autograd records a graph for nothing, wasting "
+            "memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # A double DQN's loss, handed back to the caller that backpropagates it (`return loss,
+        # errors`): the online network's output on the next states only picks actions and the
+        # target's is read through `.data`; neither can be in the loss: each call is a site (the
+        # function, whose `q` is the loss, is not).
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+            def compute_errors(online_model, target_model, states, actions, rewards, next_states, gamma=0.99):
+                q = online_model(states)
+                q_next = online_model(next_states)
+                next_q_target = target_model(next_states)
+                qa = q.gather(1, actions)
+                qa_next = next_q_target.gather(1, torch.max(q_next, 1)[1].unsqueeze(1))
+                expected = rewards + gamma * qa_next
+                errors = F.mse_loss(qa, expected.data, reduction="none")
+                loss = errors.mean()
+                return loss, errors
+            """,
+            line=6,
+            column=14,
+            message="`online_model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
+            "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run "
+            "it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+            also=(
+                Finding(
+                    7,
+                    21,
+                    "`target_model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
+                    "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and "
+                    "time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+                ),
+            ),
+        ),
+        # A DQN's loss, handed back to the caller that backpropagates it: the target network's
+        # output, detached at once, cannot be in it.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch import nn
+
+
+            class Agent:
+                def __init__(self):
+                    self.q_network = nn.Linear(4, 2)
+                    self.target_q_network = nn.Linear(4, 2)
+
+                def _compute_loss(self, state, action, reward, next_state):
+                    q_value = self.q_network(state).gather(1, action)
+                    next_q = self.target_q_network(next_state).max(dim=1, keepdim=True)[0].detach()
+                    return F.smooth_l1_loss(q_value, reward + 0.99 * next_q)
+            """,
+            line=13,
+            column=18,
+            message="`self.target_q_network(...)` runs with grad enabled, but its output is only read (`.data`, "
+            "`.item()`, printing) and never backpropagated: autograd records a graph for nothing, wasting memory "
+            "and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # The same call from a caller that leaves grad on.
         Invalid(
             """
@@ -9633,7 +9735,18 @@ class EvalWithGrad(Rule):
             )
             for sub in ctx.model.own_nodes(node)
         ) and not _callers_only_read(ctx, node):
-            return  # a loss handed back: a caller may backpropagate it (not where every caller drops or reads it)
+            # A loss handed back: a caller may backpropagate it (not where every caller drops or
+            # reads it). A call whose output is only read or detached here cannot be in it: a
+            # DQN's `target_net(s2).max(1)[0].detach()` in its `_compute_loss` is a site.
+            reported: set = set()
+            ctx.scopes.append(node)
+            try:
+                for candidate in unit.model_calls:
+                    if candidate.why == "read-only" and self._runs_another_model(ctx, unit, node):
+                        self._report_read_only(ctx, candidate.call, node, reported, returns_loss=True)
+            finally:
+                ctx.scopes.pop()
+            return
         # The walk has left the function: its scope is put back while the candidates are judged,
         # so that what asks `ctx.function` (which calls' results are only read, the method's
         # class) asks of this function, not of the code around it.
@@ -9679,8 +9792,7 @@ class EvalWithGrad(Rule):
             # detached): only the calls whose output is only read are sites, each on its own.
             reported: set = set()
             for candidate in unit.model_calls:
-                call = candidate.call
-                self._report_unused_output(ctx, call, function, reported, _read_only_message(ctx, call), only_read=True)
+                self._report_read_only(ctx, candidate.call, function, reported, returns_loss=True)
             return
         if not _uses_grad(ctx, nodes) and not _kept_for_training(ctx, unit, function):
             # A function is one site (its fix wraps it); a script's or notebook's code has no
@@ -9777,23 +9889,7 @@ class EvalWithGrad(Rule):
                     ctx, call, so_far=not _may_be_evaluation_data(ctx, call) or _made_up_input(ctx, call)
                 )
             ):
-                message = _read_only_message(ctx, call)
-                if (
-                    message is _DETACHED_MESSAGE
-                    and _backpropagated(ctx, scope, ctx.parent(ctx.parent(call)))
-                    and _handed_to_a_model(ctx, scope, _statement(ctx, call))
-                ):
-                    # `fake = G(z).detach()` for the discriminator's step: an input the step
-                    # trains on, not an evaluation (no graph is kept); not a target only a loss
-                    # takes (`target_q = target_net(s2).detach()`, `mse(q, target_q)`)
-                    continue
-                # only read (`analysis.read_only`, which follows `.detach()` and reads): no name
-                # chain to a backward pass is asked for (`td_target = r + g * V(s2)`, then
-                # `loss(td_target.detach(), V(s))`); not for a generator's output fed detached to
-                # the model the step trains (`D(fake.detach())`), an input as above
-                self._report_unused_output(
-                    ctx, call, scope, reported, message, only_read=not _fed_detached_to_a_call(ctx, call, scope)
-                )
+                self._report_read_only(ctx, call, scope, reported)
             elif candidate.why in ("eval-mode", "eval-data", "eval-call"):
                 if candidate.tests_own:
                     continue  # a test of modules it builds, over an input that requires grad
@@ -9841,6 +9937,31 @@ class EvalWithGrad(Rule):
         return any(
             isinstance(node, ast.Call) and id(node) not in candidates and self._is_model_call(ctx, node)
             for node in ctx.model.own_nodes(function)
+        )
+
+    def _report_read_only(
+        self, ctx, call: ast.Call, scope: ast.AST, reported: set, returns_loss: bool = False
+    ) -> None:
+        """Report a model call, in code that trains (``returns_loss``: in a function handing
+        back a loss its callers backpropagate), whose output is only read or detached."""
+        if returns_loss and _fed_detached_to_a_call(ctx, call, scope):
+            return  # `fake = gen(noise)`, `disc(fake.detach())` in a discriminator's loss: an input, as inline
+        message = _read_only_message(ctx, call)
+        if (
+            message is _DETACHED_MESSAGE
+            and (returns_loss or _backpropagated(ctx, scope, ctx.parent(ctx.parent(call))))
+            and _handed_to_a_model(ctx, scope, _statement(ctx, call))
+        ):
+            # `fake = G(z).detach()` for the discriminator's step: an input the step
+            # trains on, not an evaluation (no graph is kept); not a target only a loss
+            # takes (`target_q = target_net(s2).detach()`, `mse(q, target_q)`)
+            return
+        # only read (`analysis.read_only`, which follows `.detach()` and reads): no name
+        # chain to a backward pass is asked for (`td_target = r + g * V(s2)`, then
+        # `loss(td_target.detach(), V(s))`); not for a generator's output fed detached to
+        # the model the step trains (`D(fake.detach())`), an input as above
+        self._report_unused_output(
+            ctx, call, scope, reported, message, only_read=not _fed_detached_to_a_call(ctx, call, scope)
         )
 
     def _report_unused_output(
