@@ -890,3 +890,45 @@ def test_twin_a_parameter_rebound_to_values_that_keep_its_graph_is_not():
     print(scaled(out, y))
     """
     assert _with_functions(code) == []
+
+
+ACTOR_CRITIC_STEP = """
+    def train_model(net, optimizer, next_state, reward, {parameters}):
+        _, next_value = net(next_state)
+        pred = reward + 0.99 * next_value[0]
+        td_error = pred - value[0]
+        loss = -torch.log(policy[0]) * td_error.item() + (value[0] - pred.detach()).pow(2)
+        loss.backward()
+"""
+
+
+def _function_only_read(code: str) -> list:
+    tree = ast.parse(textwrap.dedent(code))
+    function = tree.body[0]
+    found = read_only_calls(function, ImportMap(tree).qualified_name, graph_source=lambda call: False)
+    return [ast.unparse(n) for n in ast.walk(function) if isinstance(n, ast.Call) and id(n) in found]
+
+
+def test_a_loss_computed_from_the_function_s_parameters_takes_its_graph_from_them():
+    # `policy` and `value` come from the caller's forward pass: the backward takes its graph from
+    # them, not from a hook of `net(next_state)`, whose output is only read or detached
+    assert _function_only_read(ACTOR_CRITIC_STEP.format(parameters="policy, value")) == ["net(next_state)"]
+
+
+def test_twin_a_loss_computed_from_names_the_function_never_binds_may_take_a_hook_s_graph():
+    # `policy` and `value` are globals here, not parameters: no source is shown
+    assert _function_only_read(ACTOR_CRITIC_STEP.format(parameters="gamma=0.99")) == []
+
+
+def test_twin_a_parameter_used_only_as_a_size_or_an_index_is_no_graph_source():
+    # `batch_size` reaches the loss only through `.expand(batch_size, ...)`: it carries no graph
+    code = """
+        def compute_td_loss(batch_size):
+            dist = current_model(state)
+            index = action.expand(batch_size, 1, n)
+            dist = dist.gather(1, index)
+            tau = dist.argmax(1).float()
+            loss = (tau * huber(u)).sum()
+            loss.backward()
+    """
+    assert _function_only_read(code) == []

@@ -232,6 +232,12 @@ def read_only_calls(
     valued: set = set()  # calls whose values (not only their shape) are read directly
     # what each name is assigned, for following a backward pass's loss back (made once, if asked)
     assignments = _assignments_by_name(own) if graph_source is not None and backward_calls else {}
+    if assignments and isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        # A parameter (`policy`, `value` from the caller's forward pass) is where a loss computed
+        # from it takes its graph: `train_model(net, optimizer, transition, policy, value)`.
+        for arg in (*scope.args.posonlyargs, *scope.args.args, *scope.args.kwonlyargs):
+            if arg.arg not in ("self", "cls"):
+                assignments.setdefault(arg.arg, []).insert(0, (0, _PARAMETER, scope))
     for key, (assignment, names, _value) in bound.items():
         loop = _innermost_loop(assignment, loops)
         end = (loop.end_lineno or loop.lineno) if loop is not None else None
@@ -906,6 +912,10 @@ def _backward_fed_elsewhere(
     )
 
 
+# What ``_assignments_by_name`` holds for a function's parameter: assigned by its caller.
+_PARAMETER = ast.Constant(value=None)
+
+
 def _assignments_by_name(own: list) -> dict:
     """name -> [(line, value, statement)] of a scope's assignments and augmented assignments to
     names."""
@@ -946,9 +956,9 @@ def _computed_from_source(
     seen: set = set()
     while stack:
         node, at = stack.pop()
-        todo = [node]
+        todo = [(node, True)]  # (node, whether it is a value operand: not a method's argument nor an index)
         while todo:
-            sub = todo.pop()
+            sub, operand = todo.pop()
             t = type(sub)
             if t is ast.Attribute and (sub.attr in _READING_ATTRIBUTES or sub.attr in _READING_METHODS):  # type: ignore[attr-defined]
                 continue  # `target_q.detach()`: no graph from there
@@ -958,13 +968,24 @@ def _computed_from_source(
                 earlier = [found for found in assigned.get(sub.id, ()) if found[0] < at]  # type: ignore[attr-defined]
                 if earlier:
                     found = max(earlier, key=lambda item: item[0])
+                    if found[1] is _PARAMETER:
+                        if operand:
+                            return True  # the function's parameter, with its caller's graph
+                        continue  # `.expand(batch_size, 1)`, `x[idx]`: a size or an index
                     if found[2] is not judged_assignment and id(found[1]) not in seen:
                         seen.add(id(found[1]))
                         stack.append((found[1], found[0]))
                 continue
             if t in _NESTED:
                 continue
-            todo.extend(ast.iter_child_nodes(sub))
+            if t is ast.Call and type(sub.func) is ast.Attribute:  # type: ignore[attr-defined]
+                todo.append((sub.func, operand))  # type: ignore[attr-defined]
+                todo.extend((arg, False) for arg in (*sub.args, *(k.value for k in sub.keywords)))  # type: ignore[attr-defined]
+            elif t is ast.Subscript:
+                todo.append((sub.value, operand))  # type: ignore[attr-defined]
+                todo.append((sub.slice, False))  # type: ignore[attr-defined]
+            else:
+                todo.extend((child, operand) for child in ast.iter_child_nodes(sub))
     return False
 
 
