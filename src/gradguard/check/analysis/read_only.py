@@ -61,6 +61,7 @@ from gradguard.check.analysis.vocabulary import (
     GRAPH_ENDING_STEPS,
     INFERENCE_NAMES,
     NO_GRAD_NAMES,
+    OPERAND_METHODS,
     PYTHON_VALUE_METHODS,
     READ_ATTRIBUTES,
     VALUES_AND_INDICES_ALONG_A_DIMENSION,
@@ -234,7 +235,8 @@ def read_only_calls(
     assignments = _assignments_by_name(own) if graph_source is not None and backward_calls else {}
     if assignments and isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
         # A parameter (`policy`, `value` from the caller's forward pass) is where a loss computed
-        # from it takes its graph: `train_model(net, optimizer, transition, policy, value)`.
+        # from it takes its graph: `train_model(net, optimizer, transition, policy, value)`; not
+        # one read by a key (`features["conv"]`, which a forward hook of the call may fill).
         for arg in (*scope.args.posonlyargs, *scope.args.args, *scope.args.kwonlyargs):
             if arg.arg not in ("self", "cls"):
                 assignments.setdefault(arg.arg, []).insert(0, (0, _PARAMETER, scope))
@@ -246,13 +248,15 @@ def read_only_calls(
             if (
                 later
                 and not _called_again(assignment, loop, calls, qualified_name)
-                and not _backward_fed_elsewhere(assignment, loop, backward_calls, assignments, graph_source)
+                and not _backward_fed_elsewhere(
+                    assignment, loop, backward_calls, assignments, graph_source, qualified_name
+                )
             ):
                 continue  # a backward pass later in the loop: a forward hook may feed it
         elif (
             _backward_follows(assignment, blocks, backward_lines, rebound.next_after(names, assignment))
             and not _called_again(assignment, None, calls, qualified_name)
-            and not _backward_fed_elsewhere(assignment, None, backward_calls, assignments, graph_source)
+            and not _backward_fed_elsewhere(assignment, None, backward_calls, assignments, graph_source, qualified_name)
         ):
             continue
         # The uses that may see the result: after the assignment, and in a loop, anywhere in
@@ -888,6 +892,7 @@ def _backward_fed_elsewhere(
     backward_calls: list,
     assignments: dict,
     graph_source: Optional[Callable[[ast.Call], bool]],
+    qualified_name=None,
 ) -> bool:
     """Whether every backward pass after the assignment, in its loop (``None``: the scope),
     backpropagates a loss computed from another call that runs a model (``graph_source``): the
@@ -907,7 +912,9 @@ def _backward_fed_elsewhere(
         return False
     judged = {id(sub) for sub in walk_in_order(assignment.value) if type(sub) is ast.Call}
     return all(
-        _computed_from_source(_backpropagated(call), call.lineno, assignments, assignment, judged, graph_source)
+        _computed_from_source(
+            _backpropagated(call), call.lineno, assignments, assignment, judged, graph_source, qualified_name
+        )
         for call in passes
     )
 
@@ -947,6 +954,7 @@ def _computed_from_source(
     judged_assignment: ast.AST,
     judged: set,
     graph_source: Callable[[ast.Call], bool],
+    qualified_name=None,
 ) -> bool:
     """Whether ``expr`` (at ``line``) is computed from a call ``graph_source`` accepts (not one
     of ``judged``), through the names it uses, each taken from its last assignment before
@@ -978,11 +986,21 @@ def _computed_from_source(
                 continue
             if t in _NESTED:
                 continue
-            if t is ast.Call and type(sub.func) is ast.Attribute:  # type: ignore[attr-defined]
-                todo.append((sub.func, operand))  # type: ignore[attr-defined]
-                todo.extend((arg, False) for arg in (*sub.args, *(k.value for k in sub.keywords)))  # type: ignore[attr-defined]
+            if t is ast.Call:
+                func = sub.func  # type: ignore[attr-defined]
+                qual = qualified_name(func) if qualified_name is not None else None
+                method = type(func) is ast.Attribute and qual is None
+                # `loss_fn(...)`: a callee is no operand (`x.mean()`: the receiver is); the arguments
+                # of a torch function are (`F.mse_loss(value[0], target)`), of a method only where it
+                # computes with them (`a.mul(b)`; not `x.expand(batch_size, 1)` nor
+                # `replay_buffer.sample(batch_size)`), of anything else not
+                todo.append((func, operand and method))
+                passes = (qual or "").startswith("torch.") or (method and func.attr in OPERAND_METHODS)
+                todo.extend((arg, operand and passes) for arg in (*sub.args, *(k.value for k in sub.keywords)))  # type: ignore[attr-defined]
             elif t is ast.Subscript:
-                todo.append((sub.value, operand))  # type: ignore[attr-defined]
+                keyed = type(sub.slice) is ast.Constant and isinstance(sub.slice.value, str)  # type: ignore[attr-defined]
+                # `features["conv"]`: a dict a forward hook may fill, no tensor handed in
+                todo.append((sub.value, operand and not keyed))  # type: ignore[attr-defined]
                 todo.append((sub.slice, False))  # type: ignore[attr-defined]
             else:
                 todo.extend((child, operand) for child in ast.iter_child_nodes(sub))

@@ -181,6 +181,14 @@ TENSOR_ONLY_METHODS = INPLACE_VALUE_METHODS | {
 TENSOR_RESULT_METHODS = _words("contiguous detach permute unsqueeze expand narrow")
 # Tensor methods whose argument must be a tensor too (``ys.type_as(src.data)``).
 TENSOR_ARGUMENT_METHODS = frozenset({"type_as", "expand_as", "view_as", "reshape_as"})
+# Tensor methods whose arguments are operands of arithmetic (`a.mul(b)`): what they return is
+# computed from those arguments, with their graphs. Other methods' arguments are sizes, indices
+# or settings (`action.expand(batch_size, 1)`), or belong to objects other than tensors
+# (`replay_buffer.sample(batch_size)`).
+OPERAND_METHODS = _words(
+    """add sub mul div true_divide matmul mm bmm pow dot mv addmm lerp minimum maximum where
+    add_ sub_ mul_ div_ pow_ masked_fill expand_as type_as"""
+)
 # torch functions whose first argument must be a tensor (``torch.mean(source, 0)``; numpy
 # arrays, lists and numbers are refused), besides every ``torch.nn.functional`` function.
 TENSOR_ONLY_FUNCTIONS = _words(
