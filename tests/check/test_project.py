@@ -2699,3 +2699,98 @@ def test_twin_a_method_of_another_file_s_class_that_does_not_backpropagate_uses_
     write(tmp_path, "maddpg.py", MADDPG)
     found = [line for line in findings(capsys, tmp_path) if "maddpg.py" in line and "GG201" in line]
     assert len(found) == 1 and "nothing in this function uses gradients" in found[0], found
+
+
+VQ_MODEL = """
+    from torch import nn
+
+
+    class Encoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 8, 3)
+
+        def forward(self, x):
+            return self.conv(x)
+
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self._encoder = Encoder()
+            self._decoder = nn.ConvTranspose2d(8, 3, 3)
+
+        def forward(self, x):
+            return self._decoder(self._encoder(x))
+"""
+
+VQ_PROCESS = """
+    import torch
+    from model import Model
+
+
+    class Process:
+        def __init__(self, loader):
+            self.model = Model()
+            self.loader = loader
+
+        def show(self):
+            self.model.eval()
+            originals, _ = next(iter(self.loader))
+            reconstructions = self.model._decoder(self.model._encoder(originals))
+            print(reconstructions.cpu().data)
+"""
+
+
+def test_a_layer_another_file_s_module_class_stores_is_a_module(tmp_path, capsys):
+    # `self.model._encoder(x)`: a part of the model, with its weights, run with grad after `eval()`
+    write(tmp_path, "model.py", VQ_MODEL)
+    write(tmp_path, "process.py", VQ_PROCESS)
+    found = [line for line in findings(capsys, tmp_path) if "process.py" in line and "GG201" in line]
+    assert len(found) == 1 and "process.py:14:" in found[0], found
+
+
+def test_twin_an_attribute_another_file_s_class_stores_a_function_s_result_under_is_not_known(tmp_path, capsys):
+    model = VQ_MODEL.replace("self._encoder = Encoder()", "self._encoder = make_encoder()").replace(
+        "self._decoder = nn.ConvTranspose2d(8, 3, 3)", "self._decoder = make_decoder()"
+    )
+    write(tmp_path, "model.py", model)
+    write(tmp_path, "process.py", VQ_PROCESS)
+    found = [line for line in findings(capsys, tmp_path) if "process.py" in line and "GG201" in line]
+    assert found == [], found
+
+
+def test_twin_a_parameter_another_file_s_module_class_stores_stays_a_tensor(tmp_path, capsys):
+    # `self.weight = nn.Parameter(...)`: a tensor, whose `.data` write GG102 reports
+    write(
+        tmp_path,
+        "layers.py",
+        """
+        import torch
+        from torch import nn
+
+
+        class Conv2D(nn.Module):
+            def __init__(self, kernel_size):
+                super().__init__()
+                self.weight = nn.Parameter(torch.randn(kernel_size))
+
+            def forward(self, x):
+                return x * self.weight
+        """,
+    )
+    write(
+        tmp_path,
+        "fit.py",
+        """
+        import torch
+        from layers import Conv2D
+
+        conv2d = Conv2D(kernel_size=(1, 2))
+        for x, y in data:
+            ((conv2d(x) - y) ** 2).sum().backward()
+            conv2d.weight.data -= 0.01 * conv2d.weight.grad
+        """,
+    )
+    found = [line for line in findings(capsys, tmp_path) if "fit.py" in line and "GG102" in line]
+    assert len(found) == 1, found

@@ -932,3 +932,30 @@ def test_twin_a_parameter_used_only_as_a_size_or_an_index_is_no_graph_source():
             loss.backward()
     """
     assert _function_only_read(code) == []
+
+
+SAVE_IMAGES = """
+import torchvision
+import matplotlib.pyplot as plt
+
+def save_img(imgs, e):
+    imgs = imgs.reshape(imgs.shape[0], 1, 28, 28)
+    imgs = imgs.clamp(0, 1)
+    imgs = torchvision.utils.make_grid(imgs, nrow=8).detach().cpu().numpy()
+    plt.imshow(imgs.transpose(1, 2, 0))
+    {last}
+
+samples = generator(z)
+save_img(samples, epoch)
+"""
+
+
+def test_a_parameter_reshaped_mapped_then_detached_under_its_own_name_is_only_read():
+    # each store of `imgs` gives it its own values back (a view, a clamp) or a copy without graph
+    assert _with_functions(SAVE_IMAGES.format(last="plt.savefig(f'{e}.jpg')")) == ["generator(z)"]
+
+
+def test_twin_a_parameter_rebound_to_something_else_on_the_way_is_not_only_read():
+    # `imgs = decoder(imgs)` keeps a graph in the name the function then hands on
+    code = SAVE_IMAGES.format(last="keep(imgs)").replace("imgs = imgs.clamp(0, 1)", "imgs = decoder(imgs)")
+    assert "generator(z)" not in _with_functions(code.replace(".detach().cpu().numpy()", ""))

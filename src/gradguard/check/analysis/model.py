@@ -2492,6 +2492,9 @@ class SemanticModel:
             fact = self.project.classes.get(receiver.ref[len("project:") :])  # type: ignore[index]
             if fact is not None and (attr in fact.quiet_methods or attr in fact.running_methods):
                 return UNKNOWN  # a method of another file's class
+            if fact is not None and receiver.kind is Kind.MODULE and attr in fact.submodules:
+                # `self.model._encoder` of another file's `Model`: a layer it stores, with its weights
+                return Value(Kind.MODULE, Grad.NO, receiver.roles, weak=receiver.weak)
         if attr in ("weight", "bias") or vocab.RNN_PARAMETER_RE.match(attr):
             # `lstm_cell.weight_ih`, `lstm.bias_hh_l0`: a recurrent layer's parameters
             return tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=receiver.weak)

@@ -93,6 +93,9 @@ class ClassFact:
     # Its methods that backpropagate, in their own body or through the instance's other methods
     # (a solver's `train_eval` calling `self.run_epoch(epoch, is_training=True)`).
     training_methods: frozenset = frozenset()
+    # Attributes its body stores modules under and nothing else it constructs (`self._encoder =
+    # Encoder(...)`, `self.fc = nn.Linear(...)`): `model._encoder(x)` runs a part of the model.
+    submodules: frozenset = frozenset()
 
 
 @dataclass
@@ -394,7 +397,8 @@ class ProjectIndex:
                 f"{name}:{fact.module}:{fact.dataset}:{sorted(fact.layers)}:{fact.backpropagates}:"
                 f"{sorted(fact.quiet_methods)}:{sorted(fact.running_methods)}:{fact.loads_weights}:"
                 f"{sorted(fact.accumulating)}:{sorted(fact.held_model_methods)}:{sorted(fact.delegating_methods)}:"
-                f"{fact.parameterless}:{fact.differentiates}:{sorted(fact.training_methods)}\n".encode()
+                f"{fact.parameterless}:{fact.differentiates}:{sorted(fact.training_methods)}:"
+                f"{sorted(fact.submodules)}\n".encode()
             )
         for name in sorted(self.instances):
             h.update(f"instance {name}:{self.instances[name]}\n".encode())
@@ -657,6 +661,9 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
             and _holds_no_parameters(bodies[qualified], methods.get("__init__", "")),
             _DIFFERENTIATES_RE.search(bodies[qualified]) is not None,
             _training_methods(methods),
+            _stored_submodules(bodies[qualified], module_classes_by_short)
+            if qualified in module_classes
+            else frozenset(),
         )
     for name, (_path, text) in texts.items():
         index.instances.update(_module_instances(name, text, index.classes))
@@ -869,6 +876,23 @@ def _running_methods(methods: dict, quiet: frozenset) -> frozenset:
     running = _callers_too(running, direct)
     running.discard("forward")
     return frozenset(running)
+
+
+# `self.<attr> = <callee>(`, the callee spelt with its module path (`nn.Linear`, `torch.nn.GRU`).
+_STORED_CALL_RE = re.compile(r"\bself\.(\w+)\s*=\s*([\w.]+)\s*\(")
+
+
+def _stored_submodules(body: str, module_classes_by_short: dict) -> frozenset:
+    """The attributes a module class's body stores modules under (a torch.nn layer or a module
+    class of the run) and nothing else it constructs or calls."""
+    modules: set = set()
+    others: set = set()
+    for attr, callee in _STORED_CALL_RE.findall(body):
+        last = callee.rsplit(".", 1)[-1]
+        # `nn.Parameter(...)`, `nn.ParameterList(...)`: tensors, not layers
+        layer = callee.startswith(("nn.", "torch.nn.")) and last[:1].isupper() and not last.startswith("Parameter")
+        (modules if layer or last in module_classes_by_short else others).add(attr)
+    return frozenset(modules - others)
 
 
 def _training_methods(methods: dict) -> frozenset:

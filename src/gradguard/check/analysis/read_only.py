@@ -1293,6 +1293,19 @@ def parameters_only_read(function: ast.AST, qualified_name, own: Optional[list] 
     # `p = torch.transpose(p, 0, 1)`: the same values handed back to the name, which stays wanted
     passing = _passing_rebinds(own, wanted, qualified_name)
     dropping = _dropping_rebinds(own, wanted)  # `y_hat = y_hat.argmax(axis=1)`: a read, then values without graph
+    # every store of a name one of them (`imgs = imgs.reshape(n, 1, 28, 28)`, `imgs = imgs.clamp(0, 1)`, then
+    # `imgs = make_grid(imgs).detach().cpu().numpy()`): the name stays wanted; otherwise it is not
+    stores: dict = {}
+    for node in own:
+        if type(node) is ast.Name and type(node.ctx) is ast.Store and node.id in wanted:  # type: ignore[attr-defined]
+            stores[node.id] = stores.get(node.id, 0) + 1  # type: ignore[attr-defined]
+    kept = {
+        name
+        for name in stores
+        if sum(1 for statement in (*passing, *dropping) if statement.targets[0].id == name) == stores[name]
+    }
+    passing = [statement for statement in passing if statement.targets[0].id in kept]
+    dropping = [statement for statement in dropping if statement.targets[0].id in kept]
     rebound = {id(t) for statement in (*passing, *dropping) for t in statement.targets}
     wanted -= {n.id for n in own if type(n) is ast.Name and type(n.ctx) is not ast.Load and id(n) not in rebound}
     wanted -= _names_in_nested_code(own, wanted)
@@ -1373,14 +1386,19 @@ _PASSING_FUNCTIONS = frozenset(
 )
 
 
+# Methods computing, element by element, new values from a tensor alone (`imgs.clamp(0, 1)`): the
+# name they are bound back to holds the same graph, one step longer.
+_ELEMENTWISE_PASSING = frozenset(
+    {"clamp", "clip", "clamp_min", "clamp_max", "abs", "sigmoid", "tanh", "exp", "relu", "neg"}
+)
+
+
 def _passing_rebinds(own: list, wanted: set, qualified_name) -> list:
-    """The assignments ``p = torch.transpose(p, 0, 1)`` / ``p = p.view(-1)`` that give a wanted
-    name its own values back, reshaped, where every store of that name is one of them."""
+    """The assignments ``p = torch.transpose(p, 0, 1)`` / ``p = p.view(-1)`` / ``p = p.clamp(0, 1)``
+    that give a wanted name its own values back, reshaped or mapped element by element (the caller
+    keeps them where every store of the name is one of them or of ``_dropping_rebinds``)."""
     found: dict = {}
-    stored: dict = {}
     for node in own:
-        if type(node) is ast.Name and type(node.ctx) is ast.Store and node.id in wanted:  # type: ignore[attr-defined]
-            stored[node.id] = stored.get(node.id, 0) + 1  # type: ignore[attr-defined]
         if type(node) is not ast.Assign or len(node.targets) != 1 or type(node.targets[0]) is not ast.Name:  # type: ignore[attr-defined]
             continue
         name = node.targets[0].id  # type: ignore[attr-defined]
@@ -1388,8 +1406,12 @@ def _passing_rebinds(own: list, wanted: set, qualified_name) -> list:
         if name not in wanted or type(value) is not ast.Call:
             continue
         func = value.func
-        if type(func) is ast.Attribute and func.attr in ALIAS_METHODS and _base_name(func.value, {name}) is not None:
-            found.setdefault(name, []).append(node)  # `p = p.view(-1)`
+        if (
+            type(func) is ast.Attribute
+            and (func.attr in ALIAS_METHODS or func.attr in _ELEMENTWISE_PASSING)
+            and _base_name(func.value, {name}) is not None
+        ):
+            found.setdefault(name, []).append(node)  # `p = p.view(-1)`, `p = p.clamp(0, 1)`
         elif (
             value.args
             and type(value.args[0]) is ast.Name
@@ -1398,24 +1420,30 @@ def _passing_rebinds(own: list, wanted: set, qualified_name) -> list:
             and (qualified_name(func) or "").startswith("torch.")
         ):
             found.setdefault(name, []).append(node)  # `p = torch.transpose(p, 0, 1)`
-    return [node for name, nodes in found.items() if len(nodes) == stored.get(name) for node in nodes]
+    return [node for nodes in found.values() for node in nodes]
 
 
 def _dropping_rebinds(own: list, wanted: set) -> list:
     """The assignments ``y_hat = y_hat.argmax(axis=1)`` / ``p = p.data.cpu().numpy()`` that read
-    a wanted name through a step leaving no graph and bind the result to it, where every store of
-    that name is one of them (d2l's ``accuracy``): what the name holds after one is a copy
-    without graph."""
+    a wanted name through a step leaving no graph and bind the result to it (d2l's ``accuracy``):
+    what the name holds after one is a copy without graph."""
     found: dict = {}
-    stored: dict = {}
     for node in own:
-        if type(node) is ast.Name and type(node.ctx) is ast.Store and node.id in wanted:  # type: ignore[attr-defined]
-            stored[node.id] = stored.get(node.id, 0) + 1  # type: ignore[attr-defined]
         if type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:  # type: ignore[attr-defined]
             name = node.targets[0].id  # type: ignore[attr-defined]
-            if name in wanted and _drops_graph(node.value, name, GRAD_DROPPING | GRAPH_ENDING_STEPS):  # type: ignore[attr-defined]
+            if name in wanted and (
+                _drops_graph(node.value, name, GRAD_DROPPING | GRAPH_ENDING_STEPS)  # type: ignore[attr-defined]
+                or _read_on_the_way_only(node.value, name)  # type: ignore[attr-defined]
+            ):
                 found.setdefault(name, []).append(node)
-    return [node for name, nodes in found.items() if len(nodes) == stored.get(name) for node in nodes]
+    return [node for nodes in found.values() for node in nodes]
+
+
+def _read_on_the_way_only(value: ast.AST, name: str) -> bool:
+    """``make_grid(imgs, nrow=8).detach().cpu().numpy()``: every use of ``name`` in ``value`` is
+    read on the way up (whatever the call does with it, its result is detached at once)."""
+    found = _reads_on_the_way(value, {name}, {})
+    return bool(found) and all(read is _VALUE for _, read in found)
 
 
 def _indices_taken(node: ast.Assign, wanted: set, qualified_name) -> bool:
