@@ -66,8 +66,11 @@ grad is already disabled. For
 `p.data = t` it writes `p.copy_(t)`. These fixes are unsafe: where a graph really did save the
 tensor, the fixed code raises at backward instead of silently computing wrong gradients, and
 `p.copy_(t)` needs `t` to broadcast to `p`'s shape and converts it to `p`'s dtype and device,
-where `p.data = t` replaced all three. No fix is offered where the write is part of a larger
-statement or expression.
+where `p.data = t` replaced all three. `p.copy_(t)` also writes into `p`'s own storage, where
+`p.data = t` gave `p` another one: a tensor sharing the old storage (a `backup = p.data` or
+`p.detach()` taken before, as in an EMA weight swap) kept the old values before the fix and sees
+the new ones after it; keep such a backup with `.clone()`. No fix is offered where the write is
+part of a larger statement or expression.
 For `nn.init.*_(w.data)` the fix drops `.data` and is safe: every `nn.init` function already
 runs under `torch.no_grad()`, so the only change is that the version counter is bumped.
 """

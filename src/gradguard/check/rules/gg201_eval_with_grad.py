@@ -9939,9 +9939,7 @@ class EvalWithGrad(Rule):
             for node in ctx.model.own_nodes(function)
         )
 
-    def _report_read_only(
-        self, ctx, call: ast.Call, scope: ast.AST, reported: set, returns_loss: bool = False
-    ) -> None:
+    def _report_read_only(self, ctx, call: ast.Call, scope: ast.AST, reported: set, returns_loss: bool = False) -> None:
         """Report a model call, in code that trains (``returns_loss``: in a function handing
         back a loss its callers backpropagate), whose output is only read or detached."""
         if returns_loss and _fed_detached_to_a_call(ctx, call, scope):

@@ -268,8 +268,67 @@ class NoGradWithoutEval(Rule):
                         net(x)
             """,
         ),
+        # A method running `self.forward(x)` under `no_grad`, called after `model.eval()`: its
+        # callers switch the instance.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.body = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.Linear(8, 2))
+
+                def predict(self, x):
+                    with torch.no_grad():
+                        return torch.argmax(self.forward(x), dim=1)
+
+                def forward(self, x):
+                    return self.body(x)
+
+
+            def classify(path, xs):
+                model = Net()
+                model.load_state_dict(torch.load(path))
+                model.eval()
+                return [model.predict(x) for x in xs]
+            """
+        ),
     )
     invalid = (
+        # The same class, never switched to eval mode in the file.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.body = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.Linear(8, 2))
+
+                def predict(self, x):
+                    with torch.no_grad():
+                        return torch.argmax(self.forward(x), dim=1)
+
+                def forward(self, x):
+                    return self.body(x)
+
+
+            def classify(path, xs):
+                model = Net()
+                model.load_state_dict(torch.load(path))
+                return [model.predict(x) for x in xs]
+            """,
+            line=12,
+            column=33,
+            message="`self` is evaluated under `no_grad` in training mode: its batch norm layers normalise with the "
+            "batch's statistics and update their running averages; call `self.eval()` before evaluating (and "
+            "`self.train()` to resume training)",
+        ),
         # A torchvision model is built in training mode, with batch norm.
         Invalid(
             """
@@ -458,6 +517,8 @@ class NoGradWithoutEval(Rule):
             return
         if _switched_somewhere(ctx, shown) or _trained_in_region(ctx, node, shown):
             return
+        if shown == "self" and _instance_switched(ctx):
+            return  # `model.eval()` before `model.predict(x)`, whose `self.forward(x)` this is
         if not _evaluates(ctx, node, scope):
             return
         if _handed_to_a_switcher(ctx, scope, shown, node):
@@ -498,6 +559,33 @@ def _switched_somewhere(ctx, shown: str) -> bool:
     if not (f"{shown}.eval(" in text or f"{shown}.train(False" in text or f"{shown}.train(mode" in text):
         return False
     return shown in _switched_receivers(ctx)  # in code, not in a comment or a string
+
+
+def _instance_switched(ctx) -> bool:
+    """Whether the file switches to eval mode a value that may be an instance of the class whose
+    method is being walked (its class, or a module of no known class): that method's callers
+    may run it after `model.eval()`."""
+    owner = ctx.method_class
+    if owner is None:
+        return False
+    for receiver in _switched_receiver_nodes(ctx):
+        value = ctx.model.value(receiver)
+        if value.kind is Kind.MODULE and (value.ref is None or value.ref == owner.name):
+            return True
+    return False
+
+
+def _switched_receiver_nodes(ctx) -> list:
+    """The receivers of the file's `.eval()` calls (kept per file)."""
+    key = ("gg209-switched-receiver-nodes",)
+    found = ctx.cache.get(key)
+    if found is None:
+        found = ctx.cache[key] = [
+            node.func.value
+            for node in walk_in_order(ctx.tree)
+            if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "eval"
+        ]
+    return found
 
 
 def _switched_receivers(ctx) -> frozenset:
