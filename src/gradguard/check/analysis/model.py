@@ -2663,7 +2663,7 @@ class SemanticModel:
         # placeholders filled by index holds what is stored into it (`values.join`)
         values += [container(item) for item in self._attribute_items(info, attr, incomplete)]
         found = join_all(values) or UNKNOWN
-        if found.kind is Kind.TENSOR and found.weak and _MODULE_USE_RE(attr).search(text):
+        if found.kind is Kind.TENSOR and found.weak and _module_use_pattern(attr).search(text):
             # `self.online_net = net(o_dim, a_dim)` of a class handed in as `net`: named like a
             # model, so its call looked like a forward pass; `self.online_net.parameters()` or
             # `self.online_net(x)` shows a module, which no tensor is
@@ -4441,7 +4441,7 @@ def _header_nodes(stmt: ast.stmt, lines: Optional[list] = None):
 
 
 @functools.lru_cache(maxsize=512)
-def _MODULE_USE_RE(attr: str) -> "re.Pattern[str]":
+def _module_use_pattern(attr: str) -> "re.Pattern[str]":
     """`self.<attr>(`, `self.<attr>.parameters(`, `.state_dict(`, `.eval(` ...: a call, or a method
     only a module has."""
     return re.compile(

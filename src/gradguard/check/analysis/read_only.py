@@ -41,7 +41,9 @@ backpropagates. This module finds such calls in one scope from the syntax alone 
   elsewhere (the step's training forward pass beside a validation one or a sample: the
   backward passes take their graphs from that call), or every such backward pass backpropagates
   a loss computed from another call that runs a model (``graph_source``: a target network's
-  output detached beside the critic's ``critic(s)``). What a backward pass is handed
+  output detached beside the critic's ``critic(s)``) or, in a function, from one of its
+  parameters as an operand (``policy``, ``value`` handed in from the caller's forward pass; not
+  a size, an index, a callee or a dict read by key). What a backward pass is handed
   (``torch.autograd.grad([loss], params)``) is not read.
 
 Anything else (returned, stored, appended, passed to a function, computed with) makes the
