@@ -134,3 +134,17 @@ def test_front_ends_do_not_import_torch():
         "gradguard.check.report.github\nassert 'torch' not in sys.modules, 'torch imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_summary_line_says_which_findings_each_fix_level_covers():
+    from gradguard.check.model import Applicability, Diagnostic, Edit, Fix, Position
+    from gradguard.check.report.text import summary_line
+
+    at = Position(1, 1)
+    safe = Diagnostic("GG101", "m", "f.py", at, at, Fix(Applicability.SAFE, "m", (Edit(0, 0, ""),)))
+    unsafe = Diagnostic("GG102", "m", "f.py", at, at, Fix(Applicability.UNSAFE, "m", (Edit(0, 0, ""),)))
+    plain = Diagnostic("GG201", "m", "f.py", at, at)
+    assert summary_line([safe, unsafe, unsafe, plain]) == (
+        "Found 4 errors (1 fixable with --fix, 2 more fixable with --unsafe-fixes)."
+    )
+    assert summary_line([]) == "All checks passed!"

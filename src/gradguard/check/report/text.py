@@ -52,7 +52,7 @@ def summary_line(diagnostics: list[Diagnostic], fixed: int = 0, fixing: bool = F
     if fixable:
         parts.append(f"{fixable} fixable with --fix")
     if unsafe:
-        parts.append(f"{unsafe} more with --unsafe-fixes")
+        parts.append(f"{unsafe} more fixable with --unsafe-fixes")
     if parts:
         text += f" ({', '.join(parts)})"
     return text + "."
