@@ -69,8 +69,10 @@ tensor, the fixed code raises at backward instead of silently computing wrong gr
 where `p.data = t` replaced all three. `p.copy_(t)` also writes into `p`'s own storage, where
 `p.data = t` gave `p` another one: a tensor sharing the old storage (a `backup = p.data` or
 `p.detach()` taken before, as in an EMA weight swap) kept the old values before the fix and sees
-the new ones after it; keep such a backup with `.clone()`. No fix is offered where the write is
-part of a larger statement or expression.
+the new ones after it; keep such a backup with `.clone()`. No `copy_` fix is offered where the
+write's loop, or another method of its class, keeps the storage that way in an item or an
+attribute (`self.backup[name] = param.data`: an EMA teacher's swap, whose message says to clone
+first), nor where the write is part of a larger statement or expression.
 For `nn.init.*_(w.data)` the fix drops `.data` and is safe: every `nn.init` function already
 runs under `torch.no_grad()`, so the only change is that the version counter is bumped.
 """
@@ -94,6 +96,7 @@ from gradguard.check.analysis.values import Kind
 from gradguard.check.analysis.vocabulary import INPLACE_VALUE_METHODS, META_INPLACE_METHODS
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
+from gradguard.common.text import short
 
 _BODY_FIELDS = ("body", "orelse", "finalbody")
 
@@ -372,6 +375,56 @@ class TensorDataWrite(Rule):
         ),
     )
     invalid = (
+        # The same swap with the backup cloned: `copy_` keeps the values the backup holds.
+        Invalid(
+            """
+            import torch
+            class EMA:
+                def apply_shadow(self, model, shadow, backup):
+                    for name, param in model.named_parameters():
+                        backup[name] = param.data.clone()
+                        param.data = shadow[name]
+            """,
+            line=6,
+            column=13,
+            message="`param.data = ...` replaces `param`'s contents behind autograd's back (no version-counter "
+            "bump: if a graph has saved `param`, its gradients come out silently wrong); where the new value has "
+            "the same shape, dtype and device, use `param.copy_(...)` under `torch.no_grad()`",
+            fixed="""
+            import torch
+            class EMA:
+                def apply_shadow(self, model, shadow, backup):
+                    for name, param in model.named_parameters():
+                        backup[name] = param.data.clone()
+                        with torch.no_grad():
+                            param.copy_(shadow[name])
+            """,
+            unsafe=True,
+        ),
+        # An EMA teacher swapping storages: the backup keeps the student's storage, so `copy_` (which
+        # writes into `param`'s storage) would overwrite it; no fix is offered.
+        Invalid(
+            """
+            class EMA:
+                def __init__(self, model):
+                    self.model = model
+                    self.shadow = {n: p.detach().clone() for n, p in model.named_parameters()}
+                    self.backup = {}
+
+                def apply_shadow(self):
+                    for name, param in self.model.named_parameters():
+                        self.backup[name] = param.data
+                        param.data = self.shadow[name]
+            """,
+            line=10,
+            column=13,
+            message="`param.data = ...` replaces `param`'s contents behind autograd's back (no version-counter "
+            "bump: if a graph has saved `param`, its gradients come out silently wrong); where the new value has "
+            "the same shape, dtype and device, use `param.copy_(...)` under `torch.no_grad()`, after keeping the "
+            "old values with `.clone()` (`param.data` on line 9 shares a storage with `param`, which `copy_` would "
+            "overwrite)",
+            fixed=None,
+        ),
         # The same dict filled with copies: `param.data = dic[name]` shares nothing of the other
         # model, and `copy_` writes the same values.
         Invalid(
@@ -771,6 +824,17 @@ class TensorDataWrite(Rule):
                 f"if a graph has saved `{recv}`, its gradients come out silently wrong); where the new value has the "
                 f"same shape, dtype and device, use {advice}"
             )
+            kept = _old_storage_kept(ctx, access.site, recv)
+            if kept is not None:
+                # `backup[name] = param.data`, then `param.data = shadow[name]`: an EMA swap of storages;
+                # `copy_` would write into the storage the backup (or the shadow) shares: no fix
+                ctx.report(
+                    self.code,
+                    node,
+                    f"{message}, after keeping the old values with `.clone()` (`{short(ctx.text(kept), 40)}` on "
+                    f"line {kept.lineno} shares a storage with `{recv}`, which `copy_` would overwrite)",
+                )
+                return
         else:
             advice = f"drop `.data` and write to `{recv}`" + ("" if disabled else " under `torch.no_grad()`")
             message = (
@@ -1155,3 +1219,45 @@ def _of_a_lazy_module(ctx, node: ast.Attribute) -> bool:
     start = ctx.source.line_starts[scope.lineno - 1] if scope is not ctx.tree else 0  # type: ignore[attr-defined]
     before = ctx.source.text[start : ctx.source.line_starts[node.lineno - 1]]
     return f"{ctx.text(target.value)}(" not in before
+
+
+def _old_storage_kept(ctx, site: ast.AST, recv: str) -> Optional[ast.AST]:
+    """The value of a store that keeps ``recv``'s storage, without copying it, where it outlives
+    the statement (an item or an attribute: ``self.backup[name] = param.data``): in the loop of
+    ``site`` (or its function, outside loops), or in another method of its class (an EMA's
+    ``apply_shadow`` keeps it, its ``restore`` writes it back): storages swapped on purpose."""
+    function = ctx.function
+    owner = ctx.method_class
+    here = _innermost_loop_of(ctx, site)
+    candidates = []
+    if function is not None:
+        candidates.extend((node, True) for node in ctx.model.own_nodes(function))
+    if owner is not None:
+        candidates.extend(
+            (node, False)
+            for method in owner.body
+            if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method is not function
+            for node in walk_in_order(method)
+        )
+    for node, same_function in candidates:
+        if type(node) is not ast.Assign or node is site or len(node.targets) != 1:
+            continue
+        if not isinstance(node.targets[0], (ast.Subscript, ast.Attribute)):
+            continue
+        if same_function and _innermost_loop_of(ctx, node) is not here:
+            continue  # another loop's `param`: another tensor
+        value = node.value
+        if isinstance(value, ast.Call) and not value.args and not value.keywords:
+            value = value.func if isinstance(value.func, ast.Attribute) and value.func.attr == "detach" else value
+        if isinstance(value, ast.Attribute) and value.attr in ("data", "detach") and ctx.text(value.value) == recv:
+            return node.value
+    return None
+
+
+def _innermost_loop_of(ctx, node: ast.AST) -> Optional[ast.AST]:
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, (ast.For, ast.AsyncFor, ast.While)):
+            return ancestor
+        if isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
+            return None
+    return None
