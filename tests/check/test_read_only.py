@@ -959,3 +959,30 @@ def test_twin_a_parameter_rebound_to_something_else_on_the_way_is_not_only_read(
     # `imgs = decoder(imgs)` keeps a graph in the name the function then hands on
     code = SAVE_IMAGES.format(last="keep(imgs)").replace("imgs = imgs.clamp(0, 1)", "imgs = decoder(imgs)")
     assert "generator(z)" not in _with_functions(code.replace(".detach().cpu().numpy()", ""))
+
+
+def _only_read_with_losses(code: str, losses: set) -> list:
+    tree = ast.parse(textwrap.dedent(code))
+    found = read_only_calls(
+        tree,
+        ImportMap(tree).qualified_name,
+        torch_loss=lambda call: isinstance(call.func, ast.Name) and call.func.id in losses,
+    )
+    return sorted(ast.unparse(n) for n in ast.walk(tree) if isinstance(n, ast.Call) and id(n) in found)
+
+
+SHOWN_LOSS = """
+    pred = model(x_test)
+    print(pred.argmax(1))
+    {callee}(pred, y_test)
+"""
+
+
+def test_a_torch_loss_as_a_statement_reads_its_arguments():
+    # a notebook cell showing `loss_fn(pred, y_test)`: the loss is displayed, never backpropagated
+    assert _only_read_with_losses(SHOWN_LOSS.format(callee="loss_fn"), {"loss_fn"}) == ["model(x_test)"]
+
+
+def test_twin_another_callable_as_a_statement_may_keep_the_graph():
+    # a style-transfer loss layer keeps `self.loss`: the call may hand the graph on
+    assert _only_read_with_losses(SHOWN_LOSS.format(callee="style_loss"), {"loss_fn"}) == []

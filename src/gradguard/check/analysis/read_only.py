@@ -112,6 +112,7 @@ def read_only_calls(
     parameters_read: Optional[Callable[[str], Optional["ParametersRead"]]] = None,
     returns_read: Optional[Callable[[], bool]] = None,
     graph_source: Optional[Callable[[ast.Call], bool]] = None,
+    torch_loss: Optional[Callable[[ast.Call], bool]] = None,
 ) -> frozenset:
     """ids of the calls of ``scope``'s own code (a module, function or class body) whose
     result is only read. ``qualified_name(expr)`` gives the imported name an expression spells
@@ -122,7 +123,10 @@ def read_only_calls(
     every caller of the function only reads what it returns (asked only where a result is
     returned: ``return losses, predictions`` then reads it); ``graph_source(call)`` whether a
     call runs a model with parameters (what a backward pass may take its graph from, see
-    ``_backward_fed_elsewhere``). Needs no parent links: each use is read from the node above it."""
+    ``_backward_fed_elsewhere``); ``torch_loss(call)`` whether a call is one of torch's losses (a
+    loss module of ``torch.nn``, a loss function of ``torch.nn.functional``), which keep nothing: one
+    that is a whole statement (a notebook cell showing ``loss_fn(pred, y)``) reads its arguments.
+    Needs no parent links: each use is read from the node above it."""
     if own is None:
         own = list(own_nodes(scope))
     bound: dict = {}  # id(assigned value) -> (assignment, names, value); the calls are the answers
@@ -180,6 +184,14 @@ def read_only_calls(
         elif t in COMPREHENSION_TYPES:
             # `[np.argmax(p.detach().numpy()) for p in out]`
             comprehension_reads.extend(_comprehension_reads(node, wanted, qualified_name))
+    if torch_loss is not None:
+        # `loss_fn(pred, y)` as a statement (a cell's shown last line): the loss is never backpropagated
+        for node in own:
+            if type(node) is ast.Expr and type(node.value) is ast.Call and torch_loss(node.value):  # type: ignore[attr-defined]
+                for arg in (*node.value.args, *(k.value for k in node.value.keywords)):  # type: ignore[attr-defined]
+                    base = _base_name(arg, wanted)
+                    if base is not None:
+                        reads[id(base)] = _VALUE
     # what a comprehension's element shows wins over the call that hands it the iterable
     # (`zip(preds, out)` in `[... for i, el in zip(preds, out)]`)
     for use, kind in comprehension_reads:

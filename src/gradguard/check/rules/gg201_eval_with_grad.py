@@ -258,6 +258,8 @@ from gradguard.check.analysis.vocabulary import (
     INDEX_RESULTS,
     LIGHTNING_EVALUATION_HOOK_PREFIXES,
     LIGHTNING_EVALUATION_HOOKS,
+    LOSS_FUNCTIONS,
+    LOSS_MODULES,
     MODULE_OWN_METHODS,
     NOT_MODEL_METHODS,
     READING_BUILTINS,
@@ -270,6 +272,7 @@ from gradguard.check.analysis.vocabulary import (
     TRANSFORMERS_RUNNING_METHODS,
     VALUE_READ_HINTS,
     call_argument,
+    last_name,
     names_an_environment,
 )
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
@@ -1577,11 +1580,27 @@ def _only_read_calls(ctx, scope: ast.AST) -> frozenset:
                 lambda name: _parameters_read(ctx, name),
                 (lambda: _returned_only_read(ctx, scope)) if isinstance(scope, FUNCTION_TYPES) else None,
                 lambda call: _runs_a_model_with_parameters(ctx, call),
+                lambda call: _torch_loss(ctx, call),
             )
         else:
             found = frozenset()
         cache[id(scope)] = found
     return found
+
+
+def _torch_loss(ctx, call: ast.Call) -> bool:
+    """Whether a call is one of torch's losses: a `torch.nn` loss module (`loss_fn =
+    nn.CrossEntropyLoss(...).cuda()`, then `loss_fn(pred, y)`) or a functional loss."""
+    qual = ctx.imports.qualified_name(call.func)
+    if qual is not None:
+        return qual.startswith("torch.nn.functional.") and last_name(qual) in LOSS_FUNCTIONS
+    value = ctx.model.value(call.func)
+    return (
+        value.kind is Kind.MODULE
+        and not value.weak
+        and (value.ref or "").startswith("torch.nn.")
+        and last_name(value.ref or "") in LOSS_MODULES
+    )
 
 
 def _may_hand_back_a_graph(value) -> bool:
@@ -6034,6 +6053,30 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A notebook's check of the trained model: its output is only shown, the loss of it too
+        # (a torch loss as a statement keeps nothing).
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+            model = nn.Linear(4, 2)
+            loss_fn = nn.CrossEntropyLoss().cuda()
+            optimizer = torch.optim.Adam(model.parameters())
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                loss_fn(model(x), y).backward()
+                optimizer.step()
+            pred = model(x_test)
+            pred.argmax(1)
+            loss_fn(pred, y_test)
+            """,
+            line=11,
+            column=8,
+            message="`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # The network's class handed in as `net`: `net(o_dim, a_dim)` builds the modules (their
         # `.parameters()` and calls show it), and the target network's output is used detached.
         Invalid(
