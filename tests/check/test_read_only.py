@@ -726,15 +726,16 @@ def test_twin_a_helper_keeping_its_parameters_values_does_not_only_read_it(step)
     assert _with_functions(code) == []
 
 
+def _only_read_with(code: str, **hooks) -> list:
+    """``only_read`` of the module's code, with ``read_only_calls``'s keyword hooks."""
+    tree = ast.parse(textwrap.dedent(code))
+    found = read_only_calls(tree, ImportMap(tree).qualified_name, **hooks)
+    return sorted(ast.unparse(n) for n in ast.walk(tree) if isinstance(n, ast.Call) and id(n) in found)
+
+
 def only_read_beside_models(code: str, models: set) -> list:
     """``only_read`` where the calls of the names in ``models`` run a model with parameters."""
-    tree = ast.parse(textwrap.dedent(code))
-    found = read_only_calls(
-        tree,
-        ImportMap(tree).qualified_name,
-        graph_source=lambda call: isinstance(call.func, ast.Name) and call.func.id in models,
-    )
-    return sorted(ast.unparse(n) for n in ast.walk(tree) if isinstance(n, ast.Call) and id(n) in found)
+    return _only_read_with(code, graph_source=lambda call: isinstance(call.func, ast.Name) and call.func.id in models)
 
 
 TARGET_STEP = """
@@ -962,13 +963,8 @@ def test_twin_a_parameter_rebound_to_something_else_on_the_way_is_not_only_read(
 
 
 def _only_read_with_losses(code: str, losses: set) -> list:
-    tree = ast.parse(textwrap.dedent(code))
-    found = read_only_calls(
-        tree,
-        ImportMap(tree).qualified_name,
-        torch_loss=lambda call: isinstance(call.func, ast.Name) and call.func.id in losses,
-    )
-    return sorted(ast.unparse(n) for n in ast.walk(tree) if isinstance(n, ast.Call) and id(n) in found)
+    """``only_read`` where the calls of the names in ``losses`` are torch's losses."""
+    return _only_read_with(code, torch_loss=lambda call: isinstance(call.func, ast.Name) and call.func.id in losses)
 
 
 SHOWN_LOSS = """
