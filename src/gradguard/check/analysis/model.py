@@ -1096,7 +1096,7 @@ class SemanticModel:
         for info in self._class_table().values():
             definition = self._methods(info).get(method)
             if definition is not None:
-                if not self.function_summary(definition).trains and not self._trains_through_self(info, definition):
+                if not self._method_trains(info, definition):
                     return False
                 found = True
         if self.project is not None:
@@ -1109,6 +1109,11 @@ class SemanticModel:
                         return False
                     found = True
         return found
+
+    def _method_trains(self, info: ClassInfo, definition: ast.AST) -> bool:
+        """Whether a method of a class of the file backpropagates or steps, in its own body or
+        through another method of its class that it calls (one level)."""
+        return self.function_summary(definition).trains or self._trains_through_self(info, definition)
 
     def _trains_through_self(self, info: ClassInfo, definition: ast.AST) -> bool:
         """Whether a method calls another method of its class that backpropagates (one level)."""
@@ -1249,9 +1254,7 @@ class SemanticModel:
             return fact is not None and method in fact.training_methods
         info = self._class_table().get(value.ref)
         definition = self._method_of(info, method) if info is not None else None
-        return definition is not None and (
-            self.function_summary(definition).trains or self._trains_through_self(info, definition)
-        )
+        return definition is not None and self._method_trains(info, definition)
 
     def module_loads_weights(self, value: Value) -> bool:
         """Whether a module's class (of the file or of another file of the run) loads weights in
@@ -4233,12 +4236,12 @@ class SemanticModel:
         if name == "cls":
             where = self._where(node)
             scope = where.scope if where is not None else None
-            return (
-                isinstance(scope, FUNCTION_TYPES)
-                and any(dotted_name(deco) == "classmethod" for deco in scope.decorator_list)
-                and self._method_class(scope) is not None
-                and self._method_class(scope).node is owner
-            )
+            if not isinstance(scope, FUNCTION_TYPES) or not any(
+                dotted_name(deco) == "classmethod" for deco in scope.decorator_list
+            ):
+                return False
+            info = self._method_class(scope)
+            return info is not None and info.node is owner
         if name != owner.name or owner not in self.tree.body:
             return False
         definitions = self.scopes.module.definitions.get(name, ())

@@ -40,8 +40,9 @@ _RETURNS_RE = re.compile(r"^[ \t]+return[ \t]+\S", re.M)
 _IMPORT_RE = re.compile(r"^[ \t]*import[ \t]+([\w.]+)(?:[ \t]+as[ \t]+(\w+))?[ \t]*$", re.M)
 # A name called in a class's body (`ResBlock(` in `self.down = ResBlock(64, 128)`).
 _CALLED_NAME_RE = re.compile(r"(?<![\w.])([A-Z]\w*)\s*\(")
-# A module class storing an instance of a class under an attribute (`self.crf = CRF(...)`).
-_SUBMODULE_RE = re.compile(r"\bself\.(\w+)\s*=\s*(\w+)\s*\(")
+# A class storing what a call returns under an attribute (`self.crf = CRF(...)`, `self.fc =
+# nn.Linear(...)`), the callee spelt with its module path.
+_STORED_CALL_RE = re.compile(r"\bself\.(\w+)\s*=\s*([\w.]+)\s*\(")
 # What builds parameters in a class's body: a loss class holding one is no plain loss.
 _PARAMETER_HOLDER_RE = re.compile(
     r"\b(?:Linear|Conv\w*|Embedding\w*|LSTM\w*|GRU\w*|RNN\w*|Parameter|BatchNorm\w*|LayerNorm|GroupNorm|"
@@ -622,6 +623,7 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
     for qualified in module_classes:
         module_classes_by_short.setdefault(qualified.rsplit(".", 1)[1], set()).add(qualified)
     all_layers = _nested_layers(bodies, module_classes, module_classes_by_short)
+    stored_calls = {qualified: _STORED_CALL_RE.findall(bodies[qualified]) for qualified in bases}
     for qualified in bases:
         layers = all_layers.get(qualified, frozenset())
         methods = _method_texts(bodies[qualified])
@@ -661,14 +663,16 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
             and _holds_no_parameters(bodies[qualified], methods.get("__init__", "")),
             _DIFFERENTIATES_RE.search(bodies[qualified]) is not None,
             _training_methods(methods),
-            _stored_submodules(bodies[qualified], module_classes_by_short)
+            _stored_submodules(stored_calls[qualified], module_classes_by_short)
             if qualified in module_classes
             else frozenset(),
         )
     for name, (_path, text) in texts.items():
         index.instances.update(_module_instances(name, text, index.classes))
     for qualified in bases:
-        for attr, built in _SUBMODULE_RE.findall(bodies[qualified]):
+        for attr, built in stored_calls[qualified]:
+            if "." in built:
+                continue  # `self.fc = nn.Linear(...)`: not a class of the run
             if built in module_classes_by_short:
                 index.submodule_classes.setdefault(attr, set()).update(module_classes_by_short[built])
             else:
@@ -878,16 +882,12 @@ def _running_methods(methods: dict, quiet: frozenset) -> frozenset:
     return frozenset(running)
 
 
-# `self.<attr> = <callee>(`, the callee spelt with its module path (`nn.Linear`, `torch.nn.GRU`).
-_STORED_CALL_RE = re.compile(r"\bself\.(\w+)\s*=\s*([\w.]+)\s*\(")
-
-
-def _stored_submodules(body: str, module_classes_by_short: dict) -> frozenset:
-    """The attributes a module class's body stores modules under (a torch.nn layer or a module
-    class of the run) and nothing else it constructs or calls."""
+def _stored_submodules(stored_calls: list, module_classes_by_short: dict) -> frozenset:
+    """The attributes a module class's body (its ``_STORED_CALL_RE`` matches) stores modules under
+    (a torch.nn layer or a module class of the run) and nothing else it constructs or calls."""
     modules: set = set()
     others: set = set()
-    for attr, callee in _STORED_CALL_RE.findall(body):
+    for attr, callee in stored_calls:
         last = callee.rsplit(".", 1)[-1]
         # `nn.Parameter(...)`, `nn.ParameterList(...)`: tensors, not layers
         layer = callee.startswith(("nn.", "torch.nn.")) and last[:1].isupper() and not last.startswith("Parameter")

@@ -56,7 +56,7 @@ import ast
 from typing import Callable, Optional
 
 from gradguard.check.analysis.imports import dotted_name
-from gradguard.check.analysis.scopes import COMPREHENSION_TYPES, own_nodes, walk_in_order
+from gradguard.check.analysis.scopes import COMPREHENSION_TYPES, FUNCTION_TYPES, own_nodes, walk_in_order
 from gradguard.check.analysis.vocabulary import (
     ALIAS_METHODS,
     GRAD_DROPPING,
@@ -247,7 +247,7 @@ def read_only_calls(
     valued: set = set()  # calls whose values (not only their shape) are read directly
     # what each name is assigned, for following a backward pass's loss back (made once, if asked)
     assignments = _assignments_by_name(own) if graph_source is not None and backward_calls else {}
-    if assignments and isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    if assignments and isinstance(scope, FUNCTION_TYPES):
         # A parameter (`policy`, `value` from the caller's forward pass) is where a loss computed
         # from it takes its graph: `train_model(net, optimizer, transition, policy, value)`; not
         # one read by a key (`features["conv"]`, which a forward hook of the call may fill).

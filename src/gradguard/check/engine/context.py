@@ -16,6 +16,10 @@ if TYPE_CHECKING:
 State = TypeVar("State")
 
 
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
 class ParentLinker(Protocol):
     """Makes parent links on demand (the walker, while it walks)."""
 
@@ -77,6 +81,16 @@ class FileContext:
         while current is not None:
             yield current
             current = self.parent(current)
+
+    def innermost_loop(self, node: ast.AST, scope: Optional[ast.AST] = None) -> Optional[ast.AST]:
+        """The innermost `for`/`while` holding ``node`` inside ``scope`` (its whole function
+        otherwise): not one around a function, lambda or class the node is in."""
+        for ancestor in self.ancestors(node):
+            if ancestor is scope or isinstance(ancestor, _NESTED_SCOPES):
+                return None
+            if isinstance(ancestor, _LOOPS):
+                return ancestor
+        return None
 
     # -- per-rule state -----------------------------------------------------------------------
     def state(self, kind: type[State]) -> State:

@@ -1228,7 +1228,7 @@ def _old_storage_kept(ctx, site: ast.AST, recv: str) -> Optional[ast.AST]:
     ``apply_shadow`` keeps it, its ``restore`` writes it back): storages swapped on purpose."""
     function = ctx.function
     owner = ctx.method_class
-    here = _innermost_loop_of(ctx, site)
+    here = ctx.innermost_loop(site)
     candidates = []
     if function is not None:
         candidates.extend((node, True) for node in ctx.model.own_nodes(function))
@@ -1244,20 +1244,11 @@ def _old_storage_kept(ctx, site: ast.AST, recv: str) -> Optional[ast.AST]:
             continue
         if not isinstance(node.targets[0], (ast.Subscript, ast.Attribute)):
             continue
-        if same_function and _innermost_loop_of(ctx, node) is not here:
+        if same_function and ctx.innermost_loop(node) is not here:
             continue  # another loop's `param`: another tensor
         value = node.value
         if isinstance(value, ast.Call) and not value.args and not value.keywords:
             value = value.func if isinstance(value.func, ast.Attribute) and value.func.attr == "detach" else value
         if isinstance(value, ast.Attribute) and value.attr in ("data", "detach") and ctx.text(value.value) == recv:
             return node.value
-    return None
-
-
-def _innermost_loop_of(ctx, node: ast.AST) -> Optional[ast.AST]:
-    for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, (ast.For, ast.AsyncFor, ast.While)):
-            return ancestor
-        if isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
-            return None
     return None

@@ -96,8 +96,6 @@ from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Sev
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
 
-_LOOPS = (ast.For, ast.AsyncFor, ast.While)
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _PLAIN = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
 
 
@@ -665,7 +663,7 @@ class DiscriminatorStepWithoutDetach(Rule):
 def _update_of(ctx, backward: ast.Call, scope: ast.AST) -> Optional[_Step]:
     """The backward passes in the same loop body as ``backward`` between the optimizer step
     before it and the one after it, and that next step; None without a step after it."""
-    loop = _innermost_loop(ctx, backward, scope)
+    loop = ctx.innermost_loop(backward, scope)
     region = loop if loop is not None else scope
     calls = [c for c in ctx.model.uses(scope).calls if _within(c, region)]
     steps = sorted((c for c in calls if stepped_optimizer(ctx, c) is not None), key=_position)
@@ -822,15 +820,6 @@ def _fix(ctx, call: ast.Call, argument: ast.expr) -> Fix:
     else:
         edits = (Edit(start, start, "("), Edit(end, end, ").detach()"))
     return Fix(Applicability.UNSAFE, "Detach the generator's output for the discriminator's loss", edits)
-
-
-def _innermost_loop(ctx, node: ast.AST, scope: ast.AST) -> Optional[ast.AST]:
-    for ancestor in ctx.ancestors(node):
-        if ancestor is scope or isinstance(ancestor, _SCOPES):
-            return None
-        if isinstance(ancestor, _LOOPS):
-            return ancestor
-    return None
 
 
 def _within(node: ast.AST, region: ast.AST) -> bool:

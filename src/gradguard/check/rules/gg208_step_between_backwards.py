@@ -371,7 +371,7 @@ class StepBetweenBackwards(Rule):
         optimizer = stepped_optimizer(ctx, step)
         stepped = ctx.model.value(optimizer).ref
         named = _named_for(ctx.text(optimizer)) if stepped is None else None
-        loop = _loop_around(ctx, node, scope)
+        loop = ctx.innermost_loop(node, scope)
         if loop is not None and _within(step, loop):
             # `for _ in range(80): opt.zero_grad(); loss.backward(retain_graph=True); opt.step()` with
             # `loss` computed once before the loop: the next round backpropagates it after the step
@@ -439,16 +439,6 @@ def _run_by_a_call_in(ctx, node: ast.AST, scope: ast.AST, loop: ast.AST) -> bool
         for statement in loop.body  # type: ignore[attr-defined]
         for sub in ast.walk(statement)
     )
-
-
-def _loop_around(ctx, node: ast.AST, scope: ast.AST) -> Optional[ast.AST]:
-    """The innermost loop of ``scope`` holding ``node`` (not one of a nested function)."""
-    for ancestor in ctx.ancestors(node):
-        if ancestor is scope or isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            return None
-        if isinstance(ancestor, (ast.For, ast.AsyncFor, ast.While)):
-            return ancestor
-    return None
 
 
 def _within(node: ast.AST, outer: ast.AST) -> bool:
