@@ -80,6 +80,7 @@ runs under `torch.no_grad()`, so the only change is that the version counter is 
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from dataclasses import dataclass, field
 from typing import Optional
@@ -96,7 +97,7 @@ from gradguard.check.analysis.values import Kind
 from gradguard.check.analysis.vocabulary import INPLACE_VALUE_METHODS, META_INPLACE_METHODS
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
-from gradguard.common.text import short
+from gradguard.common.text import occurrences, short
 
 _BODY_FIELDS = ("body", "orelse", "finalbody")
 
@@ -1233,10 +1234,21 @@ def _old_storage_kept(ctx, site: ast.AST, recv: str) -> Optional[ast.AST]:
     if function is not None:
         candidates.extend((node, True) for node in ctx.model.own_nodes(function))
     if owner is not None:
+        # only the methods whose text holds `recv.data` or `recv.detach` (a test class of
+        # thousands of methods is not walked for each write)
+        text = ctx.source.text
+        starts = ctx.source.line_starts
+        lines = sorted(
+            bisect.bisect_right(starts, at)
+            for needle in (f"{recv}.data", f"{recv}.detach")
+            for at in occurrences(text, needle)
+        )
         candidates.extend(
             (node, False)
             for method in owner.body
-            if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method is not function
+            if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and method is not function
+            and bisect.bisect_left(lines, method.lineno) < bisect.bisect_right(lines, method.end_lineno or method.lineno)
             for node in walk_in_order(method)
         )
     for node, same_function in candidates:
