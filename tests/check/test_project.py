@@ -2794,3 +2794,146 @@ def test_twin_a_parameter_another_file_s_module_class_stores_stays_a_tensor(tmp_
     )
     found = [line for line in findings(capsys, tmp_path) if "fit.py" in line and "GG102" in line]
     assert len(found) == 1, found
+
+
+META_LEARNER = """
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+
+    class LatentOptimizer:
+        def __init__(self):
+            self.encoder = nn.Linear(4, 2)
+            self.classifier = nn.Linear(2, 3)
+
+        def encode_task(self, x):
+            return self.encoder(x)
+
+        def inner_update(
+            self,
+            support_x: torch.Tensor,
+            support_y: torch.Tensor,
+            codes: torch.Tensor,
+        ) -> torch.Tensor:
+            codes = codes.clone().detach().requires_grad_(True)
+            loss = F.cross_entropy(self.classifier(codes * support_x[:, :2]), support_y)
+            grad = torch.autograd.grad(loss, codes, create_graph=True)[0]
+            return codes - 0.1 * grad
+"""
+
+META_EVALUATION = """
+    import torch
+    from algorithms.leo import LatentOptimizer
+
+
+    def evaluate(leo, loader):
+        leo.eval()
+        for x, y in loader:
+            codes = leo.encode_task(x)
+            adapted = leo.inner_update(x, y, codes)
+            print(adapted.sum().item())
+"""
+
+
+def _meta_learning_project(tmp_path, learner):
+    (tmp_path / "algorithms").mkdir()
+    (tmp_path / "examples").mkdir()
+    write(tmp_path / "algorithms", "__init__.py", "")
+    write(tmp_path / "algorithms", "leo.py", learner)
+    write(tmp_path / "examples", "demo.py", META_EVALUATION)
+
+
+def test_a_method_of_another_folder_s_class_that_differentiates_makes_its_caller_use_gradients(tmp_path, capsys):
+    # `inner_update` (a signature over several lines) runs `torch.autograd.grad`: `@torch.no_grad()`
+    # on `evaluate` would make it raise. Only `encode_task`, whose output `inner_update` detaches,
+    # is reported, for itself.
+    _meta_learning_project(tmp_path, META_LEARNER)
+    index = build_index([str(tmp_path / "algorithms" / "leo.py")])
+    assert "inner_update" in index.classes["algorithms.leo.LatentOptimizer"].training_methods
+    found = [line for line in findings(capsys, tmp_path) if "demo.py" in line and "GG201" in line]
+    assert len(found) == 1 and "nothing in this function" not in found[0], found
+
+
+def test_twin_a_method_of_another_folder_s_class_that_does_not_differentiate_uses_no_gradients(tmp_path, capsys):
+    _meta_learning_project(
+        tmp_path, META_LEARNER.replace("torch.autograd.grad(loss, codes, create_graph=True)[0]", "loss.detach()")
+    )
+    found = [line for line in findings(capsys, tmp_path) if "demo.py" in line and "GG201" in line]
+    assert len(found) == 1 and "nothing in this function uses gradients" in found[0], found
+
+
+FREEZE_TOOL = """
+    from torch import nn
+
+
+    def frozon(model: nn.Module):
+        for p in model.parameters():
+            p.requires_grad = False
+
+
+    def free(model: nn.Module):
+        for p in model.parameters():
+            p.requires_grad = True
+"""
+
+FROZEN_TEST = """
+    import torch
+    from Tool import freeze
+
+
+    def test(net, classifier, test_loader):
+        freeze.frozon(net)
+        freeze.frozon(classifier)
+        for x, y in test_loader:
+            pred = classifier(net.encoder(x))
+            print((pred.argmax(1) == y).sum().item())
+"""
+
+
+def test_a_model_frozen_by_a_helper_of_another_file_records_no_graph(tmp_path, capsys):
+    (tmp_path / "Tool").mkdir()
+    write(tmp_path / "Tool", "__init__.py", "")
+    write(tmp_path / "Tool", "freeze.py", FREEZE_TOOL)
+    write(tmp_path, "train.py", FROZEN_TEST)
+    assert [line for line in findings(capsys, tmp_path) if "GG201" in line] == []
+
+
+def test_twin_a_model_thawed_by_a_helper_of_another_file_is_evaluated_with_grad(tmp_path, capsys):
+    (tmp_path / "Tool").mkdir()
+    write(tmp_path / "Tool", "__init__.py", "")
+    write(tmp_path / "Tool", "freeze.py", FREEZE_TOOL)
+    write(tmp_path, "train.py", FROZEN_TEST.replace("freeze.frozon(net)", "freeze.free(net)"))
+    found = [line for line in findings(capsys, tmp_path) if "GG201" in line]
+    assert len(found) == 1 and "`net.encoder(...)`" in found[0], found
+
+
+def test_index_reads_a_definition_whose_signature_spans_lines(tmp_path):
+    # black's layout: the closing `) -> T:` at the `def`'s own indentation does not end the body
+    write(
+        tmp_path,
+        "ckpt.py",
+        """
+        import torch
+
+
+        def load_checkpoint(
+            model,
+            path: str,
+        ) -> torch.nn.Module:
+            model.load_state_dict(torch.load(path))
+            return model
+
+
+        class Learner:
+            def adapt(
+                self,
+                loss,
+                weights,
+            ):
+                return torch.autograd.grad(loss, weights)
+        """,
+    )
+    index = build_index([str(tmp_path / "ckpt.py")])
+    assert index.loading_functions == {"ckpt": {"load_checkpoint"}}
+    assert index.classes["ckpt.Learner"].training_methods == frozenset({"adapt"})

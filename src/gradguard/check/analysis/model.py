@@ -89,8 +89,13 @@ from gradguard.common.text import occurrences
 # Names that say what a value is: weak evidence, used when nothing else is known.
 MODEL_NAME_RE = re.compile(
     r"^(?:(?:model|net|network|encoder|decoder|backbone|generator|discriminator|classifier|teacher|"
-    r"student|ema_model|netG|netD|unet|vae|rnn|lstm|gru|cnn|mlp|[a-z_]*_model|[a-z_]*_net)\d*"
-    r"|G|D|model_[a-z0-9_]*)$"
+    r"student|ema_model|netG|netD|unet|vae|rnn|lstm|gru|cnn|mlp|(?!_MODEL_MAKING_VERBS)[a-z_]*_model|[a-z_]*_net)\d*"
+    r"|G|D|model_[a-z0-9_]*)$".replace(
+        # a verb that makes, loads or hands over a model names a function, not a model
+        # (`self.prepare_for_model(ids)` of a tokenizer, `build_model(cfg)`)
+        "_MODEL_MAKING_VERBS",
+        "(?:get|build|create|make|load|save|init|initialize|prepare|setup|set|export|register|convert)_",
+    )
 )
 LOADER_NAME_RE = re.compile(
     r"^(?:(?P<pre>val|valid|validation|test|testing|eval|evaluation|dev|train|training|trn)_?(?:data_?|set_?)?"
@@ -1055,6 +1060,20 @@ class SemanticModel:
             if path is None or self.project.root_of(path) == root:
                 yield name, fact
 
+    def _classes_beside_or_imported(self) -> Iterator[tuple]:
+        """``_classes_beside``, and the run's classes this file imports by name from another
+        folder root (a notebook under `examples/` doing `from algorithms.leo import LEO`)."""
+        seen = set()
+        for name, fact in self._classes_beside():
+            seen.add(name)
+            yield name, fact
+        for qualified in self.imports.names.values():
+            name = self._project_name(qualified)
+            fact = self.project.classes.get(name) if name not in seen else None
+            if fact is not None:
+                seen.add(name)
+                yield name, fact
+
     def held_model_method_everywhere(self, method: str) -> bool:
         """Whether every class of the run's files sharing this file's folder root defining
         ``method`` runs a model by it, and at least one is a plain class holding the model (``class DQN: def predict(self, obs): return
@@ -1101,7 +1120,7 @@ class SemanticModel:
                 found = True
         if self.project is not None:
             own = self.project.module_of(self.filename)
-            for name, fact in self._classes_beside():
+            for name, fact in self._classes_beside_or_imported():
                 if name.rpartition(".")[0] == own:
                     continue  # this file's class, read above
                 if method in fact.methods or method in fact.training_methods:
@@ -1766,9 +1785,14 @@ class SemanticModel:
         unchanged is what the caller's own callers give it (``evaluateInput(searcher)`` calling
         ``evaluate(searcher)``, called with ``searcher = GreedySearchDecoder(...)``)."""
         value = self.evaluate(arg, site.state, site.frame)
-        if value.kind is Kind.UNKNOWN and isinstance(arg, ast.Name) and site.frame.kind in ("summary", "caller"):
+        if (
+            (value.kind is Kind.UNKNOWN or value.weak)
+            and isinstance(arg, ast.Name)
+            and site.frame.kind in ("summary", "caller")
+        ):
+            # (known by its name alone, `decoder`: what the callers hand it says more)
             handed_on = self._handed_on(site.frame.node, arg.id)
-            if handed_on is not None:
+            if handed_on is not None and (value.kind is Kind.UNKNOWN or not handed_on.weak):
                 return handed_on
         return value
 

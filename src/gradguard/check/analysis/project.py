@@ -145,6 +145,10 @@ class ProjectIndex:
     # module -> the names of its module-level functions that load weights from a file and hand
     # something back (`def get_checkpoint_resnet(path): ...; net.load_state_dict(...); return net`)
     loading_functions: dict = field(default_factory=dict)
+    # module -> {function: its text}: functions whose text sets `requires_grad` in a loop over
+    # `.parameters()` (`def frozon(model): for p in model.parameters(): p.requires_grad = False`),
+    # read by `steps.frozen_models` where another file calls them
+    freezing_functions: dict = field(default_factory=dict)
     # attribute name -> the module classes of the run that classes of the run store under it
     # (`self.crf = CRF(num_tags)`): what `model.crf` holds where `model`'s class is not known
     submodule_classes: dict = field(default_factory=dict)
@@ -274,18 +278,23 @@ class ProjectIndex:
         ``functions`` lists (module -> names: ``reading_functions``, ``loading_functions``):
         ``to_numpy`` of ``from utils import to_numpy`` (or ``*``), ``ptu.to_numpy`` of ``import
         cs285.infrastructure.pytorch_util as ptu``."""
+        return frozenset(self.spelled_functions(importer, names, functions))
+
+    def spelled_functions(self, importer: str, names: dict, functions: dict) -> dict:
+        """``spellings``, each with the (module, function) it calls."""
         if not functions:
-            return frozenset()
-        found = set()
+            return {}
+        found = {}
         for local, qualified in names.items():
             if qualified.startswith("torch."):
                 continue
             module, _, name = self.function_key(importer, qualified).rpartition(".")
             if name in functions.get(module, ()):
-                found.add(local)  # the function itself
-            for name in functions.get(self.resolve(importer, qualified), ()):
-                found.add(f"{local}.{name}")  # a function of the module
-        return frozenset(found)
+                found[local] = (module, name)  # the function itself
+            module = self.resolve(importer, qualified)
+            for name in functions.get(module, ()):
+                found[f"{local}.{name}"] = (module, name)  # a function of the module
+        return found
 
     def reading_function_names(self) -> frozenset:
         """The names of the functions of the run whose text reads values (made once)."""
@@ -586,6 +595,8 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
                 index.reading_functions.setdefault(name, set()).add(match.group(1))
             if _LOADS_WEIGHTS_RE.search(body) is not None and _RETURNS_RE.search(body) is not None:
                 index.loading_functions.setdefault(name, set()).add(match.group(1))
+            if "requires_grad" in body and ".parameters()" in body:
+                index.freezing_functions.setdefault(name, {})[match.group(1)] = body
     index.reexports.update(_reexports(index, texts, bases))
     # nn.Module / Dataset subclasses, through the project's own classes (by their short name).
     short: dict = {}
@@ -896,9 +907,12 @@ def _stored_submodules(stored_calls: list, module_classes_by_short: dict) -> fro
 
 
 def _training_methods(methods: dict) -> frozenset:
-    """The methods of a class that backpropagate (see ``ClassFact.training_methods``)."""
+    """The methods of a class that backpropagate or differentiate (``torch.autograd.grad``: a
+    meta-learner's inner update; see ``ClassFact.training_methods``)."""
     direct = {name: set(vocab.SELF_CALL_RE.findall(text)) for name, text in methods.items()}
-    return frozenset(_callers_too({name for name, text in methods.items() if ".backward(" in text}, direct))
+    return frozenset(
+        _callers_too({name for name, text in methods.items() if _DIFFERENTIATES_RE.search(text) is not None}, direct)
+    )
 
 
 def _callers_too(found: set, called: dict) -> set:
@@ -1060,7 +1074,7 @@ def _method_texts(body: str) -> dict:
     found: dict = {}
     for match in _METHOD_RE.finditer(body):
         start = body.rfind("\n", 0, max(match.start() - 1, 0)) + 1
-        end = _block_end(body, body.find("\n", match.end()), len(match.group(1)))
+        end = _block_end(body, _header_end(body, match.start()), len(match.group(1)))
         found.setdefault(match.group(2), body[start:end])
     return found
 
@@ -1068,7 +1082,38 @@ def _method_texts(body: str) -> dict:
 def _block(text: str, start: int) -> str:
     """The text of a top-level block (a class) starting at ``start``: up to the next line that
     starts at column 0 with code."""
-    return text[start : _block_end(text, text.find("\n", start), 0)]
+    return text[start : _block_end(text, _header_end(text, start), 0)]
+
+
+# What a header's brackets are counted by: brackets, newlines, comments, one-line strings.
+_HEADER_TOKEN_RE = re.compile(r"[()\[\]{}\n#]|'[^'\n]*'|\"[^\"\n]*\"")
+_HEADER_SPAN = 10_000  # characters: a header's brackets that do not close by then are not followed
+
+
+def _header_end(text: str, start: int) -> int:
+    """The newline that ends the ``def`` or ``class`` header starting at ``start`` (-1 at the end
+    of the text): past a signature laid out one parameter per line, whose closing ``) -> T:``
+    sits at the ``def``'s own indentation."""
+    depth = 0
+    search = _HEADER_TOKEN_RE.search
+    limit = start + _HEADER_SPAN
+    match = search(text, start)
+    while match is not None and match.start() < limit:
+        token = match.group()
+        if token == "\n" and depth <= 0:
+            return match.start()
+        if token == "#":
+            end = text.find("\n", match.start())
+            if end < 0 or depth <= 0:
+                return end
+            match = search(text, end)
+            continue
+        if token in "([{":
+            depth += 1
+        elif token in ")]}":
+            depth -= 1
+        match = search(text, match.end())
+    return text.find("\n", start)
 
 
 def _block_end(text: str, header_end: int, indent: int) -> int:

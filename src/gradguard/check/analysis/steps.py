@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
+from gradguard.check.analysis.project import current as current_project
 from gradguard.check.analysis.scopes import COMPREHENSION_TYPES, own_nodes, walk_in_order
 from gradguard.check.analysis.values import Kind
 from gradguard.check.analysis.vocabulary import (
@@ -209,8 +210,9 @@ def _follow(ctx, name: ast.Name, stack: list, seen: set) -> None:
 def frozen_models(ctx, scope: ast.AST, node: ast.AST) -> frozenset:
     """The modules (by text) whose parameters the code of ``scope`` last froze before ``node``,
     in source order: ``G.requires_grad_(False)``, ``for p in G.parameters(): p.requires_grad =
-    False``, ``G = load(fp).requires_grad_(False)``, or a helper of the file doing that loop for its argument
-    (``requires_grad(G, False)``, ``self.set_requires_grad([D_A, D_B], False)``). A call of a
+    False``, ``G = load(fp).requires_grad_(False)``, or a helper of the file, or of another file of
+    the run, doing that loop for its argument (``requires_grad(G, False)``,
+    ``self.set_requires_grad([D_A, D_B], False)``, ``freeze.frozon(G)``). A call of a
     frozen module on inputs without grad records no graph."""
     at = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
     latest: dict = {}
@@ -255,6 +257,7 @@ class _FreezeEffects:
 
     by_scope: dict = field(default_factory=dict)
     helper_names: Optional[frozenset] = None
+    imported_helpers: Optional[dict] = None  # spelling -> (module, function) of the run's freezing functions
 
 
 _DEF_RE = re.compile(r"\bdef\s+(\w+)")
@@ -269,6 +272,8 @@ def _may_freeze(ctx, call: ast.Call) -> bool:
     if name is None:
         return False
     state = ctx.state(_FreezeEffects)
+    if _imported_helpers(ctx) and ctx.text(func) in _imported_helpers(ctx):
+        return True
     if state.helper_names is None:
         text = ctx.source.text
         definitions = [(m.start(), m.group(1)) for m in _DEF_RE.finditer(text)]
@@ -435,8 +440,49 @@ def _helper_freezes(ctx, call: ast.Call) -> list:
     return []
 
 
+def may_freeze(ctx) -> bool:
+    """Whether the file's text may freeze a module (a cheap test before ``frozen_models``): it
+    mentions ``requires_grad``, or calls a function of the run that sets it (``freeze.frozon(net)``)."""
+    text = ctx.source.text
+    return "requires_grad" in text or any(f"{spelled}(" in text for spelled in _imported_helpers(ctx))
+
+
+def _imported_helpers(ctx) -> dict:
+    """How the file spells the run's functions that may freeze a module (``freeze.frozon`` of
+    ``from Tool import freeze``): ``ProjectIndex.freezing_functions``."""
+    state = ctx.state(_FreezeEffects)
+    if state.imported_helpers is None:
+        project = current_project()
+        state.imported_helpers = (
+            project.spelled_functions(ctx.filename, ctx.imports.names, project.freezing_functions)
+            if project is not None
+            else {}
+        )
+    return state.imported_helpers
+
+
+def _project_function(ctx, call: ast.Call) -> Optional[ast.FunctionDef]:
+    """The definition of the run's freezing function a call names, parsed from its text (once per run)."""
+    spelled = _imported_helpers(ctx).get(ctx.text(call.func))
+    project = current_project()
+    if spelled is None or project is None:
+        return None
+    parsed = project.__dict__.setdefault("_parsed_freezing_functions", {})
+    if spelled not in parsed:
+        module, name = spelled
+        try:
+            tree = ast.parse(project.freezing_functions[module][name])
+        except (SyntaxError, ValueError):
+            tree = None
+        found = tree.body[0] if tree is not None and tree.body else None
+        parsed[spelled] = found if isinstance(found, ast.FunctionDef) and found.name == name else None
+    return parsed[spelled]
+
+
 def _local_function(ctx, call: ast.Call) -> Optional[ast.FunctionDef]:
     func = call.func
+    if ctx.text(func) in _imported_helpers(ctx):
+        return _project_function(ctx, call)
     if isinstance(func, ast.Name):
         definitions = ctx.model.scopes.module.definitions.get(func.id) or ()
         found = [d for d in definitions if isinstance(d, ast.FunctionDef)]

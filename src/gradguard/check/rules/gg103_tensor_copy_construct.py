@@ -104,6 +104,26 @@ class TensorCopyConstruct(Rule):
     function_names = _TENSOR_FUNCTIONS
 
     valid = (
+        # A tokenizer's own encoding method hands back lists of ids: `prepare_for_model` names a
+        # method that prepares inputs, not a model held in an attribute.
+        Valid(
+            """
+            import torch
+            from transformers import BertJapaneseTokenizer
+
+            class NERTokenizer(BertJapaneseTokenizer):
+                def encode_plus_tagged(self, text, labels, max_length):
+                    ids = self.convert_tokens_to_ids(self.tokenize(text))
+                    encoding = self.prepare_for_model(ids, max_length=max_length, padding="max_length")
+                    encoding["labels"] = labels
+                    return encoding
+
+            tokenizer = NERTokenizer.from_pretrained("cl-tohoku/bert-base-japanese")
+            for sample in data:
+                encoding = tokenizer.encode_plus_tagged(sample["text"], sample["labels"], max_length=32)
+                encoding = {k: torch.tensor(v) for k, v in encoding.items()}
+            """
+        ),
         # A loss's class weights, a list its class stores under `weight`: not a layer's parameter.
         Valid(
             """

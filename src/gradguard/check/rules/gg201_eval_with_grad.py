@@ -25,7 +25,8 @@ evaluation, `model.predict(prefix)`, judged there), iterated by a loop or a comp
 reads each item (`[np.argmax(p.detach().numpy()) for p in out]`), fed back into the next step of a generation loop, handed to a
 function of the file or of another file of the run that only reads that parameter: `show_images(sample)` where
 `def show_images(out): plt.imshow(out.data.cpu()[0])` (or first copies it without graph, `out = out.data.numpy()`), bound outside
-any loop to a name (not `_`) that nothing reads afterwards (`y_pred = model(hour_var)` after training), or fed into a loss or other tensor
+any loop to a name (not `_`) that nothing reads afterwards and no backward pass follows (`y_pred = model(hour_var)` after training; not the
+forward pass of a homework's training step whose loss line is left to write, `loss = None`), or fed into a loss or other tensor
 computation whose result is only read: `print(loss(net(features), labels).item())`, also through
 arithmetic and indexing, `torch.sum(mlp(x) * x).item()`, or into a torch function that gives a
 bool, a number or indices: `torch.allclose(mlp(x), reference)`, `torch.multinomial(probs, 1)`), as in
@@ -149,7 +150,8 @@ a label-smoothing criterion; `requires_grad=False` says nothing of parameters);
 a model known only by its name (also its methods, `model.predict(x)`) in a file that imports
 JAX, Flax or Keras, or TensorFlow without torch or with its training (`tf.GradientTape`, `keras`);
 a model whose parameters the code freezes before the call (`for p in model.parameters():
-p.requires_grad_(False)`, `G = load(fp).requires_grad_(False)`, a helper of the file; for a
+p.requires_grad_(False)`, `G = load(fp).requires_grad_(False)`, a helper of the file or of
+another file of the run, `freeze.frozon(net)`; for a
 parameter of a function, by every caller of the file; for a global a function reads, by the
 module's code before the function's definition, never thawed later; not by a freeze in the other
 branch of an `if` that no loop repeats), with no
@@ -251,7 +253,7 @@ from gradguard.check.analysis.read_only import (
     viewed_calls,
 )
 from gradguard.check.analysis.scopes import FUNCTION_TYPES, called_parameters, parameters, walk_in_order
-from gradguard.check.analysis.steps import frozen_models, in_block, stepped_optimizer
+from gradguard.check.analysis.steps import frozen_models, in_block, may_freeze, stepped_optimizer
 from gradguard.check.analysis.values import RUN_FUNCTION, Grad, Kind, Role, Split
 from gradguard.check.analysis.vocabulary import (
     GRAPH_ENDING_METHODS,
@@ -476,6 +478,23 @@ def _loader_name(expr: ast.AST) -> Optional[str]:
     if last and _LOADER_RE.match(last):
         return last
     return None
+
+
+def _bound_wrapper(ctx, iterable: ast.AST) -> Optional[ast.AST]:
+    """What a loop's name is bound to where its scope binds it once, to a wrapper of an iterable
+    (``tq = tqdm(enumerate(self.testloader), total=...)``, then ``for i, (x, y) in tq:``)."""
+    if not isinstance(iterable, ast.Name):
+        return None
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    bindings = ctx.model.uses(scope).bindings_of(iterable.id)
+    if len(bindings) != 1 or type(bindings[0].node) is not ast.Assign:
+        return None
+    value = bindings[0].value
+    if not isinstance(value, ast.Call):
+        return None
+    func = value.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return value if name in _ITER_WRAPPERS and value.args else None
 
 
 def _may_be_data(ctx, iterable: ast.AST) -> bool:
@@ -1285,11 +1304,33 @@ def _thrown_away(ctx, call: ast.Call) -> bool:
     return isinstance(ctx.parent(call), ast.Expr) or _bound_name(ctx, call) == "_"
 
 
+_BACKWARD_TEXT_RE = re.compile(r"\.backward\(|\bautograd\.grad\(")
+
+
+def _placeholder_backward(ctx, scope: ast.AST, after: ast.AST) -> bool:
+    """Whether a backward pass of the scope after ``after`` backpropagates a name the scope binds
+    to a constant (``loss = None`` or ``loss = 0`` of an exercise, the loss line left to write)."""
+    uses = ctx.model.uses(scope)
+    for node in ctx.model.own_nodes(scope):
+        if (
+            type(node) is ast.Call
+            and node.lineno > (after.end_lineno or after.lineno)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "backward"
+            and isinstance(node.func.value, ast.Name)
+            and any(isinstance(b.value, ast.Constant) for b in uses.bindings_of(node.func.value.id))
+        ):
+            return True
+    return False
+
+
 def _left_unused(ctx, call: ast.Call, scope: ast.AST) -> bool:
     """Whether the call's result is bound to a name that nothing reads afterwards (``y_pred =
     model(hour_var)`` after training, then only a fresh call printed): it keeps its graph for
     nothing. Not ``_ = net(x)`` (discarded on purpose, perhaps for a forward hook), not in a loop,
-    and not where the name is read by nested code (a function may run later)."""
+    and not where the name is read by nested code (a function may run later), nor where a backward
+    pass follows that backpropagates a placeholder (a homework's training step whose loss line is
+    left to write: `loss = None`, then `loss.backward()`)."""
     name = _bound_name(ctx, call)
     if name is None or name.startswith("_"):
         return False
@@ -1302,6 +1343,10 @@ def _left_unused(ctx, call: ast.Call, scope: ast.AST) -> bool:
     end = len(src.text) if scope is ctx.tree else src.node_end(scope)
     if re.compile(rf"(?<![\w.]){re.escape(name)}\b").search(src.text, src.node_end(assignment), end) is not None:
         return False  # spelt again after the binding (a use, most often): asked no further
+    if _BACKWARD_TEXT_RE.search(src.text, src.node_end(assignment), end) is not None and _placeholder_backward(
+        ctx, scope, assignment
+    ):
+        return False  # `loss = None` ... `loss.backward()`: the loss left to write takes its graph from this call
     start = (assignment.end_lineno or assignment.lineno, assignment.end_col_offset or 0)
     loads = ctx.state(_State).name_loads.get(id(scope))
     if loads is None:
@@ -1911,8 +1956,8 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
             if rebound_at is None or binding.node.lineno < rebound_at:
                 rebound_at = binding.node.lineno
             continue
-        if not isinstance(value, ast.Call):
-            continue
+        if not isinstance(value, ast.Call) or isinstance(binding.node, (ast.For, ast.AsyncFor)):
+            continue  # (`for k, model in self.models.items()`: an item of a container, built elsewhere)
         if any(type(sub) is ast.Name and sub.id == name for sub in walk_in_order(value)):  # type: ignore[attr-defined]
             continue  # `model = DataParallel(model)`, `model = model.eval()`: the module it held before
         line = binding.node.lineno
@@ -2040,7 +2085,7 @@ def _frozen(ctx, target: ast.AST, call: ast.Call) -> bool:
     root = target.value if isinstance(target, ast.Attribute) else target
     if not isinstance(root, ast.Name):
         return False
-    if "requires_grad" not in ctx.source.text:
+    if not may_freeze(ctx):
         return False
     scope = ctx.function if ctx.function is not None else ctx.tree
     known = ctx.state(_State).frozen
@@ -3597,6 +3642,47 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The training twin: the progress bar wraps the training split, whose output is backpropagated.
+        Valid(
+            """
+            import torch.nn.functional as F
+            from tqdm import tqdm
+
+            class Trainer:
+                def __init__(self, model, optimizer, train_loader):
+                    self.model = model
+                    self.optimizer = optimizer
+                    self.train_loader = train_loader
+
+                def train_epoch(self):
+                    self.model.train()
+                    tq = tqdm(enumerate(self.train_loader), total=len(self.train_loader))
+                    for i, (x, y) in tq:
+                        logits = self.model(x)
+                        loss = F.cross_entropy(logits, y)
+                        self.optimizer.zero_grad()
+                        loss.backward()
+                        self.optimizer.step()
+                        tq.set_description(f"{loss.item():.4f}")
+            """
+        ),
+        # A homework template's training step: the loss computed from `preds` is left to write,
+        # and the backward pass after it takes its graph from that forward pass.
+        Valid(
+            """
+            def train(model, optimizer, graph):
+                model.train()
+                optimizer.zero_grad()
+                preds = model(graph.node_feature, graph.edge_index)
+                loss = None
+                ############# Your code here #############
+                pass
+                ##########################################
+                loss.backward()
+                optimizer.step()
+                return loss.item()
+            """
+        ),
         # The same error kept as a tensor, with its graph: nothing shows it is only read.
         Valid(
             """
@@ -6053,6 +6139,63 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # Teachers loaded from checkpoints into a dict, run over the data set to cache their
+        # outputs, detached at once: the loop over the dict's items builds none of them.
+        Invalid(
+            """
+            import torch
+
+            class DatasetCacher:
+                def __init__(self, paths):
+                    self.models = {}
+                    for k, path in paths.items():
+                        self.models[k] = torch.load(path)
+
+                def perform_pass(self, loader):
+                    results = {k: [] for k in self.models}
+                    for data, target in loader:
+                        for k, model in self.models.items():
+                            results[k].append(model(data)["outs"].detach())
+                    return {k: torch.cat(v) for k, v in results.items()}
+            """,
+            line=13,
+            column=35,
+            message="`model(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, wasting "
+            "memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # An adversarial evaluation: the loop runs the attack (which backpropagates) over a
+        # progress bar bound to a name first, and the model's output on the attacked images is
+        # only scored.
+        Invalid(
+            """
+            from tqdm import tqdm
+
+            class Trainer:
+                def __init__(self, model, attacker, test_loader):
+                    self.model = model
+                    self.attacker = attacker
+                    self.test_loader = test_loader
+
+                def _accuracy(self, logits, target):
+                    return float((logits.argmax(1) == target).sum()) / target.size(0)
+
+                def eval_model(self):
+                    self.model.eval()
+                    acc = 0
+                    tq = tqdm(enumerate(self.test_loader), total=len(self.test_loader))
+                    for i, (x, y) in tq:
+                        x_adv = self.attacker(x, y)
+                        adv_logits = self.model(x_adv)
+                        acc += self._accuracy(adv_logits, y)
+                    return acc / (i + 1)
+            """,
+            line=18,
+            column=26,
+            message="`self.model(...)` runs with grad enabled in the loop over `test_loader` (line 16), and its output "
+            "is never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # A notebook's check of the trained model: its output is only shown, the loss of it too
         # (a torch loss as a statement keeps nothing).
         Invalid(
@@ -9428,8 +9571,9 @@ class EvalWithGrad(Rule):
     def visit_For(self, node: ast.AST, ctx) -> None:
         if isinstance(ctx.function, ast.Lambda):
             return
-        named = _loader_name(node.iter)
-        if named is not None or _may_be_data(ctx, node.iter):
+        iterable = _bound_wrapper(ctx, node.iter) or node.iter
+        named = _loader_name(iterable)
+        if named is not None or _may_be_data(ctx, iterable):
             unit = self._unit(ctx)
             if unit is not None:
                 unit.maybe_loops[id(node)] = (node, named)

@@ -126,6 +126,45 @@ class NoGradWithoutEval(Rule):
     function_names = ("torch.no_grad", "torch.inference_mode")
 
     valid = (
+        # The same decoder switched to evaluation mode before the script hands it on.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            class AttnDecoderRNN(nn.Module):
+                def __init__(self, hidden_size, output_size, dropout_p=0.1):
+                    super().__init__()
+                    self.embedding = nn.Embedding(output_size, hidden_size)
+                    self.dropout = nn.Dropout(dropout_p)
+                    self.gru = nn.GRU(hidden_size, hidden_size)
+                    self.out = nn.Linear(hidden_size, output_size)
+
+                def forward(self, input, hidden):
+                    output, hidden = self.gru(self.dropout(self.embedding(input)), hidden)
+                    return self.out(output[0]), hidden
+
+            def evaluate(decoder, max_length=10):
+                with torch.no_grad():
+                    decoder_input = torch.tensor([[0]])
+                    decoder_hidden = torch.zeros(1, 1, 256)
+                    words = []
+                    for di in range(max_length):
+                        decoder_output, decoder_hidden = decoder(decoder_input, decoder_hidden)
+                        topv, topi = decoder_output.topk(1)
+                        words.append(topi.item())
+                        decoder_input = topi.squeeze().detach()
+                    return words
+
+            def evaluateRandomly(decoder, n=10):
+                for i in range(n):
+                    print(evaluate(decoder))
+
+            attn_decoder1 = AttnDecoderRNN(256, 100, dropout_p=0.1)
+            attn_decoder1.eval()
+            evaluateRandomly(attn_decoder1)
+            """
+        ),
         # Models kept in a dict and switched in a loop over it: their mode is not followed.
         Valid(
             """
@@ -298,6 +337,49 @@ class NoGradWithoutEval(Rule):
         ),
     )
     invalid = (
+        # The seq2seq tutorial's decoder, handed on by `evaluateRandomly` to `evaluate`: the module
+        # the script builds (with dropout) is never switched to evaluation mode.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            class AttnDecoderRNN(nn.Module):
+                def __init__(self, hidden_size, output_size, dropout_p=0.1):
+                    super().__init__()
+                    self.embedding = nn.Embedding(output_size, hidden_size)
+                    self.dropout = nn.Dropout(dropout_p)
+                    self.gru = nn.GRU(hidden_size, hidden_size)
+                    self.out = nn.Linear(hidden_size, output_size)
+
+                def forward(self, input, hidden):
+                    output, hidden = self.gru(self.dropout(self.embedding(input)), hidden)
+                    return self.out(output[0]), hidden
+
+            def evaluate(decoder, max_length=10):
+                with torch.no_grad():
+                    decoder_input = torch.tensor([[0]])
+                    decoder_hidden = torch.zeros(1, 1, 256)
+                    words = []
+                    for di in range(max_length):
+                        decoder_output, decoder_hidden = decoder(decoder_input, decoder_hidden)
+                        topv, topi = decoder_output.topk(1)
+                        words.append(topi.item())
+                        decoder_input = topi.squeeze().detach()
+                    return words
+
+            def evaluateRandomly(decoder, n=10):
+                for i in range(n):
+                    print(evaluate(decoder))
+
+            attn_decoder1 = AttnDecoderRNN(256, 100, dropout_p=0.1)
+            evaluateRandomly(attn_decoder1)
+            """,
+            line=22,
+            column=46,
+            message="`decoder` is evaluated under `no_grad` in training mode: its dropout layers still drop "
+            "activations; call `decoder.eval()` before evaluating (and `decoder.train()` to resume training)",
+        ),
         # The same class, never switched to eval mode in the file.
         Invalid(
             """

@@ -97,6 +97,18 @@ class MissingZeroGrad(Rule):
     function_triggers = (".step(", ".grad")
 
     valid = (
+        # Distributed autograd (its import in another cell): each iteration's context holds the
+        # gradients `DistributedOptimizer.step(context_id)` applies; nothing accumulates in `.grad`.
+        Valid(
+            """
+            def run_trainer(model, opt, criterion, batches):
+                for data, target in batches:
+                    with dist_autograd.context() as context_id:
+                        loss = criterion(model(data), target)
+                        dist_autograd.backward(context_id, [loss])
+                        opt.step(context_id)
+            """
+        ),
         # The same manual step, zeroing the gradient after the update.
         Valid(
             """
@@ -677,6 +689,11 @@ def _calls(node: ast.AST):
 def _is_backward(ctx, call: ast.Call) -> bool:
     func = call.func
     if isinstance(func, ast.Attribute) and func.attr == "backward":
+        if len(call.args) >= 2 and isinstance(call.args[1], (ast.List, ast.Tuple)):
+            # `dist_autograd.backward(context_id, [loss])` (its import not shown): distributed
+            # autograd keeps the gradients in the context, not in `.grad` (`Tensor.backward`'s
+            # second parameter is `retain_graph`, a flag)
+            return False
         return ctx.imports.qualified_name(func) in (None, "torch.autograd.backward")
     if ctx.imports.qualified_name(func) == "torch.autograd.backward":
         return True
