@@ -2797,6 +2797,10 @@ class SemanticModel:
                     # `output["out"]` of a model of the file whose forward returns a dict of tensors
                     return tensor(receiver.grad, Role.OUTPUT, weak=True)
                 return UNKNOWN
+            if receiver.has(Role.SCALAR) and isinstance(key, ast.Constant) and key.value == 0:
+                # `loss.data[0]`: torch 0.3's idiom for the loss as a number (`.item()` today;
+                # indexing a 0-dim tensor raises, GG105)
+                return NUMBER
             roles = receiver.roles & (Role.INFERENCE | Role.DETACHED)
             return tensor(receiver.grad, roles, weak=receiver.weak).with_(split=receiver.split)
         if kind is Kind.CONTAINER:
@@ -3625,8 +3629,10 @@ class SemanticModel:
             return tensor(Grad.NO)
         grad = self._combine_grad(args, state.mode) if args else Grad.NO
         roles = Role.INFERENCE if state.mode is GradMode.INFERENCE else Role.NONE
-        if last in vocab.FULL_REDUCTIONS and len(node.args) == 1 and not node.keywords:
-            roles |= Role.SCALAR
+        if (last in vocab.FULL_REDUCTIONS and len(node.args) == 1 and not node.keywords) or (
+            last in vocab.SCALAR_PRODUCTS and len(node.args) == 2
+        ):
+            roles |= Role.SCALAR  # (`torch.dot(a, b)`: a 0-dim tensor)
             if last in ("mean", "sum") and args[0].kind is Kind.TENSOR:
                 roles |= args[0].roles & Role.LOSS  # `torch.mean(loss)`: still the loss
         elif last in vocab.ELEMENTWISE_UNARY and args and args[0].kind is Kind.TENSOR:

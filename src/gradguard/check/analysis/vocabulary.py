@@ -276,6 +276,8 @@ PYTHON_VALUE_METHODS = frozenset(
 )
 # Reductions: a tensor reduced over every dimension is 0-dim (``loss.sum()``, ``x.mean()``).
 FULL_REDUCTIONS = frozenset({"sum", "mean", "prod", "norm", "max", "min", "std", "var", "amax", "amin", "logsumexp"})
+# torch functions of two vectors whose result is 0-dim: `torch.dot(diff, diff)`.
+SCALAR_PRODUCTS = frozenset({"dot", "vdot"})
 # Element-wise torch functions of one tensor: the result has its input's shape (a 0-dim
 # input gives a 0-dim result: `torch.abs(diff)` of a mean).
 ELEMENTWISE_UNARY = _words(

@@ -128,6 +128,26 @@ class ZeroDimIndex(Rule):
         ),
     )
     invalid = (
+        # `torch.dot` of two vectors is 0-dim, like a full reduction.
+        Invalid(
+            """
+            import torch
+
+            diff = model(x) - model(y)
+            dot = torch.dot(diff, diff)
+            print("mse: ", dot.data[0])
+            """,
+            line=5,
+            column=16,
+            message="`dot.data[0]` indexes a 0-dim tensor: IndexError since PyTorch 0.4; use `dot.item()`",
+            fixed="""
+            import torch
+
+            diff = model(x) - model(y)
+            dot = torch.dot(diff, diff)
+            print("mse: ", dot.item())
+            """,
+        ),
         Invalid(
             """
             import torch.nn as nn

@@ -3126,6 +3126,45 @@ def _evaluation_phase_test(test: ast.AST) -> bool:
 _STEP_RE = re.compile(r"\.(?:backward|step)\(")
 
 
+def _demo_of_handed_fresh_modules(ctx, call: ast.Call) -> bool:
+    """A helper of a file that never backpropagates running the module it is handed on made-up
+    input (``def teoria(model): entrada = torch.rand(1, 3, 1); y, h = model(entrada); print(y)``),
+    where every caller hands it a module it has just built and given no weights
+    (``model = SimpleRNN(1, 2, 1)``, then ``teoria(model)``), and nothing in the file loads
+    weights: a demo of the model's code."""
+    function = ctx.function
+    callee = _callee(call)
+    if not isinstance(function, FUNCTION_TYPES) or isinstance(function, ast.Lambda) or not isinstance(callee, ast.Name):
+        return False
+    names = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    if callee.id not in names or ctx.model.body_binds(function, callee.id):
+        return False
+    if not all(_code_lacks(ctx, needle) for needle in ("backward(", "load_state_dict(", ".load(")):
+        return False  # the file trains or loads weights: the module handed in may hold them
+    if not _made_up_input(ctx, call):
+        return False
+    sites = ctx.model.callers(function)
+    if not sites:
+        return False
+    index = names.index(callee.id)
+    for site in sites:
+        given = call_argument(site.call, index, callee.id)
+        if not isinstance(given, ast.Name):
+            return False
+        scope = site.frame.node
+        bindings = ctx.model.uses(scope).bindings_of(given.id)
+        if not bindings or not all(
+            type(b.node) is ast.Assign
+            and isinstance(b.value, ast.Call)
+            and ctx.model.value(b.value).kind is Kind.MODULE
+            and not ctx.model.value(b.value).weak
+            and not _given_weights(ctx, b.value, b.node.lineno)
+            for b in bindings
+        ):
+            return False
+    return True
+
+
 def _untrained_graph_function(ctx, call: ast.Call) -> bool:
     """A script's call of a function of the file that computes a model by hand (``def
     forward(x): return w * x``) with no backward pass or step of the script between the last
@@ -3642,6 +3681,31 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A theory notebook's helper showing what a module it is handed makes of random input;
+        # every caller hands it one it has just built, and nothing in the file trains or loads.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            class SimpleRNN(nn.Module):
+                def __init__(self, input_size, hidden_size, num_layers):
+                    super().__init__()
+                    self.rnn = nn.RNN(input_size, hidden_size, num_layers, batch_first=True)
+
+                def forward(self, x):
+                    return self.rnn(x)
+
+            def teoria(model, largo_entrada=3, batch_size=1, input_size=1):
+                entrada = torch.rand(batch_size, largo_entrada, input_size)
+                y, h = model(entrada)
+                print(y)
+                print(h)
+
+            model = SimpleRNN(1, 2, 1)
+            teoria(model, 3)
+            """
+        ),
         # The training twin: the progress bar wraps the training split, whose output is backpropagated.
         Valid(
             """
@@ -6139,6 +6203,110 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The same helper handed a module given trained weights first: its outputs are predictions.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            class SimpleRNN(nn.Module):
+                def __init__(self, input_size, hidden_size, num_layers):
+                    super().__init__()
+                    self.rnn = nn.RNN(input_size, hidden_size, num_layers, batch_first=True)
+
+                def forward(self, x):
+                    return self.rnn(x)
+
+            def teoria(model, largo_entrada=3, batch_size=1, input_size=1):
+                entrada = torch.rand(batch_size, largo_entrada, input_size)
+                y, h = model(entrada)
+                print(y)
+                print(h)
+
+            model = SimpleRNN(1, 2, 1)
+            model.load_state_dict(torch.load("rnn.pt"))
+            teoria(model, 3)
+            """,
+            line=14,
+            column=12,
+            message="`model(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, wasting "
+            "memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+            class SimpleRNN(nn.Module):
+                def __init__(self, input_size, hidden_size, num_layers):
+                    super().__init__()
+                    self.rnn = nn.RNN(input_size, hidden_size, num_layers, batch_first=True)
+
+                def forward(self, x):
+                    return self.rnn(x)
+
+            @torch.no_grad()
+            def teoria(model, largo_entrada=3, batch_size=1, input_size=1):
+                entrada = torch.rand(batch_size, largo_entrada, input_size)
+                y, h = model(entrada)
+                print(y)
+                print(h)
+
+            model = SimpleRNN(1, 2, 1)
+            model.load_state_dict(torch.load("rnn.pt"))
+            teoria(model, 3)
+            """,
+            unsafe=True,
+        ),
+        # torch 0.3's `loss.data[0]` is the loss as a number: the function hands back no loss.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+            class Trainer:
+                def __init__(self, model, dataloader):
+                    self.model = model
+                    self.dataloader = dataloader
+
+                def validate(self):
+                    self.model.eval()
+                    total_loss = 0
+                    for x, target in iter(self.dataloader):
+                        output = self.model(x)
+                        loss = F.cross_entropy(output.squeeze(), target.squeeze())
+                        total_loss += loss.data[0]
+                    avg_loss = total_loss / len(self.dataloader)
+                    self.model.train()
+                    return avg_loss, len(self.dataloader)
+            """,
+            line=13,
+            column=22,
+            message="`self.model(...)` runs with grad enabled after `self.model.eval()` (line 10), and nothing in "
+            "this function uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            fixed="""
+            import torch
+            import torch.nn.functional as F
+
+            class Trainer:
+                def __init__(self, model, dataloader):
+                    self.model = model
+                    self.dataloader = dataloader
+
+                @torch.no_grad()
+                def validate(self):
+                    self.model.eval()
+                    total_loss = 0
+                    for x, target in iter(self.dataloader):
+                        output = self.model(x)
+                        loss = F.cross_entropy(output.squeeze(), target.squeeze())
+                        total_loss += loss.data[0]
+                    avg_loss = total_loss / len(self.dataloader)
+                    self.model.train()
+                    return avg_loss, len(self.dataloader)
+            """,
+            unsafe=True,
+        ),
         # Teachers loaded from checkpoints into a dict, run over the data set to cache their
         # outputs, detached at once: the loop over the dict's items builds none of them.
         Invalid(
@@ -9729,6 +9897,7 @@ class EvalWithGrad(Rule):
             and not _fresh_module(ctx, node, so_far=not _may_be_evaluation_data(ctx, node) or _made_up_input(ctx, node))
             and not _untrained_graph_function(ctx, node)
             and not _unit_test(ctx, ctx.function)
+            and not _demo_of_handed_fresh_modules(ctx, node)
         ):
             return _Candidate(node, "read-only")
         loaded_at = _loaded_from_checkpoint(ctx, node)

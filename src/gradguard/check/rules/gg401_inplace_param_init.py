@@ -7,7 +7,9 @@ directly on a parameter outside any `no_grad` / `inference_mode` region, unless 
 just before it in its block switch the parameter's flag off (`w.requires_grad = False`). A parameter is
 `.weight` / `.bias` of a module (`self` in an `nn.Module` subclass, a submodule of it, a
 model, a name from `.modules()` or checked with `isinstance(m, nn.Linear)`), a name from
-`parameters()` / `named_parameters()`, or an attribute the class sets to `nn.Parameter(...)`.
+`parameters()` / `named_parameters()`, or an attribute the class sets to `nn.Parameter(...)`;
+also a leaf the code makes require grad (`x = torch.tensor(3., requires_grad=True)`, then
+`x.uniform_()`).
 
 ## Why is this bad?
 Parameters are leaf tensors that require grad, and autograd forbids in-place changes to them
@@ -84,6 +86,19 @@ class InplaceParamInit(Rule):
     function_triggers = triggers
 
     valid = (
+        # The same leaf refilled under `no_grad`, and a tensor that does not require grad.
+        Valid(
+            """
+            import torch
+
+            x = torch.tensor(3.0, requires_grad=True)
+            (x ** 2).backward()
+            with torch.no_grad():
+                x.uniform_()
+            noise = torch.empty(3)
+            noise.uniform_()
+            """
+        ),
         # The flag switched off just before the copy and back on after (a pruned layer's weights).
         Valid(
             """
@@ -175,6 +190,27 @@ class InplaceParamInit(Rule):
         ),
     )
     invalid = (
+        # A leaf made to require grad, refilled in place (a course notebook showing the error).
+        Invalid(
+            """
+            import torch
+
+            x = torch.tensor(3.0, requires_grad=True)
+            (x ** 2).backward()
+            x.uniform_()
+            """,
+            line=5,
+            column=1,
+            message="`x.uniform_()` changes a leaf tensor that requires grad in place while grad is enabled: this "
+            "raises RuntimeError; use `torch.nn.init`",
+            fixed="""
+            import torch
+
+            x = torch.tensor(3.0, requires_grad=True)
+            (x ** 2).backward()
+            torch.nn.init.uniform_(x)
+            """,
+        ),
         # The same copy without switching the flag off first.
         Invalid(
             """
@@ -302,14 +338,16 @@ class InplaceParamInit(Rule):
         if ctx.model.grad_mode(node) is not GradMode.ENABLED:
             return
         receiver = func.value
-        if not _is_parameter(ctx, receiver, node) or _frozen_just_before(ctx, node, receiver):
+        parameter = _is_parameter(ctx, receiver, node)
+        if not (parameter or _leaf_requiring_grad(ctx, receiver)) or _frozen_just_before(ctx, node, receiver):
             return
         fix = _twin_fix(ctx, node, receiver)
         text = ctx.text(receiver)
+        what = "a parameter" if parameter else "a leaf tensor that requires grad"
         ctx.report(
             self.code,
             node,
-            f"`{text}.{func.attr}()` changes a parameter in place while grad is enabled: this raises RuntimeError; "
+            f"`{text}.{func.attr}()` changes {what} in place while grad is enabled: this raises RuntimeError; "
             + ("use `torch.nn.init`" if fix else "do it under `with torch.no_grad():`"),
             fix,
         )
@@ -359,6 +397,14 @@ def _is_parameter(ctx, receiver: ast.AST, call: ast.AST) -> bool:
             owner.kind is Kind.UNKNOWN and _isinstance_guarded(ctx, receiver.value, call)
         )
     return True
+
+
+def _leaf_requiring_grad(ctx, receiver: ast.AST) -> bool:
+    """A leaf the code makes require grad (``x = torch.tensor(3., requires_grad=True)``,
+    ``w = torch.randn(3).requires_grad_()``): autograd forbids changing it in place as it does a
+    parameter."""
+    value = ctx.model.value(receiver)
+    return value.is_tensor and value.has(Role.LEAF) and value.grad is Grad.YES and not value.weak
 
 
 def _isinstance_guarded(ctx, owner: ast.AST, node: ast.AST) -> bool:
