@@ -1248,7 +1248,8 @@ def _old_storage_kept(ctx, site: ast.AST, recv: str) -> Optional[ast.AST]:
             for method in owner.body
             if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
             and method is not function
-            and bisect.bisect_left(lines, method.lineno) < bisect.bisect_right(lines, method.end_lineno or method.lineno)
+            and bisect.bisect_left(lines, method.lineno)
+            < bisect.bisect_right(lines, method.end_lineno or method.lineno)
             for node in walk_in_order(method)
         )
     for node, same_function in candidates:
