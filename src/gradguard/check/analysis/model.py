@@ -1094,6 +1094,35 @@ class SemanticModel:
                 return False  # a class defining it otherwise (or running it without grad)
         return found
 
+    def method_of_plain_classes_only(self, method: str) -> bool:
+        """Whether the classes of the file, and of the run's files beside it, that define
+        ``method`` are all plain classes whose method runs no module they hold, and one does at
+        least (a numpy hidden Markov model's ``predict``): a call of it on an object whose class is
+        not known (``model.predict(words)`` of a parameter named ``model``) runs no model."""
+        found = False
+        for info in self._class_table().values():
+            definition = self._methods(info).get(method)
+            if definition is None:
+                continue
+            if info.is_module or not isinstance(definition, ast.FunctionDef):
+                return False
+            text = self._scope_text(definition)
+            if any(
+                self._held_attribute(info, match.group(1)).kind is Kind.MODULE  # type: ignore[arg-type]
+                for match in _SELF_PART_CALL_RE.finditer(text)
+            ):
+                return False  # `self.model(x)`: it runs a module it holds
+            found = True
+        if self.project is not None:
+            own = self.project.module_of(self.filename)
+            for name, fact in self._classes_beside():
+                if name.rpartition(".")[0] == own or method not in fact.methods:
+                    continue
+                if fact.module or method in fact.held_model_methods or method in fact.delegating_methods:
+                    return False
+                found = True
+        return found
+
     def method_shown(self, method: str) -> bool:
         """Whether a class of the file defines ``method``, or a module class of the run runs the
         module by it: code the check reads, where what the method does is judged."""
@@ -2542,10 +2571,11 @@ class SemanticModel:
         return UNKNOWN
 
     def self_method_runs_model(self, call: ast.Call) -> bool:
-        """Whether ``self.<method>(...)`` inside a plain class of the file (a trainer) runs a
-        method of that class that calls a module the instance holds (``def compute_batch(self,
-        batch): ... self.model(images)``) and neither backpropagates, steps nor turns grad off:
-        a model call made through a helper."""
+        """Whether ``self.<method>(...)`` inside a class of the file runs a method of that class
+        that calls a module the instance holds (a trainer's ``def compute_batch(self, batch): ...
+        self.model(images)``; a module's own ``def wavenet(self, x): x = self.start_conv(x) ...``,
+        called by its ``generate``) and neither backpropagates, steps nor turns grad off: a model
+        call made through a helper."""
         func = call.func
         if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
             return False
@@ -2557,7 +2587,7 @@ class SemanticModel:
         if key not in memo:
             memo[key] = False
             info = self._class_table().get(self._class_key(cls))
-            fn = self._method_node(info, func.attr) if info is not None and not info.is_module else None
+            fn = self._method_node(info, func.attr) if info is not None and func.attr != "forward" else None
             if isinstance(fn, ast.FunctionDef) and not fn.decorator_list:
                 text = self._scope_text(fn)
                 if not (".backward(" in text or ".step(" in text or any(word in text for word in _GRAD_OFF_WORDS)):

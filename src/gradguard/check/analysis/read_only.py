@@ -131,7 +131,7 @@ def read_only_calls(
         own = list(own_nodes(scope))
     bound: dict = {}  # id(assigned value) -> (assignment, names, value); the calls are the answers
     for node in own:
-        if type(node) is ast.Assign:
+        if type(node) is ast.Assign or (type(node) is ast.AnnAssign and node.value is not None):  # type: ignore[attr-defined]
             for names, value in assigned_values(node):  # type: ignore[arg-type]
                 bound[id(value)] = (node, names, value)
     if not any(viewed_calls(value) for _, _, value in bound.values()):
@@ -424,13 +424,15 @@ def _read_on_the_way(use: ast.AST, root: ast.AST, parents: dict) -> Optional[int
     return None
 
 
-def assigned_values(node: ast.Assign) -> list:
+def assigned_values(node: ast.Assign | ast.AnnAssign) -> list:
     """(names, value) for what an assignment to names binds: ``out = f(x)`` gives
-    ``(("out",), f(x))``, ``out, h = rnn(x)`` gives ``(("out", "h"), rnn(x))``, and a tuple
-    assigned to as many names binds each one its own value (``a, b = f(x), g(x)``)."""
-    if len(node.targets) != 1:
+    ``(("out",), f(x))`` (so does ``out: Tensor = f(x)``), ``out, h = rnn(x)`` gives ``(("out",
+    "h"), rnn(x))``, and a tuple assigned to as many names binds each one its own value (``a, b =
+    f(x), g(x)``)."""
+    targets = [node.target] if type(node) is ast.AnnAssign else node.targets  # type: ignore[union-attr]
+    if len(targets) != 1 or node.value is None:
         return []
-    target, value = node.targets[0], node.value
+    target, value = targets[0], node.value
     if (
         type(target) in (ast.Tuple, ast.List)
         and type(value) in (ast.Tuple, ast.List)
@@ -810,6 +812,8 @@ def _rebinding(assignment: ast.Assign, name: str, blocks: dict, in_loop: bool) -
     for stmt in block[index + 1 :]:
         if type(stmt) is ast.Assign and any(name in (_target_names(t) or ()) for t in stmt.targets):
             return stmt
+        if type(stmt) is ast.AnnAssign and stmt.value is not None and name in (_target_names(stmt.target) or ()):
+            return stmt
         if in_loop and not isinstance(stmt, _SIMPLE):
             return None
     return None
@@ -943,7 +947,7 @@ def _assignments_by_name(own: list) -> dict:
     found: dict = {}
     for node in own:
         t = type(node)
-        if t is ast.Assign:
+        if t is ast.Assign or t is ast.AnnAssign:
             for names, value in assigned_values(node):  # type: ignore[arg-type]
                 for name in names:
                     found.setdefault(name, []).append((node.lineno, value, node))
@@ -1054,8 +1058,11 @@ _DRAWING_METHODS = frozenset(
 )
 
 
-# Drawing functions of other libraries, by qualified name (torch_snippets' `show(img, ax=...)`).
-_DRAWING_FUNCTIONS = frozenset({"torch_snippets.show"})
+# Drawing functions of other libraries, by qualified name (torch_snippets' `show(img, ax=...)`,
+# bertviz's attention views `model_view(attention, tokens)`).
+_DRAWING_FUNCTIONS = frozenset(
+    {"torch_snippets.show", "bertviz.model_view", "bertviz.head_view", "bertviz.neuron_view.show"}
+)
 
 
 # torchvision's conversions of a tensor's values into a PIL image: ``to_pil_image(x)`` and

@@ -302,6 +302,8 @@ VALUE_READ_HINTS = (
     "multinomial(",  # a token sampled from the output: `torch.multinomial(probs, 1)`
     "ToPILImage()(",  # turned into an image: `transforms.ToPILImage()(sr(x).squeeze(0))`
     "to_pil_image(",
+    "model_view(",  # attention maps drawn by bertviz: `model_view(attention, tokens)`
+    "head_view(",
 )
 READING_BUILTINS = frozenset(
     {"print", "str", "repr", "format", "len", "float", "int", "bool", "isinstance", "hash", "id", "type", "complex"}

@@ -3126,6 +3126,17 @@ def _evaluation_phase_test(test: ast.AST) -> bool:
 _STEP_RE = re.compile(r"\.(?:backward|step)\(")
 
 
+def _own_module_method(ctx, call: ast.Call) -> bool:
+    """Whether the call is ``self.<method>(...)`` in a module class of the file, of a method that
+    runs the module's layers (WaveNet's ``self.wavenet(input, ...)`` in its ``generate``): it runs
+    the model ``self`` is, in ``self``'s mode."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
+        return False
+    receiver = ctx.model.value(func.value)
+    return receiver.kind is Kind.MODULE and not receiver.weak and ctx.model.self_method_runs_model(call)
+
+
 def _demo_of_handed_fresh_modules(ctx, call: ast.Call) -> bool:
     """A helper of a file that never backpropagates running the module it is handed on made-up
     input (``def teoria(model): entrada = torch.rand(1, 3, 1); y, h = model(entrada); print(y)``),
@@ -3681,6 +3692,100 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # `model.predict(...)` of a parameter whose class is not known, where the only class of the
+        # file defining `predict` is a numpy tagger holding no module.
+        Valid(
+            """
+            import torch
+
+            class HiddenMarkovModel:
+                def fit(self, sents):
+                    self.tags = sorted({tag for sent in sents for _, tag in sent})
+                    return self
+
+                def predict(self, sentences):
+                    return [[self.tags[0] for _ in words] for words in sentences]
+
+            def accuracy_score(model, sents):
+                true_pred = num_pred = 0
+                for sent in sents:
+                    tags = [tag for _, tag in sent]
+                    preds = model.predict([[word for word, _ in sent]])[0]
+                    true_pred += sum(tag == pred for tag, pred in zip(tags, preds))
+                    num_pred += len(tags)
+                print("Accuracy:", true_pred / num_pred * 100, "%")
+
+            accuracy_score(tagger.fit(train_sents), test_sents)
+            """
+        ),
+        # A helper known only by its name (its definition cell does not parse), handed the model:
+        # it evaluates the model, it is not one.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            class Tagger(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 4)
+
+                def forward(self, x):
+                    return self.fc(x)
+
+            model = Tagger()
+            model.load_state_dict(torch.load("best.pt"))
+            print("Accuracy:", accuracy_model(model, test_iterator), "%")
+            """
+        ),
+        # An annotated output that the step backpropagates.
+        Valid(
+            """
+            import torch.nn.functional as F
+            from torch import Tensor
+
+            def train_step(model, optimizer, obs, target):
+                values: Tensor = model(obs)[1]
+                loss: Tensor = F.mse_loss(values.squeeze(-1), target)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                return loss.item()
+            """
+        ),
+        # The same generation under `no_grad`.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            class WaveNet(nn.Module):
+                def __init__(self, classes=256):
+                    super().__init__()
+                    self.classes = classes
+                    self.start_conv = nn.Conv1d(classes, 32, 1)
+                    self.end_conv = nn.Conv1d(32, classes, 1)
+
+                def wavenet(self, input):
+                    return self.end_conv(F.relu(self.start_conv(input)))
+
+                def forward(self, input):
+                    return self.wavenet(input).transpose(1, 2)
+
+                @torch.no_grad()
+                def generate(self, num_samples):
+                    self.eval()
+                    generated = []
+                    input = torch.zeros(1, self.classes, 1)
+                    for i in range(num_samples):
+                        x = self.wavenet(input).squeeze()
+                        prob = F.softmax(x, dim=0)
+                        generated.append(torch.multinomial(prob, 1).item())
+                    self.train()
+                    return generated
+            """
+        ),
         # A theory notebook's helper showing what a module it is handed makes of random input;
         # every caller hands it one it has just built, and nothing in the file trains or loads.
         Valid(
@@ -6203,6 +6308,132 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # Attention maps of a pretrained model drawn by bertviz: its graph is kept for nothing.
+        Invalid(
+            """
+            import torch
+            from bertviz import model_view
+            from transformers import GPT2LMHeadModel, GPT2Tokenizer
+
+            tokenizer = GPT2Tokenizer.from_pretrained("gpt2")
+            ru_gpt = GPT2LMHeadModel.from_pretrained("gpt2", output_attentions=True)
+            inputs = tokenizer.encode_plus("Hello world", return_tensors="pt")
+            input_ids = inputs["input_ids"]
+            attention = ru_gpt(input_ids)[-1]
+            tokens = tokenizer.convert_ids_to_tokens(input_ids[0].tolist())
+            model_view(attention, tokens)
+            """,
+            line=9,
+            column=13,
+            message="`ru_gpt(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this module uses gradients: autograd records a graph for every call, wasting "
+            "memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # Annotated assignments are followed as plain ones: an A2C's n-step bootstrap, detached at once.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            from torch import Tensor
+
+            def unpack_batch(batch, model, gamma):
+                rewards = np.array([t.reward for t in batch], dtype=np.float32)
+                next_obs: Tensor = torch.as_tensor(np.stack([t.next_obs for t in batch]))
+                next_vals: Tensor = model(next_obs)[1]
+                next_vals: np.ndarray = next_vals.detach().cpu().numpy()[:, 0]
+                rewards += gamma * next_vals
+                return torch.tensor(rewards)
+            """,
+            line=8,
+            column=25,
+            message="`model(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, wasting "
+            "memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            fixed="""
+            import numpy as np
+            import torch
+            from torch import Tensor
+
+            @torch.no_grad()
+            def unpack_batch(batch, model, gamma):
+                rewards = np.array([t.reward for t in batch], dtype=np.float32)
+                next_obs: Tensor = torch.as_tensor(np.stack([t.next_obs for t in batch]))
+                next_vals: Tensor = model(next_obs)[1]
+                next_vals: np.ndarray = next_vals.detach().cpu().numpy()[:, 0]
+                rewards += gamma * next_vals
+                return torch.tensor(rewards)
+            """,
+            unsafe=True,
+        ),
+        # A module's own generation method, after `self.eval()`, running the layers through another
+        # method of the class.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            class WaveNet(nn.Module):
+                def __init__(self, classes=256):
+                    super().__init__()
+                    self.classes = classes
+                    self.start_conv = nn.Conv1d(classes, 32, 1)
+                    self.end_conv = nn.Conv1d(32, classes, 1)
+
+                def wavenet(self, input):
+                    return self.end_conv(F.relu(self.start_conv(input)))
+
+                def forward(self, input):
+                    return self.wavenet(input).transpose(1, 2)
+
+                def generate(self, num_samples):
+                    self.eval()
+                    generated = []
+                    input = torch.zeros(1, self.classes, 1)
+                    for i in range(num_samples):
+                        x = self.wavenet(input).squeeze()
+                        prob = F.softmax(x, dim=0)
+                        generated.append(torch.multinomial(prob, 1).item())
+                    self.train()
+                    return generated
+            """,
+            line=23,
+            column=17,
+            message="`self.wavenet(...)` runs with grad enabled after `self.eval()` (line 19), and nothing in this "
+            "function uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            fixed="""
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            class WaveNet(nn.Module):
+                def __init__(self, classes=256):
+                    super().__init__()
+                    self.classes = classes
+                    self.start_conv = nn.Conv1d(classes, 32, 1)
+                    self.end_conv = nn.Conv1d(32, classes, 1)
+
+                def wavenet(self, input):
+                    return self.end_conv(F.relu(self.start_conv(input)))
+
+                def forward(self, input):
+                    return self.wavenet(input).transpose(1, 2)
+
+                @torch.no_grad()
+                def generate(self, num_samples):
+                    self.eval()
+                    generated = []
+                    input = torch.zeros(1, self.classes, 1)
+                    for i in range(num_samples):
+                        x = self.wavenet(input).squeeze()
+                        prob = F.softmax(x, dim=0)
+                        generated.append(torch.multinomial(prob, 1).item())
+                    self.train()
+                    return generated
+            """,
+            unsafe=True,
+        ),
         # The same helper handed a module given trained weights first: its outputs are predictions.
         Invalid(
             """
@@ -9731,10 +9962,14 @@ class EvalWithGrad(Rule):
             unit = units[key] = _Unit()
         return unit
 
-    def visit_Assign(self, node: ast.Assign, ctx) -> None:
+    def visit_Assign(self, node: ast.Assign | ast.AnnAssign, ctx) -> None:
+        if node.value is None:
+            return  # `x: Tensor`, a declaration
         assigned = ctx.state(_State).assigned_calls
         for value in [node.value, *(value for _, value in assigned_values(node))]:
             assigned.update(id(call) for call in viewed_calls(value))
+
+    visit_AnnAssign = visit_Assign
 
     def visit_For(self, node: ast.AST, ctx) -> None:
         if isinstance(ctx.function, ast.Lambda):
@@ -9848,6 +10083,8 @@ class EvalWithGrad(Rule):
                 return None  # `output = net(imgs); print(output.shape); break`: a check of the model's shapes
             return _Candidate(node, "loop", loop_id)
         callee = ctx.model.value(_callee(node))
+        if _own_module_method(ctx, node):
+            callee = ctx.model.value(node.func.value)  # type: ignore[attr-defined]
         if callee.has(Role.EVALUATING):
             if _test_or_demo(ctx, callee, node):
                 # a unit test of a model it builds (`model.eval(); out = model(x)`), or a demo of
@@ -9945,6 +10182,8 @@ class EvalWithGrad(Rule):
             return True  # `clip.get_text_features(**inputs)`: Hugging Face's text tower, run with grad on
         if runs is None and target.attr.startswith(_NOT_RUNNING_PREFIXES):
             return False  # `model.init_hidden(bs)`, `net.get_config()` of a class not shown
+        if runs is None and receiver.weak and ctx.model.method_of_plain_classes_only(target.attr):
+            return False  # `model.predict(words)`, where only a numpy tagger of the file defines `predict`
         if runs is None and ctx.model.method_quiet_everywhere(target.attr):
             return False  # `self.model.predict_proba(x)`: every class defining it runs it without grad
         if runs is None:
@@ -10052,6 +10291,10 @@ class EvalWithGrad(Rule):
             bound = _bound_name(ctx, node)
             if bound is not None and ctx.model.used_as_module(ctx.function or ctx.tree, bound):
                 return False  # `cls_model = model_cls(); cls_model.eval()`: it makes a module
+            if not shown and any(
+                (handed := ctx.model.value(arg)).kind is Kind.MODULE and not handed.weak for arg in node.args
+            ):
+                return False  # `accuracy_model(model, test_iterator)`: handed a module, it is a helper, not one
         return True
 
     # -- deciding ------------------------------------------------------------------------------
