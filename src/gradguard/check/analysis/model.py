@@ -1096,9 +1096,10 @@ class SemanticModel:
 
     def method_of_plain_classes_only(self, method: str) -> bool:
         """Whether the classes of the file, and of the run's files beside it, that define
-        ``method`` are all plain classes whose method runs no module they hold, and one does at
-        least (a numpy hidden Markov model's ``predict``): a call of it on an object whose class is
-        not known (``model.predict(words)`` of a parameter named ``model``) runs no model."""
+        ``method`` are all plain classes whose method runs no module they hold, and one of the
+        file's does at least (a numpy hidden Markov model's ``predict``): a call of it on an object
+        whose class is not known (``model.predict(words)`` of a parameter named ``model``) runs no
+        model."""
         found = False
         for info in self._class_table().values():
             definition = self._methods(info).get(method)
@@ -1118,10 +1119,11 @@ class SemanticModel:
             for name, fact in self._classes_beside():
                 if name.rpartition(".")[0] == own or method not in fact.methods:
                     continue
-                if fact.module or method in fact.held_model_methods or method in fact.delegating_methods:
-                    return False
-                found = True
-        return found
+                if fact.module or method in (
+                    fact.held_model_methods | fact.delegating_methods | fact.quiet_methods | fact.training_methods
+                ):
+                    return False  # it runs (or trains) a model it holds, with grad or without
+        return found  # (the run's plain classes do not count for it: their text is not read here)
 
     def method_shown(self, method: str) -> bool:
         """Whether a class of the file defines ``method``, or a module class of the run runs the
