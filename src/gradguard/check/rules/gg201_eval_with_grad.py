@@ -1852,11 +1852,19 @@ _LOADING_WORDS = frozenset({"pretrained", "weights", "checkpoint", "ckpt"})
 
 def _loading_keyword(name: Optional[str]) -> bool:
     """A keyword naming weights to load: ``pretrained``, ``weights``, ``state_dict``,
-    ``checkpoint_name``, ``ckpt_path``, ``pretrained_weights``."""
+    ``checkpoint_name``, ``ckpt_path``, ``pretrained_weights``; not one asking for fresh weights
+    (``init_weights=True`` of torchvision's VGG, ``random_weights``)."""
     if name is None:
         return False
     name = name.lower()
-    return "state_dict" in name or not _LOADING_WORDS.isdisjoint(name.split("_"))
+    words = name.split("_")
+    if words[0] in _FRESH_WEIGHT_WORDS:
+        return False
+    return "state_dict" in name or not _LOADING_WORDS.isdisjoint(words)
+
+
+# What a keyword for fresh weights starts with: `init_weights=True`, `random_weights`, `reset_weights`.
+_FRESH_WEIGHT_WORDS = frozenset({"init", "initialize", "initialise", "random", "reset"})
 
 
 def _returned_only_read(ctx, function: ast.AST) -> bool:
@@ -3692,6 +3700,31 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # `init_weights=True` asks the constructor for fresh weights: a shape check of an untrained
+        # model on made-up input.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            class VGG(nn.Module):
+                def __init__(self, features, num_classes=1000, init_weights=True):
+                    super().__init__()
+                    self.features = features
+                    self.classifier = nn.Linear(64, num_classes)
+                    if init_weights:
+                        nn.init.normal_(self.classifier.weight, 0, 0.01)
+
+                def forward(self, x):
+                    x = self.features(x)
+                    print(x.shape)
+                    return self.classifier(x.view(x.size(0), -1))
+
+            CNN_c = VGG(nn.Sequential(nn.Conv2d(3, 64, 3), nn.AdaptiveAvgPool2d(1)), num_classes=10, init_weights=True)
+            b = torch.Tensor(1, 3, 64, 64)
+            out = CNN_c(b)
+            """
+        ),
         # `model.predict(...)` of a parameter whose class is not known, where the only class of the
         # file defining `predict` is a numpy tagger holding no module.
         Valid(
