@@ -948,6 +948,19 @@ class SemanticModel:
     def class_of(self, value: Value) -> Optional[ClassInfo]:
         return self._class_table().get(value.ref) if value.ref else None
 
+    def module_forward_without_grad(self, value: Value) -> bool:
+        """Whether a module class of the file computes every value its ``forward`` returns with
+        grad off (``def forward(self, x): with torch.no_grad(): ... return features``): a call of
+        it records no graph (GG206 reports such a region when it is a mistake)."""
+        if value.kind is not Kind.MODULE or not value.ref:
+            return False
+        info = self._class_table().get(value.ref)
+        forward = self._method_node(info, "forward") if info is not None else None
+        if not isinstance(forward, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        returns = [node for node in self.own_nodes(forward) if isinstance(node, ast.Return) and node.value is not None]
+        return bool(returns) and all(self.grad_mode(node).off for node in returns)
+
     def module_without_parameters(self, value: Value) -> bool:
         """Whether a module value is certainly an instance of a class of the file that holds no
         parameters: it constructs no ``torch.nn`` object but parameterless layers (no ``Linear``,

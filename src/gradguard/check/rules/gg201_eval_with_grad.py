@@ -3700,6 +3700,30 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A module whose `forward` runs under `no_grad` records no graph when called (GG206 asks
+        # whether that region is meant).
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            class Encoder(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 4)
+
+                def forward(self, x):
+                    with torch.no_grad():
+                        features = self.fc(x)
+                        return features
+
+            encoder = Encoder()
+            encoder.load_state_dict(torch.load("encoder.pt"))
+            encoder.eval()
+            features = encoder(torch.load("image.pt"))
+            print(features.argmax(1))
+            """
+        ),
         # `init_weights=True` asks the constructor for fresh weights: a shape check of an untrained
         # model on made-up input.
         Valid(
@@ -10299,6 +10323,8 @@ class EvalWithGrad(Rule):
             return EvalWithGrad._model_method_call(ctx, target)
         if ctx.model.module_without_parameters(value):
             return False  # a class of the file over plain tensors updated by hand: no graph
+        if ctx.model.module_forward_without_grad(value):
+            return False  # its `forward` runs under `no_grad`: no graph (GG206's finding, if a mistake)
         if ctx.model.module_backpropagates(value):
             return False  # `accs = maml(x_spt, y_spt, x_qry, y_qry)`: its forward trains
         if parameterless_layer(value):
