@@ -239,7 +239,7 @@ from typing import Callable, Iterator, Optional
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.imports import ImportMap, dotted_name
 from gradguard.check.analysis.model import names_a_loss, parameterless_layer, split_of_text
-from gradguard.check.analysis.project import current as current_project
+from gradguard.check.analysis.project import current as current_project, loads_weights
 from gradguard.check.analysis.read_only import (
     TO_IMAGE_FUNCTION,
     Rebindings,
@@ -2063,6 +2063,24 @@ def _given_weights(ctx, value: ast.Call, line: int) -> bool:
         or _made_of_layers_of_another(value)
         or ctx.model.module_loads_weights(ctx.model.value(value))
         or _copy_after_training(ctx, value, line)
+        or _built_by_a_loading_function(ctx, value)
+    )
+
+
+def _built_by_a_loading_function(ctx, value: ast.Call) -> bool:
+    """Whether ``value`` calls a function of the file that loads weights into what it hands back
+    (``def get_model(w): m = Generator(); m.load_state_dict(torch.load(w)); return m``), also
+    moved or switched on the way (``get_model(w).cuda()``)."""
+    while isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Call):
+        value = value.func.value  # `.cuda()`, `.to(device)`, `.eval()` of what it builds
+    if not isinstance(value.func, ast.Name):
+        return False
+    definitions = ctx.model.scopes.module.definitions.get(value.func.id) or ()
+    return bool(definitions) and all(
+        isinstance(d, FUNCTION_TYPES)
+        and loads_weights(ctx.text(d))
+        and any(isinstance(n, ast.Return) and n.value is not None for n in ctx.model.own_nodes(d))
+        for d in definitions
     )
 
 
@@ -3700,6 +3718,30 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The same helpers over a generator nobody gave weights: a demo of the untrained model.
+        Valid(
+            """
+            import torch
+            from torchvision.transforms import ToPILImage
+
+            from nn.model import Generator
+
+            def get_model(weights):
+                m = Generator()
+                return m
+
+            def make_sr(image, model):
+                return model(image)
+
+            def convert_sr(image):
+                return ToPILImage()(image.squeeze(0))
+
+            def process_with_cpu(weights, image):
+                net = get_model(weights)
+                img = make_sr(image, net)
+                return convert_sr(img)
+            """
+        ),
         # A module whose `forward` runs under `no_grad` records no graph when called (GG206 asks
         # whether that region is meant).
         Valid(
@@ -6365,6 +6407,61 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A super-resolution script: a helper of the file loads the generator's weights, another
+        # runs it, and the image is only converted for saving.
+        Invalid(
+            """
+            import torch
+            from torchvision.transforms import ToPILImage
+
+            from nn.model import Generator
+
+            def get_model(weights):
+                m = Generator()
+                m.load_state_dict(torch.load(weights)["generator"])
+                return m
+
+            def make_sr(image, model):
+                return model(image)
+
+            def convert_sr(image):
+                return ToPILImage()(image.squeeze(0))
+
+            def process_with_cpu(weights, image):
+                net = get_model(weights)
+                img = make_sr(image, net)
+                return convert_sr(img)
+            """,
+            line=19,
+            column=11,
+            message="`make_sr(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, wasting "
+            "memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            fixed="""
+            import torch
+            from torchvision.transforms import ToPILImage
+
+            from nn.model import Generator
+
+            def get_model(weights):
+                m = Generator()
+                m.load_state_dict(torch.load(weights)["generator"])
+                return m
+
+            def make_sr(image, model):
+                return model(image)
+
+            def convert_sr(image):
+                return ToPILImage()(image.squeeze(0))
+
+            @torch.no_grad()
+            def process_with_cpu(weights, image):
+                net = get_model(weights)
+                img = make_sr(image, net)
+                return convert_sr(img)
+            """,
+            unsafe=True,
+        ),
         # Attention maps of a pretrained model drawn by bertviz: its graph is kept for nothing.
         Invalid(
             """
