@@ -1,6 +1,13 @@
 """Evaluation with grad enabled.
 
 ## What it does
+In short: a call of a model, while grad is enabled, whose graph nothing will backpropagate: in
+a loop over validation or test data, after `model.eval()`, in a function named for evaluation
+or prediction, or whose output is only read (printed, `.item()`, `.argmax()`, compared, drawn,
+detached at once). Code that uses gradients nearby (a backward pass, an optimizer step,
+`torch.autograd.grad`, inputs made to require grad) makes each such call a site of its own. The
+rest of this section says what counts as each of these, and which sites stay quiet.
+
 Flags evaluation code that runs a model while grad is enabled: a function that calls
 `.eval()` on a model, or loops over a validation/test loader (`val_loader`, `valid_dl`,
 `test_loader`, `eval_dataloader`, `loader_eval`, `dev_iter`, `self.val_dataloader()`, ...), and then calls
