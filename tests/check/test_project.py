@@ -2891,19 +2891,20 @@ FROZEN_TEST = """
 """
 
 
-def test_a_model_frozen_by_a_helper_of_another_file_records_no_graph(tmp_path, capsys):
+def _freezing_project(tmp_path, train):
     (tmp_path / "Tool").mkdir()
     write(tmp_path / "Tool", "__init__.py", "")
     write(tmp_path / "Tool", "freeze.py", FREEZE_TOOL)
-    write(tmp_path, "train.py", FROZEN_TEST)
+    write(tmp_path, "train.py", train)
+
+
+def test_a_model_frozen_by_a_helper_of_another_file_records_no_graph(tmp_path, capsys):
+    _freezing_project(tmp_path, FROZEN_TEST)
     assert [line for line in findings(capsys, tmp_path) if "GG201" in line] == []
 
 
 def test_twin_a_model_thawed_by_a_helper_of_another_file_is_evaluated_with_grad(tmp_path, capsys):
-    (tmp_path / "Tool").mkdir()
-    write(tmp_path / "Tool", "__init__.py", "")
-    write(tmp_path / "Tool", "freeze.py", FREEZE_TOOL)
-    write(tmp_path, "train.py", FROZEN_TEST.replace("freeze.frozon(net)", "freeze.free(net)"))
+    _freezing_project(tmp_path, FROZEN_TEST.replace("freeze.frozon(net)", "freeze.free(net)"))
     found = [line for line in findings(capsys, tmp_path) if "GG201" in line]
     assert len(found) == 1 and "`net.encoder(...)`" in found[0], found
 

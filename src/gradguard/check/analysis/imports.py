@@ -217,6 +217,17 @@ def statements_with_word(body: list, text: str, word: str):
     return iter_statements(body, lines) if lines else iter(())
 
 
+def callee_name(call: ast.Call) -> str:
+    """The last name a call spells its callee by: ``tqdm`` of ``tqdm(loader)``, ``step`` of
+    ``optimizer.step()``; "" for any other callee (``fns[0](x)``)."""
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return ""
+
+
 def dotted_name(node: ast.AST) -> Optional[str]:
     """``a.b.c`` for a chain of attributes on a name, else None."""
     parts = []

@@ -40,6 +40,7 @@ from gradguard.check.analysis.grad_mode import classify_grad_mode
 from gradguard.check.analysis.imports import (
     ImportMap,
     assigned_names,
+    callee_name,
     dotted_name,
     iter_statements,
 )
@@ -87,15 +88,15 @@ from gradguard.check.analysis.values import (
 from gradguard.common.text import occurrences
 
 # Names that say what a value is: weak evidence, used when nothing else is known.
+# A verb that makes, loads or hands over a model names a function, not a model
+# (`self.prepare_for_model(ids)` of a tokenizer, `build_model(cfg)`).
+_MODEL_MAKING_VERB = r"(?:get|build|create|make|load|save|init|initialize|prepare|setup|set|export|register|convert)_"
 MODEL_NAME_RE = re.compile(
     r"^(?:(?:model|net|network|encoder|decoder|backbone|generator|discriminator|classifier|teacher|"
-    r"student|ema_model|netG|netD|unet|vae|rnn|lstm|gru|cnn|mlp|(?!_MODEL_MAKING_VERBS)[a-z_]*_model|[a-z_]*_net)\d*"
-    r"|G|D|model_[a-z0-9_]*)$".replace(
-        # a verb that makes, loads or hands over a model names a function, not a model
-        # (`self.prepare_for_model(ids)` of a tokenizer, `build_model(cfg)`)
-        "_MODEL_MAKING_VERBS",
-        "(?:get|build|create|make|load|save|init|initialize|prepare|setup|set|export|register|convert)_",
-    )
+    r"student|ema_model|netG|netD|unet|vae|rnn|lstm|gru|cnn|mlp|(?!"
+    + _MODEL_MAKING_VERB
+    + r")[a-z_]*_model|[a-z_]*_net)\d*"
+    r"|G|D|model_[a-z0-9_]*)$"
 )
 LOADER_NAME_RE = re.compile(
     r"^(?:(?P<pre>val|valid|validation|test|testing|eval|evaluation|dev|train|training|trn)_?(?:data_?|set_?)?"
@@ -801,7 +802,7 @@ class SemanticModel:
                 uses.calls.append(node)
                 func = node.func
                 qual = imports.qualified_name(func)
-                name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+                name = callee_name(node)
                 if isinstance(func, ast.Attribute) and func.attr == "backward":
                     uses.backpropagated.update(_names(func.value))
                     uses.backpropagated.update(_names_in(node.args))

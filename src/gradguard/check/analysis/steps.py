@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
+from gradguard.check.analysis.imports import callee_name
 from gradguard.check.analysis.project import current as current_project
 from gradguard.check.analysis.scopes import COMPREHENSION_TYPES, own_nodes, walk_in_order
 from gradguard.check.analysis.values import Kind
@@ -258,6 +259,7 @@ class _FreezeEffects:
     by_scope: dict = field(default_factory=dict)
     helper_names: Optional[frozenset] = None
     imported_helpers: Optional[dict] = None  # spelling -> (module, function) of the run's freezing functions
+    may_freeze: Optional[bool] = None  # `may_freeze`
 
 
 _DEF_RE = re.compile(r"\bdef\s+(\w+)")
@@ -266,14 +268,13 @@ _DEF_RE = re.compile(r"\bdef\s+(\w+)")
 def _may_freeze(ctx, call: ast.Call) -> bool:
     """Whether a call may be of a helper of the file that sets ``requires_grad`` (a cheap
     test before ``_helper_freezes``): its name is that of a function whose text, up to the next
-    definition, mentions ``requires_grad``."""
-    func = call.func
-    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-    if name is None:
+    definition, mentions ``requires_grad``; or it calls one of the run's (``_imported_helpers``)."""
+    name = callee_name(call)
+    if not name:
         return False
-    state = ctx.state(_FreezeEffects)
-    if _imported_helpers(ctx) and ctx.text(func) in _imported_helpers(ctx):
+    if ctx.text(call.func) in _imported_helpers(ctx):
         return True
+    state = ctx.state(_FreezeEffects)
     if state.helper_names is None:
         text = ctx.source.text
         definitions = [(m.start(), m.group(1)) for m in _DEF_RE.finditer(text)]
@@ -442,9 +443,13 @@ def _helper_freezes(ctx, call: ast.Call) -> list:
 
 def may_freeze(ctx) -> bool:
     """Whether the file's text may freeze a module (a cheap test before ``frozen_models``): it
-    mentions ``requires_grad``, or calls a function of the run that sets it (``freeze.frozon(net)``)."""
-    text = ctx.source.text
-    return "requires_grad" in text or any(f"{spelled}(" in text for spelled in _imported_helpers(ctx))
+    mentions ``requires_grad``, or calls a function of the run that sets it (``freeze.frozon(net)``).
+    Made once per file."""
+    state = ctx.state(_FreezeEffects)
+    if state.may_freeze is None:
+        text = ctx.source.text
+        state.may_freeze = "requires_grad" in text or any(f"{spelled}(" in text for spelled in _imported_helpers(ctx))
+    return state.may_freeze
 
 
 def _imported_helpers(ctx) -> dict:

@@ -244,7 +244,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator, Optional
 
 from gradguard.check.analysis.flow import GradMode
-from gradguard.check.analysis.imports import ImportMap, dotted_name
+from gradguard.check.analysis.imports import ImportMap, callee_name, dotted_name
 from gradguard.check.analysis.model import names_a_loss, parameterless_layer, split_of_text
 from gradguard.check.analysis.project import current as current_project, loads_weights
 from gradguard.check.analysis.read_only import (
@@ -471,8 +471,7 @@ def _loader_name(expr: ast.AST) -> Optional[str]:
     node = expr
     if isinstance(node, ast.Call):
         func = node.func
-        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        if name in _ITER_WRAPPERS:
+        if callee_name(node) in _ITER_WRAPPERS:
             for arg in node.args:
                 found = _loader_name(arg)
                 if found:
@@ -499,9 +498,7 @@ def _bound_wrapper(ctx, iterable: ast.AST) -> Optional[ast.AST]:
     value = bindings[0].value
     if not isinstance(value, ast.Call):
         return None
-    func = value.func
-    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    return value if name in _ITER_WRAPPERS and value.args else None
+    return value if callee_name(value) in _ITER_WRAPPERS and value.args else None
 
 
 def _may_be_data(ctx, iterable: ast.AST) -> bool:
@@ -547,9 +544,7 @@ def _evaluation_loop(ctx, unit: "_Unit", loop_id: int) -> bool:
 def _shown(ctx, node: ast.AST) -> str:
     """The loop's iterable as the message shows it: the loader itself, not its wrappers."""
     while isinstance(node, ast.Call) and node.args:
-        func = node.func
-        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        if name not in _ITER_WRAPPERS:
+        if callee_name(node) not in _ITER_WRAPPERS:
             break
         node = node.args[0]
     return short(ctx.text(node), 40)
@@ -989,9 +984,7 @@ def _callee(call: ast.Call) -> ast.AST:
 
 def _data_parallel(call: ast.Call) -> bool:
     """``nn.parallel.data_parallel(module, inputs, ...)``: torch's function that runs a module."""
-    func = call.func
-    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    return name == "data_parallel" and bool(call.args) and not isinstance(call.args[0], ast.Starred)
+    return callee_name(call) == "data_parallel" and bool(call.args) and not isinstance(call.args[0], ast.Starred)
 
 
 def _function_uses_grad(ctx, function: ast.AST) -> bool:
@@ -1311,9 +1304,6 @@ def _thrown_away(ctx, call: ast.Call) -> bool:
     return isinstance(ctx.parent(call), ast.Expr) or _bound_name(ctx, call) == "_"
 
 
-_BACKWARD_TEXT_RE = re.compile(r"\.backward\(|\bautograd\.grad\(")
-
-
 def _placeholder_backward(ctx, scope: ast.AST, after: ast.AST) -> bool:
     """Whether a backward pass of the scope after ``after`` backpropagates a name the scope binds
     to a constant (``loss = None`` or ``loss = 0`` of an exercise, the loss line left to write)."""
@@ -1350,7 +1340,7 @@ def _left_unused(ctx, call: ast.Call, scope: ast.AST) -> bool:
     end = len(src.text) if scope is ctx.tree else src.node_end(scope)
     if re.compile(rf"(?<![\w.]){re.escape(name)}\b").search(src.text, src.node_end(assignment), end) is not None:
         return False  # spelt again after the binding (a use, most often): asked no further
-    if _BACKWARD_TEXT_RE.search(src.text, src.node_end(assignment), end) is not None and _placeholder_backward(
+    if src.text.find(".backward(", src.node_end(assignment), end) >= 0 and _placeholder_backward(
         ctx, scope, assignment
     ):
         return False  # `loss = None` ... `loss.backward()`: the loss left to write takes its graph from this call
@@ -2454,7 +2444,7 @@ def _loads_or_trains(value: ast.Call) -> bool:
     while True:
         if isinstance(node, ast.Call):
             func = node.func
-            last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            last = callee_name(node)
             if (
                 "load" in last.lower()
                 or last.lower().startswith(("train", "fit"))  # `net = train_net(get_net(), ...)`

@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis.grad_mode import GRAD_OFF_NAMES, INFERENCE, NO_GRAD
+from gradguard.check.analysis.imports import callee_name
 from gradguard.check.analysis.scopes import target_names
 from gradguard.check.analysis.vocabulary import BACKWARD_CALL_NAMES, BACKWARD_FUNCTIONS, GRAD_PRESERVING
 from gradguard.check.model import FixAvailability, Severity
@@ -74,21 +75,12 @@ _NOT_COMPUTING = frozenset(
 )
 
 
-def _callee_name(call: ast.Call) -> str:
-    func = call.func
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    if isinstance(func, ast.Name):
-        return func.id
-    return ""
-
-
 def _computes(value: ast.AST) -> bool:
     """An expression that certainly produces a new value (not a stored one)."""
     if isinstance(value, (ast.BinOp, ast.UnaryOp)):
         return True
     if isinstance(value, ast.Call):
-        if _callee_name(value) in _NOT_COMPUTING:
+        if callee_name(value) in _NOT_COMPUTING:
             return False
         for kw in value.keywords:
             if kw.arg == "requires_grad" and not (isinstance(kw.value, ast.Constant) and kw.value.value is False):

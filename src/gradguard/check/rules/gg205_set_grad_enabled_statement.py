@@ -56,6 +56,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from gradguard.check.analysis.imports import callee_name
 from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.vocabulary import SET_ENABLED_NAMES, call_argument, constant_of
 from gradguard.check.model import FixAvailability, Severity
@@ -89,9 +90,7 @@ def _is_restore(node: ast.AST) -> bool:
     """A call that may switch grad mode back on: ``set_grad_enabled(<not False>)``."""
     if not isinstance(node, ast.Call):
         return False
-    func = node.func
-    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    return name.endswith("set_grad_enabled") and not _is_false(_mode_arg(node))
+    return callee_name(node).endswith("set_grad_enabled") and not _is_false(_mode_arg(node))
 
 
 def _restores(statements: list) -> Optional[ast.AST]:

@@ -69,6 +69,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Optional
 
+from gradguard.check.analysis.imports import callee_name
 from gradguard.check.analysis.steps import stepped_optimizer
 from gradguard.check.analysis.values import Kind
 from gradguard.check.analysis.vocabulary import names_an_environment
@@ -735,7 +736,7 @@ def _calls_a_reset(ctx, region: ast.AST, besides: set, seen: Optional[set] = Non
                 return True
             continue
         func = call.func
-        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        name = callee_name(call)
         if isinstance(func, ast.Attribute) and names_an_environment(func.value):
             continue  # `env.reset()`: the environment's episode, not gradients
         if any(word in name.lower() for word in _RESET_WORDS) and ctx.imports.qualified_name(func) is None:
