@@ -2,7 +2,9 @@
 
 ## What it does
 Flags `total += loss`, `total = total + loss` (or a running average, `avg = avg * 0.99 + loss`,
-also kept as a (sum, count) tuple: `avg = (avg[0] * 0.99 + loss, avg[1] * 0.99 + 1)`),
+also kept as a (sum, count) tuple: `avg = (avg[0] * 0.99 + loss, avg[1] * 0.99 + 1)`, or started
+by its first term: `ema = loss if ema is None else 0.9 * ema + 0.1 * loss`, whose fix takes the graph
+off both branches),
 `losses.append(loss)` and `losses[epoch] = loss`
 (a slot per iteration of a tensor, list or dict, indexed by the loop's name) inside a loop, with
 grad enabled, where `loss` is a loss (the result of a loss function or criterion, reduced or not
@@ -112,6 +114,26 @@ class AccumulatedGraph(Rule):
     function_triggers = ("loss", "Loss", "LOSS", "criterion", "Criterion", "CRITERION", "backward", "entropy", "kl_div")
 
     valid = (
+        # The same running average of the loss's value.
+        Valid(
+            """
+            import torch
+
+            def train_step(model, x, optimizer):
+                optimizer.zero_grad()
+                loss = model(x).mean()
+                loss.backward()
+                optimizer.step()
+                return loss
+
+            def train_epoch(model, loader, optimizer):
+                loss_ema = None
+                for x, _ in loader:
+                    train_loss = train_step(model, x, optimizer).item()
+                    loss_ema = train_loss if loss_ema is None else 0.9 * loss_ema + 0.1 * train_loss
+                    print(f"loss: {loss_ema:.4f}")
+            """
+        ),
         # The same (sum, count) running average of the loss's value.
         Valid(
             """
@@ -470,6 +492,48 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # A running average started by its first term (`None` before the loop): the fix takes
+        # the graph off both branches.
+        Invalid(
+            """
+            import torch
+
+            def train_step(model, x, optimizer):
+                optimizer.zero_grad()
+                loss = model(x).mean()
+                loss.backward()
+                optimizer.step()
+                return loss
+
+            def train_epoch(model, loader, optimizer):
+                loss_ema = None
+                for x, _ in loader:
+                    train_loss = train_step(model, x, optimizer)
+                    loss_ema = train_loss if loss_ema is None else 0.9 * loss_ema + 0.1 * train_loss
+                    print(f"loss: {loss_ema:.4f}")
+            """,
+            line=14,
+            column=9,
+            message="Accumulating `0.1 * train_loss` across iterations keeps every iteration's autograd graph "
+            "alive; accumulate `(0.1 * train_loss).detach()`",
+            fixed="""
+            import torch
+
+            def train_step(model, x, optimizer):
+                optimizer.zero_grad()
+                loss = model(x).mean()
+                loss.backward()
+                optimizer.step()
+                return loss
+
+            def train_epoch(model, loader, optimizer):
+                loss_ema = None
+                for x, _ in loader:
+                    train_loss = train_step(model, x, optimizer)
+                    loss_ema = train_loss.detach() if loss_ema is None else 0.9 * loss_ema + (0.1 * train_loss).detach()
+                    print(f"loss: {loss_ema:.4f}")
+            """,
+        ),
         # A running average kept as a (sum, count) tuple.
         Invalid(
             """
@@ -1235,6 +1299,16 @@ class AccumulatedGraph(Rule):
         name = node.targets[0].id
         # `total = total + loss`; `avg_loss = (avg_loss[0] * 0.99 + loss, avg_loss[1] * 0.99 + 1.0)`,
         # a running average kept as a (sum, count) tuple: each item adds to its own slot
+        if isinstance(value, ast.IfExp):
+            # `ema = loss if ema is None else 0.9 * ema + 0.1 * loss`: a running average started by
+            # its first term; the fix also takes the graph off that start
+            for branch, start in ((value.orelse, value.body), (value.body, value.orelse)):
+                term = _added_term(branch, name)
+                if term is not None:
+                    also = start if _names(start) & _names(term) - {name} else None
+                    self._check(node, name, term, ctx, "augment", also=also)
+                    return
+            return
         items = enumerate(value.elts) if isinstance(value, ast.Tuple) else [(None, value)]
         for index, item in items:
             term = _added_term(item, name, index)
@@ -1265,7 +1339,9 @@ class AccumulatedGraph(Rule):
                 if position < len(node.args) and not isinstance(node.args[position], ast.Starred):
                     self._check(node, func.value.id, node.args[position], ctx, "update")
 
-    def _check(self, node: ast.AST, acc: str, value: ast.AST, ctx, how: str) -> None:
+    def _check(self, node: ast.AST, acc: str, value: ast.AST, ctx, how: str, also: Optional[ast.AST] = None) -> None:
+        """``also``: another expression of the statement the fix gives the same suffix (the first
+        term of a running average started by it)."""
         model = ctx.model
         scope = ctx.function if ctx.function is not None else ctx.tree
         if isinstance(scope, ast.Lambda) or ctx.grad_disabled:
@@ -1327,7 +1403,10 @@ class AccumulatedGraph(Rule):
                 f"{verb[0]} `{short(shown)}` across iterations keeps every iteration's autograd graph alive; "
                 f"{verb[1]} `{short(_suffixed(value, shown, suffix))}`"
             )
-        ctx.report(self.code, node, message, _fix(ctx, value, suffix))
+        fix = _fix(ctx, value, suffix)
+        if also is not None:
+            fix = Fix(fix.applicability, fix.message, (*_fix(ctx, also, suffix).edits, *fix.edits))
+        ctx.report(self.code, node, message, fix)
 
 
 def _derived_through_slots(ctx, uses, scope: ast.AST, name: str) -> set:
@@ -1506,6 +1585,9 @@ def _decayed(node: ast.AST, name: str, index: Optional[int] = None) -> bool:
 def _is_accumulation(node: ast.AST, name: str) -> bool:
     if isinstance(node, ast.AugAssign):
         return True
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.IfExp):
+        # `ema = loss if ema is None else 0.9 * ema + 0.1 * loss`
+        return any(_added_term(branch, name) is not None for branch in (node.value.body, node.value.orelse))
     if isinstance(node, ast.Assign) and isinstance(node.value, (ast.BinOp, ast.Tuple)):
         return name in _names(node.value)  # `total = total + loss`, `avg = (avg[0] * 0.99 + loss, ...)`
     return False
