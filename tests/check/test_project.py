@@ -2938,3 +2938,53 @@ def test_index_reads_a_definition_whose_signature_spans_lines(tmp_path):
     index = build_index([str(tmp_path / "ckpt.py")])
     assert index.loading_functions == {"ckpt": {"load_checkpoint"}}
     assert index.classes["ckpt.Learner"].training_methods == frozenset({"adapt"})
+
+
+SELF_FREEZING_MODEL = """
+    import torch.nn as nn
+    import torchvision
+
+
+    class VGG19(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.final_model = torchvision.models.vgg19(weights="DEFAULT").features
+            for param in self.final_model.parameters():
+                param.requires_grad = False
+
+        def forward(self, x):
+            return self.final_model(x)
+"""
+
+STYLE_FEATURES = """
+    import torch
+    from model import VGG19
+
+
+    class StyleTransfer:
+        def __init__(self, content):
+            self.content = content
+            self.model = VGG19().eval()
+
+        def content_features(self):
+            return self.model(self.content).mean().item()
+"""
+
+
+def test_a_model_whose_class_of_another_file_freezes_itself_records_no_graph(tmp_path, capsys):
+    write(tmp_path, "model.py", SELF_FREEZING_MODEL)
+    write(tmp_path, "transfer.py", STYLE_FEATURES)
+    assert build_index([str(tmp_path / "model.py")]).classes["model.VGG19"].frozen
+    assert [line for line in findings(capsys, tmp_path) if "GG201" in line] == []
+
+
+def test_twin_a_model_whose_class_freezes_only_a_part_is_evaluated_with_grad(tmp_path, capsys):
+    with_head = SELF_FREEZING_MODEL.replace(
+        "                param.requires_grad = False\n",
+        "                param.requires_grad = False\n            self.head = nn.Linear(512, 10)\n",
+    ).replace("return self.final_model(x)", "return self.head(self.final_model(x).mean((2, 3)))")
+    write(tmp_path, "model.py", with_head)
+    write(tmp_path, "transfer.py", STYLE_FEATURES)
+    assert not build_index([str(tmp_path / "model.py")]).classes["model.VGG19"].frozen
+    found = [line for line in findings(capsys, tmp_path) if "GG201" in line]
+    assert len(found) == 1 and "transfer.py" in found[0], found

@@ -12,6 +12,7 @@ import re
 from typing import Optional
 
 from gradguard.check.analysis.scopes import target_names
+from gradguard.check.analysis.vocabulary import LOSS_MODULES
 
 # Packages whose import marks a file as PyTorch code: torch and its domain libraries (a script
 # importing only `torchvision` runs torch models, with `torch` from a star import or not at all).
@@ -72,6 +73,10 @@ class ImportMap:
                         self.star_sources.append((node.module, 0))
                         for local, qualified in _STAR_EXPORTED_NAMES.get(node.module, {}).items():
                             self.names.setdefault(local, qualified)
+                        if node.module == "torch.nn":
+                            # `from torch.nn import *`, then `criterion = MultiLabelSoftMarginLoss()`
+                            for local in LOSS_MODULES:
+                                self.names.setdefault(local, f"torch.nn.{local}")
                         continue
                     self.names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
             elif isinstance(node, ast.ImportFrom) and node.level:

@@ -47,6 +47,7 @@ from gradguard.check.analysis.imports import (
 from gradguard.check.analysis.project import (
     ProjectIndex,
     accumulated_parameters,
+    class_freezes_itself,
     holds_no_parameters,
     loads_weights,
     top_function,
@@ -1263,6 +1264,15 @@ class SemanticModel:
             fact = self.project.classes.get(value.ref[len("project:") :]) if self.project is not None else None
             return fact, None
         return None, self._class_table().get(value.ref)
+
+    def module_freezes_itself(self, value: Value) -> bool:
+        """Whether a module's class (of the file or of another file of the run) freezes in its
+        ``__init__`` every part its methods run (``project.class_freezes_itself``): a VGG feature
+        extractor for a style or perceptual loss, whose calls on inputs without grad record no graph."""
+        fact, info = self._module_class(value)
+        if fact is not None:
+            return fact.frozen
+        return info is not None and class_freezes_itself(self._scope_text(info.node))
 
     def module_backpropagates(self, value: Value) -> bool:
         """Whether a module's ``forward`` (in a class of the file or of another file of the run)

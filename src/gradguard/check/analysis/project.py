@@ -97,6 +97,9 @@ class ClassFact:
     # Attributes its body stores modules under and nothing else it constructs (`self._encoder =
     # Encoder(...)`, `self.fc = nn.Linear(...)`): `model._encoder(x)` runs a part of the model.
     submodules: frozenset = frozenset()
+    # a module class whose `__init__` freezes the parameters of every part its other methods
+    # run (`for p in self.features.parameters(): p.requires_grad = False`; see `_freezes_itself`)
+    frozen: bool = False
 
 
 @dataclass
@@ -408,7 +411,7 @@ class ProjectIndex:
                 f"{sorted(fact.quiet_methods)}:{sorted(fact.running_methods)}:{fact.loads_weights}:"
                 f"{sorted(fact.accumulating)}:{sorted(fact.held_model_methods)}:{sorted(fact.delegating_methods)}:"
                 f"{fact.parameterless}:{fact.differentiates}:{sorted(fact.training_methods)}:"
-                f"{sorted(fact.submodules)}\n".encode()
+                f"{sorted(fact.submodules)}:{fact.frozen}\n".encode()
             )
         for name in sorted(self.instances):
             h.update(f"instance {name}:{self.instances[name]}\n".encode())
@@ -677,6 +680,7 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
             _stored_submodules(stored_calls[qualified], module_classes_by_short)
             if qualified in module_classes
             else frozenset(),
+            qualified in module_classes and _freezes_itself(methods),
         )
     for name, (_path, text) in texts.items():
         index.instances.update(_module_instances(name, text, index.classes))
@@ -1294,6 +1298,68 @@ def accumulated_parameters(method_text: str) -> tuple:
                 found.append(position)
                 break
     return tuple(found)
+
+
+# In a class's `__init__`, at the level of its body: a loop freezing the parameters of the
+# instance or of one of its attributes (`for p in self.features.parameters():` then
+# `p.requires_grad = False`), or `self.features.requires_grad_(False)`.
+_SELF_FREEZE_LOOP_RE = re.compile(
+    r"^(?P<indent>[ \t]+)for (?P<var>\w+) in self(?:\.(?P<attr>\w+))?\.parameters\(\)\s*:[ \t]*"
+    r"(?:\n(?P=indent)[ \t]+)?(?P=var)\.requires_grad(?:\s*=\s*False|_\(\s*False\s*\))",
+    re.M,
+)
+_SELF_FREEZE_CALL_RE = re.compile(r"^(?P<indent>[ \t]+)self(?:\.(?P<attr>\w+))?\.requires_grad_\(\s*False\s*\)", re.M)
+_SELF_ATTRIBUTE_RE = re.compile(r"\bself\.(\w+)\b(\s*\()?")
+_SELF_STORE_LINE_RE = re.compile(r"^[ \t]+self\.(\w+)\s*(?::[^=\n]*)?=(?!=)\s*(.*)$", re.M)
+_LITERAL_RE = re.compile(r"^(?:-?[\d.]+(?:e-?\d+)?|True|False|None|'[^']*'|\"[^\"]*\"|\[\]|\{\}|\(\))\s*(?:#.*)?$")
+
+
+def class_freezes_itself(body: str) -> bool:
+    """``_freezes_itself`` of a class's text."""
+    return _freezes_itself(_method_texts(body))
+
+
+def _freezes_itself(methods: dict) -> bool:
+    """Whether a module class's ``__init__`` (``methods``: name -> text, ``_method_texts``)
+    freezes, in its own body (not under an ``if``), the parameters of the whole instance with
+    no part added after, or of every attribute its other methods read that is not a literal
+    (``self.final_model`` of a VGG feature extractor): a call of an instance on an input
+    without grad records no graph."""
+    init = methods.get("__init__", "")
+    if "requires_grad" not in init:
+        return False
+    lines = init.split("\n")
+    body = next(
+        (line for line in lines[1:] if line.strip() and not line.lstrip().startswith(("def ", "#", "@", ")"))), ""
+    )
+    indent = body[: len(body) - len(body.lstrip())]
+    frozen: set = set()
+    whole_at = -1
+    for match in (*_SELF_FREEZE_LOOP_RE.finditer(init), *_SELF_FREEZE_CALL_RE.finditer(init)):
+        if match.group("indent") != indent:
+            continue  # under an `if`, or in a loop: not every instance, or not every part
+        if match.group("attr") is None:
+            whole_at = max(whole_at, match.end())
+        else:
+            frozen.add(match.group("attr"))
+    if whole_at >= 0:
+        # a part stored after the freeze (`self.fc = nn.Linear(...)`) trains
+        return not any(not _LITERAL_RE.match(m.group(2).strip()) for m in _SELF_STORE_LINE_RE.finditer(init, whole_at))
+    if not frozen:
+        return False
+    stored: dict = {}
+    for match in _SELF_STORE_LINE_RE.finditer(init):
+        stored.setdefault(match.group(1), []).append(match.group(2).strip())
+    for name, text in methods.items():
+        if name == "__init__":
+            continue
+        for match in _SELF_ATTRIBUTE_RE.finditer(text):
+            attr = match.group(1)
+            if attr in frozen or (match.group(2) and attr in methods):
+                continue  # a frozen part, or a method of the class (its own reads are checked too)
+            if not stored.get(attr) or not all(_LITERAL_RE.match(value) for value in stored[attr]):
+                return False  # a part that may hold parameters, or what the text does not show
+    return True
 
 
 def loads_weights(init_text: str) -> bool:

@@ -39,8 +39,9 @@ a new leaf like the one `Variable` made; `x` itself is left unchanged. Where `x`
 input data that never requires grad, the `.detach()` can be dropped by hand. With
 `volatile=True` there is no fix outside a `no_grad`/`inference_mode` region: the code needs
 one, and where to put it is a decision the checker cannot make; except where no model runs on
-the value (it, or the name it is bound to, is only handed to library functions or to functions
-of the run that call nothing they are given: `ssim(Variable(pred, volatile=True), target)`),
+the value (it, or the name it is bound to, is only handed to library functions, to a loss module
+(`criterion(output, labels)`) or to functions of the run that call nothing they are given:
+`ssim(Variable(pred, volatile=True), target)`, or read as numbers: `labels.data.cpu().numpy()`),
 where the message says so and the call is fixed as above. Inside such a region
 `volatile` is redundant and the call is fixed as above. Calls with other arguments or with
 comments inside get no fix. The `Variable` import is left in place.
@@ -53,6 +54,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from gradguard.check.analysis.data_attr import has_comment
+from gradguard.check.analysis.model import parameterless_layer
 from gradguard.check.analysis.scopes import called_parameters
 from gradguard.check.analysis.vocabulary import FACTORIES, LEGACY_TENSOR_TYPES, VARIABLE_NAMES
 from gradguard.check.model import Applicability, Fix, FixAvailability, Severity
@@ -149,6 +151,72 @@ class LegacyVariable(Rule):
         ),
     )
     invalid = (
+        # Labels only a loss module (`from torch.nn import *`) and a read of their values take: no
+        # model runs on them.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+            from torch.nn import *
+
+            criterion = MultiLabelSoftMarginLoss()
+
+
+            def validate(net, loader):
+                targets = []
+                total = 0.0
+                for x, y in loader:
+                    y = Variable(y, volatile=True)
+                    total += criterion(net(x), y).item()
+                    targets.append(y.data.cpu().numpy())
+                return total, targets
+            """,
+            line=12,
+            column=13,
+            message="`volatile=True` was removed and does nothing, and no model runs on this input here: `Variable` "
+            "returns a detached tensor; use the tensor directly",
+            fixed="""
+            import torch
+            from torch.autograd import Variable
+            from torch.nn import *
+
+            criterion = MultiLabelSoftMarginLoss()
+
+
+            def validate(net, loader):
+                targets = []
+                total = 0.0
+                for x, y in loader:
+                    y = y.detach()
+                    total += criterion(net(x), y).item()
+                    targets.append(y.data.cpu().numpy())
+                return total, targets
+            """,
+        ),
+        # The same labels handed to the model too.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+            from torch.nn import *
+
+            criterion = MultiLabelSoftMarginLoss()
+
+
+            def validate(net, loader):
+                targets = []
+                total = 0.0
+                for x, y in loader:
+                    y = Variable(y, volatile=True)
+                    total += criterion(net(x, y), y).item()
+                    targets.append(y.data.cpu().numpy())
+                return total, targets
+            """,
+            line=12,
+            column=13,
+            message="`volatile=True` was removed and does nothing: a forward pass on this input still records a graph "
+            "through the model's parameters; run inference under `torch.no_grad()` or `torch.inference_mode()` instead",
+        ),
         # `volatile=True` on inputs only a metric takes: no model runs on them.
         Invalid(
             """
@@ -448,13 +516,15 @@ def _may_reach_a_model(ctx, node: ast.Call) -> bool:
             if isinstance(sub, ast.Name)
             and sub.id == name
             and isinstance(sub.ctx, ast.Load)
-            and (sub.lineno, sub.col_offset) > (parent.lineno, parent.col_offset)
+            and (sub.lineno, sub.col_offset) > (parent.end_lineno, parent.end_col_offset)  # type: ignore[operator]
         ]
     else:
         uses = [node]
     if not uses:
         return True
     for use in uses:
+        if use is not node and _turned_into_numbers(ctx, use):
+            continue  # `targets.append(val_y.data.cpu().numpy())`: its values only
         argument: ast.AST = use
         call = ctx.parent(use)
         while isinstance(call, (ast.BinOp, ast.UnaryOp)):  # `torch.mean((prediction - target) ** 2)`
@@ -464,10 +534,34 @@ def _may_reach_a_model(ctx, node: ast.Call) -> bool:
         qualified = ctx.imports.qualified_name(call.func) or ""
         if qualified.startswith(_NO_MODEL_LIBRARIES):
             continue
+        if not qualified and parameterless_layer(ctx.model.value(call.func)):
+            continue  # `criterion(val_output, val_y)` of a loss module: no parameters to record a graph for
         if qualified and not _runs_what_it_is_handed(ctx, qualified):
             continue
         return True
     return False
+
+
+# Methods ending a chain in Python numbers or a numpy array (`y.data.cpu().numpy()`).
+_TO_NUMBERS = frozenset({"numpy", "item", "tolist"})
+# Methods a chain may pass through on its way there.
+_TO_NUMBERS_ON_THE_WAY = frozenset({"data", "cpu", "detach", "clone", "contiguous", "view", "reshape", "squeeze"})
+
+
+def _turned_into_numbers(ctx, use: ast.AST) -> bool:
+    """Whether a name is read only as numbers at once: ``y.data.cpu().numpy()``, ``y.item()``."""
+    current = use
+    while True:
+        parent = ctx.parent(current)
+        if not (isinstance(parent, ast.Attribute) and parent.value is current):
+            return False
+        call = ctx.parent(parent)
+        called = isinstance(call, ast.Call) and call.func is parent
+        if parent.attr in _TO_NUMBERS and called:
+            return True
+        if parent.attr not in _TO_NUMBERS_ON_THE_WAY:
+            return False
+        current = call if called else parent
 
 
 def _runs_what_it_is_handed(ctx, qualified: str) -> bool:

@@ -165,7 +165,11 @@ branch of an `if` that no loop repeats), with no
 layer added (an attribute given a constant, `model.aux_logits = False`, is none), its inputs not
 made to require grad (`model.enable_input_require_grads()`) and none of its parameters thawed in
 between: then its calls record no graph (an
-input made to require grad, `x.requires_grad_()`, thaws nothing); an output whose graph
+input made to require grad, `x.requires_grad_()`, thaws nothing); an instance of a module class
+(of the file or of another file of the run) whose `__init__` freezes, in its own body, the whole
+instance with no part added after, or every attribute its other methods read (a VGG feature
+extractor of a style or perceptual loss: `for p in self.features.parameters(): p.requires_grad =
+False`), unless the file thaws parameters again; an output whose graph
 `torchviz` draws (`make_dot(y.mean())`); code calling a gradient-based explainer (torchcam's
 `SmoothGradCAMpp`, pytorch-grad-cam's `GradCAM` or `GuidedBackpropReLUModel`, Captum's
 gradient attributions), which backpropagates through the model, nor an output handed to one
@@ -188,7 +192,9 @@ switched to eval mode there (`detr_resnet50(pretrained=False)`: `pretrained=Fals
 and any other function of a test file running a model it builds and never trains (a model tester's
 `create_and_check_*` helper);
 functions that only switch the model to eval mode and return; functions that return a loss
-(the caller may call `backward` on it); functions named for evaluation whose result carries a graph,
+(the caller may call `backward` on it), and functions that may return a graph and are handed to a
+function or method of the file that backpropagates, or to an optimizer's `step` (a loss closure,
+`self.optimize(image, total_loss_function)`); functions named for evaluation whose result carries a graph,
 alone or in a tuple (`return action, log_prob` in a policy's `evaluate`), unless every caller in
 the file only reads it (`output = evaluate(x)` then `output.data.topk(3)`); `forward` / `__call__`; and the hooks PyTorch Lightning
 already runs without grad or with its own loss handling (`training_step`, `validation_step`,
@@ -1878,6 +1884,34 @@ def _returned_only_read(ctx, function: ast.AST) -> bool:
         asking.discard(id(function))
 
 
+def _handed_on_with_a_graph(ctx, function: ast.AST) -> bool:
+    """Whether a function (not a method) that may hand back a graph is itself handed to a call
+    of the code around it that backpropagates: a method or function of the file that does
+    (``self.optimize(image, total_loss_function)``), or an optimizer's ``step(closure)``. Such a
+    caller takes the graph it returns, as for a loss it returns; not a library's explainer
+    (``shap.Explainer(predict, masker)`` only reads the outputs)."""
+    if isinstance(ctx.parent(function), ast.ClassDef):
+        return False
+    name = function.name
+    around = next(
+        (s for s in ctx.model.enclosing(function) if s is not function and isinstance(s, FUNCTION_TYPES)), ctx.tree
+    )
+    text = ctx.text(around) if around is not ctx.tree else ctx.source.text
+    if name not in text.replace(f"def {name}", "", 1):
+        return False
+    handed = any(
+        isinstance(sub, ast.Call)
+        and any(isinstance(arg, ast.Name) and arg.id == name for arg in (*sub.args, *(k.value for k in sub.keywords)))
+        and (
+            (isinstance(sub.func, ast.Attribute) and sub.func.attr == "step")
+            or (isinstance(sub.func, ast.Name) and _trains(ctx, sub.func.id))
+            or _self_method_trains(ctx, sub)
+        )
+        for sub in walk_in_order(around)
+    )
+    return handed and _may_hand_back_a_graph(ctx.model.returns_as_called(function))
+
+
 def _callers_only_read(ctx, function: ast.AST) -> bool:
     """Whether the function is called in this file, only by calls whose result is only read
     (``output = evaluate(line)`` then ``output.data.topk(3)``; ``print(predict(x))``;
@@ -2126,6 +2160,22 @@ def _frozen(ctx, target: ast.AST, call: ast.Call) -> bool:
     if found[0]:
         return False  # `model.fc = nn.Linear(...)`: a new layer trains
     return found[1] or root.id in frozen_models(ctx, scope, call)
+
+
+def _thawed(ctx, target: ast.AST) -> bool:
+    """Whether the file may make the parameters of the model called require grad again: a loop
+    over some module's ``parameters()`` setting ``requires_grad`` to True, or
+    ``<model>.requires_grad_()`` on the model called."""
+    text = ctx.source.text
+    if _THAW_LOOP_RE.search(text):
+        return True
+    root = dotted_name(target)
+    return root is not None and re.search(rf"\b{re.escape(root)}\.requires_grad_\(\s*(?:True)?\s*\)", text) is not None
+
+
+_THAW_LOOP_RE = re.compile(
+    r"parameters\(\)[^\n]*:[ \t]*(?:\n[ \t]+)?\w+\.requires_grad(?:\s*=\s*True|_\(\s*(?:True)?\s*\))"
+)
 
 
 _FREEZING_FUNCTIONS = frozenset(
@@ -3715,6 +3765,76 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A loss closure handed to the code that backpropagates it (an image optimized through a
+        # model switched to eval mode): its caller takes the graph it returns.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Features(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(3, 8, 3)
+
+                def forward(self, x):
+                    return self.conv(x)
+
+
+            class StyleTransfer:
+                def __init__(self, content, steps):
+                    self.model = Features().eval()
+                    self.content = content
+                    self.steps = steps
+
+                def optimize(self, image, loss_function):
+                    optimizer = torch.optim.Adam([image], lr=0.01)
+                    for _ in range(self.steps):
+                        optimizer.zero_grad()
+                        loss = loss_function()
+                        loss.backward()
+                        optimizer.step()
+                    return image.detach()
+
+                def run(self):
+                    image = torch.rand_like(self.content, requires_grad=True)
+                    with torch.no_grad():
+                        target = self.model(self.content)
+
+                    def total_loss_function():
+                        generated = self.model(image)
+                        return torch.mean((target - generated) ** 2)
+
+                    return self.optimize(image, total_loss_function)
+            """
+        ),
+        # A model whose class freezes, in its `__init__`, every part its `forward` runs (a VGG
+        # feature extractor for a style loss): its calls on inputs without grad record no graph.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            import torchvision
+
+
+            class VGGFeatures(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.features = torchvision.models.vgg19(weights="DEFAULT").features
+                    for param in self.features.parameters():
+                        param.requires_grad = False
+
+                def forward(self, x):
+                    return self.features(x)
+
+
+            model = VGGFeatures().eval()
+            content = torch.rand(1, 3, 64, 64)
+            content_features = model(content)
+            print(content_features.mean().item())
+            """
+        ),
         # The same helpers over a generator nobody gave weights: a demo of the untrained model.
         Valid(
             """
@@ -6404,6 +6524,86 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The same loss closure, only printed: nothing backpropagates what it returns.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Features(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(3, 8, 3)
+
+                def forward(self, x):
+                    return self.conv(x)
+
+
+            class StyleTransfer:
+                def __init__(self, content, steps):
+                    self.model = Features().eval()
+                    self.content = content
+                    self.steps = steps
+
+                def optimize(self, image, loss_function):
+                    optimizer = torch.optim.Adam([image], lr=0.01)
+                    for _ in range(self.steps):
+                        optimizer.zero_grad()
+                        loss = loss_function()
+                        loss.backward()
+                        optimizer.step()
+                    return image.detach()
+
+                def run(self):
+                    image = torch.rand_like(self.content, requires_grad=True)
+                    with torch.no_grad():
+                        target = self.model(self.content)
+
+                    def total_loss_function():
+                        generated = self.model(image)
+                        return torch.mean((target - generated) ** 2)
+
+                    print(total_loss_function().item())
+            """,
+            line=35,
+            column=25,
+            message="`self.model(...)` runs with grad enabled with `self.model` in eval mode, and nothing in this "
+            "function uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # A class freezing its features but adding a head after them: the head's parameters require
+        # grad, so each call records a graph.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import torchvision
+
+
+            class VGGFeatures(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.features = torchvision.models.vgg19(weights="DEFAULT").features
+                    for param in self.features.parameters():
+                        param.requires_grad = False
+                    self.head = nn.Linear(512, 10)
+
+                def forward(self, x):
+                    return self.head(self.features(x).mean((2, 3)))
+
+
+            model = VGGFeatures().eval()
+            content = torch.rand(1, 3, 64, 64)
+            content_features = model(content)
+            print(content_features.mean().item())
+            """,
+            line=20,
+            column=20,
+            message="`model(...)` runs with grad enabled with `model` in eval mode, and nothing in this module uses "
+            "gradients: autograd records a graph for every call, wasting memory and time; run evaluation under "
+            "`torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A super-resolution script: a helper of the file loads the generator's weights, another
         # runs it, and the image is only converted for saving.
         Invalid(
@@ -10377,6 +10577,8 @@ class EvalWithGrad(Rule):
         if _certainly_not_a_model(ctx, target) or _frozen(ctx, target, node) or _frozen_copy(ctx, target):
             return False
         value = ctx.model.value(target)
+        if ctx.model.module_freezes_itself(value) and not _thawed(ctx, target):
+            return False  # `VGG19(...)` freezing its features in `__init__`: no graph of its own
         if value.kind is Kind.FUNCTION and isinstance(target, ast.Name):
             # A function handed a module (`embedded_dropout(embed, words)`) applies it: that
             # module is what is evaluated, or tested.
@@ -10462,31 +10664,35 @@ class EvalWithGrad(Rule):
             return
         if ctx.model.shadowed_method(node):
             return  # its class body defines it again below: this code never runs
-        if any(
-            # its own returns: not those of an optimizer's closure defined inside (`def closure():
-            # ... loss.backward(); return loss` for LBFGS); a loss among the values of a tuple it
-            # returns too (`return loss, td_errors`), where the function backpropagates nothing
-            # itself (not `return predictions, loss` after its training loop)
-            isinstance(sub, ast.Return)
-            and sub.value is not None
-            and any(
-                ctx.model.value(returned).has(Role.LOSS)
-                or (
-                    # `return loss, acc` of a loss set on some paths only: named for one, not known
-                    # to be anything else
-                    isinstance(sub.value, ast.Tuple)
-                    and isinstance(returned, ast.Name)
-                    and names_a_loss(returned.id)
-                    and ctx.model.value(returned).kind in (Kind.TENSOR, Kind.UNKNOWN)
+        if (
+            any(
+                # its own returns: not those of an optimizer's closure defined inside (`def closure():
+                # ... loss.backward(); return loss` for LBFGS); a loss among the values of a tuple it
+                # returns too (`return loss, td_errors`), where the function backpropagates nothing
+                # itself (not `return predictions, loss` after its training loop)
+                isinstance(sub, ast.Return)
+                and sub.value is not None
+                and any(
+                    ctx.model.value(returned).has(Role.LOSS)
+                    or (
+                        # `return loss, acc` of a loss set on some paths only: named for one, not known
+                        # to be anything else
+                        isinstance(sub.value, ast.Tuple)
+                        and isinstance(returned, ast.Name)
+                        and names_a_loss(returned.id)
+                        and ctx.model.value(returned).kind in (Kind.TENSOR, Kind.UNKNOWN)
+                    )
+                    for returned in (
+                        sub.value.elts
+                        if isinstance(sub.value, ast.Tuple) and not ctx.model.function_summary(node).calls_backward
+                        else (sub.value,)
+                    )
                 )
-                for returned in (
-                    sub.value.elts
-                    if isinstance(sub.value, ast.Tuple) and not ctx.model.function_summary(node).calls_backward
-                    else (sub.value,)
-                )
+                for sub in ctx.model.own_nodes(node)
             )
-            for sub in ctx.model.own_nodes(node)
-        ) and not _callers_only_read(ctx, node):
+            and not _callers_only_read(ctx, node)
+            or _handed_on_with_a_graph(ctx, node)
+        ):
             # A loss handed back: a caller may backpropagate it (not where every caller drops or
             # reads it). A call whose output is only read or detached here cannot be in it: a
             # DQN's `target_net(s2).max(1)[0].detach()` in its `_compute_loss` is a site.

@@ -492,6 +492,54 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # A total handed back in a dict whose item a caller of the file uses as a tensor
+        # (`metrics["train_loss"].cpu()`): it stays a tensor, without the graphs.
+        Invalid(
+            """
+            import torch
+
+            def train_step(model, loader, loss_fn, optimizer):
+                train_loss = 0
+                for X, y in loader:
+                    loss = loss_fn(model(X), y)
+                    train_loss += loss
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                return {"train_loss": train_loss / len(loader)}
+
+            def train(model, loader, loss_fn, optimizer, epochs):
+                history = []
+                for epoch in range(epochs):
+                    metrics = train_step(model, loader, loss_fn, optimizer)
+                    history.append(metrics["train_loss"].cpu().numpy())
+                return history
+            """,
+            line=7,
+            column=9,
+            message="Accumulating `loss` across iterations keeps every iteration's autograd graph alive; "
+            "accumulate `loss.detach()`",
+            fixed="""
+            import torch
+
+            def train_step(model, loader, loss_fn, optimizer):
+                train_loss = 0
+                for X, y in loader:
+                    loss = loss_fn(model(X), y)
+                    train_loss += loss.detach()
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                return {"train_loss": train_loss / len(loader)}
+
+            def train(model, loader, loss_fn, optimizer, epochs):
+                history = []
+                for epoch in range(epochs):
+                    metrics = train_step(model, loader, loss_fn, optimizer)
+                    history.append(metrics["train_loss"].cpu().numpy())
+                return history
+            """,
+        ),
         # A running average started by its first term (`None` before the loop): the fix takes
         # the graph off both branches.
         Invalid(
@@ -1758,7 +1806,8 @@ _TENSOR_ONLY_METHODS = frozenset({"detach", "cpu", "cuda", "to", "numpy", "item"
 
 def _callers_use_as_tensor(ctx, fn: Optional[ast.AST]) -> bool:
     """Whether code of the file calls a method only tensors have on what ``fn`` returns:
-    ``evaluate_loss(...).detach()``, or ``v = evaluate_loss(...)`` then ``v.cpu()``."""
+    ``evaluate_loss(...).detach()``, or ``v = evaluate_loss(...)`` then ``v.cpu()`` (or
+    ``v["loss"].cpu()``, an item of a dict it returns)."""
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
     name = fn.name
@@ -1771,10 +1820,12 @@ def _callers_use_as_tensor(ctx, fn: Optional[ast.AST]) -> bool:
             results.update(t.id for t in node.targets if isinstance(t, ast.Name))
         elif isinstance(node, ast.Attribute) and node.attr in _TENSOR_ONLY_METHODS:
             tensor_uses.append(node.value)
-    return any(
-        (isinstance(used, ast.Name) and used.id in results) or (isinstance(used, ast.Call) and _calls(used, name))
-        for used in tensor_uses
-    )
+    for used in tensor_uses:
+        while isinstance(used, ast.Subscript):
+            used = used.value  # `metrics[f"train_{metric}"].cpu()`: an item of a dict it returns
+        if (isinstance(used, ast.Name) and used.id in results) or (isinstance(used, ast.Call) and _calls(used, name)):
+            return True
+    return False
 
 
 def _calls(call: ast.Call, name: str) -> bool:
