@@ -364,6 +364,7 @@ class ClassInfo:
     layers_known: bool = False
     methods: Optional[dict] = None  # name -> FunctionDef, filled on first use
     keeps_only_plain_values: Optional[bool] = None  # `project.holds_no_parameters` of its text, on first use
+    freezes_itself: Optional[bool] = None  # `project.class_freezes_itself` of its text, on first use
 
 
 @dataclass
@@ -1272,7 +1273,11 @@ class SemanticModel:
         fact, info = self._module_class(value)
         if fact is not None:
             return fact.frozen
-        return info is not None and class_freezes_itself(self._scope_text(info.node))
+        if info is None:
+            return False
+        if info.freezes_itself is None:
+            info.freezes_itself = class_freezes_itself(self._scope_text(info.node))
+        return info.freezes_itself
 
     def module_backpropagates(self, value: Value) -> bool:
         """Whether a module's ``forward`` (in a class of the file or of another file of the run)
