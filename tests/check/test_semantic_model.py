@@ -2614,3 +2614,31 @@ def test_twin_an_attribute_made_by_calling_a_net_and_used_as_a_tensor_stays_a_te
         """
     )
     assert value.kind is Kind.TENSOR
+
+
+# -- call sites of a script's functions --------------------------------------------------------
+_GUARDED_SCRIPT = """
+    import torch
+
+    if __name__ == "__main__":
+        def evaluate(x):
+            return model(x)
+
+        for x in loader:
+            print(evaluate(x).argmax(1))
+"""
+
+
+def _call_sites(text: str):
+    ctx = _context(textwrap.dedent(text))
+    function = next(n for n in ast.walk(ctx.tree) if isinstance(n, ast.FunctionDef) and n.name == "evaluate")
+    return ctx.model.callers(function)
+
+
+def test_a_function_under_the_main_guard_has_known_callers():
+    sites = _call_sites(_GUARDED_SCRIPT)
+    assert sites is not None and [site.call.lineno for site in sites] == [9]
+
+
+def test_twin_a_function_under_another_if_has_unknown_callers():
+    assert _call_sites(_GUARDED_SCRIPT.replace('__name__ == "__main__"', "args.evaluate")) is None

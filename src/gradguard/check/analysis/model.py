@@ -157,6 +157,21 @@ def _called_as_torch_does(method: str, node: ast.Call) -> bool:
     return False
 
 
+def _main_guard(statement: ast.AST) -> bool:
+    """``if __name__ == "__main__":``: its body is the script's own code, always run."""
+    if not isinstance(statement, ast.If):
+        return False
+    test = statement.test
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and len(test.comparators) == 1
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == "__main__"
+    )
+
+
 def parameterless_layer(value: Value) -> bool:
     """A torch layer without parameters (an activation, pooling, dropout)."""
     ref = value.ref or ""
@@ -4230,8 +4245,9 @@ class SemanticModel:
             location is not None
             and len(location.enclosing) > 1
             and not isinstance(location.enclosing[-2], ast.ClassDef)
+            and not (len(location.enclosing) == 2 and _main_guard(location.enclosing[0]))
         ):
-            owner = None  # defined under an if/try/with: not a plain definition
+            owner = None  # defined under an if/try/with: not a plain definition (but a script's main guard)
         name = fn.name  # type: ignore[attr-defined]
         is_method = isinstance(owner, ast.ClassDef)
         if not (is_method or isinstance(owner, ast.Module)) or name.startswith("__"):

@@ -29,6 +29,12 @@ helper's tensor of another shape or device): `copy_` cannot do those. Nor writes
 module (`nn.LazyLinear`, ...) before it first runs: they are uninitialised until its first
 forward, the write does nothing, and written without `.data` it raises.
 
+An in-place method on the `.data` of a value the code computes with grad from other tensors
+(`score = torch.exp(score)`, then `score.data.masked_fill_(mask, 0)`: an activation of the graph,
+not a parameter) is reported with other advice: write it out of place (`score =
+score.masked_fill(mask, 0)`), so that autograd records it; `no_grad` around the in-place write
+would make backward raise where an operation saved the value (as `exp` saves its result).
+
 ## Why is this bad?
 `.data` hands out an alias of the tensor with a fresh version counter. Autograd uses the
 version counter to notice that a tensor saved for backward was changed in place; a write
@@ -73,6 +79,10 @@ the new ones after it; keep such a backup with `.clone()`. No `copy_` fix is off
 write's loop, or another method of its class, keeps the storage that way in an item or an
 attribute (`self.backup[name] = param.data`: an EMA teacher's swap, whose message says to clone
 first), nor where the write is part of a larger statement or expression.
+For an activation of the graph the fix writes the method out of place (`score = score.masked_fill(mask,
+0)`), where the method has an out-of-place twin and the write is a whole statement. It is unsafe: the
+gradient then takes the write into account (the masked entries get none), and other names bound to
+the same tensor no longer see the new values.
 For `nn.init.*_(w.data)` the fix drops `.data` and is safe: every `nn.init` function already
 runs under `torch.no_grad()`, so the only change is that the version counter is bumped.
 """
@@ -93,13 +103,77 @@ from gradguard.check.analysis.data_attr import (
     receiver_text,
 )
 from gradguard.check.analysis.scopes import walk_in_order
-from gradguard.check.analysis.values import Kind
-from gradguard.check.analysis.vocabulary import INPLACE_VALUE_METHODS, META_INPLACE_METHODS
+from gradguard.check.analysis.values import Grad, Kind
+from gradguard.check.analysis.vocabulary import FACTORIES, INPLACE_VALUE_METHODS, META_INPLACE_METHODS
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 from gradguard.common.text import occurrences, short
 
 _BODY_FIELDS = ("body", "orelse", "finalbody")
+
+
+# In-place tensor methods whose out-of-place twin (the name without `_`) computes the same values.
+_OUT_OF_PLACE_TWINS = frozenset(
+    {
+        f"{name}_"
+        for name in (
+            "masked_fill masked_scatter index_fill index_add index_copy scatter scatter_add clamp clamp_min "
+            "clamp_max add sub mul div pow exp log abs neg sigmoid tanh relu sqrt rsqrt floor ceil round sign"
+        ).split()
+    }
+)
+
+
+def _computed_with_grad(ctx, name: ast.AST) -> Optional[ast.AST]:
+    """The statement binding ``name`` where every binding its use may see computes it from other
+    tensors with a torch operation or arithmetic, with grad enabled (``score = torch.exp(score)``):
+    a value of the graph, not a leaf (a parameter, a factory's tensor, a buffer)."""
+    if not isinstance(name, ast.Name) or ctx.function is None or getattr(ctx.function, "name", "") == "__init__":
+        return None
+    bindings = ctx.model.definitions(name)
+    if not bindings:
+        return None
+    for binding in bindings:
+        value = binding.value
+        if not isinstance(binding.node, ast.Assign) or ctx.model.grad_mode(binding.node).off:
+            return None
+        if isinstance(value, ast.BinOp):
+            continue
+        if not isinstance(value, ast.Call):
+            return None
+        qualified = ctx.imports.qualified_name(value.func) or ""
+        last = qualified.rsplit(".", 1)[-1]
+        if (
+            not qualified.startswith("torch.")
+            or last in FACTORIES
+            or qualified.startswith("torch.nn.")
+            and last[:1].isupper()
+        ):
+            return None
+        if any(k.arg == "requires_grad" for k in value.keywords):
+            return None
+    if not ctx.model.value(name).carries_grad and ctx.model.value(name).grad is Grad.NO:
+        return None
+    return bindings[-1].node
+
+
+def _out_of_place_fix(ctx, node: ast.Attribute, call: ast.Call, recv: str, method: str) -> Optional[Fix]:
+    """``score.data.masked_fill_(mask, 0)`` as a whole statement -> ``score = score.masked_fill(mask, 0)``."""
+    statement = _enclosing_statement(ctx, call)
+    if (
+        method not in _OUT_OF_PLACE_TWINS
+        or not isinstance(statement, ast.Expr)
+        or statement.value is not call
+        or has_comment(ctx, statement)
+    ):
+        return None
+    arguments = ctx.text(call)[len(ctx.text(call.func)) :]
+    start, end = ctx.source.node_start(statement), ctx.source.node_end(statement)
+    return Fix(
+        Applicability.UNSAFE,
+        "Write it out of place",
+        (Edit(start, end, f"{recv} = {recv}.{method[:-1]}{arguments}"),),
+    )
 
 
 def _enclosing_statement(ctx, node: ast.AST) -> Optional[ast.stmt]:
@@ -376,6 +450,66 @@ class TensorDataWrite(Rule):
         ),
     )
     invalid = (
+        # An activation of the graph (the output of `exp`, which saves it for backward) masked
+        # through `.data`: `no_grad` around the write would make backward raise; out of place,
+        # autograd records the mask.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class DotProductAttention(nn.Module):
+                def forward(self, q, k, v, mask=None):
+                    score = torch.einsum("ijk,ilk->ijl", (q, k))
+                    score = torch.exp(score - score.max(dim=-1, keepdim=True)[0])
+                    if mask is not None:
+                        score.data.masked_fill_(mask, 0)
+                    a = score / torch.sum(score, dim=-1, keepdim=True)
+                    return torch.einsum("ijk,ikl->ijl", (a, v))
+            """,
+            line=10,
+            column=13,
+            message="in-place write through `score.data` hides it from autograd: `score` is computed with grad "
+            "(line 8), so the backward pass ignores the write, or, where an operation saved `score`, silently uses "
+            "the new values; write it out of place, `score = score.masked_fill(mask, 0)`, so that autograd records it",
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+
+            class DotProductAttention(nn.Module):
+                def forward(self, q, k, v, mask=None):
+                    score = torch.einsum("ijk,ilk->ijl", (q, k))
+                    score = torch.exp(score - score.max(dim=-1, keepdim=True)[0])
+                    if mask is not None:
+                        score = score.masked_fill(mask, 0)
+                    a = score / torch.sum(score, dim=-1, keepdim=True)
+                    return torch.einsum("ijk,ikl->ijl", (a, v))
+            """,
+            unsafe=True,
+        ),
+        # The same write on a tensor a factory made: a leaf without grad, written under `no_grad`.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class DotProductAttention(nn.Module):
+                def forward(self, q, k, v, mask=None):
+                    score = torch.einsum("ijk,ilk->ijl", (q, k))
+                    score = torch.ones(q.size(0), q.size(1), k.size(1))
+                    if mask is not None:
+                        score.data.masked_fill_(mask, 0)
+                    a = score / torch.sum(score, dim=-1, keepdim=True)
+                    return torch.einsum("ijk,ikl->ijl", (a, v))
+            """,
+            line=10,
+            column=13,
+            message="in-place write through `score.data` bypasses autograd's version counter: if a graph has saved "
+            "`score`, its gradients come out silently wrong; drop `.data` and write to `score` under `torch.no_grad()`",
+        ),
         # The same swap with the backup cloned: `copy_` keeps the values the backup holds.
         Invalid(
             """
@@ -836,6 +970,23 @@ class TensorDataWrite(Rule):
                     f"line {kept.lineno} shares a storage with `{recv}`, which `copy_` would overwrite)",
                 )
                 return
+        elif how == "method" and not disabled and (computed := _computed_with_grad(ctx, node.value)) is not None:
+            # `score = torch.exp(score)`, then `score.data.masked_fill_(mask, 0)`: an activation of the
+            # graph, not a parameter; `no_grad` around the write would make backward raise where an
+            # operation saved it (as `exp` saves its result)
+            call = access.site
+            method = call.func.attr
+            out_of_place = (
+                f"{recv} = {recv}.{method[:-1]}({short(ctx.text(call)[len(ctx.text(call.func)) + 1 : -1], 40)})"
+            )
+            message = (
+                f"in-place write through `{recv}.data` hides it from autograd: `{recv}` is computed with grad "
+                f"(line {computed.lineno}), so the backward pass ignores the write, or, where an operation saved "
+                f"`{recv}`, silently uses the new values; write it out of place, `{out_of_place}`, so that autograd "
+                f"records it"
+            )
+            ctx.report(self.code, node, message, _out_of_place_fix(ctx, node, call, recv, method))
+            return
         else:
             advice = f"drop `.data` and write to `{recv}`" + ("" if disabled else " under `torch.no_grad()`")
             message = (

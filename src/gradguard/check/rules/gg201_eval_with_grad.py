@@ -41,7 +41,8 @@ predictions made after training, a test loss printed every epoch
 for a plot or samples drawn from a trained generator (a submodule such as `model.decoder` is in
 the mode `model.eval()` or `model.train()` set); not when only its shape is read (also in a loop over evaluation data that stops after one batch:
 `print(output.shape)` then `break`), not for a
-module built in the same scope and never trained or loaded there, outside a loop over evaluation data (such a
+module built in the same scope and never trained or loaded there (an object holding it, `agent = Agent()`,
+whose class has a method that backpropagates and that the code calls, `agent.update()`, trains it), outside a loop over evaluation data (such a
 loop records a graph for every batch all the same: `for imgs, _ in test_loader: writer.add_images("out",
 conv(imgs))`) (not one made of another
 model's layers, `nn.Sequential(*list(model.children())[:1])`; a smoke test of the model's
@@ -198,7 +199,10 @@ function or method of the file that backpropagates, or to an optimizer's `step` 
 alone or in a tuple (`return action, log_prob` in a policy's `evaluate`), unless every caller in
 the file only reads it (`output = evaluate(x)` then `output.data.topk(3)`); `forward` / `__call__`; and the hooks PyTorch Lightning
 already runs without grad or with its own loss handling (`training_step`, `validation_step`,
-`test_step`, `predict_step`, `*_epoch_end`, `on_validation_*`, `on_test_*`, `on_predict_*`).
+`test_step`, `predict_step`, `*_epoch_end`, `on_validation_*`, `on_test_*`, `on_predict_*`), as methods:
+a script's own function of that name (`def test_step(x, t): model.eval(); ...`) is judged as any
+other. A function defined under `if __name__ == "__main__":` has the callers the script shows, as
+one defined at the top level.
 
 ## Why is this bad?
 `model.eval()` only changes layers such as dropout and batch norm; it does not turn autograd
@@ -886,6 +890,14 @@ def _called_by_the_file(ctx, name: str) -> bool:
     if name not in LIGHTNING_EVALUATION_HOOKS or f".{name}(" not in ctx.source.text:
         return False
     return not any(q.split(".", 1)[0] in ("lightning", "pytorch_lightning") for q in ctx.imports.names.values())
+
+
+def _plain_function_named_like_a_hook(ctx, function: ast.AST) -> bool:
+    """A function, not a method, named like a Lightning evaluation hook (a script's own
+    ``def test_step(x, t): model.eval(); ...``): no trainer runs it, the script calls it."""
+    name = function.name  # type: ignore[attr-defined]
+    is_hook = name in LIGHTNING_EVALUATION_HOOKS or name.startswith(_SKIP_PREFIXES)
+    return is_hook and not isinstance(ctx.parent(function), ast.ClassDef)
 
 
 def _wrapper_shape(ctx, fn: ast.AST) -> bool:
@@ -2079,6 +2091,12 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
     for holder in re.findall(rf"^[ \t]*(\w+)\s*=\s*[\w.]+\([^\n]*\b{re.escape(name)}\b", text, re.M):
         if holder != name and re.search(rf"(?<![\w.]){re.escape(holder)}\.(?:load|restore|train|fit|run)\w*\(", text):
             return False
+    # `agent = REINFORCE(...)`, then `agent.update()`: a method of the object's class that backpropagates
+    held = ctx.model.value(callee)
+    if held.kind is Kind.OTHER and held.ref is not None:
+        for method in set(re.findall(rf"(?<![\w.]){re.escape(name)}\.(\w+)\(", text)):
+            if method not in MODULE_OWN_METHODS and ctx.model.instance_method_trains(held, method):
+                return False
     # `train_batch(x, y, model, optimizer, loss_fn)`: handed to a function of the file that trains
     return not any(
         _trains(ctx, match.group(1)) for match in re.finditer(rf"\b(\w+)\([^()\n]*\b{re.escape(name)}\b", text)
@@ -3765,6 +3783,100 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The same agent never trained: a demo of the untrained policy.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Policy(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+
+                def forward(self, obs):
+                    return self.fc(obs)
+
+
+            class Agent:
+                def __init__(self):
+                    self.policy = Policy()
+                    self.optimizer = torch.optim.Adam(self.policy.parameters())
+                    self.states = []
+
+                def update(self):
+                    logits = self.policy(torch.stack(self.states))
+                    loss = -logits.log_softmax(-1).mean()
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+
+
+            def main(env, episodes):
+                agent = Agent()
+                for episode in range(episodes):
+                    obs = env.reset()
+                    for step in range(200):
+                        logits = agent.policy(torch.as_tensor(obs))
+                        action = logits.argmax().item()
+                        agent.states.append(torch.as_tensor(obs))
+                        obs = env.step(action)
+                    print(len(agent.states))
+            """
+        ),
+        # The same `test_step`, whose loss a caller backpropagates.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class MLP(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.l1 = nn.Linear(784, 10)
+
+                def forward(self, x):
+                    return torch.log_softmax(self.l1(x), dim=-1)
+
+
+            if __name__ == '__main__':
+                def compute_loss(label, pred):
+                    return criterion(pred, label)
+
+
+                def train_step(x, t):
+                    model.train()
+                    preds = model(x)
+                    loss = compute_loss(t, preds)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    return loss, preds
+
+
+                def test_step(x, t):
+                    model.eval()
+                    preds = model(x)
+                    loss = compute_loss(t, preds)
+                    return loss, preds
+
+
+                model = MLP()
+                criterion = nn.NLLLoss()
+                optimizer = torch.optim.Adam(model.parameters())
+                for epoch in range(10):
+                    for x, t in train_loader:
+                        loss, _ = train_step(x, t)
+                    test_loss = 0.0
+                    for x, t in test_loader:
+                        loss, preds = test_step(x, t)
+                        loss.backward()
+                        test_loss += loss.item()
+                        print(preds.argmax(dim=-1).tolist())
+            """
+        ),
         # A loss closure handed to the code that backpropagates it (an image optimized through a
         # model switched to eval mode): its caller takes the graph it returns.
         Valid(
@@ -6524,6 +6636,111 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # An agent (a plain class) built here and trained by its own `update`: the policy call
+        # that picks each action records a graph nothing backpropagates.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Policy(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+
+                def forward(self, obs):
+                    return self.fc(obs)
+
+
+            class Agent:
+                def __init__(self):
+                    self.policy = Policy()
+                    self.optimizer = torch.optim.Adam(self.policy.parameters())
+                    self.states = []
+
+                def update(self):
+                    logits = self.policy(torch.stack(self.states))
+                    loss = -logits.log_softmax(-1).mean()
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+
+
+            def main(env, episodes):
+                agent = Agent()
+                for episode in range(episodes):
+                    obs = env.reset()
+                    for step in range(200):
+                        logits = agent.policy(torch.as_tensor(obs))
+                        action = logits.argmax().item()
+                        agent.states.append(torch.as_tensor(obs))
+                        obs = env.step(action)
+                    agent.update()
+            """,
+            line=33,
+            column=22,
+            message="`agent.policy(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
+            "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run "
+            "it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # A script's own `test_step` (named like a Lightning hook, but a plain function no trainer
+        # runs), defined under the main guard: its callers only read what it returns.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class MLP(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.l1 = nn.Linear(784, 10)
+
+                def forward(self, x):
+                    return torch.log_softmax(self.l1(x), dim=-1)
+
+
+            if __name__ == '__main__':
+                def compute_loss(label, pred):
+                    return criterion(pred, label)
+
+
+                def train_step(x, t):
+                    model.train()
+                    preds = model(x)
+                    loss = compute_loss(t, preds)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    return loss, preds
+
+
+                def test_step(x, t):
+                    model.eval()
+                    preds = model(x)
+                    loss = compute_loss(t, preds)
+                    return loss, preds
+
+
+                model = MLP()
+                criterion = nn.NLLLoss()
+                optimizer = torch.optim.Adam(model.parameters())
+                for epoch in range(10):
+                    for x, t in train_loader:
+                        loss, _ = train_step(x, t)
+                    test_loss = 0.0
+                    for x, t in test_loader:
+                        loss, preds = test_step(x, t)
+                        test_loss += loss.item()
+                        print(preds.argmax(dim=-1).tolist())
+            """,
+            line=31,
+            column=17,
+            message="`model(...)` runs with grad enabled after `model.eval()` (line 30), and nothing in this function "
+            "uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under "
+            "`torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # The same loss closure, only printed: nothing backpropagates what it returns.
         Invalid(
             """
@@ -10658,8 +10875,10 @@ class EvalWithGrad(Rule):
         unit = state.units.pop(id(node), None)
         if unit is None or not unit.model_calls:
             return
-        if (node.name in _SKIP_FUNCTIONS or node.name.startswith(_SKIP_PREFIXES)) and not _called_by_the_file(
-            ctx, node.name
+        if (
+            (node.name in _SKIP_FUNCTIONS or node.name.startswith(_SKIP_PREFIXES))
+            and not _called_by_the_file(ctx, node.name)
+            and not _plain_function_named_like_a_hook(ctx, node)
         ):
             return
         if ctx.model.shadowed_method(node):
@@ -10836,15 +11055,22 @@ class EvalWithGrad(Rule):
                     f"which never uses gradients: autograd records a graph for every call, wasting memory and time; "
                     f"wrap the loop in `with torch.no_grad():` (or `torch.inference_mode()`)",
                 )
-            elif candidate.why == "read-only" or (
-                # A call after a switch to eval mode of another model, or of this one where the
-                # flow cannot tell (`model.eval()` inside the epoch loop): what decides is
-                # whether its output is only read, as for any call.
-                candidate.why == "eval-call"
-                and _result_only_read(ctx, call)
-                # in a script, an untrained model's demo before its training cell (as for "read-only")
-                and not _fresh_module(
-                    ctx, call, so_far=not _may_be_evaluation_data(ctx, call) or _made_up_input(ctx, call)
+            elif (
+                (
+                    # a call of the evaluation phase alone (`else:` of `if training:`), whose output is only read
+                    candidate.why == "eval-phase" and _result_only_read(ctx, call) and not _fresh_module(ctx, call)
+                )
+                or candidate.why == "read-only"
+                or (
+                    # A call after a switch to eval mode of another model, or of this one where the
+                    # flow cannot tell (`model.eval()` inside the epoch loop): what decides is
+                    # whether its output is only read, as for any call.
+                    candidate.why == "eval-call"
+                    and _result_only_read(ctx, call)
+                    # in a script, an untrained model's demo before its training cell (as for "read-only")
+                    and not _fresh_module(
+                        ctx, call, so_far=not _may_be_evaluation_data(ctx, call) or _made_up_input(ctx, call)
+                    )
                 )
             ):
                 self._report_read_only(ctx, call, scope, reported)
