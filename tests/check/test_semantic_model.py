@@ -2642,3 +2642,38 @@ def test_a_function_under_the_main_guard_has_known_callers():
 
 def test_twin_a_function_under_another_if_has_unknown_callers():
     assert _call_sites(_GUARDED_SCRIPT.replace('__name__ == "__main__"', "args.evaluate")) is None
+
+
+def _summary(code: str, name: str):
+    ctx = _context(textwrap.dedent(code))
+    function = next(n for n in ast.walk(ctx.tree) if isinstance(n, ast.FunctionDef) and n.name == name)
+    return ctx.model.function_summary(function)
+
+
+def test_a_function_calling_torch_autograd_grad_trains():
+    summary = _summary(
+        """
+        import torch
+
+        def langevin_step(model, x, lr):
+            x = x.requires_grad_(True)
+            energy = model(x).sum()
+            grad = torch.autograd.grad(energy, x)[0]
+            return (x - lr * grad).detach()
+        """,
+        "langevin_step",
+    )
+    assert summary.calls_backward and summary.trains
+
+
+def test_twin_a_function_calling_another_torch_autograd_function_does_not_train():
+    summary = _summary(
+        """
+        import torch
+
+        def wrap(x):
+            return torch.autograd.Variable(x)
+        """,
+        "wrap",
+    )
+    assert not summary.trains

@@ -4159,6 +4159,8 @@ class SemanticModel:
                     summary.steps_optimizer = True
                 elif attr == "eval" and not sub.args:
                     summary.switches_to_eval = True
+                elif attr == "grad" and self.imports.qualified_name(sub.func) in vocab.BACKWARD_FUNCTIONS:
+                    summary.calls_backward = True  # `torch.autograd.grad(energy, x)`
             elif isinstance(sub, ast.Call):
                 qual = self.imports.qualified_name(sub.func)
                 if qual in vocab.BACKWARD_FUNCTIONS:

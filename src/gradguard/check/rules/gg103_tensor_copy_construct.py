@@ -5,7 +5,9 @@ Flags `torch.tensor(t)` (also `from torch import tensor`) whose first argument i
 a tensor: a parameter, a `.weight`/`.bias`/`.grad`, a name bound to a torch call, a model output
 or a loss. Lists of tensors (`torch.tensor([t1, t2])`) are not flagged: that is a different
 call (it fails for multi-element tensors and converts one-element tensors to numbers). Nor is
-a value only guessed to be a tensor that carries no graph: a batch of a loader known by its
+a value only guessed to be a tensor that carries no graph: a batch of a data loader or an item
+of it (`torch.tensor(batch["tokens"])`: `default_collate` makes a list field of the dataset's items
+a list of tensors), a batch of a loader known by its
 name, an argument of `forward` (`T.tensor(observation)` there converts a gym observation, an
 array), the `targets` of a `CIFAR10` (a list; only the MNIST family's are tensors).
 
@@ -104,6 +106,38 @@ class TensorCopyConstruct(Rule):
     function_names = _TENSOR_FUNCTIONS
 
     valid = (
+        # Fields of a data loader's batch: no graph, and a list field of the dataset's items comes
+        # out of `default_collate` as a list of tensors, which `.detach()` cannot take.
+        Valid(
+            """
+            import torch
+            from torch.utils.data import DataLoader, Dataset
+
+
+            class Pairs(Dataset):
+                def __init__(self, data):
+                    self.data = data
+
+                def __len__(self):
+                    return len(self.data)
+
+                def __getitem__(self, idx):
+                    return self.data[idx]
+
+
+            def train(model, iterator, optimizer, criterion):
+                for batch in iterator:
+                    src = torch.tensor(batch["src_tokens"], dtype=torch.long)
+                    trg = torch.tensor(batch["trg_tokens"], dtype=torch.long)
+                    loss = criterion(model(src), trg)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+
+
+            train(model, DataLoader(Pairs(pairs), batch_size=1), optimizer, criterion)
+            """
+        ),
         # A tokenizer's own encoding method hands back lists of ids: `prepare_for_model` names a
         # method that prepares inputs, not a model held in an attribute.
         Valid(
@@ -329,6 +363,69 @@ class TensorCopyConstruct(Rule):
         ),
     )
     invalid = (
+        # In the same loop, a copy of the model's output.
+        Invalid(
+            """
+            import torch
+            from torch.utils.data import DataLoader, Dataset
+
+
+            class Pairs(Dataset):
+                def __init__(self, data):
+                    self.data = data
+
+                def __len__(self):
+                    return len(self.data)
+
+                def __getitem__(self, idx):
+                    return self.data[idx]
+
+
+            def train(model, iterator, optimizer, criterion):
+                for batch in iterator:
+                    src = torch.tensor(batch["src_tokens"], dtype=torch.long)
+                    trg = torch.tensor(model(batch["trg_tokens"]))
+                    loss = criterion(model(src), trg)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+
+
+            train(model, DataLoader(Pairs(pairs), batch_size=1), optimizer, criterion)
+            """,
+            line=19,
+            column=15,
+            message='`torch.tensor(model(batch["trg_tokens"]))` copies a tensor and silently drops its autograd graph; '
+            'write `model(batch["trg_tokens"]).detach().clone()` to say so',
+            fixed="""
+            import torch
+            from torch.utils.data import DataLoader, Dataset
+
+
+            class Pairs(Dataset):
+                def __init__(self, data):
+                    self.data = data
+
+                def __len__(self):
+                    return len(self.data)
+
+                def __getitem__(self, idx):
+                    return self.data[idx]
+
+
+            def train(model, iterator, optimizer, criterion):
+                for batch in iterator:
+                    src = torch.tensor(batch["src_tokens"], dtype=torch.long)
+                    trg = model(batch["trg_tokens"]).detach().clone()
+                    loss = criterion(model(src), trg)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+
+
+            train(model, DataLoader(Pairs(pairs), batch_size=1), optimizer, criterion)
+            """,
+        ),
         Invalid(
             """
             import torch
@@ -476,6 +573,10 @@ class TensorCopyConstruct(Rule):
             return
         if isinstance(source, ast.Name) and _guarded_not_tensor(ctx, node, source.id):
             return
+        if value.grad is Grad.NO and _item_of_a_batch(ctx, source):
+            # `torch.tensor(batch["tokens"])`: a loader's batch holds no graph, and `default_collate`
+            # makes a list field a list of tensors, which `.detach()` cannot take
+            return
         text = ctx.text(source)
         short = text if len(text) <= 30 and "\n" not in text else "t"
         receiver = short if short == "t" or isinstance(source, _ATOMS) else f"({short})"
@@ -514,3 +615,18 @@ class TensorCopyConstruct(Rule):
             f"Replace with `{new}`" if len(new) < 60 else "Replace with `.detach().clone()`",
             (ctx.replace(node, new),),
         )
+
+
+def _item_of_a_batch(ctx, source: ast.AST) -> bool:
+    """Whether ``source`` is a batch of a data loader, or an item or attribute of one: its name
+    is bound only by ``for`` loops over a loader (``for batch in tqdm(iterator)``)."""
+    root = source
+    while isinstance(root, (ast.Subscript, ast.Attribute)):
+        root = root.value
+    if not isinstance(root, ast.Name):
+        return False
+    bindings = ctx.model.definitions(root)
+    return bool(bindings) and all(
+        isinstance(b.node, (ast.For, ast.AsyncFor)) and ctx.model.value(b.node.iter).kind is Kind.LOADER  # type: ignore[attr-defined]
+        for b in bindings
+    )

@@ -283,7 +283,8 @@ class StepBetweenBackwards(Rule):
             column=9,
             message="`loss_G.backward()` runs through the graph that `loss_D.backward(retain_graph=True)` kept, "
             "after `D_optim.step()` changed weights saved in it: RuntimeError (modified by an inplace operation); "
-            "run both backward passes before the step, or compute the loss again after it",
+            "compute the loss again after the step (a new forward pass), or, where both updates may use this "
+            "forward pass, run both backward passes before the step",
         ),
         # TRPO's value fitting: one forward pass before the loop, backpropagated again in every
         # round after the previous round's step.
@@ -322,8 +323,9 @@ class StepBetweenBackwards(Rule):
             line=11,
             column=5,
             message="`g_loss.backward()` runs through the graph that `d_loss.backward(retain_graph=True)` kept, after "
-            "`opt_d.step()` changed weights saved in it: RuntimeError (modified by an inplace operation); run both "
-            "backward passes before the step, or compute the loss again after it",
+            "`opt_d.step()` changed weights saved in it: RuntimeError (modified by an inplace operation); compute "
+            "the loss again after the step (a new forward pass), or, where both updates may use this forward "
+            "pass, run both backward passes before the step",
         ),
         Invalid(
             """
@@ -349,7 +351,8 @@ class StepBetweenBackwards(Rule):
             column=9,
             message="`info_loss.backward()` runs through the graph that `G_loss.backward(retain_graph=True)` kept, "
             "after `self.G_optimizer.step()` changed weights saved in it: RuntimeError (modified by an inplace "
-            "operation); run both backward passes before the step, or compute the loss again after it",
+            "operation); compute the loss again after the step (a new forward pass), or, where both updates may "
+            "use this forward pass, run both backward passes before the step",
         ),
     )
 
@@ -410,7 +413,8 @@ class StepBetweenBackwards(Rule):
                 later,
                 f"`{short(ctx.text(later), 50)}` runs through the graph that `{short(ctx.text(node), 50)}` kept, "
                 f"after `{short(ctx.text(step), 40)}` changed weights saved in it: RuntimeError (modified by an "
-                "inplace operation); run both backward passes before the step, or compute the loss again after it",
+                "inplace operation); compute the loss again after the step (a new forward pass), or, where both "
+                "updates may use this forward pass, run both backward passes before the step",
             )
             return
 
