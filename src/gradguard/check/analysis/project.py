@@ -1345,8 +1345,8 @@ def _freezes_itself(methods: dict) -> bool:
     if whole_at >= 0:
         # a part stored after the freeze (`self.fc = nn.Linear(...)`) trains
         return not any(not _LITERAL_RE.match(m.group(2).strip()) for m in _SELF_STORE_LINE_RE.finditer(init, whole_at))
-    if not frozen:
-        return False
+    if not frozen or "forward" not in methods:
+        return False  # nothing frozen, or a `forward` of a base class running parts the text does not show
     stored: dict = {}
     for match in _SELF_STORE_LINE_RE.finditer(init):
         stored.setdefault(match.group(1), []).append(match.group(2).strip())
