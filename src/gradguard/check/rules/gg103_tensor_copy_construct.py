@@ -5,9 +5,11 @@ Flags `torch.tensor(t)` (also `from torch import tensor`) whose first argument i
 a tensor: a parameter, a `.weight`/`.bias`/`.grad`, a name bound to a torch call, a model output
 or a loss. Lists of tensors (`torch.tensor([t1, t2])`) are not flagged: that is a different
 call (it fails for multi-element tensors and converts one-element tensors to numbers). Nor is
-a value only guessed to be a tensor that carries no graph: a batch of a data loader or an item
-of it (`torch.tensor(batch["tokens"])`: `default_collate` makes a list field of the dataset's items
-a list of tensors), a batch of a loader known by its
+a value only guessed to be a tensor that carries no graph: a batch of a data loader, an item of
+it, a name unpacked from it or a builtin reduction of one (`torch.tensor(batch["tokens"])`,
+`torch.tensor(sum(lengths))`: `default_collate` makes a list field of the dataset's items a list of
+tensors, and a custom collate may hand back lists), unless a dataset class of the file builds its
+items as tensors (`torch.from_numpy`, a `transform`), a batch of a loader known by its
 name, an argument of `forward` (`T.tensor(observation)` there converts a gym observation, an
 array), the `targets` of a `CIFAR10` (a list; only the MNIST family's are tensors).
 
@@ -50,6 +52,9 @@ state are the same.
 from __future__ import annotations
 
 import ast
+import re
+from dataclasses import dataclass
+from typing import Optional
 
 from gradguard.check.analysis.data_attr import has_comment
 from gradguard.check.analysis.imports import assigned_names
@@ -363,6 +368,60 @@ class TensorCopyConstruct(Rule):
         ),
     )
     invalid = (
+        # A batch of a loader over a dataset of the file that builds its items as tensors
+        # (`torch.from_numpy`): a copy of a tensor.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            from torch.utils.data import DataLoader, Dataset
+
+
+            class Diabetes(Dataset):
+                def __init__(self, xy):
+                    self.x_data = torch.from_numpy(xy[:, :-1])
+                    self.y_data = torch.from_numpy(xy[:, [-1]])
+
+                def __len__(self):
+                    return len(self.x_data)
+
+                def __getitem__(self, index):
+                    return self.x_data[index], self.y_data[index]
+
+
+            loader = DataLoader(Diabetes(np.zeros((10, 9), dtype=np.float32)), batch_size=2)
+            for inputs, labels in loader:
+                inputs = torch.tensor(inputs)
+                print(inputs.shape, labels.shape)
+            """,
+            line=20,
+            column=14,
+            message="`torch.tensor(inputs)` copies a tensor and silently drops its autograd graph; write "
+            "`inputs.detach().clone()` to say so",
+            fixed="""
+            import numpy as np
+            import torch
+            from torch.utils.data import DataLoader, Dataset
+
+
+            class Diabetes(Dataset):
+                def __init__(self, xy):
+                    self.x_data = torch.from_numpy(xy[:, :-1])
+                    self.y_data = torch.from_numpy(xy[:, [-1]])
+
+                def __len__(self):
+                    return len(self.x_data)
+
+                def __getitem__(self, index):
+                    return self.x_data[index], self.y_data[index]
+
+
+            loader = DataLoader(Diabetes(np.zeros((10, 9), dtype=np.float32)), batch_size=2)
+            for inputs, labels in loader:
+                inputs = inputs.detach().clone()
+                print(inputs.shape, labels.shape)
+            """,
+        ),
         # In the same loop, a copy of the model's output.
         Invalid(
             """
@@ -573,7 +632,7 @@ class TensorCopyConstruct(Rule):
             return
         if isinstance(source, ast.Name) and _guarded_not_tensor(ctx, node, source.id):
             return
-        if value.grad is Grad.NO and _item_of_a_batch(ctx, source):
+        if value.grad is Grad.NO and not _datasets_make_tensors(ctx) and _item_of_a_batch(ctx, source):
             # `torch.tensor(batch["tokens"])`: a loader's batch holds no graph, and `default_collate`
             # makes a list field a list of tensors, which `.detach()` cannot take
             return
@@ -617,16 +676,70 @@ class TensorCopyConstruct(Rule):
         )
 
 
-def _item_of_a_batch(ctx, source: ast.AST) -> bool:
-    """Whether ``source`` is a batch of a data loader, or an item or attribute of one: its name
-    is bound only by ``for`` loops over a loader (``for batch in tqdm(iterator)``)."""
+def _item_of_a_batch(ctx, source: ast.AST, depth: int = 0) -> bool:
+    """Whether ``source`` is a batch of a data loader, or an item, attribute or builtin
+    reduction of one (``batch["tokens"]``, ``sum(lengths)``): its name is bound only by ``for``
+    loops over a loader (``for batch in tqdm(iterator)``) or by unpacking such a batch
+    (``x, y, lengths = data``)."""
     root = source
-    while isinstance(root, (ast.Subscript, ast.Attribute)):
-        root = root.value
+    while True:
+        if isinstance(root, (ast.Subscript, ast.Attribute)):
+            root = root.value
+        elif (
+            isinstance(root, ast.Call)
+            and isinstance(root.func, ast.Name)
+            and root.func.id in _BUILTIN_REDUCTIONS
+            and len(root.args) == 1
+        ):
+            root = root.args[0]  # `sum(input_lengths)`
+        else:
+            break
     if not isinstance(root, ast.Name):
         return False
     bindings = ctx.model.definitions(root)
-    return bool(bindings) and all(
-        isinstance(b.node, (ast.For, ast.AsyncFor)) and ctx.model.value(b.node.iter).kind is Kind.LOADER  # type: ignore[attr-defined]
-        for b in bindings
-    )
+    if not bindings:
+        return False
+    for binding in bindings:
+        node = binding.node
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            if ctx.model.value(node.iter).kind is not Kind.LOADER:
+                return False
+        elif not (
+            depth < 2
+            and isinstance(node, ast.Assign)
+            and isinstance(node.value, (ast.Name, ast.Subscript))
+            and _item_of_a_batch(ctx, node.value, depth + 1)
+        ):
+            return False
+    return True
+
+
+_BUILTIN_REDUCTIONS = frozenset({"sum", "max", "min", "len", "list", "tuple"})
+
+
+# What a dataset class's text shows it builds its items with: tensors (`from_numpy(...)`,
+# `torch.tensor(...)`, a `transform` such as `ToTensor`).
+_TENSOR_MAKING_RE = re.compile(r"\b(?:torch\.\w+|from_numpy|tensor|\w*Tensor|transforms?\w*)\s*\(|\btransform\b")
+
+
+def _datasets_make_tensors(ctx) -> bool:
+    """Whether a ``Dataset`` class of the file builds its items as tensors (``self.x_data =
+    from_numpy(xy)``, a ``transform``): then its loader's batches hold tensors, not lists."""
+    state = ctx.state(_Found)
+    found = state.datasets_make_tensors
+    if found is None:
+        found = any(
+            isinstance(node, ast.ClassDef)
+            and any("Dataset" in ctx.text(base) for base in node.bases)
+            and _TENSOR_MAKING_RE.search(ctx.text(node)) is not None
+            for node in ctx.tree.body
+        )
+        state.datasets_make_tensors = found
+    return found
+
+
+@dataclass
+class _Found:
+    """What the rule works out once per file."""
+
+    datasets_make_tensors: Optional[bool] = None
