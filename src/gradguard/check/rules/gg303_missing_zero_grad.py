@@ -7,7 +7,9 @@ optimizer or a module), `p.grad = None`, `p.grad.zero_()`, `p.grad.data.zero_()`
 `p.grad *= 0` or `del p.grad` anywhere in the function that holds the loop (for a loop at
 module level: in the loop's top-level statement), and no call in that code of a function or
 method of the file that does one of those, itself or through the functions and methods of the
-file it calls (a meta-learner's `outer_loop` calling the `inner_loop` that zeroes). Not flagged: deliberate accumulation, which
+file it calls (a meta-learner's `outer_loop` calling the `inner_loop` that zeroes). Also flagged:
+a step in one branch of an `if` of the loop while every reset sits in the other branch (`if use_amp:
+... scaler.step(optimizer)` / `else: optimizer.zero_grad(); ...`). Not flagged: deliberate accumulation, which
 zeroes every k steps (`if (i + 1) % k == 0: opt.step(); opt.zero_grad()`); zeroing in a
 function the loop calls; and loops that call a function of another file or an unknown
 method named like a reset (`reset`, `clear`, `zero`), which may zero the gradients there.
@@ -98,6 +100,28 @@ class MissingZeroGrad(Rule):
     function_triggers = (".step(", ".grad")
 
     valid = (
+        # The same loop zeroing before the `if`: both branches start from zero.
+        Valid(
+            """
+            import torch
+
+
+            def train(model, loader, optimizer, loss_fn, scaler, use_amp):
+                model.train()
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    if use_amp:
+                        with torch.autocast("cuda"):
+                            loss = loss_fn(model(x), y)
+                        scaler.scale(loss).backward()
+                        scaler.step(optimizer)
+                        scaler.update()
+                    else:
+                        loss = loss_fn(model(x), y)
+                        loss.backward()
+                        optimizer.step()
+            """
+        ),
         # Distributed autograd (its import in another cell): each iteration's context holds the
         # gradients `DistributedOptimizer.step(context_id)` applies; nothing accumulates in `.grad`.
         Valid(
@@ -240,6 +264,34 @@ class MissingZeroGrad(Rule):
         ),
     )
     invalid = (
+        # The mixed-precision branch of the loop never zeroes: `zero_grad()` runs only in the
+        # other branch of the `if`.
+        Invalid(
+            """
+            import torch
+
+
+            def train(model, loader, optimizer, loss_fn, scaler, use_amp):
+                model.train()
+                for x, y in loader:
+                    if use_amp:
+                        with torch.autocast("cuda"):
+                            loss = loss_fn(model(x), y)
+                        scaler.scale(loss).backward()
+                        scaler.step(optimizer)
+                        scaler.update()
+                    else:
+                        loss = loss_fn(model(x), y)
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+            """,
+            line=10,
+            column=13,
+            message="`scaler.scale(loss).backward()` adds to gradients that this branch never zeroes (only the other "
+            "branch of `if use_amp:` does): each `scaler.step(optimizer)` applies the sum of all earlier steps' "
+            "gradients; call `optimizer.zero_grad()` before `backward()`",
+        ),
         # A manual gradient step that never zeroes `w.grad`.
         Invalid(
             """
@@ -477,17 +529,28 @@ class MissingZeroGrad(Rule):
         if id(loop) in seen.loops:
             return
         region = scope if not isinstance(scope, ast.Module) else _top_statement(ctx, loop)
+        branch = None
         if _may_reset(ctx, region):
-            self._one_optimizer_not_zeroed(ctx, node, optimizer, loop, backwards, region)
-            return
+            branch = _branch_never_resetting(ctx, node, loop, region)
+            if branch is None:
+                self._one_optimizer_not_zeroed(ctx, node, optimizer, loop, backwards, region)
+                return
+            # `if args.scaler: ...; scaler.step(optimizer)` / `else: optimizer.zero_grad(); ...`:
+            # the resets sit in the other branch of an `if` only
+            backwards = [c for c in backwards if _within(c, branch)] or backwards
         seen.loops.add(id(loop))
         steps = [c for c in _calls(loop) if stepped_optimizer(ctx, c) is not None]
         first = backwards[0]
         opt_text = ctx.text(optimizer)
+        where = (
+            "this loop never zeroes"
+            if branch is None
+            else f"this branch never zeroes (only the other branch of `if {short(ctx.text(branch.test), 40)}:` does)"
+        )
         ctx.report(
             self.code,
             first,
-            f"`{short(ctx.text(first), 50)}` adds to gradients that this loop never zeroes: each "
+            f"`{short(ctx.text(first), 50)}` adds to gradients that {where}: each "
             f"`{short(ctx.text(node), 40)}` applies the sum of all earlier steps' gradients; call "
             f"`{short(opt_text, 40)}.zero_grad()` before `backward()`",
             _fix(ctx, backwards, steps, optimizer),
@@ -673,6 +736,56 @@ def _parameter_sources(ctx, optimizer: ast.AST) -> Optional[frozenset]:
 def _overlap(a: str, b: str) -> bool:
     """Whether two modules' parameters may be shared (the same module, or one inside the other)."""
     return a == b or a.startswith(b + ".") or b.startswith(a + ".")
+
+
+def _branch_never_resetting(ctx, step: ast.Call, loop: ast.AST, region: ast.AST) -> Optional[ast.If]:
+    """The ``if`` of the loop whose branch holding ``step`` resets nothing while every reset of
+    ``region`` (a ``zero_grad()``, a ``.grad`` set to None or zeroed, a call of a function of the
+    file or of anything named like a reset) sits in its other branch; None otherwise."""
+    for ancestor in ctx.ancestors(step):
+        if ancestor is loop:
+            return None
+        if not isinstance(ancestor, ast.If):
+            continue
+        own, other = (
+            (ancestor.body, ancestor.orelse) if _in_block(ancestor.body, step) else (ancestor.orelse, ancestor.body)
+        )
+        if not other:
+            continue
+        resets = [node for node in ast.walk(region) if _resets_or_may(ctx, node)]
+        if resets and all(any(_within(r, s) for s in other) for r in resets):
+            return ancestor
+        return None
+    return None
+
+
+def _in_block(block: list, node: ast.AST) -> bool:
+    return any(_within(node, statement) for statement in block)
+
+
+def _within(node: ast.AST, region: ast.AST) -> bool:
+    start, end = (region.lineno, region.col_offset), (region.end_lineno, region.end_col_offset)  # type: ignore[attr-defined]
+    return start <= (node.lineno, node.col_offset) <= end  # type: ignore[attr-defined]
+
+
+def _resets_or_may(ctx, node: ast.AST) -> bool:
+    """A reset of gradients, or what may be one: ``zero_grad()``, ``p.grad = None``,
+    ``p.grad.zero_()``, a call of a function of the file, a call named like a reset."""
+    if isinstance(node, ast.Assign):
+        return any(isinstance(t, ast.Attribute) and t.attr == "grad" for t in node.targets)
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Attribute) and (
+        func.attr == "zero_grad" or (func.attr in ("zero_", "detach_") and "grad" in ast.unparse(func.value))
+    ):
+        return True
+    if ctx.model.callee(node) is not None:
+        return True
+    name = callee_name(node)
+    return any(word in name.lower() for word in _RESET_WORDS) and not (
+        isinstance(func, ast.Attribute) and names_an_environment(func.value)
+    )
 
 
 def _calls(node: ast.AST):
