@@ -4151,20 +4151,19 @@ class SemanticModel:
         for sub in self.own_nodes(fn):
             if isinstance(sub, (ast.Yield, ast.YieldFrom)):
                 generator = True
-            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
-                attr = sub.func.attr
-                if attr == "backward":
+            elif isinstance(sub, ast.Call):
+                func = sub.func
+                attr = func.attr if isinstance(func, ast.Attribute) else None
+                if attr == "backward" or (
+                    # `torch.autograd.grad(energy, x)`, or `grad(...)` imported from it
+                    self.imports.may_name(func, vocab.BACKWARD_CALL_NAMES)
+                    and self.imports.qualified_name(func) in vocab.BACKWARD_FUNCTIONS
+                ):
                     summary.calls_backward = True
                 elif attr == "step":
                     summary.steps_optimizer = True
                 elif attr == "eval" and not sub.args:
                     summary.switches_to_eval = True
-                elif attr == "grad" and self.imports.qualified_name(sub.func) in vocab.BACKWARD_FUNCTIONS:
-                    summary.calls_backward = True  # `torch.autograd.grad(energy, x)`
-            elif isinstance(sub, ast.Call):
-                qual = self.imports.qualified_name(sub.func)
-                if qual in vocab.BACKWARD_FUNCTIONS:
-                    summary.calls_backward = True
             if _resets_grad(sub):
                 summary.zeroes_grad = True
         summary.generator = generator

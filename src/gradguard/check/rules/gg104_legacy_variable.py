@@ -56,7 +56,7 @@ from typing import Optional
 from gradguard.check.analysis.data_attr import has_comment
 from gradguard.check.analysis.model import parameterless_layer
 from gradguard.check.analysis.scopes import called_parameters
-from gradguard.check.analysis.vocabulary import FACTORIES, LEGACY_TENSOR_TYPES, VARIABLE_NAMES
+from gradguard.check.analysis.vocabulary import FACTORIES, GRAPH_ENDING_METHODS, LEGACY_TENSOR_TYPES, VARIABLE_NAMES
 from gradguard.check.model import Applicability, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
@@ -543,7 +543,7 @@ def _may_reach_a_model(ctx, node: ast.Call) -> bool:
 
 
 # Methods ending a chain in Python numbers or a numpy array (`y.data.cpu().numpy()`).
-_TO_NUMBERS = frozenset({"numpy", "item", "tolist"})
+_TO_NUMBERS = GRAPH_ENDING_METHODS - {"detach"}
 # Methods a chain may pass through on its way there.
 _TO_NUMBERS_ON_THE_WAY = frozenset({"data", "cpu", "detach", "clone", "contiguous", "view", "reshape", "squeeze"})
 

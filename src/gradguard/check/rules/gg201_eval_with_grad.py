@@ -1896,6 +1896,31 @@ def _returned_only_read(ctx, function: ast.AST) -> bool:
         asking.discard(id(function))
 
 
+def _returns_a_loss(ctx, function: ast.AST) -> bool:
+    """Whether the function's own returns hand back a loss: not those of an optimizer's closure
+    defined inside (``def closure(): ... loss.backward(); return loss`` for LBFGS); a loss among
+    the values of a tuple it returns too (``return loss, td_errors``), where the function
+    backpropagates nothing itself (not ``return predictions, loss`` after its training loop)."""
+    for sub in ctx.model.own_nodes(function):
+        if not isinstance(sub, ast.Return) or sub.value is None:
+            continue
+        in_tuple = isinstance(sub.value, ast.Tuple)
+        returned = (
+            sub.value.elts if in_tuple and not ctx.model.function_summary(function).calls_backward else (sub.value,)
+        )
+        for value in returned:
+            if ctx.model.value(value).has(Role.LOSS) or (
+                # `return loss, acc` of a loss set on some paths only: named for one, not known
+                # to be anything else
+                in_tuple
+                and isinstance(value, ast.Name)
+                and names_a_loss(value.id)
+                and ctx.model.value(value).kind in (Kind.TENSOR, Kind.UNKNOWN)
+            ):
+                return True
+    return False
+
+
 def _handed_on_with_a_graph(ctx, function: ast.AST) -> bool:
     """Whether a function (not a method) that may hand back a graph is itself handed to a call
     of the code around it that backpropagates: a method or function of the file that does
@@ -1909,8 +1934,9 @@ def _handed_on_with_a_graph(ctx, function: ast.AST) -> bool:
         (s for s in ctx.model.enclosing(function) if s is not function and isinstance(s, FUNCTION_TYPES)), ctx.tree
     )
     text = ctx.text(around) if around is not ctx.tree else ctx.source.text
-    if name not in text.replace(f"def {name}", "", 1):
-        return False
+    spelt_in_def = text.find(f"def {name}") + len("def ")
+    if all(at == spelt_in_def for at in occurrences(text, name)):
+        return False  # its name appears only in its own `def` (a quick test before the walk)
     handed = any(
         isinstance(sub, ast.Call)
         and any(isinstance(arg, ast.Name) and arg.id == name for arg in (*sub.args, *(k.value for k in sub.keywords)))
@@ -10883,35 +10909,7 @@ class EvalWithGrad(Rule):
             return
         if ctx.model.shadowed_method(node):
             return  # its class body defines it again below: this code never runs
-        if (
-            any(
-                # its own returns: not those of an optimizer's closure defined inside (`def closure():
-                # ... loss.backward(); return loss` for LBFGS); a loss among the values of a tuple it
-                # returns too (`return loss, td_errors`), where the function backpropagates nothing
-                # itself (not `return predictions, loss` after its training loop)
-                isinstance(sub, ast.Return)
-                and sub.value is not None
-                and any(
-                    ctx.model.value(returned).has(Role.LOSS)
-                    or (
-                        # `return loss, acc` of a loss set on some paths only: named for one, not known
-                        # to be anything else
-                        isinstance(sub.value, ast.Tuple)
-                        and isinstance(returned, ast.Name)
-                        and names_a_loss(returned.id)
-                        and ctx.model.value(returned).kind in (Kind.TENSOR, Kind.UNKNOWN)
-                    )
-                    for returned in (
-                        sub.value.elts
-                        if isinstance(sub.value, ast.Tuple) and not ctx.model.function_summary(node).calls_backward
-                        else (sub.value,)
-                    )
-                )
-                for sub in ctx.model.own_nodes(node)
-            )
-            and not _callers_only_read(ctx, node)
-            or _handed_on_with_a_graph(ctx, node)
-        ):
+        if (_returns_a_loss(ctx, node) and not _callers_only_read(ctx, node)) or _handed_on_with_a_graph(ctx, node):
             # A loss handed back: a caller may backpropagate it (not where every caller drops or
             # reads it). A call whose output is only read or detached here cannot be in it: a
             # DQN's `target_net(s2).max(1)[0].detach()` in its `_compute_loss` is a site.

@@ -72,7 +72,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis.imports import callee_name
-from gradguard.check.analysis.steps import stepped_optimizer
+from gradguard.check.analysis.steps import in_block, stepped_optimizer
 from gradguard.check.analysis.values import Kind
 from gradguard.check.analysis.vocabulary import names_an_environment
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
@@ -537,7 +537,7 @@ class MissingZeroGrad(Rule):
                 return
             # `if args.scaler: ...; scaler.step(optimizer)` / `else: optimizer.zero_grad(); ...`:
             # the resets sit in the other branch of an `if` only
-            backwards = [c for c in backwards if _within(c, branch)] or backwards
+            backwards = [c for c in backwards if in_block([branch], c)] or backwards
         seen.loops.add(id(loop))
         steps = [c for c in _calls(loop) if stepped_optimizer(ctx, c) is not None]
         first = backwards[0]
@@ -739,53 +739,25 @@ def _overlap(a: str, b: str) -> bool:
 
 
 def _branch_never_resetting(ctx, step: ast.Call, loop: ast.AST, region: ast.AST) -> Optional[ast.If]:
-    """The ``if`` of the loop whose branch holding ``step`` resets nothing while every reset of
-    ``region`` (a ``zero_grad()``, a ``.grad`` set to None or zeroed, a call of a function of the
-    file or of anything named like a reset) sits in its other branch; None otherwise."""
+    """The ``if`` of the loop whose branch holding ``step`` resets nothing while the other one
+    does: every reset of ``region`` (``SemanticModel.grad_resets_in``) lies in that other branch,
+    and no call outside it may reset (``_calls_a_reset``); None otherwise. Asked only where
+    ``_may_reset`` holds for ``region``."""
     for ancestor in ctx.ancestors(step):
         if ancestor is loop:
             return None
         if not isinstance(ancestor, ast.If):
             continue
-        own, other = (
-            (ancestor.body, ancestor.orelse) if _in_block(ancestor.body, step) else (ancestor.orelse, ancestor.body)
-        )
+        other = ancestor.orelse if in_block(ancestor.body, step) else ancestor.body
         if not other:
             continue
-        resets = [node for node in ast.walk(region) if _resets_or_may(ctx, node)]
-        if resets and all(any(_within(r, s) for s in other) for r in resets):
+        in_other = {id(call) for statement in other for call in _calls(statement)}
+        if all(in_block(other, reset) for reset in ctx.model.grad_resets_in(region)) and not _calls_a_reset(
+            ctx, region, in_other
+        ):
             return ancestor
         return None
     return None
-
-
-def _in_block(block: list, node: ast.AST) -> bool:
-    return any(_within(node, statement) for statement in block)
-
-
-def _within(node: ast.AST, region: ast.AST) -> bool:
-    start, end = (region.lineno, region.col_offset), (region.end_lineno, region.end_col_offset)  # type: ignore[attr-defined]
-    return start <= (node.lineno, node.col_offset) <= end  # type: ignore[attr-defined]
-
-
-def _resets_or_may(ctx, node: ast.AST) -> bool:
-    """A reset of gradients, or what may be one: ``zero_grad()``, ``p.grad = None``,
-    ``p.grad.zero_()``, a call of a function of the file, a call named like a reset."""
-    if isinstance(node, ast.Assign):
-        return any(isinstance(t, ast.Attribute) and t.attr == "grad" for t in node.targets)
-    if not isinstance(node, ast.Call):
-        return False
-    func = node.func
-    if isinstance(func, ast.Attribute) and (
-        func.attr == "zero_grad" or (func.attr in ("zero_", "detach_") and "grad" in ast.unparse(func.value))
-    ):
-        return True
-    if ctx.model.callee(node) is not None:
-        return True
-    name = callee_name(node)
-    return any(word in name.lower() for word in _RESET_WORDS) and not (
-        isinstance(func, ast.Attribute) and names_an_environment(func.value)
-    )
 
 
 def _calls(node: ast.AST):
