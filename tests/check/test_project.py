@@ -1464,6 +1464,19 @@ def test_a_loss_handed_to_another_files_meter_is_an_accumulated_graph(tmp_path, 
     assert len(found) == 1 and "train.py:11:5" in found[0] and "pass `loss.detach()`" in found[0], found
 
 
+def test_a_meter_that_turns_its_argument_into_a_number_first_keeps_nothing(tmp_path):
+    meters = write(
+        tmp_path,
+        "meters.py",
+        METER.replace(
+            "self.val = val\n",
+            "if isinstance(val, torch.Tensor) and val.dim() == 0:\n                val = val.item()\n            self.val = val\n",
+        ),
+    )
+    fact = build_index([str(meters)]).classes["meters.AverageMeter"]
+    assert fact.accumulating == frozenset({("update", 1)})
+
+
 def test_twin_a_meter_that_keeps_numbers_is_quiet(tmp_path, capsys):
     meters = write(tmp_path, "meters.py", METER.replace("self.sum += val * n", "self.sum += val.item() * n"))
     train = write(tmp_path, "train.py", METERED_TRAINING)
@@ -2988,3 +3001,93 @@ def test_twin_a_model_whose_class_freezes_only_a_part_is_evaluated_with_grad(tmp
     assert not build_index([str(tmp_path / "model.py")]).classes["model.VGG19"].frozen
     found = [line for line in findings(capsys, tmp_path) if "GG201" in line]
     assert len(found) == 1 and "transfer.py" in found[0], found
+
+
+QUIET_BASE = """
+    import torch
+    import torch.nn as nn
+
+
+    class ModelBase(nn.Module):
+        def predict(self, loader):
+            self.eval()
+            with torch.no_grad():
+                return torch.cat([self(x) for x in loader])
+"""
+
+PREDICTING = """
+    import torch
+
+
+    def report(model, loader):
+        out = model.predict(loader)
+        print(out.mean().item())
+"""
+
+
+def test_a_package_and_its_module_of_the_same_name_keep_their_keys_in_any_order(tmp_path):
+    (tmp_path / "Base").mkdir()
+    init = write(tmp_path / "Base", "__init__.py", "")
+    base = write(tmp_path / "Base", "Base.py", QUIET_BASE)
+    for order in ([base, init], [init, base]):
+        index = build_index([str(path) for path in order])
+        assert sorted(index.module_names.values()) == ["Base", "Base.Base"]
+        assert index.classes["Base.Base.ModelBase"].quiet_methods == frozenset({"predict"})
+
+
+def test_a_method_quiet_in_a_module_named_like_its_package_is_quiet_everywhere(tmp_path, capsys):
+    (tmp_path / "Base").mkdir()
+    write(tmp_path / "Base", "__init__.py", "")
+    write(tmp_path / "Base", "Base.py", QUIET_BASE)
+    write(tmp_path, "report.py", PREDICTING)
+    assert not any("GG201" in line for line in findings(capsys, tmp_path))
+
+
+def test_twin_a_method_running_with_grad_in_that_module_is_flagged(tmp_path, capsys):
+    (tmp_path / "Base").mkdir()
+    write(tmp_path / "Base", "__init__.py", "")
+    write(tmp_path / "Base", "Base.py", QUIET_BASE.replace("with torch.no_grad():", "if True:"))
+    write(tmp_path, "report.py", PREDICTING)
+    assert any("report.py:6" in line and "GG201" in line for line in findings(capsys, tmp_path))
+
+
+WRAPPER = """
+    import torch
+
+
+    class LSTMPredictor:
+        def __init__(self, model):
+            self.model = model
+
+        def predict(self, x):
+            self.model.eval()
+            with torch.no_grad():
+                out = self.model(torch.as_tensor(x))
+            return out.cpu().numpy()
+"""
+
+SERVICE = """
+    import torch
+
+
+    class Service:
+        def __init__(self, loaded):
+            self.loaded = loaded
+
+        def predict(self, x):
+            model = self.loaded["model"]
+            predictions = model.predict(x)
+            return float(predictions[0])
+"""
+
+
+def test_a_method_every_wrapper_of_the_run_runs_without_grad_is_no_evaluation_with_grad(tmp_path, capsys):
+    write(tmp_path, "wrappers.py", WRAPPER)
+    write(tmp_path, "service.py", SERVICE)
+    assert not any("GG201" in line for line in findings(capsys, tmp_path))
+
+
+def test_twin_a_wrapper_running_its_model_with_grad_leaves_the_call_flagged(tmp_path, capsys):
+    write(tmp_path, "wrappers.py", WRAPPER.replace("with torch.no_grad():", "if True:"))
+    write(tmp_path, "service.py", SERVICE)
+    assert any("service.py:11" in line and "GG201" in line for line in findings(capsys, tmp_path))

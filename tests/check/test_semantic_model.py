@@ -2004,6 +2004,38 @@ def test_twin_isinstance_of_another_class_narrows_nothing():
     assert value.kind is not Kind.TENSOR
 
 
+def test_assert_isinstance_of_a_plain_class_of_the_file_narrows_to_its_instance():
+    value, _ = ask(
+        """
+        import torch
+        class Container:
+            def predict(self, x):
+                with torch.no_grad():
+                    return x
+        class Attack:
+            def __init__(self, container):
+                assert isinstance(container, Container)
+                print(container)  # <- container
+        """
+    )
+    assert value.kind is Kind.OTHER and value.ref == "Container"
+
+
+def test_twin_isinstance_of_a_module_class_of_the_file_is_left_to_the_code():
+    value, _ = ask(
+        """
+        import torch
+        class Net(torch.nn.Module):
+            def forward(self, x):
+                return x
+        def run(model):
+            assert isinstance(model, Net)
+            print(model)  # <- model
+        """
+    )
+    assert value.kind is not Kind.OTHER and value.ref is None  # what its name says, nothing narrowed
+
+
 def test_a_tensor_on_one_path_and_none_on_the_other_is_the_tensor():
     value, _ = ask(
         """

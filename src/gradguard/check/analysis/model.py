@@ -1156,6 +1156,36 @@ class SemanticModel:
                     return False  # it runs (or trains) a model it holds, with grad or without
         return found  # (the run's plain classes do not count for it: their text is not read here)
 
+    def method_quiet_in_wrappers(self, method: str) -> bool:
+        """Whether the classes of the file and of the run's files beside it that define ``method``
+        define no module class's, and at least one plain class of the run runs a model it holds
+        by it without grad while none runs one with grad (``LSTMPredictor.predict``: ``self.model.eval()``,
+        then the forward pass under ``torch.no_grad()``, numbers handed back): a call of it on an
+        object whose class is not known (``model = model_data["model"]``) runs no graph."""
+        for info in self._class_table().values():
+            definition = self._methods(info).get(method)
+            if definition is None:
+                continue
+            if info.is_module or not isinstance(definition, ast.FunctionDef):
+                return False
+            text = self._scope_text(definition)
+            if not any(word in text for word in _GRAD_OFF_WORDS) and any(
+                self._held_attribute(info, match.group(1)).kind is Kind.MODULE  # type: ignore[arg-type]
+                for match in _SELF_PART_CALL_RE.finditer(text)
+            ):
+                return False  # `self.model(x)` with the caller's grad mode
+        if self.project is None:
+            return False
+        found = False
+        own = self.project.module_of(self.filename)
+        for name, fact in self._classes_beside():
+            if name.rpartition(".")[0] == own or method not in fact.methods:
+                continue
+            if fact.module or method in (fact.held_model_methods | fact.delegating_methods | fact.training_methods):
+                return False
+            found = found or method in fact.quiet_methods
+        return found
+
     def method_shown(self, method: str) -> bool:
         """Whether a class of the file defines ``method``, or a module class of the run runs the
         module by it: code the check reads, where what the method does is judged."""
@@ -1417,8 +1447,10 @@ class SemanticModel:
             return False
         seen.add(info.key)
         classes = self._class_table()
-        if _REQUIRES_GRAD_RE.search(self._scope_text(info.node)) or any(
-            layer not in vocab.PARAMETERLESS_MODULES or layer in classes for layer in self._layers(info)
+        if (
+            _REQUIRES_GRAD_RE.search(self._scope_text(info.node))
+            or any(layer not in vocab.PARAMETERLESS_MODULES or layer in classes for layer in self._layers(info))
+            or self._builds_library_objects(info)
         ):
             return False  # a layer with parameters, `nn.Parameter`, a module class of the file
         for base in info.bases:
@@ -1428,6 +1460,17 @@ class SemanticModel:
             elif base not in vocab.MODULE_BASES:
                 return False
         return True
+
+    def _builds_library_objects(self, info: ClassInfo) -> bool:
+        """Whether a class of the file constructs an instance of a class it imports from a
+        package other than torch (``self.conv = GATv2Conv(...)`` of ``torch_geometric.nn``): a
+        layer the vocabulary does not know, which may hold parameters."""
+        for sub in walk(info.node):
+            if isinstance(sub, ast.Call):
+                qual = self.imports.qualified_name(sub.func)
+                if qual is not None and not qual.startswith("torch.") and vocab.last_name(qual)[:1].isupper():
+                    return True
+        return False
 
     def module_has_layers(self, value: Value, names: frozenset) -> Optional[bool]:
         """Whether a module value certainly contains one of the torch.nn layers ``names``
@@ -2111,7 +2154,8 @@ class SemanticModel:
     def narrowed_by(self, test: ast.AST, state: State, frame: Frame) -> dict:
         """What ``if isinstance(v, torch.Tensor):`` (or ``Variable``, ``nn.Parameter``) shows
         of a name its value does not tell: a tensor in the branch (pyright's narrowing); with
-        a builtin class or ``np.ndarray``, something that is not a tensor."""
+        a builtin class or ``np.ndarray``, something that is not a tensor; with a plain class
+        of the file or of the run, an instance of it."""
         if not (
             isinstance(test, ast.Call)
             and isinstance(test.func, ast.Name)
@@ -2141,6 +2185,16 @@ class SemanticModel:
             for q, c in zip(quals, classes)
         ):
             return {name: OTHER}  # `isinstance(v, dict)`, `isinstance(x, np.ndarray)`: not a tensor there
+        if len(classes) == 1:
+            # `assert isinstance(container, ModelContainerPT)`: an instance of a plain class of the
+            # file or of the run (its methods are read where it is used), not a module
+            made = self._project_class(quals[0]) if quals[0] is not None else None
+            if made is None:
+                callee = self.evaluate(classes[0], state, frame)
+                info = self._class_table().get(callee.ref) if callee.kind is Kind.CLASS and callee.ref else None
+                made = self._instance_value(info) if info is not None else None
+            if made is not None and made.kind is Kind.OTHER:
+                return {name: made}
         return {}
 
     @staticmethod
@@ -4235,11 +4289,30 @@ class SemanticModel:
         """[(Call, scope node of the caller)] for a function of the file, or None when its
         callers are not all known: it is used other than by calling it, decorated (other than
         by a grad mode or ``staticmethod``), defined twice, a dunder method, or nested.
-        Found by searching the text for its name, then reading only those statements."""
+        Found by searching the text for its name, then reading only those statements. Asked
+        again while being found (a receiver's value needing the flow that asks), it answers None
+        for then; an answer built on such a stand-in is kept only until the cycle's head is
+        finished (``_keep``), not for good."""
         key = id(fn)
         if key in self._call_sites:
             return self._call_sites[key]
-        self._call_sites[key] = None
+        progress = (key, "call-sites")
+        if progress in self._in_progress:
+            self._cycle_at(progress)
+            return None
+        self._begin(progress)
+        head = None
+        sites = None
+        try:
+            self._maybe_call_sites.pop(key, None)
+            sites = self._find_call_sites(fn)
+        finally:
+            head = self._end(progress)
+        self._keep(head, self._call_sites, key, sites)
+        return sites
+
+    def _find_call_sites(self, fn: ast.AST) -> Optional[list]:
+        key = id(fn)
         location = self._where(fn)
         owner = location.scope if location is not None else None
         if (
@@ -4333,7 +4406,6 @@ class SemanticModel:
             self._maybe_call_sites[key] = frozenset(
                 id(call) for call, _ in sites if isinstance(call, ast.Call) and id(call.func) in maybe
             )
-        self._call_sites[key] = sites
         return sites
 
     def _names_own_class(self, node: ast.Attribute, owner: ast.ClassDef) -> bool:

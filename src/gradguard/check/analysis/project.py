@@ -573,7 +573,8 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
         absolute = os.path.abspath(path)
         index.plain_names[absolute] = name
         index.roots[absolute] = _folder_id(root)
-        name = index.resolve(path, name)  # the key: prefixed where folders share the name
+        if name in index.shared_names:
+            name = index.resolve(path, name)  # the key: prefixed where folders share the name
         index.module_names[absolute] = name
         texts[name] = (path, text)
         imports_torch[name] = mentions_torch_import(text)
@@ -1272,9 +1273,10 @@ def accumulated_parameters(method_text: str) -> tuple:
     across calls: ``def update(self, val, n=1): self.sum += val * n`` (0), also through an
     attribute set from the parameter (``self.val = val; self.sum += self.val * n``) or appended
     (``self.history.append(val)``). A line that takes a number out of it (``val.item()``,
-    ``float(val)``) keeps no graph, and one that adds what the argument holds (``self.loss +=
-    stat.loss``, a statistics object) is no accumulation of the argument itself. A meter handed
-    a loss tensor keeps every step's graph alive."""
+    ``float(val)``), or a parameter first rebound to such a number (``val = val.item()``), keeps
+    no graph, and one that adds what the argument holds (``self.loss += stat.loss``, a
+    statistics object) is no accumulation of the argument itself. A meter handed a loss tensor
+    keeps every step's graph alive."""
     header = _HEADER_RE.search(method_text)
     if header is None:
         return ()
@@ -1287,6 +1289,11 @@ def accumulated_parameters(method_text: str) -> tuple:
     for position, name in enumerate(params[1:]):
         if not name.isidentifier():
             break  # `*args`, `**kwargs`, `/`, `*`
+        if any(
+            _DROPS_GRAPH_RE.search(value)
+            for value in re.findall(rf"^[ \t]*{re.escape(name)}[ \t]*=(?!=)([^\n]*)$", body, re.M)
+        ):
+            continue  # `value = value.item()` first: what it adds is a number
         names = [name, *(f"self.{attr}" for attr, source in set_from.items() if source == name)]
         for match in _SELF_ACCUMULATES_RE.finditer(body):
             attr, added_to, added = match.group(1), match.group(2), match.group(3)

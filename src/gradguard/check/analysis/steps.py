@@ -213,7 +213,8 @@ def frozen_models(ctx, scope: ast.AST, node: ast.AST) -> frozenset:
     in source order: ``G.requires_grad_(False)``, ``for p in G.parameters(): p.requires_grad =
     False``, ``G = load(fp).requires_grad_(False)``, or a helper of the file, or of another file of
     the run, doing that loop for its argument (``requires_grad(G, False)``,
-    ``self.set_requires_grad([D_A, D_B], False)``, ``freeze.frozon(G)``). A call of a
+    ``self.set_requires_grad([D_A, D_B], False)``, ``freeze.frozon(G)``), or bound from a
+    function of the file that returns it frozen (``fe, head = split(model)``). A call of a
     frozen module on inputs without grad records no graph."""
     at = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
     latest: dict = {}
@@ -321,7 +322,56 @@ def _freeze_effects(ctx, scope: ast.AST) -> list:
         if isinstance(node, ast.Call) and _may_freeze(ctx, node):
             for module, flag in _helper_freezes(ctx, node):
                 effects.append(((node.lineno, node.col_offset), ctx.text(module), not flag, node))
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Name)
+        ):
+            frozen = _returned_frozen(ctx, node.value.func.id)
+            target = node.targets[0]
+            names = [target] if isinstance(target, ast.Name) else getattr(target, "elts", [])
+            if frozen is not None and len(frozen) == len(names):
+                for name, is_frozen in zip(names, frozen):
+                    if is_frozen and isinstance(name, ast.Name):
+                        effects.append(((node.lineno, node.col_offset), name.id, True, node))
     return effects
+
+
+def _returned_frozen(ctx, name: str) -> Optional[tuple]:
+    """For a module-level function of the file, whether each value it returns is a module whose
+    parameters it froze (``fe.eval(); for p in fe.parameters(): p.requires_grad = False``, then
+    ``return fe, head_constructor``: ``(True, False)``); None where it returns nothing or its
+    returns differ in shape."""
+    definitions = ctx.model.scopes.module.definitions.get(name) or ()
+    if len(definitions) != 1 or not isinstance(definitions[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    function = definitions[0]
+    if "requires_grad" not in ctx.text(function):
+        return None
+    known = ctx.state(_FreezeEffects).by_scope
+    effects = known.get(id(function))
+    if effects is None:
+        known[id(function)] = []  # a function binding its own result (recursion) sees no effect
+        effects = known[id(function)] = _freeze_effects(ctx, function)
+    latest: dict = {}
+    for position, module, frozen, _statement in effects:
+        if module not in latest or latest[module][0] < position:
+            latest[module] = (position, frozen)
+    shapes = set()
+    for node in own_nodes(function):
+        if isinstance(node, ast.Return) and node.value is not None:
+            parts = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+            shapes.add(
+                tuple(
+                    isinstance(part, ast.Name)
+                    and part.id in latest
+                    and latest[part.id][1]
+                    and latest[part.id][0] < (node.lineno, node.col_offset)
+                    for part in parts
+                )
+            )
+    return shapes.pop() if len(shapes) == 1 else None
 
 
 def _weight_flag_of_single_weight_layer(ctx, node: ast.Assign) -> Optional[bool]:

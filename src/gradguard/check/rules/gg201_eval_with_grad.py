@@ -1261,10 +1261,25 @@ def _fed_into_read(ctx, call: ast.Call) -> bool:
     elif _handed_to_a_read_parameter(ctx, outer, inner[-1] if inner else call):  # type: ignore[arg-type]
         outer_read = True  # `accuracy(model(g, x)[mask], y)`: a function of the file that only reads it
     elif _result_only_read_directly(ctx, outer):  # type: ignore[arg-type]
-        outer_read = ctx.model.value(outer).kind is Kind.TENSOR
+        outer_read = ctx.model.value(outer).kind is Kind.TENSOR or (
+            not inner and _another_part_of_the_model(outer, call)  # type: ignore[arg-type]
+        )
     else:
         return False
     return outer_read and all(ctx.model.value(node).kind is Kind.TENSOR for node in inner)
+
+
+def _another_part_of_the_model(outer: ast.Call, call: ast.Call) -> bool:
+    """Whether ``outer`` runs another attribute of the object whose attribute ``call`` runs,
+    on that call's output (``model.linear(model.decoder(x, ...))``): one layer of the model fed
+    by another, a tensor like its input."""
+    receiver = dotted_name(call.func.value) if isinstance(call.func, ast.Attribute) else None
+    return (
+        receiver is not None
+        and isinstance(outer.func, ast.Attribute)
+        and outer.func.attr != call.func.attr  # type: ignore[attr-defined]
+        and dotted_name(outer.func.value) == receiver
+    )
 
 
 def _grid_for_drawing(ctx, node: ast.AST) -> bool:
@@ -3809,6 +3824,48 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A feature extractor a function of the file returns frozen: its call records no graph.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def split(model, at):
+                fe = model[:at]
+                fe.eval()
+                for param in fe.parameters():
+                    param.requires_grad = False
+                return fe, model[at:]
+
+
+            if __name__ == "__main__":
+                model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU(), nn.Flatten(), nn.LazyLinear(10))
+                fe, head = split(model, 2)
+                features = fe(torch.randn(1, 3, 32, 32))
+                print(features.shape)
+            """
+        ),
+        # One layer of the model fed by another, and the result is backpropagated: training.
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            def best(out, k):
+                probs, ix = out[:, -1].data.topk(k)
+                return ix
+
+
+            def train_step(src, tgt, model, optimizer):
+                out = model.linear(model.decoder(src, src))
+                loss = F.cross_entropy(out.flatten(0, 1), tgt.flatten())
+                loss.backward()
+                optimizer.step()
+                return best(out, 1)
+            """
+        ),
         # The same agent never trained: a demo of the untrained policy.
         Valid(
             """
@@ -6662,6 +6719,166 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The same function returning the part in eval mode only: its parameters still require grad.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def split(model, at):
+                fe = model[:at]
+                fe.eval()
+                return fe, model[at:]
+
+
+            if __name__ == "__main__":
+                model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU(), nn.Flatten(), nn.LazyLinear(10))
+                fe, head = split(model, 2)
+                features = fe(torch.randn(1, 3, 32, 32))
+                print(features.shape)
+            """,
+            line=14,
+            column=16,
+            message="`fe(...)` runs with grad enabled with `fe` in eval mode, and nothing in this module uses "
+            "gradients: autograd records a graph for every call, wasting memory and time; run evaluation under "
+            "`torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # An evaluation method whose callers (a training method of its class, the script) only
+        # read what it returns, whichever of the file's flows first asks who calls it.
+        Invalid(
+            """
+            import torch
+            from captum.attr import IntegratedGradients
+            from torch.nn import Linear
+
+
+            class ModelTrainer:
+                def __init__(self, model, optimizer, criterion):
+                    self.model = model
+                    self.optimizer = optimizer
+                    self.criterion = criterion
+
+                def train(self, epochs, train_loader, val_loader):
+                    for epoch in range(epochs):
+                        self.model.train()
+                        total_loss = acc = 0
+                        for data in train_loader:
+                            self.optimizer.zero_grad()
+                            out = self.model(data.x, data.edge_index)
+                            loss = self.criterion(out, data.y)
+                            total_loss += loss.item() / len(train_loader)
+                            acc += self.accuracy(out.argmax(dim=1), data.y) / len(train_loader)
+                            loss.backward()
+                            self.optimizer.step()
+                            val_loss, val_acc = self.test(val_loader)
+                        print(f"{total_loss:.2f} {acc:.2f} {val_loss:.2f} {val_acc:.2f}")
+
+                def test(self, loader):
+                    self.model.eval()
+                    loss = acc = 0
+                    for data in loader:
+                        out = self.model(data.x, data.edge_index)
+                        loss += self.criterion(out, data.y) / len(loader)
+                        acc += self.accuracy(out.argmax(dim=1), data.y) / len(loader)
+                    return loss, acc
+
+                def accuracy(self, pred_y, y):
+                    return ((pred_y == y).sum() / len(y)).item()
+
+
+            trainer = ModelTrainer(model, optimizer, criterion)
+            test_loss, test_acc = trainer.test(test_loader)
+            print(f"{test_loss:.2f} {test_acc:.2f}")
+            for epoch in range(200):
+                gcn_model.train()
+                optimizer.zero_grad()
+                loss = F.nll_loss(gcn_model(data.x, data.edge_index), data.y)
+                loss.backward()
+                optimizer.step()
+            """,
+            line=24,
+            column=37,
+            message="`self.test(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
+            "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run "
+            "it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+            also=(
+                Finding(
+                    31,
+                    19,
+                    "`self.model(...)` runs with grad enabled after `self.model.eval()` (line 28), and nothing in "
+                    "this function uses gradients: autograd records a graph for every call, wasting memory and time; "
+                    "run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+                ),
+            ),
+        ),
+        # A model made of another library's layers (PyTorch Geometric's `GCNConv`), trained by its
+        # own `fit`: it holds parameters, and the call after training records a graph.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch_geometric.nn import GCNConv
+
+
+            class GCN(torch.nn.Module):
+                def __init__(self, dim_in, dim_h, dim_out):
+                    super().__init__()
+                    self.conv1 = GCNConv(dim_in, dim_h)
+                    self.conv2 = GCNConv(dim_h, dim_out)
+
+                def forward(self, x, edge_index):
+                    return self.conv2(F.relu(self.conv1(x, edge_index)), edge_index)
+
+                def fit(self, data, epochs):
+                    criterion = torch.nn.CrossEntropyLoss()
+                    optimizer = torch.optim.Adam(self.parameters(), lr=0.01)
+                    for epoch in range(epochs):
+                        optimizer.zero_grad()
+                        loss = criterion(self(data.x, data.edge_index), data.y)
+                        loss.backward()
+                        optimizer.step()
+
+
+            def report(data):
+                gcn = GCN(data.num_features, 16, 7)
+                gcn.fit(data, epochs=100)
+                out = gcn(data.x, data.edge_index)
+                print((out.argmax(dim=1) == data.y).float().mean().item())
+            """,
+            line=28,
+            column=11,
+            message="`gcn(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
+            "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; "
+            "run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # A decoding loop: one layer of the model fed by another (`model.linear(model.decoder(...))`),
+        # whose output only a helper of the file that reads it (`.data.topk`) takes.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            def best(out, k):
+                probs, ix = out[:, -1].data.topk(k)
+                return ix
+
+
+            def beam_search(src, model, steps, k):
+                outputs = src
+                for i in range(steps):
+                    out = model.linear(model.decoder(outputs, src))
+                    out = F.softmax(out, dim=-1)
+                    outputs = torch.cat([outputs, best(out, k)], dim=1)
+                return outputs
+            """,
+            line=13,
+            column=28,
+            message="`model.decoder(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, wasting "
+            "memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # An agent (a plain class) built here and trained by its own `update`: the policy call
         # that picks each action records a graph nothing backpropagates.
         Invalid(
@@ -10778,6 +10995,10 @@ class EvalWithGrad(Rule):
             return False  # `model.init_hidden(bs)`, `net.get_config()` of a class not shown
         if runs is None and receiver.weak and ctx.model.method_of_plain_classes_only(target.attr):
             return False  # `model.predict(words)`, where only a numpy tagger of the file defines `predict`
+        if runs is None and receiver.weak and ctx.model.method_quiet_in_wrappers(target.attr):
+            return (
+                False  # `model.predict(X)`, where the run's classes defining `predict` wrap a model run under `no_grad`
+            )
         if runs is None and ctx.model.method_quiet_everywhere(target.attr):
             return False  # `self.model.predict_proba(x)`: every class defining it runs it without grad
         if runs is None:

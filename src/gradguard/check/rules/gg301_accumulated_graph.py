@@ -280,6 +280,9 @@ class AccumulatedGraph(Rule):
         # The meter is handed the loss's number, or takes the number out itself.
         Valid(
             """
+            import torch
+
+
             class AverageMeter:
                 def __init__(self):
                     self.sum, self.count = 0, 0
@@ -297,8 +300,19 @@ class AccumulatedGraph(Rule):
                     self.sum += val.item()
 
 
+            class NumberMeter:
+                def __init__(self):
+                    self.sum, self.n = 0, 0
+
+                def update(self, value, n=1):
+                    if isinstance(value, torch.Tensor) and value.dim() == 0:
+                        value = value.item()
+                    self.sum = self.sum + value * n
+                    self.n += n
+
+
             def train(model, loader, criterion, optimizer):
-                losses, raw = AverageMeter(), ScalarMeter()
+                losses, raw, numbers = AverageMeter(), ScalarMeter(), NumberMeter()
                 for x, y in loader:
                     loss = criterion(model(x), y)
                     optimizer.zero_grad()
@@ -306,6 +320,7 @@ class AccumulatedGraph(Rule):
                     optimizer.step()
                     losses.update(loss.item(), x.size(0))
                     raw.update(loss)
+                    numbers.update(loss, x.size(0))
                 return losses.sum / losses.count
             """
         ),

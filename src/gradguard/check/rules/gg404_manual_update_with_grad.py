@@ -8,7 +8,9 @@ a `.grad`, where grad is enabled:
 - by rebinding: `w = w - lr * w.grad`.
 Updates through `.data` (`w.data -= lr * w.grad.data`, GG102's concern), updates inside
 `with torch.no_grad():` (or a function decorated with it) and rebindings that make a new
-leaf (`w = (w - lr * w.grad).detach().requires_grad_()`) are not flagged.
+leaf (`w = (w - lr * w.grad).detach().requires_grad_()`, or a loop that binds the name to a new
+leaf in each iteration: `x_adv = x_adv.detach().requires_grad_()` at the top of a PGD step) are
+not flagged.
 
 ## Why is this bad?
 Autograd refuses to change a leaf that requires grad in place while it records: `w -= lr *
@@ -85,6 +87,22 @@ class ManualUpdateWithGrad(Rule):
     function_triggers = (".grad",)
 
     valid = (
+        # A PGD attack: each iteration starts from a new leaf, whose `.grad` the next backward fills.
+        Valid(
+            """
+            import torch
+
+            def pgd(model, criterion, x, y, eps, step, k):
+                x_adv = x.clone()
+                for _ in range(k):
+                    x_adv = x_adv.detach().requires_grad_(True)
+                    loss = criterion(model(x_adv), y)
+                    loss.backward()
+                    x_adv = x_adv + step * x_adv.grad.sign()
+                    x_adv = torch.min(torch.max(x_adv, x - eps), x + eps)
+                return x_adv.detach()
+            """,
+        ),
         Valid(
             """
             import torch
@@ -263,7 +281,7 @@ class ManualUpdateWithGrad(Rule):
         if ctx.model.grad_mode(node) is not GradMode.ENABLED or not self._was_leaf(ctx, node.targets[0], node):
             return
         new = ctx.model.value(value)
-        if not new.carries_grad or new.has(Role.LEAF):
+        if not new.carries_grad or new.has(Role.LEAF) or self._made_a_leaf_each_iteration(ctx, name, node):
             return
         fix = None
         if isinstance(value.left, ast.Name) and value.left.id == name and type(value.op) in _IN_PLACE_OPS:
@@ -303,6 +321,26 @@ class ManualUpdateWithGrad(Rule):
             bound = ctx.model.value(binding.value)
             if bound.carries_grad and bound.has(Role.LEAF) and not bound.weak:
                 return True
+        return False
+
+    @staticmethod
+    def _made_a_leaf_each_iteration(ctx, name: str, stmt: ast.stmt) -> bool:
+        """Whether the loop around ``stmt`` binds ``name`` to a new leaf that requires grad in
+        every iteration, in a statement of its own body (``x_adv = x_adv.detach().requires_grad_()``
+        at the top of a PGD step): the next ``backward()`` fills that leaf's ``.grad``."""
+        if not ctx.loops:
+            return False
+        for other in ctx.loops[-1].body:
+            if (
+                other is not stmt
+                and isinstance(other, ast.Assign)
+                and len(other.targets) == 1
+                and isinstance(other.targets[0], ast.Name)
+                and other.targets[0].id == name
+            ):
+                made = ctx.model.value(other.value)
+                if made.carries_grad and made.has(Role.LEAF) and not made.weak:
+                    return True
         return False
 
     def _report_in_place(self, ctx, stmt: ast.stmt) -> None:
