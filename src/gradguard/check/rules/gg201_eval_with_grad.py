@@ -154,12 +154,14 @@ factory's result is called, often under `no_grad`);
 a module whose `forward` runs a backward pass itself (a meta-learner: the call trains); a module
 built without parameters (`nn.Sequential(nn.Dropout(0.5))`, `nn.BatchNorm1d(n, affine=False)`, a
 class of the file holding only `MaxPool2d`, `ReLU`, a loss module and such: a demo of a layer,
-a label-smoothing criterion; `requires_grad=False` says nothing of parameters);
+a label-smoothing criterion; `requires_grad=False` says nothing of parameters, and a layer of
+another package, PyTorch Geometric's `GCNConv`, may hold some);
 a model known only by its name (also its methods, `model.predict(x)`) in a file that imports
 JAX, Flax or Keras, or TensorFlow without torch or with its training (`tf.GradientTape`, `keras`);
 a model whose parameters the code freezes before the call (`for p in model.parameters():
 p.requires_grad_(False)`, `G = load(fp).requires_grad_(False)`, a helper of the file or of
-another file of the run, `freeze.frozon(net)`; for a
+another file of the run, `freeze.frozon(net)`, a function of the file returning it frozen,
+`fe, head = split(model)`; for a
 parameter of a function, by every caller of the file; for a global a function reads, by the
 module's code before the function's definition, never thawed later; not by a freeze in the other
 branch of an `if` that no loop repeats), with no
@@ -180,7 +182,9 @@ implementations' `generate` run without grad; a class of the file or of another 
 says for itself, as does a module class of the run whose `generate` runs it, for a model switched to
 eval mode, and `GPT.from_pretrained(...)` or `Net.load(...)` on one makes an instance of it);
 a method of a model whose class is not known that every module class of the run defining it runs
-without grad (`self.model.predict_proba(x)` with `@torch.inference_mode()` on `predict_proba`);
+without grad (`self.model.predict_proba(x)` with `@torch.inference_mode()` on `predict_proba`), or
+that only plain classes of the run define, running the model they hold under `no_grad`
+(`model.predict(X)` of an `LSTMPredictor` wrapper, `model` known by its name alone);
 the hooks of a `LightningModule` that the trainer runs without grad, and what they call;
 module-level functions and methods that this file calls only where grad is disabled
 (`with torch.no_grad(): validate(model, loader)`, and the functions `validate` calls;
