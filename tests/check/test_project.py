@@ -3091,3 +3091,53 @@ def test_twin_a_wrapper_running_its_model_with_grad_leaves_the_call_flagged(tmp_
     write(tmp_path, "wrappers.py", WRAPPER.replace("with torch.no_grad():", "if True:"))
     write(tmp_path, "service.py", SERVICE)
     assert any("service.py:11" in line and "GG201" in line for line in findings(capsys, tmp_path))
+
+
+PINN = """
+    import torch
+    import torch.nn as nn
+
+
+    class PINN(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = nn.Sequential(nn.Linear(1, 32), nn.Tanh(), nn.Linear(32, 1))
+
+        def forward(self, t):
+            return self.net(t)
+
+        def u_t(self, t):
+            t.requires_grad_()
+            u = self.net(t)
+            return torch.autograd.grad(u, t, torch.ones_like(u), create_graph=True)[0]
+
+        def residual(self, t):
+            return self.u_t(t) + self.net(t)
+"""
+
+PINN_VALIDATION = """
+    import torch
+    from pinn import PINN
+
+
+    def validate(loader):
+        model = PINN()
+        model.load_state_dict(torch.load("pinn.pt"))
+        model.eval()
+        total = 0.0
+        for t in loader:
+            total += (model.residual(t) ** 2).mean().item()
+        return total / len(loader)
+"""
+
+
+def test_a_method_of_another_files_module_that_differentiates_is_no_evaluation(tmp_path, capsys):
+    write(tmp_path, "pinn.py", PINN)
+    write(tmp_path, "validate.py", PINN_VALIDATION)
+    assert not any("GG201" in line for line in findings(capsys, tmp_path))
+
+
+def test_twin_a_method_of_another_files_module_that_only_runs_it_is_flagged(tmp_path, capsys):
+    write(tmp_path, "pinn.py", PINN.replace("self.u_t(t) + self.net(t)", "self.net(t) * 2"))
+    write(tmp_path, "validate.py", PINN_VALIDATION)
+    assert any("validate.py" in line and "GG201" in line for line in findings(capsys, tmp_path))

@@ -2036,6 +2036,30 @@ def test_twin_isinstance_of_a_module_class_of_the_file_is_left_to_the_code():
     assert value.kind is not Kind.OTHER and value.ref is None  # what its name says, nothing narrowed
 
 
+def test_eval_taking_nothing_on_another_librarys_object_makes_a_module_in_eval_mode():
+    value, _ = ask(
+        """
+        from diffusers import StableDiffusionPipeline
+        pipe = StableDiffusionPipeline.from_pretrained("x")
+        encoder = pipe.text_encoder.eval()
+        print(encoder)  # <- encoder
+        """
+    )
+    assert value.kind is Kind.MODULE and value.has(Role.EVALUATING)
+
+
+def test_twin_pandas_eval_of_an_expression_is_no_module():
+    value, _ = ask(
+        """
+        import pandas as pd
+        frame = pd.read_csv("x.csv")
+        total = frame.eval("a + b")
+        print(total)  # <- total
+        """
+    )
+    assert value.kind is not Kind.MODULE
+
+
 def test_a_tensor_on_one_path_and_none_on_the_other_is_the_tensor():
     value, _ = ask(
         """

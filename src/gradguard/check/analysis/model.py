@@ -245,6 +245,8 @@ _HOOK_ARGUMENTS = {
 PACKED = Value(Kind.OTHER, Grad.NO, ref="torch.nn.utils.rnn.PackedSequence")
 # How code spells the ways to turn grad off (``no_grad``, ``inference_mode``, ``set_grad_enabled``).
 _GRAD_OFF_WORDS = frozenset(vocab.last_name(name) for name in vocab.GRAD_OFF_NAMES)
+# Text that differentiates an output by an input: `torch.autograd.grad(u, t, ...)`.
+_AUTOGRAD_GRAD_RE = re.compile(r"\bautograd\.grad\(")
 # Classes whose instances are tensors (an ``isinstance`` test on one narrows a name).
 _TENSOR_CLASSES = frozenset(
     {
@@ -1030,15 +1032,34 @@ class SemanticModel:
             fact = self.project.classes.get(value.ref[len("project:") :])  # type: ignore[index]
             if fact is None:
                 return None
-            return False if method in fact.quiet_methods else True if method in fact.running_methods else None
+            if method in fact.quiet_methods or (method in fact.training_methods and method not in fact.running_methods):
+                return False  # it turns grad off, or differentiates (`torch.autograd.grad`)
+            return True if method in fact.running_methods else None
         info = self._class_table().get(value.ref) if value.kind is Kind.MODULE and value.ref else None
         fn = self._method_of(info, method) if info is not None else None
         if fn is None:
             return None
         if self._decorated_mode(fn) not in (None, GradMode.ENABLED):
             return False  # `@torch.no_grad()` on the method
+        if self._differentiates(info, fn, set()):
+            return False  # `def dx(self, data): ... torch.autograd.grad(u, x, create_graph=True)`: needs grad
         methods = {name for held in self._class_chain(info) for name in self._methods(held)}
         return self._runs_module(info, fn, methods, set())
+
+    def _differentiates(self, info: ClassInfo, fn: ast.AST, seen: set) -> bool:
+        """Whether a method, or a method of its class it calls (transitively), differentiates
+        (``torch.autograd.grad``): a physics-informed network's residual ``eq_1`` calling
+        ``self.G_dt(t)``. Under ``no_grad`` it raises. (A ``.backward(z)`` of the class's own, a
+        normalizing flow's inverse, is no differentiation.)"""
+        seen.add(id(fn))
+        text = self._scope_text(fn)
+        if _AUTOGRAD_GRAD_RE.search(text):
+            return True
+        for match in vocab.SELF_CALL_RE.finditer(text):
+            other = self._method_of(info, match.group(1))
+            if other is not None and id(other) not in seen and self._differentiates(info, other, seen):
+                return True
+        return False
 
     @functools.cached_property
     def imports_a_differentiating_module(self) -> bool:
@@ -1326,13 +1347,14 @@ class SemanticModel:
 
     def module_backpropagates(self, value: Value) -> bool:
         """Whether a module's ``forward`` (in a class of the file or of another file of the run)
-        runs a backward pass itself: a meta-learner stepping its own optimizer. A call of it is
-        a training step, not an evaluation."""
+        runs a backward pass itself (a meta-learner stepping its own optimizer: a call of it is a
+        training step, not an evaluation) or asserts its output requires grad (under ``no_grad``
+        every call of it fails: ``vocabulary.FORWARD_NEEDS_GRAD_RE``)."""
         fact, info = self._module_class(value)
         if fact is not None:
             return fact.backpropagates
         forward = self._method_of(info, "forward") if info is not None else None
-        return forward is not None and ".backward(" in self._scope_text(forward)
+        return forward is not None and vocab.FORWARD_NEEDS_GRAD_RE.search(self._scope_text(forward)) is not None
 
     def accumulating_methods(self) -> frozenset:
         """Names of the methods of the file's plain classes and of the run's classes that add an
@@ -2687,7 +2709,12 @@ class SemanticModel:
         if key not in memo:
             memo[key] = False
             info = self._class_table().get(self._class_key(cls))
-            fn = self._method_node(info, func.attr) if info is not None and func.attr != "forward" else None
+            # a module's own `self.forward(x)` is its call; a plain class's `forward` is a helper like any
+            fn = (
+                self._method_node(info, func.attr)
+                if info is not None and (func.attr != "forward" or not info.is_module)
+                else None
+            )
             if isinstance(fn, ast.FunctionDef) and not fn.decorator_list:
                 text = self._scope_text(fn)
                 if not (".backward(" in text or ".step(" in text or any(word in text for word in _GRAD_OFF_WORDS)):
@@ -3840,6 +3867,20 @@ class SemanticModel:
                 return NUMBER
         if receiver is _LOADED and method in vocab.MODULE_RETURNING_METHODS:
             return receiver  # `torch.load(path).cuda()`, `.eval()`: whatever was loaded, moved
+        if (
+            kind is Kind.UNKNOWN
+            and method == "eval"
+            and not node.args
+            and not node.keywords
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, (ast.Name, ast.Attribute))
+            and not self.other_framework_models
+        ):
+            # `pipe.text_encoder.eval()` of another library's object: only a module switches to
+            # eval mode by a method of that name taking nothing (pandas' `eval` takes an
+            # expression); not on an object made right there (`getattr(models, name)().eval()`,
+            # whose model may never be trained or loaded)
+            return Value(Kind.MODULE, Grad.NO, Role.EVALUATING)
         if kind is Kind.OTHER and receiver.ref == _DISTRIBUTION:
             if method in ("sample", "sample_n", "enumerate_support"):
                 return tensor(Grad.NO)  # drawn without a graph (`rsample` keeps one)
@@ -4231,10 +4272,14 @@ class SemanticModel:
             return UNKNOWN
         if frame is None or frame.flow is None:
             return annotated or UNKNOWN
+        if any((dotted_name(deco) or "").endswith("abstractmethod") for deco in getattr(fn, "decorator_list", ())):
+            return annotated or UNKNOWN  # what a subclass's override returns
         values = [value if value is not None else NONE_VALUE for _stmt, value in frame.flow.returns]
         if frame.flow.exit is not None:
             values.append(NONE_VALUE)
-        returned = join_all(values) if values else NONE_VALUE
+        if not values:
+            return annotated or UNKNOWN  # it always raises (`raise NotImplementedError`): an override returns
+        returned = join_all(values)
         if returned is not None and returned.kind is Kind.UNKNOWN and annotated is not None:
             returned = annotated
         return returned or UNKNOWN
@@ -4288,7 +4333,8 @@ class SemanticModel:
     def _call_sites_of(self, fn: ast.AST) -> Optional[list]:
         """[(Call, scope node of the caller)] for a function of the file, or None when its
         callers are not all known: it is used other than by calling it, decorated (other than
-        by a grad mode or ``staticmethod``), defined twice, a dunder method, or nested.
+        by a grad mode or ``staticmethod``), defined twice, a dunder method, or defined under an
+        ``if``, ``try`` or ``with`` (a function defined in another's body is called there).
         Found by searching the text for its name, then reading only those statements. Asked
         again while being found (a receiver's value needing the flow that asks), it answers None
         for then; an answer built on such a stand-in is kept only until the cycle's head is
@@ -4318,13 +4364,16 @@ class SemanticModel:
         if (
             location is not None
             and len(location.enclosing) > 1
-            and not isinstance(location.enclosing[-2], ast.ClassDef)
+            and not isinstance(location.enclosing[-2], (ast.ClassDef, *FUNCTION_TYPES))
             and not (len(location.enclosing) == 2 and _main_guard(location.enclosing[0]))
         ):
             owner = None  # defined under an if/try/with: not a plain definition (but a script's main guard)
         name = fn.name  # type: ignore[attr-defined]
         is_method = isinstance(owner, ast.ClassDef)
-        if not (is_method or isinstance(owner, ast.Module)) or name.startswith("__"):
+        # a function defined in another's body (`def get_action_argmax(next_states)` of a loss
+        # function) is called there only, by its name
+        nested = isinstance(owner, FUNCTION_TYPES)
+        if not (is_method or nested or isinstance(owner, ast.Module)) or name.startswith("__"):
             return None
         definitions = self._scope(owner).definitions.get(name, ())
         window = None  # (first line, last line) of the calls that run this definition
@@ -4349,6 +4398,8 @@ class SemanticModel:
                 i for i in found if text.endswith("self.", 0, i) or (own_class is not None and text.endswith(".", 0, i))
             )
         lines = sorted({bisect.bisect_right(starts, i) for i in found})
+        if nested:
+            lines = [line for line in lines if owner.lineno <= line <= (owner.end_lineno or owner.lineno)]  # type: ignore[union-attr]
         sites: list = []
         maybe: set = set()  # id(Attribute) of calls on a receiver that may hold another class
         if lines:

@@ -63,7 +63,8 @@ class ClassFact:
     module: bool  # derives from nn.Module (directly or through project classes)
     dataset: bool  # derives from torch.utils.data.Dataset
     layers: frozenset  # dropout and batch-norm layer classes its body constructs
-    backpropagates: bool = False  # its `forward` runs a backward pass (`loss_q.backward()`)
+    # its `forward` runs a backward pass (`loss_q.backward()`) or asserts its output requires grad
+    backpropagates: bool = False
     # Its methods that turn grad off or backpropagate in their own body: a call of one is no
     # evaluation with grad (`translator.translate_sentence(seq)` runs under `no_grad` inside).
     quiet_methods: frozenset = frozenset()
@@ -646,12 +647,19 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
         quiet = frozenset(
             name for name, text in methods.items() if ".backward(" in text or _GRAD_OFF_RE.search(text) is not None
         )
-        running = _running_methods(methods, quiet) if qualified in module_classes else frozenset()
+        training = _training_methods(methods)
+        # a method that differentiates (`G_dt` taking `torch.autograd.grad` of the output) needs grad
+        # (not one calling a `.backward(z)` of its own: a normalizing flow's inverse)
+        running = (
+            _running_methods(methods, quiet | _differentiating_methods(methods))
+            if qualified in module_classes
+            else frozenset()
+        )
         index.classes[qualified] = ClassFact(
             qualified in module_classes,
             qualified in dataset_classes,
             layers,
-            ".backward(" in methods.get("forward", ""),
+            vocab.FORWARD_NEEDS_GRAD_RE.search(methods.get("forward", "")) is not None,
             _delegating_to_quiet(methods, quiet, running) if qualified in module_classes else quiet,
             running,
             qualified in module_classes and loads_weights(methods.get("__init__", "")),
@@ -677,7 +685,7 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
             and all(_MODULE_BASES.search(base) is not None for base in bases[qualified])
             and _holds_no_parameters(bodies[qualified], methods.get("__init__", "")),
             _DIFFERENTIATES_RE.search(bodies[qualified]) is not None,
-            _training_methods(methods),
+            training,
             _stored_submodules(stored_calls[qualified], module_classes_by_short)
             if qualified in module_classes
             else frozenset(),
@@ -918,6 +926,16 @@ def _training_methods(methods: dict) -> frozenset:
     return frozenset(
         _callers_too({name for name, text in methods.items() if _DIFFERENTIATES_RE.search(text) is not None}, direct)
     )
+
+
+def _differentiating_methods(methods: dict) -> frozenset:
+    """The methods of a class that take ``torch.autograd.grad``, in their own body or through the
+    instance's other methods (a physics-informed network's residual)."""
+    direct = {name: set(vocab.SELF_CALL_RE.findall(text)) for name, text in methods.items()}
+    return frozenset(_callers_too({name for name, text in methods.items() if _AUTOGRAD_GRAD_RE.search(text)}, direct))
+
+
+_AUTOGRAD_GRAD_RE = re.compile(r"\bautograd\.grad\(")
 
 
 def _callers_too(found: set, called: dict) -> set:

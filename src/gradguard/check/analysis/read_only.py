@@ -745,10 +745,18 @@ def _names_in_nested_code(own: list, names: set, followed: frozenset | set = fro
 
 
 def _target_names(target: ast.AST) -> Optional[tuple]:
+    """The names an assignment target binds, nested unpacking included (``(h, c), logits =
+    ...``); None where it binds anything else (an attribute, an item, a starred name)."""
     if type(target) is ast.Name:
         return (target.id,)
-    if type(target) in (ast.Tuple, ast.List) and all(type(e) is ast.Name for e in target.elts):  # type: ignore[attr-defined]
-        return tuple(e.id for e in target.elts)  # type: ignore[attr-defined]
+    if type(target) in (ast.Tuple, ast.List):
+        names: tuple = ()
+        for element in target.elts:  # type: ignore[attr-defined]
+            found = _target_names(element)
+            if found is None:
+                return None
+            names += found
+        return names
     return None
 
 

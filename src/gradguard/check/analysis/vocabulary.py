@@ -461,6 +461,9 @@ def names_an_environment(receiver: ast.AST) -> bool:
 
 
 SELF_CALL_RE = re.compile(r"\bself\.(\w+)\s*\(")
+# A module's `forward` that needs grad on: it runs a backward pass itself (a meta-learner), or
+# asserts its output requires grad (`assert qvalues.requires_grad`, a course's sanity check).
+FORWARD_NEEDS_GRAD_RE = re.compile(r"\.backward\(|\bassert\s+[\w.\[\]]+\.requires_grad\b")
 # `nn.Module`'s own methods: `self.parameters()` in a method is no call of a layer.
 MODULE_OWN_METHODS = (
     MODULE_RETURNING_METHODS

@@ -217,6 +217,50 @@ class LegacyVariable(Rule):
             message="`volatile=True` was removed and does nothing: a forward pass on this input still records a graph "
             "through the model's parameters; run inference under `torch.no_grad()` or `torch.inference_mode()` instead",
         ),
+        # Unpacked in one statement: the input runs the model, the label is only read as numbers
+        # (its size, `label.data[i].item()`).
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+
+
+            def val(model, loader):
+                correct = 0
+                for x, label in loader:
+                    x, label = Variable(x.cuda(), volatile=True), Variable(label.cuda(), volatile=True)
+                    score = model(x)
+                    for i in range(label.size(0)):
+                        correct += int(score[i].argmax().item() == label.data[i].item())
+                return correct
+            """,
+            line=8,
+            column=20,
+            message="`volatile=True` was removed and does nothing: a forward pass on this input still records a graph "
+            "through the model's parameters; run inference under `torch.no_grad()` or `torch.inference_mode()` instead",
+            also=(
+                Finding(
+                    8,
+                    55,
+                    "`volatile=True` was removed and does nothing, and no model runs on this input here: `Variable` "
+                    "returns a detached tensor; use the tensor directly",
+                ),
+            ),
+            fixed="""
+            import torch
+            from torch.autograd import Variable
+
+
+            def val(model, loader):
+                correct = 0
+                for x, label in loader:
+                    x, label = Variable(x.cuda(), volatile=True), label.cuda().detach()
+                    score = model(x)
+                    for i in range(label.size(0)):
+                        correct += int(score[i].argmax().item() == label.data[i].item())
+                return correct
+            """,
+        ),
         # `volatile=True` on inputs only a metric takes: no model runs on them.
         Invalid(
             """
@@ -507,8 +551,19 @@ def _may_reach_a_model(ctx, node: ast.Call) -> bool:
     functions or of functions of the run that run nothing they are given
     (``pytorch_ssim.ssim(prediction, target)``)."""
     parent = ctx.parent(node)
-    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
-        name = parent.targets[0].id
+    target = parent.targets[0] if isinstance(parent, ast.Assign) and len(parent.targets) == 1 else None
+    if (
+        isinstance(parent, ast.Tuple)
+        and isinstance(ctx.parent(parent), ast.Assign)
+        and len(ctx.parent(parent).targets) == 1
+        and isinstance(ctx.parent(parent).targets[0], ast.Tuple)
+        and len(ctx.parent(parent).targets[0].elts) == len(parent.elts)
+    ):
+        # `title, label = Variable(title), Variable(label)`: each name its own value
+        target = ctx.parent(parent).targets[0].elts[parent.elts.index(node)]
+        parent = ctx.parent(parent)
+    if isinstance(target, ast.Name):
+        name = target.id
         scope = ctx.function if ctx.function is not None else ctx.tree
         uses = [
             sub
@@ -546,18 +601,30 @@ def _may_reach_a_model(ctx, node: ast.Call) -> bool:
 _TO_NUMBERS = GRAPH_ENDING_METHODS - {"detach"}
 # Methods a chain may pass through on its way there.
 _TO_NUMBERS_ON_THE_WAY = frozenset({"data", "cpu", "detach", "clone", "contiguous", "view", "reshape", "squeeze"})
+# Methods and properties reading a size or a flag: numbers, whatever the tensor holds.
+_SIZE_READS = frozenset({"size", "dim", "numel", "nelement"})
+_PROPERTY_READS = frozenset({"shape", "grad", "requires_grad", "volatile", "is_leaf", "grad_fn", "dtype", "device"})
 
 
 def _turned_into_numbers(ctx, use: ast.AST) -> bool:
-    """Whether a name is read only as numbers at once: ``y.data.cpu().numpy()``, ``y.item()``."""
+    """Whether a name is read only as numbers at once: ``y.data.cpu().numpy()``, ``y.item()``,
+    ``y.data[i].item()``, its size or a property (``y.size(0)``, ``len(y)``, ``x.requires_grad``)."""
     current = use
+    up = ctx.parent(use)
+    if isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id == "len" and up.args == [use]:
+        return True
     while True:
         parent = ctx.parent(current)
+        if isinstance(parent, ast.Subscript) and parent.value is current:
+            current = parent  # `y.data[i].item()`: an item of it
+            continue
         if not (isinstance(parent, ast.Attribute) and parent.value is current):
             return False
         call = ctx.parent(parent)
         called = isinstance(call, ast.Call) and call.func is parent
         if parent.attr in _TO_NUMBERS and called:
+            return True
+        if parent.attr in _SIZE_READS if called else parent.attr in _PROPERTY_READS:
             return True
         if parent.attr not in _TO_NUMBERS_ON_THE_WAY:
             return False

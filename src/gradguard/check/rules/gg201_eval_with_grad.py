@@ -145,13 +145,18 @@ the model (`self.model.parameters()` in its body; classes handing the call on by
 not count).
 
 Not flagged: functions under a decorator or inside a caller region that may disable grad (the
-callers in the file, in other files of the run and in its notebooks' cells);
+callers in the file, in other files of the run and in its notebooks' cells; for a function defined
+in another's body, its calls there);
 methods named as Lightning's evaluation hooks (`validation_step`, `predict_step`, `on_test_...`),
 which its trainer runs without grad (unless the file imports no Lightning and calls the method
 itself: `model.predict_step(batch)` of the file's own module is code like any other);
 a function its enclosing function returns (`return perform_val_step_fn`: it runs wherever the
 factory's result is called, often under `no_grad`);
-a module whose `forward` runs a backward pass itself (a meta-learner: the call trains); a module
+a module whose `forward` runs a backward pass itself (a meta-learner: the call trains) or asserts
+its output requires grad (`assert qvalues.requires_grad`: under `no_grad` it fails); a method of a
+module class of the file or of the run that differentiates, itself or through a method of its
+class it calls (a physics-informed network's residual taking `torch.autograd.grad(u, t,
+create_graph=True)`); a module
 built without parameters (`nn.Sequential(nn.Dropout(0.5))`, `nn.BatchNorm1d(n, affine=False)`, a
 class of the file holding only `MaxPool2d`, `ReLU`, a loss module and such: a demo of a layer,
 a label-smoothing criterion; `requires_grad=False` says nothing of parameters, and a layer of
@@ -1522,6 +1527,7 @@ def _reads_values(ctx, scope: ast.AST) -> bool:
         found = cache[id(scope)] = (
             any(hint in text for hint in VALUE_READ_HINTS)
             or ".detach()" in text  # a target detached in a training step, an action handed back detached
+            or (".max(" in text and _ARGMAX_BY_INDEX.search(text) is not None)  # `q.max(1)[1]`: indices
             or ("==" in text and _COUNTED_COMPARISON_RE.search(text) is not None)
             or (scope is ctx.tree and "=" in text and _TESTED_COMPARISON_RE.search(text) is not None)
             or any(f"{name}(" in text for name in _reading_functions(ctx))
@@ -3781,6 +3787,8 @@ def _module_code(ctx) -> list:
 # A function named for sampling (`def sample(`, `def create_samples(`, `def decode_chain_sampling(`),
 # not `def downsample(`.
 _SAMPLING_DEF = re.compile(r"def (?:\w+_)?sampl")
+# The indices of a maximum, as old code reads them (`q_values.max(1)[1]`): the action a network picks.
+_ARGMAX_BY_INDEX = re.compile(r"\.max\((?:dim=)?-?\d\)\[1\]")
 
 
 # Evidence for which each statement of a script's own code is a site of its own.
@@ -3808,6 +3816,7 @@ class EvalWithGrad(Rule):
         "demo",
         "detect",
         _SAMPLING_DEF,
+        _ARGMAX_BY_INDEX,
         *VALUE_READ_HINTS,  # a model's output only read: `prediction.data.numpy()`
         ".detach()",  # a training step's target computed with grad, then detached: `target_q.detach()`
         *_SPLIT_TRIGGERS,
@@ -3828,6 +3837,102 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A function defined in another's body and called there only under `no_grad`.
+        Valid(
+            """
+            import torch
+
+
+            def target_values(policy_net, target_net, next_states, rewards, gamma=0.99):
+                def best_actions(states):
+                    q = policy_net(states)
+                    return q.max(1)[1].unsqueeze(1)
+
+                with torch.no_grad():
+                    actions = best_actions(next_states)
+                    next_q = target_net(next_states).gather(1, actions)
+                return rewards + gamma * next_q
+            """
+        ),
+        # The values of a maximum (`.max(1)[0]`), backpropagated by the caller: training.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Critic:
+                def __init__(self, n_actions):
+                    self.model = nn.Sequential(nn.Linear(4, 64), nn.ReLU(), nn.Linear(64, n_actions))
+                    self.optimizer = torch.optim.Adam(self.model.parameters())
+
+                def best_value(self, states):
+                    return self.model(states).max(1)[0]
+
+                def learn(self, states, targets):
+                    loss = (self.best_value(states) - targets).pow(2).mean()
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+            """
+        ),
+        # A module whose `forward` asserts its output requires grad (a course's sanity check): under
+        # `no_grad` every call of it fails.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class DQNAgent(nn.Module):
+                def __init__(self, n_actions):
+                    super().__init__()
+                    self.fc = nn.Linear(4, n_actions)
+
+                def forward(self, states):
+                    qvalues = self.fc(states)
+                    assert qvalues.requires_grad, "qvalues must be a torch tensor with grad"
+                    return qvalues
+
+                def get_qvalues(self, states):
+                    qvalues = self.forward(torch.as_tensor(states, dtype=torch.float32))
+                    return qvalues.data.cpu().numpy()
+            """
+        ),
+        # A physics-informed network's residual differentiates the output by its input
+        # (`torch.autograd.grad(..., create_graph=True)`, through a method it calls): under `no_grad`
+        # it raises, evaluation or not.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class PINN(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.net = nn.Sequential(nn.Linear(1, 32), nn.Tanh(), nn.Linear(32, 1))
+
+                def forward(self, t):
+                    return self.net(t)
+
+                def u_t(self, t):
+                    t.requires_grad_()
+                    u = self.net(t)
+                    return torch.autograd.grad(u, t, torch.ones_like(u), create_graph=True)[0]
+
+                def residual(self, t):
+                    return self.u_t(t) + self.net(t)
+
+
+            def validate(model, loader):
+                model.eval()
+                total = 0.0
+                for t in loader:
+                    total += (model.residual(t) ** 2).mean().item()
+                return total / len(loader)
+            """
+        ),
         # A feature extractor a function of the file returns frozen: its call records no graph.
         Valid(
             """
@@ -3843,11 +3948,12 @@ class EvalWithGrad(Rule):
                 return fe, model[at:]
 
 
-            if __name__ == "__main__":
+            def report(loader):
                 model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU(), nn.Flatten(), nn.LazyLinear(10))
+                model.load_state_dict(torch.load("model.pt"))
                 fe, head = split(model, 2)
-                features = fe(torch.randn(1, 3, 32, 32))
-                print(features.shape)
+                for images, _ in loader:
+                    print(fe(images).mean().item())
             """
         ),
         # One layer of the model fed by another, and the result is backpropagated: training.
@@ -6723,6 +6829,202 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A web endpoint running a text encoder another library built, switched to eval mode by the
+        # script (`pipe.text_encoder.eval()`): every request records a graph.
+        Invalid(
+            """
+            import torch
+            from diffusers import StableDiffusionInstructPix2PixPipeline
+            from fastapi import FastAPI
+            from clients import run_unet
+
+            app = FastAPI()
+            pipe = StableDiffusionInstructPix2PixPipeline.from_pretrained("timbrooks/instruct-pix2pix")
+            text_encoder = pipe.text_encoder.eval().to("cuda")
+            tokenizer = pipe.tokenizer
+
+
+            @app.post("/inference")
+            async def infer(prompt: str):
+                text_inputs = tokenizer(prompt, return_tensors="pt")
+                prompt_embeds = text_encoder(text_inputs.input_ids.to("cuda"))[0]
+                return run_unet(prompt_embeds)
+            """,
+            line=15,
+            column=21,
+            message="`text_encoder(...)` runs with grad enabled with `text_encoder` in eval mode, and nothing in this "
+            "function uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # The same nested function called with grad enabled.
+        Invalid(
+            """
+            import torch
+
+
+            def target_values(policy_net, target_net, next_states, rewards, gamma=0.99):
+                def best_actions(states):
+                    q = policy_net(states)
+                    return q.max(1)[1].unsqueeze(1)
+
+                actions = best_actions(next_states)
+                with torch.no_grad():
+                    next_q = target_net(next_states).gather(1, actions)
+                return rewards + gamma * next_q
+            """,
+            line=6,
+            column=13,
+            message="`policy_net(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, wasting "
+            "memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # A recurrent agent's acting step, unpacking its output in nested tuples and handing every
+        # part back detached: the graph is recorded for nothing.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            import torch.nn as nn
+
+
+            class RecurrentAgent(nn.Module):
+                def __init__(self, n_actions):
+                    super().__init__()
+                    self.cell = nn.LSTMCell(8, 32)
+                    self.logits = nn.Linear(32, n_actions)
+
+                def forward(self, prev_state, obs):
+                    h, c = self.cell(obs, prev_state)
+                    return (h, c), self.logits(h)
+
+                def step(self, prev_state, obs):
+                    obs = torch.tensor(np.asarray(obs), dtype=torch.float32)
+                    (h, c), logits = self.forward(prev_state, obs)
+                    return (h.detach(), c.detach()), logits.detach()
+
+
+            def evaluate(agent, env, n_games=1):
+                rewards = []
+                for _ in range(n_games):
+                    obs = env.reset()
+                    memory = (torch.zeros(1, 32), torch.zeros(1, 32))
+                    total, done = 0.0, False
+                    while not done:
+                        memory, logits = agent.step(memory, obs[None])
+                        obs, reward, done, _ = env.step(int(logits.argmax()))
+                        total += reward
+                    rewards.append(total)
+                return np.mean(rewards)
+            """,
+            line=18,
+            column=26,
+            message="`self.forward(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, wasting "
+            "memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # An agent picking its action as the indices of a maximum (`q_values.max(1)[1]`): the Q-values'
+        # graph is recorded at every step for nothing.
+        Invalid(
+            """
+            import random
+            import torch
+            import torch.nn as nn
+
+
+            class Agent:
+                def __init__(self, n_actions):
+                    self.model = nn.Sequential(nn.Linear(4, 64), nn.ReLU(), nn.Linear(64, n_actions))
+                    self.optimizer = torch.optim.Adam(self.model.parameters())
+                    self.n_actions = n_actions
+                    self.epsilon = 0.1
+
+                def select_action(self, state):
+                    if random.random() < self.epsilon:
+                        return torch.tensor([[random.randrange(self.n_actions)]], dtype=torch.long)
+                    q_values = self.model(state)
+                    action = q_values.max(1)[1].view(1, 1)
+                    return action
+
+                def learn(self, states, actions, targets):
+                    q = self.model(states).gather(1, actions)
+                    loss = nn.functional.mse_loss(q, targets)
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+            """,
+            line=16,
+            column=20,
+            message="`self.model(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, wasting "
+            "memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # The same agent without that assert: reading its Q-values records a graph for nothing.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class DQNAgent(nn.Module):
+                def __init__(self, n_actions):
+                    super().__init__()
+                    self.fc = nn.Linear(4, n_actions)
+
+                def forward(self, states):
+                    qvalues = self.fc(states)
+                    return qvalues
+
+                def get_qvalues(self, states):
+                    qvalues = self.forward(torch.as_tensor(states, dtype=torch.float32))
+                    return qvalues.data.cpu().numpy()
+            """,
+            line=15,
+            column=19,
+            message="`self.forward(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, wasting "
+            "memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # A plain class's own `forward` helper running the generator it holds: the samples drawn each
+        # epoch record a graph (the same helper in the generator's step is trained, and quiet).
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class GAN:
+                def __init__(self):
+                    self.generator = nn.Sequential(nn.Linear(8, 16), nn.Tanh())
+                    self.discriminator = nn.Sequential(nn.Linear(16, 1), nn.Sigmoid())
+                    self.g_opt = torch.optim.Adam(self.generator.parameters())
+                    self.d_opt = torch.optim.Adam(self.discriminator.parameters())
+                    self.test_noises = torch.randn(16, 8)
+                    self.progress = []
+
+                def forward(self, z):
+                    return self.generator(z)
+
+                def generator_step(self, x):
+                    self.g_opt.zero_grad()
+                    fake = self.forward(torch.randn(x.size(0), 8))
+                    loss = -torch.log(self.discriminator(fake)).mean()
+                    loss.backward()
+                    self.g_opt.step()
+                    return loss.item()
+
+                def train(self, loader, epochs):
+                    for epoch in range(epochs):
+                        for batch, _ in loader:
+                            self.generator_step(batch)
+                        images = self.forward(self.test_noises)
+                        self.progress.append(images.detach().cpu().numpy())
+            """,
+            line=29,
+            column=22,
+            message="`self.forward(...)` runs with grad enabled, but what is computed from its output is only read or "
+            "used detached (`.detach()`) and never backpropagated: autograd records a graph for nothing, wasting "
+            "memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # The same function returning the part in eval mode only: its parameters still require grad.
         Invalid(
             """
@@ -6736,15 +7038,16 @@ class EvalWithGrad(Rule):
                 return fe, model[at:]
 
 
-            if __name__ == "__main__":
+            def report(loader):
                 model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU(), nn.Flatten(), nn.LazyLinear(10))
+                model.load_state_dict(torch.load("model.pt"))
                 fe, head = split(model, 2)
-                features = fe(torch.randn(1, 3, 32, 32))
-                print(features.shape)
+                for images, _ in loader:
+                    print(fe(images).mean().item())
             """,
-            line=14,
-            column=16,
-            message="`fe(...)` runs with grad enabled with `fe` in eval mode, and nothing in this module uses "
+            line=16,
+            column=15,
+            message="`fe(...)` runs with grad enabled with `fe` in eval mode, and nothing in this function uses "
             "gradients: autograd records a graph for every call, wasting memory and time; run evaluation under "
             "`torch.no_grad()` or `torch.inference_mode()`",
         ),
@@ -11077,6 +11380,15 @@ class EvalWithGrad(Rule):
                 and _runs_on_trained_weights(ctx, node)
             ):
                 return True
+        if (
+            value.kind is not Kind.MODULE
+            and isinstance(target, ast.Name)
+            and target.id == "self"
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "forward"
+        ):
+            # a plain class's own `forward` helper (`def forward(self, z): return self.generator(z)`)
+            return ctx.model.self_method_runs_model(node)
         if value.kind is not Kind.MODULE:
             runner = _project_runner(ctx, target) if ctx.model.project is not None else None
             if runner is not None:
