@@ -3141,3 +3141,64 @@ def test_twin_a_method_of_another_files_module_that_only_runs_it_is_flagged(tmp_
     write(tmp_path, "pinn.py", PINN.replace("self.u_t(t) + self.net(t)", "self.net(t) * 2"))
     write(tmp_path, "validate.py", PINN_VALIDATION)
     assert any("validate.py" in line and "GG201" in line for line in findings(capsys, tmp_path))
+
+
+HAND_WRITTEN_LAYERS = """
+    import math
+    import torch
+
+
+    class CrossEntropy:
+        def forward(self, prob, y):
+            output = 0
+            for i in range(prob.size(0)):
+                output += -math.log(prob[i, y[i]])
+            return output, (prob.argmax(1) == y).sum().item()
+
+        def backward(self, grad_output):
+            return grad_output
+
+
+    class Model:
+        def __init__(self, net):
+            self.net = net
+            self.criterion = CrossEntropy()
+"""
+
+HAND_WRITTEN_TRAINING = """
+    import torch
+    from layers import Model
+
+
+    def train(net, loader, optimizer):
+        model = Model(net)
+        total_loss = 0
+        for x, y in loader:
+            output = model.net.forward(x)
+            loss, acc = model.criterion.forward(output, y)
+            grad_loss = model.criterion.backward(loss)
+            model.net.backward(grad_loss)
+            optimizer.step(model.net)
+            total_loss += loss
+        return total_loss
+"""
+
+
+def test_an_accumulated_value_the_model_does_not_know_for_a_tensor_gets_an_unsafe_fix(tmp_path, capsys):
+    write(tmp_path, "layers.py", HAND_WRITTEN_LAYERS)
+    write(tmp_path, "train.py", HAND_WRITTEN_TRAINING)
+    found = [line for line in findings(capsys, tmp_path) if "GG301" in line]
+    assert found and all(not line.endswith("[*]") for line in found), found
+
+
+def test_twin_an_accumulated_loss_of_a_torch_criterion_keeps_its_safe_fix(tmp_path, capsys):
+    write(tmp_path, "layers.py", HAND_WRITTEN_LAYERS)
+    write(
+        tmp_path,
+        "train.py",
+        HAND_WRITTEN_TRAINING.replace(
+            "model.criterion.forward(output, y)", "torch.nn.functional.cross_entropy(output, y), 0"
+        ),
+    )
+    found = [line for line in findings(capsys, tmp_path) if "GG301" in line]
+    assert found and all(line.endswith("[*]") for line in found), found

@@ -402,6 +402,9 @@ class Frame:
         self.flow: Optional[ScopeFlow] = None
         self.entry_env: dict = {}
         self.skipped_summaries = False  # a call's summary was not used (see _NO_SUMMARIES)
+        # a summary frame whose flow also answers the function's queries: a question asked of it
+        # after its flow is done may use other functions' summaries, as a query frame does
+        self.serves_queries = False
 
     @property
     def body(self) -> list:
@@ -1678,6 +1681,7 @@ class SemanticModel:
         if summary_frame is not None and not summary_frame.skipped_summaries:
             if self._frames.get((id(fn), "summary")) is summary_frame:
                 self._frames[key] = summary_frame
+                summary_frame.serves_queries = True
             summary_frame.mode_assumed = assumed  # type: ignore[attr-defined]
             return summary_frame
         return self._run_frame(fn, "query", mode, env, mode_assumed=assumed)
@@ -3376,7 +3380,7 @@ class SemanticModel:
     def _summaries_allowed(frame: Frame) -> bool:
         """Whether a frame may use other functions' summaries; a summary frame that could not
         is marked, so that it is not reused as the function's query frame."""
-        if frame.kind in _NO_SUMMARIES:
+        if frame.kind in _NO_SUMMARIES and not frame.serves_queries:
             frame.skipped_summaries = True
             return False
         return True

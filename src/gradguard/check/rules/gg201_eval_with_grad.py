@@ -17,7 +17,9 @@ that function. Also flagged: one body serving a training and an evaluation phase
 the training phase (`if phase == "train":`, or a flag: `if not is_test:`, `if is_train and ...:`), with a
 switch to eval mode under the other branch (or under `if phase == "validation":`, `if is_test:`; or, where
 the phase is a parameter of a function, a caller with grad enabled handing it an evaluation value:
-`self.run_epoch(val_loader, mode="val")`, `run_epoch(loader, train=False)`), and a model call outside both, with grad enabled: the
+`self.run_epoch(val_loader, mode="val")`, `run_epoch(loader, train=False)`; any parameter guarding
+every backward pass alone, whatever its name, is such a flag: `if grad: loss.backward()` and
+`run_epoch(test_loader, False)`), and a model call outside both, with grad enabled: the
 evaluation phase records a graph for nothing (`torch.set_grad_enabled(phase == "train")` around
 the forward pass is the usual cure; no fix is offered). And a model call whose output (or a part or view of it:
 `logits = net(x)[:5]`) is read at once (`net(x).data.max(1)[1]`) or bound to names that are
@@ -573,7 +575,7 @@ _BUILTINS = frozenset(dir(__import__("builtins")))
 
 
 # Names in NOT_MODEL_METHODS that a model class may define as a method running it.
-_CALLABLE_NAMES = frozenset({"encode", "decode"}) & NOT_MODEL_METHODS
+_CALLABLE_NAMES = frozenset({"encode", "decode", "log"}) & NOT_MODEL_METHODS
 
 
 def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
@@ -697,11 +699,14 @@ def _project_function_backpropagates(ctx, qualified: str) -> bool:
 
 def _handed_a_model(ctx, argument: ast.AST) -> bool:
     """Whether an argument is a module that may record a graph: not one without parameters,
+    nor one known by its name alone in a file that imports another framework's models (Keras),
     nor an instance of the file's own class that the file never trains or loads (a test of the
     helper on a toy module)."""
     value = ctx.model.value(argument)
     if value.kind is not Kind.MODULE or ctx.model.module_without_parameters(value):
         return False
+    if value.weak and ctx.model.other_framework_models:
+        return False  # `checkAcc(model, ...)` of a Keras `model` known by its name: not torch's
     if isinstance(argument, ast.Name) and value.ref and ctx.model.class_info(value.ref) is not None:
         name = re.escape(argument.id)
         trained = rf"\b{name}\.(?:load|parameters\(|train\()|\b(?:load|train|fit)\w*\(\s*{name}\b"
@@ -3182,7 +3187,9 @@ def _evaluation_phase_call(ctx, function: ast.AST) -> Optional[ast.Call]:
     tests = [
         node.test
         for node in ctx.model.own_nodes(function)
-        if isinstance(node, ast.If) and _training_phase_test(node.test) and _phase_name(node.test) is not None
+        if isinstance(node, ast.If)
+        and (_training_phase_test(node.test) or _backward_flag(function, node))
+        and _phase_name(node.test) is not None
     ]
     if not tests:
         return None
@@ -3208,6 +3215,23 @@ def _evaluation_phase_call(ctx, function: ast.AST) -> Optional[ast.Call]:
     return None
 
 
+def _backward_flag(function: ast.AST, test_of: ast.If) -> bool:
+    """Whether an ``if`` tests a parameter of the function alone, whatever its name, and its body
+    runs a backward pass (``def run_epoch(model, loader, grad): ... if grad: loss.backward()``):
+    the flag that tells the function's training pass from its evaluation pass."""
+    test = test_of.test
+    return (
+        isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and isinstance(test, ast.Name)
+        and test.id in {arg.arg for arg in parameters(function)}
+        and any(
+            isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "backward"
+            for statement in test_of.body
+            for sub in ast.walk(statement)
+        )
+    )
+
+
 def _training_phase_only(ctx, unit: _Unit, scope: ast.AST, call: ast.Call) -> Optional[tuple]:
     """(the test, the switch to eval mode) where one body serves a training and an evaluation
     phase (``for phase in ["train", "val"]``, ``fit(..., phase="validation")``): every backward
@@ -3227,7 +3251,13 @@ def _training_phase_only(ctx, unit: _Unit, scope: ast.AST, call: ast.Call) -> Op
     tests = []
     for node in backward:
         guard = next(
-            (s for s in ctx.model.enclosing(node) if isinstance(s, ast.If) and _training_phase_test(s.test)), None
+            (
+                s
+                for s in ctx.model.enclosing(node)
+                if isinstance(s, ast.If)
+                and (_training_phase_test(s.test) or (phase_call is not None and _backward_flag(scope, s)))
+            ),
+            None,
         )
         if guard is None or not in_block(guard.body, node):
             return None  # a backward pass of every phase
@@ -3837,6 +3867,67 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The same function's evaluation pass called under `no_grad`.
+        Valid(
+            """
+            import torch
+
+
+            def run_epoch(model, loader, optimizer, criterion, grad):
+                total = 0.0
+                for images, targets in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(images), targets)
+                    if grad:
+                        loss.backward()
+                        optimizer.step()
+                    total += loss.item()
+                return total / len(loader)
+
+
+            def fit(model, train_loader, test_loader, optimizer, criterion, epochs):
+                for epoch in range(epochs):
+                    train_loss = run_epoch(model, train_loader, optimizer, criterion, True)
+                    with torch.no_grad():
+                        test_loss = run_epoch(model, test_loader, optimizer, criterion, False)
+                    print(epoch, train_loss, test_loss)
+            """
+        ),
+        # A `log` method that writes a message and runs nothing.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            from transformers import AutoModel
+
+
+            class Regressor(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.bert = AutoModel.from_pretrained("bert-base-uncased")
+                    self.head = nn.Linear(768, 1)
+
+                def forward(self, ids):
+                    return self.head(self.bert(ids).last_hidden_state[:, 0])
+
+                def log(self, message):
+                    print(f"{type(self).__name__}: {message}")
+                    return message
+
+
+            class Classifier(Regressor):
+                def __init__(self):
+                    super().__init__()
+                    self.head = nn.Linear(768, 2)
+
+
+            def report(task, ids):
+                model = Regressor() if task == "regression" else Classifier()
+                model.load_state_dict(torch.load("model.pt"))
+                model.eval()
+                print(model.log(ids.shape))
+            """
+        ),
         # A function defined in another's body and called there only under `no_grad`.
         Valid(
             """
@@ -6829,6 +6920,80 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # One function for both passes, its backward pass under a flag parameter (named `grad`,
+        # not for a phase) that the evaluation call sets to False.
+        Invalid(
+            """
+            import torch
+
+
+            def run_epoch(model, loader, optimizer, criterion, grad):
+                total = 0.0
+                for images, targets in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(images), targets)
+                    if grad:
+                        loss.backward()
+                        optimizer.step()
+                    total += loss.item()
+                return total / len(loader)
+
+
+            def fit(model, train_loader, test_loader, optimizer, criterion, epochs):
+                for epoch in range(epochs):
+                    train_loss = run_epoch(model, train_loader, optimizer, criterion, True)
+                    test_loss = run_epoch(model, test_loader, optimizer, criterion, False)
+                    print(epoch, train_loss, test_loss)
+            """,
+            line=8,
+            column=26,
+            message="`model(...)` runs with grad enabled in every phase, but only the phase where `grad` (line 9) "
+            "backpropagates: in the evaluation phase (`run_epoch(model, test_loader, optimizer, criterion, False)`, "
+            "line 19) autograd records a graph for nothing, wasting memory and time; run the forward pass under "
+            "`with torch.set_grad_enabled(grad):`",
+        ),
+        # A `log` method that runs the model's backbone (of one of two classes of the file), after a
+        # switch to eval mode: a method named for something else, whose body shows it runs the model.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            from transformers import AutoModel
+
+
+            class Regressor(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.bert = AutoModel.from_pretrained("bert-base-uncased")
+                    self.head = nn.Linear(768, 1)
+
+                def forward(self, ids):
+                    return self.head(self.bert(ids).last_hidden_state[:, 0])
+
+                def log(self, ids):
+                    hidden = self.bert(ids).last_hidden_state
+                    torch.save(hidden, "hidden.pt")
+                    return hidden.mean()
+
+
+            class Classifier(Regressor):
+                def __init__(self):
+                    super().__init__()
+                    self.head = nn.Linear(768, 2)
+
+
+            def report(task, ids):
+                model = Regressor() if task == "regression" else Classifier()
+                model.load_state_dict(torch.load("model.pt"))
+                model.eval()
+                print(model.log(ids))
+            """,
+            line=31,
+            column=11,
+            message="`model.log(...)` runs with grad enabled after `model.eval()` (line 30), and nothing in this "
+            "function uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A web endpoint running a text encoder another library built, switched to eval mode by the
         # script (`pipe.text_encoder.eval()`): every request records a graph.
         Invalid(
@@ -11298,8 +11463,14 @@ class EvalWithGrad(Rule):
             )
         ):
             return True  # `clip.get_text_features(**inputs)`: Hugging Face's text tower, run with grad on
-        if runs is None and target.attr.startswith(_NOT_RUNNING_PREFIXES):
-            return False  # `model.init_hidden(bs)`, `net.get_config()` of a class not shown
+        if (
+            runs is None
+            and target.attr.startswith(_NOT_RUNNING_PREFIXES)
+            and not (receiver.has(Role.EVALUATING) and ctx.model.method_runs_somewhere(target.attr))
+        ):
+            # `model.init_hidden(bs)`, `net.get_config()` of a class not shown (not where a module
+            # class of the file or the run runs the model by it: `def log(self, ids): self.bert(ids)`)
+            return False
         if runs is None and receiver.weak and ctx.model.method_of_plain_classes_only(target.attr):
             return False  # `model.predict(words)`, where only a numpy tagger of the file defines `predict`
         if runs is None and receiver.weak and ctx.model.method_quiet_in_wrappers(target.attr):

@@ -70,7 +70,10 @@ def train_epoch(model, loader, optimizer):
 ```
 
 ## Fix safety
-The fix is safe. When the accumulator starts as a number literal (`total = 0.0`), is never
+The fix is safe where the semantic model takes the value added for a tensor, or a `.backward()`
+of the loop is called on it or on what is computed from it; where only its name and a backward
+pass nearby say so, it is unsafe (a hand-written framework's
+`model.criterion.forward(out, y)` may hand back a Python float, which has no `.item()`). When the accumulator starts as a number literal (`total = 0.0`), is never
 used as a tensor afterwards (no `total.item()`, no torch call on it, not handed to a function of
 the file that reads it as a tensor, `get_numpy(total)` of `def get_numpy(x): return
 x.data.numpy()`) and is not what the function returns to a caller of the file that uses it as a
@@ -1469,6 +1472,10 @@ class AccumulatedGraph(Rule):
         fix = _fix(ctx, value, suffix)
         if also is not None:
             fix = Fix(fix.applicability, fix.message, (*_fix(ctx, also, suffix).edits, *fix.edits))
+        if not _backward_called_on(uses, _names(value), loop) and not _shown_a_tensor(ctx, value):
+            # only its name and a backward pass nearby say it is a tensor: a hand-written
+            # framework's `criterion.forward(out, y)` may hand back a float, which has no `.item()`
+            fix = Fix(Applicability.UNSAFE, fix.message, fix.edits)
         ctx.report(self.code, node, message, fix)
 
 
@@ -1523,6 +1530,8 @@ def _backward_since_bound(ctx, uses, name: str, node: ast.AST, loop: ast.AST) ->
         and isinstance(sub.func, ast.Attribute)
         and sub.func.attr == "backward"
         and since < sub.lineno < node.lineno
+        # not a hand-written layer's `criterion.backward(loss)`: autograd's takes a gradient, not the loss
+        and not any(isinstance(arg, ast.Name) and arg.id == name for arg in sub.args)
         for sub in walk_in_order(loop)
     )
 
@@ -1846,6 +1855,40 @@ def _callers_use_as_tensor(ctx, fn: Optional[ast.AST]) -> bool:
 def _calls(call: ast.Call, name: str) -> bool:
     func = call.func
     return (isinstance(func, ast.Name) and func.id == name) or (isinstance(func, ast.Attribute) and func.attr == name)
+
+
+def _backward_called_on(uses, names: set, loop: ast.AST) -> bool:
+    """Whether the loop calls ``.backward()`` on one of ``names`` or on a name computed from
+    them (``total_loss = policy_loss + value_loss``, then ``total_loss.backward()``): autograd's
+    backward pass, which only a tensor has (not a hand-written layer's ``criterion.backward(loss)``,
+    which takes the loss as an argument)."""
+    derived = set()
+    for name in names:
+        derived |= uses.derived(name)
+    return any(
+        isinstance(sub, ast.Call)
+        and isinstance(sub.func, ast.Attribute)
+        and sub.func.attr == "backward"
+        and isinstance(sub.func.value, ast.Name)
+        and sub.func.value.id in derived
+        for sub in walk_in_order(loop)
+    )
+
+
+def _shown_a_tensor(ctx, value: ast.AST) -> bool:
+    """Whether the model takes what is added for a tensor (or, for arithmetic, one of its
+    operands), from the code or from a name it gives a loss (``criterion(out, y)``)."""
+
+    def shown(node: ast.AST) -> bool:
+        return ctx.model.value(node).kind is Kind.TENSOR
+
+    if shown(value):
+        return True
+    return isinstance(value, (ast.BinOp, ast.UnaryOp)) and any(
+        isinstance(sub, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) and shown(sub)
+        for sub in ast.walk(value)
+        if sub is not value
+    )
 
 
 def _fix(ctx, value: ast.AST, suffix: str) -> Fix:
