@@ -245,8 +245,6 @@ _HOOK_ARGUMENTS = {
 PACKED = Value(Kind.OTHER, Grad.NO, ref="torch.nn.utils.rnn.PackedSequence")
 # How code spells the ways to turn grad off (``no_grad``, ``inference_mode``, ``set_grad_enabled``).
 _GRAD_OFF_WORDS = frozenset(vocab.last_name(name) for name in vocab.GRAD_OFF_NAMES)
-# Text that differentiates an output by an input: `torch.autograd.grad(u, t, ...)`.
-_AUTOGRAD_GRAD_RE = re.compile(r"\bautograd\.grad\(")
 # Classes whose instances are tensors (an ``isinstance`` test on one narrows a name).
 _TENSOR_CLASSES = frozenset(
     {
@@ -1056,7 +1054,7 @@ class SemanticModel:
         normalizing flow's inverse, is no differentiation.)"""
         seen.add(id(fn))
         text = self._scope_text(fn)
-        if _AUTOGRAD_GRAD_RE.search(text):
+        if vocab.AUTOGRAD_GRAD_RE.search(text):
             return True
         for match in vocab.SELF_CALL_RE.finditer(text):
             other = self._method_of(info, match.group(1))
@@ -1156,17 +1154,10 @@ class SemanticModel:
         whose class is not known (``model.predict(words)`` of a parameter named ``model``) runs no
         model."""
         found = False
-        for info in self._class_table().values():
-            definition = self._methods(info).get(method)
-            if definition is None:
-                continue
+        for info, definition in self._file_classes_defining(method):
             if info.is_module or not isinstance(definition, ast.FunctionDef):
                 return False
-            text = self._scope_text(definition)
-            if any(
-                self._held_attribute(info, match.group(1)).kind is Kind.MODULE  # type: ignore[arg-type]
-                for match in _SELF_PART_CALL_RE.finditer(text)
-            ):
+            if self._runs_a_held_module(info, definition):
                 return False  # `self.model(x)`: it runs a module it holds
             found = True
         if self.project is not None:
@@ -1180,23 +1171,31 @@ class SemanticModel:
                     return False  # it runs (or trains) a model it holds, with grad or without
         return found  # (the run's plain classes do not count for it: their text is not read here)
 
+    def _file_classes_defining(self, method: str) -> Iterator[tuple]:
+        """(class info, definition) of each class of the file that defines ``method``."""
+        for info in self._class_table().values():
+            definition = self._methods(info).get(method)
+            if definition is not None:
+                yield info, definition
+
+    def _runs_a_held_module(self, info: ClassInfo, definition: ast.AST) -> bool:
+        """Whether a method of a plain class calls a module the instance holds (``self.model(x)``)."""
+        return any(
+            self._held_attribute(info, match.group(1)).kind is Kind.MODULE  # type: ignore[arg-type]
+            for match in _SELF_PART_CALL_RE.finditer(self._scope_text(definition))
+        )
+
     def method_quiet_in_wrappers(self, method: str) -> bool:
         """Whether the classes of the file and of the run's files beside it that define ``method``
         define no module class's, and at least one plain class of the run runs a model it holds
         by it without grad while none runs one with grad (``LSTMPredictor.predict``: ``self.model.eval()``,
         then the forward pass under ``torch.no_grad()``, numbers handed back): a call of it on an
         object whose class is not known (``model = model_data["model"]``) runs no graph."""
-        for info in self._class_table().values():
-            definition = self._methods(info).get(method)
-            if definition is None:
-                continue
+        for info, definition in self._file_classes_defining(method):
             if info.is_module or not isinstance(definition, ast.FunctionDef):
                 return False
             text = self._scope_text(definition)
-            if not any(word in text for word in _GRAD_OFF_WORDS) and any(
-                self._held_attribute(info, match.group(1)).kind is Kind.MODULE  # type: ignore[arg-type]
-                for match in _SELF_PART_CALL_RE.finditer(text)
-            ):
+            if not any(word in text for word in _GRAD_OFF_WORDS) and self._runs_a_held_module(info, definition):
                 return False  # `self.model(x)` with the caller's grad mode
         if self.project is None:
             return False

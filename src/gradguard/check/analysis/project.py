@@ -932,10 +932,9 @@ def _differentiating_methods(methods: dict) -> frozenset:
     """The methods of a class that take ``torch.autograd.grad``, in their own body or through the
     instance's other methods (a physics-informed network's residual)."""
     direct = {name: set(vocab.SELF_CALL_RE.findall(text)) for name, text in methods.items()}
-    return frozenset(_callers_too({name for name, text in methods.items() if _AUTOGRAD_GRAD_RE.search(text)}, direct))
-
-
-_AUTOGRAD_GRAD_RE = re.compile(r"\bautograd\.grad\(")
+    return frozenset(
+        _callers_too({name for name, text in methods.items() if vocab.AUTOGRAD_GRAD_RE.search(text)}, direct)
+    )
 
 
 def _callers_too(found: set, called: dict) -> set:

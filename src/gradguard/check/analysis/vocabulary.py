@@ -461,6 +461,8 @@ def names_an_environment(receiver: ast.AST) -> bool:
 
 
 SELF_CALL_RE = re.compile(r"\bself\.(\w+)\s*\(")
+# Text that differentiates an output by an input: `torch.autograd.grad(u, t, ...)`.
+AUTOGRAD_GRAD_RE = re.compile(r"\bautograd\.grad\(")
 # A module's `forward` that needs grad on: it runs a backward pass itself (a meta-learner), or
 # asserts its output requires grad (`assert qvalues.requires_grad`, a course's sanity check).
 FORWARD_NEEDS_GRAD_RE = re.compile(r"\.backward\(|\bassert\s+[\w.\[\]]+\.requires_grad\b")
