@@ -3202,3 +3202,39 @@ def test_twin_an_accumulated_loss_of_a_torch_criterion_keeps_its_safe_fix(tmp_pa
     )
     found = [line for line in findings(capsys, tmp_path) if "GG301" in line]
     assert found and all(line.endswith("[*]") for line in found), found
+
+
+ACCURACY_HELPER = """
+    import torch
+
+
+    def check_acc(scores, labels):
+        predicted = torch.as_tensor(scores).argmax(1)
+        return torch.mean((predicted == torch.as_tensor(labels)).float())
+"""
+
+ACCURACY_REPORT = """
+    import torch
+    from helpers import *
+
+
+    def report(scores, labels):
+        print("accuracy:", check_acc(scores, labels)[0])
+"""
+
+
+def test_indexing_a_mean_another_files_function_returns_is_a_zero_dim_index(tmp_path, capsys):
+    write(tmp_path, "helpers.py", ACCURACY_HELPER)
+    write(tmp_path, "report.py", ACCURACY_REPORT)
+    found = [line for line in findings(capsys, tmp_path) if "GG105" in line]
+    assert len(found) == 1 and "report.py:7" in found[0], found
+
+
+def test_twin_indexing_a_list_another_files_function_returns_is_quiet(tmp_path, capsys):
+    write(
+        tmp_path,
+        "helpers.py",
+        ACCURACY_HELPER.replace("return torch.mean(", "return [torch.mean(").replace(".float())\n", ".float())]\n"),
+    )
+    write(tmp_path, "report.py", ACCURACY_REPORT)
+    assert not any("GG105" in line for line in findings(capsys, tmp_path))

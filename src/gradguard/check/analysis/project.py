@@ -149,6 +149,10 @@ class ProjectIndex:
     # module -> the names of its module-level functions that load weights from a file and hand
     # something back (`def get_checkpoint_resnet(path): ...; net.load_state_dict(...); return net`)
     loading_functions: dict = field(default_factory=dict)
+    # module -> the names of its module-level functions whose text returns a full reduction
+    # (`return torch.mean(correct.float())`): a call of one may be a 0-dim tensor
+    # (``zero_dim.ZERO_DIM_HINTS``: `checkAcc(model, x, y)[0]` raises IndexError)
+    reducing_functions: dict = field(default_factory=dict)
     # module -> {function: its text}: functions whose text sets `requires_grad` in a loop over
     # `.parameters()` (`def frozon(model): for p in model.parameters(): p.requires_grad = False`),
     # read by `steps.frozen_models` where another file calls them
@@ -309,6 +313,15 @@ class ProjectIndex:
             )
         return names
 
+    def reducing_function_names(self) -> frozenset:
+        """The names of the functions of the run that return a full reduction (made once)."""
+        names = self.__dict__.get("_reducing_function_names")
+        if names is None:
+            names = self.__dict__["_reducing_function_names"] = frozenset(
+                name for names in self.reducing_functions.values() for name in names
+            )
+        return names
+
     def running_method_names(self) -> frozenset:
         """The names of the methods by which some module class of the run runs it (made once)."""
         names = self.__dict__.get("_running_method_names")
@@ -433,6 +446,8 @@ class ProjectIndex:
         h.update(f"stored otherwise:{sorted(self.other_stores)}\n".encode())
         for name in sorted(self.loading_functions):
             h.update(f"loading {name}:{sorted(self.loading_functions[name])}\n".encode())
+        for name in sorted(self.reducing_functions):
+            h.update(f"reducing {name}:{sorted(self.reducing_functions[name])}\n".encode())
         return h.hexdigest()[:16]
 
 
@@ -600,6 +615,8 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
                 index.reading_functions.setdefault(name, set()).add(match.group(1))
             if _LOADS_WEIGHTS_RE.search(body) is not None and _RETURNS_RE.search(body) is not None:
                 index.loading_functions.setdefault(name, set()).add(match.group(1))
+            if "return" in body and vocab.RETURNS_A_REDUCTION_RE.search(body) is not None:
+                index.reducing_functions.setdefault(name, set()).add(match.group(1))
             if "requires_grad" in body and ".parameters()" in body:
                 index.freezing_functions.setdefault(name, {})[match.group(1)] = body
     index.reexports.update(_reexports(index, texts, bases))

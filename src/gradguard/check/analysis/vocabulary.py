@@ -461,6 +461,11 @@ def names_an_environment(receiver: ast.AST) -> bool:
 
 
 SELF_CALL_RE = re.compile(r"\bself\.(\w+)\s*\(")
+# A `return` of a full reduction: `return torch.mean(...)`, `return(torch.mean(...))`,
+# `return (pred == y).float().mean()`.
+RETURNS_A_REDUCTION_RE = re.compile(
+    r"^[ \t]*return\b[ \t(]*(?:torch\.(?:mean|sum)\(|[^\n#]*\.(?:mean|sum)\(\)[ \t)]*(?:#[^\n]*)?$)", re.M
+)
 # Text that differentiates an output by an input: `torch.autograd.grad(u, t, ...)`.
 AUTOGRAD_GRAD_RE = re.compile(r"\bautograd\.grad\(")
 # A module's `forward` that needs grad on: it runs a backward pass itself (a meta-learner), or

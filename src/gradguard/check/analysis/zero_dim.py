@@ -13,8 +13,9 @@ import ast
 from dataclasses import dataclass, field
 from typing import Optional
 
+from gradguard.check.analysis.project import current as current_project
 from gradguard.check.analysis.values import Kind, Role
-from gradguard.check.analysis.vocabulary import FULL_REDUCTIONS, constant_of
+from gradguard.check.analysis.vocabulary import FULL_REDUCTIONS, RETURNS_A_REDUCTION_RE, constant_of
 
 # Calls between the tensor and the index that keep it 0-dim (and a tensor, or for
 # `.numpy()` a 0-d array, which cannot be indexed either).
@@ -93,6 +94,7 @@ ZERO_DIM_HINTS = (
 @dataclass
 class _ScopeHints:
     found: dict = field(default_factory=dict)  # id(scope node) -> bool
+    reducing: Optional[frozenset] = None  # `reducing_functions`
 
 
 def _scope_makes_zero_dim(ctx) -> bool:
@@ -101,8 +103,32 @@ def _scope_makes_zero_dim(ctx) -> bool:
     found = hints.get(id(scope))
     if found is None:
         text = ctx.source.text if scope is ctx.tree else ctx.text(scope)
-        found = hints[id(scope)] = any(hint in text for hint in ZERO_DIM_HINTS)
+        found = hints[id(scope)] = any(hint in text for hint in ZERO_DIM_HINTS) or any(
+            f"{name}(" in text for name in reducing_functions(ctx)
+        )
     return found
+
+
+def reducing_functions(ctx) -> frozenset:
+    """How the file calls the functions, its own or the run's, whose text returns a full
+    reduction (``RETURNS_A_REDUCTION_RE``): ``checkAcc(model, x, y)[0]`` of ``return
+    torch.mean(...)``, made once per file."""
+    state = ctx.state(_ScopeHints)
+    if state.reducing is None:
+        own = {
+            stmt.name
+            for stmt in ctx.tree.body
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and RETURNS_A_REDUCTION_RE.search(ctx.text(stmt)) is not None
+        }
+        project = current_project()
+        imported = (
+            project.spellings(ctx.filename, ctx.imports.names, project.reducing_functions)
+            if project is not None
+            else frozenset()
+        )
+        state.reducing = frozenset(own) | imported
+    return state.reducing
 
 
 def zero_dim_index_above(ctx, data_node: ast.Attribute) -> Optional[ZeroDimIndex]:

@@ -4,7 +4,9 @@
 Flags `[0]` (and `[-1]`) on a tensor that has no dimensions: a loss from a criterion or a
 loss function (unless built with `reduction="none"`), a full reduction (`x.sum()`,
 `(pred == y).sum()`, `torch.mean(x)`), arithmetic on those; directly (`loss[0]`) or through
-`.data`, `.cpu()`, `.detach()` or `.numpy()` (`loss.data[0]`, `loss.cpu().data.numpy()[0]`).
+`.data`, `.cpu()`, `.detach()` or `.numpy()` (`loss.data[0]`, `loss.cpu().data.numpy()[0]`);
+also what a function of the file or of another file of the run returns that way
+(`check_acc(scores, labels)[0]` of `return torch.mean(...)`).
 Where a value is known only from its name (`loss = loss_fn(out, y)` with `loss_fn` a
 parameter), only the `.data[0]` / `.numpy()[0]` forms are flagged: `compute_loss(...)[0]` may
 take the first item of a tuple; but a name the code only sets to a number and adds to
@@ -56,10 +58,14 @@ Python number that `loss.data[0]` returned before PyTorch 0.4.
 from __future__ import annotations
 
 import ast
+from typing import Optional
 
-from gradguard.check.analysis.zero_dim import ZERO_DIM_HINTS, zero_dim_index
+from gradguard.check.analysis.project import current as current_project
+from gradguard.check.analysis.vocabulary import RETURNS_A_REDUCTION_RE
+from gradguard.check.analysis.zero_dim import ZERO_DIM_HINTS, reducing_functions, zero_dim_index
 from gradguard.check.model import Applicability, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
+from gradguard.check.triggers import TextSearch
 from gradguard.common.text import short
 
 _PLAIN = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
@@ -75,7 +81,38 @@ class ZeroDimIndex(Rule):
     triggers = (".data", "numpy", *ZERO_DIM_HINTS)
     function_triggers = triggers
 
+    def applies_to(self, text: str, search: Optional[TextSearch] = None) -> bool:
+        """One of ``triggers`` occurs, a function of the file returns a full reduction, or the
+        file calls one of the run's (``check_acc(scores, labels)[0]`` in a file whose own text
+        shows none)."""
+        if super().applies_to(text, search):
+            return True
+        if ("mean(" in text or "sum(" in text) and RETURNS_A_REDUCTION_RE.search(text) is not None:
+            return True  # a function of the file returns one
+        project = current_project()
+        return project is not None and any(f"{name}(" in text for name in project.reducing_function_names())
+
+    def file_function_triggers(self, ctx) -> frozenset:
+        """Calls of the functions, the file's or the run's, that return a full reduction
+        (``checkAcc(model, x, y)[0]`` of ``return torch.mean(...)``)."""
+        return frozenset(f"{name}(" for name in reducing_functions(ctx))
+
     valid = (
+        # A helper handing back a list holding the mean: its first item is the tensor.
+        Valid(
+            """
+            import torch
+
+
+            def accuracy(scores, labels):
+                predicted = torch.as_tensor(scores).argmax(1)
+                return [torch.mean((predicted == torch.as_tensor(labels)).float())]
+
+
+            def report(scores, labels):
+                print("accuracy:", accuracy(scores, labels)[0])
+            """
+        ),
         Valid(
             """
             import torch.nn as nn
@@ -128,6 +165,38 @@ class ZeroDimIndex(Rule):
         ),
     )
     invalid = (
+        # A helper of the file returning a mean, indexed where it is called (in a function whose own
+        # text shows no 0-dim value).
+        Invalid(
+            """
+            import torch
+
+
+            def accuracy(scores, labels):
+                predicted = torch.as_tensor(scores).argmax(1)
+                return torch.mean((predicted == torch.as_tensor(labels)).float())
+
+
+            def report(scores, labels):
+                print("accuracy:", accuracy(scores, labels)[0])
+            """,
+            line=10,
+            column=24,
+            message="`accuracy(scores, labels)[0]` indexes a 0-dim tensor: IndexError since PyTorch 0.4; use "
+            "`accuracy(scores, labels).item()`",
+            fixed="""
+            import torch
+
+
+            def accuracy(scores, labels):
+                predicted = torch.as_tensor(scores).argmax(1)
+                return torch.mean((predicted == torch.as_tensor(labels)).float())
+
+
+            def report(scores, labels):
+                print("accuracy:", accuracy(scores, labels).item())
+            """,
+        ),
         # `torch.dot` of two vectors is 0-dim, like a full reduction.
         Invalid(
             """
