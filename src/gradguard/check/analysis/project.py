@@ -306,20 +306,17 @@ class ProjectIndex:
 
     def reading_function_names(self) -> frozenset:
         """The names of the functions of the run whose text reads values (made once)."""
-        names = self.__dict__.get("_reading_function_names")
-        if names is None:
-            names = self.__dict__["_reading_function_names"] = frozenset(
-                name for names in self.reading_functions.values() for name in names
-            )
-        return names
+        return self._function_names("_reading_function_names", self.reading_functions)
 
     def reducing_function_names(self) -> frozenset:
         """The names of the functions of the run that return a full reduction (made once)."""
-        names = self.__dict__.get("_reducing_function_names")
+        return self._function_names("_reducing_function_names", self.reducing_functions)
+
+    def _function_names(self, key: str, functions: dict) -> frozenset:
+        """The names a ``module -> names`` field lists, whatever the module, kept under ``key``."""
+        names = self.__dict__.get(key)
         if names is None:
-            names = self.__dict__["_reducing_function_names"] = frozenset(
-                name for names in self.reducing_functions.values() for name in names
-            )
+            names = self.__dict__[key] = frozenset(name for names in functions.values() for name in names)
         return names
 
     def running_method_names(self) -> frozenset:
