@@ -350,27 +350,15 @@ def _returned_frozen(ctx, name: str) -> Optional[tuple]:
     if "requires_grad" not in ctx.text(function):
         return None
     known = ctx.state(_FreezeEffects).by_scope
-    effects = known.get(id(function))
-    if effects is None:
+    if id(function) not in known:
         known[id(function)] = []  # a function binding its own result (recursion) sees no effect
-        effects = known[id(function)] = _freeze_effects(ctx, function)
-    latest: dict = {}
-    for position, module, frozen, _statement in effects:
-        if module not in latest or latest[module][0] < position:
-            latest[module] = (position, frozen)
+        known[id(function)] = _freeze_effects(ctx, function)
     shapes = set()
     for node in own_nodes(function):
         if isinstance(node, ast.Return) and node.value is not None:
+            frozen = frozen_models(ctx, function, node)
             parts = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
-            shapes.add(
-                tuple(
-                    isinstance(part, ast.Name)
-                    and part.id in latest
-                    and latest[part.id][1]
-                    and latest[part.id][0] < (node.lineno, node.col_offset)
-                    for part in parts
-                )
-            )
+            shapes.add(tuple(isinstance(part, ast.Name) and part.id in frozen for part in parts))
     return shapes.pop() if len(shapes) == 1 else None
 
 
