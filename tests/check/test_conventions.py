@@ -445,6 +445,10 @@ def test_an_indented_notebook_cell_is_checked_as_jupyter_runs_it(repo, capsys):
         ("class Box[T]:\n    pass\n", "generic classes (PEP 695) need Python 3.12"),
         ('print(f"{d["k"]:.3f}")\n', "f-strings reusing their quote inside `{...}` (PEP 701) need Python 3.12"),
         ("x = rf'{a['b']}'\n", "f-strings reusing their quote inside `{...}` (PEP 701) need Python 3.12"),
+        ("print(f'loss: {\n      loss:.4f}')\n", "f-strings whose `{...}` spans lines (PEP 701) need Python 3.12"),
+        ("print(f'{a} and {\n      b}')\n", "f-strings whose `{...}` spans lines (PEP 701) need Python 3.12"),
+        ("print(f\"{'\\n'.join(lines)}\")\n", "backslashes inside an f-string's `{...}` (PEP 701) need Python 3.12"),
+        ('print(f"{a # the count}")\n', "comments inside an f-string's `{...}` (PEP 701) need Python 3.12"),
     ],
 )
 def test_syntax_of_a_newer_python_says_which(repo, capsys, source, what):
@@ -458,7 +462,10 @@ def test_syntax_of_a_newer_python_says_which(repo, capsys, source, what):
     )
 
 
-@pytest.mark.parametrize("line", ['print(f"{d[\'k\']}" + f"{e}")', 's = f\'{a}\' + "{b""', 'x = "f{" + "a"'])
+@pytest.mark.parametrize(
+    "line",
+    ['print(f"{d[\'k\']}" + f"{e}")', 's = f\'{a}\' + "{b""', 'x = "f{" + "a"', "x = f'{a}' + '{", 'y = "f{a"'],
+)
 def test_twin_a_plain_syntax_error_beside_f_strings_is_no_newer_syntax(line):
     from gradguard.check.source import newer_syntax
 

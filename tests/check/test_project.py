@@ -66,6 +66,32 @@ def test_index_knows_module_subclasses_across_the_file_and_their_layers(tmp_path
     assert index.classes["model.Net"].layers == {"Dropout"}
 
 
+def test_nested_layers_follow_the_import_where_two_classes_share_a_name(tmp_path):
+    # `CAM` in cam.py holds dropout, another `CAM` in cams.py does not: the wrapper's file
+    # imports the first, so it holds dropout; a file importing neither knows nothing.
+    (tmp_path / "models").mkdir()
+    cam = write(
+        tmp_path / "models",
+        "cam.py",
+        "import torch.nn as nn\nclass CAM(nn.Module):\n    def __init__(self):\n        self.d = nn.Dropout2d(0.5)\n",
+    )
+    cams = write(
+        tmp_path / "models",
+        "cams.py",
+        "import torch.nn as nn\nclass CAM(nn.Module):\n    def __init__(self):\n        self.c = nn.Conv2d(1, 1, 1)\n",
+    )
+    wrapper = (
+        "import torch.nn as nn\n{imp}\nclass Generator(nn.Module):\n    def __init__(self):\n        self.cam = CAM()\n"
+    )
+    one = write(tmp_path / "models", "gen.py", wrapper.format(imp="from models.cam import CAM"))
+    other = write(tmp_path / "models", "gen2.py", wrapper.format(imp="from models.cams import CAM"))
+    neither = write(tmp_path / "models", "gen3.py", wrapper.format(imp="CAM = None"))
+    index = build_index([str(p) for p in (cam, cams, one, other, neither)])
+    assert index.classes["gen.Generator"].layers == {"Dropout2d"}
+    assert index.classes["gen2.Generator"].layers == frozenset()
+    assert index.classes["gen3.Generator"].layers == frozenset()
+
+
 def test_index_records_whether_other_files_call_a_function_under_no_grad(tmp_path):
     utils = write(tmp_path, "utils.py", "import torch\n\ndef evaluate(model, data):\n    return model(data)\n")
     main_py = write(

@@ -258,6 +258,33 @@ def test_set_grad_enabled_with_a_value_is_maybe():
     assert mode is GradMode.MAYBE
 
 
+@pytest.mark.parametrize(
+    "manager",
+    ["torch.autograd.profiler.profile()", "torch.autograd.detect_anomaly()", "torch.autograd.graph.save_on_cpu()"],
+)
+def test_autograd_context_managers_that_keep_the_mode_keep_it(manager):
+    _, mode = ask(
+        f"""
+        import torch
+        with {manager} as prof:
+            out = model(x)  # <- x
+        """
+    )
+    assert mode is GradMode.ENABLED
+
+
+def test_twin_an_unknown_manager_naming_grad_may_change_the_mode():
+    _, mode = ask(
+        """
+        import torch
+        from helpers import grad_scope
+        with grad_scope(False):
+            out = model(x)  # <- x
+        """
+    )
+    assert mode is GradMode.MAYBE
+
+
 def test_decorated_function_starts_with_grad_disabled():
     _, mode = ask(
         """
@@ -1261,6 +1288,13 @@ def test_an_optimizer_attribute_of_self_set_from_a_parameter_is_a_weak_optimizer
         ("print(p.grad)", False),
         ("g = p.grad.clone()", False),
         ("optimizer.step()", False),
+        ("p.grad.data.mul_(0)", True),
+        ("p.grad.detach_().zero_()", True),
+        ("p.grad /= p.grad.norm()", False),
+        ("p.grad *= scale", False),
+        ("p.grad.data.clamp_(-1, 1)", False),
+        ("p.grad.div_(world_size)", False),
+        ("p.grad.mul_(mask)", False),
     ],
 )
 def test_what_resets_gradients(line, zeroes):

@@ -19,7 +19,8 @@ still checked.
 Nothing in the file was checked, so every other rule is silent about it. The message says
 why: the syntax error with its line and column, or the Python version a newer syntax needs
 (`type` statements, generic functions and classes, `except*`, f-strings that reuse their quote
-inside a replacement field, `f"{d["k"]}"`: run gradguard with that Python).
+inside a replacement field, `f"{d["k"]}"`, or whose replacement field spans lines or holds a
+backslash or a comment: run gradguard with that Python).
 
 ## Example
 ```python

@@ -136,7 +136,20 @@ _NEWER_SYNTAX = (
         "f-strings reusing their quote inside `{...}` (PEP 701)",
         (3, 12),
     ),
+    # `f'loss: {` then `loss:.4f}'` on the next line: a replacement field spanning lines
+    (
+        r".*?(?<![\w\"'])(?:[fF][rR]?|[rR][fF])([\"'])(?!\1\1)(?:(?!\1)[^{])*"
+        r"(?:\{(?:(?!\1)[^}])*\}(?:(?!\1)[^{])*)*\{(?:(?!\1)[^}])*$",
+        "f-strings whose `{...}` spans lines (PEP 701)",
+        (3, 12),
+    ),
 )
+
+# Older parsers' own words for what PEP 701 allows in an f-string's `{...}`.
+_NEWER_SYNTAX_MESSAGES = {
+    "f-string expression part cannot include a backslash": "backslashes inside an f-string's `{...}` (PEP 701)",
+    "f-string expression part cannot include '#'": "comments inside an f-string's `{...}` (PEP 701)",
+}
 
 
 def newer_syntax(line: str) -> Optional[str]:
@@ -165,7 +178,10 @@ def parse(text: str, filename: str) -> ast.Module:
         msg = exc.msg or "invalid syntax"
         row = exc.lineno or 1
         source = SourceText(text)
-        if 1 <= row <= len(source.line_starts):
+        if msg in _NEWER_SYNTAX_MESSAGES and sys.version_info < (3, 12):
+            running = f"{sys.version_info[0]}.{sys.version_info[1]}"
+            msg = f"{_NEWER_SYNTAX_MESSAGES[msg]} need Python 3.12; gradguard runs on Python {running}"
+        elif 1 <= row <= len(source.line_starts):
             msg = newer_syntax(source.line(row)) or msg
         raise SourceError(f"SyntaxError: {msg}", row, exc.offset or 1) from None
     except MemoryError:

@@ -20,6 +20,7 @@ from gradguard.check.analysis.values import Kind, Role
 from gradguard.check.analysis.vocabulary import (
     ALIAS_ATTRIBUTES,
     ALIAS_METHODS,
+    DEPRECATED_INIT_FILLS,
     DIMENSION_KEYWORDS,
     INPLACE_VALUE_METHODS,
     META_INPLACE_METHODS,
@@ -647,7 +648,8 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
                 and not isinstance(par.func, ast.Attribute)
                 or (par.args[0] is cur and qual.startswith("torch.nn.init.") and qual not in _INIT_READS)
             ):
-                how = "init" if qual.startswith("torch.nn.init.") and qual.endswith("_") else "inplace_call"
+                fill = qual.startswith("torch.nn.init.") and qual.endswith("_") or qual in DEPRECATED_INIT_FILLS
+                how = "init" if fill else "inplace_call"
                 return DataAccess(node, "write", how=how, site=par)
             if (
                 par.args[0] is cur

@@ -15,6 +15,7 @@ from gradguard.check.analysis.imports import ImportMap
 from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.vocabulary import (
     ENABLE_NAMES,
+    GRAD_MODE_KEEPING_NAMES,
     GRAD_MODE_NAMES,
     GRAD_OFF_NAMES,
     INFERENCE_NAMES,
@@ -126,6 +127,8 @@ def _classify(expr: ast.AST, imports: ImportMap) -> Optional[RegionKind]:
                 return MAYBE
             return ENABLE if value else NO_GRAD
         return MAYBE
+    if qual in GRAD_MODE_KEEPING_NAMES:
+        return None  # `torch.autograd.profiler.profile()`: "grad" in the name, not in what it does
     if _mentions_grad(expr):
         return MAYBE
     return None

@@ -4290,7 +4290,8 @@ class SemanticModel:
     def zeroes_grad_in(self, node: ast.AST) -> bool:
         """Whether the code of ``node`` (nested functions included: an optimizer's closure)
         resets gradients: ``zero_grad()`` on anything, ``p.grad = None``, ``p.grad.zero_()``,
-        ``p.grad.data.zero_()``, ``p.grad *= 0``, ``del p.grad``."""
+        ``p.grad.data.zero_()``, ``p.grad *= 0``, ``del p.grad`` (not ``p.grad /= norm`` nor
+        ``p.grad.clamp_(-1, 1)``, which keep what it accumulated)."""
         return any(_resets_grad(sub) for sub in walk_in_order(node))
 
     def grad_resets_in(self, node: ast.AST) -> list:
@@ -4897,17 +4898,29 @@ def _resets_grad(node: ast.AST) -> bool:
         if isinstance(func, ast.Attribute):
             if func.attr == "zero_grad":
                 return True
-            return func.attr in _GRAD_RESETTING_METHODS and _grad_attribute(func.value)
+            if not _grad_attribute(func.value):
+                return False
+            if func.attr == "mul_":
+                return len(node.args) == 1 and _is_zero(node.args[0])  # `p.grad.data.mul_(0)`
+            return func.attr in _GRAD_OVERWRITING_METHODS
         return isinstance(func, ast.Name) and func.id == "zero_grad"
     if isinstance(node, (ast.Assign, ast.Delete)):
         targets = node.targets
         return any(_grad_attribute(t) or (isinstance(t, ast.Subscript) and _grad_attribute(t.value)) for t in targets)
     if isinstance(node, ast.AugAssign):
-        return _grad_attribute(node.target)
+        return _grad_attribute(node.target) and isinstance(node.op, ast.Mult) and _is_zero(node.value)  # `p.grad *= 0`
     return False
 
 
-_GRAD_RESETTING_METHODS = vocab.INPLACE_VALUE_METHODS | {"detach_"}  # on `p.grad`: `p.grad.zero_()`
+def _is_zero(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and not isinstance(node.value, bool) and node.value == 0
+
+
+# In-place methods on `p.grad` that overwrite what it accumulated (`p.grad.zero_()`,
+# `p.grad.data.fill_(0)`, `p.grad.copy_(g)`; `detach_()` and `requires_grad_(False)` come with
+# `zero_()` in `zero_grad`'s own code). Scaling or clipping it (`p.grad /= norm`,
+# `p.grad.data.clamp_(-1, 1)`) keeps the sum: not a reset.
+_GRAD_OVERWRITING_METHODS = frozenset({"zero_", "fill_", "copy_", "set_", "detach_", "requires_grad_"})
 
 
 def _all_classes(tree: ast.Module) -> list:

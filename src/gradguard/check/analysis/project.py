@@ -652,7 +652,7 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
     module_classes_by_short: dict = {}  # a module class's own name -> the run's module classes of that name
     for qualified in module_classes:
         module_classes_by_short.setdefault(qualified.rsplit(".", 1)[1], set()).add(qualified)
-    all_layers = _nested_layers(bodies, module_classes, module_classes_by_short)
+    all_layers = _nested_layers(bodies, module_classes, module_classes_by_short, texts)
     stored_calls = {qualified: _STORED_CALL_RE.findall(bodies[qualified]) for qualified in bases}
     for qualified in bases:
         layers = all_layers.get(qualified, frozenset())
@@ -856,11 +856,12 @@ def _read(path: str) -> Optional[str]:
 _METHOD_RE = re.compile(r"^([ \t]+)(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.M)
 
 
-def _nested_layers(bodies: dict, module_classes: set, by_short: dict) -> dict:
+def _nested_layers(bodies: dict, module_classes: set, by_short: dict, texts: dict) -> dict:
     """Each module class of the run -> the dropout and batch norm layers it holds: those its body
     builds, and those of the run's module classes it builds (`self.block = ResBlock(...)`, a
     `ResBlock` with an `nn.Dropout`), through any depth (``by_short``: the module classes by
-    their own names)."""
+    their own names; ``texts``: module name -> (path, text), to read which of several classes of
+    one name a file imports)."""
     own = {q: frozenset(_LAYER_RE.findall(bodies[q])) for q in module_classes}
     built: dict = {}
     for qualified in module_classes:
@@ -868,8 +869,11 @@ def _nested_layers(bodies: dict, module_classes: set, by_short: dict) -> dict:
         others = set()
         for name in set(_CALLED_NAME_RE.findall(bodies[qualified])) - {short}:
             candidates = by_short.get(name, set())
-            # the class of that name in the same file, else the run's one class of that name
+            # the class of that name in the same file, else the run's one class of that name,
+            # else the one the file imports (`from models.cam import CAM` beside another `CAM`)
             same_file = {c for c in candidates if c.rpartition(".")[0] == module}
+            if not same_file and len(candidates) > 1:
+                same_file = _imported_candidates(texts.get(module, ("", ""))[1], name, candidates)
             others |= same_file or (candidates if len(candidates) == 1 else set())
         built[qualified] = others
     found = dict(own)
@@ -882,6 +886,18 @@ def _nested_layers(bodies: dict, module_classes: set, by_short: dict) -> dict:
                 found[qualified] = grown
                 changed = True
     return found
+
+
+def _imported_candidates(text: str, name: str, candidates: set) -> set:
+    """The one of ``candidates`` (classes named ``name`` in several modules of the run) that
+    ``text`` imports by its module's name (``from models.cam import CAM``), or none."""
+    chosen = set()
+    for candidate in candidates:
+        module = candidate.rpartition(".")[0].rpartition(".")[2]
+        pattern = rf"^[ \t]*from[ \t]+(?:[\w.]+\.)?{re.escape(module)}[ \t]+import[ \t][^\n]*\b{re.escape(name)}\b"
+        if re.search(pattern, text, re.M):
+            chosen.add(candidate)
+    return chosen if len(chosen) == 1 else set()
 
 
 def _delegating_to_quiet(methods: dict, quiet: frozenset, running: frozenset) -> frozenset:

@@ -27,6 +27,25 @@ SET_ENABLED_NAMES = frozenset(
 )
 GRAD_MODE_NAMES = NO_GRAD_NAMES | INFERENCE_NAMES | ENABLE_NAMES | SET_ENABLED_NAMES
 GRAD_OFF_NAMES = NO_GRAD_NAMES | INFERENCE_NAMES | SET_ENABLED_NAMES  # what can disable grad
+# Context managers of `torch.autograd` that leave the grad mode as it is: profilers, anomaly
+# detection, saved-tensor hooks, forward-mode AD's level (their names say "grad", their code
+# never sets the mode).
+GRAD_MODE_KEEPING_NAMES = frozenset(
+    {
+        "torch.autograd.profiler.profile",
+        "torch.autograd.profiler.record_function",
+        "torch.autograd.profiler.emit_nvtx",
+        "torch.autograd.profiler.emit_itt",
+        "torch.autograd.detect_anomaly",
+        "torch.autograd.set_detect_anomaly",
+        "torch.autograd.anomaly_mode.detect_anomaly",
+        "torch.autograd.anomaly_mode.set_detect_anomaly",
+        "torch.autograd.graph.saved_tensors_hooks",
+        "torch.autograd.graph.save_on_cpu",
+        "torch.autograd.graph.disable_saved_tensors_hooks",
+        "torch.autograd.forward_ad.dual_level",
+    }
+)
 
 # -- autograd entry points ------------------------------------------------------------------
 BACKWARD_FUNCTIONS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
@@ -35,6 +54,14 @@ BACKWARD_FUNCTIONS = frozenset({"torch.autograd.grad", "torch.autograd.backward"
 BACKWARD_CALL_NAMES = frozenset({"backward", "grad"})
 VARIABLE_NAMES = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 PARAMETER_NAMES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+# `torch.nn.init`'s fills under their old names, without `_`: deprecated wrappers of the fills
+# (`xavier_normal` calls `xavier_normal_`), which run under `no_grad` like them.
+DEPRECATED_INIT_FILLS = frozenset(
+    f"torch.nn.init.{name}"
+    for name in _words(
+        "uniform normal constant eye dirac xavier_uniform xavier_normal kaiming_uniform kaiming_normal orthogonal sparse"
+    )
+)
 AUTOGRAD_FUNCTION_BASES = frozenset(
     {
         "torch.autograd.Function",

@@ -8,7 +8,8 @@ in-place method itself shows `t.data` is a tensor: `p.data.mul_(d)`, `p.data.cop
 the tensor itself (`v.data.resize_(x.size()).copy_(x)`, the old way of loading a batch into
 a preallocated `Variable`; also in a file that packs sequences, where a read of an unknown
 `x.data` may be a `PackedSequence`'s field), and `.data` passed as the tensor an in-place
-function fills (`nn.init.normal_(m.weight.data)`, `trunc_normal_(w.data)`).
+function fills (`nn.init.normal_(m.weight.data)`, also under the old names without `_`:
+`init.xavier_normal(m.weight.data)`; `trunc_normal_(w.data)`).
 Also flagged: a shape-only in-place method called on `.data` and its result thrown away
 (`feature.data.t_()`, `x.data.unsqueeze_(0)`): `.data` returns a new alias each time, so only
 that alias is reshaped and the tensor keeps its shape.
@@ -898,6 +899,28 @@ class TensorDataWrite(Rule):
             import torch.nn as nn
             def init(m):
                 nn.init.normal_(m.weight, 0, 0.02)
+            """,
+        ),
+        # The old name without `_` (deprecated, a wrapper of `xavier_normal_`): the same initialiser.
+        Invalid(
+            """
+            import torch.nn as nn
+            import torch.nn.init as init
+
+            def initialize_weights(m):
+                if isinstance(m, nn.Linear):
+                    init.xavier_normal(m.weight.data)
+            """,
+            line=6,
+            column=28,
+            message="`m.weight.data` passed to an initialiser: `nn.init` already runs under `no_grad`, and `.data` only skips the version counter; pass `m.weight`",
+            fixed="""
+            import torch.nn as nn
+            import torch.nn.init as init
+
+            def initialize_weights(m):
+                if isinstance(m, nn.Linear):
+                    init.xavier_normal(m.weight)
             """,
         ),
         Invalid(

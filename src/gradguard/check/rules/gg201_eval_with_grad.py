@@ -8352,6 +8352,24 @@ class EvalWithGrad(Rule):
             "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
             "`with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
+        # Profiled with autograd's profiler, which leaves the grad mode as it is.
+        Invalid(
+            """
+            import torch
+            import torchvision
+
+            model = torchvision.models.resnet18(weights="DEFAULT")
+            model.eval()
+            with torch.autograd.profiler.profile() as prof:
+                out = model(img)
+            print(prof.key_averages().table())
+            """,
+            line=7,
+            column=11,
+            message="`model(...)` runs with grad enabled after `model.eval()` (line 5), and nothing in this "
+            "module uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation "
+            "under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A feature extractor of a trained model runs that model, with its weights.
         Invalid(
             """

@@ -3,18 +3,21 @@
 ## What it does
 Flags a call of a model inside `with torch.no_grad():` / `torch.inference_mode()` (or a
 function decorated with them) when the code shows all of:
-- the model's class has `Dropout` or `BatchNorm` layers (its own layers, its submodules'
-  classes of the file, a torch layer, or a torchvision classification model: `resnet18(...)`
-  holds batch norm, `vgg16(...)` dropout);
+- the model's class has `Dropout` or `BatchNorm` layers (its own layers, those of the module
+  classes it builds, of the file or of another file of the run: where two classes of the run
+  share a name, the one its file imports; a torch layer, or a torchvision classification model:
+  `resnet18(...)` holds batch norm, `vgg16(...)` dropout);
 - the model is in training mode on every path to the call: built and never switched, or
   switched back with `.train()`; no `.eval()` / `.train(False)` of it anywhere in the file, and it
   is not handed before the call to a function that may switch it (a function of the file that
   calls `.eval()`, or a function of another file);
 - the call evaluates: it runs in a function named for evaluation (`evaluate`, `validate`,
-  `test`, `predict`, ...), inside a loop over validation or test data, or on such data (also
+  `test`, `predict`, ...) or in one called only from such functions (`run_test` handing its
+  loaded `netG` to `get_profile_pred(netG, X_test, ...)`), inside a loop over validation or
+  test data, or on such data (also
   known by its names alone: `model(test_categorical, test_cont)`, `net(X_test)`, unless each
   is made from a shape alone: `test_input = torch.randn(1, 3, 224, 224)` is a shape check).
-Models without dropout or batch norm, whose class is not in the file (nor one of torchvision's
+Models without dropout or batch norm, whose class the run does not show (nor one of torchvision's
 classification models), and `no_grad` code that
 is not evaluation (computing GAN fakes or RL targets) are not flagged; nor is a region that
 itself calls `.train()` on the model (re-estimating batch-norm statistics).
@@ -126,6 +129,38 @@ class NoGradWithoutEval(Rule):
     function_names = ("torch.no_grad", "torch.inference_mode")
 
     valid = (
+        # The same helper also called from the training loop: not only evaluation.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 8)
+                    self.drop = nn.Dropout(0.5)
+
+                def forward(self, x):
+                    return self.drop(self.fc(x))
+
+            def profile_pred(model, patches):
+                out = []
+                for patch in patches:
+                    with torch.no_grad():
+                        out.append(model(patch).numpy())
+                return out
+
+            def run_test(net, patches):
+                return profile_pred(net, patches)
+
+            def train(net, patches, opt):
+                targets = profile_pred(net, patches)
+                loss = net(patches[0]).sum()
+                loss.backward()
+                opt.step()
+            """
+        ),
         # The same decoder switched to evaluation mode before the script hands it on.
         Valid(
             """
@@ -520,6 +555,38 @@ class NoGradWithoutEval(Rule):
             "and its batch norm layers normalise with the batch's statistics and update their running averages; call "
             "`model.eval()` before evaluating (and `model.train()` to resume training)",
         ),
+        # A helper called only from a function named for evaluation (`run_test`) evaluates too.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 8)
+                    self.drop = nn.Dropout(0.5)
+
+                def forward(self, x):
+                    return self.drop(self.fc(x))
+
+            def profile_pred(model, patches):
+                out = []
+                for patch in patches:
+                    with torch.no_grad():
+                        out.append(model(patch).numpy())
+                return out
+
+            def run_test(path, patches):
+                net = Net()
+                net.load_state_dict(torch.load(path))
+                return profile_pred(net, patches)
+            """,
+            line=17,
+            column=24,
+            message="`model` is evaluated under `no_grad` in training mode: its dropout layers still drop "
+            "activations; call `model.eval()` before evaluating (and `model.train()` to resume training)",
+        ),
         Invalid(
             """
             import torch
@@ -709,9 +776,11 @@ def _trained_in_region(ctx, call: ast.Call, shown: str) -> bool:
 
 
 def _evaluates(ctx, call: ast.Call, scope: ast.AST) -> bool:
-    """The call evaluates: in a function named for it, in a loop over evaluation data, or on
-    evaluation data."""
-    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and _named_for_evaluation(ctx, scope.name):
+    """The call evaluates: in a function named for it or called only from such functions, in a
+    loop over evaluation data, or on evaluation data."""
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+        _named_for_evaluation(ctx, scope.name) or _called_only_to_evaluate(ctx, scope)
+    ):
         return True
     model = ctx.model
     if any(model.value(arg).split is Split.EVAL for arg in call.args):
@@ -728,6 +797,21 @@ def _evaluates(ctx, call: ast.Call, scope: ast.AST) -> bool:
         if isinstance(ancestor, _LOOPS) and model.value(ancestor.iter).split is Split.EVAL:
             return True
     return False
+
+
+def _called_only_to_evaluate(ctx, function: ast.AST) -> bool:
+    """Every call of the function is in a function named for evaluation (``run_test`` calling
+    ``get_profile_pred(netG, X_test, ...)``): a helper of the evaluation."""
+    sites = ctx.model.callers(function)
+    if not sites:
+        return False
+    for site in sites:
+        caller = next((a for a in ctx.ancestors(site.call) if isinstance(a, _SCOPES)), None)
+        if not isinstance(caller, (ast.FunctionDef, ast.AsyncFunctionDef)) or not _named_for_evaluation(
+            ctx, caller.name
+        ):
+            return False
+    return True
 
 
 def _made_from_a_shape(ctx, scope: ast.AST, call: ast.Call) -> bool:

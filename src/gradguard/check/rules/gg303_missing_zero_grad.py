@@ -4,7 +4,8 @@
 Flags a loop that calls `.backward()` and steps an optimizer (`optimizer.step()`,
 `scaler.step(optimizer)`) when nothing resets the gradients: no `zero_grad()` (of an
 optimizer or a module), `p.grad = None`, `p.grad.zero_()`, `p.grad.data.zero_()`,
-`p.grad *= 0` or `del p.grad` anywhere in the function that holds the loop (for a loop at
+`p.grad *= 0` or `del p.grad` (scaling or clipping it, `p.grad /= norm`, `p.grad.clamp_(-1, 1)`,
+keeps the sum: no reset) anywhere in the function that holds the loop (for a loop at
 module level: in the loop's top-level statement), and no call in that code of a function or
 method of the file that does one of those, itself or through the functions and methods of the
 file it calls (a meta-learner's `outer_loop` calling the `inner_loop` that zeroes). Also flagged:
@@ -13,8 +14,8 @@ a step in one branch of an `if` of the loop while every reset sits in the other 
 zeroes every k steps (`if (i + 1) % k == 0: opt.step(); opt.zero_grad()`); zeroing in a
 function the loop calls; and loops that call a function of another file or an unknown
 method named like a reset (`reset`, `clear`, `zero`), which may zero the gradients there.
-A manual step in such a loop (`w -= lr * w.grad`, `w.data -= lr * w.grad.data`) counts as an
-optimizer's step: where nothing resets the gradients the loop is flagged, with the advice to zero
+A manual step in such a loop (`w -= lr * w.grad`, `w.data -= lr * w.grad.data`, `x.data = x + lr *
+x.grad`) counts as an optimizer's step: where nothing resets the gradients the loop is flagged, with the advice to zero
 `w.grad` after the update (no fix is offered). An environment's `reset()` (`env.reset()`, a
 receiver named for an environment) resets no gradient.
 A function of the file that runs `.backward()` and steps once, resetting nothing, is flagged
@@ -146,6 +147,22 @@ class MissingZeroGrad(Rule):
                 with torch.no_grad():
                     w -= 0.1 * w.grad
                     w.grad.zero_()
+            """
+        ),
+        # The same ascent, its gradient reset after each update.
+        Valid(
+            """
+            import torch
+
+            def maximise(model, steps=30, alpha=1.0):
+                img = torch.randn(1, 1, 28, 28, requires_grad=True)
+                for _ in range(steps):
+                    loss = model(img).mean()
+                    loss.backward()
+                    img.grad /= img.grad.std() + 1e-5
+                    img.data = img + alpha * img.grad
+                    img.grad.data.mul_(0)
+                return img
             """
         ),
         # The loop that calls the step function zeroes the gradients before each call.
@@ -309,6 +326,27 @@ class MissingZeroGrad(Rule):
             message="`loss.backward()` adds to gradients that this loop never zeroes: each `w -= 0.1 * w.grad` "
             "applies the sum of all earlier steps' gradients; zero them after the update (`w.grad.zero_()`, or "
             "`w.grad = None`)",
+        ),
+        # Gradient ascent on an input, its gradient scaled but never reset, written back through
+        # `.data`: scaling keeps the sum of every earlier step's gradient.
+        Invalid(
+            """
+            import torch
+
+            def maximise(model, steps=30, alpha=1.0):
+                img = torch.randn(1, 1, 28, 28, requires_grad=True)
+                for _ in range(steps):
+                    loss = model(img).mean()
+                    loss.backward()
+                    img.grad /= img.grad.std() + 1e-5
+                    img.data = img + alpha * img.grad
+                return img
+            """,
+            line=7,
+            column=9,
+            message="`loss.backward()` adds to gradients that this loop never zeroes: each `img.data = img + alpha * "
+            "img.grad` applies the sum of all earlier steps' gradients; zero them after the update (`img.grad.zero_()`, "
+            "or `img.grad = None`)",
         ),
         # The same calls, none of which zeroes anything.
         Invalid(
@@ -560,12 +598,18 @@ class MissingZeroGrad(Rule):
         """A manual step (``theta -= lr * theta.grad``, ``w.data -= lr * w.grad.data``) in a loop
         that backpropagates and resets no gradient: each step applies the sum of all earlier
         steps' gradients, as an optimizer's would."""
+        self._manual_step(node, node.target, ctx)
+
+    def visit_Assign(self, node: ast.Assign, ctx) -> None:
+        """The same step written back through ``.data``: ``x.data = x + lr * x.grad``."""
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute) and node.targets[0].attr == "data":
+            self._manual_step(node, node.targets[0], ctx)
+
+    def _manual_step(self, node, written: ast.expr, ctx) -> None:
         updated = _manual_step_target(node)
         if updated is None:
             return
-        target = (
-            node.target.value if isinstance(node.target, ast.Attribute) and node.target.attr == "data" else node.target
-        )
+        target = written.value if isinstance(written, ast.Attribute) and written.attr == "data" else written
         if ctx.model.value(target).kind is not Kind.TENSOR:
             return  # a hand-made autograd value (micrograd's `p.data -= lr * p.grad`), or not known to be a tensor
         scope = ctx.function if ctx.function is not None else ctx.tree
@@ -697,19 +741,34 @@ class MissingZeroGrad(Rule):
         return None, []
 
 
-def _manual_step_target(node: ast.AugAssign) -> Optional[str]:
+def _manual_step_target(node: ast.AST) -> Optional[str]:
     """The tensor a manual gradient step updates (``theta -= lr * theta.grad``, ``w.data -=
-    lr * w.grad.data``, ``self.W += -lr * self.W.grad``): the name whose ``.grad`` the value
-    reads, or None."""
-    if not isinstance(node.op, (ast.Sub, ast.Add)):
+    lr * w.grad.data``, ``self.W += -lr * self.W.grad``, ``x.data = x + lr * x.grad``): the
+    name whose ``.grad`` the value reads, or None."""
+    if isinstance(node, ast.AugAssign):
+        if not isinstance(node.op, (ast.Sub, ast.Add)):
+            return None
+        target, step = node.target, node.value
+    elif (
+        isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.BinOp)
+        and isinstance(node.value.op, (ast.Sub, ast.Add))
+    ):
+        target = node.targets[0]
+        kept = node.value.left  # `x.data = x + lr * x.grad`: the tensor itself, plus a step
+        if isinstance(kept, ast.Attribute) and kept.attr == "data":
+            kept = kept.value
+        if ast.unparse(kept) != ast.unparse(target.value if isinstance(target, ast.Attribute) else target):
+            return None
+        step = node.value.right
+    else:
         return None
-    target = node.target
     if isinstance(target, ast.Attribute) and target.attr == "data":
         target = target.value
     if not isinstance(target, (ast.Name, ast.Attribute)):
         return None
     shown = ast.unparse(target)
-    for sub in ast.walk(node.value):
+    for sub in ast.walk(step):
         if isinstance(sub, ast.Attribute) and sub.attr == "grad" and ast.unparse(sub.value) == shown:
             return shown
     return None
