@@ -4004,7 +4004,8 @@ class SemanticModel:
         if method in ("item", "tolist"):
             return NUMBER
         if method in ("numpy",):
-            return OTHER
+            # an array; of a 0-dim tensor, a 0-dim array (`loss.data.cpu().numpy()`, whose `[0]` raises too)
+            return Value(Kind.OTHER, Grad.NO, Role.SCALAR) if receiver.has(Role.SCALAR) else OTHER
         if method in vocab.PYTHON_VALUE_METHODS or method in ("size", "dim"):
             return NUMBER if method != "size" or node.args else OTHER
         if method == "backward":

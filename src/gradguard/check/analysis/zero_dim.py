@@ -30,6 +30,7 @@ class ZeroDimIndex:
     subscript: ast.Subscript
     tensor: ast.expr
     legacy: bool
+    array: bool = False  # ``tensor`` holds a 0-dim numpy array (`loss.data.numpy()`, bound or returned)
 
 
 def zero_dim_index(ctx, node: ast.Subscript) -> Optional[ZeroDimIndex]:
@@ -60,6 +61,9 @@ def zero_dim_index(ctx, node: ast.Subscript) -> Optional[ZeroDimIndex]:
     if not legacy and not _scope_makes_zero_dim(ctx):
         return None
     value = ctx.model.value(tensor)
+    if value.kind is Kind.OTHER and value.has(Role.SCALAR):
+        # `loss = optimize(...)`, of `return loss.data.cpu().numpy()`: a 0-dim array
+        return ZeroDimIndex(node, tensor, legacy, array=True)
     if value.kind is not Kind.TENSOR or not value.has(Role.SCALAR):
         return None
     if value.weak and not legacy and not (isinstance(tensor, ast.Name) and _accumulated(ctx, tensor.id)):

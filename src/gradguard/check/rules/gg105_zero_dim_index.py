@@ -6,7 +6,9 @@ loss function (unless built with `reduction="none"`), a full reduction (`x.sum()
 `(pred == y).sum()`, `torch.mean(x)`), arithmetic on those; directly (`loss[0]`) or through
 `.data`, `.cpu()`, `.detach()` or `.numpy()` (`loss.data[0]`, `loss.cpu().data.numpy()[0]`);
 also what a function of the file or of another file of the run returns that way
-(`check_acc(scores, labels)[0]` of `return torch.mean(...)`).
+(`check_acc(scores, labels)[0]` of `return torch.mean(...)`), and such a value made a numpy
+array (`loss, q = self.optimize(...)` of `return loss.data.cpu().numpy(), q`, then `loss[0]`:
+a 0-dim array).
 Where a value is known only from its name (`loss = loss_fn(out, y)` with `loss_fn` a
 parameter), only the `.data[0]` / `.numpy()[0]` forms are flagged: `compute_loss(...)[0]` may
 take the first item of a tuple; but a name the code only sets to a number and adds to
@@ -98,6 +100,23 @@ class ZeroDimIndex(Rule):
         return frozenset(f"{name}(" for name in reducing_functions(ctx))
 
     valid = (
+        # The same with per-element losses (`reduction="none"`): an array with a dimension.
+        Valid(
+            """
+            import torch.nn.functional as F
+
+
+            class Agent:
+                def optimize(self, q, target):
+                    loss = F.smooth_l1_loss(q, target, reduction="none")
+                    loss.mean().backward()
+                    return loss.cpu().numpy(), q.mean()
+
+                def train(self, q, target, losses):
+                    loss, q_mean = self.optimize(q, target)
+                    losses.append(loss[0])
+            """
+        ),
         # A helper handing back a list holding the mean: its first item is the tensor.
         Valid(
             """
@@ -165,6 +184,41 @@ class ZeroDimIndex(Rule):
         ),
     )
     invalid = (
+        # A method handing back its loss as an array (`loss.data.cpu().numpy()`), unpacked by the
+        # caller: a 0-dim array, whose `[0]` raises too.
+        Invalid(
+            """
+            import torch.nn.functional as F
+
+
+            class Agent:
+                def optimize(self, q, target):
+                    loss = F.smooth_l1_loss(q, target)
+                    loss.backward()
+                    return loss.cpu().numpy(), q.mean()
+
+                def train(self, q, target, losses):
+                    loss, q_mean = self.optimize(q, target)
+                    losses.append(loss[0])
+            """,
+            line=12,
+            column=23,
+            message="`loss[0]` indexes a 0-dim array: IndexError since PyTorch 0.4; use `loss.item()`",
+            fixed="""
+            import torch.nn.functional as F
+
+
+            class Agent:
+                def optimize(self, q, target):
+                    loss = F.smooth_l1_loss(q, target)
+                    loss.backward()
+                    return loss.cpu().numpy(), q.mean()
+
+                def train(self, q, target, losses):
+                    loss, q_mean = self.optimize(q, target)
+                    losses.append(loss.item())
+            """,
+        ),
         # A helper of the file returning a mean, indexed where it is called (in a function whose own
         # text shows no 0-dim value).
         Invalid(
@@ -335,6 +389,7 @@ class ZeroDimIndex(Rule):
         ctx.report(
             self.code,
             node,
-            f"`{shown}` indexes a 0-dim tensor: IndexError since PyTorch 0.4; use {advice}",
+            f"`{shown}` indexes a 0-dim {'array' if found.array else 'tensor'}: IndexError since PyTorch 0.4; "
+            f"use {advice}",
             fix,
         )

@@ -66,7 +66,8 @@ instance of the class, a demo of the outputs of an untrained instance of the fil
 file of the run whose `__init__` loads nothing: a test script of the project's `Encoder`) switched to eval mode on made-up inputs, printed or shown as a notebook cell's last line (a torch factory's,
 numbers written in the code, `torch.tensor([3, 2])`, what
 a function of the file returns of them or of numpy's or scipy's random numbers,
-`get_truncated_noise(n, z, 0.7)`, or what another such demo gave: `outputs, state = encoder(x)`, then
+`get_truncated_noise(n, z, 0.7)`, those numbers handed to `torch.tensor` on the spot,
+`torch.tensor(np.random.normal(size=[2, 100]))`, or what another such demo gave: `outputs, state = encoder(x)`, then
 `decoder(y, state)`; a call whose output is thrown away,
 `model(x)` or `_ = model(x)` timed or profiled, still is); comments and strings are not code; training by a helper
 as `train...(net, ...)`, `fit...(net, ...)` or `net = train...(...)`; `net.train()` only sets
@@ -1939,13 +1940,15 @@ def _returns_a_loss(ctx, function: ast.AST) -> bool:
             sub.value.elts if in_tuple and not ctx.model.function_summary(function).calls_backward else (sub.value,)
         )
         for value in returned:
-            if ctx.model.value(value).has(Role.LOSS) or (
+            found = ctx.model.value(value)
+            if found.has(Role.LOSS) or (
                 # `return loss, acc` of a loss set on some paths only: named for one, not known
-                # to be anything else
+                # to be anything else (not a sum of `.data` reads: `avg_loss` of `loss.data`)
                 in_tuple
                 and isinstance(value, ast.Name)
                 and names_a_loss(value.id)
-                and ctx.model.value(value).kind in (Kind.TENSOR, Kind.UNKNOWN)
+                and found.kind in (Kind.TENSOR, Kind.UNKNOWN)
+                and found.grad is not Grad.NO
             ):
                 return True
     return False
@@ -2110,9 +2113,10 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
                 outermost = ancestor
         end = min(end, src.node_end(outermost if outermost is not None else call))
     text = _own_state_reloads_blanked(_code_text(ctx)[start:end], name)
-    if any(next(_code_occurrences(text, f"{name}.{method}"), None) is not None for method in ("load", "restore")) and (
-        not _unit_test(ctx, ctx.function) or _UNIT_TEST_LOADS_RE.search(text) is not None
-    ):
+    if (
+        any(next(_code_occurrences(text, f"{name}.{method}"), None) is not None for method in ("load", "restore"))
+        or _part_loaded(text, name)
+    ) and (not _unit_test(ctx, ctx.function) or _UNIT_TEST_LOADS_RE.search(text) is not None):
         # given weights (`model.load(path)`, a project's own loader); in a unit test, only weights
         # from outside it count (not another model's of the test: `m.load_state_dict(base.state_dict())`)
         return False
@@ -3019,6 +3023,13 @@ def _factory_made(ctx, expr: ast.AST, depth: int = 0) -> bool:
         return True
     if qualified in _TENSOR_FROM_DATA and expr.args and _literal(expr.args[0]):
         return True  # `valid_lens = torch.tensor([3, 2])`: numbers written in the code
+    if (
+        qualified in _TENSOR_FROM_DATA
+        and len(expr.args) == 1
+        and isinstance(expr.args[0], ast.Call)
+        and (ctx.imports.qualified_name(expr.args[0].func) or "").startswith(_RANDOM_SOURCES)
+    ):
+        return True  # `torch.tensor(np.random.normal(size=[2, 100]))`: numpy's random numbers
     if depth or qualified is not None or not isinstance(expr.func, ast.Name):
         return False
     definitions = ctx.model.scopes.module.definitions.get(expr.func.id, ())
@@ -3428,6 +3439,13 @@ def _parameters_handed_on(text: str, name: str) -> bool:
 
 # `list(net.parameters())`, `params = len(...)`: the parameters listed or counted, not handed on.
 _LISTED_RE = re.compile(r"(?:\w+\s*=\s*)?(?:list|tuple|len|sum)\(")
+
+
+def _part_loaded(text: str, name: str) -> bool:
+    """Whether the code gives a part of the object weights (``model.generator.load_state_dict(...)``
+    of a GAN wrapper): the module the call runs is then trained."""
+    pattern = rf"(?<![\w.]){re.escape(name)}(?:\.\w+)+\.(?:load|restore)\w*\("
+    return any(_in_code(text, match.start()) for match in re.finditer(pattern, text))
 
 
 def _code_occurrences(text: str, needle: str) -> Iterator[int]:
@@ -3867,6 +3885,29 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # An untrained generator of the file shown at work on numpy's random numbers, in a file
+        # that never backpropagates: a demo of the code, not an evaluation.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            import torch.nn as nn
+
+
+            class Generator(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.net = nn.Sequential(nn.Linear(100, 784), nn.Tanh())
+
+                def forward(self, z):
+                    return self.net(z)
+
+
+            G = Generator()
+            G.eval()
+            print(G(torch.tensor(np.random.normal(size=[2, 100])).float()))
+            """
+        ),
         # The same function's evaluation pass called under `no_grad`.
         Valid(
             """
@@ -6920,6 +6961,58 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A wrapper's generator given weights (`model.generator.load_state_dict(...)`), then
+        # sampled on random numbers: the trained model at work, not a demo of its code.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            import torch.nn as nn
+
+
+            class GAN:
+                def __init__(self, latent):
+                    self.generator = nn.Sequential(nn.Linear(latent, 784), nn.Tanh())
+
+
+            model = GAN(100)
+            model.generator.load_state_dict(torch.load("generator.ckpt"))
+            model.generator.eval()
+            print(model.generator(torch.tensor(np.random.normal(size=[2, 100])).float()))
+            """,
+            line=14,
+            column=7,
+            message="`model.generator(...)` runs with grad enabled after `model.generator.eval()` (line 13), and "
+            "nothing in this module uses gradients: autograd records a graph for every call, wasting memory and time; "
+            "run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # The same generator run on numbers read from a file: data, not made up.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            import torch.nn as nn
+
+
+            class Generator(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.net = nn.Sequential(nn.Linear(100, 784), nn.Tanh())
+
+                def forward(self, z):
+                    return self.net(z)
+
+
+            G = Generator()
+            G.eval()
+            print(G(torch.tensor(np.load("z.npy")).float()))
+            """,
+            line=17,
+            column=7,
+            message="`G(...)` runs with grad enabled after `G.eval()` (line 16), and nothing in this module uses "
+            "gradients: autograd records a graph for every call, wasting memory and time; run evaluation under "
+            "`torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # One function for both passes, its backward pass under a flag parameter (named `grad`,
         # not for a phase) that the evaluation call sets to False.
         Invalid(
