@@ -596,3 +596,53 @@ def test_script_cells_start_at_their_markers():
     assert script.replaced_rows == frozenset({3, 4, 6})
     assert script.python == "x = 1\n#%%\npass\npass\n# In[3]:\npass\ny = 2\n"
     assert script_to_python("x = 1\n# %%\ny = x % 2\n") is None
+
+
+_OUT_OF_ORDER = [
+    code(["import torch\n", "from torch import nn\n", "images = torch.load('batch.pt')\n"]),
+    code(["preds = network(images)\n", "print(preds.argmax(1))\n"]),  # run before the cell below
+    code(
+        [
+            "class Network(nn.Module):\n",
+            "    def __init__(self):\n",
+            "        super().__init__()\n",
+            "        self.fc = nn.Linear(4, 2)\n",
+            "    def forward(self, x):\n",
+            "        return self.fc(x)\n",
+            "network = Network()\n",
+        ]
+    ),
+]
+
+
+def test_a_cell_run_before_the_untrained_model_is_built_is_a_demo(tmp_path, capsys):
+    # The notebook was run out of order: `network` is built (and never trained) in a later cell.
+    path = write(tmp_path / "n.ipynb", notebook(_OUT_OF_ORDER))
+    _, out, _ = run_cli(capsys, "check", "--no-cache", "--select", "GG201", str(path))
+    assert "GG201" not in out
+
+
+def test_twin_a_cell_run_before_a_model_given_weights_later_is_reported(tmp_path, capsys):
+    cells = [*_OUT_OF_ORDER, code(["network.load_state_dict(torch.load('net.pt'))\n"])]
+    _, out, _ = run_cli(
+        capsys, "check", "--no-cache", "--select", "GG201", str(write(tmp_path / "n.ipynb", notebook(cells)))
+    )
+    assert "n.ipynb:cell 2:1:9: GG201" in out
+
+
+def test_a_torchvision_classification_items_label_is_an_int(tmp_path, capsys):
+    # `image, label = train_set[0]`: MNIST's label is `int(self.targets[i])`, not a tensor.
+    source = (
+        "import torch\nimport torchvision\n"
+        "train_set = torchvision.datasets.FashionMNIST('data', train=True, download=True)\n"
+        "image, label = next(iter(train_set))\nprint(torch.tensor(label))\n"
+        "x, y = train_set[0]\nprint(torch.tensor(y))\n"
+    )
+    path = tmp_path / "d.py"
+    path.write_text(source)
+    _, out, _ = run_cli(capsys, "check", "--no-cache", "--select", "GG103", str(path))
+    assert "GG103" not in out
+    # twin: a target_transform may make the label a tensor: not known to be an int
+    path.write_text(source.replace("download=True)", "download=True, target_transform=torch.tensor)"))
+    _, out, _ = run_cli(capsys, "check", "--no-cache", "--select", "GG103", str(path))
+    assert "d.py:5:7: GG103" in out

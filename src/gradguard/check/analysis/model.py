@@ -2246,7 +2246,7 @@ class SemanticModel:
         if value.kind is Kind.TENSOR:
             return value.with_(roles=value.roles & (Role.PARAM | Role.INFERENCE | Role.DETACHED))
         if value.kind is Kind.DATASET:
-            return container(tensor(Grad.NO))
+            return container(items=value.items) if value.items is not None else container(tensor(Grad.NO))
         if value.kind is Kind.NUMBER:
             return NUMBER  # `probs.tolist()`: numbers
         if value.kind is Kind.OTHER and value.ref is None:
@@ -2999,6 +2999,8 @@ class SemanticModel:
             return module(weak=receiver.weak)
         if kind is Kind.LOADER and isinstance(key, ast.Constant) and isinstance(key.value, str):
             return loader(split_of_text(key.value), weak=receiver.weak)
+        if kind is Kind.DATASET and receiver.items is not None and not isinstance(key, ast.Slice):
+            return container(items=receiver.items)  # `image, label = train_set[0]`
         if kind is Kind.OTHER and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
             return NUMBER  # `x.shape[0]`: a size
         if kind is Kind.NUMBER:
@@ -3614,7 +3616,14 @@ class SemanticModel:
             qual.startswith(("torchvision.datasets.", "torchtext.datasets.", "torchaudio.datasets."))
             and last[:1].isupper()
         ):
-            return dataset(self._split_arguments(node), qual)
+            made = dataset(self._split_arguments(node), qual)
+            if (
+                qual.startswith("torchvision.datasets.")
+                and last in vocab.INT_TARGET_DATASETS
+                and vocab.call_argument(node, None, "target_transform") is None
+            ):
+                made = made.with_(items=(tensor(Grad.NO), NUMBER))  # an item: an image, an int label
+            return made
         if qual in vocab.MODULE_VIEWS and args and args[0].kind is Kind.MODULE:
             return args[0]  # `create_feature_extractor(model, return_nodes=...)`: runs `model`
         if qual.startswith("torchvision.models.") and last[:1].islower() and not last.startswith("get_"):

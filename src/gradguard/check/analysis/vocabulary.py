@@ -531,6 +531,12 @@ DATASET_SPLIT_KEYWORDS = {"train": True, "training": True, "is_train": True, "sp
 EVAL_SPLIT_WORDS = ("val", "valid", "validation", "test", "testing", "eval", "evaluation", "dev", "holdout")
 TRAIN_SPLIT_WORDS = ("train", "training", "trn")
 # Words in a function's name that say it evaluates a model (``evaluate``, ``val_epoch``, ``predict``).
+# torchvision data sets whose items are `(image, class index)` with the index a Python int
+# (`int(self.targets[index])`), unless a `target_transform` makes it something else.
+INT_TARGET_DATASETS = _words(
+    "MNIST FashionMNIST KMNIST EMNIST CIFAR10 CIFAR100 SVHN STL10 ImageFolder DatasetFolder ImageNet"
+)
+
 EVALUATION_FUNCTION_WORDS = frozenset(
     {"eval", "evaluate", "evaluation", "val", "valid", "validate", "validation", "test", "testing"}
     | {"predict", "prediction", "predictions", "inference", "infer"}

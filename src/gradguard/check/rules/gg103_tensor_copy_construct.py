@@ -11,7 +11,9 @@ it, a name unpacked from it or a builtin reduction of one (`torch.tensor(batch["
 tensors, and a custom collate may hand back lists), unless a dataset class of the file builds its
 items as tensors (`torch.from_numpy`, a `transform`), a batch of a loader known by its
 name, an argument of `forward` (`T.tensor(observation)` there converts a gym observation, an
-array), the `targets` of a `CIFAR10` (a list; only the MNIST family's are tensors).
+array), the `targets` of a `CIFAR10` (a list; only the MNIST family's are tensors), nor the label of
+an item of a torchvision classification data set without a `target_transform` (`image, label =
+train_set[0]`: `int(self.targets[i])`, a Python int).
 
 ## Why is this bad?
 `torch.tensor` is meant for Python data. Given a tensor it copies it and silently drops the

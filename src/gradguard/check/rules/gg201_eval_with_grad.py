@@ -59,7 +59,8 @@ when its data is not named for a test split (data a torch factory makes up, `tes
 torch.randn(5, 5)`, is none, whatever its name), and an optimizer over the parameters only once a
 step or a backward pass has run: a demo of the untrained model before its training cell is not
 reported (also one built in a cell that does not parse, an exercise's `net = # complete here`,
-where later cells train it, and a function of the file computing a model by hand before any
+where later cells train it, or one built only in a later cell, never trained nor given weights: the
+notebook was run out of order, and a function of the file computing a model by hand before any
 backward pass or step of the script since its weights were last made), nor, in a file that never backpropagates or for the file's only
 instance of the class, a demo of the outputs of an untrained instance of the file's own class
 (in a file that never backpropagates, also of a torch layer: `nn.BatchNorm2d(16)`, or of a class of another
@@ -2090,6 +2091,14 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
         # a notebook's model built in a cell that does not parse (an exercise's `<???>`) and
         # trained in later cells: shown before its training
         made_at, builds = 1, 1
+    if (
+        made_at is None
+        and rebound_at is not None
+        and loaded_at is None
+        and so_far
+        and _built_only_later(ctx, call, name)
+    ):
+        return True  # a notebook's cell run before the cell building the model, which nothing trains
     if made_at is None or (loaded_at is not None and loaded_at >= made_at):
         return False
     src = ctx.source
@@ -3226,6 +3235,18 @@ def _evaluation_phase_call(ctx, function: ast.AST) -> Optional[ast.Call]:
     return None
 
 
+def _in_training_branch(ctx, call: ast.Call, function: ast.AST) -> bool:
+    """Whether the call sits in the body of an ``if`` of the training phase (``if phase ==
+    "training": outputs = model(inputs)`` / ``else: with torch.no_grad(): ...``): the evaluation
+    phase never runs it."""
+    for ancestor in ctx.ancestors(call):
+        if ancestor is function:
+            return False
+        if isinstance(ancestor, ast.If) and _training_phase_test(ancestor.test) and in_block(ancestor.body, call):
+            return True
+    return False
+
+
 def _backward_flag(function: ast.AST, test_of: ast.If) -> bool:
     """Whether an ``if`` tests a parameter of the function alone, whatever its name, and its body
     runs a backward pass (``def run_epoch(model, loader, grad): ... if grad: loss.backward()``):
@@ -3275,6 +3296,14 @@ def _training_phase_only(ctx, unit: _Unit, scope: ast.AST, call: ast.Call) -> Op
         tests.append(guard)
     if any(in_block(guard.body, call) or in_block(guard.orelse, call) for guard in tests):
         return None  # the call runs in one phase only
+    shown = {ast.dump(guard.test) for guard in tests}
+    if any(
+        isinstance(s, ast.If) and ast.dump(s.test) in shown and in_block(s.body, call)
+        for s in ctx.model.enclosing(call)
+    ):
+        return (
+            None  # in the training branch of another `if` of the same test (`if phase == "training": out = model(x)`)
+        )
     if scope is ctx.tree:
         # module code (a script, a notebook): the call must run in the loop over the phases,
         # not in a later cell of its own (`output = mask_model(image)` after the loop)
@@ -3439,6 +3468,26 @@ def _parameters_handed_on(text: str, name: str) -> bool:
 
 # `list(net.parameters())`, `params = len(...)`: the parameters listed or counted, not handed on.
 _LISTED_RE = re.compile(r"(?:\w+\s*=\s*)?(?:list|tuple|len|sum)\(")
+
+
+def _built_only_later(ctx, call: ast.Call, name: str) -> bool:
+    """Whether, in a notebook's code (its cells in order) that never backpropagates nor loads the
+    name's weights, every binding of ``name`` comes after the call and builds a module from its
+    class (``preds = network(images)`` in cell 6, ``network = Network()`` in cell 11: the cells
+    were run out of order, and the module is untrained wherever it is built)."""
+    if ctx.function is not None or not ctx.source.cell_starts or not _code_lacks(ctx, "backward("):
+        return False
+    if next(_code_occurrences(_code_text(ctx), f"{name}.load"), None) is not None:
+        return False
+    bindings = ctx.model.uses(ctx.tree).bindings_of(name)
+    return bool(bindings) and all(
+        b.node.lineno > call.lineno
+        and isinstance(b.value, ast.Call)
+        and not isinstance(b.node, (ast.For, ast.AsyncFor))
+        and not _given_weights(ctx, b.value, b.node.lineno)
+        and ctx.model.value(b.value).kind is Kind.MODULE
+        for b in bindings
+    )
 
 
 def _part_loaded(text: str, name: str) -> bool:
@@ -3885,6 +3934,40 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The training phase's forward pass in its own branch, the evaluation phase's under
+        # `no_grad` in the other: no phase records a graph for nothing.
+        Valid(
+            """
+            import torch
+
+
+            def fit(model, optimizer, criterion, loader, phase="training"):
+                if phase == "training":
+                    model.train()
+                else:
+                    model.eval()
+                total = 0
+                for inputs, targets in loader:
+                    if phase == "training":
+                        optimizer.zero_grad()
+                        outputs = model(inputs)
+                    else:
+                        with torch.no_grad():
+                            outputs = model(inputs)
+                    loss = criterion(outputs, targets)
+                    total += loss.item()
+                    if phase == "training":
+                        loss.backward()
+                        optimizer.step()
+                return total
+
+
+            def train(model, optimizer, criterion, train_loader, val_loader):
+                for epoch in range(10):
+                    fit(model, optimizer, criterion, train_loader, phase="training")
+                    fit(model, optimizer, criterion, val_loader, phase="validation")
+            """
+        ),
         # An untrained generator of the file shown at work on numpy's random numbers, in a file
         # that never backpropagates: a demo of the code, not an evaluation.
         Valid(
@@ -6961,6 +7044,44 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The same, the evaluation branch without `no_grad`.
+        Invalid(
+            """
+            import torch
+
+
+            def fit(model, optimizer, criterion, loader, phase="training"):
+                if phase == "training":
+                    model.train()
+                else:
+                    model.eval()
+                total = 0
+                for inputs, targets in loader:
+                    if phase == "training":
+                        optimizer.zero_grad()
+                        outputs = model(inputs)
+                    else:
+                        outputs = model(inputs)
+                    loss = criterion(outputs, targets)
+                    total += loss.item()
+                    if phase == "training":
+                        loss.backward()
+                        optimizer.step()
+                return total
+
+
+            def train(model, optimizer, criterion, train_loader, val_loader):
+                for epoch in range(10):
+                    fit(model, optimizer, criterion, train_loader, phase="training")
+                    fit(model, optimizer, criterion, val_loader, phase="validation")
+            """,
+            line=15,
+            column=23,
+            message='`model(...)` runs with grad enabled in every phase, but only the phase where `phase == "training"` '
+            "(line 18) backpropagates: in the evaluation phase (`model.eval()`, line 8) autograd records a graph for "
+            "nothing, wasting memory and time; run the forward pass under `with torch.set_grad_enabled(phase == "
+            '"training"):`',
+        ),
         # A wrapper's generator given weights (`model.generator.load_state_dict(...)`), then
         # sampled on random numbers: the trained model at work, not a demo of its code.
         Invalid(
@@ -11496,7 +11617,9 @@ class EvalWithGrad(Rule):
             if value.is_tensor and value.split is Split.EVAL:
                 return _Candidate(node, "eval-data", data=short(ctx.text(arg), 40))
         if (unit is None or unit.eval_call is None) and ctx.function is not None:
-            if _evaluation_phase_call(ctx, ctx.function) is not None:
+            if _evaluation_phase_call(ctx, ctx.function) is not None and not _in_training_branch(
+                ctx, node, ctx.function
+            ):
                 return _Candidate(node, "eval-phase")  # judged with the phase's test (`_decide`)
         if unit is not None and unit.eval_call is not None:
             if _test_or_demo(ctx, callee, node):
