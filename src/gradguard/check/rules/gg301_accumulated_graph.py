@@ -8,8 +8,9 @@ off both branches),
 `losses.append(loss)` and `losses[epoch] = loss`
 (a slot per iteration of a tensor, list or dict, indexed by the loop's name) inside a loop, with
 grad enabled, where `loss` is a loss (the result of a loss function or criterion, reduced or not
-by `torch.mean`/`torch.sum`, a name `.backward()` is called on, or a tensor with a graph named for
-a loss: `val_loss, n = model(batch)`), the accumulator is defined before the loop (or is a list of the
+by `torch.mean`/`torch.sum`, a name `.backward()` is called on, a tensor with a graph named for
+a loss: `val_loss, n = model(batch)`, or a 0-dim tensor the code shows to carry a graph, whatever its
+name: `total_score += dice_score(pred, masks)` of the model's output), the accumulator is defined before the loop (or is a list of the
 module's, appended in a function: `Loss_list.append(loss)`; or a meter: `losses.update(loss, n)`
 where `update`, a method of a plain class of the file or of another file of the run, adds its
 argument to what the instance keeps, `self.sum += val * n`), and the accumulated
@@ -94,7 +95,7 @@ from typing import Optional
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.model import names_a_loss, parameterless_layer
 from gradguard.check.analysis.scopes import walk_in_order
-from gradguard.check.analysis.values import Kind, Role
+from gradguard.check.analysis.values import Grad, Kind, Role, Value
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
@@ -117,6 +118,29 @@ class AccumulatedGraph(Rule):
     function_triggers = ("loss", "Loss", "LOSS", "criterion", "Criterion", "CRITERION", "backward", "entropy", "kl_div")
 
     valid = (
+        # The same score of the detached output: no graph to keep.
+        Valid(
+            """
+            import torch
+
+
+            def dice_score(pred, target, eps=1e-6):
+                inter = torch.sum(pred * target)
+                return (2 * inter + eps) / (torch.sum(pred) + torch.sum(target) + eps)
+
+
+            def train(model, loader, optimizer, criterion):
+                total_score = 0.0
+                for images, masks in loader:
+                    optimizer.zero_grad()
+                    pred = torch.sigmoid(model(images))
+                    loss = criterion(pred, masks)
+                    total_score += dice_score(pred.detach(), masks)
+                    loss.backward()
+                    optimizer.step()
+                return total_score / len(loader)
+            """
+        ),
         # The same running average of the loss's value.
         Valid(
             """
@@ -510,6 +534,54 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # A metric with a graph (a dice score of the model's output, not named for a loss)
+        # summed across training steps.
+        Invalid(
+            """
+            import torch
+
+
+            def dice_score(pred, target, eps=1e-6):
+                inter = torch.sum(pred * target)
+                return (2 * inter + eps) / (torch.sum(pred) + torch.sum(target) + eps)
+
+
+            def train(model, loader, optimizer, criterion):
+                total_score = 0.0
+                for images, masks in loader:
+                    optimizer.zero_grad()
+                    pred = torch.sigmoid(model(images))
+                    loss = criterion(pred, masks)
+                    total_score += dice_score(pred, masks)
+                    loss.backward()
+                    optimizer.step()
+                return total_score / len(loader)
+            """,
+            line=15,
+            column=9,
+            message="Accumulating `dice_score(pred, masks)` across iterations keeps every iteration's autograd graph "
+            "alive; accumulate `dice_score(pred, masks).item()`",
+            fixed="""
+            import torch
+
+
+            def dice_score(pred, target, eps=1e-6):
+                inter = torch.sum(pred * target)
+                return (2 * inter + eps) / (torch.sum(pred) + torch.sum(target) + eps)
+
+
+            def train(model, loader, optimizer, criterion):
+                total_score = 0.0
+                for images, masks in loader:
+                    optimizer.zero_grad()
+                    pred = torch.sigmoid(model(images))
+                    loss = criterion(pred, masks)
+                    total_score += dice_score(pred, masks).item()
+                    loss.backward()
+                    optimizer.step()
+                return total_score / len(loader)
+            """,
+        ),
         # A total handed back in a dict whose item a caller of the file uses as a tensor
         # (`metrics["train_loss"].cpu()`): it stays a tensor, without the graphs.
         Invalid(
@@ -1441,6 +1513,7 @@ class AccumulatedGraph(Rule):
         if (
             not (added.carries_grad and (added.has(Role.LOSS) or _named_loss_in(ctx, value)))
             and not backpropagated_term
+            and not _scalar_with_graph(added)
         ):
             return
         if not _defined_before_loop(ctx, uses, acc, loop):
@@ -1534,6 +1607,13 @@ def _backward_since_bound(ctx, uses, name: str, node: ast.AST, loop: ast.AST) ->
         and not any(isinstance(arg, ast.Name) and arg.id == name for arg in sub.args)
         for sub in walk_in_order(loop)
     )
+
+
+def _scalar_with_graph(added: Value) -> bool:
+    """A 0-dim tensor the code shows to carry a graph, whatever it is named
+    (``train_dice_score += dice_score(pred_masks, masks)``, a metric computed from the model's
+    output with grad on): summed across iterations, it keeps each one's graph as a loss would."""
+    return added.kind is Kind.TENSOR and added.grad is Grad.YES and added.has(Role.SCALAR) and not added.weak
 
 
 def _named_loss_in(ctx, value: ast.AST) -> bool:
