@@ -83,6 +83,15 @@ def test_import_map_resolves_aliases():
     assert q(ast.parse("numpy.array", mode="eval").body) is None
 
 
+def test_import_map_resolves_the_names_a_star_import_of_torch_autograd_brings():
+    imports = ImportMap(ast.parse("import torch\nfrom torch.autograd import *\n"))
+    q = imports.qualified_name
+    assert q(ast.parse("Variable", mode="eval").body) == "torch.autograd.Variable"
+    assert q(ast.parse("no_grad", mode="eval").body) == "torch.autograd.no_grad"
+    # twin: a name `torch.autograd` does not export stays unknown
+    assert q(ast.parse("Parameter", mode="eval").body) is None
+
+
 @pytest.mark.parametrize(
     "text,expected",
     [

@@ -30,7 +30,17 @@ def mentions_torch_import(text: str) -> bool:
 
 # Names of their own that such packages export, which the rules know (torch_snippets' `show`
 # draws an image or a tensor).
-_STAR_EXPORTED_NAMES = {"torch_snippets": {"show": "torch_snippets.show"}}
+_STAR_EXPORTED_NAMES = {
+    "torch_snippets": {"show": "torch_snippets.show"},
+    # `from torch.autograd import *` (its `__all__` on torch 2.13), then `Variable(x)`, `no_grad()`
+    "torch.autograd": {
+        name: f"torch.autograd.{name}"
+        for name in (
+            "Variable Function backward grad_mode NestedIOFunction detect_anomaly enable_grad grad gradcheck "
+            "gradgradcheck inference_mode no_grad set_detect_anomaly set_grad_enabled variable"
+        ).split()
+    },
+}
 # The usual names of torch's modules, which packages made for `from X import *` re-export.
 _STAR_EXPORTED_TORCH_NAMES = {"torch": "torch", "nn": "torch.nn", "F": "torch.nn.functional", "optim": "torch.optim"}
 

@@ -3935,6 +3935,13 @@ class SemanticModel:
                         return UNKNOWN
                     returned = self._returned(self.function_summary(fn).returns, args, state)
                     return self._passed_back(fn, node, args, returned, bound=True)
+            if (receiver.ref or "").startswith("project:"):
+                # `model.reconstruct(x)` of a module class another file of the run defines
+                returned = self._project_method_returns(receiver.ref, method, args, state, frame)  # type: ignore[arg-type]
+                if returned.kind is Kind.TENSOR and state.mode.off:
+                    return returned.with_(grad=Grad.NO)  # run under `no_grad`: no graph
+                if returned.kind is not Kind.UNKNOWN:
+                    return returned
             # ``self.encoder(x)``: a call of a submodule held in an attribute.
             held = self._module_attribute(receiver, method, node.func, frame)  # type: ignore[arg-type]
             if held.kind is Kind.MODULE:

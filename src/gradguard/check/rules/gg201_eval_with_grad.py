@@ -3310,6 +3310,14 @@ def _training_phase_only(ctx, unit: _Unit, scope: ast.AST, call: ast.Call) -> Op
         loops = [s for s in ctx.model.enclosing(tests[0]) if isinstance(s, (ast.For, ast.AsyncFor, ast.While))]
         if not any(loop in ctx.model.enclosing(call) for loop in loops):
             return None
+    phase = _phase_name(tests[0].test)
+    phase_loops = [
+        s
+        for s in ctx.model.enclosing(tests[0])
+        if isinstance(s, (ast.For, ast.AsyncFor)) and isinstance(s.target, ast.Name) and s.target.id == phase
+    ]
+    if phase_loops and not any(loop in ctx.model.enclosing(call) for loop in phase_loops):
+        return None  # outside the loop over the phases (`if num_epochs == 0: model.eval(); ...`)
     if phase_call is not None:
         return tests[0].test, phase_call  # `self.run_epoch(val_loader, mode="val")`: its callers say
     for eval_call in unit.eval_calls:
@@ -7044,6 +7052,41 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # An evaluation before the loop over the phases (`if num_epochs == 0:`): its own loop,
+        # not the phases', so the advice is `no_grad` around it.
+        Invalid(
+            """
+            import torch
+
+
+            def train_model(model, criterion, optimizer, loaders, num_epochs):
+                if num_epochs == 0:
+                    model.eval()
+                    correct = 0
+                    for inputs, labels in loaders["val"]:
+                        outputs = model(inputs)
+                        correct += (outputs.argmax(1) == labels).sum().item()
+                    return correct
+                for epoch in range(num_epochs):
+                    for phase in ["train", "val"]:
+                        if phase == "train":
+                            model.train()
+                        else:
+                            model.eval()
+                        for inputs, labels in loaders[phase]:
+                            optimizer.zero_grad()
+                            with torch.set_grad_enabled(phase == "train"):
+                                loss = criterion(model(inputs), labels)
+                            if phase == "train":
+                                loss.backward()
+                                optimizer.step()
+            """,
+            line=9,
+            column=23,
+            message='`model(...)` runs with grad enabled in the loop over `loaders["val"]` (line 8), which never '
+            "uses gradients: autograd records a graph for every call, wasting memory and time; wrap the loop in "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # The same, the evaluation branch without `no_grad`.
         Invalid(
             """
