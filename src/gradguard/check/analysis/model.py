@@ -110,7 +110,7 @@ OPTIMIZER_NAME_RE = re.compile(r"^(?:\w+_)?(?:opt|optim|optimizer|optimiser)(?:_
 # A parameter named for a model's parameters (`def get_norm(parameters)`, `params`), as
 # `clip_grad_norm_` takes them: weak evidence that its items are parameters.
 PARAMETERS_NAME_RE = re.compile(r"^(?:model_|net_)?(?:parameters|params)$")
-LOSS_NAME_RE = re.compile(r"(^|_)(loss|criterion|loss_fn|lossfn)($|_)|^criterion|loss$", re.I)
+LOSS_NAME_RE = re.compile(r"(^|_)(loss|criterion|crit|loss_fn|lossfn)($|_)|^criterion|loss$", re.I)
 _LOSS_NAME_EXCLUDE = ("get_", "log", "print", "plot", "save", "update", "record", "add", "is_", "reset", "set_")
 
 

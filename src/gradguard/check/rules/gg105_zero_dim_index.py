@@ -184,6 +184,27 @@ class ZeroDimIndex(Rule):
         ),
     )
     invalid = (
+        # A criterion handed in, named `crit` (an older spelling of `criterion`), read the 0.3 way.
+        Invalid(
+            """
+            def eval_split(model, crit, loader):
+                total = 0.0
+                for x, y in loader:
+                    total += crit(model(x), y).data[0]
+                return total
+            """,
+            line=4,
+            column=18,
+            message="`crit(model(x), y).data[0]` indexes a 0-dim tensor: IndexError since PyTorch 0.4; use "
+            "`crit(model(x), y).item()`",
+            fixed="""
+            def eval_split(model, crit, loader):
+                total = 0.0
+                for x, y in loader:
+                    total += crit(model(x), y).item()
+                return total
+            """,
+        ),
         # A method handing back its loss as an array (`loss.data.cpu().numpy()`), unpacked by the
         # caller: a 0-dim array, whose `[0]` raises too.
         Invalid(
