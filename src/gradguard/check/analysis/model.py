@@ -2727,6 +2727,7 @@ class SemanticModel:
                         not match.group(2)
                         and (held := self._held_attribute(info, match.group(1))).kind is Kind.MODULE  # type: ignore[arg-type]
                         and not held.weak
+                        and not parameterless_layer(held)  # `self.flatten(t)` of an `nn.Flatten`: no graph
                         for match in _SELF_PART_CALL_RE.finditer(text)
                     )
         return bool(memo[key])

@@ -3942,6 +3942,25 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A plain class's helper running only a layer without parameters (`nn.Flatten`): no graph.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+
+            class CParser:
+                def __init__(self):
+                    self.flatten = nn.Flatten(start_dim=0)
+
+                def tensor_to_array(self, name, tensor):
+                    tensor = self.flatten(tensor)
+                    return f"float {name}[] = {{" + ", ".join(str(t.item()) for t in tensor) + "};"
+
+                def output_testing(self, expected):
+                    return self.tensor_to_array("expected", expected)
+            """
+        ),
         # The training phase's forward pass in its own branch, the evaluation phase's under
         # `no_grad` in the other: no phase records a graph for nothing.
         Valid(
@@ -7052,6 +7071,30 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The same helper running a layer with parameters.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class CParser:
+                def __init__(self):
+                    self.flatten = nn.Linear(4, 4)
+
+                def tensor_to_array(self, name, tensor):
+                    tensor = self.flatten(tensor)
+                    return f"float {name}[] = {{" + ", ".join(str(t.item()) for t in tensor) + "};"
+
+                def output_testing(self, expected):
+                    return self.tensor_to_array("expected", expected)
+            """,
+            line=14,
+            column=16,
+            message="`self.tensor_to_array(...)` runs with grad enabled in `output_testing`, whose result carries no "
+            "graph, and nothing in this function uses gradients: autograd records a graph for every call, wasting "
+            "memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # An evaluation before the loop over the phases (`if num_epochs == 0:`): its own loop,
         # not the phases', so the advice is `no_grad` around it.
         Invalid(
