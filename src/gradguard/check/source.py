@@ -155,11 +155,16 @@ _NEWER_SYNTAX_MESSAGES = {
 def newer_syntax(line: str) -> Optional[str]:
     """What newer Python a line's syntax needs, when the running one is older: "`type`
     statements need Python 3.12; this is Python 3.11"."""
-    running = sys.version_info[:2]
     for pattern, what, version in _NEWER_SYNTAX:
-        if running < version and re.match(pattern, line):
-            return f"{what} need Python {version[0]}.{version[1]}; gradguard runs on Python {running[0]}.{running[1]}"
+        if sys.version_info[:2] < version and re.match(pattern, line):
+            return _needs(what, version)
     return None
+
+
+def _needs(what: str, version: tuple[int, int]) -> str:
+    """``what`` needs Python ``version``, said against the running one."""
+    running = sys.version_info[:2]
+    return f"{what} need Python {version[0]}.{version[1]}; gradguard runs on Python {running[0]}.{running[1]}"
 
 
 def parse(text: str, filename: str) -> ast.Module:
@@ -179,8 +184,7 @@ def parse(text: str, filename: str) -> ast.Module:
         row = exc.lineno or 1
         source = SourceText(text)
         if msg in _NEWER_SYNTAX_MESSAGES and sys.version_info < (3, 12):
-            running = f"{sys.version_info[0]}.{sys.version_info[1]}"
-            msg = f"{_NEWER_SYNTAX_MESSAGES[msg]} need Python 3.12; gradguard runs on Python {running}"
+            msg = _needs(_NEWER_SYNTAX_MESSAGES[msg], (3, 12))
         elif 1 <= row <= len(source.line_starts):
             msg = newer_syntax(source.line(row)) or msg
         raise SourceError(f"SyntaxError: {msg}", row, exc.offset or 1) from None

@@ -12,7 +12,7 @@ import re
 from typing import Optional
 
 from gradguard.check.analysis.scopes import target_names
-from gradguard.check.analysis.vocabulary import LOSS_MODULES
+from gradguard.check.analysis.vocabulary import AUTOGRAD_EXPORTS, LOSS_MODULES
 
 # Packages whose import marks a file as PyTorch code: torch and its domain libraries (a script
 # importing only `torchvision` runs torch models, with `torch` from a star import or not at all).
@@ -32,14 +32,8 @@ def mentions_torch_import(text: str) -> bool:
 # draws an image or a tensor).
 _STAR_EXPORTED_NAMES = {
     "torch_snippets": {"show": "torch_snippets.show"},
-    # `from torch.autograd import *` (its `__all__` on torch 2.13), then `Variable(x)`, `no_grad()`
-    "torch.autograd": {
-        name: f"torch.autograd.{name}"
-        for name in (
-            "Variable Function backward grad_mode NestedIOFunction detect_anomaly enable_grad grad gradcheck "
-            "gradgradcheck inference_mode no_grad set_detect_anomaly set_grad_enabled variable"
-        ).split()
-    },
+    # `from torch.autograd import *`, then `Variable(x)`, `no_grad()`
+    "torch.autograd": {name: f"torch.autograd.{name}" for name in AUTOGRAD_EXPORTS},
 }
 # The usual names of torch's modules, which packages made for `from X import *` re-export.
 _STAR_EXPORTED_TORCH_NAMES = {"torch": "torch", "nn": "torch.nn", "F": "torch.nn.functional", "optim": "torch.optim"}

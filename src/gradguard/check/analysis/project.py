@@ -890,13 +890,14 @@ def _nested_layers(bodies: dict, module_classes: set, by_short: dict, texts: dic
 
 def _imported_candidates(text: str, name: str, candidates: set) -> set:
     """The one of ``candidates`` (classes named ``name`` in several modules of the run) that
-    ``text`` imports by its module's name (``from models.cam import CAM``), or none."""
-    chosen = set()
-    for candidate in candidates:
-        module = candidate.rpartition(".")[0].rpartition(".")[2]
-        pattern = rf"^[ \t]*from[ \t]+(?:[\w.]+\.)?{re.escape(module)}[ \t]+import[ \t][^\n]*\b{re.escape(name)}\b"
-        if re.search(pattern, text, re.M):
-            chosen.add(candidate)
+    ``text`` imports under that name by its module's name on one line (``from models.cam import
+    CAM``), or none."""
+    imported_from = {
+        module.rpartition(".")[2]
+        for module, level, written in _from_clauses(text)
+        if not level and "\n" not in written and any(local == name for _, local in _clause_names(written))
+    }
+    chosen = {c for c in candidates if c.rpartition(".")[0].rpartition(".")[2] in imported_from}
     return chosen if len(chosen) == 1 else set()
 
 

@@ -27,6 +27,11 @@ SET_ENABLED_NAMES = frozenset(
 )
 GRAD_MODE_NAMES = NO_GRAD_NAMES | INFERENCE_NAMES | ENABLE_NAMES | SET_ENABLED_NAMES
 GRAD_OFF_NAMES = NO_GRAD_NAMES | INFERENCE_NAMES | SET_ENABLED_NAMES  # what can disable grad
+# What `from torch.autograd import *` binds (its `__all__`).
+AUTOGRAD_EXPORTS = _words(
+    """Variable Function backward grad_mode NestedIOFunction detect_anomaly enable_grad grad gradcheck
+    gradgradcheck inference_mode no_grad set_detect_anomaly set_grad_enabled variable"""
+)
 # Context managers of `torch.autograd` that leave the grad mode as it is: profilers, anomaly
 # detection, saved-tensor hooks, forward-mode AD's level (their names say "grad", their code
 # never sets the mode).

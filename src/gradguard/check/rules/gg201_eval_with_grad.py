@@ -3235,14 +3235,14 @@ def _evaluation_phase_call(ctx, function: ast.AST) -> Optional[ast.Call]:
     return None
 
 
-def _in_training_branch(ctx, call: ast.Call, function: ast.AST) -> bool:
-    """Whether the call sits in the body of an ``if`` of the training phase (``if phase ==
-    "training": outputs = model(inputs)`` / ``else: with torch.no_grad(): ...``): the evaluation
-    phase never runs it."""
-    for ancestor in ctx.ancestors(call):
-        if ancestor is function:
+def _in_training_branch(ctx, call: ast.Call, scope: ast.AST, training_test) -> bool:
+    """Whether the call sits, in ``scope``, in the body of an ``if`` whose test ``training_test``
+    takes for the training phase's (``if phase == "training": outputs = model(inputs)`` / ``else:
+    with torch.no_grad(): ...``): the evaluation phase never runs it."""
+    for statement in ctx.model.enclosing(call):
+        if statement is scope:
             return False
-        if isinstance(ancestor, ast.If) and _training_phase_test(ancestor.test) and in_block(ancestor.body, call):
+        if isinstance(statement, ast.If) and training_test(statement.test) and in_block(statement.body, call):
             return True
     return False
 
@@ -3297,10 +3297,7 @@ def _training_phase_only(ctx, unit: _Unit, scope: ast.AST, call: ast.Call) -> Op
     if any(in_block(guard.body, call) or in_block(guard.orelse, call) for guard in tests):
         return None  # the call runs in one phase only
     shown = {ast.dump(guard.test) for guard in tests}
-    if any(
-        isinstance(s, ast.If) and ast.dump(s.test) in shown and in_block(s.body, call)
-        for s in ctx.model.enclosing(call)
-    ):
+    if _in_training_branch(ctx, call, scope, lambda test: ast.dump(test) in shown):
         return (
             None  # in the training branch of another `if` of the same test (`if phase == "training": out = model(x)`)
         )
@@ -11704,7 +11701,7 @@ class EvalWithGrad(Rule):
                 return _Candidate(node, "eval-data", data=short(ctx.text(arg), 40))
         if (unit is None or unit.eval_call is None) and ctx.function is not None:
             if _evaluation_phase_call(ctx, ctx.function) is not None and not _in_training_branch(
-                ctx, node, ctx.function
+                ctx, node, ctx.function, _training_phase_test
             ):
                 return _Candidate(node, "eval-phase")  # judged with the phase's test (`_decide`)
         if unit is not None and unit.eval_call is not None:
