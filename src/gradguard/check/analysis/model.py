@@ -337,19 +337,28 @@ class ScopeUses:
     receivers: set = field(default_factory=set)  # names used with an attribute, an index or a torch call
     calls_eval: bool = False  # some ``x.eval()`` call
     calls: list = field(default_factory=list)  # every Call node
+    # (bound name, the names its value reads) per binding with a value, made on first use
+    _read_by_binding: Optional[list] = field(default=None, repr=False, compare=False)
 
     def bindings_of(self, name: str) -> list:
         return [b for b in self.bindings if b.name == name]
 
     def derived(self, name: str) -> set:
         """``name`` and every name the scope computes from it, directly or through others."""
+        pairs = self._read_by_binding
+        if pairs is None:
+            pairs = self._read_by_binding = [
+                (binding.name, frozenset(_names(binding.value)))
+                for binding in self.bindings
+                if binding.value is not None
+            ]
         found = {name}
         changed = True
         while changed:
             changed = False
-            for binding in self.bindings:
-                if binding.name not in found and binding.value is not None and _names(binding.value) & found:
-                    found.add(binding.name)
+            for bound, read in pairs:
+                if bound not in found and not read.isdisjoint(found):
+                    found.add(bound)
                     changed = True
         return found
 
@@ -517,6 +526,7 @@ class SemanticModel:
         self._class_attributes: dict = {}
         self._use_evidence: dict = {}
         self._methods_training: dict = {}  # method name -> method_trains_everywhere
+        self._class_method_names: Optional[frozenset] = None  # the methods the file's classes define
         self._single_bindings: dict = {}  # (id(scope), name) -> bound in one place only (_bound_once)
         self._grad_globals: dict = {}  # id(function) -> reads_grad_globals
         self._holds_grad_globals: Optional[bool] = None  # _module_holds_grad_tensors, once asked
@@ -1390,6 +1400,17 @@ class SemanticModel:
         info = self._class_table().get(value.ref)
         fn = self._method_of(info, method) if info is not None else None
         return accumulated_parameters(self._scope_text(fn)) if fn is not None else ()
+
+    def method_may_train(self, method: str) -> bool:
+        """Whether a class of the file defines ``method`` or a class of another file of the run
+        backpropagates by it: else ``instance_method_trains(value, method)`` is False whatever
+        ``value`` is, and the value need not be worked out."""
+        names = self._class_method_names
+        if names is None:
+            names = self._class_method_names = frozenset(
+                name for info in self._class_table().values() for name in self._methods(info)
+            )
+        return method in names or (self.project is not None and method in self.project.training_method_names())
 
     def instance_method_trains(self, value: Value, method: str) -> bool:
         """Whether ``value.method(...)`` backpropagates: ``value`` an instance of a class of the

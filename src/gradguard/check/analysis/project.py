@@ -328,6 +328,15 @@ class ProjectIndex:
             )
         return names
 
+    def training_method_names(self) -> frozenset:
+        """The names of the methods by which some class of the run backpropagates (made once)."""
+        names = self.__dict__.get("_training_method_names")
+        if names is None:
+            names = self.__dict__["_training_method_names"] = frozenset(
+                name for fact in self.classes.values() for name in fact.training_methods
+            )
+        return names
+
     def function_node(self, key: str) -> Optional[tuple]:
         """(the module's tree, the function's node) for ``module.function`` of a file of the run
         defining it once at module level, undecorated; the file is read and parsed once per run

@@ -187,11 +187,13 @@ def read_only_calls(
     if torch_loss is not None:
         # `loss_fn(pred, y)` as a statement (a cell's shown last line): the loss is never backpropagated
         for node in own:
-            if type(node) is ast.Expr and type(node.value) is ast.Call and torch_loss(node.value):  # type: ignore[attr-defined]
-                for arg in (*node.value.args, *(k.value for k in node.value.keywords)):  # type: ignore[attr-defined]
-                    base = _base_name(arg, wanted)
-                    if base is not None:
-                        reads[id(base)] = _VALUE
+            if type(node) is ast.Expr and type(node.value) is ast.Call:  # type: ignore[attr-defined]
+                call = node.value  # type: ignore[attr-defined]
+                bases = [_base_name(arg, wanted) for arg in (*call.args, *(k.value for k in call.keywords))]
+                if any(base is not None for base in bases) and torch_loss(call):  # the cheap question first
+                    for base in bases:
+                        if base is not None:
+                            reads[id(base)] = _VALUE
     # what a comprehension's element shows wins over the call that hands it the iterable
     # (`zip(preds, out)` in `[... for i, el in zip(preds, out)]`)
     for use, kind in comprehension_reads:

@@ -3764,6 +3764,7 @@ def _uses_grad(ctx, nodes) -> bool:
                 elif (
                     isinstance(func, ast.Attribute)
                     and func.attr not in MODULE_OWN_METHODS
+                    and ctx.model.method_may_train(func.attr)
                     and ctx.model.instance_method_trains(ctx.model.value(func.value), func.attr)
                 ):
                     return True  # `agent.update(...)` on an instance of a class whose `update` backpropagates
