@@ -2767,3 +2767,109 @@ def test_twin_a_function_calling_another_torch_autograd_function_does_not_train(
         "wrap",
     )
     assert not summary.trains
+
+
+def _custom_function(forward_line: str, backward_line: str) -> str:
+    return f"""
+import torch
+
+class Product(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, q, k, scale):
+        ctx.save_for_backward(q, k)
+        {forward_line}
+        return q * k * scale
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        q, k = ctx.saved_tensors
+        {backward_line}
+        return grad_out * k, q, None
+"""
+
+
+@pytest.mark.parametrize(
+    ("forward_line", "backward_line"),
+    [
+        ("print(q)  # <- q", "pass"),
+        ("print(k)  # <- k", "pass"),
+        ("pass", "print(q)  # <- q"),
+        ("pass", "print(k)  # <- k"),
+        ("pass", "print(grad_out)  # <- grad_out"),
+    ],
+)
+def test_custom_function_inputs_it_saves_and_what_backward_is_handed_are_tensors(forward_line, backward_line):
+    value, _ = ask(_custom_function(forward_line, backward_line))
+    assert value.kind is Kind.TENSOR
+
+
+def test_twin_a_custom_function_input_it_does_not_save_is_not_known():
+    value, _ = ask(_custom_function("print(scale)  # <- scale", "pass"))
+    assert value.kind is Kind.UNKNOWN
+
+
+def test_twin_saved_tensors_of_something_else_is_not_known():
+    value, _ = ask(
+        """
+        import torch
+
+        class Cache:
+            def restore(self, store):
+                q, k = store.saved_tensors
+                return q  # <- q
+        """
+    )
+    assert value.kind is Kind.UNKNOWN
+
+
+_TRAINER = """
+import torch
+from torch import nn
+
+class Trainer:
+    def __init__(self):
+        self.model = nn.Linear(2, 2)
+
+    def run(self, x, flag):
+{body}
+"""
+
+
+def _trainer(*lines: str) -> str:
+    return _TRAINER.format(body="\n".join("        " + line for line in lines))
+
+
+def test_an_instance_module_switched_to_eval_is_in_eval_mode_for_the_rest_of_the_scope():
+    lines = ("self.model.eval()", "y = x", "print(self.model)")
+    value = _instance_model_at(_trainer(*lines), 9 + len(lines))
+    assert value.kind is Kind.MODULE and value.has(Role.EVALUATING) and not value.has(Role.TRAINING)
+
+
+def test_twin_an_instance_module_not_switched_is_in_training_mode():
+    value = _instance_model_at(_trainer("print(self.model)"), 10)
+    assert value.kind is Kind.MODULE and not value.has(Role.EVALUATING)
+
+
+def _instance_model_at(text: str, row: int):
+    ctx = _context(textwrap.dedent(text))
+    node = next(n for n in ast.walk(ctx.tree) if isinstance(n, ast.Attribute) and n.attr == "model" and n.lineno == row)
+    return ctx.model.value(node)
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ("self.model.eval()", "self.model = nn.Linear(2, 2)", "print(self.model)"),  # assigned again
+        ("self.model.eval()", "self.train_epoch(x)", "print(self.model)"),  # a method may switch it back
+        ("if flag:", "    self.model.eval()", "print(self.model)"),  # switched on one path only
+    ],
+)
+def test_twin_an_instance_module_whose_switch_may_not_hold_is_not_in_eval_mode(lines):
+    value = _instance_model_at(_trainer(*lines), 9 + len(lines))
+    assert not value.has(Role.EVALUATING)
+
+
+def test_an_instance_module_switched_on_both_paths_stays_switched():
+    lines = ("if flag:", "    self.model.eval()", "else:", "    self.model.eval()", "print(self.model)")
+    value = _instance_model_at(_trainer(*lines), 9 + len(lines))
+    assert value.has(Role.EVALUATING)

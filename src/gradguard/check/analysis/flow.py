@@ -59,24 +59,33 @@ def region_mode(kind: Optional[RegionKind]) -> Optional[GradMode]:
 
 
 class State:
-    """Names' values and the grad mode at one point; never changed once recorded."""
+    """Names' values and the grad mode at one point; never changed once recorded.
 
-    __slots__ = ("env", "mode")
+    ``switched`` holds the modules of the instance this scope switched to eval or train mode
+    (``self.model.eval()``: attribute name -> the module with its new mode), until the scope
+    assigns that attribute or calls a method that may switch it back; None when there are none.
+    """
 
-    def __init__(self, env: dict, mode: GradMode):
+    __slots__ = ("env", "mode", "switched")
+
+    def __init__(self, env: dict, mode: GradMode, switched: Optional[dict] = None):
         self.env = env
         self.mode = mode
+        self.switched = switched
 
     def bind(self, names: dict) -> "State":
         env = dict(self.env)
         env.update(names)
-        return State(env, self.mode)
+        return State(env, self.mode, self.switched)
 
     def with_mode(self, mode: GradMode) -> "State":
-        return self if mode is self.mode else State(self.env, mode)
+        return self if mode is self.mode else State(self.env, mode, self.switched)
+
+    def with_switched(self, switched: Optional[dict]) -> "State":
+        return State(self.env, self.mode, switched or None)
 
     def same(self, other: "State") -> bool:
-        return self.mode is other.mode and self.env == other.env
+        return self.mode is other.mode and self.env == other.env and self.switched == other.switched
 
 
 def join_states(a: Optional[State], b: Optional[State]) -> Optional[State]:
@@ -92,7 +101,11 @@ def join_states(a: Optional[State], b: Optional[State]) -> Optional[State]:
             env[name] = value
         elif mine is not value:
             env[name] = join(mine, value) or UNKNOWN
-    return State(env, join_modes(a.mode, b.mode))
+    switched = None
+    if a.switched and b.switched:
+        # a mode switch holds after the join only where both paths made it
+        switched = {attr: value for attr, value in a.switched.items() if b.switched.get(attr) == value} or None
+    return State(env, join_modes(a.mode, b.mode), switched)
 
 
 _LOOP_ROUNDS = 4  # then values that still change become unknown
@@ -120,7 +133,10 @@ class ScopeFlow:
             if state is None:
                 break  # unreachable code after return/raise/break/continue
             self.before[id(stmt)] = state
+            switched = state.switched
             state = self.statement(stmt, state)
+            if switched and state is not None and state.switched is switched and _may_switch_back(stmt, switched):
+                state = state.with_switched(None)
             if self._handlers and state is not None:
                 self._handlers[-1].append(state)
         return state
@@ -212,7 +228,11 @@ class ScopeFlow:
             kind = classify_grad_mode(call, model.imports)
             mode = region_mode(kind) or GradMode.MAYBE
             return state.with_mode(mode)
-        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
+        if not isinstance(func, ast.Attribute):
+            return state
+        if func.attr in ("eval", "train") and _instance_attribute(func.value):
+            return self._switch_attribute(call, func.value.attr, state)  # type: ignore[attr-defined]
+        if not isinstance(func.value, ast.Name):
             return state
         name = func.value.id
         current = state.env.get(name)
@@ -248,6 +268,21 @@ class ScopeFlow:
             if isinstance(flag, ast.Constant) and flag.value is False:
                 return state.bind({name: current.with_(grad=Grad.NO)})  # a leaf that no longer requires grad
         return state
+
+    def _switch_attribute(self, call: ast.Call, attr: str, state: State) -> State:
+        """``self.model.eval()`` / ``self.model.train(...)``: the instance's module, in its new
+        mode, for the rest of the scope (``State.switched``)."""
+        receiver = call.func.value  # type: ignore[attr-defined]
+        current = self.model.evaluate(receiver, state, self.frame)
+        if current.kind is not Kind.MODULE:
+            return state
+        evaluating = _mode_switch(call)
+        roles = current.roles & ~(Role.TRAINING | Role.EVALUATING)
+        if evaluating is not None:
+            roles |= Role.EVALUATING if evaluating else Role.TRAINING
+        switched = dict(state.switched) if state.switched else {}
+        switched[attr] = current.with_(roles=roles)
+        return state.with_switched(switched)
 
     def _assign(self, stmt: ast.Assign, state: State) -> State:
         filled = self._filled_placeholders(stmt, state)
@@ -371,7 +406,7 @@ class ScopeFlow:
         if not removed:
             return state
         env = {k: v for k, v in state.env.items() if k not in removed}
-        return State(env, state.mode)
+        return State(env, state.mode, state.switched)
 
     def _return(self, stmt: ast.Return, state: State) -> None:
         value = self.model.evaluate(stmt.value, state, self.frame) if stmt.value is not None else None
@@ -532,13 +567,42 @@ def _mode_switch(call: ast.Call) -> Optional[bool]:
     return None
 
 
+def _instance_attribute(node: ast.AST) -> bool:
+    """``self.model``."""
+    return type(node) is ast.Attribute and type(node.value) is ast.Name and node.value.id == "self"  # type: ignore[attr-defined]
+
+
+def _may_switch_back(stmt: ast.stmt, switched: dict) -> bool:
+    """Whether a statement may change the mode of a switched module of the instance: it assigns
+    that attribute, calls a method of the instance or hands the instance on (which may call
+    ``.train()`` again). Compound statements are judged by their own statements."""
+    if type(stmt) not in _SIMPLE_STATEMENTS:
+        return False
+    for node in walk_in_order(stmt):
+        t = type(node)
+        if t is ast.Attribute and _instance_attribute(node) and node.attr in switched:  # type: ignore[attr-defined]
+            if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                return True  # `self.model = ...`
+        elif t is ast.Call:
+            func = node.func  # type: ignore[attr-defined]
+            if type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id == "self":
+                return True  # `self.train_epoch()`
+            if any(type(arg) is ast.Name and arg.id == "self" for arg in node.args):  # type: ignore[attr-defined]
+                return True  # `run(self)`
+    return False
+
+
+_SIMPLE_STATEMENTS = frozenset({ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Delete})
+
+
 def _widen(previous: State, current: State) -> State:
     """Names whose values still change after several rounds become unknown."""
     env = dict(current.env)
     for name, value in current.env.items():
         if previous.env.get(name) != value:
             env[name] = UNKNOWN
-    return State(env, current.mode)
+    switched = current.switched if current.switched == previous.switched else None
+    return State(env, current.mode, switched)
 
 
 _STATEMENTS = {

@@ -258,6 +258,10 @@ _TENSOR_CLASSES = frozenset(
 _NAMED_OPTIMIZER = Value(Kind.OPTIMIZER, weak=True)
 _EVIDENT_TENSOR = tensor(Grad.MAYBE)
 _FORWARD_INPUT = tensor(Grad.MAYBE, weak=True)
+# A custom Function's context, and the tensors it hands over: `ctx.saved_tensors`, the
+# gradients `backward` is given.
+_FUNCTION_CTX = Value(Kind.OTHER, Grad.NO, ref="torch.autograd.function.FunctionCtx")
+_FUNCTION_TENSOR = tensor(Grad.MAYBE)
 _EVIDENT_MODULE = module()
 _EVIDENT_LOSS = tensor(Grad.YES, Role.LOSS)
 # `.sum()` / `.mean()` right before: `loss.sum().backward()`, `(loss.mean()).backward()`.
@@ -527,6 +531,7 @@ class SemanticModel:
         self._use_evidence: dict = {}
         self._methods_training: dict = {}  # method name -> method_trains_everywhere
         self._class_method_names: Optional[frozenset] = None  # the methods the file's classes define
+        self._plain_forward: Optional[bool] = None  # `_plain_forward_shown`, once known
         self._single_bindings: dict = {}  # (id(scope), name) -> bound in one place only (_bound_once)
         self._grad_globals: dict = {}  # id(function) -> reads_grad_globals
         self._holds_grad_globals: Optional[bool] = None  # _module_holds_grad_tensors, once asked
@@ -1181,6 +1186,21 @@ class SemanticModel:
                     return False  # it runs (or trains) a model it holds, with grad or without
         return found  # (the run's plain classes do not count for it: their text is not read here)
 
+    def _plain_forward_shown(self) -> bool:
+        """Whether a class of the file, or of the run's files beside it, that is no module and no
+        custom Function defines ``forward`` (a numpy layer's ``layer.forward(x)``): else an explicit
+        ``x.forward(...)`` call shows ``x`` is a module."""
+        shown = self._plain_forward
+        if shown is None:
+            shown = any(
+                not (info.is_module or info.is_autograd_function) for info, _ in self._file_classes_defining("forward")
+            ) or (
+                self.project is not None
+                and any(not fact.module and "forward" in fact.methods for _, fact in self._classes_beside())
+            )
+            self._plain_forward = shown
+        return shown
+
     def _file_classes_defining(self, method: str) -> Iterator[tuple]:
         """(class info, definition) of each class of the file that defines ``method``."""
         for info in self._class_table().values():
@@ -1818,6 +1838,11 @@ class SemanticModel:
         if not from_callers and callers is None:
             from_callers = self._hook_arguments(fn, positional[1:] if first is not None else positional)
         is_forward = getattr(fn, "name", "") == "forward" and method_class is not None and method_class.is_module
+        function_ctx = None  # the context parameter of a custom Function's `forward` or `backward`
+        if is_static and method_class is not None and method_class.is_autograd_function and positional:
+            if getattr(fn, "name", "") in ("forward", "backward"):
+                function_ctx = positional[0].arg
+        saved = self._saved_for_backward(fn, function_ctx) if function_ctx is not None else frozenset()
         required = set(positional[len(positional) - len(args.defaults) :] if args.defaults else ())
         required = [a for a in positional[1:] if a not in required] if is_forward else []
         for arg in params:
@@ -1828,7 +1853,14 @@ class SemanticModel:
                 )
                 continue
             value = None
-            if arg.annotation is not None:
+            if function_ctx is not None:
+                if name == function_ctx:
+                    env[name] = _FUNCTION_CTX
+                    continue
+                if fn.name == "backward" or name in saved:  # type: ignore[attr-defined]
+                    # the gradients of the outputs; an input `ctx.save_for_backward` takes (tensors only)
+                    value = _FUNCTION_TENSOR
+            if value is None and arg.annotation is not None:
                 value = self.annotation_value(arg.annotation)
                 if value is not None and value.kind is Kind.MODULE and name[:1].isupper() and not name.isupper():
                     value = Value(Kind.CLASS)  # `Model: torch.nn.Module`, called `Model(envs)`: a class
@@ -1850,6 +1882,21 @@ class SemanticModel:
                 value = container(None)
             env[name] = value
         return env
+
+    def _saved_for_backward(self, fn: ast.AST, ctx_name: str) -> frozenset:
+        """The parameters of a custom Function's ``forward`` that it hands to
+        ``ctx.save_for_backward(...)`` (which takes tensors or None) and never rebinds."""
+        saved: set = set()
+        for node in self.own_nodes(fn):
+            if (
+                type(node) is ast.Call
+                and isinstance(node.func, ast.Attribute)  # type: ignore[attr-defined]
+                and node.func.attr == "save_for_backward"  # type: ignore[attr-defined]
+                and isinstance(node.func.value, ast.Name)  # type: ignore[attr-defined]
+                and node.func.value.id == ctx_name  # type: ignore[attr-defined]
+            ):
+                saved.update(arg.id for arg in node.args if isinstance(arg, ast.Name))  # type: ignore[attr-defined]
+        return frozenset(name for name in saved if not self.body_binds(fn, name))
 
     def _argument_values(self, fn: ast.AST, sites: list, bound_first: bool) -> dict:
         args = fn.args  # type: ignore[attr-defined]
@@ -2105,6 +2152,8 @@ class SemanticModel:
                         pass  # a loss already: other uses say nothing more
                     elif called and attr in _MODULE_EVIDENCE_METHODS:
                         found = found or _EVIDENT_MODULE
+                    elif called and attr == "forward" and not self._plain_forward_shown():
+                        found = found or _EVIDENT_MODULE  # `self.DQN.forward(state)`: run as modules are
                     elif (called and attr in _TENSOR_EVIDENCE_METHODS) or attr in _TENSOR_EVIDENCE_ATTRIBUTES:
                         found = _EVIDENT_TENSOR if found is None or found is _EVIDENT_MODULE else found
                 i = text.find(name + ".", i + size + 1)
@@ -2500,6 +2549,10 @@ class SemanticModel:
         return self._constant_value(node)
 
     def _attribute(self, node: ast.Attribute, state: State, frame: Frame) -> Value:
+        if state.switched and type(node.value) is ast.Name and node.value.id == "self":
+            switched = state.switched.get(node.attr)
+            if switched is not None:
+                return switched  # `self.model.eval()` earlier in the scope
         found = self._attribute_value(node, state, frame)
         if found.kind is Kind.UNKNOWN and isinstance(node.value, ast.Name) and node.value.id == "self":
             # ``self.optimizer`` / ``self.netD`` set from a parameter: the name is the evidence.
@@ -2582,6 +2635,8 @@ class SemanticModel:
                 # output (Hugging Face's ModelOutput), with the output's graph
                 return tensor(receiver.grad, Role.LOSS | Role.SCALAR, weak=True)
             return UNKNOWN
+        if receiver is _FUNCTION_CTX and attr in ("saved_tensors", "saved_variables"):
+            return container(_FUNCTION_TENSOR)  # what `ctx.save_for_backward(...)` kept
         if kind is Kind.OTHER and (receiver.ref or "").startswith("project:") and frame.kind != "module-first":
             # `trainer._gen` of a `Trainer` another file of the run defines: what that file shows
             module_key, _, name = receiver.ref[len("project:") :].rpartition(".")  # type: ignore[index]

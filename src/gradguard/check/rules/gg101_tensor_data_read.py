@@ -19,7 +19,8 @@ which takes a `PackedSequence` too), the result of a method only tensors have, c
 (`def keep(module, inputs, output): features.append(output.data)` with
 `layer.register_forward_hook(keep)`, or made by a function of the file that returns it,
 `layer.register_forward_hook(save_activation("fc"))`; also backward hooks and
-`tensor.register_hook`); or
+`tensor.register_hook`), what a custom `autograd.Function` handles (the inputs its `forward`
+hands to `ctx.save_for_backward`, `ctx.saved_tensors`, the gradients its `backward` is given); or
 where the method right after `.data` exists only on tensors (`x.data.cpu()`, `x.data.numpy()`,
 `x.data.clone()`, `x.data.view(-1, 1)`, `x.data.eq(pad)`: an array's `.data` is a memoryview), a tensor method takes it as a tensor (`ys.type_as(src.data)`), or
 `Variable(...)` wraps it (`Variable(h.data)`, the old way of cutting a hidden state from its
@@ -135,6 +136,18 @@ class TensorDataRead(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # An input of a custom Function that it does not save for backward may be anything.
+        Valid(
+            """
+            import torch
+
+            class Scaled(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x, table):
+                    ctx.save_for_backward(x)
+                    return x * table.data["scale"]
+            """
+        ),
         # Pretrained weights shared into another model's parameters (`a.data = b.data`): the
         # storage is shared on purpose, and the parameter keeps its own version counter.
         Valid(
@@ -931,6 +944,50 @@ class TensorDataRead(Rule):
             column=31,
             message="`X.data` reads the tensor without autograd's version counter; `X.detach()` reads the same "
             "values and keeps in-place checks",
+        ),
+        # A custom Function's inputs it saves for backward, and `ctx.saved_tensors`, are tensors
+        # whatever their names (a kernel handed `Q.data`).
+        Invalid(
+            """
+            import torch
+
+            class CausalProduct(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, Q, K):
+                    ctx.save_for_backward(Q, K)
+                    return kernel(Q.data, K)
+
+                @staticmethod
+                def backward(ctx, grad_out):
+                    Q, K = ctx.saved_tensors
+                    return kernel_backward(Q, K, grad_out), None
+            """,
+            line=7,
+            column=23,
+            message="`Q.data` escapes here: it shares memory with `Q` but not its version counter, so an in-place "
+            "change to it while a backward graph still needs the old values goes unnoticed and gives wrong "
+            "gradients; use `.detach()`",
+        ),
+        Invalid(
+            """
+            import torch
+
+            class CausalProduct(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, Q, K):
+                    ctx.save_for_backward(Q, K)
+                    return kernel(Q, K)
+
+                @staticmethod
+                def backward(ctx, grad_out):
+                    Q, K = ctx.saved_tensors
+                    return kernel_backward(Q, K.data, grad_out), None
+            """,
+            line=12,
+            column=35,
+            message="`K.data` escapes here: it shares memory with `K` but not its version counter, so an in-place "
+            "change to it while a backward graph still needs the old values goes unnoticed and gives wrong "
+            "gradients; use `.detach()`",
         ),
     )
 

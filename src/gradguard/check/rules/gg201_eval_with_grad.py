@@ -1226,6 +1226,20 @@ _COUNTED_COMPARISON_RE = re.compile(r"==[^\n]*\)\s*\.(?:sum|float|mean|long|int|
 _TESTED_COMPARISON_RE = re.compile(r"^[ \t]+(?:el)?if\b(?![^\n]*__name__)[^\n]*[=!]=", re.M)
 
 
+def _kept_in_training(ctx, call: ast.Call, read_only: Optional[bool]) -> bool:
+    """Whether a call's output is bound and kept (not only read) in a function that uses
+        gradients (an L-BFGS fit appending `self.model(x)` to its history before stepping): the
+    eval mode alone does not make it an evaluation, and the output may yet be backpropagated."""
+    function = ctx.function
+    return (
+        function is not None
+        and not read_only
+        and id(call) in ctx.state(_State).assigned_calls
+        and _function_uses_grad(ctx, function)
+        and not _result_only_read(ctx, call)
+    )
+
+
 def _result_only_read(ctx, call: ast.Call) -> bool:
     """Whether the call's result is read at once (``net(x).data.max(1)``) or bound to names
     that are then only read (``.data``, ``.item()``, printing: ``analysis.read_only``)."""
@@ -3940,6 +3954,48 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A numpy layer of the file defines `forward`: an explicit `.forward(...)` call on an
+        # object handed in shows no torch module.
+        Valid(
+            """
+            import numpy as np
+            import torch
+
+            class Dense:
+                def __init__(self, w):
+                    self.w = w
+
+                def forward(self, x):
+                    return x @ self.w
+
+            class Agent:
+                def __init__(self, net):
+                    self.net = net
+
+                def act(self, state):
+                    return int(np.argmax(self.net.forward(state)))
+            """
+        ),
+        # The output of a model in eval mode kept (not only read) by a function that trains it
+        # afterwards: it may yet be backpropagated.
+        Valid(
+            """
+            import torch
+
+            def fit(model, history, optimizer, x, y):
+                model.eval()
+                pred = model(x)
+                history.append(pred)
+
+                def closure():
+                    optimizer.zero_grad()
+                    loss = ((model(x) - y) ** 2).mean()
+                    loss.backward()
+                    return loss
+
+                return optimizer.step(closure)
+            """
+        ),
         # A plain class's helper running only a layer without parameters (`nn.Flatten`): no graph.
         Valid(
             """
@@ -7069,6 +7125,29 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # An agent's network handed in, unknown by name: the class's code runs it as modules are
+        # run (`self.DQN.forward(state)`), so it is a module; acting only reads its output.
+        Invalid(
+            """
+            import torch as T
+
+            class Agent:
+                def __init__(self, DQN, target_DQN):
+                    self.DQN = DQN
+                    self.target_DQN = target_DQN
+                    self.target_DQN.load_state_dict(self.DQN.state_dict())
+
+                def act(self, state):
+                    state = T.tensor([state], dtype=T.float)
+                    return T.argmax(self.DQN.forward(state)).item()
+            """,
+            line=11,
+            column=25,
+            message="`self.DQN.forward(...)` runs with grad enabled although its output is only read (`.data`, "
+            "`.item()`, printing), and nothing in this function uses gradients: autograd records a graph for "
+            "every call, wasting memory and time; run evaluation under `torch.no_grad()` or "
+            "`torch.inference_mode()`",
+        ),
         # The same helper running a layer with parameters.
         Invalid(
             """
@@ -8462,9 +8541,9 @@ class EvalWithGrad(Rule):
             """,
             line=7,
             column=16,
-            message="`self.model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
-            "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; "
-            "run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+            message="`self.model(...)` runs with grad enabled after `self.model.eval()` (line 6), and its output is "
+            "never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
         # A test whose `setUp` loads trained weights into the model: an evaluation of the trained
         # model, not a check of the model's code.
@@ -11684,7 +11763,7 @@ class EvalWithGrad(Rule):
         callee = ctx.model.value(_callee(node))
         if _own_module_method(ctx, node):
             callee = ctx.model.value(node.func.value)  # type: ignore[attr-defined]
-        if callee.has(Role.EVALUATING):
+        if callee.has(Role.EVALUATING) and not _kept_in_training(ctx, node, read_only):
             if _test_or_demo(ctx, callee, node):
                 # a unit test of a model it builds (`model.eval(); out = model(x)`), or a demo of
                 # the outputs of the file's own class in a file that never trains (not a call run

@@ -129,6 +129,39 @@ class NoGradWithoutEval(Rule):
     function_names = ("torch.no_grad", "torch.inference_mode")
 
     valid = (
+        # The trainer switches the model it holds to eval mode before handing it to the helper:
+        # the helper's `model` is in eval mode (the flow follows `self.model.eval()`).
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+                    self.drop = nn.Dropout(0.5)
+
+                def forward(self, x):
+                    return self.fc(self.drop(x))
+
+            class Trainer:
+                def __init__(self):
+                    self.model = Net()
+
+                def train(self, train_iter, test_iter):
+                    for x, y in train_iter:
+                        self.model(x).sum().backward()
+                    self.model.eval()
+                    print(self.evaluate(test_iter, self.model))
+                    self.model.train()
+
+                @staticmethod
+                def evaluate(data_iter, model):
+                    with torch.no_grad():
+                        return sum(model(x).argmax(1).eq(y).sum().item() for x, y in data_iter)
+            """
+        ),
         # The same helper also called from the training loop: not only evaluation.
         Valid(
             """
@@ -372,6 +405,40 @@ class NoGradWithoutEval(Rule):
         ),
     )
     invalid = (
+        # The same trainer without the switch: the helper evaluates a model in training mode.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+                    self.drop = nn.Dropout(0.5)
+
+                def forward(self, x):
+                    return self.fc(self.drop(x))
+
+            class Trainer:
+                def __init__(self):
+                    self.model = Net()
+
+                def train(self, train_iter, test_iter):
+                    for x, y in train_iter:
+                        self.model(x).sum().backward()
+                    print(self.evaluate(test_iter, self.model))
+
+                @staticmethod
+                def evaluate(data_iter, model):
+                    with torch.no_grad():
+                        return sum(model(x).argmax(1).eq(y).sum().item() for x, y in data_iter)
+            """,
+            line=25,
+            column=24,
+            message="`model` is evaluated under `no_grad` in training mode: its dropout layers still drop "
+            "activations; call `model.eval()` before evaluating (and `model.train()` to resume training)",
+        ),
         # The seq2seq tutorial's decoder, handed on by `evaluateRandomly` to `evaluate`: the module
         # the script builds (with dropout) is never switched to evaluation mode.
         Invalid(
