@@ -176,7 +176,9 @@ def test_loop_reaches_a_fixpoint_over_the_back_edge():
             total = total + torch.ones(1)
         """
     )
-    assert value.kind is Kind.UNKNOWN  # a number on the first pass, a tensor on the next
+    # a number on the first pass, a tensor without graph on the next: either way no graph, and a
+    # tensor wherever the code uses it as one (known weakly), not a 0-dim one
+    assert value.kind is Kind.TENSOR and value.weak and value.grad is Grad.NO and not value.has(Role.SCALAR)
 
 
 def test_return_ends_a_path():
@@ -1901,7 +1903,7 @@ def test_a_number_on_one_path_and_a_0_dim_tensor_on_the_other_is_a_0_dim_tensor(
     assert value.kind is Kind.TENSOR and value.has(Role.SCALAR)
 
 
-def test_twin_a_number_or_a_tensor_of_unknown_shape_stays_unknown():
+def test_twin_a_number_or_a_tensor_of_unknown_shape_is_no_0_dim_tensor():
     value, _ = ask(
         """
         import torch
@@ -1911,7 +1913,7 @@ def test_twin_a_number_or_a_tensor_of_unknown_shape_stays_unknown():
         print(total)  # <- total
         """
     )
-    assert value.kind is Kind.UNKNOWN
+    assert not value.has(Role.SCALAR) and value.grad is Grad.NO
 
 
 def _on_some_path(code: str) -> bool:
@@ -2873,3 +2875,34 @@ def test_an_instance_module_switched_on_both_paths_stays_switched():
     lines = ("if flag:", "    self.model.eval()", "else:", "    self.model.eval()", "print(self.model)")
     value = _instance_model_at(_trainer(*lines), 9 + len(lines))
     assert value.has(Role.EVALUATING)
+
+
+def test_a_number_joined_with_a_tensor_without_graph_carries_no_graph():
+    value, _ = ask(
+        """
+        import torch
+
+        def score(model, batches):
+            total = 0
+            with torch.no_grad():
+                for x in batches:
+                    total += model(x).sum(1)
+            return total  # <- total
+        """
+    )
+    assert value.kind is Kind.TENSOR and value.grad is Grad.NO
+
+
+def test_twin_a_number_joined_with_a_tensor_that_may_carry_a_graph_is_not_known():
+    value, _ = ask(
+        """
+        import torch
+
+        def score(model, batches):
+            total = 0
+            for x in batches:
+                total += model(x).sum(1)
+            return total  # <- total
+        """
+    )
+    assert value.grad is not Grad.NO

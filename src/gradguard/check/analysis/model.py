@@ -1751,21 +1751,24 @@ class SemanticModel:
             new = region_mode(classify_grad_mode(deco, self.imports))
             if new is not None:
                 mode = new
-        if mode is None and self._lightning_evaluation_hook(fn):
-            mode = GradMode.MAYBE  # Lightning runs it without grad (or in inference mode)
+        if mode is None and self._framework_evaluation_hook(fn):
+            mode = GradMode.MAYBE  # the framework runs it without grad (or in inference mode)
         return mode
 
-    def _lightning_evaluation_hook(self, fn: ast.AST) -> bool:
+    def _framework_evaluation_hook(self, fn: ast.AST) -> bool:
         """``validation_step``, ``on_validation_end``... of a ``LightningModule``: hooks the
-        trainer runs in its evaluation loops, with grad disabled."""
+        trainer runs in its evaluation loops, with grad disabled; ``predict_batch`` of a
+        Catalyst runner, which ``runner.predict_loader(...)`` runs without grad."""
         name = getattr(fn, "name", "")
-        if not (name in vocab.LIGHTNING_EVALUATION_HOOKS or name.startswith(vocab.LIGHTNING_EVALUATION_HOOK_PREFIXES)):
+        if name in vocab.LIGHTNING_EVALUATION_HOOKS or name.startswith(vocab.LIGHTNING_EVALUATION_HOOK_PREFIXES):
+            suffix = "LightningModule"
+        elif name in vocab.CATALYST_EVALUATION_HOOKS and any(
+            qual.startswith("catalyst") for qual in self.imports.names.values()
+        ):
+            suffix = "Runner"
+        else:
             return False
-        return any(
-            base.endswith("LightningModule")
-            for held in self._class_chain(self._method_class(fn))
-            for base in held.bases
-        )
+        return any(base.endswith(suffix) for held in self._class_chain(self._method_class(fn)) for base in held.bases)
 
     def _class_chain(self, info: Optional[ClassInfo]) -> list:
         """A class of the file and the classes of the file it derives from, first base first."""
@@ -3675,6 +3678,8 @@ class SemanticModel:
         last = vocab.last_name(qual)
         if qual.startswith("torch."):
             return self._torch_call(qual, last, node, args, state, frame)
+        if qual.startswith(vocab.NON_TORCH_MODEL_PACKAGES):
+            return Value(Kind.OTHER, Grad.NO, ref=qual)  # `fasttext.load_model(path)`: no torch module
         if qual.startswith(vocab.INFERENCE_MODEL_PACKAGE) and last in vocab.INFERENCE_MODEL_CLASSES:
             return Value(Kind.OTHER, ref=qual)  # ultralytics' YOLO: runs its own inference mode
         if vocab.gradient_explainer(qual):

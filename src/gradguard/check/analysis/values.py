@@ -221,11 +221,16 @@ def join(a: Optional[Value], b: Optional[Value]) -> Optional[Value]:
 def _number_or_scalar_tensor(a: Value, b: Value) -> Optional[Value]:
     """A number on one path, a 0-dim tensor on the other (``avg_cost = 0`` then
     ``avg_cost += cost / n`` in a loop): a 0-dim tensor wherever code indexes or reads it as
-    one (``avg_cost.data[0]``, ``avg_cost[0]``: either path fails), its graph unknown."""
+    one (``avg_cost.data[0]``, ``avg_cost[0]``: either path fails), its graph unknown. A number
+    and a tensor of any shape without graph: a tensor without graph (weak)."""
     tensor_side = a if a.kind is Kind.TENSOR else b if b.kind is Kind.TENSOR else None
     other = b if tensor_side is a else a
-    if tensor_side is None or other.kind is not Kind.NUMBER or not tensor_side.has(Role.SCALAR):
+    if tensor_side is None or other.kind is not Kind.NUMBER:
         return None
+    if not tensor_side.has(Role.SCALAR):
+        # `log_is = 0`, then `log_is += scores.sum(1)` under `no_grad`: a tensor without graph,
+        # or the number; neither carries a graph
+        return Value(Kind.TENSOR, Grad.NO, weak=True) if tensor_side.grad is Grad.NO else None
     return Value(
         Kind.TENSOR, join_grad(Grad.NO, tensor_side.grad), tensor_side.roles & Role.SCALAR, weak=tensor_side.weak
     )

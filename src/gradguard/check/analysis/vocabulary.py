@@ -108,6 +108,10 @@ META_INPLACE_METHODS = _words(
 OTHER_MODEL_FRAMEWORKS = frozenset(
     {"jax", "flax", "haiku", "equinox", "keras", "tensorflow.keras", "openvino", "onnxruntime", "tensorrt"}
 )
+# Packages of machine-learning libraries that are not built on torch: what their functions and
+# classes make (`fasttext.load_model(path)`, `xgboost.XGBClassifier()`) is no torch module, whatever
+# the name it is bound to (`model.predict(text)` records no graph).
+NON_TORCH_MODEL_PACKAGES = ("fasttext.", "sklearn.", "xgboost.", "lightgbm.", "catboost.", "gensim.")
 # torch.hub repositories whose models run without grad themselves (`torch.hub.load(
 # "ultralytics/yolov5", "yolov5s")` is wrapped in AutoShape, whose forward is
 # `@smart_inference_mode()`) and return detections, not tensors.
@@ -362,6 +366,8 @@ FACTORIES = _words(
 # name and by prefix.
 LIGHTNING_EVALUATION_HOOKS = _words("validation_step test_step predict_step validation_epoch_end test_epoch_end")
 LIGHTNING_EVALUATION_HOOK_PREFIXES = ("on_validation", "on_test", "on_predict")
+# Methods of a Catalyst runner that Catalyst runs without grad (`runner.predict_loader(...)`).
+CATALYST_EVALUATION_HOOKS = _words("predict_batch")
 # Factories that make a tensor from a shape alone: an input made by one is a dummy.
 SHAPE_FACTORIES = _words("zeros ones empty full rand randn")
 LEGACY_TENSOR_TYPES = _words(

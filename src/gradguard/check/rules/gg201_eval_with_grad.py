@@ -153,7 +153,8 @@ callers in the file, in other files of the run and in its notebooks' cells; for 
 in another's body, its calls there);
 methods named as Lightning's evaluation hooks (`validation_step`, `predict_step`, `on_test_...`),
 which its trainer runs without grad (unless the file imports no Lightning and calls the method
-itself: `model.predict_step(batch)` of the file's own module is code like any other);
+itself: `model.predict_step(batch)` of the file's own module is code like any other), and a
+Catalyst runner's `predict_batch`, which `runner.predict_loader(...)` runs without grad;
 a function its enclosing function returns (`return perform_val_step_fn`: it runs wherever the
 factory's result is called, often under `no_grad`);
 a module whose `forward` runs a backward pass itself (a meta-learner: the call trains) or asserts
@@ -1226,17 +1227,28 @@ _COUNTED_COMPARISON_RE = re.compile(r"==[^\n]*\)\s*\.(?:sum|float|mean|long|int|
 _TESTED_COMPARISON_RE = re.compile(r"^[ \t]+(?:el)?if\b(?![^\n]*__name__)[^\n]*[=!]=", re.M)
 
 
+_KEEPING_METHODS = frozenset({"append", "extend", "insert"})
+
+
 def _kept_in_training(ctx, call: ast.Call, read_only: Optional[bool]) -> bool:
-    """Whether a call's output is bound and kept (not only read) in a function that uses
-        gradients (an L-BFGS fit appending `self.model(x)` to its history before stepping): the
-    eval mode alone does not make it an evaluation, and the output may yet be backpropagated."""
+    """Whether a call's output, bound to a name, is kept beyond the function (appended to a
+    list, stored in an attribute or an item, returned) by a function that uses gradients (an
+    L-BFGS fit appending `self.model(x)` to its history before stepping): the eval mode alone
+    does not make it an evaluation, and the output may yet be backpropagated."""
     function = ctx.function
-    return (
-        function is not None
-        and not read_only
-        and id(call) in ctx.state(_State).assigned_calls
-        and _function_uses_grad(ctx, function)
-        and not _result_only_read(ctx, call)
+    if function is None or read_only:
+        return False
+    name = _bound_name(ctx, call)
+    if name is None or not _function_uses_grad(ctx, function):
+        return False
+    if name in ctx.model.uses(function).escaping:
+        return True
+    return any(
+        type(node) is ast.Call
+        and type(node.func) is ast.Attribute  # type: ignore[attr-defined]
+        and node.func.attr in _KEEPING_METHODS  # type: ignore[attr-defined]
+        and any(type(arg) is ast.Name and arg.id == name for arg in node.args)  # type: ignore[attr-defined]
+        for node in ctx.model.own_nodes(function)
     )
 
 
@@ -3954,6 +3966,50 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A model of a library not built on torch (fastText), in a file that imports torch: its
+        # `predict` records no graph, whatever the name it is bound to.
+        Valid(
+            """
+            import fasttext
+            import torch
+
+            def inference(path, texts):
+                model = fasttext.load_model(path)
+                for text in texts:
+                    print(model.predict(text, k=2))
+            """
+        ),
+        # A Catalyst runner's `predict_batch`: `runner.predict_loader(...)` runs it without grad.
+        Valid(
+            """
+            import torch
+            from catalyst import dl
+
+            class SegmentationRunner(dl.SupervisedRunner):
+                def predict_batch(self, batch):
+                    return self.model(batch[0].to(self.device)).argmax(1)
+            """
+        ),
+        # A function handed the model runs it under `no_grad` and sums the scores into a number
+        # (`log_is = 0`, then `log_is += ...`): what it returns carries no graph.
+        Valid(
+            """
+            import torch
+
+            def inception_score(model, classifier):
+                log_is = 0
+                num_batches = 500
+                with torch.no_grad():
+                    for _ in range(num_batches):
+                        p = torch.softmax(classifier(model(torch.randn(100, 8))), 1)
+                        log_is += (p * torch.log(p)).sum(1)
+                log_is /= num_batches
+                return torch.exp(log_is.mean())
+
+            generator = torch.load("generator.pt")
+            print(inception_score(generator, torch.load("classifier.pt")))
+            """
+        ),
         # A numpy layer of the file defines `forward`: an explicit `.forward(...)` call on an
         # object handed in shows no torch module.
         Valid(
@@ -7125,6 +7181,24 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The same method on a class of the file that is no Catalyst runner: nothing turns grad off.
+        Invalid(
+            """
+            import torch
+
+            class Predictor:
+                def __init__(self, model):
+                    self.model = model
+
+                def predict_batch(self, batch):
+                    return self.model(batch[0]).argmax(1)
+            """,
+            line=8,
+            column=16,
+            message="`self.model(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, "
+            "wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # An agent's network handed in, unknown by name: the class's code runs it as modules are
         # run (`self.DQN.forward(state)`), so it is a module; acting only reads its output.
         Invalid(

@@ -7,7 +7,9 @@ to subclass `torch.nn.Module` (directly, through a `torch.nn` class, a `Lightnin
 or through another such class of the file).
 
 A region in the branch that runs only when the module does not train (`if not self.training:`,
-the `else` of `if self.trainable:`) is not flagged: no gradient is meant to reach it.
+the `else` of `if self.trainable:`) is not flagged: no gradient is meant to reach it. Nor is a
+region that only calls and binds nothing (`with torch.no_grad(): self.temp.clamp_(0.001, 0.5)`):
+nothing computed there reaches the output.
 
 This rule is off by default: freezing a sub-encoder, computing a target (EMA teacher,
 k-means assignment, positional table) or updating a buffer inside `forward` is a
@@ -87,6 +89,16 @@ def _inference_branch(ctx, node: ast.AST, function: ast.AST) -> bool:
     return False
 
 
+def _updates_in_place_only(region: ast.AST) -> bool:
+    """Whether a region only calls (``self.temp.clamp_(0.001, 0.5)``, ``self._momentum_update()``)
+    and binds nothing, returns nothing: no value computed there can reach the module's output,
+    so no gradient is stopped on its way."""
+    return all(
+        isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call))
+        for stmt in region.body  # type: ignore[attr-defined]
+    )
+
+
 class NoGradInForward(Rule):
     code = "GG206"
     name = "no-grad-in-forward"
@@ -99,6 +111,26 @@ class NoGradInForward(Rule):
     function_names = tuple(sorted(GRAD_OFF_NAMES))
 
     valid = (
+        # A region that only updates the module's state in place (a learnable temperature kept in
+        # range): it computes nothing the output is made from.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Contrastive(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.temp = nn.Parameter(torch.tensor(0.07))
+                    self.proj = nn.Linear(8, 4)
+
+                def forward(self, x):
+                    with torch.no_grad():
+                        self.temp.clamp_(0.001, 0.5)
+                    return self.proj(x) / self.temp
+            """
+        ),
         # The branch of `forward` that runs only when the module does not train.
         Valid(
             """
@@ -265,6 +297,9 @@ class NoGradInForward(Rule):
         if classify_grad_mode(node.context_expr, ctx.imports) not in (NO_GRAD, INFERENCE):
             return
         function = ctx.function
+        region = ctx.parent(node)
+        if isinstance(region, (ast.With, ast.AsyncWith)) and _updates_in_place_only(region):
+            return  # `self.temp.clamp_(0.001, 0.5)`: nothing computed there reaches the output
         if self._in_module_forward(ctx, function) and not _inference_branch(ctx, node, function):
             ctx.report(self.code, node.context_expr, self._message(ctx, node.context_expr, ctx.method_class.name))
 
