@@ -46,6 +46,7 @@ _TENSOR_METHODS_AFTER_DATA = (
         "numpy",
         "clone",
         "detach",
+        "contiguous",  # `ppls.data[:, :, 4].contiguous()`: neither an array nor a memoryview has it
         # not on numpy arrays either: `x.data.new(x.size())`, `y.data.view_as(pred)`
         "new",
         "new_zeros",
@@ -309,13 +310,16 @@ def _annotated_non_tensor(ctx, name: str) -> bool:
 
 
 _TENSOR_CHAIN_RE = re.compile(
-    r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\.data\.(?:" + "|".join(sorted(_TENSOR_METHODS_AFTER_DATA)) + r")\("
+    r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\.data(?:\[[^\]\n]*\])*\.(?:"
+    + "|".join(sorted(_TENSOR_METHODS_AFTER_DATA))
+    + r")\("
 )
 
 
 def _names_with_tensor_chains(ctx) -> frozenset:
     """Names and dotted attributes ``n`` (``m2.indexes``) written ``n.data.<a method only
-    tensors have>(`` in the current scope's text (cached per scope)."""
+    tensors have>(`` in the current scope's text, also through an index (``n.data[:, 0].clone(``;
+    cached per scope)."""
     scope = ctx.scope
     key = ("gg-tensor-chains", id(scope))
     found = ctx.cache.get(key)
@@ -510,6 +514,18 @@ _JOINING_FUNCTIONS = frozenset(
 )
 
 
+def _handed_to_torch(ctx, node: ast.AST, par: ast.AST) -> bool:
+    """``torch.max(logprob.data, 1)``, ``F.softmax(x.data, dim=1)``: the first argument of a torch
+    function that takes only tensors there is a tensor (as ``_given_to_torch`` says of names)."""
+    if not (isinstance(par, ast.Call) and par.args and par.args[0] is node):
+        return False
+    qual = ctx.imports.qualified_name(par.func)
+    return qual is not None and (
+        qual.startswith("torch.nn.functional.")
+        or (qual.startswith("torch.") and qual.count(".") == 1 and qual[6:] in TENSOR_ONLY_FUNCTIONS)
+    )
+
+
 def _joined_by_torch(ctx, node: ast.AST, par: ast.AST) -> bool:
     """``torch.cat((X1.data, fake_X2.data), 0)``: an item of the sequence a torch join takes is
     a tensor, whatever the code shows of the name."""
@@ -547,6 +563,7 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
     chain_certain = (
         _tensor_method_down_the_chain(ctx, par)
         or _joined_by_torch(ctx, node, par)
+        or _handed_to_torch(ctx, node, par)
         or (
             # `Variable(h.data)`: what `Variable` wraps is a tensor (the old idiom of cutting a
             # hidden state from its history).
@@ -569,9 +586,9 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
     while isinstance(above, ast.Subscript):  # `b.data[i:j].fill_(1.)`
         above = ctx.parent(above)
     written = isinstance(above, ast.Attribute) and above.attr in INPLACE_VALUE_METHODS
-    if written and above is not par:
-        # `w.data[20:40].fill_(1)`: a slice of an array's `.data` is a memoryview, which has no
-        # in-place method; of a tensor's, a view written in place
+    if above is not par:
+        # `w.data[20:40].fill_(1)`, `seq.data[:, 0].clone()`: a slice of an array's `.data` is a
+        # memoryview, which has no in-place or tensor method; of a tensor's, a view
         chain_certain = chain_certain or _tensor_method_down_the_chain(ctx, above)
     if not receiver_is_tensor(ctx, node.value, chain_certain, written):
         return None

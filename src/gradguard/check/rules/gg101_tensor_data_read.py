@@ -22,7 +22,9 @@ which takes a `PackedSequence` too), the result of a method only tensors have, c
 `tensor.register_hook`), what a custom `autograd.Function` handles (the inputs its `forward`
 hands to `ctx.save_for_backward`, `ctx.saved_tensors`, the gradients its `backward` is given); or
 where the method right after `.data` exists only on tensors (`x.data.cpu()`, `x.data.numpy()`,
-`x.data.clone()`, `x.data.view(-1, 1)`, `x.data.eq(pad)`: an array's `.data` is a memoryview), a tensor method takes it as a tensor (`ys.type_as(src.data)`), or
+`x.data.clone()`, `x.data.view(-1, 1)`, `x.data.eq(pad)`: an array's `.data` is a memoryview; also
+after an index, `x.data[:, 0].clone()`), a tensor method takes it as a tensor (`ys.type_as(src.data)`),
+a torch function that takes only tensors is handed it (`torch.max(logprob.data, 1)`), or
 `Variable(...)` wraps it (`Variable(h.data)`, the old way of cutting a hidden state from its
 history). Writes through `.data`
 are GG102. Attributes that merely happen to be called `data` (`dataset.data`, `args.data`,
@@ -136,6 +138,16 @@ class TensorDataRead(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # numpy's `max` takes arrays, whose `.data` is a memoryview; a record's `data` field indexed
+        # and cloned may be a tensor held by a record, not `Tensor.data`.
+        Valid(
+            """
+            import numpy as np
+
+            def pick(scores, batch):
+                return np.max(scores.data, 1), batch.data[:, 0].clone()
+            """
+        ),
         # An input of a custom Function that it does not save for backward may be anything.
         Valid(
             """
@@ -944,6 +956,41 @@ class TensorDataRead(Rule):
             column=31,
             message="`X.data` reads the tensor without autograd's version counter; `X.detach()` reads the same "
             "values and keeps in-place checks",
+        ),
+        # What a torch function that takes only tensors is handed first is a tensor's `.data`.
+        Invalid(
+            """
+            import torch
+
+            def pick(logprob):
+                return torch.max(logprob.data, 1)
+            """,
+            line=4,
+            column=22,
+            message="`logprob.data` reads the tensor without autograd's version counter; `logprob.detach()` reads "
+            "the same values and keeps in-place checks",
+            fixed="""
+            import torch
+
+            def pick(logprob):
+                return torch.max(logprob.detach(), 1)
+            """,
+        ),
+        # A method only tensors have after an index of `.data`: a slice of an array's `.data` is a
+        # memoryview, which has none.
+        Invalid(
+            """
+            def first_labels(rois):
+                return rois.data[:, 0].clone()
+            """,
+            line=2,
+            column=12,
+            message="`rois.data` reads the tensor without autograd's version counter; `rois.detach()` reads the "
+            "same values and keeps in-place checks",
+            fixed="""
+            def first_labels(rois):
+                return rois.detach()[:, 0].clone()
+            """,
         ),
         # A custom Function's inputs it saves for backward, and `ctx.saved_tensors`, are tensors
         # whatever their names (a kernel handed `Q.data`).
