@@ -382,14 +382,17 @@ def _given_to_torch(ctx, name: str) -> bool:
     """Whether the current scope hands ``name`` to a torch function that takes only tensors as
     its first argument (``F.log_softmax(pred, dim=1)``, ``torch.mean(source, 0)``): whatever
     else it is bound to, the code uses it as a tensor."""
-    for func in _first_arguments(ctx).get(name, ()):
-        qual = ctx.imports.qualified_name(func)
-        if qual is not None and (
-            qual.startswith("torch.nn.functional.")
-            or (qual.startswith("torch.") and qual.count(".") == 1 and qual[6:] in TENSOR_ONLY_FUNCTIONS)
-        ):
-            return True
-    return False
+    return any(_takes_only_tensors(ctx, func) for func in _first_arguments(ctx).get(name, ()))
+
+
+def _takes_only_tensors(ctx, func: ast.AST) -> bool:
+    """Whether a callee is a torch function that takes only a tensor as its first argument
+    (``torch.nn.functional.*``, ``torch.max``, ``torch.exp``...)."""
+    qual = ctx.imports.qualified_name(func)
+    return qual is not None and (
+        qual.startswith("torch.nn.functional.")
+        or (qual.startswith("torch.") and qual.count(".") == 1 and qual[6:] in TENSOR_ONLY_FUNCTIONS)
+    )
 
 
 # Not `+`: data sets add up (`train_set + val_set`), and lists and tuples join.
@@ -517,13 +520,7 @@ _JOINING_FUNCTIONS = frozenset(
 def _handed_to_torch(ctx, node: ast.AST, par: ast.AST) -> bool:
     """``torch.max(logprob.data, 1)``, ``F.softmax(x.data, dim=1)``: the first argument of a torch
     function that takes only tensors there is a tensor (as ``_given_to_torch`` says of names)."""
-    if not (isinstance(par, ast.Call) and par.args and par.args[0] is node):
-        return False
-    qual = ctx.imports.qualified_name(par.func)
-    return qual is not None and (
-        qual.startswith("torch.nn.functional.")
-        or (qual.startswith("torch.") and qual.count(".") == 1 and qual[6:] in TENSOR_ONLY_FUNCTIONS)
-    )
+    return isinstance(par, ast.Call) and bool(par.args) and par.args[0] is node and _takes_only_tensors(ctx, par.func)
 
 
 def _joined_by_torch(ctx, node: ast.AST, par: ast.AST) -> bool:
