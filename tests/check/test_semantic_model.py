@@ -2906,3 +2906,39 @@ def test_twin_a_number_joined_with_a_tensor_that_may_carry_a_graph_is_not_known(
         """
     )
     assert value.grad is not Grad.NO
+
+
+def test_an_attribute_moved_in_place_holds_what_it_was_given():
+    text = """
+import torch
+from torch import nn
+
+class Trainer:
+    def build(self):
+        self.model = nn.Linear(2, 2)
+        if torch.cuda.is_available():
+            self.model = self.model.cuda()
+
+    def run(self, x):
+        print(self.model)
+"""
+    value = _instance_model_at(text, 12)
+    assert value.kind is Kind.MODULE and not value.weak
+
+
+def test_twin_an_attribute_given_something_else_too_is_not_known():
+    text = """
+import torch
+from torch import nn
+
+class Trainer:
+    def build(self, other):
+        self.model = nn.Linear(2, 2)
+        if torch.cuda.is_available():
+            self.model = other.cuda()
+
+    def run(self, x):
+        print(self.model)
+"""
+    value = _instance_model_at(text, 12)
+    assert value.kind is not Kind.MODULE or value.weak

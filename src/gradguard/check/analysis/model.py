@@ -2917,6 +2917,8 @@ class SemanticModel:
             if value_node is None:  # ``self.a, self.b = pair``: the element is not known
                 values.append(UNKNOWN)
                 continue
+            if _moved_itself(value_node, attr):
+                continue  # ``self.gan = self.gan.cuda()``: what the other assignments store, moved
             values.append(self._stored_value(method, stmt, value_node, incomplete))
         if not values:
             for base in info.bases:
@@ -4785,6 +4787,21 @@ def _module_use_pattern(attr: str) -> "re.Pattern[str]":
         rf"\bself\.{re.escape(attr)}(?:\.(?:parameters|named_parameters|state_dict|load_state_dict|modules|"
         rf"named_modules|children|eval|train))?\s*\("
     )
+
+
+# Methods that give a module back itself, and a tensor moved or cast: the same kind of value.
+_MOVING_METHODS = frozenset({"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "train", "eval"})
+
+
+def _moved_itself(value_node: ast.AST, attr: str) -> bool:
+    """``self.<attr>.cuda()``, ``self.<attr>.to(device).eval()``: the attribute's own value moved,
+    cast or switched, of the kind it already holds."""
+    node = value_node
+    moved = False
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MOVING_METHODS:
+        node = node.func.value
+        moved = True
+    return moved and _is_self_attribute(node, attr)
 
 
 def _is_self_attribute(target: ast.AST, attr: str) -> bool:

@@ -7181,6 +7181,51 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A trainer's GAN, built in one method and moved in place (`self.gan = self.gan.cuda()`):
+        # the attribute still holds the module class of the file, whose `generate_img` runs it.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            from torchvision.utils import save_image
+
+
+            class GAN(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.G = nn.Linear(100, 784)
+
+                def generate_img(self, z):
+                    return self.G(z)
+
+
+            class Trainer:
+                def compile(self):
+                    self.gan = GAN()
+                    if torch.cuda.is_available():
+                        self.gan = self.gan.cuda()
+
+                def sample(self, z):
+                    self.gan.G.eval()
+                    img = self.gan.generate_img(z)
+                    save_image(img.squeeze(), "sample.png")
+            """,
+            line=12,
+            column=16,
+            message="`self.G(...)` runs with grad enabled in `generate_img`, whose callers only read its result, and "
+            "nothing in this function uses gradients: autograd records a graph for every call, wasting memory and "
+            "time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            also=(
+                Finding(
+                    23,
+                    15,
+                    "`self.gan.generate_img(...)` runs with grad enabled although its output is only read (`.data`, "
+                    "`.item()`, printing), and nothing in this function uses gradients: autograd records a graph for "
+                    "every call, wasting memory and time; run evaluation under `torch.no_grad()` or "
+                    "`torch.inference_mode()`",
+                ),
+            ),
+        ),
         # The same method on a class of the file that is no Catalyst runner: nothing turns grad off.
         Invalid(
             """
