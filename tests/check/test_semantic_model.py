@@ -2942,3 +2942,9 @@ class Trainer:
 """
     value = _instance_model_at(text, 12)
     assert value.kind is not Kind.MODULE or value.weak
+
+
+def test_running_a_switched_instance_module_keeps_its_mode():
+    lines = ("self.model.eval()", "y = self.model(x)", "print(self.model)")
+    value = _instance_model_at(_trainer(*lines), 9 + len(lines))
+    assert value.has(Role.EVALUATING)

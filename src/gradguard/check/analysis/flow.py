@@ -575,7 +575,8 @@ def _instance_attribute(node: ast.AST) -> bool:
 def _may_switch_back(stmt: ast.stmt, switched: dict) -> bool:
     """Whether a statement may change the mode of a switched module of the instance: it assigns
     that attribute, calls a method of the instance or hands the instance on (which may call
-    ``.train()`` again). Compound statements are judged by their own statements."""
+    ``.train()`` again); running the switched module itself (``self.model(x)``) does not.
+    Compound statements are judged by their own statements."""
     if type(stmt) not in _SIMPLE_STATEMENTS:
         return False
     for node in walk_in_order(stmt):
@@ -585,7 +586,12 @@ def _may_switch_back(stmt: ast.stmt, switched: dict) -> bool:
                 return True  # `self.model = ...`
         elif t is ast.Call:
             func = node.func  # type: ignore[attr-defined]
-            if type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id == "self":
+            if (
+                type(func) is ast.Attribute
+                and type(func.value) is ast.Name
+                and func.value.id == "self"
+                and func.attr not in switched  # `self.model(x)` runs the module, switching nothing
+            ):
                 return True  # `self.train_epoch()`
             if any(type(arg) is ast.Name and arg.id == "self" for arg in node.args):  # type: ignore[attr-defined]
                 return True  # `run(self)`
