@@ -3966,6 +3966,29 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # `dropout.eval()` in a demo of dropout switches a layer without parameters: it says nothing
+        # of evaluating the untrained classifier shown after it.
+        Valid(
+            """
+            import torch
+            import torchvision
+            from torch import nn
+            from torch.utils.data import DataLoader
+
+            transform = torchvision.transforms.ToTensor()
+            dataset = torchvision.datasets.CIFAR10(root="data", train=False, transform=transform)
+            imgs, _ = next(iter(DataLoader(dataset, batch_size=64)))
+
+            dropout = nn.Dropout(p=0.5)
+            dropout.eval()
+            print(dropout(imgs).shape)
+            dropout.train()
+
+            classifier = nn.Sequential(nn.Flatten(), nn.Linear(3072, 10))
+            out = classifier(imgs)
+            print(out.shape)
+            """
+        ),
         # A model of a library not built on torch (fastText), in a file that imports torch: its
         # `predict` records no graph, whatever the name it is bound to.
         Valid(
@@ -11784,7 +11807,10 @@ class EvalWithGrad(Rule):
         func = node.func
         if isinstance(func, ast.Attribute) and _switches_to_eval(node):
             if dotted_name(func.value) is not None and not ctx.model.is_import(func.value):
-                if ctx.model.value(func.value).kind in (Kind.MODULE, Kind.UNKNOWN):
+                switched = ctx.model.value(func.value)
+                # not a layer without parameters (`dropout.eval()` in a demo of dropout): switching
+                # it says nothing of evaluating a model
+                if switched.kind in (Kind.MODULE, Kind.UNKNOWN) and not parameterless_layer(switched):
                     unit = self._unit(ctx)
                     if unit is not None:
                         unit.eval_calls.append(node)
