@@ -36,7 +36,9 @@ function of the file or of another file of the run that only reads that paramete
 `def show_images(out): plt.imshow(out.data.cpu()[0])` (or first copies it without graph, `out = out.data.numpy()`), bound outside
 any loop to a name (not `_`) that nothing reads afterwards and no backward pass follows (`y_pred = model(hour_var)` after training; not the
 forward pass of a homework's training step whose loss line is left to write, `loss = None`), or fed into a loss or other tensor
-computation whose result is only read: `print(loss(net(features), labels).item())`, also through
+computation whose result is only read: `print(loss(net(features), labels).item())`, also through a loss
+function of the file that only computes from its arguments (`loss = mse_loss`, then
+`loss(net(features), labels).mean().item()`; not one that keeps an argument), through
 arithmetic and indexing, `torch.sum(mlp(x) * x).item()`, or into a torch function that gives a
 bool, a number or indices: `torch.allclose(mlp(x), reference)`, `torch.multinomial(probs, 1)`), as in
 predictions made after training, a test loss printed every epoch
@@ -1303,12 +1305,44 @@ def _fed_into_read(ctx, call: ast.Call) -> bool:
     elif _handed_to_a_read_parameter(ctx, outer, inner[-1] if inner else call):  # type: ignore[arg-type]
         outer_read = True  # `accuracy(model(g, x)[mask], y)`: a function of the file that only reads it
     elif _result_only_read_directly(ctx, outer):  # type: ignore[arg-type]
-        outer_read = ctx.model.value(outer).kind is Kind.TENSOR or (
-            not inner and _another_part_of_the_model(outer, call)  # type: ignore[arg-type]
+        outer_read = (
+            ctx.model.value(outer).kind is Kind.TENSOR
+            or (not inner and _another_part_of_the_model(outer, call))  # type: ignore[arg-type]
+            or _computes_from_its_arguments(ctx, outer)  # type: ignore[arg-type]
         )
     else:
         return False
     return outer_read and all(ctx.model.value(node).kind is Kind.TENSOR for node in inner)
+
+
+def _computes_from_its_arguments(ctx, outer: ast.Call) -> bool:
+    """Whether ``outer`` calls a function of the file that only computes a value from its
+    arguments (a notebook's own ``mse_loss(y_pred, y)``, bound as ``loss = mse_loss``): it trains
+    nothing, yields nothing and keeps no argument (no store into an attribute, an item or a list),
+    so what it returns, read at once (``loss(net(x), y).mean().item()``), ends the graph there."""
+    value = ctx.model.value(outer.func)
+    fn = ctx.model.function_node(value)
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.decorator_list:
+        return False
+    summary = ctx.model.function_summary(fn)
+    if summary.trains or summary.generator:
+        return False
+    params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
+    for node in ctx.model.own_nodes(fn):
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            return False
+        if isinstance(node, (ast.Assign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(not isinstance(t, (ast.Name, ast.Tuple, ast.List)) for t in targets):
+                return False  # `self.last = y_pred`, `cache[k] = y_pred`
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _KEEPING_METHODS
+            and any(isinstance(arg, ast.Name) and arg.id in params for arg in node.args)
+        ):
+            return False  # `history.append(y_pred)`
+    return any(isinstance(node, ast.Return) and node.value is not None for node in ctx.model.own_nodes(fn))
 
 
 def _another_part_of_the_model(outer: ast.Call, call: ast.Call) -> bool:
@@ -3966,6 +4000,38 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The same loss function keeping its argument (appended to a list the module holds): what
+        # it returns may not end the graph.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+            seen = []
+
+
+            def mse_loss(y_pred, y):
+                seen.append(y_pred)
+                return ((y_pred - y) ** 2).mean()
+
+
+            loss = mse_loss
+
+
+            def fit(features, labels, train_iter, num_epochs):
+                net = nn.Linear(features.shape[1], 1)
+                optimizer = torch.optim.SGD(net.parameters(), lr=0.01)
+                history = []
+                for _ in range(num_epochs):
+                    for x, y in train_iter:
+                        l = loss(net(x), y)
+                        optimizer.zero_grad()
+                        l.backward()
+                        optimizer.step()
+                    history.append(loss(net(features), labels).mean().item())
+                return history
+            """
+        ),
         # `dropout.eval()` in a demo of dropout switches a layer without parameters: it says nothing
         # of evaluating the untrained classifier shown after it.
         Valid(
@@ -7204,6 +7270,41 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A per-epoch loss computed for a plot through the notebook's own loss function (bound as
+        # `loss = mse_loss`): it only computes from its arguments, and `.item()` reads its result.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            def mse_loss(y_pred, y):
+                squared = (y_pred - y.view(y_pred.size())) ** 2
+                return squared.mean()
+
+
+            loss = mse_loss
+
+
+            def fit(features, labels, train_iter, num_epochs):
+                net = nn.Linear(features.shape[1], 1)
+                optimizer = torch.optim.SGD(net.parameters(), lr=0.01)
+                history = []
+                for _ in range(num_epochs):
+                    for x, y in train_iter:
+                        l = loss(net(x), y)
+                        optimizer.zero_grad()
+                        l.backward()
+                        optimizer.step()
+                    history.append(loss(net(features), labels).mean().item())
+                return history
+            """,
+            line=23,
+            column=29,
+            message="`net(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # A trainer's GAN, built in one method and moved in place (`self.gan = self.gan.cuda()`):
         # the attribute still holds the module class of the file, whose `generate_img` runs it.
         Invalid(
