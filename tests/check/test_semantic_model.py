@@ -2948,3 +2948,44 @@ def test_running_a_switched_instance_module_keeps_its_mode():
     lines = ("self.model.eval()", "y = self.model(x)", "print(self.model)")
     value = _instance_model_at(_trainer(*lines), 9 + len(lines))
     assert value.has(Role.EVALUATING)
+
+
+def test_a_straight_line_function_is_evaluated_over_its_call_arguments():
+    value, _ = ask(
+        """
+        import torch
+
+        w = torch.zeros(4, 2, requires_grad=True)
+
+        def softmax(x):
+            x_exp = x.exp()
+            partition = x_exp.sum(dim=1, keepdim=True)
+            return x_exp / partition
+
+        def net(x):
+            logits = torch.mm(x, w)
+            return softmax(logits)
+
+        out = net(torch.ones(3, 4))
+        print(out)  # <- out
+        """
+    )
+    assert value.kind is Kind.TENSOR and value.grad is not Grad.NO
+
+
+def test_twin_a_function_with_a_branch_is_not_evaluated_over_its_call_arguments():
+    value, _ = ask(
+        """
+        import torch
+
+        def softmax(x, flag):
+            if flag:
+                x = x * 2
+            x_exp = x.exp()
+            return x_exp / x_exp.sum(dim=1, keepdim=True)
+
+        out = softmax(torch.ones(3, 4), True)
+        print(out)  # <- out
+        """
+    )
+    assert value.kind is Kind.UNKNOWN

@@ -258,6 +258,8 @@ _TENSOR_CLASSES = frozenset(
 _NAMED_OPTIMIZER = Value(Kind.OPTIMIZER, weak=True)
 _EVIDENT_TENSOR = tensor(Grad.MAYBE)
 _FORWARD_INPUT = tensor(Grad.MAYBE, weak=True)
+# The most statements (assignments to names, then a return) a function is inlined with at a call.
+_INLINED_STATEMENTS = 6
 # A custom Function's context, and the tensors it hands over: `ctx.saved_tensors`, the
 # gradients `backward` is given.
 _FUNCTION_CTX = Value(Kind.OTHER, Grad.NO, ref="torch.autograd.function.FunctionCtx")
@@ -3418,14 +3420,22 @@ class SemanticModel:
         return found
 
     def _inlined(self, fn: ast.AST, node: ast.Call, args, state: State) -> Optional[Value]:
-        """A function of one ``return`` at one call: its expression over this call's
-        arguments (``def model(xb): return log_softmax(xb @ weights + bias)``), where its
-        summary, which assumes nothing of its parameters, cannot tell. None for anything else
-        (a method, defaults, keywords, ``*args``, a decorator, a recursive call)."""
+        """A function of one ``return`` at one call, after at most a few assignments to plain
+        names: its expressions over this call's arguments (``def model(xb): return
+        log_softmax(xb @ weights + bias)``; ``def softmax(x): x_exp = x.exp(); return x_exp /
+        x_exp.sum(1, keepdim=True)``), where its summary, which assumes nothing of its
+        parameters, cannot tell. None for anything else (a method, defaults, keywords, ``*args``,
+        a decorator, a recursive call, a branch or a loop)."""
         if type(fn) is not ast.FunctionDef:
             return None
         body = fn.body[1:] if ast.get_docstring(fn, clean=False) is not None else fn.body
-        if len(body) != 1 or type(body[0]) is not ast.Return or body[0].value is None:
+        if not body or len(body) > _INLINED_STATEMENTS or type(body[-1]) is not ast.Return or body[-1].value is None:
+            return None
+        steps = body[:-1]
+        if any(
+            type(stmt) is not ast.Assign or len(stmt.targets) != 1 or type(stmt.targets[0]) is not ast.Name  # type: ignore[attr-defined]
+            for stmt in steps
+        ):
             return None
         spec = fn.args
         if (
@@ -3442,11 +3452,13 @@ class SemanticModel:
         key = (id(fn), "inline")
         if key in self._in_progress or self._method_class(fn) is not None:
             return None
-        frame = Frame(self._scope(fn), state.mode, "inline")  # no flow: one expression
+        frame = Frame(self._scope(fn), state.mode, "inline")  # no flow: straight-line code
         env = {param.arg: args[i] for i, param in enumerate(spec.args)}
         self._begin(key)
         try:
-            value = self.evaluate(body[0].value, State(env, state.mode), frame)
+            for stmt in steps:
+                env[stmt.targets[0].id] = self.evaluate(stmt.value, State(env, state.mode), frame)  # type: ignore[attr-defined]
+            value = self.evaluate(body[-1].value, State(env, state.mode), frame)  # type: ignore[attr-defined]
         finally:
             self._end(key)
         return value if value.kind is not Kind.UNKNOWN else None

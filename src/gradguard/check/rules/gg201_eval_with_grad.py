@@ -7270,6 +7270,52 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A hand-written softmax regression over leaves that require grad: `net` and the `softmax`
+        # it calls are straight-line functions of the file, evaluated over the call's arguments,
+        # so `net(x)` gives a tensor with a graph; the accuracy loop only reads it.
+        Invalid(
+            """
+            import torch
+
+            w = torch.zeros(784, 10, requires_grad=True)
+            b = torch.zeros(10, requires_grad=True)
+
+
+            def softmax(x):
+                x_exp = x.exp()
+                partition = x_exp.sum(dim=1, keepdim=True)
+                return x_exp / partition
+
+
+            def net(x):
+                logits = torch.mm(x.view(-1, 784), w) + b
+                return softmax(logits)
+
+
+            def evaluate_accuracy(data_iter, net):
+                acc_sum, n = 0.0, 0
+                for x, y in data_iter:
+                    acc_sum += (net(x).argmax(dim=1) == y).float().sum().item()
+                    n += x.shape[0]
+                return acc_sum / n
+
+
+            def train(train_iter, test_iter, lr):
+                for x, y in train_iter:
+                    loss = -torch.log(net(x).gather(1, y.view(-1, 1))).sum()
+                    loss.backward()
+                    with torch.no_grad():
+                        for param in (w, b):
+                            param -= lr * param.grad
+                            param.grad.zero_()
+                print(evaluate_accuracy(test_iter, net))
+            """,
+            line=21,
+            column=21,
+            message="`net(...)` runs with grad enabled in the loop over `data_iter` (line 20), and nothing in this "
+            "function uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A per-epoch loss computed for a plot through the notebook's own loss function (bound as
         # `loss = mse_loss`): it only computes from its arguments, and `.item()` reads its result.
         Invalid(
