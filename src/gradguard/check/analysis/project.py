@@ -321,19 +321,19 @@ class ProjectIndex:
 
     def running_method_names(self) -> frozenset:
         """The names of the methods by which some module class of the run runs it (made once)."""
-        names = self.__dict__.get("_running_method_names")
-        if names is None:
-            names = self.__dict__["_running_method_names"] = frozenset(
-                name for fact in self.classes.values() for name in fact.running_methods
-            )
-        return names
+        return self._method_names_of_any_class("running_methods")
 
     def training_method_names(self) -> frozenset:
         """The names of the methods by which some class of the run backpropagates (made once)."""
-        names = self.__dict__.get("_training_method_names")
+        return self._method_names_of_any_class("training_methods")
+
+    def _method_names_of_any_class(self, field_name: str) -> frozenset:
+        """The union over the run's classes of one of their ``ClassFact`` method sets, kept."""
+        key = "_any_" + field_name
+        names = self.__dict__.get(key)
         if names is None:
-            names = self.__dict__["_training_method_names"] = frozenset(
-                name for fact in self.classes.values() for name in fact.training_methods
+            names = self.__dict__[key] = frozenset(
+                name for fact in self.classes.values() for name in getattr(fact, field_name)
             )
         return names
 
