@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Optional
 from gradguard.check.analysis.grad_mode import RegionKind, classify_grad_mode
 from gradguard.check.analysis.scopes import target_names, walk_in_order
 from gradguard.check.analysis.values import UNKNOWN, Grad, Kind, Role, Value, container, join, placeholders
-from gradguard.check.analysis.vocabulary import SET_ENABLED_NAMES, call_argument
+from gradguard.check.analysis.vocabulary import LIST_ADDING_METHODS, SET_ENABLED_NAMES, call_argument
 
 if TYPE_CHECKING:
     from gradguard.check.analysis.model import Frame, SemanticModel
@@ -205,15 +205,9 @@ class ScopeFlow:
         current = state.env.get(iterated.id)
         if current is None or current.kind is not Kind.CONTAINER or current.elem is None:
             return state
-        switch = _mode_switch(call)
 
         def switched(value: Value) -> Value:
-            if value.kind is not Kind.MODULE:
-                return value
-            roles = value.roles & ~(Role.TRAINING | Role.EVALUATING)
-            if switch is not None:
-                roles |= Role.EVALUATING if switch else Role.TRAINING
-            return value.with_(roles=roles)
+            return _in_new_mode(value, call) if value.kind is Kind.MODULE else value
 
         items = tuple(switched(item) for item in current.items) if current.items is not None else None
         return state.bind({iterated.id: current.with_(elem=switched(current.elem), items=items)})
@@ -246,12 +240,8 @@ class ScopeFlow:
                 base = looked if looked.kind is Kind.MODULE else None
             if base is None:
                 return state
-            evaluating = _mode_switch(call)
-            roles = base.roles & ~(Role.TRAINING | Role.EVALUATING)
-            if evaluating is not None:
-                roles |= Role.EVALUATING if evaluating else Role.TRAINING
-            return state.bind({name: base.with_(roles=roles)})
-        if method in ("append", "insert", "extend") and current is not None and current.kind is Kind.CONTAINER:
+            return state.bind({name: _in_new_mode(base, call)})
+        if method in LIST_ADDING_METHODS and current is not None and current.kind is Kind.CONTAINER:
             # `outputs.append(out)`: the list now may hold what was appended.
             added_node = call.args[-1] if call.args else None
             if added_node is None or call.keywords:
@@ -276,12 +266,8 @@ class ScopeFlow:
         current = self.model.evaluate(receiver, state, self.frame)
         if current.kind is not Kind.MODULE:
             return state
-        evaluating = _mode_switch(call)
-        roles = current.roles & ~(Role.TRAINING | Role.EVALUATING)
-        if evaluating is not None:
-            roles |= Role.EVALUATING if evaluating else Role.TRAINING
         switched = dict(state.switched) if state.switched else {}
-        switched[attr] = current.with_(roles=roles)
+        switched[attr] = _in_new_mode(current, call)
         return state.with_switched(switched)
 
     def _assign(self, stmt: ast.Assign, state: State) -> State:
@@ -565,6 +551,16 @@ def _mode_switch(call: ast.Call) -> Optional[bool]:
     if isinstance(flag, ast.Constant) and isinstance(flag.value, bool):
         return not flag.value
     return None
+
+
+def _in_new_mode(module: Value, call: ast.Call) -> Value:
+    """A module after ``call``, its ``.eval()`` or ``.train(...)``: in eval mode, in training mode,
+    or (``.train(flag)`` of a flag the code does not show) in neither known mode."""
+    evaluating = _mode_switch(call)
+    roles = module.roles & ~(Role.TRAINING | Role.EVALUATING)
+    if evaluating is not None:
+        roles |= Role.EVALUATING if evaluating else Role.TRAINING
+    return module.with_(roles=roles)
 
 
 def _instance_attribute(node: ast.AST) -> bool:

@@ -1244,9 +1244,9 @@ class SemanticModel:
     def method_shown(self, method: str) -> bool:
         """Whether a class of the file defines ``method``, or a module class of the run runs the
         module by it: code the check reads, where what the method does is judged."""
-        if any(method in self._methods(info) for info in self._class_table().values()):
-            return True
-        return self.project is not None and method in self.project.running_method_names()
+        return method in self._file_method_names() or (
+            self.project is not None and method in self.project.running_method_names()
+        )
 
     def method_trains_everywhere(self, method: str) -> bool:
         """Whether every class of the file, and of the run's files sharing this file's folder root,
@@ -1427,12 +1427,18 @@ class SemanticModel:
         """Whether a class of the file defines ``method`` or a class of another file of the run
         backpropagates by it: else ``instance_method_trains(value, method)`` is False whatever
         ``value`` is, and the value need not be worked out."""
+        return method in self._file_method_names() or (
+            self.project is not None and method in self.project.training_method_names()
+        )
+
+    def _file_method_names(self) -> frozenset:
+        """The names of the methods the file's classes define (made once)."""
         names = self._class_method_names
         if names is None:
             names = self._class_method_names = frozenset(
                 name for info in self._class_table().values() for name in self._methods(info)
             )
-        return method in names or (self.project is not None and method in self.project.training_method_names())
+        return names
 
     def instance_method_trains(self, value: Value, method: str) -> bool:
         """Whether ``value.method(...)`` backpropagates: ``value`` an instance of a class of the
@@ -4801,7 +4807,8 @@ def _module_use_pattern(attr: str) -> "re.Pattern[str]":
     )
 
 
-# Methods that give a module back itself, and a tensor moved or cast: the same kind of value.
+# Methods that give a module back itself, and a tensor moved or cast: the same kind of value
+# either way (not all of `vocab.MODULE_RETURNING_METHODS`: a tensor's `.type()` is a string).
 _MOVING_METHODS = frozenset({"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "train", "eval"})
 
 

@@ -250,6 +250,8 @@ ALIAS_METHODS = _words(
 )
 ALIAS_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data"})
 # Attributes that only read a tensor's metadata.
+# List methods that add what they are handed to the list (`outputs.append(out)`).
+LIST_ADDING_METHODS = _words("append extend insert")
 READ_ATTRIBUTES = _words(
     """shape dtype device is_cuda ndim requires_grad is_leaf layout nbytes itemsize is_sparse
     is_quantized is_meta grad_fn placements device_mesh names is_nested is_mps is_xpu is_mkldnn

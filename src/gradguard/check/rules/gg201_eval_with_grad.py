@@ -293,6 +293,7 @@ from gradguard.check.analysis.vocabulary import (
     INDEX_RESULTS,
     LIGHTNING_EVALUATION_HOOK_PREFIXES,
     LIGHTNING_EVALUATION_HOOKS,
+    LIST_ADDING_METHODS,
     LOSS_FUNCTIONS,
     LOSS_MODULES,
     MODULE_OWN_METHODS,
@@ -1229,7 +1230,14 @@ _COUNTED_COMPARISON_RE = re.compile(r"==[^\n]*\)\s*\.(?:sum|float|mean|long|int|
 _TESTED_COMPARISON_RE = re.compile(r"^[ \t]+(?:el)?if\b(?![^\n]*__name__)[^\n]*[=!]=", re.M)
 
 
-_KEEPING_METHODS = frozenset({"append", "extend", "insert"})
+def _added_to_a_list(node: ast.AST, names) -> bool:
+    """Whether ``node`` is a call adding one of ``names`` to a list (``history.append(pred)``)."""
+    return (
+        type(node) is ast.Call
+        and type(node.func) is ast.Attribute  # type: ignore[attr-defined]
+        and node.func.attr in LIST_ADDING_METHODS  # type: ignore[attr-defined]
+        and any(type(arg) is ast.Name and arg.id in names for arg in node.args)  # type: ignore[attr-defined]
+    )
 
 
 def _kept_in_training(ctx, call: ast.Call, read_only: Optional[bool]) -> bool:
@@ -1245,13 +1253,7 @@ def _kept_in_training(ctx, call: ast.Call, read_only: Optional[bool]) -> bool:
         return False
     if name in ctx.model.uses(function).escaping:
         return True
-    return any(
-        type(node) is ast.Call
-        and type(node.func) is ast.Attribute  # type: ignore[attr-defined]
-        and node.func.attr in _KEEPING_METHODS  # type: ignore[attr-defined]
-        and any(type(arg) is ast.Name and arg.id == name for arg in node.args)  # type: ignore[attr-defined]
-        for node in ctx.model.own_nodes(function)
-    )
+    return any(_added_to_a_list(node, (name,)) for node in ctx.model.own_nodes(function))
 
 
 def _result_only_read(ctx, call: ast.Call) -> bool:
@@ -1328,6 +1330,7 @@ def _computes_from_its_arguments(ctx, outer: ast.Call) -> bool:
     if summary.trains or summary.generator:
         return False
     params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
+    returns = False
     for node in ctx.model.own_nodes(fn):
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             return False
@@ -1335,14 +1338,11 @@ def _computes_from_its_arguments(ctx, outer: ast.Call) -> bool:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if any(not isinstance(t, (ast.Name, ast.Tuple, ast.List)) for t in targets):
                 return False  # `self.last = y_pred`, `cache[k] = y_pred`
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in _KEEPING_METHODS
-            and any(isinstance(arg, ast.Name) and arg.id in params for arg in node.args)
-        ):
+        elif _added_to_a_list(node, params):
             return False  # `history.append(y_pred)`
-    return any(isinstance(node, ast.Return) and node.value is not None for node in ctx.model.own_nodes(fn))
+        elif isinstance(node, ast.Return) and node.value is not None:
+            returns = True
+    return returns
 
 
 def _another_part_of_the_model(outer: ast.Call, call: ast.Call) -> bool:
@@ -1793,7 +1793,7 @@ def _keeps_graph_on_self(ctx, function: ast.AST) -> bool:
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
-            and node.func.attr in ("append", "extend", "insert")
+            and node.func.attr in LIST_ADDING_METHODS
             and isinstance(node.func.value, ast.Name)
             and node.func.value.id in handed
             and node.args
