@@ -404,6 +404,40 @@ def test_function_passed_as_a_value_has_unknown_callers():
     assert mode is GradMode.ENABLED  # assumed: callers elsewhere are not known
 
 
+_METHODS_IN_A_TABLE = """
+    import torch
+
+    class System:
+        def sample(self, x, length):
+            self.net.eval()
+            sampler = dict(tcn=self.sample_tcn, lstm=self.sample_rnn)
+            with torch.no_grad():
+                return sampler[self.kind](x, length)
+
+        def sample_rnn(self, x, length):
+            return self.net(x)  # <- x
+
+        def sample_tcn(self, x, length):
+            return self.net(x)
+    """
+
+
+def test_a_method_called_only_through_a_table_under_no_grad_runs_without_grad():
+    # every use of `sampler` is a call of one of its entries, under no_grad
+    _, mode = ask(_METHODS_IN_A_TABLE)
+    assert mode is GradMode.DISABLED
+
+
+def test_twin_a_method_called_through_a_table_with_grad_runs_with_grad():
+    _, mode = ask(_METHODS_IN_A_TABLE.replace("with torch.no_grad():\n                return", "return"))
+    assert mode is GradMode.ENABLED
+
+
+def test_twin_a_table_handed_on_leaves_its_methods_callers_unknown():
+    _, mode = ask(_METHODS_IN_A_TABLE.replace("return sampler[self.kind](x, length)", "run(sampler)"))
+    assert mode is GradMode.ENABLED  # assumed: callers elsewhere are not known
+
+
 # -- containers, tuples, loops --------------------------------------------------------------
 def test_tuple_result_of_a_model_unpacks_to_tensors():
     value, _ = ask(
@@ -2989,3 +3023,49 @@ def test_twin_a_function_with_a_branch_is_not_evaluated_over_its_call_arguments(
         """
     )
     assert value.kind is Kind.UNKNOWN
+
+
+# -- tools that backpropagate through the model they are handed -------------------------------
+def _tool_calls(code: str) -> dict:
+    """The source of each call of the program -> whether the model says it runs a tool that
+    backpropagates through its model."""
+    text = textwrap.dedent(code)
+    ctx = _context(text)
+    return {
+        ast.unparse(node): ctx.model.backpropagating_tool_call(node)
+        for node in ast.walk(ctx.tree)
+        if isinstance(node, ast.Call)
+    }
+
+
+def test_a_gradient_attack_of_torchattacks_backpropagates_through_its_model():
+    calls = _tool_calls(
+        """
+        import torchattacks
+        atk = torchattacks.PGD(model, eps=8 / 255)
+        adv = atk(images, labels)
+        """
+    )
+    assert calls["atk(images, labels)"] is True
+
+
+def test_twin_a_query_based_attack_of_torchattacks_needs_no_gradient():
+    calls = _tool_calls(
+        """
+        import torchattacks
+        atk = torchattacks.Square(model, eps=8 / 255)
+        adv = atk(images, labels)
+        """
+    )
+    assert calls["atk(images, labels)"] is False
+
+
+def test_twin_a_callable_of_another_package_is_no_attack():
+    calls = _tool_calls(
+        """
+        import albumentations
+        atk = albumentations.Blur()
+        adv = atk(image=images)
+        """
+    )
+    assert calls["atk(image=images)"] is False

@@ -29,6 +29,7 @@ from gradguard.check.analysis.vocabulary import (
     READING_TORCH_FUNCTIONS,
     TENSOR_ARGUMENT_METHODS,
     TENSOR_ONLY_FUNCTIONS,
+    TENSOR_TAKING_TORCHVISION_FUNCTIONS,
     VARIABLE_NAMES,
     constant_of,
 )
@@ -387,11 +388,13 @@ def _given_to_torch(ctx, name: str) -> bool:
 
 def _takes_only_tensors(ctx, func: ast.AST) -> bool:
     """Whether a callee is a torch function that takes only a tensor as its first argument
-    (``torch.nn.functional.*``, ``torch.max``, ``torch.exp``...)."""
+    (``torch.nn.functional.*``, ``torch.max``, ``torch.exp``...), or a torchvision one that takes a
+    tensor or a list of them (``vutils.save_image``)."""
     qual = ctx.imports.qualified_name(func)
     return qual is not None and (
         qual.startswith("torch.nn.functional.")
         or (qual.startswith("torch.") and qual.count(".") == 1 and qual[6:] in TENSOR_ONLY_FUNCTIONS)
+        or qual in TENSOR_TAKING_TORCHVISION_FUNCTIONS
     )
 
 

@@ -863,21 +863,23 @@ class SemanticModel:
         return uses
 
     @functools.cached_property
-    def imports_an_explainer(self) -> bool:
-        """Whether the file imports torchcam, pytorch-grad-cam or Captum (``vocab.EXPLAINER_PACKAGES``)."""
-        tops = {package.split(".")[0] for package in vocab.EXPLAINER_PACKAGES}
+    def imports_a_backpropagating_tool(self) -> bool:
+        """Whether the file imports torchcam, pytorch-grad-cam, Captum, torchattacks or foolbox
+        (``vocab.BACKPROPAGATING_TOOL_PACKAGES``)."""
+        tops = {package.split(".")[0] for package in vocab.BACKPROPAGATING_TOOL_PACKAGES}
         return any(q.split(".")[0] in tops for q in self.imports.names.values())
 
-    def explainer_call(self, call: ast.Call) -> bool:
-        """Whether a call runs a gradient-based explainer (``vocab.gradient_explainer``), which
-        backpropagates through its model: the object called (``cam_extractor(class_idx, out)``,
-        ``gb_model(input_tensor)``) or one of its methods (``ig.attribute(x, target=0)``)."""
-        if not self.imports_an_explainer:
+    def backpropagating_tool_call(self, call: ast.Call) -> bool:
+        """Whether a call runs a gradient-based explainer or attack (``vocab.backpropagating_tool``),
+        which backpropagates through its model: the object called (``cam_extractor(class_idx, out)``,
+        ``gb_model(input_tensor)``, ``atk(images, labels)``) or one of its methods
+        (``ig.attribute(x, target=0)``)."""
+        if not self.imports_a_backpropagating_tool:
             return False
         func = call.func
         for part in (func, func.value) if isinstance(func, ast.Attribute) else (func,):
             value = self.value(part)
-            if value.kind is Kind.OTHER and vocab.gradient_explainer(value.ref or ""):
+            if value.kind is Kind.OTHER and vocab.backpropagating_tool(value.ref or ""):
                 return True
         return False
 
@@ -885,8 +887,8 @@ class SemanticModel:
         """The arguments of a call of one of the file's functions by name that its own code
         backpropagates, or a value computed from them (``loss_function(outputs_e, ...)`` of
         ``def loss_function(output_e, ...): output_e.backward(...)``); every argument of a
-        gradient-based explainer's call (``cam_extractor(class_idx, out)``: ``explainer_call``)."""
-        if self.explainer_call(call):
+        gradient-based explainer's call (``cam_extractor(class_idx, out)``: ``backpropagating_tool_call``)."""
+        if self.backpropagating_tool_call(call):
             return [*call.args, *(k.value for k in call.keywords)]
         if not isinstance(call.func, ast.Name):
             return []
@@ -3702,8 +3704,9 @@ class SemanticModel:
             return Value(Kind.OTHER, Grad.NO, ref=qual)  # `fasttext.load_model(path)`: no torch module
         if qual.startswith(vocab.INFERENCE_MODEL_PACKAGE) and last in vocab.INFERENCE_MODEL_CLASSES:
             return Value(Kind.OTHER, ref=qual)  # ultralytics' YOLO: runs its own inference mode
-        if vocab.gradient_explainer(qual):
-            return Value(Kind.OTHER, Grad.NO, ref=qual)  # `SmoothGradCAMpp(model)`: see `explainer_call`
+        if vocab.backpropagating_tool(qual):
+            # `SmoothGradCAMpp(model)`, `torchattacks.PGD(model)`: see `backpropagating_tool_call`
+            return Value(Kind.OTHER, Grad.NO, ref=qual)
         if qual.startswith(vocab.TEACHING_PACKAGES):
             if last in vocab.TEACHING_LOSSES:
                 return self._named_loss(args, state)
@@ -4561,19 +4564,24 @@ class SemanticModel:
                         hit = isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
                     if not hit:
                         continue
-                    if not (isinstance(parent, ast.Call) and parent.func is node):
-                        return None  # passed on, stored, wrapped: other callers may exist
-                    where = self._where(parent)
-                    if where is None or where.lambda_ is not None or isinstance(where.scope, ast.ClassDef):
-                        return None
-                    if window is not None:
-                        if not isinstance(where.scope, ast.Module):
-                            return None  # a function calling it runs whichever definition is current
-                        if not window[0] < parent.lineno <= window[1]:
-                            continue  # a call of another definition of the name
-                    if self.shadowed_method(where.scope):
-                        continue  # in a method its class body defines again below: it never runs
-                    sites.append((parent, where.scope))
+                    if isinstance(parent, ast.Call) and parent.func is node:
+                        calls = [parent]
+                    else:
+                        calls = self._table_calls(stmt, node, parent)
+                        if calls is None:
+                            return None  # passed on, stored, wrapped: other callers may exist
+                    for call in calls:
+                        where = self._where(call)
+                        if where is None or where.lambda_ is not None or isinstance(where.scope, ast.ClassDef):
+                            return None
+                        if window is not None:
+                            if not isinstance(where.scope, ast.Module):
+                                return None  # a function calling it runs whichever definition is current
+                            if not window[0] < call.lineno <= window[1]:
+                                continue  # a call of another definition of the name
+                        if self.shadowed_method(where.scope):
+                            continue  # in a method its class body defines again below: it never runs
+                        sites.append((call, where.scope))
         if len(sites) > _MAX_CALL_SITES:
             return None  # a helper called from all over: its callers say nothing in particular
         if maybe:
@@ -4581,6 +4589,48 @@ class SemanticModel:
                 id(call) for call, _ in sites if isinstance(call, ast.Call) and id(call.func) in maybe
             )
         return sites
+
+    def _table_calls(self, stmt: ast.stmt, node: ast.AST, parent: ast.AST) -> Optional[list]:
+        """The calls that run a function stored in a table bound to a name of a function's scope,
+        where every use of that name is such a call (``sampler = dict(tcn=self.sample_tcn,
+        lstm=self.sample_rnn)``, then ``sampler[name](x, length)``; also ``{"tcn": ...}``, a list
+        or a tuple). None where the table is used otherwise, or bound more than once."""
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+            return None
+        table = stmt.value
+        if isinstance(parent, ast.keyword):
+            held = (
+                isinstance(table, ast.Call)
+                and isinstance(table.func, ast.Name)
+                and table.func.id == "dict"
+                and not table.args
+                and parent in table.keywords
+            )
+        elif isinstance(parent, ast.Dict):
+            held = parent is table and node in parent.values
+        else:
+            held = isinstance(parent, (ast.List, ast.Tuple)) and parent is table
+        where = self._where(stmt)
+        if not held or where is None or not isinstance(where.scope, FUNCTION_TYPES):
+            return None
+        name = stmt.targets[0].id
+        calls, loads, stores = [], 0, 0
+        for sub in self.own_nodes(where.scope):
+            if isinstance(sub, ast.Name) and sub.id == name:
+                if isinstance(sub.ctx, ast.Load):
+                    loads += 1
+                else:
+                    stores += 1
+            elif (
+                isinstance(sub, ast.Call)
+                and isinstance(sub.func, ast.Subscript)
+                and isinstance(sub.func.value, ast.Name)
+                and sub.func.value.id == name
+            ):
+                calls.append(sub)
+        if stores != 1 or not calls or loads != len(calls) or name in self._scope(where.scope).declared_global:
+            return None
+        return calls
 
     def _names_own_class(self, node: ast.Attribute, owner: ast.ClassDef) -> bool:
         """Whether the receiver of ``node`` (``Trainer.accuracy``) is the method's own class: its

@@ -159,16 +159,25 @@ _CAPTUM_PERTURBATION = _words(
     "Occlusion FeatureAblation FeaturePermutation ShapleyValueSampling ShapleyValues Lime LimeBase KernelShap "
     "LayerFeatureAblation LayerFeaturePermutation NeuronFeatureAblation"
 )
+# Adversarial attacks called on a batch (`atk = torchattacks.FGSM(model, eps=8 / 255)`, then
+# `adv = atk(images, labels)`; foolbox's `attack(fmodel, images, labels, epsilons=...)`): each
+# differentiates the model's loss with respect to the images, under the grad mode it is called in
+# (torchattacks' query-based black-box attacks need no gradient).
+ATTACK_PACKAGES = ("torchattacks.", "foolbox.attacks.")
+_QUERY_ATTACKS = _words("Square OnePixel Pixle SPSA")
+BACKPROPAGATING_TOOL_PACKAGES = EXPLAINER_PACKAGES + ATTACK_PACKAGES
 
 
-def gradient_explainer(qualified: str) -> bool:
-    """Whether a qualified class name is an explainer that backpropagates through its model
-    (``torchcam.methods.SmoothGradCAMpp``, ``pytorch_grad_cam.GradCAM``, ``captum.attr.Saliency``)."""
-    if not qualified.startswith(EXPLAINER_PACKAGES):
+def backpropagating_tool(qualified: str) -> bool:
+    """Whether a qualified class name is a tool that backpropagates through the model it is handed:
+    a gradient-based explainer (``torchcam.methods.SmoothGradCAMpp``, ``pytorch_grad_cam.GradCAM``,
+    ``captum.attr.Saliency``) or a gradient-based adversarial attack (``torchattacks.PGD``,
+    ``foolbox.attacks.LinfPGD``)."""
+    if not qualified.startswith(BACKPROPAGATING_TOOL_PACKAGES):
         return False
     last = qualified.rsplit(".", 1)[-1]
-    if qualified.startswith("captum."):
-        return last[:1].isupper() and last not in _CAPTUM_PERTURBATION
+    if qualified.startswith(("captum.", *ATTACK_PACKAGES)):
+        return last[:1].isupper() and last not in _CAPTUM_PERTURBATION and last not in _QUERY_ATTACKS
     return last in _GRADIENT_CAMS
 
 
@@ -232,6 +241,11 @@ TENSOR_ONLY_FUNCTIONS = _words(
     sqrt rsqrt abs clamp clip flatten squeeze unsqueeze reshape transpose permute matmul mm bmm norm
     std var topk sort argsort cumsum prod sign floor ceil round diag numel masked_fill gather
     index_select narrow chunk split unbind flip roll logsumexp"""
+)
+# torchvision's functions whose first argument is a tensor or a list of tensors
+# (``save_image(fake.data, path)``): what has a ``.data`` there is a tensor.
+TENSOR_TAKING_TORCHVISION_FUNCTIONS = frozenset(
+    {"torchvision.utils.save_image", "torchvision.utils.make_grid", "torchvision.utils.draw_bounding_boxes"}
 )
 # Keywords of torch's reductions and shape methods that name dimensions by number (``dim=1``;
 # numpy says ``axis=``, xarray names dimensions by string).

@@ -24,7 +24,8 @@ hands to `ctx.save_for_backward`, `ctx.saved_tensors`, the gradients its `backwa
 where the method right after `.data` exists only on tensors (`x.data.cpu()`, `x.data.numpy()`,
 `x.data.clone()`, `x.data.view(-1, 1)`, `x.data.eq(pad)`: an array's `.data` is a memoryview; also
 after an index, `x.data[:, 0].clone()`), a tensor method takes it as a tensor (`ys.type_as(src.data)`),
-a torch function that takes only tensors is handed it (`torch.max(logprob.data, 1)`), or
+a torch function that takes only tensors is handed it (`torch.max(logprob.data, 1)`; also
+torchvision's `save_image(fake.data, path)` and `make_grid`), or
 `Variable(...)` wraps it (`Variable(h.data)`, the old way of cutting a hidden state from its
 history). Writes through `.data`
 are GG102. Attributes that merely happen to be called `data` (`dataset.data`, `args.data`,
@@ -975,6 +976,21 @@ class TensorDataRead(Rule):
             def pick(logprob):
                 return torch.max(logprob.detach(), 1)
             """,
+        ),
+        # torchvision's `save_image` takes a tensor (or a list of them): what it is handed first
+        # with a `.data` is a tensor's.
+        Invalid(
+            """
+            import torchvision.utils as vutils
+
+            def save_fakes(fake, epoch):
+                vutils.save_image(fake.data, "fake_%03d.png" % epoch, normalize=True)
+            """,
+            line=4,
+            column=23,
+            message="`fake.data` escapes here: it shares memory with `fake` but not its version counter, so an "
+            "in-place change to it while a backward graph still needs the old values goes unnoticed and gives wrong "
+            "gradients; use `.detach()`",
         ),
         # A method only tensors have after an index of `.data`: a slice of an array's `.data` is a
         # memoryview, which has none.

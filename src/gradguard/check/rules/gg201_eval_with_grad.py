@@ -19,7 +19,8 @@ switch to eval mode under the other branch (or under `if phase == "validation":`
 the phase is a parameter of a function, a caller with grad enabled handing it an evaluation value:
 `self.run_epoch(val_loader, mode="val")`, `run_epoch(loader, train=False)`; any parameter guarding
 every backward pass alone, whatever its name, is such a flag: `if grad: loss.backward()` and
-`run_epoch(test_loader, False)`), and a model call outside both, with grad enabled: the
+`run_epoch(test_loader, False)`; so is a parameter tested for None, `if optimizer is not None:
+loss.backward()`, where the call leaves it out or hands None), and a model call outside both, with grad enabled: the
 evaluation phase records a graph for nothing (`torch.set_grad_enabled(phase == "train")` around
 the forward pass is the usual cure; no fix is offered). And a model call whose output (or a part or view of it:
 `logits = net(x)[:5]`) is read at once (`net(x).data.max(1)[1]`) or bound to names that are
@@ -126,8 +127,9 @@ such a file, only one that shows what it computes, `plt.show()`, running a model
 level). In a function that does train (a
 training loop followed by a validation loop), the validation loop alone is checked: a loop
 over an evaluation loader whose body shows no gradient use. A loop over evaluation data that
-does use gradients (an adversarial attack: `torch.autograd.grad(loss, x_adv)`, or a call named
-for one, `adversary.perturb(x, y)`, `fgsm_attack(...)`) is not wrapped whole: each model call in it
+does use gradients (an adversarial attack: `torch.autograd.grad(loss, x_adv)`, an attack of
+torchattacks or foolbox, `atk = torchattacks.PGD(model)` then `atk(x, y)`, or a call named for
+one, `adversary.perturb(x, y)`, `fgsm_attack(...)`) is not wrapped whole: each model call in it
 whose output is never backpropagated is reported on its own, with the advice to wrap that call.
 Functions named for evaluation include those named for sampling (`sample`, `sample_from_model`,
 `save_samples`); a list the code appends outputs to (`res_logits.append(logits)`, then
@@ -201,7 +203,9 @@ the hooks of a `LightningModule` that the trainer runs without grad, and what th
 module-level functions and methods that this file calls only where grad is disabled
 (`with torch.no_grad(): validate(model, loader)`, and the functions `validate` calls;
 `model.get_accuracy(x, y)` under `no_grad` in a script's code, and the `self.predict(x)` that
-method calls: the grad mode of a caller is the one its own callers run it in);
+method calls: the grad mode of a caller is the one its own callers run it in; a method stored in a
+table that a function only calls entries of, `sampler = dict(tcn=self.sample_tcn)` then
+`sampler[kind](x)` under `no_grad`, is called there);
 unit tests (`test_*` in a test file: `test_*.py`, `*_test.py`, `tests.py`, a `tests/` folder, not
 `test.py`, which most often evaluates a trained model; the methods of a `unittest.TestCase`) running the model
 they test, built in `setUp`, whose output they only read, or built in the test itself and
@@ -3248,7 +3252,32 @@ def _phase_name(test: ast.AST) -> Optional[str]:
         return test.operand.id
     if isinstance(test, ast.Compare) and _phase_compared(test) is not None:
         return next((side.id for side in (test.left, test.comparators[0]) if isinstance(side, ast.Name)), None)
+    return _given_name(test)
+
+
+def _given_name(test: ast.AST) -> Optional[str]:
+    """The name ``x`` of a test ``x is not None`` (``if optimizer is not None: loss.backward()``)."""
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.IsNot)
+        and isinstance(test.left, ast.Name)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+    ):
+        return test.left.id
     return None
+
+
+def _parameter_default(function: ast.AST, name: str) -> Optional[ast.AST]:
+    """The default value of the function's parameter ``name``, None where it has none."""
+    spec = function.args if isinstance(function, FUNCTION_TYPES) else None
+    if spec is None:
+        return None
+    positional = [*spec.posonlyargs, *spec.args]
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(spec.defaults) :]], spec.defaults))
+    defaults.update((a.arg, d) for a, d in zip(spec.kwonlyargs, spec.kw_defaults) if d is not None)
+    return defaults.get(name)
 
 
 def _evaluation_phase_call(ctx, function: ast.AST) -> Optional[ast.Call]:
@@ -3283,9 +3312,18 @@ def _evaluation_phase_call(ctx, function: ast.AST) -> Optional[ast.Call]:
             if site.state.mode is not GradMode.ENABLED:
                 continue
             given = call_argument(site.call, *slot)
+            if (
+                given is None
+                and not any(k.arg is None for k in site.call.keywords)
+                and not any(isinstance(a, ast.Starred) for a in site.call.args)
+            ):
+                given = _parameter_default(function, name)  # type: ignore[arg-type]  # left out: its default
             if not isinstance(given, ast.Constant):
                 continue
-            if isinstance(test, ast.Compare):
+            if _given_name(test) is not None or (isinstance(test, ast.Name) and given.value is None):
+                # `if optimizer is not None: loss.backward()`, `if optimizer:`, and no optimizer given
+                evaluates = given.value is None
+            elif isinstance(test, ast.Compare):
                 evaluates = isinstance(given.value, str) and split_of_text(given.value) is Split.EVAL
             else:  # a flag: `is_train=False`, or `is_test=True` for `not is_test`
                 evaluates = given.value is isinstance(test, ast.UnaryOp)
@@ -3312,10 +3350,11 @@ def _backward_flag(function: ast.AST, test_of: ast.If) -> bool:
     runs a backward pass (``def run_epoch(model, loader, grad): ... if grad: loss.backward()``):
     the flag that tells the function's training pass from its evaluation pass."""
     test = test_of.test
+    name = test.id if isinstance(test, ast.Name) else _given_name(test)
     return (
         isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and isinstance(test, ast.Name)
-        and test.id in {arg.arg for arg in parameters(function)}
+        and name is not None
+        and name in {arg.arg for arg in parameters(function)}
         and any(
             isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "backward"
             for statement in test_of.body
@@ -3828,8 +3867,10 @@ def _uses_grad(ctx, nodes) -> bool:
                     and ctx.model.instance_method_trains(ctx.model.value(func.value), func.attr)
                 ):
                     return True  # `agent.update(...)` on an instance of a class whose `update` backpropagates
-                elif ctx.model.explainer_call(node):
-                    return True  # `cam_extractor(class_idx, out)`: Grad-CAM backpropagates through the model
+                elif ctx.model.backpropagating_tool_call(node):
+                    # `cam_extractor(class_idx, out)`, `atk(images, labels)`: Grad-CAM or an attack
+                    # backpropagates through the model
+                    return True
                 if (node.args or node.keywords) and _named_to_train(ctx, node):
                     return True  # `train_ch3(net, train_iter, ...)`, `trainer.fit(model)`: trained elsewhere
                 for kw in node.keywords:
@@ -4000,6 +4041,55 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # Sampling methods picked from a table (`sampler[kind](x, length)`), and the table is
+        # called only under `no_grad`: so are they.
+        Valid(
+            """
+            import torch
+
+
+            class System:
+                def sample(self, x, length):
+                    self.net.eval()
+                    sampler = dict(tcn=self.sample_tcn, lstm=self.sample_rnn)
+                    with torch.no_grad():
+                        outputs = sampler[self.kind](x, length)
+                    print(outputs)
+
+                def sample_rnn(self, x, length):
+                    history = [x]
+                    for _ in range(length):
+                        logits = self.net(history[-1])
+                        history.append(torch.multinomial(torch.softmax(logits, dim=-1), 1))
+                    return torch.stack(history)
+
+                def sample_tcn(self, x, length):
+                    history = [x]
+                    for _ in range(length):
+                        logits = self.net(torch.cat(history, dim=-1))
+                        history.append(torch.multinomial(torch.softmax(logits[:, -1], dim=-1), 1))
+                    return torch.stack(history)
+            """
+        ),
+        # The backward pass sits under `optimizer is not None`, and every call hands an optimizer:
+        # no phase runs without one.
+        Valid(
+            """
+            def run_epoch(model, loader, criterion, optimizer=None):
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    if optimizer is not None:
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+
+
+            def train(model, train_dl, criterion, optimizer, epochs):
+                for epoch in range(epochs):
+                    model.train()
+                    run_epoch(model, train_dl, criterion, optimizer)
+            """
+        ),
         # The same loss function keeping its argument (appended to a list the module holds): what
         # it returns may not end the graph.
         Valid(
@@ -7270,6 +7360,30 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # torchattacks' FGSM differentiates the model's loss with respect to the images: the loop
+        # needs grad, so only the model's call on the attacked images is reported, to be wrapped.
+        Invalid(
+            """
+            import torch
+            import torchattacks
+
+            model = torch.load("model.pt")
+            model.eval()
+            atk = torchattacks.FGSM(model, eps=8 / 255)
+            correct = 0
+            with torch.enable_grad():
+                for data, target in testloader:
+                    adv_images = atk(data, target)
+                    outputs = model(adv_images)
+                    correct += (outputs.argmax(1) == target).sum().item()
+            print(correct)
+            """,
+            line=11,
+            column=19,
+            message="`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # A hand-written softmax regression over leaves that require grad: `net` and the `softmax`
         # it calls are straight-line functions of the file, evaluated over the call's arguments,
         # so `net(x)` gives a tensor with a graph; the accuracy loop only reads it.
@@ -7617,6 +7731,38 @@ class EvalWithGrad(Rule):
             "backpropagates: in the evaluation phase (`run_epoch(model, test_loader, optimizer, criterion, False)`, "
             "line 19) autograd records a graph for nothing, wasting memory and time; run the forward pass under "
             "`with torch.set_grad_enabled(grad):`",
+        ),
+        # One function for both passes, its backward pass under `optimizer is not None`: the
+        # validation call leaves the optimizer out (its default is None).
+        Invalid(
+            """
+            def compute_epoch_stats(model, loader, criterion, optimizer=None):
+                total = 0.0
+                for x, y in loader:
+                    pred = model(x)
+                    loss = criterion(pred, y)
+                    total += loss.item()
+                    if optimizer is not None:
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                return total / len(loader)
+
+
+            def train(model, train_dl, val_dl, criterion, optimizer, epochs):
+                for epoch in range(epochs):
+                    model.train()
+                    train_loss = compute_epoch_stats(model, train_dl, criterion, optimizer)
+                    model.eval()
+                    val_loss = compute_epoch_stats(model, val_dl, criterion)
+                    print(epoch, train_loss, val_loss)
+            """,
+            line=4,
+            column=16,
+            message="`model(...)` runs with grad enabled in every phase, but only the phase where `optimizer is not "
+            "None` (line 7) backpropagates: in the evaluation phase (`compute_epoch_stats(model, val_dl, criterion)`, "
+            "line 19) autograd records a graph for nothing, wasting memory and time; run the forward pass under "
+            "`with torch.set_grad_enabled(optimizer is not None):`",
         ),
         # A `log` method that runs the model's backbone (of one of two classes of the file), after a
         # switch to eval mode: a method named for something else, whose body shows it runs the model.
