@@ -2425,7 +2425,7 @@ CASES = [
                 x_real, label_org = next(data_iter)
                 x_real = x_real.to(self.device)
                 @@
-                alpha = torch.rand(x_real.size(0), 1)
+                alpha = torch.rand(self.batch_size, 1)
                 return alpha * x_real.data
         """,
         "out_src = self.D(x_real)",

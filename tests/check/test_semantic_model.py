@@ -1790,7 +1790,7 @@ def test_a_list_holds_what_is_appended_to_it():
     assert value.may_carry_graph
 
 
-@pytest.mark.parametrize("name", ["net2", "rnn", "lstm1", "cnn", "model_0", "netD", "G"])
+@pytest.mark.parametrize("name", ["net2", "rnn", "lstm1", "cnn", "model_0", "netD", "G", "dqn", "q_network"])
 def test_names_that_say_model_are_weak_evidence_of_one(name):
     value, _ = ask(
         f"""
@@ -1802,7 +1802,7 @@ def test_names_that_say_model_are_weak_evidence_of_one(name):
     assert value.kind is Kind.MODULE and value.weak
 
 
-@pytest.mark.parametrize("name", ["options", "mlp_head", "G2", "netting", "rnn_state"])
+@pytest.mark.parametrize("name", ["options", "mlp_head", "G2", "netting", "rnn_state", "dqn_config", "networks"])
 def test_names_that_do_not_say_model_are_no_evidence(name):
     value, _ = ask(
         f"""
@@ -3069,3 +3069,79 @@ def test_twin_a_callable_of_another_package_is_no_attack():
         """
     )
     assert calls["atk(image=images)"] is False
+
+
+# -- methods only tensors have, and methods no tensor has ---------------------------------------
+def test_a_weak_tensor_given_a_method_no_tensor_has_gives_an_unknown_value():
+    # `loss` is a loss wrapper of another file: `get_loss()` (a float) is no tensor method
+    value, _ = ask(
+        """
+        def train_batch(self, x, y):
+            loss = self.loss
+            loss.eval_batch(self.model(x), y)
+            loss.backward()
+            result = loss.get_loss()
+            result  # <- result
+        """
+    )
+    assert value.kind is Kind.UNKNOWN
+
+
+def test_twin_a_weak_tensor_given_a_tensor_method_stays_a_tensor():
+    value, _ = ask(
+        """
+        def train_batch(self, x, y):
+            loss = self.loss
+            loss.eval_batch(self.model(x), y)
+            loss.backward()
+            result = loss.mean()
+            result  # <- result
+        """
+    )
+    assert value.is_tensor
+
+
+def test_a_parameter_asked_for_the_size_of_a_dimension_is_a_tensor():
+    value, _ = ask(
+        """
+        def show(input_seqs):
+            batch_size = input_seqs.size()[0]
+            rows = [seq for seq in input_seqs]
+            input_seqs  # <- input_seqs
+        """
+    )
+    assert value.is_tensor
+
+
+@pytest.mark.parametrize("use", ["memory.size()", "memory.size", "len(memory)"])
+def test_twin_a_parameter_whose_size_is_a_number_is_unknown(use):
+    value, _ = ask(
+        f"""
+        def learn(memory):
+            if {use} > 100:
+                memory  # <- memory
+        """
+    )
+    assert value.kind is Kind.UNKNOWN
+
+
+def test_topk_of_something_unknown_gives_tensors():
+    value, _ = ask(
+        """
+        def backtrack(self, s):
+            s, idx = s.topk(self.k)
+            idx  # <- idx
+        """
+    )
+    assert value.is_tensor and not value.may_carry_graph
+
+
+def test_twin_a_method_named_otherwise_leaves_the_value_unknown():
+    value, _ = ask(
+        """
+        def backtrack(self, s):
+            s, idx = s.best(self.k)
+            idx  # <- idx
+        """
+    )
+    assert value.kind is Kind.UNKNOWN

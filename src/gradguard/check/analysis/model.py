@@ -94,7 +94,7 @@ from gradguard.common.text import occurrences
 _MODEL_MAKING_VERB = r"(?:get|build|create|make|load|save|init|initialize|prepare|setup|set|export|register|convert)_"
 MODEL_NAME_RE = re.compile(
     r"^(?:(?:model|net|network|encoder|decoder|backbone|generator|discriminator|classifier|teacher|"
-    r"student|ema_model|netG|netD|unet|vae|rnn|lstm|gru|cnn|mlp|(?!"
+    r"student|ema_model|netG|netD|unet|vae|rnn|lstm|gru|cnn|mlp|dqn|ddqn|qnet|[a-z_]*_network|(?!"
     + _MODEL_MAKING_VERB
     + r")[a-z_]*_model|[a-z_]*_net)\d*"
     r"|G|D|model_[a-z0-9_]*)$"
@@ -145,15 +145,22 @@ def _callers_mode(sites: Optional[list], external: list) -> Optional[GradMode]:
 
 
 def _called_as_torch_does(method: str, node: ast.Call) -> bool:
-    """Whether a call of one of ``vocab.TENSOR_RESULT_METHODS`` has the arguments torch's
-    takes: none for ``contiguous()``/``detach()``, dimensions by number for ``permute(0, 2, 1)``
-    (an inductor ``kernel.permute(node, [0, 2, 1])`` is another method)."""
+    """Whether a call of one of ``vocab.TENSOR_RESULT_METHODS`` (or ``topk``) has the arguments
+    torch's takes: none for ``contiguous()``/``detach()``, dimensions by number for ``permute(0, 2,
+    1)`` (an inductor ``kernel.permute(node, [0, 2, 1])`` is another method), a dimension by number
+    and indices for ``index_select(0, idx)``, a count and a dimension for ``topk(k, dim=1)``."""
+    if method == "topk":
+        # `topk(k)`, `topk(5, dim=1)`, `topk(k, 1, largest=True)`
+        return 1 <= len(node.args) <= 2 and all(k.arg in ("k", "dim", "largest", "sorted") for k in node.keywords)
     if node.keywords:
         return False
     if method in ("contiguous", "detach"):
         return not node.args
     if method in ("permute", "unsqueeze", "expand", "narrow"):
         return bool(node.args) and all(type(vocab.constant_of(a, None)) is int for a in node.args)
+    if method == "index_select":
+        # `step.index_select(0, idx)`: a dimension by number, then the indices
+        return len(node.args) == 2 and type(vocab.constant_of(node.args[0], None)) is int
     return False
 
 
@@ -204,6 +211,9 @@ _TENSOR_ANNOTATIONS = frozenset(
 _BUILTIN_CLASSES = frozenset({"dict", "list", "tuple", "set", "frozenset", "str", "bytes", "int", "float", "bool"})
 # Attributes and methods that only tensors have: a name used with one holds a tensor.
 _TENSOR_EVIDENCE_ATTRIBUTES = frozenset({"grad", "grad_fn", "is_leaf", "requires_grad"})
+# `x.size(0)`, `x.size(dim=1)`, `x.size()[0]`: the size of one dimension, as only a tensor gives
+# it (an array's `size` is a number, a replay buffer's `size()` returns one).
+_SIZE_OF_A_DIMENSION_RE = re.compile(r"\(\s*(?:-?\d+|dim\s*=[^)]*)\s*\)|\(\s*\)\s*\[")
 _TENSOR_EVIDENCE_METHODS = (vocab.INPLACE_VALUE_METHODS - {"apply_", "map_"}) | {
     "detach",
     "detach_",
@@ -2167,7 +2177,11 @@ class SemanticModel:
                         found = found or _EVIDENT_MODULE
                     elif called and attr == "forward" and not self._plain_forward_shown():
                         found = found or _EVIDENT_MODULE  # `self.DQN.forward(state)`: run as modules are
-                    elif (called and attr in _TENSOR_EVIDENCE_METHODS) or attr in _TENSOR_EVIDENCE_ATTRIBUTES:
+                    elif (
+                        (called and attr in _TENSOR_EVIDENCE_METHODS)
+                        or attr in _TENSOR_EVIDENCE_ATTRIBUTES
+                        or (attr == "size" and _SIZE_OF_A_DIMENSION_RE.match(text, k) is not None)
+                    ):
                         found = _EVIDENT_TENSOR if found is None or found is _EVIDENT_MODULE else found
                 i = text.find(name + ".", i + size + 1)
         self._use_evidence[key] = found
@@ -4107,6 +4121,9 @@ class SemanticModel:
             if method in vocab.TENSOR_RESULT_METHODS and _called_as_torch_does(method, node):
                 # `inp.view(...).permute(0, 2, 1).contiguous()`: only a tensor has the method
                 return tensor(Grad.MAYBE, weak=True)
+            if method == "topk" and _called_as_torch_does(method, node):
+                # `s, idx = s.topk(self.k)`: only a tensor has it; its values and their indices
+                return container(items=(tensor(Grad.MAYBE, weak=True), tensor(Grad.NO, weak=True)))
         return UNKNOWN
 
     def _tensor_method(self, receiver: Value, method: str, node: ast.Call, args: list, state: State) -> Value:
@@ -4122,6 +4139,10 @@ class SemanticModel:
         return result
 
     def _tensor_method_result(self, receiver: Value, method: str, node: ast.Call, args: list, state: State) -> Value:
+        if receiver.weak and method not in vocab.TENSOR_ATTRIBUTE_NAMES:
+            # `loss.get_loss()` of a loss wrapper known as a tensor by its name alone: no tensor has
+            # the method, so the receiver is something else, and what it gives back is not known
+            return UNKNOWN
         if method in ("item", "tolist"):
             return NUMBER
         if method in ("numpy",):

@@ -25,7 +25,9 @@ loop (`if step % 100 == 0: total = 0`) still keeps the graphs of the iterations 
 reset at every iteration keeps none. A model's output's `.loss` (`output = model(**batch)`,
 Hugging Face's `ModelOutput`) is a loss. What an object's own `backward()` hands back
 (`score += loss_module.backward()`, a legacy loss module returning the loss it keeps on itself)
-is not flagged: the module holds that graph anyway (a tensor's `backward()` returns None). The
+is not flagged: the module holds that graph anyway (a tensor's `backward()` returns None); nor is
+what a method no tensor has gives back (`return loss.get_loss()` of a loss wrapper the code calls
+`loss`: a number, whose `.item()` would raise). The
 fix of a meter's argument is `.detach()`: the meter keeps tensors, as before, without graphs.
 
 ## Why is this bad?
@@ -118,6 +120,28 @@ class AccumulatedGraph(Rule):
     function_triggers = ("loss", "Loss", "LOSS", "criterion", "Criterion", "CRITERION", "backward", "entropy", "kl_div")
 
     valid = (
+        # `loss` is a loss wrapper that runs its own backward; `get_loss()`, which no tensor has,
+        # gives back a number: nothing with a graph is added up.
+        Valid(
+            """
+            class Trainer:
+                def _train_batch(self, inputs, targets, model):
+                    loss = self.loss
+                    loss.reset()
+                    loss.eval_batch(model(inputs), targets)
+                    model.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+                    return loss.get_loss()
+
+                def train_epoch(self, data, model):
+                    epoch_loss_total = 0
+                    for inputs, targets in data:
+                        loss = self._train_batch(inputs, targets, model)
+                        epoch_loss_total += loss
+                    return epoch_loss_total / len(data)
+            """
+        ),
         # The same score of the detached output: no graph to keep.
         Valid(
             """
