@@ -3145,3 +3145,32 @@ def test_twin_a_method_named_otherwise_leaves_the_value_unknown():
         """
     )
     assert value.kind is Kind.UNKNOWN
+
+
+def test_a_tensor_backpropagated_without_a_gradient_is_a_reduced_loss():
+    # autograd takes `backward()` with no gradient only of a one-element output
+    value, _ = ask(
+        """
+        def train(self, batches, optimizer):
+            for batch in batches:
+                out = self.model(batch, is_train=True)
+                out.backward()
+                optimizer.step()
+                print(out)  # <- out
+        """
+    )
+    assert value.has(Role.LOSS) and value.has(Role.SCALAR)
+
+
+def test_twin_a_tensor_backpropagated_with_a_gradient_may_have_any_shape():
+    value, _ = ask(
+        """
+        def train(self, batches, optimizer):
+            for batch in batches:
+                out = self.model(batch, is_train=True)
+                out.backward(torch.ones_like(out))
+                optimizer.step()
+                print(out)  # <- out
+        """
+    )
+    assert not value.has(Role.SCALAR)

@@ -251,6 +251,13 @@ class ScopeFlow:
                 added = model.element_of(added, added_node)
             elem = added if current.elem is None else (join(current.elem, added) or UNKNOWN)
             return state.bind({name: current.with_(elem=elem, items=None)})
+        if method == "backward" and not call.args and all(k.arg in _BACKWARD_SETTINGS for k in call.keywords):
+            # `train_loss.backward()` with no gradient: autograd takes that only of a one-element
+            # output with a graph, a reduced loss (0-dim, as every reduced loss since PyTorch 0.4)
+            loss = current if current is not None else model.lookup(name, state, self.frame)
+            if loss.kind is Kind.TENSOR and not loss.has(Role.SCALAR):
+                return state.bind({name: loss.with_(grad=Grad.YES, roles=loss.roles | Role.LOSS | Role.SCALAR)})
+            return state
         if method == "requires_grad_" and current is not None and current.kind is Kind.TENSOR:
             flag = call.args[0] if call.args else call_argument(call, None, "requires_grad")
             if flag is None or (isinstance(flag, ast.Constant) and flag.value is True):
@@ -551,6 +558,10 @@ def _mode_switch(call: ast.Call) -> Optional[bool]:
     if isinstance(flag, ast.Constant) and isinstance(flag.value, bool):
         return not flag.value
     return None
+
+
+# Keywords of `Tensor.backward` other than the gradient it is handed.
+_BACKWARD_SETTINGS = frozenset({"retain_graph", "create_graph", "inputs", "retain_variables"})
 
 
 def _in_new_mode(module: Value, call: ast.Call) -> Value:

@@ -5,6 +5,8 @@ Flags `[0]` (and `[-1]`) on a tensor that has no dimensions: a loss from a crite
 loss function (unless built with `reduction="none"`), a full reduction (`x.sum()`,
 `(pred == y).sum()`, `torch.mean(x)`), arithmetic on those; directly (`loss[0]`) or through
 `.data`, `.cpu()`, `.detach()` or `.numpy()` (`loss.data[0]`, `loss.cpu().data.numpy()[0]`);
+a tensor the code calls `backward()` on without a gradient (`train_loss = model(batch,
+is_train=True)`, then `train_loss.backward()`: autograd takes that only of a one-element output);
 also what a function of the file or of another file of the run returns that way
 (`check_acc(scores, labels)[0]` of `return torch.mean(...)`), and such a value made a numpy
 array (`loss, q = self.optimize(...)` of `return loss.data.cpu().numpy(), q`, then `loss[0]`:
@@ -184,6 +186,33 @@ class ZeroDimIndex(Rule):
         ),
     )
     invalid = (
+        # A model that returns its own loss: `train_loss.backward()`, called without a gradient,
+        # shows a one-element output, a reduced loss.
+        Invalid(
+            """
+            def train(model, batches, optimizer):
+                for i, batch in enumerate(batches):
+                    optimizer.zero_grad()
+                    train_loss = model(batch, is_train=True)
+                    train_loss.backward()
+                    optimizer.step()
+                    if i % 100 == 0:
+                        print(i, train_loss.data[0])
+            """,
+            line=8,
+            column=22,
+            message="`train_loss.data[0]` indexes a 0-dim tensor: IndexError since PyTorch 0.4; use `train_loss.item()`",
+            fixed="""
+            def train(model, batches, optimizer):
+                for i, batch in enumerate(batches):
+                    optimizer.zero_grad()
+                    train_loss = model(batch, is_train=True)
+                    train_loss.backward()
+                    optimizer.step()
+                    if i % 100 == 0:
+                        print(i, train_loss.item())
+            """,
+        ),
         # A criterion handed in, named `crit` (an older spelling of `criterion`), read the 0.3 way.
         Invalid(
             """
