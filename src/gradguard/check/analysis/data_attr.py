@@ -106,7 +106,8 @@ class DataAccess:
     For reads, ``safe`` says whether the value is only read (so `.detach()` cannot change what
     the program does). For writes, ``how`` is "method" (`p.data.mul_()`), "setitem"
     (`p.data[i] = v`), "augassign" (`p.data += v`), "assign" (`p.data = t`), "init"
-    (`nn.init.normal_(p.data)`) or "inplace_call" (`trunc_normal_(p.data)`); ``site`` is the
+    (`nn.init.normal_(p.data)`), "inplace_call" (`trunc_normal_(p.data)`), "alias-shape"
+    (`x.data.t_()`) or "alias-storage" (`x.data.set_(y)`); ``site`` is the
     node performing the write (the Call, the Subscript, the statement).
     """
 
@@ -611,6 +612,9 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
                     if name in _ALIAS_RESHAPES and _discarded(ctx, grand):
                         # `feature.data.t_()`: `.data` is a new alias each time; only it is reshaped
                         return DataAccess(node, "write", how="alias-shape", site=grand)
+                    if name == "set_" and _discarded(ctx, grand):
+                        # `emb.weight.data.set_(glove)`: only the new alias gets the new storage
+                        return DataAccess(node, "write", how="alias-storage", site=grand)
                     return None
                 if name in ALIAS_METHODS:
                     cur = grand

@@ -30,6 +30,11 @@ helper's tensor of another shape or device): `copy_` cannot do those. Nor writes
 module (`nn.LazyLinear`, ...) before it first runs: they are uninitialised until its first
 forward, the write does nothing, and written without `.data` it raises.
 
+`x.data.set_(y)` as a statement is reported on its own: `set_` points only the alias that `.data`
+returns at the new storage, and `x` keeps its old values (`emb.weight.data.set_(glove)` loads
+nothing); the advice is `x.set_(y)` under `torch.no_grad()`, or, for a value computed with grad,
+rebinding the name to the new value.
+
 An in-place method on the `.data` of a value the code computes with grad from other tensors
 (`score = torch.exp(score)`, then `score.data.masked_fill_(mask, 0)`: an activation of the graph,
 not a parameter) is reported with other advice: write it out of place (`score =
@@ -79,7 +84,8 @@ where `p.data = t` replaced all three. `p.copy_(t)` also writes into `p`'s own s
 the new ones after it; keep such a backup with `.clone()`. No `copy_` fix is offered where the
 write's loop, or another method of its class, keeps the storage that way in an item or an
 attribute (`self.backup[name] = param.data`: an EMA teacher's swap, whose message says to clone
-first), nor where the write is part of a larger statement or expression.
+first), or a loop around it adds a view of it to a list (`w_list.append(w.data[0])` each epoch of a
+hand-written descent), nor where the write is part of a larger statement or expression.
 For an activation of the graph the fix writes the method out of place (`score = score.masked_fill(mask,
 0)`), where the method has an out-of-place twin and the write is a whole statement. It is unsafe: the
 gradient then takes the write into account (the masked entries get none), and other names bound to
@@ -105,7 +111,12 @@ from gradguard.check.analysis.data_attr import (
 )
 from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.values import Grad, Kind
-from gradguard.check.analysis.vocabulary import FACTORIES, INPLACE_VALUE_METHODS, META_INPLACE_METHODS
+from gradguard.check.analysis.vocabulary import (
+    FACTORIES,
+    INPLACE_VALUE_METHODS,
+    LIST_ADDING_METHODS,
+    META_INPLACE_METHODS,
+)
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 from gradguard.common.text import occurrences, short
@@ -201,6 +212,16 @@ class TensorDataWrite(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # `set_` on the parameter itself, under `no_grad`: the parameter gets the new storage.
+        Valid(
+            """
+            import torch
+
+            def load_glove(model, glove):
+                with torch.no_grad():
+                    model.token_embedding.weight.set_(glove)
+            """
+        ),
         # SeqGAN's rollout: the other model's `.data` kept in a dict, then shared (as
         # `a.data = b.data` shares it): `copy_` would not share it.
         Valid(
@@ -697,6 +718,61 @@ class TensorDataWrite(Rule):
             "if a graph has saved `self.bilstm.all_weights[0][3]`, its gradients come out silently wrong; drop "
             "`.data` and write to `self.bilstm.all_weights[0][3]` under `torch.no_grad()`",
         ),
+        # Each epoch keeps a view of `w`'s storage of the time (`w.data[0]`); `w.data = ...` gives
+        # `w` a new storage at every step, so `copy_` alone would make every kept value the last.
+        Invalid(
+            """
+            import torch
+
+            w = torch.tensor([1.0], requires_grad=True)
+            w_list = []
+            for epoch in range(100):
+                for x, y in zip(x_data, y_data):
+                    l = (x * w - y) ** 2
+                    l.backward()
+                    w.data = w.data - 0.01 * w.grad.data
+                    w.grad.zero_()
+                w_list.append(w.data[0])
+            """,
+            line=9,
+            column=9,
+            message="`w.data = ...` replaces `w`'s contents behind autograd's back (no version-counter bump: if a graph "
+            "has saved `w`, its gradients come out silently wrong); where the new value has the same shape, dtype and "
+            "device, use `w.copy_(...)` under `torch.no_grad()`, after keeping the old values with `.clone()` "
+            "(`w.data[0]` on line 11 shares a storage with `w`, which `copy_` would overwrite)",
+        ),
+        # `set_` through `.data` gives the new storage to the alias alone: the embedding keeps its
+        # random weights.
+        Invalid(
+            """
+            import torch.nn as nn
+
+            def load_glove(model, glove):
+                model.token_embedding.weight.data.set_(glove)
+            """,
+            line=4,
+            column=5,
+            message="`model.token_embedding.weight.data.set_(...)` gives the new storage only to the alias that `.data` "
+            "returns, which is then thrown away: `model.token_embedding.weight` keeps its old values; drop `.data` and "
+            "call `model.token_embedding.weight.set_(...)` under `torch.no_grad()`",
+        ),
+        # An activation of the graph given a masked copy of itself through `.data.set_`: the
+        # write is lost; rebinding the name records it.
+        Invalid(
+            """
+            import torch
+
+            def cell(c, f_t, i_t, g_t, mask):
+                c_t = torch.mul(c, f_t) + torch.mul(i_t, g_t)
+                c_t.data.set_(torch.mul(c_t, mask).data)
+                return c_t.tanh()
+            """,
+            line=5,
+            column=5,
+            message="`c_t.data.set_(...)` gives the new storage only to the alias that `.data` returns, which is then "
+            "thrown away: `c_t` keeps its old values; rebind it, `c_t = torch.mul(c_t, mask)`, so that autograd "
+            "records it",
+        ),
         # `.data` returns a new alias each time: reshaping it in place leaves the tensor as it was.
         Invalid(
             """
@@ -970,6 +1046,25 @@ class TensorDataWrite(Rule):
             )
             fix = Fix(Applicability.UNSAFE, "Drop `.data`", (drop_data_edit(ctx, node),))
             ctx.report(self.code, node, message, fix)
+            return
+        if how == "alias-storage":
+            call = access.site
+            given = "..." if call.args or call.keywords else ""
+            computed = _computed_with_grad(ctx, node.value) if not disabled else None
+            if computed is not None and len(call.args) == 1 and not call.keywords:
+                value = call.args[0]
+                if isinstance(value, ast.Attribute) and value.attr == "data":
+                    value = value.value  # `c_t.data.set_(th.mul(c_t, mask).data)`: the new value itself
+                advice = f"rebind it, `{recv} = {short(ctx.text(value), 40)}`, so that autograd records it"
+            else:
+                advice = f"drop `.data` and call `{recv}.set_({given})` under `torch.no_grad()`" + (
+                    "" if not disabled else " (grad is already disabled here)"
+                )
+            message = (
+                f"`{recv}.data.set_({given})` gives the new storage only to the alias that `.data` returns, which is "
+                f"then thrown away: `{recv}` keeps its old values; {advice}"
+            )
+            ctx.report(self.code, node, message)
             return
         if how == "assign":
             if _swaps_own_storage(ctx, access.site, node.value):
@@ -1396,17 +1491,43 @@ def _of_a_lazy_module(ctx, node: ast.Attribute) -> bool:
     return f"{ctx.text(target.value)}(" not in before
 
 
+def _view_added_to_a_list(ctx, call: ast.Call, recv: str, loop: Optional[ast.AST]) -> Optional[ast.AST]:
+    """``w_list.append(w.data[0])`` (or ``w.data``, ``w.detach()``, ``w[0]``) in a loop around
+    ``loop`` (or in it): a view of ``recv``'s storage of that iteration, kept in a list; where
+    ``recv.data = ...`` gives ``recv`` a new storage each time, each item keeps its own values."""
+    func = call.func
+    if not (
+        isinstance(func, ast.Attribute)
+        and func.attr in LIST_ADDING_METHODS
+        and len(call.args) == 1
+        and loop is not None
+    ):
+        return None
+    value = call.args[0]
+    while isinstance(value, ast.Subscript):
+        value = value.value
+    if isinstance(value, ast.Call) and not value.args and isinstance(value.func, ast.Attribute):
+        value = value.func if value.func.attr == "detach" else value
+    base = value.value if isinstance(value, ast.Attribute) and value.attr in ("data", "detach") else value
+    if base is call.args[0] or ctx.text(base) != recv:
+        return None  # `w_list.append(w)`: the tensor itself, which takes each new storage
+    added_in = ctx.innermost_loop(call)
+    if added_in is None or not any(ancestor is added_in for ancestor in (loop, *ctx.ancestors(loop))):
+        return None
+    return call.args[0]
+
+
 def _old_storage_kept(ctx, site: ast.AST, recv: str) -> Optional[ast.AST]:
     """The value of a store that keeps ``recv``'s storage, without copying it, where it outlives
-    the statement (an item or an attribute: ``self.backup[name] = param.data``): in the loop of
-    ``site`` (or its function, outside loops), or in another method of its class (an EMA's
-    ``apply_shadow`` keeps it, its ``restore`` writes it back): storages swapped on purpose."""
+    the statement (an item or an attribute: ``self.backup[name] = param.data``; a view added to a
+    list, ``w_list.append(w.data[0])``): in the loop of ``site`` (or its function, outside loops;
+    a list in a loop around it), or in another method of its class (an EMA's ``apply_shadow``
+    keeps it, its ``restore`` writes it back): storages kept on purpose."""
     function = ctx.function
     owner = ctx.method_class
     here = ctx.innermost_loop(site)
     candidates = []
-    if function is not None:
-        candidates.extend((node, True) for node in ctx.model.own_nodes(function))
+    candidates.extend((node, True) for node in ctx.model.own_nodes(function if function is not None else ctx.tree))
     if owner is not None:
         # only the methods whose text holds `recv.data` or `recv.detach` (a test class of
         # thousands of methods is not walked for each write)
@@ -1427,6 +1548,11 @@ def _old_storage_kept(ctx, site: ast.AST, recv: str) -> Optional[ast.AST]:
             for node in walk_in_order(method)
         )
     for node, same_function in candidates:
+        if same_function and type(node) is ast.Call:
+            kept = _view_added_to_a_list(ctx, node, recv, here)
+            if kept is not None:
+                return kept
+            continue
         if type(node) is not ast.Assign or node is site or len(node.targets) != 1:
             continue
         if not isinstance(node.targets[0], (ast.Subscript, ast.Attribute)):
