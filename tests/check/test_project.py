@@ -3264,3 +3264,42 @@ def test_twin_indexing_a_list_another_files_function_returns_is_quiet(tmp_path, 
     )
     write(tmp_path, "report.py", ACCURACY_REPORT)
     assert not any("GG105" in line for line in findings(capsys, tmp_path))
+
+
+AGENT_BASE = """
+    import torch
+    import torch.nn as nn
+
+
+    class Agent:
+        def __init__(self, env, policy: nn.Module, device="cpu"):
+            self.env = env
+            self.policy = policy
+            self.device = device
+"""
+
+AGENT_SUBCLASS = """
+    import torch
+    from agents import Agent
+
+
+    class GreedyAgent(Agent):
+        def act(self, state):
+            scores = self.policy(state)
+            return scores.argmax().item()
+"""
+
+
+def test_a_module_a_base_class_of_another_file_stores_is_a_module_in_a_subclass(tmp_path, capsys):
+    # `self.policy = policy` of `policy: nn.Module` in `Agent.__init__` (agents.py)
+    base = write(tmp_path, "agents.py", AGENT_BASE)
+    sub = write(tmp_path, "greedy.py", AGENT_SUBCLASS)
+    found = findings(capsys, base, sub)
+    assert any("greedy.py:8:18: GG201" in line for line in found), found
+
+
+def test_twin_an_attribute_the_base_class_stores_unannotated_is_not_known(tmp_path, capsys):
+    base = write(tmp_path, "agents.py", AGENT_BASE.replace("policy: nn.Module", "policy"))
+    sub = write(tmp_path, "greedy.py", AGENT_SUBCLASS)
+    found = findings(capsys, base, sub)
+    assert not any("GG201" in line for line in found), found

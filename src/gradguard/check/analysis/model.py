@@ -2951,6 +2951,12 @@ class SemanticModel:
                     value = self._compute_instance_attribute(base_info, attr, seen, incomplete)
                     if value.kind is not Kind.UNKNOWN:
                         return value
+                elif base_info is None and "." in base and self.project is not None:
+                    # a base class of another file of the run that stores a module there
+                    # (`self.p_net = p_net` of `p_net: nn.Module`, `self.fc = nn.Linear(...)`)
+                    fact = self.project.classes.get(self._project_name(base))
+                    if fact is not None and attr in fact.submodules:
+                        return module()
             return UNKNOWN
         # `self.actors = [None for _ in range(n)]`, then `self.actors[i] = Actor(...)`: a list of
         # placeholders filled by index holds what is stored into it (`values.join`)

@@ -96,7 +96,9 @@ class ClassFact:
     # (a solver's `train_eval` calling `self.run_epoch(epoch, is_training=True)`).
     training_methods: frozenset = frozenset()
     # Attributes its body stores modules under and nothing else it constructs (`self._encoder =
-    # Encoder(...)`, `self.fc = nn.Linear(...)`): `model._encoder(x)` runs a part of the model.
+    # Encoder(...)`, `self.fc = nn.Linear(...)`: `model._encoder(x)` runs a part of the model), or
+    # its `__init__` stores a parameter annotated as a module under (`def __init__(self, env,
+    # p_net: nn.Module)`, `self.p_net = p_net`: a subclass of another file runs `self.p_net(x)`).
     submodules: frozenset = frozenset()
     # a module class whose `__init__` freezes the parameters of every part its other methods
     # run (`for p in self.features.parameters(): p.requires_grad = False`; see `_freezes_itself`)
@@ -710,8 +712,7 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
             _DIFFERENTIATES_RE.search(bodies[qualified]) is not None,
             training,
             _stored_submodules(stored_calls[qualified], module_classes_by_short)
-            if qualified in module_classes
-            else frozenset(),
+            | _annotated_module_parameters_stored(methods.get("__init__", "")),
             qualified in module_classes and _freezes_itself(methods),
         )
     for name, (_path, text) in texts.items():
@@ -944,6 +945,18 @@ def _running_methods(methods: dict, quiet: frozenset) -> frozenset:
     running = _callers_too(running, direct)
     running.discard("forward")
     return frozenset(running)
+
+
+_MODULE_ANNOTATED_PARAMETER_RE = re.compile(r"[(,]\s*(\w+)\s*:\s*(?:torch\.)?(?:nn\.)?Module\b")
+
+
+def _annotated_module_parameters_stored(init_text: str) -> frozenset:
+    """The attributes an ``__init__`` stores a parameter annotated as a module under
+    (``def __init__(self, env, p_net: nn.Module)``, then ``self.p_net = p_net``)."""
+    found = set()
+    for name in _MODULE_ANNOTATED_PARAMETER_RE.findall(init_text):
+        found.update(re.findall(r"\bself\.(\w+)\s*=\s*" + re.escape(name) + r"\s*$", init_text, re.M))
+    return frozenset(found)
 
 
 def _stored_submodules(stored_calls: list, module_classes_by_short: dict) -> frozenset:
