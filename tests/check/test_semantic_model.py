@@ -3174,3 +3174,77 @@ def test_twin_a_tensor_backpropagated_with_a_gradient_may_have_any_shape():
         """
     )
     assert not value.has(Role.SCALAR)
+
+
+# -- a notebook's course helpers: classes defined again, `to_device`, inherited methods ----------
+def test_a_class_defined_again_in_a_later_cell_gives_its_later_methods():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+
+        class MnistModel(nn.Module):
+            def forward(self, xb):
+                return self.linear(xb)
+
+        class MnistModel(nn.Module):
+            def forward(self, xb):
+                return self.linear(xb)
+
+            def validation_epoch_end(self, outputs):
+                return {"val_loss": outputs[0].item()}
+
+        model = MnistModel()
+        result = model.validation_epoch_end(outputs)
+        result  # <- result
+        """
+    )
+    assert value.kind is Kind.CONTAINER and not value.may_carry_graph
+
+
+def test_a_method_a_base_class_of_the_file_gives_is_read():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+
+        class ImageClassificationBase(nn.Module):
+            def validation_epoch_end(self, outputs):
+                return {"val_loss": outputs[0].item()}
+
+        class CIFAR10Model(ImageClassificationBase):
+            def forward(self, xb):
+                return self.linear(xb)
+
+        model = CIFAR10Model()
+        result = model.validation_epoch_end(outputs)
+        result  # <- result
+        """
+    )
+    assert value.kind is Kind.CONTAINER and not value.may_carry_graph
+
+
+_TO_DEVICE = """
+    import torch.nn as nn
+
+    def to_device(data, device):
+        \"\"\"Move tensor(s) to chosen device\"\"\"
+        if isinstance(data, (list, tuple)):
+            return [to_device(x, device) for x in data]
+        return data.to(device, non_blocking=True)
+
+    class Net(nn.Module):
+        def forward(self, x):
+            return x
+
+    model = to_device(Net(), device)
+    model  # <- model
+"""
+
+
+def test_a_helper_moving_a_list_item_by_item_or_else_the_value_gives_back_a_module():
+    value, _ = ask(_TO_DEVICE)
+    assert value.kind is Kind.MODULE and value.ref == "Net"
+
+
+def test_twin_a_helper_guarding_on_another_type_is_not_read_through():
+    value, _ = ask(_TO_DEVICE.replace("isinstance(data, (list, tuple))", "isinstance(data, nn.Module)"))
+    assert value.kind is not Kind.MODULE or value.ref is None

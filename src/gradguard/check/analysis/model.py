@@ -3460,6 +3460,8 @@ class SemanticModel:
         if not body or len(body) > _INLINED_STATEMENTS or type(body[-1]) is not ast.Return or body[-1].value is None:
             return None
         steps = body[:-1]
+        guards = [stmt for stmt in steps if type(stmt) is ast.If]
+        steps = [stmt for stmt in steps if type(stmt) is not ast.If]
         if any(
             type(stmt) is not ast.Assign or len(stmt.targets) != 1 or type(stmt.targets[0]) is not ast.Name  # type: ignore[attr-defined]
             for stmt in steps
@@ -3482,6 +3484,8 @@ class SemanticModel:
             return None
         frame = Frame(self._scope(fn), state.mode, "inline")  # no flow: straight-line code
         env = {param.arg: args[i] for i, param in enumerate(spec.args)}
+        if any(not _container_guard_passed_over(guard, body, env) for guard in guards):
+            return None
         self._begin(key)
         try:
             for stmt in steps:
@@ -4054,7 +4058,9 @@ class SemanticModel:
                 return UNKNOWN
             info = self._class_table().get(receiver.ref) if receiver.ref else None
             if info is not None:
-                fn = self._method_node(info, method)
+                # its own method or one a base class of the file gives it (`validation_epoch_end`
+                # of a notebook's `ImageClassificationBase`)
+                fn = self._method_of(info, method)
                 if fn is not None:
                     if not self._summaries_allowed(frame):
                         return UNKNOWN
@@ -4105,7 +4111,7 @@ class SemanticModel:
         if kind is Kind.OTHER and receiver.ref is not None:
             info = self._class_table().get(receiver.ref)
             if info is not None and frame.kind != "module-first":
-                fn = self._method_node(info, method)
+                fn = self._method_of(info, method)
                 if fn is not None:
                     if not self._summaries_allowed(frame):
                         return UNKNOWN
@@ -4209,13 +4215,20 @@ class SemanticModel:
             return self._classes
         classes: dict = {}
         self._classes = classes
+        top_level = {id(node) for node in self.tree.body if isinstance(node, ast.ClassDef)}
         for node in _all_classes(self.tree):
             key = self._class_key(node)
             bases = []
             for base in node.bases:
                 qual = self.imports.qualified_name(base)
                 bases.append(qual if qual is not None else (dotted_name(base) or ""))
-            classes.setdefault(key, ClassInfo(node, key, tuple(bases)))
+            known = classes.get(key)
+            if known is None or (
+                # a notebook's class defined again in a later cell (`MnistModel` given a
+                # `validation_step`): the later definition is the one its instances have
+                id(node) in top_level and id(known.node) in top_level and node.lineno > known.node.lineno
+            ):
+                classes[key] = ClassInfo(node, key, tuple(bases))
         changed = True
         while changed:
             changed = False
@@ -5133,6 +5146,34 @@ def _is_zero(node: ast.AST) -> bool:
 # `zero_()` in `zero_grad`'s own code). Scaling or clipping it (`p.grad /= norm`,
 # `p.grad.data.clamp_(-1, 1)`) keeps the sum: not a reset.
 _GRAD_OVERWRITING_METHODS = frozenset({"zero_", "fill_", "copy_", "set_", "detach_", "requires_grad_"})
+
+
+# Built-in containers a guard tests a parameter against (`isinstance(data, (list, tuple))`).
+_BUILTIN_CONTAINERS = frozenset({"list", "tuple", "dict", "set"})
+
+
+def _container_guard_passed_over(guard: ast.If, body: list, env: dict) -> bool:
+    """Whether ``guard`` is ``if isinstance(param, (list, tuple)): return ...`` before the other
+    statements of ``body`` (no ``else``), for a parameter this call hands a module or a tensor:
+    the guard's branch is not taken (``to_device(model, device)`` of a helper that moves a list
+    item by item, or else ``data.to(device)``)."""
+    test = guard.test
+    if not (
+        guard is body[0]
+        and not guard.orelse
+        and type(guard.body[-1]) is ast.Return
+        and isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Name)
+        and test.func.id == "isinstance"
+        and len(test.args) == 2
+        and isinstance(test.args[0], ast.Name)
+        and test.args[0].id in env
+    ):
+        return False
+    types = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+    if not all(isinstance(t, ast.Name) and t.id in _BUILTIN_CONTAINERS for t in types):
+        return False
+    return env[test.args[0].id].kind in (Kind.MODULE, Kind.TENSOR)
 
 
 def _all_classes(tree: ast.Module) -> list:

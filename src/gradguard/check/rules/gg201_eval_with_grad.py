@@ -7360,6 +7360,57 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A course notebook's helpers: the model moved by `to_device` (a list item by item, or
+        # else `data.to(device)`), its `validation_step` and `validation_epoch_end` given by a base
+        # class, `evaluate` with no `no_grad`.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+
+            def to_device(data, device):
+                if isinstance(data, (list, tuple)):
+                    return [to_device(x, device) for x in data]
+                return data.to(device, non_blocking=True)
+
+
+            class ImageClassificationBase(nn.Module):
+                def validation_step(self, batch):
+                    images, labels = batch
+                    out = self(images)
+                    loss = F.cross_entropy(out, labels)
+                    return {"val_loss": loss.detach()}
+
+                def validation_epoch_end(self, outputs):
+                    losses = [x["val_loss"] for x in outputs]
+                    return {"val_loss": torch.stack(losses).mean().item()}
+
+
+            class CIFAR10Model(ImageClassificationBase):
+                def __init__(self):
+                    super().__init__()
+                    self.linear = nn.Linear(3072, 10)
+
+                def forward(self, xb):
+                    return self.linear(xb.view(xb.size(0), -1))
+
+
+            def evaluate(model, val_loader):
+                outputs = [model.validation_step(batch) for batch in val_loader]
+                return model.validation_epoch_end(outputs)
+
+
+            model = to_device(CIFAR10Model(), device)
+            history = [evaluate(model, val_loader)]
+            """,
+            line=34,
+            column=16,
+            message="`model.validation_step(...)` runs with grad enabled in `evaluate`, whose result carries no graph, "
+            "and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and "
+            "time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # torchattacks' FGSM differentiates the model's loss with respect to the images: the loop
         # needs grad, so only the model's call on the attacked images is reported, to be wrapped.
         Invalid(
