@@ -3452,8 +3452,10 @@ class SemanticModel:
         names: its expressions over this call's arguments (``def model(xb): return
         log_softmax(xb @ weights + bias)``; ``def softmax(x): x_exp = x.exp(); return x_exp /
         x_exp.sum(1, keepdim=True)``), where its summary, which assumes nothing of its
-        parameters, cannot tell. None for anything else (a method, defaults, keywords, ``*args``,
-        a decorator, a recursive call, a branch or a loop)."""
+        parameters, cannot tell; past a first ``if isinstance(x, (list, tuple)): return ...``
+        where this call hands ``x`` a module or a tensor (``_container_guard_passed_over``). None for
+        anything else (a method, defaults, keywords, ``*args``, a decorator, a recursive call, another
+        branch or a loop)."""
         if type(fn) is not ast.FunctionDef:
             return None
         body = fn.body[1:] if ast.get_docstring(fn, clean=False) is not None else fn.body

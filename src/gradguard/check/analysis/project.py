@@ -960,8 +960,8 @@ def _annotated_module_parameters_stored(init_text: str) -> frozenset:
 
 
 def _stored_submodules(stored_calls: list, module_classes_by_short: dict) -> frozenset:
-    """The attributes a module class's body (its ``_STORED_CALL_RE`` matches) stores modules under
-    (a torch.nn layer or a module class of the run) and nothing else it constructs or calls."""
+    """The attributes a class's body (its ``_STORED_CALL_RE`` matches) stores modules under (a
+    torch.nn layer or a module class of the run) and nothing else it constructs or calls."""
     modules: set = set()
     others: set = set()
     for attr, callee in stored_calls:
