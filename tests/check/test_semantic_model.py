@@ -3248,3 +3248,71 @@ def test_a_helper_moving_a_list_item_by_item_or_else_the_value_gives_back_a_modu
 def test_twin_a_helper_guarding_on_another_type_is_not_read_through():
     value, _ = ask(_TO_DEVICE.replace("isinstance(data, (list, tuple))", "isinstance(data, nn.Module)"))
     assert value.kind is not Kind.MODULE or value.ref is None
+
+
+def test_a_subclass_of_torchkeras_model_is_a_module():
+    # torchkeras' `Model` derives from `nn.Module` and adds a Keras-style `fit`
+    value, _ = ask(
+        """
+        import torchkeras
+
+        class DNNModel(torchkeras.Model):
+            def forward(self, x):
+                return self.fc(x)
+
+        model = DNNModel()
+        model  # <- model
+        """
+    )
+    assert value.kind is Kind.MODULE and value.ref == "DNNModel"
+
+
+def test_twin_a_subclass_of_keras_model_is_no_torch_module():
+    value, _ = ask(
+        """
+        from tensorflow import keras
+
+        class DNNModel(keras.Model):
+            def call(self, x):
+                return self.fc(x)
+
+        model = DNNModel()
+        model  # <- model
+        """
+    )
+    assert value.kind is not Kind.MODULE
+
+
+_CONSTRUCTED = """
+    import torch
+    import torch.nn as nn
+
+    cnn_normalization_mean = torch.tensor([0.485, 0.456, 0.406])
+
+    class Normalization(nn.Module):
+        def __init__(self, mean):
+            super(Normalization, self).__init__()
+            self.mean = torch.tensor(mean).view(-1, 1, 1)  # <- mean
+
+    def build(normalization_mean):
+        return nn.Sequential(Normalization(normalization_mean))
+
+    model = build(cnn_normalization_mean)
+"""
+
+
+def test_the_parameters_of_init_are_known_from_the_calls_of_the_class():
+    # `Normalization(normalization_mean)` runs `__init__(self, mean)`
+    value, _ = ask(_CONSTRUCTED)
+    assert value.is_tensor
+
+
+def test_twin_a_class_the_file_subclasses_has_init_callers_not_all_known():
+    # `super().__init__(...)` of the subclass runs it too, with what the subclass hands it
+    value, _ = ask(_CONSTRUCTED + "\n    class Scaled(Normalization):\n        pass\n")
+    assert value.kind is Kind.UNKNOWN
+
+
+def test_twin_a_class_handed_on_has_init_callers_not_all_known():
+    value, _ = ask(_CONSTRUCTED + "\n    layers = [Normalization]\n")
+    assert value.kind is Kind.UNKNOWN

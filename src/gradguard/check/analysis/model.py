@@ -4538,6 +4538,10 @@ class SemanticModel:
             owner = None  # defined under an if/try/with: not a plain definition (but a script's main guard)
         name = fn.name  # type: ignore[attr-defined]
         is_method = isinstance(owner, ast.ClassDef)
+        if name == "__init__" and is_method and self._constructed_only(owner):  # type: ignore[arg-type]
+            # `Normalization(mean, std)`: the calls of a module-level class of the file run its
+            # `__init__`, with the same arguments after `self`
+            name, is_method, owner = owner.name, False, self.tree  # type: ignore[union-attr]
         # a function defined in another's body (`def get_action_argmax(next_states)` of a loss
         # function) is called there only, by its name
         nested = isinstance(owner, FUNCTION_TYPES)
@@ -4608,6 +4612,10 @@ class SemanticModel:
                         continue
                     if isinstance(parent, ast.Call) and parent.func is node:
                         calls = [parent]
+                    elif (
+                        isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "super"
+                    ):
+                        continue  # `super(Normalization, self).__init__()` in the class's own body
                     else:
                         calls = self._table_calls(stmt, node, parent)
                         if calls is None:
@@ -4631,6 +4639,17 @@ class SemanticModel:
                 id(call) for call, _ in sites if isinstance(call, ast.Call) and id(call.func) in maybe
             )
         return sites
+
+    def _constructed_only(self, cls: ast.ClassDef) -> bool:
+        """Whether a class is one the file only constructs by its name, so that the calls of its
+        name are the calls of its ``__init__``: defined once at module level, undecorated, and no
+        class of the file derives from it (whose ``super().__init__(...)`` would run it too)."""
+        if cls not in self.tree.body or cls.decorator_list:
+            return False
+        if len(self.scopes.module.definitions.get(cls.name, ())) != 1:
+            return False
+        table = self._class_table()
+        return not any(info.node is not cls and cls.name in info.bases for info in table.values())
 
     def _table_calls(self, stmt: ast.stmt, node: ast.AST, parent: ast.AST) -> Optional[list]:
         """The calls that run a function stored in a table bound to a name of a function's scope,

@@ -51,7 +51,9 @@ _PARAMETER_HOLDER_RE = re.compile(
 )
 _LOSS_CLASS_RE = re.compile(r"(?:Loss|Criterion)\d*$")
 _LAYER_RE = re.compile(r"\b(Dropout\w*|AlphaDropout|FeatureAlphaDropout|BatchNorm\d?d|SyncBatchNorm)\s*\(")
-_MODULE_BASES = re.compile(r"(?:^|\.)(?:Module|Sequential|ModuleList|ModuleDict|LightningModule)\b")
+_MODULE_BASES = re.compile(
+    r"(?:^|\.)(?:Module|Sequential|ModuleList|ModuleDict|LightningModule)\b|\btorchkeras\.Model\b"
+)
 _DATASET_BASES = re.compile(r"(?:^|\.)(?:Dataset|IterableDataset)\b")
 _GRAD_OFF_RE = re.compile(r"no_grad|inference_mode|set_grad_enabled\(\s*False")
 

@@ -75,7 +75,10 @@ AUTOGRAD_FUNCTION_BASES = frozenset(
         "torch.autograd.function._SingleLevelFunction",
     }
 )
-MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+# torch's module class, and library classes derived from it that hold no parameters of their own and
+# are made to be subclassed (torchkeras' `Model`, a Keras-style `fit`/`predict` on `nn.Module`, from
+# the book "Eat PyTorch in 20 days").
+MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "torchkeras.Model"})
 
 # -- tensor methods -------------------------------------------------------------------------
 # In-place methods that write values (torch 2.13 ``Tensor`` methods ending in ``_``, without

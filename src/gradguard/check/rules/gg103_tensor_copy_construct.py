@@ -370,6 +370,44 @@ class TensorCopyConstruct(Rule):
         ),
     )
     invalid = (
+        # The neural style tutorial's `Normalization`: the file constructs it only with tensors,
+        # so its `__init__`'s `mean` is one.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            cnn_normalization_mean = torch.tensor([0.485, 0.456, 0.406])
+
+
+            class Normalization(nn.Module):
+                def __init__(self, mean):
+                    super(Normalization, self).__init__()
+                    self.mean = torch.tensor(mean).view(-1, 1, 1)
+
+
+            normalization = Normalization(cnn_normalization_mean)
+            """,
+            line=10,
+            column=21,
+            message="`torch.tensor(mean)` copies a tensor and silently drops its autograd graph; write "
+            "`mean.detach().clone()` to say so",
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+            cnn_normalization_mean = torch.tensor([0.485, 0.456, 0.406])
+
+
+            class Normalization(nn.Module):
+                def __init__(self, mean):
+                    super(Normalization, self).__init__()
+                    self.mean = mean.detach().clone().view(-1, 1, 1)
+
+
+            normalization = Normalization(cnn_normalization_mean)
+            """,
+        ),
         # A batch of a loader over a dataset of the file that builds its items as tensors
         # (`torch.from_numpy`): a copy of a tensor.
         Invalid(
