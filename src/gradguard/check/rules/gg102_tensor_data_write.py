@@ -756,6 +756,21 @@ class TensorDataWrite(Rule):
             "returns, which is then thrown away: `model.token_embedding.weight` keeps its old values; drop `.data` and "
             "call `model.token_embedding.weight.set_(...)` under `torch.no_grad()`",
         ),
+        # The same under `no_grad`: dropping `.data` is all it takes.
+        Invalid(
+            """
+            import torch
+
+            def load_glove(model, glove):
+                with torch.no_grad():
+                    model.emb.weight.data.set_(glove)
+            """,
+            line=5,
+            column=9,
+            message="`model.emb.weight.data.set_(...)` gives the new storage only to the alias that `.data` returns, "
+            "which is then thrown away: `model.emb.weight` keeps its old values; drop `.data` "
+            "(`model.emb.weight.set_(...)`; grad is already disabled here)",
+        ),
         # An activation of the graph given a masked copy of itself through `.data.set_`: the
         # write is lost; rebinding the name records it.
         Invalid(
@@ -1056,10 +1071,10 @@ class TensorDataWrite(Rule):
                 if isinstance(value, ast.Attribute) and value.attr == "data":
                     value = value.value  # `c_t.data.set_(th.mul(c_t, mask).data)`: the new value itself
                 advice = f"rebind it, `{recv} = {short(ctx.text(value), 40)}`, so that autograd records it"
+            elif disabled:
+                advice = f"drop `.data` (`{recv}.set_({given})`; grad is already disabled here)"
             else:
-                advice = f"drop `.data` and call `{recv}.set_({given})` under `torch.no_grad()`" + (
-                    "" if not disabled else " (grad is already disabled here)"
-                )
+                advice = f"drop `.data` and call `{recv}.set_({given})` under `torch.no_grad()`"
             message = (
                 f"`{recv}.data.set_({given})` gives the new storage only to the alias that `.data` returns, which is "
                 f"then thrown away: `{recv}` keeps its old values; {advice}"
