@@ -61,6 +61,7 @@ from gradguard.check.analysis.scopes import (
     children,
     locate,
     own_nodes,
+    parameter_defaults,
     parameters,
     target_names,
     walk,
@@ -1927,13 +1928,7 @@ class SemanticModel:
         if bound_first:
             positional = positional[1:]
         keyword_names = set(positional) | {a.arg for a in args.kwonlyargs}
-        defaults = {}
-        pos_defaults = args.defaults
-        for name, default in zip(positional[len(positional) - len(pos_defaults) :], pos_defaults):
-            defaults[name] = default
-        for arg, default in zip(args.kwonlyargs, args.kw_defaults):
-            if default is not None:
-                defaults[arg.arg] = default
+        defaults = parameter_defaults(fn)  # type: ignore[arg-type]
         out: dict = {}
         for site in sites:
             call = site.call

@@ -28,6 +28,7 @@ from typing import Iterator, Optional
 
 from gradguard.check.analysis import vocabulary as vocab
 from gradguard.check.analysis.imports import mentions_torch_import
+from gradguard.check.analysis.scopes import parameter_defaults
 
 _CLASS_RE = re.compile(r"^class[ \t]+(\w+)[ \t]*(?:\((.*?)\))?[ \t]*:", re.M | re.S)
 _DEF_RE = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.M)
@@ -1044,13 +1045,9 @@ def _holds_no_parameters(body: str, init: str) -> bool:
         return False
     spec = function.args
     positional = [*spec.posonlyargs, *spec.args]
-    defaults = [
-        *zip(positional[len(positional) - len(spec.defaults) :], spec.defaults),
-        *zip(spec.kwonlyargs, spec.kw_defaults),
-    ]
     plain = {
-        arg.arg
-        for arg, default in defaults
+        name
+        for name, default in parameter_defaults(function).items()
         if isinstance(default, ast.Constant) and isinstance(default.value, (int, float, bool, str))
     } | {
         arg.arg

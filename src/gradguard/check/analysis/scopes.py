@@ -150,6 +150,18 @@ def parameters(fn: Union[FunctionNode, ast.Lambda]) -> list:
     return out
 
 
+def parameter_defaults(fn: Union[FunctionNode, ast.Lambda]) -> dict:
+    """name -> the default expression of each parameter of a function that has one (positional
+    and keyword-only)."""
+    spec = fn.args
+    positional = [*spec.posonlyargs, *spec.args]
+    found = {
+        arg.arg: default for arg, default in zip(positional[len(positional) - len(spec.defaults) :], spec.defaults)
+    }
+    found.update((arg.arg, default) for arg, default in zip(spec.kwonlyargs, spec.kw_defaults) if default is not None)
+    return found
+
+
 def called_parameters(fn: Union[FunctionNode, ast.Lambda], nodes) -> dict:
     """name -> position (None for a keyword-only one) of the parameters of ``fn`` that a call
     among ``nodes`` (its own nodes, or all of them) calls by name: ``model`` for ``def

@@ -289,7 +289,13 @@ from gradguard.check.analysis.read_only import (
     read_only_calls,
     viewed_calls,
 )
-from gradguard.check.analysis.scopes import FUNCTION_TYPES, called_parameters, parameters, walk_in_order
+from gradguard.check.analysis.scopes import (
+    FUNCTION_TYPES,
+    called_parameters,
+    parameter_defaults,
+    parameters,
+    walk_in_order,
+)
 from gradguard.check.analysis.steps import frozen_models, in_block, may_freeze, stepped_optimizer
 from gradguard.check.analysis.values import RUN_FUNCTION, Grad, Kind, Role, Split
 from gradguard.check.analysis.vocabulary import (
@@ -3269,17 +3275,6 @@ def _given_name(test: ast.AST) -> Optional[str]:
     return None
 
 
-def _parameter_default(function: ast.AST, name: str) -> Optional[ast.AST]:
-    """The default value of the function's parameter ``name``, None where it has none."""
-    spec = function.args if isinstance(function, FUNCTION_TYPES) else None
-    if spec is None:
-        return None
-    positional = [*spec.posonlyargs, *spec.args]
-    defaults = dict(zip([a.arg for a in positional[len(positional) - len(spec.defaults) :]], spec.defaults))
-    defaults.update((a.arg, d) for a, d in zip(spec.kwonlyargs, spec.kw_defaults) if d is not None)
-    return defaults.get(name)
-
-
 def _evaluation_phase_call(ctx, function: ast.AST) -> Optional[ast.Call]:
     """A call, with grad enabled, that runs a function serving a training and an evaluation
     phase in its evaluation phase: the function's backward passes sit under a test of one of its
@@ -3317,7 +3312,7 @@ def _evaluation_phase_call(ctx, function: ast.AST) -> Optional[ast.Call]:
                 and not any(k.arg is None for k in site.call.keywords)
                 and not any(isinstance(a, ast.Starred) for a in site.call.args)
             ):
-                given = _parameter_default(function, name)  # type: ignore[arg-type]  # left out: its default
+                given = parameter_defaults(function).get(name)  # left out: its default
             if not isinstance(given, ast.Constant):
                 continue
             if _given_name(test) is not None or (isinstance(test, ast.Name) and given.value is None):
