@@ -491,6 +491,55 @@ def test_twin_a_method_called_with_grad_on_an_instance_a_class_method_builds_is_
     assert any("GAN.py" in line and "GG201" in line for line in findings(capsys, gan, main_py))
 
 
+def test_a_method_called_under_no_grad_on_an_instance_made_through_its_module_keeps_its_callers_mode(tmp_path, capsys):
+    # `import GAN`, then `gan = GAN.GAN(args)`: the class spelt through its module
+    gan = write(tmp_path, "GAN.py", GAN_CLASS)
+    main_py = write(
+        tmp_path,
+        "main.py",
+        "import torch\nimport GAN\n\ndef main():\n    gan = GAN.GAN(args)\n"
+        "    with torch.no_grad():\n        gan.visualize_results(3)\n",
+    )
+    assert not any("GG201" in line for line in findings(capsys, gan, main_py))
+
+
+LM_CLASS = """
+    import torch
+    import torch.nn as nn
+
+    class LM(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.out = nn.Linear(8, 8)
+
+        def forward(self, x):
+            return torch.log_softmax(self.out(x), dim=-1)
+
+        def sample(self, x):
+            log_prob = self.forward(x)
+            return torch.multinomial(torch.exp(log_prob), 1)
+"""
+
+
+def test_a_method_only_another_file_calls_under_no_grad_through_its_module_is_quiet(tmp_path, capsys):
+    # `import lm`, `model = lm.LM()`, `model.sample(x)` under `no_grad`: its only caller
+    lm = write(tmp_path, "lm.py", LM_CLASS)
+    main_py = write(
+        tmp_path,
+        "run_lm.py",
+        "import torch\nimport lm\n\nmodel = lm.LM()\nwith torch.no_grad():\n    samp = model.sample(torch.rand(3, 8))\n",
+    )
+    assert not any("GG201" in line for line in findings(capsys, lm, main_py))
+
+
+def test_twin_a_method_called_with_grad_on_an_instance_made_through_its_module_is_flagged(tmp_path, capsys):
+    gan = write(tmp_path, "GAN.py", GAN_CLASS)
+    main_py = write(
+        tmp_path, "main.py", "import GAN as g\n\ndef main():\n    gan = g.GAN(args)\n    gan.visualize_results(3)\n"
+    )
+    assert any("GAN.py" in line and "GG201" in line for line in findings(capsys, gan, main_py))
+
+
 def test_cached_result_follows_a_new_call_of_a_method_in_another_file(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     write(tmp_path, "pyproject.toml", "[tool.gradguard]\n")

@@ -268,6 +268,7 @@ _TENSOR_CLASSES = frozenset(
 )
 _NAMED_OPTIMIZER = Value(Kind.OPTIMIZER, weak=True)
 _EVIDENT_TENSOR = tensor(Grad.MAYBE)
+_MODULE_MODES = Role.TRAINING | Role.EVALUATING  # a module's train/eval mode, as switched
 _FORWARD_INPUT = tensor(Grad.MAYBE, weak=True)
 # The most statements (assignments to names, then a return) a function is inlined with at a call.
 _INLINED_STATEMENTS = 6
@@ -2022,6 +2023,11 @@ class SemanticModel:
             # (known by its name alone, `decoder`: what the callers hand it says more)
             handed_on = self._handed_on(site.frame.node, arg.id)
             if handed_on is not None and (value.kind is Kind.UNKNOWN or not handed_on.weak):
+                switched = value.roles & _MODULE_MODES
+                if switched and handed_on.kind is Kind.MODULE:
+                    # `model.train(False)` in the caller before it hands the model on: the mode the
+                    # caller switched it to, not the one its own callers gave it
+                    return handed_on.with_(roles=(handed_on.roles & ~_MODULE_MODES) | switched)
                 return handed_on
         return value
 
@@ -3752,7 +3758,9 @@ class SemanticModel:
             return made
         if qual in vocab.MODULE_VIEWS and args and args[0].kind is Kind.MODULE:
             return args[0]  # `create_feature_extractor(model, return_nodes=...)`: runs `model`
-        if qual.startswith("torchvision.models.") and last[:1].islower() and not last.startswith("get_"):
+        if qual.startswith("torchvision.models.") and (
+            (last[:1].islower() and not last.startswith("get_")) or last in vocab.TORCHVISION_MODEL_CLASSES
+        ):
             return Value(Kind.MODULE, Grad.NO, Role.TRAINING, ref=qual)  # built in training mode
         if qual in ("timm.create_model",) or (
             qual.startswith("transformers.") and last == "from_pretrained" and _is_transformers_model_class(qual)

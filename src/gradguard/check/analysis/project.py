@@ -742,6 +742,10 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
     # methods of its classes on instances those files make (`gan = GAN(args)`, or through a
     # class method `model = BertForRE.from_pretrained(path)`, then `gan.visualize_results(epoch)`:
     # "module.GAN.visualize_results").
+    classes_by_module: dict = {}
+    for qualified in index.classes:
+        module, _, name = qualified.rpartition(".")
+        classes_by_module.setdefault(module, []).append(name)
     for path, text in [*texts.values(), *notebooks]:
         for local, target in _imported_functions(index, path, text):
             module = index.reexports.get(target, target).rpartition(".")[0]
@@ -750,7 +754,7 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
                 index.imported_digests[module] = hashlib.sha256(texts[module][1].encode()).hexdigest()[:12]
             for line in _call_lines(text, local):
                 index.calls.setdefault(target, []).append(_grad_off_at(text, line))
-        for local, qualified in _imported_by_name(index, path, text, index.classes):
+        for local, qualified in _imported_classes(index, path, text, classes_by_module):
             instances = set(re.findall(r"(?<![\w.])(\w+)\s*=\s*" + re.escape(local) + _MADE_BY, text))
             for instance in instances:
                 for method in public_methods.get(qualified, ()):
@@ -1284,6 +1288,18 @@ def _imported_functions(index: ProjectIndex, path: str, text: str):
         for function in index.functions:
             if function.startswith(key + ".") and "." not in function[len(key) + 1 :]:
                 yield f"{alias or module}.{function[len(key) + 1 :]}", function
+
+
+def _imported_classes(index: ProjectIndex, path: str, text: str, by_module: dict) -> Iterator[tuple[str, str]]:
+    """(spelling, "module.Class") for the run's classes a file imports: ``from module import
+    Class [as local]``, or the module itself (``import lm``, then ``lm.LM(...)``; ``by_module``:
+    module -> the names of its classes)."""
+    yield from _imported_by_name(index, path, text, index.classes)
+    for match in _IMPORT_RE.finditer(text):
+        module, alias = match.group(1), match.group(2)
+        key = index.resolve(path, module)
+        for name in by_module.get(key, ()):
+            yield f"{alias or module}.{name}", f"{key}.{name}"
 
 
 def _call_lines(text: str, local: str) -> Iterator[int]:

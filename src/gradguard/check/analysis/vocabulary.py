@@ -532,6 +532,22 @@ _TORCHVISION_MODEL_LAYERS = (
         re.compile(r"mobilenet_v[23]|efficientnet_|inception_v3$|googlenet$|mnasnet"),
         frozenset({"BatchNorm2d", "Dropout"}),
     ),
+    # The model classes themselves (`torchvision.models.VGG(layers, num_classes=10)`); a `VGG`'s
+    # batch norm comes with the `features` it is handed, its classifier's dropout always.
+    (re.compile(r"(?:VGG|AlexNet|SqueezeNet)$"), frozenset({"Dropout"})),
+    (re.compile(r"(?:ResNet|DenseNet|ShuffleNetV2|RegNet)$"), frozenset({"BatchNorm2d"})),
+    (
+        re.compile(r"(?:MobileNetV[23]|EfficientNet|Inception3|GoogLeNet|MNASNet)$"),
+        frozenset({"BatchNorm2d", "Dropout"}),
+    ),
+)
+
+
+# torchvision's classification model classes, built directly (`torchvision.models.VGG(layers,
+# num_classes=10)`) rather than by their builders (`vgg16()`): modules, in training mode.
+TORCHVISION_MODEL_CLASSES = _words(
+    """VGG AlexNet SqueezeNet ResNet DenseNet ShuffleNetV2 RegNet MobileNetV2 MobileNetV3 EfficientNet
+    Inception3 GoogLeNet MNASNet"""
 )
 
 

@@ -153,8 +153,13 @@ the model (`self.model.parameters()` in its body; classes handing the call on by
 not count).
 
 Not flagged: functions under a decorator or inside a caller region that may disable grad (the
-callers in the file, in other files of the run and in its notebooks' cells; for a function defined
+callers in the file, in other files of the run and in its notebooks' cells, a method's calls on
+instances other files make, `model = lm.LM()` then `model.sample(x)`; for a function defined
 in another's body, its calls there);
+an output detached at once that the step hands to a model it trains (`fake = G(z).detach()`, then
+`D(fake)` in the discriminator's loss: an input, not an evaluation; handed only to a call whose own
+output is detached, `critic_target(s2, actor_target(s2).detach()).detach()`, it trains nothing and is
+reported);
 methods named as Lightning's evaluation hooks (`validation_step`, `predict_step`, `on_test_...`),
 which its trainer runs without grad (unless the file imports no Lightning and calls the method
 itself: `model.predict_step(batch)` of the file's own module is code like any other), and a
@@ -3672,7 +3677,8 @@ def _computed_from_targets(ctx, scope: ast.AST, statement: ast.Assign) -> set:
 def _handed_to_a_model(ctx, scope: ast.AST, statement: Optional[ast.AST]) -> bool:
     """Whether what an assignment binds, or a name computed from it, is handed to a call that may
     run a model (``D(fake)`` after ``fake = G(z).detach()``): anything but a torch function, a
-    layer without parameters (a loss module: ``criterion(q, target_q)``) or a builtin."""
+    layer without parameters (a loss module: ``criterion(q, target_q)``), a builtin, or a call
+    whose own result is detached or read at once (``critic_target(s1, a1).detach()``)."""
     if not isinstance(statement, ast.Assign):
         return True
     names = _computed_from_targets(ctx, scope, statement)
@@ -3688,6 +3694,8 @@ def _handed_to_a_model(ctx, scope: ast.AST, statement: Optional[ast.AST]) -> boo
             "torch."
         ):
             continue
+        if _read_at_once(ctx, node):
+            continue  # `critic_target(s1, a1).detach()`: a target too, no model trained through it
         value = ctx.model.value(_callee(node))
         if value.kind is Kind.MODULE:
             if not parameterless_layer(value):
@@ -9153,6 +9161,111 @@ class EvalWithGrad(Rule):
             "updates `vgg`: the backward pass runs through it and fills gradients nothing uses, wasting memory and "
             "time; run it under `with torch.no_grad():` (its output then enters the loss as a constant, as a target "
             "should)",
+        ),
+        # A DDPG critic's target: the target actor's action, detached, is handed only to the
+        # target critic, whose output is detached too: no model is trained through either.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch import nn
+
+
+            class Actor(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(3, 1)
+
+                def forward(self, s):
+                    return torch.tanh(self.fc(s))
+
+
+            class Critic(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 1)
+
+                def forward(self, s, a):
+                    return self.fc(torch.cat([s, a], 1))
+
+
+            class Agent:
+                def __init__(self):
+                    self.actor, self.actor_target = Actor(), Actor()
+                    self.critic, self.critic_target = Critic(), Critic()
+                    self.critic_optim = torch.optim.Adam(self.critic.parameters())
+
+                def critic_learn(self, s0, a0, r1, s1, gamma=0.99):
+                    a1 = self.actor_target(s1).detach()
+                    y_true = r1 + gamma * self.critic_target(s1, a1).detach()
+                    loss = F.mse_loss(self.critic(s0, a0), y_true)
+                    self.critic_optim.zero_grad()
+                    loss.backward()
+                    self.critic_optim.step()
+            """,
+            line=31,
+            column=14,
+            message="`self.actor_target(...)` runs with grad enabled, but its output is detached at once (`.detach()`) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+            also=(
+                Finding(
+                    32,
+                    31,
+                    "`self.critic_target(...)` runs with grad enabled, but its output is detached at once "
+                    "(`.detach()`) and never backpropagated: autograd records a graph for nothing, wasting memory and "
+                    "time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+                ),
+            ),
+        ),
+        # `model.train(False)` in the training function before it hands the model on: the
+        # evaluation function runs it in eval mode, whatever mode `main` made it in.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Tagger(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 3)
+
+                def forward(self, x):
+                    return self.fc(x)
+
+
+            def evaluating(model, datas):
+                correct = 0
+                for x, y in datas:
+                    scores = model(x)
+                    for pred, gold in zip(scores.argmax(1).tolist(), y.tolist()):
+                        correct += pred == gold
+                return correct
+
+
+            def train(model, train_data, dev_data, optimizer):
+                model.train(True)
+                for epoch in range(10):
+                    for x, y in train_data:
+                        loss = nn.functional.cross_entropy(model(x), y)
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                    model.train(False)
+                    print(evaluating(model, dev_data))
+                    model.train(True)
+
+
+            def main(train_data, dev_data):
+                model = Tagger()
+                train(model, train_data, dev_data, torch.optim.SGD(model.parameters(), lr=0.1))
+            """,
+            line=17,
+            column=18,
+            message="`model(...)` runs with grad enabled with `model` in eval mode, and nothing in this function uses "
+            "gradients: autograd records a graph for every call, wasting memory and time; run evaluation under "
+            "`torch.no_grad()` or `torch.inference_mode()`",
         ),
         # d2l's `accuracy` reads the predictions it is handed (`y_hat = y_hat.argmax(axis=1)`):
         # the second forward pass of each training step, for the accuracy alone, records a graph.

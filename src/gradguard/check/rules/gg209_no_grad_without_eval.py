@@ -6,7 +6,8 @@ function decorated with them) when the code shows all of:
 - the model's class has `Dropout` or `BatchNorm` layers (its own layers, those of the module
   classes it builds, of the file or of another file of the run: where two classes of the run
   share a name, the one its file imports; a torch layer, or a torchvision classification model:
-  `resnet18(...)` holds batch norm, `vgg16(...)` dropout);
+  `resnet18(...)` holds batch norm, `vgg16(...)` dropout, and so does its `VGG` class built
+  directly, `torchvision.models.VGG(layers, num_classes=10)`);
 - the model is in training mode on every path to the call: built and never switched, or
   switched back with `.train()`; no `.eval()` / `.train(False)` of it anywhere in the file, and it
   is not handed before the call to a function that may switch it (a function of the file that
@@ -405,6 +406,31 @@ class NoGradWithoutEval(Rule):
         ),
     )
     invalid = (
+        # torchvision's `VGG` class built directly, not by `vgg16()`: its classifier's dropout.
+        Invalid(
+            """
+            import torch
+            import torchvision
+
+            layers = torchvision.models.vgg.make_layers([64, "M", 128, "M"], batch_norm=False)
+            vgg = torchvision.models.VGG(layers, num_classes=10)
+            optimizer = torch.optim.SGD(vgg.parameters(), lr=0.01)
+            for images, labels in trainloader:
+                optimizer.zero_grad()
+                torch.nn.functional.cross_entropy(vgg(images), labels).backward()
+                optimizer.step()
+
+            correct = 0
+            with torch.no_grad():
+                for images, labels in testloader:
+                    outputs = vgg(images)
+                    correct += (outputs.argmax(1) == labels).sum().item()
+            """,
+            line=15,
+            column=19,
+            message="`vgg` is evaluated under `no_grad` in training mode: its dropout layers still drop activations; "
+            "call `vgg.eval()` before evaluating (and `vgg.train()` to resume training)",
+        ),
         # The same trainer without the switch: the helper evaluates a model in training mode.
         Invalid(
             """

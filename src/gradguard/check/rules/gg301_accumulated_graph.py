@@ -114,10 +114,11 @@ class AccumulatedGraph(Rule):
     summary = "Accumulating a loss tensor across iterations keeps every graph alive"
     fix_availability = FixAvailability.SAFE
     severity = Severity.WARNING
-    triggers = ("loss", "criterion")
     # What makes a value a loss (the semantic model): a loss-like name or call, a loss
-    # function, or a `.backward()` on it.
+    # function, or a `.backward()` on it. The same for the file: a script naming its loss
+    # `cost` (`cost = criterian(hypo, Y)` of an `nn.CrossEntropyLoss()`) shows only these.
     function_triggers = ("loss", "Loss", "LOSS", "criterion", "Criterion", "CRITERION", "backward", "entropy", "kl_div")
+    triggers = function_triggers
 
     valid = (
         # `loss` is a loss wrapper that runs its own backward; `get_loss()`, which no tensor has,
@@ -558,6 +559,48 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # A script that calls its loss `cost` (TensorFlow's word) and its criterion by another
+        # name: the loss module's call and the backward pass show what `cost` is.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+            model = nn.Linear(784, 10)
+            crit = nn.CrossEntropyLoss()
+            optimizer = torch.optim.Adam(model.parameters(), lr=0.001)
+            for epoch in range(15):
+                avg_cost = 0
+                for X, Y in data_loader:
+                    cost = crit(model(X), Y)
+                    optimizer.zero_grad()
+                    cost.backward()
+                    optimizer.step()
+                    avg_cost += cost / total_batch
+                print("[Epoch: {:>4}] cost = {:>.9}".format(epoch + 1, avg_cost))
+            """,
+            line=14,
+            column=9,
+            message="Accumulating `cost / total_batch` across iterations keeps every iteration's autograd graph "
+            "alive; accumulate `(cost / total_batch).item()`",
+            fixed="""
+            import torch
+            from torch import nn
+
+            model = nn.Linear(784, 10)
+            crit = nn.CrossEntropyLoss()
+            optimizer = torch.optim.Adam(model.parameters(), lr=0.001)
+            for epoch in range(15):
+                avg_cost = 0
+                for X, Y in data_loader:
+                    cost = crit(model(X), Y)
+                    optimizer.zero_grad()
+                    cost.backward()
+                    optimizer.step()
+                    avg_cost += (cost / total_batch).item()
+                print("[Epoch: {:>4}] cost = {:>.9}".format(epoch + 1, avg_cost))
+            """,
+        ),
         # A metric with a graph (a dice score of the model's output, not named for a loss)
         # summed across training steps.
         Invalid(
