@@ -1411,7 +1411,7 @@ class SemanticModel:
         if self._accumulating_methods is None:
             names = set()
             if self.project is not None:
-                names.update(name for fact in self.project.classes.values() for name, _ in fact.accumulating)
+                names.update(self.project.accumulating_method_names())
             for info in self._class_table().values():
                 if not info.is_module:
                     names.update(

@@ -332,6 +332,16 @@ class ProjectIndex:
         """The names of the methods by which some class of the run backpropagates (made once)."""
         return self._method_names_of_any_class("training_methods")
 
+    def accumulating_method_names(self) -> frozenset:
+        """The names of the methods by which some class of the run adds an argument to what the
+        instance keeps (``ClassFact.accumulating``; made once)."""
+        names = self.__dict__.get("_any_accumulating")
+        if names is None:
+            names = self.__dict__["_any_accumulating"] = frozenset(
+                name for fact in self.classes.values() for name, _ in fact.accumulating
+            )
+        return names
+
     def _method_names_of_any_class(self, field_name: str) -> frozenset:
         """The union over the run's classes of one of their ``ClassFact`` method sets, kept."""
         key = "_any_" + field_name
