@@ -143,7 +143,8 @@ every caller of the file with the student's; a teacher the function builds, `cop
 is in no optimizer handed in; a perceptual loss's target features, `vgg(image)`): the backward pass
 runs through it and fills gradients nothing uses. Not where an optimizer holds it, where a caller
 hands one model as both, where its input carries a graph (`vgg(fake)`: the generator needs that
-gradient; freeze the network's parameters instead), nor where the code reads gradients.
+gradient; freeze the network's parameters instead), nor where the code reads gradients (`p.grad`,
+`torch.autograd.grad`; importing the legacy `Variable` from `torch.autograd` is no such use).
 An environment's `step` (`obs, reward, done, info = env.step(action)`, a receiver named for an
 environment) is no optimizer step; a method named for training (`trainer.sample_and_train(n)`) is
 no model call and counts as training. A method of an object whose class the code does not show
@@ -2562,6 +2563,9 @@ def _distinct_at_every_call(ctx, function: ast.AST, name: str, updated: list, ha
     return True
 
 
+_AUTOGRAD_VARIABLE_RE = re.compile(r"\bfrom\s+torch\.autograd\s+import\s+Variable\b|\bautograd\.Variable\b")
+
+
 def _untrained_teacher(ctx, scope: ast.AST, call: ast.Call) -> bool:
     """Whether a backpropagated call runs a model that no optimizer of the step trains (a
     distillation teacher: ``teacher.eval()``, then ``teacher(data)`` beside the student's
@@ -2575,8 +2579,11 @@ def _untrained_teacher(ctx, scope: ast.AST, call: ast.Call) -> bool:
     if name is None:
         return False
     own = ctx.model.own_nodes(scope)
+    text = ctx.source.text if scope is ctx.tree else ctx.text(scope)
+    # `torch.autograd.grad(...)` and the like; not the legacy `Variable` an old script imports
+    # from there (`from torch.autograd import Variable`)
     if any(isinstance(node, ast.Attribute) and node.attr == "grad" for node in own) or "autograd" in (
-        ctx.source.text if scope is ctx.tree else ctx.text(scope)
+        _AUTOGRAD_VARIABLE_RE.sub("", text)
     ):
         return False
     if not all(_plain_data(ctx, scope, arg, 0) for arg in (*call.args, *(k.value for k in call.keywords))):
@@ -9266,6 +9273,43 @@ class EvalWithGrad(Rule):
             message="`model(...)` runs with grad enabled with `model` in eval mode, and nothing in this function uses "
             "gradients: autograd records a graph for every call, wasting memory and time; run evaluation under "
             "`torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # A fixed blur in eval mode on the real images of a discriminator's step, in a script of
+        # PyTorch 0.3 idioms: importing `Variable` from `torch.autograd` is no use of gradients.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            from torch.autograd import Variable
+
+
+            class Blur(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(3, 3, 3, padding=1)
+
+                def forward(self, x):
+                    return self.conv(x)
+
+
+            D = nn.Sequential(nn.Flatten(), nn.Linear(3 * 64 * 64, 1))
+            blur = Blur()
+            blur.eval()
+            D_optimizer = torch.optim.Adam(D.parameters())
+            for x in train_loader:
+                x = Variable(x)
+                x = blur(x)
+                D_loss = nn.functional.softplus(-D(x)).mean()
+                D_optimizer.zero_grad()
+                D_loss.backward()
+                D_optimizer.step()
+            """,
+            line=21,
+            column=9,
+            message="`blur(...)` runs with grad enabled after `blur.eval()` (line 17), and no optimizer of this step "
+            "updates `blur`: the backward pass runs through it and fills gradients nothing uses, wasting memory and "
+            "time; run it under `with torch.no_grad():` (its output then enters the loss as a constant, as a target "
+            "should)",
         ),
         # d2l's `accuracy` reads the predictions it is handed (`y_hat = y_hat.argmax(axis=1)`):
         # the second forward pass of each training step, for the accuracy alone, records a graph.

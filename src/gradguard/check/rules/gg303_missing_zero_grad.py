@@ -14,6 +14,12 @@ a step in one branch of an `if` of the loop while every reset sits in the other 
 zeroes every k steps (`if (i + 1) % k == 0: opt.step(); opt.zero_grad()`); zeroing in a
 function the loop calls; and loops that call a function of another file or an unknown
 method named like a reset (`reset`, `clear`, `zero`), which may zero the gradients there.
+Also flagged: a loop that backpropagates and steps on every iteration (both statements of its own
+body, no `if` between) where every reset sits outside it, zeroed once before or after it
+(`optimizerD.zero_grad()` before a critic's five steps, `optimizer.zero_grad()` once before the
+epoch's batches): from its second iteration on, each step applies the earlier iterations' gradients
+too. Not where the loop binds the optimizer (`for opt in optimizers:`), nor for a step handed a
+closure (LBFGS's `optimizer.step(closure)`).
 A manual step in such a loop (`w -= lr * w.grad`, `w.data -= lr * w.grad.data`, `x.data = x + lr *
 x.grad`) counts as an optimizer's step: where nothing resets the gradients the loop is flagged, with the advice to zero
 `w.grad` after the update (no fix is offered). An environment's `reset()` (`env.reset()`, a
@@ -101,6 +107,42 @@ class MissingZeroGrad(Rule):
     function_triggers = (".step(", ".grad")
 
     valid = (
+        # Accumulation zeroed once before the loop, then after each conditional step; an LBFGS
+        # step whose closure zeroes.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+            model = nn.Linear(4, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+            def train(loader, accumulation_steps=4):
+                optimizer.zero_grad()
+                for i, (x, y) in enumerate(loader):
+                    loss = nn.functional.mse_loss(model(x), y) / accumulation_steps
+                    loss.backward()
+                    if (i + 1) % accumulation_steps == 0:
+                        optimizer.step()
+                        optimizer.zero_grad()
+
+
+            def fit_lbfgs(x, y):
+                optimizer = torch.optim.LBFGS(model.parameters())
+
+                def closure():
+                    optimizer.zero_grad()
+                    loss = nn.functional.mse_loss(model(x), y)
+                    loss.backward()
+                    return loss
+
+                for _ in range(10):
+                    loss = nn.functional.mse_loss(model(x), y)
+                    loss.backward()
+                    optimizer.step(closure)
+            """
+        ),
         # The same loop zeroing before the `if`: both branches start from zero.
         Valid(
             """
@@ -281,6 +323,50 @@ class MissingZeroGrad(Rule):
         ),
     )
     invalid = (
+        # A critic's inner loop zeroed only once per batch, before it: from the second of its
+        # five steps on, each applies the earlier steps' gradients too.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+            netD = nn.Linear(4, 1)
+            optimizerD = torch.optim.Adam(netD.parameters())
+
+
+            def train(loader, n_critic=5):
+                for real in loader:
+                    optimizerD.zero_grad()
+                    for _ in range(n_critic):
+                        loss = -netD(real).mean()
+                        loss.backward()
+                        optimizerD.step()
+            """,
+            line=13,
+            column=13,
+            message="`loss.backward()` adds to gradients that this loop zeroes only outside it "
+            "(`optimizerD.zero_grad()`, line 10): from its second iteration on, each `optimizerD.step()` applies the "
+            "sum of the earlier iterations' gradients; call `optimizerD.zero_grad()` inside the loop, before "
+            "`backward()`",
+            fixed="""
+            import torch
+            from torch import nn
+
+            netD = nn.Linear(4, 1)
+            optimizerD = torch.optim.Adam(netD.parameters())
+
+
+            def train(loader, n_critic=5):
+                for real in loader:
+                    optimizerD.zero_grad()
+                    for _ in range(n_critic):
+                        loss = -netD(real).mean()
+                        optimizerD.zero_grad()
+                        loss.backward()
+                        optimizerD.step()
+            """,
+            unsafe=True,
+        ),
         # The mixed-precision branch of the loop never zeroes: `zero_grad()` runs only in the
         # other branch of the `if`.
         Invalid(
@@ -571,6 +657,10 @@ class MissingZeroGrad(Rule):
         if _may_reset(ctx, region):
             branch = _branch_never_resetting(ctx, node, loop, region)
             if branch is None:
+                reset = _reset_before_loop_only(ctx, node, optimizer, loop, backwards, region)
+                if reset is not None:
+                    self._zeroed_outside_the_loop(ctx, node, optimizer, loop, backwards, reset)
+                    return
                 self._one_optimizer_not_zeroed(ctx, node, optimizer, loop, backwards, region)
                 return
             # `if args.scaler: ...; scaler.step(optimizer)` / `else: optimizer.zero_grad(); ...`:
@@ -592,6 +682,27 @@ class MissingZeroGrad(Rule):
             f"`{short(ctx.text(node), 40)}` applies the sum of all earlier steps' gradients; call "
             f"`{short(opt_text, 40)}.zero_grad()` before `backward()`",
             _fix(ctx, backwards, steps, optimizer),
+        )
+
+    def _zeroed_outside_the_loop(
+        self, ctx, step: ast.Call, optimizer: ast.expr, loop: ast.AST, backwards: list, reset: ast.AST
+    ) -> None:
+        """A loop that backpropagates and steps on every iteration, whose gradients are zeroed
+        only outside it (``optimizerD.zero_grad()`` before a critic's five steps)."""
+        seen = ctx.state(_Seen)
+        if id(loop) in seen.loops:
+            return
+        seen.loops.add(id(loop))
+        first = backwards[0]
+        opt_text = ctx.text(optimizer)
+        ctx.report(
+            self.code,
+            first,
+            f"`{short(ctx.text(first), 50)}` adds to gradients that this loop zeroes only outside it "
+            f"(`{short(ctx.text(reset), 40)}`, line {reset.lineno}): from its second iteration on, each "
+            f"`{short(ctx.text(step), 40)}` applies the sum of the earlier iterations' gradients; call "
+            f"`{short(opt_text, 40)}.zero_grad()` inside the loop, before `backward()`",
+            _fix(ctx, backwards, [c for c in _calls(loop) if stepped_optimizer(ctx, c) is not None], optimizer),
         )
 
     def visit_AugAssign(self, node: ast.AugAssign, ctx) -> None:
@@ -817,6 +928,44 @@ def _branch_never_resetting(ctx, step: ast.Call, loop: ast.AST, region: ast.AST)
             return ancestor
         return None
     return None
+
+
+def _reset_before_loop_only(
+    ctx, step: ast.Call, optimizer: ast.expr, loop: ast.AST, backwards: list, region: ast.AST
+) -> Optional[ast.AST]:
+    """The first reset of ``region`` where every reset lies outside ``loop`` and the loop runs a
+    backward pass and ``step`` on every iteration (both statements of its own body, no ``if``
+    between; ``step`` taking no closure, on an optimizer the loop does not bind) and calls no
+    function that may reset (``_calls_a_reset``): zeroed once, before or after the loop, its
+    second iteration steps with the first one's gradients too. None otherwise (accumulation
+    steps under an ``if``)."""
+    body = getattr(loop, "body", [])
+    if step.args or step.keywords or not any(_runs_at_top(body, call) for call in [step]):
+        return None
+    if not any(_runs_at_top(body, b) for b in backwards):
+        return None
+    root = optimizer
+    while isinstance(root, (ast.Attribute, ast.Subscript)):
+        root = root.value
+    if isinstance(root, ast.Name) and any(
+        isinstance(sub, ast.Name) and sub.id == root.id and isinstance(sub.ctx, ast.Store) for sub in ast.walk(loop)
+    ):
+        return None  # `for opt in optimizers:` or rebound in the loop: another optimizer each time
+    resets = ctx.model.grad_resets_in(region)
+    if not resets or any(in_block(body, reset) for reset in resets) or _calls_a_reset(ctx, loop, set()):
+        return None
+    if ctx.model.zeroes_grad_in(loop):
+        return None
+    return min(resets, key=lambda r: (r.lineno, r.col_offset))
+
+
+def _runs_at_top(body: list, call: ast.Call) -> bool:
+    """Whether ``call`` is a statement of ``body`` itself (or the value such a statement
+    assigns), not one under an ``if``, a nested loop or a ``try``."""
+    return any(
+        isinstance(statement, (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)) and statement.value is call
+        for statement in body
+    )
 
 
 def _calls(node: ast.AST):
