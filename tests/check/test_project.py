@@ -540,6 +540,41 @@ def test_twin_a_method_called_with_grad_on_an_instance_made_through_its_module_i
     assert any("GAN.py" in line and "GG201" in line for line in findings(capsys, gan, main_py))
 
 
+def test_a_module_level_model_of_an_imported_class_is_a_model_where_another_file_imports_it(tmp_path, capsys):
+    # `Lstm_Net = LstmNet(...)` in validation.py, its class from model.py; predict.py imports
+    # the instance and runs it for a forecast it only reads
+    model_py = write(
+        tmp_path,
+        "model.py",
+        "import torch.nn as nn\n\nclass LstmNet(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.fc = nn.Linear(4, 1)\n\n    def forward(self, x):\n        return self.fc(x)\n",
+    )
+    validation = write(tmp_path, "validation.py", "from model import LstmNet\n\nLstm_Net = LstmNet()\n")
+    predict = write(
+        tmp_path,
+        "predict.py",
+        "import torch\nfrom validation import Lstm_Net\n\nLstm_Net.load_state_dict(torch.load('m.pt'))\n\n"
+        "def predict_main(x):\n    output = Lstm_Net(x)\n    return output.detach().cpu().numpy()\n",
+    )
+    assert any("predict.py:7" in line and "GG201" in line for line in findings(capsys, model_py, validation, predict))
+
+
+def test_twin_a_module_level_instance_of_an_imported_plain_class_is_no_model(tmp_path, capsys):
+    model_py = write(
+        tmp_path,
+        "model.py",
+        "class Scaler:\n    def __init__(self):\n        self.k = 2\n\n    def __call__(self, x):\n        return x * self.k\n",
+    )
+    validation = write(tmp_path, "validation.py", "import torch\nfrom model import Scaler\n\nLstm_Net = Scaler()\n")
+    predict = write(
+        tmp_path,
+        "predict.py",
+        "import torch\nfrom validation import Lstm_Net\n\ndef predict_main(x):\n    output = Lstm_Net(x)\n"
+        "    return output.detach().cpu().numpy()\n",
+    )
+    assert not any("GG201" in line for line in findings(capsys, model_py, validation, predict))
+
+
 def test_cached_result_follows_a_new_call_of_a_method_in_another_file(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     write(tmp_path, "pyproject.toml", "[tool.gradguard]\n")

@@ -3316,3 +3316,54 @@ def test_twin_a_class_the_file_subclasses_has_init_callers_not_all_known():
 def test_twin_a_class_handed_on_has_init_callers_not_all_known():
     value, _ = ask(_CONSTRUCTED + "\n    layers = [Normalization]\n")
     assert value.kind is Kind.UNKNOWN
+
+
+def test_an_argument_a_caller_takes_from_another_methods_result_is_read_from_its_full_flow():
+    # `forward`'s summary does not follow `self.prediction(x)`; what it hands `make_roi` is read
+    # from a flow of `forward` that does: the tuple's second tensor, with a graph
+    code = """
+        import torch
+        from torch import nn
+
+        class RPN(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 4, 1)
+
+            def prediction(self, x):
+                a = self.conv(x)
+                return a, a.flatten(1)
+
+            def make_roi(self, reg):
+                return reg[0]
+
+            def forward(self, x):
+                a, b = self.prediction(x)
+                return self.make_roi(b)
+        """
+    ctx = _context(textwrap.dedent(code))
+    reg = next(
+        n for n in ast.walk(ctx.tree) if isinstance(n, ast.Name) and n.id == "reg" and isinstance(n.ctx, ast.Load)
+    )
+    value = ctx.model.value(reg)
+    assert value.kind is Kind.TENSOR and value.grad is Grad.YES
+
+
+def test_twin_an_argument_the_callers_full_flow_does_not_know_stays_unknown():
+    code = """
+        import torch
+        from torch import nn
+
+        class RPN(nn.Module):
+            def make_roi(self, reg):
+                return reg[0]
+
+            def forward(self, x):
+                b = load_somehow(x)
+                return self.make_roi(b)
+        """
+    ctx = _context(textwrap.dedent(code))
+    reg = next(
+        n for n in ast.walk(ctx.tree) if isinstance(n, ast.Name) and n.id == "reg" and isinstance(n.ctx, ast.Load)
+    )
+    assert ctx.model.value(reg).kind is Kind.UNKNOWN

@@ -2015,6 +2015,17 @@ class SemanticModel:
         unchanged is what the caller's own callers give it (``evaluateInput(searcher)`` calling
         ``evaluate(searcher)``, called with ``searcher = GreedySearchDecoder(...)``)."""
         value = self.evaluate(arg, site.state, site.frame)
+        if (value.kind is Kind.UNKNOWN or value.weak) and site.frame.kind == "summary" and site.frame.skipped_summaries:
+            # The caller's summary did not follow the calls it met (`pred_cls, pred_reg, pred_obj =
+            # self.Prediction(featmap)`, then `self.MakeRoI(anchor, pred_reg, pred_obj)`): what it
+            # hands on is read from a flow of the caller that does, run only when asked.
+            fuller = self._argument_in_full_flow(arg, site)
+            if (
+                fuller is not None
+                and fuller.kind is not Kind.UNKNOWN
+                and not (fuller.weak and value.kind is not Kind.UNKNOWN)
+            ):
+                value = fuller
         if (
             (value.kind is Kind.UNKNOWN or value.weak)
             and isinstance(arg, ast.Name)
@@ -2030,6 +2041,19 @@ class SemanticModel:
                     return handed_on.with_(roles=(handed_on.roles & ~_MODULE_MODES) | switched)
                 return handed_on
         return value
+
+    def _argument_in_full_flow(self, arg: ast.expr, site: CallSite) -> Optional[Value]:
+        """``arg`` at ``site`` in a flow of the caller that uses the summaries of the calls it
+        meets (kept as its "caller" frame), from the same entry as its summary; None where there
+        is none."""
+        summary = site.frame
+        frame = self._run_frame(summary.node, "caller", summary.entry_mode, summary.entry_env)
+        location = self._where(site.call)
+        statement = location.statement if location is not None else None
+        if frame is None or frame.flow is None or statement is None:
+            return None
+        state = frame.flow.before.get(id(statement))
+        return self.evaluate(arg, state, frame) if state is not None else None
 
     def _handed_on(self, fn: ast.AST, name: str) -> Optional[Value]:
         """The value a function's callers give its parameter ``name``, when the function never

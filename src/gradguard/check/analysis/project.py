@@ -728,8 +728,9 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
             | _annotated_module_parameters_stored(methods.get("__init__", "")),
             qualified in module_classes and _freezes_itself(methods),
         )
-    for name, (_path, text) in texts.items():
-        index.instances.update(_module_instances(name, text, index.classes))
+    for name, (path, text) in texts.items():
+        imported = dict(_imported_by_name(index, path, text, index.classes))
+        index.instances.update(_module_instances(name, text, index.classes, imported))
     for qualified in bases:
         for attr, built in stored_calls[qualified]:
             if "." in built:
@@ -1133,16 +1134,21 @@ _MADE_BY = r"(?:\.(?:from_\w+|load_from_checkpoint))?\s*\("
 _INSTANCE_RE = re.compile(r"^[ \t]*(\w+)[ \t]*=[ \t]*(\w+)\(", re.M)
 
 
-def _module_instances(module: str, text: str, classes: dict) -> dict:
+def _module_instances(module: str, text: str, classes: dict, imported: Optional[dict] = None) -> dict:
     """{"module.name": "module.Class"} for the names the module's own code (not a function's or
-    a class's) binds to a new instance of one of its module classes, also under a top-level
-    ``if``: ``model = LinearNet()`` / ``else: model = ConvNet()`` (the first class met)."""
+    a class's) binds to a new instance of one of its module classes, or of one it imports by
+    name from another file of the run (``imported``: local name -> "module.Class"; ``from model
+    import LstmNet``, then ``Lstm_Net = LstmNet(...)``), also under a top-level ``if``:
+    ``model = LinearNet()`` / ``else: model = ConvNet()`` (the first class met)."""
     found: dict = {}
     if "(" not in text:
         return found
     definitions = None  # (start, end) of the module's functions and classes, made when first needed
     for match in _INSTANCE_RE.finditer(text):
-        fact = classes.get(f"{module}.{match.group(2)}")
+        qualified = f"{module}.{match.group(2)}"
+        if qualified not in classes and imported:
+            qualified = imported.get(match.group(2), qualified)
+        fact = classes.get(qualified)
         if fact is None or not fact.module:
             continue
         if definitions is None:
@@ -1152,7 +1158,7 @@ def _module_instances(module: str, text: str, classes: dict) -> dict:
                 for found_at in pattern.finditer(text)
             ]
         if not any(start <= match.start() < end for start, end in definitions):
-            found.setdefault(f"{module}.{match.group(1)}", f"{module}.{match.group(2)}")
+            found.setdefault(f"{module}.{match.group(1)}", qualified)
     return found
 
 

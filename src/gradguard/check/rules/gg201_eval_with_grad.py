@@ -75,7 +75,8 @@ a function of the file returns of them or of numpy's or scipy's random numbers,
 `decoder(y, state)`; a call whose output is thrown away,
 `model(x)` or `_ = model(x)` timed or profiled, still is); comments and strings are not code; training by a helper
 as `train...(net, ...)`, `fit...(net, ...)` or `net = train...(...)`; `net.train()` only sets
-a mode, and counts as training where the code has a backward pass; handing the module to a
+a mode, and counts as training where the code has a backward pass (a module class's own
+`train(...)` loop that backpropagates, `pinn.train(x, epochs=1000)`, is training); handing the module to a
 function of the file that trains (`train_batch(x, y, model, optimizer)`) is training; what the
 code does after the name is bound to another module is about that one, and so is what it did
 before the name was bound to this one when it builds the module again), and not when a backward pass follows in the same loop or right after it in the same
@@ -1009,6 +1010,12 @@ def _switches_callee(switch: ast.Call, call: ast.Call) -> bool:
     if switched is None or called is None:
         return True  # not known apart: as before
     return called == switched or called.startswith(switched + ".")
+
+
+def _mode_switch_call(call: ast.Call) -> bool:
+    """``net.train()``, ``net.train(False)``, ``net.train(mode=flag)``: ``nn.Module.train``'s own
+    call, at most one argument, its ``mode``."""
+    return len(call.args) + len(call.keywords) <= 1 and all(k.arg == "mode" for k in call.keywords)
 
 
 def _switches_to_eval(call: ast.Call) -> bool:
@@ -3872,11 +3879,13 @@ def _uses_grad(ctx, nodes) -> bool:
                     return True  # `solver.train_eval()`: every class of the run defining it backpropagates
                 elif (
                     isinstance(func, ast.Attribute)
-                    and func.attr not in MODULE_OWN_METHODS
+                    and (func.attr not in MODULE_OWN_METHODS or (func.attr == "train" and not _mode_switch_call(node)))
                     and ctx.model.method_may_train(func.attr)
                     and ctx.model.instance_method_trains(ctx.model.value(func.value), func.attr)
                 ):
-                    return True  # `agent.update(...)` on an instance of a class whose `update` backpropagates
+                    # `agent.update(...)` on an instance of a class whose `update` backpropagates; a
+                    # module class's own `train(...)` loop (`pinn.train(epochs, lr)`), not `net.train()`
+                    return True
                 elif ctx.model.backpropagating_tool_call(node):
                     # `cam_extractor(class_idx, out)`, `atk(images, labels)`: Grad-CAM or an attack
                     # backpropagates through the model
@@ -9310,6 +9319,47 @@ class EvalWithGrad(Rule):
             "updates `blur`: the backward pass runs through it and fills gradients nothing uses, wasting memory and "
             "time; run it under `with torch.no_grad():` (its output then enters the loss as a constant, as a target "
             "should)",
+        ),
+        # A module class with its own `train(...)` loop (a PINN's, which also differentiates its
+        # input): `pinn.train(x, epochs=1000)` trains, it is no `nn.Module.train()` switch, so the
+        # function uses gradients and only the prediction is a site (no decorator on `main`).
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class PINN(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.net = nn.Sequential(nn.Linear(2, 20), nn.Tanh(), nn.Linear(20, 1))
+                    self.optimizer = torch.optim.Adam(self.parameters())
+
+                def forward(self, x):
+                    return self.net(x)
+
+                def train(self, x, epochs):
+                    x = x.requires_grad_(True)
+                    for _ in range(epochs):
+                        u = self.forward(x)
+                        (du,) = torch.autograd.grad(u.sum(), x, create_graph=True)
+                        loss = (du**2).mean()
+                        self.optimizer.zero_grad()
+                        loss.backward()
+                        self.optimizer.step()
+
+
+            def main(x, grid):
+                pinn = PINN()
+                pinn.train(x, epochs=1000)
+                u = pinn(grid)
+                print(u.detach().numpy())
+            """,
+            line=28,
+            column=9,
+            message="`pinn(...)` runs with grad enabled, but what is computed from its output is only read or used "
+            "detached (`.detach()`) and never backpropagated: autograd records a graph for nothing, wasting memory "
+            "and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
         # d2l's `accuracy` reads the predictions it is handed (`y_hat = y_hat.argmax(axis=1)`):
         # the second forward pass of each training step, for the accuracy alone, records a graph.
