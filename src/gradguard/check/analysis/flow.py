@@ -255,7 +255,10 @@ class ScopeFlow:
             # `train_loss.backward()` with no gradient: autograd takes that only of a one-element
             # output with a graph, a reduced loss (0-dim, as every reduced loss since PyTorch 0.4)
             loss = current if current is not None else model.lookup(name, state, self.frame)
-            if loss.kind is Kind.TENSOR and not loss.has(Role.SCALAR):
+            reduced_loss = Role.LOSS | Role.SCALAR
+            if loss.kind is Kind.TENSOR and (loss.grad is not Grad.YES or loss.roles & reduced_loss != reduced_loss):
+                # (a reduced loss whose graph the flow could not tell, `.mean()` of what a
+                # parameter gives: the call shows it has one)
                 return state.bind({name: loss.with_(grad=Grad.YES, roles=loss.roles | Role.LOSS | Role.SCALAR)})
             return state
         if method == "requires_grad_" and current is not None and current.kind is Kind.TENSOR:

@@ -559,6 +559,58 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # A DQN's step function backpropagates its loss and hands it back: the loss had a graph
+        # (backward takes no other), and the caller adds each one to a running total it prints.
+        Invalid(
+            """
+            import torch.nn.functional as F
+
+
+            def train_step(q, batch, optimizer):
+                s, a, y = batch
+                q_value = q(s).gather(1, a)
+                loss = F.smooth_l1_loss(q_value, y).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                return loss
+
+
+            def main(q, memory, optimizer):
+                loss = 0.0
+                for step in range(1000):
+                    loss += train_step(q, memory.sample(32), optimizer)
+                    if step % 100 == 0:
+                        print("loss: %.2f" % (loss / 100))
+                        loss = 0.0
+            """,
+            line=17,
+            column=9,
+            message="Accumulating `train_step(q, memory.sample(32), opti...` across iterations keeps every iteration's "
+            "autograd graph alive; accumulate `train_step(q, memory.sample(32), opti....item()`",
+            fixed="""
+            import torch.nn.functional as F
+
+
+            def train_step(q, batch, optimizer):
+                s, a, y = batch
+                q_value = q(s).gather(1, a)
+                loss = F.smooth_l1_loss(q_value, y).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                return loss
+
+
+            def main(q, memory, optimizer):
+                loss = 0.0
+                for step in range(1000):
+                    loss += train_step(q, memory.sample(32), optimizer).item()
+                    if step % 100 == 0:
+                        print("loss: %.2f" % (loss / 100))
+                        loss = 0.0
+            """,
+        ),
         # A script that calls its loss `cost` (TensorFlow's word) and its criterion by another
         # name: the loss module's call and the backward pass show what `cost` is.
         Invalid(
@@ -1601,13 +1653,13 @@ class AccumulatedGraph(Rule):
             method = node.func.attr  # type: ignore[attr-defined]
             message = (
                 f"`{acc}.{method}(...)` adds `{short(shown)}` to what `{acc}` keeps across iterations, keeping "
-                f"every iteration's autograd graph alive; pass `{short(_suffixed(value, shown, suffix))}`"
+                f"every iteration's autograd graph alive; pass `{_suffixed(value, short(shown), suffix)}`"
             )
         else:
             verb = ("Storing", "store") if how == "store" else ("Accumulating", "accumulate")
             message = (
                 f"{verb[0]} `{short(shown)}` across iterations keeps every iteration's autograd graph alive; "
-                f"{verb[1]} `{short(_suffixed(value, shown, suffix))}`"
+                f"{verb[1]} `{_suffixed(value, short(shown), suffix)}`"
             )
         fix = _fix(ctx, value, suffix)
         if also is not None:
