@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Iterator, Optional
 
 from gradguard.check.analysis.imports import callee_name
 from gradguard.check.analysis.project import current as current_project
@@ -206,6 +206,57 @@ def _follow(ctx, name: ast.Name, stack: list, seen: set) -> None:
         stack.append(binding.value)
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             stack.append(node.target)
+
+
+def frozen_global(ctx, function: ast.AST, name: str, code_text: Optional[Callable[[], str]] = None) -> bool:
+    """Whether ``name`` is a global the function reads (never binds, not a parameter) whose
+    module-level code froze every parameter before the function's definition and thaws none
+    later (``for param in VGG16.parameters(): param.requires_grad = False``, then ``def
+    VGG16_predict(path)``), and gives it no new layer anywhere (``given_a_layer``; where
+    ``code_text`` gives the file's text without its multi-line strings, a layer given only in
+    the raw text is no layer): the function runs it frozen wherever it is called from."""
+    if function is ctx.tree or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    spec = function.args
+    if name in {a.arg for a in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs, spec.vararg, spec.kwarg) if a}:
+        return False  # a parameter: what its callers hand it
+    if ctx.model.body_binds(function, name) or not ctx.model.scopes.module.binds(name):
+        return False
+    if given_a_layer(ctx.source.text, name) and (code_text is None or given_a_layer(code_text(), name)):
+        return False  # `model.fc = nn.Linear(...)`: a new layer trains
+    definition = ctx.model.enclosing(function)[-1]  # the module-level statement holding it
+    last = ctx.tree.body[-1]
+    end = ast.Pass(lineno=last.end_lineno + 1, col_offset=0)
+    return name in frozen_models(ctx, ctx.tree, definition) and name in frozen_models(ctx, ctx.tree, end)
+
+
+def given_a_layer(text: str, name: str) -> bool:
+    """Whether the code assigns an attribute of ``name``, or an item of one, something other than
+    a constant (``model.fc = nn.Linear(...)``, ``vggnet.classifier[6] = nn.Linear(...)``: a new
+    layer, which trains; not ``model.aux_logits = False``),
+    outside comments and strings, or makes the model's inputs require grad
+    (``model.enable_input_require_grads()``, Hugging Face's: a frozen model records graphs then)."""
+    if next(code_occurrences(text, f"{name}.enable_input_require_grads("), None) is not None:
+        return True
+    constant = r"""[ \t]*(?:True|False|None|-?[\d.]+|"[^"\n]*"|'[^'\n]*')[ \t]*(?:#|$)"""
+    assignments = re.finditer(rf"\b{re.escape(name)}(?:\.\w+)+(?:\[[^\]\n]*\])*[ \t]*=(?!=)(?!{constant})", text, re.M)
+    return any(in_code(text, match.start()) for match in assignments)
+
+
+def code_occurrences(text: str, needle: str) -> Iterator[int]:
+    """Offsets of ``needle`` in ``text`` that start a name (not ``xnet.parameters(``) and that
+    no ``#`` or open quote before it on its line puts in a comment or a string."""
+    i = text.find(needle)
+    while i >= 0:
+        if (i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "_.")) and in_code(text, i):
+            yield i
+        i = text.find(needle, i + len(needle))
+
+
+def in_code(text: str, at: int) -> bool:
+    """Whether no ``#`` or open quote before offset ``at`` on its line puts it in a comment or a string."""
+    before = text[text.rfind("\n", 0, at) + 1 : at]
+    return "#" not in before and before.count('"') % 2 == 0 and before.count("'") % 2 == 0
 
 
 def frozen_models(ctx, scope: ast.AST, node: ast.AST) -> frozenset:

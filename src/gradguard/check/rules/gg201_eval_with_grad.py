@@ -278,7 +278,7 @@ import ast
 import bisect
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Optional
+from typing import Callable, Optional
 
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.imports import ImportMap, callee_name, dotted_name
@@ -303,7 +303,16 @@ from gradguard.check.analysis.scopes import (
     parameters,
     walk_in_order,
 )
-from gradguard.check.analysis.steps import frozen_models, in_block, may_freeze, stepped_optimizer
+from gradguard.check.analysis.steps import (
+    code_occurrences,
+    frozen_global,
+    frozen_models,
+    given_a_layer,
+    in_block,
+    in_code,
+    may_freeze,
+    stepped_optimizer,
+)
 from gradguard.check.analysis.values import RUN_FUNCTION, Grad, Kind, Role, Split
 from gradguard.check.analysis.vocabulary import (
     GRAPH_ENDING_METHODS,
@@ -2206,7 +2215,7 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
         end = min(end, src.node_end(outermost if outermost is not None else call))
     text = _own_state_reloads_blanked(_code_text(ctx)[start:end], name)
     if (
-        any(next(_code_occurrences(text, f"{name}.{method}"), None) is not None for method in ("load", "restore"))
+        any(next(code_occurrences(text, f"{name}.{method}"), None) is not None for method in ("load", "restore"))
         or _part_loaded(text, name)
     ) and (not _unit_test(ctx, ctx.function) or _UNIT_TEST_LOADS_RE.search(text) is not None):
         # given weights (`model.load(path)`, a project's own loader); in a unit test, only weights
@@ -2228,7 +2237,7 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
     ):
         return False  # `model.train()` before a training loop; `model.train(data)`: a method that trains
     if any(
-        _in_code(text, match.start()) and _in_code(text, match.end())
+        in_code(text, match.start()) and in_code(text, match.end())
         for match in re.finditer(
             rf"\b{re.escape(name)}\.(?:(?:train\w+|fit\w*)\(|(\w+)\s*=(?!=)[^\n]*\b{re.escape(name)}\.\1\b)", text
         )
@@ -2320,7 +2329,7 @@ def _frozen(ctx, target: ast.AST, call: ast.Call) -> bool:
     found = known.get(key)  # (a new layer is given, every caller hands it frozen or it is a frozen global)
     if found is None:
         text = ctx.source.text if scope is ctx.tree else ctx.text(scope)
-        given_layer = _given_a_layer(text, root.id)
+        given_layer = given_a_layer(text, root.id)
         frozen = not given_layer and (
             _frozen_by_every_caller(ctx, scope, root.id)
             or _frozen_global(ctx, scope, root.id)
@@ -2377,32 +2386,7 @@ def _frozen_global(ctx, function: ast.AST, name: str) -> bool:
     """Whether ``name`` is a global the function reads (never binds) whose module-level code
     froze every parameter before the function's definition and thaws none later, and gives it
     no new layer anywhere: the function runs it frozen wherever it is called from."""
-    if function is ctx.tree or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False
-    spec = function.args
-    if name in {a.arg for a in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs, spec.vararg, spec.kwarg) if a}:
-        return False  # a parameter: what its callers hand it
-    if ctx.model.body_binds(function, name) or not ctx.model.scopes.module.binds(name):
-        return False
-    if _given_a_layer(ctx.source.text, name) and _given_a_layer(_code_text(ctx), name):
-        return False  # `model.fc = nn.Linear(...)`: a new layer trains (not in the raw text: nowhere)
-    definition = ctx.model.enclosing(function)[-1]  # the module-level statement holding it
-    last = ctx.tree.body[-1]
-    end = ast.Pass(lineno=last.end_lineno + 1, col_offset=0)
-    return name in frozen_models(ctx, ctx.tree, definition) and name in frozen_models(ctx, ctx.tree, end)
-
-
-def _given_a_layer(text: str, name: str) -> bool:
-    """Whether the code assigns an attribute of ``name``, or an item of one, something other than
-    a constant (``model.fc = nn.Linear(...)``, ``vggnet.classifier[6] = nn.Linear(...)``: a new
-    layer, which trains; not ``model.aux_logits = False``),
-    outside comments and strings, or makes the model's inputs require grad
-    (``model.enable_input_require_grads()``, Hugging Face's: a frozen model records graphs then)."""
-    if next(_code_occurrences(text, f"{name}.enable_input_require_grads("), None) is not None:
-        return True
-    constant = r"""[ \t]*(?:True|False|None|-?[\d.]+|"[^"\n]*"|'[^'\n]*')[ \t]*(?:#|$)"""
-    assignments = re.finditer(rf"\b{re.escape(name)}(?:\.\w+)+(?:\[[^\]\n]*\])*[ \t]*=(?!=)(?!{constant})", text, re.M)
-    return any(_in_code(text, match.start()) for match in assignments)
+    return frozen_global(ctx, function, name, code_text=lambda: _code_text(ctx))
 
 
 def _input_requires_grad(ctx, scope: ast.AST, call: ast.Call) -> bool:
@@ -2519,7 +2503,7 @@ def _frozen_by_every_caller(ctx, function: ast.AST, name: str) -> bool:
         caller = site.frame.node if site.frame is not None else ctx.tree
         if handed.id not in frozen_models(ctx, caller, site.call):
             return False
-        if _given_a_layer(ctx.source.text if caller is ctx.tree else ctx.text(caller), handed.id):
+        if given_a_layer(ctx.source.text if caller is ctx.tree else ctx.text(caller), handed.id):
             return False  # `net.classifier[6] = nn.Linear(...)` after the freeze: that layer trains
     return True
 
@@ -2805,7 +2789,7 @@ def _demo_of_own_class(ctx, callee, call: ast.Call) -> bool:
     text = _code_text(ctx)
     # the class's one instance (its `class X(` line aside): no other one trains in its place
     name = getattr(info.node, "name", "")
-    return sum(1 for at in _code_occurrences(text, f"{name}(") if not text.endswith("class ", 0, at)) == 1
+    return sum(1 for at in code_occurrences(text, f"{name}(") if not text.endswith("class ", 0, at)) == 1
 
 
 # Keywords of a constructor that may give a library's model trained weights.
@@ -2860,7 +2844,7 @@ def _checkpoint_loads(ctx) -> dict:
             while at >= 0:
                 line_start = text.rfind("\n", 0, at) + 1
                 match = before.search(text, line_start, at)
-                if match is not None and _in_code(text, match.start()):
+                if match is not None and in_code(text, match.start()):
                     found.setdefault(match.group(1), []).append(match.start())
                 at = text.find(needle, at + len(needle))
         project = current_project()
@@ -2871,7 +2855,7 @@ def _checkpoint_loads(ctx) -> dict:
             # `model = model_selector.get_checkpoint_resnet(path)`: a function of the run that loads
             # the weights and hands the model back
             for match in re.finditer(rf"(?<![\w.])(\w+)(?:[ \t]*:[^=\n]+)?[ \t]*=[ \t]*{re.escape(call)}\(", text):
-                if _in_code(text, match.start()):
+                if in_code(text, match.start()):
                     found.setdefault(match.group(1), []).append(match.start())
         state.checkpoint_loads = found
     return state.checkpoint_loads
@@ -3571,7 +3555,7 @@ def _parameters_handed_on(text: str, name: str) -> bool:
     ``sum(p.numel() for p in net.parameters())``, ``for p in net.parameters(): print(p)``) is
     not, nor a comment or a string that spells them."""
     needle = f"{name}.parameters("
-    for i in _code_occurrences(text, needle):
+    for i in code_occurrences(text, needle):
         start = text.rfind("\n", 0, i) + 1
         stop = text.find("\n", i)
         line = text[start : stop if stop >= 0 else len(text)].strip()
@@ -3595,7 +3579,7 @@ def _built_only_later(ctx, call: ast.Call, name: str) -> bool:
     were run out of order, and the module is untrained wherever it is built)."""
     if ctx.function is not None or not ctx.source.cell_starts or not _code_lacks(ctx, "backward("):
         return False
-    if next(_code_occurrences(_code_text(ctx), f"{name}.load"), None) is not None:
+    if next(code_occurrences(_code_text(ctx), f"{name}.load"), None) is not None:
         return False
     bindings = ctx.model.uses(ctx.tree).bindings_of(name)
     return bool(bindings) and all(
@@ -3612,17 +3596,7 @@ def _part_loaded(text: str, name: str) -> bool:
     """Whether the code gives a part of the object weights (``model.generator.load_state_dict(...)``
     of a GAN wrapper): the module the call runs is then trained."""
     pattern = rf"(?<![\w.]){re.escape(name)}(?:\.\w+)+\.(?:load|restore)\w*\("
-    return any(_in_code(text, match.start()) for match in re.finditer(pattern, text))
-
-
-def _code_occurrences(text: str, needle: str) -> Iterator[int]:
-    """Offsets of ``needle`` in ``text`` that start a name (not ``xnet.parameters(``) and that
-    no ``#`` or open quote before it on its line puts in a comment or a string."""
-    i = text.find(needle)
-    while i >= 0:
-        if (i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "_.")) and _in_code(text, i):
-            yield i
-        i = text.find(needle, i + len(needle))
+    return any(in_code(text, match.start()) for match in re.finditer(pattern, text))
 
 
 def _code_lacks(ctx, needle: str) -> bool:
@@ -3660,12 +3634,6 @@ def _code_text(ctx) -> str:
 
 
 _NOT_NEWLINE_RE = re.compile(r"[^\n]")
-
-
-def _in_code(text: str, at: int) -> bool:
-    """Whether no ``#`` or open quote before offset ``at`` on its line puts it in a comment or a string."""
-    before = text[text.rfind("\n", 0, at) + 1 : at]
-    return "#" not in before and before.count('"') % 2 == 0 and before.count("'") % 2 == 0
 
 
 def _statement(ctx, node: ast.AST) -> Optional[ast.stmt]:

@@ -55,7 +55,7 @@ from __future__ import annotations
 import ast
 
 from gradguard.check.analysis.flow import GradMode
-from gradguard.check.analysis.steps import frozen_models
+from gradguard.check.analysis.steps import frozen_global, frozen_models
 from gradguard.check.analysis.values import Kind
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
@@ -72,6 +72,22 @@ class NumpyOnGradTensor(Rule):
     function_triggers = ("numpy",)
 
     valid = (
+        # A notebook's global model frozen before the function that runs it: its output has no graph.
+        Valid(
+            """
+            import torch
+            import torchvision
+
+            VGG16 = torchvision.models.vgg16(weights="DEFAULT")
+            for param in VGG16.parameters():
+                param.requires_grad = False
+
+
+            def VGG16_predict(img):
+                pred = VGG16(img.unsqueeze(0))
+                return pred.numpy().argmax()
+            """
+        ),
         # A policy whose output is a distribution: `sample()` draws under `no_grad`.
         Valid(
             """
@@ -381,6 +397,43 @@ class NumpyOnGradTensor(Rule):
         ),
     )
     invalid = (
+        # The same global given a new layer after the freeze (transfer learning): the new layer
+        # trains, so the output has a graph.
+        Invalid(
+            """
+            import torch
+            import torchvision
+            from torch import nn
+
+            model = torchvision.models.resnet18(weights="DEFAULT")
+            for p in model.parameters():
+                p.requires_grad = False
+            model.fc = nn.Linear(512, 10)
+
+
+            def predict(img):
+                out = model(img.unsqueeze(0))
+                return out.numpy().argmax()
+            """,
+            line=13,
+            column=12,
+            message="`out` requires grad: `.numpy()` on it raises RuntimeError; call `.detach()` first",
+            fixed="""
+            import torch
+            import torchvision
+            from torch import nn
+
+            model = torchvision.models.resnet18(weights="DEFAULT")
+            for p in model.parameters():
+                p.requires_grad = False
+            model.fc = nn.Linear(512, 10)
+
+
+            def predict(img):
+                out = model(img.unsqueeze(0))
+                return out.detach().numpy().argmax()
+            """,
+        ),
         # The same policy sampled with `rsample()`, the reparameterised draw: it keeps the graph.
         Invalid(
             """
@@ -733,16 +786,26 @@ class NumpyOnGradTensor(Rule):
 
 
 def _output_of_frozen_module(ctx, call: ast.Call, receiver: ast.AST) -> bool:
-    """Whether what ``.numpy()`` reads is the output of a module the code froze before (every
-    parameter: ``embed.weight.requires_grad = False`` of an ``nn.Embedding`` holding pretrained
-    vectors), run on inputs without grad: no graph, `.numpy()` works."""
+    """Whether what ``.numpy()`` reads (or the one binding of the name it reads) is the output of
+    a module the code froze before (every parameter: ``embed.weight.requires_grad = False`` of an
+    ``nn.Embedding`` holding pretrained vectors; in a function, also a global the module's code
+    froze before defining it and gives no new layer), run on inputs without grad: no graph,
+    `.numpy()` works."""
     node = receiver
+    if isinstance(node, ast.Name):
+        # `pred = VGG16(img)`, then `pred.numpy()`: the one binding this use sees
+        bindings = ctx.model.definitions(node)
+        if len(bindings) != 1 or not isinstance(bindings[0].node, ast.Assign) or bindings[0].value is None:
+            return False
+        node = bindings[0].value
     while isinstance(node, (ast.Call, ast.Attribute, ast.Subscript)):
         if isinstance(node, ast.Call) and ctx.model.value(node.func).kind is Kind.MODULE:
             scope = ctx.function if ctx.function is not None else ctx.tree
-            return ctx.text(node.func) in frozen_models(ctx, scope, call) and not any(
-                ctx.model.value(arg).carries_grad for arg in node.args
+            frozen = ctx.text(node.func) in frozen_models(ctx, scope, call) or (
+                # a global the module's code froze before the function (a notebook's `VGG16`)
+                isinstance(node.func, ast.Name) and frozen_global(ctx, scope, node.func.id)
             )
+            return frozen and not any(ctx.model.value(arg).carries_grad for arg in node.args)
         node = node.func if isinstance(node, ast.Call) else node.value
     return False
 
