@@ -259,7 +259,7 @@ class ScopeFlow:
             if loss.kind is Kind.TENSOR and (loss.grad is not Grad.YES or loss.roles & reduced_loss != reduced_loss):
                 # (a reduced loss whose graph the flow could not tell, `.mean()` of what a
                 # parameter gives: the call shows it has one)
-                return state.bind({name: loss.with_(grad=Grad.YES, roles=loss.roles | Role.LOSS | Role.SCALAR)})
+                return state.bind({name: loss.with_(grad=Grad.YES, roles=loss.roles | reduced_loss)})
             return state
         if method == "requires_grad_" and current is not None and current.kind is Kind.TENSOR:
             flag = call.args[0] if call.args else call_argument(call, None, "requires_grad")

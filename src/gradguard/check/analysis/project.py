@@ -334,21 +334,19 @@ class ProjectIndex:
 
     def accumulating_method_names(self) -> frozenset:
         """The names of the methods by which some class of the run adds an argument to what the
-        instance keeps (``ClassFact.accumulating``; made once)."""
-        names = self.__dict__.get("_any_accumulating")
-        if names is None:
-            names = self.__dict__["_any_accumulating"] = frozenset(
-                name for fact in self.classes.values() for name, _ in fact.accumulating
-            )
-        return names
+        instance keeps (``ClassFact.accumulating``: (method, position) pairs; made once)."""
+        return self._method_names_of_any_class("accumulating", method_of=lambda pair: pair[0])
 
-    def _method_names_of_any_class(self, field_name: str) -> frozenset:
-        """The union over the run's classes of one of their ``ClassFact`` method sets, kept."""
+    def _method_names_of_any_class(self, field_name: str, method_of=None) -> frozenset:
+        """The union over the run's classes of one of their ``ClassFact`` method sets (``method_of``:
+        the method's name in each entry, where entries are not names), kept."""
         key = "_any_" + field_name
         names = self.__dict__.get(key)
         if names is None:
             names = self.__dict__[key] = frozenset(
-                name for fact in self.classes.values() for name in getattr(fact, field_name)
+                entry if method_of is None else method_of(entry)
+                for fact in self.classes.values()
+                for entry in getattr(fact, field_name)
             )
         return names
 

@@ -532,28 +532,28 @@ _TORCHVISION_MODEL_LAYERS = (
         re.compile(r"mobilenet_v[23]|efficientnet_|inception_v3$|googlenet$|mnasnet"),
         frozenset({"BatchNorm2d", "Dropout"}),
     ),
-    # The model classes themselves (`torchvision.models.VGG(layers, num_classes=10)`); a `VGG`'s
-    # batch norm comes with the `features` it is handed, its classifier's dropout always.
-    (re.compile(r"(?:VGG|AlexNet|SqueezeNet)$"), frozenset({"Dropout"})),
-    (re.compile(r"(?:ResNet|DenseNet|ShuffleNetV2|RegNet)$"), frozenset({"BatchNorm2d"})),
-    (
-        re.compile(r"(?:MobileNetV[23]|EfficientNet|Inception3|GoogLeNet|MNASNet)$"),
+)
+# torchvision's classification model classes, built directly (`torchvision.models.VGG(layers,
+# num_classes=10)`) rather than by their builders (`vgg16()`): modules, in training mode, with
+# the layers their builders' models hold (a `VGG`'s batch norm comes with the `features` it is
+# handed, its classifier's dropout always).
+_TORCHVISION_MODEL_CLASS_LAYERS = {
+    **dict.fromkeys(("VGG", "AlexNet", "SqueezeNet"), frozenset({"Dropout"})),
+    **dict.fromkeys(("ResNet", "DenseNet", "ShuffleNetV2", "RegNet"), frozenset({"BatchNorm2d"})),
+    **dict.fromkeys(
+        ("MobileNetV2", "MobileNetV3", "EfficientNet", "Inception3", "GoogLeNet", "MNASNet"),
         frozenset({"BatchNorm2d", "Dropout"}),
     ),
-)
-
-
-# torchvision's classification model classes, built directly (`torchvision.models.VGG(layers,
-# num_classes=10)`) rather than by their builders (`vgg16()`): modules, in training mode.
-TORCHVISION_MODEL_CLASSES = _words(
-    """VGG AlexNet SqueezeNet ResNet DenseNet ShuffleNetV2 RegNet MobileNetV2 MobileNetV3 EfficientNet
-    Inception3 GoogLeNet MNASNet"""
-)
+}
+TORCHVISION_MODEL_CLASSES = frozenset(_TORCHVISION_MODEL_CLASS_LAYERS)
 
 
 def torchvision_model_layers(constructor: str) -> Optional[frozenset]:
     """The dropout and batch-norm layers a torchvision classification model's constructor
-    (``resnet18``, ``vgg16_bn``, ``efficientnet_b0``) builds, or None for one not listed."""
+    (``resnet18``, ``vgg16_bn``, ``efficientnet_b0``, or a model class: ``VGG``) builds, or None
+    for one not listed."""
+    if constructor in _TORCHVISION_MODEL_CLASS_LAYERS:
+        return _TORCHVISION_MODEL_CLASS_LAYERS[constructor]
     for pattern, layers in _TORCHVISION_MODEL_LAYERS:
         if pattern.match(constructor):
             return layers

@@ -2573,8 +2573,8 @@ def _untrained_teacher(ctx, scope: ast.AST, call: ast.Call) -> bool:
     text = ctx.source.text if scope is ctx.tree else ctx.text(scope)
     # `torch.autograd.grad(...)` and the like; not the legacy `Variable` an old script imports
     # from there (`from torch.autograd import Variable`)
-    if any(isinstance(node, ast.Attribute) and node.attr == "grad" for node in own) or "autograd" in (
-        _AUTOGRAD_VARIABLE_RE.sub("", text)
+    if any(isinstance(node, ast.Attribute) and node.attr == "grad" for node in own) or (
+        "autograd" in text and "autograd" in _AUTOGRAD_VARIABLE_RE.sub("", text)
     ):
         return False
     if not all(_plain_data(ctx, scope, arg, 0) for arg in (*call.args, *(k.value for k in call.keywords))):

@@ -940,7 +940,7 @@ def _reset_before_loop_only(
     second iteration steps with the first one's gradients too. None otherwise (accumulation
     steps under an ``if``)."""
     body = getattr(loop, "body", [])
-    if step.args or step.keywords or not any(_runs_at_top(body, call) for call in [step]):
+    if step.args or step.keywords or not _runs_at_top(body, step):
         return None
     if not any(_runs_at_top(body, b) for b in backwards):
         return None
@@ -951,12 +951,10 @@ def _reset_before_loop_only(
         isinstance(sub, ast.Name) and sub.id == root.id and isinstance(sub.ctx, ast.Store) for sub in ast.walk(loop)
     ):
         return None  # `for opt in optimizers:` or rebound in the loop: another optimizer each time
+    if ctx.model.zeroes_grad_in(loop) or _calls_a_reset(ctx, loop, set()):
+        return None  # a reset in the loop (its body, its `else`, a closure in it) or a call that may reset
     resets = ctx.model.grad_resets_in(region)
-    if not resets or any(in_block(body, reset) for reset in resets) or _calls_a_reset(ctx, loop, set()):
-        return None
-    if ctx.model.zeroes_grad_in(loop):
-        return None
-    return min(resets, key=lambda r: (r.lineno, r.col_offset))
+    return min(resets, key=lambda r: (r.lineno, r.col_offset)) if resets else None
 
 
 def _runs_at_top(body: list, call: ast.Call) -> bool:
