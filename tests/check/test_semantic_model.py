@@ -1108,6 +1108,60 @@ def test_twin_requires_grad_switched_back_on_requires_grad():
     assert value.kind is Kind.TENSOR and value.grad is Grad.YES
 
 
+def test_a_copy_made_to_require_grad_is_a_leaf_tensor():
+    # `content.clone().requires_grad_(True)` of an argument of unknown type: only a tensor has
+    # `clone`, so the copy is a tensor, a leaf that requires grad (a style transfer's image)
+    for made in ("content.clone().requires_grad_(True)", "content.detach().requires_grad_()"):
+        value, _ = ask(
+            f"""
+            import torch
+            def transfer(content):
+                target = {made}
+                print(target)  # <- target
+            """
+        )
+        assert value.kind is Kind.TENSOR and value.grad is Grad.YES and value.has(Role.LEAF), made
+
+
+def test_twin_requires_grad_on_an_unknown_value_stays_unknown():
+    # `model.requires_grad_(True)`: a module has the method too, and gives back itself
+    value, _ = ask(
+        """
+        import torch
+        def thaw(part):
+            thawed = part.requires_grad_(True)
+            print(thawed)  # <- thawed
+        """
+    )
+    assert value.kind is not Kind.TENSOR
+
+
+def test_what_tensorflow_loads_is_no_torch_module():
+    # `tf.keras.models.load_model(path)` in a notebook that imports torch too: its `predict`
+    # records no graph, whatever the name it is bound to
+    value, _ = ask(
+        """
+        import tensorflow as tf
+        import torch
+        model = tf.keras.models.load_model("classifier.keras")
+        print(model)  # <- model
+        """
+    )
+    assert value.kind is Kind.OTHER
+
+
+def test_twin_what_torch_loads_and_the_code_calls_is_no_other_frameworks():
+    value, _ = ask(
+        """
+        import tensorflow as tf
+        import torch
+        model = torch.load("classifier.pt")
+        print(model(torch.rand(1, 4)))  # <- model
+        """
+    )
+    assert value.kind is not Kind.OTHER
+
+
 def test_a_loaded_object_the_code_calls_is_a_model():
     # `torch.load` of a whole pickled model, moved to the GPU: calling it shows what it is
     value, _ = ask(

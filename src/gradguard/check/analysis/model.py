@@ -50,6 +50,7 @@ from gradguard.check.analysis.project import (
     class_freezes_itself,
     holds_no_parameters,
     loads_weights,
+    sampled_outputs,
     top_function,
 )
 from gradguard.check.analysis.read_only import Rebindings, statement_blocks
@@ -143,6 +144,17 @@ def _callers_mode(sites: Optional[list], external: list) -> Optional[GradMode]:
     for site_mode in modes:
         mode = site_mode if mode is None else join_modes(mode, site_mode)
     return GradMode.ENABLED if GradMode.ENABLED in modes else mode
+
+
+def _copied_tensor(node: ast.AST) -> bool:
+    """``x.clone()``, ``x.detach()``, ``x.detach().clone()``: a copy only a tensor makes."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("clone", "detach")
+        and not node.args
+        and not node.keywords
+    )
 
 
 def _called_as_torch_does(method: str, node: ast.Call) -> bool:
@@ -1116,6 +1128,20 @@ class SemanticModel:
                 if self.method_runs_module(Value(Kind.MODULE, ref=info.key), method):
                     return True
         return self.project is not None and method in self.project.running_method_names()
+
+    def some_module_draws(self, length: int, position: int) -> bool:
+        """Whether a module class of the file or of the run returns from its ``forward`` a tuple
+        of ``length`` items whose item at ``position`` is drawn from a distribution on some path
+        (``actions = dist.sample()``, ``return actions, log_prob``): such an item of a module of
+        unknown class may carry no graph."""
+        shape = (length, position)
+        for info in self._class_table().values():
+            forward = self._methods(info).get("forward") if info.is_module else None
+            if forward is not None and shape in sampled_outputs(self._scope_text(forward)):
+                return True
+        return self.project is not None and any(
+            fact.module and shape in fact.sampled_outputs for fact in self.project.classes.values()
+        )
 
     def method_runs_everywhere(self, method: str) -> bool:
         """Whether every module class of the file defining ``method`` runs the module by it, and
@@ -4165,6 +4191,11 @@ class SemanticModel:
             if method == "topk" and _called_as_torch_does(method, node):
                 # `s, idx = s.topk(self.k)`: only a tensor has it; its values and their indices
                 return container(items=(tensor(Grad.MAYBE, weak=True), tensor(Grad.NO, weak=True)))
+            if method == "requires_grad_" and _copied_tensor(node.func.value):  # type: ignore[attr-defined]
+                # `content.clone().requires_grad_(True)`: a copy made a leaf (a module has no `clone`)
+                flag = node.args[0] if node.args else vocab.call_argument(node, None, "requires_grad")
+                if flag is None or vocab.constant_of(flag, default=None) is True:
+                    return self.make_leaf(tensor(Grad.MAYBE))
         return UNKNOWN
 
     def _tensor_method(self, receiver: Value, method: str, node: ast.Call, args: list, state: State) -> Value:

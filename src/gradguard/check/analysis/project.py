@@ -106,6 +106,28 @@ class ClassFact:
     # a module class whose `__init__` freezes the parameters of every part its other methods
     # run (`for p in self.features.parameters(): p.requires_grad = False`; see `_freezes_itself`)
     frozen: bool = False
+    # (length, position) of the tuples its `forward` returns whose item there is drawn from a
+    # distribution (`actions = dist.sample()`, `return actions, log_prob, entropy, value`): no graph
+    sampled_outputs: frozenset = frozenset()
+
+
+# `actions = dist.sample()`, `idx = torch.multinomial(probs, 1)`: a draw, which carries no graph.
+_SAMPLED_RE = re.compile(r"^[ \t]*(\w+)[ \t]*=[ \t]*[\w.]+\.(?:sample|multinomial)\(", re.M)
+_RETURNED_TUPLE_RE = re.compile(r"^[ \t]*return[ \t]+([\w \t,]+?)[ \t]*(?:#[^\n]*)?$", re.M)
+
+
+def sampled_outputs(forward: str) -> frozenset:
+    """(length, position) of the plain names a ``forward``'s text returns as a tuple that it binds
+    to a draw (``actions = dist.sample()``) on some path (``if actions is None:``)."""
+    sampled = set(_SAMPLED_RE.findall(forward))
+    if not sampled:
+        return frozenset()
+    found = set()
+    for match in _RETURNED_TUPLE_RE.finditer(forward):
+        items = [item.strip() for item in match.group(1).split(",")]
+        if len(items) > 1:
+            found.update((len(items), i) for i, item in enumerate(items) if item in sampled)
+    return frozenset(found)
 
 
 @dataclass
@@ -444,7 +466,7 @@ class ProjectIndex:
                 f"{sorted(fact.quiet_methods)}:{sorted(fact.running_methods)}:{fact.loads_weights}:"
                 f"{sorted(fact.accumulating)}:{sorted(fact.held_model_methods)}:{sorted(fact.delegating_methods)}:"
                 f"{fact.parameterless}:{fact.differentiates}:{sorted(fact.training_methods)}:"
-                f"{sorted(fact.submodules)}:{fact.frozen}\n".encode()
+                f"{sorted(fact.submodules)}:{fact.frozen}:{sorted(fact.sampled_outputs)}\n".encode()
             )
         for name in sorted(self.instances):
             h.update(f"instance {name}:{self.instances[name]}\n".encode())
@@ -725,6 +747,7 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
             _stored_submodules(stored_calls[qualified], module_classes_by_short)
             | _annotated_module_parameters_stored(methods.get("__init__", "")),
             qualified in module_classes and _freezes_itself(methods),
+            sampled_outputs(methods.get("forward", "")) if qualified in module_classes else frozenset(),
         )
     for name, (path, text) in texts.items():
         imported = dict(_imported_by_name(index, path, text, index.classes))

@@ -66,6 +66,7 @@ from gradguard.check.analysis.vocabulary import (
     OPERAND_METHODS,
     PYTHON_VALUE_METHODS,
     READ_ATTRIBUTES,
+    SHAPE_FACTORIES,
     VALUES_AND_INDICES_ALONG_A_DIMENSION,
     VALUES_AND_INDICES_METHODS,
     returns_values_and_indices,
@@ -1373,12 +1374,64 @@ def parameters_only_read(function: ast.AST, qualified_name, own: Optional[list] 
             base = _base_name(node.value.args[0], wanted)  # type: ignore[attr-defined]
             reads[id(base)] = _VALUE  # `_, indices = torch.max(p, 0)`: the values dropped
     reads.update(_sampled_distributions(own, wanted, qualified_name))
+    reads.update(_copied_into_a_detached_buffer(own, wanted, qualified_name))
     kinds: dict = {name: _VALUE for name in converted}
     for name, found in uses.items():
         read = [reads.get(id(use)) for use in found]
         if read and all(kind in (_VALUE, _METADATA) for kind in read):
             kinds[name] = _VALUE if _VALUE in read else _METADATA
     return positional, kinds, backpropagates
+
+
+def _copied_into_a_detached_buffer(own: list, wanted: set, qualified_name) -> dict:
+    """{id(use): _VALUE} for the wanted names whose values are written into a buffer the function
+    makes (``ret = torch.zeros(h, w, c)``, then ``ret[:, :, i] = image[i]``) and reads only
+    detached (``return ret.detach().numpy()``): what leaves holds no graph of theirs."""
+    found: dict = {}
+    for node in own:
+        if not (
+            type(node) is ast.Assign
+            and len(node.targets) == 1  # type: ignore[attr-defined]
+            and type(node.targets[0]) is ast.Name  # type: ignore[attr-defined]
+            and type(node.value) is ast.Call  # type: ignore[attr-defined]
+            and (qualified_name(node.value.func) or "").rpartition(".")[::2] in _BUFFER_FACTORIES  # type: ignore[attr-defined]
+        ):
+            continue
+        buffer = node.targets[0].id  # type: ignore[attr-defined]
+        writes = []
+        for sub in own:
+            if type(sub) is ast.Name and sub.id == buffer and sub is not node.targets[0]:  # type: ignore[attr-defined]
+                continue
+            if type(sub) is ast.Assign and any(
+                type(t) is ast.Subscript and type(t.value) is ast.Name and t.value.id == buffer
+                for t in sub.targets  # type: ignore[attr-defined]
+            ):
+                writes.append(sub)
+        uses = [sub for sub in own if type(sub) is ast.Name and sub.id == buffer and type(sub.ctx) is ast.Load]  # type: ignore[attr-defined]
+        written = {id(t.value) for w in writes for t in w.targets if type(t) is ast.Subscript}  # type: ignore[attr-defined]
+        stores = [sub for sub in own if type(sub) is ast.Name and sub.id == buffer and type(sub.ctx) is ast.Store]  # type: ignore[attr-defined]
+        if not writes or len(stores) != 1 or not all(id(use) in written or _detached_at_once(own, use) for use in uses):
+            continue
+        for write in writes:
+            base = _base_name(write.value, wanted)  # type: ignore[attr-defined]
+            if base is not None:
+                found[id(base)] = _VALUE
+    return found
+
+
+def _detached_at_once(own: list, use: ast.Name) -> bool:
+    """Whether a name's use is the receiver of ``.detach()`` (``ret.detach().numpy()``)."""
+    return any(
+        type(node) is ast.Call
+        and type(node.func) is ast.Attribute  # type: ignore[attr-defined]
+        and node.func.value is use  # type: ignore[attr-defined]
+        and node.func.attr == "detach"  # type: ignore[attr-defined]
+        for node in own
+    )
+
+
+# `torch.zeros(...)` and the like: a buffer of its own, without graph.
+_BUFFER_FACTORIES = frozenset(("torch", name) for name in SHAPE_FACTORIES)
 
 
 def _sampled_distributions(own: list, wanted: set, qualified_name) -> dict:

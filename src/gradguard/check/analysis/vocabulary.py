@@ -112,9 +112,21 @@ OTHER_MODEL_FRAMEWORKS = frozenset(
     {"jax", "flax", "haiku", "equinox", "keras", "tensorflow.keras", "openvino", "onnxruntime", "tensorrt"}
 )
 # Packages of machine-learning libraries that are not built on torch: what their functions and
-# classes make (`fasttext.load_model(path)`, `xgboost.XGBClassifier()`) is no torch module, whatever
-# the name it is bound to (`model.predict(text)` records no graph).
-NON_TORCH_MODEL_PACKAGES = ("fasttext.", "sklearn.", "xgboost.", "lightgbm.", "catboost.", "gensim.")
+# classes make (`fasttext.load_model(path)`, `xgboost.XGBClassifier()`,
+# `tf.keras.models.load_model(path)`) is no torch module, whatever the name it is bound to
+# (`model.predict(text)` records no graph).
+NON_TORCH_MODEL_PACKAGES = (
+    "fasttext.",
+    "sklearn.",
+    "xgboost.",
+    "lightgbm.",
+    "catboost.",
+    "gensim.",
+    "tensorflow.",
+    "keras.",
+    "jax.",
+    "flax.",
+)
 # torch.hub repositories whose models run without grad themselves (`torch.hub.load(
 # "ultralytics/yolov5", "yolov5s")` is wrapped in AutoShape, whose forward is
 # `@smart_inference_mode()`) and return detections, not tensors.

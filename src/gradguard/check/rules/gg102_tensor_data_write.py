@@ -28,7 +28,10 @@ built, before anything runs it, given a tensor made elsewhere (`self.reparam_con
 kernel` in RepVGG's re-parametrisation; `linear_layer.weight.data = ptu.from_numpy(W.T)`, a
 helper's tensor of another shape or device): `copy_` cannot do those. Nor writes to the parameters of a lazy
 module (`nn.LazyLinear`, ...) before it first runs: they are uninitialised until its first
-forward, the write does nothing, and written without `.data` it raises.
+forward, the write does nothing, and written without `.data` it raises. Nor `x.data.resize_(...)` of a
+name its scope also binds to a model's output (a buffer `AB.data.resize_(n).copy_(pool(AB_tmp))` that
+the loop later rebinds, `AB = G_AB(real_A)`): a tensor that requires grad cannot be resized without
+`.data`, and the graph it held is gone once backpropagated.
 
 `x.data.set_(y)` as a statement is reported on its own: `set_` points only the alias that `.data`
 returns at the new storage, and `x` keeps its old values (`emb.weight.data.set_(glove)` loads
@@ -110,7 +113,7 @@ from gradguard.check.analysis.data_attr import (
     receiver_text,
 )
 from gradguard.check.analysis.scopes import walk_in_order
-from gradguard.check.analysis.values import Grad, Kind
+from gradguard.check.analysis.values import Grad, Kind, Role
 from gradguard.check.analysis.vocabulary import (
     FACTORIES,
     INPLACE_VALUE_METHODS,
@@ -169,6 +172,23 @@ def _computed_with_grad(ctx, name: ast.AST) -> Optional[ast.AST]:
     return bindings[-1].node
 
 
+def _resized_and_rebound_to_a_graph(ctx, data: ast.Attribute) -> bool:
+    """Whether ``x.data.resize_(...)`` resizes a name its scope also binds to a value computed with
+    grad that is no leaf (a model's output): there the write cannot go without `.data`."""
+    name = data.value
+    method = ctx.parent(data)
+    if not (isinstance(name, ast.Name) and isinstance(method, ast.Attribute) and method.attr == "resize_"):
+        return False
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    for binding in ctx.model.uses(scope).bindings_of(name.id):
+        if binding.value is None or not isinstance(binding.node, ast.Assign):
+            continue
+        value = ctx.model.value(binding.value)
+        if value.grad is Grad.YES and not value.has(Role.LEAF) and not value.has(Role.PARAM):
+            return True
+    return False
+
+
 def _out_of_place_fix(ctx, node: ast.Attribute, call: ast.Call, recv: str, method: str) -> Optional[Fix]:
     """``score.data.masked_fill_(mask, 0)`` as a whole statement -> ``score = score.masked_fill(mask, 0)``."""
     statement = _enclosing_statement(ctx, call)
@@ -212,6 +232,28 @@ class TensorDataWrite(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # A buffer resized through `.data` that the loop also binds to a model's output: without
+        # `.data` a tensor that requires grad cannot be resized, and its graph is gone once
+        # backpropagated.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+            G = nn.Linear(4, 4)
+            optimizer = torch.optim.Adam(G.parameters())
+            fake = torch.zeros(1, 4)
+            for real in loader:
+                pooled = G(real)
+                fake.data.resize_(pooled.data.size()).copy_(pooled.data)
+                print(fake.sum())
+                fake = G(real)
+                loss = fake.pow(2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            """
+        ),
         # `set_` on the parameter itself, under `no_grad`: the parameter gets the new storage.
         Valid(
             """
@@ -1103,6 +1145,11 @@ class TensorDataWrite(Rule):
                     f"line {kept.lineno} shares a storage with `{recv}`, which `copy_` would overwrite)",
                 )
                 return
+        elif how == "method" and _resized_and_rebound_to_a_graph(ctx, node):
+            # `AB.data.resize_(x.size()).copy_(x)` of a buffer the loop later rebinds to a model's
+            # output (`AB = G_AB(real_A)`): written without `.data`, a tensor that requires grad
+            # cannot be resized, and the graph it held is gone once backpropagated
+            return
         elif how == "method" and not disabled and (computed := _computed_with_grad(ctx, node.value)) is not None:
             # `score = torch.exp(score)`, then `score.data.masked_fill_(mask, 0)`: an activation of the
             # graph, not a parameter; `no_grad` around the write would make backward raise where an

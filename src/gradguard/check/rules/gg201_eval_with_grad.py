@@ -50,7 +50,9 @@ module built in the same scope and never trained or loaded there (an object hold
 whose class has a method that backpropagates and that the code calls, `agent.update()`, trains it), outside a loop over evaluation data (such a
 loop records a graph for every batch all the same: `for imgs, _ in test_loader: writer.add_images("out",
 conv(imgs))`) (not one made of another
-model's layers, `nn.Sequential(*list(model.children())[:1])`; a smoke test of the model's
+model's layers, `nn.Sequential(*list(model.children())[:1])`, or given them one by one,
+`for layer in cnn.children(): model.add_module(name, layer)` as the neural style tutorial builds
+its model; a smoke test of the model's
 code, also in a function named for evaluation: `def test_rnn(RNN): rnn = RNN(8); rnn(x)`, or
 of modules handed in, run on made-up input whose output's values nothing reads: `z = e(torch.randn(...))`,
 `print(z.size())`;
@@ -95,7 +97,10 @@ graph is reported when every caller in the file only reads that result, and so i
 output a function returns (`return losses, predictions` of a final forward pass after its training
 loop) where every caller in the file only reads what it returns, whether or not the function
 itself reads anything (`yhat, losses = build_and_train(x, y)` in a loop of experiments, then
-`np.corrcoef(y.T, yhat.data.T)`). A module-level name whose uses in the module show a
+`np.corrcoef(y.T, yhat.data.T)`); for a method, not where the file also calls a method of its name
+on something the model does not know (`model.generate(gray)` in a training step handed `model`). A
+helper that copies what it is handed into a buffer it makes (`ret = torch.zeros(...)`, `ret[:, :, i]
+= image[i]`) and gives the buffer back detached (`ret.detach().numpy()`) only reads it. A module-level name whose uses in the module show a
 module (`G_AB = Generator()` from a star import, `G_AB.parameters()` handed to an optimizer) is
 one in every function that reads it (`fake_B = G_AB(real_A)` in `sample_images`). A model is also a
 function of the file that computes one by hand: it returns a tensor with a graph of its own,
@@ -138,11 +143,14 @@ Functions named for evaluation include those named for sampling (`sample`, `samp
 
 Also flagged: a model switched to eval mode and run with grad inside a training step (a loop that
 backpropagates and steps an optimizer), on inputs that carry no graph (the loop's data, moved or
-cast), whose output the loss takes, where no optimizer the step steps updates that model (a
-distillation teacher beside `SGD(student.parameters())`, built in the function or handed in by
-every caller of the file with the student's; a teacher the function builds, `copy.deepcopy(model)`,
-is in no optimizer handed in; a perceptual loss's target features, `vgg(image)`): the backward pass
-runs through it and fills gradients nothing uses. Not where an optimizer holds it, where a caller
+cast; or a tensor bound before the loop and never in it, not by a model's call, where no backward
+pass of the loop keeps its graph: had it one, the second backward pass would raise), whose output
+the loss takes, where no optimizer the step steps updates that model (a distillation teacher
+beside `SGD(student.parameters())`, built in the function or handed in by every caller of the file
+with the student's; a teacher the function builds, `copy.deepcopy(model)`, is in no optimizer
+handed in; a perceptual loss's target features, `vgg(image)`; a style transfer's `vgg(content)`
+beside `Adam([image])`, an optimizer of tensors alone): the backward pass runs through it and fills
+gradients nothing uses. Not where an optimizer holds it, where a caller
 hands one model as both, where its input carries a graph (`vgg(fake)`: the generator needs that
 gradient; freeze the network's parameters instead), nor where the code reads gradients (`p.grad`,
 `torch.autograd.grad`; importing the legacy `Variable` from `torch.autograd` is no such use).
@@ -301,6 +309,7 @@ from gradguard.check.analysis.scopes import (
     called_parameters,
     parameter_defaults,
     parameters,
+    target_names,
     walk_in_order,
 )
 from gradguard.check.analysis.steps import (
@@ -2081,7 +2090,7 @@ def _callers_only_read(ctx, function: ast.AST) -> bool:
     (``output = evaluate(line)`` then ``output.data.topk(3)``; ``print(predict(x))``;
     ``create_samples(gen, z).detach().cpu().numpy()``) or dropped (a call statement)."""
     sites = ctx.model.callers(function)
-    if not sites:
+    if not sites or _method_called_elsewhere(ctx, function, sites):
         return False
     for site in sites:
         call = site.call
@@ -2100,6 +2109,23 @@ def _callers_only_read(ctx, function: ast.AST) -> bool:
         if id(call) not in _only_read_calls(ctx, scope):
             return False
     return True
+
+
+def _method_called_elsewhere(ctx, function: ast.AST, sites: list) -> bool:
+    """Whether ``function`` is a method and the file calls a method of its name besides the
+    callers the model knows (``model.generate(gray)`` on a training step's parameter, whose
+    class the step does not show): a caller that may backpropagate."""
+    name = getattr(function, "name", None)
+    if name is None or not any(isinstance(s, ast.ClassDef) for s in ctx.model.enclosing(function)[1:]):
+        return False
+    known = {id(site.call) for site in sites}
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == name
+        and id(node) not in known
+        for node in walk_in_order(ctx.tree)
+    )
 
 
 def _class_trained_elsewhere(ctx, construction: ast.Call) -> bool:
@@ -2258,10 +2284,34 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
         for method in set(re.findall(rf"(?<![\w.]){re.escape(name)}\.(\w+)\(", text)):
             if method not in MODULE_OWN_METHODS and ctx.model.instance_method_trains(held, method):
                 return False
+    if _filled_with_layers_of_another(ctx, scope, name):
+        return False  # `model.add_module(name, layer)` for each layer of a pretrained `cnn`
     # `train_batch(x, y, model, optimizer, loss_fn)`: handed to a function of the file that trains
     return not any(
         _trains(ctx, match.group(1)) for match in re.finditer(rf"\b(\w+)\([^()\n]*\b{re.escape(name)}\b", text)
     )
+
+
+def _filled_with_layers_of_another(ctx, scope: ast.AST, name: str) -> bool:
+    """Whether the scope adds to the module ``name`` the layers of another one it iterates
+    (``for layer in cnn.children(): model.add_module(str(i), layer)``, a style transfer's model
+    built from a pretrained VGG's layers): their weights come with them."""
+    for loop in ctx.model.own_nodes(scope):
+        if not isinstance(loop, (ast.For, ast.AsyncFor)) or not _made_of_layers_of_another(loop.iter):
+            continue
+        layers = set(target_names(loop.target))
+        if any(
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("add_module", "append")
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == name
+            and any(isinstance(arg, ast.Name) and arg.id in layers for arg in node.args)
+            for statement in loop.body
+            for node in walk_in_order(statement)
+        ):
+            return True
+    return False
 
 
 def _given_weights(ctx, value: ast.Call, line: int) -> bool:
@@ -2531,6 +2581,70 @@ def _plain_data(ctx, scope: ast.AST, node: ast.AST, depth: int) -> bool:
 _MOVES = frozenset({"to", "cuda", "cpu", "float", "double", "half", "long", "contiguous", "view", "reshape"})
 
 
+def _unchanged_through_the_loop(ctx, scope: ast.AST, node: ast.AST, loop: ast.AST, step: list) -> bool:
+    """Whether an input is bound before the training loop and never in it (``content = load(path)``,
+    a parameter), not by a model's call, and no backward pass of the loop keeps its graph
+    (``retain_graph``): had it a graph, the loop's second backward pass would run through freed
+    buffers and raise, so it carries none (a style transfer's ``vgg(content)`` each step)."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MOVES:
+        node = node.func.value
+    if not isinstance(node, ast.Name):
+        return False
+    if any(
+        isinstance(call.func, ast.Attribute)
+        and call.func.attr == "backward"
+        and any(k.arg in ("retain_graph", None) for k in call.keywords)
+        for call in step
+    ):
+        return False
+    first, last = loop.lineno, loop.end_lineno or loop.lineno
+    uses = ctx.model.uses(scope)
+    if any(first <= binding.node.lineno <= last for binding in uses.bindings_of(node.id)):
+        return False
+    reaching = ctx.model.definitions(node)
+    if not (
+        all(
+            isinstance(binding.node, (ast.Assign, ast.AnnAssign))
+            and isinstance(binding.value, ast.Call)
+            and ctx.model.value(_callee(binding.value)).kind is not Kind.MODULE
+            and ctx.model.value(binding.value).grad is not Grad.YES
+            and not _MADE_TO_REQUIRE_GRAD_RE.search(ctx.text(binding.value))
+            for binding in reaching
+        )
+        if reaching
+        else node.id in uses.parameters
+    ):
+        return False
+    # not a leaf the code optimizes (`Adam([image])`): gradients reach it without any graph
+    return not any(
+        isinstance(sub, ast.Name) and sub.id == node.id
+        for call in uses.calls
+        if ctx.model.value(call).kind is Kind.OPTIMIZER
+        for argument in (*call.args, *(k.value for k in call.keywords))
+        for sub in walk_in_order(argument)
+    )
+
+
+def _optimizes_tensors_only(ctx, optimizer: ast.AST) -> bool:
+    """Whether an optimizer, bound once, is given a list of tensors and nothing else
+    (``Adam([target])`` over an image the code optimizes): it updates no module."""
+    if not isinstance(optimizer, ast.Name):
+        return False
+    bindings = ctx.model.definitions(optimizer)
+    if len(bindings) != 1 or not isinstance(bindings[0].value, ast.Call):
+        return False
+    params = call_argument(bindings[0].value, 0, "params")
+    return (
+        isinstance(params, (ast.List, ast.Tuple))
+        and bool(params.elts)
+        and all(isinstance(elt, ast.Name) and ctx.model.value(elt).kind is Kind.TENSOR for elt in params.elts)
+    )
+
+
+# A tensor made a leaf that requires grad: `x.clone().requires_grad_(True)`, `nn.Parameter(x)`.
+_MADE_TO_REQUIRE_GRAD_RE = re.compile(r"requires_grad|Parameter\(")
+
+
 def _distinct_at_every_call(ctx, function: ast.AST, name: str, updated: list, handed) -> bool:
     """Whether every caller of ``function`` hands it, for the model named ``name`` (a
     parameter), one that no name in ``updated`` (the modules an optimizer it builds updates)
@@ -2577,12 +2691,15 @@ def _untrained_teacher(ctx, scope: ast.AST, call: ast.Call) -> bool:
         "autograd" in text and "autograd" in _AUTOGRAD_VARIABLE_RE.sub("", text)
     ):
         return False
-    if not all(_plain_data(ctx, scope, arg, 0) for arg in (*call.args, *(k.value for k in call.keywords))):
-        return False
     loop = next((s for s in ctx.model.enclosing(call) if isinstance(s, (ast.For, ast.AsyncFor, ast.While))), None)
     if loop is None:
         return False  # not a training step's input: a target computed once, before the loop
     step = [node for node in walk_in_order(loop) if isinstance(node, ast.Call)]
+    if not all(
+        _plain_data(ctx, scope, arg, 0) or _unchanged_through_the_loop(ctx, scope, arg, loop, step)
+        for arg in (*call.args, *(k.value for k in call.keywords))
+    ):
+        return False
     optimizers = [found for node in step for found in [stepped_optimizer(ctx, node)] if found]
     if not optimizers or not any(isinstance(n.func, ast.Attribute) and n.func.attr == "backward" for n in step):
         return False
@@ -2605,6 +2722,8 @@ def _untrained_teacher(ctx, scope: ast.AST, call: ast.Call) -> bool:
         optimizer_param = handed(root.split(".")[0]) if root is not None else None
         if optimizer_param is None:
             value = ctx.model.value(optimizer)
+            if not value.ref and _optimizes_tensors_only(ctx, optimizer):
+                continue  # `Adam([image])`: a style transfer's image, no module
             if not value.ref or name in value.ref.split("+"):
                 return False
             if teacher_param is not None and not _distinct_at_every_call(
@@ -4028,6 +4147,93 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The helper hands its picture back with the graph copied into it, and the caller
+        # backpropagates it: not only read.
+        Valid(
+            """
+            import matplotlib.pyplot as plt
+            import torch
+            from torch import nn
+
+
+            class Colorizer(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.gen = nn.Conv2d(1, 3, 3, padding=1)
+                    self.disc = nn.Conv2d(3, 1, 3)
+
+                def generate(self, gray):
+                    return self.gen(gray)
+
+
+            def to_picture(image):
+                s = image.size()
+                picture = torch.zeros(s[1], s[2], s[0])
+                for i in range(s[0]):
+                    picture[:, :, i] = image[i, :, :]
+                return picture
+
+
+            def train_step(model, gray, color, optimizer):
+                optimizer.zero_grad()
+                loss = ((model.generate(gray) - color) ** 2).mean()
+                loss.backward()
+                optimizer.step()
+
+
+            model = Colorizer()
+            optimizer = torch.optim.Adam(model.gen.parameters())
+            for gray, color in loader:
+                train_step(model, gray, color, optimizer)
+            out = model.generate(gray)
+            to_picture(out[0]).sum().backward()
+            """
+        ),
+        # The loop's backward pass keeps its graph (`retain_graph=True`): an input bound before
+        # the loop may then carry one, and the features need not be constants.
+        Valid(
+            """
+            import torch
+            from torch import nn
+            from torchvision import models
+
+
+            class Features(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.vgg = models.vgg19(weights="DEFAULT").features
+
+                def forward(self, x):
+                    return self.vgg(x)
+
+
+            def transfer(content, steps):
+                net = Features().eval()
+                image = content.clone().requires_grad_(True)
+                optimizer = torch.optim.Adam([image], lr=0.01)
+                for _ in range(steps):
+                    optimizer.zero_grad()
+                    loss = torch.mean((net(image) - net(content)) ** 2)
+                    loss.backward(retain_graph=True)
+                    optimizer.step()
+                return image
+            """
+        ),
+        # A model of new layers, shown on an input as it is built: a demo, not an evaluation.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+            content = torch.rand(1, 3, 64, 64)
+            model = nn.Sequential()
+            targets = []
+            for i, layer in enumerate([nn.Conv2d(3, 8, 3), nn.ReLU(), nn.Conv2d(8, 8, 3)]):
+                model.add_module(str(i), layer)
+                if i in (1, 2):
+                    targets.append(model(content).detach())
+            """
+        ),
         # Sampling methods picked from a table (`sampler[kind](x, length)`), and the table is
         # called only under `no_grad`: so are they.
         Valid(
@@ -9145,6 +9351,113 @@ class EvalWithGrad(Rule):
             "updates `vgg`: the backward pass runs through it and fills gradients nothing uses, wasting memory and "
             "time; run it under `with torch.no_grad():` (its output then enters the loss as a constant, as a target "
             "should)",
+        ),
+        # A style transfer's content features, recomputed each step from an image bound before
+        # the loop: had it a graph, the second backward pass would raise, so it has none, and
+        # the optimizer holds only the image it optimizes.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            from torchvision import models
+
+
+            class Features(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.vgg = models.vgg19(weights="DEFAULT").features
+
+                def forward(self, x):
+                    return self.vgg(x)
+
+
+            def transfer(content, steps):
+                net = Features().eval()
+                image = content.clone().requires_grad_(True)
+                optimizer = torch.optim.Adam([image], lr=0.01)
+                for _ in range(steps):
+                    optimizer.zero_grad()
+                    loss = torch.mean((net(image) - net(content)) ** 2)
+                    loss.backward()
+                    optimizer.step()
+                return image
+            """,
+            line=21,
+            column=41,
+            message="`net(...)` runs with grad enabled with `net` in eval mode, and no optimizer of this step updates "
+            "`net`: the backward pass runs through it and fills gradients nothing uses, wasting memory and time; run "
+            "it under `with torch.no_grad():` (its output then enters the loss as a constant, as a target should)",
+        ),
+        # A model assembled from a pretrained network's layers carries their weights: its
+        # output, detached at once, is a target computed with grad for nothing.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            from torchvision import models
+
+            cnn = models.vgg19(weights="DEFAULT").features.eval()
+            content = torch.rand(1, 3, 64, 64)
+            model = nn.Sequential()
+            targets = []
+            for i, layer in enumerate(cnn.children()):
+                model.add_module(str(i), layer)
+                if i in (4, 9):
+                    targets.append(model(content).detach())
+            """,
+            line=12,
+            column=24,
+            message="`model(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this module uses gradients: autograd records a graph for every call, wasting "
+            "memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # A trained model's output copied into a picture the helper reads detached: only read. The
+        # method it runs is not reported on its own: a training step calls a method of its name on
+        # a parameter the model does not know, and backpropagates what it gives back.
+        Invalid(
+            """
+            import matplotlib.pyplot as plt
+            import torch
+            from torch import nn
+
+
+            class Colorizer(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.gen = nn.Conv2d(1, 3, 3, padding=1)
+                    self.disc = nn.Conv2d(3, 1, 3)
+
+                def generate(self, gray):
+                    return self.gen(gray)
+
+
+            def to_picture(image):
+                s = image.size()
+                picture = torch.zeros(s[1], s[2], s[0])
+                for i in range(s[0]):
+                    picture[:, :, i] = image[i, :, :]
+                return picture.detach().numpy()
+
+
+            def train_step(model, gray, color, optimizer):
+                optimizer.zero_grad()
+                loss = ((model.generate(gray) - color) ** 2).mean()
+                loss.backward()
+                optimizer.step()
+
+
+            model = Colorizer()
+            optimizer = torch.optim.Adam(model.gen.parameters())
+            for gray, color in loader:
+                train_step(model, gray, color, optimizer)
+            out = model.generate(gray)
+            plt.imshow(to_picture(out[0]))
+            """,
+            line=35,
+            column=7,
+            message="`model.generate(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
+            "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it "
+            "under `with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
         # A DDPG critic's target: the target actor's action, detached, is handed only to the
         # target critic, whose output is detached too: no model is trained through either.

@@ -9,7 +9,8 @@ function decorated with them) when the code shows all of:
   `resnet18(...)` holds batch norm, `vgg16(...)` dropout, and so does its `VGG` class built
   directly, `torchvision.models.VGG(layers, num_classes=10)`);
 - the model is in training mode on every path to the call: built and never switched, or
-  switched back with `.train()`; no `.eval()` / `.train(False)` of it anywhere in the file, and it
+  switched back with `.train()`; no `.eval()` / `.train(False)` of it anywhere in the file (also at
+  the end of a chain of moves, `self.model.to(device).eval()`: `nn.Module.to` returns the module), and it
   is not handed before the call to a function that may switch it (a function of the file that
   calls `.eval()`, or a function of another file);
 - the call evaluates: it runs in a function named for evaluation (`evaluate`, `validate`,
@@ -130,6 +131,25 @@ class NoGradWithoutEval(Rule):
     function_names = ("torch.no_grad", "torch.inference_mode")
 
     valid = (
+        # Switched at the end of a chain of moves: `nn.Module.to` returns the module itself.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Classifier:
+                def __init__(self, path):
+                    self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+                    self.model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.Flatten(), nn.LazyLinear(10))
+                    self.model.load_state_dict(torch.load(path, map_location=self.device))
+                    self.model.to(self.device).eval()
+
+                @torch.no_grad()
+                def predict(self, image):
+                    return self.model(image.to(self.device)).argmax(1)
+            """
+        ),
         # The trainer switches the model it holds to eval mode before handing it to the helper:
         # the helper's `model` is in eval mode (the flow follows `self.model.eval()`).
         Valid(
@@ -406,6 +426,30 @@ class NoGradWithoutEval(Rule):
         ),
     )
     invalid = (
+        # The same module moved but never switched.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Classifier:
+                def __init__(self, path):
+                    self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+                    self.model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.Flatten(), nn.LazyLinear(10))
+                    self.model.load_state_dict(torch.load(path, map_location=self.device))
+                    self.model.to(self.device)
+
+                @torch.no_grad()
+                def predict(self, image):
+                    return self.model(image.to(self.device)).argmax(1)
+            """,
+            line=14,
+            column=16,
+            message="`self.model` is evaluated under `no_grad` in training mode: its batch norm layers normalise "
+            "with the batch's statistics and update their running averages; call `self.model.eval()` before "
+            "evaluating (and `self.model.train()` to resume training)",
+        ),
         # torchvision's `VGG` class built directly, not by `vgg16()`: its classifier's dropout.
         Invalid(
             """
@@ -798,7 +842,12 @@ def _switched_somewhere(ctx, shown: str) -> bool:
     ``model.train(False)``, ``model.train(mode)``): its mode at the call then depends on paths
     the model does not follow (other functions, callers)."""
     text = ctx.source.text
-    if not (f"{shown}.eval(" in text or f"{shown}.train(False" in text or f"{shown}.train(mode" in text):
+    if not (
+        f"{shown}.eval(" in text
+        or f"{shown}.train(False" in text
+        or f"{shown}.train(mode" in text
+        or (".eval(" in text and any(f"{shown}.{move}(" in text for move in ("to", "cuda", "cpu")))
+    ):
         return False
     return shown in _switched_receivers(ctx)  # in code, not in a comment or a string
 
@@ -846,8 +895,27 @@ def _switched_receivers(ctx) -> frozenset:
                 attr == "train" and flag is not None and not (isinstance(flag, ast.Constant) and flag.value is True)
             ):
                 receivers.add(ctx.text(node.func.value))
+                moved = _unmoved(node.func.value)
+                if moved is not node.func.value:
+                    receivers.add(ctx.text(moved))  # `self.model.to(device).eval()` switches `self.model`
         found = ctx.cache[key] = frozenset(receivers)
     return found
+
+
+def _unmoved(receiver: ast.expr) -> ast.expr:
+    """The module a chain of moves hands back (``self.model`` of ``self.model.to(device).cuda()``):
+    ``nn.Module.to`` and its kind return the module itself."""
+    while (
+        isinstance(receiver, ast.Call)
+        and isinstance(receiver.func, ast.Attribute)
+        and receiver.func.attr in _MODULE_MOVES
+    ):
+        receiver = receiver.func.value
+    return receiver
+
+
+# `nn.Module` methods that move or cast the module in place and return it.
+_MODULE_MOVES = frozenset({"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "type"})
 
 
 def _trained_in_region(ctx, call: ast.Call, shown: str) -> bool:

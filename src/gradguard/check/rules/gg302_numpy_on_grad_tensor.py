@@ -14,7 +14,10 @@ does that of a module whose every parameter the code froze before (`embed.weight
 False` of an `nn.Embedding`, `model.requires_grad_(False)`). Of
 three or more results unpacked from a model the code does not show (`rois, roi_indices,
 anchor = self.model_train(x)`), none is known to carry a graph: such models mix outputs with
-index and anchor tensors built without one. In a file that may compute with another framework
+index and anchor tensors built without one. Nor is an item unpacked from a module of unknown
+class where a module class of the file or the run returns, from its `forward`, a tuple of that
+length whose item there is drawn from a distribution (`actions = dist.sample()`, then `return
+actions, log_prob, entropy, value`): `actions.cpu().numpy()` of a rollout works. In a file that may compute with another framework
 (it imports JAX, Flax or Keras, or TensorFlow without torch or with its training:
 `tf.GradientTape`, `keras`), a value known to carry a graph only by its names (`loss_v =
 mel_loss(y, model(x))`) is not flagged: it may be TensorFlow's, whose `.numpy()` is how values are
@@ -72,6 +75,32 @@ class NumpyOnGradTensor(Rule):
     function_triggers = ("numpy",)
 
     valid = (
+        # An item of what a module of unknown class returns, where a module class of the run draws
+        # that item (`actions = dist.sample()`): it may carry no graph.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Policy(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+
+                def forward(self, states, actions=None):
+                    dist = torch.distributions.Normal(self.fc(states), 1.0)
+                    if actions is None:
+                        actions = dist.sample()
+                    log_prob = dist.log_prob(actions)
+                    return actions, log_prob
+
+
+            def rollout(agent: nn.Module, env, states):
+                actions, log_probs = agent.forward(states)
+                return env.step(actions.cpu().numpy()), log_probs
+            """
+        ),
         # A notebook's global model frozen before the function that runs it: its output has no graph.
         Valid(
             """
@@ -397,6 +426,34 @@ class NumpyOnGradTensor(Rule):
         ),
     )
     invalid = (
+        # The same item where no module class of the run draws it: the output carries its graph.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Policy(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+
+                def forward(self, states, actions=None):
+                    dist = torch.distributions.Normal(self.fc(states), 1.0)
+                    if actions is None:
+                        actions = dist.mean
+                    log_prob = dist.log_prob(actions)
+                    return actions, log_prob
+
+
+            def rollout(agent: nn.Module, env, states):
+                actions, log_probs = agent.forward(states)
+                return env.step(actions.cpu().numpy()), log_probs
+            """,
+            line=20,
+            column=21,
+            message="`actions.cpu()` requires grad: `.numpy()` on it raises RuntimeError; call `.detach()` first",
+        ),
         # The same global given a new layer after the freeze (transfer learning): the new layer
         # trains, so the output has a graph.
         Invalid(
@@ -773,7 +830,11 @@ class NumpyOnGradTensor(Rule):
         value = ctx.model.value(receiver)
         if not value.carries_grad or (value.weak and ctx.model.other_framework_models):
             return  # `loss.numpy()` of a TensorFlow loss known by its name alone
-        if _guarded_by_requires_grad(ctx, node, receiver) or _output_of_frozen_module(ctx, node, receiver):
+        if (
+            _guarded_by_requires_grad(ctx, node, receiver)
+            or _output_of_frozen_module(ctx, node, receiver)
+            or _drawn_by_some_module_class(ctx, receiver)
+        ):
             return
         end = ctx.source.node_end(receiver)
         fix = Fix(Applicability.SAFE, "Insert `.detach()` before `.numpy()`", (Edit(end, end, ".detach()"),))
@@ -808,6 +869,36 @@ def _output_of_frozen_module(ctx, call: ast.Call, receiver: ast.AST) -> bool:
             return frozen and not any(ctx.model.value(arg).carries_grad for arg in node.args)
         node = node.func if isinstance(node, ast.Call) else node.value
     return False
+
+
+def _drawn_by_some_module_class(ctx, receiver: ast.AST) -> bool:
+    """Whether what ``.numpy()`` reads is an item of the tuple a module of a class the code does
+    not show returns (``actions, log_probs, _, values = agent.forward(states)``) where a module
+    class of the run draws that item (``actions = dist.sample()``): it may carry no graph, and
+    `.numpy()` may work."""
+    base = _base(receiver)
+    if not isinstance(base, ast.Name):
+        return False
+    bindings = ctx.model.definitions(base)
+    if (
+        len(bindings) != 1
+        or not isinstance(bindings[0].node, ast.Assign)
+        or not isinstance(bindings[0].value, ast.Call)
+    ):
+        return False
+    target = bindings[0].node.targets[0]
+    if not isinstance(target, (ast.Tuple, ast.List)):
+        return False
+    position = next(
+        (i for i, item in enumerate(target.elts) if isinstance(item, ast.Name) and item.id == base.id), None
+    )
+    callee = bindings[0].value.func
+    if isinstance(callee, ast.Attribute) and callee.attr == "forward":
+        callee = callee.value
+    module = ctx.model.value(callee)
+    if position is None or module.kind is not Kind.MODULE or module.ref is not None:
+        return False
+    return ctx.model.some_module_draws(len(target.elts), position)
 
 
 def _base(node: ast.AST) -> ast.AST:

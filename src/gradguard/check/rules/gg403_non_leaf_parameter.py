@@ -56,7 +56,7 @@ import ast
 from typing import Optional
 
 from gradguard.check.analysis.scopes import walk_in_order
-from gradguard.check.analysis.values import Grad, Role
+from gradguard.check.analysis.values import Grad, Kind, Role
 from gradguard.check.analysis.vocabulary import (
     FACTORIES,
     LEGACY_TENSOR_TYPES,
@@ -86,6 +86,22 @@ class NonLeafParameter(Rule):
     function_triggers = ("requires_grad", "Parameter")
 
     valid = (
+        # A copy made a leaf of a tensor handed in: the caller may have moved it to the device
+        # already, and the move then returns the leaf as is.
+        Valid(
+            """
+            import torch
+
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+            def transfer(content, steps):
+                content = content.to(device)
+                image = content.clone().requires_grad_(True).to(device)
+                optimizer = torch.optim.Adam([image])
+                return image, optimizer
+            """
+        ),
         # Moved to the device it was made on: `.to()` returns the same tensor, still a leaf.
         Valid(
             """
@@ -271,7 +287,7 @@ class NonLeafParameter(Rule):
                     "it, so `parameters()` and optimizers miss it; move the data before wrapping it in `nn.Parameter`",
                 )
             return
-        if _may_keep_dtype(ctx, node) or _to_its_own_device(ctx, node):
+        if _may_keep_dtype(ctx, node) or _to_its_own_device(ctx, node) or _copy_of_an_unknown_tensor(ctx, receiver):
             return
         made = ctx.model.value(receiver)
         if not (made.carries_grad and made.has(Role.LEAF)) or made.weak:
@@ -289,6 +305,19 @@ class NonLeafParameter(Rule):
             "gradient",
             _fix(ctx, node, receiver),
         )
+
+
+def _copy_of_an_unknown_tensor(ctx, made: ast.AST) -> bool:
+    """``content.clone().requires_grad_(True)`` of a tensor the code does not show the making of
+    (a parameter, a loader's): it may be on the device already (``content.to(device)`` in a
+    caller), and the move then returns the leaf as is."""
+    while isinstance(made, ast.Call) and isinstance(made.func, ast.Attribute):
+        if made.func.attr in ("clone", "detach"):
+            return ctx.model.value(made.func.value).kind is not Kind.TENSOR
+        if made.func.attr != "requires_grad_":
+            return False
+        made = made.func.value
+    return False
 
 
 def _to_its_own_device(ctx, move: ast.Call) -> bool:

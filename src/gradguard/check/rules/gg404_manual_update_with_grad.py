@@ -10,7 +10,10 @@ Updates through `.data` (`w.data -= lr * w.grad.data`, GG102's concern), updates
 `with torch.no_grad():` (or a function decorated with it) and rebindings that make a new
 leaf (`w = (w - lr * w.grad).detach().requires_grad_()`, or a loop that binds the name to a new
 leaf in each iteration: `x_adv = x_adv.detach().requires_grad_()` at the top of a PGD step) are
-not flagged.
+not flagged, nor a rebinding in a function, outside any loop, that no backward pass or read of the
+name's `.grad` follows and that the function does not hand back undetached (a single FGSM step,
+`x_adv = x_adv + eps * x_adv.grad.sign()`, then `return x_adv.detach()`: there is no next
+`backward()`; a script's or notebook's own code may go on, and is flagged).
 
 ## Why is this bad?
 Autograd refuses to change a leaf that requires grad in place while it records: `w -= lr *
@@ -87,6 +90,24 @@ class ManualUpdateWithGrad(Rule):
     function_triggers = (".grad",)
 
     valid = (
+        # A single FGSM step: nothing backpropagates after the rebinding, and what leaves is
+        # detached, so no `.grad` of it is ever asked for.
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            def fgsm_attack(model, y, eps=0.3):
+                x = torch.rand(8, 1, 28, 28)
+                x_adv = x.clone().detach().requires_grad_(True)
+                loss = F.cross_entropy(model(x_adv), y)
+                loss.backward()
+                x_adv = x_adv + eps * x_adv.grad.sign()
+                x_adv = torch.clamp(x_adv, 0, 1)
+                return x_adv.detach()
+            """
+        ),
         # A PGD attack: each iteration starts from a new leaf, whose `.grad` the next backward fills.
         Valid(
             """
@@ -158,6 +179,51 @@ class ManualUpdateWithGrad(Rule):
         ),
     )
     invalid = (
+        # The same single step handed back undetached: the caller may step it again.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            def fgsm_attack(model, y, eps=0.3):
+                x = torch.rand(8, 1, 28, 28)
+                x_adv = x.clone().detach().requires_grad_(True)
+                loss = F.cross_entropy(model(x_adv), y)
+                loss.backward()
+                x_adv = x_adv + eps * x_adv.grad.sign()
+                x_adv = torch.clamp(x_adv, 0, 1)
+                return x_adv
+            """,
+            line=10,
+            column=5,
+            message="`x_adv = x_adv + eps * x_adv.grad.sign()` records the update in the graph: `x_adv` is no longer "
+            "a leaf, so the next `backward()` leaves `x_adv.grad` None; update it in place under "
+            "`with torch.no_grad():`",
+        ),
+        # The same step followed by another backward pass whose gradient is read: it is None.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            def two_steps(model, y, eps=0.3):
+                x = torch.rand(8, 1, 28, 28)
+                x_adv = x.clone().detach().requires_grad_(True)
+                loss = F.cross_entropy(model(x_adv), y)
+                loss.backward()
+                x_adv = x_adv + eps * x_adv.grad.sign()
+                loss = F.cross_entropy(model(x_adv), y)
+                loss.backward()
+                return x_adv.grad
+            """,
+            line=10,
+            column=5,
+            message="`x_adv = x_adv + eps * x_adv.grad.sign()` records the update in the graph: `x_adv` is no longer "
+            "a leaf, so the next `backward()` leaves `x_adv.grad` None; update it in place under "
+            "`with torch.no_grad():`",
+        ),
         Invalid(
             """
             import torch
@@ -283,6 +349,8 @@ class ManualUpdateWithGrad(Rule):
         new = ctx.model.value(value)
         if not new.carries_grad or new.has(Role.LEAF) or self._made_a_leaf_each_iteration(ctx, name, node):
             return
+        if not self._backward_may_follow(ctx, name, node):
+            return  # a single step (FGSM's `x_adv = x_adv + eps * x_adv.grad.sign()`): no next backward
         fix = None
         if isinstance(value.left, ast.Name) and value.left.id == name and type(value.op) in _IN_PLACE_OPS:
             update = f"{name} {_IN_PLACE_OPS[type(value.op)]} {ctx.text(value.right)}"
@@ -320,6 +388,30 @@ class ManualUpdateWithGrad(Rule):
                 continue
             bound = ctx.model.value(binding.value)
             if bound.carries_grad and bound.has(Role.LEAF) and not bound.weak:
+                return True
+        return False
+
+    @staticmethod
+    def _backward_may_follow(ctx, name: str, stmt: ast.stmt) -> bool:
+        """Whether a backward pass or a read of ``name.grad`` may follow the rebinding: it sits in a
+        loop or in a script's own code (a notebook goes on), its function's code after it
+        backpropagates or reads the gradient, or the function hands the name back undetached."""
+        function = ctx.function
+        if ctx.loops or function is None or isinstance(function, ast.Lambda):
+            return True
+        end = (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0)
+        for node in ctx.model.own_nodes(function):
+            if not isinstance(node, (ast.Call, ast.Attribute, ast.Return)) or (node.lineno, node.col_offset) <= end:
+                continue
+            if isinstance(node, ast.Attribute):
+                if node.attr == "grad" and isinstance(node.value, ast.Name) and node.value.id == name:
+                    return True
+            elif isinstance(node, ast.Return):
+                if node.value is not None and _hands_back(node.value, name):
+                    return True  # `return w`: the caller may step it again
+            elif (isinstance(node.func, ast.Attribute) and node.func.attr == "backward") or (
+                ctx.imports.qualified_name(node.func) or ""
+            ).startswith("torch.autograd."):
                 return True
         return False
 
@@ -422,6 +514,16 @@ class ManualUpdateWithGrad(Rule):
             if id(stmt) in replacements:
                 edits.append(ctx.replace(stmt, replacements[id(stmt)]))
         return Fix(applicability, "Update under `with torch.no_grad():`", tuple(edits))
+
+
+def _hands_back(value: ast.AST, name: str) -> bool:
+    """Whether a returned expression hands back ``name`` itself, not detached (``return w``,
+    ``return w, loss``; not ``return w.detach()``)."""
+    if isinstance(value, ast.Name):
+        return value.id == name
+    if isinstance(value, (ast.Tuple, ast.List)):
+        return any(_hands_back(item, name) for item in value.elts)
+    return False
 
 
 def _mentions_grad(node: ast.AST) -> bool:
