@@ -1162,6 +1162,34 @@ def test_twin_what_torch_loads_and_the_code_calls_is_no_other_frameworks():
     assert value.kind is not Kind.OTHER
 
 
+def test_a_functional_copy_entered_by_higher_is_the_module():
+    # `with higher.innerloop_ctx(net, opt) as (fnet, diffopt):` runs `net`'s layers on fast weights
+    value, _ = ask(
+        """
+        import higher
+        import torch
+        net = torch.nn.Linear(3, 2)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        with higher.innerloop_ctx(net, opt) as (fnet, diffopt):
+            print(fnet)  # <- fnet
+        """
+    )
+    assert value.kind is Kind.MODULE
+
+
+def test_twin_another_librarys_context_enters_nothing_known():
+    value, _ = ask(
+        """
+        import contextlib
+        import torch
+        net = torch.nn.Linear(3, 2)
+        with contextlib.nullcontext(net) as (fnet, other):
+            print(fnet)  # <- fnet
+        """
+    )
+    assert value.kind is not Kind.MODULE
+
+
 def test_a_loaded_object_the_code_calls_is_a_model():
     # `torch.load` of a whole pickled model, moved to the GPU: calling it shows what it is
     value, _ = ask(

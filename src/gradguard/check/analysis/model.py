@@ -857,6 +857,12 @@ class SemanticModel:
                 for name in target_names(node.target):
                     bindings.append(Binding(name, node, node.iter))
             elif t is ast.withitem and node.optional_vars is not None:
+                if not hasattr(node, "lineno"):
+                    # the parser gives a `with` item no position: the span of its expression and target,
+                    # so that a binding's place reads the same for every kind of statement
+                    node.lineno, node.col_offset = node.context_expr.lineno, node.context_expr.col_offset
+                    node.end_lineno = node.optional_vars.end_lineno
+                    node.end_col_offset = node.optional_vars.end_col_offset
                 for name in target_names(node.optional_vars):
                     bindings.append(Binding(name, node, None))
             elif t is ast.Call:
@@ -2255,9 +2261,12 @@ class SemanticModel:
         return value.with_(grad=Grad.YES, roles=(value.roles | Role.LEAF) & ~Role.DETACHED)
 
     def entered_value(self, value: Value) -> Value:
-        """``with x as y``: what ``y`` is (autocast, no_grad and files give nothing useful)."""
+        """``with x as y``: what ``y`` is (autocast, no_grad and files give nothing useful; a
+        functional-module context, ``higher.innerloop_ctx(net, opt)``, the copy and its optimizer)."""
         if value.kind is Kind.TENSOR:
             return value
+        if value.kind is Kind.OTHER and value.ref in vocab.FUNCTIONAL_MODULE_CONTEXTS and value.items:
+            return container(items=value.items)
         return UNKNOWN
 
     def import_value(self, stmt: ast.stmt, alias: ast.alias) -> Value:
@@ -3777,6 +3786,12 @@ class SemanticModel:
         last = vocab.last_name(qual)
         if qual.startswith("torch."):
             return self._torch_call(qual, last, node, args, state, frame)
+        if args and args[0].kind is Kind.MODULE:
+            if qual in vocab.FUNCTIONAL_MODULE_COPIES:
+                return args[0]  # `higher.monkeypatch(net)`: runs `net`'s layers
+            if qual in vocab.FUNCTIONAL_MODULE_CONTEXTS:
+                # `higher.innerloop_ctx(net, opt)`: entered as (a copy running `net`, an optimizer)
+                return Value(Kind.OTHER, Grad.NO, items=(args[0], OTHER), ref=qual)
         if qual.startswith(vocab.NON_TORCH_MODEL_PACKAGES):
             return Value(Kind.OTHER, Grad.NO, ref=qual)  # `fasttext.load_model(path)`: no torch module
         if qual.startswith(vocab.INFERENCE_MODEL_PACKAGE) and last in vocab.INFERENCE_MODEL_CLASSES:

@@ -111,6 +111,12 @@ META_INPLACE_METHODS = _words(
 OTHER_MODEL_FRAMEWORKS = frozenset(
     {"jax", "flax", "haiku", "equinox", "keras", "tensorflow.keras", "openvino", "onnxruntime", "tensorrt"}
 )
+# Context managers of meta-learning libraries that enter a functional copy of the module they are
+# handed and a differentiable optimizer: `with higher.innerloop_ctx(net, opt) as (fnet, diffopt):`
+# (`fnet(x)` runs `net`'s layers on fast weights that require grad).
+FUNCTIONAL_MODULE_CONTEXTS = frozenset({"higher.innerloop_ctx"})
+# Functions of those libraries handing back such a copy: `fmodel = higher.monkeypatch(net)`.
+FUNCTIONAL_MODULE_COPIES = frozenset({"higher.monkeypatch"})
 # Packages of machine-learning libraries that are not built on torch: what their functions and
 # classes make (`fasttext.load_model(path)`, `xgboost.XGBClassifier()`,
 # `tf.keras.models.load_model(path)`) is no torch module, whatever the name it is bound to

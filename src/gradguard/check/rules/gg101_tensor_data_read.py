@@ -87,7 +87,9 @@ changed in place while a graph needs it, the fixed code raises a RuntimeError wh
 original silently produced wrong gradients. No fix is offered for `loss.data[0]` on a 0-dim
 tensor: `loss.detach()[0]` would still raise IndexError. There the message advises
 `loss.item()`, and where GG105 (which rewrites it to `loss.item()`) is selected too, the site is
-reported by GG105 alone.
+reported by GG105 alone. The message advises `.item()` too, without a fix, for `x.data[0]` of a loss
+whose shape the code does not show (`style_loss, content_loss = criterion(...)`, then
+`style_loss.data[0]`): torch's losses are 0-dim.
 """
 
 from __future__ import annotations
@@ -95,7 +97,7 @@ from __future__ import annotations
 import ast
 
 from gradguard.check.analysis.data_attr import classify, data_name_span, receiver_text
-from gradguard.check.analysis.values import Role
+from gradguard.check.analysis.values import Kind, Role
 from gradguard.check.analysis.zero_dim import zero_dim_index_above
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
@@ -112,6 +114,20 @@ def _already_detached(node: ast.Attribute) -> bool:
         and not receiver.args
         and not receiver.keywords
     )
+
+
+def _loss_indexed_at_zero(ctx, data: ast.Attribute) -> bool:
+    """Whether ``x.data[0]`` indexes a loss (``Role.LOSS``: a criterion's output, a sum of them)."""
+    parent = ctx.parent(data)
+    if not (
+        isinstance(parent, ast.Subscript)
+        and parent.value is data
+        and isinstance(parent.slice, ast.Constant)
+        and parent.slice.value == 0
+    ):
+        return False
+    value = ctx.model.value(data.value)
+    return value.kind is Kind.TENSOR and value.has(Role.LOSS)
 
 
 def _detached_at_once(ctx, node: ast.Attribute) -> bool:
@@ -411,6 +427,43 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # A criterion's loss indexed after `.data`, its shape not shown: `.detach()[0]` would
+        # keep the IndexError of a 0-dim loss; `.item()` reads the one value either way.
+        Invalid(
+            """
+            import torch
+
+            def fit_epoch(model, loader, criterion, optimizer, meter):
+                for data, target in loader:
+                    style_loss, content_loss = criterion(model(data), data, target)
+                    meter.update(style_loss.data[0])
+                    loss = style_loss + content_loss
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+            """,
+            line=6,
+            column=22,
+            message="`style_loss.data` reads the tensor without autograd's version counter, and `style_loss.data[0]` "
+            "reads a loss's one value, which raises IndexError where the loss is 0-dim (as torch's losses are, with "
+            "`.data` or `.detach()`): use `style_loss.item()`",
+        ),
+        # The same index of a model's output: its first row, which `.detach()` reads as well.
+        Invalid(
+            """
+            import torch
+
+            def first_images(model, loader, images):
+                for data, _ in loader:
+                    out = model(data)
+                    images.append(out.data[0])
+            """,
+            line=6,
+            column=23,
+            message="`out.data` escapes here: it shares memory with `out` but not its version counter, so an in-place "
+            "change to it while a backward graph still needs the old values goes unnoticed and gives wrong gradients; "
+            "use `.detach()`",
+        ),
         # `.data` of a tensor already detached: the fix drops it.
         Invalid(
             """
@@ -1075,6 +1128,16 @@ class TensorDataRead(Rule):
                 f"`{short(ctx.text(zero_dim.subscript), 60)}` indexes a 0-dim tensor: use `{recv}.item()`"
             )
             ctx.report(self.code, node, message, None, superseded_by=(self.superseded_by[0], zero_dim.subscript))
+            return
+        if _loss_indexed_at_zero(ctx, node):
+            # `style_loss.data[0]` of a criterion's loss whose shape the code does not show: the
+            # 0.3-era read of its value; on a 0-dim loss `.detach()[0]` would raise as `.data[0]` does
+            message = (
+                f"`{recv}.data` reads the tensor without autograd's version counter, and `{recv}.data[0]` reads a "
+                f"loss's one value, which raises IndexError where the loss is 0-dim (as torch's losses are, with "
+                f"`.data` or `.detach()`): use `{recv}.item()`"
+            )
+            ctx.report(self.code, node, message, None)
             return
         if _own_parameter_in_forward(ctx, node):
             # neither `.data` nor `.detach()`: the parameter itself belongs in the graph

@@ -46,7 +46,8 @@ predictions made after training, a test loss printed every epoch
 for a plot or samples drawn from a trained generator (a submodule such as `model.decoder` is in
 the mode `model.eval()` or `model.train()` set); not when only its shape is read (also in a loop over evaluation data that stops after one batch:
 `print(output.shape)` then `break`), not for a
-module built in the same scope and never trained or loaded there (an object holding it, `agent = Agent()`,
+module built in the same scope and never trained or loaded there (a torch layer built and run at once,
+`nn.Linear(n, 1)(x)`, is such a module in any file; an object holding it, `agent = Agent()`,
 whose class has a method that backpropagates and that the code calls, `agent.update()`, trains it), outside a loop over evaluation data (such a
 loop records a graph for every batch all the same: `for imgs, _ in test_loader: writer.add_images("out",
 conv(imgs))`) (not one made of another
@@ -106,7 +107,9 @@ one in every function that reads it (`fake_B = G_AB(real_A)` in `sample_images`)
 function of the file that computes one by hand: it returns a tensor with a graph of its own,
 whatever it is given (`def forward(x): return x @ w.t() + b` over weights that require grad),
 neither backpropagates nor steps, and is not handed a module; so is what `torch.jit.trace` or
-`torch.jit.script` makes of a module (it shares the module's parameters); and so is a short function of the
+`torch.jit.script` makes of a module (it shares the module's parameters), and the functional copy
+`higher` enters or makes of one (`with higher.innerloop_ctx(net, opt) as (fnet, diffopt):`,
+`higher.monkeypatch(net)`: a MAML's `fnet(x_qry)` runs `net`'s layers on fast weights); and so is a short function of the
 file that returns a model's output, or what it computes from one, with its graph (`def G(z):
 return torch.sigmoid(G_(z))` over a module-level `G_`), and a call of a function of
 the file that is handed a module and runs it, neither backpropagates, steps nor yields, and
@@ -2159,8 +2162,9 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
         built = ctx.model.value(callee)
         return (
             # an instance of the model class the file trains, dropped at once, is never trained:
-            # a check that the architecture runs (`CNNSimilarity(**kargs)((q1[:3], q2[:3]))`)
-            (_code_lacks(ctx, "backward(") or _class_trained_elsewhere(ctx, callee))
+            # a check that the architecture runs (`CNNSimilarity(**kargs)((q1[:3], q2[:3]))`); a
+            # torch layer given sizes alone, `nn.Linear(input_size, 1)(x)`, is a new one anywhere
+            (_code_lacks(ctx, "backward(") or _class_trained_elsewhere(ctx, callee) or _new_torch_layer(ctx, callee))
             and built.kind is Kind.MODULE
             and not built.weak
             and not _given_weights(ctx, callee, call.lineno)
@@ -2312,6 +2316,36 @@ def _filled_with_layers_of_another(ctx, scope: ast.AST, name: str) -> bool:
         ):
             return True
     return False
+
+
+def _new_torch_layer(ctx, construction: ast.Call) -> bool:
+    """Whether a call builds a torch layer, which takes sizes and settings (``nn.Linear(n, 1)``,
+    ``nn.BatchNorm1d(3, affine=False)``), or a container of torch's given numbers alone: not one
+    holding modules it is handed (``nn.Sequential(encoder, head)`` of trained parts)."""
+    qualified = ctx.imports.qualified_name(construction.func) or ""
+    last = qualified.rpartition(".")[2]
+    if not qualified.startswith("torch.nn.") or not last[:1].isupper():
+        return False
+    if last not in _MODULE_HOLDING_LAYERS:
+        return True
+    return all(
+        isinstance(argument, ast.Constant) or ctx.model.value(argument).kind is Kind.NUMBER
+        for argument in (*construction.args, *(k.value for k in construction.keywords))
+    )
+
+
+# torch's modules built from other modules: what they hold may be trained.
+_MODULE_HOLDING_LAYERS = frozenset(
+    {
+        "Sequential",
+        "ModuleList",
+        "ModuleDict",
+        "DataParallel",
+        "DistributedDataParallel",
+        "ParameterList",
+        "ParameterDict",
+    }
+)
 
 
 def _given_weights(ctx, value: ast.Call, line: int) -> bool:
@@ -4147,6 +4181,45 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A new torch layer shown on made-up features in a notebook that trains another model:
+        # a demo of the layer, whose weights are random.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+            encoder = nn.Linear(8, 4)
+            optimizer = torch.optim.SGD(encoder.parameters(), lr=0.1)
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = ((encoder(x) - y) ** 2).mean()
+                loss.backward()
+                optimizer.step()
+
+            features = torch.rand(2, 4)
+            print(nn.Linear(4, 1)(features))
+            """
+        ),
+        # The meta-training step backpropagates the query loss through the functional copy.
+        Valid(
+            """
+            import higher
+            import torch
+            import torch.nn.functional as F
+
+
+            def meta_train(net, meta_opt, tasks, inner_steps=5):
+                inner_opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                for x_spt, y_spt, x_qry, y_qry in tasks:
+                    meta_opt.zero_grad()
+                    with higher.innerloop_ctx(net, inner_opt, copy_initial_weights=False) as (fnet, diffopt):
+                        for _ in range(inner_steps):
+                            diffopt.step(F.cross_entropy(fnet(x_spt), y_spt))
+                        qry_loss = F.cross_entropy(fnet(x_qry), y_qry)
+                        qry_loss.backward()
+                    meta_opt.step()
+            """
+        ),
         # The helper hands its picture back with the graph copied into it, and the caller
         # backpropagates it: not only read.
         Valid(
@@ -9458,6 +9531,56 @@ class EvalWithGrad(Rule):
             message="`model.generate(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
             "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it "
             "under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # A meta-test's query pass through `higher`'s functional copy of the model, detached at
+        # once: the inner loop needs gradients, this pass does not.
+        Invalid(
+            """
+            import higher
+            import torch
+            import torch.nn.functional as F
+
+
+            def meta_test(net, tasks, inner_steps=5):
+                inner_opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                accs = []
+                for x_spt, y_spt, x_qry, y_qry in tasks:
+                    with higher.innerloop_ctx(net, inner_opt, track_higher_grads=False) as (fnet, diffopt):
+                        for _ in range(inner_steps):
+                            diffopt.step(F.cross_entropy(fnet(x_spt), y_spt))
+                        logits = fnet(x_qry).detach()
+                        accs.append((logits.argmax(dim=1) == y_qry).float().mean().item())
+                return accs
+            """,
+            line=13,
+            column=22,
+            message="`fnet(...)` runs with grad enabled, but its output is detached at once (`.detach()`) and never "
+            "backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # A torch container holding a module the file trains, built and run at once: it runs
+        # trained weights.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+            encoder = nn.Linear(8, 4)
+            optimizer = torch.optim.SGD(encoder.parameters(), lr=0.1)
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = ((encoder(x) - y) ** 2).mean()
+                loss.backward()
+                optimizer.step()
+
+            features = torch.rand(2, 4)
+            print(nn.Sequential(encoder, nn.ReLU())(torch.rand(2, 8)))
+            """,
+            line=13,
+            column=7,
+            message="`nn.Sequential(encoder, nn.ReLU())(...)` runs with grad enabled, but its output is only read "
+            "(`.data`, `.item()`, printing) and never backpropagated: autograd records a graph for nothing, wasting "
+            "memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
         # A DDPG critic's target: the target actor's action, detached, is handed only to the
         # target critic, whose output is detached too: no model is trained through either.
