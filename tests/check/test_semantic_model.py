@@ -1190,6 +1190,45 @@ def test_twin_another_librarys_context_enters_nothing_known():
     assert value.kind is not Kind.MODULE
 
 
+def test_a_plain_class_replaced_later_by_a_module_class_keeps_its_instances():
+    # a notebook's numpy `class MLP:` used in its early cells, a torch `class MLP(nn.Module)` later:
+    # the early instance is the plain class's
+    value, _ = ask(
+        """
+        import numpy as np
+        class MLP:
+            def predict(self, x):
+                return np.tanh(x)
+        mlp = MLP()
+        print(mlp)  # <- mlp
+        import torch
+        from torch import nn
+        class MLP(nn.Module):
+            def forward(self, x):
+                return x
+        """
+    )
+    assert value.kind is not Kind.MODULE
+
+
+def test_twin_a_module_class_defined_again_is_the_later_one_for_its_instances():
+    value, _ = ask(
+        """
+        import torch
+        from torch import nn
+        class Net(nn.Module):
+            def forward(self, x):
+                return x
+        net = Net()
+        print(net)  # <- net
+        class Net(nn.Module):
+            def forward(self, x):
+                return x * 2
+        """
+    )
+    assert value.kind is Kind.MODULE
+
+
 def test_a_loaded_object_the_code_calls_is_a_model():
     # `torch.load` of a whole pickled model, moved to the GPU: calling it shows what it is
     value, _ = ask(
@@ -1477,6 +1516,8 @@ def test_the_layers_of_a_sequential_built_in_the_file_are_known(made, has):
             def __init__(self):
                 super().__init__()
                 self.drop = nn.Dropout()
+            def forward(self, x):
+                return self.drop(x)
         net = {made}
         net
         """

@@ -544,6 +544,7 @@ class SemanticModel:
         self._summaries: dict = {}
         self._handed_on_envs: dict = {}  # (id(function), "handed-on") -> its parameters' values from its callers
         self._classes: Optional[dict] = None
+        self._own_class_keys: Optional[dict] = None
         self._hand_made: Optional[frozenset] = None  # see `_hand_made_members`
         self._global_assigned: Optional[dict] = None  # see `_global_rebindings`
         self._call_sites: dict = {}  # id(function) -> its call sites, or None when not all known
@@ -2047,15 +2048,22 @@ class SemanticModel:
         unchanged is what the caller's own callers give it (``evaluateInput(searcher)`` calling
         ``evaluate(searcher)``, called with ``searcher = GreedySearchDecoder(...)``)."""
         value = self.evaluate(arg, site.state, site.frame)
-        if (value.kind is Kind.UNKNOWN or value.weak) and site.frame.kind == "summary" and site.frame.skipped_summaries:
+        classless = value.kind is Kind.MODULE and value.ref is None and not value.weak
+        if (
+            (value.kind is Kind.UNKNOWN or value.weak or classless)
+            and site.frame.kind == "summary"
+            and site.frame.skipped_summaries
+        ):
             # The caller's summary did not follow the calls it met (`pred_cls, pred_reg, pred_obj =
-            # self.Prediction(featmap)`, then `self.MakeRoI(anchor, pred_reg, pred_obj)`): what it
-            # hands on is read from a flow of the caller that does, run only when asked.
+            # self.Prediction(featmap)`, then `self.MakeRoI(anchor, pred_reg, pred_obj)`; `model,
+            # acc = train_model(model, ...)` of a `-> Tuple[nn.Module, float]`): what it hands on is
+            # read from a flow of the caller that does, run only when asked.
             fuller = self._argument_in_full_flow(arg, site)
             if (
                 fuller is not None
                 and fuller.kind is not Kind.UNKNOWN
                 and not (fuller.weak and value.kind is not Kind.UNKNOWN)
+                and not (classless and (fuller.kind is not Kind.MODULE or fuller.ref is None))
             ):
                 value = fuller
         if (
@@ -3463,6 +3471,13 @@ class SemanticModel:
                 value = argument(index)
                 if value is not None and value.kind is not Kind.UNKNOWN:
                     items[i] = value
+            elif items[i].kind is Kind.MODULE and items[i].ref is None:
+                # `model: nn.Module` handed back (`return model, acc`): the very module the caller
+                # gave, of its class, in the mode the function left it in where it switched one
+                value = argument(index)
+                if value is not None and value.kind is Kind.MODULE and value.ref is not None:
+                    switched = items[i].roles & _MODULE_MODES
+                    items[i] = value.with_(roles=(value.roles & ~_MODULE_MODES) | switched) if switched else value
         return returned.with_(items=tuple(items))
 
     def _returned_parameters(self, fn: ast.AST, bound: bool = False):
@@ -4283,7 +4298,27 @@ class SemanticModel:
 
     # =========================================================================== classes
     def _class_key(self, node: ast.ClassDef) -> str:
-        return node.name
+        return self._separate_class_keys().get(id(node), node.name)
+
+    def _separate_class_keys(self) -> dict:
+        """Keys of their own (``MLP@18``) for a script's classes that a later definition of the
+        same name replaces with a class of another kind (a plain `class MLP:` over numpy arrays,
+        then `class MLP(nn.Module)` cells later): the instances made before the second one are the
+        first one's. A class defined again with bases of the same kind keeps the name as its key
+        (a notebook's `MnistModel` given a `validation_step`: the later definition is its instances')."""
+        keys = self._own_class_keys
+        if keys is None:
+            keys = self._own_class_keys = {}
+            by_name: dict = {}
+            for stmt in self.tree.body:
+                if isinstance(stmt, ast.ClassDef):
+                    by_name.setdefault(stmt.name, []).append(stmt)
+            for name, definitions in by_name.items():
+                last = definitions[-1]
+                for earlier in definitions[:-1]:
+                    if bool(earlier.bases) != bool(last.bases):
+                        keys[id(earlier)] = f"{name}@{earlier.lineno}"
+        return keys
 
     def _class_table(self) -> dict:
         if self._classes is not None:
@@ -4403,11 +4438,48 @@ class SemanticModel:
                     info.layers.add(sub.func.id)
         return info.layers
 
+    def _unused_layers(self, info: ClassInfo) -> set:
+        """The torch layer classes a module class builds only into attributes its code never reads
+        (``self.dropout = nn.Dropout(0.1)`` whose one use in ``forward`` is commented out): they
+        never run, and their mode changes nothing."""
+        nodes = list(walk(info.node))
+        read = {
+            sub.attr
+            for sub in nodes
+            if isinstance(sub, ast.Attribute)
+            and isinstance(sub.ctx, ast.Load)
+            and isinstance(sub.value, ast.Name)
+            and sub.value.id == "self"
+        }
+        # the calls stored into attributes of `self` nothing reads, by id
+        unread = {
+            id(sub.value)
+            for sub in nodes
+            if isinstance(sub, ast.Assign)
+            and all(
+                isinstance(t, ast.Attribute)
+                and isinstance(t.value, ast.Name)
+                and t.value.id == "self"
+                and t.attr not in read
+                for t in sub.targets
+            )
+        }
+        unused: set = set()
+        used: set = set()
+        for sub in nodes:
+            if not isinstance(sub, ast.Call):
+                continue
+            qual = self.imports.qualified_name(sub.func)
+            if qual is None or not qual.startswith("torch.nn.") or qual.startswith("torch.nn.functional."):
+                continue
+            (unused if id(sub) in unread else used).add(vocab.last_name(qual))
+        return unused - used
+
     def _class_has_layers(self, info: ClassInfo, names: frozenset, seen: set) -> Optional[bool]:
         if info.key in seen:
             return False
         seen.add(info.key)
-        layers = self._layers(info)
+        layers = self._layers(info) - self._unused_layers(info)
         if layers & names:
             return True
         classes = self._class_table()

@@ -3,7 +3,8 @@
 ## What it does
 Flags a call of a model inside `with torch.no_grad():` / `torch.inference_mode()` (or a
 function decorated with them) when the code shows all of:
-- the model's class has `Dropout` or `BatchNorm` layers (its own layers, those of the module
+- the model's class has `Dropout` or `BatchNorm` layers (its own layers, not one only stored in an
+  attribute its code never reads, those of the module
   classes it builds, of the file or of another file of the run: where two classes of the run
   share a name, the one its file imports; a torch layer, or a torchvision classification model:
   `resnet18(...)` holds batch norm, `vgg16(...)` dropout, and so does its `VGG` class built
@@ -131,6 +132,40 @@ class NoGradWithoutEval(Rule):
     function_names = ("torch.no_grad", "torch.inference_mode")
 
     valid = (
+        # A dropout layer built but never run (its one use in `forward` is commented out), beside a
+        # pretrained backbone of another library: no layer of the file's model changes with the mode.
+        Valid(
+            """
+            import torch
+            from torch import nn
+            from transformers import AutoModel
+
+
+            class Model(nn.Module):
+                def __init__(self, name):
+                    super().__init__()
+                    self.backbone = AutoModel.from_pretrained(name)
+                    self.dropout = nn.Dropout(0.1)
+                    self.head = nn.Linear(768, 2)
+
+                def forward(self, ids):
+                    out = self.backbone(ids)[0]
+                    # out = self.dropout(out)
+                    return self.head(out)
+
+
+            def predict(model, loader):
+                preds = []
+                with torch.no_grad():
+                    for ids in loader:
+                        preds.append(model(ids).argmax(-1))
+                return preds
+
+
+            model = Model("xlm-roberta-base")
+            print(predict(model, test_loader))
+            """
+        ),
         # Switched at the end of a chain of moves: `nn.Module.to` returns the module itself.
         Valid(
             """
@@ -426,6 +461,90 @@ class NoGradWithoutEval(Rule):
         ),
     )
     invalid = (
+        # The same model running its dropout layer.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            from transformers import AutoModel
+
+
+            class Model(nn.Module):
+                def __init__(self, name):
+                    super().__init__()
+                    self.backbone = AutoModel.from_pretrained(name)
+                    self.dropout = nn.Dropout(0.1)
+                    self.head = nn.Linear(768, 2)
+
+                def forward(self, ids):
+                    out = self.backbone(ids)[0]
+                    out = self.dropout(out)
+                    return self.head(out)
+
+
+            def predict(model, loader):
+                preds = []
+                with torch.no_grad():
+                    for ids in loader:
+                        preds.append(model(ids).argmax(-1))
+                return preds
+
+
+            model = Model("xlm-roberta-base")
+            print(predict(model, test_loader))
+            """,
+            line=23,
+            column=26,
+            message="`model` is evaluated under `no_grad` in training mode: its dropout layers still drop activations; "
+            "call `model.eval()` before evaluating (and `model.train()` to resume training)",
+        ),
+        # A model handed back by its training helper (`-> tuple[nn.Module, float]`-style `return model,
+        # loss`), then tested: the caller's module, of its class, never switched.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class ConvNetwork(nn.Module):
+                def __init__(self, dropout_rate=0.5):
+                    super().__init__()
+                    self.fc = nn.Linear(784, 10)
+                    self.dropout = nn.Dropout(dropout_rate)
+
+                def forward(self, x):
+                    return self.fc(self.dropout(x.flatten(1)))
+
+
+            def train_model(model: nn.Module, loader, optimizer):
+                for inputs, labels in loader:
+                    optimizer.zero_grad()
+                    loss = nn.functional.cross_entropy(model(inputs), labels)
+                    loss.backward()
+                    optimizer.step()
+                return model, loss.item()
+
+
+            def test_model(model: nn.Module, test_loader) -> float:
+                correct = 0
+                with torch.no_grad():
+                    for inputs, labels in test_loader:
+                        correct += (model(inputs).argmax(1) == labels).sum().item()
+                return correct
+
+
+            def sweep(train_loader, test_loader):
+                for rate in (0.1, 0.5, 0.9):
+                    model = ConvNetwork(dropout_rate=rate)
+                    optimizer = torch.optim.Adam(model.parameters())
+                    model, _ = train_model(model, train_loader, optimizer)
+                    print(rate, test_model(model, test_loader))
+            """,
+            line=28,
+            column=25,
+            message="`model` is evaluated under `no_grad` in training mode: its dropout layers still drop activations; "
+            "call `model.eval()` before evaluating (and `model.train()` to resume training)",
+        ),
         # The same module moved but never switched.
         Invalid(
             """
