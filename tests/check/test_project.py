@@ -2333,7 +2333,7 @@ def test_a_method_of_another_files_model_running_it_only_through_a_quiet_method_
 
 
 def test_twin_the_same_method_without_the_decorator_runs_the_model(tmp_path, capsys):
-    loud = DIFFUSION.replace("    @torch.inference_mode()\n", "")
+    loud = DIFFUSION.replace("        @torch.inference_mode()\n", "")
     found = findings(capsys, write(tmp_path, "ddpm.py", loud), write(tmp_path, "sample.py", SAMPLE_SCRIPT))
     assert any("sample.py:7" in line and "GG201" in line for line in found), found
 
@@ -3387,3 +3387,68 @@ def test_twin_an_attribute_the_base_class_stores_unannotated_is_not_known(tmp_pa
     sub = write(tmp_path, "greedy.py", AGENT_SUBCLASS)
     found = findings(capsys, base, sub)
     assert not any("GG201" in line for line in found), found
+
+
+FLOW_MODEL = """
+import torch
+from torch import nn
+
+
+class Coupling(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Linear(2, 2)
+
+    def inverse_flow(self, y):
+        return y - self.net(y)
+
+
+class Flow(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.prior = torch.distributions.Normal(torch.tensor(0.0), torch.tensor(1.0))
+        self.layers = nn.ModuleList([Coupling() for _ in range(4)])
+
+    def inverse(self, y):
+        x = y
+        for layer in reversed(self.layers):
+            x = layer.inverse_flow(x)
+        return x
+
+    def sample_from_prior(self, n):
+        return self.prior.sample((n, 2))
+"""
+
+FLOW_SCRIPT = """
+import torch
+from flow import Flow
+
+flow_model = Flow()
+optimizer = torch.optim.Adam(flow_model.parameters())
+for x in loader:
+    optimizer.zero_grad()
+    loss = flow_model.inverse(x).pow(2).mean()
+    loss.backward()
+    optimizer.step()
+flow_model.eval()
+z = flow_model.sample_from_prior(64)
+samples = flow_model.inverse(z).detach().cpu().numpy()
+"""
+
+
+def test_a_method_looping_over_held_layers_runs_the_model_of_another_file(tmp_path, capsys):
+    # `inverse` calls each layer of `self.layers` in a loop: it runs the flow; `sample_from_prior`,
+    # which the class shows, runs none of its layers
+    model = write(tmp_path, "flow.py", FLOW_MODEL)
+    script = write(tmp_path, "train.py", FLOW_SCRIPT)
+    found = findings(capsys, model, script)
+    assert any("train.py:14:11: GG201" in line for line in found), found
+    assert not any("train.py:13:" in line for line in found), found
+
+
+def test_twin_a_method_the_class_of_another_file_does_not_show_is_judged_by_its_name(tmp_path, capsys):
+    # (`predict` is not in the class: an `nn.Module` method or another's; its name says it runs)
+    model = write(tmp_path, "flow.py", FLOW_MODEL)
+    script = write(tmp_path, "train.py", FLOW_SCRIPT.replace("flow_model.inverse(z)", "flow_model.predict(z)"))
+    found = findings(capsys, model, script)
+    assert any("train.py:14:11: GG201" in line for line in found), found

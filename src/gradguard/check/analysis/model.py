@@ -1085,7 +1085,11 @@ class SemanticModel:
                 return None
             if method in fact.quiet_methods or (method in fact.training_methods and method not in fact.running_methods):
                 return False  # it turns grad off, or differentiates (`torch.autograd.grad`)
-            return True if method in fact.running_methods else None
+            if method in fact.running_methods:
+                return True
+            # a method the class shows that runs none of its layers (`sample_from_prior` drawing from
+            # a distribution it holds); one `nn.Module` provides is not known here
+            return False if method in fact.methods else None
         info = self._class_table().get(value.ref) if value.kind is Kind.MODULE and value.ref else None
         fn = self._method_of(info, method) if info is not None else None
         if fn is None:

@@ -980,10 +980,27 @@ def _running_methods(methods: dict, quiet: frozenset) -> frozenset:
         if "self(" in methods[name]
         or "self.forward(" in methods[name]
         or any(c not in methods and c not in vocab.MODULE_OWN_METHODS for c in called)  # a layer it holds
+        or _runs_held_layers(methods[name])
     }
     running = _callers_too(running, direct)
     running.discard("forward")
     return frozenset(running)
+
+
+# `for layer in reversed(self.layers):` (also `self.blocks[::-1]`, `enumerate(self.layers)`): the
+# loop variable holds each layer of a container the instance holds.
+_HELD_LAYER_LOOP_RE = re.compile(
+    r"^[ \t]*for\s+(?:\w+\s*,\s*)?(\w+)\s+in\s+(?:reversed\(|enumerate\()?self\.\w+\b", re.M
+)
+
+
+def _runs_held_layers(text: str) -> bool:
+    """Whether a method loops over a container of layers the instance holds and calls each one or
+    a method of it (``for layer in reversed(self.layers): x = layer.inverse_flow(x)``)."""
+    return any(
+        re.search(rf"\b{re.escape(match.group(1))}(?:\.\w+)?\s*\(", text[match.end() :]) is not None
+        for match in _HELD_LAYER_LOOP_RE.finditer(text)
+    )
 
 
 _MODULE_ANNOTATED_PARAMETER_RE = re.compile(r"[(,]\s*(\w+)\s*:\s*(?:torch\.)?(?:nn\.)?Module\b")
