@@ -419,6 +419,7 @@ class ClassInfo:
     methods: Optional[dict] = None  # name -> FunctionDef, filled on first use
     keeps_only_plain_values: Optional[bool] = None  # `project.holds_no_parameters` of its text, on first use
     freezes_itself: Optional[bool] = None  # `project.class_freezes_itself` of its text, on first use
+    unused_layers: Optional[set] = None  # `SemanticModel._unused_layers`, on first use
 
 
 @dataclass
@@ -4446,6 +4447,8 @@ class SemanticModel:
         """The torch layer classes a module class builds only into attributes its code never reads
         (``self.dropout = nn.Dropout(0.1)`` whose one use in ``forward`` is commented out): they
         never run, and their mode changes nothing."""
+        if info.unused_layers is not None:
+            return info.unused_layers
         nodes = list(walk(info.node))
         read = {
             sub.attr
@@ -4477,7 +4480,8 @@ class SemanticModel:
             if qual is None or not qual.startswith("torch.nn.") or qual.startswith("torch.nn.functional."):
                 continue
             (unused if id(sub) in unread else used).add(vocab.last_name(qual))
-        return unused - used
+        info.unused_layers = unused - used
+        return info.unused_layers
 
     def _class_has_layers(self, info: ClassInfo, names: frozenset, seen: set) -> Optional[bool]:
         if info.key in seen:

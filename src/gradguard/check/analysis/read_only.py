@@ -1400,8 +1400,6 @@ def _copied_into_a_detached_buffer(own: list, wanted: set, qualified_name) -> di
         buffer = node.targets[0].id  # type: ignore[attr-defined]
         writes = []
         for sub in own:
-            if type(sub) is ast.Name and sub.id == buffer and sub is not node.targets[0]:  # type: ignore[attr-defined]
-                continue
             if type(sub) is ast.Assign and any(
                 type(t) is ast.Subscript and type(t.value) is ast.Name and t.value.id == buffer
                 for t in sub.targets  # type: ignore[attr-defined]

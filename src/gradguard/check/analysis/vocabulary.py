@@ -587,6 +587,9 @@ MODULE_RETURNING_METHODS = _words(
     """to cuda cpu eval train float half double bfloat16 requires_grad_ type xpu mps share_memory
     to_empty apply"""
 )
+# Of those, the ones that move or cast the module and keep its mode (`model.to(device).eval()`
+# switches `model`).
+MODULE_MOVES = _words("to cuda cpu float double half bfloat16 type")
 # Methods of a module that return its parameters.
 PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
 # Methods whose call never runs a model's forward: a module's own methods, a tensor's, and

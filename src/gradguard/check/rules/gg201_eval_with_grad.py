@@ -334,6 +334,7 @@ from gradguard.check.analysis.vocabulary import (
     LIST_ADDING_METHODS,
     LOSS_FUNCTIONS,
     LOSS_MODULES,
+    MODULE_CONTAINERS,
     MODULE_OWN_METHODS,
     NOT_MODEL_METHODS,
     READING_BUILTINS,
@@ -529,6 +530,7 @@ class _State:
     function_spans: Optional[list] = None  # sorted (start, end) of the file's outermost functions
     module_level_loads: Optional[dict] = None  # `_module_level_loads`
     phase_calls: dict = field(default_factory=dict)  # id(function) -> `_evaluation_phase_call`
+    method_calls: Optional[dict] = None  # method name -> ids of the file's calls `x.<name>(...)`
 
 
 def _loader_name(expr: ast.AST) -> Optional[str]:
@@ -2121,14 +2123,13 @@ def _method_called_elsewhere(ctx, function: ast.AST, sites: list) -> bool:
     name = getattr(function, "name", None)
     if name is None or not any(isinstance(s, ast.ClassDef) for s in ctx.model.enclosing(function)[1:]):
         return False
-    known = {id(site.call) for site in sites}
-    return any(
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == name
-        and id(node) not in known
-        for node in walk_in_order(ctx.tree)
-    )
+    state = ctx.state(_State)
+    if state.method_calls is None:
+        state.method_calls = {}
+        for node in walk_in_order(ctx.tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                state.method_calls.setdefault(node.func.attr, set()).add(id(node))
+    return bool(state.method_calls.get(name, set()) - {id(site.call) for site in sites})
 
 
 def _class_trained_elsewhere(ctx, construction: ast.Call) -> bool:
@@ -2335,17 +2336,7 @@ def _new_torch_layer(ctx, construction: ast.Call) -> bool:
 
 
 # torch's modules built from other modules: what they hold may be trained.
-_MODULE_HOLDING_LAYERS = frozenset(
-    {
-        "Sequential",
-        "ModuleList",
-        "ModuleDict",
-        "DataParallel",
-        "DistributedDataParallel",
-        "ParameterList",
-        "ParameterDict",
-    }
-)
+_MODULE_HOLDING_LAYERS = MODULE_CONTAINERS | {"DataParallel", "DistributedDataParallel"}
 
 
 def _given_weights(ctx, value: ast.Call, line: int) -> bool:

@@ -103,6 +103,7 @@ from gradguard.check.analysis.vocabulary import (
     BATCHNORM_MODULES,
     DROPOUT_MODULES,
     EVALUATION_FUNCTION_WORDS,
+    MODULE_MOVES,
     SHAPE_FACTORIES,
     TRAIN_MODE_MODULES,
 )
@@ -1027,14 +1028,10 @@ def _unmoved(receiver: ast.expr) -> ast.expr:
     while (
         isinstance(receiver, ast.Call)
         and isinstance(receiver.func, ast.Attribute)
-        and receiver.func.attr in _MODULE_MOVES
+        and receiver.func.attr in MODULE_MOVES
     ):
         receiver = receiver.func.value
     return receiver
-
-
-# `nn.Module` methods that move or cast the module in place and return it.
-_MODULE_MOVES = frozenset({"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "type"})
 
 
 def _trained_in_region(ctx, call: ast.Call, shown: str) -> bool:
