@@ -29,6 +29,9 @@ Modes:
 - ``torchfix``: the ``torchfix --jobs 1`` command (PyPI) on an evenly spaced sample of the same
   files (150 by default: it is about 150x slower), against the in-process check of that sample;
 - ``start-up``: ``gradguard check`` on one small file, and ``python -c pass`` for reference;
+  also ``start-up, no bytecode``: the same where Python may neither read nor write compiled
+  modules (``PYTHONDONTWRITEBYTECODE=1``, an empty ``PYTHONPYCACHEPREFIX``), as in containers
+  that set that variable: every module of the checker is compiled again at each start;
 - ``pyflakes``: read + decode + parse + ``pyflakes.checker.Checker`` per file, in-process (a
   one-pass checker of scopes and bindings, with no flow analysis: a reference for what any
   checker in Python that builds a model of the code costs above the parse; skipped when
@@ -64,6 +67,23 @@ from gradguard.check.run.pipeline import fewer_collections, run  # noqa: E402
 from tools.corpus import corpus_files, default_corpus  # noqa: E402
 
 GRADGUARD = [sys.executable, "-m", "gradguard"]
+# Subprocesses read and write compiled modules in a folder of this run (``bytecode_env``), as an
+# installed package does (pip compiles its modules when it installs them), whatever this
+# environment's PYTHONDONTWRITEBYTECODE says.
+SUBPROCESS_ENV: dict = dict(os.environ)
+
+
+def bytecode_env(prefix: Path, write: bool = True) -> dict:
+    """This environment with compiled modules kept under ``prefix`` (``write``: written there
+    on first import, read after), or never written (``write=False``: with an empty ``prefix``,
+    every module is compiled at each start)."""
+    env = dict(os.environ)
+    env["PYTHONPYCACHEPREFIX"] = str(prefix)
+    if write:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+    else:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
 
 
 def parsed_files(files: list) -> Iterator[tuple]:
@@ -122,6 +142,7 @@ def cli(files_arg: list, *flags: str) -> None:
         stdout=subprocess.DEVNULL,
         check=True,
         cwd=tempfile.gettempdir(),
+        env=SUBPROCESS_ENV,
     )
 
 
@@ -168,6 +189,18 @@ def main(argv=None) -> int:
     list_file = work / "files.txt"
     list_file.write_text("\n".join(files))
     config = ["--config", str(work / "pyproject.toml")]
+    SUBPROCESS_ENV.clear()
+    SUBPROCESS_ENV.update(bytecode_env(work / "pycache"))
+    small = work / "small.py"
+    small.write_text("import torch\n\nwith torch.no_grad():\n    y = 1\n")
+    # compile every module of the checker into the run's bytecode folder before any timing
+    subprocess.run(
+        [*GRADGUARD, "check", "-q", "--no-cache", *config, str(small)],
+        stdout=subprocess.DEVNULL,
+        check=True,
+        env=SUBPROCESS_ENV,
+    )
+    no_bytecode = bytecode_env(work / "no-pycache", write=False)
 
     print(f"corpus: {', '.join(map(str, paths))}")
     print(
@@ -209,8 +242,6 @@ def main(argv=None) -> int:
             flush=True,
         )
 
-    small = work / "small.py"
-    small.write_text("import torch\n\nwith torch.no_grad():\n    y = 1\n")
     for _ in range(10):
         record("python -c pass", timed(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True)))
         record(
@@ -220,6 +251,18 @@ def main(argv=None) -> int:
                     [*GRADGUARD, "check", "-q", "--no-cache", *config, str(small)],
                     stdout=subprocess.DEVNULL,
                     check=True,
+                    env=SUBPROCESS_ENV,
+                )
+            ),
+        )
+        record(
+            "start-up, no bytecode",
+            timed(
+                lambda: subprocess.run(
+                    [*GRADGUARD, "check", "-q", "--no-cache", *config, str(small)],
+                    stdout=subprocess.DEVNULL,
+                    check=True,
+                    env=no_bytecode,
                 )
             ),
         )
@@ -254,7 +297,7 @@ def main(argv=None) -> int:
     print()
     print(f"{'mode':34} {'wall s':>8} {'CPU s':>8} {'CPU ms/1k lines':>16} {'runs':>5}")
     for name in med:
-        if name in ("python -c pass", "start-up (1 small file)"):
+        if name in ("python -c pass", "start-up (1 small file)", "start-up, no bytecode"):
             per = ""
         elif "torchfix" in name:
             per = f"{1000 * cpu[name] / (tf_lines / 1000):16.2f}"
@@ -298,6 +341,9 @@ def main(argv=None) -> int:
     print(
         f"  start-up, 1 small file, wall         {med['start-up (1 small file)']:6.3f} s  (< 0.2 s; python -c pass: "
         f"{med['python -c pass']:.3f} s)"
+    )
+    print(
+        f"  start-up, no bytecode, wall          {med['start-up, no bytecode']:6.3f} s  (every module compiled at each start)"
     )
     if torchfix_note:
         print(f"  torchfix: {torchfix_note}")

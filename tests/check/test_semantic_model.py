@@ -2758,6 +2758,33 @@ def test_twin_a_nested_function_of_a_function_also_called_with_grad_on_runs_with
     assert mode is GradMode.ENABLED
 
 
+CLOSURE = """
+import torch.nn as nn
+
+class Actor(nn.Module):
+    def forward(self, x):
+        return x
+
+def evaluate(actor, env):
+    def policy(state):
+        return actor(state)  # <- actor
+    return policy(env.reset())
+
+{calls}
+"""
+
+
+def test_a_free_name_of_a_nested_function_holds_what_the_callers_hand_the_enclosing_one():
+    # `policy` reads `actor` from `evaluate`, whose only caller hands it a module of the file
+    value, _ = ask(CLOSURE.format(calls="evaluate(Actor(), env)"))
+    assert value.kind is Kind.MODULE and value.ref == "Actor"
+
+
+def test_twin_a_free_name_of_a_nested_function_of_an_uncalled_function_stays_unknown():
+    value, _ = ask(CLOSURE.format(calls=""))
+    assert value.kind is Kind.UNKNOWN
+
+
 # -- dicts written with string keys -----------------------------------------------------------
 def test_a_dict_with_string_keys_keeps_each_keys_value():
     # `criterions["cls"]` is the parameterless loss, not the join with the KD module

@@ -393,11 +393,10 @@ class ScopeUses:
         return found
 
 
-# A `torch.distributions` object built from tensors, and its methods that compute from them.
-_DISTRIBUTION = "torch.distributions"
 # What `torch.load(path)` gives: a state dict, a tensor or a whole pickled model, not known until
 # the code uses it (called, it is the model: `net = torch.load("net.pt").cuda()`, then `net(x)`).
 _LOADED = Value(Kind.UNKNOWN, ref="torch.load")
+# A `torch.distributions` object's methods that compute from the tensors it was built from.
 _DISTRIBUTION_GRAPH_METHODS = frozenset({"log_prob", "entropy", "rsample", "cdf", "icdf", "perplexity"})
 
 # A member named `backward` / `grad` of a class (a method, or an attribute set on `self`) shows
@@ -2537,7 +2536,9 @@ class SemanticModel:
             if parent.is_module:
                 return self._global_value(name)
             if parent.is_function and parent.binds(name):
-                outer = self._summary_frame(parent.node) if not isinstance(parent.node, ast.Lambda) else None
+                # the enclosing function's flow with what its callers hand it (`def evaluate(actor):
+                # def policy(s): return actor(s)`, `evaluate(agent.actor)`)
+                outer = self._query_frame(parent.node) if not isinstance(parent.node, ast.Lambda) else None
                 if outer is None or outer.flow is None:
                     return UNKNOWN
                 location = self._where(node)
@@ -3438,7 +3439,7 @@ class SemanticModel:
         if (
             kind is Kind.OTHER
             and (callee.ref or "").startswith(("torch.", *vocab.TEACHING_PACKAGES))
-            and callee.ref != _DISTRIBUTION
+            and callee.ref != vocab.DISTRIBUTION
         ):
             return self._library_call(callee.ref, node, args, state, frame)  # type: ignore[arg-type]
         if kind is Kind.OTHER and (callee.ref or "").startswith(RUN_FUNCTION):
@@ -3992,7 +3993,7 @@ class SemanticModel:
         if qual.startswith("torch.distributions.") and last[:1].isupper():
             # `Categorical(logits=out)`: its `log_prob`/`entropy`/`rsample` carry `out`'s graph
             values = [*args, *(self.evaluate(k.value, state, frame) for k in node.keywords)]
-            return Value(Kind.OTHER, self._combine_grad(values, state.mode), ref=_DISTRIBUTION)
+            return Value(Kind.OTHER, self._combine_grad(values, state.mode), ref=vocab.DISTRIBUTION)
         namespace_ok = qual.startswith(vocab.TENSOR_NAMESPACES) or qual.count(".") == 1
         if not namespace_ok:
             return UNKNOWN
@@ -4112,7 +4113,7 @@ class SemanticModel:
             # expression); not on an object made right there (`getattr(models, name)().eval()`,
             # whose model may never be trained or loaded)
             return Value(Kind.MODULE, Grad.NO, Role.EVALUATING)
-        if kind is Kind.OTHER and receiver.ref == _DISTRIBUTION:
+        if kind is Kind.OTHER and receiver.ref == vocab.DISTRIBUTION:
             if method in ("sample", "sample_n", "enumerate_support"):
                 return tensor(Grad.NO)  # drawn without a graph (`rsample` keeps one)
             if method in _DISTRIBUTION_GRAPH_METHODS:

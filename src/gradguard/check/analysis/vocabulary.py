@@ -383,6 +383,8 @@ GRAD_DROPPING = _words(
     stride data_ptr nelement is_contiguous equal allclose any all byte char short multinomial
     searchsorted bucketize"""
 )
+# What the semantic model calls a `torch.distributions` object built from tensors (its `ref`).
+DISTRIBUTION = "torch.distributions"
 # Methods of torch.distributions that draw under `no_grad` (tensors have none of that name): what a
 # model's output that is a distribution hands back from them holds no graph (``rsample`` does).
 SAMPLING_METHODS = frozenset({"sample", "sample_n"})

@@ -327,6 +327,7 @@ from gradguard.check.analysis.steps import (
 )
 from gradguard.check.analysis.values import RUN_FUNCTION, Grad, Kind, Role, Split
 from gradguard.check.analysis.vocabulary import (
+    DISTRIBUTION,
     GRAPH_ENDING_METHODS,
     INDEX_RESULTS,
     LIGHTNING_EVALUATION_HOOK_PREFIXES,
@@ -899,7 +900,8 @@ def _runs_a_module_it_is_handed(ctx, call: ast.Call, definitions: list) -> bool:
     model, device)`` of ``def calc_loss_batch(x, y, model, device): return loss_fn(model(x), y)``
     is a model call, as ``model(x)`` would be. Not a function that backpropagates, steps an
     optimizer or yields (a training step), nor one whose result holds no graph (it reads the
-    output, or runs the model without grad)."""
+    output, or runs the model without grad). A distribution made from the output carries its
+    graph as a tensor would (``def get_policy(net, obs): return Categorical(logits=net(obs))``)."""
     if len(definitions) != 1:
         return False
     fn = definitions[0]
@@ -920,7 +922,7 @@ def _runs_a_module_it_is_handed(ctx, call: ast.Call, definitions: list) -> bool:
     if summary.trains or summary.generator:
         return False
     result = ctx.model.value(call)
-    return result.kind is Kind.TENSOR and result.grad is not Grad.NO
+    return (result.kind is Kind.TENSOR or result.ref == DISTRIBUTION) and result.grad is not Grad.NO
 
 
 def _grad_off_by_argument(ctx, call: ast.Call, fn: ast.AST) -> bool:
@@ -4172,6 +4174,37 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # REINFORCE keeping each step's `log_prob` of the distribution a helper builds from the
+        # policy's output: the loss backpropagates through those graphs.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            from torch.distributions import Categorical
+
+
+            def get_policy(policy_net, obs):
+                return Categorical(logits=policy_net(obs))
+
+
+            def train(env, episodes=10):
+                policy_net = nn.Sequential(nn.Linear(4, 32), nn.ReLU(), nn.Linear(32, 2))
+                optimizer = torch.optim.Adam(policy_net.parameters(), lr=1e-2)
+                for episode in range(episodes):
+                    log_probs, rewards = [], []
+                    s, done = env.reset(), False
+                    while not done:
+                        dist = get_policy(policy_net, torch.tensor(s, dtype=torch.float32))
+                        a = dist.sample()
+                        log_probs.append(dist.log_prob(a))
+                        s, r, done, _ = env.step(a.item())
+                        rewards.append(r)
+                    loss = -(torch.stack(log_probs) * sum(rewards)).sum()
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+            """
+        ),
         # A new torch layer shown on made-up features in a notebook that trains another model:
         # a demo of the layer, whose weights are random.
         Valid(
@@ -7617,6 +7650,94 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A REINFORCE rollout through a helper that builds a `Categorical` from the policy's output:
+        # the action is only sampled and read, and the loss runs the policy again on the batch.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            from torch.distributions import Categorical
+
+
+            def get_policy(policy_net, obs):
+                return Categorical(logits=policy_net(obs))
+
+
+            def train(env, episodes=10):
+                policy_net = nn.Sequential(nn.Linear(4, 32), nn.ReLU(), nn.Linear(32, 2))
+                optimizer = torch.optim.Adam(policy_net.parameters(), lr=1e-2)
+                for episode in range(episodes):
+                    obs_buf, act_buf, rewards = [], [], []
+                    s, done = env.reset(), False
+                    while not done:
+                        obs_buf.append(s)
+                        dist = get_policy(policy_net, torch.tensor(s, dtype=torch.float32))
+                        a = dist.sample()
+                        s, r, done, _ = env.step(a.item())
+                        act_buf.append(a.item())
+                        rewards.append(r)
+                    obs = torch.tensor(obs_buf, dtype=torch.float32)
+                    acts = torch.tensor(act_buf)
+                    loss = -(get_policy(policy_net, obs).log_prob(acts) * sum(rewards)).mean()
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+            """,
+            line=18,
+            column=20,
+            message="`get_policy(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
+            "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; "
+            "run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # An RL evaluation's policy defined inside `evaluate`: `actor` is what the callers hand
+        # `evaluate`, a module of the file, and the action it gives is only read.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            import torch.nn as nn
+
+
+            class Actor(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.l1 = nn.Linear(3, 1)
+
+                def forward(self, x):
+                    return self.l1(x)
+
+
+            def evaluate(actor, env, n_episodes=1):
+                def policy(state):
+                    state = torch.FloatTensor(state.reshape(-1))
+                    action = actor(state).cpu().data.numpy().flatten()
+                    return np.clip(action, -1, 1)
+
+                score = 0
+                for _ in range(n_episodes):
+                    obs, done = env.reset(), False
+                    while not done:
+                        obs, reward, done, _ = env.step(policy(obs))
+                        score += reward
+                return score
+
+
+            def train(env):
+                actor = Actor()
+                optimizer = torch.optim.Adam(actor.parameters())
+                for step in range(10):
+                    loss = actor(torch.randn(3)).sum()
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    print(evaluate(actor, env))
+            """,
+            line=18,
+            column=18,
+            message="`actor(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, "
+            "wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A course notebook's helpers: the model moved by `to_device` (a list item by item, or
         # else `data.to(device)`), its `validation_step` and `validation_epoch_end` given by a base
         # class, `evaluate` with no `no_grad`.
