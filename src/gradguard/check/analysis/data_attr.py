@@ -85,12 +85,13 @@ _INIT_READS = frozenset(
 # Attributes that hold tensors on every torch module that has them.
 TENSOR_ATTRIBUTES = frozenset({"running_mean", "running_var"})
 # Receivers whose `.data` is a field holding a tensor, not `Tensor.data`: datasets
-# (torchvision's `MNIST(...).data` is a tensor), loaders, batches, records, configs.
+# (torchvision's `MNIST(...).data` is a tensor), loaders, batches, records, configs. A record is
+# `item` or `items` alone: `test_items`, `neg_items` are a recommender's item ids.
 _CONTAINER_RE = re.compile(
     r"(?:data|dataset|datasets|set|sets|loader|batch|batches|sample|samples|packed|seq|sequence|args|cfg"
-    r"|config|conf|hparams|response|resp|request|event|msg|record|records|item|items|ctx|obj|node|graph"
+    r"|config|conf|hparams|response|resp|request|event|msg|record|records|ctx|obj|node|graph"
     r"|mnist|cifar|cifar10|cifar100|imagenet|svhn|coco|voc)$"
-    r"|^(?:self|cls|ds|opt|opts)$",
+    r"|^(?:self|cls|ds|opt|opts|item|items)$",
     re.I,
 )
 # Names of images, often numpy arrays (whose `.data` is a memoryview): a `.data` read from one is
@@ -238,8 +239,16 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool, written: bool = 
         followed_by_tensor_method and isinstance(recv, ast.Name) and recv.id in _arithmetic_parameters(ctx)
     ):
         return False
-    if not written and any(h in ctx.source.text for h in _PACKED_HINTS):
-        return False
+    if (
+        not written
+        and any(h in ctx.source.text for h in _PACKED_HINTS)
+        and not (
+            isinstance(recv, ast.Subscript)
+            and isinstance(recv.value, ast.Name)
+            and recv.value.id in _names_with_tensor_items(ctx, computed=True)
+        )
+    ):
+        return False  # a file that packs sequences: unless torch computed it, it may be a PackedSequence
     if isinstance(recv, ast.Name) and _annotated_non_tensor(ctx, recv.id):
         return False
     if ctx.text(recv) in _optional_data_receivers(ctx):
@@ -331,15 +340,17 @@ def _names_with_tensor_chains(ctx) -> frozenset:
     return found
 
 
-def _names_with_tensor_items(ctx) -> frozenset:
+def _names_with_tensor_items(ctx, computed: bool = False) -> frozenset:
     """Names ``d`` the current scope assigns items of as tensors (``d[k] = p.clone()``,
     ``d[k] = torch.zeros(3)``): a value the model knows to be a tensor, or the result of a
-    method only tensors have (cached per scope)."""
+    method only tensors have (cached per scope). ``computed``: only items the model knows to be
+    tensors computed by torch, not a model's output of unknown kind (``d[k] = F.log_softmax(out,
+    dim=1)``; an RNN's output may be a ``PackedSequence``, which has ``cpu()`` too)."""
     scope = ctx.scope
     key = ("gg-tensor-items", id(scope))
     found = ctx.cache.get(key)
     if found is None:
-        names = set()
+        names, computed_names = set(), set()
         for node in own_nodes(scope):
             if (
                 type(node) is ast.Assign
@@ -347,11 +358,14 @@ def _names_with_tensor_items(ctx) -> frozenset:
                 and type(node.targets[0]) is ast.Subscript  # type: ignore[attr-defined]
                 and type(node.targets[0].value) is ast.Name  # type: ignore[attr-defined]
             ):
-                value = node.value  # type: ignore[attr-defined]
-                if _tensor_chain(value) or ctx.model.value(value).kind is Kind.TENSOR:
-                    names.add(node.targets[0].value.id)  # type: ignore[attr-defined]
-        found = ctx.cache[key] = frozenset(names)
-    return found
+                name = node.targets[0].value.id  # type: ignore[attr-defined]
+                value = ctx.model.value(node.value)  # type: ignore[attr-defined]
+                if value.kind is Kind.TENSOR and not value.weak:
+                    computed_names.add(name)
+                if _tensor_chain(node.value) or value.kind is Kind.TENSOR:  # type: ignore[attr-defined]
+                    names.add(name)
+        found = ctx.cache[key] = (frozenset(names), frozenset(computed_names))
+    return found[1] if computed else found[0]
 
 
 def _tensor_chain(node: ast.AST) -> bool:

@@ -2536,10 +2536,7 @@ class SemanticModel:
             if parent.is_module:
                 return self._global_value(name)
             if parent.is_function and parent.binds(name):
-                # the enclosing function's flow with what its callers hand it (`def evaluate(actor):
-                # def policy(s): return actor(s)`, `evaluate(agent.actor)`)
-                outer = self._query_frame(parent.node) if not isinstance(parent.node, ast.Lambda) else None
-                if outer is None or outer.flow is None:
+                if isinstance(parent.node, ast.Lambda):
                     return UNKNOWN
                 location = self._where(node)
                 stmt = None
@@ -2547,13 +2544,23 @@ class SemanticModel:
                     index = location.enclosing.index(parent.node)
                     if index + 1 < len(location.enclosing):
                         stmt = location.enclosing[index + 1]  # the statement of the outer body holding it
-                before = outer.flow.before.get(id(stmt)) if stmt is not None else None
-                if before is None:
+                if stmt is None:
                     return UNKNOWN
-                return before.env.get(name, UNKNOWN)
+                found = self._value_before(self._summary_frame(parent.node), stmt, name)
+                if found.kind is Kind.UNKNOWN:
+                    # unknown without the enclosing function's callers: what they hand it
+                    # (`def evaluate(actor): def policy(s): return actor(s)`, `evaluate(agent.actor)`)
+                    found = self._value_before(self._query_frame(parent.node), stmt, name)
+                return found
             node = parent.node
             parent = parent.parent
         return UNKNOWN
+
+    @staticmethod
+    def _value_before(frame: Optional[Frame], stmt: ast.AST, name: str) -> Value:
+        """What ``name`` holds in ``frame``'s flow before ``stmt`` (unknown where not run)."""
+        before = frame.flow.before.get(id(stmt)) if frame is not None and frame.flow is not None else None
+        return before.env.get(name, UNKNOWN) if before is not None else UNKNOWN
 
     def _global_value(self, name: str) -> Value:
         frame = self._frames.get((id(self.tree), "module-first"))

@@ -32,7 +32,10 @@ are GG102. Attributes that merely happen to be called `data` (`dataset.data`, `a
 `batch["image"].data`, `self.data` on your own classes, `torch.utils.data`) are not flagged
 (a parameter named like a record is a tensor where its function divides, subtracts or
 multiplies it and a method only tensors have follows its `.data`: `batch.data.new(mean)` beside
-`batch / 255.0`), nor
+`batch / 255.0`; `item` or `items` alone is a record, `test_items` of a recommender is not), nor a
+`.data` of a value not known to be a tensor in a file that packs sequences (a `PackedSequence`'s
+field), unless it is an item of a dict the scope fills with tensors torch computes
+(`outputs[key] = F.log_softmax(out, dim=1)`, then `outputs[key].data.topk(k)`), nor
 are the values of a hand-made autograd class (a micrograd `Value`, with `backward` and `grad`
 members) of the file or of a file of the run it imports, where `.grad` and `.backward()` say
 nothing of tensors. Nor is the `.data` a tensor's own new `.data` is made from
@@ -155,6 +158,35 @@ class TensorDataRead(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # A value named `items` alone may be a record, whose `.data` is its own field.
+        Valid(
+            """
+            import torch
+
+
+            def item_ids(model, users, records):
+                items = records.cuda()
+                scores = model(users.cuda(), items)
+                return items.data.view(-1).tolist()
+            """
+        ),
+        # In a file that packs sequences, an item of a dict filled with a recurrent layer's output
+        # may be a `PackedSequence`, whose `.data` is a field.
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch.nn.utils.rnn import pack_padded_sequence
+
+
+            def beam_step(rnn, inputs, lengths):
+                outputs = {}
+                for key in inputs:
+                    outputs[key] = rnn(pack_padded_sequence(inputs[key], lengths[key]))[0]
+                    top = outputs[key].data.cpu()
+                return top
+            """
+        ),
         # numpy's `max` takes arrays, whose `.data` is a memoryview; a record's `data` field indexed
         # and cloned may be a tensor held by a record, not `Tensor.data`.
         Valid(
@@ -427,6 +459,76 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # A recommender's item ids, moved to the GPU and given to the model: a tensor, whatever
+        # its name ends with.
+        Invalid(
+            """
+            import torch
+
+
+            def item_ids(model, users, items):
+                test_items = items.cuda()
+                scores = model(users.cuda(), test_items)
+                return test_items.data.view(-1).tolist()
+            """,
+            line=7,
+            column=12,
+            message="`test_items.data` reads the tensor without autograd's version counter; `test_items.detach()` reads "
+            "the same values and keeps in-place checks",
+            fixed="""
+            import torch
+
+
+            def item_ids(model, users, items):
+                test_items = items.cuda()
+                scores = model(users.cuda(), test_items)
+                return test_items.detach().view(-1).tolist()
+            """,
+        ),
+        # A beam search's scores kept in a dict the loop fills with `F.log_softmax(...)`: tensors
+        # torch computes, in a file whose encoder packs sequences.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch.nn.utils.rnn import pack_padded_sequence
+
+
+            def encode(rnn, x, lengths):
+                return rnn(pack_padded_sequence(x, lengths))
+
+
+            def beam_step(decoder, inputs, hidden, width):
+                outputs = {}
+                for key in inputs:
+                    out, hidden[key] = decoder(inputs[key], hidden[key])
+                    outputs[key] = F.log_softmax(out, dim=1)
+                    top = outputs[key].data.topk(width)
+                return top
+            """,
+            line=15,
+            column=15,
+            message="`outputs[key].data` reads the tensor without autograd's version counter; `outputs[key].detach()` "
+            "reads the same values and keeps in-place checks",
+            fixed="""
+            import torch
+            import torch.nn.functional as F
+            from torch.nn.utils.rnn import pack_padded_sequence
+
+
+            def encode(rnn, x, lengths):
+                return rnn(pack_padded_sequence(x, lengths))
+
+
+            def beam_step(decoder, inputs, hidden, width):
+                outputs = {}
+                for key in inputs:
+                    out, hidden[key] = decoder(inputs[key], hidden[key])
+                    outputs[key] = F.log_softmax(out, dim=1)
+                    top = outputs[key].detach().topk(width)
+                return top
+            """,
+        ),
         # A criterion's loss indexed after `.data`, its shape not shown: `.detach()[0]` would
         # keep the IndexError of a 0-dim loss; `.item()` reads the one value either way.
         Invalid(
