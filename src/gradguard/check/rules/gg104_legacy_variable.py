@@ -2,7 +2,11 @@
 
 ## What it does
 Flags calls of `torch.autograd.Variable` under any import spelling
-(`from torch.autograd import Variable`, `torch.autograd.variable.Variable`, aliases).
+(`from torch.autograd import Variable`, `torch.autograd.variable.Variable`, aliases). A call of a
+function of the file that hands its arguments on to `Variable` (`Variable = lambda *a, **k:
+autograd.Variable(*a, **k).cuda()`) is reported without a fix; a `def Variable(data, *args,
+**kwargs)` that shadows the import and does more than hand them on (a move to the GPU) is the
+file's own function: only the legacy call inside it is reported.
 
 ## Why is this bad?
 Since torch 0.4 tensors carry autograd state themselves and `Variable` is kept only for old
@@ -50,6 +54,7 @@ comments inside get no fix. The `Variable` import is left in place.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import Optional
 
@@ -71,19 +76,24 @@ class _State:
     wrappers: Optional[frozenset] = None  # `_wrappers`, found on first use
 
 
+# `Variable(` with `*args` among its arguments: `Variable(*a, **k)`, `Variable(data, *args, **kwargs)`.
+_FORWARDING_VARIABLE_RE = re.compile(r"Variable\([^()]*\*")
+
+
 def _wrappers(ctx) -> frozenset:
     """Names the module binds to a function or lambda whose text hands ``*args`` to
-    ``Variable``: the only calls that may be wrapped ``Variable`` calls."""
+    ``Variable``: the only calls that may be wrapped ``Variable`` calls (also a ``def
+    Variable(data, *args, **kwargs)`` that shadows the import it wraps)."""
     state = ctx.state(_State)
     if state.wrappers is None:
         found = set()
-        if "Variable(*" in ctx.source.text:
+        if _FORWARDING_VARIABLE_RE.search(ctx.source.text):
             for stmt in ctx.tree.body:
                 if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    if "Variable(*" in ctx.text(stmt):
+                    if _FORWARDING_VARIABLE_RE.search(ctx.text(stmt)):
                         found.add(stmt.name)
                 elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Lambda):
-                    if "Variable(*" in ctx.text(stmt.value):
+                    if _FORWARDING_VARIABLE_RE.search(ctx.text(stmt.value)):
                         found.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
         state.wrappers = frozenset(found)
     return state.wrappers
@@ -151,6 +161,36 @@ class LegacyVariable(Rule):
         ),
     )
     invalid = (
+        # A `def Variable(...)` that shadows the import and moves to the GPU: its own
+        # `autograd.Variable(...)` is the legacy call; the calls of the file's function are not
+        # (dropping them would drop the move).
+        Invalid(
+            """
+            import torch
+            import torch.autograd as autograd
+            from torch.autograd import Variable
+
+            USE_CUDA = torch.cuda.is_available()
+
+
+            def Variable(data, *args, **kwargs):
+                var = autograd.Variable(data, *args, **kwargs)
+                if USE_CUDA:
+                    var = var.cuda()
+                return var
+
+
+            def penalty(fisher, optpar, params):
+                loss = Variable(torch.zeros(1))
+                for name, param in params:
+                    loss += (Variable(fisher[name]) * (Variable(optpar[name]) - param) ** 2).sum()
+                return loss
+            """,
+            line=9,
+            column=11,
+            message="`Variable(...)` is a legacy wrapper: it returns a detached tensor that shares memory with its "
+            "input (like `.detach()`); use tensors directly",
+        ),
         # Labels only a loss module (`from torch.nn import *`) and a read of their values take: no
         # model runs on them.
         Invalid(
@@ -436,7 +476,9 @@ class LegacyVariable(Rule):
         if not isinstance(func, ast.Name) and not (isinstance(func, ast.Attribute) and func.attr == "Variable"):
             return  # `autograd.Variable(...)` is spelt so; a wrapper or alias is a plain name
         wrapper = None
-        if ctx.imports.qualified_name(func) not in _VARIABLE_NAMES:
+        if ctx.imports.qualified_name(func) not in _VARIABLE_NAMES or (
+            isinstance(func, ast.Name) and func.id in _wrappers(ctx)  # a `def Variable(...)` shadowing the import
+        ):
             # ``Variable = lambda *a, **k: autograd.Variable(*a, **k).cuda()``: a call of a
             # wrapper that hands its arguments on to ``Variable`` is a ``Variable`` call too.
             if not isinstance(func, ast.Name) or func.id not in _wrappers(ctx):
