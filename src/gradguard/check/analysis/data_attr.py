@@ -23,6 +23,8 @@ from gradguard.check.analysis.vocabulary import (
     DEPRECATED_INIT_FILLS,
     DIMENSION_KEYWORDS,
     INPLACE_VALUE_METHODS,
+    LOSS_FUNCTIONS,
+    LOSS_MODULES,
     META_INPLACE_METHODS,
     READ_ATTRIBUTES,
     READING_BUILTINS,
@@ -377,28 +379,49 @@ def _tensor_chain(node: ast.AST) -> bool:
     return False
 
 
-def _first_arguments(ctx) -> dict:
+def _first_arguments(ctx, position: int = 0) -> dict:
     """name -> the callees of the current scope's calls that take it as their first positional
-    argument (``F.log_softmax(pred, dim=1)``, ``self.D(x_real)``), from one walk of the scope
-    (cached per scope)."""
+    argument (``F.log_softmax(pred, dim=1)``, ``self.D(x_real)``), or their second with
+    ``position=1`` (``criterion(outputs, targets)``), from one walk of the scope (cached per
+    scope)."""
     scope = ctx.scope
     key = ("gg-first-arguments", id(scope))
     found = ctx.cache.get(key)
     if found is None:
-        found = ctx.cache[key] = {}
+        first: dict = {}
+        second: dict = {}
         body = scope.body if isinstance(scope.body, list) else [scope.body]
         for stmt in body:
             for sub in walk_in_order(stmt):
-                if type(sub) is ast.Call and sub.args and type(sub.args[0]) is ast.Name:  # type: ignore[attr-defined]
-                    found.setdefault(sub.args[0].id, []).append(sub.func)  # type: ignore[attr-defined]
-    return found
+                if type(sub) is ast.Call and sub.args:
+                    args = sub.args  # type: ignore[attr-defined]
+                    if type(args[0]) is ast.Name:
+                        first.setdefault(args[0].id, []).append(sub.func)  # type: ignore[attr-defined]
+                    if len(args) > 1 and type(args[1]) is ast.Name:
+                        second.setdefault(args[1].id, []).append(sub.func)  # type: ignore[attr-defined]
+        found = ctx.cache[key] = (first, second)
+    return found[position]
 
 
 def _given_to_torch(ctx, name: str) -> bool:
     """Whether the current scope hands ``name`` to a torch function that takes only tensors as
-    its first argument (``F.log_softmax(pred, dim=1)``, ``torch.mean(source, 0)``): whatever
-    else it is bound to, the code uses it as a tensor."""
-    return any(_takes_only_tensors(ctx, func) for func in _first_arguments(ctx).get(name, ()))
+    its first argument (``F.log_softmax(pred, dim=1)``, ``torch.mean(source, 0)``), or to a torch
+    loss as its target (``criterion(outputs, targets)`` of ``criterion = nn.BCELoss()``,
+    ``F.cross_entropy(out, y)``): whatever else it is bound to, the code uses it as a tensor."""
+    return any(_takes_only_tensors(ctx, func) for func in _first_arguments(ctx).get(name, ())) or any(
+        _torch_loss(ctx, func) for func in _first_arguments(ctx, 1).get(name, ())
+    )
+
+
+def _torch_loss(ctx, func: ast.AST) -> bool:
+    """Whether a callee is one of torch's losses, as a function (``F.nll_loss``) or a module
+    (an ``nn.CrossEntropyLoss()``): each takes tensors as its input and its target."""
+    qual = ctx.imports.qualified_name(func) or ""
+    if qual.startswith("torch.nn.functional.") and qual.rpartition(".")[2] in LOSS_FUNCTIONS:
+        return True
+    callee = ctx.model.value(func)
+    ref = callee.ref or ""
+    return callee.kind is Kind.MODULE and ref.startswith("torch.nn.") and ref.rpartition(".")[2] in LOSS_MODULES
 
 
 def _takes_only_tensors(ctx, func: ast.AST) -> bool:

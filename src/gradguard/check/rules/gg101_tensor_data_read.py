@@ -12,7 +12,8 @@ tensor and none to anything else the code shows), the result of a method only te
 (`taylor.mean(dim=(0, 2, 3)).data`; xarray's `ds.mean(dim="time").data` is not one), a call of
 something named for a loss (`criterion(out, y)`, `self.criterion(out, y)` handed in unknown), a
 name the scope hands to a torch function that takes only tensors (`F.log_softmax(pred, dim=1)`,
-`torch.mean(source, 0)`) or runs a model on (`out = self.D(x_real)`; not a recurrent layer,
+`torch.mean(source, 0)`) or to a torch loss as its target (`criterion(outputs, targets)` of an
+`nn.BCELoss()`), or runs a model on (`out = self.D(x_real)`; not a recurrent layer,
 which takes a `PackedSequence` too), the result of a method only tensors have, called as torch's is
 (`inp.view(n, -1).permute(0, 2, 1).contiguous()`), a batch of a loader from a dict named for loaders
 (`for x, y in dataloaders[phase]`), what autograd hands a function the file registers as a hook
@@ -158,6 +159,25 @@ class TensorDataRead(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # The same labels handed to a function of unknown kind only: nothing shows a tensor.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            criterion = nn.BCELoss()
+
+
+            def accuracy(model, batches, log):
+                correct = 0
+                for data in batches:
+                    inputs, targets = data[0], data[1].to(torch.float32)
+                    outputs = torch.sigmoid(model(inputs)).squeeze(1)
+                    log(outputs, targets)
+                    correct += ((outputs > 0.5) == targets.data).sum().item()
+                return correct
+            """
+        ),
         # A value named `items` alone may be a record, whose `.data` is its own field.
         Valid(
             """
@@ -459,6 +479,45 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # Labels of a batch of unknown type handed to a torch loss as its target: a tensor.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            criterion = nn.BCELoss()
+
+
+            def accuracy(model, batches):
+                correct = 0
+                for data in batches:
+                    inputs, targets = data[0], data[1].to(torch.float32)
+                    outputs = torch.sigmoid(model(inputs)).squeeze(1)
+                    loss = criterion(outputs, targets)
+                    correct += ((outputs > 0.5) == targets.data).sum().item()
+                return correct
+            """,
+            line=13,
+            column=40,
+            message="`targets.data` reads the tensor without autograd's version counter; `targets.detach()` reads the "
+            "same values and keeps in-place checks",
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+            criterion = nn.BCELoss()
+
+
+            def accuracy(model, batches):
+                correct = 0
+                for data in batches:
+                    inputs, targets = data[0], data[1].to(torch.float32)
+                    outputs = torch.sigmoid(model(inputs)).squeeze(1)
+                    loss = criterion(outputs, targets)
+                    correct += ((outputs > 0.5) == targets.detach()).sum().item()
+                return correct
+            """,
+        ),
         # A recommender's item ids, moved to the GPU and given to the model: a tensor, whatever
         # its name ends with.
         Invalid(

@@ -3395,7 +3395,26 @@ def _training_phase_test(test: ast.AST) -> bool:
         return test.operand.id in _EVALUATION_FLAGS
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return any(_training_phase_test(value) for value in test.values)
+    phases = _phases_compared(test)
+    if phases is not None:
+        return not phases[1].isdisjoint(_TRAINING_PHASES)
     return _phase_compared(test) in _TRAINING_PHASES
+
+
+def _phases_compared(test: ast.AST) -> Optional[tuple]:
+    """(name, the constants) of a test of one name against several phases, ``mode == "train" or
+    mode == "train+log"``; None for any other test."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or)):
+        return None
+    names = set()
+    constants = set()
+    for value in test.values:
+        constant = _phase_compared(value)
+        if not isinstance(constant, str):
+            return None
+        names.update(side.id for side in (value.left, value.comparators[0]) if isinstance(side, ast.Name))  # type: ignore[attr-defined]
+        constants.add(constant)
+    return (names.pop(), frozenset(constants)) if len(names) == 1 else None
 
 
 def _phase_name(test: ast.AST) -> Optional[str]:
@@ -3407,6 +3426,9 @@ def _phase_name(test: ast.AST) -> Optional[str]:
         return test.operand.id
     if isinstance(test, ast.Compare) and _phase_compared(test) is not None:
         return next((side.id for side in (test.left, test.comparators[0]) if isinstance(side, ast.Name)), None)
+    phases = _phases_compared(test)
+    if phases is not None:
+        return phases[0]
     return _given_name(test)
 
 
@@ -3469,6 +3491,14 @@ def _evaluation_phase_call(ctx, function: ast.AST) -> Optional[ast.Call]:
                 evaluates = given.value is None
             elif isinstance(test, ast.Compare):
                 evaluates = isinstance(given.value, str) and split_of_text(given.value) is Split.EVAL
+            elif isinstance(test, ast.BoolOp):  # `mode == "train" or mode == "train+log"`, given "eval"
+                phases = _phases_compared(test)
+                evaluates = (
+                    phases is not None
+                    and isinstance(given.value, str)
+                    and given.value not in phases[1]
+                    and split_of_text(given.value) is Split.EVAL
+                )
             else:  # a flag: `is_train=False`, or `is_test=True` for `not is_test`
                 evaluates = given.value is isinstance(test, ast.UnaryOp)
             if evaluates:
@@ -4174,6 +4204,34 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The same function's evaluation phase run under `no_grad`.
+        Valid(
+            """
+            import torch
+
+
+            def run_epoch(model, loader, criterion, optimizer, mode="train"):
+                total = 0.0
+                for x, y in loader:
+                    out = model(x)
+                    loss = criterion(out, y)
+                    if mode == "train" or mode == "train+log":
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                    total += loss.item()
+                return total
+
+
+            def fit(model, train_loader, val_loader, criterion, optimizer):
+                for epoch in range(10):
+                    model.train()
+                    run_epoch(model, train_loader, criterion, optimizer, mode="train+log")
+                    model.eval()
+                    with torch.no_grad():
+                        print(run_epoch(model, val_loader, criterion, optimizer, mode="eval"))
+            """
+        ),
         # REINFORCE keeping each step's `log_prob` of the distribution a helper builds from the
         # policy's output: the loss backpropagates through those graphs.
         Valid(
@@ -7650,6 +7708,40 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A function serving both phases backpropagates under a test of its `mode` against two
+        # training phases; the validation call hands it "eval", with grad on.
+        Invalid(
+            """
+            import torch
+
+
+            def run_epoch(model, loader, criterion, optimizer, mode="train"):
+                total = 0.0
+                for x, y in loader:
+                    out = model(x)
+                    loss = criterion(out, y)
+                    if mode == "train" or mode == "train+log":
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                    total += loss.item()
+                return total
+
+
+            def fit(model, train_loader, val_loader, criterion, optimizer):
+                for epoch in range(10):
+                    model.train()
+                    run_epoch(model, train_loader, criterion, optimizer, mode="train+log")
+                    model.eval()
+                    print(run_epoch(model, val_loader, criterion, optimizer, mode="eval"))
+            """,
+            line=7,
+            column=15,
+            message='`model(...)` runs with grad enabled in every phase, but only the phase where `mode == "train" or '
+            'mode == "train+log"` (line 9) backpropagates: in the evaluation phase (`run_epoch(model, val_loader, '
+            'criterion, optimizer, mode="eval")`, line 22) autograd records a graph for nothing, wasting memory and '
+            'time; run the forward pass under `with torch.set_grad_enabled(mode == "train" or mode == "train+log"):`',
+        ),
         # A REINFORCE rollout through a helper that builds a `Categorical` from the policy's output:
         # the action is only sampled and read, and the loss runs the policy again on the batch.
         Invalid(
@@ -13328,7 +13420,7 @@ class EvalWithGrad(Rule):
                         call,
                         f"`{ctx.text(call.func)}(...)` runs with grad enabled in every phase, but only the phase where "
                         f"`{ctx.text(test)}` (line {test.lineno}) backpropagates: in the evaluation phase "
-                        f"(`{ctx.text(eval_call)}`, line {eval_call.lineno}) autograd records a graph for nothing, wasting "
+                        f"(`{short(ctx.text(eval_call), 80)}`, line {eval_call.lineno}) autograd records a graph for nothing, wasting "
                         f"memory and time; run the forward pass under `with torch.set_grad_enabled({ctx.text(test)}):`",
                     )
                 continue
