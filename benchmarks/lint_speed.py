@@ -193,13 +193,13 @@ def main(argv=None) -> int:
     SUBPROCESS_ENV.update(bytecode_env(work / "pycache"))
     small = work / "small.py"
     small.write_text("import torch\n\nwith torch.no_grad():\n    y = 1\n")
-    # compile every module of the checker into the run's bytecode folder before any timing
-    subprocess.run(
-        [*GRADGUARD, "check", "-q", "--no-cache", *config, str(small)],
-        stdout=subprocess.DEVNULL,
-        check=True,
-        env=SUBPROCESS_ENV,
-    )
+
+    def start_up(env: dict) -> None:
+        """``gradguard check`` on the one small file, in ``env``."""
+        command = [*GRADGUARD, "check", "-q", "--no-cache", *config, str(small)]
+        subprocess.run(command, stdout=subprocess.DEVNULL, check=True, env=env)
+
+    start_up(SUBPROCESS_ENV)  # compiles every module of the checker into the run's folder before any timing
     no_bytecode = bytecode_env(work / "no-pycache", write=False)
 
     print(f"corpus: {', '.join(map(str, paths))}")
@@ -244,28 +244,8 @@ def main(argv=None) -> int:
 
     for _ in range(10):
         record("python -c pass", timed(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True)))
-        record(
-            "start-up (1 small file)",
-            timed(
-                lambda: subprocess.run(
-                    [*GRADGUARD, "check", "-q", "--no-cache", *config, str(small)],
-                    stdout=subprocess.DEVNULL,
-                    check=True,
-                    env=SUBPROCESS_ENV,
-                )
-            ),
-        )
-        record(
-            "start-up, no bytecode",
-            timed(
-                lambda: subprocess.run(
-                    [*GRADGUARD, "check", "-q", "--no-cache", *config, str(small)],
-                    stdout=subprocess.DEVNULL,
-                    check=True,
-                    env=no_bytecode,
-                )
-            ),
-        )
+        record("start-up (1 small file)", timed(lambda: start_up(SUBPROCESS_ENV)))
+        record("start-up, no bytecode", timed(lambda: start_up(no_bytecode)))
 
     torchfix_note = None
     torchfix = shutil.which("torchfix") or (
