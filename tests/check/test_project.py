@@ -1274,6 +1274,51 @@ def test_twin_a_module_import_cannot_find_from_the_file_is_not_used(tmp_path, ca
     assert not any("GG209" in line for line in found), found
 
 
+SRC_MODEL = """
+    import torch.nn as nn
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 2)
+
+        def forward(self, x):
+            return self.fc(x)
+
+
+    net = Net()
+"""
+
+SRC_SCRIPT = """
+    import torch
+    from {package}.model import net
+
+    images = torch.rand(4, 4)
+    outputs = net(images)
+    _, predicted = torch.max(outputs, 1)
+    print(predicted)
+"""
+
+
+def test_an_instance_imported_through_the_run_s_own_folder_is_the_module_it_holds(tmp_path, capsys):
+    # every file of the run is under `src/` (no `__init__.py`), and the script imports
+    # `src.model`, as it runs from the repository's root
+    (tmp_path / "src").mkdir()
+    model = write(tmp_path / "src", "model.py", SRC_MODEL)
+    script = write(tmp_path / "src", "predict.py", SRC_SCRIPT.format(package="src"))
+    found = findings(capsys, model, script)
+    assert any("predict.py:6:11: GG201" in line for line in found), found
+
+
+def test_twin_an_import_naming_another_package_is_not_the_run_s_folder(tmp_path, capsys):
+    (tmp_path / "src").mkdir()
+    model = write(tmp_path / "src", "model.py", SRC_MODEL)
+    script = write(tmp_path / "src", "predict.py", SRC_SCRIPT.format(package="lib"))
+    found = findings(capsys, model, script)
+    assert not any("GG201" in line for line in found), found
+
+
 SMOKE_ENCODER = """
     import torch.nn as nn
 

@@ -247,7 +247,9 @@ class ProjectIndex:
         """The key of a module of the run that ``import`` finds under a folder without
         ``__init__.py`` (a namespace package: ``from models.CNN import AlexNet`` with a
         ``models/CNN.py``), beside the importer or in a folder above it within the run (a script
-        of ``app/`` run from the repository's root, as ``python -m app.train`` runs it), or None."""
+        of ``app/`` run from the repository's root, as ``python -m app.train`` runs it; also where
+        every file of the run is in that folder: ``from src.model import net`` of a run holding
+        only ``src/``), or None."""
         memo = self.__dict__.setdefault("_namespace_modules", {})
         folder = os.path.dirname(os.path.abspath(importer))
         key = (folder, module)
@@ -267,6 +269,10 @@ class ProjectIndex:
                 if folder == top or parent == folder or not folder.startswith(top):
                     break
                 folder = parent
+            if memo[key] is None and parts[0] == os.path.basename(top):
+                # the run's common folder is the package the import names: `src.model` from `src/`
+                candidate = os.path.join(os.path.dirname(top), *parts) + ".py"
+                memo[key] = self.module_names.get(os.path.abspath(candidate))
         found: Optional[str] = memo[key]
         return found
 
