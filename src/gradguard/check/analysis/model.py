@@ -2919,13 +2919,16 @@ class SemanticModel:
     def _held_attribute(self, info: ClassInfo, attr: str) -> Value:
         """What an instance of a plain class of the file holds in ``attr``: what its methods
         store there, else a module where the class's code uses it as one (`self.Model = m`, then
-        `self.Model.eval()`), or is named like one (set where this file does not show)."""
+        `self.Model.eval()`), or is named like one (set where this file does not show) and is no
+        method of the class (a data set's `def generator(self, ...)`)."""
         held = self._instance_attribute(info, attr)
         if held.kind is not Kind.UNKNOWN and not (held.kind is Kind.MODULE and held.weak):
             return held
         if self._evident(info.node, "self." + attr) is _EVIDENT_MODULE:
             # used as one (`Adam(self._gen.parameters())`): a module, known from the code
             return held.with_(weak=False) if held.kind is Kind.MODULE else module()
+        if held.kind is Kind.UNKNOWN and attr in self._methods(info):
+            return held  # `test_set.generator(...)`: a method the class defines, whatever its name
         if held.kind is Kind.MODULE or MODEL_NAME_RE.match(attr):
             return held if held.kind is Kind.MODULE else module(weak=True)
         return held

@@ -4204,6 +4204,30 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A data set class's own `generator` method, called before evaluating under `no_grad`:
+        # a method the class defines, not a generator network, whatever its name.
+        Valid(
+            """
+            import torch
+
+
+            class Dataset:
+                def __init__(self, pairs):
+                    self.pairs = pairs
+
+                def generator(self, batch_size):
+                    for i in range(0, len(self.pairs), batch_size):
+                        yield torch.zeros(batch_size, dtype=torch.long)
+
+
+            def evaluate(test_set: Dataset, model):
+                test_gen = test_set.generator(1)
+                model.eval()
+                with torch.no_grad():
+                    for batch in test_gen:
+                        print(model(batch).argmax(1))
+            """
+        ),
         # The same function's evaluation phase run under `no_grad`.
         Valid(
             """
