@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 import textwrap
 
-from gradguard.check.analysis.project import build_index, module_name
+from gradguard.check.analysis.imports import ImportMap
+from gradguard.check.analysis.project import build_index, module_name, using
+from gradguard.check.engine.context import FileContext
+from gradguard.check.source import SourceText
 from gradguard.cli import main
 
 MODEL = """
@@ -1317,6 +1321,66 @@ def test_twin_an_import_naming_another_package_is_not_the_run_s_folder(tmp_path,
     script = write(tmp_path / "src", "predict.py", SRC_SCRIPT.format(package="lib"))
     found = findings(capsys, model, script)
     assert not any("GG201" in line for line in found), found
+
+
+NOISE_GENERATOR = """
+    import torch
+    import torch.nn as nn
+
+
+    class Generator(nn.Module):
+        def __init__(self, z_dim):
+            super().__init__()
+            self.z_dim = z_dim
+            self.net = nn.Linear(z_dim, 8)
+
+        def forward(self, z):
+            return self.net(z)
+
+        def {method}(self, batch_size):
+            return {body}
+"""
+
+NOISE_TRAINER = """
+    class Trainer:
+        def __init__(self, generator):
+            self.generator = generator
+
+        def step(self, n):
+            return self.generator.sample_noise_vector(n)
+"""
+
+
+def _run_model(tmp_path, generator_code):
+    """The semantic model of the trainer's file, with the run's index of both files."""
+    model = write(tmp_path, "models.py", generator_code)
+    trainer = write(tmp_path, "training.py", NOISE_TRAINER)
+    index = build_index([str(model), str(trainer)])
+    text = trainer.read_text()
+    tree = ast.parse(text)
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            child._gg_parent = node  # type: ignore[attr-defined]
+    return index, FileContext(str(trainer), SourceText(text), tree, ImportMap(tree))
+
+
+def test_a_method_every_class_of_the_run_defines_without_running_a_layer_runs_nowhere(tmp_path):
+    # `self.generator.sample_noise_vector(n)` of a trainer handed the generator: the run's one
+    # class defining it draws noise, runs no layer
+    index, ctx = _run_model(
+        tmp_path, NOISE_GENERATOR.format(method="sample_noise_vector", body="torch.randn(batch_size, self.z_dim)")
+    )
+    with using(index):
+        assert ctx.model.method_runs_nowhere("sample_noise_vector")
+        assert not ctx.model.method_runs_nowhere("never_defined")
+
+
+def test_twin_a_method_that_runs_the_module_runs_somewhere(tmp_path):
+    index, ctx = _run_model(
+        tmp_path, NOISE_GENERATOR.format(method="sample_noise_vector", body="self(torch.randn(batch_size, self.z_dim))")
+    )
+    with using(index):
+        assert not ctx.model.method_runs_nowhere("sample_noise_vector")
 
 
 SMOKE_ENCODER = """

@@ -1172,6 +1172,36 @@ class SemanticModel:
                 found = found or (fact.module and method in fact.running_methods)
         return found
 
+    def method_runs_nowhere(self, method: str) -> bool:
+        """Whether the classes of the file, and of the run's files beside it, that define
+        ``method`` run no model by it, and one does at least (a generator's `def
+        sample_noise_vector(self, n): return torch.randn(n, self.z_dim)`): a call of it on a
+        model whose class is not known (``self.generator.sample_noise_vector(bs)`` of a trainer
+        handed the generator) runs none, whatever its name says."""
+        found = False
+        for info, definition in self._file_classes_defining(method):
+            if not isinstance(definition, ast.FunctionDef):
+                return False
+            runs = (
+                self.method_runs_module(Value(Kind.MODULE, ref=info.key), method)
+                if info.is_module
+                else self._runs_a_held_module(info, definition)
+            )
+            if runs is not False:
+                return False
+            found = True
+        if self.project is not None:
+            own = self.project.module_of(self.filename)
+            for name, fact in self._classes_beside():
+                if name.rpartition(".")[0] == own or method not in fact.methods:
+                    continue
+                if method in (
+                    fact.running_methods | fact.held_model_methods | fact.delegating_methods | fact.training_methods
+                ):
+                    return False
+                found = True
+        return found
+
     def _classes_beside(self) -> Iterator[tuple]:
         """(key, ClassFact) of the run's classes in files sharing this file's folder root, not
         those of another folder's scripts (`lab2/algo.py` beside `lab1/agent.py`)."""

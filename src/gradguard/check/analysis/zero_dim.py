@@ -68,7 +68,55 @@ def zero_dim_index(ctx, node: ast.Subscript) -> Optional[ZeroDimIndex]:
         return None
     if value.weak and not legacy and not (isinstance(tensor, ast.Name) and _accumulated(ctx, tensor.id)):
         return None  # `compute_loss(...)[0]` may index a tuple the function returns
+    if value.weak and isinstance(tensor, ast.Name) and _computed_by_another_package(ctx, tensor.id):
+        return None  # warp-ctc's `CTCLoss()(...)`: a tensor of shape (1,), whose `[0]` is its value
     return ZeroDimIndex(node, tensor, legacy)
+
+
+# Calls that hand back the object they are called on, moved or cast (`CTCLoss().type(dtype)`).
+_MOVES = frozenset({"type", "cuda", "cpu", "to", "float", "double"})
+
+
+def _computed_by_another_package(ctx, name: str) -> bool:
+    """Whether the scope binds ``name`` only to what a callable bound to an instance of a class
+    imported from a package other than torch computes (``loss = ctc(out, y, out_len, y_len) /
+    n`` with ``ctc = warpctc_pytorch.CTCLoss()``): its shape is that package's, not known to be
+    0-dim (warp-ctc's loss has shape (1,))."""
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    bindings = ctx.model.uses(scope).bindings_of(name)
+    if not bindings:
+        return False
+    for binding in bindings:
+        value = binding.value
+        while isinstance(value, ast.BinOp):
+            value = value.left  # `ctc(...) / batch_size`
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
+            return False
+        callee = value.func.id
+        made = [
+            b.value
+            for where in {id(scope): scope, id(ctx.tree): ctx.tree}.values()
+            for b in ctx.model.uses(where).bindings_of(callee)
+        ]
+        if not made or not all(_instance_of_another_package(ctx, m) for m in made):
+            return False
+    return True
+
+
+def _instance_of_another_package(ctx, node: Optional[ast.AST]) -> bool:
+    """``CTCLoss()`` or ``CTCLoss().type(dtype)`` of a class imported from a package other than
+    torch and the run's own files (``from utils import mixup_criterion`` of the run computes
+    with torch's losses)."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MOVES:
+        node = node.func.value
+    if not isinstance(node, ast.Call):
+        return False
+    qualified = ctx.imports.qualified_name(node.func) or ""
+    package = qualified.split(".", 1)[0]
+    if not package or "." not in qualified or package in ("torch", "torchvision", "torchaudio"):
+        return False
+    project = current_project()
+    return project is None or package not in project.run_modules()
 
 
 def _accumulated(ctx, name: str) -> bool:

@@ -16,7 +16,9 @@ parameter), only the `.data[0]` / `.numpy()[0]` forms are flagged: `compute_loss
 take the first item of a tuple; but a name the code only sets to a number and adds to
 (`total_loss = 0`, then `total_loss += loss.data`) holds a sum, never a tuple, and its `[0]` is
 flagged. A tensor that keeps a dimension (`out.max(1)[0]`,
-`loss_per_sample[0]`, `torch.zeros(1)[0]`) is not flagged.
+`loss_per_sample[0]`, `torch.zeros(1)[0]`) is not flagged, nor a loss computed by an instance of
+a class imported from a package other than torch (warp-ctc's `CTCLoss()(...)` has shape (1,),
+whose `[0]` is its value): GG101 advises `.item()` there, right for either shape.
 
 ## Why is this bad?
 Before PyTorch 0.4 a reduced loss was a 1-element tensor and `loss.data[0]` read its value;
@@ -102,6 +104,27 @@ class ZeroDimIndex(Rule):
         return frozenset(f"{name}(" for name in reducing_functions(ctx))
 
     valid = (
+        # warp-ctc's loss, a tensor of shape (1,): its `[0]` is its value (GG101 advises
+        # `.item()`, right for either shape).
+        Valid(
+            """
+            import torch
+            from warpctc_pytorch import CTCLoss
+
+            ctc = CTCLoss().type(torch.FloatTensor)
+
+
+            def train(model, batches, optimizer):
+                total = 0.0
+                for images, targets, image_lengths, target_lengths in batches:
+                    optimizer.zero_grad()
+                    loss = ctc(model(images), targets, image_lengths, target_lengths) / len(images)
+                    loss.backward()
+                    optimizer.step()
+                    total += loss.data[0]
+                return total
+            """
+        ),
         # The same with per-element losses (`reduction="none"`): an array with a dimension.
         Valid(
             """

@@ -13226,6 +13226,8 @@ class EvalWithGrad(Rule):
                 and ctx.model.method_runs_everywhere(target.attr)
             ):
                 return True  # `global_model.pi(state)`: every module class defining `pi` runs by it
+            if ctx.model.method_runs_nowhere(target.attr):
+                return False  # `self.generator.sample_noise_vector(bs)`: every class defining it runs no layer by it
             # not a method named for training (`trainer.sample_and_train(batch_size)`)
             return RUNNING_METHOD_RE.match(target.attr) is not None and "train" not in target.attr.lower()
         return runs
