@@ -1191,16 +1191,20 @@ class SemanticModel:
                 return False
             found = True
         if self.project is not None:
-            own = self.project.module_of(self.filename)
-            for name, fact in self._classes_beside():
-                if name.rpartition(".")[0] == own or method not in fact.methods:
-                    continue
+            for fact in self._run_classes_defining(method):
                 if method in (
                     fact.running_methods | fact.held_model_methods | fact.delegating_methods | fact.training_methods
                 ):
                     return False
                 found = True
         return found
+
+    def _run_classes_defining(self, method: str) -> Iterator:
+        """The facts of the run's classes in other files beside this one that define ``method``."""
+        own = self.project.module_of(self.filename)  # type: ignore[union-attr]
+        for name, fact in self._classes_beside():
+            if name.rpartition(".")[0] != own and method in fact.methods:
+                yield fact
 
     def _classes_beside(self) -> Iterator[tuple]:
         """(key, ClassFact) of the run's classes in files sharing this file's folder root, not
@@ -1259,10 +1263,7 @@ class SemanticModel:
                 return False  # `self.model(x)`: it runs a module it holds
             found = True
         if self.project is not None:
-            own = self.project.module_of(self.filename)
-            for name, fact in self._classes_beside():
-                if name.rpartition(".")[0] == own or method not in fact.methods:
-                    continue
+            for fact in self._run_classes_defining(method):
                 if fact.module or method in (
                     fact.held_model_methods | fact.delegating_methods | fact.quiet_methods | fact.training_methods
                 ):
