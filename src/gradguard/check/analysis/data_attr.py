@@ -349,10 +349,10 @@ def _names_with_tensor_items(ctx, computed: bool = False) -> frozenset:
     tensors computed by torch, not a model's output of unknown kind (``d[k] = F.log_softmax(out,
     dim=1)``; an RNN's output may be a ``PackedSequence``, which has ``cpu()`` too)."""
     scope = ctx.scope
-    key = ("gg-tensor-items", id(scope))
+    key = ("gg-tensor-items", id(scope), computed)
     found = ctx.cache.get(key)
     if found is None:
-        names, computed_names = set(), set()
+        names = set()
         for node in own_nodes(scope):
             if (
                 type(node) is ast.Assign
@@ -360,14 +360,16 @@ def _names_with_tensor_items(ctx, computed: bool = False) -> frozenset:
                 and type(node.targets[0]) is ast.Subscript  # type: ignore[attr-defined]
                 and type(node.targets[0].value) is ast.Name  # type: ignore[attr-defined]
             ):
-                name = node.targets[0].value.id  # type: ignore[attr-defined]
-                value = ctx.model.value(node.value)  # type: ignore[attr-defined]
-                if value.kind is Kind.TENSOR and not value.weak:
-                    computed_names.add(name)
-                if _tensor_chain(node.value) or value.kind is Kind.TENSOR:  # type: ignore[attr-defined]
-                    names.add(name)
-        found = ctx.cache[key] = (frozenset(names), frozenset(computed_names))
-    return found[1] if computed else found[0]
+                value = node.value  # type: ignore[attr-defined]
+                if computed:
+                    known = ctx.model.value(value)
+                    holds_tensors = known.kind is Kind.TENSOR and not known.weak
+                else:
+                    holds_tensors = _tensor_chain(value) or ctx.model.value(value).kind is Kind.TENSOR
+                if holds_tensors:
+                    names.add(node.targets[0].value.id)  # type: ignore[attr-defined]
+        found = ctx.cache[key] = frozenset(names)
+    return found
 
 
 def _tensor_chain(node: ast.AST) -> bool:
@@ -379,13 +381,13 @@ def _tensor_chain(node: ast.AST) -> bool:
     return False
 
 
-def _first_arguments(ctx, position: int = 0) -> dict:
+def _positional_arguments(ctx, position: int = 0) -> dict:
     """name -> the callees of the current scope's calls that take it as their first positional
-    argument (``F.log_softmax(pred, dim=1)``, ``self.D(x_real)``), or their second with
+    argument (``F.log_softmax(pred, dim=1)``, ``self.D(x_real)``), or as their second with
     ``position=1`` (``criterion(outputs, targets)``), from one walk of the scope (cached per
     scope)."""
     scope = ctx.scope
-    key = ("gg-first-arguments", id(scope))
+    key = ("gg-positional-arguments", id(scope))
     found = ctx.cache.get(key)
     if found is None:
         first: dict = {}
@@ -408,8 +410,8 @@ def _given_to_torch(ctx, name: str) -> bool:
     its first argument (``F.log_softmax(pred, dim=1)``, ``torch.mean(source, 0)``), or to a torch
     loss as its target (``criterion(outputs, targets)`` of ``criterion = nn.BCELoss()``,
     ``F.cross_entropy(out, y)``): whatever else it is bound to, the code uses it as a tensor."""
-    return any(_takes_only_tensors(ctx, func) for func in _first_arguments(ctx).get(name, ())) or any(
-        _torch_loss(ctx, func) for func in _first_arguments(ctx, 1).get(name, ())
+    return any(_takes_only_tensors(ctx, func) for func in _positional_arguments(ctx).get(name, ())) or any(
+        _torch_loss(ctx, func) for func in _positional_arguments(ctx, 1).get(name, ())
     )
 
 
@@ -472,7 +474,7 @@ _RECURRENT_LAYERS = ("RNN", "LSTM", "GRU")  # they take a PackedSequence, whose 
 def _given_to_a_model(ctx, name: str) -> bool:
     """Whether the current scope runs a model on ``name`` (``out_src, out_cls = self.D(x_real)``):
     a model's input is a tensor (not for a recurrent layer, which takes a `PackedSequence` too)."""
-    for func in _first_arguments(ctx).get(name, ()):
+    for func in _positional_arguments(ctx).get(name, ()):
         callee = ctx.model.value(func)
         if callee.kind is Kind.MODULE and not (callee.ref or "").endswith(_RECURRENT_LAYERS):
             return True

@@ -13,6 +13,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Optional
 
+from gradguard.check.analysis.imports import TORCH_PACKAGES
 from gradguard.check.analysis.project import current as current_project
 from gradguard.check.analysis.values import Kind, Role
 from gradguard.check.analysis.vocabulary import FULL_REDUCTIONS, RETURNS_A_REDUCTION_RE, constant_of
@@ -93,11 +94,8 @@ def _computed_by_another_package(ctx, name: str) -> bool:
         if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
             return False
         callee = value.func.id
-        made = [
-            b.value
-            for where in {id(scope): scope, id(ctx.tree): ctx.tree}.values()
-            for b in ctx.model.uses(where).bindings_of(callee)
-        ]
+        scopes = (scope,) if scope is ctx.tree else (scope, ctx.tree)
+        made = [b.value for where in scopes for b in ctx.model.uses(where).bindings_of(callee)]
         if not made or not all(_instance_of_another_package(ctx, m) for m in made):
             return False
     return True
@@ -113,7 +111,7 @@ def _instance_of_another_package(ctx, node: Optional[ast.AST]) -> bool:
         return False
     qualified = ctx.imports.qualified_name(node.func) or ""
     package = qualified.split(".", 1)[0]
-    if not package or "." not in qualified or package in ("torch", "torchvision", "torchaudio"):
+    if not package or "." not in qualified or package in TORCH_PACKAGES:
         return False
     project = current_project()
     return project is None or package not in project.run_modules()
