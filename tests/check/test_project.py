@@ -3561,3 +3561,131 @@ def test_twin_a_method_the_class_of_another_file_does_not_show_is_judged_by_its_
     script = write(tmp_path, "train.py", FLOW_SCRIPT.replace("flow_model.inverse(z)", "flow_model.predict(z)"))
     found = findings(capsys, model, script)
     assert any("train.py:14:11: GG201" in line for line in found), found
+
+
+SAMPLER_PACKAGE = {
+    "pkg/__init__.py": "",
+    "pkg/samplers/__init__.py": "from pkg.samplers.ddim import DDIM  # noqa: F401\n"
+    "from pkg.samplers.ddpm import DDPM  # noqa: F401\nfrom pkg.samplers.utils import Sampler  # noqa: F401\n",
+    "pkg/samplers/ddim.py": "class DDIM:\n    def __init__(self, model):\n        self.model = model\n\n"
+    "    def backward_sample(self, x):\n        return x - self.model(x)\n",
+    "pkg/samplers/ddpm.py": "class DDPM:\n    def __init__(self, model):\n        self.model = model\n\n"
+    "    def backward_sample(self, x):\n        return x - self.model(x)\n",
+    "pkg/samplers/utils.py": "from typing import Union\n\nfrom pkg.samplers.ddim import DDIM\n"
+    "from pkg.samplers.ddpm import DDPM\n\nSampler = Union[DDPM, DDIM]\n",
+}
+
+
+def _sampler_index(tmp_path, engine: str):
+    paths = []
+    for name, code in {**SAMPLER_PACKAGE, "pkg/engine.py": engine}.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(code)
+        paths.append(str(path))
+    return build_index(paths)
+
+
+def test_a_method_called_on_a_parameter_annotated_with_a_union_alias_has_that_caller(tmp_path):
+    # `def inference(sampler: Sampler)`, `Sampler = Union[DDPM, DDIM]` of another module that the
+    # package's `__init__.py` hands on: each class's method has the caller's grad mode
+    index = _sampler_index(
+        tmp_path,
+        "import torch\nfrom pkg.samplers import Sampler\n\ndef inference(sampler: Sampler, x):\n"
+        "    with torch.inference_mode():\n        return sampler.backward_sample(x)\n",
+    )
+    assert index.calls["pkg.samplers.ddim.DDIM.backward_sample"] == [True]
+    assert index.calls["pkg.samplers.ddpm.DDPM.backward_sample"] == [True]
+
+
+def test_a_method_called_on_a_parameter_annotated_with_a_class_a_package_hands_on_has_that_caller(tmp_path):
+    # `from pkg.samplers import DDIM` of `pkg/samplers/__init__.py`'s absolute import; the call with grad on
+    index = _sampler_index(
+        tmp_path,
+        "from pkg.samplers import DDIM\n\ndef inference(sampler: DDIM, x):\n    return sampler.backward_sample(x)\n",
+    )
+    assert index.calls["pkg.samplers.ddim.DDIM.backward_sample"] == [False]
+    assert "pkg.samplers.ddpm.DDPM.backward_sample" not in index.calls
+
+
+def test_twin_a_parameter_annotated_with_something_else_records_no_call(tmp_path):
+    index = _sampler_index(
+        tmp_path,
+        "from pkg.samplers import DDIM\n\ndef inference(sampler: 'Other', x):\n"
+        "    model = DDIM\n    return sampler.backward_sample(x)\n",
+    )
+    assert not any(name.endswith("backward_sample") for name in index.calls)
+
+
+DETECTOR_PACKAGE = {
+    "model/__init__.py": "from model.faster_rcnn import FasterRCNN  # noqa: F401\n",
+    "model/faster_rcnn.py": """
+import torch as t
+import torch.nn as nn
+
+
+def nograd(f):
+    def new_f(*args, **kwargs):
+        with t.no_grad():
+            return f(*args, **kwargs)
+    return new_f
+
+
+class FasterRCNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.head(x)
+
+    @nograd
+    def predict(self, imgs):
+        return self(imgs).argmax(1)
+""",
+    "train.py": """
+import torch
+from model import FasterRCNN
+
+
+def eval(dataloader, faster_rcnn):
+    scores = []
+    for imgs in dataloader:
+        scores.append(faster_rcnn.predict(imgs))
+    return scores
+
+
+def train(dataloader, test_loader):
+    faster_rcnn = FasterRCNN()
+    optimizer = torch.optim.SGD(faster_rcnn.parameters(), lr=0.1)
+    for imgs in dataloader:
+        optimizer.zero_grad()
+        faster_rcnn(imgs).sum().backward()
+        optimizer.step()
+    return eval(test_loader, faster_rcnn)
+""",
+}
+
+
+def _write_tree(tmp_path, files: dict) -> list:
+    paths = []
+    for name, code in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(code)
+        paths.append(path)
+    return paths
+
+
+def test_a_method_decorated_by_a_grad_off_wrapper_of_its_file_is_quiet_where_another_file_calls_it(tmp_path, capsys):
+    # `@nograd`, a decorator of the model's file running the method under `t.no_grad()`; the class
+    # imported through the package's `__init__.py`
+    paths = _write_tree(tmp_path, DETECTOR_PACKAGE)
+    assert not any("GG201" in line for line in findings(capsys, *paths))
+
+
+def test_twin_the_same_method_without_the_decorator_is_reported_where_another_file_evaluates_it(tmp_path, capsys):
+    files = {**DETECTOR_PACKAGE}
+    files["model/faster_rcnn.py"] = files["model/faster_rcnn.py"].replace("    @nograd\n", "")
+    paths = _write_tree(tmp_path, files)
+    assert any("train.py:9" in line and "GG201" in line for line in findings(capsys, *paths))

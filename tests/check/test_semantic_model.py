@@ -2268,7 +2268,8 @@ def test_a_tensor_on_one_path_and_none_on_the_other_is_the_tensor():
     assert value.kind is Kind.TENSOR and value.has(Role.LOSS)
 
 
-def test_twin_a_module_on_one_path_and_none_on_the_other_stays_unknown():
+def test_a_module_on_one_path_and_none_on_the_other_is_the_module_where_it_is_used():
+    # `model = None`, then the branch that picks it: wherever the code uses it as a module it is one
     value, _ = ask(
         """
         import torch.nn as nn
@@ -2278,7 +2279,88 @@ def test_twin_a_module_on_one_path_and_none_on_the_other_stays_unknown():
         print(layer)  # <- layer
         """
     )
-    assert value.kind is Kind.UNKNOWN  # both happen (`layer` may stay None)
+    assert value.kind is Kind.MODULE and value.ref == "torch.nn.Linear"
+
+
+def test_twin_a_module_on_one_path_and_a_tensor_on_the_other_stays_unknown():
+    value, _ = ask(
+        """
+        import torch
+        import torch.nn as nn
+        layer = torch.ones(2)
+        if pretrained:
+            layer = nn.Linear(4, 2)
+        print(layer)  # <- layer
+        """
+    )
+    assert value.kind is Kind.UNKNOWN  # both happen, and neither is used as the other
+
+
+def test_modules_of_different_classes_on_two_paths_keep_both_classes():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        class LSTMNet(nn.Module):
+            pass
+        class TransformerNet(nn.Module):
+            pass
+        if kind == "lstm":
+            model = LSTMNet()
+        elif kind == "transformer":
+            model = TransformerNet()
+        else:
+            model = None
+        model  # <- model
+        """
+    )
+    assert value.kind is Kind.MODULE and value.ref is None
+    assert value.alternatives == ("LSTMNet", "TransformerNet")
+
+
+def test_twin_a_module_of_unknown_class_on_one_path_keeps_no_classes():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        class LSTMNet(nn.Module):
+            pass
+        if kind == "lstm":
+            model = LSTMNet()
+        else:
+            model = load_model(path)
+        model  # <- model
+        """
+    )
+    assert value.alternatives is None
+
+
+def test_a_module_of_either_class_holds_a_layer_only_where_both_classes_hold_it():
+    ctx = _context(
+        textwrap.dedent(
+            """
+            import torch.nn as nn
+            class A(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.drop = nn.Dropout(0.2)
+                def forward(self, x):
+                    return self.drop(x)
+            class B(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.drop = nn.Dropout(0.1)
+                    self.bn = nn.BatchNorm1d(4)
+                def forward(self, x):
+                    return self.bn(self.drop(x))
+            model = A() if flag else B()
+            print(model)
+            """
+        )
+    )
+    model = [n for n in ast.walk(ctx.tree) if isinstance(n, ast.Name) and n.id == "model"][-1]
+    value = ctx.model.value(model)
+    assert ctx.model.module_has_layers(value, frozenset({"Dropout"})) is True
+    # twin: only one of the two classes holds batch norm: not known
+    assert ctx.model.module_has_layers(value, frozenset({"BatchNorm1d"})) is None
 
 
 # -- sizes and classes that define __call__ ------------------------------------------------------

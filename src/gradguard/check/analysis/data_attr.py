@@ -31,6 +31,7 @@ from gradguard.check.analysis.vocabulary import (
     READING_TORCH_FUNCTIONS,
     TENSOR_ARGUMENT_METHODS,
     TENSOR_ONLY_FUNCTIONS,
+    TENSOR_PAIR_FUNCTIONS,
     TENSOR_TAKING_TORCHVISION_FUNCTIONS,
     VARIABLE_NAMES,
     constant_of,
@@ -218,9 +219,20 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool, written: bool = 
         chain_certain = (
             recv.id in _names_with_tensor_chains(ctx)
             or _given_to_torch(ctx, recv.id)
+            or recv.id in _names_with_data_handed_to_torch(ctx)
             or ctx.model.tensor_on_some_path(recv)
             or _given_to_a_model(ctx, recv.id)
         )
+    elif (
+        not chain_certain
+        and isinstance(recv, ast.Call)
+        and isinstance(recv.func, ast.Attribute)
+        and recv.func.attr in ALIAS_METHODS
+        and isinstance(recv.func.value, ast.Name)
+    ):
+        # `w.view(height, -1).data` where `w.data.new(height)` in the scope shows `w` is a tensor
+        base = recv.func.value.id
+        chain_certain = base in _names_with_tensor_chains(ctx) or base in _names_with_data_handed_to_torch(ctx)
     elif not chain_certain and isinstance(recv, ast.Subscript) and isinstance(recv.value, ast.Name):
         # `precision_matrices[n] = p.clone().detach().fill_(0)` in the scope: its items are
         # tensors (`precision_matrices[n].data += p.grad ** 2`)
@@ -339,6 +351,32 @@ def _names_with_tensor_chains(ctx) -> frozenset:
     if found is None:
         text = ctx.source.text if isinstance(scope, ast.Module) else ctx.text(scope)
         found = ctx.cache[key] = frozenset(_TENSOR_CHAIN_RE.findall(text)) if ".data." in text else frozenset()
+    return found
+
+
+def _names_with_data_handed_to_torch(ctx) -> frozenset:
+    """Names ``n`` whose ``n.data``, or ``n.<view>(...).data``, the current scope hands where
+    torch takes only tensors (``torch.mv(torch.t(w.view(h, -1).data), u.data)``): ``n`` is a
+    tensor there, so its other ``.data`` are a tensor's too (``u.data = l2normalize(...)``;
+    cached per scope)."""
+    scope = ctx.scope
+    key = ("gg-data-handed-to-torch", id(scope))
+    found = ctx.cache.get(key)
+    if found is None:
+        names = set()
+        if "torch" in (ctx.source.text if isinstance(scope, ast.Module) else ctx.text(scope)):
+            for node in own_nodes(scope):
+                if type(node) is not ast.Attribute or node.attr != "data":  # type: ignore[attr-defined]
+                    continue
+                recv = node.value  # type: ignore[attr-defined]
+                if type(recv) is ast.Call and type(recv.func) is ast.Attribute and recv.func.attr in ALIAS_METHODS:
+                    recv = recv.func.value  # `w.view(h, -1).data`
+                if type(recv) is not ast.Name:
+                    continue
+                par = ctx.parent(node)
+                if _handed_to_torch(ctx, node, par) or _joined_by_torch(ctx, node, par):
+                    names.add(recv.id)
+        found = ctx.cache[key] = frozenset(names)
     return found
 
 
@@ -524,6 +562,10 @@ def _call_callee_reads(ctx, call: ast.Call, arg: ast.AST) -> Optional[bool]:
         return True
     if qual in _INIT_READS:
         return True  # `_calculate_fan_in_and_fan_out(w.data)`: reads the shape
+    if qual is not None and qual.startswith("torch.") and qual.count(".") == 1 and qual[6:] in ALIAS_METHODS:
+        # `torch.t(w.data)`: a view of it, only read where the view itself is (`torch.mv(torch.t(w.data), u)`)
+        outer = ctx.parent(call)
+        return isinstance(outer, ast.Call) and call in outer.args and _call_callee_reads(ctx, outer, call) is True
     if isinstance(func, ast.Attribute):
         if func.attr == "set_":
             return None
@@ -562,8 +604,16 @@ _JOINING_FUNCTIONS = frozenset(
 
 def _handed_to_torch(ctx, node: ast.AST, par: ast.AST) -> bool:
     """``torch.max(logprob.data, 1)``, ``F.softmax(x.data, dim=1)``: the first argument of a torch
-    function that takes only tensors there is a tensor (as ``_given_to_torch`` says of names)."""
-    return isinstance(par, ast.Call) and bool(par.args) and par.args[0] is node and _takes_only_tensors(ctx, par.func)
+    function that takes only tensors there is a tensor (as ``_given_to_torch`` says of names); so
+    is either argument of a product of two tensors (``torch.mv(w, u.data)``)."""
+    if not isinstance(par, ast.Call) or not par.args:
+        return False
+    if par.args[0] is node:
+        return _takes_only_tensors(ctx, par.func)
+    if node in par.args[1:2]:
+        qual = ctx.imports.qualified_name(par.func) or ""
+        return qual.startswith("torch.") and qual.count(".") == 1 and qual[6:] in TENSOR_PAIR_FUNCTIONS
+    return False
 
 
 def _joined_by_torch(ctx, node: ast.AST, par: ast.AST) -> bool:

@@ -300,6 +300,7 @@ _EVIDENT_SCALAR_LOSS = tensor(Grad.YES, Role.LOSS | Role.SCALAR, weak=True)
 # Methods only modules have (among the names user code calls on values).
 # A call of something the instance holds, or of a part of it: `self.model(x)`, `self.model.encoder(x)`.
 _SELF_PART_CALL_RE = re.compile(r"\bself\.(\w+)((?:\.\w+)*)\s*\(")
+_SELF_MODULE_CALL_RE = re.compile(r"\bself\.(\w+)(?:\.forward)?\s*\(")
 # Module classes whose instances are indexed for their layers.
 _INDEXED_MODULES = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList"})
 _MODULE_EVIDENCE_METHODS = frozenset(
@@ -499,6 +500,9 @@ def _portable(value: Value, owner: "SemanticModel") -> Value:
         items = tuple(_portable(item, owner) for item in value.items) if value.items is not None else None
         elem = _portable(value.elem, owner) if value.elem is not None else None
         return value.with_(items=items, elem=elem, ref=None)
+    if kind is Kind.MODULE and value.ref is None and value.alternatives:
+        ported = [_portable(module(ref), owner).ref for ref in value.alternatives]
+        return value.with_(alternatives=tuple(ported) if all(ported) else None)
     if kind in (Kind.MODULE, Kind.DATASET):
         ref = value.ref or ""
         if ref.startswith(("torch.", "project:")) or (kind is Kind.MODULE and not ref):
@@ -508,6 +512,13 @@ def _portable(value: Value, owner: "SemanticModel") -> Value:
         if module_key and owner.project is not None and name in owner.project.classes:
             return value.with_(ref="project:" + name)
     return UNKNOWN
+
+
+def _every_alternative(value: Value, answer) -> Optional[bool]:
+    """What ``answer`` says of a module of each class ``value`` may be an instance of: True or
+    False where every class gives it, else None."""
+    found = {answer(module(ref)) for ref in value.alternatives or ()}
+    return found.pop() if len(found) == 1 else None
 
 
 class SemanticModel:
@@ -1079,6 +1090,8 @@ class SemanticModel:
         ``self.forward(...)`` or a layer the instance holds; one that trains or turns grad off
         inside does not); None where the file does not show the method (one ``nn.Module``
         provides, or of another file's class, unless that file shows it turns grad off)."""
+        if value.kind is Kind.MODULE and value.ref is None and value.alternatives:
+            return _every_alternative(value, lambda one: self.method_runs_module(one, method))
         if value.kind is Kind.MODULE and (value.ref or "").startswith("project:") and self.project is not None:
             fact = self.project.classes.get(value.ref[len("project:") :])  # type: ignore[index]
             if fact is None:
@@ -1291,6 +1304,36 @@ class SemanticModel:
             definition = self._methods(info).get(method)
             if definition is not None:
                 yield info, definition
+
+    def plain_method_runs_held_model(self, value: Value, method: str) -> bool:
+        """Whether ``method`` of the plain class (no module) ``value`` is an instance of runs a
+        model the instance holds with the caller's grad mode (``agent.get_action(state)``: ``return
+        self.policy(x)`` of a policy handed to the agent); not one that turns grad off or trains."""
+        ref = value.ref or ""
+        if value.kind is not Kind.OTHER or not ref:
+            return False
+        if ref.startswith("project:"):
+            fact = self.project.classes.get(ref[len("project:") :]) if self.project is not None else None
+            return (
+                fact is not None
+                and not fact.module
+                and method in fact.held_model_methods - fact.quiet_methods - fact.training_methods
+            )
+        info = self._class_table().get(ref)
+        if info is None or info.is_module or info.is_autograd_function:
+            return False
+        definition = self._method_of(info, method)
+        if not isinstance(definition, ast.FunctionDef) or self._decorated_mode(definition) is not None:
+            return False
+        text = self._scope_text(definition)
+        if any(word in text for word in _GRAD_OFF_WORDS) or self.function_summary(definition).trains:
+            return False
+        # the held model called itself (`self.policy(x)`), not a method of it judged on its own
+        # (`self.model.generate(...)` of a module class that shows its `generate`)
+        return any(
+            self._held_attribute(info, match.group(1)).kind is Kind.MODULE  # type: ignore[arg-type]
+            for match in _SELF_MODULE_CALL_RE.finditer(text)
+        )
 
     def _runs_a_held_module(self, info: ClassInfo, definition: ast.AST) -> bool:
         """Whether a method of a plain class calls a module the instance holds (``self.model(x)``)."""
@@ -1630,6 +1673,8 @@ class SemanticModel:
     def module_has_layers(self, value: Value, names: frozenset) -> Optional[bool]:
         """Whether a module value certainly contains one of the torch.nn layers ``names``
         (True), certainly does not (False), or it is not known (None)."""
+        if value.kind is Kind.MODULE and value.ref is None and value.alternatives:
+            return _every_alternative(value, lambda one: self.module_has_layers(one, names))
         if value.kind is not Kind.MODULE or value.ref is None:
             return None
         ref = value.ref
@@ -4605,13 +4650,17 @@ class SemanticModel:
         if isinstance(fn, ast.Lambda):
             return summary  # what a lambda returns is not followed
         generator = False
-        for sub in self.own_nodes(fn):
+        nodes = self.own_nodes(fn)
+        # `y, log_det = self.flow.backward(z)`: a value comes back, so it is no autograd backward
+        # pass (`Tensor.backward` returns None) but a module's own method (a flow's inverse)
+        valued = {id(sub.value) for sub in nodes if isinstance(sub, (ast.Assign, ast.AnnAssign, ast.Return))}
+        for sub in nodes:
             if isinstance(sub, (ast.Yield, ast.YieldFrom)):
                 generator = True
             elif isinstance(sub, ast.Call):
                 func = sub.func
                 attr = func.attr if isinstance(func, ast.Attribute) else None
-                if attr == "backward" or (
+                if (attr == "backward" and id(sub) not in valued) or (
                     # `torch.autograd.grad(energy, x)`, or `grad(...)` imported from it
                     self.imports.may_name(func, vocab.BACKWARD_CALL_NAMES)
                     and self.imports.qualified_name(func) in vocab.BACKWARD_FUNCTIONS

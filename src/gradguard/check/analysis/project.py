@@ -57,6 +57,7 @@ _MODULE_BASES = re.compile(
 )
 _DATASET_BASES = re.compile(r"(?:^|\.)(?:Dataset|IterableDataset)\b")
 _GRAD_OFF_RE = re.compile(r"no_grad|inference_mode|set_grad_enabled\(\s*False")
+_NESTED_DEF_RE = re.compile(r"\n[ \t]+def[ \t]")
 
 
 @dataclass(frozen=True)
@@ -570,6 +571,8 @@ def _reexports(index: ProjectIndex, texts: dict, classes=()) -> dict:
             continue
         for match in _FROM_RE.finditer(text):
             source = match.group(1)
+            if source.startswith(package + "."):
+                source = source[len(package) :]  # `from pkg.ddim import DDIM` in `pkg/__init__.py`
             if not source.startswith(".") or source.startswith(".."):
                 continue  # only the package's own modules
             module = f"{package}.{source[1:]}" if source[1:] else package
@@ -646,6 +649,7 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
     _forget_memos(index)  # the run's modules are all known from here on
     bases: dict = {}
     bodies: dict = {}
+    grad_off_decorators: dict = {}  # module -> its functions wrapping what they decorate in `no_grad`
     for name, (_path, text) in texts.items():
         for match in _CLASS_RE.finditer(text):
             qualified = f"{name}.{match.group(1)}"
@@ -657,6 +661,9 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
         for match in _DEF_RE.finditer(text):
             index.functions.add(f"{name}.{match.group(1)}")
             body = _block(text, match.start())
+            if _GRAD_OFF_RE.search(body) is not None and _NESTED_DEF_RE.search(body) is not None:
+                # `def nograd(f): def new_f(*a, **k): with t.no_grad(): return f(*a, **k)`
+                grad_off_decorators.setdefault(name, set()).add(match.group(1))
             index.function_digests[f"{name}.{match.group(1)}"] = hashlib.sha256(body.encode()).hexdigest()[:12]
             if any(hint in body for hint in vocab.VALUE_READ_HINTS):
                 index.reading_functions.setdefault(name, set()).add(match.group(1))
@@ -667,6 +674,9 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
             if "requires_grad" in body and ".parameters()" in body:
                 index.freezing_functions.setdefault(name, {})[match.group(1)] = body
     index.reexports.update(_reexports(index, texts, bases))
+    aliases = _class_aliases(index, texts, bases)
+    if aliases:
+        index.reexports.update(_reexports(index, texts, aliases))
     # nn.Module / Dataset subclasses, through the project's own classes (by their short name).
     short: dict = {}
     for qualified in bases:
@@ -708,8 +718,13 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
         layers = all_layers.get(qualified, frozenset())
         methods = _method_texts(bodies[qualified])
         public_methods[qualified] = [name for name in methods if not name.startswith("_")]
+        decorators = grad_off_decorators.get(qualified.rpartition(".")[0], ())
         quiet = frozenset(
-            name for name, text in methods.items() if ".backward(" in text or _GRAD_OFF_RE.search(text) is not None
+            name
+            for name, text in methods.items()
+            if ".backward(" in text
+            or _GRAD_OFF_RE.search(text) is not None
+            or any(f"@{decorator}\n" in text for decorator in decorators)
         )
         training = _training_methods(methods)
         # a method that differentiates (`G_dt` taking `torch.autograd.grad` of the output) needs grad
@@ -794,12 +809,53 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
                 index.calls.setdefault(target, []).append(_grad_off_at(text, line))
         for local, qualified in _imported_classes(index, path, text, classes_by_module):
             instances = set(re.findall(r"(?<![\w.])(\w+)\s*=\s*" + re.escape(local) + _MADE_BY, text))
-            for instance in instances:
-                for method in public_methods.get(qualified, ()):
-                    for line in _call_lines(text, f"{instance}.{method}"):
-                        index.calls.setdefault(f"{qualified}.{method}", []).append(_grad_off_at(text, line))
+            instances.update(_annotated_names(text, local))
+            _method_calls(index, text, instances, [qualified], public_methods)
+        if aliases:
+            # `def inference(sampler: Sampler)`, of `Sampler = Union[DDPM, DDIM]` in another file
+            for local, alias in _imported_by_name(index, path, text, aliases):
+                _method_calls(index, text, set(_annotated_names(text, local)), aliases[alias], public_methods)
     _forget_memos(index)
     return index
+
+
+def _method_calls(index: ProjectIndex, text: str, instances: set, classes, public_methods: dict) -> None:
+    """Record, for each class, whether each call of its public methods on one of ``instances``
+    in a file's text sits where grad is off."""
+    for instance in instances:
+        for qualified in classes:
+            for method in public_methods.get(qualified, ()):
+                for line in _call_lines(text, f"{instance}.{method}"):
+                    index.calls.setdefault(f"{qualified}.{method}", []).append(_grad_off_at(text, line))
+
+
+def _annotated_names(text: str, local: str) -> Iterator[str]:
+    """Names a file annotates with a class (``sampler: DDIM``, ``model: Optional[Net] = None``)."""
+    pattern = r"(?<![\w.])(\w+)[ \t]*:[ \t]*(?:Optional\[)?" + re.escape(local) + r"(?![\w.(\[])"
+    return iter(re.findall(pattern, text))
+
+
+# A module-level alias of a union of classes (``Sampler = Union[DDPM, DDIM]``).
+_CLASS_ALIAS_RE = re.compile(r"^(\w+)[ \t]*=[ \t]*(?:typing\.)?(?:Union|Optional)\[([\w., \t]+)\][ \t]*(?:#.*)?$", re.M)
+
+
+def _class_aliases(index: ProjectIndex, texts: dict, classes: dict) -> dict:
+    """{"module.Alias": ("module.Class", ...)}: the module-level aliases of unions of the run's
+    classes, each member defined in the module or imported into it by name (None aside)."""
+    out: dict = {}
+    for module, (path, text) in texts.items():
+        if "Union[" not in text and "Optional[" not in text:
+            continue
+        matches = _CLASS_ALIAS_RE.findall(text)
+        if not matches:
+            continue
+        imported = dict(_imported_by_name(index, path, text, classes))
+        for alias, members in matches:
+            names = [m.strip() for m in members.split(",") if m.strip() and m.strip() != "None"]
+            resolved = [f"{module}.{name}" if f"{module}.{name}" in classes else imported.get(name) for name in names]
+            if resolved and all(resolved):
+                out[f"{module}.{alias}"] = tuple(resolved)
+    return out
 
 
 def _forget_memos(index: ProjectIndex) -> None:
@@ -1070,6 +1126,12 @@ def _callers_too(found: set, called: dict) -> set:
 _HELD_MODULE_RE = re.compile(
     r"\bself\.(\w+)(?:\.\w+)?\.(?:parameters|named_parameters|eval|train|state_dict|load_state_dict|zero_grad)\("
 )
+# `self.policy = policy`, `self.policy = policy.to(device)`: a name kept as it is (moved at most)
+_STORED_NAME_RE = re.compile(
+    r"\bself\.(\w+)[ \t]*=[ \t]*(\w+)(?:\.(?:to|cuda|cpu|float|double)\([^()\n]*\))*[ \t]*(?:#.*)?$", re.M
+)
+# `policy.parameters()`: a name whose parameters the text reads is a module
+_PARAMETERS_OF_RE = re.compile(r"(?<![\w.])(\w+)\.(?:parameters|named_parameters)\(")
 # `self.model(x)`, `self.model.forward(x)`, `self.model.act(obs)` (a method named for running it)
 _HELD_CALL_RE = re.compile(r"\bself\.(\w+)(?:\.(\w+))?\s*\(")
 
@@ -1136,7 +1198,12 @@ def held_model_methods(body: str, methods: dict, quiet: frozenset) -> frozenset:
     (``def predict(self, obs): return self.model(obs)``, ``self.model.act(obs)``), or another such
     method called; not
     one that turns grad off or backpropagates (``quiet``), nor a dunder method."""
-    held = set(_HELD_MODULE_RE.findall(body)) - set(methods)
+    held = set(_HELD_MODULE_RE.findall(body))
+    if "parameters(" in body:
+        # `self.policy = policy.to(device)` beside `Adam(policy.parameters())`: a model handed in
+        with_parameters = set(_PARAMETERS_OF_RE.findall(body))
+        held.update(attr for attr, source in _STORED_NAME_RE.findall(body) if source in with_parameters)
+    held -= set(methods)
     if not held:
         return frozenset()
     called = {
@@ -1331,12 +1398,14 @@ def _from_imports(index: ProjectIndex, path: str, text: str) -> Iterator[tuple[s
 
 def _imported_by_name(index: ProjectIndex, path: str, text: str, known) -> Iterator[tuple[str, str]]:
     """(local name, "module.name") for the names in ``known`` that a file imports with
-    ``from module import name [as local]``."""
+    ``from module import name [as local]``, also through a package's ``__init__.py``."""
     for target_module, names in _from_imports(index, path, text):
         for name, local in _clause_names(names):
             qualified = f"{target_module}.{name}"
             if qualified in known:
                 yield local, qualified
+            elif index.reexports.get(qualified) in known:
+                yield local, index.reexports[qualified]  # `from pkg import DDIM` of `pkg/__init__.py`'s
 
 
 def _imported_functions(index: ProjectIndex, path: str, text: str):

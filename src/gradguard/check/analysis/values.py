@@ -78,6 +78,9 @@ class Value:
     # dicts written with string keys: (key, value) of each (``{"tnet": tnet, "snet": snet}``), so
     # that ``nets["tnet"]`` is that value and not the join of them all
     keyed: Optional[tuple] = None
+    # modules: the classes it may be an instance of, where paths disagree (``model = LSTM(...)``
+    # on one branch, ``model = Transformer(...)`` on the other; ``ref`` is then None)
+    alternatives: Optional[tuple] = None
 
     # -- questions rules ask -------------------------------------------------------------
     @property
@@ -186,7 +189,11 @@ def join(a: Optional[Value], b: Optional[Value]) -> Optional[Value]:
             other = a if a.kind is Kind.OTHER else b
             if other.ref is not None and not other.ref.startswith(("<", "torch.")):
                 return other
-        # A module and None (``model = None`` then ``model = Net()``) stays unknown: both happen.
+        if {a.kind, b.kind} == {Kind.MODULE, Kind.NONE}:
+            # A module or None (``model = None``, then ``model = Net()`` on the branch that picks
+            # it): wherever the code uses it as a module (calls it, asks for its parameters), it is
+            # the module.
+            return a if a.kind is Kind.MODULE else b
         return UNKNOWN
     items = None
     if a.items is not None and b.items is not None and len(a.items) == len(b.items):
@@ -215,7 +222,26 @@ def join(a: Optional[Value], b: Optional[Value]) -> Optional[Value]:
         a.ref if a.ref == b.ref else None,
         a.weak or b.weak,
         keyed,
+        _module_alternatives(a, b) if a.kind is Kind.MODULE else None,
     )
+
+
+# At most this many classes are kept as a module's alternatives; past it, none is.
+_MAX_ALTERNATIVES = 6
+
+
+def _module_alternatives(a: Value, b: Value) -> Optional[tuple]:
+    """The classes a module reaching a point along two paths may be an instance of, where each
+    path knows its classes (a class, or alternatives already); none where both paths agree on
+    one class (``ref`` says it)."""
+    if a.ref is not None and a.ref == b.ref:
+        return None
+    classes_a = (a.ref,) if a.ref is not None else a.alternatives
+    classes_b = (b.ref,) if b.ref is not None else b.alternatives
+    if not classes_a or not classes_b:
+        return None
+    classes = tuple(sorted({*classes_a, *classes_b}))
+    return classes if len(classes) <= _MAX_ALTERNATIVES else None
 
 
 def _number_or_scalar_tensor(a: Value, b: Value) -> Optional[Value]:

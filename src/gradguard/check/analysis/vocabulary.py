@@ -325,8 +325,11 @@ TENSOR_ONLY_FUNCTIONS = _words(
     """mean sum max min argmax argmin amax amin softmax log_softmax sigmoid tanh relu exp log log1p
     sqrt rsqrt abs clamp clip flatten squeeze unsqueeze reshape transpose permute matmul mm bmm norm
     std var topk sort argsort cumsum prod sign floor ceil round diag numel masked_fill gather
-    index_select narrow chunk split unbind flip roll logsumexp"""
+    index_select narrow chunk split unbind flip roll logsumexp t mv dot outer"""
 )
+# torch's products of two tensors: each positional argument must be a tensor (``torch.mv(w, u)``
+# refuses a numpy array in either place).
+TENSOR_PAIR_FUNCTIONS = _words("mm mv bmm matmul dot outer")
 # torchvision's functions whose first argument is a tensor or a list of tensors
 # (``save_image(fake.data, path)``): what has a ``.data`` there is a tensor.
 TENSOR_TAKING_TORCHVISION_FUNCTIONS = frozenset(
@@ -450,7 +453,7 @@ READING_BUILTINS = frozenset(
 # torch functions that read their tensor arguments and return new tensors or plain values.
 READING_TORCH_FUNCTIONS = _words(
     """cat concat concatenate stack hstack vstack sum mean norm max min amax amin allclose equal
-    isclose eq ne lt le gt ge abs dist matmul mm bmm dot add sub mul div pow sqrt exp log clone
+    isclose eq ne lt le gt ge abs dist matmul mm mv bmm dot outer add sub mul div pow sqrt exp log clone
     argmax argmin topk sort var std median prod cumsum any all isnan isinf isfinite nonzero where
     count_nonzero save numel is_tensor is_floating_point sign maximum minimum zeros_like ones_like
     empty_like full_like rand_like randn_like randint_like"""

@@ -477,6 +477,19 @@ class TensorDataRead(Rule):
                 return y.data.tolist()
             """
         ),
+        # numpy's product takes arrays (whose `.data` is a memoryview) as well as tensors: nothing
+        # shows `u` or `w` is a tensor
+        Valid(
+            """
+            import numpy as np
+
+            def power_step(holder):
+                u = getattr(holder, "u")
+                w = getattr(holder, "w")
+                height = w.data.shape[0]
+                return np.dot(w.data.reshape(height, -1), u.data)
+            """
+        ),
     )
     invalid = (
         # Labels of a batch of unknown type handed to a torch loss as its target: a tensor.
@@ -1265,6 +1278,38 @@ class TensorDataRead(Rule):
             message="`K.data` escapes here: it shares memory with `K` but not its version counter, so an in-place "
             "change to it while a backward graph still needs the old values goes unnoticed and gives wrong "
             "gradients; use `.detach()`",
+        ),
+        Invalid(
+            # a spectral norm's power iteration: `torch.mv` takes only tensors, in either place (not
+            # `w.data.shape[0]`: nothing shows `w` is a tensor)
+            """
+            import torch
+
+            def l2normalize(v, eps=1e-12):
+                return v / (v.norm() + eps)
+
+            def update_u(module, name):
+                u = getattr(module, name + "_u")
+                w = getattr(module, name + "_bar")
+                height = w.data.shape[0]
+                return l2normalize(torch.mv(w.view(height, -1), u.data))
+            """,
+            line=10,
+            column=53,
+            message="`u.data` reads the tensor without autograd's version counter; `u.detach()` reads the same values "
+            "and keeps in-place checks",
+            fixed="""
+            import torch
+
+            def l2normalize(v, eps=1e-12):
+                return v / (v.norm() + eps)
+
+            def update_u(module, name):
+                u = getattr(module, name + "_u")
+                w = getattr(module, name + "_bar")
+                height = w.data.shape[0]
+                return l2normalize(torch.mv(w.view(height, -1), u.detach()))
+            """,
         ),
     )
 

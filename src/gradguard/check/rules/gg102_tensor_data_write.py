@@ -512,6 +512,21 @@ class TensorDataWrite(Rule):
                 p.data.requires_grad_(False)
             """,
         ),
+        Valid(
+            # numpy's product takes arrays too: nothing shows `u` or `v` is a tensor
+            """
+            import numpy as np
+
+            def power_iteration(module, name, steps):
+                u = getattr(module, name + "_u")
+                v = getattr(module, name + "_v")
+                w = getattr(module, name + "_bar")
+                for _ in range(steps):
+                    v.data = np.dot(w.T, u.data)
+                    u.data = np.dot(w, v.data)
+                return u, v
+            """,
+        ),
     )
     invalid = (
         # An activation of the graph (the output of `exp`, which saves it for backward) masked
@@ -1071,6 +1086,56 @@ class TensorDataWrite(Rule):
             def scale(layer, s):
                 y = layer.weight.data.mul_(s)
                 return y
+            """,
+            unsafe=True,
+        ),
+        Invalid(
+            # a spectral norm's power iteration: `torch.mv` takes only tensors, so `u` and `v`,
+            # whose `.data` it is handed, are tensors
+            """
+            import torch
+
+            def l2normalize(v, eps=1e-12):
+                return v / (v.norm() + eps)
+
+            def power_iteration(module, name, steps):
+                u = getattr(module, name + "_u")
+                v = getattr(module, name + "_v")
+                w = getattr(module, name + "_bar")
+                for _ in range(steps):
+                    v.data = l2normalize(torch.mv(torch.t(w), u.data))
+                    u.data = l2normalize(torch.mv(w, v.data))
+                return u.dot(w.mv(v))
+            """,
+            line=11,
+            column=9,
+            message="`v.data = ...` replaces `v`'s contents behind autograd's back (no version-counter bump: if a graph "
+            "has saved `v`, its gradients come out silently wrong); where the new value has the same shape, dtype and "
+            "device, use `v.copy_(...)` under `torch.no_grad()`",
+            also=(
+                Finding(
+                    12,
+                    9,
+                    "`u.data = ...` replaces `u`'s contents behind autograd's back (no version-counter bump: if a "
+                    "graph has saved `u`, its gradients come out silently wrong); where the new value has the same "
+                    "shape, dtype and device, use `u.copy_(...)` under `torch.no_grad()`",
+                ),
+            ),
+            fixed="""
+            import torch
+
+            def l2normalize(v, eps=1e-12):
+                return v / (v.norm() + eps)
+
+            def power_iteration(module, name, steps):
+                u = getattr(module, name + "_u")
+                v = getattr(module, name + "_v")
+                w = getattr(module, name + "_bar")
+                with torch.no_grad():
+                    for _ in range(steps):
+                        v.copy_(l2normalize(torch.mv(torch.t(w), u.data)))
+                        u.copy_(l2normalize(torch.mv(w, v.data)))
+                return u.dot(w.mv(v))
             """,
             unsafe=True,
         ),

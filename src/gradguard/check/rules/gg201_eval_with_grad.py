@@ -1650,9 +1650,26 @@ def _reads_values(ctx, scope: ast.AST) -> bool:
     return found
 
 
+def _trains_itself_or_by_a_helper(ctx, scope: ast.AST, text: str) -> bool:
+    """Whether a function backpropagates in its own text, or calls a function of the file or of
+    the run that does (``train(net, features, labels, ...)``, then a final forward pass)."""
+    if "backward(" in text:
+        return True
+    for node in ctx.model.own_nodes(scope):
+        if type(node) is ast.Call:
+            func = node.func  # type: ignore[attr-defined]
+            if isinstance(func, ast.Name) and _trains(ctx, func.id):
+                return True
+            qual = ctx.imports.qualified_name(func)
+            if qual is not None and _project_function_backpropagates(ctx, qual):
+                return True
+    return False
+
+
 def _returns_to_readers(ctx, scope: ast.AST, call: Optional[ast.Call] = None) -> bool:
-    """Whether a training function whose own text reads nothing hands back what it computes to
-    callers that only read it (a final forward pass after the training loop, ``return
+    """Whether a training function (``_trains_itself_or_by_a_helper``) whose own text reads nothing
+    hands back what it computes to callers that only read it (a final forward pass after the
+    training loop, ``return
     predictions, losses``, then ``np.corrcoef(y.T, yhat.data.T)`` in a loop of experiments): a
     result bound there may be only read too. With ``call``, only where the name it is bound to
     is returned. Only in functions with one of the rule's function triggers (a function without
@@ -1666,7 +1683,7 @@ def _returns_to_readers(ctx, scope: ast.AST, call: Optional[ast.Call] = None) ->
     if found is None:
         text = ctx.text(scope)
         returned: frozenset = frozenset()
-        if "backward(" in text and "return " in text and _reads_values(ctx, ctx.tree):
+        if "return " in text and _trains_itself_or_by_a_helper(ctx, scope, text) and _reads_values(ctx, ctx.tree):
             returned = frozenset(
                 e.id
                 for sub in ctx.model.own_nodes(scope)
@@ -2146,6 +2163,22 @@ def _class_trained_elsewhere(ctx, construction: ast.Call) -> bool:
     return any(f"{instance}.parameters()" in text for instance in instances)
 
 
+def _module_handed_to_maker(ctx, scope: ast.AST, name: ast.Name, call: ast.Call) -> Optional[ast.Name]:
+    """The module named in the call that made the object ``name`` holds before ``call``
+    (``agent = Agent(policy, device=d)``: ``policy``), if one is."""
+    made = None
+    for binding in ctx.model.uses(scope).bindings_of(name.id):
+        if binding.node.lineno <= call.lineno and isinstance(binding.value, ast.Call):
+            if made is None or binding.node.lineno >= made.lineno:
+                made = binding.value
+    if made is None:
+        return None
+    for argument in [*made.args, *(keyword.value for keyword in made.keywords)]:
+        if isinstance(argument, ast.Name) and ctx.model.value(argument).kind is Kind.MODULE:
+            return argument
+    return None
+
+
 def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
     """Whether the call runs a module built in this scope and never trained or loaded there
     (``net = DPN92(); y = net(torch.randn(1, 3, 32, 32)); print(y)``): a smoke test of the
@@ -2180,8 +2213,12 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
             (arg for arg in call.args if isinstance(arg, ast.Name) and ctx.model.value(arg).kind is Kind.MODULE),
             callee,
         )
-    name = callee.id
     scope = ctx.function if ctx.function is not None else ctx.tree
+    if ctx.model.value(callee).kind is Kind.OTHER:
+        # `agent = Agent(policy)`, then `agent.get_action(state)`: the module handed to the
+        # object is the one that runs
+        callee = _module_handed_to_maker(ctx, scope, callee, call) or callee
+    name = callee.id
     made_at = None  # the line of the last binding before the call that builds the module
     builds = 0  # how many bindings before the call build one
     loaded_at = None  # the line of the last one that loads or trains it
@@ -7730,6 +7767,77 @@ class EvalWithGrad(Rule):
                     return real_loss + F.binary_cross_entropy_with_logits(fake_score, torch.zeros_like(fake_score))
             """
         ),
+        Valid(
+            # twin: the rollout of a training loop, whose outputs the agent's update backpropagates
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Policy(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+
+                def forward(self, x):
+                    return self.fc(x)
+
+
+            class Agent:
+                def __init__(self, policy):
+                    self.policy = policy
+                    self.optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3)
+
+                def get_action(self, state):
+                    x = torch.from_numpy(state).float()
+                    return self.policy(x)
+
+                def update_policy(self, log_probs, returns):
+                    loss = -(torch.stack(log_probs) * returns).mean()
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+
+
+            def train():
+                agent = Agent(Policy())
+                for episode in range(100):
+                    state, done, log_probs = env.reset(), False, []
+                    while not done:
+                        action = agent.get_action(state)
+                        log_probs.append(action.sum())
+                        state, reward, done, info = env.step(action.detach().numpy())
+                    agent.update_policy(log_probs, 1.0)
+            """
+        ),
+        Valid(
+            # twin: the caller backpropagates what the function hands back
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def train(net, features, labels, epochs):
+                optimizer = torch.optim.Adam(net.parameters())
+                for _ in range(epochs):
+                    optimizer.zero_grad()
+                    loss = ((net(features) - labels) ** 2).mean()
+                    loss.backward()
+                    optimizer.step()
+
+
+            def train_and_pred(train_x, train_y, test_x, epochs):
+                net = nn.Linear(train_x.shape[1], 1)
+                train(net, train_x, train_y, epochs)
+                predictions = net(test_x)
+                return predictions
+
+
+            predictions = train_and_pred(train_x, train_y, test_x, 100)
+            loss = ((predictions - test_y) ** 2).mean()
+            loss.backward()
+            """
+        ),
     )
     invalid = (
         # A function serving both phases backpropagates under a test of its `mode` against two
@@ -8638,6 +8746,14 @@ class EvalWithGrad(Rule):
                     "`self.model(...)` runs with grad enabled after `self.model.eval()` (line 28), and nothing in "
                     "this function uses gradients: autograd records a graph for every call, wasting memory and time; "
                     "run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+                ),
+                # the script's own evaluation through the trainer holding the model
+                Finding(
+                    41,
+                    23,
+                    "`trainer.test(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
+                    "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and "
+                    "time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
                 ),
             ),
         ),
@@ -12946,6 +13062,115 @@ class EvalWithGrad(Rule):
             "in this module uses gradients: autograd records a graph for every call, wasting memory and time; run "
             "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
         ),
+        Invalid(
+            # an agent handed a trained policy: its `get_action` runs the policy it holds
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Policy(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+
+                def forward(self, x):
+                    return self.fc(x)
+
+
+            class Agent:
+                def __init__(self, policy):
+                    self.policy = policy
+                    self.optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3)
+
+                def get_action(self, state):
+                    x = torch.from_numpy(state).float()
+                    return self.policy(x)
+
+
+            def main():
+                policy = Policy()
+                policy.load_state_dict(torch.load("model.mdl"))
+                agent = Agent(policy)
+                state = env.reset()
+                for _ in range(100):
+                    action = agent.get_action(state)
+                    state, reward, done, info = env.step(action.detach().numpy())
+            """,
+            line=30,
+            column=18,
+            message="`agent.get_action(...)` runs with grad enabled although its output is only read (`.data`, "
+            "`.item()`, printing), and nothing in this function uses gradients: autograd records a graph for every "
+            "call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+
+            class Policy(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+
+                def forward(self, x):
+                    return self.fc(x)
+
+
+            class Agent:
+                def __init__(self, policy):
+                    self.policy = policy
+                    self.optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3)
+
+                def get_action(self, state):
+                    x = torch.from_numpy(state).float()
+                    return self.policy(x)
+
+
+            @torch.no_grad()
+            def main():
+                policy = Policy()
+                policy.load_state_dict(torch.load("model.mdl"))
+                agent = Agent(policy)
+                state = env.reset()
+                for _ in range(100):
+                    action = agent.get_action(state)
+                    state, reward, done, info = env.step(action.detach().numpy())
+            """,
+            unsafe=True,
+        ),
+        Invalid(
+            # a function training by a helper of the file, then predicting: its one caller only
+            # reads the predictions it hands back
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def train(net, features, labels, epochs):
+                optimizer = torch.optim.Adam(net.parameters())
+                for _ in range(epochs):
+                    optimizer.zero_grad()
+                    loss = ((net(features) - labels) ** 2).mean()
+                    loss.backward()
+                    optimizer.step()
+
+
+            def train_and_pred(train_x, train_y, test_x, epochs):
+                net = nn.Linear(train_x.shape[1], 1)
+                train(net, train_x, train_y, epochs)
+                predictions = net(test_x)
+                return predictions
+
+
+            predictions = train_and_pred(train_x, train_y, test_x, 100)
+            print(predictions.detach().numpy())
+            """,
+            line=17,
+            column=19,
+            message="`net(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
     )
 
     # -- collecting ----------------------------------------------------------------------------
@@ -13166,6 +13391,8 @@ class EvalWithGrad(Rule):
             and ctx.model.held_model_method_everywhere(target.attr)
         ):
             return True  # `self.algo.predict(obs)`: every class of the run defining it runs the model it holds
+        if receiver.kind is Kind.OTHER and ctx.model.plain_method_runs_held_model(receiver, target.attr):
+            return True  # `agent.get_action(state)` of an agent holding the policy it was handed
         if receiver.kind is not Kind.MODULE or ctx.model.module_without_parameters(receiver):
             return False
         if receiver.weak and ctx.model.other_framework_models:

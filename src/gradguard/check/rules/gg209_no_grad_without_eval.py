@@ -460,6 +460,42 @@ class NoGradWithoutEval(Rule):
                 return [model.predict(x) for x in xs]
             """
         ),
+        Valid(
+            # one of the classes the branches pick holds no dropout and no batch norm: not known
+            """
+            import torch
+            import torch.nn as nn
+
+            class LSTMNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lstm = nn.LSTM(4, 8, batch_first=True)
+                    self.drop = nn.Dropout(0.2)
+                    self.head = nn.Linear(8, 1)
+
+                def forward(self, x):
+                    return self.head(self.drop(self.lstm(x)[0][:, -1]))
+
+            class LinearNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.head = nn.Linear(4, 1)
+
+                def forward(self, x):
+                    return self.head(x[:, -1])
+
+            def predict_sequence(model, window, steps):
+                predictions = []
+                with torch.no_grad():
+                    for _ in range(steps):
+                        predictions.append(model(window)[0].cpu().numpy())
+                return predictions
+
+            model = LSTMNet() if choice == "LSTM" else LinearNet()
+            model.load_state_dict(torch.load("model.pth"))
+            predictions = predict_sequence(model, window, 24)
+            """
+        ),
     )
     invalid = (
         # The same model running its dropout layer.
@@ -884,6 +920,51 @@ class NoGradWithoutEval(Rule):
             message="`net` is evaluated under `no_grad` in training mode: its dropout layers still drop activations "
             "and its batch norm layers normalise with the batch's statistics and update their running averages; call "
             "`net.eval()` before evaluating (and `net.train()` to resume training)",
+        ),
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            class LSTMNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lstm = nn.LSTM(4, 8, batch_first=True)
+                    self.drop = nn.Dropout(0.2)
+                    self.head = nn.Linear(8, 1)
+
+                def forward(self, x):
+                    return self.head(self.drop(self.lstm(x)[0][:, -1]))
+
+            class MLPNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.body = nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.1), nn.Linear(8, 1))
+
+                def forward(self, x):
+                    return self.body(x[:, -1])
+
+            def predict_sequence(model, window, steps):
+                predictions = []
+                with torch.no_grad():
+                    for _ in range(steps):
+                        predictions.append(model(window)[0].cpu().numpy())
+                return predictions
+
+            model = None
+            if choice == "LSTM":
+                model = LSTMNet()
+                model.load_state_dict(torch.load("lstm.pth"))
+            elif choice == "MLP":
+                model = MLPNet()
+                model.load_state_dict(torch.load("mlp.pth"))
+            if model is not None:
+                predictions = predict_sequence(model, window, 24)
+            """,
+            line=26,
+            column=32,
+            message="`model` is evaluated under `no_grad` in training mode: its dropout layers still drop "
+            "activations; call `model.eval()` before evaluating (and `model.train()` to resume training)",
         ),
     )
 

@@ -557,6 +557,28 @@ class AccumulatedGraph(Rule):
                     total += loss
             """,
         ),
+        Valid(
+            # an L1 penalty summed over the parameters, started again at every step: one term built
+            # from the parameters (here left out of the loss), not a sum across training steps
+            """
+            import torch
+            import torch.nn as nn
+
+            model = nn.Linear(4, 1)
+            optimizer = torch.optim.Adam(model.parameters())
+            criterion = nn.BCEWithLogitsLoss(pos_weight=torch.tensor([10.0]))
+            for epoch in range(10):
+                for x, y in train_loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x).squeeze(1), y)
+                    l1_loss = 0
+                    for param in model.parameters():
+                        l1_loss += torch.abs(param).sum()
+                    # loss += 1e-3 * l1_loss
+                    loss.backward()
+                    optimizer.step()
+            """
+        ),
     )
     invalid = (
         # A DQN's step function backpropagates its loss and hands it back: the loss had a graph
@@ -1536,6 +1558,49 @@ class AccumulatedGraph(Rule):
                 print(total.item())
             """,
         ),
+        Invalid(
+            # the sum over the parameters outlives the epoch loop: every step's terms are kept
+            """
+            import torch
+            import torch.nn as nn
+
+            model = nn.Linear(4, 1)
+            optimizer = torch.optim.Adam(model.parameters())
+            criterion = nn.BCEWithLogitsLoss(pos_weight=torch.tensor([10.0]))
+            l1_history = 0
+            for epoch in range(10):
+                for x, y in train_loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x).squeeze(1), y)
+                    for param in model.parameters():
+                        l1_history += torch.abs(param).sum()
+                    loss.backward()
+                    optimizer.step()
+            print(l1_history)
+            """,
+            line=13,
+            column=13,
+            message="Accumulating `torch.abs(param).sum()` across iterations keeps every iteration's autograd graph "
+            "alive; accumulate `torch.abs(param).sum().item()`",
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+            model = nn.Linear(4, 1)
+            optimizer = torch.optim.Adam(model.parameters())
+            criterion = nn.BCEWithLogitsLoss(pos_weight=torch.tensor([10.0]))
+            l1_history = 0
+            for epoch in range(10):
+                for x, y in train_loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x).squeeze(1), y)
+                    for param in model.parameters():
+                        l1_history += torch.abs(param).sum().item()
+                    loss.backward()
+                    optimizer.step()
+            print(l1_history)
+            """,
+        ),
     )
 
     def visit_AugAssign(self, node: ast.AugAssign, ctx) -> None:
@@ -1637,6 +1702,12 @@ class AccumulatedGraph(Rule):
             return
         if not _defined_before_loop(ctx, uses, acc, loop):
             return
+        if _over_parameters(ctx, loop):
+            # `for p in model.parameters(): l1 += p.abs().sum()`: one penalty built from the
+            # parameters, its graph theirs, unless the sum also outlives the loop around it
+            outer = _innermost_loop(ctx, loop, scope)
+            if outer is None or not _defined_before_loop(ctx, uses, acc, outer):
+                return
         derived = _derived_through_slots(ctx, uses, scope, acc)
         if derived & uses.backpropagated:
             return
@@ -1805,6 +1876,22 @@ def _innermost_loop(ctx, node: ast.AST, fn: ast.AST) -> Optional[ast.AST]:
         child = current
         current = ctx.parent(current)
     return None
+
+
+_PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
+
+
+def _over_parameters(ctx, loop: ast.AST) -> bool:
+    """Whether a ``for`` loop iterates over a model's parameters (``model.parameters()``,
+    ``model.named_parameters()``, or what the model knows to be parameters)."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    iterated = loop.iter
+    if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute):
+        if iterated.func.attr in _PARAMETER_METHODS:
+            return True
+    element = ctx.model.value(iterated).elem
+    return element is not None and element.has(Role.PARAM)
 
 
 def _inside(ctx, node: ast.AST, ancestor: ast.AST) -> bool:
