@@ -317,6 +317,26 @@ def test_a_module_imported_as_a_name_of_its_package_is_checked(tmp_path, capsys)
     assert any("utils.py" in line and "GG101" in line for line in findings(capsys, utils, main_py))
 
 
+def test_a_module_a_package_hands_on_to_a_torch_file_is_checked(tmp_path, capsys):
+    # `from utils import save` in the trainer, `utils/__init__.py` doing `from .util import *`
+    package = tmp_path / "utils"
+    package.mkdir()
+    init = write(package, "__init__.py", "from .util import *\n")
+    utils = write(package, "util.py", GRADCAM_UTILS)
+    main_py = write(tmp_path, "main.py", "import torch\nfrom utils import activations_of\n")
+    assert any("util.py" in line and "GG101" in line for line in findings(capsys, init, utils, main_py))
+
+
+def test_twin_a_module_of_a_package_only_files_without_torch_import_is_skipped(tmp_path, capsys):
+    package = tmp_path / "utils"
+    package.mkdir()
+    init = write(package, "__init__.py", "from .util import *\n")
+    utils = write(package, "util.py", GRADCAM_UTILS)
+    main_py = write(tmp_path, "main.py", "import numpy\nfrom utils import activations_of\n")
+    other = write(tmp_path, "other.py", "import torch\n")
+    assert findings(capsys, init, utils, main_py, other) == []
+
+
 def test_twin_a_file_without_torch_imported_only_by_files_without_torch_is_skipped(tmp_path, capsys):
     utils = write(tmp_path, "utils.py", GRADCAM_UTILS)
     main_py = write(tmp_path, "main.py", "import numpy\nfrom utils import activations_of\n")
@@ -3689,3 +3709,55 @@ def test_twin_the_same_method_without_the_decorator_is_reported_where_another_fi
     files["model/faster_rcnn.py"] = files["model/faster_rcnn.py"].replace("    @nograd\n", "")
     paths = _write_tree(tmp_path, files)
     assert any("train.py:9" in line and "GG201" in line for line in findings(capsys, *paths))
+
+
+PENDULUM_MODELS = """
+import torch
+import torch.nn as nn
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Linear(2, 2)
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class HNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.H = nn.Linear(2, 1)
+
+    def forward(self, x):
+        x = x.detach().requires_grad_(True)
+        dH = torch.autograd.grad(self.H(x).sum(), x, create_graph=True)[0]
+        return torch.stack([dH[:, 1], -dH[:, 0]], dim=1)
+"""
+
+PENDULUM_TRAIN = """
+import torch
+from models import MLP, HNN
+
+MODEL_REGISTRY = {"mlp": MLP, "hnn": HNN}
+
+model = MODEL_REGISTRY[args.model]()
+model.load_state_dict(torch.load("model.pt"))
+model.eval()
+for x, dx in test_loader:
+    print(((model(x) - dx) ** 2).mean().item())
+"""
+
+
+def test_a_model_from_a_registry_holding_a_class_whose_forward_differentiates_is_left_alone(tmp_path, capsys):
+    # `no_grad` around the loop would make HNN's `torch.autograd.grad` raise
+    models = write(tmp_path, "models.py", PENDULUM_MODELS)
+    train = write(tmp_path, "train.py", PENDULUM_TRAIN)
+    assert not any("GG201" in line for line in findings(capsys, models, train))
+
+
+def test_twin_a_model_from_a_registry_of_plain_networks_is_reported(tmp_path, capsys):
+    models = write(tmp_path, "models.py", PENDULUM_MODELS)
+    train = write(tmp_path, "train.py", PENDULUM_TRAIN.replace('"hnn": HNN', '"other": MLP'))
+    assert any("train.py" in line and "GG201" in line for line in findings(capsys, models, train))

@@ -982,3 +982,34 @@ def test_a_torch_loss_as_a_statement_reads_its_arguments():
 def test_twin_another_callable_as_a_statement_may_keep_the_graph():
     # a style-transfer loss layer keeps `self.loss`: the call may hand the graph on
     assert _only_read_with_losses(SHOWN_LOSS.format(callee="style_loss"), {"loss_fn"}) == []
+
+
+def test_a_name_unpacked_beside_the_result_that_holds_no_graph_need_not_be_read():
+    # `net, predictions = train_and_pred(...)`: the model goes to an export, the predictions are read
+    code = "net, predictions = train_and_pred(x)\nprint(predictions.detach().numpy())\nexport(net, x)\n"
+    tree = ast.parse(code)
+    graphless = read_only_calls(tree, ImportMap(tree).qualified_name, holds_no_graph=lambda _, name: name == "net")
+    assert [ast.unparse(n) for n in ast.walk(tree) if isinstance(n, ast.Call) and id(n) in graphless] == [
+        "train_and_pred(x)"
+    ]
+    # twin: without that knowledge, the export is a use that may keep the graph
+    assert not read_only_calls(tree, ImportMap(tree).qualified_name)
+    # and a name of a single assignment is always followed
+    single = ast.parse("net = build(x)\nexport(net, x)\n")
+    assert not read_only_calls(single, ImportMap(single).qualified_name, holds_no_graph=lambda _, name: True)
+
+
+@pytest.mark.parametrize(
+    "code,expected",
+    [
+        # appended to a list started empty, then only read
+        ("preds = []\nfor x in xs:\n    preds.append(net(x))\nprint(preds[0].detach().numpy())", ["net(x)"]),
+        ("preds = []\npreds.append(net(x))\nfor p in preds:\n    plot(p.detach().numpy())", ["net(x)"]),
+        # twins: the list is stacked into a loss, handed on, or was not started empty
+        ("preds = []\nfor x in xs:\n    preds.append(net(x))\nloss = crit(torch.stack(preds), y)\nloss.backward()", []),
+        ("preds = []\npreds.append(net(x))\nkeep(preds)", []),
+        ("preds = [net(x0)]\npreds.append(net(x))\nprint(preds[0].detach().numpy())", []),
+    ],
+)
+def test_results_appended_to_a_new_list(code, expected):
+    assert only_read(code) == expected

@@ -3599,3 +3599,59 @@ def test_twin_an_argument_the_callers_full_flow_does_not_know_stays_unknown():
         n for n in ast.walk(ctx.tree) if isinstance(n, ast.Name) and n.id == "reg" and isinstance(n.ctx, ast.Load)
     )
     assert ctx.model.value(reg).kind is Kind.UNKNOWN
+
+
+def test_an_instance_of_a_registry_of_classes_is_a_module_of_one_of_them():
+    # `MODEL_REGISTRY[name]()` of `{"mlp": MLP, "hnn": HNN}`: a module of either class
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        class MLP(nn.Module):
+            pass
+        class HNN(nn.Module):
+            pass
+        MODEL_REGISTRY = {"mlp": MLP, "hnn": HNN}
+        model = MODEL_REGISTRY[name]()
+        model  # <- model
+        """
+    )
+    assert value.kind is Kind.MODULE and value.alternatives == ("HNN", "MLP")
+
+
+def test_twin_a_registry_holding_something_else_than_classes_gives_no_classes():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        class MLP(nn.Module):
+            pass
+        FACTORIES = {"mlp": MLP, "other": make_other}
+        model = FACTORIES[name]()
+        model  # <- model
+        """
+    )
+    assert value.alternatives is None
+
+
+def test_an_item_read_by_name_from_a_parameter_named_params_is_no_model_parameter():
+    # `params["g"]`: a dict of settings (gravity), not the parameters of a model
+    value, _ = ask(
+        """
+        import torch
+        def dynamics(X, params):
+            g = params["g"]
+            g  # <- g
+        """
+    )
+    assert not (value.kind is Kind.TENSOR and value.has(Role.PARAM))
+
+
+def test_twin_an_item_of_a_parameter_named_params_read_by_position_is_a_parameter():
+    value, _ = ask(
+        """
+        import torch
+        def sgd(params, lr):
+            w = params[0]
+            w  # <- w
+        """
+    )
+    assert value.kind is Kind.TENSOR and value.has(Role.PARAM)

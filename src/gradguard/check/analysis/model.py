@@ -50,6 +50,7 @@ from gradguard.check.analysis.project import (
     class_freezes_itself,
     holds_no_parameters,
     loads_weights,
+    returns_only_a_shape,
     sampled_outputs,
     top_function,
 )
@@ -1111,6 +1112,8 @@ class SemanticModel:
             return False  # `@torch.no_grad()` on the method
         if self._differentiates(info, fn, set()):
             return False  # `def dx(self, data): ... torch.autograd.grad(u, x, create_graph=True)`: needs grad
+        if returns_only_a_shape(self._scope_text(fn)):
+            return False  # `return x.shape[-1]`: a shape probe, its result carries no graph
         methods = {name for held in self._class_chain(info) for name in self._methods(held)}
         return self._runs_module(info, fn, methods, set())
 
@@ -1508,12 +1511,15 @@ class SemanticModel:
         """Whether a module's ``forward`` (in a class of the file or of another file of the run)
         runs a backward pass itself (a meta-learner stepping its own optimizer: a call of it is a
         training step, not an evaluation) or asserts its output requires grad (under ``no_grad``
-        every call of it fails: ``vocabulary.FORWARD_NEEDS_GRAD_RE``)."""
+        every call of it fails), or differentiates its output (``vocabulary.forward_needs_grad``)."""
+        if value.kind is Kind.MODULE and value.ref is None and value.alternatives:
+            # one of several classes: where one of them needs grad, a call may need it
+            return any(self.module_backpropagates(module(ref)) for ref in value.alternatives)
         fact, info = self._module_class(value)
         if fact is not None:
             return fact.backpropagates
         forward = self._method_of(info, "forward") if info is not None else None
-        return forward is not None and vocab.FORWARD_NEEDS_GRAD_RE.search(self._scope_text(forward)) is not None
+        return forward is not None and vocab.forward_needs_grad(self._scope_text(forward))
 
     def accumulating_methods(self) -> frozenset:
         """Names of the methods of the file's plain classes and of the run's classes that add an
@@ -2362,6 +2368,10 @@ class SemanticModel:
         if instance is not None:
             # `from Architecture.model import model`: the model another file of the run builds
             return Value(Kind.MODULE, Grad.NO, Role.TRAINING, ref="project:" + instance)
+        qual = self.imports.names.get(alias.asname or alias.name) if isinstance(stmt, ast.ImportFrom) else None
+        if qual is not None and qual.rpartition(".")[2][:1].isupper() and self._project_class(qual) is not None:
+            # `from models.hnn import HNN`: a class of the run, as a value too (`{"hnn": HNN}`)
+            return Value(Kind.CLASS, Grad.NO, ref=qual)
         return _IMPORTED
 
     def imported_instance(self, local: str) -> Optional[str]:
@@ -2386,9 +2396,13 @@ class SemanticModel:
         if not isinstance(root, ast.Name):
             return None
         bound = state.env.get(root.id)
-        if bound is not None and bound is not _IMPORTED:
+        if bound is not None and bound is not _IMPORTED and not self._imported_class(bound, root.id):
             return None
         return self.imports.qualified_name(node)
+
+    def _imported_class(self, bound: Value, name: str) -> bool:
+        """Whether a name's binding is the run's class its import binds (``import_value``)."""
+        return bound.kind is Kind.CLASS and bound.ref is not None and bound.ref == self.imports.names.get(name)
 
     def definition_value(self, stmt: ast.stmt, frame: Frame) -> Value:
         if isinstance(stmt, ast.ClassDef):
@@ -2821,6 +2835,14 @@ class SemanticModel:
             return UNKNOWN
         if receiver is _FUNCTION_CTX and attr in ("saved_tensors", "saved_variables"):
             return container(_FUNCTION_TENSOR)  # what `ctx.save_for_backward(...)` kept
+        if (
+            kind is Kind.OTHER
+            and (receiver.ref or "").startswith(vocab.NON_TORCH_MODEL_PACKAGES + vocab.GRAD_OFF_ESTIMATOR_PACKAGES)
+            and attr.endswith("_")
+        ):
+            # `gs.best_estimator_` of scikit-learn's `GridSearchCV(net, ...)`: an estimator it fitted
+            # (a skorch net's, or its own), no torch module
+            return Value(Kind.OTHER, Grad.NO, ref=receiver.ref)
         if kind is Kind.OTHER and (receiver.ref or "").startswith("project:") and frame.kind != "module-first":
             # `trainer._gen` of a `Trainer` another file of the run defines: what that file shows
             module_key, _, name = receiver.ref[len("project:") :].rpartition(".")  # type: ignore[index]
@@ -2876,6 +2898,8 @@ class SemanticModel:
             return Value(Kind.OTHER, ref=qual)  # `net, loss = d2l.linreg, d2l.squared_loss`
         if self.run_function(qual) is not None:
             return Value(Kind.OTHER, ref=RUN_FUNCTION + qual)  # `net = utils.linreg`: a function of the run
+        if last[:1].isupper() and self._project_class(qual) is not None:
+            return Value(Kind.CLASS, ref=qual)  # `MODEL_REGISTRY = {"mlp": MLP, "hnn": HNN}` of the run's classes
         return OTHER
 
     def project_function(self, qualified: str) -> Optional[tuple]:
@@ -3258,6 +3282,15 @@ class SemanticModel:
                 return element.with_(split=split_of_text(key.value))
             if isinstance(key, ast.Constant) and key.value == "params" and element.kind is Kind.CONTAINER:
                 return element
+            if (
+                element.weak
+                and element.has(Role.PARAM)
+                and isinstance(key, ast.Constant)
+                and isinstance(key.value, str)
+            ):
+                # `params["g"]` of a parameter named `params`: a dict of settings read by key, not
+                # the parameters of a model (those come as a list or an iterator)
+                return UNKNOWN
             return element
         if kind is Kind.MODULE and (receiver.ref is None or receiver.ref in _INDEXED_MODULES):
             # a layer of an `nn.Sequential` or `nn.ModuleList` (`alexnet.features[0]`)
@@ -3500,6 +3533,13 @@ class SemanticModel:
     def _value_call(self, callee: Value, name: Optional[str], node: ast.Call, args: list, state: State, frame) -> Value:
         kind = callee.kind
         if kind is Kind.CLASS:
+            if callee.ref is None and callee.alternatives:
+                # `MODEL_REGISTRY[name]()`: an instance of one of the classes the registry holds
+                made = [
+                    self._value_call(Value(Kind.CLASS, ref=ref), name, node, args, state, frame)
+                    for ref in callee.alternatives
+                ]
+                return join_all(made) or UNKNOWN
             info = self._class_table().get(callee.ref) if callee.ref else None
             if info is not None:
                 if info.is_dataset or self._split_arguments(node) is not None:
@@ -3508,6 +3548,10 @@ class SemanticModel:
                 return self._instance_value(info)
             if callee.ref and callee.ref.startswith("torch."):
                 return self._library_call(callee.ref, node, args, state, frame)
+            if callee.ref:
+                made = self._project_class(callee.ref)  # a class of another file of the run
+                if made is not None:
+                    return made
             return UNKNOWN
         if kind is Kind.FUNCTION:
             if callee.ref is None and callee.elem is not None:
@@ -3901,6 +3945,8 @@ class SemanticModel:
                 return Value(Kind.OTHER, Grad.NO, items=(args[0], OTHER), ref=qual)
         if qual.startswith(vocab.NON_TORCH_MODEL_PACKAGES):
             return Value(Kind.OTHER, Grad.NO, ref=qual)  # `fasttext.load_model(path)`: no torch module
+        if qual.startswith(vocab.GRAD_OFF_ESTIMATOR_PACKAGES):
+            return Value(Kind.OTHER, Grad.NO, ref=qual)  # skorch's `NeuralNetRegressor(module=Net)`
         if qual.startswith(vocab.INFERENCE_MODEL_PACKAGE) and last in vocab.INFERENCE_MODEL_CLASSES:
             return Value(Kind.OTHER, ref=qual)  # ultralytics' YOLO: runs its own inference mode
         if vocab.backpropagating_tool(qual):

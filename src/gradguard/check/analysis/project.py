@@ -730,7 +730,12 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
         # a method that differentiates (`G_dt` taking `torch.autograd.grad` of the output) needs grad
         # (not one calling a `.backward(z)` of its own: a normalizing flow's inverse)
         running = (
-            _running_methods(methods, quiet | _differentiating_methods(methods))
+            _running_methods(
+                methods,
+                quiet
+                | _differentiating_methods(methods)
+                | {name for name, text in methods.items() if returns_only_a_shape(text)},
+            )
             if qualified in module_classes
             else frozenset()
         )
@@ -738,7 +743,7 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
             qualified in module_classes,
             qualified in dataset_classes,
             layers,
-            vocab.FORWARD_NEEDS_GRAD_RE.search(methods.get("forward", "")) is not None,
+            vocab.forward_needs_grad(methods.get("forward", "")),
             _delegating_to_quiet(methods, quiet, running) if qualified in module_classes else quiet,
             running,
             qualified in module_classes and loads_weights(methods.get("__init__", "")),
@@ -790,7 +795,7 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
             if name not in index.torch_modules and index.gives_torch(path, text):
                 index.torch_modules.add(name)
                 changed = True
-    index.torch_served.update(_served_files(index, importing_torch))
+    index.torch_served.update(_served_files(index, importing_torch, texts))
     # Calls of the project's functions from the files that import them, and of the public
     # methods of its classes on instances those files make (`gan = GAN(args)`, or through a
     # class method `model = BertForRE.from_pretrained(path)`, then `gan.visualize_results(epoch)`:
@@ -865,10 +870,12 @@ def _forget_memos(index: ProjectIndex) -> None:
         del index.__dict__[memo]
 
 
-def _served_files(index: ProjectIndex, importing_torch: list) -> set:
+def _served_files(index: ProjectIndex, importing_torch: list, texts: dict) -> set:
     """The files of the run that a file importing torch imports (``from utils import f``,
     ``import utils``), found on disk as ``import`` would find them from the importer: only
-    modules whose name, or its last part, is that of a module of the run are looked for."""
+    modules whose name, or its last part, is that of a module of the run are looked for. A
+    package's ``__init__.py`` among them hands on the modules of the package it imports
+    (``from .util import *``)."""
     run_files = set(index.module_names)
     names = set(index.plain_names.values())
     names |= {name.rsplit(".", 1)[-1] for name in names}
@@ -888,6 +895,20 @@ def _served_files(index: ProjectIndex, importing_torch: list) -> set:
                     found = os.path.abspath(found)
                     if found in run_files and found != os.path.abspath(path):
                         served.add(found)
+    by_path = {os.path.abspath(path): text for path, text in texts.values()}
+    todo = [path for path in served if os.path.basename(path) == "__init__.py"]
+    while todo:
+        init = todo.pop()
+        package = os.path.dirname(init)
+        for module, level, _imported in _from_clauses(by_path.get(init, "")):
+            found = module_file(init, module, level) if (module or level) else None
+            if found is None:
+                continue
+            found = os.path.abspath(found)
+            if found in run_files and found not in served and found.startswith(package + os.sep):
+                served.add(found)
+                if os.path.basename(found) == "__init__.py":
+                    todo.append(found)
     return served
 
 
@@ -1187,6 +1208,53 @@ def _holds_no_parameters(body: str, init: str) -> bool:
             value = node.value  # type: ignore[union-attr]
             if isinstance(value, ast.Constant) or (isinstance(value, ast.Name) and value.id in plain):
                 continue
+            return False
+    return True
+
+
+_RETURN_RE = re.compile(r"^[ \t]*return\b[ \t]*(.*)$", re.M)
+_SIZE_METHODS = frozenset({"size", "numel", "dim", "nelement"})
+
+
+def _a_size(expr: ast.AST) -> bool:
+    """``x.shape[-1]``, ``out.view(1, -1).size(1)``, ``int(x.numel())``: a size read from a value."""
+    while isinstance(expr, ast.Subscript):
+        expr = expr.value
+    if isinstance(expr, ast.Attribute):
+        return expr.attr == "shape"
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
+        return expr.func.attr in _SIZE_METHODS
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "int" and len(expr.args) == 1:
+        return _a_size(expr.args[0])
+    return False
+
+
+def _expression(text: str) -> Optional[ast.AST]:
+    try:
+        return ast.parse(text.split("#", 1)[0].strip(), mode="eval").body
+    except SyntaxError:
+        return None
+
+
+def returns_only_a_shape(text: str) -> bool:
+    """Whether every ``return`` of a method's text hands back a size read from a tensor
+    (``self.batch_max_length = x.shape[-1]; return self.batch_max_length``, ``return
+    out.view(1, -1).size(1)``): a shape probe, whose result carries no graph."""
+    if "return" not in text or not any(word in text for word in ("shape", "size(", "numel(", "dim(")):
+        return False
+    returned = _RETURN_RE.findall(text)
+    if not returned:
+        return False
+    for value in returned:
+        expr = _expression(value)
+        if expr is None:
+            return False
+        if _a_size(expr):
+            continue
+        if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self"):
+            return False
+        stored = re.search(r"^[ \t]*self\." + re.escape(expr.attr) + r"[ \t]*=(?!=)[ \t]*(.+)$", text, re.M)
+        if stored is None or not _a_size(_expression(stored.group(1)) or ast.Pass()):
             return False
     return True
 

@@ -114,6 +114,7 @@ def read_only_calls(
     returns_read: Optional[Callable[[], bool]] = None,
     graph_source: Optional[Callable[[ast.Call], bool]] = None,
     torch_loss: Optional[Callable[[ast.Call], bool]] = None,
+    holds_no_graph: Optional[Callable[[ast.AST, str], bool]] = None,
 ) -> frozenset:
     """ids of the calls of ``scope``'s own code (a module, function or class body) whose
     result is only read. ``qualified_name(expr)`` gives the imported name an expression spells
@@ -126,7 +127,10 @@ def read_only_calls(
     call runs a model with parameters (what a backward pass may take its graph from, see
     ``_backward_fed_elsewhere``); ``torch_loss(call)`` whether a call is one of torch's losses (a
     loss module of ``torch.nn``, a loss function of ``torch.nn.functional``), which keep nothing: one
-    that is a whole statement (a notebook cell showing ``loss_fn(pred, y)``) reads its arguments.
+    that is a whole statement (a notebook cell showing ``loss_fn(pred, y)``) reads its arguments;
+    ``holds_no_graph(assignment, name)`` whether a name a tuple is unpacked into holds a value that
+    carries no graph (``net, predictions = train_and_pred(...)``: the model handed back beside the
+    predictions), whose uses then need not be reads.
     Needs no parent links: each use is read from the node above it."""
     if own is None:
         own = list(own_nodes(scope))
@@ -135,6 +139,11 @@ def read_only_calls(
         if type(node) is ast.Assign or (type(node) is ast.AnnAssign and node.value is not None):  # type: ignore[attr-defined]
             for names, value in assigned_values(node):  # type: ignore[arg-type]
                 bound[id(value)] = (node, names, value)
+    # `preds.append(model(x))` into a list the scope starts empty (`preds = []`): the list's uses
+    # are the result's (`preds[0].detach().numpy()`); appending to it is none
+    appending = _appends_to_new_lists(own)
+    for statement, name, value in appending:
+        bound[id(value)] = (statement, (name,), value)
     if not any(viewed_calls(value) for _, _, value in bound.values()):
         return frozenset()
     wanted = {name for _, names, _ in bound.values() for name in names}
@@ -199,6 +208,8 @@ def read_only_calls(
     # (`zip(preds, out)` in `[... for i, el in zip(preds, out)]`)
     for use, kind in comprehension_reads:
         reads[id(use)] = kind
+    for statement, _name, _value in appending:
+        reads[id(statement.value.func.value)] = _METADATA  # `preds` in `preds.append(...)`
     # Arithmetic under `no_grad` makes tensors without graph: `with torch.no_grad(): td_target =
     # r + gamma * v_s_` reads `v_s_`.
     for use in _operands_without_grad(own, wanted, qualified_name):
@@ -284,6 +295,9 @@ def read_only_calls(
         ok = True
         values_read = False
         for name in names:
+            # the model handed back beside the output: what it is used for is its own, though its
+            # reads still count as reads of the result
+            graphless = holds_no_graph is not None and len(names) > 1 and holds_no_graph(assignment, name)
             # A later assignment of the name in the same block ends this value: the uses
             # after it see another one.
             killer = _rebinding(assignment, name, blocks, loop is not None)
@@ -302,6 +316,8 @@ def read_only_calls(
                     continue
                 fed = reads.get(id(use))
                 if fed is None or fed == _ESCAPED:
+                    if graphless:
+                        continue
                     ok = False
                     break
                 if fed == _VALUE:
@@ -892,6 +908,52 @@ class Rebindings:
         return False
 
 
+def _appends_to_new_lists(own: list) -> list:
+    """(statement, list name, appended value) of each ``name.append(value)`` statement of a scope
+    whose every binding of ``name`` is an empty list (``preds = []``)."""
+    candidates = [
+        node
+        for node in own
+        if type(node) is ast.Expr
+        and type(node.value) is ast.Call  # type: ignore[attr-defined]
+        and type(node.value.func) is ast.Attribute  # type: ignore[attr-defined]
+        and node.value.func.attr == "append"  # type: ignore[attr-defined]
+        and type(node.value.func.value) is ast.Name  # type: ignore[attr-defined]
+        and len(node.value.args) == 1  # type: ignore[attr-defined]
+        and type(node.value.args[0]) is not ast.Starred  # type: ignore[attr-defined]
+        and not node.value.keywords  # type: ignore[attr-defined]
+    ]
+    if not candidates:
+        return []
+    names = {node.value.func.value.id for node in candidates}  # type: ignore[attr-defined]
+    new: dict = {}
+    for node in own:
+        if type(node) in (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.With, ast.NamedExpr):
+            for target in getattr(node, "targets", None) or [getattr(node, "target", None)]:
+                if type(target) is ast.Name and target.id in names:  # type: ignore[union-attr]
+                    empty = type(node) is ast.Assign and type(node.value) is ast.List and not node.value.elts  # type: ignore[attr-defined]
+                    new[target.id] = new.get(target.id, True) and empty  # type: ignore[union-attr]
+                elif target is not None and any(
+                    type(sub) is ast.Name and sub.id in names for sub in walk_in_order(target)
+                ):
+                    for sub in walk_in_order(target):
+                        if type(sub) is ast.Name and sub.id in names:
+                            new[sub.id] = False  # bound otherwise too (`for preds in ...`)
+    return [
+        (node, node.value.func.value.id, node.value.args[0])  # type: ignore[attr-defined]
+        for node in candidates
+        if new.get(node.value.func.value.id)  # type: ignore[attr-defined]
+    ]
+
+
+def _bound_value(assignment: ast.AST) -> ast.AST:
+    """What a binding of ``read_only_calls`` binds: an assignment's value, or what a statement
+    ``preds.append(value)`` appends."""
+    if type(assignment) is ast.Expr:
+        return assignment.value.args[0]  # type: ignore[attr-defined]
+    return assignment.value  # type: ignore[attr-defined]
+
+
 def _called_again(assignment: ast.Assign, loop: Optional[ast.AST], calls: list, qualified_name) -> bool:
     """Whether the loop (``None``: the scope) makes another call of a callee of the project (not
     a torch function) that the assignment's value calls: the step's training forward pass,
@@ -900,7 +962,7 @@ def _called_again(assignment: ast.Assign, loop: Optional[ast.AST], calls: list, 
     beside ``G(z)``; Double DQN's ``next_q = policy_net(next_states)``, read for its argmax,
     beside ``policy_net(states).gather(1, actions)``)."""
     callees = set()
-    for sub in walk_in_order(assignment.value):
+    for sub in walk_in_order(_bound_value(assignment)):
         if type(sub) is ast.Call:
             name = dotted_name(sub.func)  # type: ignore[attr-defined]
             if name is not None and not (qualified_name(sub.func) or "").startswith("torch."):  # type: ignore[attr-defined]
@@ -939,7 +1001,7 @@ def _backward_fed_elsewhere(
     passes = [call for call in backward_calls if start < call.lineno <= end]
     if not passes:
         return False
-    judged = {id(sub) for sub in walk_in_order(assignment.value) if type(sub) is ast.Call}
+    judged = {id(sub) for sub in walk_in_order(_bound_value(assignment)) if type(sub) is ast.Call}
     return all(
         _computed_from_source(
             _backpropagated(call), call.lineno, assignments, assignment, judged, graph_source, qualified_name

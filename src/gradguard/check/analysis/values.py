@@ -222,7 +222,7 @@ def join(a: Optional[Value], b: Optional[Value]) -> Optional[Value]:
         a.ref if a.ref == b.ref else None,
         a.weak or b.weak,
         keyed,
-        _module_alternatives(a, b) if a.kind is Kind.MODULE else None,
+        _module_alternatives(a, b) if a.kind in (Kind.MODULE, Kind.CLASS) else None,
     )
 
 

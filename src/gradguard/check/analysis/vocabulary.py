@@ -133,6 +133,10 @@ NON_TORCH_MODEL_PACKAGES = (
     "jax.",
     "flax.",
 )
+# Packages wrapping a torch module in an estimator whose inference runs it without grad and hands
+# back numpy arrays: skorch's `NeuralNetRegressor(module=Net).predict(X)` goes through its
+# `evaluation_step`, under `torch.set_grad_enabled(False)`. What their classes make is no module.
+GRAD_OFF_ESTIMATOR_PACKAGES = ("skorch.",)
 # torch.hub repositories whose models run without grad themselves (`torch.hub.load(
 # "ultralytics/yolov5", "yolov5s")` is wrapped in AutoShape, whose forward is
 # `@smart_inference_mode()`) and return detections, not tensors.
@@ -634,6 +638,20 @@ AUTOGRAD_GRAD_RE = re.compile(r"\bautograd\.grad\(")
 # A module's `forward` that needs grad on: it runs a backward pass itself (a meta-learner), or
 # asserts its output requires grad (`assert qvalues.requires_grad`, a course's sanity check).
 FORWARD_NEEDS_GRAD_RE = re.compile(r"\.backward\(|\bassert\s+[\w.\[\]]+\.requires_grad\b")
+
+
+def forward_needs_grad(text: str) -> bool:
+    """Whether a module's ``forward`` text needs grad on (``FORWARD_NEEDS_GRAD_RE``), or
+    differentiates its own output (a Hamiltonian network's ``torch.autograd.grad(H.sum(), X,
+    create_graph=True)``: under ``no_grad`` it raises) without turning grad on itself
+    (``with torch.enable_grad():``)."""
+    if FORWARD_NEEDS_GRAD_RE.search(text) is not None:
+        return True
+    return (
+        AUTOGRAD_GRAD_RE.search(text) is not None and "enable_grad" not in text and "set_grad_enabled(True" not in text
+    )
+
+
 # `nn.Module`'s own methods: `self.parameters()` in a method is no call of a layer.
 MODULE_OWN_METHODS = (
     MODULE_RETURNING_METHODS

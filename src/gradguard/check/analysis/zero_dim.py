@@ -32,6 +32,7 @@ class ZeroDimIndex:
     tensor: ast.expr
     legacy: bool
     array: bool = False  # ``tensor`` holds a 0-dim numpy array (`loss.data.numpy()`, bound or returned)
+    listed: bool = False  # `.tolist()` on the way: a Python number, which cannot be indexed (TypeError)
 
 
 def zero_dim_index(ctx, node: ast.Subscript) -> Optional[ZeroDimIndex]:
@@ -42,6 +43,17 @@ def zero_dim_index(ctx, node: ast.Subscript) -> Optional[ZeroDimIndex]:
         return None
     tensor = node.value
     legacy = False
+    listed = False
+    if (
+        isinstance(tensor, ast.Call)
+        and isinstance(tensor.func, ast.Attribute)
+        and tensor.func.attr == "tolist"
+        and not tensor.args
+        and not tensor.keywords
+    ):
+        # `loss.data.tolist()[0]`: the 0.3 idiom read a one-element list; a 0-dim tensor's is a float
+        listed = True
+        tensor = tensor.func.value
     while True:
         if isinstance(tensor, ast.Attribute) and tensor.attr == "data":
             legacy = True
@@ -59,6 +71,8 @@ def zero_dim_index(ctx, node: ast.Subscript) -> Optional[ZeroDimIndex]:
             break
     if isinstance(tensor, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.JoinedStr)):
         return None
+    if listed and not legacy:
+        return None  # `x.tolist()[0]` of a tensor of any shape: the list's first item
     if not legacy and not _scope_makes_zero_dim(ctx):
         return None
     value = ctx.model.value(tensor)
@@ -67,6 +81,8 @@ def zero_dim_index(ctx, node: ast.Subscript) -> Optional[ZeroDimIndex]:
         return ZeroDimIndex(node, tensor, legacy, array=True)
     if value.kind is not Kind.TENSOR or not value.has(Role.SCALAR):
         return None
+    if listed:
+        return None if value.weak else ZeroDimIndex(node, tensor, legacy, listed=True)
     if value.weak and not legacy and not (isinstance(tensor, ast.Name) and _accumulated(ctx, tensor.id)):
         return None  # `compute_loss(...)[0]` may index a tuple the function returns
     if value.weak and isinstance(tensor, ast.Name) and _computed_by_another_package(ctx, tensor.id):
@@ -191,7 +207,11 @@ def zero_dim_index_above(ctx, data_node: ast.Attribute) -> Optional[ZeroDimIndex
             return zero_dim_index(ctx, parent)
         if isinstance(parent, ast.Attribute) and parent.value is current:
             call = ctx.parent(parent)
-            if parent.attr in _KEEPING_CALLS and isinstance(call, ast.Call) and call.func is parent:
+            if (
+                (parent.attr in _KEEPING_CALLS or parent.attr == "tolist")
+                and isinstance(call, ast.Call)
+                and call.func is parent
+            ):
                 current = call
                 continue
             if parent.attr == "data":

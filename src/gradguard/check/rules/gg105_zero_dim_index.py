@@ -207,6 +207,15 @@ class ZeroDimIndex(Rule):
                 return total[None], total[...]
             """,
         ),
+        Valid(
+            # `.tolist()[0]` of a batch of ids: the first row
+            """
+            import torch
+
+            def first_ids(batch: torch.Tensor):
+                return batch.data.tolist()[0]
+            """
+        ),
     )
     invalid = (
         # A model that returns its own loss: `train_loss.backward()`, called without a gradient,
@@ -442,6 +451,41 @@ class ZeroDimIndex(Rule):
                 print((other * 2).item())
             """,
         ),
+        Invalid(
+            # the 0.3 idiom through `.tolist()`: a one-element list then, a float now
+            """
+            import torch.nn as nn
+
+            loss_function = nn.CrossEntropyLoss()
+
+            def train(model, loader, optimizer):
+                losses = []
+                for inputs, targets in loader:
+                    loss = loss_function(model(inputs), targets)
+                    losses.append(loss.data.tolist()[0])
+                    loss.backward()
+                    optimizer.step()
+                return losses
+            """,
+            line=9,
+            column=23,
+            message="`loss.data.tolist()[0]` indexes the `.tolist()` of a 0-dim tensor, a Python number: TypeError "
+            "since PyTorch 0.4; use `loss.item()`",
+            fixed="""
+            import torch.nn as nn
+
+            loss_function = nn.CrossEntropyLoss()
+
+            def train(model, loader, optimizer):
+                losses = []
+                for inputs, targets in loader:
+                    loss = loss_function(model(inputs), targets)
+                    losses.append(loss.item())
+                    loss.backward()
+                    optimizer.step()
+                return losses
+            """,
+        ),
     )
 
     def visit_Subscript(self, node: ast.Subscript, ctx) -> None:
@@ -459,10 +503,14 @@ class ZeroDimIndex(Rule):
         shown = short(ctx.text(node), 60)
         one_line = short(item, 1_000)
         advice = f"`{one_line}`" if len(one_line) <= 60 else f"`.item()` on `{short(tensor_text, 40)}`"
-        ctx.report(
-            self.code,
-            node,
-            f"`{shown}` indexes a 0-dim {'array' if found.array else 'tensor'}: IndexError since PyTorch 0.4; "
-            f"use {advice}",
-            fix,
-        )
+        if found.listed:
+            message = (
+                f"`{shown}` indexes the `.tolist()` of a 0-dim tensor, a Python number: TypeError since PyTorch "
+                f"0.4; use {advice}"
+            )
+        else:
+            message = (
+                f"`{shown}` indexes a 0-dim {'array' if found.array else 'tensor'}: IndexError since PyTorch 0.4; "
+                f"use {advice}"
+            )
+        ctx.report(self.code, node, message, fix)

@@ -1434,16 +1434,32 @@ def _handed_to_a_read_parameter(ctx, outer: ast.Call, argument: ast.AST) -> bool
 
 def _result_only_read_directly(ctx, call: ast.Call) -> bool:
     """``_result_only_read`` without following the call's result into other calls."""
+    scope = ctx.function if ctx.function is not None else ctx.tree
     if id(call) not in ctx.state(_State).assigned_calls:
+        if _appended(ctx, call):
+            # `preds.append(model(x))`, the list then only read (`preds[0].detach().numpy()`)
+            return not isinstance(scope, ast.Lambda) and id(call) in _only_read_calls(ctx, scope)
         return (
             _read_at_once(ctx, call)
             or _printed(ctx, call)
             or _displayed(ctx, call)
             or converted_to_image(call, ctx.parent, _qualified_name(ctx))
         )
-    scope = ctx.function if ctx.function is not None else ctx.tree
     return not isinstance(scope, ast.Lambda) and (
         id(call) in _only_read_calls(ctx, scope) or _left_unused(ctx, call, scope)
+    )
+
+
+def _appended(ctx, call: ast.AST) -> bool:
+    """Whether a call's result is appended to a list by a statement of its own (``preds.append(
+    model(x))``)."""
+    parent = ctx.parent(call)
+    return (
+        isinstance(parent, ast.Call)
+        and isinstance(parent.func, ast.Attribute)
+        and parent.func.attr == "append"
+        and parent.args == [call]
+        and isinstance(ctx.parent(parent), ast.Expr)
     )
 
 
@@ -1798,11 +1814,28 @@ def _only_read_calls(ctx, scope: ast.AST) -> frozenset:
                 (lambda: _returned_only_read(ctx, scope)) if isinstance(scope, FUNCTION_TYPES) else None,
                 lambda call: _runs_a_model_with_parameters(ctx, call),
                 lambda call: _torch_loss(ctx, call),
+                lambda assignment, name: _unpacked_without_graph(ctx, assignment, name),
             )
         else:
             found = frozenset()
         cache[id(scope)] = found
     return found
+
+
+# What a name unpacked from a call's tuple may hold without a graph of its own.
+_GRAPHLESS_KINDS = frozenset({Kind.MODULE, Kind.NUMBER, Kind.OPTIMIZER, Kind.LOADER, Kind.DATASET})
+
+
+def _unpacked_without_graph(ctx, assignment: ast.AST, name: str) -> bool:
+    """Whether ``name``, one of the names an assignment unpacks a tuple into, holds a value that
+    carries no graph as the code shows it (``net`` of ``net, predictions = train_and_pred(...)``,
+    a model the function built): not one known by its name alone."""
+    for target in getattr(assignment, "targets", ()):
+        for node in walk_in_order(target):
+            if type(node) is ast.Name and node.id == name:  # type: ignore[attr-defined]
+                value = ctx.model.value(node)
+                return value.kind in _GRAPHLESS_KINDS and not value.weak
+    return False
 
 
 def _torch_loss(ctx, call: ast.Call) -> bool:
@@ -7838,6 +7871,173 @@ class EvalWithGrad(Rule):
             loss.backward()
             """
         ),
+        Valid(
+            # skorch's estimator runs its module under `torch.set_grad_enabled(False)` in `predict`
+            # and hands back a numpy array
+            """
+            import torch
+            import torch.nn as nn
+            from skorch import NeuralNetRegressor
+
+
+            class RegNet(nn.Module):
+                def __init__(self, hidden=32):
+                    super().__init__()
+                    self.body = nn.Sequential(nn.Linear(1, hidden), nn.ReLU(), nn.Linear(hidden, 1))
+
+                def forward(self, x):
+                    return self.body(x)
+
+
+            loss_function = nn.MSELoss()
+            net = NeuralNetRegressor(module=RegNet, max_epochs=100, optimizer=torch.optim.Adam)
+            net.fit(X_train, y_train)
+            y_pred = net.predict(X_test)
+            y_pred = torch.from_numpy(y_pred).float()
+            test_loss = loss_function(y_pred, y_test)
+            print(f"TEST LOSS: {test_loss}")
+            """
+        ),
+        Valid(
+            # twin: the estimator scikit-learn's grid search fitted (`best_estimator_`), the same one
+            """
+            import torch
+            import torch.nn as nn
+            from skorch import NeuralNetRegressor
+            from sklearn.model_selection import GridSearchCV
+
+
+            class RegNet(nn.Module):
+                def __init__(self, hidden=32):
+                    super().__init__()
+                    self.body = nn.Sequential(nn.Linear(1, hidden), nn.ReLU(), nn.Linear(hidden, 1))
+
+                def forward(self, x):
+                    return self.body(x)
+
+
+            loss_function = nn.MSELoss()
+            net = NeuralNetRegressor(module=RegNet, max_epochs=100, optimizer=torch.optim.Adam)
+            gs = GridSearchCV(net, {"module__hidden": [16, 32]}, cv=3)
+            gs.fit(X_train, y_train)
+            net = gs.best_estimator_
+            y_pred = net.predict(X_test)
+            y_pred = torch.from_numpy(y_pred).float()
+            test_loss = loss_function(y_pred, y_test)
+            print(f"TEST LOSS: {test_loss}")
+            """
+        ),
+        Valid(
+            # a shape probe of the model: its method hands back `x.shape[-1]`, no graph
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class CRNN(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.backbone = nn.Conv2d(3, 8, 3)
+                    self.head = nn.Linear(8, 10)
+
+                def get_batch_max_length(self, x):
+                    x = self.backbone(x)
+                    self.batch_max_length = x.shape[-1]
+                    return self.batch_max_length
+
+                def forward(self, x):
+                    return self.head(self.backbone(x).mean((2, 3)))
+
+
+            class Predictor:
+                def __init__(self, path):
+                    self.net = CRNN()
+                    self.net.load_state_dict(torch.load(path))
+                    self.net.eval()
+                    self.net.get_batch_max_length(torch.zeros(2, 3, 32, 100))
+
+                def predict(self, image):
+                    with torch.no_grad():
+                        return self.net(image).argmax(-1)
+            """
+        ),
+        Valid(
+            # twin: the predictions handed back beside the model enter a loss that is backpropagated
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def train(net, features, labels, epochs):
+                optimizer = torch.optim.Adam(net.parameters())
+                for _ in range(epochs):
+                    optimizer.zero_grad()
+                    loss = ((net(features) - labels) ** 2).mean()
+                    loss.backward()
+                    optimizer.step()
+
+
+            def train_and_pred(train_x, train_y, test_x, epochs):
+                net = nn.Linear(train_x.shape[1], 1)
+                train(net, train_x, train_y, epochs)
+                predictions = net(test_x)
+                return net, predictions
+
+
+            net, predictions = train_and_pred(train_x, train_y, test_x, 100)
+            ((predictions - test_y) ** 2).mean().backward()
+            torch.onnx.export(net, train_x[:1], "model.onnx")
+            """
+        ),
+        Valid(
+            # twin: the appended outputs are stacked into a loss that is backpropagated
+            """
+            from copy import deepcopy
+
+            import matplotlib.pyplot as plt
+            import torch
+
+
+            def plot_adaptation(meta_model, X, y, n_steps=5):
+                model = deepcopy(meta_model)
+                optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+                preds = []
+                for step in range(n_steps):
+                    optimizer.zero_grad()
+                    loss = torch.nn.functional.mse_loss(model(X), y)
+                    loss.backward()
+                    optimizer.step()
+                    preds.append(model(X))
+                torch.stack(preds).mean().backward()
+            """
+        ),
+        Valid(
+            # a Hamiltonian network's `forward` differentiates its own output: under `no_grad` it raises
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class HNN(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.H = nn.Sequential(nn.Linear(2, 64), nn.Tanh(), nn.Linear(64, 1))
+
+                def forward(self, x):
+                    x = x.detach().requires_grad_(True)
+                    dH = torch.autograd.grad(self.H(x).sum(), x, create_graph=True)[0]
+                    return torch.stack([dH[:, 1], -dH[:, 0]], dim=1)
+
+
+            model = HNN()
+            model.load_state_dict(torch.load("hnn.pt"))
+            model.eval()
+            test_loss = 0.0
+            for x, dx in test_loader:
+                test_loss += ((model(x) - dx) ** 2).mean().item()
+            print(test_loss)
+            """
+        ),
     )
     invalid = (
         # A function serving both phases backpropagates under a test of its `mode` against two
@@ -13170,6 +13370,139 @@ class EvalWithGrad(Rule):
             message="`net(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
             "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
             "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        Invalid(
+            # twin of the shape probe: the features themselves are kept
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class CRNN(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.backbone = nn.Conv2d(3, 8, 3)
+                    self.head = nn.Linear(8, 10)
+
+                def features(self, x):
+                    return self.backbone(x)
+
+                def forward(self, x):
+                    return self.head(self.backbone(x).mean((2, 3)))
+
+
+            class Predictor:
+                def __init__(self, path):
+                    self.net = CRNN()
+                    self.net.load_state_dict(torch.load(path))
+                    self.net.eval()
+                    self.reference = self.net.features(torch.zeros(2, 3, 32, 100))
+
+                def predict(self, image):
+                    with torch.no_grad():
+                        return self.net(image).argmax(-1)
+            """,
+            line=23,
+            column=26,
+            message="`self.net.features(...)` runs with grad enabled after `self.net.eval()` (line 22), and nothing in "
+            "this function uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        Invalid(
+            # the model handed back beside its predictions goes to an export: the predictions are
+            # only read
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def train(net, features, labels, epochs):
+                optimizer = torch.optim.Adam(net.parameters())
+                for _ in range(epochs):
+                    optimizer.zero_grad()
+                    loss = ((net(features) - labels) ** 2).mean()
+                    loss.backward()
+                    optimizer.step()
+
+
+            def train_and_pred(train_x, train_y, test_x, epochs):
+                net = nn.Linear(train_x.shape[1], 1)
+                train(net, train_x, train_y, epochs)
+                predictions = net(test_x)
+                return net, predictions
+
+
+            net, predictions = train_and_pred(train_x, train_y, test_x, 100)
+            print(predictions.detach().numpy())
+            torch.onnx.export(net, train_x[:1], "model.onnx")
+            """,
+            line=17,
+            column=19,
+            message="`net(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        Invalid(
+            # a fine-tuning shown step by step: each step's prediction is appended to a list that is
+            # only drawn, detached, later
+            """
+            from copy import deepcopy
+
+            import matplotlib.pyplot as plt
+            import torch
+
+
+            def plot_adaptation(meta_model, X, y, n_steps=5):
+                model = deepcopy(meta_model)
+                optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+                preds = []
+                for step in range(n_steps):
+                    optimizer.zero_grad()
+                    loss = torch.nn.functional.mse_loss(model(X), y)
+                    loss.backward()
+                    optimizer.step()
+                    preds.append(model(X))
+                for pred in preds:
+                    plt.plot(X, pred.detach().numpy())
+            """,
+            line=16,
+            column=22,
+            message="`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        Invalid(
+            # twin: the network turns grad on for its own differentiation, so the loop can run without
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class HNN(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.H = nn.Sequential(nn.Linear(2, 64), nn.Tanh(), nn.Linear(64, 1))
+
+                def forward(self, x):
+                    with torch.enable_grad():
+                        x = x.detach().requires_grad_(True)
+                        dH = torch.autograd.grad(self.H(x).sum(), x, create_graph=True)[0]
+                    return torch.stack([dH[:, 1], -dH[:, 0]], dim=1)
+
+
+            model = HNN()
+            model.load_state_dict(torch.load("hnn.pt"))
+            model.eval()
+            test_loss = 0.0
+            for x, dx in test_loader:
+                test_loss += ((model(x) - dx) ** 2).mean().item()
+            print(test_loss)
+            """,
+            line=22,
+            column=20,
+            message="`model(...)` runs with grad enabled after `model.eval()` (line 19), and nothing in this module "
+            "uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under "
+            "`torch.no_grad()` or `torch.inference_mode()`",
         ),
     )
 
