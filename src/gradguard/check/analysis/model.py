@@ -3551,7 +3551,7 @@ class SemanticModel:
             if callee.ref:
                 made = self._project_class(callee.ref)  # a class of another file of the run
                 if made is not None:
-                    return made
+                    return made.with_(split=self._split_arguments(node)) if made.kind is Kind.DATASET else made
             return UNKNOWN
         if kind is Kind.FUNCTION:
             if callee.ref is None and callee.elem is not None:

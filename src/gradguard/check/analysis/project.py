@@ -1230,6 +1230,7 @@ def _a_size(expr: ast.AST) -> bool:
 
 
 def _expression(text: str) -> Optional[ast.AST]:
+    """The expression a line's text holds after ``return`` or ``=`` (its comment dropped), or None."""
     try:
         return ast.parse(text.split("#", 1)[0].strip(), mode="eval").body
     except SyntaxError:

@@ -79,7 +79,8 @@ class Value:
     # that ``nets["tnet"]`` is that value and not the join of them all
     keyed: Optional[tuple] = None
     # modules: the classes it may be an instance of, where paths disagree (``model = LSTM(...)``
-    # on one branch, ``model = Transformer(...)`` on the other; ``ref`` is then None)
+    # on one branch, ``model = Transformer(...)`` on the other; ``ref`` is then None); classes:
+    # the classes it may be (``{"mlp": MLP, "hnn": HNN}[name]``)
     alternatives: Optional[tuple] = None
 
     # -- questions rules ask -------------------------------------------------------------
@@ -231,9 +232,9 @@ _MAX_ALTERNATIVES = 6
 
 
 def _module_alternatives(a: Value, b: Value) -> Optional[tuple]:
-    """The classes a module reaching a point along two paths may be an instance of, where each
-    path knows its classes (a class, or alternatives already); none where both paths agree on
-    one class (``ref`` says it)."""
+    """The classes a module (or a class) reaching a point along two paths may be an instance of
+    (or be), where each path knows its classes (a class, or alternatives already); none where
+    both paths agree on one class (``ref`` says it)."""
     if a.ref is not None and a.ref == b.ref:
         return None
     classes_a = (a.ref,) if a.ref is not None else a.alternatives
