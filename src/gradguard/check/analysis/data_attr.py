@@ -217,9 +217,8 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool, written: bool = 
         # `.data` reads are a tensor's too (`(pred == target.data).sum()`); so does a binding
         # to a tensor that reaches this read on some path (`out, h = net(x, h)` in a loop).
         chain_certain = (
-            recv.id in _names_with_tensor_chains(ctx)
+            _data_shows_tensor(ctx, recv.id)
             or _given_to_torch(ctx, recv.id)
-            or recv.id in _names_with_data_handed_to_torch(ctx)
             or ctx.model.tensor_on_some_path(recv)
             or _given_to_a_model(ctx, recv.id)
         )
@@ -231,8 +230,7 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool, written: bool = 
         and isinstance(recv.func.value, ast.Name)
     ):
         # `w.view(height, -1).data` where `w.data.new(height)` in the scope shows `w` is a tensor
-        base = recv.func.value.id
-        chain_certain = base in _names_with_tensor_chains(ctx) or base in _names_with_data_handed_to_torch(ctx)
+        chain_certain = _data_shows_tensor(ctx, recv.func.value.id)
     elif not chain_certain and isinstance(recv, ast.Subscript) and isinstance(recv.value, ast.Name):
         # `precision_matrices[n] = p.clone().detach().fill_(0)` in the scope: its items are
         # tensors (`precision_matrices[n].data += p.grad ** 2`)
@@ -352,6 +350,12 @@ def _names_with_tensor_chains(ctx) -> frozenset:
         text = ctx.source.text if isinstance(scope, ast.Module) else ctx.text(scope)
         found = ctx.cache[key] = frozenset(_TENSOR_CHAIN_RE.findall(text)) if ".data." in text else frozenset()
     return found
+
+
+def _data_shows_tensor(ctx, name: str) -> bool:
+    """Whether the current scope's uses of ``name.data`` show ``name`` is a tensor: a method only
+    tensors have follows it, or torch takes it where it takes only tensors."""
+    return name in _names_with_tensor_chains(ctx) or name in _names_with_data_handed_to_torch(ctx)
 
 
 def _names_with_data_handed_to_torch(ctx) -> frozenset:

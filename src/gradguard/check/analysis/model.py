@@ -1333,16 +1333,14 @@ class SemanticModel:
             return False
         # the held model called itself (`self.policy(x)`), not a method of it judged on its own
         # (`self.model.generate(...)` of a module class that shows its `generate`)
-        return any(
-            self._held_attribute(info, match.group(1)).kind is Kind.MODULE  # type: ignore[arg-type]
-            for match in _SELF_MODULE_CALL_RE.finditer(text)
-        )
+        return self._runs_a_held_module(info, definition, _SELF_MODULE_CALL_RE)
 
-    def _runs_a_held_module(self, info: ClassInfo, definition: ast.AST) -> bool:
-        """Whether a method of a plain class calls a module the instance holds (``self.model(x)``)."""
+    def _runs_a_held_module(self, info: ClassInfo, definition: ast.AST, calls: re.Pattern = _SELF_PART_CALL_RE) -> bool:
+        """Whether a method of a plain class calls a module the instance holds (``self.model(x)``;
+        ``calls``: how such a call is written, its first group the attribute)."""
         return any(
             self._held_attribute(info, match.group(1)).kind is Kind.MODULE  # type: ignore[arg-type]
-            for match in _SELF_PART_CALL_RE.finditer(self._scope_text(definition))
+            for match in calls.finditer(self._scope_text(definition))
         )
 
     def method_quiet_in_wrappers(self, method: str) -> bool:
