@@ -3761,3 +3761,115 @@ def test_twin_a_model_from_a_registry_of_plain_networks_is_reported(tmp_path, ca
     models = write(tmp_path, "models.py", PENDULUM_MODELS)
     train = write(tmp_path, "train.py", PENDULUM_TRAIN.replace('"hnn": HNN', '"other": MLP'))
     assert any("train.py" in line and "GG201" in line for line in findings(capsys, models, train))
+
+
+HOPFIELD = """
+    import torch
+    import torch.nn as nn
+
+    class Hopfield(nn.Module):
+        def __init__(self, size):
+            super().__init__()
+            self.weight = nn.Parameter(torch.zeros(size, size))
+            nn.init.xavier_uniform_(self.weight)
+
+        @property
+        def symmetric(self):
+            return torch.triu(self.weight, diagonal=1) + torch.triu(self.weight, diagonal=1).t()
+
+        def step(self, x):
+            return torch.sign(x @ self.symmetric)
+
+        def reset(self):
+            nn.init.xavier_uniform_(self.weight)
+            print(self.weight.shape)
+
+        def forward(self, x):
+            return self.step(x)
+"""
+
+
+def test_a_method_computing_with_the_modules_parameters_runs_it(tmp_path):
+    # `step` reads a parameter through a property: it runs the module, whose graph it records.
+    model = write(tmp_path, "model.py", HOPFIELD)
+    running = build_index([str(model)]).classes["model.Hopfield"].running_methods
+    assert "step" in running and "symmetric" in running
+    # twin: a method that only initialises or inspects the parameter runs nothing
+    assert "reset" not in running
+
+
+def test_a_parameter_computing_method_of_another_files_module_is_an_evaluation(tmp_path, capsys):
+    model = write(tmp_path, "model.py", HOPFIELD)
+    script = """
+        import matplotlib.pyplot as plt
+        from model import Hopfield
+
+        net = Hopfield(16)
+        net.load_state_dict(torch.load("hopfield.pt"))
+        state = image
+        for i in range(7):
+            state = net.step(state)
+            plt.imshow(state.detach())
+    """
+    run = write(tmp_path, "run.py", "import torch\n" + textwrap.dedent(script))
+    assert any(
+        "run.py:10" in line and "GG201" in line and "net.step(...)" in line for line in findings(capsys, model, run)
+    )
+    # twin: the same loop under `no_grad`
+    quiet = write(
+        tmp_path,
+        "quiet.py",
+        "import torch\n"
+        + textwrap.dedent(script).replace(
+            "for i in range(7):\n    state = net.step(state)\n    plt.imshow(state.detach())",
+            "with torch.no_grad():\n    for i in range(7):\n        state = net.step(state)\n        plt.imshow(state)",
+        ),
+    )
+    assert "with torch.no_grad()" in quiet.read_text()
+    assert not any("GG201" in line for line in findings(capsys, model, quiet))
+
+
+CONFIG_AGENT = """
+    import torch
+    import torch.nn as nn
+
+    class Actor(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 2)
+
+        def forward(self, obs):
+            return self.fc(obs)
+
+    class Agent:
+        def __init__(self):
+            self.actor = Actor()
+
+        def act(self, obs):
+            action = self.actor(torch.as_tensor(obs))
+            return action.cpu().numpy()[0]
+"""
+
+CONFIG_LOOP = """
+    import hydra
+    import torch
+
+    agent = hydra.utils.instantiate(cfg.agent)
+    for obs in env:
+        with torch.no_grad():
+            action = agent.act(obs)
+"""
+
+
+def test_a_method_every_call_of_its_name_runs_without_grad_runs_without_grad(tmp_path, capsys):
+    # The agent is built by a config: no file shows its class, but every `.act(` of the run
+    # sits under `no_grad`, so `act` runs without grad.
+    agent = write(tmp_path, "agent.py", CONFIG_AGENT)
+    loop = write(tmp_path, "loop.py", CONFIG_LOOP)
+    assert build_index([str(agent), str(loop)]).method_name_calls["act"] == [True]
+    assert not any("GG201" in line for line in findings(capsys, agent, loop))
+    # twin: one call with grad on, and the method is judged as run with grad
+    evaluate = write(
+        tmp_path, "evaluate.py", "import hydra\nagent = hydra.utils.instantiate(cfg)\nprint(agent.act(obs))\n"
+    )
+    assert any("agent.py:18" in line and "GG201" in line for line in findings(capsys, agent, loop, evaluate))

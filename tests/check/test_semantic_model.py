@@ -3655,3 +3655,73 @@ def test_twin_an_item_of_a_parameter_named_params_read_by_position_is_a_paramete
         """
     )
     assert value.kind is Kind.TENSOR and value.has(Role.PARAM)
+
+
+# -- torch's losses ------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("code", "evident", "expected"),
+    [
+        ("import torch.nn.functional as F\nF.nll_loss(out, y)\n", True, True),
+        ("import torch.nn as nn\ncrit = nn.CrossEntropyLoss().cuda()\ncrit(out, y)\n", True, True),
+        ("import torch.nn as nn\nf = nn.Linear(2, 2)\nf(out, y)\n", False, False),  # a module, no loss
+        ("import torch.nn.functional as F\nF.relu(out, y)\n", False, False),  # a function, no loss
+        ("def run(criterion, out, y):\n    criterion(out, y)\n", False, False),  # a name is no loss module
+    ],
+)
+def test_torch_loss_from_how_the_callee_is_made(code, evident, expected):
+    ctx = _context(code)
+    call = next(n for n in ast.walk(ctx.tree) if isinstance(n, ast.Call) and ast.unparse(n).endswith("(out, y)"))
+    assert ctx.model.is_torch_loss(call.func, evident=evident) is expected
+
+
+def test_a_method_computing_with_a_parameter_runs_the_module():
+    ctx = _context(
+        textwrap.dedent(
+            """
+            import torch
+            import torch.nn as nn
+            class RBM(nn.Module):
+                def __init__(self, n_visible, n_hidden):
+                    super().__init__()
+                    self.W = nn.Parameter(torch.randn(n_hidden, n_visible) * 0.01)
+                    self.h_bias = nn.Parameter(torch.zeros(n_hidden))
+                def sample_h(self, v):
+                    return torch.sigmoid(v @ self.W.t() + self.h_bias)
+                def n_hidden(self):
+                    return self.W.shape[0]
+                def init_weights(self):
+                    nn.init.normal_(self.W, std=0.01)
+                def string(self):
+                    return f"bias = {self.h_bias.tolist()}, rows = {self.W.shape[0]}"
+            rbm = RBM(784, 128)
+            print(rbm)
+            """
+        )
+    )
+    rbm = [n for n in ast.walk(ctx.tree) if isinstance(n, ast.Name) and n.id == "rbm"][-1]
+    value = ctx.model.value(rbm)
+    assert ctx.model.method_runs_module(value, "sample_h") is True
+    # twins: a shape probe and an initialiser compute nothing with the parameter
+    assert ctx.model.method_runs_module(value, "n_hidden") is False
+    assert ctx.model.method_runs_module(value, "init_weights") is False
+    assert ctx.model.method_runs_module(value, "string") is False  # values read, nothing computed
+
+
+def test_state_dict_of_an_unknown_value_holds_tensors():
+    value, _ = ask(
+        """
+        def copy_weights(net, mod):
+            entry = list(net.state_dict().items())[0][1]
+            print(entry)  # <- entry
+        """
+    )
+    assert value.kind is Kind.TENSOR and value.grad is Grad.NO
+    # twin: a method of another name on the same unknown value says nothing
+    value, _ = ask(
+        """
+        def copy_weights(net, mod):
+            entry = list(net.settings().items())[0][1]
+            print(entry)  # <- entry
+        """
+    )
+    assert value.kind is Kind.UNKNOWN

@@ -23,8 +23,6 @@ from gradguard.check.analysis.vocabulary import (
     DEPRECATED_INIT_FILLS,
     DIMENSION_KEYWORDS,
     INPLACE_VALUE_METHODS,
-    LOSS_FUNCTIONS,
-    LOSS_MODULES,
     META_INPLACE_METHODS,
     READ_ATTRIBUTES,
     READING_BUILTINS,
@@ -453,19 +451,8 @@ def _given_to_torch(ctx, name: str) -> bool:
     loss as its target (``criterion(outputs, targets)`` of ``criterion = nn.BCELoss()``,
     ``F.cross_entropy(out, y)``): whatever else it is bound to, the code uses it as a tensor."""
     return any(_takes_only_tensors(ctx, func) for func in _positional_arguments(ctx).get(name, ())) or any(
-        _torch_loss(ctx, func) for func in _positional_arguments(ctx, 1).get(name, ())
+        ctx.model.is_torch_loss(func) for func in _positional_arguments(ctx, 1).get(name, ())
     )
-
-
-def _torch_loss(ctx, func: ast.AST) -> bool:
-    """Whether a callee is one of torch's losses, as a function (``F.nll_loss``) or a module
-    (an ``nn.CrossEntropyLoss()``): each takes tensors as its input and its target."""
-    qual = ctx.imports.qualified_name(func) or ""
-    if qual.startswith("torch.nn.functional.") and qual.rpartition(".")[2] in LOSS_FUNCTIONS:
-        return True
-    callee = ctx.model.value(func)
-    ref = callee.ref or ""
-    return callee.kind is Kind.MODULE and ref.startswith("torch.nn.") and ref.rpartition(".")[2] in LOSS_MODULES
 
 
 def _takes_only_tensors(ctx, func: ast.AST) -> bool:
@@ -643,10 +630,22 @@ def _tensor_method_down_the_chain(ctx, par: ast.AST) -> bool:
             return False
         if par.attr in _TENSOR_METHODS_AFTER_DATA or par.attr in _TENSOR_CONVERSION_METHODS:
             return True
+        if par.attr == "to":
+            # `y_test.data.to(dev)`: an array's `.data` (a memoryview) has no `to`; a graph
+            # library's data set holds a graph there that has one (`dataset.data.to(device)`)
+            return not _imports_graph_data(ctx)
         if par.attr not in _SHARED_SAME_KIND_METHODS:
             return False
         par = ctx.parent(call)
     return False
+
+
+def _imports_graph_data(ctx) -> bool:
+    """Whether the file imports a graph library whose data sets keep a graph in ``.data``."""
+    return any(q.split(".", 1)[0] in _GRAPH_DATA_PACKAGES for q in ctx.imports.names.values())
+
+
+_GRAPH_DATA_PACKAGES = frozenset({"torch_geometric", "dgl", "ogb"})
 
 
 def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:

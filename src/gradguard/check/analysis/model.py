@@ -421,6 +421,7 @@ class ClassInfo:
     keeps_only_plain_values: Optional[bool] = None  # `project.holds_no_parameters` of its text, on first use
     freezes_itself: Optional[bool] = None  # `project.class_freezes_itself` of its text, on first use
     unused_layers: Optional[set] = None  # `SemanticModel._unused_layers`, on first use
+    parameters: Optional[frozenset] = None  # `SemanticModel._parameter_attributes`, on first use
 
 
 @dataclass
@@ -753,6 +754,22 @@ class SemanticModel:
             and root.id in self.imports.names
             and not self.rebinds(root.id)
             and self.imported_instance(root.id) is None
+        )
+
+    def is_torch_loss(self, func: ast.AST, evident: bool = False) -> bool:
+        """Whether a callee is one of torch's losses: a functional loss (``F.nll_loss``) or a
+        ``torch.nn`` loss module (``criterion = nn.CrossEntropyLoss().cuda()``), each taking
+        tensors as its input and target; ``evident``: not a module known only from its name."""
+        qual = self.imports.qualified_name(func) or ""
+        if qual.startswith("torch.nn.functional.") and qual.rpartition(".")[2] in vocab.LOSS_FUNCTIONS:
+            return True
+        callee = self.value(func)  # type: ignore[arg-type]
+        ref = callee.ref or ""
+        return (
+            callee.kind is Kind.MODULE
+            and not (evident and callee.weak)
+            and ref.startswith("torch.nn.")
+            and ref.rpartition(".")[2] in vocab.LOSS_MODULES
         )
 
     def own_nodes(self, scope_node: ast.AST) -> list:
@@ -1468,6 +1485,8 @@ class SemanticModel:
             return False  # it trains (`model.adapt_few_shot(...)`), or turns grad off inside
         if "self(" in text or "self.forward(" in text:
             return True
+        if vocab.parameters_read(text, self._parameter_attributes(info)):
+            return True  # `x @ self.weight`: it computes with a parameter the module holds
         for match in vocab.SELF_CALL_RE.finditer(text):
             called = match.group(1)
             if called not in methods and called not in vocab.MODULE_OWN_METHODS:
@@ -1476,6 +1495,24 @@ class SemanticModel:
             if other is not None and id(other) not in seen and self._runs_module(info, other, methods, seen):
                 return True
         return False
+
+    def _parameter_attributes(self, info: ClassInfo) -> frozenset:
+        """The parameters the class (or a base class of the file) makes in ``__init__``
+        (``self.weight = nn.Parameter(...)``), and its properties computed from them (kept)."""
+        found = info.parameters
+        if found is None:
+            names: set = set()
+            properties = []
+            for held in self._class_chain(info):
+                for name, method in self._methods(held).items():
+                    if name == "__init__":
+                        names.update(vocab.PARAMETER_ATTRIBUTE_RE.findall(self._scope_text(method)))
+                    elif any(isinstance(d, ast.Name) and d.id == "property" for d in method.decorator_list):
+                        properties.append(method)
+            if names:
+                names.update(p.name for p in properties if vocab.parameters_read(self._scope_text(p), names))
+            found = info.parameters = frozenset(names)
+        return found
 
     def run_class_fact(self, value: Value):
         """The run's fact (``analysis.project.ClassFact``) of a module or data set of a class of
@@ -1881,7 +1918,8 @@ class SemanticModel:
             return list(self.project.calls.get(f"{module}.{fn.name}", ()))
         owner = location.scope
         if isinstance(owner, ast.ClassDef) and owner in self.tree.body:
-            return list(self.project.calls.get(f"{module}.{owner.name}.{fn.name}", ()))
+            known = self.project.calls.get(f"{module}.{owner.name}.{fn.name}", ())
+            return list(known) if known else self._calls_by_method_name(fn)
         return []
 
     def _decorated_mode(self, fn: ast.AST) -> Optional[GradMode]:
@@ -4243,6 +4281,17 @@ class SemanticModel:
             # expression); not on an object made right there (`getattr(models, name)().eval()`,
             # whose model may never be trained or loaded)
             return Value(Kind.MODULE, Grad.NO, Role.EVALUATING)
+        if (
+            kind is Kind.UNKNOWN
+            and method == "state_dict"
+            and not node.args
+            and not node.keywords
+            and method not in self._hand_made_members()
+        ):
+            # `self.frontend.state_dict()` of a module a function of the file builds: names to
+            # tensors sharing the parameters' storage (an optimizer's holds no tensor one would
+            # read `.data` of)
+            return container(tensor(Grad.NO, weak=True))
         if kind is Kind.OTHER and receiver.ref == vocab.DISTRIBUTION:
             if method in ("sample", "sample_n", "enumerate_support"):
                 return tensor(Grad.NO)  # drawn without a graph (`rsample` keeps one)
@@ -5124,6 +5173,16 @@ class SemanticModel:
         self._entry_modes[key] = mode
         return mode
 
+    def _calls_by_method_name(self, fn: ast.AST) -> list:
+        """For a public method of a module-level class whose instances the run's files do not
+        show: whether each call of a method of that name in the run's files (``self.agent.act(obs)``
+        of an agent a config builds, whatever its class) sits where grad is off; [] where any
+        does not, so that only a method every such call runs without grad starts without grad."""
+        if self.project is None or fn.name.startswith("_"):  # type: ignore[attr-defined]
+            return []
+        calls = self.project.method_name_calls.get(fn.name, ())  # type: ignore[attr-defined]
+        return list(calls) if calls and all(calls) else []
+
     def _called_without_grad(self) -> bool:
         """Whether another file of the run calls a function or method of this file where grad is
         off (a notebook's ``with torch.no_grad(): preds = net.sample(image)``): a function of the
@@ -5134,7 +5193,16 @@ class SemanticModel:
         if module is None:
             return False
         prefix = module + "."
-        return any(any(grad_off) for name, grad_off in self.project.calls.items() if name.startswith(prefix))
+        if any(any(grad_off) for name, grad_off in self.project.calls.items() if name.startswith(prefix)):
+            return True
+        methods = {
+            stmt.name
+            for cls in self.tree.body
+            if isinstance(cls, ast.ClassDef)
+            for stmt in cls.body
+            if isinstance(stmt, FUNCTION_TYPES)
+        }
+        return any(all(self.project.method_name_calls.get(name, (False,))) for name in methods)
 
     def _line_starts(self) -> list:
         if self.line_starts is not None:

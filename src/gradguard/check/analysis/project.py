@@ -15,6 +15,7 @@ cache key, so a cached result is reused only while the facts it may depend on ar
 from __future__ import annotations
 
 import ast
+import bisect
 import hashlib
 import os
 import re
@@ -149,6 +150,10 @@ class ProjectIndex:
     # function (`read_only.parameters_only_read`) changes with it, and so does the cache key.
     function_digests: dict = field(default_factory=dict)
     calls: dict = field(default_factory=dict)  # "module.function" -> [grad off at the call: bool]
+    # public method name of a class of the run -> [grad off at the call: bool] for every
+    # `.name(` call in the run's files, whatever the receiver (`self.agent.act(obs)` of an agent
+    # a config builds): a method only ever called with grad off runs with grad off
+    method_name_calls: dict = field(default_factory=dict)
     # module -> {name: torch's qualified name} its top-level imports bind (`from torch.autograd
     # import Variable`): what `from module import *` hands on
     torch_names: dict = field(default_factory=dict)
@@ -481,6 +486,8 @@ class ProjectIndex:
             h.update(f"def {name}:{self.calls.get(name)}:{self.function_digests.get(name)}\n".encode())
         for name in sorted(set(self.calls) - self.functions):
             h.update(f"method {name}:{self.calls[name]}\n".encode())
+        for name in sorted(self.method_name_calls):
+            h.update(f"method name {name}:{self.method_name_calls[name]}\n".encode())
         for name in sorted(self.torch_names):
             h.update(f"torch names {name}:{sorted(self.torch_names[name].items())}\n".encode())
         for name in sorted(self.imported_digests):
@@ -820,6 +827,14 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
             # `def inference(sampler: Sampler)`, of `Sampler = Union[DDPM, DDIM]` in another file
             for local, alias in _imported_by_name(index, path, text, aliases):
                 _method_calls(index, text, set(_annotated_names(text, local)), aliases[alias], public_methods)
+    wanted = {
+        name
+        for names in public_methods.values()
+        for name in names
+        if name not in vocab.NOT_MODEL_METHODS and name not in vocab.MODULE_OWN_METHODS
+    }
+    for _path, text in [*texts.values(), *notebooks]:
+        _method_name_calls(index, text, wanted)
     _forget_memos(index)
     return index
 
@@ -832,6 +847,25 @@ def _method_calls(index: ProjectIndex, text: str, instances: set, classes, publi
             for method in public_methods.get(qualified, ()):
                 for line in _call_lines(text, f"{instance}.{method}"):
                     index.calls.setdefault(f"{qualified}.{method}", []).append(_grad_off_at(text, line))
+
+
+_METHOD_CALL_RE = re.compile(r"\.(\w+)[ \t]*\(")
+_NEWLINE_RE = re.compile(r"\n")
+
+
+def _method_name_calls(index: ProjectIndex, text: str, wanted: set) -> None:
+    """Record whether each call of a method named in ``wanted`` (``x.act(obs)``, any receiver)
+    in a file's text sits where grad is off."""
+    lines: Optional[list] = None
+    newlines: list = []
+    for match in _METHOD_CALL_RE.finditer(text):
+        name = match.group(1)
+        if name in wanted:
+            if lines is None:
+                lines = text.split("\n")
+                newlines = [newline.start() for newline in _NEWLINE_RE.finditer(text)]
+            line = bisect.bisect_left(newlines, match.start())
+            index.method_name_calls.setdefault(name, []).append(_grad_off_in_lines(lines, line))
 
 
 def _annotated_names(text: str, local: str) -> Iterator[str]:
@@ -1057,6 +1091,7 @@ def _running_methods(methods: dict, quiet: frozenset) -> frozenset:
         for name, text in methods.items()
         if name not in quiet and name != "__init__" and not name.startswith("__")
     }
+    parameters = _parameter_attributes(methods)
     running = {
         name
         for name, called in direct.items()
@@ -1064,6 +1099,7 @@ def _running_methods(methods: dict, quiet: frozenset) -> frozenset:
         or "self.forward(" in methods[name]
         or any(c not in methods and c not in vocab.MODULE_OWN_METHODS for c in called)  # a layer it holds
         or _runs_held_layers(methods[name])
+        or vocab.parameters_read(methods[name], parameters)  # `x @ self.weight`
     }
     running = _callers_too(running, direct)
     running.discard("forward")
@@ -1127,6 +1163,20 @@ def _differentiating_methods(methods: dict) -> frozenset:
     return frozenset(
         _callers_too({name for name, text in methods.items() if vocab.AUTOGRAD_GRAD_RE.search(text)}, direct)
     )
+
+
+def _parameter_attributes(methods: dict) -> frozenset:
+    """The parameters a module class's ``__init__`` makes (``self.weight = nn.Parameter(...)``),
+    and its properties computed from them (``weight_sym_upper`` returning ``torch.triu(self.weight,
+    1) + ...``), which its methods read as they read a parameter."""
+    names = set(vocab.PARAMETER_ATTRIBUTE_RE.findall(methods.get("__init__", "")))
+    if names:
+        names |= {
+            name
+            for name, text in methods.items()
+            if text.lstrip().startswith("@property") and vocab.parameters_read(text, names)
+        }
+    return frozenset(names)
 
 
 def _callers_too(found: set, called: dict) -> set:
@@ -1513,7 +1563,11 @@ def _call_lines(text: str, local: str) -> Iterator[int]:
 def _grad_off_at(text: str, line_number: int) -> bool:
     """Whether the call on that line sits in a ``with torch.no_grad()``/``inference_mode()``
     block, or in a function decorated so, judged by indentation (the text is not parsed)."""
-    lines = text.split("\n")
+    return _grad_off_in_lines(text.split("\n"), line_number)
+
+
+def _grad_off_in_lines(lines: list, line_number: int) -> bool:
+    """``_grad_off_at`` of a text already split into lines."""
     line = lines[line_number]
     threshold = len(line) - len(line.lstrip())
     for i in range(line_number - 1, -1, -1):

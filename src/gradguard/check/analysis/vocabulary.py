@@ -628,6 +628,28 @@ def names_an_environment(receiver: ast.AST) -> bool:
 
 
 SELF_CALL_RE = re.compile(r"\bself\.(\w+)\s*\(")
+# `self.weight = nn.Parameter(torch.zeros(n, n))` in a module's `__init__`: a parameter it holds.
+PARAMETER_ATTRIBUTE_RE = re.compile(r"\bself\.(\w+)\s*=\s*(?:torch\.)?(?:nn\.)?Parameter\s*\(")
+
+
+def parameters_read(text: str, names) -> bool:
+    """Whether a method's text computes with one of the parameters ``names`` the module holds
+    (``x @ self.weight``, ``torch.triu(self.weight, 1)``, ``F.linear(x, self.W)``): not a line
+    that initialises, writes or only inspects it (``nn.init.normal_(self.weight)``,
+    ``self.weight.data.zero_()``, ``self.weight.shape``, ``self.a.item()``)."""
+    if not names:
+        return False
+    pattern = re.compile(
+        r"\bself\.(?:" + "|".join(re.escape(name) for name in sorted(names)) + r")\b"
+        r"(?!\s*(?:=(?!=)|\.(?:data|grad|requires_grad|shape|size|device|dtype|numel|item|tolist|detach|numpy)\b"
+        r"|\.(?:\w+_)\s*\())"
+    )
+    for line in text.splitlines():
+        if pattern.search(line) and "init." not in line and not line.lstrip().startswith(("def ", "#", "@")):
+            return True
+    return False
+
+
 # A `return` of a full reduction: `return torch.mean(...)`, `return(torch.mean(...))`,
 # `return (pred == y).float().mean()`.
 RETURNS_A_REDUCTION_RE = re.compile(

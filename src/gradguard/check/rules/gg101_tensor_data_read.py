@@ -23,7 +23,8 @@ which takes a `PackedSequence` too), the result of a method only tensors have, c
 `tensor.register_hook`), what a custom `autograd.Function` handles (the inputs its `forward`
 hands to `ctx.save_for_backward`, `ctx.saved_tensors`, the gradients its `backward` is given); or
 where the method right after `.data` exists only on tensors (`x.data.cpu()`, `x.data.numpy()`,
-`x.data.clone()`, `x.data.view(-1, 1)`, `x.data.eq(pad)`: an array's `.data` is a memoryview; also
+`x.data.clone()`, `x.data.view(-1, 1)`, `x.data.eq(pad)`, `x.data.to(dev)`: an array's `.data` is a memoryview;
+`.to` not in a file importing a graph library, whose data sets hold a graph there; also
 after an index, `x.data[:, 0].clone()`), a tensor method takes it as a tensor (`ys.type_as(src.data)`),
 a torch function that takes only tensors is handed it (`torch.max(logprob.data, 1)`; also
 torchvision's `save_image(fake.data, path)` and `make_grid`), or
@@ -159,6 +160,17 @@ class TensorDataRead(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # A graph library's data set keeps its graph in `.data`, which has a `to` of its own.
+        Valid(
+            """
+            import torch
+            from torch_geometric.datasets import Planetoid
+
+            dataset = Planetoid(root="data", name="Cora")
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            data = dataset.data.to(device)
+            """
+        ),
         # The same labels handed to a function of unknown kind only: nothing shows a tensor.
         Valid(
             """
@@ -492,6 +504,30 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # `.to(dev)` after `.data`: an array's `.data` (a memoryview) has no `to`, so the labels
+        # taken out of a dict are a tensor.
+        Invalid(
+            """
+            import torch
+
+
+            def count_correct(preds_class, dat, dev):
+                y_test = dat["test_data"]["y_test"]
+                return torch.sum(preds_class == y_test.data.to(dev)).item()
+            """,
+            line=6,
+            column=37,
+            message="`y_test.data` reads the tensor without autograd's version counter; `y_test.detach()` reads the "
+            "same values and keeps in-place checks",
+            fixed="""
+            import torch
+
+
+            def count_correct(preds_class, dat, dev):
+                y_test = dat["test_data"]["y_test"]
+                return torch.sum(preds_class == y_test.detach().to(dev)).item()
+            """,
+        ),
         # Labels of a batch of unknown type handed to a torch loss as its target: a tensor.
         Invalid(
             """

@@ -18,7 +18,8 @@ Not flagged: `p.data = p.to(torch.float16)`, `t.data = t.data.clone()` (also thr
 assignments that give the tensor a new dtype, device or storage on purpose (as
 `Module._apply` does: `p.data = fn(p.data)`; `mask.data = F.fold(mask, ...)`, a slice of
 a value computed from the tensor itself, or the tensor indexed, `w.data = w.data[mask == 1]`
-in channel pruning, which may change its shape), `p.data = p._mp_param` (a tensor kept on `p`
+in channel pruning, which may change its shape; not one reshaped to the tensor's own sizes,
+`param.data = torch.reshape(flat[i:j], param.shape)`, which is flagged), `p.data = p._mp_param` (a tensor kept on `p`
 itself swapped in), `a.data = b.data` and its basic slices, `a.data = b.data[1:]` (sharing `b`'s storage), an
 item of a dict or list that holds only `.data` values (`dic[name] = p.data`, then `param.data = dic[name]`: SeqGAN's
 rollout sharing its generator's embeddings), assignments with a `memory_format`, `p.data = torch.empty(0, ...)`
@@ -112,6 +113,7 @@ from gradguard.check.analysis.data_attr import (
     no_grad_name,
     receiver_text,
 )
+from gradguard.check.analysis.imports import dotted_name
 from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.values import Grad, Kind, Role
 from gradguard.check.analysis.vocabulary import (
@@ -232,6 +234,37 @@ class TensorDataWrite(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # An EMA's `restore` gives each parameter back the storage its `store` kept in a dict
+        # on `self` that holds only `.data` values: `copy_` would write into the shadow instead.
+        Valid(
+            """
+            import torch.nn as nn
+
+
+            class EMA:
+                def __init__(self, model: nn.Module, decay=0.999):
+                    self.model = model
+                    self.decay = decay
+                    self.shadow = {}
+                    self.backup = {}
+
+                def register(self):
+                    for name, param in self.model.named_parameters():
+                        if param.requires_grad:
+                            self.shadow[name] = param.data.clone()
+
+                def store(self):
+                    for name, param in self.model.named_parameters():
+                        if param.requires_grad:
+                            self.backup[name] = param.data
+
+                def restore(self):
+                    for name, param in self.model.named_parameters():
+                        if param.requires_grad:
+                            param.data = self.backup[name]
+                    self.backup = {}
+            """
+        ),
         # A buffer resized through `.data` that the loop also binds to a model's output: without
         # `.data` a tensor that requires grad cannot be resized, and its graph is gone once
         # backpropagated.
@@ -529,6 +562,77 @@ class TensorDataWrite(Rule):
         ),
     )
     invalid = (
+        # TRPO's line search sets each parameter to a slice of a flat vector reshaped to the
+        # parameter's own shape: `param.shape` reads its sizes, so `copy_` takes the value.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+
+
+            def set_params(net, new_flat_params):
+                start_idx = 0
+                for param in net.parameters():
+                    end_idx = start_idx + np.prod(list(param.shape))
+                    param.data = torch.reshape(new_flat_params[start_idx:end_idx], param.shape)
+                    start_idx = end_idx
+            """,
+            line=9,
+            column=9,
+            message="`param.data = ...` replaces `param`'s contents behind autograd's back (no version-counter bump: "
+            "if a graph has saved `param`, its gradients come out silently wrong); where the new value has the same "
+            "shape, dtype and device, use `param.copy_(...)` under `torch.no_grad()`",
+            fixed="""
+            import numpy as np
+            import torch
+
+
+            def set_params(net, new_flat_params):
+                start_idx = 0
+                for param in net.parameters():
+                    end_idx = start_idx + np.prod(list(param.shape))
+                    with torch.no_grad():
+                        param.copy_(torch.reshape(new_flat_params[start_idx:end_idx], param.shape))
+                    start_idx = end_idx
+            """,
+            unsafe=True,
+        ),
+        # The twin: the dict keeps copies, so `restore` only writes values back, as `copy_` does.
+        Invalid(
+            """
+            import torch.nn as nn
+
+
+            class EMA:
+                def __init__(self, model: nn.Module, decay=0.999):
+                    self.model = model
+                    self.decay = decay
+                    self.shadow = {}
+                    self.backup = {}
+
+                def register(self):
+                    for name, param in self.model.named_parameters():
+                        if param.requires_grad:
+                            self.shadow[name] = param.data.clone()
+
+                def store(self):
+                    for name, param in self.model.named_parameters():
+                        if param.requires_grad:
+                            self.backup[name] = param.data.clone()
+
+                def restore(self):
+                    for name, param in self.model.named_parameters():
+                        if param.requires_grad:
+                            param.data = self.backup[name]
+                    self.backup = {}
+            """,
+            line=24,
+            column=17,
+            message="`param.data = ...` replaces `param`'s contents behind autograd's back (no version-counter bump: "
+            "if a graph has saved `param`, its gradients come out silently wrong); where the new value has the same "
+            "shape, dtype and device, use `param.copy_(...)` under `torch.no_grad()`",
+            fixed=None,
+        ),
         # An activation of the graph (the output of `exp`, which saves it for backward) masked
         # through `.data`: `no_grad` around the write would make backward raise; out of place,
         # autograd records the mask.
@@ -1448,7 +1552,27 @@ def _derived_reshaped(ctx, value: ast.AST, own: str) -> bool:
             sliced = True
         elif isinstance(sub, (ast.Name, ast.Attribute)) and ctx.text(sub) == own:
             mentions = True
-    return mentions and sliced
+    return mentions and sliced and not _reshaped_to_own_shape(ctx, value, own)
+
+
+def _reshaped_to_own_shape(ctx, value: ast.AST, own: str) -> bool:
+    """``torch.reshape(flat[i:j], p.shape)``, ``flat[i:j].view(p.size())``, ``x.view_as(p)``: a
+    value made, last, into ``p``'s own shape (TRPO's line search setting each parameter from a
+    flat vector), which `copy_` takes as it is."""
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if name in ("view_as", "reshape_as"):
+        return len(value.args) == 1 and ctx.text(value.args[0]) == own
+    if name not in ("reshape", "view"):
+        return False
+    shape = value.args[-1] if value.args else None
+    return (
+        len(value.args) == (2 if isinstance(func, ast.Attribute) and ctx.model.is_import(func.value) else 1)
+        and shape is not None
+        and ctx.text(shape) in (f"{own}.shape", f"{own}.size()", f"{own}.data.shape", f"{own}.data.size()")
+    )
 
 
 def _of_a_layer_just_built(ctx, site: ast.AST, recv: ast.AST) -> bool:
@@ -1513,22 +1637,44 @@ def _of_a_layer_just_built(ctx, site: ast.AST, recv: ast.AST) -> bool:
 def _data_kept_in_a_container(ctx, value: Optional[ast.AST]) -> bool:
     """Whether ``value`` is an item of a dict or list of the function (or module) into which
     every store puts a tensor's ``.data`` (SeqGAN's rollout: ``dic[name] = param.data`` over one
-    model, then ``param.data = dic[name]`` over the other): the storage is shared, as with
-    ``a.data = b.data``."""
-    if not (isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name)):
+    model, then ``param.data = dic[name]`` over the other), or of such a container on ``self``
+    filled by the methods of the class (an EMA's ``apply_shadow`` keeping ``self.backup[name] =
+    param.data``, its ``restore`` writing ``param.data = self.backup[name]``): the storage is
+    shared (or given back), as with ``a.data = b.data``."""
+    if not isinstance(value, ast.Subscript):
         return False
-    name = value.value.id
-    scope = ctx.function if ctx.function is not None else ctx.tree
-    stores = [
-        node
-        for node in ctx.model.own_nodes(scope)
-        if isinstance(node, ast.Assign)
-        and any(
-            isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == name
-            for target in node.targets
-        )
-    ]
+    container = dotted_name(value.value)
+    if container is None:
+        return False
+    if isinstance(value.value, ast.Name):
+        nodes = ctx.model.own_nodes(ctx.function if ctx.function is not None else ctx.tree)
+    elif container.startswith("self.") and container.count(".") == 1 and ctx.method_class is not None:
+        nodes = [node for node in walk_in_order(ctx.method_class) if isinstance(node, ast.Assign)]
+    else:
+        return False
+    stores = []
+    for node in nodes:
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            if isinstance(target, ast.Subscript) and dotted_name(target.value) == container:
+                stores.append(node)
+            elif dotted_name(target) == container and not _empty_container(node.value):
+                return False  # `self.backup = copy.deepcopy(...)`: not only `.data` values
     return bool(stores) and all(isinstance(node.value, ast.Attribute) and node.value.attr == "data" for node in stores)
+
+
+def _empty_container(value: ast.AST) -> bool:
+    """``{}``, ``[]``, ``dict()`` or ``list()``: a container started empty."""
+    if isinstance(value, (ast.Dict, ast.List)):
+        return not (value.keys if isinstance(value, ast.Dict) else value.elts)
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id in ("dict", "list")
+        and not value.args
+        and not value.keywords
+    )
 
 
 def _swaps_own_storage(ctx, stmt: ast.AST, recv: ast.AST) -> bool:

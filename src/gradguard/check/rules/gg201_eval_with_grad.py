@@ -36,7 +36,9 @@ reads each item (`[np.argmax(p.detach().numpy()) for p in out]`), fed back into 
 function of the file or of another file of the run that only reads that parameter: `show_images(sample)` where
 `def show_images(out): plt.imshow(out.data.cpu()[0])` (or first copies it without graph, `out = out.data.numpy()`), bound outside
 any loop to a name (not `_`) that nothing reads afterwards and no backward pass follows (`y_pred = model(hour_var)` after training; not the
-forward pass of a homework's training step whose loss line is left to write, `loss = None`), or fed into a loss or other tensor
+forward pass of a homework's training step whose loss line is left to write, `loss = None`, nor one whose output nothing reads in a
+loop that zeroes the same model's gradients first, `self.model.zero_grad()`, `output = self.model(x)`, then `# TODO` and `pass`:
+a gradient computation left to write), or fed into a loss or other tensor
 computation whose result is only read: `print(loss(net(features), labels).item())`, also through a loss
 function of the file that only computes from its arguments (`loss = mse_loss`, then
 `loss(net(features), labels).mean().item()`; not one that keeps an argument), through
@@ -48,7 +50,8 @@ the mode `model.eval()` or `model.train()` set); not when only its shape is read
 `print(output.shape)` then `break`), not for a
 module built in the same scope and never trained or loaded there (a torch layer built and run at once,
 `nn.Linear(n, 1)(x)`, is such a module in any file; an object holding it, `agent = Agent()`,
-whose class has a method that backpropagates and that the code calls, `agent.update()`, trains it), outside a loop over evaluation data (such a
+whose class has a method that backpropagates and that the code calls, `agent.update()`, trains it; its parameters copied
+pair by pair to or from another module in a `for ... in zip(...)` loop, `native_param.copy_(custom_param)`, do not), outside a loop over evaluation data (such a
 loop records a graph for every batch all the same: `for imgs, _ in test_loader: writer.add_images("out",
 conv(imgs))`) (not one made of another
 model's layers, `nn.Sequential(*list(model.children())[:1])`, or given them one by one,
@@ -120,7 +123,10 @@ run that calls the module it is handed, hands back what it computes and turns no
 (`utils.get_segment_labels(image, model, device)`; not one named for evaluation, judged in its own
 file, nor one handed a module without parameters or the file's own untrained one). A call of a model's method runs
 the model where the method's code shows it (it calls `self(...)`, `self.forward(...)`, a layer
-the instance holds, or another such method: `agent.get_action(obs)`, `net.qvals(x)`), for a
+the instance holds, a parameter its `__init__` makes, also through a property computed from one (a Hopfield
+network's `def step(self, x): return torch.sign(x @ self.weight_sym)`), or another such method:
+`agent.get_action(obs)`, `net.qvals(x)`; a method named `step`, `encode`, `decode` or `log` only where a class of
+the file or of the run defines it), for a
 class of the file or of another file of the run; for a class the run does not show, where the
 method is named for running it (`act`, `predict`, `encode`, `sample`...). A model is something named like one (`model`, `net`, `self.backbone`,
 `teacher`, `ema_model`, `netD`, `model.module`, ...): a module without parameters (pooling,
@@ -235,7 +241,9 @@ functions that only switch the model to eval mode and return; functions that ret
 function or method of the file that backpropagates, or to an optimizer's `step` (a loss closure,
 `self.optimize(image, total_loss_function)`); functions named for evaluation whose result carries a graph,
 alone or in a tuple (`return action, log_prob` in a policy's `evaluate`), unless every caller in
-the file only reads it (`output = evaluate(x)` then `output.data.topk(3)`); `forward` / `__call__`; and the hooks PyTorch Lightning
+the file only reads it (`output = evaluate(x)` then `output.data.topk(3)`); `forward` / `__call__` (not the
+`forward` of a plain class, one without a base class, whose every model call's output is only read: an
+ensemble member's `return mean.detach().numpy(), var.detach().numpy()`); and the hooks PyTorch Lightning
 already runs without grad or with its own loss handling (`training_step`, `validation_step`,
 `test_step`, `predict_step`, `*_epoch_end`, `on_validation_*`, `on_test_*`, `on_predict_*`), as methods:
 a script's own function of that name (`def test_step(x, t): model.eval(); ...`) is judged as any
@@ -333,8 +341,6 @@ from gradguard.check.analysis.vocabulary import (
     LIGHTNING_EVALUATION_HOOK_PREFIXES,
     LIGHTNING_EVALUATION_HOOKS,
     LIST_ADDING_METHODS,
-    LOSS_FUNCTIONS,
-    LOSS_MODULES,
     MODULE_CONTAINERS,
     MODULE_OWN_METHODS,
     NOT_MODEL_METHODS,
@@ -348,7 +354,6 @@ from gradguard.check.analysis.vocabulary import (
     TRANSFORMERS_RUNNING_METHODS,
     VALUE_READ_HINTS,
     call_argument,
-    last_name,
     names_an_environment,
 )
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
@@ -622,7 +627,7 @@ _BUILTINS = frozenset(dir(__import__("builtins")))
 
 
 # Names in NOT_MODEL_METHODS that a model class may define as a method running it.
-_CALLABLE_NAMES = frozenset({"encode", "decode", "log"}) & NOT_MODEL_METHODS
+_CALLABLE_NAMES = frozenset({"encode", "decode", "log", "step"}) & NOT_MODEL_METHODS
 
 
 def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
@@ -960,6 +965,21 @@ def _plain_function_named_like_a_hook(ctx, function: ast.AST) -> bool:
     name = function.name  # type: ignore[attr-defined]
     is_hook = name in LIGHTNING_EVALUATION_HOOKS or name.startswith(_SKIP_PREFIXES)
     return is_hook and not isinstance(ctx.parent(function), ast.ClassDef)
+
+
+def _plain_class_forward_only_read(ctx, function: ast.AST, unit: _Unit) -> bool:
+    """A ``forward`` of a plain class (no base class: not a module, whose callers decide its grad
+    mode) whose every model call's output is only read (an ensemble member's ``def forward(self,
+    inputs): out = self.model(x); ...; return mean.detach().numpy()``): nothing its callers get
+    can carry the graph each call records, so it is judged like any other function."""
+    owner = ctx.parent(function)
+    return (
+        isinstance(owner, ast.ClassDef)
+        and function.name == "forward"  # type: ignore[attr-defined]
+        and all(isinstance(base, ast.Name) and base.id == "object" for base in owner.bases)
+        and not owner.keywords
+        and all(candidate.why == "read-only" for candidate in unit.model_calls)
+    )
 
 
 def _wrapper_shape(ctx, fn: ast.AST) -> bool:
@@ -1471,6 +1491,30 @@ def _bound_name(ctx, call: ast.AST) -> Optional[str]:
     return None
 
 
+def _unfinished_gradient_step(ctx, scope: ast.AST, call: ast.Call) -> bool:
+    """Whether a loop's body zeroes the gradients of the model it then runs, and nothing reads the
+    output (a homework's `self.model.zero_grad()`, `output = self.model(x)`, then `# TODO` and
+    `pass` where the importance of each weight is to be computed from its gradients): a gradient
+    computation left to write, not an evaluation."""
+    name = _bound_name(ctx, call)
+    loop = next((a for a in ctx.ancestors(call) if isinstance(a, (ast.For, ast.AsyncFor, ast.While))), None)
+    model = dotted_name(_callee(call))
+    if name is None or loop is None or model is None:
+        return False
+    zeroed = any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "zero_grad"
+        and dotted_name(node.func.value) == model
+        and node.lineno < call.lineno
+        for node in ctx.model.own_nodes(scope)
+        if any(a is loop for a in ctx.ancestors(node))
+    )
+    return zeroed and not any(
+        type(node) is ast.Name and node.id == name and type(node.ctx) is ast.Load for node in ctx.model.own_nodes(scope)
+    )
+
+
 def _thrown_away(ctx, call: ast.Call) -> bool:
     """Whether the call's result is dropped: a bare statement (``model(x)``) or bound to ``_``
     (``_ = model(x)``, a timed or warm-up run)."""
@@ -1636,8 +1680,12 @@ def _read_at_once_text(ctx, call: ast.Call) -> bool:
     end = src.node_end(call)
     if text.startswith(_READ_AT_ONCE_STARTS, end):
         return True  # `net(x)[0].item()`, `net(x).argmax(1)`
-    while text.startswith(" ", end):
+    # spaces, and line breaks within brackets or after a backslash (`torch.log(d(x))\`, then
+    # `.squeeze().detach()` on the next line): the AST test that follows tells the rest
+    while end < len(text) and text[end] in " \t\\\r\n":
         end += 1
+    if text.startswith(_READ_AT_ONCE_STARTS, end):
+        return True
     # `net(x) > 0.5`: compared; `((net(x) - y) ** 2).mean().item()`: computed with, then read
     return text.startswith(_COMPARISON_STARTS, end) or text.startswith(_ARITHMETIC_STARTS, end)
 
@@ -1813,7 +1861,7 @@ def _only_read_calls(ctx, scope: ast.AST) -> frozenset:
                 lambda name: _parameters_read(ctx, name),
                 (lambda: _returned_only_read(ctx, scope)) if isinstance(scope, FUNCTION_TYPES) else None,
                 lambda call: _runs_a_model_with_parameters(ctx, call),
-                lambda call: _torch_loss(ctx, call),
+                lambda call: ctx.model.is_torch_loss(call.func, evident=True),
                 lambda assignment, name: _unpacked_without_graph(ctx, assignment, name),
             )
         else:
@@ -1836,21 +1884,6 @@ def _unpacked_without_graph(ctx, assignment: ast.AST, name: str) -> bool:
                 value = ctx.model.value(node)
                 return value.kind in _GRAPHLESS_KINDS and not value.weak
     return False
-
-
-def _torch_loss(ctx, call: ast.Call) -> bool:
-    """Whether a call is one of torch's losses: a `torch.nn` loss module (`loss_fn =
-    nn.CrossEntropyLoss(...).cuda()`, then `loss_fn(pred, y)`) or a functional loss."""
-    qual = ctx.imports.qualified_name(call.func)
-    if qual is not None:
-        return qual.startswith("torch.nn.functional.") and last_name(qual) in LOSS_FUNCTIONS
-    value = ctx.model.value(call.func)
-    return (
-        value.kind is Kind.MODULE
-        and not value.weak
-        and (value.ref or "").startswith("torch.nn.")
-        and last_name(value.ref or "") in LOSS_MODULES
-    )
 
 
 def _may_hand_back_a_graph(value) -> bool:
@@ -3809,9 +3842,26 @@ def _parameters_handed_on(text: str, name: str) -> bool:
         if not shown and line.startswith("for ") and line.endswith(":") and stop >= 0:
             end = text.find("\n", stop + 1)
             shown = text[stop + 1 : end if end >= 0 else len(text)].strip().startswith("print(")
+            if not shown and "zip(" in line:
+                # `for a, b in zip(native.all_weights[0], custom.parameters()):` whose body copies
+                # or compares each pair: a test of the module against another, not its training
+                body = _indented_block(text, start, stop)
+                shown = "copy_(" in body or "assert " in body
         if not shown:
             return True
     return False
+
+
+def _indented_block(text: str, header_start: int, header_end: int) -> str:
+    """The text of the lines after a header (from ``header_end``) indented deeper than it."""
+    indent = len(text[header_start:header_end]) - len(text[header_start:header_end].lstrip())
+    lines = []
+    for line in text[header_end + 1 :].split("\n"):
+        stripped = line.lstrip()
+        if stripped and len(line) - len(stripped) <= indent:
+            break
+        lines.append(line)
+    return "\n".join(lines)
 
 
 # `list(net.parameters())`, `params = len(...)`: the parameters listed or counted, not handed on.
@@ -4274,6 +4324,131 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The discriminator's costs for the policy's step computed under `no_grad`.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            d = nn.Linear(4, 1)
+            pi = nn.Linear(4, 1)
+            opt = torch.optim.Adam(pi.parameters())
+            for x, y in loader:
+                with torch.no_grad():
+                    costs = (-1) * torch.log(d(x))\
+                        .squeeze()
+                loss = (pi(x).squeeze() * costs).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            """
+        ),
+        # A test of a hand-written cell against torch's layer: both built here, the parameters
+        # copied pairwise from one to the other, the outputs compared.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Cell(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.lin = nn.Linear(n, n)
+
+                def forward(self, x):
+                    return torch.tanh(self.lin(x))
+
+
+            def test(n):
+                x = torch.randn(3, n)
+                custom = Cell(n)
+                out = custom(x)
+                native = nn.Linear(n, n)
+                for native_param, custom_param in zip(native.parameters(), custom.parameters()):
+                    with torch.no_grad():
+                        native_param.copy_(custom_param)
+                assert (out - torch.tanh(native(x))).abs().max() < 1e-5
+            """
+        ),
+        # A Hopfield network's own `step`, computing with its weight, iterated under `no_grad`
+        # after training to show the reconstruction.
+        Valid(
+            """
+            import matplotlib.pyplot as plt
+            import torch
+            import torch.nn as nn
+
+
+            class Hopfield(nn.Module):
+                def __init__(self, size):
+                    super().__init__()
+                    self.weight = nn.Parameter(torch.zeros(size, size))
+
+                def step(self, x):
+                    return torch.tanh(x @ self.weight)
+
+                def forward(self, x, steps=5):
+                    for _ in range(steps):
+                        x = self.step(x)
+                    return x
+
+
+            model = Hopfield(64)
+            optimizer = torch.optim.Adam(model.parameters())
+            for x in loader:
+                loss = (model(x) - x).pow(2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+
+            state = noisy
+            with torch.no_grad():
+                for i in range(7):
+                    state = model.step(state)
+                    plt.imshow(state.view(8, 8))
+            """
+        ),
+        # A plain class's `forward` handing back only detached arrays, run by its caller under
+        # `no_grad`.
+        Valid(
+            """
+            import torch
+
+
+            class Member:
+                def __init__(self):
+                    self.model = torch.nn.Sequential(torch.nn.Linear(1, 16), torch.nn.ReLU(), torch.nn.Linear(16, 2))
+
+                def forward(self, inputs):
+                    out = self.model(torch.from_numpy(inputs).float())
+                    mean, var = torch.split(out, 1, dim=1)
+                    return mean.detach().numpy(), var.detach().numpy()
+
+
+            member = Member()
+            with torch.no_grad():
+                mean, var = member.forward(xtest)
+            """
+        ),
+        # A homework's importance of each weight (Memory Aware Synapses), left to write: the loop
+        # zeroes the model's gradients and runs it, and its gradients are what the `TODO` reads.
+        Valid(
+            """
+            class MAS:
+                def __init__(self, model, dataloader):
+                    self.model = model
+                    self.dataloader = dataloader
+
+                def calculate_importance(self):
+                    self.model.eval()
+                    for data in self.dataloader:
+                        self.model.zero_grad()
+                        output = self.model(data[0])
+                        # TODO: generate the importance of each weight from its gradients
+                        pass
+            """
+        ),
         # A data set class's own `generator` method, called before evaluating under `no_grad`:
         # a method the class defines, not a generator network, whatever its name.
         Valid(
@@ -8040,6 +8215,156 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # GAIL's costs from the discriminator, detached on the line a backslash continues: the
+        # policy's step takes them as constants, and the discriminator's graph is for nothing.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            d = nn.Linear(4, 1)
+            pi = nn.Linear(4, 1)
+            opt = torch.optim.Adam(pi.parameters())
+            for x, y in loader:
+                costs = (-1) * torch.log(d(x))\
+                    .squeeze().detach()
+                loss = (pi(x).squeeze() * costs).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            """,
+            line=8,
+            column=30,
+            message="`d(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # The twin: the cell's parameters go to an optimizer and a helper trains it, then its
+        # output is only printed.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Cell(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.lin = nn.Linear(n, n)
+
+                def forward(self, x):
+                    return torch.tanh(self.lin(x))
+
+
+            def test(n, loader):
+                x = torch.randn(3, n)
+                custom = Cell(n)
+                optimizer = torch.optim.SGD(custom.parameters(), lr=0.1)
+                train(custom, optimizer, loader)
+                out = custom(x)
+                print(out.argmax(1))
+            """,
+            line=19,
+            column=11,
+            message="`custom(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # The twin with grad on: `step` computes with the module's parameter (`x @ self.weight`),
+        # so each call records a graph that nothing backpropagates (the drawing detaches).
+        Invalid(
+            """
+            import matplotlib.pyplot as plt
+            import torch
+            import torch.nn as nn
+
+
+            class Hopfield(nn.Module):
+                def __init__(self, size):
+                    super().__init__()
+                    self.weight = nn.Parameter(torch.zeros(size, size))
+
+                def step(self, x):
+                    return torch.tanh(x @ self.weight)
+
+                def forward(self, x, steps=5):
+                    for _ in range(steps):
+                        x = self.step(x)
+                    return x
+
+
+            model = Hopfield(64)
+            optimizer = torch.optim.Adam(model.parameters())
+            for x in loader:
+                loss = (model(x) - x).pow(2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+
+            state = noisy
+            for i in range(7):
+                state = model.step(state)
+                plt.imshow(state.detach().view(8, 8))
+            """,
+            line=30,
+            column=13,
+            message="`model.step(...)` runs with grad enabled, but what is computed from its output is only read or "
+            "used detached (`.detach()`) and never backpropagated: autograd records a graph for nothing, wasting "
+            "memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # The twin with grad on: a plain class (an ensemble member holding its network) whose
+        # `forward` hands back only detached arrays: no caller can backpropagate what it records.
+        Invalid(
+            """
+            import torch
+
+
+            class Member:
+                def __init__(self):
+                    self.model = torch.nn.Sequential(torch.nn.Linear(1, 16), torch.nn.ReLU(), torch.nn.Linear(16, 2))
+                    self.optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-3)
+
+                def forward(self, inputs):
+                    out = self.model(torch.from_numpy(inputs).float())
+                    mean, var = torch.split(out, 1, dim=1)
+                    return mean.detach().numpy(), var.detach().numpy()
+
+                def step(self, x, y):
+                    loss = ((self.model(x)[:, :1] - y) ** 2).mean()
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+            """,
+            line=10,
+            column=15,
+            message="`self.model(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, "
+            "wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # The twin of the homework left to write: the loop zeroes the model's gradients, but the
+        # output is only read and nothing backpropagates it.
+        Invalid(
+            """
+            class Scorer:
+                def __init__(self, model, dataloader):
+                    self.model = model
+                    self.dataloader = dataloader
+
+                def score(self):
+                    self.model.eval()
+                    correct = 0
+                    for data in self.dataloader:
+                        self.model.zero_grad()
+                        output = self.model(data[0])
+                        correct += (output.argmax(1) == data[1]).sum().item()
+                    return correct
+            """,
+            line=11,
+            column=22,
+            message="`self.model(...)` runs with grad enabled after `self.model.eval()` (line 7), and its output is "
+            "never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # A function serving both phases backpropagates under a test of its `mode` against two
         # training phases; the validation call hands it "eval", with grad on.
         Invalid(
@@ -13895,6 +14220,7 @@ class EvalWithGrad(Rule):
             (node.name in _SKIP_FUNCTIONS or node.name.startswith(_SKIP_PREFIXES))
             and not _called_by_the_file(ctx, node.name)
             and not _plain_function_named_like_a_hook(ctx, node)
+            and not _plain_class_forward_only_read(ctx, node, unit)
         ):
             return
         if ctx.model.shadowed_method(node):
@@ -14140,7 +14466,7 @@ class EvalWithGrad(Rule):
         """Report a model call, in code that trains, whose output is never backpropagated
         (once per statement; ``only_read``: shown by ``analysis.read_only``, no chain of names
         to a backward pass asked for)."""
-        if not only_read and _backpropagated(ctx, scope, call):
+        if not only_read and (_backpropagated(ctx, scope, call) or _unfinished_gradient_step(ctx, scope, call)):
             return
         statement = _statement(ctx, call)
         if statement is None or id(statement) in reported:

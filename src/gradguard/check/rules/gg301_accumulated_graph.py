@@ -11,7 +11,10 @@ grad enabled, where `loss` is a loss (the result of a loss function or criterion
 by `torch.mean`/`torch.sum`, a name `.backward()` is called on, a tensor with a graph named for
 a loss: `val_loss, n = model(batch)`, or a 0-dim tensor the code shows to carry a graph, whatever its
 name: `total_score += dice_score(pred, masks)` of the model's output), the accumulator is defined before the loop (or is a list of the
-module's, appended in a function: `Loss_list.append(loss)`; or a meter: `losses.update(loss, n)`
+module's, appended in a function: `Loss_list.append(loss)`; or a list on `self` that `__init__` starts empty,
+appended in a method that backpropagates what it appends, a training step its callers run once per iteration, where
+the class uses the list for nothing else: `self.losses.append(nll)` then `nll.backward()`, whose fix, `nll.detach()`,
+is safe; or a meter: `losses.update(loss, n)`
 where `update`, a method of a plain class of the file or of another file of the run, adds its
 argument to what the instance keeps, `self.sum += val * n`), and the accumulated
 value is never backpropagated itself. It reports when either `loss.backward()` runs in each
@@ -121,6 +124,29 @@ class AccumulatedGraph(Rule):
     triggers = function_triggers
 
     valid = (
+        # Gradient accumulation in a training step: the list's losses are backpropagated together
+        # every fourth call, then the list starts again.
+        Valid(
+            """
+            import torch
+
+
+            class Member:
+                def __init__(self):
+                    self.model = torch.nn.Linear(1, 1)
+                    self.optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-3)
+                    self.losses = []
+
+                def step(self, x, y):
+                    nll = torch.nn.functional.mse_loss(self.model(x), y)
+                    self.losses.append(nll)
+                    if len(self.losses) == 4:
+                        self.optimizer.zero_grad()
+                        torch.stack(self.losses).mean().backward()
+                        self.optimizer.step()
+                        self.losses = []
+            """
+        ),
         # `loss` is a loss wrapper that runs its own backward; `get_loss()`, which no tensor has,
         # gives back a number: nothing with a graph is added up.
         Valid(
@@ -581,6 +607,48 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # A training step of a plain class appends the loss it backpropagates to a list its
+        # `__init__` starts empty and nothing reads: every call's graph is kept.
+        Invalid(
+            """
+            import torch
+
+
+            class Member:
+                def __init__(self):
+                    self.model = torch.nn.Linear(1, 1)
+                    self.optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-3)
+                    self.losses = []
+
+                def step(self, x, y):
+                    nll = torch.nn.functional.mse_loss(self.model(x), y)
+                    self.losses.append(nll)
+                    self.optimizer.zero_grad()
+                    nll.backward()
+                    self.optimizer.step()
+            """,
+            line=12,
+            column=9,
+            message="Accumulating `nll` in `self.losses` at every call of `step` (which backpropagates it) keeps "
+            "every call's autograd graph alive; accumulate `nll.detach()`",
+            fixed="""
+            import torch
+
+
+            class Member:
+                def __init__(self):
+                    self.model = torch.nn.Linear(1, 1)
+                    self.optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-3)
+                    self.losses = []
+
+                def step(self, x, y):
+                    nll = torch.nn.functional.mse_loss(self.model(x), y)
+                    self.losses.append(nll.detach())
+                    self.optimizer.zero_grad()
+                    nll.backward()
+                    self.optimizer.step()
+            """,
+        ),
         # A DQN's step function backpropagates its loss and hands it back: the loss had a graph
         # (backward takes no other), and the caller adds each one to a running total it prints.
         Invalid(
@@ -1650,6 +1718,15 @@ class AccumulatedGraph(Rule):
             self._check(node, func.value.id, node.args[0], ctx, "append")
         elif (
             isinstance(func, ast.Attribute)
+            and func.attr == "append"
+            and len(node.args) == 1
+            and not node.keywords
+            and isinstance(ctx.parent(node), ast.Expr)
+            and _instance_list(func.value) is not None
+        ):
+            self._check_instance_list(node, _instance_list(func.value), node.args[0], ctx)  # type: ignore[arg-type]
+        elif (
+            isinstance(func, ast.Attribute)
             and isinstance(func.value, ast.Name)
             and node.args
             and not ctx.grad_disabled
@@ -1660,6 +1737,43 @@ class AccumulatedGraph(Rule):
             for position in ctx.model.accumulated_arguments(ctx.model.value(func.value), func.attr):
                 if position < len(node.args) and not isinstance(node.args[position], ast.Starred):
                     self._check(node, func.value.id, node.args[position], ctx, "update")
+
+    def _check_instance_list(self, node: ast.Call, attr: str, value: ast.AST, ctx) -> None:
+        """``self.losses.append(loss)`` in a method that backpropagates ``loss`` (a training step,
+        run once per iteration by its callers), into a list the class's ``__init__`` starts empty
+        and nothing backpropagates: the list keeps the graph of every call."""
+        method = ctx.function
+        owner = ctx.method_class
+        if (
+            not isinstance(value, ast.Name)
+            or not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
+            or owner is None
+            or method.name == "__init__"
+            or ctx.grad_disabled
+            or not _started_empty_in_init(owner, attr)
+        ):
+            return
+        own = ctx.model.own_nodes(method)
+        if not any(
+            type(sub) is ast.Call
+            and isinstance(sub.func, ast.Attribute)
+            and sub.func.attr == "backward"
+            and isinstance(sub.func.value, ast.Name)
+            and sub.func.value.id == value.id
+            and not sub.args
+            for sub in own
+        ):
+            return  # not the step's own loss
+        added = ctx.model.value(value)
+        if not (added.carries_grad and added.has(Role.LOSS)) or ctx.model.grad_mode(node) is not GradMode.ENABLED:
+            return
+        if _instance_list_read(ctx, owner, attr):
+            return  # `torch.stack(self.losses).mean().backward()` later, or read anywhere: not asked further
+        message = (
+            f"Accumulating `{value.id}` in `self.{attr}` at every call of `{method.name}` (which backpropagates it) "
+            f"keeps every call's autograd graph alive; accumulate `{value.id}.detach()`"
+        )
+        ctx.report(self.code, node, message, _fix(ctx, value, ".detach()"))
 
     def _check(self, node: ast.AST, acc: str, value: ast.AST, ctx, how: str, also: Optional[ast.AST] = None) -> None:
         """``also``: another expression of the statement the fix gives the same suffix (the first
@@ -1740,6 +1854,42 @@ class AccumulatedGraph(Rule):
             # framework's `criterion.forward(out, y)` may hand back a float, which has no `.item()`
             fix = Fix(Applicability.UNSAFE, fix.message, fix.edits)
         ctx.report(self.code, node, message, fix)
+
+
+def _instance_list(node: ast.AST) -> Optional[str]:
+    """``losses`` of ``self.losses``; None for anything else."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return node.attr
+    return None
+
+
+def _started_empty_in_init(owner: ast.ClassDef, attr: str) -> bool:
+    """Whether the class's ``__init__`` binds ``self.<attr> = []``."""
+    for method in owner.body:
+        if isinstance(method, ast.FunctionDef) and method.name == "__init__":
+            return any(
+                isinstance(node, ast.Assign)
+                and any(_instance_list(target) == attr for target in node.targets)
+                and isinstance(node.value, ast.List)
+                and not node.value.elts
+                for node in walk_in_order(method)
+            )
+    return False
+
+
+def _instance_list_read(ctx, owner: ast.ClassDef, attr: str) -> bool:
+    """Whether the class uses ``self.<attr>`` other than to append to it or start it again
+    (``self.losses = []``): a read may hand the items on to a backward pass or to a caller."""
+    for node in walk_in_order(owner):
+        if _instance_list(node) != attr:
+            continue
+        parent = ctx.parent(node)
+        if isinstance(node.ctx, ast.Store):  # type: ignore[attr-defined]
+            continue
+        if isinstance(parent, ast.Attribute) and parent.attr == "append":
+            continue
+        return True
+    return False
 
 
 def _derived_through_slots(ctx, uses, scope: ast.AST, name: str) -> set:

@@ -9,7 +9,9 @@ just before it in its block switch the parameter's flag off (`w.requires_grad = 
 model, a name from `.modules()` or checked with `isinstance(m, nn.Linear)`), a name from
 `parameters()` / `named_parameters()`, or an attribute the class sets to `nn.Parameter(...)`;
 also a leaf the code makes require grad (`x = torch.tensor(3., requires_grad=True)`, then
-`x.uniform_()`).
+`x.uniform_()`). Also flagged, without a fix: an item write into such a tensor outside `no_grad`
+(`self.bias_ih[hidden_size:2 * hidden_size] = 1` after `self.bias_ih = nn.Parameter(...)`), which
+raises RuntimeError too; not one through `.data` (GG102's).
 
 ## Why is this bad?
 Parameters are leaf tensors that require grad, and autograd forbids in-place changes to them
@@ -59,6 +61,7 @@ from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.values import Grad, Kind, Role
 from gradguard.check.model import Applicability, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
+from gradguard.common.text import short
 
 INIT_METHODS = frozenset(
     """normal_ uniform_ zero_ fill_ copy_ log_normal_ exponential_ cauchy_ geometric_ bernoulli_
@@ -82,10 +85,51 @@ class InplaceParamInit(Rule):
     fix_availability = FixAvailability.SOMETIMES
     severity = Severity.ERROR
     # '.zero_(' but not 'zero_grad(': one pattern, so a file is searched once, not once per method.
-    triggers = (re.compile(r"\.(?:" + "|".join(sorted(INIT_METHODS, key=len, reverse=True)) + r")\("),)
-    function_triggers = triggers
+    _init_call = re.compile(r"\.(?:" + "|".join(sorted(INIT_METHODS, key=len, reverse=True)) + r")\(")
+    # an item write (`self.bias[h:2 * h] = 1`) where the file makes parameters or leaves
+    triggers = (_init_call, "Parameter(", "requires_grad")
+    function_triggers = (_init_call, "] = ")
 
     valid = (
+        # An optimizer's parameter groups are dicts: `param["buffer"] = ...` writes no tensor.
+        Valid(
+            """
+            import torch
+            from torch.optim.optimizer import Optimizer
+
+
+            class RAdam(Optimizer):
+                def __init__(self, params, lr=1e-3, betas=(0.9, 0.999)):
+                    if isinstance(params, (list, tuple)) and len(params) > 0 and isinstance(params[0], dict):
+                        for param in params:
+                            if "betas" in param and param["betas"] != betas:
+                                param["buffer"] = [[None, None, None] for _ in range(10)]
+                    super().__init__(params, dict(lr=lr, betas=betas))
+
+                @torch.no_grad()
+                def step(self):
+                    for group in self.param_groups:
+                        for p in group["params"]:
+                            if p.grad is not None and p.requires_grad:
+                                p.add_(p.grad, alpha=-group["lr"])
+            """
+        ),
+        # The forget gate's bias set to 1 under `no_grad`.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class LSTMCell(nn.Module):
+                def __init__(self, input_size, hidden_size):
+                    super().__init__()
+                    self.weight_ih = nn.Parameter(torch.randn(4 * hidden_size, input_size))
+                    self.bias_ih = nn.Parameter(torch.randn(4 * hidden_size))
+                    with torch.no_grad():
+                        self.bias_ih[hidden_size : 2 * hidden_size] = 1
+            """
+        ),
         # The same leaf refilled under `no_grad`, and a tensor that does not require grad.
         Valid(
             """
@@ -190,6 +234,27 @@ class InplaceParamInit(Rule):
         ),
     )
     invalid = (
+        # An item write into a parameter with grad on: autograd forbids changing a view of a leaf
+        # that requires grad in place ("a view of a leaf Variable that requires grad is being used
+        # in an in-place operation").
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class LSTMCell(nn.Module):
+                def __init__(self, input_size, hidden_size):
+                    super().__init__()
+                    self.weight_ih = nn.Parameter(torch.randn(4 * hidden_size, input_size))
+                    self.bias_ih = nn.Parameter(torch.randn(4 * hidden_size))
+                    self.bias_ih[hidden_size : 2 * hidden_size] = 1
+            """,
+            line=10,
+            column=9,
+            message="`self.bias_ih[...] = ...` writes into a parameter in place while grad is enabled: this raises "
+            "RuntimeError; do it under `with torch.no_grad():`",
+        ),
         # A leaf made to require grad, refilled in place (a course notebook showing the error).
         Invalid(
             """
@@ -352,8 +417,32 @@ class InplaceParamInit(Rule):
             fix,
         )
 
+    def visit_Assign(self, node: ast.Assign, ctx) -> None:
+        if ctx.grad_disabled or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Subscript):
+            return
+        receiver = node.targets[0].value
+        if isinstance(receiver, ast.Attribute) and receiver.attr in ("grad", "data"):
+            return  # `p.data[i] = v`: GG102's, no error
+        key = node.targets[0].slice
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            return  # `param['buffer'] = ...`: a dict (an optimizer's parameter group), no tensor
+        if not isinstance(receiver, (ast.Name, ast.Attribute)) or ctx.model.value(receiver).weak:
+            return  # only a tensor the code shows to be a parameter or a leaf, not one named like it
+        if ctx.model.grad_mode(node) is not GradMode.ENABLED:
+            return
+        parameter = _is_parameter(ctx, receiver, node)
+        if not (parameter or _leaf_requiring_grad(ctx, receiver)) or _frozen_just_before(ctx, node, receiver):
+            return
+        what = "a parameter" if parameter else "a leaf tensor that requires grad"
+        ctx.report(
+            self.code,
+            node.targets[0],
+            f"`{short(ctx.text(receiver))}[...] = ...` writes into {what} in place while grad is enabled: this "
+            "raises RuntimeError; do it under `with torch.no_grad():`",
+        )
 
-def _frozen_just_before(ctx, call: ast.Call, receiver: ast.AST) -> bool:
+
+def _frozen_just_before(ctx, call: ast.AST, receiver: ast.AST) -> bool:
     """Whether the statements before the call in its block last set the parameter's flag off
     (``layer.weight.requires_grad = False``, then ``layer.weight.copy_(W)``, then ``= True``:
     a pruned layer's weights copied in): the tensor no longer requires grad, nothing raises."""
