@@ -32,7 +32,8 @@ comparisons or `print` (also `print("output", net(x))` or `f"{net(x):.3f}"` at o
 notebook cell's last line, also among others, `out.shape, out[0][:3]`, or the call alone as that
 line, `model(val_x)` (not `model(val_x);`, whose semicolon keeps it from being shown), unless it calls a method or function the check reads that is named for
 evaluation, `model.predict(prefix)`, judged there), iterated by a loop or a comprehension that only
-reads each item (`[np.argmax(p.detach().numpy()) for p in out]`), fed back into the next step of a generation loop, handed to a
+reads each item (`[np.argmax(p.detach().numpy()) for p in out]`), collected by a list comprehension
+straight into a tensor constructor that copies the values (`torch.tensor([net(g) for g in validset])`), fed back into the next step of a generation loop, handed to a
 function of the file or of another file of the run that only reads that parameter: `show_images(sample)` where
 `def show_images(out): plt.imshow(out.data.cpu()[0])` (or first copies it without graph, `out = out.data.numpy()`), bound outside
 any loop to a name (not `_`) that nothing reads afterwards and no backward pass follows (`y_pred = model(hour_var)` after training; not the
@@ -1688,6 +1689,26 @@ def _read_at_once_text(ctx, call: ast.Call) -> bool:
         return True
     # `net(x) > 0.5`: compared; `((net(x) - y) ** 2).mean().item()`: computed with, then read
     return text.startswith(_COMPARISON_STARTS, end) or text.startswith(_ARITHMETIC_STARTS, end)
+
+
+# torch functions that copy the values of a list of tensors into a new tensor, without their graphs.
+_COPYING_CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.Tensor", "torch.FloatTensor"})
+
+
+def _copied_by_a_comprehension(ctx, call: ast.Call) -> bool:
+    """Whether the call is what a list comprehension collects, and the list goes straight into a
+    tensor constructor (``torch.tensor([net(g) for g, _ in validset])``): the values are copied, the
+    graphs each call recorded are dropped at once."""
+    comprehension = ctx.parent(call)
+    if not isinstance(comprehension, ast.ListComp) or comprehension.elt is not call:
+        return False
+    made = ctx.parent(comprehension)
+    return (
+        isinstance(made, ast.Call)
+        and bool(made.args)
+        and made.args[0] is comprehension
+        and _qualified_name(ctx)(made.func) in _COPYING_CONSTRUCTORS
+    )
 
 
 def _read_at_once(ctx, call: ast.Call) -> bool:
@@ -4324,6 +4345,27 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The validation predictions collected under `no_grad`.
+        Valid(
+            """
+            import torch as th
+            import torch.nn as nn
+
+            net = nn.Linear(4, 1)
+            opt = th.optim.Adam(net.parameters())
+            loss = nn.MSELoss()
+            for epoch in range(10):
+                pred_label = th.stack([net(g) for g, _ in trainset])
+                ep_t_loss = loss(pred_label, labels)
+                ep_t_loss.backward()
+                opt.step()
+                opt.zero_grad()
+                with th.no_grad():
+                    pred = th.tensor([net(graph) for graph, _ in validset])
+                ep_v_loss = loss(pred, vlabels)
+                print(ep_v_loss.item())
+            """
+        ),
         # The discriminator's costs for the policy's step computed under `no_grad`.
         Valid(
             """
@@ -8215,6 +8257,32 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The validation predictions collected into `th.tensor([...])`, which copies their values:
+        # every call's graph is recorded for nothing.
+        Invalid(
+            """
+            import torch as th
+            import torch.nn as nn
+
+            net = nn.Linear(4, 1)
+            opt = th.optim.Adam(net.parameters())
+            loss = nn.MSELoss()
+            for epoch in range(10):
+                pred_label = th.stack([net(g) for g, _ in trainset])
+                ep_t_loss = loss(pred_label, labels)
+                ep_t_loss.backward()
+                opt.step()
+                opt.zero_grad()
+                pred = th.tensor([net(graph) for graph, _ in validset])
+                ep_v_loss = loss(pred, vlabels)
+                print(ep_v_loss.item())
+            """,
+            line=13,
+            column=23,
+            message="`net(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # GAIL's costs from the discriminator, detached on the line a backslash continues: the
         # policy's step takes them as constants, and the discriminator's graph is for nothing.
         Invalid(
@@ -13906,6 +13974,8 @@ class EvalWithGrad(Rule):
                     not _reads_values(ctx, scope) and not _returns_to_readers(ctx, scope, node)
                 ) or _certainly_not_a_model(ctx, callee):
                     return  # bound to a name, but nothing in the scope reads a value
+            elif _copied_by_a_comprehension(ctx, node):
+                read_only = True  # `torch.tensor([net(g) for g in validset])`: values copied, the graphs dropped
             else:
                 # `loss(net(x), y)`: see `_fed_into_read`; `net(x)` alone as a notebook cell's last line is shown
                 argument = (
@@ -13921,7 +13991,8 @@ class EvalWithGrad(Rule):
                     or _certainly_not_a_model(ctx, callee)
                 ):
                     return  # nothing in this unit or file can make this call an evaluation: no model query
-            read_only = _result_only_read(ctx, node)
+            if read_only is None:
+                read_only = _result_only_read(ctx, node)
             if not read_only:
                 return
         elif _certainly_not_a_model(ctx, callee):

@@ -5,8 +5,9 @@ Flags `total += loss`, `total = total + loss` (or a running average, `avg = avg 
 also kept as a (sum, count) tuple: `avg = (avg[0] * 0.99 + loss, avg[1] * 0.99 + 1)`, or started
 by its first term: `ema = loss if ema is None else 0.9 * ema + 0.1 * loss`, whose fix takes the graph
 off both branches),
-`losses.append(loss)` and `losses[epoch] = loss`
-(a slot per iteration of a tensor, list or dict, indexed by the loop's name) inside a loop, with
+`losses.append(loss)`, `losses[epoch] = loss`
+(a slot per iteration of a tensor, list or dict, indexed by the loop's name) and `losses =
+torch.cat((losses, loss.unsqueeze(0)))` (also `torch.stack` and torch's other joins of two tensors) inside a loop, with
 grad enabled, where `loss` is a loss (the result of a loss function or criterion, reduced or not
 by `torch.mean`/`torch.sum`, a name `.backward()` is called on, a tensor with a graph named for
 a loss: `val_loss, n = model(batch)`, or a 0-dim tensor the code shows to carry a graph, whatever its
@@ -98,6 +99,7 @@ import re
 from typing import Optional
 
 from gradguard.check.analysis.flow import GradMode
+from gradguard.check.analysis.imports import callee_name
 from gradguard.check.analysis.model import names_a_loss, parameterless_layer
 from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.values import Grad, Kind, Role, Value
@@ -124,6 +126,22 @@ class AccumulatedGraph(Rule):
     triggers = function_triggers
 
     valid = (
+        # Losses joined into one tensor that is backpropagated at the end of the step.
+        Valid(
+            """
+            import torch
+
+
+            def train(model, loader, optimizer, criterion, chunks):
+                for batch in loader:
+                    losses = torch.tensor([])
+                    for x, y in batch.split(chunks):
+                        losses = torch.cat((losses, criterion(model(x), y).unsqueeze(0)))
+                    optimizer.zero_grad()
+                    losses.mean().backward()
+                    optimizer.step()
+            """
+        ),
         # Gradient accumulation in a training step: the list's losses are backpropagated together
         # every fourth call, then the list starts again.
         Valid(
@@ -607,6 +625,46 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # Each backpropagated loss joined onto a tensor made before the loop: `torch.cat` keeps a
+        # graph through every term.
+        Invalid(
+            """
+            import torch
+
+
+            def train(model, loader, optimizer, criterion, epochs):
+                epoch_losses = torch.tensor([])
+                for epoch in range(epochs):
+                    for x, y in loader:
+                        loss = criterion(model(x), y)
+                        epoch_losses = torch.cat((epoch_losses, loss.unsqueeze(0)))
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                    print(epoch_losses.mean().item())
+                    epoch_losses = torch.tensor([])
+            """,
+            line=9,
+            column=13,
+            message="Accumulating `loss.unsqueeze(0)` across iterations keeps every iteration's autograd graph "
+            "alive; accumulate `loss.unsqueeze(0).detach()`",
+            fixed="""
+            import torch
+
+
+            def train(model, loader, optimizer, criterion, epochs):
+                epoch_losses = torch.tensor([])
+                for epoch in range(epochs):
+                    for x, y in loader:
+                        loss = criterion(model(x), y)
+                        epoch_losses = torch.cat((epoch_losses, loss.unsqueeze(0).detach()))
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                    print(epoch_losses.mean().item())
+                    epoch_losses = torch.tensor([])
+            """,
+        ),
         # A training step of a plain class appends the loss it backpropagates to a list its
         # `__init__` starts empty and nothing reads: every call's graph is kept.
         Invalid(
@@ -1699,6 +1757,11 @@ class AccumulatedGraph(Rule):
                     self._check(node, name, term, ctx, "augment", also=also)
                     return
             return
+        joined = _joined_term(ctx, value, name)
+        if joined is not None:
+            # `losses = torch.cat((loss.cpu().unsqueeze(0), losses))`: a tensor grown by each term
+            self._check(node, name, joined, ctx, "append")
+            return
         items = enumerate(value.elts) if isinstance(value, ast.Tuple) else [(None, value)]
         for index, item in items:
             term = _added_term(item, name, index)
@@ -2053,6 +2116,32 @@ def _inside(ctx, node: ast.AST, ancestor: ast.AST) -> bool:
     return False
 
 
+# torch functions joining a sequence of tensors into a new one.
+_JOINING = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack", "torch.vstack"})
+
+
+def _joins_itself(value: ast.AST, name: str) -> bool:
+    """Whether ``value`` is ``cat((name, x))`` or ``cat([x, name])`` (any join of two tensors, one
+    of them ``name``), syntactically: the accumulator grown by one more term."""
+    if not (isinstance(value, ast.Call) and value.args and isinstance(value.args[0], (ast.Tuple, ast.List))):
+        return False
+    parts = value.args[0].elts
+    return (
+        len(parts) == 2
+        and callee_name(value) in ("cat", "concat", "concatenate", "stack", "hstack", "vstack")
+        and sum(isinstance(part, ast.Name) and part.id == name for part in parts) == 1
+    )
+
+
+def _joined_term(ctx, value: ast.AST, name: str) -> Optional[ast.AST]:
+    """The term a torch join adds to the accumulator ``name`` (``loss.cpu().unsqueeze(0)`` of
+    ``losses = torch.cat((loss.cpu().unsqueeze(0), losses), 0)``), or None."""
+    if not _joins_itself(value, name) or ctx.imports.qualified_name(value.func) not in _JOINING:  # type: ignore[attr-defined]
+        return None
+    parts = value.args[0].elts  # type: ignore[attr-defined]
+    return next(part for part in parts if not (isinstance(part, ast.Name) and part.id == name))
+
+
 def _added_term(value: ast.AST, name: str, index: Optional[int] = None) -> Optional[ast.AST]:
     """What ``value`` adds to the accumulator ``name`` (its item ``index``), kept or decayed:
     ``loss`` in ``total + loss`` or ``ema * 0.99 + loss``; None where it adds nothing to it."""
@@ -2093,6 +2182,8 @@ def _decayed(node: ast.AST, name: str, index: Optional[int] = None) -> bool:
 def _is_accumulation(node: ast.AST, name: str) -> bool:
     if isinstance(node, ast.AugAssign):
         return True
+    if isinstance(node, ast.Assign) and _joins_itself(node.value, name):
+        return True  # `losses = torch.cat((losses, loss.unsqueeze(0)))`
     if isinstance(node, ast.Assign) and isinstance(node.value, ast.IfExp):
         # `ema = loss if ema is None else 0.9 * ema + 0.1 * loss`
         return any(_added_term(branch, name) is not None for branch in (node.value.body, node.value.orelse))

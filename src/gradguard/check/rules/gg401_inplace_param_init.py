@@ -426,7 +426,9 @@ class InplaceParamInit(Rule):
         key = node.targets[0].slice
         if isinstance(key, ast.Constant) and isinstance(key.value, str):
             return  # `param['buffer'] = ...`: a dict (an optimizer's parameter group), no tensor
-        if not isinstance(receiver, (ast.Name, ast.Attribute)) or ctx.model.value(receiver).weak:
+        if not isinstance(receiver, (ast.Name, ast.Attribute)) or not _may_hold_a_parameter(ctx, receiver):
+            return  # nothing in the text makes it a parameter or a leaf: no question to the model
+        if ctx.model.value(receiver).weak:
             return  # only a tensor the code shows to be a parameter or a leaf, not one named like it
         if ctx.model.grad_mode(node) is not GradMode.ENABLED:
             return
@@ -440,6 +442,30 @@ class InplaceParamInit(Rule):
             f"`{short(ctx.text(receiver))}[...] = ...` writes into {what} in place while grad is enabled: this "
             "raises RuntimeError; do it under `with torch.no_grad():`",
         )
+
+
+# A line binding a parameter or a leaf that requires grad, or a loop over a module's parameters.
+_PARAMETER_LINE_RE = re.compile(r"Parameter\(|requires_grad|parameters\(\)")
+
+
+def _may_hold_a_parameter(ctx, receiver: ast.AST) -> bool:
+    """A cheap test of the text before asking the model: ``self.<attr>`` that the class assigns on
+    a line making a parameter or a leaf (``self.bias_ih = Parameter(...)``), a layer's ``weight``
+    or ``bias``, or a name the function (or module) binds on such a line or loops over one."""
+    if isinstance(receiver, ast.Attribute):
+        if receiver.attr in ("weight", "bias"):
+            return True
+        if not (isinstance(receiver.value, ast.Name) and receiver.value.id == "self") or ctx.method_class is None:
+            return False
+        name, scope = f"self.{receiver.attr}", ctx.method_class
+    else:
+        name, scope = receiver.id, ctx.function if ctx.function is not None else ctx.tree
+    key = ("gg401-parameter-lines", id(scope))
+    lines = ctx.cache.get(key)
+    if lines is None:
+        text = ctx.source.text if scope is ctx.tree else ctx.text(scope)
+        lines = ctx.cache[key] = [line for line in text.splitlines() if _PARAMETER_LINE_RE.search(line)]
+    return any(name in line for line in lines)
 
 
 def _frozen_just_before(ctx, call: ast.AST, receiver: ast.AST) -> bool:
