@@ -625,8 +625,54 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
-        # Each backpropagated loss joined onto a tensor made before the loop: `torch.cat` keeps a
-        # graph through every term.
+        # The total goes back to the caller in a tuple, which calls `.item()` on it: the fix keeps it
+        # a tensor (`.detach()`), as `.item()` would make it a float, which has no `.item()`.
+        Invalid(
+            """
+            import torch
+
+
+            def train_epoch(model, loader, optimizer, criterion):
+                total_loss = 0
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    total_loss += loss
+                return total_loss / len(loader), len(loader)
+
+
+            def fit(model, loader, optimizer, criterion, epochs):
+                for epoch in range(epochs):
+                    train_loss, batches = train_epoch(model, loader, optimizer, criterion)
+                    print(train_loss.item(), batches)
+            """,
+            line=11,
+            column=9,
+            message="Accumulating `loss` across iterations keeps every iteration's autograd graph alive; accumulate "
+            "`loss.detach()`",
+            fixed="""
+            import torch
+
+
+            def train_epoch(model, loader, optimizer, criterion):
+                total_loss = 0
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    total_loss += loss.detach()
+                return total_loss / len(loader), len(loader)
+
+
+            def fit(model, loader, optimizer, criterion, epochs):
+                for epoch in range(epochs):
+                    train_loss, batches = train_epoch(model, loader, optimizer, criterion)
+                    print(train_loss.item(), batches)
+            """,
+        ),
         Invalid(
             """
             import torch
@@ -2358,7 +2404,8 @@ _TENSOR_ONLY_METHODS = frozenset({"detach", "cpu", "cuda", "to", "numpy", "item"
 def _callers_use_as_tensor(ctx, fn: Optional[ast.AST]) -> bool:
     """Whether code of the file calls a method only tensors have on what ``fn`` returns:
     ``evaluate_loss(...).detach()``, or ``v = evaluate_loss(...)`` then ``v.cpu()`` (or
-    ``v["loss"].cpu()``, an item of a dict it returns)."""
+    ``v["loss"].cpu()``, an item of a dict it returns; or ``loss, ppl = train_epoch(e)`` then
+    ``loss.item()``, a part of a tuple it returns)."""
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
     name = fn.name
@@ -2369,6 +2416,14 @@ def _callers_use_as_tensor(ctx, fn: Optional[ast.AST]) -> bool:
     for node in walk_in_order(ctx.tree):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _calls(node.value, name):
             results.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            # `train_loss, perplexity = train_epoch(epoch)`: the parts of a tuple it returns
+            results.update(
+                e.id
+                for t in node.targets
+                if isinstance(t, (ast.Tuple, ast.List))
+                for e in t.elts
+                if isinstance(e, ast.Name)
+            )
         elif isinstance(node, ast.Attribute) and node.attr in _TENSOR_ONLY_METHODS:
             tensor_uses.append(node.value)
     for used in tensor_uses:
