@@ -23,6 +23,7 @@ from gradguard.check.analysis.vocabulary import (
     DEPRECATED_INIT_FILLS,
     DIMENSION_KEYWORDS,
     INPLACE_VALUE_METHODS,
+    JOINING_FUNCTIONS,
     META_INPLACE_METHODS,
     READ_ATTRIBUTES,
     READING_BUILTINS,
@@ -587,12 +588,6 @@ _SHARED_SAME_KIND_METHODS = frozenset({"squeeze", "reshape", "transpose", "flatt
 _TENSOR_CONVERSION_METHODS = frozenset({"float", "double", "long", "int", "byte", "bool", "clamp", "clamp_"})
 
 
-# torch functions joining a sequence of tensors (their first argument): nothing else is accepted.
-_JOINING_FUNCTIONS = frozenset(
-    {"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack", "torch.vstack", "torch.dstack"}
-)
-
-
 def _handed_to_torch(ctx, node: ast.AST, par: ast.AST) -> bool:
     """``torch.max(logprob.data, 1)``, ``F.softmax(x.data, dim=1)``: the first argument of a torch
     function that takes only tensors there is a tensor (as ``_given_to_torch`` says of names); so
@@ -617,7 +612,7 @@ def _joined_by_torch(ctx, node: ast.AST, par: ast.AST) -> bool:
         isinstance(call, ast.Call)
         and bool(call.args)
         and call.args[0] is par
-        and ctx.imports.qualified_name(call.func) in _JOINING_FUNCTIONS
+        and ctx.imports.qualified_name(call.func) in JOINING_FUNCTIONS
     )
 
 

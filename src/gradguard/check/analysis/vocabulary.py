@@ -627,6 +627,10 @@ def names_an_environment(receiver: ast.AST) -> bool:
     return ENVIRONMENT_NAME_RE.search(last) is not None
 
 
+# torch functions joining a sequence of tensors (their first argument) into a new tensor.
+JOINING_FUNCTIONS = frozenset(
+    {"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack", "torch.vstack", "torch.dstack"}
+)
 SELF_CALL_RE = re.compile(r"\bself\.(\w+)\s*\(")
 # `self.weight = nn.Parameter(torch.zeros(n, n))` in a module's `__init__`: a parameter it holds.
 PARAMETER_ATTRIBUTE_RE = re.compile(r"\bself\.(\w+)\s*=\s*(?:torch\.)?(?:nn\.)?Parameter\s*\(")

@@ -103,6 +103,7 @@ from gradguard.check.analysis.imports import callee_name
 from gradguard.check.analysis.model import names_a_loss, parameterless_layer
 from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.values import Grad, Kind, Role, Value
+from gradguard.check.analysis.vocabulary import JOINING_FUNCTIONS
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
@@ -2162,10 +2163,6 @@ def _inside(ctx, node: ast.AST, ancestor: ast.AST) -> bool:
     return False
 
 
-# torch functions joining a sequence of tensors into a new one.
-_JOINING = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack", "torch.vstack"})
-
-
 def _joins_itself(value: ast.AST, name: str) -> bool:
     """Whether ``value`` is ``cat((name, x))`` or ``cat([x, name])`` (any join of two tensors, one
     of them ``name``), syntactically: the accumulator grown by one more term."""
@@ -2174,7 +2171,7 @@ def _joins_itself(value: ast.AST, name: str) -> bool:
     parts = value.args[0].elts
     return (
         len(parts) == 2
-        and callee_name(value) in ("cat", "concat", "concatenate", "stack", "hstack", "vstack")
+        and f"torch.{callee_name(value)}" in JOINING_FUNCTIONS
         and sum(isinstance(part, ast.Name) and part.id == name for part in parts) == 1
     )
 
@@ -2182,7 +2179,7 @@ def _joins_itself(value: ast.AST, name: str) -> bool:
 def _joined_term(ctx, value: ast.AST, name: str) -> Optional[ast.AST]:
     """The term a torch join adds to the accumulator ``name`` (``loss.cpu().unsqueeze(0)`` of
     ``losses = torch.cat((loss.cpu().unsqueeze(0), losses), 0)``), or None."""
-    if not _joins_itself(value, name) or ctx.imports.qualified_name(value.func) not in _JOINING:  # type: ignore[attr-defined]
+    if not _joins_itself(value, name) or ctx.imports.qualified_name(value.func) not in JOINING_FUNCTIONS:  # type: ignore[attr-defined]
         return None
     parts = value.args[0].elts  # type: ignore[attr-defined]
     return next(part for part in parts if not (isinstance(part, ast.Name) and part.id == name))
