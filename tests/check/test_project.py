@@ -3873,3 +3873,20 @@ def test_a_method_every_call_of_its_name_runs_without_grad_runs_without_grad(tmp
         tmp_path, "evaluate.py", "import hydra\nagent = hydra.utils.instantiate(cfg)\nprint(agent.act(obs))\n"
     )
     assert any("agent.py:18" in line and "GG201" in line for line in findings(capsys, agent, loop, evaluate))
+
+
+def test_cached_result_follows_a_new_call_of_a_method_name_in_another_file(tmp_path, capsys, monkeypatch):
+    # agent.py does not change; a call of `act` with grad on added to another file makes its
+    # `act` run with grad, so its cached (quiet) result must not be served again.
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "pyproject.toml", "[tool.gradguard]\n")
+    write(tmp_path, "agent.py", CONFIG_AGENT)
+    write(tmp_path, "loop.py", CONFIG_LOOP)
+
+    def run():
+        main(["check", "--select", "GG201", "agent.py", "loop.py"])
+        return [line for line in capsys.readouterr().out.splitlines() if ": GG" in line]
+
+    assert run() == [] and run() == []  # the second run is served from the cache
+    write(tmp_path, "loop.py", CONFIG_LOOP + "    print(agent.act(obs))\n")
+    assert any("agent.py:18" in line for line in run())
