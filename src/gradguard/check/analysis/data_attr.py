@@ -637,7 +637,7 @@ def _tensor_method_down_the_chain(ctx, par: ast.AST) -> bool:
 
 def _imports_graph_data(ctx) -> bool:
     """Whether the file imports a graph library whose data sets keep a graph in ``.data``."""
-    return any(q.split(".", 1)[0] in _GRAPH_DATA_PACKAGES for q in ctx.imports.names.values())
+    return ctx.imports.imports_package(_GRAPH_DATA_PACKAGES)
 
 
 _GRAPH_DATA_PACKAGES = frozenset({"torch_geometric", "dgl", "ogb"})

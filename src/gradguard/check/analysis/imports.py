@@ -108,6 +108,11 @@ class ImportMap:
                 return local
         return None
 
+    def imports_package(self, tops) -> bool:
+        """Whether the file imports a name from one of the top-level packages ``tops``
+        (``lightning``, ``torch_geometric``)."""
+        return any(qual.split(".", 1)[0] in tops for qual in self.names.values())
+
     def qualified_name(self, node: ast.AST) -> Optional[str]:
         """``th.nn.functional.relu`` -> ``torch.nn.functional.relu`` when ``th`` is torch."""
         parts = []

@@ -927,7 +927,7 @@ class SemanticModel:
         """Whether the file imports torchcam, pytorch-grad-cam, Captum, torchattacks or foolbox
         (``vocab.BACKPROPAGATING_TOOL_PACKAGES``)."""
         tops = {package.split(".")[0] for package in vocab.BACKPROPAGATING_TOOL_PACKAGES}
-        return any(q.split(".")[0] in tops for q in self.imports.names.values())
+        return self.imports.imports_package(tops)
 
     def backpropagating_tool_call(self, call: ast.Call) -> bool:
         """Whether a call runs a gradient-based explainer or attack (``vocab.backpropagating_tool``),
@@ -1501,17 +1501,15 @@ class SemanticModel:
         (``self.weight = nn.Parameter(...)``), and its properties computed from them (kept)."""
         found = info.parameters
         if found is None:
-            names: set = set()
-            properties = []
-            for held in self._class_chain(info):
-                for name, method in self._methods(held).items():
-                    if name == "__init__":
-                        names.update(vocab.PARAMETER_ATTRIBUTE_RE.findall(self._scope_text(method)))
-                    elif any(isinstance(d, ast.Name) and d.id == "property" for d in method.decorator_list):
-                        properties.append(method)
-            if names:
-                names.update(p.name for p in properties if vocab.parameters_read(self._scope_text(p), names))
-            found = info.parameters = frozenset(names)
+            methods = [method for held in self._class_chain(info) for method in self._methods(held).values()]
+            found = info.parameters = vocab.parameter_attributes(
+                [self._scope_text(method) for method in methods if method.name == "__init__"],
+                [
+                    (method.name, self._scope_text(method))
+                    for method in methods
+                    if any(isinstance(d, ast.Name) and d.id == "property" for d in method.decorator_list)
+                ],
+            )
         return found
 
     def run_class_fact(self, value: Value):

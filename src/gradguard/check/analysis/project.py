@@ -1091,7 +1091,10 @@ def _running_methods(methods: dict, quiet: frozenset) -> frozenset:
         for name, text in methods.items()
         if name not in quiet and name != "__init__" and not name.startswith("__")
     }
-    parameters = _parameter_attributes(methods)
+    parameters = vocab.parameter_attributes(
+        [methods.get("__init__", "")],
+        [(name, text) for name, text in methods.items() if text.lstrip().startswith("@property")],
+    )
     running = {
         name
         for name, called in direct.items()
@@ -1163,20 +1166,6 @@ def _differentiating_methods(methods: dict) -> frozenset:
     return frozenset(
         _callers_too({name for name, text in methods.items() if vocab.AUTOGRAD_GRAD_RE.search(text)}, direct)
     )
-
-
-def _parameter_attributes(methods: dict) -> frozenset:
-    """The parameters a module class's ``__init__`` makes (``self.weight = nn.Parameter(...)``),
-    and its properties computed from them (``weight_sym_upper`` returning ``torch.triu(self.weight,
-    1) + ...``), which its methods read as they read a parameter."""
-    names = set(vocab.PARAMETER_ATTRIBUTE_RE.findall(methods.get("__init__", "")))
-    if names:
-        names |= {
-            name
-            for name, text in methods.items()
-            if text.lstrip().startswith("@property") and vocab.parameters_read(text, names)
-        }
-    return frozenset(names)
 
 
 def _callers_too(found: set, called: dict) -> set:

@@ -654,6 +654,17 @@ def parameters_read(text: str, names) -> bool:
     return False
 
 
+def parameter_attributes(init_texts, properties) -> frozenset:
+    """The parameters a module class's ``__init__`` (``init_texts``: its own and its bases')
+    makes, ``self.weight = nn.Parameter(...)``, and the names of its properties (``properties``:
+    (name, text) pairs) computed from them (``weight_sym_upper`` returning ``torch.triu(self.weight,
+    1) + ...``), which its methods read as they read a parameter."""
+    names = {name for text in init_texts for name in PARAMETER_ATTRIBUTE_RE.findall(text)}
+    if names:
+        names |= {name for name, text in properties if parameters_read(text, names)}
+    return frozenset(names)
+
+
 # A `return` of a full reduction: `return torch.mean(...)`, `return(torch.mean(...))`,
 # `return (pred == y).float().mean()`.
 RETURNS_A_REDUCTION_RE = re.compile(

@@ -957,7 +957,7 @@ def _called_by_the_file(ctx, name: str) -> bool:
     hook a trainer runs without grad, but code like any other."""
     if name not in LIGHTNING_EVALUATION_HOOKS or f".{name}(" not in ctx.source.text:
         return False
-    return not any(q.split(".", 1)[0] in ("lightning", "pytorch_lightning") for q in ctx.imports.names.values())
+    return not ctx.imports.imports_package(("lightning", "pytorch_lightning"))
 
 
 def _plain_function_named_like_a_hook(ctx, function: ast.AST) -> bool:
