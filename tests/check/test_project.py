@@ -135,6 +135,48 @@ def test_twin_a_plain_class_imported_from_another_file_is_not_a_model(tmp_path, 
     assert not any("GG201" in line for line in findings(capsys, model, train))
 
 
+PREPROCESS = """
+    import torch.nn as nn
+    from torchvision import transforms
+
+    class Preprocess(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.preprocess = transforms.Compose([transforms.Resize((256, 256)), transforms.ToTensor()])
+
+        def forward(self, image):
+            return self.preprocess(image)
+"""
+
+INFER = """
+    import torch
+    from preprocess import Preprocess
+
+    model = torch.load("model.pt")
+    model.eval()
+    transform = Preprocess()
+    x = transform(image).unsqueeze(0)
+    with torch.no_grad():
+        print(model(x).argmax(1))
+"""
+
+
+def test_a_module_of_another_file_holding_only_image_transforms_runs_no_model(tmp_path, capsys):
+    preprocess = write(tmp_path, "preprocess.py", PREPROCESS)
+    infer = write(tmp_path, "infer.py", INFER)
+    assert not any("GG201" in line for line in findings(capsys, preprocess, infer))
+
+
+def test_twin_a_module_of_another_file_with_a_layer_beside_its_transforms_is_a_model(tmp_path, capsys):
+    with_layer = PREPROCESS.replace(
+        "transforms.ToTensor()])", "transforms.ToTensor()])\n            self.project = nn.Conv2d(3, 3, 1)"
+    ).replace("return self.preprocess(image)", "return self.project(self.preprocess(image))")
+    preprocess = write(tmp_path, "preprocess.py", with_layer)
+    infer = write(tmp_path, "infer.py", INFER)
+    found = findings(capsys, preprocess, infer)
+    assert any("infer.py:8" in line and "GG201" in line for line in found), found
+
+
 EVALUATE = """
     import torch
 

@@ -1560,6 +1560,30 @@ def test_definitions_in_a_loop_include_the_previous_iteration():
     assert _definition_lines(text, 4, "x") == [2]
 
 
+def test_definitions_of_a_loop_target_are_its_own_binding_not_the_body_rebinding_it():
+    text = """
+    for imgs, caps in loader:
+        imgs = torch.tensor(imgs)
+        imgs = encoder(imgs)
+    else:
+        last = imgs
+    """
+    # Each turn binds `imgs` afresh: the body's `imgs = encoder(imgs)` never reaches line 3.
+    assert _definition_lines(text, 3, "imgs") == [2]
+    # The `else` clause runs after the last turn: the body's last binding reaches it.
+    assert _definition_lines(text, 6, "imgs") == [4]
+
+
+def test_twin_definitions_in_an_inner_loop_include_the_outer_loop_target_rebound_in_it():
+    text = """
+    for imgs in loader:
+        for k in range(3):
+            use(imgs)
+            imgs = refine(imgs)
+    """
+    assert _definition_lines(text, 4, "imgs") == [2, 5]
+
+
 def test_a_rebinding_reads_the_earlier_binding():
     text = """
     w = make()

@@ -998,7 +998,13 @@ class SemanticModel:
         loop = next(
             (s for s in reversed(location.enclosing) if isinstance(s, (ast.For, ast.AsyncFor, ast.While))), None
         )
-        if loop is not None and not any(_inside(b.node, loop) for b in found):
+        if (
+            loop is not None
+            and not any(_inside(b.node, loop) for b in found)
+            and not (found and found[0].node is loop and _in_body(stmt, loop))
+        ):
+            # (`for imgs, caps in loader:` binds `imgs` afresh at each iteration: a later
+            # `imgs = encoder(imgs)` of the body never reaches its start)
             found.extend(b for b in bindings if _position(b.node) > at and _inside(b.node, loop))
         return found
 
@@ -1705,7 +1711,13 @@ class SemanticModel:
         for sub in walk(info.node):
             if isinstance(sub, ast.Call):
                 qual = self.imports.qualified_name(sub.func)
-                if qual is not None and not qual.startswith("torch.") and vocab.last_name(qual)[:1].isupper():
+                if (
+                    qual is not None
+                    and not qual.startswith(
+                        ("torch.", "torchvision.transforms.")
+                    )  # image transforms hold no parameters
+                    and vocab.last_name(qual)[:1].isupper()
+                ):
                     return True
         return False
 
@@ -5482,6 +5494,13 @@ def _inside(node: ast.AST, outer: ast.AST) -> bool:
         return False
     line = _position(node)[0]
     return outer.lineno <= line <= (outer.end_lineno or outer.lineno)  # type: ignore[attr-defined]
+
+
+def _in_body(stmt: ast.AST, loop: ast.AST) -> bool:
+    """Whether a statement lies in a loop's body (not its ``else`` clause)."""
+    body = loop.body  # type: ignore[attr-defined]
+    line = _position(stmt)[0]
+    return body[0].lineno <= line <= (body[-1].end_lineno or body[-1].lineno)
 
 
 def _grad_attribute(node: ast.AST) -> bool:

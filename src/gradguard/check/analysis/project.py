@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
 from gradguard.check.analysis import vocabulary as vocab
-from gradguard.check.analysis.imports import mentions_torch_import
+from gradguard.check.analysis.imports import dotted_name, mentions_torch_import
 from gradguard.check.analysis.scopes import parameter_defaults
 
 _CLASS_RE = re.compile(r"^class[ \t]+(\w+)[ \t]*(?:\((.*?)\))?[ \t]*:", re.M | re.S)
@@ -1200,6 +1200,12 @@ _PLAIN_ANNOTATIONS = frozenset({"int", "float", "bool", "str"})
 _DIFFERENTIATES_RE = re.compile(r"\bautograd\.grad\(|\.backward\(")
 
 
+def builds_parameters(body: str) -> bool:
+    """Whether a class's text may build something holding parameters of its own (``nn.Linear(``,
+    ``nn.Parameter(``, a torchvision model, ``register_...``, ``add_module``)."""
+    return _PARAMETER_HOLDER_RE.search(body) is not None or "register_" in body or "add_module" in body
+
+
 def holds_no_parameters(body: str) -> bool:
     """``_holds_no_parameters`` of a module class's text (its ``__init__`` found in it)."""
     return _holds_no_parameters(body, _method_texts(body).get("__init__", ""))
@@ -1210,7 +1216,7 @@ def _holds_no_parameters(body: str, init: str) -> bool:
     ``nn.Parameter(``, torchvision model, ``register_...``) and its ``__init__`` keeps only
     constants and parameters given a number, flag or string (``dropout: float = 0.0``): a
     module without parameters, whose calls record no graph of their own."""
-    if _PARAMETER_HOLDER_RE.search(body) or "register_" in body or "add_module" in body:
+    if builds_parameters(body):
         return False
     if not init:
         return True
@@ -1247,8 +1253,22 @@ def _holds_no_parameters(body: str, init: str) -> bool:
             value = node.value  # type: ignore[union-attr]
             if isinstance(value, ast.Constant) or (isinstance(value, ast.Name) and value.id in plain):
                 continue
+            if _image_transform(value):
+                continue
             return False
     return True
+
+
+def _image_transform(value: ast.AST) -> bool:
+    """``transforms.Compose([...])``, ``transforms.Normalize(mean, std)``, ``T.Compose(...)``: torchvision's
+    image transforms, which hold no parameters (a module wrapping one only preprocesses its input)."""
+    if not isinstance(value, ast.Call):
+        return False
+    name = dotted_name(value.func)
+    if name is None:
+        return False
+    parts = name.split(".")
+    return "transforms" in parts[:-1] or (len(parts) > 1 and parts[-1] == "Compose")
 
 
 _RETURN_RE = re.compile(r"^[ \t]*return\b[ \t]*(.*)$", re.M)

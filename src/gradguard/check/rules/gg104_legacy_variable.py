@@ -60,8 +60,14 @@ from typing import Optional
 
 from gradguard.check.analysis.data_attr import has_comment
 from gradguard.check.analysis.model import parameterless_layer
-from gradguard.check.analysis.scopes import called_parameters
-from gradguard.check.analysis.vocabulary import FACTORIES, GRAPH_ENDING_METHODS, LEGACY_TENSOR_TYPES, VARIABLE_NAMES
+from gradguard.check.analysis.scopes import FUNCTION_TYPES, called_parameters, parameter_defaults
+from gradguard.check.analysis.vocabulary import (
+    FACTORIES,
+    GRAPH_ENDING_METHODS,
+    LEGACY_TENSOR_TYPES,
+    VARIABLE_NAMES,
+    call_argument,
+)
 from gradguard.check.model import Applicability, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
@@ -440,6 +446,148 @@ class LegacyVariable(Rule):
                 return model(x.detach())
             """,
         ),
+        # `volatile=volatile` of a helper every call leaves at its default, False: only the
+        # wrapper is legacy (not an inference to run under `no_grad`: these are training inputs).
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+
+
+            def to_var(x, volatile=False):
+                if torch.cuda.is_available():
+                    x = x.cuda()
+                return Variable(x, volatile=volatile)
+
+
+            def train(model, loader, optimizer):
+                for images, labels in loader:
+                    loss = model(to_var(images), to_var(labels))
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+            """,
+            line=8,
+            column=12,
+            message="`Variable(...)` is a legacy wrapper: it returns a detached tensor that shares memory with its "
+            "input (like `.detach()`); use tensors directly",
+            fixed="""
+            import torch
+            from torch.autograd import Variable
+
+
+            def to_var(x, volatile=False):
+                if torch.cuda.is_available():
+                    x = x.cuda()
+                return x.detach()
+
+
+            def train(model, loader, optimizer):
+                for images, labels in loader:
+                    loss = model(to_var(images), to_var(labels))
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+            """,
+        ),
+        # The same helper, called with `volatile=True` for an evaluation.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+
+
+            def to_var(x, volatile=False):
+                if torch.cuda.is_available():
+                    x = x.cuda()
+                return Variable(x, volatile=volatile)
+
+
+            def evaluate(model, loader):
+                model.eval()
+                for images, labels in loader:
+                    print(model(to_var(images, volatile=True)).argmax(1))
+            """,
+            line=8,
+            column=12,
+            message="`volatile=True` was removed and does nothing: a forward pass on this input still records a graph "
+            "through the model's parameters; run inference under `torch.no_grad()` or `torch.inference_mode()` instead",
+        ),
+        # A label wrapped and never read again: no model runs on it (the input beside it does).
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+
+
+            def test(net, loader):
+                for x, y in loader:
+                    x, y = Variable(x.cuda(), volatile=True), Variable(y.cuda(), volatile=True)
+                    print(net(x).argmax(1))
+            """,
+            line=7,
+            column=16,
+            message="`volatile=True` was removed and does nothing: a forward pass on this input still records a graph "
+            "through the model's parameters; run inference under `torch.no_grad()` or `torch.inference_mode()` instead",
+            also=(
+                Finding(
+                    7,
+                    51,
+                    "`volatile=True` was removed and does nothing, and no model runs on this input here: `Variable` "
+                    "returns a detached tensor; use the tensor directly",
+                ),
+            ),
+            fixed="""
+            import torch
+            from torch.autograd import Variable
+
+
+            def test(net, loader):
+                for x, y in loader:
+                    x, y = Variable(x.cuda(), volatile=True), y.cuda().detach()
+                    print(net(x).argmax(1))
+            """,
+        ),
+        # Read before it is bound again, at the loop's next turn: it may meet the model there.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+
+
+            def test(net, loader):
+                y = None
+                for x, labels in loader:
+                    if y is not None:
+                        print(net(y).argmax(1))
+                    x, y = Variable(x.cuda(), volatile=True), Variable(labels.cuda(), volatile=True)
+            """,
+            line=10,
+            column=16,
+            message="`volatile=True` was removed and does nothing, and no model runs on this input here: `Variable` "
+            "returns a detached tensor; use the tensor directly",
+            also=(
+                Finding(
+                    10,
+                    51,
+                    "`volatile=True` was removed and does nothing: a forward pass on this input still records a graph "
+                    "through the model's parameters; run inference under `torch.no_grad()` or `torch.inference_mode()` "
+                    "instead",
+                ),
+            ),
+            fixed="""
+            import torch
+            from torch.autograd import Variable
+
+
+            def test(net, loader):
+                y = None
+                for x, labels in loader:
+                    if y is not None:
+                        print(net(y).argmax(1))
+                    x, y = x.cuda().detach(), Variable(labels.cuda(), volatile=True)
+            """,
+        ),
         # `Variable` handed to `map`: called on each item all the same.
         Invalid(
             """
@@ -491,6 +639,8 @@ class LegacyVariable(Rule):
             node.args[2] if len(node.args) > 2 else next((k.value for k in node.keywords if k.arg == "volatile"), None)
         )
         volatile_value = _const(volatile) if volatile is not None else False
+        if volatile is not None and volatile_value is ... and _left_false_by_every_caller(ctx, volatile):
+            volatile_value = False  # `def to_var(x, volatile=False)`, every call `to_var(images)`
         if volatile is not None and volatile_value is not False:
             if ctx.grad_disabled:
                 message = (
@@ -618,7 +768,8 @@ def _may_reach_a_model(ctx, node: ast.Call) -> bool:
     else:
         uses = [node]
     if not uses:
-        return True
+        # read nowhere after it: only an earlier line of an enclosing loop may see it, at its next turn
+        return target is None or _read_on_a_later_turn(ctx, target.id, parent)
     for use in uses:
         if use is not node and _turned_into_numbers(ctx, use):
             continue  # `targets.append(val_y.data.cpu().numpy())`: its values only
@@ -637,6 +788,45 @@ def _may_reach_a_model(ctx, node: ast.Call) -> bool:
             continue
         return True
     return False
+
+
+def _read_on_a_later_turn(ctx, name: str, statement: ast.AST) -> bool:
+    """Whether a read of ``name`` in the scope may see the value ``statement`` binds (a read
+    earlier in an enclosing loop, reached at the loop's next turn)."""
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    for sub in ctx.model.own_nodes(scope):
+        if isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Load):
+            if any(binding.node is statement for binding in ctx.model.definitions(sub)):
+                return True
+    return False
+
+
+def _left_false_by_every_caller(ctx, volatile: ast.AST) -> bool:
+    """Whether ``volatile=volatile`` passes on a parameter of the enclosing function that
+    defaults to False and that every call of the function in the file leaves out or passes False
+    (``def to_var(x, volatile=False)``, then ``to_var(images)``): it is never set."""
+    function = ctx.function
+    if not isinstance(volatile, ast.Name) or not isinstance(function, FUNCTION_TYPES):
+        return False
+    default = parameter_defaults(function).get(volatile.id)
+    if not (isinstance(default, ast.Constant) and default.value in (False, None)):
+        return False
+    if ctx.model.body_binds(function, volatile.id):
+        return False
+    positional = [arg.arg for arg in (*function.args.posonlyargs, *function.args.args)]
+    if isinstance(ctx.parent(function), ast.ClassDef):
+        return False  # a method: its calls are not all known
+    sites = ctx.model.callers(function)
+    if sites is None:
+        return False
+    index = positional.index(volatile.id) if volatile.id in positional else None
+    for call in (site.call for site in sites):
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return False
+        given = call_argument(call, index, volatile.id)
+        if given is not None and not (isinstance(given, ast.Constant) and given.value in (False, None)):
+            return False
+    return True
 
 
 # Methods ending a chain in Python numbers or a numpy array (`y.data.cpu().numpy()`).

@@ -303,7 +303,7 @@ from typing import Callable, Optional
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.imports import ImportMap, callee_name, dotted_name
 from gradguard.check.analysis.model import names_a_loss, parameterless_layer, split_of_text
-from gradguard.check.analysis.project import current as current_project, loads_weights
+from gradguard.check.analysis.project import builds_parameters, current as current_project, loads_weights
 from gradguard.check.analysis.read_only import (
     TO_IMAGE_FUNCTION,
     Rebindings,
@@ -2542,6 +2542,140 @@ def _frozen(ctx, target: ast.AST, call: ast.Call) -> bool:
     return found[1] or root.id in frozen_models(ctx, scope, call)
 
 
+def _assembled_from_frozen_layers(ctx, target: ast.AST, call: ast.Call) -> bool:
+    """Whether the module called is a container the scope assembles, before the call, from
+    layers of modules it froze and from layers without parameters (a style-transfer loss
+    network: ``vgg.requires_grad_(False)``, ``self.model = nn.Sequential(normalize)``, then
+    ``for layer in vgg.children(): self.model.add_module(name, layer)``, and
+    ``self.model(style).detach()`` for the targets): every parameter it holds is frozen, so a call
+    on an input without grad records no graph."""
+    container = dotted_name(target)
+    if container is None:
+        return False
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    text = ctx.source.text if scope is ctx.tree else ctx.text(scope)
+    if f"{container}.add_module(" not in text or _thawed(ctx, target):
+        return False
+    frozen = frozen_models(ctx, scope, call)
+    if not frozen:
+        return False
+    assembled = False
+    for node in ctx.model.own_nodes(scope):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if not any(dotted_name(t) == container for t in targets):
+                continue
+            value = node.value
+            if isinstance(value, ast.Subscript) and dotted_name(value.value) == container:
+                continue  # `self.model = self.model[: i + 1]`: some of its own layers
+            if not (
+                isinstance(value, ast.Call)
+                and ctx.imports.qualified_name(value.func) == "torch.nn.Sequential"
+                and not value.keywords
+                and all(_adds_nothing_trainable(ctx, arg, frozen, container) for arg in value.args)
+            ):
+                return False
+            assembled = True
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "add_module"
+            and dotted_name(node.func.value) == container
+        ):
+            if len(node.args) != 2 or node.keywords:
+                return False
+            if not _adds_nothing_trainable(ctx, node.args[1], frozen, container):
+                return False  # (also one added after the call: in a loop, the call meets it at the next turn)
+        elif (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _CONTAINER_GROWERS
+        ):
+            if dotted_name(node.func.value) == container:
+                return False  # `self.model.append(nn.Linear(...))`: a layer not looked at
+    return assembled
+
+
+_CONTAINER_GROWERS = frozenset({"append", "extend", "insert", "register_module", "register_parameter"})
+
+
+def _adds_nothing_trainable(ctx, layer: ast.AST, frozen: frozenset, container: str) -> bool:
+    """Whether a layer added to a container holds no parameter that trains: a layer of a frozen
+    module (``for layer in vgg.children()``), one without parameters (``nn.ReLU(inplace=False)``,
+    a loss module keeping a detached target), or a module of the file that builds no layer of its
+    own and is handed only tensors and copies of the container (``ContentLoss(target,
+    copy.deepcopy(self.model))``)."""
+    if isinstance(layer, ast.Name):
+        definitions = ctx.model.definitions(layer)
+        if not definitions:
+            return False
+        for binding in definitions:
+            node = binding.node
+            if isinstance(node, (ast.For, ast.AsyncFor)):
+                if dotted_name(_layers_iterated(node, layer.id)) not in frozen:
+                    return False
+            elif not (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and _constructs_nothing_trainable(ctx, node.value, frozen, container)
+            ):
+                return False
+        return True
+    return _constructs_nothing_trainable(ctx, layer, frozen, container)
+
+
+def _layers_iterated(loop: ast.For | ast.AsyncFor, name: str) -> Optional[ast.AST]:
+    """The module whose layers a loop binds ``name`` to: ``for layer in vgg.children()`` (also
+    ``vgg.modules()``, ``vgg`` itself, ``enumerate(vgg.children())``, ``vgg.named_children()``)."""
+    source, target = loop.iter, loop.target
+    if isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        if not (isinstance(target.elts[1], ast.Name) and target.elts[1].id == name):
+            return None
+        if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "enumerate":
+            source = source.args[0] if len(source.args) == 1 else None
+        elif not (
+            isinstance(source, ast.Call)
+            and isinstance(source.func, ast.Attribute)
+            and source.func.attr in ("named_children", "named_modules")
+            and not source.args
+        ):
+            return None
+        else:
+            return source.func.value
+    elif not (isinstance(target, ast.Name) and target.id == name):
+        return None
+    if (
+        isinstance(source, ast.Call)
+        and isinstance(source.func, ast.Attribute)
+        and source.func.attr in ("children", "modules")
+        and not source.args
+    ):
+        return source.func.value
+    return source
+
+
+def _constructs_nothing_trainable(ctx, expr: ast.AST, frozen: frozenset, container: str) -> bool:
+    value = ctx.model.value(expr)
+    if value.kind is not Kind.MODULE:
+        return False
+    if parameterless_layer(value) or ctx.model.module_without_parameters(value):
+        return True
+    info = ctx.model.class_of(value)
+    if info is None or not isinstance(expr, ast.Call) or builds_parameters(ctx.text(info.node)):
+        return False
+    for argument in [*expr.args, *(k.value for k in expr.keywords)]:
+        copied = argument
+        if (
+            isinstance(copied, ast.Call)
+            and ctx.imports.qualified_name(copied.func) == "copy.deepcopy"
+            and len(copied.args) == 1
+        ):
+            copied = copied.args[0]
+        if dotted_name(copied) in (container, *frozen):
+            continue  # the container itself, or a copy of it: its layers, frozen as they are
+        if not ctx.model.value(argument).is_tensor:
+            return False
+    return True
+
+
 def _thawed(ctx, target: ast.AST) -> bool:
     """Whether the file may make the parameters of the model called require grad again: a loop
     over some module's ``parameters()`` setting ``requires_grad`` to True, or
@@ -4345,6 +4479,69 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A module holding only torchvision's image transforms has no parameters: preprocessing an
+        # image with it records no graph.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            from torchvision import transforms
+
+
+            class Preprocess(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.preprocess = transforms.Compose([transforms.Resize((256, 256)), transforms.ToTensor()])
+
+                def forward(self, image):
+                    return self.preprocess(image)
+
+
+            model = torch.load("model.pt")
+            model.eval()
+            transform = Preprocess()
+            x = transform(image).unsqueeze(0)
+            with torch.no_grad():
+                print(model(x).argmax(1))
+            """
+        ),
+        # A style-transfer loss network assembled from the layers of a VGG it froze, parameterless
+        # layers and a loss module keeping a detached target: the targets computed with it record
+        # no graph (every parameter it holds is frozen).
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            from torchvision import models
+
+
+            class StyleLoss(nn.Module):
+                def __init__(self, target):
+                    super().__init__()
+                    self.target = target.detach()
+
+                def forward(self, x):
+                    self.loss = torch.mean((x - self.target) ** 2)
+                    return x
+
+
+            def build(style, device):
+                cnn = models.vgg19(weights="DEFAULT").features.eval().to(device)
+                cnn.requires_grad_(False)
+                model = nn.Sequential()
+                losses = []
+                for i, layer in enumerate(cnn.children()):
+                    if isinstance(layer, nn.ReLU):
+                        layer = nn.ReLU(inplace=False)
+                    model.add_module(f"layer_{i}", layer)
+                    if i in (1, 6, 11):
+                        target = model(style).detach()
+                        loss = StyleLoss(target)
+                        model.add_module(f"style_loss_{i}", loss)
+                        losses.append(loss)
+                return model, losses
+            """
+        ),
         # The validation predictions collected under `no_grad`.
         Valid(
             """
@@ -8257,6 +8454,76 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The same preprocessing module with a convolution of its own: its call records a graph.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            from torchvision import transforms
+
+
+            class Preprocess(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.preprocess = transforms.Compose([transforms.Resize((256, 256)), transforms.ToTensor()])
+                    self.project = nn.Conv2d(3, 3, 1)
+
+                def forward(self, image):
+                    return self.project(self.preprocess(image))
+
+
+            model = torch.load("model.pt")
+            model.eval()
+            transform = Preprocess()
+            x = transform(image).unsqueeze(0)
+            with torch.no_grad():
+                print(model(x).argmax(1))
+            """,
+            line=19,
+            column=5,
+            message="`transform(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this module uses gradients: autograd records a graph for every call, "
+            "wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # The same loss network from a VGG left trainable: each target records a graph for nothing.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            from torchvision import models
+
+
+            class StyleLoss(nn.Module):
+                def __init__(self, target):
+                    super().__init__()
+                    self.target = target.detach()
+
+                def forward(self, x):
+                    self.loss = torch.mean((x - self.target) ** 2)
+                    return x
+
+
+            def build(style, device):
+                cnn = models.vgg19(weights="DEFAULT").features.eval().to(device)
+                model = nn.Sequential()
+                losses = []
+                for i, layer in enumerate(cnn.children()):
+                    if isinstance(layer, nn.ReLU):
+                        layer = nn.ReLU(inplace=False)
+                    model.add_module(f"layer_{i}", layer)
+                    if i in (1, 6, 11):
+                        target = model(style).detach()
+                        loss = StyleLoss(target)
+                        model.add_module(f"style_loss_{i}", loss)
+                        losses.append(loss)
+                return model, losses
+            """,
+            line=25,
+            column=22,
+            message="`model(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, "
+            "wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # The validation predictions collected into `th.tensor([...])`, which copies their values:
         # every call's graph is recorded for nothing.
         Invalid(
@@ -14195,6 +14462,8 @@ class EvalWithGrad(Rule):
         is known, something named like one (``model``, ``self.net``, ``teacher.module``)."""
         target = _callee(node)
         if _certainly_not_a_model(ctx, target) or _frozen(ctx, target, node) or _frozen_copy(ctx, target):
+            return False
+        if _assembled_from_frozen_layers(ctx, target, node):
             return False
         value = ctx.model.value(target)
         if ctx.model.module_freezes_itself(value) and not _thawed(ctx, target):
