@@ -177,6 +177,86 @@ def test_twin_a_module_of_another_file_with_a_layer_beside_its_transforms_is_a_m
     assert any("infer.py:8" in line and "GG201" in line for line in found), found
 
 
+BACKBONE_MODEL = """
+    import torch.nn as nn
+    import torchvision.models as models
+
+    class Detector(nn.Module):
+        def __init__(self):
+            super().__init__()
+            resnet = models.resnet50(pretrained=True)
+            self.features = nn.Sequential(*list(resnet.children())[:-3])
+
+        def forward(self, x):
+            return self.features(x)
+"""
+
+INFER_BACKBONE = """
+    import torch
+    from detector import Detector
+
+    def infer(images):
+        model = Detector()
+        with torch.no_grad():
+            for image in images:
+                print(model(image).mean())
+"""
+
+
+def test_a_class_of_another_file_keeping_a_torchvision_resnet_holds_batch_norm(tmp_path, capsys):
+    detector = write(tmp_path, "detector.py", BACKBONE_MODEL)
+    infer = write(tmp_path, "infer.py", INFER_BACKBONE)
+    found = findings(capsys, detector, infer)
+    assert any("infer.py:9" in line and "GG209" in line for line in found), found
+
+
+def test_twin_a_class_of_another_file_switching_its_backbone_to_eval_is_quiet(tmp_path, capsys):
+    switched = BACKBONE_MODEL.replace("models.resnet50(pretrained=True)", "models.resnet50(pretrained=True).eval()")
+    detector = write(tmp_path, "detector.py", switched)
+    infer = write(tmp_path, "infer.py", INFER_BACKBONE)
+    assert not any("GG209" in line for line in findings(capsys, detector, infer))
+
+
+LOAD_HELPER = """
+    import torch
+
+    def load_model(filename, model, optimizer):
+        state = torch.load(filename)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+
+    def save_model(filename, model, optimizer):
+        torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict()}, filename)
+"""
+
+GENERATE = """
+    import torch
+    import torch.nn as nn
+    from PIL import Image
+    from utils import load_model, save_model
+
+    if __name__ == "__main__":
+        gen = nn.Sequential(nn.Linear(8, 8), nn.Tanh())
+        opt = torch.optim.Adam(gen.parameters())
+        load_model("gen.pth", gen, opt)
+        image = gen(torch.randn(1, 8))[0]
+        Image.fromarray(image.detach().numpy()).show()
+"""
+
+
+def test_a_helper_of_another_file_loading_the_model_it_is_handed_gives_it_weights(tmp_path, capsys):
+    utils = write(tmp_path, "utils.py", LOAD_HELPER)
+    generate = write(tmp_path, "generate.py", GENERATE)
+    found = findings(capsys, utils, generate)
+    assert any("generate.py:11" in line and "GG201" in line for line in found), found
+
+
+def test_twin_a_helper_of_another_file_saving_the_model_gives_it_no_weights(tmp_path, capsys):
+    utils = write(tmp_path, "utils.py", LOAD_HELPER)
+    generate = write(tmp_path, "generate.py", GENERATE.replace('load_model("gen.pth"', 'save_model("gen.pth"'))
+    assert not any("GG201" in line for line in findings(capsys, utils, generate))
+
+
 EVALUATE = """
     import torch
 

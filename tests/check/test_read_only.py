@@ -47,6 +47,7 @@ def only_read(code: str) -> list:
         "from torch_snippets import *\nout = net(x)\nshow(out[0])",  # drawn, the name from a star import
         "dev = (net(x) - y).abs_()\nprint(dev.reshape(-1).tolist())",  # in place on a value computed from it
         "out = net(x)\nout.transpose_(0, 1)\nwriter.add_image('fmap', out, 3)",  # reshaped in place, then logged
+        "out = net(x)\nif done:\n    out[:] = 0\nact(out.detach().numpy())",  # masked by a write, then read
         "import torch\nout = net(x)\npred = torch.max(out, 1)[1]\nkeep.append(pred)",  # its indices, function form
         # turned into an image
         "from torchvision import transforms\nout = net(x)\nimg = transforms.ToPILImage()(out.squeeze(0))\nimg.save(p)",
@@ -83,6 +84,7 @@ def test_reads(code):
         "out = net(x)\nparts = [print(out) for out in batch]",  # another `out`, bound by the comprehension
         "out = net(x)\nfns = [lambda: out for _ in range(2)]",  # a lambda may run later
         "out = net(x)\nout += 1\nprint(out.data)",
+        "out = net(x)\nout[:] = 0\nloss = out.sum()\nloss.backward()",  # masked by a write, then backpropagated
         "out = net(x)\ntotal = out.sum()",
         "net(x)",  # not bound: a forward hook may be what it is for
         "out = net(x)\nkept = ok and out\nkeep(kept)",  # the last operand is the result: `out` itself

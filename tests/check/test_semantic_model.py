@@ -632,6 +632,29 @@ def test_loader_built_from_an_evaluation_split(dataset):
     assert value.kind is Kind.LOADER and value.split is Split.EVAL and not value.weak
 
 
+@pytest.mark.parametrize(
+    "made,split",
+    [
+        ("DataLoader(dataset=data, batch_size=8)", Split.EVAL),
+        ("DataLoader(batch_size=8, dataset=data)", Split.EVAL),
+        ("DataLoader(dataset=train_data, batch_size=8)", Split.TRAIN),
+    ],
+)
+def test_a_loader_given_its_dataset_by_keyword_has_its_split(made, split):
+    value, _ = ask(
+        f"""
+        import torchvision
+        from torch.utils.data import DataLoader
+        data = torchvision.datasets.CIFAR10("data", train=False)
+        train_data = torchvision.datasets.CIFAR10("data", train=True)
+        loader = {made}
+        for x, y in loader:  # <- loader
+            pass
+        """
+    )
+    assert value.kind is Kind.LOADER and value.split is split
+
+
 @pytest.mark.parametrize("dataset", ["MyDataset(root, test=False)", "MyDataset(root, test=flag)"])
 def test_twin_an_evaluation_flag_not_set_says_nothing_of_the_split(dataset):
     value, _ = ask(

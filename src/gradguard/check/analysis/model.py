@@ -4116,8 +4116,8 @@ class SemanticModel:
                 return tensor(Grad.YES, Role.LEAF)
             return tensor(Grad.NO)
         if qual in vocab.DATALOADER_NAMES:
-            data = args[0] if args else None
             data_node = vocab.call_argument(node, 0, "dataset")
+            data = args[0] if args else (self.evaluate(data_node, state, frame) if data_node is not None else None)
             split = data.split if data is not None and data.kind is Kind.DATASET else None
             if split is None and isinstance(data_node, ast.Call) and (data is None or data.kind is Kind.UNKNOWN):
                 # `DataLoader(CIFAR100(".", train=False))` of a class not known: its arguments say
@@ -4629,6 +4629,10 @@ class SemanticModel:
                 qual = self.imports.qualified_name(sub.func)
                 if qual is not None and qual.startswith("torch.nn.") and not qual.startswith("torch.nn.functional."):
                     info.layers.add(vocab.last_name(qual))  # a layer class, not `F.relu(x)`
+                elif qual is not None and qual.startswith("torchvision.models."):
+                    if not vocab.SWITCHES_TO_EVAL_RE.search(self._scope_text(info.node)):
+                        # (a backbone the class switches to eval mode itself normalises with its running averages)
+                        info.layers.update(vocab.torchvision_backbone_layers(vocab.last_name(qual)))
                 elif isinstance(sub.func, ast.Name) and sub.func.id in classes:
                     info.layers.add(sub.func.id)
         return info.layers

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
 from gradguard.check.analysis import vocabulary as vocab
-from gradguard.check.analysis.imports import dotted_name, mentions_torch_import
+from gradguard.check.analysis.imports import assigned_names, dotted_name, mentions_torch_import
 from gradguard.check.analysis.scopes import parameter_defaults
 
 _CLASS_RE = re.compile(r"^class[ \t]+(\w+)[ \t]*(?:\((.*?)\))?[ \t]*:", re.M | re.S)
@@ -52,6 +52,8 @@ _PARAMETER_HOLDER_RE = re.compile(
     re.I,
 )
 _LOSS_CLASS_RE = re.compile(r"(?:Loss|Criterion)\d*$")
+# A torchvision model built by its builder (`models.resnet50(pretrained=True)`).
+_TORCHVISION_BUILDER_RE = re.compile(r"(?<![\w.])(?:torchvision\.)?models\.(\w+)\s*\(")
 _LAYER_RE = re.compile(r"\b(Dropout\w*|AlphaDropout|FeatureAlphaDropout|BatchNorm\d?d|SyncBatchNorm)\s*\(")
 _MODULE_BASES = re.compile(
     r"(?:^|\.)(?:Module|Sequential|ModuleList|ModuleDict|LightningModule)\b|\btorchkeras\.Model\b"
@@ -182,6 +184,10 @@ class ProjectIndex:
     # module -> the names of its module-level functions that load weights from a file and hand
     # something back (`def get_checkpoint_resnet(path): ...; net.load_state_dict(...); return net`)
     loading_functions: dict = field(default_factory=dict)
+    # module -> {function: (position, name) of the parameter it loads weights into}: module-level
+    # functions loading a model they are handed (`def load_model(path, model, opt):
+    # model.load_state_dict(torch.load(path)["model"])`)
+    argument_loading_functions: dict = field(default_factory=dict)
     # module -> the names of its module-level functions whose text returns a full reduction
     # (`return torch.mean(correct.float())`): a call of one may be a 0-dim tensor
     # (``zero_dim.ZERO_DIM_HINTS``: `checkAcc(model, x, y)[0]` raises IndexError)
@@ -503,6 +509,8 @@ class ProjectIndex:
             h.update(f"loading {name}:{sorted(self.loading_functions[name])}\n".encode())
         for name in sorted(self.reducing_functions):
             h.update(f"reducing {name}:{sorted(self.reducing_functions[name])}\n".encode())
+        for name in sorted(self.argument_loading_functions):
+            h.update(f"loading into {name}:{sorted(self.argument_loading_functions[name].items())}\n".encode())
         return h.hexdigest()[:16]
 
 
@@ -676,6 +684,10 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
                 index.reading_functions.setdefault(name, set()).add(match.group(1))
             if _LOADS_WEIGHTS_RE.search(body) is not None and _RETURNS_RE.search(body) is not None:
                 index.loading_functions.setdefault(name, set()).add(match.group(1))
+            if ".load_state_dict(" in body:
+                loaded = _loaded_parameter(body)
+                if loaded is not None:
+                    index.argument_loading_functions.setdefault(name, {})[match.group(1)] = loaded
             if "return" in body and vocab.RETURNS_A_REDUCTION_RE.search(body) is not None:
                 index.reducing_functions.setdefault(name, set()).add(match.group(1))
             if "requires_grad" in body and ".parameters()" in body:
@@ -1028,7 +1040,16 @@ def _nested_layers(bodies: dict, module_classes: set, by_short: dict, texts: dic
     `ResBlock` with an `nn.Dropout`), through any depth (``by_short``: the module classes by
     their own names; ``texts``: module name -> (path, text), to read which of several classes of
     one name a file imports)."""
-    own = {q: frozenset(_LAYER_RE.findall(bodies[q])) for q in module_classes}
+    own = {
+        q: frozenset(_LAYER_RE.findall(bodies[q])).union(
+            *(
+                vocab.torchvision_backbone_layers(name)
+                for name in _TORCHVISION_BUILDER_RE.findall(bodies[q])
+                if not vocab.SWITCHES_TO_EVAL_RE.search(bodies[q])
+            )
+        )
+        for q in module_classes
+    }
     built: dict = {}
     for qualified in module_classes:
         module, _, short = qualified.rpartition(".")
@@ -1198,6 +1219,37 @@ _HELD_CALL_RE = re.compile(r"\bself\.(\w+)(?:\.(\w+))?\s*\(")
 
 _PLAIN_ANNOTATIONS = frozenset({"int", "float", "bool", "str"})
 _DIFFERENTIATES_RE = re.compile(r"\bautograd\.grad\(|\.backward\(")
+
+
+def _loaded_parameter(body: str) -> Optional[tuple]:
+    """``loaded_parameter`` of a module-level function's text."""
+    try:
+        tree = ast.parse(textwrap.dedent(body))
+    except (SyntaxError, ValueError):
+        return None
+    function = tree.body[0] if tree.body else None
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    return loaded_parameter(function)
+
+
+def loaded_parameter(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Optional[tuple]:
+    """(position, name) of the parameter a function loads weights into (``model.load_state_dict(...)``
+    on a parameter it does not rebind), or None."""
+    positional = [arg.arg for arg in (*function.args.posonlyargs, *function.args.args)]
+    rebound = assigned_names(function.body)
+    for node in ast.walk(function):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "load_state_dict"
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id in positional
+            and node.func.value.id not in rebound
+        ):
+            name = node.func.value.id
+            return (positional.index(name), name)
+    return None
 
 
 def builds_parameters(body: str) -> bool:

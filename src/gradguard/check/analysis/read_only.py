@@ -1222,6 +1222,10 @@ def _classify_read(node: ast.AST, t: type, wanted: set, reads: dict, displayed: 
             if base is not None:
                 reads[id(base)] = _VALUE
     elif t is ast.Subscript:
+        target = node.value  # type: ignore[attr-defined]
+        if type(node.ctx) is ast.Store and type(target) is ast.Name and target.id in wanted:  # type: ignore[attr-defined]
+            # `out[:] = 0` (masking actions): a write into the result, which uses nothing of its graph
+            reads[id(target)] = _METADATA
         # An index never carries its graph into the result: `classes[predicted[j]]` reads
         # `predicted`, whatever `classes` holds (a name the scope binds too).
         base = _base_name(node.slice, wanted)  # type: ignore[attr-defined]

@@ -587,6 +587,18 @@ def torchvision_model_layers(constructor: str) -> Optional[frozenset]:
     return None
 
 
+def torchvision_backbone_layers(constructor: str) -> frozenset:
+    """The batch-norm layers of a torchvision classification model (``resnet50``), which any
+    part of it a module keeps holds (``nn.Sequential(*list(resnet.children())[:-3])``); not its
+    dropout, which sits in the classifier such a part often leaves out."""
+    return (torchvision_model_layers(constructor) or frozenset()) & BATCH_NORM_LAYERS
+
+
+BATCH_NORM_LAYERS = frozenset({"BatchNorm1d", "BatchNorm2d", "BatchNorm3d"})
+# A module switched to eval mode in the text: `.eval()`, `.train(False)`, `.train(mode=False)`.
+SWITCHES_TO_EVAL_RE = re.compile(r"\.eval\(\s*\)|\.train\(\s*(?:mode\s*=\s*)?False\s*\)")
+
+
 # Containers of modules.
 MODULE_CONTAINERS = _words("Sequential ModuleList ModuleDict ParameterList ParameterDict")
 # Layers whose one parameter is `weight`: freezing it freezes the layer (pretrained word vectors).

@@ -303,7 +303,12 @@ from typing import Callable, Optional
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.imports import ImportMap, callee_name, dotted_name
 from gradguard.check.analysis.model import names_a_loss, parameterless_layer, split_of_text
-from gradguard.check.analysis.project import builds_parameters, current as current_project, loads_weights
+from gradguard.check.analysis.project import (
+    builds_parameters,
+    current as current_project,
+    loaded_parameter,
+    loads_weights,
+)
 from gradguard.check.analysis.read_only import (
     TO_IMAGE_FUNCTION,
     Rebindings,
@@ -914,14 +919,21 @@ def _runs_a_module_it_is_handed(ctx, call: ast.Call, definitions: list) -> bool:
     called = _parameters_called(ctx, fn)
     if not called or _evaluates_by_name_cached(ctx, fn):
         return False  # `def predict(model, x): return model(x)`: reported inside, where its callers only read it
-    handed = False
-    for name, position in called.items():
-        argument = call_argument(call, position, name)
-        if argument is not None and ctx.model.value(argument).kind is Kind.MODULE:
-            handed = True
-            break
+    handed = {
+        name
+        for name, position in called.items()
+        if (argument := call_argument(call, position, name)) is not None
+        and ctx.model.value(argument).kind is Kind.MODULE
+    }
     if not handed:
         return False
+    runs = [
+        node
+        for node in ctx.model.own_nodes(fn)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in handed
+    ]
+    if runs and all(ctx.model.grad_mode(node).off for node in runs):
+        return False  # a sampler running the model it is handed only under its own `no_grad`
     if _grad_off_by_argument(ctx, call, fn):
         return False  # `calculate_loss(model, ..., is_train=False)` runs it under `set_grad_enabled(is_train)`
     summary = ctx.model.function_summary(fn)
@@ -3261,6 +3273,25 @@ def _checkpoint_loads(ctx) -> dict:
             for match in re.finditer(rf"(?<![\w.])(\w+)(?:[ \t]*:[^=\n]+)?[ \t]*=[ \t]*{re.escape(call)}\(", text):
                 if in_code(text, match.start()):
                     found.setdefault(match.group(1), []).append(match.start())
+        # `load_model_optimizer("g.pth", gener, opt)`: a function of the file or of the run loading
+        # the model it is handed
+        into = {
+            node.name: loaded
+            for node in ctx.tree.body
+            if isinstance(node, FUNCTION_TYPES)
+            and ".load_state_dict(" in ctx.text(node)
+            and (loaded := loaded_parameter(node)) is not None
+        }
+        if project is not None and project.argument_loading_functions:
+            run = project.argument_loading_functions
+            for local, (module, function) in project.spelled_functions(ctx.filename, ctx.imports.names, run).items():
+                into.setdefault(local, run[module][function])
+        if into:
+            for node in walk_in_order(ctx.tree):
+                if isinstance(node, ast.Call) and (loaded := into.get(dotted_name(node.func) or "")) is not None:
+                    model = call_argument(node, *loaded)
+                    if isinstance(model, ast.Name):
+                        found.setdefault(model.id, []).append(ctx.source.node_start(node))
         state.checkpoint_loads = found
     return state.checkpoint_loads
 
@@ -4479,6 +4510,60 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A helper that saves the model it is handed gives it no weights: the generator shown is
+        # untrained, a demo of its shapes.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            from PIL import Image
+
+
+            def save_model(filename, model, optimizer):
+                torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict()}, filename)
+
+
+            if __name__ == "__main__":
+                gen = nn.Sequential(nn.Linear(8, 8), nn.Tanh())
+                opt = torch.optim.Adam(gen.parameters())
+                save_model("gen.pth", gen, opt)
+                image = gen(torch.randn(1, 8))[0]
+                picture = image.detach().numpy()
+                Image.fromarray(picture).show()
+            """
+        ),
+        # A sampler handed a trained model runs it only under its own `no_grad`: the call records
+        # no graph, though its first sample comes from a function it is handed.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.l = nn.Linear(4, 4)
+
+                def forward(self, x, t):
+                    return self.l(x) * t
+
+
+            def em_sampler(score_model, marginal_prob_std, n=10):
+                t = torch.ones(8, 4)
+                x = torch.randn(8, 4) * marginal_prob_std(t)
+                with torch.no_grad():
+                    for i in range(n):
+                        x = x + 0.1 * score_model(x, 0.5)
+                return x
+
+
+            score_model = Net()
+            score_model.load_state_dict(torch.load("ckpt.pth"))
+            samples = em_sampler(score_model, std_fn, 10)
+            print(samples.clamp(0, 1))
+            """
+        ),
         # A module holding only torchvision's image transforms has no parameters: preprocessing an
         # image with it records no graph.
         Valid(
@@ -8454,6 +8539,70 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A helper of the file loads weights into the model it is handed: the script then runs a
+        # trained generator with grad on for an image it only shows.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            from PIL import Image
+
+
+            def load_model(filename, model, optimizer):
+                state = torch.load(filename)
+                model.load_state_dict(state["model"])
+                optimizer.load_state_dict(state["optimizer"])
+
+
+            if __name__ == "__main__":
+                gen = nn.Sequential(nn.Linear(8, 8), nn.Tanh())
+                opt = torch.optim.Adam(gen.parameters())
+                load_model("gen.pth", gen, opt)
+                image = gen(torch.randn(1, 8))[0]
+                picture = image.detach().numpy()
+                Image.fromarray(picture).show()
+            """,
+            line=16,
+            column=13,
+            message="`gen(...)` runs with grad enabled on weights loaded from a file (line 15), and nothing in this "
+            "module uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # The same sampler without its `no_grad`: every step records a graph for samples only read.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.l = nn.Linear(4, 4)
+
+                def forward(self, x, t):
+                    return self.l(x) * t
+
+
+            def em_sampler(score_model, marginal_prob_std, n=10):
+                t = torch.ones(8, 4)
+                x = torch.randn(8, 4) * marginal_prob_std(t)
+                for i in range(n):
+                    x = x + 0.1 * score_model(x, 0.5)
+                return x
+
+
+            score_model = Net()
+            score_model.load_state_dict(torch.load("ckpt.pth"))
+            samples = em_sampler(score_model, std_fn, 10)
+            print(samples.clamp(0, 1))
+            """,
+            line=24,
+            column=11,
+            message="`em_sampler(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this module uses gradients: autograd records a graph for every call, wasting "
+            "memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # The same preprocessing module with a convolution of its own: its call records a graph.
         Invalid(
             """

@@ -133,6 +133,31 @@ class NoGradWithoutEval(Rule):
     function_names = ("torch.no_grad", "torch.inference_mode")
 
     valid = (
+        # A torchvision backbone the class switches to eval mode itself: its batch norm layers use
+        # their running averages whatever mode the outer module is in.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            from torchvision import models
+
+
+            class Detector(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.backbone = models.resnet50(pretrained=True).eval()
+
+                def forward(self, x):
+                    return self.backbone(x)
+
+
+            def infer(images):
+                model = Detector()
+                with torch.no_grad():
+                    for image in images:
+                        print(model(image).argmax(1))
+            """
+        ),
         # A dropout layer built but never run (its one use in `forward` is commented out), beside a
         # pretrained backbone of another library: no layer of the file's model changes with the mode.
         Valid(
@@ -498,6 +523,38 @@ class NoGradWithoutEval(Rule):
         ),
     )
     invalid = (
+        # A detector keeping part of a torchvision ResNet (its batch norm layers with it), run under
+        # `no_grad` without `.eval()`.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            from torchvision import models
+
+
+            class Detector(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    resnet = models.resnet50(pretrained=True)
+                    self.features = nn.Sequential(*list(resnet.children())[:-3])
+                    self.head = nn.Conv2d(1024, 10, 1)
+
+                def forward(self, x):
+                    return self.head(self.features(x))
+
+
+            def infer(images):
+                model = Detector()
+                with torch.no_grad():
+                    for image in images:
+                        print(model(image).argmax(1))
+            """,
+            line=21,
+            column=19,
+            message="`model` is evaluated under `no_grad` in training mode: its batch norm layers normalise with the "
+            "batch's statistics and update their running averages; call `model.eval()` before evaluating (and "
+            "`model.train()` to resume training)",
+        ),
         # The same model running its dropout layer.
         Invalid(
             """

@@ -127,6 +127,26 @@ class AccumulatedGraph(Rule):
     triggers = function_triggers
 
     valid = (
+        # The epoch's last loss kept as a number beside the epoch in a tuple.
+        Valid(
+            """
+            import torch
+
+
+            def train(D, G, loader, opt_d, bce, epochs):
+                history = []
+                for epoch in range(epochs):
+                    for x, z in loader:
+                        real_loss = bce(D(x), torch.ones(len(x), 1))
+                        fake_loss = bce(D(G(z).detach()), torch.zeros(len(z), 1))
+                        d_loss = real_loss + fake_loss
+                        opt_d.zero_grad()
+                        d_loss.backward()
+                        opt_d.step()
+                    history.append((epoch, d_loss.item()))
+                return history
+            """
+        ),
         # Losses joined into one tensor that is backpropagated at the end of the step.
         Valid(
             """
@@ -626,6 +646,47 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # A tuple appended each epoch keeps its loss, and that loss's graph, alive.
+        Invalid(
+            """
+            import torch
+
+
+            def train(D, G, loader, opt_d, bce, epochs):
+                history = []
+                for epoch in range(epochs):
+                    for x, z in loader:
+                        real_loss = bce(D(x), torch.ones(len(x), 1))
+                        fake_loss = bce(D(G(z).detach()), torch.zeros(len(z), 1))
+                        d_loss = real_loss + fake_loss
+                        opt_d.zero_grad()
+                        d_loss.backward()
+                        opt_d.step()
+                    history.append((epoch, d_loss))
+                return history
+            """,
+            line=14,
+            column=32,
+            message="Accumulating `d_loss` across iterations keeps every iteration's autograd graph alive; accumulate "
+            "`d_loss.detach()`",
+            fixed="""
+            import torch
+
+
+            def train(D, G, loader, opt_d, bce, epochs):
+                history = []
+                for epoch in range(epochs):
+                    for x, z in loader:
+                        real_loss = bce(D(x), torch.ones(len(x), 1))
+                        fake_loss = bce(D(G(z).detach()), torch.zeros(len(z), 1))
+                        d_loss = real_loss + fake_loss
+                        opt_d.zero_grad()
+                        d_loss.backward()
+                        opt_d.step()
+                    history.append((epoch, d_loss.detach()))
+                return history
+            """,
+        ),
         # The total goes back to the caller in a tuple, which calls `.item()` on it: the fix keeps it
         # a tensor (`.detach()`), as `.item()` would make it a float, which has no `.item()`.
         Invalid(
@@ -1825,7 +1886,13 @@ class AccumulatedGraph(Rule):
             and not node.keywords
             and isinstance(ctx.parent(node), ast.Expr)
         ):
-            self._check(node, func.value.id, node.args[0], ctx, "append")
+            appended = node.args[0]
+            if isinstance(appended, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in appended.elts):
+                # `history.append((d_real_loss, d_fake_loss, d_loss))`: each item kept, each reported at itself
+                for item in appended.elts:
+                    self._check(item, func.value.id, item, ctx, "append")
+            else:
+                self._check(node, func.value.id, appended, ctx, "append")
         elif (
             isinstance(func, ast.Attribute)
             and func.attr == "append"
