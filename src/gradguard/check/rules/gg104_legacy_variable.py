@@ -45,8 +45,11 @@ input data that never requires grad, the `.detach()` can be dropped by hand. Wit
 one, and where to put it is a decision the checker cannot make; except where no model runs on
 the value (it, or the name it is bound to, is only handed to library functions, to a loss module
 (`criterion(output, labels)`) or to functions of the run that call nothing they are given:
-`ssim(Variable(pred, volatile=True), target)`, or read as numbers: `labels.data.cpu().numpy()`),
-where the message says so and the call is fixed as above. Inside such a region
+`ssim(Variable(pred, volatile=True), target)`, or read as numbers: `labels.data.cpu().numpy()`,
+or never read again, nor at a loop's next turn), where the message says so and the call is fixed as
+above. `volatile=volatile` passing on a parameter of a function that defaults to `False` and that
+every call of the function in the file leaves out or passes `False` (`def to_var(x, volatile=False)`,
+then `to_var(images)`) is never set: the call is the plain legacy wrapper. Inside such a region
 `volatile` is redundant and the call is fixed as above. Calls with other arguments or with
 comments inside get no fix. The `Variable` import is left in place.
 """

@@ -33,7 +33,8 @@ notebook cell's last line, also among others, `out.shape, out[0][:3]`, or the ca
 line, `model(val_x)` (not `model(val_x);`, whose semicolon keeps it from being shown), unless it calls a method or function the check reads that is named for
 evaluation, `model.predict(prefix)`, judged there), iterated by a loop or a comprehension that only
 reads each item (`[np.argmax(p.detach().numpy()) for p in out]`), collected by a list comprehension
-straight into a tensor constructor that copies the values (`torch.tensor([net(g) for g in validset])`), fed back into the next step of a generation loop, handed to a
+straight into a tensor constructor that copies the values (`torch.tensor([net(g) for g in validset])`), fed back into the next step of a generation loop, written into
+before it is read (`out[:] = 0`, actions masked), handed to a
 function of the file or of another file of the run that only reads that parameter: `show_images(sample)` where
 `def show_images(out): plt.imshow(out.data.cpu()[0])` (or first copies it without graph, `out = out.data.numpy()`), bound outside
 any loop to a name (not `_`) that nothing reads afterwards and no backward pass follows (`y_pred = model(hour_var)` after training; not the
@@ -137,7 +138,8 @@ a script's or notebook's own code, at each loop over evaluation data and each st
 a model switched to eval mode, on evaluation data, or whose output is only read (each cell is run,
 and fixed, on its own), or, in a script or notebook that uses no gradients, that runs a model its
 code gave weights from a file before the call (`AE.load_state_dict(torch.load(path))`, `G =
-torch.load(path)`; not a call whose output is thrown away, a warm-up, nor one whose output goes
+torch.load(path)`, a function of the file or of the run loading the model it is handed,
+`load_model("g.pth", G, opt)`; not a call whose output is thrown away, a warm-up, nor one whose output goes
 to a function of the file or of another file of the run that backpropagates it; in a function of
 such a file, only one that shows what it computes, `plt.show()`, running a model loaded at module
 level). In a function that does train (a
@@ -193,8 +195,14 @@ class it calls (a physics-informed network's residual taking `torch.autograd.gra
 create_graph=True)`); a module
 built without parameters (`nn.Sequential(nn.Dropout(0.5))`, `nn.BatchNorm1d(n, affine=False)`, a
 class of the file holding only `MaxPool2d`, `ReLU`, a loss module and such: a demo of a layer,
-a label-smoothing criterion; `requires_grad=False` says nothing of parameters, and a layer of
-another package, PyTorch Geometric's `GCNConv`, may hold some);
+a label-smoothing criterion; a class, of the file or of the run, holding only torchvision's image
+transforms, `self.preprocess = transforms.Compose([...])`; `requires_grad=False` says nothing of
+parameters, and a layer of another package, PyTorch Geometric's `GCNConv`, may hold some);
+a container the scope assembles from the layers of a module it froze and from layers without
+parameters (a style-transfer loss network: `vgg.requires_grad_(False)`, `model =
+nn.Sequential(normalize)`, `model.add_module(name, layer)` for each `layer` of `vgg.children()`,
+a loss module keeping a detached target), whose calls record no graph; a function handed a model
+that it runs only under its own `no_grad` (a diffusion sampler);
 a model known only by its name (also its methods, `model.predict(x)`) in a file that imports
 JAX, Flax or Keras, or TensorFlow without torch or with its training (`tf.GradientTape`, `keras`);
 a model whose parameters the code freezes before the call (`for p in model.parameters():

@@ -8,7 +8,10 @@ function decorated with them) when the code shows all of:
   classes it builds, of the file or of another file of the run: where two classes of the run
   share a name, the one its file imports; a torch layer, or a torchvision classification model:
   `resnet18(...)` holds batch norm, `vgg16(...)` dropout, and so does its `VGG` class built
-  directly, `torchvision.models.VGG(layers, num_classes=10)`);
+  directly, `torchvision.models.VGG(layers, num_classes=10)`; a module class building a
+  torchvision model, whole or in part, `nn.Sequential(*list(resnet.children())[:-3])`, holds
+  its batch norm, not its dropout, which sits in the classifier a part often leaves out, and
+  nothing where the class switches something to eval mode itself: `models.resnet50(...).eval()`);
 - the model is in training mode on every path to the call: built and never switched, or
   switched back with `.train()`; no `.eval()` / `.train(False)` of it anywhere in the file (also at
   the end of a chain of moves, `self.model.to(device).eval()`: `nn.Module.to` returns the module), and it

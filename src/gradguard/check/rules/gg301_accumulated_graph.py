@@ -5,7 +5,8 @@ Flags `total += loss`, `total = total + loss` (or a running average, `avg = avg 
 also kept as a (sum, count) tuple: `avg = (avg[0] * 0.99 + loss, avg[1] * 0.99 + 1)`, or started
 by its first term: `ema = loss if ema is None else 0.9 * ema + 0.1 * loss`, whose fix takes the graph
 off both branches),
-`losses.append(loss)`, `losses[epoch] = loss`
+`losses.append(loss)` (also inside a tuple, `history.append((epoch, d_loss))`, reported at the
+item), `losses[epoch] = loss`
 (a slot per iteration of a tensor, list or dict, indexed by the loop's name) and `losses =
 torch.cat((losses, loss.unsqueeze(0)))` (also `torch.stack` and torch's other joins of two tensors) inside a loop, with
 grad enabled, where `loss` is a loss (the result of a loss function or criterion, reduced or not
