@@ -99,6 +99,8 @@ _CONTAINER_RE = re.compile(
 # Names of images, often numpy arrays (whose `.data` is a memoryview): a `.data` read from one is
 # a tensor's only where a method only tensors have follows it (`images.data.cpu()`).
 _IMAGE_RE = re.compile(r"^(?:img|image|images)$", re.I)
+# Names ending like a sequence (`src_seq`): a `PackedSequence` where the file packs, else a tensor of ids.
+_SEQUENCE_NAME_RE = re.compile(r"_(?:seq|sequence)$")
 _PACKED_HINTS = ("PackedSequence", "pack_padded_sequence", "pack_sequence")
 
 
@@ -247,7 +249,13 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool, written: bool = 
     if (_CONTAINER_RE.search(name) or (_IMAGE_RE.search(name) and not followed_by_tensor_method)) and not (
         # `batch.data.new(mean)` in `def normalize(batch): ... batch / 255.0`: what its code
         # divides is no record, loader or data set, and an array's `.data` has no tensor method
-        followed_by_tensor_method and isinstance(recv, ast.Name) and recv.id in _arithmetic_parameters(ctx)
+        (followed_by_tensor_method and isinstance(recv, ast.Name) and recv.id in _arithmetic_parameters(ctx))
+        # `ys.type_as(src_seq.data)` in a file that packs no sequence: a sequence of token ids, a tensor
+        or (
+            followed_by_tensor_method
+            and _SEQUENCE_NAME_RE.search(name) is not None
+            and not any(h in ctx.source.text for h in _PACKED_HINTS)
+        )
     ):
         return False
     if (

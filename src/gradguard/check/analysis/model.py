@@ -198,6 +198,7 @@ def parameterless_layer(value: Value) -> bool:
     ref = value.ref or ""
     return value.kind is Kind.MODULE and (
         (ref.startswith("torch.nn.") and vocab.last_name(ref) in vocab.PARAMETERLESS_MODULES)
+        or ref.startswith(vocab.AUDIO_TRANSFORMS)  # spectrograms and such: buffers, no parameters
         or value.has(Role.LOSS)  # a loss module on every path (`criterion` set to one of several)
     )
 
@@ -3796,7 +3797,17 @@ class SemanticModel:
             # a loss module (`criterion` set to one of several on the paths here)
             grad = self._combine_grad(args, state.mode)
             return tensor(grad, Role.LOSS | (Role.NONE if callee.has(Role.UNREDUCED) else Role.SCALAR))
-        if ref.startswith("torch.nn.") and last in vocab.PARAMETERLESS_MODULES:
+        if (ref.startswith("torch.nn.") and last in vocab.PARAMETERLESS_MODULES) or ref.startswith(
+            vocab.AUDIO_TRANSFORMS
+        ):
+            grad = self._combine_grad(args, state.mode)
+            return tensor(grad, Role.OUTPUT if grad is not Grad.NO else Role.NONE)
+        if (
+            ref == "torch.nn.Sequential"
+            and callee.items
+            and all(parameterless_layer(v) or self.module_without_parameters(v) for v in callee.items)
+        ):
+            # `nn.Sequential(MelSpectrogram(...), AmplitudeToDB(), Normalize())`: no parameters of its own
             grad = self._combine_grad(args, state.mode)
             return tensor(grad, Role.OUTPUT if grad is not Grad.NO else Role.NONE)
         if (
@@ -4008,6 +4019,9 @@ class SemanticModel:
                 return container(NUMBER)  # `metric = d2l.Accumulator(2)`: `metric[0]` is a float
         if qual in vocab.TENSOR_FUNCTIONS:
             return tensor(self._combine_grad(args, state.mode) if args else Grad.NO)
+        if qual.startswith(vocab.AUDIO_TRANSFORMS) and last[:1].isupper():
+            # `torchaudio.transforms.MelSpectrogram(...)`: a module keeping buffers, no parameters
+            return Value(Kind.MODULE, Grad.NO, Role.NONE, ref=qual)
         if (
             qual.startswith(("torchvision.datasets.", "torchtext.datasets.", "torchaudio.datasets."))
             and last[:1].isupper()

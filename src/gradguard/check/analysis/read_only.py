@@ -1498,6 +1498,71 @@ def _detached_at_once(own: list, use: ast.Name) -> bool:
 _BUFFER_FACTORIES = frozenset(("torch", name) for name in SHAPE_FACTORIES)
 
 
+def written_into_detached_buffer(call: ast.Call, parent_of, scope: ast.AST, qualified_name) -> bool:
+    """Whether a call's result is written into a buffer the scope makes with a torch factory
+    (``preds = torch.zeros(T)``, then ``preds[i] = net(preds[i - 4:i])``) whose every other use is a
+    write into it, a read computing what is written back into it (a k-step prediction), or a read
+    detached at once, itself or a slice of it (``preds[n:].detach().numpy()``): what the call
+    computes leaves the buffer only without its graph."""
+    statement = parent_of(call)
+    while statement is not None and not isinstance(statement, ast.stmt):
+        statement = parent_of(statement)
+    if not (
+        type(statement) is ast.Assign
+        and len(statement.targets) == 1  # type: ignore[attr-defined]
+        and type(statement.targets[0]) is ast.Subscript  # type: ignore[attr-defined]
+        and type(statement.targets[0].value) is ast.Name  # type: ignore[attr-defined]
+    ):
+        return False
+    buffer = statement.targets[0].value.id  # type: ignore[attr-defined]
+    body = scope.body if not isinstance(scope, ast.Lambda) else []  # type: ignore[attr-defined]
+    every = [node for stmt in body for node in walk_in_order(stmt)]
+    at = (statement.lineno, statement.col_offset)
+    bindings = sorted(
+        (
+            node
+            for node in every
+            if type(node) is ast.Name and node.id == buffer and type(node.ctx) is not ast.Load  # type: ignore[attr-defined]
+        ),
+        key=lambda node: (node.lineno, node.col_offset),
+    )
+    before = [b for b in bindings if (b.lineno, b.col_offset) < at]
+    made = parent_of(before[-1]) if before else None
+    if not (
+        type(made) is ast.Assign
+        and type(made.value) is ast.Call  # type: ignore[attr-defined]
+        and (qualified_name(made.value.func) or "").rpartition(".")[::2] in _BUFFER_FACTORIES  # type: ignore[attr-defined]
+    ):
+        return False
+    # the buffer's life: from the factory call to the next binding of its name
+    start = (made.lineno, made.col_offset)
+    later = [b for b in bindings if (b.lineno, b.col_offset) > at]
+    stop = (later[0].lineno, later[0].col_offset) if later else None
+    nodes = [
+        node
+        for node in every
+        if start <= (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+        and (stop is None or (getattr(node, "lineno", 0), getattr(node, "col_offset", 0)) < stop)
+    ]
+    writes = [
+        node
+        for node in nodes
+        if type(node) in (ast.Assign, ast.AugAssign)
+        and any(
+            type(t) is ast.Subscript and type(t.value) is ast.Name and t.value.id == buffer  # type: ignore[attr-defined]
+            for t in (node.targets if type(node) is ast.Assign else [node.target])  # type: ignore[attr-defined]
+        )
+    ]
+    allowed = {id(t.value) for w in writes for t in (w.targets if type(w) is ast.Assign else [w.target])}  # type: ignore[attr-defined]
+    allowed.update(id(sub) for w in writes for sub in walk_in_order(w.value))  # type: ignore[attr-defined]
+    for node in nodes:
+        if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "detach":  # type: ignore[attr-defined]
+            receiver = node.func.value  # type: ignore[attr-defined]
+            allowed.add(id(receiver.value) if type(receiver) is ast.Subscript else id(receiver))  # type: ignore[attr-defined]
+    uses = [node for node in nodes if type(node) is ast.Name and node.id == buffer and type(node.ctx) is ast.Load]  # type: ignore[attr-defined]
+    return bool(uses) and all(id(use) in allowed for use in uses)
+
+
 def _sampled_distributions(own: list, wanted: set, qualified_name) -> dict:
     """{id(use): _VALUE} for the wanted names handed to a torch distribution bound to a name
     that is only sampled (``m = Categorical(prob)``, then ``m.sample().item()``): a sample

@@ -595,6 +595,9 @@ def torchvision_backbone_layers(constructor: str) -> frozenset:
 
 
 BATCH_NORM_LAYERS = frozenset({"BatchNorm1d", "BatchNorm2d", "BatchNorm3d"})
+# torchaudio's feature transforms (`MelSpectrogram`, `AmplitudeToDB`, `MFCC`): modules keeping
+# buffers (windows, filter banks), no parameters.
+AUDIO_TRANSFORMS = ("torchaudio.transforms.",)
 # A module switched to eval mode in the text: `.eval()`, `.train(False)`, `.train(mode=False)`.
 SWITCHES_TO_EVAL_RE = re.compile(r"\.eval\(\s*\)|\.train\(\s*(?:mode\s*=\s*)?False\s*\)")
 

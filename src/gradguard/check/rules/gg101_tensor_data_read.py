@@ -160,6 +160,20 @@ class TensorDataRead(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # A packed sequence's `.data` is its field of values, not an alias of a tensor.
+        Valid(
+            """
+            import torch
+            from torch.nn.utils.rnn import pack_padded_sequence
+
+
+            def encode(rnn, src, lengths):
+                src_seq = pack_padded_sequence(src, lengths, batch_first=True)
+                out, hidden = rnn(src_seq)
+                mask = torch.ones(len(lengths)).type_as(src_seq.data)
+                return out, hidden, mask
+            """
+        ),
         # A graph library's data set keeps its graph in `.data`, which has a `to` of its own.
         Valid(
             """
@@ -504,6 +518,40 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # `src_seq`, a tensor of token ids in a file that packs no sequence, read through `.data` by
+        # `type_as`, which takes only tensors.
+        Invalid(
+            """
+            import torch
+
+
+            def greedy_decode(model, src_seq, src_mask, max_len, start_symbol):
+                memory = model.encode(src_seq, src_mask)
+                ys = torch.ones(1, 1).fill_(start_symbol).type_as(src_seq.data)
+                for _ in range(max_len - 1):
+                    out = model.decode(memory, src_mask, ys)
+                    next_word = out[:, -1].argmax(dim=1).item()
+                    ys = torch.cat([ys, torch.ones(1, 1).type_as(src_seq).fill_(next_word)], dim=1)
+                return ys
+            """,
+            line=6,
+            column=55,
+            message="`src_seq.data` reads the tensor without autograd's version counter; `src_seq.detach()` reads "
+            "the same values and keeps in-place checks",
+            fixed="""
+            import torch
+
+
+            def greedy_decode(model, src_seq, src_mask, max_len, start_symbol):
+                memory = model.encode(src_seq, src_mask)
+                ys = torch.ones(1, 1).fill_(start_symbol).type_as(src_seq.detach())
+                for _ in range(max_len - 1):
+                    out = model.decode(memory, src_mask, ys)
+                    next_word = out[:, -1].argmax(dim=1).item()
+                    ys = torch.cat([ys, torch.ones(1, 1).type_as(src_seq).fill_(next_word)], dim=1)
+                return ys
+            """,
+        ),
         # `.to(dev)` after `.data`: an array's `.data` (a memoryview) has no `to`, so the labels
         # taken out of a dict are a tensor.
         Invalid(

@@ -34,7 +34,9 @@ line, `model(val_x)` (not `model(val_x);`, whose semicolon keeps it from being s
 evaluation, `model.predict(prefix)`, judged there), iterated by a loop or a comprehension that only
 reads each item (`[np.argmax(p.detach().numpy()) for p in out]`), collected by a list comprehension
 straight into a tensor constructor that copies the values (`torch.tensor([net(g) for g in validset])`), fed back into the next step of a generation loop, written into
-before it is read (`out[:] = 0`, actions masked), handed to a
+before it is read (`out[:] = 0`, actions masked), written into a buffer a torch factory made whose other uses are
+writes, reads computing what is written back, and reads detached at once (a k-step prediction, `preds[i] =
+net(preds[i - 4:i])`, then `preds[n:].detach().numpy()`), handed to a
 function of the file or of another file of the run that only reads that parameter: `show_images(sample)` where
 `def show_images(out): plt.imshow(out.data.cpu()[0])` (or first copies it without graph, `out = out.data.numpy()`), bound outside
 any loop to a name (not `_`) that nothing reads afterwards and no backward pass follows (`y_pred = model(hour_var)` after training; not the
@@ -328,6 +330,7 @@ from gradguard.check.analysis.read_only import (
     read_at_once,
     read_only_calls,
     viewed_calls,
+    written_into_detached_buffer,
 )
 from gradguard.check.analysis.scopes import (
     FUNCTION_TYPES,
@@ -1487,7 +1490,9 @@ def _result_only_read_directly(ctx, call: ast.Call) -> bool:
             or converted_to_image(call, ctx.parent, _qualified_name(ctx))
         )
     return not isinstance(scope, ast.Lambda) and (
-        id(call) in _only_read_calls(ctx, scope) or _left_unused(ctx, call, scope)
+        id(call) in _only_read_calls(ctx, scope)
+        or _left_unused(ctx, call, scope)
+        or written_into_detached_buffer(call, ctx.parent, scope, _qualified_name(ctx))
     )
 
 
@@ -4518,6 +4523,31 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # Predictions written into a buffer that a rollout loss then backpropagates: the graphs are
+        # what the buffer is for.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+            net = nn.Sequential(nn.Linear(4, 10), nn.ReLU(), nn.Linear(10, 1))
+            optimizer = torch.optim.Adam(net.parameters())
+            x = torch.randn(100)
+            for X, y in loader:
+                optimizer.zero_grad()
+                loss = ((net(X) - y) ** 2).mean()
+                loss.backward()
+                optimizer.step()
+
+            preds = torch.zeros(100)
+            preds[:4] = x[:4]
+            for i in range(4, 100):
+                preds[i] = net(preds[i - 4:i].reshape((1, -1)))
+            rollout_loss = ((preds[4:] - x[4:]) ** 2).mean()
+            rollout_loss.backward()
+            optimizer.step()
+            """
+        ),
         # A helper that saves the model it is handed gives it no weights: the generator shown is
         # untrained, a demo of its shapes.
         Valid(
@@ -8547,6 +8577,34 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A k-step prediction written into a buffer the next step reads, the buffer then only drawn
+        # detached: every step's graph is recorded for nothing (and chained through the buffer).
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+            net = nn.Sequential(nn.Linear(4, 10), nn.ReLU(), nn.Linear(10, 1))
+            optimizer = torch.optim.Adam(net.parameters())
+            x = torch.randn(100)
+            for X, y in loader:
+                optimizer.zero_grad()
+                loss = ((net(X) - y) ** 2).mean()
+                loss.backward()
+                optimizer.step()
+
+            preds = torch.zeros(100)
+            preds[:4] = x[:4]
+            for i in range(4, 100):
+                preds[i] = net(preds[i - 4:i].reshape((1, -1)))
+            plt.plot(preds[4:].detach().numpy())
+            """,
+            line=16,
+            column=16,
+            message="`net(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # A helper of the file loads weights into the model it is handed: the script then runs a
         # trained generator with grad on for an image it only shows.
         Invalid(

@@ -9,7 +9,9 @@ use and in the same block, to a value without grad (`y = torch.from_numpy(a)`) i
 flagged even where it held a graph-carrying value earlier, nor is the branch that runs only
 when the tensor needs no grad (`t.detach().numpy() if t.requires_grad else t.numpy()`,
 `if not t.requires_grad: ...`). The output of torch layers without parameters (`nn.ReLU()`,
-`nn.Tanh()`, also taken from a list of them) on a tensor without grad carries no graph, nor
+`nn.Tanh()`, also taken from a list of them, torchaudio's feature transforms, `MelSpectrogram(...)`, and an
+`nn.Sequential` of such layers and of modules of the file without parameters) on a tensor without grad carries no
+graph, nor
 does that of a module whose every parameter the code froze before (`embed.weight.requires_grad =
 False` of an `nn.Embedding`, `model.requires_grad_(False)`). Of
 three or more results unpacked from a model the code does not show (`rois, roi_indices,
@@ -75,6 +77,36 @@ class NumpyOnGradTensor(Rule):
     function_triggers = ("numpy",)
 
     valid = (
+        # A spectrogram from an `nn.Sequential` of torchaudio's feature transforms and a module of
+        # the file without parameters: no graph, `.numpy()` runs.
+        Valid(
+            """
+            import matplotlib.pyplot as plt
+            import torch
+            import torch.nn as nn
+            import torchaudio
+
+
+            class NormalizeDBRange(nn.Module):
+                def __init__(self, min_db=-60.0, max_db=40.0):
+                    super().__init__()
+                    self.min_db = min_db
+                    self.max_db = max_db
+
+                def forward(self, x):
+                    return (torch.clamp(x, self.min_db, self.max_db) - self.min_db) / (self.max_db - self.min_db)
+
+
+            transform = nn.Sequential(
+                torchaudio.transforms.MelSpectrogram(sample_rate=22050, n_mels=128),
+                torchaudio.transforms.AmplitudeToDB(),
+                NormalizeDBRange(-60, 40),
+            )
+            waveform, sample_rate = torchaudio.load("song.wav")
+            spectrogram = transform(waveform)
+            plt.imshow(spectrogram.squeeze().numpy())
+            """
+        ),
         # An item of what a module of unknown class returns, where a module class of the run draws
         # that item (`actions = dist.sample()`): it may carry no graph.
         Valid(
@@ -426,6 +458,66 @@ class NumpyOnGradTensor(Rule):
         ),
     )
     invalid = (
+        # The same pipeline with a convolution in it: the spectrogram requires grad.
+        Invalid(
+            """
+            import matplotlib.pyplot as plt
+            import torch
+            import torch.nn as nn
+            import torchaudio
+
+
+            class NormalizeDBRange(nn.Module):
+                def __init__(self, min_db=-60.0, max_db=40.0):
+                    super().__init__()
+                    self.min_db = min_db
+                    self.max_db = max_db
+
+                def forward(self, x):
+                    return (torch.clamp(x, self.min_db, self.max_db) - self.min_db) / (self.max_db - self.min_db)
+
+
+            transform = nn.Sequential(
+                torchaudio.transforms.MelSpectrogram(sample_rate=22050, n_mels=128),
+                torchaudio.transforms.AmplitudeToDB(),
+                NormalizeDBRange(-60, 40),
+                nn.Conv2d(1, 1, 3, padding=1),
+            )
+            waveform, sample_rate = torchaudio.load("song.wav")
+            spectrogram = transform(waveform)
+            plt.imshow(spectrogram.squeeze().numpy())
+            """,
+            line=25,
+            column=12,
+            message="`spectrogram.squeeze()` requires grad: `.numpy()` on it raises RuntimeError; call `.detach()` first",
+            fixed="""
+            import matplotlib.pyplot as plt
+            import torch
+            import torch.nn as nn
+            import torchaudio
+
+
+            class NormalizeDBRange(nn.Module):
+                def __init__(self, min_db=-60.0, max_db=40.0):
+                    super().__init__()
+                    self.min_db = min_db
+                    self.max_db = max_db
+
+                def forward(self, x):
+                    return (torch.clamp(x, self.min_db, self.max_db) - self.min_db) / (self.max_db - self.min_db)
+
+
+            transform = nn.Sequential(
+                torchaudio.transforms.MelSpectrogram(sample_rate=22050, n_mels=128),
+                torchaudio.transforms.AmplitudeToDB(),
+                NormalizeDBRange(-60, 40),
+                nn.Conv2d(1, 1, 3, padding=1),
+            )
+            waveform, sample_rate = torchaudio.load("song.wav")
+            spectrogram = transform(waveform)
+            plt.imshow(spectrogram.squeeze().detach().numpy())
+            """,
+        ),
         # The same item where no module class of the run draws it: the output carries its graph.
         Invalid(
             """
