@@ -655,6 +655,35 @@ def test_a_loader_given_its_dataset_by_keyword_has_its_split(made, split):
     assert value.kind is Kind.LOADER and value.split is split
 
 
+@pytest.mark.parametrize("handed,split", [("val_ds", Split.EVAL), ("test_set", Split.EVAL), ("train_ds", Split.TRAIN)])
+def test_a_loader_from_a_helper_takes_the_split_of_the_data_handed_to_it(handed, split):
+    value, _ = ask(
+        f"""
+        import torch
+        def get_loader(ds, batch_size, shuffle):
+            return torch.utils.data.DataLoader(dataset=ds, batch_size=batch_size, shuffle=shuffle)
+        loader = get_loader({handed}, 16, shuffle=False)
+        for x, y in loader:  # <- loader
+            pass
+        """
+    )
+    assert value.kind is Kind.LOADER and value.split is split
+
+
+def test_twin_a_loader_from_a_helper_handed_data_of_no_known_split_has_none():
+    value, _ = ask(
+        """
+        import torch
+        def get_loader(ds, batch_size):
+            return torch.utils.data.DataLoader(ds, batch_size=batch_size)
+        loader = get_loader(ds, 16)
+        for x, y in loader:  # <- loader
+            pass
+        """
+    )
+    assert value.kind is Kind.LOADER and value.split is None
+
+
 @pytest.mark.parametrize("dataset", ["MyDataset(root, test=False)", "MyDataset(root, test=flag)"])
 def test_twin_an_evaluation_flag_not_set_says_nothing_of_the_split(dataset):
     value, _ = ask(

@@ -1373,15 +1373,30 @@ class SemanticModel:
         by it without grad while none runs one with grad (``LSTMPredictor.predict``: ``self.model.eval()``,
         then the forward pass under ``torch.no_grad()``, numbers handed back): a call of it on an
         object whose class is not known (``model = model_data["model"]``) runs no graph."""
+        found = False
         for info, definition in self._file_classes_defining(method):
             if info.is_module or not isinstance(definition, ast.FunctionDef):
                 return False
             text = self._scope_text(definition)
-            if not any(word in text for word in _GRAD_OFF_WORDS) and self._runs_a_held_module(info, definition):
-                return False  # `self.model(x)` with the caller's grad mode
+            if not any(word in text for word in _GRAD_OFF_WORDS):
+                if self._runs_a_held_module(info, definition):
+                    return False  # `self.model(x)` with the caller's grad mode
+                continue
+            held_runs = [
+                node
+                for node in walk(definition)
+                if isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "self"
+                and self._held_attribute(info, node.func.attr).kind is Kind.MODULE
+            ]
+            if held_runs and all(self.grad_mode(node).off for node in held_runs):
+                found = True  # `PytorchModel.predict_label`: `with torch.no_grad(): output = self.model(image)`
+            elif held_runs:
+                return False
         if self.project is None:
-            return False
-        found = False
+            return found
         own = self.project.module_of(self.filename)
         for name, fact in self._classes_beside():
             if name.rpartition(".")[0] == own or method not in fact.methods:
@@ -3609,6 +3624,9 @@ class SemanticModel:
                 returned = self._passed_back(fn, node, args, returned)
                 if returned.kind is Kind.UNKNOWN:
                     return self._inlined(fn, node, args, state) or returned
+                if returned.kind is Kind.LOADER and returned.split is None:
+                    # `val_loader = get_loader(val_ds, 16)` of a helper wrapping `DataLoader(ds, ...)`
+                    returned = returned.with_(split=self._handed_split(node, args))
                 return returned
             return UNKNOWN
         if kind is Kind.MODULE:
@@ -3771,6 +3789,20 @@ class SemanticModel:
             frame.skipped_summaries = True
             return False
         return True
+
+    @staticmethod
+    def _handed_split(node: ast.Call, args: list) -> Optional[Split]:
+        """The split of the data a call hands a helper making a loader: a data set's own, else
+        what the argument's name says (``val_ds``)."""
+        for value in args:
+            if value.kind is Kind.DATASET and value.split is not None:
+                return value.split
+        for argument in (*node.args, *(k.value for k in node.keywords)):
+            text = dotted_name(argument) if not isinstance(argument, ast.Starred) else None
+            split = split_of_text(text.rsplit(".", 1)[-1]) if text else None
+            if split is not None:
+                return split
+        return None
 
     def _returned(self, returned: Value, args, state: State) -> Value:
         """A function's summary at one call: a tensor whose graph the summary could not know

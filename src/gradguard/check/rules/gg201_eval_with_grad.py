@@ -27,7 +27,8 @@ the forward pass is the usual cure; no fix is offered). And a model call whose o
 then only read (`prediction = net(x)` followed by `prediction.data.numpy()`, `.item()`, `.argmax()`,
 comparisons or `print` (also `print("output", net(x))` or `f"{net(x):.3f}"` at once), used as an index (`classes[predicted[j]]`), drawn or logged
 (`ax.matshow(attention)`, `writer.add_image(tag, sample)`, `save_image(fake, path)`, tiled by
-`torchvision.utils.make_grid` on its way to a drawing, torch_snippets'
+`torchvision.utils.make_grid` on its way to a drawing, converted into a PIL image, also by a name the
+file binds only to `transforms.ToPILImage()`, torch_snippets'
 `show(pred[0])`, shown as a
 notebook cell's last line, also among others, `out.shape, out[0][:3]`, or the call alone as that
 line, `model(val_x)` (not `model(val_x);`, whose semicolon keeps it from being shown), unless it calls a method or function the check reads that is named for
@@ -232,8 +233,9 @@ says for itself, as does a module class of the run whose `generate` runs it, for
 eval mode, and `GPT.from_pretrained(...)` or `Net.load(...)` on one makes an instance of it);
 a method of a model whose class is not known that every module class of the run defining it runs
 without grad (`self.model.predict_proba(x)` with `@torch.inference_mode()` on `predict_proba`), or
-that only plain classes of the run define, running the model they hold under `no_grad`
-(`model.predict(X)` of an `LSTMPredictor` wrapper, `model` known by its name alone);
+that only plain classes of the file or of the run define, running the model they hold under `no_grad`
+(`model.predict(X)` of an `LSTMPredictor` wrapper, `model.predict_label(x)` of an attack's
+`PytorchModel`, `model` known by its name alone);
 the hooks of a `LightningModule` that the trainer runs without grad, and what they call;
 module-level functions and methods that this file calls only where grad is disabled
 (`with torch.no_grad(): validate(model, loader)`, and the functions `validate` calls;
@@ -1858,27 +1860,28 @@ def _imported_reading_functions(ctx) -> frozenset:
 
 
 def _qualified_name(ctx):
-    """``ctx.imports.qualified_name``, where a name the module binds once to a converter into PIL
-    images (``rgb = transforms.ToPILImage()``) is that conversion (``rgb(out)`` is
-    ``to_pil_image(out)``): what the model's output becomes is an image to draw."""
+    """``ctx.imports.qualified_name``, where a name the file binds only to converters into PIL
+    images (``rgb = transforms.ToPILImage()``, at module level or in each function using one) is
+    that conversion (``rgb(out)`` is ``to_pil_image(out)``): what the model's output becomes is an
+    image to draw."""
     state = ctx.state(_State)
     if state.qualified_name is None:
         qualified = ctx.imports.qualified_name
         converters = set()
         if "ToPILImage" in ctx.source.text:
             stores: dict = {}
+            made: dict = {}
             for node in walk_in_order(ctx.tree):
                 if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
                     stores[node.id] = stores.get(node.id, 0) + 1
-            for stmt in ctx.tree.body:
-                if (
-                    isinstance(stmt, ast.Assign)
-                    and len(stmt.targets) == 1
-                    and isinstance(stmt.targets[0], ast.Name)
-                    and stores.get(stmt.targets[0].id) == 1
-                    and makes_image_converter(stmt.value, qualified)
+                elif (
+                    isinstance(node, ast.Assign)
+                    and len(node.targets) == 1
+                    and isinstance(node.targets[0], ast.Name)
+                    and makes_image_converter(node.value, qualified)
                 ):
-                    converters.add(stmt.targets[0].id)
+                    made[node.targets[0].id] = made.get(node.targets[0].id, 0) + 1
+            converters = {name for name, count in made.items() if stores.get(name) == count}
         if converters:
 
             def with_converters(expr: ast.AST) -> Optional[str]:
@@ -4523,6 +4526,58 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # `to_pil` is a converter into images in one function and a list's `append` in another:
+        # what it makes of the output is not known.
+        Valid(
+            """
+            import matplotlib.pyplot as plt
+            import torch
+            import torchvision.transforms as transforms
+
+
+            def show_model_output(model, x):
+                to_pil = transforms.ToPILImage()
+                y_pred = torch.sigmoid(model(x))
+                plt.imshow(to_pil(y_pred[0]))
+                plt.show()
+
+
+            def keep_model_output(model, x, store):
+                to_pil = store.append
+                to_pil(model(x))
+            """
+        ),
+        # The file's one `predict_label` belongs to a plain wrapper running its model under
+        # `no_grad`: an attack calling it on a model known by its name alone records no graph.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class PytorchModel(object):
+                def __init__(self, model):
+                    self.model = model
+                    self.model.eval()
+
+                def predict_label(self, image):
+                    with torch.no_grad():
+                        output = self.model(image)
+                    _, predict = torch.max(output, 1)
+                    return predict[0]
+
+
+            class OPTAttack(object):
+                def __init__(self, model):
+                    self.model = model
+
+                def attack(self, x0, y0):
+                    model = self.model
+                    if model.predict_label(x0) != y0:
+                        return x0
+                    return x0 * 2
+            """
+        ),
         # Predictions written into a buffer that a rollout loss then backpropagates: the graphs are
         # what the buffer is for.
         Valid(
@@ -8577,6 +8632,70 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A converter into PIL images bound inside the function: the output only becomes an image to draw.
+        Invalid(
+            """
+            import matplotlib.pyplot as plt
+            import torch
+            import torchvision.transforms as transforms
+
+
+            def show_model_output(model, x):
+                to_pil = transforms.ToPILImage()
+                y_pred = torch.sigmoid(model(x))
+                plt.imshow(to_pil(y_pred[0]))
+                plt.show()
+            """,
+            line=8,
+            column=28,
+            message="`model(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, "
+            "wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # The same wrapper without its `no_grad`: both its forward pass and the attack's call are reported.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class PytorchModel(object):
+                def __init__(self, model):
+                    self.model = model
+                    self.model.eval()
+
+                def predict_label(self, image):
+                    output = self.model(image)
+                    _, predict = torch.max(output, 1)
+                    return predict[0]
+
+
+            class OPTAttack(object):
+                def __init__(self, model):
+                    self.model = model
+
+                def attack(self, x0, y0):
+                    model = self.model
+                    if model.predict_label(x0) != y0:
+                        return x0
+                    return x0 * 2
+            """,
+            line=11,
+            column=18,
+            message="`self.model(...)` runs with grad enabled in `predict_label`, whose result carries no graph, and "
+            "nothing in this function uses gradients: autograd records a graph for every call, wasting memory and "
+            "time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            also=(
+                Finding(
+                    22,
+                    12,
+                    "`model.predict_label(...)` runs with grad enabled although its output is only read (`.data`, "
+                    "`.item()`, printing), and nothing in this function uses gradients: autograd records a graph for "
+                    "every call, wasting memory and time; run evaluation under `torch.no_grad()` or "
+                    "`torch.inference_mode()`",
+                ),
+            ),
+        ),
         # A k-step prediction written into a buffer the next step reads, the buffer then only drawn
         # detached: every step's graph is recorded for nothing (and chained through the buffer).
         Invalid(
