@@ -182,6 +182,7 @@ def test_fix_keeps_bom(tree, capsys):
     [
         (b"import torch\nx = (\n", "SyntaxError"),
         (b"import torch\n\x00\x01", "NUL bytes"),
+        ("import torch\n".encode("utf-16"), "UTF-16"),
         (b"import torch\nx = '\xff\xfe'\n", "cannot decode as utf-8"),
         (b"# coding: nonexistent\nimport torch\n", "encoding"),
     ],

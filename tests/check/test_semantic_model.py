@@ -1073,6 +1073,48 @@ def test_a_backward_call_with_a_keyword_tensors_do_not_take_is_another_class_met
     assert value.has(Role.LOSS) is loss
 
 
+@pytest.mark.parametrize(
+    "call,loss",
+    [
+        ("accelerator.backward(loss)", False),  # Accelerate's: the loss is what runs backward
+        ("accelerator.backward(outputs.loss)", False),
+        ("accelerator.backward(torch.ones_like(x))", True),  # a gradient: `Tensor.backward`'s own argument
+        ("accelerator.backward(grad_output)", True),
+    ],
+)
+def test_a_backward_call_handed_a_loss_is_a_wrapper_running_it(call, loss):
+    value, _ = ask(
+        f"""
+        import torch
+        def step(accelerator, loss, outputs, x, grad_output):
+            {call}
+            return accelerator  # <- accelerator
+        """
+    )
+    assert value.has(Role.LOSS) is loss
+
+
+@pytest.mark.parametrize(
+    "made,kind",
+    [
+        ("abs(gt - pred[0].detach().numpy()).mean()", Kind.NUMBER),  # an array's reduction
+        ("pred.detach().cpu().numpy().sum()", Kind.NUMBER),
+        ("pred[0].mean()", Kind.TENSOR),  # a tensor's: a tensor
+    ],
+)
+def test_a_reduction_of_an_array_is_a_number_not_a_loss(made, kind):
+    value, _ = ask(
+        f"""
+        import torch
+        def score(model, image, gt):
+            pred = model(image)
+            l1_loss = {made}
+            return l1_loss  # <- l1_loss
+        """
+    )
+    assert value.kind is kind
+
+
 def test_a_name_backpropagated_once_and_bound_again_tells_nothing_of_its_new_value():
     # `y.backward()` is about the first `y`; the second holds what `f(x_t)` returns.
     value, _ = ask(

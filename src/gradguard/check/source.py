@@ -42,6 +42,9 @@ class SourceText:
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "SourceText":
+        if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            # what a PowerShell `>` redirect writes: Python reads source as UTF-8 and cannot run it
+            raise SourceError("source is UTF-16 (byte-order mark); Python reads source as UTF-8: save it as UTF-8")
         if b"\x00" in data:
             raise SourceError("source contains NUL bytes (binary file?)")
         try:

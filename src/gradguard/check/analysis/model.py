@@ -4321,6 +4321,12 @@ class SemanticModel:
             # (`loss = model(images, captions).item()`)
             if kind is not Kind.UNKNOWN or method not in self._hand_made_members():
                 return NUMBER
+        if (
+            kind is Kind.NUMBER
+            or (kind is Kind.OTHER and receiver.grad is Grad.NO and receiver.ref is None and not receiver.items)
+        ) and method in _NUMERIC_REDUCTIONS:
+            # `abs(gt - pred.detach().numpy()).mean()`: an array's or a number's reduction is a number
+            return NUMBER
         if receiver is _LOADED and method in vocab.MODULE_RETURNING_METHODS:
             return receiver  # `torch.load(path).cuda()`, `.eval()`: whatever was loaded, moved
         if (
@@ -5376,12 +5382,21 @@ def _arguments_text(text: str, open_paren: int) -> Optional[str]:
 _TENSOR_BACKWARD_KEYWORDS = frozenset({"gradient", "retain_graph", "create_graph", "inputs"})
 
 
+# Reductions numpy arrays and scalars share with tensors: on an array, a number (or an array).
+_NUMERIC_REDUCTIONS = frozenset({"mean", "sum", "max", "min", "std", "var", "prod", "median"})
+
+
 def _foreign_backward(text: str, open_paren: int) -> bool:
     """Whether the ``backward(`` call whose parenthesis is at ``open_paren`` passes a keyword
-    ``Tensor.backward`` does not take (``gcam.backward(ids=ids)`` of a Grad-CAM wrapper)."""
+    ``Tensor.backward`` does not take (``gcam.backward(ids=ids)`` of a Grad-CAM wrapper), or a loss
+    as its first argument, where ``Tensor.backward`` takes the output's gradient
+    (``accelerator.backward(loss)``, ``fabric.backward(loss)``: the loss is what runs backward)."""
     inner = _arguments_text(text, open_paren)
     if not inner:
         return False
+    first = inner.split(",")[0].strip()
+    if re.fullmatch(r"[A-Za-z_][\w.]*", first) and names_a_loss(first.rsplit(".", 1)[-1]):
+        return True
     return any(
         (match := re.match(r"\s*([A-Za-z_]\w*)\s*=(?!=)", part)) is not None
         and match.group(1) not in _TENSOR_BACKWARD_KEYWORDS
