@@ -47,7 +47,8 @@ the value (it, or the name it is bound to, is only handed to library functions, 
 (`criterion(output, labels)`) or to functions of the run that call nothing they are given:
 `ssim(Variable(pred, volatile=True), target)`, or read as numbers: `labels.data.cpu().numpy()`,
 or never read again, nor at a loop's next turn), where the message says so and the call is fixed as
-above. `volatile=volatile` passing on a parameter of a function that defaults to `False` and that
+above; so is one in a loop (or function) that runs a backward pass after it, a training input whose
+grad must stay on. `volatile=volatile` passing on a parameter of a function that defaults to `False` and that
 every call of the function in the file leaves out or passes `False` (`def to_var(x, volatile=False)`,
 then `to_var(images)`) is never set: the call is the plain legacy wrapper. Inside such a region
 `volatile` is redundant and the call is fixed as above. Calls with other arguments or with
@@ -63,7 +64,14 @@ from typing import Optional
 
 from gradguard.check.analysis.data_attr import has_comment
 from gradguard.check.analysis.model import parameterless_layer
-from gradguard.check.analysis.scopes import FUNCTION_TYPES, called_parameters, parameter_defaults
+from gradguard.check.analysis.scopes import (
+    COMPREHENSION_TYPES,
+    FUNCTION_TYPES,
+    called_parameters,
+    parameter_defaults,
+    target_names,
+    walk_in_order,
+)
 from gradguard.check.analysis.vocabulary import (
     FACTORIES,
     GRAPH_ENDING_METHODS,
@@ -591,6 +599,42 @@ class LegacyVariable(Rule):
                     x, y = x.cuda().detach(), Variable(labels.cuda(), volatile=True)
             """,
         ),
+        # `volatile=True` on a training input: no inference to run under `no_grad` (that would break
+        # the backward pass); only the wrapper is legacy.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+
+
+            def train(autoencoder, loader, criterion, optimizer):
+                for images in loader:
+                    images = Variable(images.cuda(), volatile=True)
+                    reconstructed = autoencoder(images)
+                    loss = criterion(reconstructed, images)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+            """,
+            line=7,
+            column=18,
+            message="`volatile=True` was removed and does nothing, and a backward pass follows in this loop: "
+            "`Variable` returns a detached tensor; use the tensor directly",
+            fixed="""
+            import torch
+            from torch.autograd import Variable
+
+
+            def train(autoencoder, loader, criterion, optimizer):
+                for images in loader:
+                    images = images.cuda().detach()
+                    reconstructed = autoencoder(images)
+                    loss = criterion(reconstructed, images)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+            """,
+        ),
         # `Variable` handed to `map`: called on each item all the same.
         Invalid(
             """
@@ -649,6 +693,13 @@ class LegacyVariable(Rule):
                 message = (
                     "`Variable(..., volatile=True)` is legacy: `volatile` has no effect (grad is already "
                     "disabled here) and `Variable` returns a detached tensor; use the tensor directly"
+                )
+                fix = self._fix(ctx, node)
+            elif _backpropagated_after(ctx, node):
+                # `Variable(image_train.cuda(), volatile=True)` in a training loop: no inference to wrap
+                message = (
+                    "`volatile=True` was removed and does nothing, and a backward pass follows in this loop: "
+                    "`Variable` returns a detached tensor; use the tensor directly"
                 )
                 fix = self._fix(ctx, node)
             elif not _may_reach_a_model(ctx, node):
@@ -791,6 +842,77 @@ def _may_reach_a_model(ctx, node: ast.Call) -> bool:
             continue
         return True
     return False
+
+
+def _backpropagated_after(ctx, node: ast.Call) -> bool:
+    """Whether what the call makes feeds, with its graph, a backward pass that follows it in the
+    innermost loop around it (else its function): a training input (`images = Variable(x,
+    volatile=True)`, `loss = criterion(model(images), y)`, `loss.backward()`), whose grad must stay
+    on; not one cut from that pass on the way (`Variable(netG(noisev).data)` of a GAN's critic step,
+    a DQN's target computed from `next_state` and taken `.data`)."""
+    block = ctx.loops[-1] if ctx.loops else ctx.function
+    if block is None or isinstance(block, ast.Lambda):
+        return False
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Tuple):
+        parent = ctx.parent(parent)
+    if isinstance(parent, ast.ListComp):
+        parent = ctx.parent(parent)  # `targets = [Variable(ann, volatile=True) for ann in targets]`
+    if not isinstance(parent, ast.Assign):
+        return False
+    found = {name for target in parent.targets for name in target_names(target)}
+    at = (node.lineno, node.col_offset)
+    statements = [
+        sub for sub in walk_in_order(block) if isinstance(sub, ast.stmt) and (sub.lineno, sub.col_offset) > at
+    ]
+    statements.sort(key=lambda sub: (sub.lineno, sub.col_offset))
+    for statement in statements:
+        if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and statement.value is not None:
+            if _graph_names(statement.value) & found:
+                targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+                found.update(name for target in targets for name in target_names(target))
+        elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            call = statement.value
+            if (
+                isinstance(call.func, ast.Attribute)
+                and call.func.attr == "backward"
+                and _graph_names(call.func.value) & found
+            ):
+                return True
+    return False
+
+
+# What cuts a value from its graph on the way: `x.data`, `x.detach()`, `x.item()`, `Variable(x)`.
+_CUTTING_METHODS = frozenset({"detach", "item", "numpy", "tolist"})
+
+
+def _graph_names(expr: ast.AST) -> set:
+    """The names an expression computes from with their graph: not those under `.data`, a
+    detaching method or `Variable(...)`."""
+    found: set = set()
+    todo = [expr]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            if node.attr != "data":
+                todo.append(node.value)
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in _CUTTING_METHODS:
+                todo.extend(node.args)
+            elif isinstance(func, ast.Name) and func.id == "Variable":
+                continue
+            else:
+                todo.append(func)
+                todo.extend(node.args)
+                todo.extend(k.value for k in node.keywords)
+        elif isinstance(node, (ast.Lambda, *COMPREHENSION_TYPES)):
+            continue
+        else:
+            todo.extend(ast.iter_child_nodes(node))
+    return found
 
 
 def _read_on_a_later_turn(ctx, name: str, statement: ast.AST) -> bool:
