@@ -1,5 +1,7 @@
 """Memory kept alive by ``total += loss`` (GG301): bytes of the tensors saved for backward
-that stay reachable from the running total, against ``total += loss.item()``.
+that stay reachable from the running total, against ``total += loss.item()``, in a loop that
+never backpropagates (an evaluation) and in one that calls ``loss.backward()`` at each step
+(a training loop: backward frees what the graph saved, the graph's nodes stay reachable).
 
 Run: ``python benchmarks/accumulated_graph_memory.py [iterations]``
 """
@@ -22,12 +24,27 @@ def saved_bytes(tensor) -> int:
         seen.add(id(node))
         for attr in dir(node):
             if attr.startswith("_saved_"):
-                value = getattr(node, attr)
+                try:
+                    value = getattr(node, attr)
+                except RuntimeError:
+                    continue  # freed by the backward pass that ran through this node
                 if isinstance(value, torch.Tensor) and value.data_ptr() not in storages:
                     storages.add(value.data_ptr())
                     total += value.untyped_storage().nbytes()
         stack.extend(next_node for next_node, _ in node.next_functions)
     return total
+
+
+def graph_nodes(tensor) -> int:
+    """How many autograd nodes the graph behind ``tensor`` holds."""
+    seen, stack = set(), [getattr(tensor, "grad_fn", None)]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.extend(next_node for next_node, _ in node.next_functions)
+    return len(seen)
 
 
 def main(iterations: int = 50) -> None:
@@ -43,14 +60,23 @@ def main(iterations: int = 50) -> None:
     )
     criterion = nn.CrossEntropyLoss()
     x, y = torch.randn(64, 3, 32, 32), torch.randint(0, 10, (64,))
-    for mode in ("loss", "loss.item()"):
-        total = 0.0
-        for _ in range(iterations):
-            loss = criterion(model(x), y)
-            total += loss if mode == "loss" else loss.item()
-        print(
-            f"total += {mode:<12} after {iterations} iterations: {saved_bytes(total) / 2**20:8.1f} MiB saved for backward still reachable"
-        )
+    for backward in (False, True):
+        for mode in ("loss", "loss.item()"):
+            total = 0.0
+            nodes = 0
+            for _ in range(iterations):
+                loss = criterion(model(x), y)
+                if backward:
+                    model.zero_grad()
+                    loss.backward()
+                total += loss if mode == "loss" else loss.item()
+            if isinstance(total, torch.Tensor):
+                nodes = graph_nodes(total)
+            loop = "backward each step" if backward else "no backward"
+            print(
+                f"{loop:<18} total += {mode:<12} after {iterations} iterations: "
+                f"{saved_bytes(total) / 2**20:8.1f} MiB saved for backward still reachable, {nodes} graph nodes"
+            )
 
 
 if __name__ == "__main__":

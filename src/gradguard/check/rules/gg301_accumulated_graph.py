@@ -40,8 +40,11 @@ A loss tensor holds its autograd graph, and through it every activation saved fo
 Adding it to a running total (or keeping it in a list) keeps all those graphs alive until the
 total goes away, so memory grows with every iteration. Measured on torch 2.13 with a
 two-convolution CNN and batches of 64 images of 32x32 (`python benchmarks/accumulated_graph_memory.py`):
-after 50 iterations of `total += loss`, 801 MiB of tensors saved for backward are still
-reachable from `total`; with `total += loss.item()`, none.
+in a loop that never backpropagates the loss (an evaluation), after 50 iterations of `total += loss`,
+801 MiB of tensors saved for backward are still reachable from `total`; with `total += loss.item()`,
+none. In a training loop that calls `loss.backward()` at each step, the backward pass frees what the
+graphs saved, and `total` keeps their nodes alone (556 nodes after 50 iterations, no saved tensor):
+memory grows slowly, and `total` is still a tensor with a graph (`total.numpy()` raises).
 Accumulating losses that are then backpropagated together (gradient accumulation,
 `torch.stack(losses).sum().backward()`) needs the graphs and is not flagged.
 
