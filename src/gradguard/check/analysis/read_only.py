@@ -1108,6 +1108,28 @@ def _innermost_loop(node: ast.AST, loops: list) -> Optional[ast.AST]:
     return found
 
 
+def _computed_from(expr: ast.AST, wanted: set) -> list:
+    """The wanted names an expression computes from by arithmetic, indexing and methods
+    (``(sum_pred + pred[0]).clamp(0, 1)``); not through a function it calls, which may keep them."""
+    found = []
+    todo = [expr]
+    while todo:
+        node = todo.pop()
+        t = type(node)
+        if t is ast.Name:
+            if node.id in wanted:  # type: ignore[attr-defined]
+                found.append(node)
+        elif t is ast.BinOp:
+            todo.extend((node.left, node.right))  # type: ignore[attr-defined]
+        elif t is ast.UnaryOp:
+            todo.append(node.operand)  # type: ignore[attr-defined]
+        elif t in (ast.Subscript, ast.Attribute):
+            todo.append(node.value)  # type: ignore[attr-defined]
+        elif t is ast.Call and type(node.func) is ast.Attribute:  # type: ignore[attr-defined]
+            todo.append(node.func.value)  # type: ignore[attr-defined]
+    return found
+
+
 def _base_name(expr: ast.AST, wanted: set) -> Optional[ast.Name]:
     """The name an expression reads through indexing and views or copies of it
     (``out[0][:, 1]``, ``encoded[k].view(-1).cpu()``), if one of ``wanted``."""
@@ -1352,6 +1374,11 @@ def _classify_call(call: ast.Call, wanted: set, qualified_name, bound: dict, rea
         base = _base_name(arg, wanted)
         if base is not None:
             reads[id(base)] = kind
+        elif kind == _VALUE:
+            # `imshow(to_pil((sum_pred + pred[0]).clamp(0, 1)))`: what is drawn or read is computed
+            # from the names by arithmetic and tensor methods; their graphs go no further
+            for name in _computed_from(arg, wanted):
+                reads.setdefault(id(name), _VALUE)
 
 
 # A function's parameters by position, the kind of read (``_VALUE``, ``_METADATA``) of each

@@ -1010,9 +1010,10 @@ def _plain_class_forward_only_read(ctx, function: ast.AST, unit: _Unit) -> bool:
 
 def _wrapper_shape(ctx, fn: ast.AST) -> bool:
     """A short function ending in a ``return`` of a value that calls a name the module binds
-    by assignment (``def G(z): return G_(z)``, ``h = G_shared(z); return G1_(h)`` with ``G_ =
-    nn.Sequential(...)``): the shape of a wrapper around a model (``_wraps_a_model``); not one
-    calling only imported names, builtins or the file's functions."""
+    by assignment, or a method of one (``def G(z): return G_(z)``, ``h = G_shared(z); return
+    G1_(h)`` with ``G_ = nn.Sequential(...)``, ``def decode(z): return autoencoder.decode(z)``): the
+    shape of a wrapper around a model (``_wraps_a_model``); not one calling only imported names,
+    builtins or the file's functions."""
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or len(fn.body) > 3:
         return False
     cache = ctx.state(_State).wrapper_shapes  # asked for every call of the function
@@ -1025,16 +1026,21 @@ def _wrapper_shape(ctx, fn: ast.AST) -> bool:
             and isinstance(last.value, (ast.Call, ast.Tuple, ast.Name))
             and any(
                 isinstance(sub, ast.Call)
-                and isinstance(sub.func, ast.Name)
-                and sub.func.id not in ctx.imports.names
-                and sub.func.id not in _BUILTINS
-                and sub.func.id not in module.definitions
-                and module.binds(sub.func.id)
+                and isinstance(called := _called_root(sub.func), ast.Name)
+                and called.id not in ctx.imports.names
+                and called.id not in _BUILTINS
+                and called.id not in module.definitions
+                and module.binds(called.id)
                 for stmt in fn.body
                 for sub in walk_in_order(stmt)
             )
         )
     return found
+
+
+def _called_root(func: ast.AST) -> ast.AST:
+    """What a call calls, or the object whose method it calls (``ae`` of ``ae.decode``)."""
+    return func.value if isinstance(func, ast.Attribute) else func
 
 
 def _wraps_a_model(ctx, definitions: list) -> bool:
@@ -1050,6 +1056,11 @@ def _wraps_a_model(ctx, definitions: list) -> bool:
     if summary.trains or summary.generator:
         return False
     returned = summary.returns
+    last = definitions[0].body[-1]
+    if returned.kind is Kind.UNKNOWN and isinstance(last, ast.Return) and last.value is not None:
+        # `def decode(z): return autoencoder.decode(z)`: a method of a module the module holds,
+        # which the summary does not follow; the value at the `return` says what it hands back
+        returned = ctx.model.value(last.value)
     parts = returned.items if returned.kind is Kind.CONTAINER and returned.items else (returned,)
     carried = [part for part in parts if part.kind is Kind.TENSOR and part.grad is Grad.YES]
     if any(part.has(Role.OUTPUT) for part in carried):
@@ -4526,6 +4537,44 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A helper returning a model method's output, backpropagated by its caller.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class AE(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.e = nn.Linear(4, 2)
+                    self.d = nn.Linear(2, 4)
+
+                def decode(self, z):
+                    return self.d(z)
+
+                def forward(self, x):
+                    return self.decode(self.e(x))
+
+
+            ae = AE()
+            opt = torch.optim.Adam(ae.parameters())
+            for x in loader:
+                loss = ((ae(x) - x) ** 2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+
+
+            def decode(z):
+                return ae.decode(z)
+
+
+            sample = decode(torch.randn(1, 2))
+            penalty = sample.pow(2).mean()
+            penalty.backward()
+            """
+        ),
         # `to_pil` is a converter into images in one function and a list's `append` in another:
         # what it makes of the output is not known.
         Valid(
@@ -8632,6 +8681,49 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A helper returning a model method's output (`def decode(z): return ae.decode(z)`) is a
+        # model call: a sample decoded after training and only read records a graph for nothing.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class AE(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.e = nn.Linear(4, 2)
+                    self.d = nn.Linear(2, 4)
+
+                def decode(self, z):
+                    return self.d(z)
+
+                def forward(self, x):
+                    return self.decode(self.e(x))
+
+
+            ae = AE()
+            opt = torch.optim.Adam(ae.parameters())
+            for x in loader:
+                loss = ((ae(x) - x) ** 2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+
+
+            def decode(z):
+                return ae.decode(z)
+
+
+            sample = decode(torch.randn(1, 2))
+            print(sample.data.cpu().numpy())
+            """,
+            line=31,
+            column=10,
+            message="`decode(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # A converter into PIL images bound inside the function: the output only becomes an image to draw.
         Invalid(
             """
