@@ -655,6 +655,36 @@ def test_a_loader_given_its_dataset_by_keyword_has_its_split(made, split):
     assert value.kind is Kind.LOADER and value.split is split
 
 
+@pytest.mark.parametrize(
+    "name,split",
+    [
+        ("mnist_testloader", Split.EVAL),
+        ("cifar10_val_loader", Split.EVAL),
+        ("svhn_train_loader", Split.TRAIN),
+    ],
+)
+def test_a_loader_named_after_its_data_set_and_split_is_a_loader_of_that_split(name, split):
+    value, _ = ask(
+        f"""
+        def run(model, {name}):
+            for x, y in {name}:  # <- {name}
+                model(x)
+        """
+    )
+    assert value.kind is Kind.LOADER and value.split is split
+
+
+def test_twin_a_name_ending_like_a_loader_without_a_split_word_says_no_split():
+    value, _ = ask(
+        """
+        def run(model, contest_loader):
+            for x, y in contest_loader:  # <- contest_loader
+                model(x)
+        """
+    )
+    assert value.split is None
+
+
 @pytest.mark.parametrize("handed,split", [("val_ds", Split.EVAL), ("test_set", Split.EVAL), ("train_ds", Split.TRAIN)])
 def test_a_loader_from_a_helper_takes_the_split_of_the_data_handed_to_it(handed, split):
     value, _ = ask(

@@ -103,7 +103,8 @@ MODEL_NAME_RE = re.compile(
     r"|G|D|model_[a-z0-9_]*)$"
 )
 LOADER_NAME_RE = re.compile(
-    r"^(?:(?P<pre>val|valid|validation|test|testing|eval|evaluation|dev|train|training|trn)_?(?:data_?|set_?)?"
+    # (after a data set's name: `mnist_testloader`, `cifar10_train_loader`)
+    r"^(?:(?:[a-z0-9]+_)*(?P<pre>val|valid|validation|test|testing|eval|evaluation|dev|train|training|trn)_?(?:data_?|set_?)?"
     r"(?:loader|dataloader|dl|iter|iterator|gen|generator|batches)s?"
     r"|(?:data_?)?loader_?(?P<post>val|valid|validation|test|eval|train)|(?:data)?loaders?|dataloaders?)$",
     re.I,

@@ -381,7 +381,8 @@ from gradguard.check.triggers import TextSearch
 from gradguard.common.text import occurrences, short
 
 _LOADER_RE = re.compile(
-    r"^(?:(?:val|valid|validation|test|testing|eval|evaluation|dev)_?(?:data_?)?(?:loader|dataloader|dl|iter|iterator)s?"
+    # (after a data set's name: `mnist_testloader`, `cifar10_val_loader`)
+    r"^(?:(?:[a-z0-9]+_)*(?:val|valid|validation|test|testing|eval|evaluation|dev)_?(?:data_?)?(?:loader|dataloader|dl|iter|iterator)s?"
     r"|(?:data_?)?loader_?(?:val|valid|validation|test|eval))$",
     re.I,
 )

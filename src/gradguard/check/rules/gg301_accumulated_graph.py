@@ -650,6 +650,58 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # A total appended to a list the function returns, whose items a caller reads as tensors:
+        # the fix keeps them tensors (`.item()` would make `plot[i].item()` raise).
+        Invalid(
+            """
+            import torch
+
+
+            def train(model, loader, cost, optimizer, epochs):
+                plot = []
+                for e in range(epochs):
+                    running_loss = 0
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        loss = cost(model(x), y)
+                        running_loss += loss
+                        loss.backward()
+                        optimizer.step()
+                    plot.append(running_loss / len(loader))
+                return plot
+
+
+            def run(model, loader, cost, optimizer):
+                plot = train(model, loader, cost, optimizer, 3)
+                return [plot[i].item() for i in range(len(plot))]
+            """,
+            line=11,
+            column=13,
+            message="Accumulating `loss` across iterations keeps every iteration's autograd graph alive; accumulate "
+            "`loss.detach()`",
+            fixed="""
+            import torch
+
+
+            def train(model, loader, cost, optimizer, epochs):
+                plot = []
+                for e in range(epochs):
+                    running_loss = 0
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        loss = cost(model(x), y)
+                        running_loss += loss.detach()
+                        loss.backward()
+                        optimizer.step()
+                    plot.append(running_loss / len(loader))
+                return plot
+
+
+            def run(model, loader, cost, optimizer):
+                plot = train(model, loader, cost, optimizer, 3)
+                return [plot[i].item() for i in range(len(plot))]
+            """,
+        ),
         # A tuple appended each epoch keeps its loss, and that loss's graph, alive.
         Invalid(
             """
@@ -2425,6 +2477,8 @@ def _element_for(node: ast.AST, name: str, value: ast.AST) -> Optional[ast.AST]:
 
 
 def _suffix(ctx, uses, acc: str, how: str, derived: set) -> str:
+    # `plot.append(running_loss / n)`, `return plot`: the lists the total goes into go where it goes
+    derived = derived | _lists_appended_with(ctx, uses, {acc} | derived)
     use_item = (
         how == "augment"
         and _starts_as_number(uses, acc)
@@ -2437,6 +2491,24 @@ def _suffix(ctx, uses, acc: str, how: str, derived: set) -> str:
         and not _handed_to_tensor_use(ctx, uses, {acc} | derived)
     )
     return ".item()" if use_item else ".detach()"
+
+
+def _lists_appended_with(ctx, uses, names: set) -> set:
+    """The names of the lists the scope appends a value computed from ``names`` to
+    (``plot.append(running_loss / len(loader))``), and what the scope computes from them."""
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    found: set = set()
+    for node in ctx.model.own_nodes(scope):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "append"
+            and isinstance(node.func.value, ast.Name)
+            and len(node.args) == 1
+            and _names(node.args[0]) & names
+        ):
+            found |= uses.derived(node.func.value.id)
+    return found
 
 
 def _handed_to_tensor_use(ctx, uses, names: set) -> bool:

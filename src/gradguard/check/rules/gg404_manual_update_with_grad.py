@@ -9,7 +9,8 @@ a `.grad`, where grad is enabled:
 Updates through `.data` (`w.data -= lr * w.grad.data`, GG102's concern), updates inside
 `with torch.no_grad():` (or a function decorated with it) and rebindings that make a new
 leaf (`w = (w - lr * w.grad).detach().requires_grad_()`, or a loop that binds the name to a new
-leaf in each iteration: `x_adv = x_adv.detach().requires_grad_()` at the top of a PGD step) are
+leaf in each iteration: `x_adv = x_adv.detach().requires_grad_()` at the top of a PGD step, also in two
+statements, `x_adv = x_adv.detach()` then `x_adv.requires_grad = True`) are
 not flagged, nor a rebinding in a function, outside any loop, that no backward pass or read of the
 name's `.grad` follows and that the function does not hand back undetached (a single FGSM step,
 `x_adv = x_adv + eps * x_adv.grad.sign()`, then `return x_adv.detach()`: there is no next
@@ -90,6 +91,26 @@ class ManualUpdateWithGrad(Rule):
     function_triggers = (".grad",)
 
     valid = (
+        # A PGD step making its image a new leaf at each iteration in two statements
+        # (`images = images.detach()`, `images.requires_grad = True`): the next backward fills its `.grad`.
+        Valid(
+            """
+            import torch
+
+
+            def pgd(model, criterion, images, labels, epsilon, step_size, steps):
+                original = images
+                for step in range(steps):
+                    images = images.detach()
+                    images.requires_grad = True
+                    loss = criterion(model(images), labels)
+                    model.zero_grad()
+                    loss.backward()
+                    images = images + step_size * torch.sign(images.grad)
+                    images = torch.max(torch.min(images, original + epsilon), original - epsilon)
+                return images
+            """
+        ),
         # A single FGSM step: nothing backpropagates after the rebinding, and what leaves is
         # detached, so no `.grad` of it is ever asked for.
         Valid(
@@ -422,7 +443,8 @@ class ManualUpdateWithGrad(Rule):
         at the top of a PGD step): the next ``backward()`` fills that leaf's ``.grad``."""
         if not ctx.loops:
             return False
-        for other in ctx.loops[-1].body:
+        body = ctx.loops[-1].body
+        for index, other in enumerate(body):
             if (
                 other is not stmt
                 and isinstance(other, ast.Assign)
@@ -433,6 +455,8 @@ class ManualUpdateWithGrad(Rule):
                 made = ctx.model.value(other.value)
                 if made.carries_grad and made.has(Role.LEAF) and not made.weak:
                     return True
+                if _detached(other.value) and index + 1 < len(body) and _sets_requires_grad(body[index + 1], name):
+                    return True  # `x = x.detach()`, then `x.requires_grad = True`: the same leaf, in two statements
         return False
 
     def _report_in_place(self, ctx, stmt: ast.stmt) -> None:
@@ -552,3 +576,39 @@ def _owns_line(ctx, stmt: ast.stmt, compound: bool = False) -> bool:
         if isinstance(sub, (ast.Constant, ast.JoinedStr)) and sub.lineno != sub.end_lineno:
             return False
     return True
+
+
+def _detached(value: ast.AST) -> bool:
+    """``x.detach()``, ``x.detach().clone()``, ``x.clone().detach()``: a copy cut from any graph."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        if value.func.attr == "detach":
+            return True
+        if value.func.attr not in ("clone", "to", "cuda", "cpu", "float", "contiguous"):
+            return False
+        value = value.func.value
+    return False
+
+
+def _sets_requires_grad(stmt: ast.stmt, name: str) -> bool:
+    """``x.requires_grad = True`` or ``x.requires_grad_()`` (``requires_grad_(True)``) as a statement."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target = stmt.targets[0]
+        return (
+            isinstance(target, ast.Attribute)
+            and target.attr == "requires_grad"
+            and isinstance(target.value, ast.Name)
+            and target.value.id == name
+            and isinstance(stmt.value, ast.Constant)
+            and stmt.value.value is True
+        )
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        call = stmt.value
+        return (
+            isinstance(call.func, ast.Attribute)
+            and call.func.attr == "requires_grad_"
+            and isinstance(call.func.value, ast.Name)
+            and call.func.value.id == name
+            and not call.keywords
+            and (not call.args or (isinstance(call.args[0], ast.Constant) and call.args[0].value is True))
+        )
+    return False
