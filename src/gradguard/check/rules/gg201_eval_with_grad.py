@@ -2666,33 +2666,39 @@ def _layers_iterated(loop: ast.For | ast.AsyncFor, name: str) -> Optional[ast.AS
     """The module whose layers a loop binds ``name`` to: ``for layer in vgg.children()`` (also
     ``vgg.modules()``, ``vgg`` itself, ``enumerate(vgg.children())``, ``vgg.named_children()``)."""
     source, target = loop.iter, loop.target
-    if isinstance(target, ast.Tuple) and len(target.elts) == 2:
-        if not (isinstance(target.elts[1], ast.Name) and target.elts[1].id == name):
+    if isinstance(target, ast.Tuple):
+        # `for i, layer in enumerate(...)`, `for name, layer in vgg.named_children()`
+        if len(target.elts) != 2 or not (isinstance(target.elts[1], ast.Name) and target.elts[1].id == name):
             return None
-        if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "enumerate":
-            source = source.args[0] if len(source.args) == 1 else None
-        elif not (
-            isinstance(source, ast.Call)
-            and isinstance(source.func, ast.Attribute)
-            and source.func.attr in ("named_children", "named_modules")
-            and not source.args
-        ):
+        if _method_call_without_arguments(source, ("named_children", "named_modules")):
+            return source.func.value  # type: ignore[attr-defined]
+        if not (isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "enumerate"):
             return None
-        else:
-            return source.func.value
+        if len(source.args) != 1:
+            return None
+        source = source.args[0]
     elif not (isinstance(target, ast.Name) and target.id == name):
         return None
-    if (
-        isinstance(source, ast.Call)
-        and isinstance(source.func, ast.Attribute)
-        and source.func.attr in ("children", "modules")
-        and not source.args
-    ):
-        return source.func.value
+    if _method_call_without_arguments(source, ("children", "modules")):
+        return source.func.value  # type: ignore[attr-defined]
     return source
 
 
+def _method_call_without_arguments(node: ast.AST, methods: tuple) -> bool:
+    """``x.children()``: a call of one of ``methods`` on something, with no argument."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in methods
+        and not node.args
+        and not node.keywords
+    )
+
+
 def _constructs_nothing_trainable(ctx, expr: ast.AST, frozen: frozenset, container: str) -> bool:
+    """Whether a module value adds no trainable parameter to the container: a layer without
+    parameters, a class of the file holding none, or one building no layer of its own and handed
+    only tensors and the (frozen) container or a copy of it."""
     value = ctx.model.value(expr)
     if value.kind is not Kind.MODULE:
         return False
