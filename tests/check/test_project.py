@@ -257,6 +257,47 @@ def test_twin_a_helper_of_another_file_saving_the_model_gives_it_no_weights(tmp_
     assert not any("GG201" in line for line in findings(capsys, utils, generate))
 
 
+RESNET_INSTANCE = """
+    import torchvision.models as models
+
+    mnist_resnet18 = models.resnet18()
+"""
+
+RUN_INSTANCE = """
+    import torch
+    from torch import nn, optim
+    from nets import mnist_resnet18
+
+    model = mnist_resnet18.to("cuda")
+    opt = optim.Adam(model.parameters())
+    for epoch in range(3):
+        for x, y in train_loader:
+            opt.zero_grad()
+            nn.CrossEntropyLoss()(model(x), y).backward()
+            opt.step()
+        with torch.no_grad():
+            for x, y in test_loader:
+                print(model(x).argmax(1))
+"""
+
+
+def test_a_torchvision_model_another_file_builds_at_module_level_holds_batch_norm(tmp_path, capsys):
+    nets = write(tmp_path, "nets.py", RESNET_INSTANCE)
+    run = write(tmp_path, "run.py", RUN_INSTANCE)
+    found = findings(capsys, nets, run)
+    assert any("run.py:15" in line and "GG209" in line for line in found), found
+
+
+def test_twin_the_torchvision_model_switched_to_eval_before_the_test_loop_is_quiet(tmp_path, capsys):
+    nets = write(tmp_path, "nets.py", RESNET_INSTANCE)
+    run = write(
+        tmp_path,
+        "run.py",
+        RUN_INSTANCE.replace("        with torch.no_grad():", "        model.eval()\n        with torch.no_grad():"),
+    )
+    assert not any("GG209" in line for line in findings(capsys, nets, run))
+
+
 EVALUATE = """
     import torch
 

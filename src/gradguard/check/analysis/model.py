@@ -2430,7 +2430,9 @@ class SemanticModel:
         instance = self.imported_instance(alias.asname or alias.name) if isinstance(stmt, ast.ImportFrom) else None
         if instance is not None:
             # `from Architecture.model import model`: the model another file of the run builds
-            return Value(Kind.MODULE, Grad.NO, Role.TRAINING, ref="project:" + instance)
+            # (`from models import mnist_resnet18` of `mnist_resnet18 = models.resnet18()`: torchvision's)
+            ref = instance if instance.startswith("torchvision.models.") else "project:" + instance
+            return Value(Kind.MODULE, Grad.NO, Role.TRAINING, ref=ref)
         qual = self.imports.names.get(alias.asname or alias.name) if isinstance(stmt, ast.ImportFrom) else None
         if qual is not None and qual.rpartition(".")[2][:1].isupper() and self._project_class(qual) is not None:
             # `from models.hnn import HNN`: a class of the run, as a value too (`{"hnn": HNN}`)

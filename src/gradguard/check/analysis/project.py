@@ -448,12 +448,17 @@ class ProjectIndex:
         return root
 
     def constructs_any(self, layers: frozenset) -> bool:
-        """Whether some class of the project constructs one of ``layers`` (answered once per
-        set and run: every file of the run may ask)."""
+        """Whether some class of the project constructs one of ``layers``, or a module-level
+        torchvision model of the run holds one (answered once per set and run: every file of the
+        run may ask)."""
         answers = self.__dict__.setdefault("_constructs_any", {})
         found = answers.get(layers)
         if found is None:
-            found = answers[layers] = any(fact.layers & layers for fact in self.classes.values())
+            found = answers[layers] = any(fact.layers & layers for fact in self.classes.values()) or any(
+                (vocab.torchvision_model_layers(made.rpartition(".")[2]) or frozenset()) & layers
+                for made in self.instances.values()
+                if made.startswith("torchvision.models.")
+            )
         return found
 
     def gives_torch(self, importer: str, text: str) -> bool:
@@ -1457,7 +1462,17 @@ def _module_instances(module: str, text: str, classes: dict, imported: Optional[
             ]
         if not any(start <= match.start() < end for start, end in definitions):
             found.setdefault(f"{module}.{match.group(1)}", qualified)
+    if "torchvision" in text:
+        # `mnist_resnet18 = models.resnet18()` at the top of a file importing torchvision: a
+        # torchvision model (with its batch norm and dropout) that other files import and run
+        for match in _TORCHVISION_INSTANCE_RE.finditer(text):
+            if vocab.torchvision_model_layers(match.group(2)) is not None:
+                found.setdefault(f"{module}.{match.group(1)}", f"torchvision.models.{match.group(2)}")
     return found
+
+
+# A module-level name bound to a torchvision model made by its builder (`net = models.resnet18()`).
+_TORCHVISION_INSTANCE_RE = re.compile(r"^(\w+)[ \t]*=[ \t]*(?:torchvision\.)?models\.(\w+)\(", re.M)
 
 
 def _method_texts(body: str) -> dict:

@@ -11,7 +11,9 @@ function decorated with them) when the code shows all of:
   directly, `torchvision.models.VGG(layers, num_classes=10)`; a module class building a
   torchvision model, whole or in part, `nn.Sequential(*list(resnet.children())[:-3])`, holds
   its batch norm, not its dropout, which sits in the classifier a part often leaves out, and
-  nothing where the class switches something to eval mode itself: `models.resnet50(...).eval()`);
+  nothing where the class switches something to eval mode itself: `models.resnet50(...).eval()`; a
+  torchvision model another file of the run builds at module level and this file imports,
+  `from nets import mnist_resnet18`);
 - the model is in training mode on every path to the call: built and never switched, or
   switched back with `.train()`; no `.eval()` / `.train(False)` of it anywhere in the file (also at
   the end of a chain of moves, `self.model.to(device).eval()`: `nn.Module.to` returns the module), and it
