@@ -1292,7 +1292,7 @@ def _holds_no_parameters(body: str, init: str) -> bool:
     plain = {
         name
         for name, default in parameter_defaults(function).items()
-        if isinstance(_signed(default), ast.Constant) and isinstance(_signed(default).value, (int, float, bool, str))
+        if isinstance(vocab.constant_of(default), (int, float, bool, str))
     } | {
         arg.arg
         for arg in (*positional, *spec.kwonlyargs)
@@ -1314,13 +1314,6 @@ def _holds_no_parameters(body: str, init: str) -> bool:
                 continue
             return False
     return True
-
-
-def _signed(node: ast.AST) -> ast.AST:
-    """The constant a signed number is written with (``-60.0``), else the node itself."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        return node.operand
-    return node
 
 
 def _image_transform(value: ast.AST) -> bool:

@@ -458,6 +458,30 @@ def _parameters_of(iterable: ast.expr) -> Optional[ast.expr]:
     return None
 
 
+def requires_grad_value(statement: ast.stmt, name: str) -> Optional[ast.expr]:
+    """What a statement sets ``requires_grad`` of ``name`` to: V of ``name.requires_grad = V`` or
+    of ``name.requires_grad_(V)`` (``True`` where the call gives none); None for another statement."""
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target = statement.targets[0]
+        if (
+            isinstance(target, ast.Attribute)
+            and target.attr == "requires_grad"
+            and isinstance(target.value, ast.Name)
+            and target.value.id == name
+        ):
+            return statement.value
+    elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        call = statement.value
+        if (
+            isinstance(call.func, ast.Attribute)
+            and call.func.attr == "requires_grad_"
+            and isinstance(call.func.value, ast.Name)
+            and call.func.value.id == name
+        ):
+            return call_argument(call, 0, "requires_grad") or ast.Constant(True)
+    return None
+
+
 def _loop_sets_requires_grad(loop: ast.For | ast.AsyncFor):
     """What ``for p in ...: p.requires_grad = V`` (or ``p.requires_grad_(V)``) sets: V's node
     value (a bool, or the Name it reads); None if the loop does not set it."""
@@ -465,25 +489,7 @@ def _loop_sets_requires_grad(loop: ast.For | ast.AsyncFor):
         return None
     variable = loop.target.id
     for statement in loop.body:
-        value: Optional[ast.expr] = None
-        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-            target = statement.targets[0]
-            if (
-                isinstance(target, ast.Attribute)
-                and target.attr == "requires_grad"
-                and isinstance(target.value, ast.Name)
-                and target.value.id == variable
-            ):
-                value = statement.value
-        elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
-            call = statement.value
-            if (
-                isinstance(call.func, ast.Attribute)
-                and call.func.attr == "requires_grad_"
-                and isinstance(call.func.value, ast.Name)
-                and call.func.value.id == variable
-            ):
-                value = call.args[0] if call.args else ast.Constant(True)
+        value = requires_grad_value(statement, variable)
         if value is None:
             continue
         constant = constant_of(value)

@@ -591,10 +591,9 @@ def torchvision_backbone_layers(constructor: str) -> frozenset:
     """The batch-norm layers of a torchvision classification model (``resnet50``), which any
     part of it a module keeps holds (``nn.Sequential(*list(resnet.children())[:-3])``); not its
     dropout, which sits in the classifier such a part often leaves out."""
-    return (torchvision_model_layers(constructor) or frozenset()) & BATCH_NORM_LAYERS
+    return (torchvision_model_layers(constructor) or frozenset()) & BATCHNORM_MODULES
 
 
-BATCH_NORM_LAYERS = frozenset({"BatchNorm1d", "BatchNorm2d", "BatchNorm3d"})
 # torchaudio's feature transforms (`MelSpectrogram`, `AmplitudeToDB`, `MFCC`): modules keeping
 # buffers (windows, filter banks), no parameters.
 AUDIO_TRANSFORMS = ("torchaudio.transforms.",)

@@ -882,10 +882,6 @@ def _backpropagated_after(ctx, node: ast.Call) -> bool:
     return False
 
 
-# What cuts a value from its graph on the way: `x.data`, `x.detach()`, `x.item()`, `Variable(x)`.
-_CUTTING_METHODS = frozenset({"detach", "item", "numpy", "tolist"})
-
-
 def _graph_names(expr: ast.AST) -> set:
     """The names an expression computes from with their graph: not those under `.data`, a
     detaching method or `Variable(...)`."""
@@ -900,7 +896,7 @@ def _graph_names(expr: ast.AST) -> set:
                 todo.append(node.value)
         elif isinstance(node, ast.Call):
             func = node.func
-            if isinstance(func, ast.Attribute) and func.attr in _CUTTING_METHODS:
+            if isinstance(func, ast.Attribute) and func.attr in GRAPH_ENDING_METHODS:
                 todo.extend(node.args)
             elif isinstance(func, ast.Name) and func.id == "Variable":
                 continue

@@ -2634,7 +2634,7 @@ def _assembled_from_frozen_layers(ctx, target: ast.AST, call: ast.Call) -> bool:
     return assembled
 
 
-_CONTAINER_GROWERS = frozenset({"append", "extend", "insert", "register_module", "register_parameter"})
+_CONTAINER_GROWERS = LIST_ADDING_METHODS | {"register_module", "register_parameter"}
 
 
 def _adds_nothing_trainable(ctx, layer: ast.AST, frozen: frozenset, container: str) -> bool:

@@ -71,8 +71,9 @@ from typing import Optional
 from gradguard.check.analysis.data_attr import no_grad_name
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.scopes import walk_in_order
+from gradguard.check.analysis.steps import requires_grad_value
 from gradguard.check.analysis.values import Role
-from gradguard.check.analysis.vocabulary import INPLACE_VALUE_METHODS
+from gradguard.check.analysis.vocabulary import INPLACE_VALUE_METHODS, constant_of
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 from gradguard.common.text import short
@@ -591,24 +592,4 @@ def _detached(value: ast.AST) -> bool:
 
 def _sets_requires_grad(stmt: ast.stmt, name: str) -> bool:
     """``x.requires_grad = True`` or ``x.requires_grad_()`` (``requires_grad_(True)``) as a statement."""
-    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-        target = stmt.targets[0]
-        return (
-            isinstance(target, ast.Attribute)
-            and target.attr == "requires_grad"
-            and isinstance(target.value, ast.Name)
-            and target.value.id == name
-            and isinstance(stmt.value, ast.Constant)
-            and stmt.value.value is True
-        )
-    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-        call = stmt.value
-        return (
-            isinstance(call.func, ast.Attribute)
-            and call.func.attr == "requires_grad_"
-            and isinstance(call.func.value, ast.Name)
-            and call.func.value.id == name
-            and not call.keywords
-            and (not call.args or (isinstance(call.args[0], ast.Constant) and call.args[0].value is True))
-        )
-    return False
+    return constant_of(requires_grad_value(stmt, name), default=None) is True
