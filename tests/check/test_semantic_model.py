@@ -1082,6 +1082,68 @@ def test_a_name_backpropagated_without_a_gradient_is_a_0_dim_loss(call, scalar):
 
 
 @pytest.mark.parametrize(
+    "made,scalar",
+    [
+        ("torch.mean(logp)", True),
+        ("torch.mean(logp, 0)", False),
+        ("-torch.mean(logp, 0) - torch.mean(other, 0)", False),
+        ("torch.log(out).sum(dim=1).cpu()", False),
+        ("F.mse_loss(out, y, reduction='none')", False),
+    ],
+)
+def test_a_reduction_over_named_dimensions_backpropagated_is_no_0_dim_loss(made, scalar):
+    # `backward()` without a gradient shows one element, of shape () or (1,): only a full
+    # reduction says which
+    value, _ = ask(
+        f"""
+        import torch
+        import torch.nn.functional as F
+        def step(out, y, logp, other):
+            loss = {made}
+            loss.backward()
+            return loss  # <- loss
+        """
+    )
+    assert value.has(Role.LOSS) and value.has(Role.SCALAR) is scalar
+    assert value.has(Role.UNREDUCED) is not scalar
+
+
+@pytest.mark.parametrize("fields,packed", [("x.data, x.batch_sizes", True), ("x.data, x.size(0)", False)])
+def test_a_value_whose_packed_sequence_fields_are_read_is_no_tensor(fields, packed):
+    value, _ = ask(
+        f"""
+        import torch.nn as nn
+        class SequenceWise(nn.Module):
+            def forward(self, x):
+                t = x.size(0)
+                data, sizes = {fields}
+                return x  # <- x
+        """
+    )
+    assert (value.kind is Kind.TENSOR) is not packed
+
+
+@pytest.mark.parametrize("earlier,tensor", [("df[cols].values", False), ("torch.zeros(3)", True)])
+def test_an_attribute_the_method_set_before_holds_that_value(earlier, tensor):
+    # the class also sets `self.x` to a tensor (the statement after): the method's own order decides
+    text = textwrap.dedent(
+        f"""
+        import torch
+        from torch.utils.data import Dataset
+        class Houses(Dataset):
+            def __init__(self, df, cols):
+                self.x = {earlier}
+                self.x = torch.tensor(self.x)
+        """
+    )
+    ctx = _context(text)
+    read = next(
+        n for n in ast.walk(ctx.tree) if isinstance(n, ast.Attribute) and n.attr == "x" and isinstance(n.ctx, ast.Load)
+    )
+    assert (ctx.model.value(read).kind is Kind.TENSOR) is tensor
+
+
+@pytest.mark.parametrize(
     "call,loss",
     [
         ("cam.backward(retain_graph=True)", True),

@@ -255,7 +255,9 @@ class ScopeFlow:
             # `train_loss.backward()` with no gradient: autograd takes that only of a one-element
             # output with a graph, a reduced loss (0-dim, as every reduced loss since PyTorch 0.4)
             loss = current if current is not None else model.lookup(name, state, self.frame)
-            reduced_loss = Role.LOSS | Role.SCALAR
+            # (not a reduction over named dimensions, `-torch.mean(logp, 0)`: one element, of
+            # shape (1,) where `logp` is (B, 1))
+            reduced_loss = Role.LOSS if loss.has(Role.UNREDUCED) else Role.LOSS | Role.SCALAR
             if loss.kind is Kind.TENSOR and (loss.grad is not Grad.YES or loss.roles & reduced_loss != reduced_loss):
                 # (a reduced loss whose graph the flow could not tell, `.mean()` of what a
                 # parameter gives: the call shows it has one)

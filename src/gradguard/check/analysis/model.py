@@ -227,6 +227,8 @@ _TENSOR_ANNOTATIONS = frozenset(
 _BUILTIN_CLASSES = frozenset({"dict", "list", "tuple", "set", "frozenset", "str", "bytes", "int", "float", "bool"})
 # Attributes and methods that only tensors have: a name used with one holds a tensor.
 _TENSOR_EVIDENCE_ATTRIBUTES = frozenset({"grad", "grad_fn", "is_leaf", "requires_grad"})
+# Fields a PackedSequence has and a tensor has not: `x.data, x.batch_sizes` reads its fields.
+_PACKED_FIELDS = frozenset({"batch_sizes", "sorted_indices", "unsorted_indices"})
 # `x.size(0)`, `x.size(dim=1)`, `x.size()[0]`: the size of one dimension, as only a tensor gives
 # it (an array's `size` is a number, a replay buffer's `size()` returns one).
 _SIZE_OF_A_DIMENSION_RE = re.compile(r"\(\s*(?:-?\d+|dim\s*=[^)]*)\s*\)|\(\s*\)\s*\[")
@@ -584,6 +586,7 @@ class SemanticModel:
         self._uses_in_progress: set = set()  # functions whose uses are being collected
         self._rebindings: dict = {}  # id(scope) -> Rebindings
         self._attribute_sites: dict = {}
+        self._own_attribute_sites: dict = {}  # (id(method), attr) -> [(statement, value)] of its own body
         self._locations: dict = {}
         self._definitions: dict = {}  # str(id(FunctionDef)) -> the node, for FUNCTION values
 
@@ -723,6 +726,11 @@ class SemanticModel:
         if found is None:
             found = self.__dict__["_assigned"] = assigned_names(self.tree.body)
         return name in found
+
+    @functools.cached_property
+    def _reads_packed_fields(self) -> bool:
+        """Whether the file's text reads a field only a PackedSequence has (``x.batch_sizes``)."""
+        return any(f".{field}" in self.source_text for field in _PACKED_FIELDS)
 
     @functools.cached_property
     def other_framework_models(self) -> bool:
@@ -2374,6 +2382,9 @@ class SemanticModel:
                     called = rest.startswith("(")
                     if attr in hand_made:
                         pass  # `v.grad` of the file's own autograd values says nothing of tensors
+                    elif attr in _PACKED_FIELDS and not called:
+                        found = PACKED  # `x.data, x.batch_sizes`: a PackedSequence's fields
+                        break
                     elif called and attr == "backward" and _foreign_backward(text, text.index("(", k)):
                         pass  # `gcam.backward(ids=ids)`: a wrapper's own method, not the tensor's
                     elif called and attr == "backward":
@@ -2619,6 +2630,13 @@ class SemanticModel:
                     return evident.with_(weak=True)
                 return evident
             return self._named_value(name)
+        if (
+            found.kind is Kind.TENSOR
+            and found.weak
+            and self._reads_packed_fields
+            and self._evident(frame.node, name) is PACKED
+        ):
+            return PACKED  # (a parameter taken for a tensor whose `.batch_sizes` the scope reads)
         if found.kind is Kind.TENSOR and found.weak and found.has(Role.OUTPUT):
             # `cls_model = model_cls()` then `cls_model.eval()`: a call of something known by its
             # name alone that made a module, not a forward pass
@@ -2853,6 +2871,10 @@ class SemanticModel:
             return self._qualified_value(qual)
         receiver = self.evaluate(node.value, state, frame)
         kind = receiver.kind
+        if type(node.value) is ast.Name and node.value.id == "self" and frame.node is not self.tree:
+            held = self._set_earlier_in_method(node, state, frame)
+            if held is not None:
+                return held
         if kind is Kind.DATASET and attr in _DATASET_TENSOR_FIELDS:
             ref = receiver.ref or ""
             info = self._class_table().get(ref) if ref else None
@@ -3106,6 +3128,40 @@ class SemanticModel:
         if info.is_dataset:
             return dataset(None, info.key)
         return Value(Kind.OTHER, Grad.NO, ref=info.key)
+
+    def _set_earlier_in_method(self, node: ast.Attribute, state: State, frame: Frame) -> Optional[Value]:
+        """What ``self.<attr>`` holds where the method reading it assigned it before, in
+        statements of its own body alone (``self.x = df[cols].values``, then ``self.x =
+        torch.tensor(self.x)``: an array there, whatever the class assigns elsewhere); None where
+        the method does not, or does so inside a branch or a loop."""
+        key = (id(frame.node), node.attr)
+        sites = self._own_attribute_sites.get(key)
+        if sites is None:
+            info = self._method_class(frame.node)
+            found = (
+                []
+                if info is None
+                else [
+                    (stmt, value)
+                    for method, stmt, value, _ in self._attribute_assignments(info, node.attr)
+                    if method is frame.node
+                ]
+            )
+            body = frame.node.body  # type: ignore[attr-defined]
+            if any(not any(stmt is top for top in body) for stmt, _ in found):
+                found = []  # set in a branch or a loop: which one reaches the read is the flow's
+            sites = self._own_attribute_sites[key] = found
+        at = (node.lineno, node.col_offset)
+        before = [
+            (stmt, value)
+            for stmt, value in sites
+            if (stmt.end_lineno, stmt.end_col_offset) <= at  # type: ignore[attr-defined]
+        ]
+        if not before:
+            return None
+        _, value = before[-1]
+        # (a part of an unpacked call's result, `out, self.h = self.rnn(x, self.h)`: the class's answer)
+        return self.evaluate(value, state, frame) if value is not None else None
 
     def _instance_attribute(self, info: ClassInfo, attr: str) -> Value:
         key = (info.key, attr)
@@ -3411,6 +3467,10 @@ class SemanticModel:
                 right.kind is not Kind.TENSOR or right.has(Role.SCALAR)
             ):
                 roles |= Role.SCALAR
+            elif (left.kind is Kind.TENSOR and left.has(Role.UNREDUCED)) or (
+                right.kind is Kind.TENSOR and right.has(Role.UNREDUCED)
+            ):
+                roles |= Role.UNREDUCED  # broadcast with what keeps dimensions: keeps them
             if left.has(Role.INFERENCE) or right.has(Role.INFERENCE) or state.mode is GradMode.INFERENCE:
                 roles |= Role.INFERENCE
             weak = (left.kind is not Kind.TENSOR or left.weak) and (right.kind is not Kind.TENSOR or right.weak)
@@ -3462,7 +3522,9 @@ class SemanticModel:
             if isinstance(node.op, ast.Invert):
                 return tensor(Grad.NO)
             grad = self._combine_grad((operand,), state.mode)
-            return tensor(grad, operand.roles & (Role.LOSS | Role.SCALAR | Role.INFERENCE), weak=operand.weak)
+            return tensor(
+                grad, operand.roles & (Role.LOSS | Role.SCALAR | Role.UNREDUCED | Role.INFERENCE), weak=operand.weak
+            )
         return operand if operand.kind is Kind.NUMBER else UNKNOWN
 
     def _compare(self, node: ast.Compare, state: State, frame: Frame) -> Value:
@@ -3831,7 +3893,7 @@ class SemanticModel:
         if (ref.startswith("torch.nn.") and last in vocab.LOSS_MODULES) or (not ref and callee.has(Role.LOSS)):
             # a loss module (`criterion` set to one of several on the paths here)
             grad = self._combine_grad(args, state.mode)
-            return tensor(grad, Role.LOSS | (Role.NONE if callee.has(Role.UNREDUCED) else Role.SCALAR))
+            return tensor(grad, Role.LOSS | (Role.UNREDUCED if callee.has(Role.UNREDUCED) else Role.SCALAR))
         if (ref.startswith("torch.nn.") and last in vocab.PARAMETERLESS_MODULES) or ref.startswith(
             vocab.AUDIO_TRANSFORMS
         ):
@@ -4238,7 +4300,7 @@ class SemanticModel:
         if last in vocab.LOSS_FUNCTIONS:
             scalar = _reduces(node)
             grad = self._combine_grad(args, state.mode)
-            return tensor(grad, Role.LOSS | (Role.SCALAR if scalar else Role.NONE))
+            return tensor(grad, Role.LOSS | (Role.SCALAR if scalar else Role.UNREDUCED))
         if last in vocab.GRAD_DROPPING:
             if last in vocab.PYTHON_VALUE_METHODS or last in ("equal", "allclose"):
                 return NUMBER
@@ -4251,6 +4313,8 @@ class SemanticModel:
             roles |= Role.SCALAR  # (`torch.dot(a, b)`: a 0-dim tensor)
             if last in ("mean", "sum") and args[0].kind is Kind.TENSOR:
                 roles |= args[0].roles & Role.LOSS  # `torch.mean(loss)`: still the loss
+        elif last in vocab.FULL_REDUCTIONS and _reduces_over_dimensions(node, 1):
+            roles |= Role.UNREDUCED  # `torch.mean(x, 0)`: its shape is `x`'s less one dimension
         elif last in vocab.ELEMENTWISE_UNARY and args and args[0].kind is Kind.TENSOR:
             roles |= args[0].roles & Role.SCALAR
         if last in ("max", "min", "sort", "topk", "median", "mode", "kthvalue") and (
@@ -4522,6 +4586,8 @@ class SemanticModel:
         if method in vocab.FULL_REDUCTIONS:
             if not node.args and not node.keywords:
                 keep |= Role.SCALAR
+            elif _reduces_over_dimensions(node, 0):
+                keep |= Role.UNREDUCED  # `x.mean(0)`: `x`'s shape less one dimension
         elif receiver.has(Role.SCALAR) and method not in ("view", "reshape", "unsqueeze", "expand", "repeat"):
             keep |= Role.SCALAR
         if method in ("to", "type") and self._integer_dtype(node):
@@ -4529,7 +4595,7 @@ class SemanticModel:
         if method in ("to", "cuda", "cpu", "double", "float", "half", "bfloat16", "type", "type_as"):
             # A leaf moved or cast is a new tensor: no longer a leaf, still requires grad.
             grad = receiver.grad if not state.mode.off or receiver.grad is Grad.NO else Grad.NO
-            roles = keep | (receiver.roles & Role.SCALAR)
+            roles = keep | (receiver.roles & (Role.SCALAR | Role.UNREDUCED))
             if receiver.has(Role.LEAF) and state.mode.off:
                 roles |= receiver.roles & (Role.LEAF | Role.PARAM)
             if method in ("to", "type") and receiver.has(Role.LEAF) and not _moves_or_casts(node):
@@ -5519,6 +5585,13 @@ def _moves_or_casts(call: ast.Call) -> bool:
     """Whether ``x.to(...)`` certainly or possibly makes a new tensor (a device or dtype
     argument); ``x.to(x)`` with a tensor argument may too: only ``.to()`` with no argument keeps it."""
     return bool(call.args or call.keywords)
+
+
+def _reduces_over_dimensions(call: ast.Call, first: int) -> bool:
+    """Whether a reduction call names the dimensions it reduces (``torch.mean(x, 0)`` with
+    ``first=1``, ``x.sum(dim=1)`` with ``first=0``): the result keeps the others, and is 0-dim
+    only where the input had one dimension."""
+    return len(call.args) > first or any(k.arg in ("dim", "axis") for k in call.keywords)
 
 
 def _reduces(call: ast.Call) -> bool:

@@ -73,9 +73,12 @@ from gradguard.check.analysis.vocabulary import (
 )
 
 # Methods whose result never carries a graph (on a tensor): reading through them is a read.
+# (`requires_grad_()` hands back the tensor itself, a model's output with its graph:
+# `loss_func(model(x).log_softmax(2).requires_grad_(), y)` is backpropagated through it.)
 _READING_METHODS = (GRAD_DROPPING | PYTHON_VALUE_METHODS | {"argmax", "argmin", "detach", "sample", "sample_n"}) - {
     "data",
     "shape",
+    "requires_grad_",
 }
 _READING_ATTRIBUTES = READ_ATTRIBUTES | {"data"}
 # Builtins that turn a value into text or a number, or only look at it.

@@ -50,7 +50,9 @@ class Role(enum.Flag):
     DETACHED = enum.auto()  # the result of .detach() / .data
     TRAINING = enum.auto()  # a module in training mode on every path (new, or after .train())
     EVALUATING = enum.auto()  # a module switched to eval mode on every path (.eval(), .train(False))
-    UNREDUCED = enum.auto()  # a loss module built with reduction="none" (or reduce=False): per-element losses
+    # a loss module built with reduction="none" (or reduce=False); on a tensor, what such a module
+    # or a reduction over named dimensions (`torch.mean(x, 0)`) gives: not known to be 0-dim
+    UNREDUCED = enum.auto()
 
 
 class Split(enum.Enum):

@@ -16,7 +16,7 @@ from typing import Optional
 from gradguard.check.analysis.imports import TORCH_PACKAGES
 from gradguard.check.analysis.project import current as current_project
 from gradguard.check.analysis.values import Kind, Role
-from gradguard.check.analysis.vocabulary import FULL_REDUCTIONS, RETURNS_A_REDUCTION_RE, constant_of
+from gradguard.check.analysis.vocabulary import FULL_REDUCTIONS, RETURNS_A_REDUCTION_RE, call_argument, constant_of
 
 # Calls between the tensor and the index that keep it 0-dim (and a tensor, or for
 # `.numpy()` a 0-d array, which cannot be indexed either).
@@ -101,9 +101,10 @@ def _computed_by_another_package(ctx, name: str) -> bool:
     0-dim (warp-ctc's loss has shape (1,))."""
     scope = ctx.function if ctx.function is not None else ctx.tree
     bindings = ctx.model.uses(scope).bindings_of(name)
-    if not bindings:
+    made_by = [b for b in bindings if not isinstance(b.node, ast.AugAssign)]  # (`loss /= n` keeps its shape)
+    if not made_by:
         return False
-    for binding in bindings:
+    for binding in made_by:
         value = binding.value
         while isinstance(value, ast.BinOp):
             value = value.left  # `ctc(...) / batch_size`
@@ -112,9 +113,38 @@ def _computed_by_another_package(ctx, name: str) -> bool:
         callee = value.func.id
         scopes = (scope,) if scope is ctx.tree else (scope, ctx.tree)
         made = [b.value for where in scopes for b in ctx.model.uses(where).bindings_of(callee)]
+        if not made and scope is not ctx.tree:
+            made = _handed_in(ctx, scope, callee)  # `train(model, loader, loss_fn)`, given `CTCLoss()`
         if not made or not all(_instance_of_another_package(ctx, m) for m in made):
             return False
     return True
+
+
+def _handed_in(ctx, fn: ast.AST, name: str) -> list:
+    """What the file's calls of the function ``fn`` hand its parameter ``name``, each
+    caller's own binding of the name it passes (``loss_fn = CTCLoss()``, then ``train(model,
+    loader, loss_fn)``); empty where a call passes something else or the function is used
+    other than by calling it."""
+    args = fn.args  # type: ignore[attr-defined]
+    positional = [a.arg for a in (*args.posonlyargs, *args.args)]
+    if name not in positional or ctx.model.body_binds(fn, name):
+        return []
+    index = positional.index(name)
+    sites = ctx.model.callers(fn)
+    if not sites:
+        return []
+    made: list = []
+    for site in sites:
+        if not isinstance(site.call.func, ast.Name):
+            return []  # a method's call: its positions are shifted by `self`
+        handed = call_argument(site.call, index, name)
+        if not isinstance(handed, ast.Name):
+            return []
+        bindings = ctx.model.uses(site.frame.node).bindings_of(handed.id)
+        if not bindings:
+            return []
+        made.extend(b.value for b in bindings)
+    return made
 
 
 def _instance_of_another_package(ctx, node: Optional[ast.AST]) -> bool:

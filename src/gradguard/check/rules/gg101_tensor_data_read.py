@@ -36,7 +36,8 @@ are GG102. Attributes that merely happen to be called `data` (`dataset.data`, `a
 multiplies it and a method only tensors have follows its `.data`: `batch.data.new(mean)` beside
 `batch / 255.0`; `item` or `items` alone is a record, `test_items` of a recommender is not), nor a
 `.data` of a value not known to be a tensor in a file that packs sequences (a `PackedSequence`'s
-field), unless it is an item of a dict the scope fills with tensors torch computes
+field), nor of one whose `batch_sizes` the code reads too (`x, sizes = x.data, x.batch_sizes`,
+`PackedSequence(fn(packed.data), packed.batch_sizes)`: a PackedSequence has no `.detach()`), unless it is an item of a dict the scope fills with tensors torch computes
 (`outputs[key] = F.log_softmax(out, dim=1)`, then `outputs[key].data.topk(k)`), nor
 are the values of a hand-made autograd class (a micrograd `Value`, with `backward` and `grad`
 members) of the file or of a file of the run it imports, where `.grad` and `.backward()` say
@@ -160,6 +161,45 @@ class TensorDataRead(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # The same in a helper method `forward` hands its input to.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class FrameEncoder(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lstm = nn.LSTM(16, 8)
+
+                def forward(self, frames):
+                    return self.lstm(self.each(torch.relu, frames))[0]
+
+                def each(self, fn, packed):
+                    return nn.utils.rnn.PackedSequence(fn(packed.data), packed.batch_sizes)
+            """
+        ),
+        # A PackedSequence's field: the code reads its `batch_sizes` too.
+        Valid(
+            """
+            import torch.nn as nn
+
+
+            class SequenceWise(nn.Module):
+                def __init__(self, module):
+                    super().__init__()
+                    self.module = module
+
+                def forward(self, x):
+                    try:
+                        x, batch_sizes = x.data, x.batch_sizes
+                        return nn.utils.rnn.PackedSequence(self.module(x), batch_sizes)
+                    except AttributeError:
+                        t, n = x.size(0), x.size(1)
+                        return self.module(x.view(t * n, -1)).view(t, n, -1)
+            """
+        ),
         # A packed sequence's `.data` is its field of values, not an alias of a tensor.
         Valid(
             """

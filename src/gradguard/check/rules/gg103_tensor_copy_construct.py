@@ -13,7 +13,9 @@ items as tensors (`torch.from_numpy`, a `transform`), a batch of a loader known 
 name, an argument of `forward` (`T.tensor(observation)` there converts a gym observation, an
 array), the `targets` of a `CIFAR10` (a list; only the MNIST family's are tensors), nor the label of
 an item of a torchvision classification data set without a `target_transform` (`image, label =
-train_set[0]`: `int(self.targets[i])`, a Python int).
+train_set[0]`: `int(self.targets[i])`, a Python int). An attribute a method assigned just before, in
+its own body, holds what it assigned there (`self.x = df[cols].values`, then `self.x =
+torch.tensor(self.x)`: an array, whatever the class stores in `self.x` afterwards).
 
 ## Why is this bad?
 `torch.tensor` is meant for Python data. Given a tensor it copies it and silently drops the
@@ -113,6 +115,25 @@ class TensorCopyConstruct(Rule):
     function_names = _TENSOR_FUNCTIONS
 
     valid = (
+        # An array the method stored in `self.x` just before (the class holds a tensor there afterwards).
+        Valid(
+            """
+            import torch
+            from torch.utils.data import Dataset
+
+
+            class HousesDataset(Dataset):
+                def __init__(self, df, cols):
+                    self.x = df[cols].values
+                    self.x = torch.tensor(self.x, dtype=torch.float)
+
+                def __len__(self):
+                    return len(self.x)
+
+                def __getitem__(self, i):
+                    return self.x[i]
+            """
+        ),
         # Fields of a data loader's batch: no graph, and a list field of the dataset's items comes
         # out of `default_collate` as a list of tensors, which `.detach()` cannot take.
         Valid(
@@ -370,6 +391,44 @@ class TensorCopyConstruct(Rule):
         ),
     )
     invalid = (
+        # A tensor the method stored in `self.x` just before.
+        Invalid(
+            """
+            import torch
+            from torch.utils.data import Dataset
+
+
+            class HousesDataset(Dataset):
+                def __init__(self, features):
+                    self.x = torch.as_tensor(features).float()
+                    self.x = torch.tensor(self.x)
+
+                def __len__(self):
+                    return len(self.x)
+
+                def __getitem__(self, i):
+                    return self.x[i]
+            """,
+            line=8,
+            column=18,
+            message="`torch.tensor(self.x)` copies a tensor and silently drops its autograd graph; write `self.x.detach().clone()` to say so",
+            fixed="""
+            import torch
+            from torch.utils.data import Dataset
+
+
+            class HousesDataset(Dataset):
+                def __init__(self, features):
+                    self.x = torch.as_tensor(features).float()
+                    self.x = self.x.detach().clone()
+
+                def __len__(self):
+                    return len(self.x)
+
+                def __getitem__(self, i):
+                    return self.x[i]
+            """,
+        ),
         # The neural style tutorial's `Normalization`: the file constructs it only with tensors,
         # so its `__init__`'s `mean` is one.
         Invalid(

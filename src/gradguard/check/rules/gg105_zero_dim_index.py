@@ -6,7 +6,9 @@ loss function (unless built with `reduction="none"`), a full reduction (`x.sum()
 `(pred == y).sum()`, `torch.mean(x)`), arithmetic on those; directly (`loss[0]`) or through
 `.data`, `.cpu()`, `.detach()` or `.numpy()` (`loss.data[0]`, `loss.cpu().data.numpy()[0]`);
 a tensor the code calls `backward()` on without a gradient (`train_loss = model(batch,
-is_train=True)`, then `train_loss.backward()`: autograd takes that only of a one-element output);
+is_train=True)`, then `train_loss.backward()`: autograd takes that only of a one-element output;
+not where the tensor is a reduction over named dimensions, `-torch.mean(logp, 0)`, whose one
+element of a `(B, 1)` output has shape (1,));
 also what a function of the file or of another file of the run returns that way
 (`check_acc(scores, labels)[0]` of `return torch.mean(...)`), and such a value made a numpy
 array (`loss, q = self.optimize(...)` of `return loss.data.cpu().numpy(), q`, then `loss[0]`:
@@ -18,7 +20,9 @@ take the first item of a tuple; but a name the code only sets to a number and ad
 flagged. A tensor that keeps a dimension (`out.max(1)[0]`,
 `loss_per_sample[0]`, `torch.zeros(1)[0]`) is not flagged, nor a loss computed by an instance of
 a class imported from a package other than torch (warp-ctc's `CTCLoss()(...)` has shape (1,),
-whose `[0]` is its value): GG101 advises `.item()` there, right for either shape.
+whose `[0]` is its value; also where the function is handed it by the file's calls, `loss_fn =
+CTCLoss()`, then `train(model, loader, loss_fn)`): GG101 advises `.item()` there, right for
+either shape.
 
 ## Why is this bad?
 Before PyTorch 0.4 a reduced loss was a 1-element tensor and `loss.data[0]` read its value;
@@ -104,6 +108,54 @@ class ZeroDimIndex(Rule):
         return frozenset(f"{name}(" for name in reducing_functions(ctx))
 
     valid = (
+        # warp-ctc's loss handed in by the file's caller (`loss_fn = CTCLoss()`, then `train(..., loss_fn, ...)`).
+        Valid(
+            """
+            import torch
+            from warpctc_pytorch import CTCLoss
+
+
+            def train(model, loader, loss_fn, optimizer):
+                total = 0.0
+                for inputs, targets, input_sizes, target_sizes in loader:
+                    loss = loss_fn(model(inputs), targets, input_sizes, target_sizes)
+                    loss /= inputs.size(0)
+                    total += loss.data[0]
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                return total
+
+
+            def main(model, loader):
+                loss_fn = CTCLoss()
+                optimizer = torch.optim.Adam(model.parameters())
+                return train(model, loader, loss_fn, optimizer)
+            """
+        ),
+        # A mean over a named dimension, of a (B, 1) output: shape (1,), whose `[0]` is its value
+        # (`backward()` without a gradient takes one element of any shape).
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            def discriminator_loss(discriminator, real, fake):
+                logp_real = F.logsigmoid(discriminator(real))
+                logp_fake = F.logsigmoid(-discriminator(fake))
+                return -torch.mean(logp_real, 0) - torch.mean(logp_fake, 0)
+
+
+            def train(discriminator, batches, fake, optimizer, losses):
+                for real in batches:
+                    loss = discriminator_loss(discriminator, real, fake)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    losses.append(loss.data.cpu().numpy()[0])
+            """
+        ),
         # warp-ctc's loss, a tensor of shape (1,): its `[0]` is its value (GG101 advises
         # `.item()`, right for either shape).
         Valid(

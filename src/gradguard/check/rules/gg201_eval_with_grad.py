@@ -23,7 +23,8 @@ every backward pass alone, whatever its name, is such a flag: `if grad: loss.bac
 loss.backward()`, where the call leaves it out or hands None), and a model call outside both, with grad enabled: the
 evaluation phase records a graph for nothing (`torch.set_grad_enabled(phase == "train")` around
 the forward pass is the usual cure; no fix is offered). And a model call whose output (or a part or view of it:
-`logits = net(x)[:5]`) is read at once (`net(x).data.max(1)[1]`) or bound to names that are
+`logits = net(x)[:5]`) is read at once (`net(x).data.max(1)[1]`; a `requires_grad_()` on the
+way hands back the output itself, graph and all: `ctc(net(x).log_softmax(2).requires_grad_(), y, ...)`) or bound to names that are
 then only read (`prediction = net(x)` followed by `prediction.data.numpy()`, `.item()`, `.argmax()`,
 comparisons or `print` (also `print("output", net(x))` or `f"{net(x):.3f}"` at once), used as an index (`classes[predicted[j]]`), drawn or logged
 (`ax.matshow(attention)`, `writer.add_image(tag, sample)`, `save_image(fake, path)`, tiled by
@@ -4544,6 +4545,25 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # `requires_grad_()` hands back the output itself, graph and all: the loss is backpropagated.
+        Valid(
+            """
+            import torch
+            from torch import nn, optim
+
+
+            def fit(model, loader):
+                optimizer = optim.Adam(model.parameters())
+                ctc = nn.CTCLoss()
+                for images, targets, lengths in loader:
+                    model.train()
+                    input_lengths = torch.full((images.size(0),), 32, dtype=torch.long)
+                    loss = ctc(model(images).log_softmax(2).requires_grad_(), targets, input_lengths, lengths)
+                    loss.backward()
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """
+        ),
         # A helper returning a model method's output, backpropagated by its caller.
         Valid(
             """

@@ -16,16 +16,22 @@ function decorated with them) when the code shows all of:
   `from nets import mnist_resnet18`);
 - the model is in training mode on every path to the call: built and never switched, or
   switched back with `.train()`; no `.eval()` / `.train(False)` of it anywhere in the file (also at
-  the end of a chain of moves, `self.model.to(device).eval()`: `nn.Module.to` returns the module), and it
-  is not handed before the call to a function that may switch it (a function of the file that
-  calls `.eval()`, or a function of another file);
+  the end of a chain of moves, `self.model.to(device).eval()`: `nn.Module.to` returns the module)
+  other than on the code's paths to the call, and none of the module evaluated: in a script, a
+  `net.train(False)` in a function that ran before `net = Net16()` built the module afresh
+  switched the one it replaced; in a method, `self.encoder` of an instance the file switches
+  (`model.eval()` switches every submodule); and it is not handed before the call to a function
+  that may switch it (a function of the file that calls `.eval()`, or a function of another file);
 - the call evaluates: it runs in a function named for evaluation (`evaluate`, `validate`,
   `test`, `predict`, ...) or in one called only from such functions (`run_test` handing its
   loaded `netG` to `get_profile_pred(netG, X_test, ...)`), inside a loop over validation or
   test data, or on such data (also
   known by its names alone: `model(test_categorical, test_cont)`, `net(X_test)`, unless each
   is made from a shape alone: `test_input = torch.randn(1, 3, 224, 224)` is a shape check).
-Models without dropout or batch norm, whose class the run does not show (nor one of torchvision's
+A module its function builds from a class of the run, neither trains nor loads, and runs on
+made-up input (`encoder = Encoder(); out = encoder(torch.randn(4, 1, 28, 28))` in
+`test_encoder()`) is a check that the code runs: an untrained model's statistics are nothing to
+keep. Models without dropout or batch norm, whose class the run does not show (nor one of torchvision's
 classification models), and `no_grad` code that
 is not evaluation (computing GAN fakes or RL targets) are not flagged; nor is a region that
 itself calls `.train()` on the model (re-estimating batch-norm statistics).
@@ -138,6 +144,60 @@ class NoGradWithoutEval(Rule):
     function_names = ("torch.no_grad", "torch.inference_mode")
 
     valid = (
+        # A check that an untrained module runs on made-up input: its statistics are nothing to keep.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Encoder(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.body = nn.Sequential(nn.Conv2d(1, 8, 3), nn.BatchNorm2d(8), nn.ReLU())
+
+                def forward(self, x):
+                    return self.body(x)
+
+
+            def test_encoder():
+                encoder = Encoder()
+                x = torch.randn(4, 1, 28, 28)
+                with torch.no_grad():
+                    out = encoder(x)
+                print(out.shape)
+            """
+        ),
+        # A method run after `model.eval()`, which switches `self.target` with the rest of the model.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class BYOL(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.online = nn.Sequential(nn.Linear(8, 8), nn.BatchNorm1d(8))
+                    self.target = nn.Sequential(nn.Linear(8, 8), nn.BatchNorm1d(8))
+
+                def forward(self, x):
+                    return self.online(x)
+
+                def embeddings(self, x):
+                    with torch.no_grad():
+                        return self.target(x)
+
+
+            def test_byol():
+                model = BYOL()
+                x = torch.randn(4, 8)
+                model.train()
+                print(model(x).sum().item())
+                model.eval()
+                print(model.embeddings(x).shape)
+            """
+        ),
         # A torchvision backbone the class switches to eval mode itself: its batch norm layers use
         # their running averages whatever mode the outer module is in.
         Valid(
@@ -528,6 +588,54 @@ class NoGradWithoutEval(Rule):
         ),
     )
     invalid = (
+        # `net.train(False)` ran in `train()` on the module trained there; the one evaluated is built afresh after it.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.body = nn.Sequential(nn.Linear(784, 64), nn.Dropout(0.5), nn.Linear(64, 10))
+
+                def forward(self, x):
+                    return self.body(x)
+
+
+            net = Net()
+            optimizer = torch.optim.SGD(net.parameters(), lr=0.01)
+            criterion = nn.CrossEntropyLoss()
+
+
+            def train(epochs):
+                for epoch in range(epochs):
+                    for phase in ["train", "val"]:
+                        if phase == "train":
+                            net.train(True)
+                        else:
+                            net.train(False)
+                        for images, labels in loaders[phase]:
+                            loss = criterion(net(images), labels)
+                            if phase == "train":
+                                optimizer.zero_grad()
+                                loss.backward()
+                                optimizer.step()
+
+
+            train(10)
+            torch.save(net.state_dict(), "net.pth")
+            net = Net()
+            net.load_state_dict(torch.load("net.pth"))
+            with torch.no_grad():
+                for images, labels in test_loader:
+                    print(net(images).argmax(1))
+            """,
+            line=40,
+            column=15,
+            message="`net` is evaluated under `no_grad` in training mode: its dropout layers still drop activations; call `net.eval()` before evaluating (and `net.train()` to resume training)",
+        ),
         # A detector keeping part of a torchvision ResNet (its batch norm layers with it), run under
         # `no_grad` without `.eval()`.
         Invalid(
@@ -1064,11 +1172,15 @@ class NoGradWithoutEval(Rule):
         reported = ctx.state(_Reported)
         if (id(scope), shown) in reported.seen:
             return
-        if _switched_somewhere(ctx, shown) or _trained_in_region(ctx, node, shown):
+        if _switched_somewhere(ctx, shown, node) or _trained_in_region(ctx, node, shown):
             return
-        if shown == "self" and _instance_switched(ctx):
-            return  # `model.eval()` before `model.predict(x)`, whose `self.forward(x)` this is
+        if (shown == "self" or shown.startswith("self.")) and _instance_switched(ctx):
+            # `model.eval()` before `model.predict(x)`, whose `self.forward(x)` (or
+            # `self.encoder(x)`: `eval()` switches every submodule) this is
+            return
         if not _evaluates(ctx, node, scope):
+            return
+        if _untrained_smoke_test(ctx, scope, target, node):
             return
         if _handed_to_a_switcher(ctx, scope, shown, node):
             return
@@ -1100,7 +1212,7 @@ def _module_expression(call: ast.Call) -> Optional[ast.expr]:
     return None
 
 
-def _switched_somewhere(ctx, shown: str) -> bool:
+def _switched_somewhere(ctx, shown: str, call: ast.Call) -> bool:
     """The file switches this receiver's mode explicitly somewhere (``model.eval()``,
     ``model.train(False)``, ``model.train(mode)``): its mode at the call then depends on paths
     the model does not follow (other functions, callers)."""
@@ -1112,7 +1224,61 @@ def _switched_somewhere(ctx, shown: str) -> bool:
         or (".eval(" in text and any(f"{shown}.{move}(" in text for move in ("to", "cuda", "cpu")))
     ):
         return False
-    return shown in _switched_receivers(ctx)  # in code, not in a comment or a string
+    if shown not in _switched_receivers(ctx):  # in code, not in a comment or a string
+        return False
+    # Every switch in the scope of the call itself is on the flow the model follows: the
+    # model's mode there (training on every path) already counts it (`net.train(False)` in the
+    # training loop, then `net = Net16()` rebuilt and loaded before the test loop).
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    others = [switch_scope for switch_scope in _switch_scopes(ctx, shown) if switch_scope is not scope]
+    return bool(others) and not _rebuilt_after_switchers_ran(ctx, shown, others, call)
+
+
+def _rebuilt_after_switchers_ran(ctx, shown: str, switchers: list, call: ast.Call) -> bool:
+    """Whether module-level code binds the name ``shown`` afresh (``net = Net16()``, a
+    statement of the module's own body) after every call of the functions that switch it
+    (``def train(): ... net.train(False)``, run by ``train(100)`` above): the module those
+    switched is not the one called now."""
+    if ctx.function is not None or "." in shown:
+        return False
+    call_line = call.lineno
+    rebound = [
+        b.node.lineno
+        for b in ctx.model.uses(ctx.tree).bindings_of(shown)
+        if b.node.lineno < call_line and any(b.node is stmt for stmt in ctx.tree.body)
+    ]
+    if not rebound:
+        return False
+    last = max(rebound)
+    for switcher in switchers:
+        if not isinstance(switcher, (ast.FunctionDef, ast.AsyncFunctionDef)) or not any(
+            switcher is stmt for stmt in ctx.tree.body
+        ):
+            return False
+        sites = ctx.model.callers(switcher)
+        if sites is None or any(site.frame.node is not ctx.tree or site.call.lineno >= last for site in sites):
+            return False
+    return True
+
+
+def _switch_scopes(ctx, shown: str) -> list:
+    """The scopes (function or module) of the file's `.eval()` / `.train(<not True>)` calls
+    on the receiver spelt ``shown``."""
+    found = []
+    for node in walk_in_order(ctx.tree):
+        if (
+            type(node) is not ast.Call
+            or type(node.func) is not ast.Attribute
+            or node.func.attr not in ("eval", "train")
+        ):
+            continue
+        if ctx.text(_unmoved(node.func.value)) != shown and ctx.text(node.func.value) != shown:
+            continue
+        flag = node.args[0] if node.args else (node.keywords[0].value if node.keywords else None)
+        if node.func.attr == "train" and (flag is None or (isinstance(flag, ast.Constant) and flag.value is True)):
+            continue
+        found.append(next((a for a in ctx.ancestors(node) if isinstance(a, _SCOPES)), ctx.tree))
+    return found
 
 
 def _instance_switched(ctx) -> bool:
@@ -1217,6 +1383,58 @@ def _evaluates(ctx, call: ast.Call, scope: ast.AST) -> bool:
         if isinstance(ancestor, _LOOPS) and model.value(ancestor.iter).split is Split.EVAL:
             return True
     return False
+
+
+def _untrained_smoke_test(ctx, scope: ast.AST, target: ast.expr, call: ast.Call) -> bool:
+    """Whether the call runs a module its function builds from a class of the run and neither
+    trains nor loads (``def test_encoder(): encoder = WaferEncoder(); with torch.no_grad(): out =
+    encoder(torch.randn(4, 1, 128, 128))``, then its shape printed): a check that the code runs;
+    an untrained model's batch-norm statistics are nothing to keep. The module's name is
+    bound once before the call, handed to no call before it, and the function has no backward
+    pass, optimizer step or loading."""
+    if not isinstance(target, ast.Name) or not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    text = ctx.text(scope)
+    if any(word in text for word in ("backward(", ".step(", "load")):
+        return False
+    name = target.id
+    model = ctx.model
+    bindings = model.uses(scope).bindings_of(name)
+    if len(bindings) != 1 or not isinstance(bindings[0].value, ast.Call) or bindings[0].node.lineno > call.lineno:
+        return False
+    built = bindings[0].value
+    if model.value(built.func).kind is not Kind.CLASS or model.module_loads_weights(model.value(built)):
+        return False
+    for other in model.uses(scope).calls:
+        if other is call or (other.lineno, other.col_offset) >= (call.lineno, call.col_offset):
+            continue
+        if any(
+            isinstance(arg, ast.Name) and arg.id == name for arg in [*other.args, *(k.value for k in other.keywords)]
+        ):
+            return False  # handed to something that may train it
+    return _made_up_inputs(ctx, scope, call, depth=3)
+
+
+def _made_up_inputs(ctx, scope: ast.AST, call: ast.Call, depth: int) -> bool:
+    """Whether every input of the call is a name bound once before it to a tensor a torch
+    factory makes from a shape (``x = torch.randn(4, 512)``) or to what another call makes of
+    such inputs (``projection = projector(x)``, then ``predictor(projection)``)."""
+    if not call.args or depth == 0:
+        return False
+    uses = ctx.model.uses(scope)
+    for arg in call.args:
+        if not isinstance(arg, ast.Name):
+            return False
+        bindings = [b for b in uses.bindings_of(arg.id) if b.node.lineno < call.lineno]
+        value = bindings[0].value if len(bindings) == 1 else None  # (one binding before the call)
+        if not isinstance(value, ast.Call):
+            return False
+        qualified = ctx.imports.qualified_name(value.func) or ""
+        if qualified.startswith("torch.") and qualified[len("torch.") :] in SHAPE_FACTORIES:
+            continue
+        if not _made_up_inputs(ctx, scope, value, depth - 1):
+            return False
+    return True
 
 
 def _called_only_to_evaluate(ctx, function: ast.AST) -> bool:
