@@ -67,6 +67,21 @@ def test_grad_state(code, expected):
     assert states(code) == expected
 
 
+@pytest.mark.parametrize(
+    "code,name",
+    [
+        ("import torch.nn as nn\nif __name__ == '__main__':\n    import torch\n", None),
+        ("import torch.nn as nn\ndef f():\n    import torch\n", None),
+        ("try:\n    import torch as T\nexcept ImportError:\n    T = None\n", "T"),
+        ("import sys\nif sys.version_info > (3,):\n    import torch\n", "torch"),
+        ("if __name__ == '__main__':\n    pass\nelse:\n    import torch\n", "torch"),
+    ],
+)
+def test_torch_name_is_one_bound_whenever_the_module_runs(code, name):
+    # what a fix writes (`with torch.no_grad():`) must exist when the module is imported
+    assert ImportMap(ast.parse(code)).torch_name == name
+
+
 def test_import_map_resolves_aliases():
     tree = ast.parse(
         "import torch as th\nimport torch.nn as nn\nfrom torch.autograd import Variable as V\n"

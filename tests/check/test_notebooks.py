@@ -488,6 +488,10 @@ def test_which_notebooks_are_torch_code(tmp_path, capsys, first_cell, checked):
         ("pip = 3\n", True),  # Python: an assignment, kept
         ("ls -al output/\n", True),  # an option after the magic's name
         ("ls - x\n", True),  # Python: arithmetic, kept
+        ("cd /content/drive/MyDrive/YOLOv6/\n", True),  # a path (no longer parsed as a division)
+        ("cd ..\n", True),
+        ("ls ../data\n", True),
+        ("cd / 2\n", True),  # Python: arithmetic, kept
         ("pipx install torchviz\n", False),  # no magic of that name: a syntax error
     ],
 )
@@ -496,7 +500,7 @@ def test_automagic_lines_are_magics_and_python_stays_python(tmp_path, capsys, li
     _, out, _ = run_cli(capsys, "check", "--no-cache", "--select", "ALL", str(nb))
     assert ("GG001" not in out) is parses
     converted, replaced = ipython_to_python(line)
-    assert bool(replaced) is (parses and not line.startswith(("pip =", "ls - ")))
+    assert bool(replaced) is (parses and not line.startswith(("pip =", "ls - ", "cd / ")))
 
 
 # An assignment's `raise NotImplementedError` placeholder stops its own cell; Jupyter still runs

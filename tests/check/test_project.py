@@ -5,8 +5,10 @@ from __future__ import annotations
 import ast
 import textwrap
 
+import pytest
+
 from gradguard.check.analysis.imports import ImportMap
-from gradguard.check.analysis.project import build_index, module_name, using
+from gradguard.check.analysis.project import build_index, loads_weights, module_name, using
 from gradguard.check.engine.context import FileContext
 from gradguard.check.source import SourceText
 from gradguard.cli import main
@@ -4053,3 +4055,18 @@ def test_cached_result_follows_a_new_call_of_a_method_name_in_another_file(tmp_p
     assert run() == [] and run() == []  # the second run is served from the cache
     write(tmp_path, "loop.py", CONFIG_LOOP + "    print(agent.act(obs))\n")
     assert any("agent.py:18" in line for line in run())
+
+
+@pytest.mark.parametrize(
+    "init,loads",
+    [
+        ('net = models.resnet18(weights="DEFAULT")', True),
+        ("net = models.resnet18(weights=ResNet18_Weights.DEFAULT)", True),
+        ('weights = "DEFAULT" if pretrained else None', False),
+        ('net = models.resnet18(weights="DEFAULT" if pretrained else None)', False),
+        ("net = models.resnet18(pretrained=pretrained)", False),
+    ],
+)
+def test_loads_weights_only_where_the_text_shows_it(init, loads):
+    # a choice made by a parameter (`pretrained=False` by default) is not shown to load anything
+    assert loads_weights(f"def __init__(self, pretrained=False):\n    {init}\n") is loads

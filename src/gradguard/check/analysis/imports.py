@@ -47,6 +47,9 @@ class ImportMap:
     """
 
     def __init__(self, tree: ast.Module, text: Optional[str] = None):
+        self._tree = tree
+        self._torch_name: Optional[tuple] = None  # (the name,) once worked out
+        self._torch_imported_as: set = set()  # the names `import torch [as T]` binds, anywhere
         self.names: dict[str, str] = {}
         self.imports_torch = False
         # What each with-item or decorator of the file does to grad mode, once worked out
@@ -64,6 +67,8 @@ class ImportMap:
                     top = alias.name.split(".")[0]
                     if top in TORCH_PACKAGES:
                         self.imports_torch = True
+                    if alias.name == "torch":
+                        self._torch_imported_as.add(alias.asname or "torch")
                     if alias.asname:
                         self.names[alias.asname] = alias.name
                     else:
@@ -102,11 +107,23 @@ class ImportMap:
 
     @property
     def torch_name(self) -> Optional[str]:
-        """A local name that refers to the torch module, if the file binds one."""
-        for local, qual in self.names.items():
-            if qual == "torch":
-                return local
-        return None
+        """A global name that refers to the torch module whenever the file runs, imported or
+        not, if the file binds one (what a fix may write): not one an import binds only under
+        ``if __name__ == "__main__":`` or inside a function."""
+        if self._torch_name is None:
+            found = _module_torch_name(self._tree.body) if self._torch_imported_as else None
+            if found is None:
+                # `from constants import *` of a module importing torch: bound at the star import
+                found = next(
+                    (
+                        local
+                        for local, qual in self.names.items()
+                        if qual == "torch" and local not in self._torch_imported_as
+                    ),
+                    None,
+                )
+            self._torch_name = (found,)
+        return self._torch_name[0]
 
     def imports_package(self, tops) -> bool:
         """Whether the file imports a name from one of the top-level packages ``tops``
@@ -161,6 +178,35 @@ _BLOCKS_OF: dict = {
 }
 if hasattr(ast, "TryStar"):  # Python 3.11+
     _BLOCKS_OF[ast.TryStar] = ("body", "orelse", "finalbody", "handlers")
+
+
+def _module_torch_name(body: list) -> Optional[str]:
+    """The name ``import torch`` (``import torch as T``) binds in statements of the module that
+    run whenever it is imported (in ``if``/``try``/``with`` blocks too, but not under ``if
+    __name__ == "__main__":`` nor in a function or class)."""
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        if type(stmt) is ast.Import:
+            for alias in stmt.names:
+                if alias.name == "torch":
+                    return alias.asname or "torch"
+        elif type(stmt) is ast.If and _main_guard(stmt.test):
+            stack.extend(reversed(stmt.orelse))
+        elif isinstance(stmt, (ast.If, ast.Try, ast.With)) or type(stmt).__name__ == "TryStar":
+            for name in ("body", "orelse", "finalbody"):
+                stack.extend(reversed(getattr(stmt, name, None) or []))
+            for handler in getattr(stmt, "handlers", None) or []:
+                stack.extend(reversed(handler.body))
+    return None
+
+
+def _main_guard(test: ast.expr) -> bool:
+    """``__name__ == "__main__"`` (either way round)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = {ast.unparse(test.left), ast.unparse(test.comparators[0])}
+    return "__name__" in sides and bool(sides & {"'__main__'", '"__main__"'})
 
 
 def iter_statements(body, lines: Optional[list] = None):

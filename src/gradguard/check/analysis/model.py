@@ -586,7 +586,7 @@ class SemanticModel:
         self._uses_in_progress: set = set()  # functions whose uses are being collected
         self._rebindings: dict = {}  # id(scope) -> Rebindings
         self._attribute_sites: dict = {}
-        self._own_attribute_sites: dict = {}  # (id(method), attr) -> [(statement, value)] of its own body
+        self._own_attribute_sites: dict = {}  # id(function) -> {attr: [(statement, value)]} of its own body
         self._locations: dict = {}
         self._definitions: dict = {}  # str(id(FunctionDef)) -> the node, for FUNCTION values
 
@@ -3134,31 +3134,22 @@ class SemanticModel:
         statements of its own body alone (``self.x = df[cols].values``, then ``self.x =
         torch.tensor(self.x)``: an array there, whatever the class assigns elsewhere); None where
         the method does not, or does so inside a branch or a loop."""
-        key = (id(frame.node), node.attr)
-        sites = self._own_attribute_sites.get(key)
-        if sites is None:
-            info = self._method_class(frame.node)
-            found = (
-                []
-                if info is None
-                else [
-                    (stmt, value)
-                    for method, stmt, value, _ in self._attribute_assignments(info, node.attr)
-                    if method is frame.node
-                ]
-            )
-            body = frame.node.body  # type: ignore[attr-defined]
-            if any(not any(stmt is top for top in body) for stmt, _ in found):
-                found = []  # set in a branch or a loop: which one reaches the read is the flow's
-            sites = self._own_attribute_sites[key] = found
+        own = self._own_attribute_sites.get(id(frame.node))
+        if own is None:
+            own = self._own_attribute_sites[id(frame.node)] = _top_level_attribute_sets(frame.node)
+        sites = own.get(node.attr)
+        if not sites:
+            return None
         at = (node.lineno, node.col_offset)
-        before = [
-            (stmt, value)
-            for stmt, value in sites
-            if (stmt.end_lineno, stmt.end_col_offset) <= at  # type: ignore[attr-defined]
-        ]
+        before = [(stmt, value) for stmt, value in sites if (stmt.end_lineno, stmt.end_col_offset) <= at]
         if not before:
             return None
+        info = self._method_class(frame.node)
+        if info is None or any(
+            method is frame.node and not any(stmt is top for top, _ in sites)
+            for method, stmt, _, _ in self._attribute_assignments(info, node.attr)
+        ):
+            return None  # set in a branch or a loop too: which one reaches the read is the flow's
         _, value = before[-1]
         # (a part of an unpacked call's result, `out, self.h = self.rnn(x, self.h)`: the class's answer)
         return self.evaluate(value, state, frame) if value is not None else None
@@ -5585,6 +5576,24 @@ def _moves_or_casts(call: ast.Call) -> bool:
     """Whether ``x.to(...)`` certainly or possibly makes a new tensor (a device or dtype
     argument); ``x.to(x)`` with a tensor argument may too: only ``.to()`` with no argument keeps it."""
     return bool(call.args or call.keywords)
+
+
+def _top_level_attribute_sets(fn: ast.AST) -> dict:
+    """``{attr: [(statement, value)]}`` for the statements of a function's own body (not nested
+    in a branch or a loop) assigning ``self.<attr>``; the value is None for a part of an
+    unpacked tuple."""
+    found: dict = {}
+    for stmt in getattr(fn, "body", ()):
+        if type(stmt) is not ast.Assign:
+            continue
+        for target in stmt.targets:
+            if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self":
+                found.setdefault(target.attr, []).append((stmt, stmt.value))
+            elif type(target) is ast.Tuple:
+                for elt in target.elts:
+                    if type(elt) is ast.Attribute and type(elt.value) is ast.Name and elt.value.id == "self":
+                        found.setdefault(elt.attr, []).append((stmt, None))
+    return found
 
 
 def _reduces_over_dimensions(call: ast.Call, first: int) -> bool:

@@ -1671,7 +1671,8 @@ def _grad_off_in_lines(lines: list, line_number: int) -> bool:
 
 _INIT_LOADS_RE = re.compile(
     r"load_state_dict\(|torch\.load\(|\.from_pretrained\(|\bpretrained\s*=\s*True\b"
-    r"|\bweights\s*=\s*(?:[\"']|(?:\w+\.)*\w+_Weights\b)"
+    # (not a choice the line makes, `weights = "DEFAULT" if pretrained else None`: not shown)
+    r"|\bweights\s*=\s*(?:[\"']|(?:\w+\.)*\w+_Weights\b)(?![^\n]*\bif\b)"
 )
 
 
@@ -1785,6 +1786,6 @@ def _freezes_itself(methods: dict) -> bool:
 def loads_weights(init_text: str) -> bool:
     """Whether a class's ``__init__`` (its text) loads weights into the instance:
     ``self.load_state_dict(torch.load(path))``, ``models.vgg19(pretrained=True)``,
-    ``resnet50(weights=ResNet50_Weights.DEFAULT)``; not ``pretrained=pretrained``, whose value
-    the text does not show."""
+    ``resnet50(weights=ResNet50_Weights.DEFAULT)``; not ``pretrained=pretrained``, nor
+    ``weights = "DEFAULT" if pretrained else None``, whose value the text does not show."""
     return _INIT_LOADS_RE.search(init_text) is not None

@@ -89,7 +89,9 @@ the new ones after it; keep such a backup with `.clone()`. No `copy_` fix is off
 write's loop, or another method of its class, keeps the storage that way in an item or an
 attribute (`self.backup[name] = param.data`: an EMA teacher's swap, whose message says to clone
 first), or a loop around it adds a view of it to a list (`w_list.append(w.data[0])` each epoch of a
-hand-written descent), nor where the write is part of a larger statement or expression.
+hand-written descent), nor where the write is part of a larger statement or expression, nor where
+the file binds `torch` only under `if __name__ == "__main__":` or in a function (`import
+torch.nn as nn` binds `nn`): `with torch.no_grad():` would raise NameError when the module is imported.
 For an activation of the graph the fix writes the method out of place (`score = score.masked_fill(mask,
 0)`), where the method has an out-of-place twin and the write is a whole statement. It is unsafe: the
 gradient then takes the write into account (the masked entries get none), and other names bound to
@@ -562,6 +564,55 @@ class TensorDataWrite(Rule):
         ),
     )
     invalid = (
+        # `torch` is bound only when the file runs as a script: no fix writes `torch.no_grad()` into `__init__`.
+        Invalid(
+            """
+            import math
+
+            import torch.nn as nn
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(3, 8, 3)
+                    for m in self.modules():
+                        if isinstance(m, nn.Conv2d):
+                            n = m.kernel_size[0] * m.kernel_size[1] * m.out_channels
+                            m.weight.data.normal_(0, math.sqrt(2.0 / n))
+
+
+            if __name__ == "__main__":
+                import torch
+
+                print(Net()(torch.randn(1, 3, 8, 8)).shape)
+            """,
+            line=13,
+            column=17,
+            message="in-place write through `m.weight.data` bypasses autograd's version counter: if a graph has saved `m.weight`, its gradients come out silently wrong; drop `.data` and write to `m.weight` under `torch.no_grad()`",
+            unsafe=True,
+            fixed="""
+            import math
+
+            import torch.nn as nn
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(3, 8, 3)
+                    for m in self.modules():
+                        if isinstance(m, nn.Conv2d):
+                            n = m.kernel_size[0] * m.kernel_size[1] * m.out_channels
+                            m.weight.data.normal_(0, math.sqrt(2.0 / n))
+
+
+            if __name__ == "__main__":
+                import torch
+
+                print(Net()(torch.randn(1, 3, 8, 8)).shape)
+            """,
+        ),
         # TRPO's line search sets each parameter to a slice of a flat vector reshaped to the
         # parameter's own shape: `param.shape` reads its sizes, so `copy_` takes the value.
         Invalid(

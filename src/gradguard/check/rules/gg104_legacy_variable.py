@@ -43,10 +43,12 @@ a new leaf like the one `Variable` made; `x` itself is left unchanged. Where `x`
 input data that never requires grad, the `.detach()` can be dropped by hand. With
 `volatile=True` there is no fix outside a `no_grad`/`inference_mode` region: the code needs
 one, and where to put it is a decision the checker cannot make; except where no model runs on
-the value (it, or the name it is bound to, is only handed to library functions, to a loss module
-(`criterion(output, labels)`) or to functions of the run that call nothing they are given:
-`ssim(Variable(pred, volatile=True), target)`, or read as numbers: `labels.data.cpu().numpy()`,
-or never read again, nor at a loop's next turn), where the message says so and the call is fixed as
+the value (it, or the name it is bound to, also moved on the way, `Variable(y,
+volatile=True).cuda()`, is only handed to library functions, to a loss module or something named
+for a loss (`criterion(output, labels)`, also a `criterion` handed in) or to functions of the run
+that call nothing they are given: `ssim(Variable(pred, volatile=True), target)`, or read as numbers
+or compared: `labels.data.cpu().numpy()`, `labels.data == predicted`, or never read again, nor at a
+loop's next turn), where the message says so and the call is fixed as
 above; so is one in a loop (or function) that runs a backward pass after it, a training input whose
 grad must stay on. `volatile=volatile` passing on a parameter of a function that defaults to `False` and that
 every call of the function in the file leaves out or passes `False` (`def to_var(x, volatile=False)`,
@@ -72,10 +74,12 @@ from gradguard.check.analysis.scopes import (
     target_names,
     walk_in_order,
 )
+from gradguard.check.analysis.values import Kind, Role
 from gradguard.check.analysis.vocabulary import (
     FACTORIES,
     GRAPH_ENDING_METHODS,
     LEGACY_TENSOR_TYPES,
+    MODULE_MOVES,
     VARIABLE_NAMES,
     call_argument,
 )
@@ -178,6 +182,74 @@ class LegacyVariable(Rule):
         ),
     )
     invalid = (
+        # The wrapped input moved to the GPU, then trained on when `dynamic` is set.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+
+
+            def evaluate(model, batches, criterion, optimizer, dynamic):
+                for inputs, targets in batches:
+                    inputs = Variable(torch.Tensor(inputs), volatile=(not dynamic)).cuda()
+                    loss = criterion(model(inputs), targets)
+                    if dynamic:
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+            """,
+            line=7,
+            column=18,
+            message="`volatile=True` was removed and does nothing, and a backward pass follows in this loop: `Variable` returns a detached tensor; use the tensor directly",
+            fixed="""
+            import torch
+            from torch.autograd import Variable
+
+
+            def evaluate(model, batches, criterion, optimizer, dynamic):
+                for inputs, targets in batches:
+                    inputs = torch.Tensor(inputs).cuda()
+                    loss = criterion(model(inputs), targets)
+                    if dynamic:
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+            """,
+        ),
+        # Labels only a criterion handed in and a comparison read: no model runs on them.
+        Invalid(
+            """
+            from torch.autograd import Variable
+
+
+            def validate(model, criterion, loader):
+                model.eval()
+                correct = 0
+                for inputs, labels in loader:
+                    labels = Variable(labels, volatile=True)
+                    output = model(inputs)
+                    loss = criterion(output, labels).item()
+                    correct += (labels.data == output.max(1)[1]).sum().item()
+                return correct
+            """,
+            line=8,
+            column=18,
+            message="`volatile=True` was removed and does nothing, and no model runs on this input here: `Variable` returns a detached tensor; use the tensor directly",
+            fixed="""
+            from torch.autograd import Variable
+
+
+            def validate(model, criterion, loader):
+                model.eval()
+                correct = 0
+                for inputs, labels in loader:
+                    labels = labels.detach()
+                    output = model(inputs)
+                    loss = criterion(output, labels).item()
+                    correct += (labels.data == output.max(1)[1]).sum().item()
+                return correct
+            """,
+        ),
         # A `def Variable(...)` that shadows the import and moves to the GPU: its own
         # `autograd.Variable(...)` is the legacy call; the calls of the file's function are not
         # (dropping them would drop the move).
@@ -790,12 +862,34 @@ class LegacyVariable(Rule):
 _NO_MODEL_LIBRARIES = ("torch.", "numpy.", "math.", "scipy.", "sklearn.")
 
 
+def _computes_a_loss(ctx, call: ast.Call) -> bool:
+    """Whether the semantic model takes the call for a loss computed from its arguments (a loss
+    module, or something named for a loss, ``criterion(output, labels)`` of a parameter), not
+    for a model's output."""
+    value = ctx.model.value(call)
+    return value.kind is Kind.TENSOR and value.has(Role.LOSS) and not value.has(Role.OUTPUT)
+
+
+def _through_moves(ctx, node: ast.Call) -> ast.Call:
+    """The outermost call of a chain of moves or casts made on ``node``'s result
+    (``Variable(x, volatile=True).cuda()``): the same values, bound or handed on as the chain."""
+    while True:
+        attribute = ctx.parent(node)
+        call = ctx.parent(attribute) if isinstance(attribute, ast.Attribute) else None
+        if not (
+            isinstance(call, ast.Call) and call.func is attribute and attribute.attr in MODULE_MOVES  # type: ignore[union-attr]
+        ):
+            return node
+        node = call
+
+
 def _may_reach_a_model(ctx, node: ast.Call) -> bool:
     """Whether the value a ``Variable(...)`` call makes may be handed to a model: it is an
     argument, or the name it is bound to is, of a call of a module, of something the check does
     not know, or of a function of the run that calls what it is handed; not only of library
     functions or of functions of the run that run nothing they are given
     (``pytorch_ssim.ssim(prediction, target)``)."""
+    node = _through_moves(ctx, node)  # `Variable(y, volatile=True).cuda()`: what is bound is the moved tensor
     parent = ctx.parent(node)
     target = parent.targets[0] if isinstance(parent, ast.Assign) and len(parent.targets) == 1 else None
     if (
@@ -838,6 +932,8 @@ def _may_reach_a_model(ctx, node: ast.Call) -> bool:
             continue
         if not qualified and parameterless_layer(ctx.model.value(call.func)):
             continue  # `criterion(val_output, val_y)` of a loss module: no parameters to record a graph for
+        if not qualified and _computes_a_loss(ctx, call):
+            continue  # a loss handed in (`def validate(model, criterion, loader)`): no model
         if qualified and not _runs_what_it_is_handed(ctx, qualified):
             continue
         return True
@@ -853,6 +949,7 @@ def _backpropagated_after(ctx, node: ast.Call) -> bool:
     block = ctx.loops[-1] if ctx.loops else ctx.function
     if block is None or isinstance(block, ast.Lambda):
         return False
+    node = _through_moves(ctx, node)
     parent = ctx.parent(node)
     if isinstance(parent, ast.Tuple):
         parent = ctx.parent(parent)
@@ -959,9 +1056,13 @@ _SIZE_READS = frozenset({"size", "dim", "numel", "nelement"})
 _PROPERTY_READS = frozenset({"shape", "grad", "requires_grad", "volatile", "is_leaf", "grad_fn", "dtype", "device"})
 
 
+_VALUE_COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
 def _turned_into_numbers(ctx, use: ast.AST) -> bool:
     """Whether a name is read only as numbers at once: ``y.data.cpu().numpy()``, ``y.item()``,
-    ``y.data[i].item()``, its size or a property (``y.size(0)``, ``len(y)``, ``x.requires_grad``)."""
+    ``y.data[i].item()``, compared (``y.data == predicted``), its size or a property
+    (``y.size(0)``, ``len(y)``, ``x.requires_grad``)."""
     current = use
     up = ctx.parent(use)
     if isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id == "len" and up.args == [use]:
@@ -971,6 +1072,8 @@ def _turned_into_numbers(ctx, use: ast.AST) -> bool:
         if isinstance(parent, ast.Subscript) and parent.value is current:
             current = parent  # `y.data[i].item()`: an item of it
             continue
+        if isinstance(parent, ast.Compare) and all(isinstance(op, _VALUE_COMPARISONS) for op in parent.ops):
+            return True  # `labels.data == predicted`: booleans, without a graph
         if not (isinstance(parent, ast.Attribute) and parent.value is current):
             return False
         call = ctx.parent(parent)

@@ -247,7 +247,9 @@ table that a function only calls entries of, `sampler = dict(tcn=self.sample_tcn
 unit tests (`test_*` in a test file: `test_*.py`, `*_test.py`, `tests.py`, a `tests/` folder, not
 `test.py`, which most often evaluates a trained model; the methods of a `unittest.TestCase`) running the model
 they test, built in `setUp`, whose output they only read, or built in the test itself and
-switched to eval mode there (`detr_resnet50(pretrained=False)`: `pretrained=False` loads nothing),
+switched to eval mode there (`detr_resnet50(pretrained=False)`: `pretrained=False` loads nothing; nor
+does a class whose `__init__` picks its weights from a parameter, `weights = "DEFAULT" if pretrained
+else None`),
 and any other function of a test file running a model it builds and never trains (a model tester's
 `create_and_check_*` helper);
 functions that only switch the model to eval mode and return; functions that return a loss

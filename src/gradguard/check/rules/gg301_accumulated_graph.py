@@ -21,7 +21,9 @@ where `update`, a method of a plain class of the file or of another file of the 
 argument to what the instance keeps, `self.sum += val * n`), and the accumulated
 value is never backpropagated itself. It reports when either `loss.backward()` runs in each
 iteration, on `loss` or on a total computed from it (`total_loss = policy_loss + 0.5 * value_loss`,
-then `total_loss.backward()`: the term `value_loss`, named for a loss and bound before that pass,
+then `total_loss.backward()`; not a loss another loop computes with the same criterion,
+`per_step += loss_function(step_logits, step_target)` beside a training loop's
+`loss = loss_function(...)`: the term `value_loss`, named for a loss and bound before that pass,
 keeps the graph it took; not once it is turned into a number after it, `nll = scalar(nll)`)
 (in the loop, or in the function or method of the file that returns the loss:
 `cost = model.train_model(X, Y)` whose body calls `self.cost.backward()`), or the loop runs a model and the total is only reported (not returned, or the
@@ -131,6 +133,27 @@ class AccumulatedGraph(Rule):
     triggers = function_triggers
 
     valid = (
+        # One batch's per-step losses summed and read, the sum started again for each batch (the
+        # training loop's `loss = loss_function(...)` backpropagated elsewhere says nothing of it).
+        Valid(
+            """
+            import torch.nn as nn
+
+            model = nn.Linear(4, 4)
+            loss_function = nn.CrossEntropyLoss()
+            for x, y in train_batches:
+                loss = loss_function(model(x), y)
+                loss.backward()
+
+            val_loss = 0
+            for inputs, targets in batches:
+                logits = model(inputs)
+                per_step = 0
+                for step_logits, step_target in zip(logits, targets):
+                    per_step += loss_function(step_logits, step_target)
+                val_loss += per_step.item()
+            """
+        ),
         # The epoch's last loss kept as a number beside the epoch in a tuple.
         Valid(
             """
@@ -2030,7 +2053,9 @@ class AccumulatedGraph(Rule):
             added = _left_by_inner_loop(ctx, uses, value.id, node, loop) or added
         # `total_loss = policy_loss + 0.5 * value_loss`, `total_loss.backward()`: the terms added
         # elsewhere carry the graph that backward pass takes, whatever the flow knows of them
-        feeds_backward = any(uses.derived(name) & uses.backpropagated for name in _names(value))
+        # (not through the name of what it calls: `loss_function(ls, ts)` in an evaluation, where
+        # the training loop backpropagates another `loss = loss_function(...)`)
+        feeds_backward = any(uses.derived(name) & uses.backpropagated for name in _operand_names(value))
         # The term a backward pass of this iteration took its graph from, or its sum or mean:
         # `value_loss` summed into `total_loss` before `total_loss.backward()` (named for a loss),
         # `l.sum().backward()` then `L += l.sum()` (a course's own `cross_entropy`: it carries a graph).
@@ -2360,6 +2385,26 @@ def _is_accumulation(node: ast.AST, name: str) -> bool:
 
 def _names(node: ast.AST) -> set:
     return {n.id for n in walk_in_order(node) if isinstance(n, ast.Name)}
+
+
+def _operand_names(node: ast.AST) -> set:
+    """The names an expression computes with, less those it only calls (``criterion`` of
+    ``criterion(out, y)``; ``self.net`` is no name)."""
+    called = {
+        sub.func.id for sub in walk_in_order(node) if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name)
+    }
+    operands = {n.id for n in walk_in_order(node) if isinstance(n, ast.Name)}
+    return operands - (called - _argument_names(node))
+
+
+def _argument_names(node: ast.AST) -> set:
+    """The names handed to a call somewhere in the expression (``f`` in ``g(f)`` too)."""
+    found: set = set()
+    for sub in walk_in_order(node):
+        if isinstance(sub, ast.Call):
+            for arg in [*sub.args, *(k.value for k in sub.keywords)]:
+                found |= _names(arg)
+    return found
 
 
 def _names_in(nodes) -> set:

@@ -54,7 +54,10 @@ _LINE_MAGIC_RE = re.compile(
     # IPython's automagic: a line magic without its `%` (`pip install torchviz`, `matplotlib inline`)
     # (an option, `ls -al out/`, is a dash then a letter; `ls - x` is arithmetic)
     r"|(?:pip|conda|cd|ls|pwd|mkdir|env|set_env|matplotlib|load_ext|reload_ext|autoreload)[ \t]+"
-    r"(?:-[A-Za-z\-]|(?![=(\[.,:+\-*/%<>!&|^])\S))"
+    r"(?:-[A-Za-z\-]|(?![=(\[.,:+\-*/%<>!&|^])\S)"
+    # a path (`cd /content/drive/YOLOv6/`, `ls ../data`, `cd ..`): `cd / 2` is arithmetic
+    r"|cd[ \t]+(?:(?:~|\.{1,2})?/(?![ \t=])|\.{1,2}[ \t]*$)"
+    r"|(?:ls|mkdir)[ \t]+(?:~|\.{1,2})?/(?![ \t=]))"
 )
 # `obj?`, `??obj`, and IPython's wildcard search `torch.*Tensor?` (`%psearch`).
 _HELP_RE = re.compile(r"[ \t]*(?:\?{1,2}[\w.*]+|[\w.*]+\?{1,2})[ \t]*$")
