@@ -4070,3 +4070,100 @@ def test_cached_result_follows_a_new_call_of_a_method_name_in_another_file(tmp_p
 def test_loads_weights_only_where_the_text_shows_it(init, loads):
     # a choice made by a parameter (`pretrained=False` by default) is not shown to load anything
     assert loads_weights(f"def __init__(self, pretrained=False):\n    {init}\n") is loads
+
+
+SIAMESE_NET = """
+    import torch.nn as nn
+
+
+    class SiamNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.feat_extraction = nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU())
+
+        def forward(self, z, x):
+            return self.feat_extraction(z) * self.feat_extraction(x)
+"""
+TRACKER = """
+    import torch
+    from siam import *
+
+
+    def run_tracker(path, frames):
+        net = torch.load(path)
+        net.eval()
+        boxes = []
+        for frame in frames:
+            features = net.feat_extraction(frame)
+            boxes.append(features.data.numpy().argmax())
+        return boxes
+"""
+
+
+def test_a_layer_the_runs_module_classes_store_is_run_by_a_loaded_model(tmp_path, capsys):
+    # `net = torch.load(path)` is of no known class; the run's module classes store only a torch
+    # layer under `feat_extraction`: a part of the model, in eval mode after `net.eval()`
+    found = findings(capsys, write(tmp_path, "siam.py", SIAMESE_NET), write(tmp_path, "track.py", TRACKER))
+    assert any("track.py:11:20: GG201" in line for line in found), found
+
+
+def test_twin_an_attribute_stored_otherwise_is_not_taken_for_a_layer(tmp_path, capsys):
+    other = (
+        SIAMESE_NET
+        + """
+    class Cache:
+        def __init__(self):
+            self.feat_extraction = make_cache()
+    """
+    )
+    found = findings(capsys, write(tmp_path, "siam.py", other), write(tmp_path, "track.py", TRACKER))
+    assert not any("GG201" in line for line in found), found
+
+
+POLICY_NETWORK = """
+    from typing import Tuple
+
+    import torch.nn as nn
+    from torch import Tensor
+    from torch.distributions import Normal
+
+
+    class ActorCriticPolicy(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.mu = nn.Linear(4, 2)
+            self.v = nn.Linear(4, 1)
+
+        def forward(self, x):
+            return Normal(self.mu(x), 1.0), self.v(x)
+
+        def sample(self, x: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
+            dist, value = self(x)
+            action = dist.sample()
+            return action, dist.log_prob(action).sum(-1), value
+"""
+ROLLOUT = """
+    import torch
+    from policy_network import ActorCriticPolicy
+
+
+    class Rollout:
+        def __init__(self, policy: ActorCriticPolicy):
+            self.policy = policy
+
+        def run(self, state):
+            self.policy.train(False)
+            {region}
+                action, log_prob, value = self.policy.sample(torch.as_tensor(state))
+            return action, log_prob.cpu().numpy(), value.cpu().numpy()
+"""
+
+
+@pytest.mark.parametrize("region,reported", [("with torch.no_grad():", False), ("if state is not None:", True)])
+def test_what_another_files_method_computes_under_no_grad_carries_no_graph(tmp_path, capsys, region, reported):
+    found = findings(
+        capsys,
+        write(tmp_path, "policy_network.py", POLICY_NETWORK),
+        write(tmp_path, "rollout.py", ROLLOUT.replace("{region}", region)),
+    )
+    assert any("rollout.py:14:" in line and "GG302" in line for line in found) is reported, found

@@ -1108,6 +1108,38 @@ def test_a_reduction_over_named_dimensions_backpropagated_is_no_0_dim_loss(made,
     assert value.has(Role.UNREDUCED) is not scalar
 
 
+@pytest.mark.parametrize(
+    "comment,kind", [("# tagger.requires_grad", Kind.MODULE), ("print(tagger.requires_grad)", Kind.TENSOR)]
+)
+def test_uses_in_comments_are_no_evidence(comment, kind):
+    value, _ = ask(
+        f"""
+        from models import Tagger
+        def build(size):
+            tagger = Tagger(size)
+            {comment}
+            params = tagger.parameters()
+            return tagger  # <- tagger
+        """
+    )
+    assert value.kind is kind
+
+
+def test_a_value_taken_for_a_tensor_that_is_called_runs_as_a_module():
+    # only modules are called: what the uses took for a tensor gives a model's output
+    value, _ = ask(
+        """
+        from models import Tagger
+        def run(size, x):
+            tagger = Tagger(size)
+            print(tagger.requires_grad)
+            out = tagger(x)
+            return out  # <- out
+        """
+    )
+    assert value.kind is Kind.TENSOR and value.has(Role.OUTPUT)
+
+
 @pytest.mark.parametrize("fields,packed", [("x.data, x.batch_sizes", True), ("x.data, x.size(0)", False)])
 def test_a_value_whose_packed_sequence_fields_are_read_is_no_tensor(fields, packed):
     value, _ = ask(
@@ -3935,3 +3967,42 @@ def test_state_dict_of_an_unknown_value_holds_tensors():
         """
     )
     assert value.kind is Kind.UNKNOWN
+
+
+@pytest.mark.parametrize("guard,kind", [("isinstance(d, Variable)", Kind.TENSOR), ("d is not None", Kind.UNKNOWN)])
+def test_a_conditional_expression_narrows_its_first_branch(guard, kind):
+    # `d.data[0] if isinstance(d, Variable) else d`: a tensor where the first branch runs
+    text = textwrap.dedent(
+        f"""
+        from torch.autograd import Variable
+        def value_of(d):
+            return d.data[0] if {guard} else d
+        """
+    )
+    ctx = _context(text)
+    first = min(
+        (n for n in ast.walk(ctx.tree) if isinstance(n, ast.Name) and n.id == "d" and isinstance(n.ctx, ast.Load)),
+        key=lambda n: n.col_offset,
+    )
+    assert ctx.model.value(first).kind is kind
+
+
+@pytest.mark.parametrize("receiver,graph", [("tagger", True), ("self.criterion_module", False)])
+def test_a_models_own_loss_method_carries_its_parameters_graph(receiver, graph):
+    # `model.neg_ll_loss(sentence, tags)` of inputs without a graph: the model's parameters give it one
+    value, _ = ask(
+        f"""
+        import torch
+        import torch.nn as nn
+        from models import Tagger
+        class Trainer(nn.Module):
+            def step(self, ids, tag_ids):
+                tagger = Tagger()
+                params = tagger.parameters()
+                sentence = torch.LongTensor(ids)
+                tags = torch.LongTensor(tag_ids)
+                nll = {receiver}.neg_ll_loss(sentence, tags)
+                return nll  # <- nll
+        """
+    )
+    assert value.has(Role.LOSS) and (value.grad is Grad.YES) is graph

@@ -1626,14 +1626,43 @@ class SemanticModel:
             self.project is not None and method in self.project.training_method_names()
         )
 
+    def file_method_names(self) -> frozenset:
+        """The names of the methods the file's classes define, or that it attaches to one."""
+        return self._file_method_names()
+
     def _file_method_names(self) -> frozenset:
-        """The names of the methods the file's classes define (made once)."""
+        """The names of the methods the file's classes define (made once), also those a function
+        of the file is attached as (``setattr(StepByStep, "predict", predict)``, as a notebook
+        adds methods cell by cell)."""
         names = self._class_method_names
         if names is None:
-            names = self._class_method_names = frozenset(
-                name for info in self._class_table().values() for name in self._methods(info)
+            names = self._class_method_names = (
+                frozenset(name for info in self._class_table().values() for name in self._methods(info))
+                | self._attached_method_names()
             )
         return names
+
+    def _attached_method_names(self) -> frozenset:
+        """``predict`` of a module-level ``setattr(StepByStep, "predict", predict)`` whose class
+        is one of the file's."""
+        if "setattr(" not in self.source_text:
+            return frozenset()
+        classes = {info.node.name for info in self._class_table().values()}
+        found = set()
+        for stmt in self.tree.body:
+            call = stmt.value if type(stmt) is ast.Expr else None
+            if (
+                type(call) is ast.Call
+                and type(call.func) is ast.Name
+                and call.func.id == "setattr"
+                and len(call.args) == 3
+                and type(call.args[0]) is ast.Name
+                and call.args[0].id in classes
+                and isinstance(call.args[1], ast.Constant)
+                and isinstance(call.args[1].value, str)
+            ):
+                found.add(call.args[1].value)
+        return frozenset(found)
 
     def instance_method_trains(self, value: Value, method: str) -> bool:
         """Whether ``value.method(...)`` backpropagates: ``value`` an instance of a class of the
@@ -1799,6 +1828,8 @@ class SemanticModel:
                     state = state.with_mode(GradMode.MAYBE if not state.mode.off else state.mode)
             for comp in location.comprehensions:
                 extra.update(self._comprehension_bindings(comp, state.bind(extra) if extra else state, frame))
+            for test in location.guards:
+                extra.update(self.narrowed_by(test, state.bind(extra) if extra else state, frame))
         return (state, frame, extra)
 
     def _where(self, node: ast.AST) -> Optional[Location]:
@@ -2372,7 +2403,7 @@ class SemanticModel:
             i = text.find(name + ".")
             while i >= 0:
                 before = text[i - 1] if i else " "
-                if not (before.isalnum() or before in "_."):
+                if not (before.isalnum() or before in "_.") and not _commented_out(text, i):
                     j = i + size + 1
                     k = j
                     while k < end and (text[k].isalnum() or text[k] == "_"):
@@ -2963,6 +2994,25 @@ class SemanticModel:
                 return held
         return UNKNOWN
 
+    def stored_layer(self, receiver: Value, attr: str) -> Optional[Value]:
+        """``net.feat_extraction`` of a module of no known class (``net = torch.load(path)``),
+        where module classes of the run store only torch layers under ``attr`` (``self.feat_extraction
+        = nn.Sequential(...)``) and no class of the file or the run defines a method of that name:
+        a part of the model, in the model's mode."""
+        project = self.project
+        if (
+            project is None
+            or receiver.kind is not Kind.MODULE
+            or receiver.ref is not None
+            or attr not in project.layer_stores
+            or attr in project.other_stores
+            or attr in project.submodule_classes
+            or attr in self._file_method_names()
+            or attr in project.method_names()
+        ):
+            return None
+        return Value(Kind.MODULE, Grad.NO, receiver.roles & _MODULE_MODES, weak=True)
+
     def _stored_module_class(self, attr: str) -> Optional[Value]:
         """A module, where the run's classes store instances of its module classes under ``attr``
         and nothing else they construct (``ProjectIndex.submodule_classes``, ``other_stores``): of
@@ -3062,6 +3112,9 @@ class SemanticModel:
                 # `model.crf` of a model of unknown class, where the run's module classes store
                 # one class under that name (`self.crf = CRF(num_tags)`)
                 return Value(Kind.MODULE, Grad.NO, receiver.roles, ref="project:" + next(iter(classes)), weak=True)
+            layer = self.stored_layer(receiver, attr)
+            if layer is not None:
+                return layer
         if MODEL_NAME_RE.match(attr):
             return module(weak=True)
         return UNKNOWN
@@ -3687,6 +3740,10 @@ class SemanticModel:
             return UNKNOWN
         if kind is Kind.MODULE:
             return self._module_call(callee, node, args, state, frame)
+        if kind is Kind.TENSOR:
+            # `print(tagger.requires_grad)`, then `tagger(x)`: a tensor is not called; what the
+            # uses made a tensor of is a module
+            return self._module_call(module(weak=True), node, args, state, frame)
         if (
             kind is Kind.OTHER
             and (callee.ref or "").startswith(("torch.", *vocab.TEACHING_PACKAGES))
@@ -3862,7 +3919,11 @@ class SemanticModel:
 
     def _returned(self, returned: Value, args, state: State) -> Value:
         """A function's summary at one call: a tensor whose graph the summary could not know
-        (it came from the parameters) carries one when an argument here does."""
+        (it came from the parameters) carries one when an argument here does; under `no_grad`
+        what the function computes carries none (`with torch.no_grad(): a, logp, v =
+        policy.sample(s)`), only what it hands back as it is (a parameter) may."""
+        if state.mode.off:
+            return _computed_without_grad(returned)
         if returned.kind is Kind.TENSOR and returned.grad is Grad.MAYBE and args:
             if self._combine_grad(list(args), state.mode) is Grad.YES:
                 return returned.with_(grad=Grad.YES)
@@ -4473,7 +4534,15 @@ class SemanticModel:
                 and _names_loss_function(method)
             ):
                 # ``self.criterion(out, y)`` handed in unknown, ``capsule.loss(props, label)``
-                return self._named_loss(args, state)
+                loss = self._named_loss(args, state)
+                if (
+                    state.mode is GradMode.ENABLED
+                    and not (isinstance(node.func, ast.Attribute) and _is_self(node.func.value))
+                    and not self.module_without_parameters(receiver)
+                ):
+                    # `model.neg_ll_loss(sentence, tags)`: a model's own loss, through its parameters
+                    loss = loss.with_(grad=Grad.YES)
+                return loss
             return UNKNOWN
         if kind is Kind.OPTIMIZER:
             return NONE_VALUE if method in ("step", "zero_grad") else UNKNOWN
@@ -5594,6 +5663,33 @@ def _top_level_attribute_sets(fn: ast.AST) -> dict:
                     if type(elt) is ast.Attribute and type(elt.value) is ast.Name and elt.value.id == "self":
                         found.setdefault(elt.attr, []).append((stmt, None))
     return found
+
+
+def _is_self(node: ast.AST) -> bool:
+    return type(node) is ast.Name and node.id == "self"  # type: ignore[attr-defined]
+
+
+def _commented_out(text: str, at: int) -> bool:
+    """Whether offset ``at`` of ``text`` lies in a comment (``# parameters = filter(lambda p:
+    model.requires_grad, ...)``): a ``#`` before it on its line, outside any string."""
+    start = text.rfind("\n", 0, at) + 1
+    hash_at = text.find("#", start, at)
+    while hash_at >= 0:
+        prefix = text[start:hash_at]
+        if prefix.count('"') % 2 == 0 and prefix.count("'") % 2 == 0:
+            return True
+        hash_at = text.find("#", hash_at + 1, at)
+    return False
+
+
+def _computed_without_grad(value: Value) -> Value:
+    """A function's result, as computed with grad disabled: its tensors carry no graph, but for
+    parameters and leaves it hands back as they are; positions of a tuple each on their own."""
+    if value.kind is Kind.TENSOR and value.grad is not Grad.NO and not value.roles & (Role.PARAM | Role.LEAF):
+        return value.with_(grad=Grad.NO)
+    if value.kind is Kind.CONTAINER and value.items is not None:
+        return value.with_(items=tuple(_computed_without_grad(item) for item in value.items))
+    return value
 
 
 def _reduces_over_dimensions(call: ast.Call, first: int) -> bool:

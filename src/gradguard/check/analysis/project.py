@@ -202,6 +202,10 @@ class ProjectIndex:
     # attribute names under which classes of the run also store instances of something else than
     # the run's module classes (`self.actor = MPCPolicy(env)` of a plain class)
     other_stores: set = field(default_factory=set)
+    # attribute names under which module classes of the run store a torch layer they build
+    # (`self.feat_extraction = nn.Sequential(...)`): what `net.feat_extraction` holds where `net`
+    # is a module of no known class (`net = torch.load(path)`)
+    layer_stores: set = field(default_factory=set)
 
     def module_of(self, path: str) -> Optional[str]:
         return self.module_names.get(os.path.abspath(path))
@@ -364,6 +368,10 @@ class ProjectIndex:
             names = self.__dict__[key] = frozenset(name for names in functions.values() for name in names)
         return names
 
+    def method_names(self) -> frozenset:
+        """The names of the methods any class of the run defines (made once)."""
+        return self._method_names_of_any_class("methods")
+
     def running_method_names(self) -> frozenset:
         """The names of the methods by which some module class of the run runs it (made once)."""
         return self._method_names_of_any_class("running_methods")
@@ -510,6 +518,7 @@ class ProjectIndex:
         for name in sorted(self.submodule_classes):
             h.update(f"stored {name}:{sorted(self.submodule_classes[name])}\n".encode())
         h.update(f"stored otherwise:{sorted(self.other_stores)}\n".encode())
+        h.update(f"stored layers:{sorted(self.layer_stores)}\n".encode())
         for name in sorted(self.loading_functions):
             h.update(f"loading {name}:{sorted(self.loading_functions[name])}\n".encode())
         for name in sorted(self.reducing_functions):
@@ -805,7 +814,9 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
     for qualified in bases:
         for attr, built in stored_calls[qualified]:
             if "." in built:
-                continue  # `self.fc = nn.Linear(...)`: not a class of the run
+                if qualified in module_classes and _TORCH_LAYER_RE.match(built):
+                    index.layer_stores.add(attr)  # `self.fc = nn.Linear(...)` of a module class
+                continue  # not a class of the run
             if built in module_classes_by_short:
                 index.submodule_classes.setdefault(attr, set()).update(module_classes_by_short[built])
             else:
@@ -1669,6 +1680,8 @@ def _grad_off_in_lines(lines: list, line_number: int) -> bool:
     return False
 
 
+# A torch layer's constructor as module classes spell it (`nn.Sequential`, `torch.nn.Conv2d`).
+_TORCH_LAYER_RE = re.compile(r"(?:torch\.)?nn\.[A-Z]\w*$")
 _INIT_LOADS_RE = re.compile(
     r"load_state_dict\(|torch\.load\(|\.from_pretrained\(|\bpretrained\s*=\s*True\b"
     # (not a choice the line makes, `weights = "DEFAULT" if pretrained else None`: not shown)

@@ -317,6 +317,9 @@ class Location:
     scope: ast.AST
     comprehensions: list
     lambda_: Optional[ast.Lambda] = None
+    # the tests of the conditional expressions whose first branch holds the node
+    # (`d.data[0] if isinstance(d, Variable) else d`): what they show holds there
+    guards: list = field(default_factory=list)
 
 
 def _sub_blocks(stmt: ast.stmt) -> list:
@@ -408,6 +411,8 @@ def _descend(root: ast.AST, node: ast.AST, start: tuple, end: tuple, location: L
                 location.comprehensions.append(current)
         if isinstance(current, ast.Lambda) and nxt is current.body:
             location.lambda_ = current
+        if isinstance(current, ast.IfExp) and nxt is current.body:
+            location.guards.append(current.test)
         current = nxt
 
 

@@ -6,7 +6,7 @@ Flags reads of `t.data` where `t` is known to be a tensor: a parameter from `par
 bound to a torch call, a model output or a loss (on one path at least, and nothing else on the
 others: a hidden state `h = net.init_hidden(n)` before a loop and `out, h = net(x, h)` in it,
 `tuple([each.data for each in h])`; inside `if isinstance(v, torch.Tensor):`, also through
-`Variable` or `nn.Parameter`; an attribute `self.x` that a method of the class sets to a
+`Variable` or `nn.Parameter`, or the first branch of `v.data[0] if isinstance(v, Variable) else v`; an attribute `self.x` that a method of the class sets to a
 tensor and none to anything else the code shows), the result of a method only tensors have
 (`x.cpu().data`, `x.detach().data`) or a reduction over dimensions given by number
 (`taylor.mean(dim=(0, 2, 3)).data`; xarray's `ds.mean(dim="time").data` is not one), a call of

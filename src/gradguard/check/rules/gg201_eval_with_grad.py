@@ -33,7 +33,8 @@ file binds only to `transforms.ToPILImage()`, torch_snippets'
 `show(pred[0])`, shown as a
 notebook cell's last line, also among others, `out.shape, out[0][:3]`, or the call alone as that
 line, `model(val_x)` (not `model(val_x);`, whose semicolon keeps it from being shown), unless it calls a method or function the check reads that is named for
-evaluation, `model.predict(prefix)`, judged there), iterated by a loop or a comprehension that only
+evaluation, `model.predict(prefix)`, judged there; so is a call of such a method of a plain class of the
+file holding a model, `sbs.predict(x)`, also one attached by `setattr(StepByStep, "predict", predict)`), iterated by a loop or a comprehension that only
 reads each item (`[np.argmax(p.detach().numpy()) for p in out]`), collected by a list comprehension
 straight into a tensor constructor that copies the values (`torch.tensor([net(g) for g in validset])`), fed back into the next step of a generation loop, written into
 before it is read (`out[:] = 0`, actions masked), written into a buffer a torch factory made whose other uses are
@@ -52,8 +53,12 @@ arithmetic and indexing, `torch.sum(mlp(x) * x).item()`, or into a torch functio
 bool, a number or indices: `torch.allclose(mlp(x), reference)`, `torch.multinomial(probs, 1)`), as in
 predictions made after training, a test loss printed every epoch
 for a plot or samples drawn from a trained generator (a submodule such as `model.decoder` is in
-the mode `model.eval()` or `model.train()` set); not when only its shape is read (also in a loop over evaluation data that stops after one batch:
-`print(output.shape)` then `break`), not for a
+the mode `model.eval()` or `model.train()` set; so is a torch layer the run's module classes store
+under that name, `self.feat_extraction = nn.Sequential(...)`, of a model loaded whole, `net =
+torch.load(path)`, then `net.feat_extraction(z)`); not when only its shape is read (also in a loop over evaluation data that stops after one batch:
+`print(output.shape)` then `break`; also of a model run once on made-up input, a saved model loaded
+again, `out = loaded(torch.rand(1, 3, 224, 224))` then `print(out.shape)`, unless the lines around
+time it), not for a
 module built in the same scope and never trained or loaded there (a torch layer built and run at once,
 `nn.Linear(n, 1)(x)`, is such a module in any file; an object holding it, `agent = Agent()`,
 whose class has a method that backpropagates and that the code calls, `agent.update()`, trains it; its parameters copied
@@ -355,7 +360,7 @@ from gradguard.check.analysis.steps import (
     may_freeze,
     stepped_optimizer,
 )
-from gradguard.check.analysis.values import RUN_FUNCTION, Grad, Kind, Role, Split
+from gradguard.check.analysis.values import RUN_FUNCTION, Grad, Kind, Role, Split, Value
 from gradguard.check.analysis.vocabulary import (
     DISTRIBUTION,
     GRAPH_ENDING_METHODS,
@@ -1663,6 +1668,35 @@ def _printed(ctx, call: ast.Call) -> bool:
         and parent.func.id in READING_BUILTINS
         and parent.func.id not in ("len", "isinstance", "type", "id", "hash")
     )
+
+
+def _judged_in_its_method(ctx, call: ast.Call) -> bool:
+    """``sbs.predict(x)`` of a plain class of the file holding a model, whose method named for
+    evaluation the check reads (also one attached by ``setattr``) and hands back numbers or
+    arrays: that method's own model call is where its grad mode is judged, not each call of it."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and _EVAL_FUNCTION_RE.search(func.attr)):
+        return False
+    if isinstance(func.value, ast.Name) and func.value.id == "self":
+        return False
+    if ctx.model.value(func.value).kind is not Kind.OTHER or func.attr not in ctx.model.file_method_names():
+        return False
+    # (not where a definition of it may hand back a graph, `return loss, acc`: the call keeps it)
+    definitions = [
+        node
+        for node in walk_in_order(ctx.tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == func.attr
+    ]
+    return bool(definitions) and all(
+        isinstance(node.value, ast.Constant) or _GRAPH_ENDED_RE.search(ctx.text(node.value)) is not None
+        for definition in definitions
+        for node in ctx.model.own_nodes(definition)
+        if isinstance(node, ast.Return) and node.value is not None
+    )
+
+
+# What a return hands back without a graph: `y_hat.detach().cpu().numpy()`, `loss.item()`.
+_GRAPH_ENDED_RE = re.compile(r"\.(?:numpy|item|tolist)\(\)\s*$")
 
 
 def _displayed(ctx, call: ast.Call) -> bool:
@@ -3134,6 +3168,55 @@ _MADE_UP_FACTORIES = _DUMMY_FACTORIES | frozenset(
 )
 
 
+# A run timed or profiled around a call: the graph is part of what is measured.
+_TIMING_RE = re.compile(r"\btime\.(?:time|perf_counter|monotonic)\b|\bperf_counter\(|timeit|[Pp]rofile")
+
+
+def _read_for_shape_only(ctx, call: ast.Call) -> bool:
+    """Whether the call's result, bound to a name, is read afterwards in its scope, until the name
+    is bound again, only for its shape (``out.shape``, ``out.size()``, ``out.dtype``, ``len(out)``);
+    in a loop, the name is bound nowhere else after it; and the lines from just before the call
+    to the last read time nothing."""
+    name = _bound_name(ctx, call)
+    if name is None:
+        return False
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    assignment = ctx.parent(call)
+    after = (assignment.end_lineno or 0, assignment.end_col_offset or 0)
+    named = sorted(
+        (
+            node
+            for node in ctx.model.own_nodes(scope)
+            if type(node) is ast.Name and node.id == name and (node.lineno, node.col_offset) > after
+        ),
+        key=lambda node: (node.lineno, node.col_offset),
+    )
+    uses = []
+    for node in named:
+        if not isinstance(node.ctx, ast.Load):
+            break  # bound again (`out = model(x)` of a later cell): its reads are another value's
+        uses.append(node)
+    if not uses or (ctx.loops and any(isinstance(n.ctx, ast.Store) for n in named)):
+        return False
+    lines = ctx.source.text.splitlines()[max(call.lineno - 3, 0) : uses[-1].lineno]
+    if _TIMING_RE.search("\n".join(lines)) is not None:
+        return False  # `start = time.time()`, ..., `print(time.time() - start, out.shape)`: its cost is measured
+    for use in uses:
+        parent = ctx.parent(use)
+        if isinstance(parent, ast.Attribute) and parent.attr in ("shape", "dtype", "ndim", "device"):
+            continue
+        if (
+            isinstance(parent, ast.Attribute)
+            and parent.attr in ("size", "dim")
+            and isinstance(ctx.parent(parent), ast.Call)
+        ):
+            continue
+        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len":
+            continue
+        return False
+    return True
+
+
 def _shape_probe_once(ctx, call: ast.Call) -> bool:
     """Whether the call runs in a loop that stops after its first round (its body ends with
     ``break``) and its result, bound to a name, is read there for its shape alone
@@ -4547,6 +4630,25 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A saved model loaded again and run once on made-up input, its output read for its shape: a
+        # check that it loads and runs (not timed: its cost is not what is measured).
+        Valid(
+            """
+            import torch
+            import torchvision
+
+            model = torchvision.models.alexnet(weights=None)
+            model.eval()
+            example_input = torch.rand(1, 3, 224, 224)
+            traced_model = torch.jit.trace(model, example_input)
+            traced_model.save("alexnet_traced.pt")
+            print(traced_model.code)
+
+            loaded_model = torch.jit.load("alexnet_traced.pt")
+            out = loaded_model(torch.rand(1, 3, 224, 224))
+            print(out.shape)
+            """
+        ),
         # `requires_grad_()` hands back the output itself, graph and all: the loss is backpropagated.
         Valid(
             """
@@ -8710,6 +8812,44 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A plain class's `predict` runs its model with grad on: reported in the method, not at each
+        # call of it (`sbs.predict(...)`), whose grad mode the method decides.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class StepByStep:
+                def __init__(self, model, optimizer):
+                    self.model = model
+                    self.optimizer = optimizer
+
+                def train_step(self, x, y):
+                    self.model.train()
+                    loss = ((self.model(x) - y) ** 2).mean()
+                    loss.backward()
+                    self.optimizer.step()
+                    self.optimizer.zero_grad()
+
+                def predict(self, x):
+                    self.model.eval()
+                    y_hat = self.model(torch.as_tensor(x).float())
+                    self.model.train()
+                    return y_hat.detach().cpu().numpy()
+
+
+            model = nn.Linear(1, 1)
+            sbs = StepByStep(model, torch.optim.SGD(model.parameters(), lr=0.1))
+            for x, y in loader:
+                sbs.train_step(x, y)
+            predictions = sbs.predict([[0.5], [0.3]])
+            print(predictions)
+            """,
+            line=19,
+            column=17,
+            message="`self.model(...)` runs with grad enabled after `self.model.eval()` (line 18), and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A helper returning a model method's output (`def decode(z): return ae.decode(z)`) is a
         # model call: a sample decoded after training and only read records a graph for nothing.
         Invalid(
@@ -14746,6 +14886,8 @@ class EvalWithGrad(Rule):
             return
         if ctx.model.grad_mode(node) is not GradMode.ENABLED:
             return
+        if _judged_in_its_method(ctx, node):
+            return
         candidate = self._evidence(ctx, node, unit, loop_id, named_eval, read_only)
         if candidate is not None:
             if unit is None:
@@ -14759,6 +14901,10 @@ class EvalWithGrad(Rule):
             if _shape_probe_once(ctx, node):
                 return None  # `output = net(imgs); print(output.shape); break`: a check of the model's shapes
             return _Candidate(node, "loop", loop_id)
+        if _made_up_input(ctx, node) and _read_for_shape_only(ctx, node):
+            # `out = loaded(torch.rand(1, 3, 224, 224)); print(out.shape)`: a check that the model
+            # (here one saved and loaded again) runs, whatever else shows evaluation
+            return None
         callee = ctx.model.value(_callee(node))
         if _own_module_method(ctx, node):
             callee = ctx.model.value(node.func.value)  # type: ignore[attr-defined]
@@ -14921,6 +15067,10 @@ class EvalWithGrad(Rule):
         if _assembled_from_frozen_layers(ctx, target, node):
             return False
         value = ctx.model.value(target)
+        if value.kind is Kind.TENSOR and isinstance(target, ast.Name) and target is node.func:
+            # `print(tagger.requires_grad)`, then `tagger(x)`: a tensor is not called; what the
+            # uses made a tensor of is a module
+            value = Value(Kind.MODULE, Grad.NO, weak=True)
         if ctx.model.module_freezes_itself(value) and not _thawed(ctx, target):
             return False  # `VGG19(...)` freezing its features in `__init__`: no graph of its own
         if value.kind is Kind.FUNCTION and isinstance(target, ast.Name):
