@@ -4006,3 +4006,16 @@ def test_a_models_own_loss_method_carries_its_parameters_graph(receiver, graph):
         """
     )
     assert value.has(Role.LOSS) and (value.grad is Grad.YES) is graph
+
+
+@pytest.mark.parametrize("receiver,loss", [("loss_fn", True), ("encoder", False)])
+def test_the_forward_of_something_named_for_a_loss_computes_a_loss(receiver, loss):
+    value, _ = ask(
+        f"""
+        def val(model, {receiver}, image, text):
+            image_features, text_features = model(image, text)
+            val_loss = {receiver}.forward(image_features, text_features)
+            return val_loss  # <- val_loss
+        """
+    )
+    assert value.has(Role.LOSS) is loss

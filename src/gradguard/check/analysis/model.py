@@ -2431,8 +2431,15 @@ class SemanticModel:
                         pass  # a loss already: other uses say nothing more
                     elif called and attr in _MODULE_EVIDENCE_METHODS:
                         found = found or _EVIDENT_MODULE
-                    elif called and attr == "forward" and not self._plain_forward_shown():
-                        found = found or _EVIDENT_MODULE  # `self.DQN.forward(state)`: run as modules are
+                    elif (
+                        called
+                        and attr == "forward"
+                        and not self._plain_forward_shown()
+                        and not _names_loss_function(name.rpartition(".")[2])
+                    ):
+                        # `self.DQN.forward(state)`: run as modules are (not `loss.forward(a, b)`, a
+                        # criterion's: what it computes is a loss)
+                        found = found or _EVIDENT_MODULE
                     elif (
                         (called and attr in _TENSOR_EVIDENCE_METHODS)
                         or attr in _TENSOR_EVIDENCE_ATTRIBUTES
@@ -4496,6 +4503,9 @@ class SemanticModel:
                 if method == "named_parameters":
                     return container(container(items=(OTHER, param)))
                 return container(param)
+            if _SOME_PARAMETERS_RE.match(method) and method not in self._hand_made_members():
+                # `model.final_parameters()`: a module's own selection of its parameters (by its name)
+                return container(tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=True))
             if method in ("buffers",):
                 return container(tensor(Grad.NO))
             if method in ("forward", "__call__"):
@@ -4589,6 +4599,13 @@ class SemanticModel:
                 return container(container(items=(OTHER, tensor(Grad.YES, Role.PARAM | Role.LEAF, weak=True))))
             if _names_loss_function(method):
                 return self._named_loss(args, state)
+            if (
+                method == "forward"
+                and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+                and _names_loss_function(node.func.value.id)
+            ):
+                return self._named_loss(args, state)  # `loss.forward(img_f, txt_f, targets)` of a criterion handed in
             if method in vocab.TENSOR_RESULT_METHODS and _called_as_torch_does(method, node):
                 # `inp.view(...).permute(0, 2, 1).contiguous()`: only a tensor has the method
                 return tensor(Grad.MAYBE, weak=True)
@@ -5663,6 +5680,13 @@ def _top_level_attribute_sets(fn: ast.AST) -> dict:
                     if type(elt) is ast.Attribute and type(elt.value) is ast.Name and elt.value.id == "self":
                         found.setdefault(elt.attr, []).append((stmt, None))
     return found
+
+
+# A module's method named for a selection of its parameters (`final_parameters`, `head_parameters`,
+# `trainable_parameters`); not one counting, printing or changing them.
+_SOME_PARAMETERS_RE = re.compile(
+    r"(?!(?:count|num|n|print|reset|init|initialize|log|save|load|set|freeze|unfreeze|update|zero)_)\w+_parameters$"
+)
 
 
 def _is_self(node: ast.AST) -> bool:

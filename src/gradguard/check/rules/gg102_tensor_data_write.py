@@ -1,7 +1,8 @@
 """Writing to a tensor through `.data`.
 
 ## What it does
-Flags in-place writes through `t.data` where `t` is known to be a tensor (a parameter, a
+Flags in-place writes through `t.data` where `t` is known to be a tensor (a parameter, also one a
+model's method named for a selection of them hands out, `for p in model.final_parameters()`, a
 `.weight`/`.bias`/`.grad`, a name bound to a torch call, a model output or loss) or where the
 in-place method itself shows `t.data` is a tensor: `p.data.mul_(d)`, `p.data.copy_(s)`,
 `p.data[i] = v`, `p.data += v`, `p.data = t`, a value written after a method that returns
@@ -564,6 +565,20 @@ class TensorDataWrite(Rule):
         ),
     )
     invalid = (
+        # Rows of the parameters a model method named for them hands out (`final_parameters()`).
+        Invalid(
+            """
+            import torch.nn as nn
+
+
+            def restore_final_layer(model: nn.Module, saved, known):
+                for i, params in enumerate(model.final_parameters()):
+                    params.data[known] = saved[i][known]
+            """,
+            line=6,
+            column=9,
+            message="in-place write through `params.data` bypasses autograd's version counter: if a graph has saved `params`, its gradients come out silently wrong; drop `.data` and write to `params` under `torch.no_grad()`",
+        ),
         # `torch` is bound only when the file runs as a script: no fix writes `torch.no_grad()` into `__init__`.
         Invalid(
             """

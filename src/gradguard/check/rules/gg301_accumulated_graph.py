@@ -20,7 +20,9 @@ is safe; or a meter: `losses.update(loss, n)`
 where `update`, a method of a plain class of the file or of another file of the run, adds its
 argument to what the instance keeps, `self.sum += val * n`), and the accumulated
 value is never backpropagated itself. It reports when either `loss.backward()` runs in each
-iteration, on `loss` or on a total computed from it (`total_loss = policy_loss + 0.5 * value_loss`,
+iteration, on `loss` (also a loss whose graph the check cannot tell otherwise, of a layer it does not
+know, or computed by a criterion handed in and run by its `forward`, `loss.forward(a, b)`: the backward
+pass shows it has one) or on a total computed from it (`total_loss = policy_loss + 0.5 * value_loss`,
 then `total_loss.backward()`; not a loss another loop computes with the same criterion,
 `per_step += loss_function(step_logits, step_target)` beside a training loop's
 `loss = loss_function(...)`: the term `value_loss`, named for a loss and bound before that pass,
@@ -673,6 +675,109 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # A criterion handed in and run by its `forward` (`loss.forward(...)`): a loss, with the model's graph.
+        Invalid(
+            """
+            import torch
+
+
+            def val(val_loader, model, loss):
+                model.eval()
+                tot_loss = 0
+                for image, text in val_loader:
+                    image_features, text_features = model(image, text)
+                    targets = torch.arange(len(image), dtype=torch.long)
+                    val_loss = loss.forward(image_features, text_features, targets)
+                    tot_loss += val_loss.cpu()
+                return tot_loss / len(val_loader)
+            """,
+            line=11,
+            column=9,
+            message="Accumulating `val_loss.cpu()` across iterations keeps every iteration's autograd graph alive; accumulate `val_loss.cpu().item()`",
+            fixed="""
+            import torch
+
+
+            def val(val_loader, model, loss):
+                model.eval()
+                tot_loss = 0
+                for image, text in val_loader:
+                    image_features, text_features = model(image, text)
+                    targets = torch.arange(len(image), dtype=torch.long)
+                    val_loss = loss.forward(image_features, text_features, targets)
+                    tot_loss += val_loss.cpu().item()
+                return tot_loss / len(val_loader)
+            """,
+        ),
+        # A loss of a layer the check does not know (its graph not known to the flow), which the loop
+        # then backpropagates: `loss.backward()` shows the graph the total keeps.
+        Invalid(
+            """
+            import torch
+            from torch_geometric.nn import SAGEConv
+
+
+            class Net(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = SAGEConv(4, 1)
+
+                def forward(self, x, edge_index):
+                    out = self.conv(x, edge_index)
+                    return out, torch.sigmoid(out)
+
+                def class_weights(self, y):
+                    return torch.where(y > 0, 10.0, 1.0)
+
+                def fit(self, loader, optimizer, epochs):
+                    criterion = torch.nn.BCEWithLogitsLoss()
+                    for epoch in range(epochs):
+                        total_loss = 0
+                        for batch in loader:
+                            optimizer.zero_grad()
+                            out, out_sig = self(batch.x, batch.edge_index)
+                            criterion.register_buffer("weight", self.class_weights(batch.y))
+                            loss = criterion(out, batch.y)
+                            total_loss += loss
+                            loss.backward()
+                            optimizer.step()
+                        print(f"{total_loss / len(loader):.3f}")
+            """,
+            line=26,
+            column=17,
+            message="Accumulating `loss` across iterations keeps every iteration's autograd graph alive; accumulate `loss.item()`",
+            fixed="""
+            import torch
+            from torch_geometric.nn import SAGEConv
+
+
+            class Net(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = SAGEConv(4, 1)
+
+                def forward(self, x, edge_index):
+                    out = self.conv(x, edge_index)
+                    return out, torch.sigmoid(out)
+
+                def class_weights(self, y):
+                    return torch.where(y > 0, 10.0, 1.0)
+
+                def fit(self, loader, optimizer, epochs):
+                    criterion = torch.nn.BCEWithLogitsLoss()
+                    for epoch in range(epochs):
+                        total_loss = 0
+                        for batch in loader:
+                            optimizer.zero_grad()
+                            out, out_sig = self(batch.x, batch.edge_index)
+                            criterion.register_buffer("weight", self.class_weights(batch.y))
+                            loss = criterion(out, batch.y)
+                            total_loss += loss.item()
+                            loss.backward()
+                            optimizer.step()
+                        print(f"{total_loss / len(loader):.3f}")
+            """,
+        ),
         # A total appended to a list the function returns, whose items a caller reads as tensors:
         # the fix keeps them tensors (`.item()` would make `plot[i].item()` raise).
         Invalid(
@@ -2066,9 +2171,19 @@ class AccumulatedGraph(Rule):
             and feeds_backward
             and _backward_since_bound(ctx, uses, reduced, node, loop)
         )
+        # A loss whose graph the flow could not tell (`out, out_sig = self(batch.x, ...)`), which the
+        # loop backpropagates itself: `loss.backward()` shows it has one.
+        backpropagated_loss = (
+            isinstance(value, ast.Name)
+            and added.kind is Kind.TENSOR
+            and added.has(Role.LOSS)
+            and added.grad is Grad.MAYBE
+            and _backward_called_on(uses, {value.id}, loop)
+        )
         if (
             not (added.carries_grad and (added.has(Role.LOSS) or _named_loss_in(ctx, value)))
             and not backpropagated_term
+            and not backpropagated_loss
             and not _scalar_with_graph(added)
         ):
             return
