@@ -7,7 +7,10 @@ of a conditional expression used as a statement (`torch.set_grad_enabled(True) i
 "train" else torch.set_grad_enabled(False)`: `with torch.set_grad_enabled(phase == "train"):`
 is the cure).
 
-Not flagged: the context-manager form `with torch.set_grad_enabled(False):`,
+Not flagged: a call at the top level of a plain script (no function or class of its own for
+another file to import) whose code shows no use of gradients (no backward pass, optimizer step or
+`requires_grad`): an analysis of a trained model that runs without grad from its start on, by design.
+Nor the context-manager form `with torch.set_grad_enabled(False):`,
 `torch.set_grad_enabled(True)`, `torch.set_grad_enabled(prev)` with a non-constant argument
 (restoring a saved mode), a call inside a context manager's `__enter__` method (its
 `__exit__` switches back), and a call whose block restores grad mode in the `finally` of a
@@ -54,6 +57,7 @@ following statements belong in the block, which only the author knows.
 from __future__ import annotations
 
 import ast
+import re
 from typing import Optional
 
 from gradguard.check.analysis.imports import callee_name
@@ -80,6 +84,22 @@ def _block_holding(parent: ast.AST, child: ast.AST, fields: tuple) -> tuple:
         if isinstance(block, list) and child in block:
             return block, block.index(child)
     return [], -1
+
+
+# What code that uses gradients writes: a backward pass, an optimizer step, grad switched back on.
+_USES_GRAD_RE = re.compile(
+    r"\.backward\(|\.step\(|autograd\.grad\(|requires_grad|enable_grad|set_grad_enabled\((?!\s*False)"
+)
+
+
+def _inference_only_script(ctx) -> bool:
+    """Whether the file is a plain script (no function or class of its own for another file to
+    import) whose text shows no use of gradients: ``torch.set_grad_enabled(False)`` at its top
+    turns grad off for the one thing it runs (an analysis of a trained model), as intended."""
+    body = ctx.tree.body
+    if any(isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for stmt in body):
+        return False
+    return _USES_GRAD_RE.search(ctx.source.text) is None
 
 
 def _is_false(node: Optional[ast.AST]) -> bool:
@@ -112,6 +132,20 @@ class SetGradEnabledStatement(Rule):
     function_names = tuple(sorted(_SET_ENABLED))
 
     valid = (
+        # A script that only analyses a trained model, with nothing of its own to import: grad is
+        # off for all it runs, by design.
+        Valid(
+            """
+            import numpy as np
+            import torch
+
+            torch.set_grad_enabled(False)
+            model = torch.load("model.pt")
+            model.eval()
+            latents = [model.encode(x) for x in torch.load("sentences.pt")]
+            np.save("latents.npy", torch.cat(latents).numpy())
+            """
+        ),
         # The same choice as a context manager.
         Valid(
             """
@@ -212,11 +246,15 @@ class SetGradEnabledStatement(Rule):
             'statement leaves grad off, where `phase == "train"` is false, for everything that runs '
             'afterwards on this thread; use `with torch.set_grad_enabled(phase == "train"):` around the code that needs it',
         ),
+        # A notebook's code: grad turned off to look at the model, then training cells later.
         Invalid(
             """
             import torch
             torch.set_grad_enabled(False)
             model = load()
+            print(model(x_test).argmax(1))
+            loss = model(x_train).sum()
+            loss.backward()
             """,
             line=2,
             column=1,
@@ -281,6 +319,8 @@ class SetGradEnabledStatement(Rule):
             return
         if self._restored_in_finally(ctx, node):
             return
+        if ctx.function is None and _inference_only_script(ctx):
+            return  # a script that runs without grad from its start on, by design
         later = self._restored_later(ctx, node)
         text = ctx.text(call.func)
         earlier = self._enabled_before(ctx, node)
