@@ -4167,3 +4167,41 @@ def test_what_another_files_method_computes_under_no_grad_carries_no_graph(tmp_p
         write(tmp_path, "rollout.py", ROLLOUT.replace("{region}", region)),
     )
     assert any("rollout.py:14:" in line and "GG302" in line for line in found) is reported, found
+
+
+ATTACKS = """
+    import torch
+    import torch.nn as nn
+
+
+    def IFGSM(model, image, label, iteration, step):
+        image.requires_grad = True
+        cost = nn.CrossEntropyLoss()
+        for i in range(iteration):
+            loss = cost(model(image), label)
+            grad = torch.autograd.grad(loss, image)[0]
+            image = torch.clamp(image + step * torch.sign(grad), 0, 1)
+        return image
+"""
+ATTACK_SCRIPT = """
+    import torch
+    from torchvision.utils import save_image
+    from attacks import IFGSM
+
+    model = torch.load("resnet.pt")
+    model.eval()
+    adv = IFGSM(model, images, labels, 10, 0.01)
+    save_image(adv, "adv.png")
+"""
+
+
+def test_a_function_of_another_file_that_differentiates_is_no_evaluation(tmp_path, capsys):
+    # `torch.autograd.grad` inside: under the `no_grad` GG201 would advise, the attack raises
+    found = findings(capsys, write(tmp_path, "attacks.py", ATTACKS), write(tmp_path, "attack.py", ATTACK_SCRIPT))
+    assert not any("attack.py:8:" in line and "GG201" in line for line in found), found
+
+
+def test_twin_a_function_of_another_file_that_only_runs_the_model_is_evaluated(tmp_path, capsys):
+    plain = ATTACKS.replace("grad = torch.autograd.grad(loss, image)[0]", "grad = loss.detach()")
+    found = findings(capsys, write(tmp_path, "attacks.py", plain), write(tmp_path, "attack.py", ATTACK_SCRIPT))
+    assert any("attack.py:8:" in line and "GG201" in line for line in found), found

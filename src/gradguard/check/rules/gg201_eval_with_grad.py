@@ -132,7 +132,8 @@ x, y): return F.cross_entropy(model(x), y)`: reported where its loss is only rea
 batch_loss(model, x, y).item()`), and so is a call of a module-level function of another file of the
 run that calls the module it is handed, hands back what it computes and turns no grad off
 (`utils.get_segment_labels(image, model, device)`; not one named for evaluation, judged in its own
-file, nor one handed a module without parameters or the file's own untrained one). A call of a model's method runs
+file, nor one handed a module without parameters or the file's own untrained one, nor one that
+backpropagates or differentiates, an attack's `torch.autograd.grad(loss, image)`). A call of a model's method runs
 the model where the method's code shows it (it calls `self(...)`, `self.forward(...)`, a layer
 the instance holds, a parameter its `__init__` makes, also through a property computed from one (a Hopfield
 network's `def step(self, x): return torch.sign(x @ self.weight_sym)`), or another such method:
@@ -747,10 +748,10 @@ def _project_runner(ctx, target: ast.AST) -> Optional[dict]:
     if not called:
         return None
     text = ast.unparse(function)
-    if re.search(r"\.(?:backward|step)\(|no_grad|inference_mode|set_grad_enabled", text) or any(
+    if re.search(r"\.(?:backward|step)\(|autograd\.grad\(|no_grad|inference_mode|set_grad_enabled", text) or any(
         isinstance(sub, (ast.Yield, ast.YieldFrom)) for sub in nodes
     ):
-        return None  # a training step, a generator, or grad turned off inside
+        return None  # a training step or an attack differentiating, a generator, or grad turned off inside
     returns = [sub.value for sub in nodes if isinstance(sub, ast.Return) and sub.value is not None]
     if not returns or any(
         isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _READ_STEPS

@@ -5,14 +5,17 @@ Flags a backward pass (`b.backward()`, `torch.autograd.grad(b, ...)`) that runs 
 optimizer step (`opt.step()`) through a graph that an earlier backward pass kept alive for
 it (`a.backward(retain_graph=True)`, or `create_graph=True`, or the removed
 `retain_variables=True`): both losses are computed from the same model calls, made before the
-step. It is reported at the second backward pass. Also flagged: one backward pass with
+step (also models and optimizers an object holds: `model.d_opt.step()` of an optimizer its class
+builds over `self.d`, then `model.d(...)`). It is reported at the second backward pass. Also flagged: one backward pass with
 `retain_graph=True` and a step in a loop, through a graph built before the loop (`value_loss`
 computed once, then `for _ in range(80): value_loss.backward(retain_graph=True); opt.step()`):
 the next round backpropagates it after the step (a helper of the file the loop calls builds its
 graph again at each call). Not flagged: both backward passes before
 the step (`retain_graph=True` used as intended), a second backward pass on a graph built
-again after the step (a new forward), a step of an optimizer whose model the shared graph
-does not run through, and backward passes in branches that exclude each other.
+again after the step (a new forward; `torch.zeros_like(fake_preds)` of an output computed before
+it takes only its shape), a step of an optimizer whose model the shared graph
+does not run through, backward passes in branches that exclude each other, and a loop that has
+no next round (`for i in range(1):`).
 
 ## Why is this bad?
 A retained graph keeps the tensors its operations saved, among them the weights of every
@@ -90,6 +93,47 @@ class StepBetweenBackwards(Rule):
     function_triggers = ("retain_graph", "retain_variables", "create_graph")
 
     valid = (
+        # The generator's loss runs a new discriminator forward after the step; `torch.zeros_like(fake_preds)`
+        # takes only the shape of the output computed before it.
+        Valid(
+            """
+            import torch
+
+
+            def train_step(generator, discriminator, g_opt, d_opt, states, actions, criterion):
+                fake = generator(states)
+                real_preds = discriminator(states, actions)
+                fake_preds = discriminator(states, fake)
+                d_opt.zero_grad()
+                d_loss = criterion(real_preds, torch.ones_like(real_preds)) + criterion(fake_preds, torch.zeros_like(fake_preds))
+                d_loss.backward(retain_graph=True)
+                d_opt.step()
+                g_opt.zero_grad()
+                g_loss = -criterion(discriminator(states, fake), torch.zeros_like(fake_preds))
+                g_loss.backward()
+                g_opt.step()
+            """
+        ),
+        # `for i in range(1):` has no next round: the kept graph is not backpropagated after the step.
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            def attack_step(netG, netDisc, model, images, optimizer_G):
+                perturbation = netG(images)
+                adv_images = images + perturbation
+                for i in range(1):
+                    optimizer_G.zero_grad()
+                    pred_fake = netDisc(adv_images)
+                    loss_fake = F.mse_loss(pred_fake, torch.ones_like(pred_fake))
+                    loss_fake.backward(retain_graph=True)
+                    loss_adv = model(adv_images).max(1)[0].mean()
+                    loss_adv.backward()
+                    optimizer_G.step()
+            """
+        ),
         # The discriminator's loss made by a helper of the file at each round: its graph is new.
         Valid(
             """
@@ -212,6 +256,43 @@ class StepBetweenBackwards(Rule):
         ),
     )
     invalid = (
+        # Models and optimizers held by a plain object: `model.d_opt` updates what its class calls `self.d`.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class GAN(object):
+                def __init__(self, g, d):
+                    self.g = g
+                    self.d = d
+                    self.ct = nn.BCELoss()
+                    self.g_opt = torch.optim.Adam(self.g.parameters())
+                    self.d_opt = torch.optim.Adam(self.d.parameters())
+
+
+            def train(model, loader, ones, zeros):
+                for real, noise in loader:
+                    model.d_opt.zero_grad()
+                    d1 = model.d(real)
+                    d2 = model.d(model.g(noise))
+                    loss = model.ct(d1, ones) + model.ct(d2, zeros)
+                    loss.backward(retain_graph=True)
+                    model.d_opt.step()
+                    model.g_opt.zero_grad()
+                    loss_g = model.ct(d2, ones)
+                    loss_g.backward()
+                    model.g_opt.step()
+
+
+            gan = GAN(nn.Linear(4, 4), nn.Sequential(nn.Linear(4, 1), nn.Sigmoid()))
+            train(gan, loader, torch.ones(8, 1), torch.zeros(8, 1))
+            """,
+            line=24,
+            column=9,
+            message="`loss_g.backward()` runs through the graph that `loss.backward(retain_graph=True)` kept, after `model.d_opt.step()` changed weights saved in it: RuntimeError (modified by an inplace operation); compute the loss again after the step (a new forward pass), or, where both updates may use this forward pass, run both backward passes before the step",
+        ),
         # The same helper called once, before the loop: every round backpropagates that graph.
         Invalid(
             """
@@ -372,10 +453,10 @@ class StepBetweenBackwards(Rule):
         if not first_sources:
             return
         optimizer = stepped_optimizer(ctx, step)
-        stepped = ctx.model.value(optimizer).ref
+        stepped = _as_seen_here(ctx, optimizer, ctx.model.value(optimizer).ref)
         named = _named_for(ctx.text(optimizer)) if stepped is None else None
         loop = ctx.innermost_loop(node, scope)
-        if loop is not None and _within(step, loop):
+        if loop is not None and _within(step, loop) and not _one_round(loop):
             # `for _ in range(80): opt.zero_grad(); loss.backward(retain_graph=True); opt.step()` with
             # `loss` computed once before the loop: the next round backpropagates it after the step
             before = [
@@ -442,6 +523,32 @@ def _run_by_a_call_in(ctx, node: ast.AST, scope: ast.AST, loop: ast.AST) -> bool
         )
         for statement in loop.body  # type: ignore[attr-defined]
         for sub in ast.walk(statement)
+    )
+
+
+def _as_seen_here(ctx, optimizer: ast.AST, stepped: Optional[str]) -> Optional[str]:
+    """The modules an optimizer held by an object updates, spelt as this code reaches them:
+    ``self.d`` of ``Adam(self.d.parameters())`` in the holder's class is ``model.d`` where the
+    code steps ``model.d_opt``."""
+    if stepped is None or not isinstance(optimizer, ast.Attribute):
+        return stepped
+    holder = optimizer.value
+    if isinstance(holder, ast.Name) and holder.id == "self":
+        return stepped
+    spelt = ctx.text(holder)
+    return "+".join(spelt + name[len("self") :] if name.startswith("self.") else name for name in stepped.split("+"))
+
+
+def _one_round(loop: ast.AST) -> bool:
+    """``for i in range(1):``: a loop with no next round."""
+    it = getattr(loop, "iter", None)
+    return (
+        isinstance(it, ast.Call)
+        and isinstance(it.func, ast.Name)
+        and it.func.id == "range"
+        and len(it.args) == 1
+        and isinstance(it.args[0], ast.Constant)
+        and it.args[0].value in (0, 1)
     )
 
 
