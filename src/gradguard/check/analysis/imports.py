@@ -191,7 +191,7 @@ def _module_torch_name(body: list) -> Optional[str]:
             for alias in stmt.names:
                 if alias.name == "torch":
                     return alias.asname or "torch"
-        elif type(stmt) is ast.If and _main_guard(stmt.test):
+        elif is_main_guard(stmt):
             stack.extend(reversed(stmt.orelse))
         elif isinstance(stmt, (ast.If, ast.Try, ast.With)) or type(stmt).__name__ == "TryStar":
             for name in ("body", "orelse", "finalbody"):
@@ -201,12 +201,17 @@ def _module_torch_name(body: list) -> Optional[str]:
     return None
 
 
-def _main_guard(test: ast.expr) -> bool:
-    """``__name__ == "__main__"`` (either way round)."""
+def is_main_guard(statement: ast.AST) -> bool:
+    """``if __name__ == "__main__":`` (either way round): its body runs only as a script."""
+    if type(statement) is not ast.If:
+        return False
+    test = statement.test
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
         return False
-    sides = {ast.unparse(test.left), ast.unparse(test.comparators[0])}
-    return "__name__" in sides and bool(sides & {"'__main__'", '"__main__"'})
+    sides = [test.left, test.comparators[0]]
+    return any(isinstance(side, ast.Name) and side.id == "__name__" for side in sides) and any(
+        isinstance(side, ast.Constant) and side.value == "__main__" for side in sides
+    )
 
 
 def iter_statements(body, lines: Optional[list] = None):

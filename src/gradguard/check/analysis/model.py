@@ -42,6 +42,7 @@ from gradguard.check.analysis.imports import (
     assigned_names,
     callee_name,
     dotted_name,
+    is_main_guard,
     iter_statements,
 )
 from gradguard.check.analysis.project import (
@@ -177,21 +178,6 @@ def _called_as_torch_does(method: str, node: ast.Call) -> bool:
         # `step.index_select(0, idx)`: a dimension by number, then the indices
         return len(node.args) == 2 and type(vocab.constant_of(node.args[0], None)) is int
     return False
-
-
-def _main_guard(statement: ast.AST) -> bool:
-    """``if __name__ == "__main__":``: its body is the script's own code, always run."""
-    if not isinstance(statement, ast.If):
-        return False
-    test = statement.test
-    return (
-        isinstance(test, ast.Compare)
-        and isinstance(test.left, ast.Name)
-        and test.left.id == "__name__"
-        and len(test.comparators) == 1
-        and isinstance(test.comparators[0], ast.Constant)
-        and test.comparators[0].value == "__main__"
-    )
 
 
 def parameterless_layer(value: Value) -> bool:
@@ -5082,7 +5068,7 @@ class SemanticModel:
             location is not None
             and len(location.enclosing) > 1
             and not isinstance(location.enclosing[-2], (ast.ClassDef, *FUNCTION_TYPES))
-            and not (len(location.enclosing) == 2 and _main_guard(location.enclosing[0]))
+            and not (len(location.enclosing) == 2 and is_main_guard(location.enclosing[0]))
         ):
             owner = None  # defined under an if/try/with: not a plain definition (but a script's main guard)
         name = fn.name  # type: ignore[attr-defined]

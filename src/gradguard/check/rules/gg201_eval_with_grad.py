@@ -2108,7 +2108,12 @@ def _result_called(ctx, call: ast.Call) -> bool:
         return False
     scope = ctx.function if ctx.function is not None else ctx.tree
     text = ctx.source.text if scope is ctx.tree else ctx.text(scope)
-    return re.search(rf"(?<![\w.])(?<!def ){re.escape(name)}\(", text) is not None
+    if re.search(rf"(?<![\w.])(?<!def ){re.escape(name)}\(", text) is None:
+        return False
+    # in code, not in a string or a comment (`"""want u(x, t=0) = sin(x)"""` in a training loop)
+    return any(
+        type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == name for node in walk_in_order(scope)
+    )
 
 
 def _calls_backpropagate(ctx) -> bool:
@@ -8813,6 +8818,30 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # `u(x, t=0)` in a string is no call of the name the output is bound to.
+        Invalid(
+            """
+            import matplotlib.pyplot as plt
+            import torch
+
+            model = torch.nn.Sequential(torch.nn.Linear(2, 16), torch.nn.Tanh(), torch.nn.Linear(16, 1))
+            optimiser = torch.optim.Adam(model.parameters())
+            for i in range(100):
+                optimiser.zero_grad()
+                loss = model(points).pow(2).mean()
+                '''
+                want u(x, t=0) = sin(x): the residual's mean is the loss
+                '''
+                loss.backward()
+                optimiser.step()
+
+            u = model(grid)
+            plt.contourf(u.detach().numpy())
+            """,
+            line=15,
+            column=5,
+            message="`model(...)` runs with grad enabled, but what is computed from its output is only read or used detached (`.detach()`) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # A plain class's `predict` runs its model with grad on: reported in the method, not at each
         # call of it (`sbs.predict(...)`), whose grad mode the method decides.
         Invalid(
