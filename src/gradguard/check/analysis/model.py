@@ -1404,7 +1404,7 @@ class SemanticModel:
     def method_shown(self, method: str) -> bool:
         """Whether a class of the file defines ``method``, or a module class of the run runs the
         module by it: code the check reads, where what the method does is judged."""
-        return method in self._file_method_names() or (
+        return method in self.file_method_names() or (
             self.project is not None and method in self.project.running_method_names()
         )
 
@@ -1608,15 +1608,11 @@ class SemanticModel:
         """Whether a class of the file defines ``method`` or a class of another file of the run
         backpropagates by it: else ``instance_method_trains(value, method)`` is False whatever
         ``value`` is, and the value need not be worked out."""
-        return method in self._file_method_names() or (
+        return method in self.file_method_names() or (
             self.project is not None and method in self.project.training_method_names()
         )
 
     def file_method_names(self) -> frozenset:
-        """The names of the methods the file's classes define, or that it attaches to one."""
-        return self._file_method_names()
-
-    def _file_method_names(self) -> frozenset:
         """The names of the methods the file's classes define (made once), also those a function
         of the file is attached as (``setattr(StepByStep, "predict", predict)``, as a notebook
         adds methods cell by cell)."""
@@ -3000,7 +2996,7 @@ class SemanticModel:
             or attr not in project.layer_stores
             or attr in project.other_stores
             or attr in project.submodule_classes
-            or attr in self._file_method_names()
+            or attr in self.file_method_names()
             or attr in project.method_names()
         ):
             return None

@@ -67,6 +67,7 @@ from gradguard.check.analysis.vocabulary import (
     PYTHON_VALUE_METHODS,
     READ_ATTRIBUTES,
     SHAPE_FACTORIES,
+    VALUE_COMPARISONS,
     VALUES_AND_INDICES_ALONG_A_DIMENSION,
     VALUES_AND_INDICES_METHODS,
     returns_values_and_indices,
@@ -502,7 +503,7 @@ def read_at_once(call: ast.Call, parent_of) -> bool:
                 return True  # `net(x).max(1)[1]`: the indices, with no graph
             current = parent
             continue
-        if type(parent) is ast.Compare and all(type(op) in _VALUE_COMPARISONS for op in parent.ops):  # type: ignore[attr-defined]
+        if type(parent) is ast.Compare and all(type(op) in VALUE_COMPARISONS for op in parent.ops):  # type: ignore[attr-defined]
             return True  # `(net(x)[:, 0] > 0.5).numpy()`: a mask of booleans, with no graph
         if type(parent) is not ast.Attribute or parent.value is not current:  # type: ignore[attr-defined]
             return False
@@ -551,9 +552,6 @@ def ends_in_metadata(node: ast.AST, parent_of) -> bool:
             return True
         current = parent
 
-
-# Comparisons of a tensor's values: their result holds booleans, which carry no graph.
-_VALUE_COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 # How code usually spells torch and its functional module: `torch.max(out, 1)` reduces `out`
 # as `out.max(1)` does.

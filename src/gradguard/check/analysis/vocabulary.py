@@ -420,6 +420,8 @@ INTEGER_DTYPES = frozenset(
 PYTHON_VALUE_METHODS = frozenset(
     {"item", "tolist", "size", "dim", "numel", "nelement", "element_size", "stride", "data_ptr", "is_contiguous"}
 )
+# Comparisons of a tensor's values: their result holds booleans, which carry no graph.
+VALUE_COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 # Reductions: a tensor reduced over every dimension is 0-dim (``loss.sum()``, ``x.mean()``).
 FULL_REDUCTIONS = frozenset({"sum", "mean", "prod", "norm", "max", "min", "std", "var", "amax", "amin", "logsumexp"})
 # torch functions of two vectors whose result is 0-dim: `torch.dot(diff, diff)`.

@@ -80,6 +80,7 @@ from gradguard.check.analysis.vocabulary import (
     GRAPH_ENDING_METHODS,
     LEGACY_TENSOR_TYPES,
     MODULE_MOVES,
+    VALUE_COMPARISONS,
     VARIABLE_NAMES,
     call_argument,
 )
@@ -1056,9 +1057,6 @@ _SIZE_READS = frozenset({"size", "dim", "numel", "nelement"})
 _PROPERTY_READS = frozenset({"shape", "grad", "requires_grad", "volatile", "is_leaf", "grad_fn", "dtype", "device"})
 
 
-_VALUE_COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
-
-
 def _turned_into_numbers(ctx, use: ast.AST) -> bool:
     """Whether a name is read only as numbers at once: ``y.data.cpu().numpy()``, ``y.item()``,
     ``y.data[i].item()``, compared (``y.data == predicted``), its size or a property
@@ -1072,7 +1070,7 @@ def _turned_into_numbers(ctx, use: ast.AST) -> bool:
         if isinstance(parent, ast.Subscript) and parent.value is current:
             current = parent  # `y.data[i].item()`: an item of it
             continue
-        if isinstance(parent, ast.Compare) and all(isinstance(op, _VALUE_COMPARISONS) for op in parent.ops):
+        if isinstance(parent, ast.Compare) and all(isinstance(op, VALUE_COMPARISONS) for op in parent.ops):
             return True  # `labels.data == predicted`: booleans, without a graph
         if not (isinstance(parent, ast.Attribute) and parent.value is current):
             return False

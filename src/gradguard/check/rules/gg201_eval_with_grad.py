@@ -3204,8 +3204,10 @@ def _read_for_shape_only(ctx, call: ast.Call) -> bool:
         uses.append(node)
     if not uses or (ctx.loops and any(isinstance(n.ctx, ast.Store) for n in named)):
         return False
-    lines = ctx.source.text.splitlines()[max(call.lineno - 3, 0) : uses[-1].lineno]
-    if _TIMING_RE.search("\n".join(lines)) is not None:
+    starts = ctx.source.line_starts  # the lines from two before the call to the last read
+    start = starts[max(call.lineno - 3, 0)]
+    end = starts[uses[-1].lineno] if uses[-1].lineno < len(starts) else len(ctx.source.text)
+    if _TIMING_RE.search(ctx.source.text, start, end) is not None:
         return False  # `start = time.time()`, ..., `print(time.time() - start, out.shape)`: its cost is measured
     for use in uses:
         parent = ctx.parent(use)

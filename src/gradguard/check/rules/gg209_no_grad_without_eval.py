@@ -1264,20 +1264,29 @@ def _rebuilt_after_switchers_ran(ctx, shown: str, switchers: list, call: ast.Cal
 def _switch_scopes(ctx, shown: str) -> list:
     """The scopes (function or module) of the file's `.eval()` / `.train(<not True>)` calls
     on the receiver spelt ``shown``."""
-    found = []
-    for node in walk_in_order(ctx.tree):
-        if (
-            type(node) is not ast.Call
-            or type(node.func) is not ast.Attribute
-            or node.func.attr not in ("eval", "train")
-        ):
-            continue
-        if ctx.text(_unmoved(node.func.value)) != shown and ctx.text(node.func.value) != shown:
-            continue
-        flag = node.args[0] if node.args else (node.keywords[0].value if node.keywords else None)
-        if node.func.attr == "train" and (flag is None or (isinstance(flag, ast.Constant) and flag.value is True)):
-            continue
-        found.append(next((a for a in ctx.ancestors(node) if isinstance(a, _SCOPES)), ctx.tree))
+    return [
+        next((a for a in ctx.ancestors(node) if isinstance(a, _SCOPES)), ctx.tree)
+        for node in _switch_calls(ctx)
+        if ctx.text(_unmoved(node.func.value)) == shown or ctx.text(node.func.value) == shown
+    ]
+
+
+def _switch_calls(ctx) -> list:
+    """The file's calls that switch a module out of training: ``.eval()``, ``.train(<not True>)``
+    (``model.train(False)``, ``model.train(mode)``), in source order (kept per file)."""
+    key = ("gg209-switch-calls",)
+    found = ctx.cache.get(key)
+    if found is None:
+        found = ctx.cache[key] = []
+        for node in walk_in_order(ctx.tree):
+            if type(node) is not ast.Call or type(node.func) is not ast.Attribute:
+                continue
+            attr = node.func.attr
+            flag = node.args[0] if node.args else (node.keywords[0].value if node.keywords else None)
+            if attr == "eval" or (
+                attr == "train" and flag is not None and not (isinstance(flag, ast.Constant) and flag.value is True)
+            ):
+                found.append(node)
     return found
 
 
@@ -1300,11 +1309,7 @@ def _switched_receiver_nodes(ctx) -> list:
     key = ("gg209-switched-receiver-nodes",)
     found = ctx.cache.get(key)
     if found is None:
-        found = ctx.cache[key] = [
-            node.func.value
-            for node in walk_in_order(ctx.tree)
-            if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "eval"
-        ]
+        found = ctx.cache[key] = [node.func.value for node in _switch_calls(ctx) if node.func.attr == "eval"]
     return found
 
 
@@ -1315,18 +1320,11 @@ def _switched_receivers(ctx) -> frozenset:
     found = ctx.cache.get(key)
     if found is None:
         receivers = set()
-        for node in walk_in_order(ctx.tree):
-            if type(node) is not ast.Call or type(node.func) is not ast.Attribute:
-                continue
-            attr = node.func.attr
-            flag = node.args[0] if node.args else (node.keywords[0].value if node.keywords else None)
-            if attr == "eval" or (
-                attr == "train" and flag is not None and not (isinstance(flag, ast.Constant) and flag.value is True)
-            ):
-                receivers.add(ctx.text(node.func.value))
-                moved = _unmoved(node.func.value)
-                if moved is not node.func.value:
-                    receivers.add(ctx.text(moved))  # `self.model.to(device).eval()` switches `self.model`
+        for node in _switch_calls(ctx):
+            receivers.add(ctx.text(node.func.value))
+            moved = _unmoved(node.func.value)
+            if moved is not node.func.value:
+                receivers.add(ctx.text(moved))  # `self.model.to(device).eval()` switches `self.model`
         found = ctx.cache[key] = frozenset(receivers)
     return found
 
