@@ -4205,3 +4205,34 @@ def test_twin_a_function_of_another_file_that_only_runs_the_model_is_evaluated(t
     plain = ATTACKS.replace("grad = torch.autograd.grad(loss, image)[0]", "grad = loss.detach()")
     found = findings(capsys, write(tmp_path, "attacks.py", plain), write(tmp_path, "attack.py", ATTACK_SCRIPT))
     assert any("attack.py:8:" in line and "GG201" in line for line in found), found
+
+
+TRAIN_WITH_A_HELPER = """
+    import torch
+    from torch import nn, optim
+    from utils import {name}
+
+    encoder, decoder = nn.Linear(4, 4), nn.Linear(4, 4)
+    opt = optim.Adam(list(encoder.parameters()) + list(decoder.parameters()))
+    for x in loader:
+        loss = (decoder(encoder(x)) - x).abs().mean()
+        {name}([encoder, decoder])
+        loss.backward()
+        opt.step()
+"""
+
+
+def test_a_helper_of_another_file_that_zeroes_the_modules_it_is_handed_is_a_reset(tmp_path, capsys):
+    utils = write(tmp_path, "utils.py", "def clean(nets):\n    for net in nets:\n        net.zero_grad()\n")
+    train = write(tmp_path, "train.py", TRAIN_WITH_A_HELPER.format(name="clean"))
+    assert not any("GG303" in line for line in findings(capsys, utils, train))
+
+
+def test_twin_a_helper_of_another_file_that_only_clips_is_no_reset(tmp_path, capsys):
+    utils = write(
+        tmp_path,
+        "utils.py",
+        "import torch\n\ndef clean(nets):\n    for net in nets:\n        torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)\n",
+    )
+    train = write(tmp_path, "train.py", TRAIN_WITH_A_HELPER.format(name="clean"))
+    assert any("train.py" in line and "GG303" in line for line in findings(capsys, utils, train))

@@ -542,10 +542,76 @@ def _optional_data_receivers(ctx) -> frozenset:
     return found
 
 
+def _copied_by_advanced_indexing(ctx, subscript: ast.Subscript) -> bool:
+    """Whether an index gives a copy, not a view: a list (``w.data[:, [0, 2]]``, a comprehension,
+    or a name bound to a list or tuple beside other indices, ``w.data[:, columns]``) or a mask
+    (``x.data[x.data > 0]``) among its indices. A name alone may hold a tuple of slices, a view."""
+    index = subscript.slice
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    for part in parts:
+        if isinstance(part, (ast.List, ast.ListComp, ast.Compare)):
+            return True
+        if isinstance(index, ast.Tuple) and isinstance(part, ast.Name):
+            if ctx.model.value(part).kind is Kind.CONTAINER:
+                return True
+    return False
+
+
+def _computed_from_by_a_file_function(ctx, call: ast.Call, arg: ast.AST) -> bool:
+    """Whether ``call`` runs a function the file defines that only computes with the argument
+    ``arg`` (``def l2normalize(v, eps=1e-12): return v / (v.norm() + eps)``): each use of the
+    parameter an operand or the receiver of a method that neither aliases nor changes it, the
+    parameter never rebound. What it hands back is a new tensor, as a torch function's is."""
+    if (
+        not isinstance(call.func, ast.Name)
+        or arg not in call.args
+        or any(isinstance(a, ast.Starred) for a in call.args)
+    ):
+        return False
+    callee = ctx.model.value(call.func)
+    fn = ctx.model.function_node(callee)
+    if type(fn) is not ast.FunctionDef or fn.decorator_list:
+        return False
+    positional = fn.args.posonlyargs + fn.args.args
+    index = call.args.index(arg)
+    if index >= len(positional):
+        return False
+    name = positional[index].arg
+    nodes = ctx.model.own_nodes(fn)
+    parents = {id(child): sub for sub in nodes for child in ast.iter_child_nodes(sub)}
+    used = returned = False
+    for sub in nodes:
+        if isinstance(sub, (ast.Yield, ast.YieldFrom)):
+            return False
+        returned = returned or (isinstance(sub, ast.Return) and sub.value is not None)
+        if not (isinstance(sub, ast.Name) and sub.id == name):
+            continue
+        if not isinstance(sub.ctx, ast.Load):
+            return False  # rebound: what the body computes from is not the argument alone
+        parent = parents.get(id(sub))
+        if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare)):
+            used = True
+            continue
+        method = parents.get(id(parent)) if isinstance(parent, ast.Attribute) else None
+        if (
+            isinstance(method, ast.Call)
+            and method.func is parent
+            and parent.attr not in ALIAS_METHODS
+            and parent.attr != "data"
+            and not parent.attr.endswith("_")
+        ):
+            used = True  # `v.norm()`, `v.sum(1)`: a new tensor computed from it
+            continue
+        return False  # returned, stored, aliased or handed on: it may escape
+    return used and returned
+
+
 def _call_callee_reads(ctx, call: ast.Call, arg: ast.AST) -> Optional[bool]:
     """For ``.data`` (or a chain of it) passed to ``call``: True if only read, False if it may
     escape, None if the site must not be reported at all."""
     func = call.func
+    if _computed_from_by_a_file_function(ctx, call, arg):
+        return True  # `l2normalize(torch.mv(w.data, v.data))`: a new tensor computed from it
     qual = ctx.imports.qualified_name(func)
     if qual in ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer", "torch.nn.parameter.Buffer"):
         return None
@@ -727,6 +793,8 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
                 return DataAccess(node, "write", how="setitem", site=par)
             if isinstance(par.ctx, ast.Del):
                 return None
+            if _copied_by_advanced_indexing(ctx, par):
+                return DataAccess(node, "read", safe=True)  # `w.data[:, columns]`: a copy, not a view
             cur = par
             continue
         if cur is node and isinstance(par, ast.Assign) and node in par.targets:
@@ -748,12 +816,15 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
         if (
             isinstance(par, ast.Call)
             and cur in par.args
-            and (ctx.imports.qualified_name(par.func) or "").startswith("torch.")
             and isinstance(ctx.parent(par), ast.Assign)
             and ctx.parent(par).value is par
             and _own_data_assigned(ctx, node, ctx.parent(par))
+            and not (isinstance(par.func, ast.Attribute) and par.func.attr in TENSOR_ARGUMENT_METHODS | ALIAS_METHODS)
         ):
-            return None  # `img.data = torch.clamp(img.data, 0, 1)`: computed back into itself
+            # `img.data = torch.clamp(img.data, 0, 1)`, `u.data = l2normalize(u.data)`,
+            # `w.data = self.qw.quantize_tensor(w.data)`: computed back into itself (not
+            # `p.data = bucket[i:j].view_as(p.data)`, another tensor's storage shaped as it)
+            return None
         if isinstance(par, ast.Call) and cur in par.args:
             qual = ctx.imports.qualified_name(par.func) or ""
             fname = _base_name(par.func) or ""
@@ -795,6 +866,20 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
         if isinstance(par, (ast.Expr, ast.Assert)) or (
             isinstance(par, (ast.If, ast.While, ast.IfExp)) and par.test is cur
         ):
+            return DataAccess(node, "read", safe=True)
+        if (
+            isinstance(par, ast.Assign)
+            and par.value is cur
+            and all(
+                isinstance(target, ast.Subscript)
+                and (
+                    (isinstance(target.value, ast.Attribute) and target.value.attr == "data")
+                    or ctx.model.value(target.value).is_tensor
+                )
+                for target in par.targets
+            )
+        ):
+            # `attentions[i] = w.data`, `a.data[:] = b.data[:]`: copied into a tensor's rows
             return DataAccess(node, "read", safe=True)
         return DataAccess(node, "read", safe=False)
 

@@ -1152,6 +1152,18 @@ class SemanticModel:
         return False
 
     @functools.cached_property
+    def imports_non_torch_estimators(self) -> bool:
+        """Whether the file imports an estimator class of a library not built on torch
+        (``from xgboost import XGBClassifier``, ``from sklearn.svm import SVC``;
+        ``vocab.NON_TORCH_ESTIMATOR_MODULES``): there a model known by its name alone may be
+        one of them, whose ``predict`` records no graph."""
+        for qualified in self.imports.names.values():
+            module, _, name = qualified.rpartition(".")
+            if name[:1].isupper() and module in vocab.NON_TORCH_ESTIMATOR_MODULES:
+                return True
+        return False
+
+    @functools.cached_property
     def imports_a_differentiating_module(self) -> bool:
         """Whether the file imports a module class of another file of the run that differentiates
         in its own code (``from methods.maml import MAML``, whose forward pass adapts with

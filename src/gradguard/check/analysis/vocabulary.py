@@ -231,6 +231,28 @@ PLAIN_VALUE_LIBRARIES = (
     "joblib.",  # `joblib.load(path)`: what scikit-learn pipelines dump
 )
 
+# Modules of machine-learning libraries not built on torch whose classes are estimators with
+# `predict` (`from sklearn.ensemble import RandomForestClassifier`, `from xgboost import
+# XGBClassifier`): in a file importing one, a model known by its name alone may be one of them.
+NON_TORCH_ESTIMATOR_MODULES = frozenset(
+    {
+        "sklearn.ensemble",
+        "sklearn.linear_model",
+        "sklearn.svm",
+        "sklearn.tree",
+        "sklearn.neighbors",
+        "sklearn.naive_bayes",
+        "sklearn.neural_network",
+        "sklearn.gaussian_process",
+        "sklearn.discriminant_analysis",
+        "xgboost",
+        "lightgbm",
+        "catboost",
+    }
+)
+# The methods by which such an estimator is applied to data.
+ESTIMATOR_METHODS = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function"})
+
 # Methods only tensors have (among the names user code calls on values).
 TENSOR_ONLY_METHODS = INPLACE_VALUE_METHODS | {
     "cpu",

@@ -42,7 +42,9 @@ field), nor of one whose `batch_sizes` the code reads too (`x, sizes = x.data, x
 are the values of a hand-made autograd class (a micrograd `Value`, with `backward` and `grad`
 members) of the file or of a file of the run it imports, where `.grad` and `.backward()` say
 nothing of tensors. Nor is the `.data` a tensor's own new `.data` is made from
-(`param.data = param.data.half()`, `w.data = w.data[mask == 1]`): the value goes back into the
+(`param.data = param.data.half()`, `w.data = w.data[mask == 1]`, `img.data = torch.clamp(img.data, 0, 1)`,
+or any other function or method handed it: `u.data = l2normalize(u.data)`,
+`w.data = self.qw.quantize_tensor(w.data)`): the value goes back into the
 tensor itself, which GG102 judges. (Arithmetic on the read, a hand-written step
 `w.data = w.data - lr * w.grad`, is still reported beside GG102's write: `w.detach()` there
 reads the same values.) Nor a `.data` (or a view of it) that becomes another tensor's
@@ -86,8 +88,10 @@ def accuracy(model, x, y):
 ## Fix safety
 The fix replaces `.data` by `.detach()` (`x.data.detach()` becomes `x.detach()`). It is safe where the value is only read: consumed
 by a method or attribute that copies or reduces it (`.clone()`, `.item()`, `.sum()`,
-`.shape`), passed to a tensor method or to a reading torch function (`torch.max`,
-`torch.cat`), compared, used in arithmetic or printed. It is unsafe where the value escapes
+`.shape`), passed to a tensor method, to a reading torch function (`torch.max`,
+`torch.cat`) or to a function of the file that only computes with it, indexed by a list or a
+mask (`w.data[:, columns]`, a copy), written into a tensor's rows (`rows[i] = w.data`), compared,
+used in arithmetic or printed. It is unsafe where the value escapes
 (bound to a name, returned, stored, passed to an unknown function): if that value is later
 changed in place while a graph needs it, the fixed code raises a RuntimeError where the
 original silently produced wrong gradients. No fix is offered for `loss.data[0]` on a 0-dim
@@ -161,6 +165,46 @@ class TensorDataRead(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # A layer's weight quantised back into its own storage by another object's method: the value
+        # goes back into the tensor itself (GG102's `p.data = fn(p.data)`).
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+
+            class QConv2d(nn.Module):
+                def __init__(self, conv, qw):
+                    super().__init__()
+                    self.conv_module = conv
+                    self.qw = qw
+
+                def freeze(self):
+                    self.conv_module.weight.data = self.qw.quantize_tensor(self.conv_module.weight.data)
+            """
+        ),
+        # A spectral norm's vector normalised back into its own storage by a function of the file that
+        # computes a new tensor from it (as `torch.clamp(img.data, 0, 1)` would): nothing escapes.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+
+            def l2normalize(v, eps=1e-12):
+                return v / (v.norm() + eps)
+
+
+            class SpectralNorm(nn.Module):
+                def __init__(self, module):
+                    super().__init__()
+                    self.module = module
+                    w = module.weight
+                    u = nn.Parameter(w.new_empty(w.shape[0]).normal_(0, 1), requires_grad=False)
+                    u.data = l2normalize(u.data)
+                    self.u = u
+            """
+        ),
         # The same in a helper method `forward` hands its input to.
         Valid(
             """
@@ -558,6 +602,155 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # The same function dividing its argument in place and handing it back: the alias escapes.
+        Invalid(
+            """
+            import torch
+
+
+            def l2normalize(v, eps=1e-12):
+                return v.div_(v.norm() + eps)
+
+
+            def power_step(weight, u):
+                v = l2normalize(torch.mv(weight.t(), u))
+                return l2normalize(torch.mv(weight, v)), l2normalize(weight.grad.data)
+            """,
+            line=10,
+            column=58,
+            message="`weight.grad.data` escapes here: it shares memory with `weight.grad` but not its version counter, so an in-place change to it while a backward graph still needs the old values goes unnoticed and gives wrong gradients; use `.detach()`",
+        ),
+        # Handed to a function of the file that only computes with it: a new tensor comes back (a safe fix).
+        Invalid(
+            """
+            import torch
+
+
+            def l2normalize(v, eps=1e-12):
+                return v / (v.norm() + eps)
+
+
+            def power_step(weight, u):
+                v = l2normalize(torch.mv(weight.t(), u))
+                return l2normalize(torch.mv(weight, v)), l2normalize(weight.grad.data)
+            """,
+            line=10,
+            column=58,
+            message="`weight.grad.data` reads the tensor without autograd's version counter; `weight.grad.detach()` reads the same values and keeps in-place checks",
+            fixed="""
+            import torch
+
+
+            def l2normalize(v, eps=1e-12):
+                return v / (v.norm() + eps)
+
+
+            def power_step(weight, u):
+                v = l2normalize(torch.mv(weight.t(), u))
+                return l2normalize(torch.mv(weight, v)), l2normalize(weight.grad.detach())
+            """,
+        ),
+        # The same columns taken by a slice: a view of the weight's storage, kept under a name.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Split(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.linear = nn.Linear(16, 10)
+
+                def columns(self, rows, width):
+                    weight = self.linear.weight.data[:, :width]
+                    return weight
+            """,
+            line=11,
+            column=18,
+            message="`self.linear.weight.data` escapes here: it shares memory with `self.linear.weight` but not its version counter, so an in-place change to it while a backward graph still needs the old values goes unnoticed and gives wrong gradients; use `.detach()`",
+        ),
+        # Columns picked by a list of indices: advanced indexing copies them, nothing escapes (a safe fix).
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Split(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.linear = nn.Linear(16, 10)
+
+                def columns(self, rows, width):
+                    first = [i * width for i in range(rows)]
+                    weight = self.linear.weight.data[:, first]
+                    return weight
+            """,
+            line=12,
+            column=18,
+            message="`self.linear.weight.data` reads the tensor without autograd's version counter; `self.linear.weight.detach()` reads the same values and keeps in-place checks",
+            fixed="""
+            import torch
+            from torch import nn
+
+
+            class Split(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.linear = nn.Linear(16, 10)
+
+                def columns(self, rows, width):
+                    first = [i * width for i in range(rows)]
+                    weight = self.linear.weight.detach()[:, first]
+                    return weight
+            """,
+        ),
+        # Stored in a list: the alias itself is kept.
+        Invalid(
+            """
+            import torch
+
+
+            def attentions(decoder, x, hidden, steps):
+                rows = [None] * steps
+                for i in range(steps):
+                    out, hidden, weights = decoder(x, hidden)
+                    rows[i] = weights.data
+                return rows
+            """,
+            line=8,
+            column=19,
+            message="`weights.data` escapes here: it shares memory with `weights` but not its version counter, so an in-place change to it while a backward graph still needs the old values goes unnoticed and gives wrong gradients; use `.detach()`",
+        ),
+        # Written into a row of a tensor: the values are copied, nothing escapes (a safe fix).
+        Invalid(
+            """
+            import torch
+
+
+            def attentions(decoder, x, hidden, steps):
+                rows = torch.zeros(steps, x.size(1))
+                for i in range(steps):
+                    out, hidden, weights = decoder(x, hidden)
+                    rows[i] = weights.data
+                return rows
+            """,
+            line=8,
+            column=19,
+            message="`weights.data` reads the tensor without autograd's version counter; `weights.detach()` reads the same values and keeps in-place checks",
+            fixed="""
+            import torch
+
+
+            def attentions(decoder, x, hidden, steps):
+                rows = torch.zeros(steps, x.size(1))
+                for i in range(steps):
+                    out, hidden, weights = decoder(x, hidden)
+                    rows[i] = weights.detach()
+                return rows
+            """,
+        ),
         # `src_seq`, a tensor of token ids in a file that packs no sequence, read through `.data` by
         # `type_as`, which takes only tensors.
         Invalid(

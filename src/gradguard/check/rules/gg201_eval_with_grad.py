@@ -140,7 +140,9 @@ network's `def step(self, x): return torch.sign(x @ self.weight_sym)`), or anoth
 `agent.get_action(obs)`, `net.qvals(x)`; a method named `step`, `encode`, `decode` or `log` only where a class of
 the file or of the run defines it), for a
 class of the file or of another file of the run; for a class the run does not show, where the
-method is named for running it (`act`, `predict`, `encode`, `sample`...). A model is something named like one (`model`, `net`, `self.backbone`,
+method is named for running it (`act`, `predict`, `encode`, `sample`...), or, whatever its name,
+where every module class of the file or the run defining it runs the model by it
+(`model.quantize_forward(data)` of a model handed in). A model is something named like one (`model`, `net`, `self.backbone`,
 `teacher`, `ema_model`, `netD`, `model.module`, ...): a module without parameters (pooling,
 dropout) records no graph, and nothing else in the code tells the two apart (`backward`, `torch.autograd`, an optimizer `step`, `.grad`, `requires_grad`,
 `grad_fn`), and no `torch.jit.freeze`, `optimize_for_mobile` (a frozen module holds its weights as constants) or quantization's `convert` (its weights are packed integers). In a function it is reported at the first such model call (one fix wraps the function); in
@@ -194,7 +196,9 @@ output is detached, `critic_target(s2, actor_target(s2).detach()).detach()`, it 
 reported);
 methods named as Lightning's evaluation hooks (`validation_step`, `predict_step`, `on_test_...`),
 which its trainer runs without grad (unless the file imports no Lightning and calls the method
-itself: `model.predict_step(batch)` of the file's own module is code like any other), and a
+itself: `model.predict_step(batch)` of the file's own module is code like any other; nor a
+method of a class with no base in such a file taking no hook's batch, `class Solver(object): def
+test_step(self, x, c)`; `def validation_step(self, batch, batch_idx)` of a mixin stays a hook), and a
 Catalyst runner's `predict_batch`, which `runner.predict_loader(...)` runs without grad;
 a function its enclosing function returns (`return perform_val_step_fn`: it runs wherever the
 factory's result is called, often under `no_grad`);
@@ -215,6 +219,9 @@ a loss module keeping a detached target), whose calls record no graph; a functio
 that it runs only under its own `no_grad` (a diffusion sampler);
 a model known only by its name (also its methods, `model.predict(x)`) in a file that imports
 JAX, Flax or Keras, or TensorFlow without torch or with its training (`tf.GradientTape`, `keras`);
+a `predict` (or `predict_proba`) of a model known only by its name in a file that imports the
+estimators of scikit-learn, XGBoost, LightGBM or CatBoost (`loaded_model.predict(X)` beside
+`from xgboost import XGBClassifier`);
 a model whose parameters the code freezes before the call (`for p in model.parameters():
 p.requires_grad_(False)`, `G = load(fp).requires_grad_(False)`, a helper of the file or of
 another file of the run, `freeze.frozon(net)`, a function of the file returning it frozen,
@@ -364,6 +371,7 @@ from gradguard.check.analysis.steps import (
 from gradguard.check.analysis.values import RUN_FUNCTION, Grad, Kind, Role, Split, Value
 from gradguard.check.analysis.vocabulary import (
     DISTRIBUTION,
+    ESTIMATOR_METHODS,
     GRAPH_ENDING_METHODS,
     INDEX_RESULTS,
     LIGHTNING_EVALUATION_HOOK_PREFIXES,
@@ -997,10 +1005,28 @@ def _called_by_the_file(ctx, name: str) -> bool:
 
 def _plain_function_named_like_a_hook(ctx, function: ast.AST) -> bool:
     """A function, not a method, named like a Lightning evaluation hook (a script's own
-    ``def test_step(x, t): model.eval(); ...``): no trainer runs it, the script calls it."""
+    ``def test_step(x, t): model.eval(); ...``), or a method of a class with no base in a file
+    without Lightning that does not take a hook's batch (``class Solver(object): def
+    test_step(self, x, c)``, called by the run's scripts; not ``def validation_step(self, batch,
+    batch_idx)`` of a mixin): no trainer runs it, the code calls it."""
     name = function.name  # type: ignore[attr-defined]
     is_hook = name in LIGHTNING_EVALUATION_HOOKS or name.startswith(_SKIP_PREFIXES)
-    return is_hook and not isinstance(ctx.parent(function), ast.ClassDef)
+    if not is_hook:
+        return False
+    owner = ctx.parent(function)
+    if not isinstance(owner, ast.ClassDef):
+        return True
+    names = [a.arg for a in function.args.posonlyargs + function.args.args][1:]  # type: ignore[attr-defined]
+    return (
+        all(isinstance(base, ast.Name) and base.id == "object" for base in owner.bases)
+        and not owner.keywords
+        and not ctx.imports.imports_package(("lightning", "pytorch_lightning"))
+        and not (names[:1] == ["batch"] or _HOOK_BATCH_PARAMETERS.intersection(names))
+    )
+
+
+# Parameters of Lightning's step hooks (`def validation_step(self, batch, batch_idx)`).
+_HOOK_BATCH_PARAMETERS = frozenset({"batch_idx", "batch_nb", "batch_num", "dataloader_idx", "dataloader_id"})
 
 
 def _plain_class_forward_only_read(ctx, function: ast.AST, unit: _Unit) -> bool:
@@ -4638,6 +4664,70 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The same hook of a `LightningModule`: the trainer runs it without grad.
+        Valid(
+            """
+            import lightning as L
+            import torch
+            from torch import nn
+
+
+            class Solver(L.LightningModule):
+                def __init__(self, encoder, decoder):
+                    super().__init__()
+                    self.encoder = encoder
+                    self.decoder = decoder
+
+                def test_step(self, x, c):
+                    enc = self.encoder(x)
+                    x_tilde = self.decoder(enc, c)
+                    return x_tilde.data.cpu().numpy()
+            """
+        ),
+        # The same loop calling a method that only rewrites the weights: no model runs.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+
+            class QNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(1, 8, 3)
+                    self.fc = nn.Linear(8 * 26 * 26, 10)
+
+                def quantize_weights(self, bits):
+                    for p in self.parameters():
+                        p.data = torch.round(p.data * 2**bits) / 2**bits
+
+
+            def calibrate(model, test_loader):
+                for data, target in test_loader:
+                    output = model.quantize_weights(8)
+                print("calibrated")
+            """
+        ),
+        # A pickled model known by its name alone, in a file that imports XGBoost's estimators: its
+        # `predict` may be theirs, which records no graph.
+        Valid(
+            """
+            import pickle
+
+            import torch
+            from xgboost import XGBClassifier
+
+            X_val = torch.load("X_val.pt")
+
+            with open("model.pkl", "rb") as f:
+                loaded_model = pickle.load(f)
+            test_X = X_val[:10]
+            if isinstance(test_X, torch.Tensor):
+                test_X = test_X.numpy()
+            predictions = loaded_model.predict(test_X)
+            print(f"Sample predictions: {predictions[:5]}")
+            """
+        ),
         # A saved model loaded again and run once on made-up input, its output read for its shape: a
         # check that it loads and runs (not timed: its cost is not what is measured).
         Valid(
@@ -8820,6 +8910,78 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A method named like a Lightning hook (`test_step`) of a class with no base, in a file without
+        # Lightning: no trainer runs it, the run's scripts call it.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Solver(object):
+                def __init__(self, encoder, decoder):
+                    self.encoder = encoder
+                    self.decoder = decoder
+
+                def test_step(self, x, c):
+                    self.encoder.eval()
+                    self.decoder.eval()
+                    enc = self.encoder(x)
+                    x_tilde = self.decoder(enc, c)
+                    return x_tilde.data.cpu().numpy()
+            """,
+            line=13,
+            column=15,
+            message="`self.encoder(...)` runs with grad enabled after `self.encoder.eval()` (line 11), and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # A calibration pass over the test loader by a method whose name does not say it runs the model,
+        # where every module class defining it runs the model by it (`quantize_forward`).
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class QNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(1, 8, 3)
+                    self.fc = nn.Linear(8 * 26 * 26, 10)
+
+                def quantize_forward(self, x):
+                    return self.fc(self.conv(x).flatten(1))
+
+
+            def calibrate(model, test_loader):
+                for data, target in test_loader:
+                    output = model.quantize_forward(data)
+                print("calibrated")
+            """,
+            line=17,
+            column=18,
+            message="`model.quantize_forward(...)` runs with grad enabled in the loop over `test_loader` (line 16), and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # The same where the file imports no other library's estimators: a model named so is taken for torch's.
+        Invalid(
+            """
+            import pickle
+
+            import torch
+
+            X_val = torch.load("X_val.pt")
+
+            with open("model.pkl", "rb") as f:
+                loaded_model = pickle.load(f)
+            test_X = X_val[:10]
+            if isinstance(test_X, torch.Tensor):
+                test_X = test_X.numpy()
+            predictions = loaded_model.predict(test_X)
+            print(f"Sample predictions: {predictions[:5]}")
+            """,
+            line=12,
+            column=15,
+            message="`loaded_model.predict(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, printing), and nothing in this module uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # `u(x, t=0)` in a string is no call of the name the output is bound to.
         Invalid(
             """
@@ -15043,6 +15205,7 @@ class EvalWithGrad(Rule):
             runs is None
             and target.attr.startswith(_NOT_RUNNING_PREFIXES)
             and not (receiver.has(Role.EVALUATING) and ctx.model.method_runs_somewhere(target.attr))
+            and not ctx.model.method_runs_everywhere(target.attr)
         ):
             # `model.init_hidden(bs)`, `net.get_config()` of a class not shown (not where a module
             # class of the file or the run runs the model by it: `def log(self, ids): self.bert(ids)`)
@@ -15055,6 +15218,13 @@ class EvalWithGrad(Rule):
             )
         if runs is None and ctx.model.method_quiet_everywhere(target.attr):
             return False  # `self.model.predict_proba(x)`: every class defining it runs it without grad
+        if (
+            runs is None
+            and receiver.weak
+            and target.attr in ESTIMATOR_METHODS
+            and ctx.model.imports_non_torch_estimators
+        ):
+            return False  # `loaded_model.predict(X)` beside `from xgboost import XGBClassifier`: maybe not torch's
         if runs is None:
             # A class the file does not show: only a method named for running the model
             # (`policy.act(state)`, `net.encode(seq)`; not `generator.label_to_name(i)`). Its

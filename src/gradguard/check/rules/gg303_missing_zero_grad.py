@@ -12,8 +12,11 @@ file it calls (a meta-learner's `outer_loop` calling the `inner_loop` that zeroe
 a step in one branch of an `if` of the loop while every reset sits in the other branch (`if use_amp:
 ... scaler.step(optimizer)` / `else: optimizer.zero_grad(); ...`). Not flagged: deliberate accumulation, which
 zeroes every k steps (`if (i + 1) % k == 0: opt.step(); opt.zero_grad()`); zeroing in a
-function the loop calls; and loops that call a function of another file or an unknown
-method named like a reset (`reset`, `clear`, `zero`), which may zero the gradients there.
+function the loop calls; loops that call a function of another file of the run that resets
+gradients (`from utils import reset_grad`, whose body runs `net.zero_grad()`), or, where that
+file is not part of the run, one named for resetting gradients (`reset_grad`, `zero_grads`); and
+loops that call an unknown method named like a reset (`reset`, `clear`, `zero`), which may zero
+the gradients there.
 Also flagged: a loop that backpropagates and steps on every iteration (both statements of its own
 body, no `if` between) where every reset sits outside it, zeroed once before or after it
 (`optimizerD.zero_grad()` before a critic's five steps, `optimizer.zero_grad()` once before the
@@ -81,7 +84,7 @@ from typing import Optional
 from gradguard.check.analysis.imports import callee_name
 from gradguard.check.analysis.steps import in_block, stepped_optimizer
 from gradguard.check.analysis.values import Kind
-from gradguard.check.analysis.vocabulary import names_an_environment
+from gradguard.check.analysis.vocabulary import PLAIN_VALUE_LIBRARIES, names_an_environment
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
@@ -107,6 +110,23 @@ class MissingZeroGrad(Rule):
     function_triggers = (".step(", ".grad")
 
     valid = (
+        # A helper of another file named for resetting gradients (`from utils import reset_grad`), called
+        # before each backward: it may zero them there (read from that file where it is part of the run).
+        Valid(
+            """
+            import torch
+            from torch import nn, optim
+            from utils import reset_grad
+
+            encoder, decoder = nn.Linear(4, 4), nn.Linear(4, 4)
+            opt = optim.Adam(list(encoder.parameters()) + list(decoder.parameters()))
+            for x in loader:
+                loss = (decoder(encoder(x)) - x).abs().mean()
+                reset_grad([encoder, decoder])
+                loss.backward()
+                opt.step()
+            """
+        ),
         # Accumulation zeroed once before the loop, then after each conditional step; an LBFGS
         # step whose closure zeroes.
         Valid(
@@ -323,6 +343,25 @@ class MissingZeroGrad(Rule):
         ),
     )
     invalid = (
+        # Another file's helper named for resetting something else: nothing says it zeroes gradients.
+        Invalid(
+            """
+            import torch
+            from torch import nn, optim
+            from utils import reset_state
+
+            encoder, decoder = nn.Linear(4, 4), nn.Linear(4, 4)
+            opt = optim.Adam(list(encoder.parameters()) + list(decoder.parameters()))
+            for x in loader:
+                loss = (decoder(encoder(x)) - x).abs().mean()
+                reset_state([encoder, decoder])
+                loss.backward()
+                opt.step()
+            """,
+            line=10,
+            column=5,
+            message="`loss.backward()` adds to gradients that this loop never zeroes: each `opt.step()` applies the sum of all earlier steps' gradients; call `opt.zero_grad()` before `backward()`",
+        ),
         # A critic's inner loop zeroed only once per batch, before it: from the second of its
         # five steps on, each applies the earlier steps' gradients too.
         Invalid(
@@ -1030,7 +1069,19 @@ def _calls_a_reset(ctx, region: ast.AST, besides: set, seen: Optional[set] = Non
         name = callee_name(call)
         if isinstance(func, ast.Attribute) and names_an_environment(func.value):
             continue  # `env.reset()`: the environment's episode, not gradients
-        if any(word in name.lower() for word in _RESET_WORDS) and ctx.imports.qualified_name(func) is None:
+        qualified = ctx.imports.qualified_name(func)
+        if qualified is not None:
+            found = model.project_function(qualified)
+            if found is not None:
+                if model.zeroes_grad_in(found[1]):
+                    return True  # `reset_grad([enc, dec])` of `from utils import reset_grad`, which zeroes them
+                continue
+            # another file's function, not in the run, named for resetting gradients (not `zero_pad`)
+            if "grad" in name.lower() and not qualified.startswith(("torch.", *PLAIN_VALUE_LIBRARIES)):
+                if any(word in name.lower() for word in _RESET_WORDS):
+                    return True
+            continue
+        if any(word in name.lower() for word in _RESET_WORDS):
             return True
     return False
 
