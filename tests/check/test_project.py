@@ -4236,3 +4236,131 @@ def test_twin_a_helper_of_another_file_that_only_clips_is_no_reset(tmp_path, cap
     )
     train = write(tmp_path, "train.py", TRAIN_WITH_A_HELPER.format(name="clean"))
     assert any("train.py" in line and "GG303" in line for line in findings(capsys, utils, train))
+
+
+TAGGER_MODULES = """
+    import torch
+    import torch.nn as nn
+
+
+    class Tagger(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 3)
+
+        def forward(self, x):
+            return self.lin(x)
+
+        def test(self, x):
+            logits = self.forward(x)
+            return torch.max(logits, dim=1)[1]
+
+
+    class PlainCRF(object):
+        def test(self, sentences):
+            return [["O"] * len(s) for s in sentences]
+"""
+
+TAGGER_RUN = """
+    import torch
+    from mods import Tagger, PlainCRF
+
+
+    def run_nn(x):
+        model = Tagger()
+        model.load_state_dict(torch.load("w.pth"))
+        model.eval()
+        with torch.no_grad():
+            ids = model.test(x)
+        return ids.tolist()
+
+
+    def run_crf(sents):
+        model = {other}
+        return model.test(sents)
+"""
+
+
+def test_a_call_on_an_instance_of_another_class_of_the_run_is_not_a_caller_of_the_module_method(tmp_path, capsys):
+    mods = write(tmp_path, "mods.py", TAGGER_MODULES)
+    run = write(tmp_path, "run.py", TAGGER_RUN.format(other="PlainCRF()"))
+    assert not any("GG201" in line for line in findings(capsys, mods, run))
+
+
+def test_twin_the_same_call_on_an_instance_of_the_module_class_is_a_caller_with_grad(tmp_path, capsys):
+    mods = write(tmp_path, "mods.py", TAGGER_MODULES)
+    run = write(tmp_path, "run.py", TAGGER_RUN.format(other="Tagger()"))
+    assert any("mods.py" in line and "GG201" in line for line in findings(capsys, mods, run))
+
+
+def test_a_torchvision_name_handed_on_by_a_star_import_of_the_run_is_torchvisions(tmp_path, capsys):
+    dataio = write(tmp_path, "dataio.py", "import torch\nfrom torchvision.utils import save_image\n")
+    train = write(
+        tmp_path,
+        "train.py",
+        """
+        import torch
+        from torch import nn
+        from dataio import *
+
+        G = nn.Linear(100, 784)
+        opt = torch.optim.Adam(G.parameters())
+        for i in range(10):
+            loss = G(torch.randn(4, 100)).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+        samples = G(torch.randn(64, 100))
+        save_image(samples, "out.png")
+        """,
+    )
+    assert any("train.py:14" in line and "GG201" in line for line in findings(capsys, dataio, train))
+
+
+def test_twin_a_function_of_the_same_name_the_star_imported_module_defines_is_its_own(tmp_path, capsys):
+    dataio = write(
+        tmp_path, "dataio.py", "import torch\n\ndef save_image(images, path):\n    images.sum().backward()\n"
+    )
+    train = write(
+        tmp_path,
+        "train.py",
+        """
+        import torch
+        from torch import nn
+        from dataio import *
+
+        G = nn.Linear(100, 784)
+        opt = torch.optim.Adam(G.parameters())
+        for i in range(10):
+            loss = G(torch.randn(4, 100)).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+        samples = G(torch.randn(64, 100))
+        save_image(samples, "out.png")
+        """,
+    )
+    assert not any("GG201" in line for line in findings(capsys, dataio, train))
+
+
+def test_a_name_bound_to_one_of_several_classes_of_the_run_calls_each_of_their_methods(tmp_path, capsys):
+    mods = write(tmp_path, "mods.py", TAGGER_MODULES)
+    run = write(
+        tmp_path,
+        "run.py",
+        """
+        import torch
+        from mods import Tagger, PlainCRF
+
+
+        def main(kind, x):
+            if kind == "crf":
+                model = PlainCRF()
+            else:
+                model = Tagger()
+            return model.test(x)
+        """,
+    )
+    assert any("mods.py" in line and "GG201" in line for line in findings(capsys, mods, run))

@@ -48,6 +48,7 @@ def only_read(code: str) -> list:
         "dev = (net(x) - y).abs_()\nprint(dev.reshape(-1).tolist())",  # in place on a value computed from it
         "out = net(x)\nout.transpose_(0, 1)\nwriter.add_image('fmap', out, 3)",  # reshaped in place, then logged
         "out = net(x)\nif done:\n    out[:] = 0\nact(out.detach().numpy())",  # masked by a write, then read
+        "out = net(x)\nout += 1\nprint(out.data)",  # changed in place under its name, then read
         "out = net(x)\nax.imshow((base + out[0]).clamp(0, 1))",  # drawn, computed with another tensor
         "import torch\nout = net(x)\npred = torch.max(out, 1)[1]\nkeep.append(pred)",  # its indices, function form
         # turned into an image
@@ -84,7 +85,7 @@ def test_reads(code):
         "out = net(x)\nparts = [out[i] for i in range(3)]",  # views of it kept in a list
         "out = net(x)\nparts = [print(out) for out in batch]",  # another `out`, bound by the comprehension
         "out = net(x)\nfns = [lambda: out for _ in range(2)]",  # a lambda may run later
-        "out = net(x)\nout += 1\nprint(out.data)",
+        "out = net(x)\nout += 1\nkeep.append(out)",  # changed in place, then stored
         "out = net(x)\nout[:] = 0\nloss = out.sum()\nloss.backward()",  # masked by a write, then backpropagated
         "out = net(x)\nax.imshow(keep(out))",  # drawn through a function that may keep it
         "out = net(x)\ntotal = out.sum()",

@@ -4019,3 +4019,43 @@ def test_the_forward_of_something_named_for_a_loss_computes_a_loss(receiver, los
         """
     )
     assert value.has(Role.LOSS) is loss
+
+
+_TRAINER_WITH_HELPERS = """
+import torch
+from torch import nn
+
+class Trainer:
+    def __init__(self):
+        self.model = nn.Linear(2, 2)
+        self.criterion = nn.MSELoss()
+
+    def accuracy(self, out):
+        return out.argmax(1)
+
+    def restart(self):
+        self.model.train()
+
+    def run(self, x, flag):
+{body}
+"""
+
+
+@pytest.mark.parametrize(
+    "call",
+    ["acc = self.accuracy(x)", "loss = self.criterion(x, x)"],  # a method switching nothing; a module attribute
+)
+def test_an_instance_module_stays_switched_through_calls_that_switch_no_mode(call):
+    text = _TRAINER_WITH_HELPERS.format(
+        body="\n".join("        " + line for line in ("self.model.eval()", call, "print(self.model)"))
+    )
+    value = _instance_model_at(text, 19)
+    assert value.has(Role.EVALUATING)
+
+
+def test_twin_a_method_of_the_class_that_switches_a_mode_ends_the_switch():
+    text = _TRAINER_WITH_HELPERS.format(
+        body="\n".join("        " + line for line in ("self.model.eval()", "self.restart()", "print(self.model)"))
+    )
+    value = _instance_model_at(text, 19)
+    assert not value.has(Role.EVALUATING)

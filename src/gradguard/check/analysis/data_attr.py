@@ -558,22 +558,28 @@ def _copied_by_advanced_indexing(ctx, subscript: ast.Subscript) -> bool:
 
 
 def _computed_from_by_a_file_function(ctx, call: ast.Call, arg: ast.AST) -> bool:
-    """Whether ``call`` runs a function the file defines that only computes with the argument
-    ``arg`` (``def l2normalize(v, eps=1e-12): return v / (v.norm() + eps)``): each use of the
-    parameter an operand or the receiver of a method that neither aliases nor changes it, the
-    parameter never rebound. What it hands back is a new tensor, as a torch function's is."""
-    if (
-        not isinstance(call.func, ast.Name)
-        or arg not in call.args
-        or any(isinstance(a, ast.Starred) for a in call.args)
-    ):
+    """Whether ``call`` runs a function or method the file defines that only computes with the
+    argument ``arg`` (``def l2normalize(v, eps=1e-12): return v / (v.norm() + eps)``; a
+    quantiser's ``def quantize_tensor(self, t): return quantize_tensor(t, self.scale, ...)``
+    handing it on to such a function): what it hands back is a new tensor, as a torch
+    function's is."""
+    if arg not in call.args or any(isinstance(a, ast.Starred) for a in call.args):
         return False
-    callee = ctx.model.value(call.func)
-    fn = ctx.model.function_node(callee)
-    if type(fn) is not ast.FunctionDef or fn.decorator_list:
+    fn = ctx.model.callee(call)
+    if fn is None:
+        return False
+    index = call.args.index(arg) + (1 if isinstance(call.func, ast.Attribute) else 0)  # a method's `self`
+    return _computes_with_parameter(ctx, fn, index, 3)
+
+
+def _computes_with_parameter(ctx, fn: ast.AST, index: int, depth: int) -> bool:
+    """Whether every use of ``fn``'s positional parameter ``index`` is an operand, the receiver
+    of a method that neither aliases nor changes it (``v.norm()``), or an argument of another
+    function of the file that only computes with it (``depth`` calls deep), the parameter never
+    rebound, and ``fn`` returns a value."""
+    if type(fn) is not ast.FunctionDef or fn.decorator_list or depth == 0:
         return False
     positional = fn.args.posonlyargs + fn.args.args
-    index = call.args.index(arg)
     if index >= len(positional):
         return False
     name = positional[index].arg
@@ -602,6 +608,16 @@ def _computed_from_by_a_file_function(ctx, call: ast.Call, arg: ast.AST) -> bool
         ):
             used = True  # `v.norm()`, `v.sum(1)`: a new tensor computed from it
             continue
+        if (
+            isinstance(parent, ast.Call)
+            and sub in parent.args
+            and not any(isinstance(a, ast.Starred) for a in parent.args)
+        ):
+            inner = ctx.model.callee(parent)
+            offset = 1 if isinstance(parent.func, ast.Attribute) else 0
+            if inner is not None and _computes_with_parameter(ctx, inner, parent.args.index(sub) + offset, depth - 1):
+                used = True  # handed on to another function of the file that computes with it
+                continue
         return False  # returned, stored, aliased or handed on: it may escape
     return used and returned
 
@@ -816,15 +832,12 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
         if (
             isinstance(par, ast.Call)
             and cur in par.args
+            and (ctx.imports.qualified_name(par.func) or "").startswith("torch.")
             and isinstance(ctx.parent(par), ast.Assign)
             and ctx.parent(par).value is par
             and _own_data_assigned(ctx, node, ctx.parent(par))
-            and not (isinstance(par.func, ast.Attribute) and par.func.attr in TENSOR_ARGUMENT_METHODS | ALIAS_METHODS)
         ):
-            # `img.data = torch.clamp(img.data, 0, 1)`, `u.data = l2normalize(u.data)`,
-            # `w.data = self.qw.quantize_tensor(w.data)`: computed back into itself (not
-            # `p.data = bucket[i:j].view_as(p.data)`, another tensor's storage shaped as it)
-            return None
+            return None  # `img.data = torch.clamp(img.data, 0, 1)`: computed back into itself
         if isinstance(par, ast.Call) and cur in par.args:
             qual = ctx.imports.qualified_name(par.func) or ""
             fname = _base_name(par.func) or ""

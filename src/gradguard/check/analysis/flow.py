@@ -135,7 +135,12 @@ class ScopeFlow:
             self.before[id(stmt)] = state
             switched = state.switched
             state = self.statement(stmt, state)
-            if switched and state is not None and state.switched is switched and _may_switch_back(stmt, switched):
+            if (
+                switched
+                and state is not None
+                and state.switched is switched
+                and _may_switch_back(stmt, switched, self.model.mode_keeping_calls(self.frame.node))
+            ):
                 state = state.with_switched(None)
             if self._handlers and state is not None:
                 self._handlers[-1].append(state)
@@ -584,11 +589,12 @@ def _instance_attribute(node: ast.AST) -> bool:
     return type(node) is ast.Attribute and type(node.value) is ast.Name and node.value.id == "self"  # type: ignore[attr-defined]
 
 
-def _may_switch_back(stmt: ast.stmt, switched: dict) -> bool:
+def _may_switch_back(stmt: ast.stmt, switched: dict, keeping: frozenset = frozenset()) -> bool:
     """Whether a statement may change the mode of a switched module of the instance: it assigns
     that attribute, calls a method of the instance or hands the instance on (which may call
-    ``.train()`` again); running the switched module itself (``self.model(x)``) does not.
-    Compound statements are judged by their own statements."""
+    ``.train()`` again); running the switched module itself (``self.model(x)``) does not, nor
+    does a call ``keeping`` names (``SemanticModel.mode_keeping_calls``: ``self.accuracy(out,
+    y)``, ``self.criterion(out, y)``). Compound statements are judged by their own statements."""
     if type(stmt) not in _SIMPLE_STATEMENTS:
         return False
     for node in walk_in_order(stmt):
@@ -603,6 +609,7 @@ def _may_switch_back(stmt: ast.stmt, switched: dict) -> bool:
                 and type(func.value) is ast.Name
                 and func.value.id == "self"
                 and func.attr not in switched  # `self.model(x)` runs the module, switching nothing
+                and func.attr not in keeping
             ):
                 return True  # `self.train_epoch()`
             if any(type(arg) is ast.Name and arg.id == "self" for arg in node.args):  # type: ignore[attr-defined]

@@ -925,11 +925,27 @@ class SemanticModel:
         tops = {package.split(".")[0] for package in vocab.BACKPROPAGATING_TOOL_PACKAGES}
         return self.imports.imports_package(tops)
 
+    @functools.cached_property
+    def defines_backpropagating_modules(self) -> bool:
+        """Whether a module class of the file runs a backward pass in its ``forward`` (a
+        Carlini-Wagner attack written as a module, ``cost.backward(); optimizer.step()``)."""
+        for info in self._class_table().values():
+            if info.is_module:
+                forward = self._method_of(info, "forward")
+                if forward is not None and vocab.forward_needs_grad(self._scope_text(forward)):
+                    return True
+        return False
+
     def backpropagating_tool_call(self, call: ast.Call) -> bool:
         """Whether a call runs a gradient-based explainer or attack (``vocab.backpropagating_tool``),
         which backpropagates through its model: the object called (``cam_extractor(class_idx, out)``,
         ``gb_model(input_tensor)``, ``atk(images, labels)``) or one of its methods
-        (``ig.attribute(x, target=0)``)."""
+        (``ig.attribute(x, target=0)``); or a module of the file whose ``forward`` backpropagates
+        (``cw_attack(data, target)`` of ``cw_attack = CWAttack(model)``)."""
+        if self.defines_backpropagating_modules and isinstance(call.func, ast.Name):
+            called = self.value(call.func)
+            if called.kind is Kind.MODULE and not called.weak and self.module_backpropagates(called):
+                return True
         if not self.imports_a_backpropagating_tool:
             return False
         func = call.func
@@ -4899,6 +4915,45 @@ class SemanticModel:
             elif base.startswith("torch.nn.") and vocab.last_name(base) in names:
                 return True
         return None if unknown else False
+
+    def mode_keeping_calls(self, fn: ast.AST) -> frozenset:
+        """What ``self.<name>(...)`` may call in a method ``fn`` of a class of the file with no
+        base but ``object`` without switching a module's mode: its methods with no
+        ``.train(``/``.eval(`` in their text and no call of another of its methods
+        (``self.accuracy(out, y)``), and the attributes its methods assign that are no methods
+        (``self.criterion = nn.CrossEntropyLoss()``, a module run). Empty for any other function.
+        Kept per class."""
+        info = self._method_class(fn)
+        if info is None or any(base not in ("object", "builtins.object") for base in info.bases):
+            return frozenset()
+        key = (info.key, "mode-keeping-calls")
+        found = self._summaries.get(key)
+        if found is None:
+            methods = {s.name: s for s in info.node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            keeping = set()
+            for name, method in methods.items():
+                text = self._scope_text(method)
+                calls_another = any(
+                    isinstance(sub, ast.Call)
+                    and isinstance(sub.func, ast.Attribute)
+                    and isinstance(sub.func.value, ast.Name)
+                    and sub.func.value.id == "self"
+                    and sub.func.attr in methods
+                    for sub in walk_in_order(method)
+                )
+                if not (calls_another or "train(" in text or "eval(" in text or "train_mode" in text):
+                    keeping.add(name)
+                for sub in walk_in_order(method):
+                    if (
+                        isinstance(sub, ast.Attribute)
+                        and isinstance(sub.ctx, ast.Store)
+                        and isinstance(sub.value, ast.Name)
+                        and sub.value.id == "self"
+                        and sub.attr not in methods
+                    ):
+                        keeping.add(sub.attr)
+            found = self._summaries[key] = frozenset(keeping)
+        return found
 
     def _method_class(self, fn: ast.AST) -> Optional[ClassInfo]:
         location = self._where(fn)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
 from gradguard.check.analysis import vocabulary as vocab
-from gradguard.check.analysis.imports import assigned_names, dotted_name, mentions_torch_import
+from gradguard.check.analysis.imports import TORCH_PACKAGES, assigned_names, dotted_name, mentions_torch_import
 from gradguard.check.analysis.scopes import parameter_defaults
 
 _CLASS_RE = re.compile(r"^class[ \t]+(\w+)[ \t]*(?:\((.*?)\))?[ \t]*:", re.M | re.S)
@@ -874,7 +874,50 @@ def _method_calls(index: ProjectIndex, text: str, instances: set, classes, publi
         for qualified in classes:
             for method in public_methods.get(qualified, ()):
                 for line in _call_lines(text, f"{instance}.{method}"):
+                    if _bound_to_another_run_class(index, text, instance, line, qualified):
+                        continue  # `model = PlainCRF()` in this function, then `model.test(sents)`
                     index.calls.setdefault(f"{qualified}.{method}", []).append(_grad_off_at(text, line))
+
+
+def _bound_to_another_run_class(index: ProjectIndex, text: str, name: str, line: int, qualified: str) -> bool:
+    """Whether every binding of ``name`` in its function before ``line`` (0-based) makes an
+    instance of one class of the run other than ``qualified`` (``model = PlainCRF()`` in one
+    function of a file whose other function binds ``model = Tagger()``; not ``if ...: gan =
+    GAN(args)`` / ``elif ...: gan = ACGAN(args)``)."""
+    at = 0
+    for _ in range(line):
+        at = text.find("\n", at) + 1
+    while text[at : at + 1] in (" ", "\t"):
+        at += 1  # the call's line, past its indentation
+    cls = _class_last_bound(text, name, at)
+    return (
+        cls is not None
+        and cls != qualified.rpartition(".")[2]
+        and any(key.rpartition(".")[2] == cls for key in index.classes)
+    )
+
+
+def _class_last_bound(text: str, name: str, at: int) -> Optional[str]:
+    """The class whose instance every binding of ``name`` in the text of the function holding
+    offset ``at``, before it, makes (``model = CRFModel(...)``); None where one binds anything
+    else or another class's instance, or there is none (a parameter, a global)."""
+    line_start = text.rfind("\n", 0, at) + 1
+    indent = len(text[line_start:at]) - len(text[line_start:at].lstrip())
+    start = 0
+    for match in _DEF_LINE_RE.finditer(text, 0, line_start):
+        if len(match.group(1)) < indent:
+            start = match.start()
+    scope = text[start:line_start]
+    made = set()
+    for binding in re.finditer(rf"(?m)^[ \t]*{re.escape(name)}[ \t]*=(?!=)[ \t]*(.*)$", scope):
+        call = re.match(r"(\w+)\(", binding.group(1))
+        if call is None:
+            return None
+        made.add(call.group(1))
+    return made.pop() if len(made) == 1 else None
+
+
+_DEF_LINE_RE = re.compile(r"(?m)^([ \t]*)(?:async[ \t]+)?def[ \t]")
 
 
 _METHOD_CALL_RE = re.compile(r"\.(\w+)[ \t]*\(")
@@ -883,7 +926,9 @@ _NEWLINE_RE = re.compile(r"\n")
 
 def _method_name_calls(index: ProjectIndex, text: str, wanted: set) -> None:
     """Record whether each call of a method named in ``wanted`` (``x.act(obs)``, any receiver)
-    in a file's text sits where grad is off."""
+    in a file's text sits where grad is off; a call on a name the text last bound, before it, to
+    an instance of a plain class of the run defining that method (``model = PlainCRF()``, then
+    ``model.test(sents)``) is recorded for that class alone (``ProjectIndex.calls``)."""
     lines: Optional[list] = None
     newlines: list = []
     for match in _METHOD_CALL_RE.finditer(text):
@@ -893,7 +938,32 @@ def _method_name_calls(index: ProjectIndex, text: str, wanted: set) -> None:
                 lines = text.split("\n")
                 newlines = [newline.start() for newline in _NEWLINE_RE.finditer(text)]
             line = bisect.bisect_left(newlines, match.start())
-            index.method_name_calls.setdefault(name, []).append(_grad_off_in_lines(lines, line))
+            grad_off = _grad_off_in_lines(lines, line)
+            owner = _plain_instance_class(index, text, match.start(), name)
+            if owner is not None:
+                index.calls.setdefault(f"{owner}.{name}", []).append(grad_off)
+                continue
+            index.method_name_calls.setdefault(name, []).append(grad_off)
+
+
+_RECEIVER_RE = re.compile(r"(\w+)\s*$")
+
+
+def _plain_instance_class(index: ProjectIndex, text: str, at: int, method: str) -> Optional[str]:
+    """The run's key of the plain class (not a module) defining ``method`` that the receiver of
+    the call at ``at`` was last bound to an instance of, in its function before it (``model =
+    PlainCRF()``); None where the receiver is not a bare name or nothing so plain shows."""
+    receiver = _RECEIVER_RE.search(text, max(0, at - 80), at)
+    if receiver is None or receiver.end() != at:
+        return None
+    cls = _class_last_bound(text, receiver.group(1), at)
+    if cls is None:
+        return None
+    keys = [key for key in index.classes if key.rpartition(".")[2] == cls]
+    if len(keys) != 1:
+        return None
+    fact = index.classes[keys[0]]
+    return keys[0] if not fact.module and method in fact.methods else None
 
 
 def _annotated_names(text: str, local: str) -> Iterator[str]:
@@ -1547,14 +1617,15 @@ def _block_end(text: str, header_end: int, indent: int) -> int:
 
 def _torch_imports(text: str) -> dict:
     """{name: torch's qualified name} for each public name the module's top-level imports bind
-    from torch (``from torch.autograd import Variable``, ``import torch.nn as nn``): what
-    ``from module import *`` binds in another file besides the module's own definitions."""
+    from torch (``from torch.autograd import Variable``, ``import torch.nn as nn``) or from
+    torchvision, torchaudio and torchtext by name (``from torchvision.utils import save_image``):
+    what ``from module import *`` binds in another file besides the module's own definitions."""
     found: dict = {}
     if "torch" not in text:
         return found
     for match in _FROM_RE.finditer(text):
         module = match.group(1)
-        if match.group(0)[:1] != "f" or not (module == "torch" or module.startswith("torch.")):
+        if match.group(0)[:1] != "f" or module.split(".")[0] not in TORCH_PACKAGES:
             continue  # indented (inside a block), or not torch's
         for name, local in _clause_names(match.group(2)):
             if name != "*" and local.isidentifier() and not local.startswith("_"):

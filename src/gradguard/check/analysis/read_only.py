@@ -180,6 +180,9 @@ def read_only_calls(
         elif t is ast.AugAssign:
             if type(node.target) is ast.Name and node.target.id in wanted:
                 uses[node.target.id].append(node.target)
+                # `target *= gamma`: the value changed in place stays under its name, whose
+                # later uses say what becomes of it
+                reads[id(node.target)] = _METADATA
         elif t is ast.Call:
             calls.append(node)
             _classify_call(node, wanted, qualified_name, bound, reads, parameters_read)

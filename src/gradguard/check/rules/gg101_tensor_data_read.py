@@ -42,12 +42,12 @@ field), nor of one whose `batch_sizes` the code reads too (`x, sizes = x.data, x
 are the values of a hand-made autograd class (a micrograd `Value`, with `backward` and `grad`
 members) of the file or of a file of the run it imports, where `.grad` and `.backward()` say
 nothing of tensors. Nor is the `.data` a tensor's own new `.data` is made from
-(`param.data = param.data.half()`, `w.data = w.data[mask == 1]`, `img.data = torch.clamp(img.data, 0, 1)`,
-or any other function or method handed it: `u.data = l2normalize(u.data)`,
-`w.data = self.qw.quantize_tensor(w.data)`): the value goes back into the
-tensor itself, which GG102 judges. (Arithmetic on the read, a hand-written step
+(`param.data = param.data.half()`, `w.data = w.data[mask == 1]`, `img.data = torch.clamp(img.data, 0, 1)`):
+the value goes back into the tensor itself, which GG102 judges. (Arithmetic on the read, a hand-written step
 `w.data = w.data - lr * w.grad`, is still reported beside GG102's write: `w.detach()` there
-reads the same values.) Nor a `.data` (or a view of it) that becomes another tensor's
+reads the same values; so is a read handed to a function or method of the file that only computes
+with it, `u.data = l2normalize(u.data)` of `def l2normalize(v, eps): return v / (v.norm() + eps)`,
+as a read with a safe fix.) Nor a `.data` (or a view of it) that becomes another tensor's
 `.data` (`a.weight.data = b.weight.data`, `q.data = p.data.view(-1)`): the storage is shared on
 purpose, and the assigned tensor keeps its own version counter, so `.detach()` there would
 change nothing (GG102 leaves `a.data = b.data` too).
@@ -165,46 +165,6 @@ class TensorDataRead(Rule):
     function_triggers = (".data",)
 
     valid = (
-        # A layer's weight quantised back into its own storage by another object's method: the value
-        # goes back into the tensor itself (GG102's `p.data = fn(p.data)`).
-        Valid(
-            """
-            import torch
-            from torch import nn
-
-
-            class QConv2d(nn.Module):
-                def __init__(self, conv, qw):
-                    super().__init__()
-                    self.conv_module = conv
-                    self.qw = qw
-
-                def freeze(self):
-                    self.conv_module.weight.data = self.qw.quantize_tensor(self.conv_module.weight.data)
-            """
-        ),
-        # A spectral norm's vector normalised back into its own storage by a function of the file that
-        # computes a new tensor from it (as `torch.clamp(img.data, 0, 1)` would): nothing escapes.
-        Valid(
-            """
-            import torch
-            from torch import nn
-
-
-            def l2normalize(v, eps=1e-12):
-                return v / (v.norm() + eps)
-
-
-            class SpectralNorm(nn.Module):
-                def __init__(self, module):
-                    super().__init__()
-                    self.module = module
-                    w = module.weight
-                    u = nn.Parameter(w.new_empty(w.shape[0]).normal_(0, 1), requires_grad=False)
-                    u.data = l2normalize(u.data)
-                    self.u = u
-            """
-        ),
         # The same in a helper method `forward` hands its input to.
         Valid(
             """
@@ -602,6 +562,134 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # The same handed to a quantiser the code does not show: it may keep the alias.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class QConv2d(nn.Module):
+                def __init__(self, conv, qw):
+                    super().__init__()
+                    self.conv_module = conv
+                    self.qw = qw
+
+                def freeze(self):
+                    self.conv_module.weight.data = self.qw.quantize_tensor(self.conv_module.weight.data)
+            """,
+            line=12,
+            column=64,
+            message="`self.conv_module.weight.data` escapes here: it shares memory with `self.conv_module.weight` but not its version counter, so an in-place change to it while a backward graph still needs the old values goes unnoticed and gives wrong gradients; use `.detach()`",
+        ),
+        # A weight quantised by a method of a class of the file that hands it on to a function computing
+        # with it: a read (a safe fix).
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            def quantize_tensor(x, scale, zero_point):
+                q_x = zero_point + x / scale
+                q_x.clamp_(-128, 127).round_()
+                return q_x
+
+
+            class QParam:
+                def __init__(self, scale, zero_point):
+                    self.scale = scale
+                    self.zero_point = zero_point
+
+                def quantize_tensor(self, tensor):
+                    return quantize_tensor(tensor, self.scale, self.zero_point)
+
+
+            class QConv2d(nn.Module):
+                def __init__(self, conv):
+                    super().__init__()
+                    self.conv_module = conv
+                    self.qw = QParam(0.1, 0)
+
+                def freeze(self):
+                    self.conv_module.weight.data = self.qw.quantize_tensor(self.conv_module.weight.data)
+            """,
+            line=27,
+            column=64,
+            message="`self.conv_module.weight.data` reads the tensor without autograd's version counter; `self.conv_module.weight.detach()` reads the same values and keeps in-place checks",
+            fixed="""
+            import torch
+            from torch import nn
+
+
+            def quantize_tensor(x, scale, zero_point):
+                q_x = zero_point + x / scale
+                q_x.clamp_(-128, 127).round_()
+                return q_x
+
+
+            class QParam:
+                def __init__(self, scale, zero_point):
+                    self.scale = scale
+                    self.zero_point = zero_point
+
+                def quantize_tensor(self, tensor):
+                    return quantize_tensor(tensor, self.scale, self.zero_point)
+
+
+            class QConv2d(nn.Module):
+                def __init__(self, conv):
+                    super().__init__()
+                    self.conv_module = conv
+                    self.qw = QParam(0.1, 0)
+
+                def freeze(self):
+                    self.conv_module.weight.data = self.qw.quantize_tensor(self.conv_module.weight.detach())
+            """,
+        ),
+        # A spectral norm's vector normalised back into its own storage by a function of the file that
+        # computes a new tensor from it: a read, as arithmetic on it is (a safe fix).
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            def l2normalize(v, eps=1e-12):
+                return v / (v.norm() + eps)
+
+
+            class SpectralNorm(nn.Module):
+                def __init__(self, module):
+                    super().__init__()
+                    self.module = module
+                    w = module.weight
+                    u = nn.Parameter(w.new_empty(w.shape[0]).normal_(0, 1), requires_grad=False)
+                    u.data = l2normalize(u.data)
+                    self.u = u
+            """,
+            line=15,
+            column=30,
+            message="`u.data` reads the tensor without autograd's version counter; `u.detach()` reads the same values and keeps in-place checks",
+            fixed="""
+            import torch
+            from torch import nn
+
+
+            def l2normalize(v, eps=1e-12):
+                return v / (v.norm() + eps)
+
+
+            class SpectralNorm(nn.Module):
+                def __init__(self, module):
+                    super().__init__()
+                    self.module = module
+                    w = module.weight
+                    u = nn.Parameter(w.new_empty(w.shape[0]).normal_(0, 1), requires_grad=False)
+                    u.data = l2normalize(u.detach())
+                    self.u = u
+            """,
+        ),
         # The same function dividing its argument in place and handing it back: the alias escapes.
         Invalid(
             """

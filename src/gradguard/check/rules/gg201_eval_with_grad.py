@@ -37,7 +37,8 @@ evaluation, `model.predict(prefix)`, judged there; so is a call of such a method
 file holding a model, `sbs.predict(x)`, also one attached by `setattr(StepByStep, "predict", predict)`), iterated by a loop or a comprehension that only
 reads each item (`[np.argmax(p.detach().numpy()) for p in out]`), collected by a list comprehension
 straight into a tensor constructor that copies the values (`torch.tensor([net(g) for g in validset])`), fed back into the next step of a generation loop, written into
-before it is read (`out[:] = 0`, actions masked), written into a buffer a torch factory made whose other uses are
+before it is read (`out[:] = 0`, actions masked), changed in place by augmented arithmetic before it is read or
+detached (a DQN's `target *= gamma`, `target += r`, `target = target.detach()`), written into a buffer a torch factory made whose other uses are
 writes, reads computing what is written back, and reads detached at once (a k-step prediction, `preds[i] =
 net(preds[i - 4:i])`, then `preds[n:].detach().numpy()`), handed to a
 function of the file or of another file of the run that only reads that parameter: `show_images(sample)` where
@@ -45,7 +46,10 @@ function of the file or of another file of the run that only reads that paramete
 any loop to a name (not `_`) that nothing reads afterwards and no backward pass follows (`y_pred = model(hour_var)` after training; not the
 forward pass of a homework's training step whose loss line is left to write, `loss = None`, nor one whose output nothing reads in a
 loop that zeroes the same model's gradients first, `self.model.zero_grad()`, `output = self.model(x)`, then `# TODO` and `pass`:
-a gradient computation left to write), or fed into a loss or other tensor
+a gradient computation left to write; nor one in a branch of a training loop, after `optimizer.zero_grad()`, whose other
+branch runs the same model and backpropagates, under a test that does not tell phases apart (`if mixed_precision:
+... scaler.scale(loss).backward()` / `else: outputs = model(x)`: the backward pass missing there is a bug of its own)),
+or fed into a loss or other tensor
 computation whose result is only read: `print(loss(net(features), labels).item())`, also through a loss
 function of the file that only computes from its arguments (`loss = mse_loss`, then
 `loss(net(features), labels).mean().item()`; not one that keeps an argument), through
@@ -683,6 +687,9 @@ def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
         return (
             bool(definitions)
             and not ctx.model.rebinds(name)
+            # not a parameter or local of the same name (`def predict_rnn(prefix, rnn, params)`
+            # beside the module's `def rnn(...)`): what it holds is what the callers hand it
+            and not _bound_locally(ctx, name)
             and not any(
                 _graph_function(ctx, [definition])
                 or _parameters_called(ctx, definition)
@@ -1588,6 +1595,51 @@ def _unfinished_gradient_step(ctx, scope: ast.AST, call: ast.Call) -> bool:
     return zeroed and not any(
         type(node) is ast.Name and node.id == name and type(node.ctx) is ast.Load for node in ctx.model.own_nodes(scope)
     )
+
+
+# Words of a test telling a training phase from an evaluation phase (`if phase == "train":`, `if not is_test:`).
+_PHASE_WORDS = ("train", "eval", "val", "test", "phase", "mode", "infer", "predict", "grad")
+
+
+def _backward_left_out_of_a_branch(ctx, call: ast.Call) -> bool:
+    """Whether the call sits in one branch of an ``if`` whose other branch runs the same model and
+    backpropagates, in a loop that zeroes gradients before it (``if amp: ...; scaler.scale(loss).backward()``
+    / ``else: outputs = model(x); loss = criterion(outputs, y)``): a training step whose backward
+    pass is missing from one branch, a bug of its own, not an evaluation that `no_grad` would fix.
+    Not where the test tells phases apart (``if phase == "train":``, a flag guarding the backward)."""
+    model = dotted_name(_callee(call))
+    if model is None:
+        return False
+    child: ast.AST = call
+    for ancestor in ctx.ancestors(call):
+        if isinstance(ancestor, FUNCTION_TYPES + (ast.ClassDef,)):
+            return False
+        if isinstance(ancestor, ast.If) and (child in ancestor.body or child in ancestor.orelse):
+            other = ancestor.orelse if child in ancestor.body else ancestor.body
+            nodes = [node for statement in other for node in walk_in_order(statement)]
+            runs = any(isinstance(n, ast.Call) and dotted_name(_callee(n)) == model for n in nodes)
+            backward = any(
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "backward"
+                for n in nodes
+            )
+            if not (runs and backward):
+                return False
+            test = ctx.text(ancestor.test).lower()
+            if any(word in test for word in _PHASE_WORDS) or (
+                ctx.function is not None and _backward_flag(ctx.function, ancestor)
+            ):
+                return False  # `if phase == "train":` / `else:`: the other branch is an evaluation phase
+            loop = next((a for a in ctx.ancestors(ancestor) if isinstance(a, (ast.For, ast.AsyncFor, ast.While))), None)
+            return loop is not None and any(
+                isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and n.func.attr == "zero_grad"
+                and n.lineno < ancestor.lineno
+                for statement in loop.body
+                for n in walk_in_order(statement)
+            )
+        child = ancestor
+    return False
 
 
 def _thrown_away(ctx, call: ast.Call) -> bool:
@@ -4664,6 +4716,58 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The same target backpropagated as it is, graph and all: the graph is used.
+        Valid(
+            """
+            import torch
+            from torch import nn
+            from torch.optim import Adam
+
+            class DQN:
+                def __init__(self):
+                    self.model = nn.Linear(4, 2)
+                    self.target_net = nn.Linear(4, 2)
+                    self.target_net.eval()
+                    self.optim = Adam(self.model.parameters())
+                    self.criterion = nn.MSELoss()
+
+                def train_step(self, s_batch, a_batch, ns_batch, r_batch, d_batch):
+                    q_batch = self.model(s_batch).gather(-1, a_batch[:, None].long()).squeeze()
+                    target = self.target_net(ns_batch).max(1)[0]
+                    target *= (1 - d_batch.float()) * 0.99
+                    target += r_batch
+                    loss = self.criterion(q_batch, target)
+                    self.optim.zero_grad()
+                    loss.backward()
+                    self.optim.step()
+            """
+        ),
+        # A training step whose plain branch lost its backward pass (the mixed-precision branch has it):
+        # a bug of its own, which `no_grad` would only hide.
+        Valid(
+            """
+            import torch
+
+
+            def train(model, train_loader, optimizer, criterion, scaler, mixed_precision, device):
+                model.train()
+                total = 0.0
+                for sequences, labels in train_loader:
+                    optimizer.zero_grad()
+                    if mixed_precision and device == "cuda":
+                        with torch.autocast("cuda"):
+                            outputs = model(sequences)
+                            loss = criterion(outputs, labels)
+                        scaler.scale(loss).backward()
+                        scaler.step(optimizer)
+                        scaler.update()
+                    else:
+                        outputs = model(sequences)
+                        loss = criterion(outputs, labels)
+                    total += loss.item()
+                return total
+            """
+        ),
         # The same hook of a `LightningModule`: the trainer runs it without grad.
         Valid(
             """
@@ -8910,6 +9014,104 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A DQN's target changed in place (`target *= gamma`, `target += r`), then detached: its graph is
+        # never backpropagated.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            from torch.optim import Adam
+
+            class DQN:
+                def __init__(self):
+                    self.model = nn.Linear(4, 2)
+                    self.target_net = nn.Linear(4, 2)
+                    self.target_net.eval()
+                    self.optim = Adam(self.model.parameters())
+                    self.criterion = nn.MSELoss()
+
+                def train_step(self, s_batch, a_batch, ns_batch, r_batch, d_batch):
+                    q_batch = self.model(s_batch).gather(-1, a_batch[:, None].long()).squeeze()
+                    target = self.target_net(ns_batch).max(1)[0]
+                    target *= (1 - d_batch.float()) * 0.99
+                    target += r_batch
+                    target = target.detach()
+                    loss = self.criterion(q_batch, target)
+                    self.optim.zero_grad()
+                    loss.backward()
+                    self.optim.step()
+            """,
+            line=15,
+            column=18,
+            message="`self.target_net(...)` runs with grad enabled, but what is computed from its output is only read or used detached (`.detach()`) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # An attack written as a module whose `forward` backpropagates: the script uses gradients, and
+        # only the evaluation of the perturbed batch is the site.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class CWAttack(nn.Module):
+                def __init__(self, model, steps=10):
+                    super().__init__()
+                    self.model = model
+                    self.steps = steps
+
+                def forward(self, images, labels):
+                    w = images.clone().requires_grad_(True)
+                    optimizer = torch.optim.Adam([w], lr=0.01)
+                    for _ in range(self.steps):
+                        cost = nn.functional.cross_entropy(self.model(w), labels)
+                        optimizer.zero_grad()
+                        cost.backward()
+                        optimizer.step()
+                    return w.detach()
+
+
+            model = torch.load("cnn.pt")
+            model.eval()
+            cw_attack = CWAttack(model)
+            correct = 0
+            for data, target in test_loader:
+                perturbed = cw_attack(data, target)
+                output = model(perturbed)
+                correct += (output.argmax(1) == target).sum().item()
+            print(correct)
+            """,
+            line=28,
+            column=14,
+            message="`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # The same shape where the test tells the phases apart: the other branch is an evaluation.
+        Invalid(
+            """
+            import torch
+
+
+            def run_epoch(model, loader, optimizer, criterion, phase):
+                total = 0.0
+                for sequences, labels in loader:
+                    optimizer.zero_grad()
+                    if phase == "train":
+                        outputs = model(sequences)
+                        loss = criterion(outputs, labels)
+                        loss.backward()
+                        optimizer.step()
+                    else:
+                        outputs = model(sequences)
+                        loss = criterion(outputs, labels)
+                    total += loss.item()
+                return total
+
+
+            run_epoch(net, val_loader, opt, nn.CrossEntropyLoss(), "val")
+            """,
+            line=14,
+            column=23,
+            message="`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # A method named like a Lightning hook (`test_step`) of a class with no base, in a file without
         # Lightning: no trainer runs it, the run's scripts call it.
         Invalid(
@@ -15080,7 +15282,7 @@ class EvalWithGrad(Rule):
             return
         if ctx.model.grad_mode(node) is not GradMode.ENABLED:
             return
-        if _judged_in_its_method(ctx, node):
+        if _judged_in_its_method(ctx, node) or _backward_left_out_of_a_branch(ctx, node):
             return
         candidate = self._evidence(ctx, node, unit, loop_id, named_eval, read_only)
         if candidate is not None:

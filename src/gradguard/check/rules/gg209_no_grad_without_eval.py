@@ -2,7 +2,8 @@
 
 ## What it does
 Flags a call of a model inside `with torch.no_grad():` / `torch.inference_mode()` (or a
-function decorated with them) when the code shows all of:
+function decorated with them; also a call of a method of the model's class that runs its
+layers, `model.predict(x)`) when the code shows all of:
 - the model's class has `Dropout` or `BatchNorm` layers (its own layers, not one only stored in an
   attribute its code never reads, those of the module
   classes it builds, of the file or of another file of the run: where two classes of the run
@@ -20,8 +21,13 @@ function decorated with them) when the code shows all of:
   other than on the code's paths to the call, and none of the module evaluated: in a script, a
   `net.train(False)` in a function that ran before `net = Net16()` built the module afresh
   switched the one it replaced; in a method, `self.encoder` of an instance the file switches
-  (`model.eval()` switches every submodule); and it is not handed before the call to a function
-  that may switch it (a function of the file that calls `.eval()`, or a function of another file);
+  (`model.eval()` switches every submodule); a method that switches `self.model` to eval mode keeps it
+  there through calls of the class's methods that switch no mode (`self.accuracy(out, y)`: no `.train(`
+  or `.eval(` in it, no call of another method) and of attributes that are no methods
+  (`self.criterion(out, y)`), in a class with no base but `object`; not through others; and it is
+  not handed before the
+  call to a function that may switch it (a function of the file that calls `.eval()`, or a function
+  of another file);
 - the call evaluates: it runs in a function named for evaluation (`evaluate`, `validate`,
   `test`, `predict`, ...) or in one called only from such functions (`run_test` handing its
   loaded `netG` to `get_profile_pred(netG, X_test, ...)`), inside a loop over validation or
@@ -144,6 +150,63 @@ class NoGradWithoutEval(Rule):
     function_names = ("torch.no_grad", "torch.inference_mode")
 
     valid = (
+        # The same model switched to eval mode after loading.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Tagger(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 4)
+                    self.dropout = nn.Dropout(0.2)
+
+                def forward(self, x):
+                    return self.fc(self.dropout(x))
+
+                def predict(self, x):
+                    return self.forward(x).argmax(-1)
+
+
+            def predict_tags(model, sequence):
+                with torch.no_grad():
+                    return model.predict(sequence)
+
+
+            if __name__ == "__main__":
+                model = Tagger()
+                model.load_state_dict(torch.load("tagger.pth"))
+                model.eval()
+                print(predict_tags(model, torch.zeros(1, 8)))
+            """
+        ),
+        # A helper method of the class called in the loop, switching no module's mode: the model stays
+        # in the eval mode the method set.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Trainer:
+                def __init__(self):
+                    self.model = nn.Sequential(nn.Linear(3, 3), nn.Dropout(0.2))
+
+                def accuracy(self, preds, tags):
+                    return (preds.argmax(dim=1) == tags).float().mean()
+
+                def evaluate(self, iterator):
+                    self.model.eval()
+                    total = 0.0
+                    with torch.no_grad():
+                        for batch, tags in iterator:
+                            predictions = self.model(batch)
+                            total += self.accuracy(predictions, tags).item()
+                    return total
+            """
+        ),
         # A check that an untrained module runs on made-up input: its statistics are nothing to keep.
         Valid(
             """
@@ -588,6 +651,69 @@ class NoGradWithoutEval(Rule):
         ),
     )
     invalid = (
+        # A method of the module class that runs its layers (`model.predict(x)`), on a loaded model
+        # never switched to eval mode.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Tagger(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 4)
+                    self.dropout = nn.Dropout(0.2)
+
+                def forward(self, x):
+                    return self.fc(self.dropout(x))
+
+                def predict(self, x):
+                    return self.forward(x).argmax(-1)
+
+
+            def predict_tags(model, sequence):
+                with torch.no_grad():
+                    return model.predict(sequence)
+
+
+            if __name__ == "__main__":
+                model = Tagger()
+                model.load_state_dict(torch.load("tagger.pth"))
+                print(predict_tags(model, torch.zeros(1, 8)))
+            """,
+            line=20,
+            column=16,
+            message="`model` is evaluated under `no_grad` in training mode: its dropout layers still drop activations; call `model.eval()` before evaluating (and `model.train()` to resume training)",
+        ),
+        # The same helper switching the model back to training mode: from the second batch on it is.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Trainer:
+                def __init__(self):
+                    self.model = nn.Sequential(nn.Linear(3, 3), nn.Dropout(0.2))
+
+                def accuracy(self, preds, tags):
+                    self.model.train()
+                    return (preds.argmax(dim=1) == tags).float().mean()
+
+                def evaluate(self, iterator):
+                    self.model.eval()
+                    total = 0.0
+                    with torch.no_grad():
+                        for batch, tags in iterator:
+                            predictions = self.model(batch)
+                            total += self.accuracy(predictions, tags).item()
+                    return total
+            """,
+            line=18,
+            column=31,
+            message="`self.model` is evaluated under `no_grad` in training mode: its dropout layers still drop activations; call `self.model.eval()` before evaluating (and `self.model.train()` to resume training)",
+        ),
         # `net.train(False)` ran in `train()` on the module trained there; the one evaluated is built afresh after it.
         Invalid(
             """
@@ -1163,6 +1289,11 @@ class NoGradWithoutEval(Rule):
         if not model.grad_mode(node).off:
             return
         value = model.value(target)
+        if value.kind is not Kind.MODULE and isinstance(target, ast.Attribute) and target is node.func:
+            # `model.predict(x, mask)` of a module class whose `predict` runs its layers
+            receiver = model.value(target.value)
+            if receiver.kind is Kind.MODULE and not receiver.weak and model.method_runs_module(receiver, target.attr):
+                target, value = target.value, receiver
         if value.kind is not Kind.MODULE or not value.has(Role.TRAINING) or value.has(Role.EVALUATING):
             return
         if model.module_has_layers(value, DROPOUT_MODULES | BATCHNORM_MODULES) is not True:
