@@ -4716,6 +4716,26 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The same function handed the module's own `net`, which runs no model.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+
+            def net(x):
+                return x * 2
+
+
+            def predict(net, x):
+                return net(x).argmax(1).tolist()
+
+
+            model = nn.Linear(4, 3)
+            model.load_state_dict(torch.load("linear.pt"))
+            print(predict(net, torch.randn(2, 4)))
+            """
+        ),
         # The same target backpropagated as it is, graph and all: the graph is used.
         Valid(
             """
@@ -9014,6 +9034,30 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A parameter named as a function of the module: what it holds is what the caller hands it (a
+        # loaded model), not that function.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            def net(x):
+                return x * 2
+
+
+            def predict(net, x):
+                return net(x).argmax(1).tolist()
+
+
+            model = nn.Linear(4, 3)
+            model.load_state_dict(torch.load("linear.pt"))
+            print(predict(model, torch.randn(2, 4)))
+            """,
+            line=10,
+            column=12,
+            message="`net(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, printing), and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A DQN's target changed in place (`target *= gamma`, `target += r`), then detached: its graph is
         # never backpropagated.
         Invalid(
