@@ -256,6 +256,9 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool, written: bool = 
             and _SEQUENCE_NAME_RE.search(name) is not None
             and not any(h in ctx.source.text for h in _PACKED_HINTS)
         )
+        # `label_batch = batch["L"]`, then `torch.unique(label_batch.data)` in the scope: torch takes
+        # it where it takes only tensors, whatever its name says
+        or (isinstance(recv, ast.Name) and recv.id in _names_with_data_handed_to_torch(ctx))
     ):
         return False
     if (

@@ -351,7 +351,8 @@ TENSOR_ONLY_FUNCTIONS = _words(
     """mean sum max min argmax argmin amax amin softmax log_softmax sigmoid tanh relu exp log log1p
     sqrt rsqrt abs clamp clip flatten squeeze unsqueeze reshape transpose permute matmul mm bmm norm
     std var topk sort argsort cumsum prod sign floor ceil round diag numel masked_fill gather
-    index_select narrow chunk split unbind flip roll logsumexp t mv dot outer"""
+    index_select narrow chunk split unbind flip roll logsumexp t mv dot outer unique unique_consecutive
+    bincount nonzero count_nonzero isnan isinf isfinite"""
 )
 # torch's products of two tensors: each positional argument must be a tensor (``torch.mv(w, u)``
 # refuses a numpy array in either place).
@@ -484,7 +485,7 @@ READING_TORCH_FUNCTIONS = _words(
     isclose eq ne lt le gt ge abs dist matmul mm mv bmm dot outer add sub mul div pow sqrt exp log clone
     argmax argmin topk sort var std median prod cumsum any all isnan isinf isfinite nonzero where
     count_nonzero save numel is_tensor is_floating_point sign maximum minimum zeros_like ones_like
-    empty_like full_like rand_like randn_like randint_like"""
+    empty_like full_like rand_like randn_like randint_like unique unique_consecutive bincount"""
 )
 # Attributes that hold tensors on every torch module that has them.
 MODULE_TENSOR_ATTRIBUTES = frozenset({"running_mean", "running_var", "weight", "bias"})

@@ -54,6 +54,7 @@ def zero_dim_index(ctx, node: ast.Subscript) -> Optional[ZeroDimIndex]:
         # `loss.data.tolist()[0]`: the 0.3 idiom read a one-element list; a 0-dim tensor's is a float
         listed = True
         tensor = tensor.func.value
+    moved = False  # a method only tensors have on the way (`.cpu()`, `.detach()`): the value is a tensor
     while True:
         if isinstance(tensor, ast.Attribute) and tensor.attr == "data":
             legacy = True
@@ -66,6 +67,7 @@ def zero_dim_index(ctx, node: ast.Subscript) -> Optional[ZeroDimIndex]:
             and (tensor.func.attr == "numpy" or not tensor.keywords)
         ):
             legacy = legacy or tensor.func.attr == "numpy"
+            moved = True
             tensor = tensor.func.value
         else:
             break
@@ -80,6 +82,9 @@ def zero_dim_index(ctx, node: ast.Subscript) -> Optional[ZeroDimIndex]:
         # `loss = optimize(...)`, of `return loss.data.cpu().numpy()`: a 0-dim array
         return ZeroDimIndex(node, tensor, legacy, array=True)
     if value.kind is not Kind.TENSOR or not value.has(Role.SCALAR):
+        if legacy and not listed and value.kind is Kind.UNKNOWN and _full_reduction_of_a_tensor(tensor, moved):
+            # `(input * target).long().sum().data.cpu()[0]` of a parameter the code does not show
+            return ZeroDimIndex(node, tensor, legacy)
         return None
     if listed:
         return None if value.weak else ZeroDimIndex(node, tensor, legacy, listed=True)
@@ -88,6 +93,32 @@ def zero_dim_index(ctx, node: ast.Subscript) -> Optional[ZeroDimIndex]:
     if value.weak and isinstance(tensor, ast.Name) and _computed_by_another_package(ctx, tensor.id):
         return None  # warp-ctc's `CTCLoss()(...)`: a tensor of shape (1,), whose `[0]` is its value
     return ZeroDimIndex(node, tensor, legacy)
+
+
+# Methods only tensors have that cast a value (`x.long()`): what they are called on is a tensor.
+_TENSOR_CASTS = frozenset({"long", "float", "double", "int", "half", "byte", "bool", "bfloat16"})
+
+
+def _full_reduction_of_a_tensor(value: ast.AST, moved: bool) -> bool:
+    """Whether ``value`` reduces a tensor to 0 dimensions by a method without arguments
+    (``x.sum()``), the code showing it a tensor: moved after it (``.cpu()``, ``.detach()``) or
+    cast before it (``x.long().sum()``)."""
+    if not (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr in FULL_REDUCTIONS
+        and not value.args
+        and not value.keywords
+    ):
+        return False
+    receiver = value.func.value
+    cast = (
+        isinstance(receiver, ast.Call)
+        and isinstance(receiver.func, ast.Attribute)
+        and receiver.func.attr in _TENSOR_CASTS
+        and not receiver.args
+    )
+    return moved or cast
 
 
 # Calls that hand back the object they are called on, moved or cast (`CTCLoss().type(dtype)`).

@@ -32,6 +32,8 @@ torchvision's `save_image(fake.data, path)` and `make_grid`), or
 history). Writes through `.data`
 are GG102. Attributes that merely happen to be called `data` (`dataset.data`, `args.data`,
 `batch["image"].data`, `self.data` on your own classes, `torch.utils.data`) are not flagged
+(unless the scope hands that name's `.data` to a torch function that takes only tensors:
+`label_batch = batch["L"]`, then `torch.unique(label_batch.data)`)
 (a parameter named like a record is a tensor where its function divides, subtracts or
 multiplies it and a method only tensors have follows its `.data`: `batch.data.new(mean)` beside
 `batch / 255.0`; `item` or `items` alone is a record, `test_items` of a recommender is not), nor a
@@ -165,6 +167,20 @@ class TensorDataRead(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # The same field only iterated: nothing shows a tensor (a record's `.data` may be anything).
+        Valid(
+            """
+            import torch
+
+
+            def class_names(supervised_loader):
+                names = set()
+                for batch in supervised_loader:
+                    label_batch = batch["L"]
+                    names.update(label_batch.data)
+                return names
+            """
+        ),
         # The same in a helper method `forward` hands its input to.
         Valid(
             """
@@ -562,6 +578,37 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # A batch's field named like a record, handed to a torch function that takes only tensors
+        # (`torch.unique`): a tensor, whatever its name says.
+        Invalid(
+            """
+            import torch
+
+
+            def class_weights(supervised_loader, n_classes):
+                counts = torch.zeros(n_classes)
+                for batch in supervised_loader:
+                    label_batch = batch["L"]
+                    labels = torch.unique(label_batch.data)
+                    counts[labels] += 1
+                return counts
+            """,
+            line=8,
+            column=31,
+            message="`label_batch.data` reads the tensor without autograd's version counter; `label_batch.detach()` reads the same values and keeps in-place checks",
+            fixed="""
+            import torch
+
+
+            def class_weights(supervised_loader, n_classes):
+                counts = torch.zeros(n_classes)
+                for batch in supervised_loader:
+                    label_batch = batch["L"]
+                    labels = torch.unique(label_batch.detach())
+                    counts[labels] += 1
+                return counts
+            """,
+        ),
         # The same handed to a quantiser the code does not show: it may keep the alias.
         Invalid(
             """

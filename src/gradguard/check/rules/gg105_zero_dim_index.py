@@ -4,7 +4,8 @@
 Flags `[0]` (and `[-1]`) on a tensor that has no dimensions: a loss from a criterion or a
 loss function (unless built with `reduction="none"`), a full reduction (`x.sum()`,
 `(pred == y).sum()`, `torch.mean(x)`), arithmetic on those; directly (`loss[0]`) or through
-`.data`, `.cpu()`, `.detach()` or `.numpy()` (`loss.data[0]`, `loss.cpu().data.numpy()[0]`);
+`.data`, `.cpu()`, `.detach()` or `.numpy()` (`loss.data[0]`, `loss.cpu().data.numpy()[0]`; a full reduction of
+a value the code does not show, where the chain shows a tensor: `x.long().sum().data.cpu()[0]`);
 a tensor the code calls `backward()` on without a gradient (`train_loss = model(batch,
 is_train=True)`, then `train_loss.backward()`: autograd takes that only of a one-element output;
 not where the tensor is a reduction over named dimensions, `-torch.mean(logp, 0)`, whose one
@@ -108,6 +109,17 @@ class ZeroDimIndex(Rule):
         return frozenset(f"{name}(" for name in reducing_functions(ctx))
 
     valid = (
+        # The same reduction of a parameter nothing shows is a tensor (an array's `.data` is a memoryview).
+        Valid(
+            """
+            import torch
+
+
+            def overlap(input, target):
+                inter = (input * target).sum().data[0]
+                return inter / input.numel()
+            """
+        ),
         # warp-ctc's loss handed in by the file's caller (`loss_fn = CTCLoss()`, then `train(..., loss_fn, ...)`).
         Valid(
             """
@@ -270,6 +282,29 @@ class ZeroDimIndex(Rule):
         ),
     )
     invalid = (
+        # A full reduction of values the code shows are a tensor (`.long()`, `.cpu()`), whatever the
+        # parameter holds: 0-dim.
+        Invalid(
+            """
+            import torch
+
+
+            def overlap(input, target):
+                inter = (input * target).long().sum().data.cpu()[0]
+                return inter / input.numel()
+            """,
+            line=5,
+            column=13,
+            message="`(input * target).long().sum().data.cpu()[0]` indexes a 0-dim tensor: IndexError since PyTorch 0.4; use `(input * target).long().sum().item()`",
+            fixed="""
+            import torch
+
+
+            def overlap(input, target):
+                inter = (input * target).long().sum().item()
+                return inter / input.numel()
+            """,
+        ),
         # A model that returns its own loss: `train_loss.backward()`, called without a gradient,
         # shows a one-element output, a reduced loss.
         Invalid(

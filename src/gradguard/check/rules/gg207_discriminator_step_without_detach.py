@@ -9,7 +9,8 @@ followed by the step of an optimizer that updates `D` and not `G`: the discrimin
 Where the code does not show which models an optimizer updates, it must step two optimizers
 (the two updates of a GAN). It is reported at the `D(fake)` call. Not flagged: the
 generator's step (`D(fake)` alone in its loss), steps whose optimizer also updates `G`
-(an encoder and a classifier trained together, cycle-consistency losses of two generators),
+(an encoder and a classifier trained together, cycle-consistency losses of two generators), or a
+part of it (a VAE-GAN's encoder step, `RMSprop(gen.encoder.parameters())` beside `fake = gen(x)`),
 `D(fake.detach())`, `D(fake.data)`, a detached copy passed on under another name
 (`f = fake.detach(); D(f)`), fakes made under `no_grad`, and fakes of a generator whose
 parameters the code last froze before the call (`G.requires_grad_(False)`, `for p in
@@ -124,6 +125,38 @@ class DiscriminatorStepWithoutDetach(Rule):
     function_triggers = ("backward",)
 
     valid = (
+        # A VAE-GAN's encoder step: its optimizer updates a part of the generator (`gen.encoder`), which
+        # learns through the discriminator's features.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+
+            class VAE(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.encoder = nn.Linear(8, 4)
+                    self.decoder = nn.Linear(4, 8)
+
+                def forward(self, x):
+                    return self.decoder(self.encoder(x))
+
+
+            gen = VAE()
+            discrim = nn.Sequential(nn.Linear(8, 1), nn.Sigmoid())
+            optim_E = torch.optim.RMSprop(gen.encoder.parameters())
+            criterion = nn.BCELoss()
+            for data in loader:
+                rec = gen(data)
+                real = discrim(data)
+                fake = discrim(rec)
+                err_enc = criterion(fake, torch.ones_like(fake)) + criterion(real, torch.zeros_like(real))
+                optim_E.zero_grad()
+                err_enc.backward()
+                optim_E.step()
+            """
+        ),
         # The same step with the generator's output detached.
         Valid(
             """
@@ -292,6 +325,40 @@ class DiscriminatorStepWithoutDetach(Rule):
         ),
     )
     invalid = (
+        # The same losses stepped by the discriminator's optimizer: the generator's graph is run for nothing.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class VAE(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.encoder = nn.Linear(8, 4)
+                    self.decoder = nn.Linear(4, 8)
+
+                def forward(self, x):
+                    return self.decoder(self.encoder(x))
+
+
+            gen = VAE()
+            discrim = nn.Sequential(nn.Linear(8, 1), nn.Sigmoid())
+            optim_E = torch.optim.RMSprop(discrim.parameters())
+            criterion = nn.BCELoss()
+            for data in loader:
+                rec = gen(data)
+                real = discrim(data)
+                fake = discrim(rec)
+                err_enc = criterion(fake, torch.ones_like(fake)) + criterion(real, torch.zeros_like(real))
+                optim_E.zero_grad()
+                err_enc.backward()
+                optim_E.step()
+            """,
+            line=22,
+            column=12,
+            message="`discrim(rec)` gives the discriminator's loss the output of `gen(data)` without `.detach()`: `err_enc.backward()` also runs through `gen` and adds to its gradients; pass `rec.detach()`",
+        ),
         # A discriminator's loss kept on the instance (`self.loss_D`), fed a generator's output
         # (the first of the three tensors its `forward` returns).
         Invalid(
@@ -611,12 +678,12 @@ class DiscriminatorStepWithoutDetach(Rule):
         # (and names them as these calls do).
         ref = ctx.model.value(update.optimizer).ref
         updated = set(ref.split("+")) if ref else set()
-        if not updated & set(by_model):
+        if not any(_updates(updated, shown) for shown in by_model):
             updated = set()
             if not _steps_two_optimizers(ctx, scope):
                 return
         for shown, calls in by_model.items():
-            if updated and shown not in updated:
+            if updated and not _updates(updated, shown):
                 continue  # this step does not update that model
             if not any(_on_data(ctx, call) or _mixes_data(ctx, call) for call in calls):
                 continue  # not the discriminator's step: it never sees real data here
@@ -625,7 +692,7 @@ class DiscriminatorStepWithoutDetach(Rule):
                 if fake is None or id(call) in seen.reported:
                     continue
                 generator = ctx.text(module_receiver(ctx, fake[1]))
-                if generator in updated:
+                if _updates(updated, generator):
                     continue  # the step updates the generator too: backpropagating through it is the point
                 inner = next((s for s in ctx.model.enclosing(call) if isinstance(s, FUNCTION_TYPES)), scope)
                 if _differentiated_input(ctx, fake[0], scope) or (
@@ -658,6 +725,13 @@ class DiscriminatorStepWithoutDetach(Rule):
             f"through `{short(ctx.text(generator), 30)}` and adds to its gradients; {advice}",
             None if shared else _fix(ctx, call, argument),
         )
+
+
+def _updates(updated: set, shown: str) -> bool:
+    """Whether an optimizer over the parameters of the models ``updated`` names updates the model
+    shown as ``shown``: the same one, a part of it (``RMSprop(gen.encoder.parameters())`` beside
+    ``gen(x)``), or a whole it is part of (``Adam(gen.parameters())`` beside ``gen.decoder(z)``)."""
+    return any(u == shown or u.startswith(shown + ".") or shown.startswith(u + ".") for u in updated)
 
 
 def _update_of(ctx, backward: ast.Call, scope: ast.AST) -> Optional[_Step]:
