@@ -4293,27 +4293,31 @@ def test_twin_the_same_call_on_an_instance_of_the_module_class_is_a_caller_with_
     assert any("mods.py" in line and "GG201" in line for line in findings(capsys, mods, run))
 
 
+# A generator trained, then sampled and its samples saved by `save_image` from a star import.
+TRAIN_SAVING_SAMPLES = """
+    import torch
+    from torch import nn
+    from dataio import *
+
+    G = nn.Linear(100, 784)
+    opt = torch.optim.Adam(G.parameters())
+    for i in range(10):
+        loss = G(torch.randn(4, 100)).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+    samples = G(torch.randn(64, 100))
+    save_image(samples, "out.png")
+"""
+
+
 def test_a_torchvision_name_handed_on_by_a_star_import_of_the_run_is_torchvisions(tmp_path, capsys):
     dataio = write(tmp_path, "dataio.py", "import torch\nfrom torchvision.utils import save_image\n")
     train = write(
         tmp_path,
         "train.py",
-        """
-        import torch
-        from torch import nn
-        from dataio import *
-
-        G = nn.Linear(100, 784)
-        opt = torch.optim.Adam(G.parameters())
-        for i in range(10):
-            loss = G(torch.randn(4, 100)).mean()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-
-        samples = G(torch.randn(64, 100))
-        save_image(samples, "out.png")
-        """,
+        TRAIN_SAVING_SAMPLES,
     )
     assert any("train.py:14" in line and "GG201" in line for line in findings(capsys, dataio, train))
 
@@ -4325,22 +4329,7 @@ def test_twin_a_function_of_the_same_name_the_star_imported_module_defines_is_it
     train = write(
         tmp_path,
         "train.py",
-        """
-        import torch
-        from torch import nn
-        from dataio import *
-
-        G = nn.Linear(100, 784)
-        opt = torch.optim.Adam(G.parameters())
-        for i in range(10):
-            loss = G(torch.randn(4, 100)).mean()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-
-        samples = G(torch.randn(64, 100))
-        save_image(samples, "out.png")
-        """,
+        TRAIN_SAVING_SAMPLES,
     )
     assert not any("GG201" in line for line in findings(capsys, dataio, train))
 
