@@ -909,7 +909,8 @@ def _class_last_bound(text: str, name: str, at: int) -> Optional[str]:
             start = match.start()
     scope = text[start:line_start]
     made = set()
-    for binding in re.finditer(rf"(?m)^[ \t]*{re.escape(name)}[ \t]*=(?!=)[ \t]*(.*)$", scope):
+    margin = r"[ \t]*" if indent else ""  # at module level, the module's own statements only
+    for binding in re.finditer(rf"(?m)^{margin}{re.escape(name)}[ \t]*=(?!=)[ \t]*(.*)$", scope):
         call = re.match(r"(\w+)\(", binding.group(1))
         if call is None:
             return None
