@@ -4059,3 +4059,34 @@ def test_twin_a_method_of_the_class_that_switches_a_mode_ends_the_switch():
     )
     value = _instance_model_at(text, 19)
     assert not value.has(Role.EVALUATING)
+
+
+_GENERATOR_CLASS = """
+import torch
+from torch import nn
+
+class CharRNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def predict(self, x):
+        return self.fc(x)  # <- self
+
+    def generate(self, x):
+        self.eval()
+        return self.predict(x)
+
+    def warm_up(self, x):
+        {other}
+"""
+
+
+def test_a_method_every_caller_runs_on_an_instance_switched_to_eval_runs_in_eval_mode():
+    value, _ = ask(_GENERATOR_CLASS.format(other="return x"))
+    assert value.kind is Kind.MODULE and value.has(Role.EVALUATING) and not value.has(Role.TRAINING)
+
+
+def test_twin_a_method_one_caller_runs_in_training_mode_runs_as_built():
+    value, _ = ask(_GENERATOR_CLASS.format(other="self.train()\n        return self.predict(x)"))
+    assert value.kind is Kind.MODULE and not value.has(Role.EVALUATING)

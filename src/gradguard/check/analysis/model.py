@@ -272,6 +272,8 @@ _TENSOR_CLASSES = frozenset(
 _NAMED_OPTIMIZER = Value(Kind.OPTIMIZER, weak=True)
 _EVIDENT_TENSOR = tensor(Grad.MAYBE)
 _MODULE_MODES = Role.TRAINING | Role.EVALUATING  # a module's train/eval mode, as switched
+# Module methods that hand back the module itself, moved or switched (`.to(device)`, `.eval()`).
+_MODULE_MOVES_AND_SWITCHES = frozenset({"to", "cuda", "cpu", "train", "eval", "float", "double", "half"})
 _FORWARD_INPUT = tensor(Grad.MAYBE, weak=True)
 # The most statements (assignments to names, then a return) a function is inlined with at a call.
 _INLINED_STATEMENTS = 6
@@ -1597,7 +1599,18 @@ class SemanticModel:
         if fact is not None:
             return fact.backpropagates
         forward = self._method_of(info, "forward") if info is not None else None
-        return forward is not None and vocab.forward_needs_grad(self._scope_text(forward))
+        if forward is None or info is None:
+            return False
+        text = self._scope_text(forward)
+        if vocab.forward_needs_grad(text):
+            return True
+        # a helper `forward` calls (`self.backward_g(x)`, `self.optimize()`), one level deep
+        methods = self._methods(info)
+        return any(
+            vocab.forward_needs_grad(self._scope_text(methods[name]))
+            for name in set(vocab.SELF_CALL_RE.findall(text))
+            if name != "forward" and name in methods
+        )
 
     def accumulating_methods(self) -> frozenset:
         """Names of the methods of the file's plain classes and of the run's classes that add an
@@ -1709,6 +1722,12 @@ class SemanticModel:
         )
 
     def _parameterless_construction(self, expr: ast.AST) -> bool:
+        while (
+            isinstance(expr, ast.Call)
+            and isinstance(expr.func, ast.Attribute)
+            and expr.func.attr in _MODULE_MOVES_AND_SWITCHES
+        ):
+            expr = expr.func.value  # `nn.BatchNorm1d(100, affine=False).train()`: the module itself
         if not isinstance(expr, ast.Call):
             return False
         qual = self.imports.qualified_name(expr.func) or ""
@@ -2105,7 +2124,9 @@ class SemanticModel:
             name = arg.arg
             if name == first:
                 env[name] = (
-                    self._instance_value(method_class) if name != "cls" else Value(Kind.CLASS, ref=method_class.key)
+                    self._instance_in_callers_mode(method_class, callers)
+                    if name != "cls"
+                    else Value(Kind.CLASS, ref=method_class.key)
                 )
                 continue
             value = None
@@ -2153,6 +2174,22 @@ class SemanticModel:
             ):
                 saved.update(arg.id for arg in node.args if isinstance(arg, ast.Name))  # type: ignore[attr-defined]
         return frozenset(name for name in saved if not self.body_binds(fn, name))
+
+    def _instance_in_callers_mode(self, info: ClassInfo, callers: Optional[list]) -> Value:
+        """The instance a method of a module class runs on: in eval mode where every call of the
+        method the file shows is made on an instance switched to it (``self.eval()``, then
+        ``self.predict(ch, hidden)`` in a generation loop), else as built (training mode)."""
+        value = self._instance_value(info)
+        if not callers or not info.is_module:
+            return value
+        for site in callers:
+            func = site.call.func
+            if not isinstance(func, ast.Attribute):
+                return value
+            receiver = self._argument_value(func.value, site)
+            if receiver.kind is not Kind.MODULE or receiver.roles & _MODULE_MODES != Role.EVALUATING:
+                return value
+        return value.with_(roles=(value.roles & ~_MODULE_MODES) | Role.EVALUATING)
 
     def _argument_values(self, fn: ast.AST, sites: list, bound_first: bool) -> dict:
         args = fn.args  # type: ignore[attr-defined]

@@ -776,7 +776,7 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
             qualified in module_classes,
             qualified in dataset_classes,
             layers,
-            vocab.forward_needs_grad(methods.get("forward", "")),
+            vocab.forward_needs_grad(vocab.forward_with_its_helpers(methods)),
             _delegating_to_quiet(methods, quiet, running) if qualified in module_classes else quiet,
             running,
             qualified in module_classes and loads_weights(methods.get("__init__", "")),

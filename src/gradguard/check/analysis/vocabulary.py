@@ -728,6 +728,15 @@ def forward_needs_grad(text: str) -> bool:
     )
 
 
+def forward_with_its_helpers(methods: dict) -> str:
+    """The text of a class's ``forward`` with that of the methods of the class it calls
+    (``self.backward_g(x)`` of a GANomaly whose ``forward`` trains through its helpers), one
+    level deep: what ``forward_needs_grad`` reads."""
+    forward = methods.get("forward", "")
+    helpers = {name for name in SELF_CALL_RE.findall(forward) if name in methods and name != "forward"}
+    return "\n".join([forward, *(methods[name] for name in sorted(helpers))])
+
+
 # `nn.Module`'s own methods: `self.parameters()` in a method is no call of a layer.
 MODULE_OWN_METHODS = (
     MODULE_RETURNING_METHODS

@@ -146,7 +146,9 @@ the file or of the run defines it), for a
 class of the file or of another file of the run; for a class the run does not show, where the
 method is named for running it (`act`, `predict`, `encode`, `sample`...), or, whatever its name,
 where every module class of the file or the run defining it runs the model by it
-(`model.quantize_forward(data)` of a model handed in). A model is something named like one (`model`, `net`, `self.backbone`,
+(`model.quantize_forward(data)` of a model handed in). A method's own instance is in eval mode where
+every call of the method the file shows is made on an instance switched to it (`self.eval()`, then
+`self.predict(ch, hidden)` in `generate`). A model is something named like one (`model`, `net`, `self.backbone`,
 `teacher`, `ema_model`, `netD`, `model.module`, ...): a module without parameters (pooling,
 dropout) records no graph, and nothing else in the code tells the two apart (`backward`, `torch.autograd`, an optimizer `step`, `.grad`, `requires_grad`,
 `grad_fn`), and no `torch.jit.freeze`, `optimize_for_mobile` (a frozen module holds its weights as constants) or quantization's `convert` (its weights are packed integers). In a function it is reported at the first such model call (one fix wraps the function); in
@@ -206,7 +208,8 @@ test_step(self, x, c)`; `def validation_step(self, batch, batch_idx)` of a mixin
 Catalyst runner's `predict_batch`, which `runner.predict_loader(...)` runs without grad;
 a function its enclosing function returns (`return perform_val_step_fn`: it runs wherever the
 factory's result is called, often under `no_grad`);
-a module whose `forward` runs a backward pass itself (a meta-learner: the call trains) or asserts
+a module whose `forward` runs a backward pass itself, or through a method of its class it calls (a
+meta-learner, a GANomaly's `self.backward_g(x)`: the call trains) or asserts
 its output requires grad (`assert qvalues.requires_grad`: under `no_grad` it fails); a method of a
 module class of the file or of the run that differentiates, itself or through a method of its
 class it calls (a physics-informed network's residual taking `torch.autograd.grad(u, t,
@@ -4716,6 +4719,54 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A module whose `forward` trains through a helper of its class (`self.backward_g(x)` runs
+        # `backward()`): a call of it is a training step, which `no_grad` would break.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+
+            class AnomalyGAN(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.netg = nn.Linear(8, 8)
+                    self.optimizer = torch.optim.Adam(self.netg.parameters())
+
+                def backward_g(self, x):
+                    self.err_g = (self.netg(x) - x).abs().mean()
+                    self.err_g.backward()
+
+                def forward(self, x):
+                    self.optimizer.zero_grad()
+                    self.backward_g(x)
+                    self.optimizer.step()
+                    return self.err_g
+
+
+            model = AnomalyGAN()
+            model.load_state_dict(torch.load("ganomaly.pt"))
+            model.eval()
+            for images, labels in test_loader:
+                error = model(images)
+                print(error.item())
+            """
+        ),
+        # A batch norm without parameters (`affine=False`), switched on its construction: on made-up
+        # input, nothing requires grad, so no graph is recorded.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+            bn = nn.BatchNorm1d(100, affine=False).train()
+            for i in range(100):
+                bn(torch.randn(20, 100) * 20 + 7)
+
+            bn.eval()
+            print(bn(torch.ones(20, 100)))
+            """
+        ),
         # The same function handed the module's own `net`, which runs no model.
         Valid(
             """
@@ -9034,6 +9085,94 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The same module whose helper only computes the error: a call of it evaluates.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class AnomalyGAN(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.netg = nn.Linear(8, 8)
+                    self.optimizer = torch.optim.Adam(self.netg.parameters())
+
+                def error_g(self, x):
+                    self.err_g = (self.netg(x) - x).abs().mean()
+
+                def forward(self, x):
+                    self.error_g(x)
+                    return self.err_g
+
+
+            model = AnomalyGAN()
+            model.load_state_dict(torch.load("ganomaly.pt"))
+            model.eval()
+            for images, labels in test_loader:
+                error = model(images)
+                print(error.item())
+            """,
+            line=23,
+            column=13,
+            message="`model(...)` runs with grad enabled after `model.eval()` (line 21), and nothing in this module uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # The same layer with its affine parameters: they require grad, and each call records a graph.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+            bn = nn.BatchNorm1d(100).train()
+            for i in range(100):
+                bn(torch.randn(20, 100) * 20 + 7)
+
+            bn.eval()
+            print(bn(torch.ones(20, 100)))
+            """,
+            line=9,
+            column=7,
+            message="`bn(...)` runs with grad enabled after `bn.eval()` (line 8), and nothing in this module uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # A character model's `predict`, called only by its own `generate` after `self.eval()`: the
+        # instance runs in eval mode there, and the hidden state it hands back is cut by the next call.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            import torch.nn.functional as F
+            from torch import nn
+
+
+            class CharRNN(nn.Module):
+                def __init__(self, chars):
+                    super().__init__()
+                    self.chars = chars
+                    self.lstm = nn.LSTM(len(chars), 64, batch_first=True)
+                    self.fc = nn.Linear(64, len(chars))
+
+                def forward(self, x, hidden):
+                    out, hidden = self.lstm(x, hidden)
+                    return self.fc(out), hidden
+
+                def predict(self, x, hidden):
+                    hidden = tuple([e.data for e in hidden])
+                    out, hidden = self.forward(x, hidden)
+                    p = F.softmax(out, dim=1).data
+                    return int(p.argmax()), hidden
+
+                def generate(self, size, x, hidden):
+                    self.eval()
+                    chars = []
+                    for ii in range(size):
+                        char, hidden = self.predict(x, hidden)
+                        chars.append(char)
+                    return chars
+            """,
+            line=20,
+            column=23,
+            message="`self.forward(...)` runs with grad enabled with `self` in eval mode, and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A parameter named as a function of the module: what it holds is what the caller hands it (a
         # loaded model), not that function.
         Invalid(

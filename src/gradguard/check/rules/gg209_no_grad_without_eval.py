@@ -8,8 +8,10 @@ layers, `model.predict(x)`) when the code shows all of:
   attribute its code never reads, those of the module
   classes it builds, of the file or of another file of the run: where two classes of the run
   share a name, the one its file imports; a torch layer, or a torchvision classification model:
-  `resnet18(...)` holds batch norm, `vgg16(...)` dropout, and so does its `VGG` class built
-  directly, `torchvision.models.VGG(layers, num_classes=10)`; a module class building a
+  `resnet18(...)` holds batch norm, `vgg16(...)` dropout (not where the code replaces the
+  classifier that holds it by one without dropout, `vgg16.classifier = nn.Sequential(nn.Linear(...),
+  nn.Linear(...))`), and so does its `VGG` class built directly, `torchvision.models.VGG(layers,
+  num_classes=10)`; a module class building a
   torchvision model, whole or in part, `nn.Sequential(*list(resnet.children())[:-3])`, holds
   its batch norm, not its dropout, which sits in the classifier a part often leaves out, and
   nothing where the class switches something to eval mode itself: `models.resnet50(...).eval()`; a
@@ -40,7 +42,9 @@ made-up input (`encoder = Encoder(); out = encoder(torch.randn(4, 1, 28, 28))` i
 keep. Models without dropout or batch norm, whose class the run does not show (nor one of torchvision's
 classification models), and `no_grad` code that
 is not evaluation (computing GAN fakes or RL targets) are not flagged; nor is a region that
-itself calls `.train()` on the model (re-estimating batch-norm statistics).
+itself calls `.train()` on the model (re-estimating batch-norm statistics). A model is reported once
+per function (one fix), and in a script's or notebook's own code once per top-level statement (each
+`with torch.no_grad():` block or cell is evaluated, and fixed, on its own).
 
 ## Why is this bad?
 `no_grad` only stops autograd from recording: it does not switch layers to evaluation
@@ -125,7 +129,7 @@ from gradguard.check.analysis.vocabulary import (
     TRAIN_MODE_MODULES,
 )
 from gradguard.check.model import FixAvailability, Severity
-from gradguard.check.rules.base import Invalid, Rule, Valid
+from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 from gradguard.common.text import short
 
 _LOOPS = (ast.For, ast.AsyncFor)
@@ -150,6 +154,29 @@ class NoGradWithoutEval(Rule):
     function_names = ("torch.no_grad", "torch.inference_mode")
 
     valid = (
+        # A VGG whose classifier (where its dropout sits) the code replaces by one without dropout: nothing
+        # behaves differently in training mode.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            from torchvision import models
+
+            vgg16 = models.vgg16(pretrained=True)
+            vgg16.classifier = nn.Sequential(nn.Linear(25088, 256), nn.Linear(256, 3))
+            optimizer = torch.optim.SGD(vgg16.parameters(), lr=0.01)
+            vgg16.train()
+            for x, y in trainloader:
+                optimizer.zero_grad()
+                loss = nn.functional.cross_entropy(vgg16(x), y)
+                loss.backward()
+                optimizer.step()
+
+            with torch.no_grad():
+                for images, labels in testloader:
+                    print(vgg16(images).argmax(1))
+            """
+        ),
         # The same model switched to eval mode after loading.
         Valid(
             """
@@ -651,6 +678,72 @@ class NoGradWithoutEval(Rule):
         ),
     )
     invalid = (
+        # The same VGG with only its last layer replaced: its dropout is still there.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            from torchvision import models
+
+            vgg16 = models.vgg16(pretrained=True)
+            vgg16.classifier[6] = nn.Linear(4096, 3)
+            optimizer = torch.optim.SGD(vgg16.parameters(), lr=0.01)
+            vgg16.train()
+            for x, y in trainloader:
+                optimizer.zero_grad()
+                loss = nn.functional.cross_entropy(vgg16(x), y)
+                loss.backward()
+                optimizer.step()
+
+            with torch.no_grad():
+                for images, labels in testloader:
+                    print(vgg16(images).argmax(1))
+            """,
+            line=17,
+            column=15,
+            message="`vgg16` is evaluated under `no_grad` in training mode: its dropout layers still drop activations; call `vgg16.eval()` before evaluating (and `vgg16.train()` to resume training)",
+        ),
+        # A script's two evaluation blocks on a model left in training mode: each block is a site of its own
+        # (each notebook cell is run, and fixed, on its own).
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            from torchvision import models
+
+            resnet18 = models.resnet18(pretrained=True)
+            resnet18.fc = nn.Linear(512, 3)
+            optimizer = torch.optim.SGD(resnet18.parameters(), lr=0.01)
+            resnet18.train()
+            for x, y in trainloader:
+                optimizer.zero_grad()
+                loss = nn.functional.cross_entropy(resnet18(x), y)
+                loss.backward()
+                optimizer.step()
+
+            with torch.no_grad():
+                for data in validloader:
+                    images, labels = data
+                    outputs = resnet18(images)
+                    print(outputs.argmax(1))
+
+            with torch.no_grad():
+                for data in testloader:
+                    images, labels = data
+                    outputs = resnet18(images)
+                    print(outputs.argmax(1))
+            """,
+            line=18,
+            column=19,
+            message="`resnet18` is evaluated under `no_grad` in training mode: its batch norm layers normalise with the batch's statistics and update their running averages; call `resnet18.eval()` before evaluating (and `resnet18.train()` to resume training)",
+            also=(
+                Finding(
+                    24,
+                    19,
+                    "`resnet18` is evaluated under `no_grad` in training mode: its batch norm layers normalise with the batch's statistics and update their running averages; call `resnet18.eval()` before evaluating (and `resnet18.train()` to resume training)",
+                ),
+            ),
+        ),
         # A method of the module class that runs its layers (`model.predict(x)`), on a loaded model
         # never switched to eval mode.
         Invalid(
@@ -1299,9 +1392,17 @@ class NoGradWithoutEval(Rule):
         if model.module_has_layers(value, DROPOUT_MODULES | BATCHNORM_MODULES) is not True:
             return
         shown = ctx.text(target)
+        dropout = model.module_has_layers(value, DROPOUT_MODULES) is True and not _dropout_head_replaced(
+            ctx, shown, value
+        )
+        if not dropout and model.module_has_layers(value, BATCHNORM_MODULES) is not True:
+            return  # `vgg16.classifier = nn.Sequential(nn.Linear(...), nn.Linear(...))`: no dropout left
         scope = ctx.function if ctx.function is not None else ctx.tree
         reported = ctx.state(_Reported)
-        if (id(scope), shown) in reported.seen:
+        # One site per function (one fix); in a script's or notebook's own code, one per top-level
+        # statement (each `with torch.no_grad():` block, each cell, is evaluated and fixed on its own).
+        site = scope if ctx.function is not None else _top_level_statement(ctx, node)
+        if (id(site), shown) in reported.seen:
             return
         if _switched_somewhere(ctx, shown, node) or _trained_in_region(ctx, node, shown):
             return
@@ -1315,9 +1416,9 @@ class NoGradWithoutEval(Rule):
             return
         if _handed_to_a_switcher(ctx, scope, shown, node):
             return
-        reported.seen.add((id(scope), shown))
+        reported.seen.add((id(site), shown))
         effects = []
-        if model.module_has_layers(value, DROPOUT_MODULES):
+        if dropout:
             effects.append("its dropout layers still drop activations")
         if model.module_has_layers(value, BATCHNORM_MODULES):
             effects.append(
@@ -1331,6 +1432,43 @@ class NoGradWithoutEval(Rule):
             f"`{name}` is evaluated under `no_grad` in training mode: {what}; call `{name}.eval()` before "
             f"evaluating (and `{name}.train()` to resume training)",
         )
+
+
+# torchvision classification models whose dropout sits in `classifier` alone (VGG, AlexNet,
+# MobileNet, EfficientNet, SqueezeNet, MNASNet).
+_DROPOUT_IN_CLASSIFIER = ("vgg", "alexnet", "mobilenet", "efficientnet", "squeezenet", "mnasnet")
+
+
+def _dropout_head_replaced(ctx, shown: str, value) -> bool:
+    """Whether a torchvision model whose dropout sits in its ``classifier`` has that head replaced
+    by the file with one holding no dropout (``vgg16.classifier = nn.Sequential(nn.Linear(...),
+    nn.Linear(...))``; not ``vgg16.classifier[6] = nn.Linear(...)``, which keeps the rest)."""
+    ref = value.ref or ""
+    if not (
+        ref.startswith("torchvision.models.") and ref.rpartition(".")[2].lower().startswith(_DROPOUT_IN_CLASSIFIER)
+    ):
+        return False
+    if f"{shown}.classifier" not in ctx.source.text:
+        return False
+    replaced = [
+        node
+        for node in walk_in_order(ctx.tree)
+        if isinstance(node, ast.Assign)
+        and any(
+            isinstance(t, ast.Attribute) and t.attr == "classifier" and ctx.text(t.value) == shown for t in node.targets
+        )
+    ]
+    return bool(replaced) and all("Dropout" not in ctx.text(node.value) for node in replaced)
+
+
+def _top_level_statement(ctx, node: ast.AST) -> ast.AST:
+    """The statement of the module's own code that holds ``node``."""
+    current = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, ast.Module):
+            return current
+        current = ancestor
+    return current
 
 
 def _module_expression(call: ast.Call) -> Optional[ast.expr]:
