@@ -82,6 +82,16 @@ class FileContext:
             yield current
             current = self.parent(current)
 
+    def top_level_statement(self, node: ast.AST) -> ast.AST:
+        """The statement of the module's own code that holds ``node`` (a script's block, a cell's
+        statement): where a finding in a script's own code is one site."""
+        current = node
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, ast.Module):
+                return current
+            current = ancestor
+        return current
+
     def innermost_loop(self, node: ast.AST, scope: Optional[ast.AST] = None) -> Optional[ast.AST]:
         """The innermost `for`/`while` holding ``node`` inside ``scope`` (its whole function
         otherwise): not one around a function, lambda or class the node is in."""

@@ -1401,7 +1401,7 @@ class NoGradWithoutEval(Rule):
         reported = ctx.state(_Reported)
         # One site per function (one fix); in a script's or notebook's own code, one per top-level
         # statement (each `with torch.no_grad():` block, each cell, is evaluated and fixed on its own).
-        site = scope if ctx.function is not None else _top_level_statement(ctx, node)
+        site = scope if ctx.function is not None else ctx.top_level_statement(node)
         if (id(site), shown) in reported.seen:
             return
         if _switched_somewhere(ctx, shown, node) or _trained_in_region(ctx, node, shown):
@@ -1459,16 +1459,6 @@ def _dropout_head_replaced(ctx, shown: str, value) -> bool:
         )
     ]
     return bool(replaced) and all("Dropout" not in ctx.text(node.value) for node in replaced)
-
-
-def _top_level_statement(ctx, node: ast.AST) -> ast.AST:
-    """The statement of the module's own code that holds ``node``."""
-    current = node
-    for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, ast.Module):
-            return current
-        current = ancestor
-    return current
 
 
 def _module_expression(call: ast.Call) -> Optional[ast.expr]:

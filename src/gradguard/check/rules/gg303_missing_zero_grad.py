@@ -691,7 +691,7 @@ class MissingZeroGrad(Rule):
         seen = ctx.state(_Seen)
         if id(loop) in seen.loops:
             return
-        region = scope if not isinstance(scope, ast.Module) else _top_statement(ctx, loop)
+        region = scope if not isinstance(scope, ast.Module) else ctx.top_level_statement(loop)
         branch = None
         if _may_reset(ctx, region):
             branch = _branch_never_resetting(ctx, node, loop, region)
@@ -771,7 +771,7 @@ class MissingZeroGrad(Rule):
         seen = ctx.state(_Seen)
         if id(loop) in seen.loops:
             return
-        region = scope if not isinstance(scope, ast.Module) else _top_statement(ctx, loop)
+        region = scope if not isinstance(scope, ast.Module) else ctx.top_level_statement(loop)
         if _may_reset(ctx, region):
             return
         seen.loops.add(id(loop))
@@ -862,7 +862,7 @@ class MissingZeroGrad(Rule):
             )
             if loop is None or not _inside_scope(ctx, loop, caller):
                 continue
-            region = caller if not isinstance(caller, ast.Module) else _top_statement(ctx, loop)
+            region = caller if not isinstance(caller, ast.Module) else ctx.top_level_statement(loop)
             if _may_reset(ctx, region):
                 continue
             first = backwards[0]
@@ -1030,15 +1030,6 @@ def _is_backward(ctx, call: ast.Call) -> bool:
         return True
     callee = ctx.model.callee(call)
     return callee is not None and ctx.model.function_summary(callee).calls_backward
-
-
-def _top_statement(ctx, node: ast.AST) -> ast.AST:
-    current = node
-    for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, ast.Module):
-            return current
-        current = ancestor
-    return current
 
 
 def _may_reset(ctx, region: ast.AST) -> bool:
