@@ -272,8 +272,6 @@ _TENSOR_CLASSES = frozenset(
 _NAMED_OPTIMIZER = Value(Kind.OPTIMIZER, weak=True)
 _EVIDENT_TENSOR = tensor(Grad.MAYBE)
 _MODULE_MODES = Role.TRAINING | Role.EVALUATING  # a module's train/eval mode, as switched
-# Module methods that hand back the module itself, moved or switched (`.to(device)`, `.eval()`).
-_MODULE_MOVES_AND_SWITCHES = frozenset({"to", "cuda", "cpu", "train", "eval", "float", "double", "half"})
 _FORWARD_INPUT = tensor(Grad.MAYBE, weak=True)
 # The most statements (assignments to names, then a return) a function is inlined with at a call.
 _INLINED_STATEMENTS = 6
@@ -931,12 +929,7 @@ class SemanticModel:
     def defines_backpropagating_modules(self) -> bool:
         """Whether a module class of the file runs a backward pass in its ``forward`` (a
         Carlini-Wagner attack written as a module, ``cost.backward(); optimizer.step()``)."""
-        for info in self._class_table().values():
-            if info.is_module:
-                forward = self._method_of(info, "forward")
-                if forward is not None and vocab.forward_needs_grad(self._scope_text(forward)):
-                    return True
-        return False
+        return any(info.is_module and self._forward_needs_grad(info) for info in self._class_table().values())
 
     def backpropagating_tool_call(self, call: ast.Call) -> bool:
         """Whether a call runs a gradient-based explainer or attack (``vocab.backpropagating_tool``),
@@ -1598,19 +1591,18 @@ class SemanticModel:
         fact, info = self._module_class(value)
         if fact is not None:
             return fact.backpropagates
-        forward = self._method_of(info, "forward") if info is not None else None
-        if forward is None or info is None:
+        return info is not None and self._forward_needs_grad(info)
+
+    def _forward_needs_grad(self, info: ClassInfo) -> bool:
+        """``vocabulary.forward_needs_grad`` of a class's ``forward`` with the methods of the class it
+        calls (``self.backward_g(x)``), as the run's index reads another file's classes."""
+        forward = self._method_of(info, "forward")
+        if forward is None:
             return False
         text = self._scope_text(forward)
-        if vocab.forward_needs_grad(text):
-            return True
-        # a helper `forward` calls (`self.backward_g(x)`, `self.optimize()`), one level deep
         methods = self._methods(info)
-        return any(
-            vocab.forward_needs_grad(self._scope_text(methods[name]))
-            for name in set(vocab.SELF_CALL_RE.findall(text))
-            if name != "forward" and name in methods
-        )
+        called = {name: self._scope_text(methods[name]) for name in vocab.SELF_CALL_RE.findall(text) if name in methods}
+        return vocab.forward_needs_grad(vocab.forward_with_its_helpers({**called, "forward": text}))
 
     def accumulating_methods(self) -> frozenset:
         """Names of the methods of the file's plain classes and of the run's classes that add an
@@ -1725,7 +1717,7 @@ class SemanticModel:
         while (
             isinstance(expr, ast.Call)
             and isinstance(expr.func, ast.Attribute)
-            and expr.func.attr in _MODULE_MOVES_AND_SWITCHES
+            and expr.func.attr in vocab.MODULE_RETURNING_METHODS
         ):
             expr = expr.func.value  # `nn.BatchNorm1d(100, affine=False).train()`: the module itself
         if not isinstance(expr, ast.Call):
@@ -4966,29 +4958,25 @@ class SemanticModel:
         key = (info.key, "mode-keeping-calls")
         found = self._summaries.get(key)
         if found is None:
-            methods = {s.name: s for s in info.node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            methods = self._methods(info)
             keeping = set()
             for name, method in methods.items():
                 text = self._scope_text(method)
-                calls_another = any(
-                    isinstance(sub, ast.Call)
-                    and isinstance(sub.func, ast.Attribute)
-                    and isinstance(sub.func.value, ast.Name)
-                    and sub.func.value.id == "self"
-                    and sub.func.attr in methods
-                    for sub in walk_in_order(method)
-                )
-                if not (calls_another or "train(" in text or "eval(" in text or "train_mode" in text):
-                    keeping.add(name)
+                calls_another = False
                 for sub in walk_in_order(method):
-                    if (
+                    if isinstance(sub, ast.Call):
+                        func = sub.func
+                        if isinstance(func, ast.Attribute) and _is_self(func.value) and func.attr in methods:
+                            calls_another = True
+                    elif (
                         isinstance(sub, ast.Attribute)
                         and isinstance(sub.ctx, ast.Store)
-                        and isinstance(sub.value, ast.Name)
-                        and sub.value.id == "self"
+                        and _is_self(sub.value)
                         and sub.attr not in methods
                     ):
-                        keeping.add(sub.attr)
+                        keeping.add(sub.attr)  # `self.criterion = nn.CrossEntropyLoss()`
+                if not (calls_another or "train(" in text or "eval(" in text or "train_mode" in text):
+                    keeping.add(name)
             found = self._summaries[key] = frozenset(keeping)
         return found
 

@@ -890,11 +890,12 @@ def _bound_to_another_run_class(index: ProjectIndex, text: str, name: str, line:
     while text[at : at + 1] in (" ", "\t"):
         at += 1  # the call's line, past its indentation
     cls = _class_last_bound(text, name, at)
-    return (
-        cls is not None
-        and cls != qualified.rpartition(".")[2]
-        and any(key.rpartition(".")[2] == cls for key in index.classes)
-    )
+    return cls is not None and cls != qualified.rpartition(".")[2] and bool(_run_class_keys(index, cls))
+
+
+def _run_class_keys(index: ProjectIndex, name: str) -> list:
+    """The run's keys of the classes named ``name`` (``mods.PlainCRF`` for ``PlainCRF``)."""
+    return [key for key in index.classes if key.rpartition(".")[2] == name]
 
 
 def _class_last_bound(text: str, name: str, at: int) -> Optional[str]:
@@ -960,7 +961,7 @@ def _plain_instance_class(index: ProjectIndex, text: str, at: int, method: str) 
     cls = _class_last_bound(text, receiver.group(1), at)
     if cls is None:
         return None
-    keys = [key for key in index.classes if key.rpartition(".")[2] == cls]
+    keys = _run_class_keys(index, cls)
     if len(keys) != 1:
         return None
     fact = index.classes[keys[0]]
