@@ -109,6 +109,59 @@ def test_name_alone_is_weak_evidence():
     assert value.kind is Kind.MODULE and value.weak
 
 
+def test_a_parameter_handed_to_range_is_a_number_whatever_its_name():
+    # `total_val_batches` would be a loader by its name; `range` takes only an int
+    value, _ = ask(
+        """
+        def run_val_epoch(self, total_val_batches):
+            for i in range(total_val_batches):
+                pass
+            return total_val_batches  # <- total_val_batches
+        """
+    )
+    assert value.kind is Kind.NUMBER
+
+
+def test_twin_a_parameter_not_handed_to_range_keeps_what_its_name_says():
+    value, _ = ask(
+        """
+        def run_val_epoch(self, total_val_batches):
+            for batch in total_val_batches:
+                pass
+            return total_val_batches  # <- total_val_batches
+        """
+    )
+    assert value.kind is Kind.LOADER
+
+
+def test_a_learning_rate_scheduler_is_no_optimizer():
+    value, _ = ask(
+        """
+        import torch
+        from torch.optim.lr_scheduler import ReduceLROnPlateau
+        net = torch.nn.Linear(2, 2)
+        optimizer = torch.optim.Adam(net.parameters())
+        scheduler = ReduceLROnPlateau(optimizer, "min")
+        scheduler.step(0.5)  # <- scheduler
+        """
+    )
+    assert value.kind is Kind.OTHER and value.ref == "torch.optim.lr_scheduler.ReduceLROnPlateau"
+
+
+def test_twin_the_optimizer_it_schedules_is_one():
+    value, _ = ask(
+        """
+        import torch
+        from torch.optim.lr_scheduler import ReduceLROnPlateau
+        net = torch.nn.Linear(2, 2)
+        optimizer = torch.optim.Adam(net.parameters())
+        scheduler = ReduceLROnPlateau(optimizer, "min")
+        optimizer.step()  # <- optimizer
+        """
+    )
+    assert value.kind is Kind.OPTIMIZER
+
+
 # -- order ----------------------------------------------------------------------------------
 def test_reassigned_parameter_has_its_new_value_after_reassignment():
     value, _ = ask(

@@ -822,6 +822,10 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
             return DataAccess(node, "write", how="augassign", site=par)
         if isinstance(par, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and cur is not par.value:
             return None  # some other target form
+        if isinstance(par, ast.AugAssign) and ctx.model.value(par.target).kind in (Kind.NUMBER, Kind.TENSOR):
+            # `train_loss += loss.data` (`train_loss = 0` before the loop): added into a number
+            # (a new tensor) or into a tensor (in place, a copy of the values), so only read
+            return DataAccess(node, "read", safe=True)
         if isinstance(par, ast.Assign) and _own_data_assigned(ctx, node, par):
             return None  # `p.data = p.data.half()`, `w.data = w.data[keep]`: its own storage swapped (GG102's)
         if (

@@ -1095,7 +1095,18 @@ class SemanticModel:
             or bool(info is not None and self._layers(info))
             # `self.gamma = gamma` of `gamma=4` (a focal loss): numbers, flags and strings only
             or bool(info is not None and self._keeps_only_plain_values(info))
+            or bool(info is not None and self._builds_audio_transforms(info))
         ) and self._class_without_parameters(info, set())
+
+    def _builds_audio_transforms(self, info: ClassInfo) -> bool:
+        """Whether a module class builds torchaudio's transforms (``self.transform =
+        MelSpectrogram(...)``): buffers, no parameters; with nothing else that may hold them
+        (``_class_without_parameters``), a feature extractor."""
+        return any(
+            isinstance(sub, ast.Call)
+            and (self.imports.qualified_name(sub.func) or "").startswith(vocab.AUDIO_TRANSFORMS)
+            for sub in walk(info.node)
+        )
 
     def _keeps_only_plain_values(self, info: ClassInfo) -> bool:
         """``project.holds_no_parameters`` of a class of the file, read from its text once."""
@@ -1789,8 +1800,8 @@ class SemanticModel:
                 if (
                     qual is not None
                     and not qual.startswith(
-                        ("torch.", "torchvision.transforms.")
-                    )  # image transforms hold no parameters
+                        ("torch.", "torchvision.transforms.", *vocab.AUDIO_TRANSFORMS)
+                    )  # image and audio transforms hold no parameters
                     and vocab.last_name(qual)[:1].isupper()
                 ):
                     return True
@@ -2143,6 +2154,8 @@ class SemanticModel:
                     value = caller_value
             if value is None and is_forward and arg in required:
                 value = _FORWARD_INPUT  # what a module is called with: tensors, as a rule
+            if value is None and self._counted(fn, name):
+                value = NUMBER  # `range(total_val_batches)`: a count, whatever its name says
             if value is None:
                 value = self._named_value(name, parameter=True)
             if arg is args.vararg:
@@ -2706,6 +2719,8 @@ class SemanticModel:
                     # then `y = torch.tensor(y)` and `y.numpy()`): no more than a guess
                     return evident.with_(weak=True)
                 return evident
+            if self._counted(frame.node, name):
+                return NUMBER
             return self._named_value(name)
         if (
             found.kind is Kind.TENSOR
@@ -2724,6 +2739,20 @@ class SemanticModel:
             if (evident is _EVIDENT_LOSS or evident is _EVIDENT_SCALAR_LOSS) and self._bound_once(frame.node, name):
                 return found.with_(grad=Grad.YES, roles=found.roles | Role.LOSS)
         return found
+
+    def _counted(self, scope_node: ast.AST, name: str) -> bool:
+        """Whether a scope's text hands ``name`` to ``range`` (``for i in range(total_val_batches)``):
+        an int, whatever its name (``total_val_batches`` divides a sum of losses into a number)."""
+        key = (id(scope_node), name, "counted")
+        found = self._use_evidence.get(key)
+        if found is None:
+            text = self._scope_text(scope_node)
+            found = False
+            if "range(" in text:
+                pattern = rf"(?<![\w.])range\((?:[^()]*,)?\s*{re.escape(name)}\s*[,)]"
+                found = re.search(pattern, text) is not None
+            self._use_evidence[key] = found
+        return found  # type: ignore[no-any-return]
 
     def _called(self, scope_node: ast.AST, name: str) -> bool:
         """Whether a scope's text calls ``name`` (``net(x)``; not ``def net(``, not ``obj.net(``)."""
@@ -4354,6 +4383,8 @@ class SemanticModel:
                 params = vocab.call_argument(node, 0, "params")
                 updated = self._updated_modules(params, 0) if params is not None else None
                 return OPTIMIZER.with_(ref="+".join(updated)) if updated else OPTIMIZER
+            if qual.startswith(vocab.LR_SCHEDULER_PREFIX) and last[:1].isupper():
+                return Value(Kind.OTHER, Grad.NO, ref=qual)  # `ReduceLROnPlateau(opt)`: not an optimizer
             return UNKNOWN
         if qual.startswith("torch.nn.") and not qual.startswith(vocab.TENSOR_NAMESPACES) and last[:1].isupper():
             if qual.startswith("torch.nn.init.") or qual.startswith("torch.nn.utils."):

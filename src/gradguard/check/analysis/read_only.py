@@ -473,12 +473,16 @@ def assigned_values(node: ast.Assign | ast.AnnAssign) -> list:
 
 
 def _reduction_indices(subscript: ast.AST) -> bool:
-    """``x.max(1)[1]``, ``torch.max(x, 1)[1]``, ``x.topk(5)[1]``: the indices a values-and-indices
-    reduction returns (integers: no graph)."""
-    if type(subscript) is not ast.Subscript:
-        return False
-    index = subscript.slice  # type: ignore[attr-defined]
-    if not (type(index) is ast.Constant and index.value == 1):  # type: ignore[attr-defined]
+    """``x.max(1)[1]``, ``torch.max(x, 1)[1]``, ``x.topk(5)[1]``, ``x.topk(5).indices``: the indices a
+    values-and-indices reduction returns (integers: no graph)."""
+    if type(subscript) is ast.Attribute:
+        if subscript.attr != "indices":  # type: ignore[attr-defined]
+            return False
+    elif type(subscript) is ast.Subscript:
+        index = subscript.slice  # type: ignore[attr-defined]
+        if not (type(index) is ast.Constant and index.value == 1):  # type: ignore[attr-defined]
+            return False
+    else:
         return False
     call = subscript.value  # type: ignore[attr-defined]
     if type(call) is not ast.Call or type(call.func) is not ast.Attribute:  # type: ignore[attr-defined]
@@ -522,8 +526,8 @@ def read_at_once(call: ast.Call, parent_of) -> bool:
         if attr in _READING_METHODS:
             return attr not in _METADATA_METHODS and not ends_in_metadata(called, parent_of)
         above = parent_of(called)
-        if type(above) is ast.Subscript and above.value is called and _reduction_indices(above):  # type: ignore[attr-defined]
-            return True  # `net(x).topk(5)[1]`: the indices, with no graph
+        if type(above) in (ast.Subscript, ast.Attribute) and above.value is called and _reduction_indices(above):  # type: ignore[attr-defined]
+            return True  # `net(x).topk(5)[1]`, `net(x).topk(5).indices`: the indices, with no graph
         if attr not in _PASSING_METHODS:
             return False
         current = called
@@ -1242,6 +1246,9 @@ def _classify_read(node: ast.AST, t: type, wanted: set, reads: dict, displayed: 
         base = _base_name(node.value, wanted)  # type: ignore[attr-defined]
         if base is not None and node.attr in _READING_ATTRIBUTES:  # type: ignore[attr-defined]
             reads[id(base)] = _METADATA if node.attr in _METADATA_ATTRIBUTES else _VALUE  # type: ignore[attr-defined]
+        base = _indices_of(node, wanted)
+        if base is not None:
+            reads[id(base)] = _VALUE  # `yhat.topk(5).indices`: the indices hold no graph
     elif t is ast.Compare:
         for operand in (node.left, *node.comparators):  # type: ignore[attr-defined]
             base = _base_name(operand, wanted)

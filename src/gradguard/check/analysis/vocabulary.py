@@ -764,6 +764,8 @@ NOT_MODEL_METHODS = (
     )
 )
 OPTIMIZER_PREFIX = "torch.optim."
+# Learning-rate schedulers: their `step()` changes learning rates, not parameters.
+LR_SCHEDULER_PREFIX = "torch.optim.lr_scheduler."
 OPTIMIZER_NON_CLASSES = frozenset({"lr_scheduler", "swa_utils", "Optimizer"})
 DATALOADER_NAMES = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 DATASET_SPLIT_KEYWORDS = {"train": True, "training": True, "is_train": True, "split": None, "subset": None}

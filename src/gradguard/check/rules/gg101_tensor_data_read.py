@@ -93,7 +93,7 @@ by a method or attribute that copies or reduces it (`.clone()`, `.item()`, `.sum
 `.shape`), passed to a tensor method, to a reading torch function (`torch.max`,
 `torch.cat`) or to a function of the file that only computes with it, indexed by a list or a
 mask (`w.data[:, columns]`, a copy), written into a tensor's rows (`rows[i] = w.data`), compared,
-used in arithmetic or printed. It is unsafe where the value escapes
+used in arithmetic (also added into a number or a tensor: `train_loss += loss.data`) or printed. It is unsafe where the value escapes
 (bound to a name, returned, stored, passed to an unknown function): if that value is later
 changed in place while a graph needs it, the fixed code raises a RuntimeError where the
 original silently produced wrong gradients. No fix is offered for `loss.data[0]` on a 0-dim
@@ -578,6 +578,42 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # A running loss that starts as `0`: the sum is a new tensor, then one added into in place; nothing escapes.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+            model = nn.Linear(3, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            train_loss = 0
+            for x, y in [(torch.randn(4, 3), torch.randn(4, 1))]:
+                loss = nn.functional.mse_loss(model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                train_loss += loss.data
+            print(train_loss)
+            """,
+            line=12,
+            column=19,
+            message="`loss.data` reads the tensor without autograd's version counter; `loss.detach()` reads the same values and keeps in-place checks",
+            fixed="""
+            import torch
+            from torch import nn
+
+            model = nn.Linear(3, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            train_loss = 0
+            for x, y in [(torch.randn(4, 3), torch.randn(4, 1))]:
+                loss = nn.functional.mse_loss(model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                train_loss += loss.detach()
+            print(train_loss)
+            """,
+        ),
         # A batch's field named like a record, handed to a torch function that takes only tensors
         # (`torch.unique`): a tensor, whatever its name says.
         Invalid(

@@ -28,7 +28,9 @@ rollout sharing its generator's embeddings), assignments with a `memory_format`,
 a gradient at another buffer), and a parameter of a layer a function (not `__init__`) has just
 built, before anything runs it, given a tensor made elsewhere (`self.reparam_conv.weight.data =
 kernel` in RepVGG's re-parametrisation; `linear_layer.weight.data = ptu.from_numpy(W.T)`, a
-helper's tensor of another shape or device): `copy_` cannot do those. Nor writes to the parameters of a lazy
+helper's tensor of another shape or device), or a value the code makes with a dtype other than
+float32 (`kernel = torch.tensor(rows, dtype=float)`, then `deconv.weight.data = kernel`;
+`w.data = q.double()`): `copy_` cannot do those. Nor writes to the parameters of a lazy
 module (`nn.LazyLinear`, ...) before it first runs: they are uninitialised until its first
 forward, the write does nothing, and written without `.data` it raises. Nor `x.data.resize_(...)` of a
 name its scope also binds to a model's output (a buffer `AB.data.resize_(n).copy_(pool(AB_tmp))` that
@@ -237,6 +239,19 @@ class TensorDataWrite(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # A layer given a kernel the code makes in float64 (`dtype=float`): a new dtype on purpose, which `copy_` would convert back.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+            x = torch.tensor([[0, 1], [2, 3]], dtype=float).view(1, 2, 2)
+            kernel = torch.tensor([[4, 1], [2, 3]], dtype=float).view(1, 1, 2, 2)
+            deconv = nn.ConvTranspose2d(1, 1, kernel_size=2, bias=False)
+            deconv.weight.data = kernel
+            print(deconv(x))
+            """
+        ),
         # An EMA's `restore` gives each parameter back the storage its `store` kept in a dict
         # on `self` that holds only `.data` values: `copy_` would write into the shadow instead.
         Valid(
@@ -565,6 +580,32 @@ class TensorDataWrite(Rule):
         ),
     )
     invalid = (
+        # The same kernel in the default float32: `copy_` gives the same result, and checks it.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+            kernel = torch.tensor([[4.0, 1.0], [2.0, 3.0]]).view(1, 1, 2, 2)
+            deconv = nn.ConvTranspose2d(1, 1, kernel_size=2, bias=False)
+            deconv.weight.data = kernel
+            print(deconv(torch.ones(1, 2, 2)))
+            """,
+            line=6,
+            column=1,
+            message="`deconv.weight.data = ...` replaces `deconv.weight`'s contents behind autograd's back (no version-counter bump: if a graph has saved `deconv.weight`, its gradients come out silently wrong); where the new value has the same shape, dtype and device, use `deconv.weight.copy_(...)` under `torch.no_grad()`",
+            fixed="""
+            import torch
+            from torch import nn
+
+            kernel = torch.tensor([[4.0, 1.0], [2.0, 3.0]]).view(1, 1, 2, 2)
+            deconv = nn.ConvTranspose2d(1, 1, kernel_size=2, bias=False)
+            with torch.no_grad():
+                deconv.weight.copy_(kernel)
+            print(deconv(torch.ones(1, 2, 2)))
+            """,
+            unsafe=True,
+        ),
         # Rows of the parameters a model method named for them hands out (`final_parameters()`).
         Invalid(
             """
@@ -1363,6 +1404,8 @@ class TensorDataWrite(Rule):
                 return  # `p.data = p.to(dtype)`: a new dtype/device/storage on purpose, `copy_` cannot do it
             if _of_a_layer_just_built(ctx, access.site, node.value):
                 return  # `conv = nn.Conv2d(...)`, then `conv.weight.data = kernel`: no graph has seen it yet
+            if _of_another_dtype(ctx, access.site):
+                return  # `kernel = torch.tensor(..., dtype=float)`, then `deconv.weight.data = kernel`
             advice = f"`{recv}.copy_(...)`" + ("" if disabled else " under `torch.no_grad()`")
             message = (
                 f"`{recv}.data = ...` replaces `{recv}`'s contents behind autograd's back (no version-counter bump: "
@@ -1697,6 +1740,45 @@ def _of_a_layer_just_built(ctx, site: ast.AST, recv: ast.AST) -> bool:
             and ctx.text(target.value.value) == owner
         ):
             return False  # something else runs first: it may use the layer
+    return False
+
+
+# Dtypes other than torch's default float32, as code spells them (`dtype=float` is float64).
+_OTHER_DTYPES = frozenset(
+    """float double float64 torch.float64 torch.double torch.float16 torch.half torch.bfloat16 int long bool
+    torch.int8 torch.uint8 torch.int16 torch.int32 torch.int torch.int64 torch.long torch.bool
+    torch.complex64 torch.complex128""".split()
+)
+_OTHER_DTYPE_METHODS = frozenset({"double", "half", "bfloat16", "long", "int", "bool"})
+
+
+def _of_another_dtype(ctx, site: ast.Assign) -> bool:
+    """Whether ``x.data = value`` gives ``x`` a value whose dtype the code makes other than the
+    default float32 (``kernel = torch.tensor(rows, dtype=float).view(1, 1, 2, 2)``, then
+    ``deconv.weight.data = kernel``; ``w.data = q.double()``): a new dtype on purpose, which
+    ``copy_`` would convert back."""
+    value = site.value
+    if isinstance(value, ast.Name):
+        scope = ctx.function if ctx.function is not None else ctx.tree
+        earlier = [
+            node
+            for node in ctx.model.own_nodes(scope)
+            if isinstance(node, ast.Assign)
+            and node.lineno < site.lineno
+            and any(isinstance(t, ast.Name) and t.id == value.id for t in node.targets)
+        ]
+        if not earlier:
+            return False
+        value = max(earlier, key=lambda node: node.lineno).value
+    while isinstance(value, (ast.Call, ast.Attribute, ast.Subscript)):
+        if isinstance(value, ast.Call):
+            if any(k.arg == "dtype" and ctx.text(k.value) in _OTHER_DTYPES for k in value.keywords):
+                return True
+            if isinstance(value.func, ast.Attribute) and value.func.attr in _OTHER_DTYPE_METHODS and not value.args:
+                return True
+            value = value.func
+        else:
+            value = value.value
     return False
 
 

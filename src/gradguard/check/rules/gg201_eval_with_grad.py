@@ -26,6 +26,7 @@ the forward pass is the usual cure; no fix is offered). And a model call whose o
 `logits = net(x)[:5]`) is read at once (`net(x).data.max(1)[1]`; a `requires_grad_()` on the
 way hands back the output itself, graph and all: `ctc(net(x).log_softmax(2).requires_grad_(), y, ...)`) or bound to names that are
 then only read (`prediction = net(x)` followed by `prediction.data.numpy()`, `.item()`, `.argmax()`,
+the indices of `.topk(5).indices` or `.max(1)[1]`,
 comparisons or `print` (also `print("output", net(x))` or `f"{net(x):.3f}"` at once), used as an index (`classes[predicted[j]]`), drawn or logged
 (`ax.matshow(attention)`, `writer.add_image(tag, sample)`, `save_image(fake, path)`, tiled by
 `torchvision.utils.make_grid` on its way to a drawing, converted into a PIL image, also by a name the
@@ -34,7 +35,8 @@ file binds only to `transforms.ToPILImage()`, torch_snippets'
 notebook cell's last line, also among others, `out.shape, out[0][:3]`, or the call alone as that
 line, `model(val_x)` (not `model(val_x);`, whose semicolon keeps it from being shown), unless it calls a method or function the check reads that is named for
 evaluation, `model.predict(prefix)`, judged there; so is a call of such a method of a plain class of the
-file holding a model, `sbs.predict(x)`, also one attached by `setattr(StepByStep, "predict", predict)`), iterated by a loop or a comprehension that only
+file holding a model, `sbs.predict(x)`, also one attached by `setattr(StepByStep, "predict", predict)`, or
+one whose class the code shows and whose method hands back no graph, `self.validator.validate(loader)`), iterated by a loop or a comprehension that only
 reads each item (`[np.argmax(p.detach().numpy()) for p in out]`), collected by a list comprehension
 straight into a tensor constructor that copies the values (`torch.tensor([net(g) for g in validset])`), fed back into the next step of a generation loop, written into
 before it is read (`out[:] = 0`, actions masked), changed in place by augmented arithmetic before it is read or
@@ -111,7 +113,10 @@ name rebound on every path in between carries the new value (`pred = net(test_x)
 evaluation step, then `pred = net(x)`, `loss = f(pred)`, `loss.backward()` in the training
 loop backpropagates the second `pred` only; round a loop the same holds: a sample
 `fake = netG(fixed_noise)` saved at the loop's end is not the `fake = netG(noise)` that its top
-binds again and backpropagates). A function named for evaluation whose result carries a
+binds again and backpropagates). A function whose result carries a graph that a caller in the
+file backpropagates is training, however it switched the model's mode (`calculate_prototypes(X, y,
+model)` calling `model.eval()`, the distances to its prototypes in the training loss). A function
+named for evaluation whose result carries a
 graph is reported when every caller in the file only reads that result, and so is a model call whose
 output a function returns (`return losses, predictions` of a final forward pass after its training
 loop) where every caller in the file only reads what it returns, whether or not the function
@@ -150,7 +155,8 @@ where every module class of the file or the run defining it runs the model by it
 every call of the method the file shows is made on an instance switched to it (`self.eval()`, then
 `self.predict(ch, hidden)` in `generate`). A model is something named like one (`model`, `net`, `self.backbone`,
 `teacher`, `ema_model`, `netD`, `model.module`, ...): a module without parameters (pooling,
-dropout) records no graph, and nothing else in the code tells the two apart (`backward`, `torch.autograd`, an optimizer `step`, `.grad`, `requires_grad`,
+dropout, torchaudio's `MelSpectrogram`, a class of the file holding only such layers or
+transforms) records no graph, and nothing else in the code tells the two apart (`backward`, `torch.autograd`, an optimizer `step`, `.grad`, `requires_grad`,
 `grad_fn`), and no `torch.jit.freeze`, `optimize_for_mobile` (a frozen module holds its weights as constants) or quantization's `convert` (its weights are packed integers). In a function it is reported at the first such model call (one fix wraps the function); in
 a script's or notebook's own code, at each loop over evaluation data and each statement that runs
 a model switched to eval mode, on evaluation data, or whose output is only read (each cell is run,
@@ -185,7 +191,8 @@ hands one model as both, where its input carries a graph (`vgg(fake)`: the gener
 gradient; freeze the network's parameters instead), nor where the code reads gradients (`p.grad`,
 `torch.autograd.grad`; importing the legacy `Variable` from `torch.autograd` is no such use).
 An environment's `step` (`obs, reward, done, info = env.step(action)`, a receiver named for an
-environment) is no optimizer step; a method named for training (`trainer.sample_and_train(n)`) is
+environment) is no optimizer step, nor is a learning-rate scheduler's (`scheduler.step(val_loss)` of a
+`ReduceLROnPlateau(optimizer)`); a method named for training (`trainer.sample_and_train(n)`) is
 no model call and counts as training. A method of an object whose class the code does not show
 (`self.algo.predict(obs)` of an agent handed its algorithm) runs a model where every class of the
 run's files in the file's folder that defines it runs one by it, at least one a plain class holding
@@ -384,6 +391,7 @@ from gradguard.check.analysis.vocabulary import (
     LIGHTNING_EVALUATION_HOOK_PREFIXES,
     LIGHTNING_EVALUATION_HOOKS,
     LIST_ADDING_METHODS,
+    LR_SCHEDULER_PREFIX,
     MODULE_CONTAINERS,
     MODULE_OWN_METHODS,
     NOT_MODEL_METHODS,
@@ -581,6 +589,7 @@ class _State:
     module_level_loads: Optional[dict] = None  # `_module_level_loads`
     phase_calls: dict = field(default_factory=dict)  # id(function) -> `_evaluation_phase_call`
     method_calls: Optional[dict] = None  # method name -> ids of the file's calls `x.<name>(...)`
+    definitions: Optional[dict] = None  # function name -> the file's definitions of it (`_definitions_named`)
 
 
 def _loader_name(expr: ast.AST) -> Optional[str]:
@@ -1753,28 +1762,58 @@ def _printed(ctx, call: ast.Call) -> bool:
 
 
 def _judged_in_its_method(ctx, call: ast.Call) -> bool:
-    """``sbs.predict(x)`` of a plain class of the file holding a model, whose method named for
-    evaluation the check reads (also one attached by ``setattr``) and hands back numbers or
-    arrays: that method's own model call is where its grad mode is judged, not each call of it."""
+    """``sbs.predict(x)`` of a plain class of the file holding a model (or ``model.sample(x)`` of a
+    module class of the file), whose method named for evaluation the check reads (also one attached
+    by ``setattr``) and hands back numbers or arrays: that method's own model call is where its
+    grad mode is judged, not each call of it."""
     func = call.func
     if not (isinstance(func, ast.Attribute) and _EVAL_FUNCTION_RE.search(func.attr)):
         return False
     if isinstance(func.value, ast.Name) and func.value.id == "self":
         return False
-    if ctx.model.value(func.value).kind is not Kind.OTHER or func.attr not in ctx.model.file_method_names():
+    receiver = ctx.model.value(func.value)
+    if receiver.kind not in (Kind.OTHER, Kind.MODULE) or func.attr not in ctx.model.file_method_names():
         return False
     # (not where a definition of it may hand back a graph, `return loss, acc`: the call keeps it)
-    definitions = [
-        node
-        for node in walk_in_order(ctx.tree)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == func.attr
-    ]
+    info = ctx.model.class_of(receiver)
+    if receiver.kind is Kind.MODULE and (info is None or func.attr == "forward"):
+        return False  # a module's own method, judged there only where the file shows its class
+    if info is not None:
+        # `self.validator.validate(loader)` of a `Validate()`: that class's method alone
+        definitions = [
+            node
+            for node in info.node.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == func.attr
+        ][-1:]
+    else:
+        definitions = _definitions_named(ctx, func.attr)
     return bool(definitions) and all(
-        isinstance(node.value, ast.Constant) or _GRAPH_ENDED_RE.search(ctx.text(node.value)) is not None
+        isinstance(node.value, ast.Constant)
+        or _GRAPH_ENDED_RE.search(ctx.text(node.value)) is not None
+        # `return correct / total, actual, predicted` of numbers and lists of indices
+        or (info is not None and _hands_back_no_graph(ctx.model.returns_as_called(definition)))
         for definition in definitions
         for node in ctx.model.own_nodes(definition)
         if isinstance(node, ast.Return) and node.value is not None
     )
+
+
+def _hands_back_no_graph(value: Value) -> bool:
+    """Whether a returned value holds no graph: of a tuple, each of its items."""
+    if value.kind is Kind.CONTAINER and value.items is not None:
+        return all(not _may_hand_back_a_graph(item) for item in value.items)
+    return not _may_hand_back_a_graph(value)
+
+
+def _definitions_named(ctx, name: str) -> list:
+    """The file's functions and methods defined under ``name`` (the file walked once)."""
+    state = ctx.state(_State)
+    if state.definitions is None:
+        state.definitions = {}
+        for node in walk_in_order(ctx.tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                state.definitions.setdefault(node.name, []).append(node)
+    return state.definitions.get(name, [])  # type: ignore[no-any-return]
 
 
 # What a return hands back without a graph: `y_hat.detach().cpu().numpy()`, `loss.item()`.
@@ -2318,7 +2357,8 @@ def _returns_a_loss(ctx, function: ast.AST) -> bool:
         )
         for value in returned:
             found = ctx.model.value(value)
-            if found.has(Role.LOSS) or (
+            if (found.has(Role.LOSS) and found.grad is not Grad.NO) or (
+                # (a loss without a graph, `total += c_loss.data[0]`, backpropagates nothing)
                 # `return loss, acc` of a loss set on some paths only: named for one, not known
                 # to be anything else (not a sum of `.data` reads: `avg_loss` of `loss.data`)
                 in_tuple
@@ -2384,6 +2424,20 @@ def _callers_only_read(ctx, function: ast.AST) -> bool:
         if id(call) not in _only_read_calls(ctx, scope):
             return False
     return True
+
+
+def _result_backpropagated_by_a_caller(ctx, function: ast.AST) -> bool:
+    """Whether a caller of the file backpropagates what the function hands back
+    (``train_prototypes = calculate_prototypes(X, y, model)``, then the distances to them in
+    the loss): the function's graph is trained through, however it switched the model's mode. Only
+    a function certain to hand back a graph (a tensor of its model's outputs, or a tuple holding
+    one): a caller's names are followed by name, not by value."""
+    if not ctx.model.returns_as_called(function).holds_graph:
+        return False
+    return any(
+        not isinstance(site.frame.node, ast.Lambda) and _backpropagated_in(ctx, site.call, site.frame.node)
+        for site in ctx.model.callers(function) or ()
+    )
 
 
 def _method_called_elsewhere(ctx, function: ast.AST, sites: list) -> bool:
@@ -4568,6 +4622,10 @@ def _environment_step(ctx, call: ast.Call) -> bool:
     the code does not show it is an optimizer."""
     if stepped_optimizer(ctx, call) is not None:
         return False
+    if isinstance(call.func, ast.Attribute) and (ctx.model.value(call.func.value).ref or "").startswith(
+        LR_SCHEDULER_PREFIX
+    ):
+        return True  # `self.scheduler.step(val_loss)` of a `ReduceLROnPlateau`: learning rates, not gradients
     parent = ctx.parent(call)
     if isinstance(parent, ast.Subscript) and parent.value is call:
         return True
@@ -4719,6 +4777,73 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A module class of the file holding only torchaudio's transforms (buffers, no parameters):
+        # computing features with it records no graph.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            from torchaudio.transforms import MelSpectrogram, TimeMasking
+
+
+            class LogMelSpectrogram(nn.Module):
+                def __init__(self, n_mels=40, masking=True):
+                    super().__init__()
+                    self.transform = MelSpectrogram(sample_rate=16000, n_mels=n_mels)
+                    self.masking = masking
+                    if masking:
+                        self.time_masking = TimeMasking(time_mask_param=30)
+
+                def forward(self, waveform):
+                    spectrogram = self.transform(waveform)
+                    if self.masking:
+                        spectrogram = self.time_masking(spectrogram)
+                    return torch.log(spectrogram + 1e-9)
+
+
+            def validate(model, val_loader):
+                melspec_val = LogMelSpectrogram(masking=False)
+                model.eval()
+                correct = 0
+                for X, y in val_loader:
+                    features = melspec_val(X)
+                    with torch.no_grad():
+                        pred = model(features)
+                    correct += (pred.argmax(dim=1) == y).sum().item()
+                return correct
+            """
+        ),
+        # A helper that switches the model to eval mode, whose result the training step backpropagates
+        # (the distances to the prototypes are in the loss): its graph is trained through.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def calculate_prototypes(X, y, model):
+                model.eval()
+                prototypes = []
+                for c in torch.unique(y):
+                    features = model(X[y == c])
+                    prototypes.append(features.mean(dim=0))
+                return torch.stack(prototypes)
+
+
+            model = nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.1))
+            optimizer = torch.optim.Adam(model.parameters())
+            X = torch.randn(20, 4)
+            y = torch.randint(0, 3, (20,))
+            for epoch in range(3):
+                model.train()
+                optimizer.zero_grad()
+                prototypes = calculate_prototypes(X, y, model)
+                distances = torch.cdist(model(X), prototypes)
+                loss = nn.functional.cross_entropy(-distances, y)
+                loss.backward()
+                optimizer.step()
+            """
+        ),
         # A module whose `forward` trains through a helper of its class (`self.backward_g(x)` runs
         # `backward()`): a call of it is a training step, which `no_grad` would break.
         Valid(
@@ -9085,6 +9210,219 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A validation epoch whose loss is summed as numbers and divided by a count of batches (handed to
+        # `range`, whatever its name says); a learning-rate scheduler's `step` uses no gradients.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            from torch.optim.lr_scheduler import ReduceLROnPlateau
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 3)
+
+                def forward(self, x, y):
+                    preds = self.fc(x)
+                    accuracy = torch.mean((preds.argmax(1) == y).float())
+                    return accuracy, F.cross_entropy(preds, y)
+
+
+            class Builder:
+                def __init__(self, data):
+                    self.data = data
+                    self.net = Net()
+                    self.optimizer = torch.optim.Adam(self.net.parameters())
+                    self.scheduler = ReduceLROnPlateau(self.optimizer, "min")
+
+                def run_val_epoch(self, total_val_batches):
+                    total_c_loss = 0.0
+                    for i in range(total_val_batches):
+                        x, y = self.data.get_val_batch()
+                        acc, c_loss = self.net(x, y)
+                        total_c_loss += c_loss.item()
+                    total_c_loss = total_c_loss / total_val_batches
+                    self.scheduler.step(total_c_loss)
+                    return total_c_loss
+            """,
+            line=29,
+            column=27,
+            message="`self.net(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, printing), and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            fixed="""
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            from torch.optim.lr_scheduler import ReduceLROnPlateau
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 3)
+
+                def forward(self, x, y):
+                    preds = self.fc(x)
+                    accuracy = torch.mean((preds.argmax(1) == y).float())
+                    return accuracy, F.cross_entropy(preds, y)
+
+
+            class Builder:
+                def __init__(self, data):
+                    self.data = data
+                    self.net = Net()
+                    self.optimizer = torch.optim.Adam(self.net.parameters())
+                    self.scheduler = ReduceLROnPlateau(self.optimizer, "min")
+
+                @torch.no_grad()
+                def run_val_epoch(self, total_val_batches):
+                    total_c_loss = 0.0
+                    for i in range(total_val_batches):
+                        x, y = self.data.get_val_batch()
+                        acc, c_loss = self.net(x, y)
+                        total_c_loss += c_loss.item()
+                    total_c_loss = total_c_loss / total_val_batches
+                    self.scheduler.step(total_c_loss)
+                    return total_c_loss
+            """,
+            unsafe=True,
+        ),
+        # A validation method handing back numbers and lists of indices, called by another class's method:
+        # reported once, at the method that runs the model (one fix).
+        Invalid(
+            """
+            import torch
+
+
+            class Validate:
+                def __init__(self, model):
+                    self.model = model
+
+                def validate(self, dataloader):
+                    self.model.eval()
+                    correct, predicted = 0, []
+                    for x, y in dataloader:
+                        _, predict = torch.max(self.model(x), 1)
+                        correct += (predict == y).sum().item()
+                        predicted.extend(predict.cpu())
+                    return correct / len(dataloader.dataset), predicted
+
+
+            class Pipeline:
+                def __init__(self, model):
+                    self.validator = Validate(model)
+
+                def validate(self, dataloader):
+                    accuracy, predicted = self.validator.validate(dataloader)
+                    return accuracy, predicted
+            """,
+            line=12,
+            column=36,
+            message="`self.model(...)` runs with grad enabled after `self.model.eval()` (line 9), and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            fixed="""
+            import torch
+
+
+            class Validate:
+                def __init__(self, model):
+                    self.model = model
+
+                @torch.no_grad()
+                def validate(self, dataloader):
+                    self.model.eval()
+                    correct, predicted = 0, []
+                    for x, y in dataloader:
+                        _, predict = torch.max(self.model(x), 1)
+                        correct += (predict == y).sum().item()
+                        predicted.extend(predict.cpu())
+                    return correct / len(dataloader.dataset), predicted
+
+
+            class Pipeline:
+                def __init__(self, model):
+                    self.validator = Validate(model)
+
+                def validate(self, dataloader):
+                    accuracy, predicted = self.validator.validate(dataloader)
+                    return accuracy, predicted
+            """,
+            unsafe=True,
+        ),
+        # The indices of a `topk` of the output, looped over and printed: read, with no graph.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            rnn = nn.GRU(4, 8)
+            optimizer = torch.optim.SGD(rnn.parameters(), lr=0.1)
+            for x in [torch.randn(3, 1, 4)]:
+                out, h = rnn(x)
+                out.sum().backward()
+                optimizer.step()
+                optimizer.zero_grad()
+
+            categories = ["a", "b", "c", "d", "e", "f", "g", "h"]
+            yhat, h = rnn(torch.randn(3, 1, 4))
+            for i, c in enumerate(yhat[-1].squeeze().topk(5).indices):
+                print("top", i, categories[c])
+            """,
+            line=13,
+            column=11,
+            message="`rnn(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # The same helper, called only to save what it computes: nothing backpropagates it.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def calculate_prototypes(X, y, model):
+                model.eval()
+                prototypes = []
+                for c in torch.unique(y):
+                    features = model(X[y == c])
+                    prototypes.append(features.mean(dim=0))
+                return torch.stack(prototypes)
+
+
+            model = nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.1))
+            model.load_state_dict(torch.load("protonet.pt"))
+            X = torch.randn(20, 4)
+            y = torch.randint(0, 3, (20,))
+            prototypes = calculate_prototypes(X, y, model)
+            torch.save(prototypes, "prototypes.pt")
+            """,
+            line=9,
+            column=20,
+            message="`model(...)` runs with grad enabled after `model.eval()` (line 6), and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+
+            @torch.no_grad()
+            def calculate_prototypes(X, y, model):
+                model.eval()
+                prototypes = []
+                for c in torch.unique(y):
+                    features = model(X[y == c])
+                    prototypes.append(features.mean(dim=0))
+                return torch.stack(prototypes)
+
+
+            model = nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.1))
+            model.load_state_dict(torch.load("protonet.pt"))
+            X = torch.randn(20, 4)
+            y = torch.randint(0, 3, (20,))
+            prototypes = calculate_prototypes(X, y, model)
+            torch.save(prototypes, "prototypes.pt")
+            """,
+            unsafe=True,
+        ),
         # The same module whose helper only computes the error: a call of it evaluates.
         Invalid(
             """
@@ -15816,6 +16154,8 @@ class EvalWithGrad(Rule):
             reported: set = set()
             for candidate in unit.model_calls:
                 self._report_read_only(ctx, candidate.call, function, reported, returns_loss=True)
+            return
+        if function is not None and _result_backpropagated_by_a_caller(ctx, function):
             return
         if not _uses_grad(ctx, nodes) and not _kept_for_training(ctx, unit, function):
             # A function is one site (its fix wraps it); a script's or notebook's code has no
