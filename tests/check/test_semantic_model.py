@@ -162,6 +162,40 @@ def test_twin_the_optimizer_it_schedules_is_one():
     assert value.kind is Kind.OPTIMIZER
 
 
+def test_a_call_of_a_plain_class_instance_runs_its_dunder_call():
+    value, _ = ask(
+        """
+        import torch
+        import torch.nn as nn
+        class PSNR:
+            def __call__(self, x, y):
+                return 10 * torch.log10(1.0 / torch.mean((x - y) ** 2))
+        generator = nn.Linear(4, 4)
+        metric = PSNR()
+        psnr = metric(torch.randn(2, 4), generator(torch.randn(2, 4)))
+        print(psnr)  # <- psnr
+        """
+    )
+    assert value.kind is Kind.TENSOR and value.grad is Grad.YES and value.has(Role.SCALAR)
+
+
+def test_twin_a_plain_class_without_dunder_call_gives_nothing_known():
+    value, _ = ask(
+        """
+        import torch
+        import torch.nn as nn
+        class PSNR:
+            def compute(self, x, y):
+                return 10 * torch.log10(1.0 / torch.mean((x - y) ** 2))
+        generator = nn.Linear(4, 4)
+        metric = PSNR()
+        psnr = metric(torch.randn(2, 4), generator(torch.randn(2, 4)))
+        print(psnr)  # <- psnr
+        """
+    )
+    assert value.kind is Kind.UNKNOWN
+
+
 # -- order ----------------------------------------------------------------------------------
 def test_reassigned_parameter_has_its_new_value_after_reassignment():
     value, _ = ask(

@@ -3831,6 +3831,13 @@ class SemanticModel:
         if kind is Kind.UNKNOWN and name is not None:
             if _names_loss_function(name):
                 return self._named_loss(args, state)
+        if (
+            kind is Kind.OTHER
+            and callee.ref is not None
+            and (callee.ref in self._class_table() or callee.ref.startswith("project:"))
+        ):
+            # `psnr_metric(hr, sr)` of a `PSNR()`, a plain class of the file or the run: its `__call__`
+            return self._method_call(callee, "__call__", node, args, state, frame)
         return UNKNOWN
 
     def _passed_back(self, fn: ast.AST, node: ast.Call, args, returned: Value, bound: bool = False) -> Value:

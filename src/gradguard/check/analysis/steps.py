@@ -354,6 +354,8 @@ def _freeze_effects(ctx, scope: ast.AST) -> list:
             flag = _loop_sets_requires_grad(node)
             if module is not None and isinstance(flag, bool):
                 effects.append(((node.lineno, node.col_offset), ctx.text(module), not flag, node))
+            for listed, flag in _listed_modules_frozen(ctx, scope, node):
+                effects.append(((node.lineno, node.col_offset), ctx.text(listed), not flag, node))
         elif isinstance(node, ast.Assign):
             flag = _weight_flag_of_single_weight_layer(ctx, node)
             if flag is not None:
@@ -390,6 +392,34 @@ def _freeze_effects(ctx, scope: ast.AST) -> list:
                     if is_frozen and isinstance(name, ast.Name):
                         effects.append(((node.lineno, node.col_offset), name.id, True, node))
     return effects
+
+
+def _listed_modules_frozen(ctx, scope: ast.AST, loop: ast.For | ast.AsyncFor) -> list:
+    """(module, flag) for each module of a list the loop walks, whose body sets ``requires_grad``
+    of every parameter of each: ``models = [graphSage, classification]``, then ``for model in
+    models: for param in model.parameters(): param.requires_grad = False``."""
+    if not isinstance(loop.target, ast.Name):
+        return []
+    items = loop.iter
+    if isinstance(items, ast.Name):
+        bound = [
+            node.value
+            for node in ctx.model.own_nodes(scope)
+            if isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == items.id
+        ]
+        items = bound[0] if len(bound) == 1 else None
+    if not isinstance(items, (ast.List, ast.Tuple)) or not items.elts:
+        return []
+    for statement in loop.body:
+        if isinstance(statement, (ast.For, ast.AsyncFor)):
+            module = _parameters_of(statement.iter)
+            flag = _loop_sets_requires_grad(statement)
+            if isinstance(module, ast.Name) and module.id == loop.target.id and isinstance(flag, bool):
+                return [(item, flag) for item in items.elts]
+    return []
 
 
 def _returned_frozen(ctx, name: str) -> Optional[tuple]:
@@ -491,7 +521,19 @@ def _loop_sets_requires_grad(loop: ast.For | ast.AsyncFor):
     if not isinstance(loop.target, ast.Name):
         return None
     variable = loop.target.id
+    statements = list(loop.body)
     for statement in loop.body:
+        if (
+            isinstance(statement, ast.If)
+            and not statement.orelse
+            and isinstance(statement.test, ast.Attribute)
+            and statement.test.attr == "requires_grad"
+            and isinstance(statement.test.value, ast.Name)
+            and statement.test.value.id == variable
+        ):
+            # `if p.requires_grad: p.requires_grad = False`: the others are frozen already
+            statements.extend(statement.body)
+    for statement in statements:
         value = requires_grad_value(statement, variable)
         if value is None:
             continue

@@ -92,7 +92,9 @@ the new ones after it; keep such a backup with `.clone()`. No `copy_` fix is off
 write's loop, or another method of its class, keeps the storage that way in an item or an
 attribute (`self.backup[name] = param.data`: an EMA teacher's swap, whose message says to clone
 first), or a loop around it adds a view of it to a list (`w_list.append(w.data[0])` each epoch of a
-hand-written descent), nor where the write is part of a larger statement or expression, nor where
+hand-written descent), or the written tensor is zipped with a list of the parameters' `.data`
+(`old_params = [x.data for x in policy.parameters()]`, then `for w, w_old, step in
+zip(policy.parameters(), old_params, steps): w.data = w_old + step` in a line search), nor where the write is part of a larger statement or expression, nor where
 the file binds `torch` only under `if __name__ == "__main__":` or in a function (`import
 torch.nn as nn` binds `nn`): `with torch.no_grad():` would raise NameError when the module is imported.
 For an activation of the graph the fix writes the method out of place (`score = score.masked_fill(mask,
@@ -580,6 +582,28 @@ class TensorDataWrite(Rule):
         ),
     )
     invalid = (
+        # A line search's backup, a list of the parameters' `.data` zipped with them: it shares their storage,
+        # which `copy_` would overwrite (no fix).
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+            policy = nn.Linear(4, 2)
+            obs = torch.randn(8, 4)
+            steps = [torch.zeros_like(p) for p in policy.parameters()]
+            old_params = [x.data for x in policy.parameters()]
+            for k in range(10):
+                for w, w_old, step in zip(policy.parameters(), old_params, steps):
+                    w.data = w_old + step
+                if policy(obs).sum() > 0:
+                    break
+                steps = [0.5 * s for s in steps]
+            """,
+            line=10,
+            column=9,
+            message="`w.data = ...` replaces `w`'s contents behind autograd's back (no version-counter bump: if a graph has saved `w`, its gradients come out silently wrong); where the new value has the same shape, dtype and device, use `w.copy_(...)` under `torch.no_grad()`, after keeping the old values with `.clone()` (`[x.data for x in policy.parameters()]` on line 7 shares a storage with `w`, which `copy_` would overwrite)",
+        ),
         # The same kernel in the default float32: `copy_` gives the same result, and checks it.
         Invalid(
             """
@@ -1412,7 +1436,9 @@ class TensorDataWrite(Rule):
                 f"if a graph has saved `{recv}`, its gradients come out silently wrong); where the new value has the "
                 f"same shape, dtype and device, use {advice}"
             )
-            kept = _old_storage_kept(ctx, access.site, recv)
+            kept = _old_storage_kept(ctx, access.site, recv) or _aliases_zipped_with_the_parameters(
+                ctx, access.site, recv
+            )
             if kept is not None:
                 # `backup[name] = param.data`, then `param.data = shadow[name]`: an EMA swap of storages;
                 # `copy_` would write into the storage the backup (or the shadow) shares: no fix
@@ -1936,6 +1962,52 @@ def _view_added_to_a_list(ctx, call: ast.Call, recv: str, loop: Optional[ast.AST
     if added_in is None or not any(ancestor is added_in for ancestor in (loop, *ctx.ancestors(loop))):
         return None
     return call.args[0]
+
+
+def _aliases_zipped_with_the_parameters(ctx, site: ast.AST, recv: str) -> Optional[ast.AST]:
+    """``old_params = [x.data for x in policy.parameters()]`` bound in the scope, and ``recv`` a
+    target of a loop over ``zip(policy.parameters(), old_params, ...)`` (a TRPO line search's
+    backup, written back with ``w.data = w_old + step``): the list shares each parameter's storage,
+    which ``copy_`` would overwrite. The comprehension, if so."""
+    loop = ctx.innermost_loop(site)
+    if not isinstance(loop, (ast.For, ast.AsyncFor)) or not isinstance(loop.iter, ast.Call):
+        return None
+    if not (isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "zip"):
+        return None
+    targets = loop.target.elts if isinstance(loop.target, ast.Tuple) else []
+    names = [t.id if isinstance(t, ast.Name) else None for t in targets]
+    if recv not in names or len(names) != len(loop.iter.args):
+        return None
+    zipped = loop.iter.args
+    parameters = ctx.text(zipped[names.index(recv)])
+    if not parameters.endswith(".parameters()"):
+        return None
+    lists = {ctx.text(arg) for arg in zipped if isinstance(arg, ast.Name)}
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    for node in ctx.model.own_nodes(scope):
+        if not (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id in lists
+            and node.lineno < site.lineno
+            and isinstance(node.value, ast.ListComp)
+            and len(node.value.generators) == 1
+        ):
+            continue
+        generator = node.value.generators[0]
+        element = node.value.elt
+        if isinstance(element, ast.Call) and not element.args and isinstance(element.func, ast.Attribute):
+            element = element.func if element.func.attr == "detach" else element
+        if (
+            ctx.text(generator.iter) == parameters
+            and isinstance(generator.target, ast.Name)
+            and isinstance(element, ast.Attribute)
+            and element.attr in ("data", "detach")
+            and ctx.text(element.value) == generator.target.id
+        ):
+            return node.value
+    return None
 
 
 def _old_storage_kept(ctx, site: ast.AST, recv: str) -> Optional[ast.AST]:

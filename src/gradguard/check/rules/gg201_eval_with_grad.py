@@ -95,8 +95,8 @@ numbers written in the code, `torch.tensor([3, 2])`, what
 a function of the file returns of them or of numpy's or scipy's random numbers,
 `get_truncated_noise(n, z, 0.7)`, those numbers handed to `torch.tensor` on the spot,
 `torch.tensor(np.random.normal(size=[2, 100]))`, or what another such demo gave: `outputs, state = encoder(x)`, then
-`decoder(y, state)`; a call whose output is thrown away,
-`model(x)` or `_ = model(x)` timed or profiled, still is); comments and strings are not code; training by a helper
+`decoder(y, state)`, also `torch.from_numpy(np.array([[1, 2]], dtype="float32"))`; a call whose output is thrown
+away untimed is a check that it runs, not reported; one timed or profiled, `model(x)` or `_ = model(x)`, still is); comments and strings are not code; training by a helper
 as `train...(net, ...)`, `fit...(net, ...)` or `net = train...(...)`; `net.train()` only sets
 a mode, and counts as training where the code has a backward pass (a module class's own
 `train(...)` loop that backpropagates, `pinn.train(x, epochs=1000)`, is training); handing the module to a
@@ -108,7 +108,9 @@ block, unless the loss it backpropagates is computed from another call of a mode
 critic's loss) or the loop calls the same model again (a forward hook may feed it: in a file that registers forward hooks, a call whose result
 is dropped, `model(x)` alone, followed in its loop by a backward pass, is not reported even after
 `.eval()`; and an output handed to a callable the file does not define, in a file whose class
-backpropagates in `__call__`, may be backpropagated there); the backward pass must be reachable from the output: a
+backpropagates in `__call__`, may be backpropagated there); the backward pass must be reachable from the output
+(not through a value read only detached: `action_next = actor_target(s2)`, `q_next = critic_target(s2,
+action_next)`, `y = r + gamma * q_next.detach()` backpropagates neither target call); a
 name rebound on every path in between carries the new value (`pred = net(test_x)` in the
 evaluation step, then `pred = net(x)`, `loss = f(pred)`, `loss.backward()` in the training
 loop backpropagates the second `pred` only; round a loop the same holds: a sample
@@ -237,7 +239,8 @@ a `predict` (or `predict_proba`) of a model known only by its name in a file tha
 estimators of scikit-learn, XGBoost, LightGBM or CatBoost (`loaded_model.predict(X)` beside
 `from xgboost import XGBClassifier`);
 a model whose parameters the code freezes before the call (`for p in model.parameters():
-p.requires_grad_(False)`, `G = load(fp).requires_grad_(False)`, a helper of the file or of
+p.requires_grad_(False)`, also over a list of models, `for model in [graphSage, classification]:`
+around such a loop, `G = load(fp).requires_grad_(False)`, a helper of the file or of
 another file of the run, `freeze.frozon(net)`, a function of the file returning it frozen,
 `fe, head = split(model)`; for a
 parameter of a function, by every caller of the file; for a global a function reads, by the
@@ -3398,8 +3401,8 @@ def _dummy_input(ctx, call: ast.Call) -> bool:
 def _test_or_demo(ctx, callee, call: ast.Call) -> bool:
     """Whether a call runs a module built in its scope and never trained or loaded there
     (``_fresh_module``) in a unit test of it, or as a demo of the outputs of an untrained class
-    (``_demo_of_own_class``) on made-up inputs, shown or kept (not a call run for its cost
-    alone, ``model(x)`` timed or profiled: the graph costs there), or runs the model a
+    (``_demo_of_own_class``) on made-up inputs, shown, kept or thrown away untimed (not a call run
+    for its cost alone, ``model(x)`` timed or profiled: the graph costs there), or runs the model a
     ``unittest.TestCase`` builds in ``setUp`` in one of its tests (``_built_in_set_up``)."""
     if _built_in_set_up(ctx, call) and _unit_test(ctx, ctx.function):
         return True
@@ -3411,9 +3414,18 @@ def _test_or_demo(ctx, callee, call: ast.Call) -> bool:
         or (
             _demo_of_own_class(ctx, callee, call)
             and _made_up_input(ctx, call)
-            and (not _thrown_away(ctx, call) or _displayed(ctx, call))
+            and (not _thrown_away(ctx, call) or _displayed(ctx, call) or not _timed_here(ctx))
         )
     )
+
+
+def _timed_here(ctx) -> bool:
+    """Whether the call's function (or the script, outside functions) times or profiles
+    something: a call whose output it throws away may be run for its cost, graph included
+    (an untimed `actor(torch.from_numpy(np.array([[1, 2]])))` is a check that it runs)."""
+    scope = ctx.function
+    text = ctx.text(scope) if scope is not None else ctx.source.text
+    return _TIMING_RE.search(text) is not None
 
 
 def _built_in_set_up(ctx, call: ast.Call) -> bool:
@@ -3803,6 +3815,15 @@ def _factory_made(ctx, expr: ast.AST, depth: int = 0) -> bool:
         return True
     if qualified in _TENSOR_FROM_DATA and expr.args and _literal(expr.args[0]):
         return True  # `valid_lens = torch.tensor([3, 2])`: numbers written in the code
+    if (
+        qualified in _TENSOR_FROM_DATA
+        and len(expr.args) == 1
+        and isinstance(expr.args[0], ast.Call)
+        and ctx.imports.qualified_name(expr.args[0].func) in ("numpy.array", "numpy.asarray")
+        and expr.args[0].args
+        and _literal(expr.args[0].args[0])
+    ):
+        return True  # `torch.from_numpy(np.array([[1, 2]], dtype="float32"))`: numbers written in the code
     if (
         qualified in _TENSOR_FROM_DATA
         and len(expr.args) == 1
@@ -4504,10 +4525,8 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
             ):
                 continue  # `returns = torch.cat(returns).detach()`: no graph goes further
             if any(
-                isinstance(n, ast.Name)
-                and n.id in derived
-                and _reaches(rebound, derived[n.id], binding.node, n.id, loop_start)
-                for n in walk_in_order(binding.value)
+                n.id in derived and _reaches(rebound, derived[n.id], binding.node, n.id, loop_start)
+                for n in _names_with_graph(binding.value)
             ):
                 derived.setdefault(binding.name, []).append(binding.node)
                 changed = True
@@ -4537,6 +4556,29 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
             if site is None or any(_reaches(rebound, derived[name], site, name, loop_start) for name in names):
                 return True
     return False
+
+
+def _names_with_graph(node: ast.AST) -> list:
+    """The names an expression reads whose graph its value may carry: not those read only
+    through a method or attribute that ends the graph (``y = r + gamma * q_next.detach()``:
+    ``r`` and ``gamma``, not ``q_next``)."""
+    found = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if (
+            isinstance(current, ast.Call)
+            and isinstance(current.func, ast.Attribute)
+            and current.func.attr in GRAPH_ENDING_METHODS
+        ) or (isinstance(current, ast.Attribute) and current.attr == "data"):
+            # what the call is handed still counts (`x.new_tensor(y).detach()` aside, rare)
+            stack.extend(current.args if isinstance(current, ast.Call) else ())
+            continue
+        if isinstance(current, ast.Name):
+            found.append(current)
+            continue
+        stack.extend(ast.iter_child_nodes(current))
+    return found
 
 
 def _reaches(rebound: Rebindings, sources: list, site: ast.AST, name: str, loop_start: Optional[tuple] = None) -> bool:
@@ -4777,6 +4819,55 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # An untrained instance of the file's class run once on numbers written in the code, its output
+        # thrown away, in a script that times nothing: a check that it runs.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            import torch.nn as nn
+
+
+            class Actor(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.net = nn.Sequential(nn.Linear(2, 16), nn.BatchNorm1d(16), nn.Linear(16, 1))
+
+                def forward(self, state):
+                    return torch.tanh(self.net(state))
+
+
+            actor = Actor()
+            actor.eval()
+            actor(torch.from_numpy(np.array([[1, 2]], dtype="float32")))
+            """
+        ),
+        # Every model of a list frozen by a loop over the list (`if p.requires_grad:` guarding each freeze):
+        # their calls on inputs without grad record no graph.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            encoder = nn.Linear(8, 4)
+            classifier = nn.Linear(4, 2)
+            optimizer = torch.optim.Adam(list(encoder.parameters()) + list(classifier.parameters()))
+            for x, y in [(torch.randn(16, 8), torch.randint(0, 2, (16,)))]:
+                loss = nn.functional.cross_entropy(classifier(encoder(x)), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+
+            models = [encoder, classifier]
+            for model in models:
+                for param in model.parameters():
+                    if param.requires_grad:
+                        param.requires_grad = False
+            val_x = torch.randn(16, 8)
+            predicts = classifier(encoder(val_x)).argmax(1)
+            print(predicts.tolist())
+            """
+        ),
         # A module class of the file holding only torchaudio's transforms (buffers, no parameters):
         # computing features with it records no graph.
         Valid(
@@ -9210,6 +9301,100 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The same call timed: the graph is part of what is measured.
+        Invalid(
+            """
+            import time
+
+            import numpy as np
+            import torch
+            import torch.nn as nn
+
+
+            class Actor(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.net = nn.Sequential(nn.Linear(2, 16), nn.BatchNorm1d(16), nn.Linear(16, 1))
+
+                def forward(self, state):
+                    return torch.tanh(self.net(state))
+
+
+            actor = Actor()
+            actor.eval()
+            start = time.perf_counter()
+            actor(torch.from_numpy(np.array([[1, 2]], dtype="float32")))
+            print(time.perf_counter() - start)
+            """,
+            line=20,
+            column=1,
+            message="`actor(...)` runs with grad enabled after `actor.eval()` (line 18), and nothing in this module uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # DDPG's target networks: the target critic's output is detached before it enters the loss, so
+        # neither target call's graph is backpropagated (each statement of the script is a site).
+        Invalid(
+            """
+            from copy import deepcopy
+
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            critic = nn.Sequential(nn.Linear(3, 16), nn.BatchNorm1d(16), nn.Linear(16, 1))
+            actor = nn.Sequential(nn.Linear(2, 16), nn.BatchNorm1d(16), nn.Linear(16, 1))
+            critic_target = deepcopy(critic)
+            actor_target = deepcopy(actor)
+            critic_target.eval()
+            actor_target.eval()
+            critic_optim = torch.optim.Adam(critic.parameters())
+            for s, a, r, s_next in [(torch.randn(8, 2), torch.randn(8, 1), torch.randn(8, 1), torch.randn(8, 2))]:
+                action_next = actor_target(s_next)
+                q_next = critic_target(torch.cat([s_next, action_next], 1))
+                y = r + 0.99 * q_next.detach()
+                critic_loss = F.mse_loss(critic(torch.cat([s, a], 1)), y)
+                critic_optim.zero_grad()
+                critic_loss.backward()
+                critic_optim.step()
+            """,
+            line=15,
+            column=19,
+            message="`actor_target(...)` runs with grad enabled after `actor_target.eval()` (line 12), and its output is never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+            also=(
+                Finding(
+                    16,
+                    14,
+                    "`critic_target(...)` runs with grad enabled after `critic_target.eval()` (line 11), and its output is never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+                ),
+            ),
+        ),
+        # The same loop over a list that leaves the classifier out: it still records a graph.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            encoder = nn.Linear(8, 4)
+            classifier = nn.Linear(4, 2)
+            optimizer = torch.optim.Adam(list(encoder.parameters()) + list(classifier.parameters()))
+            for x, y in [(torch.randn(16, 8), torch.randint(0, 2, (16,)))]:
+                loss = nn.functional.cross_entropy(classifier(encoder(x)), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+
+            models = [encoder]
+            for model in models:
+                for param in model.parameters():
+                    if param.requires_grad:
+                        param.requires_grad = False
+            val_x = torch.randn(16, 8)
+            predicts = classifier(encoder(val_x)).argmax(1)
+            print(predicts.tolist())
+            """,
+            line=19,
+            column=12,
+            message="`classifier(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # A validation epoch whose loss is summed as numbers and divided by a count of batches (handed to
         # `range`, whatever its name says); a learning-rate scheduler's `step` uses no gradients.
         Invalid(

@@ -12,7 +12,8 @@ torch.cat((losses, loss.unsqueeze(0)))` (also `torch.stack` and torch's other jo
 grad enabled, where `loss` is a loss (the result of a loss function or criterion, reduced or not
 by `torch.mean`/`torch.sum`, a name `.backward()` is called on, a tensor with a graph named for
 a loss: `val_loss, n = model(batch)`, or a 0-dim tensor the code shows to carry a graph, whatever its
-name: `total_score += dice_score(pred, masks)` of the model's output), the accumulator is defined before the loop (or is a list of the
+name: `total_score += dice_score(pred, masks)` of the model's output, also computed by the `__call__` of a plain
+class of the file or of the run, `psnr = psnr_metric(hr_img, sr_img)` of a `PSNR()`), the accumulator is defined before the loop (or is a list of the
 module's, appended in a function: `Loss_list.append(loss)`; or a list on `self` that `__init__` starts empty,
 appended in a method that backpropagates what it appends, a training step its callers run once per iteration, where
 the class uses the list for nothing else: `self.losses.append(nll)` then `nll.backward()`, whose fix, `nll.detach()`,
@@ -130,11 +131,53 @@ class AccumulatedGraph(Rule):
     severity = Severity.WARNING
     # What makes a value a loss (the semantic model): a loss-like name or call, a loss
     # function, or a `.backward()` on it. The same for the file: a script naming its loss
-    # `cost` (`cost = criterian(hypo, Y)` of an `nn.CrossEntropyLoss()`) shows only these.
-    function_triggers = ("loss", "Loss", "LOSS", "criterion", "Criterion", "CRITERION", "backward", "entropy", "kl_div")
+    # `cost` (`cost = criterian(hypo, Y)` of an `nn.CrossEntropyLoss()`) shows only these. And
+    # an evaluation's metrics of the model's output (`total_psnr += psnr_metric(hr, sr)`): the
+    # semantic model then decides whether what is summed carries a graph.
+    function_triggers = (
+        "loss",
+        "Loss",
+        "LOSS",
+        "criterion",
+        "Criterion",
+        "CRITERION",
+        "backward",
+        "entropy",
+        "kl_div",
+        "score",
+        "metric",
+        "psnr",
+        "ssim",
+        "dice",
+    )
     triggers = function_triggers
 
     valid = (
+        # The same metric summed as a number.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class PSNR:
+                def __call__(self, x, y):
+                    return 10 * torch.log10(1.0 / torch.mean((x - y) ** 2))
+
+
+            generator = nn.Sequential(nn.Conv2d(3, 3, 3, padding=1))
+            generator.load_state_dict(torch.load("g.pt"))
+            psnr_metric = PSNR()
+            loader = [(torch.randn(1, 3, 8, 8), torch.randn(1, 3, 8, 8))]
+            total_psnr = 0
+            for lr_img, hr_img in loader:
+                sr_img = generator(lr_img)
+                psnr = psnr_metric(hr_img, sr_img)
+                total_psnr += psnr.item()
+                print(f"psnr = {psnr}")
+            print(f"total_psnr: {total_psnr}")
+            """
+        ),
         # One batch's per-step losses summed and read, the sum started again for each batch (the
         # training loop's `loss = loss_function(...)` backpropagated elsewhere says nothing of it).
         Valid(
@@ -675,6 +718,57 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # A metric of the model's output, computed by the `__call__` of a plain class of the file and summed
+        # over a test loop that only reports it: each PSNR keeps its graph.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class PSNR:
+                def __call__(self, x, y):
+                    return 10 * torch.log10(1.0 / torch.mean((x - y) ** 2))
+
+
+            generator = nn.Sequential(nn.Conv2d(3, 3, 3, padding=1))
+            generator.load_state_dict(torch.load("g.pt"))
+            psnr_metric = PSNR()
+            loader = [(torch.randn(1, 3, 8, 8), torch.randn(1, 3, 8, 8))]
+            total_psnr = 0
+            for lr_img, hr_img in loader:
+                sr_img = generator(lr_img)
+                psnr = psnr_metric(hr_img, sr_img)
+                total_psnr += psnr
+                print(f"psnr = {psnr}")
+            print(f"total_psnr: {total_psnr}")
+            """,
+            line=18,
+            column=5,
+            message="Accumulating `psnr` across iterations keeps every iteration's autograd graph alive; accumulate `psnr.item()`",
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+
+            class PSNR:
+                def __call__(self, x, y):
+                    return 10 * torch.log10(1.0 / torch.mean((x - y) ** 2))
+
+
+            generator = nn.Sequential(nn.Conv2d(3, 3, 3, padding=1))
+            generator.load_state_dict(torch.load("g.pt"))
+            psnr_metric = PSNR()
+            loader = [(torch.randn(1, 3, 8, 8), torch.randn(1, 3, 8, 8))]
+            total_psnr = 0
+            for lr_img, hr_img in loader:
+                sr_img = generator(lr_img)
+                psnr = psnr_metric(hr_img, sr_img)
+                total_psnr += psnr.item()
+                print(f"psnr = {psnr}")
+            print(f"total_psnr: {total_psnr}")
+            """,
+        ),
         # A criterion handed in and run by its `forward` (`loss.forward(...)`): a loss, with the model's graph.
         Invalid(
             """

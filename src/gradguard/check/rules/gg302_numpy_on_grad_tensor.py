@@ -4,7 +4,9 @@
 Flags `.numpy()` called on a tensor that carries a graph (a model output, a loss, a
 parameter, or a value computed from them) outside any `no_grad` / `inference_mode` region,
 when nothing in the chain detaches it first (`.detach()`, `.data`, `.item()`).
-`numpy(force=True)` is not flagged: it detaches by itself. A name last bound, before the
+`numpy(force=True)` is not flagged: it detaches by itself. Nor is a name the code binds more than
+once and knows to carry a graph only by its uses (`n.backward(g)` of a later `n = d * 2`, after
+`n = N[0]` of an array was shown): those uses may be of its other value. A name last bound, before the
 use and in the same block, to a value without grad (`y = torch.from_numpy(a)`) is not
 flagged even where it held a graph-carrying value earlier, nor is the branch that runs only
 when the tensor needs no grad (`t.detach().numpy() if t.requires_grad else t.numpy()`,
@@ -77,6 +79,24 @@ class NumpyOnGradTensor(Rule):
     function_triggers = ("numpy",)
 
     valid = (
+        # A name bound again later (notebook cells in order): the `backward` of its later value says nothing
+        # of the array-made value shown first.
+        Valid(
+            """
+            import matplotlib.pyplot as plt
+            import torch
+            from normals import coords_to_normals
+
+            N = coords_to_normals(points)
+            n = N[0]
+            plt.imshow(n.permute(1, 2, 0).numpy())
+
+            d = torch.ones(3, 4, 4)
+            d.requires_grad = True
+            n = d * 2
+            n.backward(torch.ones_like(n))
+            """
+        ),
         # A spectrogram from an `nn.Sequential` of torchaudio's feature transforms and a module of
         # the file without parameters: no graph, `.numpy()` runs.
         Valid(
@@ -458,6 +478,30 @@ class NumpyOnGradTensor(Rule):
         ),
     )
     invalid = (
+        # Bound once, and backpropagated: the value shown requires grad.
+        Invalid(
+            """
+            import matplotlib.pyplot as plt
+            import torch
+            from normals import surface_normals
+
+            n = surface_normals(depth)
+            n.backward(torch.ones_like(n))
+            plt.imshow(n.permute(1, 2, 0).numpy())
+            """,
+            line=7,
+            column=12,
+            message="`n.permute(1, 2, 0)` requires grad: `.numpy()` on it raises RuntimeError; call `.detach()` first",
+            fixed="""
+            import matplotlib.pyplot as plt
+            import torch
+            from normals import surface_normals
+
+            n = surface_normals(depth)
+            n.backward(torch.ones_like(n))
+            plt.imshow(n.permute(1, 2, 0).detach().numpy())
+            """,
+        ),
         # The same pipeline with a convolution in it: the spectrogram requires grad.
         Invalid(
             """
@@ -922,6 +966,10 @@ class NumpyOnGradTensor(Rule):
         value = ctx.model.value(receiver)
         if not value.carries_grad or (value.weak and ctx.model.other_framework_models):
             return  # `loss.numpy()` of a TensorFlow loss known by its name alone
+        if value.weak and _rebound_name(ctx, receiver):
+            # `n = N[0]` (a cell's array), then `n.numpy()`; `n = d * 2` and `n.backward(g)` in later
+            # cells: what the uses show of a name bound again may be of its other value
+            return
         if (
             _guarded_by_requires_grad(ctx, node, receiver)
             or _output_of_frozen_module(ctx, node, receiver)
@@ -936,6 +984,18 @@ class NumpyOnGradTensor(Rule):
             f"`{short(ctx.text(receiver))}` requires grad: `.numpy()` on it raises RuntimeError; call `.detach()` first",
             fix,
         )
+
+
+def _rebound_name(ctx, receiver: ast.AST) -> bool:
+    """Whether the name a receiver reads (``n`` of ``n.permute(1, 2, 0)``) is bound more than
+    once in its scope."""
+    node = receiver
+    while isinstance(node, (ast.Call, ast.Attribute, ast.Subscript)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    if not isinstance(node, ast.Name):
+        return False
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    return len(ctx.model.uses(scope).bindings_of(node.id)) > 1
 
 
 def _output_of_frozen_module(ctx, call: ast.Call, receiver: ast.AST) -> bool:
