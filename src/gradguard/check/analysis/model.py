@@ -4348,7 +4348,18 @@ class SemanticModel:
         if qual == "torch.hub.load":
             repo = vocab.constant_of(vocab.call_argument(node, 0, "repo_or_dir"), default=None)
             autoshape = vocab.constant_of(vocab.call_argument(node, None, "autoshape"), default=True)
-            if isinstance(repo, str) and repo.startswith(vocab.INFERENCE_HUB_REPOSITORIES) and autoshape is not False:
+            entry = vocab.constant_of(vocab.call_argument(node, 1, "model"), default=None)
+            local_copy = (
+                isinstance(repo, str)
+                and isinstance(entry, str)
+                and entry.startswith(vocab.INFERENCE_HUB_MODELS)
+                and any(name in repo.lower() for name in vocab.INFERENCE_HUB_MODELS)
+            )
+            if (
+                isinstance(repo, str)
+                and (repo.startswith(vocab.INFERENCE_HUB_REPOSITORIES) or local_copy)
+                and autoshape is not False
+            ):
                 # YOLOv5's AutoShape: its forward runs under inference mode, it returns detections
                 return Value(Kind.OTHER, ref=qual)
         if qual in vocab.PARAMETER_NAMES:

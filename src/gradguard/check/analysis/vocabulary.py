@@ -141,6 +141,9 @@ GRAD_OFF_ESTIMATOR_PACKAGES = ("skorch.",)
 # "ultralytics/yolov5", "yolov5s")` is wrapped in AutoShape, whose forward is
 # `@smart_inference_mode()`) and return detections, not tensors.
 INFERENCE_HUB_REPOSITORIES = ("ultralytics/yolov5", "ultralytics/yolov3")
+# Their models' names, also loaded from a local copy of the repository (`torch.hub.load(
+# "yolov5-master/", "yolov5s", source="local")`).
+INFERENCE_HUB_MODELS = ("yolov5", "yolov3")
 # The helper packages of the book *Dive into Deep Learning* (`import d2lzh_pytorch as d2l`, `from
 # d2l import torch as d2l`), whose chapters are copied into many learning repositories: its
 # hand-written models over the weights they are handed (`linreg(X, w, b)`) and its losses.

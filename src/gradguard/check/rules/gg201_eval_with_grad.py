@@ -156,7 +156,7 @@ where every module class of the file or the run defining it runs the model by it
 (`model.quantize_forward(data)` of a model handed in). A method's own instance is in eval mode where
 every call of the method the file shows is made on an instance switched to it (`self.eval()`, then
 `self.predict(ch, hidden)` in `generate`). A model is something named like one (`model`, `net`, `self.backbone`,
-`teacher`, `ema_model`, `netD`, `model.module`, ...): a module without parameters (pooling,
+`teacher`, `ema_model`, `netD`, `model.module`, ...), unless it is called with no input (`model_class()` builds one): a module without parameters (pooling,
 dropout, torchaudio's `MelSpectrogram`, a class of the file holding only such layers or
 transforms) records no graph, and nothing else in the code tells the two apart (`backward`, `torch.autograd`, an optimizer `step`, `.grad`, `requires_grad`,
 `grad_fn`), and no `torch.jit.freeze`, `optimize_for_mobile` (a frozen module holds its weights as constants) or quantization's `convert` (its weights are packed integers). In a function it is reported at the first such model call (one fix wraps the function); in
@@ -183,7 +183,8 @@ Also flagged: a model switched to eval mode and run with grad inside a training 
 backpropagates and steps an optimizer), on inputs that carry no graph (the loop's data, moved or
 cast; or a tensor bound before the loop and never in it, not by a model's call, where no backward
 pass of the loop keeps its graph: had it one, the second backward pass would raise), whose output
-the loss takes, where no optimizer the step steps updates that model (a distillation teacher
+the loss takes, where no optimizer the step steps updates that model or a part of it (not
+`AdamW(model.classifier.parameters())` beside a backbone frozen in eval mode; a distillation teacher
 beside `SGD(student.parameters())`, built in the function or handed in by every caller of the file
 with the student's; a teacher the function builds, `copy.deepcopy(model)`, is in no optimizer
 handed in; a perceptual loss's target features, `vgg(image)`; a style transfer's `vgg(content)`
@@ -3183,6 +3184,12 @@ def _distinct_at_every_call(ctx, function: ast.AST, name: str, updated: list, ha
 _AUTOGRAD_VARIABLE_RE = re.compile(r"\bfrom\s+torch\.autograd\s+import\s+Variable\b|\bautograd\.Variable\b")
 
 
+def _same_or_part(name: str, other: str) -> bool:
+    """Whether two dotted names are one module, or one holds the other (``model`` and
+    ``model.classifier``)."""
+    return name == other or other.startswith(name + ".") or name.startswith(other + ".")
+
+
 def _untrained_teacher(ctx, scope: ast.AST, call: ast.Call) -> bool:
     """Whether a backpropagated call runs a model that no optimizer of the step trains (a
     distillation teacher: ``teacher.eval()``, then ``teacher(data)`` beside the student's
@@ -3236,8 +3243,8 @@ def _untrained_teacher(ctx, scope: ast.AST, call: ast.Call) -> bool:
             value = ctx.model.value(optimizer)
             if not value.ref and _optimizes_tensors_only(ctx, optimizer):
                 continue  # `Adam([image])`: a style transfer's image, no module
-            if not value.ref or name in value.ref.split("+"):
-                return False
+            if not value.ref or any(_same_or_part(name, updated) for updated in value.ref.split("+")):
+                return False  # `AdamW(model.classifier.parameters())` trains a part of `model`
             if teacher_param is not None and not _distinct_at_every_call(
                 ctx, scope, name, value.ref.split("+"), handed
             ):
@@ -4819,6 +4826,65 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A frozen backbone kept in eval mode, its classifier trained by the step's optimizer: the
+        # optimizer of `model.classifier.parameters()` trains a part of `model`, whose graph the backward pass needs.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            from torch.optim import AdamW
+            from torchvision.models import efficientnet_b0
+
+            model = efficientnet_b0(weights="DEFAULT")
+            model.classifier = nn.Linear(1280, 10)
+            for name, parameter in model.named_parameters():
+                parameter.requires_grad = name.startswith("classifier.")
+            optimizer = AdamW(model.classifier.parameters(), lr=1e-3)
+            criterion = nn.CrossEntropyLoss()
+            for epoch in range(3):
+                model.eval()
+                model.classifier.train()
+                for x, y in [(torch.randn(4, 3, 64, 64), torch.randint(0, 10, (4,)))]:
+                    optimizer.zero_grad()
+                    logits = model(x)
+                    loss = criterion(logits, y)
+                    loss.backward()
+                    optimizer.step()
+            """
+        ),
+        # A class taken from a dict and called with no input builds a model; the model runs under `no_grad`.
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            def test_models(model_classes, model_paths, dataloader, device):
+                scores = []
+                for images, labels in dataloader:
+                    for weights_path in model_paths:
+                        model_class = model_classes[weights_path]
+                        model = model_class().to(device)
+                        model.load_state_dict(torch.load(weights_path))
+                        model.eval()
+                        with torch.no_grad():
+                            outputs = model(images.to(device))
+                        scores.append(F.softmax(outputs, dim=1).cpu().numpy())
+                return scores
+            """
+        ),
+        # YOLOv5 loaded from a local copy of its repository: AutoShape runs its forward without grad.
+        Valid(
+            """
+            import cv2
+            import torch
+
+            model = torch.hub.load("yolov5-master/", "yolov5s", source="local", pretrained=True)
+            frame = cv2.imread("street.jpg")
+            results = model([frame])
+            print(results.xyxyn[0][:, -1].cpu().numpy())
+            """
+        ),
         # An untrained instance of the file's class run once on numbers written in the code, its output
         # thrown away, in a script that times nothing: a check that it runs.
         Valid(
@@ -16177,6 +16243,10 @@ class EvalWithGrad(Rule):
         if _assembled_from_frozen_layers(ctx, target, node):
             return False
         value = ctx.model.value(target)
+        if value.weak and target is node.func and not node.args and not node.keywords:
+            # `model_class().to(device)` of a class taken from a dict: known by its name alone and
+            # given no input, it builds a model rather than runs one
+            return False
         if value.kind is Kind.TENSOR and isinstance(target, ast.Name) and target is node.func:
             # `print(tagger.requires_grad)`, then `tagger(x)`: a tensor is not called; what the
             # uses made a tensor of is a module

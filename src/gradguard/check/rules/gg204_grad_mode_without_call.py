@@ -3,8 +3,10 @@
 ## What it does
 Flags `with torch.no_grad:`, `with torch.inference_mode:` and `with torch.enable_grad:`
 (also `torch.autograd.*` spellings and imported names), where the class is used as a context
-manager without being called; and a grad-mode manager joined to another by `and` or `or` in a
-`with` item (`with torch.no_grad() and torch.cuda.amp.autocast():`), which is never entered.
+manager without being called; a grad-mode manager joined to another by `and` or `or` in a
+`with` item (`with torch.no_grad() and torch.cuda.amp.autocast():`), which is never entered; and one
+made as a statement of its own (`torch.no_grad()` alone on a line), also never entered.
+`torch.set_grad_enabled(False)` as a statement does switch grad mode (GG205).
 
 ## Why is this bad?
 These are classes whose *instances* are context managers. `with torch.no_grad:` raises
@@ -64,6 +66,21 @@ class GradModeWithoutCall(Rule):
     function_names = tuple(sorted(_CLASSES))
 
     valid = (
+        # `set_grad_enabled(True)` as a statement does switch grad mode (GG205's), and the manager is entered.
+        Valid(
+            """
+            import torch
+
+
+            def derivative_map(network, states):
+                torch.set_grad_enabled(True)
+                with torch.no_grad():
+                    magnitude = torch.zeros(len(states))
+                    for i, state in enumerate(states):
+                        magnitude[i] = torch.abs(network(state)).sum()
+                return magnitude.numpy()
+            """
+        ),
         Valid(
             """
             import torch
@@ -111,6 +128,24 @@ class GradModeWithoutCall(Rule):
         ),
     )
     invalid = (
+        # `torch.no_grad()` alone on a line: made and dropped, never entered (no fix: which code it should cover
+        # is the author's to say).
+        Invalid(
+            """
+            import torch
+
+
+            def derivative_map(network, states):
+                torch.no_grad()
+                magnitude = torch.zeros(len(states))
+                for i, state in enumerate(states):
+                    magnitude[i] = torch.abs(network(state)).sum()
+                return magnitude.detach().numpy()
+            """,
+            line=5,
+            column=5,
+            message="`torch.no_grad()` as a statement makes a context manager and drops it: it is never entered, and grad mode is unchanged; put the code it should cover under `with torch.no_grad():` (or decorate its function)",
+        ),
         # `and` yields its last operand: only autocast is entered, grad stays on.
         Invalid(
             """
@@ -219,6 +254,19 @@ class GradModeWithoutCall(Rule):
             expr,
             f"`{text}` is used without `()`: this raises TypeError at the `with`; write `{text}()`",
             fix,
+        )
+
+    def visit_Expr(self, node: ast.Expr, ctx) -> None:
+        # `torch.no_grad()` alone on a line: the manager is made and dropped, never entered
+        call = node.value
+        if not isinstance(call, ast.Call) or ctx.imports.qualified_name(call.func) not in _CLASSES:
+            return
+        text = short(ctx.text(call), 50)
+        ctx.report(
+            self.code,
+            call,
+            f"`{text}` as a statement makes a context manager and drops it: it is never entered, and grad mode "
+            f"is unchanged; put the code it should cover under `with {text}:` (or decorate its function)",
         )
 
     def _not_entered(self, item: ast.withitem, expr: ast.BoolOp, ctx) -> None:
