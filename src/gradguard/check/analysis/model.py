@@ -2742,17 +2742,26 @@ class SemanticModel:
 
     def _counted(self, scope_node: ast.AST, name: str) -> bool:
         """Whether a scope's text hands ``name`` to ``range`` (``for i in range(total_val_batches)``):
-        an int, whatever its name (``total_val_batches`` divides a sum of losses into a number)."""
-        key = (id(scope_node), name, "counted")
-        found = self._use_evidence.get(key)
-        if found is None:
+        an int, whatever its name (``total_val_batches`` divides a sum of losses into a number).
+        The names handed to ``range`` are read once per scope."""
+        key = (id(scope_node), "range(", "counted")
+        counted = self._use_evidence.get(key)
+        if counted is None:
             text = self._scope_text(scope_node)
-            found = False
-            if "range(" in text:
-                pattern = rf"(?<![\w.])range\((?:[^()]*,)?\s*{re.escape(name)}\s*[,)]"
-                found = re.search(pattern, text) is not None
-            self._use_evidence[key] = found
-        return found  # type: ignore[no-any-return]
+            counted = set()
+            at = text.find("range(")
+            while at >= 0:
+                close = text.find(")", at + 6)
+                if close > 0 and (not at or not (text[at - 1].isalnum() or text[at - 1] in "_.")):
+                    arguments = text[at + 6 : close]
+                    nested = arguments.find("(")
+                    if nested >= 0:
+                        # `range(len(a))`, `range(0, n(x))`: only the arguments before a call
+                        arguments = arguments[:nested].rpartition(",")[0]
+                    counted.update(part.strip() for part in arguments.split(",") if part.strip().isidentifier())
+                at = text.find("range(", at + 6)
+            self._use_evidence[key] = counted
+        return name in counted  # type: ignore[operator]
 
     def _called(self, scope_node: ast.AST, name: str) -> bool:
         """Whether a scope's text calls ``name`` (``net(x)``; not ``def net(``, not ``obj.net(``)."""
@@ -3386,12 +3395,32 @@ class SemanticModel:
         # placeholders filled by index holds what is stored into it (`values.join`)
         values += [container(item) for item in self._attribute_items(info, attr, incomplete)]
         found = join_all(values) or UNKNOWN
+        if found.kind is Kind.MODULE and self._switched_to_eval_in_init(info, attr, text):
+            # `self.teacher = teacher; self.teacher.eval()` in `__init__`, never switched back by
+            # the class: every method sees it in eval mode (a distillation trainer's teacher)
+            found = found.with_(roles=(found.roles & ~Role.TRAINING) | Role.EVALUATING)
         if found.kind is Kind.TENSOR and found.weak and _module_use_pattern(attr).search(text):
             # `self.online_net = net(o_dim, a_dim)` of a class handed in as `net`: named like a
             # model, so its call looked like a forward pass; `self.online_net.parameters()` or
             # `self.online_net(x)` shows a module, which no tensor is
             return module(weak=True)
         return found
+
+    def _switched_to_eval_in_init(self, info: ClassInfo, attr: str, text: str) -> bool:
+        """Whether the class's ``__init__`` switches ``self.<attr>`` to eval mode in its own body
+        (``self.teacher.eval()``, not under an ``if``) and no code of the class switches it back."""
+        if f"self.{attr}.eval()" not in text or f"self.{attr}.train(" in text:
+            return False
+        init = self._method_of(info, "__init__")
+        return init is not None and any(
+            isinstance(stmt, ast.Expr)
+            and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, ast.Attribute)
+            and stmt.value.func.attr == "eval"
+            and not stmt.value.args
+            and dotted_name(stmt.value.func.value) == f"self.{attr}"
+            for stmt in init.body  # type: ignore[attr-defined]
+        )
 
     def _attribute_items(self, info: ClassInfo, attr: str, incomplete: list) -> list:
         """The values the class's methods store into items of ``self.<attr>`` (``self.actors[i] =

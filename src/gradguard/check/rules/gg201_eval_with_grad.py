@@ -185,8 +185,9 @@ cast; or a tensor bound before the loop and never in it, not by a model's call, 
 pass of the loop keeps its graph: had it one, the second backward pass would raise), whose output
 the loss takes, where no optimizer the step steps updates that model or a part of it (not
 `AdamW(model.classifier.parameters())` beside a backbone frozen in eval mode; a distillation teacher
-beside `SGD(student.parameters())`, built in the function or handed in by every caller of the file
-with the student's; a teacher the function builds, `copy.deepcopy(model)`, is in no optimizer
+beside `SGD(student.parameters())`, built in the function, handed in by every caller of the file
+with the student's, or kept on the instance by a trainer class, `self.optimizer`, whose `__init__` switched
+`self.teacher` to eval mode and which never switches it back; a teacher the function builds, `copy.deepcopy(model)`, is in no optimizer
 handed in; a perceptual loss's target features, `vgg(image)`; a style transfer's `vgg(content)`
 beside `Adam([image])`, an optimizer of tensors alone): the backward pass runs through it and fills
 gradients nothing uses. Not where an optimizer holds it, where a caller
@@ -3238,7 +3239,8 @@ def _untrained_teacher(ctx, scope: ast.AST, call: ast.Call) -> bool:
             return False
     for optimizer in optimizers:
         root = dotted_name(optimizer)
-        optimizer_param = handed(root.split(".")[0]) if root is not None else None
+        # (`self.optimizer` of a trainer class: what it updates, not the method's `self`)
+        optimizer_param = handed(root.split(".")[0]) if root is not None and not root.startswith("self.") else None
         if optimizer_param is None:
             value = ctx.model.value(optimizer)
             if not value.ref and _optimizes_tensors_only(ctx, optimizer):
@@ -4826,6 +4828,35 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The same trainer with the teacher run under `no_grad`.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            import torch.optim as optim
+
+
+            class TrainManager(object):
+                def __init__(self, student, teacher, train_loader):
+                    self.student = student
+                    self.teacher = teacher
+                    self.optimizer = optim.SGD(self.student.parameters(), lr=0.1)
+                    self.teacher.eval()
+                    self.train_loader = train_loader
+
+                def train(self):
+                    criterion = nn.CrossEntropyLoss()
+                    for data, target in self.train_loader:
+                        self.optimizer.zero_grad()
+                        output = self.student(data)
+                        with torch.no_grad():
+                            teacher_outputs = self.teacher(data)
+                        loss = criterion(output, target) + F.kl_div(F.log_softmax(output, dim=1), F.softmax(teacher_outputs, dim=1))
+                        loss.backward()
+                        self.optimizer.step()
+            """
+        ),
         # A frozen backbone kept in eval mode, its classifier trained by the step's optimizer: the
         # optimizer of `model.classifier.parameters()` trains a part of `model`, whose graph the backward pass needs.
         Valid(
@@ -9367,6 +9398,38 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A distillation trainer class: the teacher switched to eval mode in `__init__`, the optimizer on
+        # `self` updating the student alone.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            import torch.optim as optim
+
+
+            class TrainManager(object):
+                def __init__(self, student, teacher, train_loader):
+                    self.student = student
+                    self.teacher = teacher
+                    self.optimizer = optim.SGD(self.student.parameters(), lr=0.1)
+                    self.teacher.eval()
+                    self.train_loader = train_loader
+
+                def train(self):
+                    criterion = nn.CrossEntropyLoss()
+                    for data, target in self.train_loader:
+                        self.optimizer.zero_grad()
+                        output = self.student(data)
+                        teacher_outputs = self.teacher(data)
+                        loss = criterion(output, target) + F.kl_div(F.log_softmax(output, dim=1), F.softmax(teacher_outputs, dim=1))
+                        loss.backward()
+                        self.optimizer.step()
+            """,
+            line=20,
+            column=31,
+            message="`self.teacher(...)` runs with grad enabled with `self.teacher` in eval mode, and no optimizer of this step updates `self.teacher`: the backward pass runs through it and fills gradients nothing uses, wasting memory and time; run it under `with torch.no_grad():` (its output then enters the loss as a constant, as a target should)",
+        ),
         # The same call timed: the graph is part of what is measured.
         Invalid(
             """
@@ -9815,7 +9878,7 @@ class EvalWithGrad(Rule):
             """,
             line=15,
             column=18,
-            message="`self.target_net(...)` runs with grad enabled, but what is computed from its output is only read or used detached (`.detach()`) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+            message="`self.target_net(...)` runs with grad enabled with `self.target_net` in eval mode, and its output is never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
         ),
         # An attack written as a module whose `forward` backpropagates: the script uses gradients, and
         # only the evaluation of the perturbed batch is the site.
@@ -10111,9 +10174,9 @@ class EvalWithGrad(Rule):
             """,
             line=11,
             column=18,
-            message="`self.model(...)` runs with grad enabled in `predict_label`, whose result carries no graph, and "
-            "nothing in this function uses gradients: autograd records a graph for every call, wasting memory and "
-            "time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            message="`self.model(...)` runs with grad enabled with `self.model` in eval mode, and nothing in this "
+            "function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation "
+            "under `torch.no_grad()` or `torch.inference_mode()`",
             also=(
                 Finding(
                     22,

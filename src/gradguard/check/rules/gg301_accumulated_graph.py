@@ -144,8 +144,6 @@ class AccumulatedGraph(Rule):
         "backward",
         "entropy",
         "kl_div",
-        "score",
-        "metric",
         "psnr",
         "ssim",
         "dice",
