@@ -4370,3 +4370,61 @@ def test_a_name_bound_to_one_of_several_classes_of_the_run_calls_each_of_their_m
         """,
     )
     assert any("mods.py" in line and "GG201" in line for line in findings(capsys, mods, run))
+
+
+GRAD_CAM = """
+    import torch.nn as nn
+
+
+    class GradCam(nn.Module):
+        def __init__(self, model, target_layer):
+            super().__init__()
+            self.model = model.eval()
+            self.gradient = None
+            target_layer.register_full_backward_hook(self.keep_gradient)
+
+        def keep_gradient(self, module, grad_input, grad_output):
+            self.gradient = grad_output[0]
+
+        def forward(self, image, target_class):
+            output = self.model(image)
+            output[0, target_class].backward(retain_graph=True)
+            return self.gradient
+"""
+
+DISPLAYER = """
+    import torch
+    from GradCam import GradCam
+
+
+    class ImageDisplayer:
+        def __init__(self, model, grad_cam):
+            self.model = model
+            self.grad_cam = grad_cam
+
+        def show(self, image):
+            self.model.eval()
+            output = self.model(image)
+            predicted = torch.argmax(output, dim=1)
+            self._heatmap(image, predicted)
+
+        def _heatmap(self, image, predicted):
+            heatmap = self.grad_cam(image, int(predicted[0]))
+            print(heatmap.shape)
+"""
+
+
+def test_a_helper_running_a_grad_cam_of_another_file_uses_gradients(tmp_path, capsys):
+    # `self.grad_cam`, kept under the snake-case name of the imported class whose `forward`
+    # backpropagates: the method is not one to wrap whole; the call whose output is only read is
+    write(tmp_path, "GradCam.py", GRAD_CAM)
+    write(tmp_path, "displayer.py", DISPLAYER)
+    found = [line for line in findings(capsys, tmp_path) if "GG201" in line]
+    assert len(found) == 1 and "displayer.py:13:" in found[0] and "never backpropagated" in found[0], found
+
+
+def test_twin_a_grad_cam_that_does_not_backpropagate_leaves_the_method_evaluating(tmp_path, capsys):
+    write(tmp_path, "GradCam.py", GRAD_CAM.replace("output[0, target_class].backward(retain_graph=True)", "pass"))
+    write(tmp_path, "displayer.py", DISPLAYER)
+    found = [line for line in findings(capsys, tmp_path) if "GG201" in line]
+    assert found and "nothing in this function uses gradients" in found[0], found

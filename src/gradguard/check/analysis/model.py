@@ -941,6 +941,8 @@ class SemanticModel:
             called = self.value(call.func)
             if called.kind is Kind.MODULE and not called.weak and self.module_backpropagates(called):
                 return True
+        if isinstance(call.func, ast.Attribute) and self._imported_backpropagating_class(call.func.attr):
+            return True
         if not self.imports_a_backpropagating_tool:
             return False
         func = call.func
@@ -948,6 +950,20 @@ class SemanticModel:
             value = self.value(part)
             if value.kind is Kind.OTHER and vocab.backpropagating_tool(value.ref or ""):
                 return True
+        return False
+
+    def _imported_backpropagating_class(self, attr: str) -> bool:
+        """Whether ``self.grad_cam`` is named, in snake case, for a module class this file imports
+        from another file of the run whose ``forward`` backpropagates (``from GradCam import
+        GradCam``): an instance handed to the constructor, of that class by the name it is kept
+        under, whatever the code shows of its value."""
+        if self.project is None:
+            return False
+        wanted = attr.replace("_", "").lower()
+        for local, qualified in self.imports.names.items():
+            if local[:1].isupper() and local.lower() == wanted:
+                made = self._project_class(qualified)
+                return made is not None and made.kind is Kind.MODULE and self.module_backpropagates(made)
         return False
 
     def backpropagated_arguments(self, call: ast.Call) -> list:
@@ -6043,7 +6059,24 @@ def _builtin_dict(model, node, args, state):
 
 
 def _builtin_next(model, node, args, state):
-    return model.element_of(args[0], None) if args else UNKNOWN
+    """``next(iter(testloader))``: a batch of the loader, of its split where it has one."""
+    if not args:
+        return UNKNOWN
+    element = model.element_of(args[0], None)
+    if args[0].kind is Kind.LOADER and args[0].split is not None:
+        return _of_split(element, args[0].split)
+    return element
+
+
+def _of_split(value: Value, split: Split) -> Value:
+    """A batch's tensors marked as data of ``split`` (those not known to be of another)."""
+    if value.kind is Kind.TENSOR and value.split is None:
+        return value.with_(split=split)
+    if value.kind is Kind.CONTAINER:
+        items = tuple(_of_split(item, split) for item in value.items) if value.items is not None else None
+        elem = _of_split(value.elem, split) if value.elem is not None else None
+        return value.with_(items=items, elem=elem)
+    return value
 
 
 def _builtin_number(model, node, args, state):

@@ -194,6 +194,9 @@ gradients nothing uses. Not where an optimizer holds it, where a caller
 hands one model as both, where its input carries a graph (`vgg(fake)`: the generator needs that
 gradient; freeze the network's parameters instead), nor where the code reads gradients (`p.grad`,
 `torch.autograd.grad`; importing the legacy `Variable` from `torch.autograd` is no such use).
+A method of the class that calls a gradient-based explainer (`self.grad_cam(image, target)` of a
+module class of the run, kept under the snake-case name of the class the file imports, whose `forward`
+backpropagates) uses gradients: there only a call whose output is only read is a site.
 An environment's `step` (`obs, reward, done, info = env.step(action)`, a receiver named for an
 environment) is no optimizer step, nor is a learning-rate scheduler's (`scheduler.step(val_loss)` of a
 `ReduceLROnPlateau(optimizer)`); a method named for training (`trainer.sample_and_train(n)`) is
@@ -4690,7 +4693,8 @@ def _environment_step(ctx, call: ast.Call) -> bool:
 
 def _self_method_trains(ctx, call: ast.Call) -> bool:
     """Whether ``self.<method>(...)`` runs a method of the enclosing class that backpropagates or
-    steps an optimizer (a trainer's ``_train_batch``): ``_trains`` for the class's methods."""
+    steps an optimizer (a trainer's ``_train_batch``): ``_trains`` for the class's methods; or that
+    calls a tool backpropagating through the model (``self.grad_cam(image, target)``)."""
     func = call.func
     if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
         return False
@@ -4701,7 +4705,16 @@ def _self_method_trains(ctx, call: ast.Call) -> bool:
     key = (id(cls), func.attr)
     if key not in known:
         known[key] = any(
-            isinstance(s, FUNCTION_TYPES) and s.name == func.attr and ctx.model.function_summary(s).trains
+            isinstance(s, FUNCTION_TYPES)
+            and s.name == func.attr
+            and (
+                ctx.model.function_summary(s).trains
+                # `self.grad_cam(image, target)` of a Grad-CAM module whose `forward` backpropagates
+                or any(
+                    isinstance(sub, ast.Call) and ctx.model.backpropagating_tool_call(sub)
+                    for sub in ctx.model.own_nodes(s)
+                )
+            )
             for s in cls.body
         )
     return bool(known[key])

@@ -154,6 +154,30 @@ class NoGradWithoutEval(Rule):
     function_names = ("torch.no_grad", "torch.inference_mode")
 
     valid = (
+        # The same batch after `model.eval()`.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            from torchvision import datasets, transforms
+
+            model = nn.Sequential(nn.Flatten(), nn.Linear(784, 256), nn.BatchNorm1d(256), nn.ReLU(), nn.Linear(256, 10))
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            train_loader = torch.utils.data.DataLoader(datasets.MNIST(".", train=True, transform=transforms.ToTensor()), batch_size=64)
+            testloader = torch.utils.data.DataLoader(datasets.MNIST(".", train=False, transform=transforms.ToTensor()), batch_size=4)
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                loss = nn.functional.cross_entropy(model(x), y)
+                loss.backward()
+                optimizer.step()
+
+            model.eval()
+            with torch.no_grad():
+                images, true_labels = next(iter(testloader))
+                y_pred = torch.argmax(model(images), 1)
+                print(y_pred.tolist())
+            """
+        ),
         # A VGG whose classifier (where its dropout sits) the code replaces by one without dropout: nothing
         # behaves differently in training mode.
         Valid(
@@ -678,6 +702,32 @@ class NoGradWithoutEval(Rule):
         ),
     )
     invalid = (
+        # A batch taken from the test loader with `next(iter(...))`: test data, evaluated in training mode.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            from torchvision import datasets, transforms
+
+            model = nn.Sequential(nn.Flatten(), nn.Linear(784, 256), nn.BatchNorm1d(256), nn.ReLU(), nn.Linear(256, 10))
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            train_loader = torch.utils.data.DataLoader(datasets.MNIST(".", train=True, transform=transforms.ToTensor()), batch_size=64)
+            testloader = torch.utils.data.DataLoader(datasets.MNIST(".", train=False, transform=transforms.ToTensor()), batch_size=4)
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                loss = nn.functional.cross_entropy(model(x), y)
+                loss.backward()
+                optimizer.step()
+
+            with torch.no_grad():
+                images, true_labels = next(iter(testloader))
+                y_pred = torch.argmax(model(images), 1)
+                print(y_pred.tolist())
+            """,
+            line=17,
+            column=27,
+            message="`model` is evaluated under `no_grad` in training mode: its batch norm layers normalise with the batch's statistics and update their running averages; call `model.eval()` before evaluating (and `model.train()` to resume training)",
+        ),
         # The same VGG with only its last layer replaced: its dropout is still there.
         Invalid(
             """

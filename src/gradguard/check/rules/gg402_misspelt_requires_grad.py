@@ -4,8 +4,10 @@
 Flags misspellings of `requires_grad` and `requires_grad_` (`require_grad`, `requires_grads`,
 `requries_grad`, `requiresgrad`, `requires_gard`, ..., up to two edits away, any case):
 - as an attribute of a tensor, parameter or model (`p.require_grad = False`,
-  `if x.requires_grads:`, `x.require_grad_()`), and calling the flag as if it were the method
-  (`x.requires_grad(False)`);
+  `if x.requires_grads:`, `x.require_grad_()`), calling the flag as if it were the method
+  (`x.requires_grad(False)`), and assigning the method's name as if it were the flag
+  (`net.encoder.requires_grad_ = False`: the fix calls it, safe on a module, unsafe on a tensor,
+  where `requires_grad_(False)` raises on a non-leaf);
 - as an attribute assigned a `True`/`False` constant on any other object, unless the file
   itself defines that name (as a function parameter, a `self.` attribute, a function or a
   keyword of a non-torch call): then it is the program's own name, not a typo;
@@ -62,6 +64,7 @@ from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.values import Kind, Role
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
+from gradguard.common.text import short
 
 CORRECT = ("requires_grad", "requires_grad_")
 # What a receiver is, for the message and the fix.
@@ -131,8 +134,9 @@ _MISSPELLING_MARKERS = ("req", "rqu", "equ", "rei")
 
 
 def _may_hold_misspelling(text: str) -> bool:
-    """Whether the text holds a name that is a misspelling of the flag, or calls the flag
-    (``x.requires_grad(False)``): everything the rule reports is one of those. Searched
+    """Whether the text holds a name that is a misspelling of the flag, calls the flag
+    (``x.requires_grad(False)``) or assigns the method (``x.requires_grad_ = False``): everything
+    the rule reports is one of those. Searched
     with ``str.find`` around each marker, not by walking the tree."""
     i = text.find("requires_grad")
     while i >= 0:
@@ -141,6 +145,13 @@ def _may_hold_misspelling(text: str) -> bool:
             j += 1
         if text[j : j + 1] == "(":
             return True
+        if text[j : j + 1] == "_":
+            # `encoder.requires_grad_ = False`: the method's name assigned as if it were the flag
+            k = j + 1
+            while text[k : k + 1] in (" ", "\t"):
+                k += 1
+            if text[k : k + 1] == "=" and text[k + 1 : k + 2] != "=":
+                return True
         i = text.find("requires_grad", j)
     lowered = text.lower()
     if len(lowered) != len(text):
@@ -217,6 +228,24 @@ class MisspeltRequiresGrad(Rule):
         return _may_hold_misspelling(ctx.source.text)
 
     valid = (
+        # The method called.
+        Valid(
+            """
+            import torch.nn as nn
+            from torchvision import models
+
+
+            class Captioner(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.encoder = models.resnet34(weights="DEFAULT")
+                    self.decoder = nn.GRU(512, 256)
+
+
+            net = Captioner()
+            net.encoder.requires_grad_(False)
+            """
+        ),
         # A flag of the program's own, three edits from `requires_grad`.
         Valid(
             """
@@ -287,6 +316,42 @@ class MisspeltRequiresGrad(Rule):
         ),
     )
     invalid = (
+        # The method's name assigned as if it were the flag: nothing is frozen.
+        Invalid(
+            """
+            import torch.nn as nn
+            from torchvision import models
+
+
+            class Captioner(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.encoder = models.resnet34(weights="DEFAULT")
+                    self.decoder = nn.GRU(512, 256)
+
+
+            net = Captioner()
+            net.encoder.requires_grad_ = False
+            """,
+            line=13,
+            column=1,
+            message="`requires_grad_` is a method: assigning it hides the method behind a plain attribute and leaves `requires_grad` unchanged (nothing is frozen); call `net.encoder.requires_grad_(False)`",
+            fixed="""
+            import torch.nn as nn
+            from torchvision import models
+
+
+            class Captioner(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.encoder = models.resnet34(weights="DEFAULT")
+                    self.decoder = nn.GRU(512, 256)
+
+
+            net = Captioner()
+            net.encoder.requires_grad_(False)
+            """,
+        ),
         # A misspelling holding none of "grad"'s letters in order (`gred`), in a file that
         # spells `requires_grad` nowhere.
         Invalid(
@@ -450,6 +515,9 @@ class MisspeltRequiresGrad(Rule):
     # -- attributes -------------------------------------------------------------------------
     def visit_Attribute(self, node: ast.Attribute, ctx) -> None:
         attr = node.attr
+        if attr == "requires_grad_":
+            self._method_assigned(node, ctx)
+            return
         correct = None if attr == "requires_grad" else misspelling_of(attr)
         if correct is None and attr != "requires_grad":
             return
@@ -495,6 +563,27 @@ class MisspeltRequiresGrad(Rule):
         else:
             message = f"`{attr}` is a misspelling of `{correct}`: reading it raises AttributeError"
         ctx.report(self.code, node, message, self._attribute_fix(ctx, node, correct, kind, store, par))
+
+    def _method_assigned(self, node: ast.Attribute, ctx) -> None:
+        """``encoder.requires_grad_ = False``: the method's name assigned as if it were the flag."""
+        stmt = ctx.parent(node)
+        if not isinstance(node.ctx, ast.Store) or not self._bool_assignment(stmt, node):
+            return
+        recv = ctx.text(node.value)
+        call = f"{recv}.requires_grad_({ctx.text(stmt.value)})"
+        kind = self._receiver_kind(ctx, node.value)
+        fix = None
+        if len(stmt.targets) == 1:
+            # a module's flag set on every parameter, as meant; a tensor's raises where it is no leaf
+            safety = Applicability.SAFE if kind == MODEL else Applicability.UNSAFE
+            fix = Fix(safety, f"Write `{short(call, 60)}`", (ctx.replace(stmt, call),))
+        ctx.report(
+            self.code,
+            node,
+            f"`requires_grad_` is a method: assigning it hides the method behind a plain attribute and leaves "
+            f"`requires_grad` unchanged (nothing is frozen); call `{short(call, 60)}`",
+            fix,
+        )
 
     def _receiver_kind(self, ctx, recv: ast.AST) -> Optional[str]:
         if isinstance(recv, ast.Name) and recv.id in ("self", "cls"):
