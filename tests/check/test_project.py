@@ -4428,3 +4428,41 @@ def test_twin_a_grad_cam_that_does_not_backpropagate_leaves_the_method_evaluatin
     write(tmp_path, "displayer.py", DISPLAYER)
     found = [line for line in findings(capsys, tmp_path) if "GG201" in line]
     assert found and "nothing in this function uses gradients" in found[0], found
+
+
+GRAD_CAM_SCRIPT = """
+    import torch
+    from torchvision import models
+    from GradCam import GradCam
+    from displayer import ImageDisplayer
+
+
+    def display_validation(loader):
+        model = models.resnet18(weights="DEFAULT")
+        model.eval()
+        cam = GradCam(model, model.layer4[-1].conv2)
+        displayer = ImageDisplayer(model, cam)
+        for image, label in loader:
+            displayer.show(image)
+"""
+
+
+def test_a_function_building_a_grad_cam_of_the_run_uses_gradients(tmp_path, capsys):
+    # `cam = GradCam(...)` handed to an object that runs it: `no_grad` around the function would break it
+    write(tmp_path, "GradCam.py", GRAD_CAM)
+    write(tmp_path, "displayer.py", DISPLAYER)
+    write(tmp_path, "show.py", GRAD_CAM_SCRIPT)
+    assert not [line for line in findings(capsys, tmp_path) if "show.py" in line and "GG201" in line]
+
+
+def test_twin_without_the_grad_cam_the_function_evaluates(tmp_path, capsys):
+    write(tmp_path, "GradCam.py", GRAD_CAM)
+    write(tmp_path, "displayer.py", DISPLAYER)
+    write(
+        tmp_path,
+        "show.py",
+        GRAD_CAM_SCRIPT.replace("        cam = GradCam(model, model.layer4[-1].conv2)\n", "").replace(
+            "ImageDisplayer(model, cam)", "ImageDisplayer(model, None)"
+        ),
+    )
+    assert [line for line in findings(capsys, tmp_path) if "show.py" in line and "GG201" in line]

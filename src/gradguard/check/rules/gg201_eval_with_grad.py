@@ -196,7 +196,10 @@ gradient; freeze the network's parameters instead), nor where the code reads gra
 `torch.autograd.grad`; importing the legacy `Variable` from `torch.autograd` is no such use).
 A method of the class that calls a gradient-based explainer (`self.grad_cam(image, target)` of a
 module class of the run, kept under the snake-case name of the class the file imports, whose `forward`
-backpropagates) uses gradients: there only a call whose output is only read is a site.
+backpropagates) uses gradients: there only a call whose output is only read is a site. So does code that
+builds such a module (`cam = GradCam(model, layer)`, handed to an object that runs it). An output copied item
+by item into a tensor (`targets[i] = out[i, label[i]]` of a `torch.zeros` buffer) is backpropagated with it
+(`targets.sum().backward()`: a saliency map).
 An environment's `step` (`obs, reward, done, info = env.step(action)`, a receiver named for an
 environment) is no optimizer step, nor is a learning-rate scheduler's (`scheduler.step(val_loss)` of a
 `ReduceLROnPlateau(optimizer)`); a method named for training (`trainer.sample_and_train(n)`) is
@@ -811,6 +814,18 @@ def _project_function_backpropagates(ctx, qualified: str) -> bool:
             re.search(r"\.backward\(|autograd\.grad\(", ast.unparse(function[1])) is not None
         )
     return found
+
+
+def _builds_a_backpropagating_module(ctx, call: ast.Call, qualified: str) -> bool:
+    """Whether a call builds an instance of a module class of another file of the run whose
+    ``forward`` backpropagates (``cam = GradCam(model, target_layer)``): code that makes a
+    gradient-based explainer uses gradients, wherever it runs it (an object it hands it to)."""
+    if qualified.startswith(("torch.", "torchvision.")) or not qualified.rpartition(".")[2][:1].isupper():
+        return False
+    made = ctx.model.value(call)
+    return (
+        made.kind is Kind.MODULE and (made.ref or "").startswith("project:") and ctx.model.module_backpropagates(made)
+    )
 
 
 def _handed_a_model(ctx, argument: ast.AST) -> bool:
@@ -4523,9 +4538,27 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
     # Where each name is bound from the call's result, directly or through other bindings.
     derived: dict = {name: [statement] for name in targets}
     rebound = ctx.model.rebindings(scope)
+    # `targets[i] = batch[label[i]]`: an item written into a tensor (a `torch.zeros` buffer) puts its
+    # graph in that tensor, which `targets.sum().backward()` then backpropagates
+    item_stores = [
+        (root.id, node)
+        for node in ctx.model.own_nodes(scope)
+        if isinstance(node, ast.Assign)
+        and getattr(node, "lineno", 0) >= start
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Subscript)
+        and isinstance(root := _subscript_root(node.targets[0]), ast.Name)
+    ]
     changed = True
     while changed:
         changed = False
+        for name, node in item_stores:
+            if node not in derived.get(name, ()) and any(
+                n.id in derived and _reaches(rebound, derived[n.id], node, n.id, loop_start)
+                for n in _names_with_graph(node.value)
+            ):
+                derived.setdefault(name, []).append(node)
+                changed = True
         for binding in later:
             if binding.value is None or binding.node in derived.get(binding.name, ()):
                 continue
@@ -4568,6 +4601,13 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
             if site is None or any(_reaches(rebound, derived[name], site, name, loop_start) for name in names):
                 return True
     return False
+
+
+def _subscript_root(target: ast.AST) -> ast.AST:
+    """``buf`` of ``buf[i][j]``."""
+    while isinstance(target, ast.Subscript):
+        target = target.value
+    return target
 
 
 def _names_with_graph(node: ast.AST) -> list:
@@ -4630,6 +4670,8 @@ def _uses_grad(ctx, nodes) -> bool:
                         return True
                     if _project_function_backpropagates(ctx, qual):
                         return True  # `calculate_jacobian(x, y, net, criterion)` of another file: `loss.backward()`
+                    if _builds_a_backpropagating_module(ctx, node, qual):
+                        return True  # `cam = GradCam(model, layer)`: a Grad-CAM of the run, built to be run
                 elif isinstance(func, ast.Attribute) and func.attr in _GRAD_METHODS:
                     if func.attr != "step" or not _environment_step(ctx, node):
                         return True
@@ -4841,6 +4883,30 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A saliency map: the outputs' items copied into a `torch.zeros` buffer, whose sum is backpropagated
+        # to the input.
+        Valid(
+            """
+            import torch
+
+
+            class SaliencyGuidedTrainer:
+                def __init__(self, model, optimizer):
+                    self.model = model
+                    self.optimizer = optimizer
+
+                def input_gradients(self, x, label):
+                    x.requires_grad = True
+                    self.model.eval()
+                    output = self.model(x)
+                    targets = torch.zeros(x.shape[0])
+                    for batch_index, batch in enumerate(output):
+                        targets[batch_index] = batch[label[batch_index]]
+                    targets.sum().backward(retain_graph=True)
+                    self.optimizer.zero_grad()
+                    return x.grad
+            """
+        ),
         # The same trainer with the teacher run under `no_grad`.
         Valid(
             """
