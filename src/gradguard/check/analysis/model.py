@@ -562,7 +562,7 @@ class SemanticModel:
         self._methods_training: dict = {}  # method name -> method_trains_everywhere
         self._class_method_names: Optional[frozenset] = None  # the methods the file's classes define
         self._plain_forward: Optional[bool] = None  # `_plain_forward_shown`, once known
-        self._single_bindings: dict = {}  # (id(scope), name) -> bound in one place only (_bound_once)
+        self._single_bindings: dict = {}  # (id(scope), name) -> bound in one place only (bound_once)
         self._grad_globals: dict = {}  # id(function) -> reads_grad_globals
         self._holds_grad_globals: Optional[bool] = None  # _module_holds_grad_tensors, once asked
         self._scope_texts: dict = {}
@@ -959,12 +959,21 @@ class SemanticModel:
         under, whatever the code shows of its value."""
         if self.project is None:
             return False
-        wanted = attr.replace("_", "").lower()
+        qualified = self._imported_classes_by_lower_name.get(attr.replace("_", "").lower())
+        if qualified is None:
+            return False
+        made = self._project_class(qualified)
+        return made is not None and made.kind is Kind.MODULE and self.module_backpropagates(made)
+
+    @functools.cached_property
+    def _imported_classes_by_lower_name(self) -> dict:
+        """``gradcam`` -> ``GradCam.GradCam``: the names the file imports that look like classes,
+        lowercased (the first of each), made once."""
+        found: dict = {}
         for local, qualified in self.imports.names.items():
-            if local[:1].isupper() and local.lower() == wanted:
-                made = self._project_class(qualified)
-                return made is not None and made.kind is Kind.MODULE and self.module_backpropagates(made)
-        return False
+            if local[:1].isupper():
+                found.setdefault(local.lower(), qualified)
+        return found
 
     def backpropagated_arguments(self, call: ast.Call) -> list:
         """The arguments of a call of one of the file's functions by name that its own code
@@ -2730,7 +2739,7 @@ class SemanticModel:
                     # a comprehension's own name of unknown value: the scope's uses of that name
                     # may be another comprehension's (`[t.detach() for t in a]`, `[t[i] for t in b]`)
                     return evident.with_(weak=True)
-                if evident.kind is Kind.TENSOR and not evident.weak and not self._bound_once(frame.node, name):
+                if evident.kind is Kind.TENSOR and not evident.weak and not self.bound_once(frame.node, name):
                     # what the uses show may be of another value the name holds (`y = np.sin(x)`,
                     # then `y = torch.tensor(y)` and `y.numpy()`): no more than a guess
                     return evident.with_(weak=True)
@@ -2748,11 +2757,11 @@ class SemanticModel:
         if found.kind is Kind.TENSOR and found.weak and found.has(Role.OUTPUT):
             # `cls_model = model_cls()` then `cls_model.eval()`: a call of something known by its
             # name alone that made a module, not a forward pass
-            if self._evident(frame.node, name) is _EVIDENT_MODULE and self._bound_once(frame.node, name):
+            if self._evident(frame.node, name) is _EVIDENT_MODULE and self.bound_once(frame.node, name):
                 return module(weak=True)
         if found.kind is Kind.TENSOR and not found.has(Role.LOSS) and found.grad is not Grad.NO:
             evident = self._evident(frame.node, name)
-            if (evident is _EVIDENT_LOSS or evident is _EVIDENT_SCALAR_LOSS) and self._bound_once(frame.node, name):
+            if (evident is _EVIDENT_LOSS or evident is _EVIDENT_SCALAR_LOSS) and self.bound_once(frame.node, name):
                 return found.with_(grad=Grad.YES, roles=found.roles | Role.LOSS)
         return found
 
@@ -2793,7 +2802,7 @@ class SemanticModel:
         ``statement``: a loss with a graph when ``name.backward()`` is called after it and
         before the name is bound again (``y = f(x); y.backward()``; a later ``y = f(x_t)`` is
         not). A name bound once is judged where it is read (``lookup``)."""
-        if self._bound_once(scope_node, name):
+        if self.bound_once(scope_node, name):
             return value
         evident = self._evident(scope_node, name)
         if evident is not _EVIDENT_LOSS and evident is not _EVIDENT_SCALAR_LOSS:
@@ -2819,7 +2828,7 @@ class SemanticModel:
                 return value.with_(grad=Grad.YES, roles=value.roles | Role.LOSS)
         return value
 
-    def _bound_once(self, scope_node: ast.AST, name: str) -> bool:
+    def bound_once(self, scope_node: ast.AST, name: str) -> bool:
         """Whether the scope binds ``name`` in one place only: then what its text shows about
         the name (``y.backward()``) is about every value it holds; with several, it may be
         about another one (``y = f(x); y.backward()`` then ``y = f(x_t); y.numpy()``)."""

@@ -820,7 +820,11 @@ def _builds_a_backpropagating_module(ctx, call: ast.Call, qualified: str) -> boo
     """Whether a call builds an instance of a module class of another file of the run whose
     ``forward`` backpropagates (``cam = GradCam(model, target_layer)``): code that makes a
     gradient-based explainer uses gradients, wherever it runs it (an object it hands it to)."""
-    if qualified.startswith(("torch.", "torchvision.")) or not qualified.rpartition(".")[2][:1].isupper():
+    if (
+        ctx.model.project is None
+        or qualified.startswith(("torch.", "torchvision."))
+        or not qualified.rpartition(".")[2][:1].isupper()
+    ):
         return False
     made = ctx.model.value(call)
     return (
@@ -1169,7 +1173,12 @@ def _switches_callee(switch: ast.Call, call: ast.Call) -> bool:
     called = dotted_name(_callee(call))
     if switched is None or called is None:
         return True  # not known apart: as before
-    return called == switched or called.startswith(switched + ".")
+    return _holds(switched, called)
+
+
+def _holds(whole: str, part: str) -> bool:
+    """Whether the dotted name ``part`` is ``whole`` or an attribute of it (``net.encoder`` of ``net``)."""
+    return part == whole or part.startswith(whole + ".")
 
 
 def _mode_switch_call(call: ast.Call) -> bool:
@@ -3206,7 +3215,7 @@ _AUTOGRAD_VARIABLE_RE = re.compile(r"\bfrom\s+torch\.autograd\s+import\s+Variabl
 def _same_or_part(name: str, other: str) -> bool:
     """Whether two dotted names are one module, or one holds the other (``model`` and
     ``model.classifier``)."""
-    return name == other or other.startswith(name + ".") or name.startswith(other + ".")
+    return _holds(name, other) or _holds(other, name)
 
 
 def _untrained_teacher(ctx, scope: ast.AST, call: ast.Call) -> bool:
@@ -4520,9 +4529,7 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
                 targets.add(binding.name)
         # `preds[i] = net(x)`: the container a name holds keeps the graph (not an attribute's)
         for target in statement.targets if isinstance(statement, ast.Assign) else [statement.target]:
-            root = target
-            while isinstance(root, ast.Subscript):
-                root = root.value
+            root = _subscript_root(target)
             if root is not target and isinstance(root, ast.Name):
                 targets.add(root.id)
     if not targets:

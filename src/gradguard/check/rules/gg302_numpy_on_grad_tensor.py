@@ -995,7 +995,7 @@ def _rebound_name(ctx, receiver: ast.AST) -> bool:
     if not isinstance(node, ast.Name):
         return False
     scope = ctx.function if ctx.function is not None else ctx.tree
-    return len(ctx.model.uses(scope).bindings_of(node.id)) > 1
+    return not ctx.model.bound_once(scope, node.id)
 
 
 def _output_of_frozen_module(ctx, call: ast.Call, receiver: ast.AST) -> bool:
