@@ -354,7 +354,7 @@ def _freeze_effects(ctx, scope: ast.AST) -> list:
             flag = _loop_sets_requires_grad(node)
             if module is not None and isinstance(flag, bool):
                 effects.append(((node.lineno, node.col_offset), ctx.text(module), not flag, node))
-            for listed, flag in _listed_modules_frozen(ctx, scope, node):
+            for listed, flag in _listed_modules_frozen(ctx, node):
                 effects.append(((node.lineno, node.col_offset), ctx.text(listed), not flag, node))
         elif isinstance(node, ast.Assign):
             flag = _weight_flag_of_single_weight_layer(ctx, node)
@@ -394,7 +394,7 @@ def _freeze_effects(ctx, scope: ast.AST) -> list:
     return effects
 
 
-def _listed_modules_frozen(ctx, scope: ast.AST, loop: ast.For | ast.AsyncFor) -> list:
+def _listed_modules_frozen(ctx, loop: ast.For | ast.AsyncFor) -> list:
     """(module, flag) for each module of a list the loop walks, whose body sets ``requires_grad``
     of every parameter of each: ``models = [graphSage, classification]``, then ``for model in
     models: for param in model.parameters(): param.requires_grad = False``."""
@@ -402,15 +402,8 @@ def _listed_modules_frozen(ctx, scope: ast.AST, loop: ast.For | ast.AsyncFor) ->
         return []
     items = loop.iter
     if isinstance(items, ast.Name):
-        bound = [
-            node.value
-            for node in ctx.model.own_nodes(scope)
-            if isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-            and node.targets[0].id == items.id
-        ]
-        items = bound[0] if len(bound) == 1 else None
+        bound = ctx.model.definitions(items)
+        items = bound[0].value if len(bound) == 1 else None
     if not isinstance(items, (ast.List, ast.Tuple)) or not items.elts:
         return []
     for statement in loop.body:

@@ -1783,19 +1783,15 @@ def _of_another_dtype(ctx, site: ast.Assign) -> bool:
     default float32 (``kernel = torch.tensor(rows, dtype=float).view(1, 1, 2, 2)``, then
     ``deconv.weight.data = kernel``; ``w.data = q.double()``): a new dtype on purpose, which
     ``copy_`` would convert back."""
-    value = site.value
-    if isinstance(value, ast.Name):
-        scope = ctx.function if ctx.function is not None else ctx.tree
-        earlier = [
-            node
-            for node in ctx.model.own_nodes(scope)
-            if isinstance(node, ast.Assign)
-            and node.lineno < site.lineno
-            and any(isinstance(t, ast.Name) and t.id == value.id for t in node.targets)
-        ]
-        if not earlier:
-            return False
-        value = max(earlier, key=lambda node: node.lineno).value
+    if isinstance(site.value, ast.Name):
+        # the bindings the name's value may come from (the loop's later ones too)
+        return any(_made_of_another_dtype(ctx, binding.value) for binding in ctx.model.definitions(site.value))
+    return _made_of_another_dtype(ctx, site.value)
+
+
+def _made_of_another_dtype(ctx, value: Optional[ast.AST]) -> bool:
+    """Whether ``value`` converts to another dtype anywhere in its chain of calls, attributes
+    and subscripts (``torch.tensor(rows, dtype=float).view(1, 1, 2, 2)``, ``q.double()``)."""
     while isinstance(value, (ast.Call, ast.Attribute, ast.Subscript)):
         if isinstance(value, ast.Call):
             if any(k.arg == "dtype" and ctx.text(k.value) in _OTHER_DTYPES for k in value.keywords):
@@ -1982,21 +1978,17 @@ def _aliases_zipped_with_the_parameters(ctx, site: ast.AST, recv: str) -> Option
     parameters = ctx.text(zipped[names.index(recv)])
     if not parameters.endswith(".parameters()"):
         return None
-    lists = {ctx.text(arg) for arg in zipped if isinstance(arg, ast.Name)}
-    scope = ctx.function if ctx.function is not None else ctx.tree
-    for node in ctx.model.own_nodes(scope):
-        if not (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-            and node.targets[0].id in lists
-            and node.lineno < site.lineno
-            and isinstance(node.value, ast.ListComp)
-            and len(node.value.generators) == 1
-        ):
-            continue
-        generator = node.value.generators[0]
-        element = node.value.elt
+    # the list comprehensions the zipped names' values come from
+    comprehensions = [
+        binding.value
+        for arg in zipped
+        if isinstance(arg, ast.Name)
+        for binding in ctx.model.definitions(arg)
+        if isinstance(binding.value, ast.ListComp) and len(binding.value.generators) == 1
+    ]
+    for comprehension in comprehensions:
+        generator = comprehension.generators[0]
+        element = comprehension.elt
         if isinstance(element, ast.Call) and not element.args and isinstance(element.func, ast.Attribute):
             element = element.func if element.func.attr == "detach" else element
         if (
@@ -2006,7 +1998,7 @@ def _aliases_zipped_with_the_parameters(ctx, site: ast.AST, recv: str) -> Option
             and element.attr in ("data", "detach")
             and ctx.text(element.value) == generator.target.id
         ):
-            return node.value
+            return comprehension
     return None
 
 
