@@ -2477,6 +2477,65 @@ def test_twin_a_local_of_the_same_name_is_not_the_global():
     assert value.kind is not Kind.MODULE or value.weak
 
 
+def test_a_global_bound_twice_is_what_it_holds_where_the_module_calls_the_function():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        class CNN(nn.Module):
+            pass
+        class MLP(nn.Module):
+            pass
+        model = CNN()
+        def show(img):
+            return model(img)  # <- model
+        show(img)
+        model = MLP()
+        """
+    )
+    assert value.kind is Kind.MODULE and value.ref == "CNN"
+
+
+def test_twin_a_function_called_by_another_function_sees_the_module_s_last_binding():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        class CNN(nn.Module):
+            pass
+        class MLP(nn.Module):
+            pass
+        model = CNN()
+        def show(img):
+            return model(img)  # <- model
+        def main():
+            show(img)
+        show(img)
+        model = MLP()
+        main()
+        """
+    )
+    assert value.kind is Kind.MODULE and value.ref == "MLP"
+
+
+def test_calls_at_two_bindings_join_their_values():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        class CNN(nn.Module):
+            pass
+        class MLP(nn.Module):
+            pass
+        model = CNN()
+        def show(img):
+            return model(img)  # <- model
+        show(img)
+        model = MLP()
+        show(img)
+        model = None
+        """
+    )
+    assert value.kind is Kind.MODULE and value.ref is None
+
+
 @pytest.mark.parametrize("call", ["torch.abs(diff)", "torch.clamp(diff, 0, 1)", "torch.sqrt(diff)"])
 def test_an_element_wise_function_of_a_0_dim_tensor_is_0_dim(call):
     value, _ = ask(

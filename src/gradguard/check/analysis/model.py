@@ -2847,7 +2847,8 @@ class SemanticModel:
         node = frame.node
         while parent is not None:
             if parent.is_module:
-                return self._global_value(name)
+                at_calls = self._global_at_calls(name, node)
+                return at_calls if at_calls is not None else self._global_value(name)
             if parent.is_function and parent.binds(name):
                 if isinstance(parent.node, ast.Lambda):
                     return UNKNOWN
@@ -2887,6 +2888,30 @@ class SemanticModel:
                 found = join(found, value) or UNKNOWN
             return found
         return self._definition_global(name)
+
+    def _global_at_calls(self, name: str, fn: ast.AST) -> Optional[Value]:
+        """What a module-level function called only by the module's own code sees of a global
+        the module binds more than once: the values it holds before those calls (a notebook's
+        `def show(): model.conv1(img)` called in its cell, before a later cell binds `model` to
+        another network). None where that is not known: the function called elsewhere too, or
+        the global bound once (the module's end then holds what every call sees)."""
+        if not isinstance(fn, FUNCTION_TYPES) or self.bound_once(self.tree, name) or self._global_rebindings(name):
+            return None
+        sites = self._call_sites_of(fn)
+        if not sites or any(scope is not self.tree for _, scope in sites):
+            return None
+        frame = self._frames.get((id(self.tree), "module-first")) or self._module_frame(first=True)
+        if frame is None or frame.flow is None:
+            return None
+        found: Optional[Value] = None
+        for call, _ in sites:
+            location = self._where(call)
+            state = frame.flow.before.get(id(location.statement)) if location is not None else None
+            if state is None:
+                return None
+            value = state.env.get(name, UNKNOWN)
+            found = value if found is None else join(found, value) or UNKNOWN
+        return found
 
     def _global_rebindings(self, name: str) -> list:
         """What the module's functions that declare ``global name`` assign to it (``_model =
@@ -4082,17 +4107,16 @@ class SemanticModel:
             # a loss module (`criterion` set to one of several on the paths here)
             grad = self._combine_grad(args, state.mode)
             return tensor(grad, Role.LOSS | (Role.UNREDUCED if callee.has(Role.UNREDUCED) else Role.SCALAR))
-        if (ref.startswith("torch.nn.") and last in vocab.PARAMETERLESS_MODULES) or ref.startswith(
-            vocab.AUDIO_TRANSFORMS
-        ):
-            grad = self._combine_grad(args, state.mode)
-            return tensor(grad, Role.OUTPUT if grad is not Grad.NO else Role.NONE)
         if (
-            ref == "torch.nn.Sequential"
-            and callee.items
-            and all(parameterless_layer(v) or self.module_without_parameters(v) for v in callee.items)
+            (ref.startswith("torch.nn.") and last in vocab.PARAMETERLESS_MODULES)
+            or ref.startswith(vocab.AUDIO_TRANSFORMS)
+            or (
+                ref == "torch.nn.Sequential"
+                and callee.items
+                and all(parameterless_layer(v) or self.module_without_parameters(v) for v in callee.items)
+            )
         ):
-            # `nn.Sequential(MelSpectrogram(...), AmplitudeToDB(), Normalize())`: no parameters of its own
+            # no parameters of its own (`nn.ReLU()`; `nn.Sequential(MelSpectrogram(...), AmplitudeToDB())`)
             grad = self._combine_grad(args, state.mode)
             return tensor(grad, Role.OUTPUT if grad is not Grad.NO else Role.NONE)
         if (

@@ -488,7 +488,8 @@ READING_TORCH_FUNCTIONS = _words(
     isclose eq ne lt le gt ge abs dist matmul mm mv bmm dot outer add sub mul div pow sqrt exp log clone
     argmax argmin topk sort var std median prod cumsum any all isnan isinf isfinite nonzero where
     count_nonzero save numel is_tensor is_floating_point sign maximum minimum zeros_like ones_like
-    empty_like full_like rand_like randn_like randint_like unique unique_consecutive bincount"""
+    empty_like full_like rand_like randn_like randint_like unique unique_consecutive bincount
+    gather index_select masked_select take_along_dim searchsorted bucketize cdist"""
 )
 # Attributes that hold tensors on every torch module that has them.
 MODULE_TENSOR_ATTRIBUTES = frozenset({"running_mean", "running_var", "weight", "bias"})

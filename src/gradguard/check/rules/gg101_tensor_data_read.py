@@ -578,6 +578,30 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # Indices handed to `torch.gather`, which copies the values it selects into a new tensor: a read.
+        Invalid(
+            """
+            import torch
+
+
+            def hardest_positive_indices(dist_ap, ind):
+                dist_ap, relative_p_inds = torch.max(dist_ap, 1, keepdim=True)
+                p_inds = torch.gather(ind, 1, relative_p_inds.data)
+                return dist_ap, p_inds.squeeze(1)
+            """,
+            line=6,
+            column=35,
+            message="`relative_p_inds.data` reads the tensor without autograd's version counter; `relative_p_inds.detach()` reads the same values and keeps in-place checks",
+            fixed="""
+            import torch
+
+
+            def hardest_positive_indices(dist_ap, ind):
+                dist_ap, relative_p_inds = torch.max(dist_ap, 1, keepdim=True)
+                p_inds = torch.gather(ind, 1, relative_p_inds.detach())
+                return dist_ap, p_inds.squeeze(1)
+            """,
+        ),
         # A running loss that starts as `0`: the sum is a new tensor, then one added into in place; nothing escapes.
         Invalid(
             """

@@ -3102,12 +3102,18 @@ def _frozen_by_every_caller(ctx, function: ast.AST, name: str) -> bool:
 def _plain_data(ctx, scope: ast.AST, node: ast.AST, depth: int) -> bool:
     """Whether an input carries no graph: a tensor known to have none, or a name the scope binds
     only as a loop's target (``for data, target in loader``), moved or cast on the way
-    (``data = data.to(device)``); not the output of a call that may run a model."""
+    (``data = data.to(device)``) or passed through a layer without parameters (``hr = pad(hr)``,
+    ``nn.Upsample``); not the output of a call that may run a model."""
     grad = ctx.model.value(node).grad
     if grad is not Grad.MAYBE:
         return grad is Grad.NO
-    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MOVES:
-        node = node.func.value
+    while isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _MOVES:
+            node = node.func.value
+        elif len(node.args) == 1 and parameterless_layer(ctx.model.value(node.func)):
+            node = node.args[0]  # `hr = padh(hr)` of an `nn.ReflectionPad2d`: no parameters, no graph of its own
+        else:
+            break
     if not isinstance(node, ast.Name) or depth > 3:
         return False
     # the bindings this use may see (`x = gen(x.cuda(0))` reads the loop's `x`, not its own result)
@@ -4890,6 +4896,78 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The same filter over the padded output: its gradient reaches the model, so it must run with grad.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            from tqdm import tqdm
+
+
+            class HighPass(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(3, 3, 3, padding=1)
+
+                def forward(self, x):
+                    return x - self.conv(x)
+
+
+            def train(model, train_loader, device):
+                optim = torch.optim.Adam(model.parameters(), lr=1e-4)
+                criterion = nn.MSELoss()
+                high_pass = HighPass().to(device).eval()
+                high_pass.load_state_dict(torch.load("high_pass.pth"))
+                pad = nn.ReflectionPad2d(40)
+                with tqdm(train_loader) as pbar:
+                    for lr, hr in pbar:
+                        lr = lr.to(device)
+                        hr = hr.to(device)
+                        sr = model(lr)
+                        loss = criterion(sr, hr) + high_pass(pad(sr)).abs().mean()
+                        optim.zero_grad()
+                        loss.backward()
+                        optim.step()
+            """
+        ),
+        # The same global holding a plain filter object where the function is called: `conv1` is that
+        # object's method, not a layer of the network the global holds later.
+        Valid(
+            """
+            import matplotlib.pyplot as plt
+            import torch
+            import torch.nn as nn
+
+
+            class EdgeFilter:
+                def conv1(self, img):
+                    return torch.nn.functional.conv2d(img, torch.ones(1, 1, 3, 3))
+
+
+            class CNN(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv1 = nn.Conv2d(1, 8, 3)
+
+                def forward(self, x):
+                    return self.conv1(x)
+
+
+            model = EdgeFilter()
+
+
+            def show_edges():
+                img = torch.rand(1, 1, 28, 28)
+                plt.imshow(model.conv1(img)[0, 0].numpy())
+
+
+            show_edges()
+
+            model = CNN()
+            model.load_state_dict(torch.load("cnn.pt"))
+            model.eval()
+            """
+        ),
         # A saliency map: the outputs' items copied into a `torch.zeros` buffer, whose sum is backpropagated
         # to the input.
         Valid(
@@ -9484,6 +9562,130 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A frozen filter's target side, the target padded first by a layer without parameters: still plain data.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            from tqdm import tqdm
+
+
+            class HighPass(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(3, 3, 3, padding=1)
+
+                def forward(self, x):
+                    return x - self.conv(x)
+
+
+            def train(model, train_loader, device):
+                optim = torch.optim.Adam(model.parameters(), lr=1e-4)
+                criterion = nn.MSELoss()
+                high_pass = HighPass().to(device).eval()
+                high_pass.load_state_dict(torch.load("high_pass.pth"))
+                pad = nn.ReflectionPad2d(40)
+                with tqdm(train_loader) as pbar:
+                    for lr, hr in pbar:
+                        lr = lr.to(device)
+                        hr = pad(hr.to(device))
+                        sr = model(lr)
+                        loss = criterion(sr, hr) + criterion(high_pass(sr), high_pass(hr))
+                        optim.zero_grad()
+                        loss.backward()
+                        optim.step()
+            """,
+            line=26,
+            column=65,
+            message="`high_pass(...)` runs with grad enabled with `high_pass` in eval mode, and no optimizer of this step updates `high_pass`: the backward pass runs through it and fills gradients nothing uses, wasting memory and time; run it under `with torch.no_grad():` (its output then enters the loss as a constant, as a target should)",
+        ),
+        # A notebook's function reading a global the notebook binds again later: it sees what the global
+        # holds where it is called (`CNN`, whose `conv1` it runs), not the notebook's last binding.
+        Invalid(
+            """
+            import matplotlib.pyplot as plt
+            import torch
+            import torch.nn as nn
+
+
+            class CNN(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv1 = nn.Conv2d(1, 8, 3)
+
+                def forward(self, x):
+                    return self.conv1(x)
+
+
+            class MLP(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(784, 10)
+
+                def forward(self, x):
+                    return self.fc(x.flatten(1))
+
+
+            model = CNN()
+            model.load_state_dict(torch.load("cnn.pt"))
+
+
+            def visualize_feature_map():
+                model.eval()
+                img = torch.rand(1, 1, 28, 28)
+                conv1_output = torch.relu(model.conv1(img))
+                plt.imshow(conv1_output[0, 0].cpu().detach().numpy())
+
+
+            visualize_feature_map()
+
+            model = MLP()
+            """,
+            line=31,
+            column=31,
+            message="`model.conv1(...)` runs with grad enabled after `model.eval()` (line 29), and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            fixed="""
+            import matplotlib.pyplot as plt
+            import torch
+            import torch.nn as nn
+
+
+            class CNN(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv1 = nn.Conv2d(1, 8, 3)
+
+                def forward(self, x):
+                    return self.conv1(x)
+
+
+            class MLP(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(784, 10)
+
+                def forward(self, x):
+                    return self.fc(x.flatten(1))
+
+
+            model = CNN()
+            model.load_state_dict(torch.load("cnn.pt"))
+
+
+            @torch.no_grad()
+            def visualize_feature_map():
+                model.eval()
+                img = torch.rand(1, 1, 28, 28)
+                conv1_output = torch.relu(model.conv1(img))
+                plt.imshow(conv1_output[0, 0].cpu().detach().numpy())
+
+
+            visualize_feature_map()
+
+            model = MLP()
+            """,
+            unsafe=True,
+        ),
         # A distillation trainer class: the teacher switched to eval mode in `__init__`, the optimizer on
         # `self` updating the student alone.
         Invalid(

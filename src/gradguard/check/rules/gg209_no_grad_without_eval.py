@@ -127,6 +127,7 @@ from gradguard.check.analysis.vocabulary import (
     MODULE_MOVES,
     SHAPE_FACTORIES,
     TRAIN_MODE_MODULES,
+    call_argument,
 )
 from gradguard.check.model import FixAvailability, Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
@@ -154,6 +155,46 @@ class NoGradWithoutEval(Rule):
     function_names = ("torch.no_grad", "torch.inference_mode")
 
     valid = (
+        # The function switches the global it is always handed (`train(descriptor, ...)`) by the global's name:
+        # the module evaluated is in eval mode.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Descriptor(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv1d(3, 64, 1)
+                    self.bn = nn.BatchNorm1d(64)
+
+                def forward(self, x):
+                    return self.bn(self.conv(x)).max(dim=2)[0]
+
+
+            def train(model, train_loader, valid_loader, epochs=30):
+                criterion = nn.TripletMarginLoss()
+                for epoch in range(epochs):
+                    model.train()
+                    for anchor, positive, negative in train_loader:
+                        optimizer.zero_grad()
+                        loss = criterion(model(anchor), model(positive), model(negative))
+                        loss.backward()
+                        optimizer.step()
+                    descriptor.eval()
+                    with torch.no_grad():
+                        for anchor, positive, negative in valid_loader:
+                            loss = criterion(model(anchor), model(positive), model(negative))
+                            print(loss.item())
+
+
+            if __name__ == "__main__":
+                descriptor = Descriptor()
+                optimizer = torch.optim.Adam(descriptor.parameters(), lr=5e-4)
+                train(descriptor, train_loader, valid_loader)
+            """
+        ),
         # The same batch after `model.eval()`.
         Valid(
             """
@@ -702,6 +743,49 @@ class NoGradWithoutEval(Rule):
         ),
     )
     invalid = (
+        # The same function handed another module than the one it switches.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Descriptor(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv1d(3, 64, 1)
+                    self.bn = nn.BatchNorm1d(64)
+
+                def forward(self, x):
+                    return self.bn(self.conv(x)).max(dim=2)[0]
+
+
+            def train(model, train_loader, valid_loader, epochs=30):
+                criterion = nn.TripletMarginLoss()
+                for epoch in range(epochs):
+                    model.train()
+                    for anchor, positive, negative in train_loader:
+                        optimizer.zero_grad()
+                        loss = criterion(model(anchor), model(positive), model(negative))
+                        loss.backward()
+                        optimizer.step()
+                    descriptor.eval()
+                    with torch.no_grad():
+                        for anchor, positive, negative in valid_loader:
+                            loss = criterion(model(anchor), model(positive), model(negative))
+                            print(loss.item())
+
+
+            if __name__ == "__main__":
+                descriptor = Descriptor()
+                optimizer = torch.optim.Adam(descriptor.parameters(), lr=5e-4)
+                other = Descriptor()
+                train(other, train_loader, valid_loader)
+            """,
+            line=27,
+            column=34,
+            message="`model` is evaluated under `no_grad` in training mode: its batch norm layers normalise with the batch's statistics and update their running averages; call `model.eval()` before evaluating (and `model.train()` to resume training)",
+        ),
         # A batch taken from the test loader with `next(iter(...))`: test data, evaluated in training mode.
         Invalid(
             """
@@ -1466,6 +1550,8 @@ class NoGradWithoutEval(Rule):
             return
         if _handed_to_a_switcher(ctx, scope, shown, node):
             return
+        if _global_switched_for_it(ctx, shown):
+            return
         reported.seen.add((id(site), shown))
         effects = []
         if dropout:
@@ -1804,3 +1890,42 @@ def _handed_to_a_switcher(ctx, scope: ast.AST, shown: str, call: ast.Call) -> bo
             continue
         return True
     return False
+
+
+def _global_switched_for_it(ctx, shown: str) -> bool:
+    """Whether ``shown`` is a parameter of the function and every call of the function hands it
+    a module-level name the function itself switches to eval mode (``def train(model, ...):``
+    calling ``tinypointnet.eval()`` on the global, run only as ``train(tinypointnet, ...)``):
+    the module evaluated is the one switched, whatever name the function calls it by."""
+    function = ctx.function
+    if (
+        not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+        or ctx.method_class is not None
+        or not shown.isidentifier()
+    ):
+        return False
+    positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    keyword_only = [a.arg for a in function.args.kwonlyargs]
+    if shown not in positional and shown not in keyword_only:
+        return False
+    module_scope = ctx.model.scopes.module
+    switched = {
+        receiver.id
+        for receiver in _switched_receiver_nodes(ctx)
+        if isinstance(receiver, ast.Name)
+        and receiver.id != shown
+        and module_scope.binds(receiver.id)
+        and not ctx.model.function_binds(function, receiver.id)
+        and any(a is function for a in ctx.ancestors(receiver))
+    }
+    if not switched:
+        return False
+    sites = ctx.model.callers(function)
+    if not sites:
+        return False
+    position = positional.index(shown) if shown in positional else None
+    for site in sites:
+        handed = call_argument(site.call, position, shown)
+        if not (isinstance(handed, ast.Name) and handed.id in switched):
+            return False
+    return True
