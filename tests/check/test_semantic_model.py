@@ -2536,6 +2536,78 @@ def test_calls_at_two_bindings_join_their_values():
     assert value.kind is Kind.MODULE and value.ref is None
 
 
+def _attribute_value(code: str, text: str):
+    """The value of the attribute spelt ``text`` (``self.block``) on the line marked ``# <- here``."""
+    source = textwrap.dedent(code)
+    ctx = _context(source)
+    row = next(i + 1 for i, line in enumerate(source.splitlines()) if "# <- here" in line)
+    node = next(
+        n for n in ast.walk(ctx.tree) if isinstance(n, ast.Attribute) and n.lineno == row and ctx.text(n) == text
+    )
+    return ctx.model.value(node)
+
+
+_BUILDER = """
+    import torch
+    import torch.nn as nn
+    def deconv(c_in, c_out, batch_norm=True):
+        layers = [nn.ConvTranspose2d(c_in, c_out, 4)]
+        if batch_norm:
+            layers.append(nn.BatchNorm2d(c_out))
+        return {returned}
+    class Generator(nn.Module):
+        def __init__(self, dim):
+            super().__init__()
+            self.fc = nn.Linear(10, dim)
+            self.block = deconv(dim, 3)
+        def forward(self, x):
+            return self.block(self.fc(x))  # <- here
+"""
+
+
+def test_a_layer_a_helper_of_the_file_builds_is_a_module_on_the_instance():
+    value = _attribute_value(_BUILDER.format(returned="nn.Sequential(*layers)"), "self.block")
+    assert value.kind is Kind.MODULE and value.ref == "torch.nn.Sequential"
+
+
+def test_twin_a_helper_returning_a_tensor_builds_no_layer():
+    value = _attribute_value(_BUILDER.format(returned="torch.randn(c_out)"), "self.block")
+    assert value.kind is not Kind.MODULE
+
+
+def test_a_helper_built_layer_makes_the_generator_s_output_carry_a_graph():
+    value, _ = ask(
+        textwrap.dedent(_BUILDER.format(returned="nn.Sequential(*layers)")).replace("  # <- here", "")
+        + "G = Generator(8)\nfake = G(z)\nprint(fake)  # <- fake\n"
+    )
+    assert value.kind is Kind.TENSOR and value.grad is Grad.YES
+
+
+@pytest.mark.parametrize("sample", ["torch.normal(mean, std)", "torch.normal(mean, 1.0)", "torch.bernoulli(mean)"])
+def test_a_sample_of_tensors_with_a_graph_keeps_the_graph(sample):
+    value, _ = ask(
+        f"""
+        import torch
+        mean = torch.zeros(3, requires_grad=True)
+        std = torch.ones(3)
+        action = {sample}
+        print(action)  # <- action
+        """
+    )
+    assert value.kind is Kind.TENSOR and value.grad is Grad.YES
+
+
+def test_twin_a_sample_of_numbers_is_a_fresh_tensor():
+    value, _ = ask(
+        """
+        import torch
+        noise = torch.normal(0.0, 1.0, size=(3,))
+        print(noise)  # <- noise
+        """
+    )
+    assert value.kind is Kind.TENSOR and value.grad is Grad.NO
+
+
 @pytest.mark.parametrize("call", ["torch.abs(diff)", "torch.clamp(diff, 0, 1)", "torch.sqrt(diff)"])
 def test_an_element_wise_function_of_a_0_dim_tensor_is_0_dim(call):
     value, _ = ask(

@@ -180,6 +180,12 @@ def _called_as_torch_does(method: str, node: ast.Call) -> bool:
     return False
 
 
+def _own_weight(value: Value) -> bool:
+    """A tensor an instance makes requiring grad (``torch.zeros(n, requires_grad=True)``), or a
+    parameter it registers: a weight of a model written by hand."""
+    return value.kind is Kind.TENSOR and value.grad is Grad.YES and bool(value.roles & (Role.LEAF | Role.PARAM))
+
+
 def parameterless_layer(value: Value) -> bool:
     """A torch layer without parameters (an activation, pooling, dropout)."""
     ref = value.ref or ""
@@ -290,6 +296,11 @@ _EVIDENT_SCALAR_LOSS = tensor(Grad.YES, Role.LOSS | Role.SCALAR, weak=True)
 
 # Methods only modules have (among the names user code calls on values).
 # A call of something the instance holds, or of a part of it: `self.model(x)`, `self.model.encoder(x)`.
+# `self.<attr>` read in a method's text (its first group the attribute).
+_SELF_ATTRIBUTE_RE = re.compile(r"\bself\.(\w+)\b(?!\s*=[^=])")
+# A module's call of itself, `self(x)` (a `self.forward(x)` is a model call of the method that makes it,
+# judged there).
+_SELF_CALL_RE = re.compile(r"(?<![\w.])self\(")
 _SELF_PART_CALL_RE = re.compile(r"\bself\.(\w+)((?:\.\w+)*)\s*\(")
 _SELF_MODULE_CALL_RE = re.compile(r"\bself\.(\w+)(?:\.forward)?\s*\(")
 # Module classes whose instances are indexed for their layers.
@@ -1410,8 +1421,32 @@ class SemanticModel:
         if any(word in text for word in _GRAD_OFF_WORDS) or self.function_summary(definition).trains:
             return False
         # the held model called itself (`self.policy(x)`), not a method of it judged on its own
-        # (`self.model.generate(...)` of a module class that shows its `generate`)
-        return self._runs_a_held_module(info, definition, _SELF_MODULE_CALL_RE)
+        # (`self.model.generate(...)` of a module class that shows its `generate`); or weights the
+        # instance makes itself, which a method computes with (a model written by hand)
+        return self._runs_a_held_module(info, definition, _SELF_MODULE_CALL_RE) or self._computes_with_own_weights(
+            info, definition, set()
+        )
+
+    def _computes_with_own_weights(self, info: ClassInfo, definition: ast.AST, seen: set) -> bool:
+        """Whether a method of a plain class computes with tensors requiring grad that the instance
+        makes itself (``self.w = torch.normal(0, 0.01, size=(n, k), requires_grad=True)`` in
+        ``__init__``), in its own text or through the class's methods it calls (``predict`` calling
+        ``self.fit(X)``, which calls ``self.linreg(X)``, which reads ``self.w``): a model written by
+        hand, run with the caller's grad mode. Not one that turns grad off or trains."""
+        seen.add(id(definition))
+        text = self._scope_text(definition)
+        if any(word in text for word in _GRAD_OFF_WORDS) or ".backward(" in text or ".grad" in text:
+            return False
+        methods = self._methods(info)
+        for match in _SELF_PART_CALL_RE.finditer(text):
+            other = methods.get(match.group(1))
+            if other is not None:
+                if id(other) not in seen and self._computes_with_own_weights(info, other, seen):
+                    return True
+        return any(
+            attr not in methods and _own_weight(self._instance_attribute(info, attr))
+            for attr in set(_SELF_ATTRIBUTE_RE.findall(text))
+        )
 
     def _runs_a_held_module(self, info: ClassInfo, definition: ast.AST, calls: re.Pattern = _SELF_PART_CALL_RE) -> bool:
         """Whether a method of a plain class calls a module the instance holds (``self.model(x)``;
@@ -3279,7 +3314,12 @@ class SemanticModel:
             if isinstance(fn, ast.FunctionDef) and not fn.decorator_list:
                 text = self._scope_text(fn)
                 if not (".backward(" in text or ".step(" in text or any(word in text for word in _GRAD_OFF_WORDS)):
-                    memo[key] = any(
+                    # a module class's own call (`out = self(images)` in a `validation_step`) runs it
+                    memo[key] = (
+                        (info.is_module and _SELF_CALL_RE.search(text) is not None)
+                        # a model written by hand: weights the instance makes (`self.fit(X)` reading `self.w`)
+                        or (not info.is_module and self._computes_with_own_weights(info, fn, set()))
+                    ) or any(
                         # runs it (`self.model(images)`, not `self.model.parameters()` nor a method
                         # of it another class defines), a module the code shows (not a name)
                         not match.group(2)
@@ -3511,11 +3551,45 @@ class SemanticModel:
         light = self._without_locals(method, value_node)
         if light is not None:
             return light  # ``self.fc = nn.Linear(...)``: no need to run the method
+        built = self._layer_builder_call(value_node)
+        if built is not None:
+            return built  # ``self.block = deconv(c, c // 2, 4)`` of a helper returning ``nn.Sequential(*layers)``
         frame = self._summary_frame(method)
         if frame is None:
             incomplete.append(method)
         state = frame.flow.before.get(id(stmt)) if frame and frame.flow else None
         return self.evaluate(value_node, state, frame) if state is not None else UNKNOWN  # type: ignore[arg-type]
+
+    def _layer_builder_call(self, node: ast.AST) -> Optional[Value]:
+        """A module, for a call of a module-level function of the file defined once whose every
+        ``return`` hands back a torch layer it constructs (``def deconv(...): ... return
+        nn.Sequential(*layers)``): what a module's ``__init__`` stores from it, read off the
+        helper's text (a summary frame runs no other function's summary)."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            return None
+        definitions = self.scopes.module.definitions.get(node.func.id) or ()
+        if len(definitions) != 1 or not isinstance(definitions[0], FUNCTION_TYPES) or self.rebinds(node.func.id):
+            return None
+        key = (id(definitions[0]), "layer-builder")
+        if key not in self._summaries:
+            returned = [sub.value for sub in self.own_nodes(definitions[0]) if isinstance(sub, ast.Return)]
+            constructors = {
+                self.imports.qualified_name(value.func) if isinstance(value, ast.Call) else None for value in returned
+            }
+            self._summaries[key] = (
+                # built in training mode, as a torch layer constructed here
+                Value(Kind.MODULE, Grad.NO, Role.TRAINING, ref=constructors.pop() if len(constructors) == 1 else None)
+                if returned
+                and all(
+                    name is not None
+                    and name.startswith("torch.nn.")
+                    and name.count(".") == 2
+                    and vocab.last_name(name)[:1].isupper()
+                    for name in constructors
+                )
+                else None
+            )
+        return self._summaries[key]  # type: ignore[no-any-return]
 
     def _last_set_in_init(self, info: ClassInfo, attr: str) -> Value:
         """The value the last statement of ``__init__``'s own body that assigns ``self.<attr>``
@@ -4513,6 +4587,9 @@ class SemanticModel:
             return UNKNOWN
         if last in vocab.TORCH_NON_TENSOR or last.startswith("_"):
             return UNKNOWN
+        if last in vocab.GRAPH_KEEPING_SAMPLERS and any(arg.kind is Kind.TENSOR for arg in args):
+            # `torch.normal(action_mean, action_std)`: a sample of tensors that may carry a graph
+            return tensor(self._combine_grad(args, state.mode))
         if last in vocab.LEGACY_TENSOR_TYPES or last in vocab.FACTORIES:
             requires = vocab.call_argument(node, None, "requires_grad")
             if requires is not None and vocab.constant_of(requires, default=None) is True:

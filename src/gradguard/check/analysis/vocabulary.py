@@ -501,6 +501,10 @@ FACTORIES = _words(
     tensor as_tensor zeros_like ones_like empty_like full_like rand_like randn_like randint_like
     normal bernoulli multinomial tril_indices triu_indices empty_strided"""
 )
+# Of those, the samplers that record a graph of tensor arguments requiring grad (their gradients
+# are zeros, but the graph is kept): `torch.normal(mean, std)` of a policy's output (torch 2.13:
+# `torch.normal(m, s).grad_fn` is `NormalBackward3`); `multinomial` hands back indices, no graph.
+GRAPH_KEEPING_SAMPLERS = _words("normal bernoulli poisson")
 # Hooks of a LightningModule that the trainer runs in its evaluation loops, without grad, by
 # name and by prefix.
 LIGHTNING_EVALUATION_HOOKS = _words("validation_step test_step predict_step validation_epoch_end test_epoch_end")

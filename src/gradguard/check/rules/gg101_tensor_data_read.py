@@ -91,7 +91,7 @@ def accuracy(model, x, y):
 The fix replaces `.data` by `.detach()` (`x.data.detach()` becomes `x.detach()`). It is safe where the value is only read: consumed
 by a method or attribute that copies or reduces it (`.clone()`, `.item()`, `.sum()`,
 `.shape`), passed to a tensor method, to a reading torch function (`torch.max`,
-`torch.cat`) or to a function of the file that only computes with it, indexed by a list or a
+`torch.cat`, `torch.gather` and the other functions that copy what they select) or to a function of the file that only computes with it, indexed by a list or a
 mask (`w.data[:, columns]`, a copy), written into a tensor's rows (`rows[i] = w.data`), compared,
 used in arithmetic (also added into a number or a tensor: `train_loss += loss.data`) or printed. It is unsafe where the value escapes
 (bound to a name, returned, stored, passed to an unknown function): if that value is later

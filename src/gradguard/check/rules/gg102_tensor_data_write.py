@@ -37,6 +37,11 @@ name its scope also binds to a model's output (a buffer `AB.data.resize_(n).copy
 the loop later rebinds, `AB = G_AB(real_A)`): a tensor that requires grad cannot be resized without
 `.data`, and the graph it held is gone once backpropagated.
 
+A parameter of a layer a script (or `__init__`) has just built, before anything runs it
+(`conv = nn.Conv2d(1, 2, kernel_size=2)`, then `conv.weight.data = k.view(1, 1, 2, 2)`), is reported
+with the `copy_` advice for a value of the same shape and, for one of another shape, the new
+parameter that takes it (`conv.weight = nn.Parameter(...)`).
+
 `x.data.set_(y)` as a statement is reported on its own: `set_` points only the alias that `.data`
 returns at the new storage, and `x` keeps its old values (`emb.weight.data.set_(glove)` loads
 nothing); the advice is `x.set_(y)` under `torch.no_grad()`, or, for a value computed with grad,
@@ -582,6 +587,32 @@ class TensorDataWrite(Rule):
         ),
     )
     invalid = (
+        # A script's layer given a kernel of another shape right after it is built: a new parameter, not `copy_`.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            k = torch.tensor([[1.0, -1.0]])
+            conv = nn.Conv2d(in_channels=1, out_channels=2, kernel_size=2, padding=1)
+            conv.weight.data = k.view((1, 1) + k.shape)
+            print(conv(torch.rand(1, 1, 6, 8)))
+            """,
+            line=6,
+            column=1,
+            message="`conv.weight.data = ...` replaces `conv.weight`'s contents behind autograd's back (no version-counter bump: if a graph has saved `conv.weight`, its gradients come out silently wrong); where the new value has the same shape, dtype and device, use `conv.weight.copy_(...)` under `torch.no_grad()`; nothing has run `conv` (built on line 5) yet, so a value of another shape can be given as a new parameter, `conv.weight = nn.Parameter(...)`",
+            unsafe=True,
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+            k = torch.tensor([[1.0, -1.0]])
+            conv = nn.Conv2d(in_channels=1, out_channels=2, kernel_size=2, padding=1)
+            with torch.no_grad():
+                conv.weight.copy_(k.view((1, 1) + k.shape))
+            print(conv(torch.rand(1, 1, 6, 8)))
+            """,
+        ),
         # A line search's backup, a list of the parameters' `.data` zipped with them: it shares their storage,
         # which `copy_` would overwrite (no fix).
         Invalid(
@@ -617,7 +648,7 @@ class TensorDataWrite(Rule):
             """,
             line=6,
             column=1,
-            message="`deconv.weight.data = ...` replaces `deconv.weight`'s contents behind autograd's back (no version-counter bump: if a graph has saved `deconv.weight`, its gradients come out silently wrong); where the new value has the same shape, dtype and device, use `deconv.weight.copy_(...)` under `torch.no_grad()`",
+            message="`deconv.weight.data = ...` replaces `deconv.weight`'s contents behind autograd's back (no version-counter bump: if a graph has saved `deconv.weight`, its gradients come out silently wrong); where the new value has the same shape, dtype and device, use `deconv.weight.copy_(...)` under `torch.no_grad()`; nothing has run `deconv` (built on line 5) yet, so a value of another shape can be given as a new parameter, `deconv.weight = nn.Parameter(...)`",
             fixed="""
             import torch
             from torch import nn
@@ -956,7 +987,8 @@ class TensorDataWrite(Rule):
             message="`linear.weight.data = ...` replaces `linear.weight`'s contents behind autograd's back (no "
             "version-counter bump: if a graph has saved `linear.weight`, its gradients come out silently wrong); "
             "where the new value has the same shape, dtype and device, use `linear.weight.copy_(...)` under "
-            "`torch.no_grad()`",
+            "`torch.no_grad()`"
+            "; nothing has run `linear` (built on line 6) yet, so a value of another shape can be given as a new parameter, `linear.weight = nn.Parameter(...)`",
         ),
         # A layer `__init__` builds is on the CPU, as the kernel it is given: `copy_` does the same.
         Invalid(
@@ -974,7 +1006,8 @@ class TensorDataWrite(Rule):
             message="`self.upsample.weight.data = ...` replaces `self.upsample.weight`'s contents behind autograd's "
             "back (no version-counter bump: if a graph has saved `self.upsample.weight`, its gradients come out "
             "silently wrong); where the new value has the same shape, dtype and device, use "
-            "`self.upsample.weight.copy_(...)` under `torch.no_grad()`",
+            "`self.upsample.weight.copy_(...)` under `torch.no_grad()`"
+            "; nothing has run `self.upsample` (built on line 6) yet, so a value of another shape can be given as a new parameter, `self.upsample.weight = nn.Parameter(...)`",
         ),
         # A layer built, then run, then given new weights: a graph of its first run has saved them.
         Invalid(
@@ -1257,7 +1290,8 @@ class TensorDataWrite(Rule):
             """,
             line=5,
             column=1,
-            message="`layer.weight.data = ...` replaces `layer.weight`'s contents behind autograd's back (no version-counter bump: if a graph has saved `layer.weight`, its gradients come out silently wrong); where the new value has the same shape, dtype and device, use `layer.weight.copy_(...)` under `torch.no_grad()`",
+            message="`layer.weight.data = ...` replaces `layer.weight`'s contents behind autograd's back (no version-counter bump: if a graph has saved `layer.weight`, its gradients come out silently wrong); where the new value has the same shape, dtype and device, use `layer.weight.copy_(...)` under `torch.no_grad()`"
+            "; nothing has run `layer` (built on line 4) yet, so a value of another shape can be given as a new parameter, `layer.weight = nn.Parameter(...)`",
             fixed="""
             import torch
             import torch.nn as nn
@@ -1436,6 +1470,15 @@ class TensorDataWrite(Rule):
                 f"if a graph has saved `{recv}`, its gradients come out silently wrong); where the new value has the "
                 f"same shape, dtype and device, use {advice}"
             )
+            built = _layer_built_before(ctx, access.site, node.value)
+            if built is not None and isinstance(node.value, ast.Attribute):
+                # `conv = nn.Conv2d(1, 2, kernel_size=2)`, then `conv.weight.data = k.view(1, 1, 2, 2)` in a
+                # script: the value may have another shape, which `copy_` cannot give; a new parameter takes any
+                layer = short(ctx.text(node.value.value), 30)
+                message += (
+                    f"; nothing has run `{layer}` (built on line {built.lineno}) yet, so a value of another shape "
+                    f"can be given as a new parameter, `{layer}.{node.value.attr} = nn.Parameter(...)`"
+                )
             kept = _old_storage_kept(ctx, access.site, recv) or _aliases_zipped_with_the_parameters(
                 ctx, access.site, recv
             )
@@ -1747,26 +1790,37 @@ def _of_a_layer_just_built(ctx, site: ast.AST, recv: ast.AST) -> bool:
         return False
     if isinstance(stmt.value, ast.Call) and (ctx.imports.qualified_name(stmt.value.func) or "").startswith("torch."):
         return False
+    return _layer_built_before(ctx, stmt, recv) is not None
+
+
+def _layer_built_before(ctx, stmt: ast.AST, recv: ast.AST) -> Optional[ast.Assign]:
+    """The statement building the torch layer whose parameter ``stmt`` (``<layer>.<param>.data =
+    ...``) sets, where it comes earlier in the same block with nothing but such assignments in
+    between (``conv = nn.Conv2d(1, 2, kernel_size=2)``, then ``conv.weight.data = k.view(1, 1, 2,
+    2)``): nothing has run the layer, so no graph has saved its parameters."""
+    if not (isinstance(stmt, ast.Assign) and isinstance(recv, ast.Attribute)):
+        return None
     owner = ctx.text(recv.value)
     body = getattr(ctx.parent(stmt), "body", None)
     if not isinstance(body, list) or stmt not in body:
-        return False
+        return None
     for earlier in reversed(body[: body.index(stmt)]):
         if not isinstance(earlier, ast.Assign) or len(earlier.targets) != 1:
-            return False
+            return None
         target = earlier.targets[0]
         if ctx.text(target) == owner:
-            return isinstance(earlier.value, ast.Call) and (
+            built = isinstance(earlier.value, ast.Call) and (
                 ctx.imports.qualified_name(earlier.value.func) or ""
             ).startswith("torch.nn.")
+            return earlier if built else None
         if not (
             isinstance(target, ast.Attribute)
             and target.attr == "data"
             and isinstance(target.value, ast.Attribute)
             and ctx.text(target.value.value) == owner
         ):
-            return False  # something else runs first: it may use the layer
-    return False
+            return None  # something else runs first: it may use the layer
+    return None
 
 
 # Dtypes other than torch's default float32, as code spells them (`dtype=float` is float64).

@@ -36,7 +36,8 @@ notebook cell's last line, also among others, `out.shape, out[0][:3]`, or the ca
 line, `model(val_x)` (not `model(val_x);`, whose semicolon keeps it from being shown), unless it calls a method or function the check reads that is named for
 evaluation, `model.predict(prefix)`, judged there; so is a call of such a method of a plain class of the
 file holding a model, `sbs.predict(x)`, also one attached by `setattr(StepByStep, "predict", predict)`, or
-one whose class the code shows and whose method hands back no graph, `self.validator.validate(loader)`), iterated by a loop or a comprehension that only
+one whose class the code shows and whose method hands back no graph, `self.validator.validate(loader)`,
+or of the class at hand, `self.val(test_data)`), iterated by a loop or a comprehension that only
 reads each item (`[np.argmax(p.detach().numpy()) for p in out]`), collected by a list comprehension
 straight into a tensor constructor that copies the values (`torch.tensor([net(g) for g in validset])`), fed back into the next step of a generation loop, written into
 before it is read (`out[:] = 0`, actions masked), changed in place by augmented arithmetic before it is read or
@@ -135,8 +136,10 @@ neither backpropagates nor steps, and is not handed a module; so is what `torch.
 `torch.jit.script` makes of a module (it shares the module's parameters), and the functional copy
 `higher` enters or makes of one (`with higher.innerloop_ctx(net, opt) as (fnet, diffopt):`,
 `higher.monkeypatch(net)`: a MAML's `fnet(x_qry)` runs `net`'s layers on fast weights); and so is a short function of the
-file that returns a model's output, or what it computes from one, with its graph (`def G(z):
-return torch.sigmoid(G_(z))` over a module-level `G_`), and a call of a function of
+file (four statements at most) that returns a model's output, a part of it, or what it computes
+from one, with its graph (`def G(z): return torch.sigmoid(G_(z))` over a module-level `G_`; a
+rollout's `select_action(state)` returning `torch.normal(action_mean, action_std)` of its policy's
+outputs, a sample that keeps their graph), and a call of a function of
 the file that is handed a module and runs it, neither backpropagates, steps nor yields, and
 gives back a tensor that may carry the graph (`batch_loss(model, x, y)` of `def batch_loss(model,
 x, y): return F.cross_entropy(model(x), y)`: reported where its loss is only read, `total +=
@@ -1091,28 +1094,33 @@ def _plain_class_forward_only_read(ctx, function: ast.AST, unit: _Unit) -> bool:
 
 
 def _wrapper_shape(ctx, fn: ast.AST) -> bool:
-    """A short function ending in a ``return`` of a value that calls a name the module binds
-    by assignment, or a method of one (``def G(z): return G_(z)``, ``h = G_shared(z); return
-    G1_(h)`` with ``G_ = nn.Sequential(...)``, ``def decode(z): return autoencoder.decode(z)``): the
+    """A short function (four statements at most) ending in a ``return`` of a value, or of a part of
+    one, that calls a name the module binds by assignment, or a method of one (``def G(z): return
+    G_(z)``, ``h = G_shared(z); return G1_(h)`` with ``G_ = nn.Sequential(...)``, ``def decode(z):
+    return autoencoder.decode(z)``, ``return policy_net(s)[0]``, a rollout's ``select_action``): the
     shape of a wrapper around a model (``_wraps_a_model``); not one calling only imported names,
     builtins or the file's functions."""
-    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or len(fn.body) > 3:
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or len(fn.body) > 4:
         return False
     cache = ctx.state(_State).wrapper_shapes  # asked for every call of the function
     found = cache.get(id(fn))
     if found is None:
         last = fn.body[-1]
         module = ctx.model.scopes.module
+        # the longer shape (four statements, or a part of a value handed back) only around a call of
+        # the module's name itself (`policy_net(state)`), not of a method of one (`log.info(...)`)
+        longer = len(fn.body) == 4 or isinstance(getattr(last, "value", None), ast.Subscript)
         found = cache[id(fn)] = (
             isinstance(last, ast.Return)
-            and isinstance(last.value, (ast.Call, ast.Tuple, ast.Name))
+            and isinstance(last.value, (ast.Call, ast.Tuple, ast.Name, ast.Subscript))
             and any(
                 isinstance(sub, ast.Call)
-                and isinstance(called := _called_root(sub.func), ast.Name)
+                and isinstance(called := (sub.func if longer else _called_root(sub.func)), ast.Name)
                 and called.id not in ctx.imports.names
                 and called.id not in _BUILTINS
                 and called.id not in module.definitions
                 and module.binds(called.id)
+                and not ctx.model.function_binds(fn, called.id)  # the module's, not a local of that name
                 for stmt in fn.body
                 for sub in walk_in_order(stmt)
             )
@@ -1795,13 +1803,11 @@ def _printed(ctx, call: ast.Call) -> bool:
 
 def _judged_in_its_method(ctx, call: ast.Call) -> bool:
     """``sbs.predict(x)`` of a plain class of the file holding a model (or ``model.sample(x)`` of a
-    module class of the file), whose method named for evaluation the check reads (also one attached
-    by ``setattr``) and hands back numbers or arrays: that method's own model call is where its
-    grad mode is judged, not each call of it."""
+    module class of the file, or ``self.val(loader)`` of the class at hand), whose method named for
+    evaluation the check reads (also one attached by ``setattr``) and hands back numbers or arrays:
+    that method's own model call is where its grad mode is judged, not each call of it."""
     func = call.func
     if not (isinstance(func, ast.Attribute) and _EVAL_FUNCTION_RE.search(func.attr)):
-        return False
-    if isinstance(func.value, ast.Name) and func.value.id == "self":
         return False
     receiver = ctx.model.value(func.value)
     if receiver.kind not in (Kind.OTHER, Kind.MODULE) or func.attr not in ctx.model.file_method_names():
@@ -4896,6 +4902,91 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The same class whose weights do not require grad: no graph is recorded.
+        Valid(
+            """
+            import torch
+
+
+            class PSoftmaxModel(object):
+                def __init__(self, fea_num, cate_num):
+                    self.fea_num = fea_num
+                    self.w = torch.normal(0, 0.01, size=(fea_num, cate_num))
+                    self.b = torch.zeros(cate_num)
+
+                def linreg(self, X):
+                    return torch.mm(X.view(-1, self.fea_num), self.w) + self.b
+
+                def fit(self, X):
+                    return torch.softmax(self.linreg(X), dim=1)
+
+                def predict(self, X):
+                    y_pred = self.fit(X)
+                    return torch.argmax(y_pred, dim=1).reshape(-1)
+
+
+            model = PSoftmaxModel(784, 10)
+            for x, y in loader:
+                scores = model.fit(x)
+            x, y = next(iter(test_loader))
+            print(model.predict(x))
+            """
+        ),
+        # The same helper keeping each step's log-probability in a list the episode backpropagates (REINFORCE).
+        Valid(
+            """
+            import gym
+            import torch
+            import torch.nn as nn
+
+
+            class Policy(nn.Module):
+                def __init__(self, n_in, n_out):
+                    super().__init__()
+                    self.fc = nn.Linear(n_in, 64)
+                    self.mean = nn.Linear(64, n_out)
+                    self.log_std = nn.Parameter(torch.zeros(1, n_out))
+
+                def forward(self, x):
+                    h = torch.tanh(self.fc(x))
+                    mean = self.mean(h)
+                    log_std = self.log_std.expand_as(mean)
+                    return mean, log_std, torch.exp(log_std)
+
+
+            env = gym.make("Hopper-v4")
+            policy_net = Policy(11, 3)
+            optimizer = torch.optim.Adam(policy_net.parameters())
+
+
+            def select_action(state, log_probs):
+                state = torch.from_numpy(state).unsqueeze(0)
+                action_mean, _, action_std = policy_net(state)
+                action = torch.normal(action_mean, action_std)
+                log_probs.append(-((action.detach() - action_mean) / action_std).pow(2).sum())
+                return action
+
+
+            def update_params(states):
+                action_mean, _, _ = policy_net(torch.tensor(states))
+                loss = -action_mean.sum()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+
+
+            for episode in range(100):
+                state, states, log_probs = env.reset(), [], []
+                for t in range(1000):
+                    action = select_action(state, log_probs)
+                    state, reward, done, _ = env.step(action.detach()[0].numpy())
+                    states.append(state)
+                    if done:
+                        break
+                update_params(states)
+                torch.stack(log_probs).sum().backward()
+            """
+        ),
         # The same filter over the padded output: its gradient reaches the model, so it must run with grad.
         Valid(
             """
@@ -9562,6 +9653,301 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A model written by hand in a plain class: its `predict` runs `fit`, which computes with the weights
+        # `__init__` makes requiring grad (`self.w`), on a test batch whose predictions are only printed.
+        Invalid(
+            """
+            import torch
+
+
+            class PSoftmaxModel(object):
+                def __init__(self, fea_num, cate_num):
+                    self.fea_num = fea_num
+                    self.w = torch.normal(0, 0.01, size=(fea_num, cate_num), requires_grad=True)
+                    self.b = torch.zeros(cate_num, requires_grad=True)
+
+                def linreg(self, X):
+                    return torch.mm(X.view(-1, self.fea_num), self.w) + self.b
+
+                def fit(self, X):
+                    return torch.softmax(self.linreg(X), dim=1)
+
+                def predict(self, X):
+                    y_pred = self.fit(X)
+                    return torch.argmax(y_pred, dim=1).reshape(-1)
+
+
+            model = PSoftmaxModel(784, 10)
+            for x, y in loader:
+                loss = torch.nn.functional.nll_loss(model.fit(x).log(), y)
+                loss.backward()
+                with torch.no_grad():
+                    model.w -= 0.1 * model.w.grad
+                    model.b -= 0.1 * model.b.grad
+                    model.w.grad.zero_()
+                    model.b.grad.zero_()
+            x, y = next(iter(test_loader))
+            print(model.predict(x))
+            """,
+            line=17,
+            column=18,
+            message="`self.fit(...)` runs with grad enabled on evaluation data `X`, and its output is never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # A base class's `evaluate` running the model through its own `validation_step`, whose `self(images)` runs
+        # the module (the "Zero to GANs" template).
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+
+            def accuracy(outputs, labels):
+                _, preds = torch.max(outputs, dim=1)
+                return torch.tensor(torch.sum(preds == labels).item() / len(preds))
+
+
+            class ImageClassificationBase(nn.Module):
+                def training_step(self, batch):
+                    images, labels = batch
+                    out = self(images)
+                    return F.cross_entropy(out, labels)
+
+                def validation_step(self, batch):
+                    images, labels = batch
+                    out = self(images)
+                    loss = F.cross_entropy(out, labels)
+                    acc = accuracy(out, labels)
+                    return {"val_loss": loss.detach(), "val_acc": acc}
+
+                def validation_epoch_end(self, outputs):
+                    batch_losses = [x["val_loss"] for x in outputs]
+                    epoch_loss = torch.stack(batch_losses).mean()
+                    batch_accs = [x["val_acc"] for x in outputs]
+                    epoch_acc = torch.stack(batch_accs).mean()
+                    return {"val_loss": epoch_loss.item(), "val_acc": epoch_acc.item()}
+
+                def evaluate(self, val_loader):
+                    self.eval()
+                    outputs = [self.validation_step(batch) for batch in val_loader]
+                    return self.validation_epoch_end(outputs)
+
+
+            class Net(ImageClassificationBase):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(784, 10)
+
+                def forward(self, x):
+                    return self.fc(x.flatten(1))
+
+
+            def fit_cycle(epochs, model, train_loader, val_loader, opt_func=torch.optim.SGD):
+                history = []
+                optimizer = opt_func(model.parameters(), 0.01)
+                for epoch in range(epochs):
+                    model.train()
+                    for batch in train_loader:
+                        loss = model.training_step(batch)
+                        loss.backward()
+                        optimizer.step()
+                        optimizer.zero_grad()
+                    result = model.evaluate(val_loader)
+                    history.append(result)
+                return history
+            """,
+            line=33,
+            column=20,
+            message="`self.validation_step(...)` runs with grad enabled after `self.eval()` (line 32), and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            fixed="""
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+
+            def accuracy(outputs, labels):
+                _, preds = torch.max(outputs, dim=1)
+                return torch.tensor(torch.sum(preds == labels).item() / len(preds))
+
+
+            class ImageClassificationBase(nn.Module):
+                def training_step(self, batch):
+                    images, labels = batch
+                    out = self(images)
+                    return F.cross_entropy(out, labels)
+
+                def validation_step(self, batch):
+                    images, labels = batch
+                    out = self(images)
+                    loss = F.cross_entropy(out, labels)
+                    acc = accuracy(out, labels)
+                    return {"val_loss": loss.detach(), "val_acc": acc}
+
+                def validation_epoch_end(self, outputs):
+                    batch_losses = [x["val_loss"] for x in outputs]
+                    epoch_loss = torch.stack(batch_losses).mean()
+                    batch_accs = [x["val_acc"] for x in outputs]
+                    epoch_acc = torch.stack(batch_accs).mean()
+                    return {"val_loss": epoch_loss.item(), "val_acc": epoch_acc.item()}
+
+                @torch.no_grad()
+                def evaluate(self, val_loader):
+                    self.eval()
+                    outputs = [self.validation_step(batch) for batch in val_loader]
+                    return self.validation_epoch_end(outputs)
+
+
+            class Net(ImageClassificationBase):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(784, 10)
+
+                def forward(self, x):
+                    return self.fc(x.flatten(1))
+
+
+            def fit_cycle(epochs, model, train_loader, val_loader, opt_func=torch.optim.SGD):
+                history = []
+                optimizer = opt_func(model.parameters(), 0.01)
+                for epoch in range(epochs):
+                    model.train()
+                    for batch in train_loader:
+                        loss = model.training_step(batch)
+                        loss.backward()
+                        optimizer.step()
+                        optimizer.zero_grad()
+                    result = model.evaluate(val_loader)
+                    history.append(result)
+                return history
+            """,
+            unsafe=True,
+        ),
+        # A rollout's `select_action`, four lines around the policy: `torch.normal` of its outputs keeps their
+        # graph, and the rollout only reads the action (the update runs the policy again).
+        Invalid(
+            """
+            import gym
+            import torch
+            import torch.nn as nn
+
+
+            class Policy(nn.Module):
+                def __init__(self, n_in, n_out):
+                    super().__init__()
+                    self.fc = nn.Linear(n_in, 64)
+                    self.mean = nn.Linear(64, n_out)
+                    self.log_std = nn.Parameter(torch.zeros(1, n_out))
+
+                def forward(self, x):
+                    h = torch.tanh(self.fc(x))
+                    mean = self.mean(h)
+                    log_std = self.log_std.expand_as(mean)
+                    return mean, log_std, torch.exp(log_std)
+
+
+            env = gym.make("Hopper-v4")
+            policy_net = Policy(11, 3)
+            optimizer = torch.optim.Adam(policy_net.parameters())
+
+
+            def select_action(state):
+                state = torch.from_numpy(state).unsqueeze(0)
+                action_mean, _, action_std = policy_net(state)
+                action = torch.normal(action_mean, action_std)
+                return action
+
+
+            def update_params(states):
+                action_mean, _, _ = policy_net(torch.tensor(states))
+                loss = -action_mean.sum()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+
+
+            for episode in range(100):
+                state, states = env.reset(), []
+                for t in range(1000):
+                    action = select_action(state)
+                    state, reward, done, _ = env.step(action.detach()[0].numpy())
+                    states.append(state)
+                    if done:
+                        break
+                update_params(states)
+            """,
+            line=43,
+            column=18,
+            message="`select_action(...)` runs with grad enabled, but what is computed from its output is only read or used detached (`.detach()`) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # A trainer's own validation method, handing back accuracies: reported once, at its model call
+        # (one fix), not again at `self.val(test_data)`.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Trainer:
+                def __init__(self, net, optimizer):
+                    self.net = net
+                    self.optimizer = optimizer
+                    self.criterion = nn.CrossEntropyLoss()
+
+                def train(self, train_data, test_data, epochs):
+                    for epoch in range(epochs):
+                        self.net.train()
+                        for imgs, labels in train_data:
+                            self.optimizer.zero_grad()
+                            loss = self.criterion(self.net(imgs), labels)
+                            loss.backward()
+                            self.optimizer.step()
+                        seq_acc, char_acc = self.val(test_data)
+                        print(f"epoch {epoch}: {seq_acc:.3f} {char_acc:.3f}")
+
+                def val(self, test_data):
+                    self.net.eval()
+                    for imgs, labels in test_data:
+                        outputs = self.net(imgs)
+                        char_acc = (outputs.argmax(1) == labels).float().mean()
+                        seq_acc = (outputs.argmax(1) == labels).all(1).float().mean()
+                    return seq_acc, char_acc
+            """,
+            line=25,
+            column=23,
+            message="`self.net(...)` runs with grad enabled after `self.net.eval()` (line 23), and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+
+            class Trainer:
+                def __init__(self, net, optimizer):
+                    self.net = net
+                    self.optimizer = optimizer
+                    self.criterion = nn.CrossEntropyLoss()
+
+                def train(self, train_data, test_data, epochs):
+                    for epoch in range(epochs):
+                        self.net.train()
+                        for imgs, labels in train_data:
+                            self.optimizer.zero_grad()
+                            loss = self.criterion(self.net(imgs), labels)
+                            loss.backward()
+                            self.optimizer.step()
+                        seq_acc, char_acc = self.val(test_data)
+                        print(f"epoch {epoch}: {seq_acc:.3f} {char_acc:.3f}")
+
+                @torch.no_grad()
+                def val(self, test_data):
+                    self.net.eval()
+                    for imgs, labels in test_data:
+                        outputs = self.net(imgs)
+                        char_acc = (outputs.argmax(1) == labels).float().mean()
+                        seq_acc = (outputs.argmax(1) == labels).all(1).float().mean()
+                    return seq_acc, char_acc
+            """,
+            unsafe=True,
+        ),
         # A frozen filter's target side, the target padded first by a layer without parameters: still plain data.
         Invalid(
             """

@@ -29,7 +29,9 @@ layers, `model.predict(x)`) when the code shows all of:
   (`self.criterion(out, y)`), in a class with no base but `object`; not through others; and it is
   not handed before the
   call to a function that may switch it (a function of the file that calls `.eval()`, or a function
-  of another file);
+  of another file); nor is a parameter of a function that switches a module-level name to eval mode
+  every call of the function hands it (`tinypointnet.eval()` in `train(model, ...)`, run only as
+  `train(tinypointnet, ...)`);
 - the call evaluates: it runs in a function named for evaluation (`evaluate`, `validate`,
   `test`, `predict`, ...) or in one called only from such functions (`run_test` handing its
   loaded `netG` to `get_profile_pred(netG, X_test, ...)`), inside a loop over validation or

@@ -2,7 +2,7 @@
 
 ## What it does
 Flags `total += loss`, `total = total + loss` (or a running average, `avg = avg * 0.99 + loss`,
-also kept as a (sum, count) tuple: `avg = (avg[0] * 0.99 + loss, avg[1] * 0.99 + 1)`, or started
+an incremental mean, `mean = ((n - 1) * mean + loss) / n`, also kept as a (sum, count) tuple: `avg = (avg[0] * 0.99 + loss, avg[1] * 0.99 + 1)`, or started
 by its first term: `ema = loss if ema is None else 0.9 * ema + 0.1 * loss`, whose fix takes the graph
 off both branches),
 `losses.append(loss)` (also inside a tuple, `history.append((epoch, d_loss))`, reported at the
@@ -151,6 +151,27 @@ class AccumulatedGraph(Rule):
     triggers = function_triggers
 
     valid = (
+        # The same mean of the loss's value.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            model = nn.Linear(4, 2)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            criterion = nn.CrossEntropyLoss()
+            mean_loss = 0
+            count = 0
+            for x, y in loader:
+                count += 1
+                train_loss = criterion(model(x), y)
+                optimizer.zero_grad()
+                train_loss.backward()
+                optimizer.step()
+                mean_loss = ((count - 1) * mean_loss + train_loss.item()) / count
+                print(mean_loss)
+            """
+        ),
         # The same metric summed as a number.
         Valid(
             """
@@ -716,6 +737,48 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # An incremental mean of the loss, `((n - 1) * mean + loss) / n`: each step's mean keeps the last one.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            model = nn.Linear(4, 2)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            criterion = nn.CrossEntropyLoss()
+            mean_loss = 0
+            count = 0
+            for x, y in loader:
+                count += 1
+                train_loss = criterion(model(x), y)
+                optimizer.zero_grad()
+                train_loss.backward()
+                optimizer.step()
+                mean_loss = ((count - 1) * mean_loss + train_loss) / count
+                print(mean_loss.item())
+            """,
+            line=15,
+            column=5,
+            message="Accumulating `train_loss` across iterations keeps every iteration's autograd graph alive; accumulate `train_loss.detach()`",
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+            model = nn.Linear(4, 2)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            criterion = nn.CrossEntropyLoss()
+            mean_loss = 0
+            count = 0
+            for x, y in loader:
+                count += 1
+                train_loss = criterion(model(x), y)
+                optimizer.zero_grad()
+                train_loss.backward()
+                optimizer.step()
+                mean_loss = ((count - 1) * mean_loss + train_loss.detach()) / count
+                print(mean_loss.item())
+            """,
+        ),
         # A metric of the model's output, computed by the `__call__` of a plain class of the file and summed
         # over a test loop that only reports it: each PSNR keeps its graph.
         Invalid(
@@ -2543,6 +2606,14 @@ def _joined_term(ctx, value: ast.AST, name: str) -> Optional[ast.AST]:
 def _added_term(value: ast.AST, name: str, index: Optional[int] = None) -> Optional[ast.AST]:
     """What ``value`` adds to the accumulator ``name`` (its item ``index``), kept or decayed:
     ``loss`` in ``total + loss`` or ``ema * 0.99 + loss``; None where it adds nothing to it."""
+    if (
+        isinstance(value, ast.BinOp)
+        and isinstance(value.op, (ast.Div, ast.Mult))
+        and name not in _names(value.right)
+        and _plain_factor(value.right)
+    ):
+        # `mean = ((n - 1) * mean + loss) / n`: an incremental mean, a sum scaled at each step
+        return _added_term(value.left, name, index)
     if not (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add)):
         return None
     if _decayed(value.left, name, index):
@@ -2573,8 +2644,18 @@ def _decayed(node: ast.AST, name: str, index: Optional[int] = None) -> bool:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
         for accumulator, factor in ((node.left, node.right), (node.right, node.left)):
             if own(accumulator) and name not in _names(factor):
-                return isinstance(factor, (ast.Constant, ast.Name, ast.Attribute))
+                return _plain_factor(factor)
     return False
+
+
+def _plain_factor(node: ast.AST) -> bool:
+    """A number as code writes one: a constant, a name, an attribute, or arithmetic of those
+    (``0.99``, ``beta``, ``(count - 1)``), no call."""
+    if isinstance(node, (ast.Constant, ast.Name, ast.Attribute)):
+        return True
+    if isinstance(node, ast.UnaryOp):
+        return _plain_factor(node.operand)
+    return isinstance(node, ast.BinOp) and _plain_factor(node.left) and _plain_factor(node.right)
 
 
 def _is_accumulation(node: ast.AST, name: str) -> bool:
