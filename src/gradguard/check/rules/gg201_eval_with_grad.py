@@ -136,8 +136,8 @@ neither backpropagates nor steps, and is not handed a module; so is what `torch.
 `torch.jit.script` makes of a module (it shares the module's parameters), and the functional copy
 `higher` enters or makes of one (`with higher.innerloop_ctx(net, opt) as (fnet, diffopt):`,
 `higher.monkeypatch(net)`: a MAML's `fnet(x_qry)` runs `net`'s layers on fast weights); and so is a short function of the
-file (four statements at most) that returns a model's output, a part of it, or what it computes
-from one, with its graph (`def G(z): return torch.sigmoid(G_(z))` over a module-level `G_`; a
+file (three statements at most, or four around a call of the model's own name) that returns a
+model's output, a part of it, or what it computes from one, with its graph (`def G(z): return torch.sigmoid(G_(z))` over a module-level `G_`; a
 rollout's `select_action(state)` returning `torch.normal(action_mean, action_std)` of its policy's
 outputs, a sample that keeps their graph), and a call of a function of
 the file that is handed a module and runs it, neither backpropagates, steps nor yields, and
