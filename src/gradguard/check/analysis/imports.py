@@ -293,6 +293,13 @@ def callee_name(call: ast.Call) -> str:
     return ""
 
 
+def subscript_root(node: ast.AST) -> ast.AST:
+    """``buf`` of ``buf[i][j]``: what a chain of subscripts indexes."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return node
+
+
 def dotted_name(node: ast.AST) -> Optional[str]:
     """``a.b.c`` for a chain of attributes on a name, else None."""
     parts = []

@@ -296,13 +296,13 @@ _EVIDENT_SCALAR_LOSS = tensor(Grad.YES, Role.LOSS | Role.SCALAR, weak=True)
 
 # Methods only modules have (among the names user code calls on values).
 # A call of something the instance holds, or of a part of it: `self.model(x)`, `self.model.encoder(x)`.
+_SELF_PART_CALL_RE = re.compile(r"\bself\.(\w+)((?:\.\w+)*)\s*\(")
+_SELF_MODULE_CALL_RE = re.compile(r"\bself\.(\w+)(?:\.forward)?\s*\(")
 # `self.<attr>` read in a method's text (its first group the attribute).
 _SELF_ATTRIBUTE_RE = re.compile(r"\bself\.(\w+)\b(?!\s*=[^=])")
 # A module's call of itself, `self(x)` (a `self.forward(x)` is a model call of the method that makes it,
-# judged there).
-_SELF_CALL_RE = re.compile(r"(?<![\w.])self\(")
-_SELF_PART_CALL_RE = re.compile(r"\bself\.(\w+)((?:\.\w+)*)\s*\(")
-_SELF_MODULE_CALL_RE = re.compile(r"\bself\.(\w+)(?:\.forward)?\s*\(")
+# judged there); not `vocab.SELF_CALL_RE`, a call of one of the instance's methods.
+_ITSELF_CALLED_RE = re.compile(r"(?<![\w.])self\(")
 # Module classes whose instances are indexed for their layers.
 _INDEXED_MODULES = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList"})
 _MODULE_EVIDENCE_METHODS = frozenset(
@@ -2912,9 +2912,7 @@ class SemanticModel:
         return before.env.get(name, UNKNOWN) if before is not None else UNKNOWN
 
     def _global_value(self, name: str) -> Value:
-        frame = self._frames.get((id(self.tree), "module-first"))
-        if frame is None:
-            frame = self._module_frame(first=True)
+        frame = self._module_frame(first=True)  # (kept once made: `_run_frame`)
         if frame is None or frame.flow is None or frame.flow.exit is None:
             return self._definition_global(name)
         found = frame.flow.exit.env.get(name)
@@ -2935,7 +2933,7 @@ class SemanticModel:
         sites = self._call_sites_of(fn)
         if not sites or any(scope is not self.tree for _, scope in sites):
             return None
-        frame = self._frames.get((id(self.tree), "module-first")) or self._module_frame(first=True)
+        frame = self._module_frame(first=True)
         if frame is None or frame.flow is None:
             return None
         found: Optional[Value] = None
@@ -3316,7 +3314,7 @@ class SemanticModel:
                 if not (".backward(" in text or ".step(" in text or any(word in text for word in _GRAD_OFF_WORDS)):
                     # a module class's own call (`out = self(images)` in a `validation_step`) runs it
                     memo[key] = (
-                        (info.is_module and _SELF_CALL_RE.search(text) is not None)
+                        (info.is_module and _ITSELF_CALLED_RE.search(text) is not None)
                         # a model written by hand: weights the instance makes (`self.fit(X)` reading `self.w`)
                         or (not info.is_module and self._computes_with_own_weights(info, fn, set()))
                     ) or any(

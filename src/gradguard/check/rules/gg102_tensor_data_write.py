@@ -125,7 +125,7 @@ from gradguard.check.analysis.data_attr import (
     no_grad_name,
     receiver_text,
 )
-from gradguard.check.analysis.imports import dotted_name
+from gradguard.check.analysis.imports import dotted_name, subscript_root
 from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.values import Grad, Kind, Role
 from gradguard.check.analysis.vocabulary import (
@@ -2000,9 +2000,7 @@ def _view_added_to_a_list(ctx, call: ast.Call, recv: str, loop: Optional[ast.AST
         and loop is not None
     ):
         return None
-    value = call.args[0]
-    while isinstance(value, ast.Subscript):
-        value = value.value
+    value = subscript_root(call.args[0])
     if isinstance(value, ast.Call) and not value.args and isinstance(value.func, ast.Attribute):
         value = value.func if value.func.attr == "detach" else value
     base = value.value if isinstance(value, ast.Attribute) and value.attr in ("data", "detach") else value

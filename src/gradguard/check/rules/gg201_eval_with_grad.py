@@ -357,7 +357,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from gradguard.check.analysis.flow import GradMode
-from gradguard.check.analysis.imports import ImportMap, callee_name, dotted_name
+from gradguard.check.analysis.imports import ImportMap, callee_name, dotted_name, subscript_root
 from gradguard.check.analysis.model import names_a_loss, parameterless_layer, split_of_text
 from gradguard.check.analysis.project import (
     builds_parameters,
@@ -3863,22 +3863,13 @@ def _factory_made(ctx, expr: ast.AST, depth: int = 0) -> bool:
         return True
     if qualified in _TENSOR_FROM_DATA and expr.args and _literal(expr.args[0]):
         return True  # `valid_lens = torch.tensor([3, 2])`: numbers written in the code
-    if (
-        qualified in _TENSOR_FROM_DATA
-        and len(expr.args) == 1
-        and isinstance(expr.args[0], ast.Call)
-        and ctx.imports.qualified_name(expr.args[0].func) in ("numpy.array", "numpy.asarray")
-        and expr.args[0].args
-        and _literal(expr.args[0].args[0])
-    ):
-        return True  # `torch.from_numpy(np.array([[1, 2]], dtype="float32"))`: numbers written in the code
-    if (
-        qualified in _TENSOR_FROM_DATA
-        and len(expr.args) == 1
-        and isinstance(expr.args[0], ast.Call)
-        and (ctx.imports.qualified_name(expr.args[0].func) or "").startswith(_RANDOM_SOURCES)
-    ):
-        return True  # `torch.tensor(np.random.normal(size=[2, 100]))`: numpy's random numbers
+    if qualified in _TENSOR_FROM_DATA and len(expr.args) == 1 and isinstance(expr.args[0], ast.Call):
+        source = expr.args[0]
+        made_by = ctx.imports.qualified_name(source.func) or ""
+        if made_by in ("numpy.array", "numpy.asarray") and source.args and _literal(source.args[0]):
+            return True  # `torch.from_numpy(np.array([[1, 2]], dtype="float32"))`: numbers written in the code
+        if made_by.startswith(_RANDOM_SOURCES):
+            return True  # `torch.tensor(np.random.normal(size=[2, 100]))`: numpy's random numbers
     if depth or qualified is not None or not isinstance(expr.func, ast.Name):
         return False
     definitions = ctx.model.scopes.module.definitions.get(expr.func.id, ())
@@ -4541,7 +4532,7 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
                 targets.add(binding.name)
         # `preds[i] = net(x)`: the container a name holds keeps the graph (not an attribute's)
         for target in statement.targets if isinstance(statement, ast.Assign) else [statement.target]:
-            root = _subscript_root(target)
+            root = subscript_root(target)
             if root is not target and isinstance(root, ast.Name):
                 targets.add(root.id)
     if not targets:
@@ -4566,7 +4557,7 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
         and getattr(node, "lineno", 0) >= start
         and len(node.targets) == 1
         and isinstance(node.targets[0], ast.Subscript)
-        and isinstance(root := _subscript_root(node.targets[0]), ast.Name)
+        and isinstance(root := subscript_root(node.targets[0]), ast.Name)
     ]
     changed = True
     while changed:
@@ -4620,13 +4611,6 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
             if site is None or any(_reaches(rebound, derived[name], site, name, loop_start) for name in names):
                 return True
     return False
-
-
-def _subscript_root(target: ast.AST) -> ast.AST:
-    """``buf`` of ``buf[i][j]``."""
-    while isinstance(target, ast.Subscript):
-        target = target.value
-    return target
 
 
 def _names_with_graph(node: ast.AST) -> list:

@@ -108,7 +108,7 @@ import re
 from typing import Optional
 
 from gradguard.check.analysis.flow import GradMode
-from gradguard.check.analysis.imports import callee_name
+from gradguard.check.analysis.imports import callee_name, subscript_root
 from gradguard.check.analysis.model import names_a_loss, parameterless_layer
 from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.values import Grad, Kind, Role, Value
@@ -2437,9 +2437,7 @@ def _derived_through_slots(ctx, uses, scope: ast.AST, name: str) -> set:
             if not (_names(node.value) & found):
                 continue
             for target in node.targets:
-                root = target
-                while isinstance(root, ast.Subscript):
-                    root = root.value
+                root = subscript_root(target)
                 if isinstance(root, ast.Name) and root.id not in found:
                     found |= uses.derived(root.id)
                     changed = True
@@ -2899,9 +2897,8 @@ def _callers_use_as_tensor(ctx, fn: Optional[ast.AST]) -> bool:
             )
         elif isinstance(node, ast.Attribute) and node.attr in _TENSOR_ONLY_METHODS:
             tensor_uses.append(node.value)
-    for used in tensor_uses:
-        while isinstance(used, ast.Subscript):
-            used = used.value  # `metrics[f"train_{metric}"].cpu()`: an item of a dict it returns
+    for use in tensor_uses:
+        used = subscript_root(use)  # `metrics[f"train_{metric}"].cpu()`: an item of a dict it returns
         if (isinstance(used, ast.Name) and used.id in results) or (isinstance(used, ast.Call) and _calls(used, name)):
             return True
     return False
