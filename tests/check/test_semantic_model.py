@@ -4308,3 +4308,36 @@ def test_a_method_every_caller_runs_on_an_instance_switched_to_eval_runs_in_eval
 def test_twin_a_method_one_caller_runs_in_training_mode_runs_as_built():
     value, _ = ask(_GENERATOR_CLASS.format(other="self.train()\n        return self.predict(x)"))
     assert value.kind is Kind.MODULE and not value.has(Role.EVALUATING)
+
+
+_PROPERTY_HELD_MODEL = """
+    import torch
+    import torch.nn as nn
+
+
+    class Client:
+        def __init__(self, model: nn.Module):
+            self._model = model
+
+        @property
+        def model(self):
+            return self._model
+
+        @model.setter
+        def model(self, model):
+            self._model = model
+
+        def test(self, x):
+            out = self.model(x)
+            return out  # <- out
+"""
+
+
+def test_a_property_handing_back_a_held_module_is_that_module_and_its_call_runs_it():
+    value, _ = ask(_PROPERTY_HELD_MODEL)
+    assert value.kind is Kind.TENSOR and value.has(Role.OUTPUT)
+
+
+def test_twin_a_method_of_the_same_name_is_called_not_read():
+    value, _ = ask(_PROPERTY_HELD_MODEL.replace("        @property\n", "").replace("        @model.setter\n", ""))
+    assert not (value.kind is Kind.TENSOR and value.has(Role.OUTPUT))

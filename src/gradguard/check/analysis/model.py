@@ -3336,6 +3336,9 @@ class SemanticModel:
         held = self._instance_attribute(info, attr)
         if held.kind is not Kind.UNKNOWN and not (held.kind is Kind.MODULE and held.weak):
             return held
+        forwarded = _property_forwarding(info.node, attr) if attr in self._methods(info) else None
+        if forwarded is not None and forwarded not in self._methods(info):
+            return self._held_attribute(info, forwarded)  # `@property def model(self): return self._model`
         if self._evident(info.node, "self." + attr) is _EVIDENT_MODULE:
             # used as one (`Adam(self._gen.parameters())`): a module, known from the code
             return held.with_(weak=False) if held.kind is Kind.MODULE else module()
@@ -3466,6 +3469,10 @@ class SemanticModel:
                 continue  # ``self.gan = self.gan.cuda()``: what the other assignments store, moved
             values.append(self._stored_value(method, stmt, value_node, incomplete))
         if not values:
+            forwarded = _property_forwarding(info.node, attr)
+            if forwarded is not None:
+                # `@property def model(self): return self._model`: what the class holds there
+                return self._instance_attribute(info, forwarded)
             for base in info.bases:
                 base_info = self._class_table().get(base)
                 if base_info is not None and base_info.key not in seen:
@@ -5202,7 +5209,10 @@ class SemanticModel:
         return None
 
     def _method_node(self, info: ClassInfo, name: str) -> Optional[ast.AST]:
-        return self._methods(info).get(name)
+        found = self._methods(info).get(name)
+        # a property (its getter, setter or deleter) is read, not called: `self.model(x)` calls
+        # what the property hands back
+        return None if found is not None and is_property(found) else found
 
     @staticmethod
     def _methods(info: ClassInfo) -> dict:
@@ -5765,6 +5775,46 @@ def _module_use_pattern(attr: str) -> "re.Pattern[str]":
 # Methods that give a module back itself, and a tensor moved or cast: the same kind of value
 # either way (not all of `vocab.MODULE_RETURNING_METHODS`: a tensor's `.type()` is a string).
 _MOVING_METHODS = frozenset({"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "train", "eval"})
+
+
+_PROPERTY_DECORATORS = frozenset({"property", "functools.cached_property", "cached_property"})
+
+
+def is_property(method: ast.AST) -> bool:
+    """Whether a method of a class is a property's getter (``@property``, ``@cached_property``),
+    setter or deleter (``@model.setter``)."""
+    return any(
+        dotted_name(d) in _PROPERTY_DECORATORS
+        or (
+            isinstance(d, ast.Attribute)
+            and d.attr in ("setter", "getter", "deleter")
+            and dotted_name(d.value) == method.name
+        )  # type: ignore[attr-defined]
+        for d in method.decorator_list  # type: ignore[attr-defined]
+    )
+
+
+def _property_forwarding(class_node: ast.ClassDef, attr: str) -> Optional[str]:
+    """``other`` where the class's property ``attr`` only hands back another attribute of the
+    instance (``@property def model(self): return self._model``, beside its setter), else None."""
+    for method in class_node.body:
+        if (
+            isinstance(method, FUNCTION_TYPES)
+            and method.name == attr
+            and any(dotted_name(d) in _PROPERTY_DECORATORS for d in method.decorator_list)
+        ):
+            body = method.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                body = body[1:]  # the docstring
+            value = body[0].value if len(body) == 1 and isinstance(body[0], ast.Return) else None
+            if (
+                isinstance(value, ast.Attribute)
+                and isinstance(value.value, ast.Name)
+                and value.value.id == "self"
+                and value.attr != attr
+            ):
+                return value.attr
+    return None
 
 
 def _moved_itself(value_node: ast.AST, attr: str) -> bool:

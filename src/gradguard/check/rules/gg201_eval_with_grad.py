@@ -358,7 +358,7 @@ from typing import Callable, Optional
 
 from gradguard.check.analysis.flow import GradMode
 from gradguard.check.analysis.imports import ImportMap, callee_name, dotted_name, subscript_root
-from gradguard.check.analysis.model import names_a_loss, parameterless_layer, split_of_text
+from gradguard.check.analysis.model import is_property, names_a_loss, parameterless_layer, split_of_text
 from gradguard.check.analysis.project import (
     builds_parameters,
     current as current_project,
@@ -738,7 +738,10 @@ def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
             return (
                 cls is not None
                 and any(
-                    isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == target.attr for s in cls.body
+                    isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and s.name == target.attr
+                    and not is_property(s)
+                    for s in cls.body
                 )
                 # not a trainer's helper running its model (`self.compute_batch(batch)`)
                 and not (isinstance(call, ast.Call) and call.func is target and ctx.model.self_method_runs_model(call))
@@ -2561,17 +2564,36 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
         # `agent = Agent(policy)`, then `agent.get_action(state)`: the module handed to the
         # object is the one that runs
         callee = _module_handed_to_maker(ctx, scope, callee, call) or callee
+    return _fresh_named(ctx, call, callee, scope, so_far)
+
+
+def _fresh_named(
+    ctx, call: ast.Call, callee: ast.Name, scope: ast.AST, so_far: bool, seen: frozenset = frozenset()
+) -> bool:
+    """``_fresh_module`` of the module the name ``callee`` holds at ``call``; a name that
+    only holds another's module (``g = generator``) asks of that one, and its own uses count too."""
     name = callee.id
     made_at = None  # the line of the last binding before the call that builds the module
     builds = 0  # how many bindings before the call build one
     loaded_at = None  # the line of the last one that loads or trains it
     rebound_at = None  # the first line after the call that binds the name again
+    alias = None  # the last binding before the call, where it is another name (`g = generator`)
+    last_at = 0
     for binding in ctx.model.uses(scope).bindings_of(name):
         value = binding.value
         if binding.node.lineno > call.lineno:
             if rebound_at is None or binding.node.lineno < rebound_at:
                 rebound_at = binding.node.lineno
             continue
+        if binding.node.lineno > last_at:
+            last_at = binding.node.lineno
+            alias = (
+                value
+                if isinstance(binding.node, ast.Assign)
+                and isinstance(value, ast.Name)
+                and value.id not in seen | {name}
+                else None
+            )
         if not isinstance(value, ast.Call) or isinstance(binding.node, (ast.For, ast.AsyncFor)):
             continue  # (`for k, model in self.models.items()`: an item of a container, built elsewhere)
         if any(type(sub) is ast.Name and sub.id == name for sub in walk_in_order(value)):  # type: ignore[attr-defined]
@@ -2604,6 +2626,16 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
         and _built_only_later(ctx, call, name)
     ):
         return True  # a notebook's cell run before the cell building the model, which nothing trains
+    if alias is not None and (made_at is None or last_at > made_at) and (loaded_at is None or last_at > loaded_at):
+        # `g = generator`, then `g(xb)`: the module built under the other name, untouched under this one
+        src = ctx.source
+        start = src.line_starts[last_at - 1]
+        end = src.node_end(call) if so_far else (len(src.text) if scope is ctx.tree else src.node_end(scope))
+        if rebound_at is not None:
+            end = min(end, src.line_starts[rebound_at - 1])
+        return _fresh_named(ctx, call, alias, scope, so_far, seen | {name}) and _untouched(
+            ctx, scope, callee, _code_text(ctx)[start:end], so_far
+        )
     if made_at is None or (loaded_at is not None and loaded_at >= made_at):
         return False
     src = ctx.source
@@ -2626,7 +2658,14 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
             if isinstance(ancestor, (ast.For, ast.AsyncFor, ast.While)):
                 outermost = ancestor
         end = min(end, src.node_end(outermost if outermost is not None else call))
-    text = _own_state_reloads_blanked(_code_text(ctx)[start:end], name)
+    return _untouched(ctx, scope, callee, _code_text(ctx)[start:end], in_order)
+
+
+def _untouched(ctx, scope: ast.AST, callee: ast.Name, text: str, in_order: bool) -> bool:
+    """Whether the code ``text`` (the part of ``scope`` that can have acted on the module the
+    name ``callee`` holds) neither loads weights into it nor trains it, itself or through a helper."""
+    name = callee.id
+    text = _own_state_reloads_blanked(text, name)
     if (
         any(next(code_occurrences(text, f"{name}.{method}"), None) is not None for method in ("load", "restore"))
         or _part_loaded(text, name)
@@ -4886,6 +4925,20 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # An untrained generator's demo through another name for it (`g = generator`): nothing trains or loads it under either name.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            generator = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+            g = generator
+            g.eval()
+            noise = torch.randn(1, 4)
+            fake = g(noise)
+            print(fake)
+            """
+        ),
         # The same class whose weights do not require grad: no graph is recorded.
         Valid(
             """
@@ -9637,6 +9690,76 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A model held behind a property (`self.model` hands back `self._model`): calling the property's value runs the model.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Client:
+                def __init__(self, model: nn.Module, test_loader):
+                    self._model = model
+                    self.test_loader = test_loader
+
+                @property
+                def model(self):
+                    return self._model
+
+                def test(self):
+                    self.model.eval()
+                    correct = 0
+                    for x, y in self.test_loader:
+                        outputs = self.model(x)
+                        correct += (outputs.argmax(1) == y).sum().item()
+                    return correct
+            """,
+            line=18,
+            column=23,
+            message="`self.model(...)` runs with grad enabled after `self.model.eval()` (line 15), and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+
+            class Client:
+                def __init__(self, model: nn.Module, test_loader):
+                    self._model = model
+                    self.test_loader = test_loader
+
+                @property
+                def model(self):
+                    return self._model
+
+                @torch.no_grad()
+                def test(self):
+                    self.model.eval()
+                    correct = 0
+                    for x, y in self.test_loader:
+                        outputs = self.model(x)
+                        correct += (outputs.argmax(1) == y).sum().item()
+                    return correct
+            """,
+            unsafe=True,
+        ),
+        # The same, with weights loaded through the other name: a trained model's outputs, only read.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            generator = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+            g = generator
+            g.load_state_dict(torch.load("G.pth"))
+            g.eval()
+            noise = torch.randn(1, 4)
+            fake = g(noise)
+            print(fake)
+            """,
+            line=9,
+            column=8,
+            message="`g(...)` runs with grad enabled after `g.eval()` (line 7), and nothing in this module uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A model written by hand in a plain class: its `predict` runs `fit`, which computes with the weights
         # `__init__` makes requiring grad (`self.w`), on a test batch whose predictions are only printed.
         Invalid(
