@@ -122,6 +122,58 @@ def test_index_records_whether_other_files_call_a_function_under_no_grad(tmp_pat
     assert sorted(index.calls["utils.evaluate"]) == [False, True, True]
 
 
+_SAMPLER = """
+    import torch
+    from utils import evaluate
+
+    class Trainer:
+        def run(self):
+            with torch.no_grad():
+                self.sample(1)
+
+        def sample(self, n):
+            for _ in range(n):
+                out = evaluate(net, batch)  # <- the call
+            return out
+
+    if __name__ == "__main__":
+        trainer = Trainer()
+        with torch.no_grad():
+            trainer.sample(2)
+"""
+
+
+def test_a_call_in_a_method_every_caller_runs_without_grad_runs_without_grad(tmp_path):
+    utils = write(tmp_path, "utils.py", "import torch\n\ndef evaluate(model, data):\n    return model(data)\n")
+    main_py = write(tmp_path, "main.py", _SAMPLER)
+    index = build_index([str(utils), str(main_py)])
+    assert index.calls["utils.evaluate"] == [True]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        (
+            "    if __name__",
+            "    trainer = Trainer()\n    trainer.sample(3)\n\n    if __name__",
+        ),  # one caller with grad on
+        (
+            "            with torch.no_grad():\n                self.sample(1)",
+            "            pass",
+        ),  # no caller in the file
+    ],
+)
+def test_twin_a_caller_with_grad_on_or_none_at_all_leaves_it_with_grad_on(tmp_path, change):
+    utils = write(tmp_path, "utils.py", "import torch\n\ndef evaluate(model, data):\n    return model(data)\n")
+    code = _SAMPLER.replace(*change)
+    if "pass" in change[1]:
+        code = code.replace("        with torch.no_grad():\n            trainer.sample(2)", "        pass")
+    assert code != _SAMPLER
+    main_py = write(tmp_path, "main.py", code)
+    index = build_index([str(utils), str(main_py)])
+    assert index.calls["utils.evaluate"] == [False]
+
+
 def test_a_model_imported_from_another_file_is_a_model(tmp_path, capsys):
     model = write(tmp_path, "model.py", MODEL)
     train = write(tmp_path, "train.py", TRAIN)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 import hashlib
 import os
 import re
@@ -931,16 +932,14 @@ def _method_name_calls(index: ProjectIndex, text: str, wanted: set) -> None:
     in a file's text sits where grad is off; a call on a name the text last bound, before it, to
     an instance of a plain class of the run defining that method (``model = PlainCRF()``, then
     ``model.test(sents)``) is recorded for that class alone (``ProjectIndex.calls``)."""
-    lines: Optional[list] = None
-    newlines: list = []
+    newlines: Optional[list] = None
     for match in _METHOD_CALL_RE.finditer(text):
         name = match.group(1)
         if name in wanted:
-            if lines is None:
-                lines = text.split("\n")
+            if newlines is None:
                 newlines = [newline.start() for newline in _NEWLINE_RE.finditer(text)]
             line = bisect.bisect_left(newlines, match.start())
-            grad_off = _grad_off_in_lines(lines, line)
+            grad_off = _grad_off_at(text, line)
             owner = _plain_instance_class(index, text, match.start(), name)
             if owner is not None:
                 index.calls.setdefault(f"{owner}.{name}", []).append(grad_off)
@@ -1721,13 +1720,80 @@ def _call_lines(text: str, local: str) -> Iterator[int]:
 
 
 def _grad_off_at(text: str, line_number: int) -> bool:
-    """Whether the call on that line sits in a ``with torch.no_grad()``/``inference_mode()``
-    block, or in a function decorated so, judged by indentation (the text is not parsed)."""
-    return _grad_off_in_lines(text.split("\n"), line_number)
+    """Whether the call on that line runs with grad off, judged by indentation (the text is not
+    parsed): in a ``with torch.no_grad()``/``inference_mode()`` block or a function decorated
+    so, or in a function whose every call in the same text runs with grad off in turn
+    (``def sample(self): ... self.wavenet.sample(...)``, called only under ``with torch.no_grad():``)."""
+    return _grad_off_lines(text).at(line_number)
 
 
-def _grad_off_in_lines(lines: list, line_number: int) -> bool:
-    """``_grad_off_at`` of a text already split into lines."""
+@functools.lru_cache(maxsize=4)
+def _grad_off_lines(text: str) -> "_GradOffLines":
+    return _GradOffLines(text)
+
+
+class _GradOffLines:
+    """``_grad_off_at`` over one text, split into lines once, with what each function's callers say kept."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = text.split("\n")
+        self._newlines: Optional[list] = None
+        self._functions: dict = {}  # def line -> whether every call of the function runs with grad off
+
+    def at(self, line_number: int, depth: int = 2) -> bool:
+        off, function = _grad_off_in_lines(self.lines, line_number)
+        if off or function is None or depth == 0:
+            return off
+        found = self._functions.get(function)
+        if found is None:
+            self._functions[function] = False  # (a call of itself, through others, says nothing)
+            found = self._functions[function] = self._called_without_grad(function, depth)
+        return found
+
+    def _called_without_grad(self, function: int, depth: int) -> bool:
+        """Whether the text calls the function defined on line ``function`` and every call
+        outside its own body runs with grad off: a method by any receiver (``self.sample(...)``,
+        ``trainer.sample(...)``), a module-level function by its name; not a nested function."""
+        header = self.lines[function]
+        indent = len(header) - len(header.lstrip())
+        match = re.match(r"\s*(?:async\s+)?def\s+(\w+)", header)
+        if match is None:
+            return False
+        name = match.group(1)
+        if indent:
+            owner = next(
+                (
+                    line
+                    for line in reversed(self.lines[:function])
+                    if line.strip() and len(line) - len(line.lstrip()) < indent
+                ),
+                "",
+            )
+            if not owner.lstrip().startswith("class "):
+                return False  # a nested function: called as it is handed around
+            pattern = re.compile(r"\.\s*" + re.escape(name) + r"[ \t]*\(")
+        else:
+            pattern = re.compile(r"(?<![\w.])" + re.escape(name) + r"[ \t]*\(")
+        end = function + 1
+        while end < len(self.lines) and (
+            not self.lines[end].strip() or len(self.lines[end]) - len(self.lines[end].lstrip()) > indent
+        ):
+            end += 1
+        if self._newlines is None:
+            self._newlines = [newline.start() for newline in _NEWLINE_RE.finditer(self.text)]
+        calls = []
+        for call in pattern.finditer(self.text):
+            line = bisect.bisect_left(self._newlines, call.start())
+            if function <= line < end or self.lines[line].lstrip().startswith(("def ", "async def ")):
+                continue
+            calls.append(line)
+        return bool(calls) and all(self.at(line, depth - 1) for line in calls)
+
+
+def _grad_off_in_lines(lines: list, line_number: int) -> tuple:
+    """(whether the line sits in a grad-disabling block or a function decorated so, the line of
+    the ``def`` holding it where it sits in a function without such a decorator)."""
     line = lines[line_number]
     threshold = len(line) - len(line.lstrip())
     for i in range(line_number - 1, -1, -1):
@@ -1740,17 +1806,17 @@ def _grad_off_in_lines(lines: list, line_number: int) -> bool:
             continue
         threshold = indent
         if stripped.startswith(("with ", "async with ")) and _GRAD_OFF_RE.search(stripped):
-            return True
+            return True, None
         if stripped.startswith(("def ", "async def ", "class ")):
             j = i - 1
             while j >= 0 and lines[j].lstrip().startswith("@"):
                 if _GRAD_OFF_RE.search(lines[j]):
-                    return True
+                    return True, None
                 j -= 1
-            return False
+            return False, (i if not stripped.startswith("class ") else None)
         if indent == 0:
-            return False
-    return False
+            return False, None
+    return False, None
 
 
 # A torch layer's constructor as module classes spell it (`nn.Sequential`, `torch.nn.Conv2d`).

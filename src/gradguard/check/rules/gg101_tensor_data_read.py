@@ -57,7 +57,11 @@ change nothing (GG102 leaves `a.data = b.data` too).
 A module's own `nn.Parameter` read through `.data` in its `forward`, computed with as it is
 (`torch.matmul(X, self.weight.data)`) and never read there without `.data`, gets its own
 message: the parameter is cut out of the graph and never trained, which `.detach()` would not
-change either; the fix (unsafe: training changes) reads the parameter itself.
+change either; the fix (unsafe: training changes) reads the parameter itself. An input of `forward`, or a
+tensor the module keeps that is no parameter, read through `.data` where the value goes on
+(`s_prev = s_prev.data[active]`, then computed with) is cut from the graph there: whether that
+is meant the code does not say, and `.detach()` would not change it, so the message asks which
+and offers no fix.
 
 ## Why is this bad?
 `t.data` returns a tensor that shares `t`'s memory but has a fresh version counter and no
@@ -109,6 +113,7 @@ from __future__ import annotations
 import ast
 
 from gradguard.check.analysis.data_attr import classify, data_name_span, receiver_text
+from gradguard.check.analysis.scopes import parameters
 from gradguard.check.analysis.values import Kind, Role
 from gradguard.check.analysis.zero_dim import zero_dim_index_above
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
@@ -578,6 +583,28 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # An input of `forward` read through `.data` on its way into the output: cut from the graph, meant or not;
+        # `.detach()` would not change that, so the message asks which.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Attention(nn.Module):
+                def __init__(self, dim):
+                    super().__init__()
+                    self.query = nn.Linear(dim, dim)
+
+                def forward(self, s_prev, memory, active):
+                    s_prev = s_prev.data[active]
+                    scores = torch.bmm(memory[active], self.query(s_prev).unsqueeze(2))
+                    return scores.softmax(dim=1)
+            """,
+            line=11,
+            column=18,
+            message="`s_prev.data` in `forward` takes `s_prev` out of the graph: what computed it gets no gradient through this use (`.detach()` would do the same); use `s_prev` where gradients should reach it, `s_prev.detach()` where the cut is meant",
+        ),
         # Indices handed to `torch.gather`, which copies the values it selects into a new tensor: a read.
         Invalid(
             """
@@ -1882,6 +1909,14 @@ class TensorDataRead(Rule):
                 f"`{recv}.data` reads the tensor without autograd's version counter; "
                 f"`{recv}.detach()` reads the same values and keeps in-place checks"
             )
+        elif _input_or_state_in_forward(ctx, node):
+            # what `.detach()` changes is not the question here: whether the graph should be cut
+            fix = None
+            message = (
+                f"`{recv}.data` in `forward` takes `{recv}` out of the graph: what computed it gets no gradient "
+                f"through this use (`.detach()` would do the same); use `{recv}` where gradients should reach it, "
+                f"`{recv}.detach()` where the cut is meant"
+            )
         else:
             fix = Fix(
                 Applicability.UNSAFE,
@@ -1895,6 +1930,31 @@ class TensorDataRead(Rule):
                 "gives wrong gradients; use `.detach()`"
             )
         ctx.report(self.code, node, message, fix)
+
+
+def _input_or_state_in_forward(ctx, node: ast.Attribute) -> bool:
+    """``s_prev.data[mask]`` or ``self.a_prev.data[mask]`` in a module's ``forward``, of one of its
+    inputs or of a tensor the module keeps that is no parameter: the value it goes on into is
+    cut from the graph there, whether meant or not."""
+    function = ctx.function
+    receiver = node.value
+    if not (
+        isinstance(function, ast.FunctionDef)
+        and function.name == "forward"
+        and ctx.method_class is not None
+        and function.args.args[:1]
+        and function.args.args[0].arg == "self"  # a module's, not an autograd Function's `forward(ctx, ...)`
+    ):
+        return False
+    if isinstance(receiver, ast.Name):
+        return receiver.id in {a.arg for a in parameters(function)} - {"self"}
+    return (
+        isinstance(receiver, ast.Attribute)
+        and isinstance(receiver.value, ast.Name)
+        and receiver.value.id == "self"
+        and ctx.model.value(receiver).kind in (Kind.TENSOR, Kind.UNKNOWN)
+        and not ctx.model.value(receiver).has(Role.PARAM)
+    )
 
 
 def _own_parameter_in_forward(ctx, node: ast.Attribute) -> bool:

@@ -20,7 +20,8 @@ assignments that give the tensor a new dtype, device or storage on purpose (as
 `Module._apply` does: `p.data = fn(p.data)`; `mask.data = F.fold(mask, ...)`, a slice of
 a value computed from the tensor itself, or the tensor indexed, `w.data = w.data[mask == 1]`
 in channel pruning, which may change its shape; not one reshaped to the tensor's own sizes,
-`param.data = torch.reshape(flat[i:j], param.shape)`, which is flagged), `p.data = p._mp_param` (a tensor kept on `p`
+`param.data = torch.reshape(flat[i:j], param.shape)`, or another tensor expanded to its sizes,
+`w3d.data = w2d.data[:, :, None].expand_as(w3d)`, which are flagged), `p.data = p._mp_param` (a tensor kept on `p`
 itself swapped in), `a.data = b.data` and its basic slices, `a.data = b.data[1:]` (sharing `b`'s storage), an
 item of a dict or list that holds only `.data` values (`dic[name] = p.data`, then `param.data = dic[name]`: SeqGAN's
 rollout sharing its generator's embeddings), assignments with a `memory_format`, `p.data = torch.empty(0, ...)`
@@ -587,6 +588,29 @@ class TensorDataWrite(Rule):
         ),
     )
     invalid = (
+        # A 2D kernel inflated into a 3D layer's weight: expanded to that weight's own sizes (and divided by one of
+        # them), so `copy_` takes it.
+        Invalid(
+            """
+            import torch
+
+
+            def inflate(conv3d, conv):
+                conv3d.weight.data = conv.weight.data[:, :, None].expand(conv3d.weight.data.size()) / conv3d.weight.data.shape[2]
+            """,
+            line=5,
+            column=5,
+            message="`conv3d.weight.data = ...` replaces `conv3d.weight`'s contents behind autograd's back (no version-counter bump: if a graph has saved `conv3d.weight`, its gradients come out silently wrong); where the new value has the same shape, dtype and device, use `conv3d.weight.copy_(...)` under `torch.no_grad()`",
+            fixed="""
+            import torch
+
+
+            def inflate(conv3d, conv):
+                with torch.no_grad():
+                    conv3d.weight.copy_(conv.weight.data[:, :, None].expand(conv3d.weight.data.size()) / conv3d.weight.data.shape[2])
+            """,
+            unsafe=True,
+        ),
         # A script's layer given a kernel of another shape right after it is built: a new parameter, not `copy_`.
         Invalid(
             """
@@ -1710,27 +1734,64 @@ _NEXT_LINE_RE = re.compile(r"\n(?=[^\r\n])")
 _SAME_SHAPE = "; right only where the new value has the same shape, dtype and device"
 
 
+# Methods whose one argument gives the result its shape (or dtype and device), not its values.
+_SHAPED_LIKE_METHODS = frozenset({"expand_as", "view_as", "reshape_as", "type_as"})
+
+
 def _derived_reshaped(ctx, value: ast.AST, own: str) -> bool:
     """``p.data = fn(p[.data])`` (as `Module._apply` does, or `mask.data = F.fold(mask, ...)`),
     a slice of a value computed from ``p`` (`m.data = t.reshape(m.shape)[:h]`) or ``p`` indexed
     (`w.data = w.data[mask == 1]`, pruning channels): the new value
     may have another shape, dtype or device, which `copy_` cannot give it. `torch.*_like(p)`
-    keeps the shape and stays flagged."""
+    and `x.expand_as(p)` give the value ``p``'s own shape and stay flagged (`conv3d.weight.data =
+    conv.weight.data[:, :, None].expand_as(conv3d.weight) * k`, inflating a 2D kernel)."""
     mentions = False
     sliced = False
+    shaped_like = set()  # ids of the arguments that only give the value their shape (`expand_as(p)`)
+    sizes = _own_shape_texts(own)
     for sub in walk_in_order(value):
+        if (
+            isinstance(sub, (ast.Attribute, ast.Call))
+            and id(sub) not in shaped_like
+            and ctx.text(sub) in sizes
+            and _sizes_kept_or_counted(ctx, sub)
+        ):
+            # `w2d[:, :, None].expand(w3d.data.size()) / w3d.shape[2]`: only `w3d`'s sizes are read
+            shaped_like.update(id(n) for n in walk_in_order(sub))
+            continue
         if isinstance(sub, ast.Call):
             name = sub.func.attr if isinstance(sub.func, ast.Attribute) else getattr(sub.func, "id", "")
-            if not name.endswith("_like") and any(ctx.text(a) in (own, own + ".data") for a in sub.args):
+            if name.endswith("_like") or name in _SHAPED_LIKE_METHODS:
+                shaped_like.update(id(a) for a in sub.args)
+            elif any(ctx.text(a) in (own, own + ".data") for a in sub.args):
                 return True
         elif isinstance(sub, ast.Subscript) and (
             any(isinstance(n, ast.Slice) for n in walk_in_order(sub.slice))
             or ctx.text(sub.value) in (own, own + ".data")  # `w.data = w.data[mask == 1]`: pruned
         ):
             sliced = True
-        elif isinstance(sub, (ast.Name, ast.Attribute)) and ctx.text(sub) == own:
+        elif isinstance(sub, (ast.Name, ast.Attribute)) and ctx.text(sub) == own and id(sub) not in shaped_like:
             mentions = True
     return mentions and sliced and not _reshaped_to_own_shape(ctx, value, own)
+
+
+def _sizes_kept_or_counted(ctx, sizes: ast.AST) -> bool:
+    """Whether a read of a tensor's sizes gives a value that size (``x.expand(w.size())``) or a
+    number (``w.shape[2]``), not a shape something is then sliced from (``t.reshape(w.shape)[:h]``)."""
+    parent = ctx.parent(sizes)
+    if isinstance(parent, ast.Subscript) and parent.value is sizes and isinstance(parent.slice, ast.Constant):
+        return True  # one size: a number
+    return (
+        isinstance(parent, ast.Call)
+        and isinstance(parent.func, ast.Attribute)
+        and parent.func.attr == "expand"
+        and sizes in parent.args
+    )
+
+
+def _own_shape_texts(own: str) -> tuple:
+    """How code spells the sizes of the tensor ``own`` (``w.shape``, ``w.data.size()``)."""
+    return (f"{own}.shape", f"{own}.size()", f"{own}.data.shape", f"{own}.data.size()")
 
 
 def _reshaped_to_own_shape(ctx, value: ast.AST, own: str) -> bool:
@@ -1749,7 +1810,7 @@ def _reshaped_to_own_shape(ctx, value: ast.AST, own: str) -> bool:
     return (
         len(value.args) == (2 if isinstance(func, ast.Attribute) and ctx.model.is_import(func.value) else 1)
         and shape is not None
-        and ctx.text(shape) in (f"{own}.shape", f"{own}.size()", f"{own}.data.shape", f"{own}.data.size()")
+        and ctx.text(shape) in _own_shape_texts(own)
     )
 
 

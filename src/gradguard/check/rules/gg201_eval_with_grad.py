@@ -4068,6 +4068,62 @@ def _phases_compared(test: ast.AST) -> Optional[tuple]:
     return (names.pop(), frozenset(constants)) if len(names) == 1 else None
 
 
+def _evaluation_phase_run_without_grad(ctx, function: ast.AST, test: ast.expr, name: str) -> bool:
+    """Whether every call of ``function`` (whose phase its parameter ``name`` selects, tested by
+    ``test``) runs with grad disabled, except those that hand it the training phase
+    (``step("train", ...)`` beside ``with torch.no_grad(): step("val", ...)``)."""
+    slot = _parameter_slot(function, name, _method_like(function))
+    sites = ctx.model.callers(function) if slot is not None else None
+    if not sites:
+        return False
+    for site in sites:
+        if site.state.mode is not GradMode.ENABLED:
+            continue
+        given = call_argument(site.call, *slot)  # type: ignore[misc]
+        if (
+            given is None
+            and not any(k.arg is None for k in site.call.keywords)
+            and not any(isinstance(a, ast.Starred) for a in site.call.args)
+        ):
+            given = parameter_defaults(function).get(name)  # left out: its default
+        if not (isinstance(given, ast.Constant) and _phase_test_holds(test, name, given.value) is True):
+            return False  # a phase other than training, or one not known, with grad enabled
+    return True
+
+
+def _phase_test_holds(test: ast.expr, name: str, value: object) -> Optional[bool]:
+    """Whether a training-phase test of the name ``name`` holds where it has the constant
+    ``value`` (``mode == "train"`` for ``"train"``; ``is_train`` for True; ``optimizer is not
+    None`` for None), or None where the test says something else."""
+    if isinstance(test, ast.Name) and test.id == name:
+        return bool(value)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _phase_test_holds(test.operand, name, value)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp):
+        parts = [_phase_test_holds(part, name, value) for part in test.values]
+        if any(part is None for part in parts):
+            return None
+        return any(parts) if isinstance(test.op, ast.Or) else all(parts)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, op, right = test.left, test.ops[0], test.comparators[0]
+        if isinstance(right, ast.Name) and right.id == name and isinstance(op, (ast.Eq, ast.NotEq)):
+            left, right = right, left
+        if not (isinstance(left, ast.Name) and left.id == name):
+            return None
+        if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(right, ast.Constant):
+            return (value == right.value) is isinstance(op, ast.Eq)
+        if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(right, ast.Constant) and right.value is None:
+            return (value is None) is isinstance(op, ast.Is)
+        if (
+            isinstance(op, (ast.In, ast.NotIn))
+            and isinstance(right, (ast.Tuple, ast.List, ast.Set))
+            and all(isinstance(e, ast.Constant) for e in right.elts)
+        ):
+            return (value in [e.value for e in right.elts]) is isinstance(op, ast.In)  # type: ignore[attr-defined]
+    return None
+
+
 def _phase_name(test: ast.AST) -> Optional[str]:
     """The name a training-phase test reads (``mode`` in ``mode == "train"``, ``is_train``,
     ``is_test`` in ``not is_test``), for a test of that one name."""
@@ -4193,7 +4249,7 @@ def _training_phase_only(ctx, unit: _Unit, scope: ast.AST, call: ast.Call) -> Op
     phase (``for phase in ["train", "val"]``, ``fit(..., phase="validation")``): every backward
     pass of the scope sits under a test of the training phase (``if phase == "train":``), the
     call runs outside it, and the scope switches a model to eval mode under another branch of
-    such a test. None otherwise."""
+    such a test; () where every call running the evaluation phase disables grad. None otherwise."""
     phase_call = _evaluation_phase_call(ctx, scope) if unit.eval_call is None else None
     if (unit.eval_call is None and phase_call is None) or ctx.model.grad_mode(call) is not GradMode.ENABLED:
         return None
@@ -4239,6 +4295,8 @@ def _training_phase_only(ctx, unit: _Unit, scope: ast.AST, call: ast.Call) -> Op
     ]
     if phase_loops and not any(loop in ctx.model.enclosing(call) for loop in phase_loops):
         return None  # outside the loop over the phases (`if num_epochs == 0: model.eval(); ...`)
+    if phase is not None and _evaluation_phase_run_without_grad(ctx, scope, tests[0].test, phase):
+        return ()  # `def val(...): with torch.no_grad(): return step("val", ...)`: its callers disable grad
     if phase_call is not None:
         return tests[0].test, phase_call  # `self.run_epoch(val_loader, mode="val")`: its callers say
     for eval_call in unit.eval_calls:
@@ -4925,6 +4983,39 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # One body for both phases, its evaluation phase run only by a caller that disables grad (`val`),
+        # its training phase by one that backpropagates (`train`).
+        Valid(
+            """
+            import torch
+
+
+            def step(split, loader, model, optimizer=None):
+                if split == "train":
+                    model.train()
+                else:
+                    model.eval()
+                total = 0.0
+                for x, y in loader:
+                    output = model(x)
+                    loss = torch.nn.functional.mse_loss(output, y)
+                    total += loss.item()
+                    if split == "train":
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                return total
+
+
+            def train(loader, model, optimizer):
+                return step("train", loader, model, optimizer)
+
+
+            def val(loader, model):
+                with torch.no_grad():
+                    return step("val", loader, model)
+            """
+        ),
         # An untrained generator's demo through another name for it (`g = generator`): nothing trains or loads it under either name.
         Valid(
             """
@@ -9690,6 +9781,40 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The same with `val` running the evaluation phase with grad enabled.
+        Invalid(
+            """
+            import torch
+
+
+            def step(split, loader, model, optimizer=None):
+                if split == "train":
+                    model.train()
+                else:
+                    model.eval()
+                total = 0.0
+                for x, y in loader:
+                    output = model(x)
+                    loss = torch.nn.functional.mse_loss(output, y)
+                    total += loss.item()
+                    if split == "train":
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                return total
+
+
+            def train(loader, model, optimizer):
+                return step("train", loader, model, optimizer)
+
+
+            def val(loader, model):
+                return step("val", loader, model)
+            """,
+            line=11,
+            column=18,
+            message='`model(...)` runs with grad enabled in every phase, but only the phase where `split == "train"` (line 14) backpropagates: in the evaluation phase (`model.eval()`, line 8) autograd records a graph for nothing, wasting memory and time; run the forward pass under `with torch.set_grad_enabled(split == "train"):`',
+        ),
         # A model held behind a property (`self.model` hands back `self._model`): calling the property's value runs the model.
         Invalid(
             """
@@ -17293,6 +17418,8 @@ class EvalWithGrad(Rule):
         for candidate in unit.model_calls:
             call = candidate.call
             phase = _training_phase_only(ctx, unit, scope, call)
+            if phase == ():
+                continue  # the evaluation phase runs without grad, the training phase backpropagates
             if phase is not None:
                 statement = _statement(ctx, call)
                 if statement is not None and id(statement) not in reported:
