@@ -57,6 +57,7 @@ from gradguard.check.analysis.project import (
 )
 from gradguard.check.analysis.read_only import Rebindings, statement_blocks
 from gradguard.check.analysis.scopes import (
+    COMPREHENSION_TYPES,
     FUNCTION_TYPES,
     Location,
     Scope,
@@ -191,7 +192,7 @@ def parameterless_layer(value: Value) -> bool:
     ref = value.ref or ""
     return value.kind is Kind.MODULE and (
         (ref.startswith("torch.nn.") and vocab.last_name(ref) in vocab.PARAMETERLESS_MODULES)
-        or ref.startswith(vocab.AUDIO_TRANSFORMS)  # spectrograms and such: buffers, no parameters
+        or ref.startswith(vocab.SIGNAL_TRANSFORMS)  # spectrograms and such: buffers, no parameters
         or value.has(Role.LOSS)  # a loss module on every path (`criterion` set to one of several)
     )
 
@@ -303,6 +304,8 @@ _SELF_ATTRIBUTE_RE = re.compile(r"\bself\.(\w+)\b(?!\s*=[^=])")
 # A module's call of itself, `self(x)` (a `self.forward(x)` is a model call of the method that makes it,
 # judged there); not `vocab.SELF_CALL_RE`, a call of one of the instance's methods.
 _ITSELF_CALLED_RE = re.compile(r"(?<![\w.])self\(")
+# A backward pass or a differentiation in a function's text.
+_DIFFERENTIATES_RE = re.compile(r"\.backward\(|autograd\.grad\(")
 # Module classes whose instances are indexed for their layers.
 _INDEXED_MODULES = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList"})
 _MODULE_EVIDENCE_METHODS = frozenset(
@@ -583,6 +586,7 @@ class SemanticModel:
         self._uses_in_progress: set = set()  # functions whose uses are being collected
         self._rebindings: dict = {}  # id(scope) -> Rebindings
         self._attribute_sites: dict = {}
+        self._project_differentiating: dict = {}  # qualified name -> whether that function differentiates
         self._own_attribute_sites: dict = {}  # id(function) -> {attr: [(statement, value)]} of its own body
         self._locations: dict = {}
         self._definitions: dict = {}  # str(id(FunctionDef)) -> the node, for FUNCTION values
@@ -917,6 +921,9 @@ class SemanticModel:
                     # `output_e.backward(...)` on that parameter
                     for argument in self.backpropagated_arguments(node):
                         uses.backpropagated.update(_names(argument))
+                elif qual is not None and self.project_function_differentiates(qual):
+                    # `get_grads_batch(x, out)` of another file, `torch.autograd.grad(out[:, i], x, ...)`
+                    uses.backpropagated.update(_names_in(node.args + [k.value for k in node.keywords]))
                 elif isinstance(func, ast.Attribute) and func.attr == "eval" and not node.args:
                     uses.calls_eval = True
                 if qual is not None and qual.startswith("torch."):
@@ -927,6 +934,18 @@ class SemanticModel:
             elif t is ast.Attribute or t is ast.Subscript:
                 if isinstance(node.value, ast.Name):
                     uses.receivers.add(node.value.id)
+            elif t in COMPREHENSION_TYPES:
+                # a comprehension runs where it stands: its backward passes are the scope's
+                # (`[torch.autograd.grad(out[:, i], x, ...)[0] for i in range(k)]`)
+                for inner in walk_in_order(node):
+                    if type(inner) is ast.Call:
+                        if isinstance(inner.func, ast.Attribute) and inner.func.attr == "backward":
+                            uses.calls.append(inner)
+                            uses.backpropagated.update(_names(inner.func.value))
+                            uses.backpropagated.update(_names_in(inner.args))
+                        elif imports.qualified_name(inner.func) in vocab.BACKWARD_FUNCTIONS:
+                            uses.calls.append(inner)
+                            uses.backpropagated.update(_names_in(inner.args + [k.value for k in inner.keywords]))
         return uses
 
     @functools.cached_property
@@ -1140,7 +1159,7 @@ class SemanticModel:
         (``_class_without_parameters``), a feature extractor."""
         return any(
             isinstance(sub, ast.Call)
-            and (self.imports.qualified_name(sub.func) or "").startswith(vocab.AUDIO_TRANSFORMS)
+            and (self.imports.qualified_name(sub.func) or "").startswith(vocab.SIGNAL_TRANSFORMS)
             for sub in walk(info.node)
         )
 
@@ -1860,7 +1879,7 @@ class SemanticModel:
                 if (
                     qual is not None
                     and not qual.startswith(
-                        ("torch.", "torchvision.transforms.", *vocab.AUDIO_TRANSFORMS)
+                        ("torch.", "torchvision.transforms.", *vocab.SIGNAL_TRANSFORMS)
                     )  # image and audio transforms hold no parameters
                     and vocab.last_name(qual)[:1].isupper()
                 ):
@@ -3214,6 +3233,20 @@ class SemanticModel:
             return None
         return self.project.function_node(self.project.function_key(self.filename, qualified))
 
+    def project_function_differentiates(self, qualified: str) -> bool:
+        """Whether ``qualified`` names a module-level function of another file of the run whose
+        body runs a backward pass or differentiates (``loss.backward()``, ``torch.autograd.grad(``,
+        comprehensions included): what it is handed may be backpropagated (kept per name)."""
+        if self.project is None or qualified.startswith(("torch.", "torchvision.")) or "." not in qualified:
+            return False
+        found = self._project_differentiating.get(qualified)
+        if found is None:
+            function = self.project_function(qualified)
+            found = self._project_differentiating[qualified] = function is not None and (
+                _DIFFERENTIATES_RE.search(ast.unparse(function[1])) is not None
+            )
+        return found
+
     def run_function(self, qual: str) -> Optional[str]:
         """The run's key of ``qual`` where it names a function another file of the run defines
         (``utils.linreg`` of ``import utils``: ``ProjectIndex.functions``), else None."""
@@ -4188,7 +4221,7 @@ class SemanticModel:
             return tensor(grad, Role.LOSS | (Role.UNREDUCED if callee.has(Role.UNREDUCED) else Role.SCALAR))
         if (
             (ref.startswith("torch.nn.") and last in vocab.PARAMETERLESS_MODULES)
-            or ref.startswith(vocab.AUDIO_TRANSFORMS)
+            or ref.startswith(vocab.SIGNAL_TRANSFORMS)
             or (
                 ref == "torch.nn.Sequential"
                 and callee.items
@@ -4407,7 +4440,7 @@ class SemanticModel:
                 return container(NUMBER)  # `metric = d2l.Accumulator(2)`: `metric[0]` is a float
         if qual in vocab.TENSOR_FUNCTIONS:
             return tensor(self._combine_grad(args, state.mode) if args else Grad.NO)
-        if qual.startswith(vocab.AUDIO_TRANSFORMS) and last[:1].isupper():
+        if qual.startswith(vocab.SIGNAL_TRANSFORMS) and last[:1].isupper():
             # `torchaudio.transforms.MelSpectrogram(...)`: a module keeping buffers, no parameters
             return Value(Kind.MODULE, Grad.NO, Role.NONE, ref=qual)
         if (
@@ -5263,6 +5296,15 @@ class SemanticModel:
                     summary.switches_to_eval = True
             if _resets_grad(sub):
                 summary.zeroes_grad = True
+            if not summary.calls_backward and isinstance(sub, COMPREHENSION_TYPES):
+                # `[torch.autograd.grad(out[:, i], x, ...)[0] for i in range(k)]`: a comprehension
+                # runs where it stands, so its differentiation is the function's
+                summary.calls_backward = any(
+                    type(inner) is ast.Call
+                    and self.imports.may_name(inner.func, vocab.BACKWARD_CALL_NAMES)
+                    and self.imports.qualified_name(inner.func) in vocab.BACKWARD_FUNCTIONS
+                    for inner in walk_in_order(sub)
+                )
         summary.generator = generator
         summary.returns = self._frame_returns(fn, self._summary_frame(fn), generator)
         return summary

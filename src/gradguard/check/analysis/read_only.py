@@ -1445,7 +1445,12 @@ def parameters_only_read(function: ast.AST, qualified_name, own: Optional[list] 
     rebound = {id(t) for statement in (*passing, *dropping) for t in statement.targets}
     wanted -= {n.id for n in own if type(n) is ast.Name and type(n.ctx) is not ast.Load and id(n) not in rebound}
     wanted -= _names_in_nested_code(own, wanted)
-    backpropagates = any(type(n) is ast.Call and _is_backward(n, qualified_name) for n in own)  # type: ignore[arg-type]
+    # (a comprehension runs where it stands: `[torch.autograd.grad(out[:, i], x)[0] for i in ...]`)
+    backpropagates = any(
+        type(n) is ast.Call and _is_backward(n, qualified_name)  # type: ignore[arg-type]
+        for node in own
+        for n in (walk_in_order(node) if type(node) in COMPREHENSION_TYPES else (node,))
+    )
     if not wanted:
         return positional, {name: _VALUE for name in converted}, backpropagates
     uses: dict = {name: [] for name in wanted}

@@ -627,9 +627,10 @@ def torchvision_backbone_layers(constructor: str) -> frozenset:
     return (torchvision_model_layers(constructor) or frozenset()) & BATCHNORM_MODULES
 
 
-# torchaudio's feature transforms (`MelSpectrogram`, `AmplitudeToDB`, `MFCC`): modules keeping
-# buffers (windows, filter banks), no parameters.
-AUDIO_TRANSFORMS = ("torchaudio.transforms.",)
+# Signal transforms that are modules keeping buffers (windows, filter banks), no parameters:
+# torchaudio's features (`MelSpectrogram`, `AmplitudeToDB`, `MFCC`) and kymatio's scattering
+# transforms (`Scattering1D`, `Scattering2D`, `HarmonicScattering3D`, fixed wavelet filters).
+SIGNAL_TRANSFORMS = ("torchaudio.transforms.", "kymatio.")
 # A module switched to eval mode in the text: `.eval()`, `.train(False)`, `.train(mode=False)`.
 SWITCHES_TO_EVAL_RE = re.compile(r"\.eval\(\s*\)|\.train\(\s*(?:mode\s*=\s*)?False\s*\)")
 

@@ -1933,11 +1933,31 @@ class TensorDataRead(Rule):
 
 
 def _input_or_state_in_forward(ctx, node: ast.Attribute) -> bool:
-    """``s_prev.data[mask]`` or ``self.a_prev.data[mask]`` in a module's ``forward``, of one of its
-    inputs or of a tensor the module keeps that is no parameter: the value it goes on into is
-    cut from the graph there, whether meant or not."""
+    """``s_prev = s_prev.data[mask]`` or ``self.a_prev.data[mask] * w`` in a module's ``forward``,
+    of one of its inputs or of a tensor the module keeps that is no parameter, bound to a name or
+    computed with by arithmetic or a torch function: the value it goes on into is cut from the
+    graph there, whether meant or not. (Not one handed to another function, which may take it to
+    numpy: `tensor2np(in0.data)`.)"""
     function = ctx.function
     receiver = node.value
+    operand: ast.AST = node
+    parent = ctx.parent(node)
+    while isinstance(parent, ast.Subscript) and parent.value is operand:
+        operand, parent = parent, ctx.parent(parent)
+    if not (
+        (
+            isinstance(parent, ast.Assign)
+            and parent.value is operand
+            and all(isinstance(t, ast.Name) for t in parent.targets)
+        )
+        or isinstance(parent, ast.BinOp)
+        or (
+            isinstance(parent, ast.Call)
+            and operand in parent.args
+            and (ctx.imports.qualified_name(parent.func) or "").startswith("torch.")
+        )
+    ):
+        return False
     if not (
         isinstance(function, ast.FunctionDef)
         and function.name == "forward"

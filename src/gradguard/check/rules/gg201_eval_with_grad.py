@@ -379,6 +379,7 @@ from gradguard.check.analysis.read_only import (
     written_into_detached_buffer,
 )
 from gradguard.check.analysis.scopes import (
+    COMPREHENSION_TYPES,
     FUNCTION_TYPES,
     called_parameters,
     parameter_defaults,
@@ -593,7 +594,6 @@ class _State:
     parameters_called: dict = field(default_factory=dict)  # id(function) -> `_parameters_called`
     wrapper_shapes: dict = field(default_factory=dict)  # id(function) -> `_wrapper_shape`
     project_runners: dict = field(default_factory=dict)  # qualified name -> `_project_runner`
-    project_backpropagating: dict = field(default_factory=dict)  # qualified name -> `_project_function_backpropagates`
     qualified_name: Optional[Callable] = None  # `_qualified_name`: imports, and image converters held by names
     cell_ends: Optional[frozenset] = None  # ids of a notebook's statements that end their cell (`_displayed`)
     name_loads: dict = field(default_factory=dict)  # id(scope) -> name -> the Name nodes reading it (`_left_unused`)
@@ -743,8 +743,13 @@ def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
                     and not is_property(s)
                     for s in cls.body
                 )
-                # not a trainer's helper running its model (`self.compute_batch(batch)`)
-                and not (isinstance(call, ast.Call) and call.func is target and ctx.model.self_method_runs_model(call))
+                # not a trainer's helper running its model (`self.compute_batch(batch)`), nor one
+                # running a module it is handed (`self.run_nerf(rays, model)`)
+                and not (
+                    isinstance(call, ast.Call)
+                    and call.func is target
+                    and (ctx.model.self_method_runs_model(call) or _own_method_runs_a_handed_module(ctx, call))
+                )
             )
         # An attribute of an imported module, however deep: `np.mean`, `torch.ops.aten.abs.default`;
         # not a function of another file of the run that runs a module it is handed.
@@ -808,18 +813,8 @@ def _project_runner(ctx, target: ast.AST) -> Optional[dict]:
 
 def _project_function_backpropagates(ctx, qualified: str) -> bool:
     """Whether ``qualified`` names a module-level function of another file of the run whose body
-    runs a backward pass or differentiates (``loss.backward()``, ``torch.autograd.grad(``): a
-    call of it uses gradients (read from that file once per name)."""
-    if ctx.model.project is None or qualified.startswith(("torch.", "torchvision.")) or "." not in qualified:
-        return False
-    cache = ctx.state(_State).project_backpropagating
-    found = cache.get(qualified)
-    if found is None:
-        function = ctx.model.project_function(qualified)
-        found = cache[qualified] = function is not None and (
-            re.search(r"\.backward\(|autograd\.grad\(", ast.unparse(function[1])) is not None
-        )
-    return found
+    runs a backward pass or differentiates (``SemanticModel.project_function_differentiates``)."""
+    return ctx.model.project_function_differentiates(qualified)
 
 
 def _builds_a_backpropagating_module(ctx, call: ast.Call, qualified: str) -> bool:
@@ -984,28 +979,33 @@ def _parameters_called(ctx, fn: ast.AST) -> dict:
     cache = ctx.state(_State).parameters_called
     found = cache.get(id(fn))
     if found is None:
-        found = cache[id(fn)] = called_parameters(fn, ctx.model.own_nodes(fn))
+        own = ctx.model.own_nodes(fn)
+        # a comprehension runs where it stands: `[model(part) for part in x.split(n)]` calls `model`
+        inner = [sub for node in own if type(node) in COMPREHENSION_TYPES for sub in walk_in_order(node)]
+        found = cache[id(fn)] = called_parameters(fn, [*own, *inner])
     return found
 
 
-def _runs_a_module_it_is_handed(ctx, call: ast.Call, definitions: list) -> bool:
+def _runs_a_module_it_is_handed(ctx, call: ast.Call, definitions: list, method: bool = False) -> bool:
     """Whether a call of the file's one definition of a function hands it a module that it
     runs, and gets back a tensor that may carry that run's graph: ``calc_loss_batch(x, y,
     model, device)`` of ``def calc_loss_batch(x, y, model, device): return loss_fn(model(x), y)``
     is a model call, as ``model(x)`` would be. Not a function that backpropagates, steps an
     optimizer or yields (a training step), nor one whose result holds no graph (it reads the
     output, or runs the model without grad). A distribution made from the output carries its
-    graph as a tensor would (``def get_policy(net, obs): return Categorical(logits=net(obs))``)."""
+    graph as a tensor would (``def get_policy(net, obs): return Categorical(logits=net(obs))``).
+    ``method``: the definition is a method of the class at hand, called as ``self.run(x, model)``."""
     if len(definitions) != 1:
         return False
     fn = definitions[0]
     called = _parameters_called(ctx, fn)
     if not called or _evaluates_by_name_cached(ctx, fn):
         return False  # `def predict(model, x): return model(x)`: reported inside, where its callers only read it
+    shift = 1 if method else 0  # past `self`
     handed = {
         name
         for name, position in called.items()
-        if (argument := call_argument(call, position, name)) is not None
+        if (argument := call_argument(call, None if position is None else position - shift, name)) is not None
         and ctx.model.value(argument).kind is Kind.MODULE
     }
     if not handed:
@@ -1017,7 +1017,7 @@ def _runs_a_module_it_is_handed(ctx, call: ast.Call, definitions: list) -> bool:
     ]
     if runs and all(ctx.model.grad_mode(node).off for node in runs):
         return False  # a sampler running the model it is handed only under its own `no_grad`
-    if _grad_off_by_argument(ctx, call, fn):
+    if _grad_off_by_argument(ctx, call, fn, shift):
         return False  # `calculate_loss(model, ..., is_train=False)` runs it under `set_grad_enabled(is_train)`
     summary = ctx.model.function_summary(fn)
     if summary.trains or summary.generator:
@@ -1026,10 +1026,35 @@ def _runs_a_module_it_is_handed(ctx, call: ast.Call, definitions: list) -> bool:
     return (result.kind is Kind.TENSOR or result.ref == DISTRIBUTION) and result.grad is not Grad.NO
 
 
-def _grad_off_by_argument(ctx, call: ast.Call, fn: ast.AST) -> bool:
+def _own_method_runs_a_handed_module(ctx, call: ast.Call) -> bool:
+    """``self.run_nerf(rays, model)``: a method of the class at hand (not a property, not
+    ``forward``) that runs a module the call hands it and gives back its graph
+    (``_runs_a_module_it_is_handed``)."""
+    func = call.func
+    cls = ctx.method_class
+    if cls is None or not isinstance(func, ast.Attribute) or func.attr == "forward" or not (call.args or call.keywords):
+        return False
+    method = next(
+        (
+            s
+            for s in cls.body
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == func.attr and not is_property(s)
+        ),
+        None,
+    )
+    return (
+        method is not None
+        and not method.decorator_list
+        and _method_like(method)
+        and _runs_a_module_it_is_handed(ctx, call, [method], method=True)
+    )
+
+
+def _grad_off_by_argument(ctx, call: ast.Call, fn: ast.AST, shift: int = 0) -> bool:
     """Whether the function turns grad on or off by one of its parameters
-    (``with torch.set_grad_enabled(is_train):``) and the call passes ``False`` for it."""
-    positional = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]  # type: ignore[attr-defined]
+    (``with torch.set_grad_enabled(is_train):``) and the call passes ``False`` for it (``shift``:
+    the leading parameters the call does not hand, a method's ``self``)."""
+    positional = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)][shift:]  # type: ignore[attr-defined]
     for node in ctx.model.own_nodes(fn):
         if not isinstance(node, ast.withitem) or not isinstance(node.context_expr, ast.Call):
             continue
@@ -2712,9 +2737,10 @@ def _untouched(ctx, scope: ast.AST, callee: ast.Name, text: str, in_order: bool)
                 return False
     if _filled_with_layers_of_another(ctx, scope, name):
         return False  # `model.add_module(name, layer)` for each layer of a pretrained `cnn`
-    # `train_batch(x, y, model, optimizer, loss_fn)`: handed to a function of the file that trains
+    # `train_batch(x, y, model, optimizer, loss_fn)`: handed to a function of the file that trains (its
+    # arguments on one line or several)
     return not any(
-        _trains(ctx, match.group(1)) for match in re.finditer(rf"\b(\w+)\([^()\n]*\b{re.escape(name)}\b", text)
+        _trains(ctx, match.group(1)) for match in re.finditer(rf"\b(\w+)\([^()]*\b{re.escape(name)}\b", text)
     )
 
 
@@ -4690,7 +4716,12 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
             parts = [func.value, *later_call.args]
         else:
             qual = ctx.imports.qualified_name(func) or ""
-            if qual in ("torch.autograd.grad", "torch.autograd.backward") or qual.startswith("torchviz."):
+            if (
+                qual in ("torch.autograd.grad", "torch.autograd.backward")
+                or qual.startswith("torchviz.")
+                # `get_grads_batch(x, out)` of another file, taking `torch.autograd.grad` of `out`
+                or ctx.model.project_function_differentiates(qual)
+            ):
                 parts = later_call.args + [
                     k.value for k in later_call.keywords
                 ]  # `make_dot(y.mean())`: the graph drawn
@@ -4983,6 +5014,24 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # kymatio's scattering transform has no parameters: its run on data without grad records no graph.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            from kymatio import Scattering1D
+
+
+            class ScatteringFeatures:
+                def __init__(self):
+                    self.scattering = Scattering1D(5, 200, 2)
+
+                def extract(self, samples):
+                    x = torch.from_numpy(np.asarray(samples)).float()
+                    features = self.scattering.forward(x)
+                    return features.numpy()
+            """
+        ),
         # One body for both phases, its evaluation phase run only by a caller that disables grad (`val`),
         # its training phase by one that backpropagates (`train`).
         Valid(
@@ -9781,6 +9830,98 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A helper differentiating the model's outputs with respect to its input (`torch.autograd.grad` in a
+        # comprehension) uses gradients: only the plain forward pass beside it wastes a graph, so the site is that call,
+        # not the function (whose `@torch.no_grad()` would make `derivatives` raise).
+        Invalid(
+            """
+            import torch
+
+
+            def derivatives(model, inputs):
+                x = inputs.clone().requires_grad_(True)
+                out = model(x)
+                grads = [
+                    torch.autograd.grad(out[:, i], x, torch.ones_like(out[:, i]), create_graph=True)[0]
+                    for i in range(out.shape[1])
+                ]
+                return torch.cat(grads, dim=1)
+
+
+            def infer(checkpoint, inputs):
+                model = torch.load(checkpoint, weights_only=False)
+                model.eval()
+                return model(inputs).detach().numpy(), derivatives(model, inputs).detach().numpy()
+            """,
+            line=17,
+            column=12,
+            message="`model(...)` runs with grad enabled after `model.eval()` (line 16), and its output is never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # A method of the class at hand running the model it is handed (`self.render(image, model)`), its
+        # output only read at the test step.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            class Trainer:
+                def __init__(self, images):
+                    self.images = images
+
+                def fit(self, model, optimizer, steps):
+                    for step in range(steps):
+                        pred = self.render(self.images[0], model)
+                        loss = F.mse_loss(pred, self.images[0])
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                        if step % 10 == 0:
+                            pred = self.render(self.images[-1], model)
+                            test_loss = F.mse_loss(pred, self.images[-1])
+                            print("test loss:", test_loss.item())
+
+                def render(self, image, model):
+                    chunks = [model(part) for part in image.split(1024)]
+                    return torch.cat(chunks, 0)
+            """,
+            line=17,
+            column=24,
+            message="`self.render(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # A model trained by a helper of the script whose call spans several lines, then run for a sample: trained,
+        # not an untrained demo.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            model = nn.Sequential(nn.Embedding(65, 32), nn.Linear(32, 65))
+
+
+            def run_experiment(net, data, steps):
+                optimizer = torch.optim.Adam(net.parameters())
+                for _ in range(steps):
+                    x, y = data
+                    loss = F.cross_entropy(net(x).view(-1, 65), y.view(-1))
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+
+
+            run_experiment(
+                model,
+                data=(torch.randint(65, (4, 8)), torch.randint(65, (4, 8))),
+                steps=100,
+            )
+            logits = model(torch.zeros(1, 1, dtype=torch.long))
+            print(logits.argmax(-1))
+            """,
+            line=23,
+            column=10,
+            message="`model(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # The same with `val` running the evaluation phase with grad enabled.
         Invalid(
             """
@@ -17252,6 +17393,14 @@ class EvalWithGrad(Rule):
                 and _runs_on_trained_weights(ctx, node)
             ):
                 return True
+        if (
+            isinstance(target, ast.Attribute)
+            and target is node.func
+            and isinstance(target.value, ast.Name)
+            and target.value.id == "self"
+            and _own_method_runs_a_handed_module(ctx, node)
+        ):
+            return True  # `self.run_nerf(rays, model)`: a method of the class at hand running the module it is handed
         if (
             value.kind is not Kind.MODULE
             and isinstance(target, ast.Name)

@@ -79,6 +79,25 @@ class NumpyOnGradTensor(Rule):
     function_triggers = ("numpy",)
 
     valid = (
+        # kymatio's scattering transform: a module of fixed wavelet filters (buffers, no parameters), run on
+        # data without grad: its output requires none.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            from kymatio import Scattering1D
+
+
+            class ScatteringFeatures:
+                def __init__(self):
+                    self.scattering = Scattering1D(5, 200, 2)
+
+                def extract(self, samples):
+                    x = torch.from_numpy(np.asarray(samples)).float()
+                    features = self.scattering.forward(x)
+                    return features.numpy()
+            """
+        ),
         # A name bound again later (notebook cells in order): the `backward` of its later value says nothing
         # of the array-made value shown first.
         Valid(
