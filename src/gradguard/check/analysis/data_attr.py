@@ -741,6 +741,13 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
     par = ctx.parent(node)
     if isinstance(par, ast.Attribute) and par.attr in _ARRAY_ONLY_METHODS:
         return None
+    if (
+        isinstance(par, ast.Subscript)
+        and par.value is node
+        and isinstance(par.slice, ast.Constant)
+        and isinstance(par.slice.value, str)
+    ):
+        return None  # `train.data["images"]`: a mapping's item (a data set's dict), no tensor is indexed by a string
     chain_certain = (
         _tensor_method_down_the_chain(ctx, par)
         or _joined_by_torch(ctx, node, par)

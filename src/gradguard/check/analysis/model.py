@@ -304,6 +304,9 @@ _SELF_ATTRIBUTE_RE = re.compile(r"\bself\.(\w+)\b(?!\s*=[^=])")
 # A module's call of itself, `self(x)` (a `self.forward(x)` is a model call of the method that makes it,
 # judged there); not `vocab.SELF_CALL_RE`, a call of one of the instance's methods.
 _ITSELF_CALLED_RE = re.compile(r"(?<![\w.])self\(")
+# Methods that give a tensor a shape of their own: of a 0-dim tensor, `x.flatten()`, `x.ravel()`
+# and `x.view(-1)` have shape (1,) (measured on torch 2.13), no longer 0-dim.
+_SHAPING_METHODS = frozenset({"view", "reshape", "unsqueeze", "expand", "repeat", "flatten", "ravel", "unflatten"})
 # A backward pass or a differentiation in a function's text.
 _DIFFERENTIATES_RE = re.compile(r"\.backward\(|autograd\.grad\(")
 # Module classes whose instances are indexed for their layers.
@@ -4946,7 +4949,7 @@ class SemanticModel:
                 keep |= Role.SCALAR
             elif _reduces_over_dimensions(node, 0):
                 keep |= Role.UNREDUCED  # `x.mean(0)`: `x`'s shape less one dimension
-        elif receiver.has(Role.SCALAR) and method not in ("view", "reshape", "unsqueeze", "expand", "repeat"):
+        elif receiver.has(Role.SCALAR) and method not in _SHAPING_METHODS:
             keep |= Role.SCALAR
         if method in ("to", "type") and self._integer_dtype(node):
             return tensor(Grad.NO, keep & ~Role.LOSS)  # `img.to(torch.uint8)`: integers carry no graph

@@ -31,7 +31,8 @@ torchvision's `save_image(fake.data, path)` and `make_grid`), or
 `Variable(...)` wraps it (`Variable(h.data)`, the old way of cutting a hidden state from its
 history). Writes through `.data`
 are GG102. Attributes that merely happen to be called `data` (`dataset.data`, `args.data`,
-`batch["image"].data`, `self.data` on your own classes, `torch.utils.data`) are not flagged
+`batch["image"].data`, `self.data` on your own classes, `torch.utils.data`, and any `.data` indexed by
+a string, `ds.data["images"]`, a mapping's item) are not flagged
 (unless the scope hands that name's `.data` to a torch function that takes only tensors:
 `label_batch = batch["L"]`, then `torch.unique(label_batch.data)`)
 (a parameter named like a record is a tensor where its function divides, subtracts or
@@ -172,6 +173,19 @@ class TensorDataRead(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # A data set's `data` indexed by a string key is a mapping (a course framework's dict of tensors), not a
+        # tensor's `.data`: no tensor is indexed by a string.
+        Valid(
+            """
+            import numpy as np
+            import torch
+
+
+            def sample_images(mnist, examples):
+                indices = np.random.choice(len(mnist.train), size=examples, replace=False)
+                return mnist.train.data["images"][indices].to(torch.float32) / 255
+            """
+        ),
         # The same field only iterated: nothing shows a tensor (a record's `.data` may be anything).
         Valid(
             """

@@ -109,6 +109,24 @@ class ZeroDimIndex(Rule):
         return frozenset(f"{name}(" for name in reducing_functions(ctx))
 
     valid = (
+        # `flatten()` gives a 0-dim loss the shape (1,): its `[0]` is its value.
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            def train(model, optimizer, loader):
+                losses = []
+                for x, y in loader:
+                    loss = F.cross_entropy(model(x), y)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    losses.append(loss.detach().flatten()[0])
+                return torch.stack(losses)
+            """
+        ),
         # The same reduction of a parameter nothing shows is a tensor (an array's `.data` is a memoryview).
         Valid(
             """

@@ -101,7 +101,9 @@ away untimed is a check that it runs, not reported; one timed or profiled, `mode
 as `train...(net, ...)`, `fit...(net, ...)` or `net = train...(...)`; `net.train()` only sets
 a mode, and counts as training where the code has a backward pass (a module class's own
 `train(...)` loop that backpropagates, `pinn.train(x, epochs=1000)`, is training); handing the module to a
-function of the file that trains (`train_batch(x, y, model, optimizer)`) is training; what the
+function of the file that trains (`train_batch(x, y, model, optimizer)`, its arguments on one line or
+several) is training, and a model's own method named for training given data (`logs = model.fit(train,
+dev=dev, epochs=10)` of a Keras-like module) trains, it evaluates nothing; what the
 code does after the name is bound to another module is about that one, and so is what it did
 before the name was bound to this one when it builds the module again), and not when a backward pass follows in the same loop or right after it in the same
 block, unless the loss it backpropagates is computed from another call of a model with parameters
@@ -17258,6 +17260,14 @@ class EvalWithGrad(Rule):
             # `self.compute_batch(batch)` of a trainer: a method of the class running its model
             call = ctx.parent(target)
             return isinstance(call, ast.Call) and call.func is target and ctx.model.self_method_runs_model(call)
+        call = ctx.parent(target)
+        if (
+            isinstance(call, ast.Call)
+            and call.func is target
+            and (call.args or call.keywords)
+            and _named_to_train(ctx, call)
+        ):
+            return False  # `logs = model.fit(train, dev=dev, epochs=10)`: a method named for training trains
         receiver = ctx.model.value(target.value)
         if (
             receiver.kind is Kind.UNKNOWN
