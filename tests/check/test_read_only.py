@@ -1018,3 +1018,20 @@ def test_a_name_unpacked_beside_the_result_that_holds_no_graph_need_not_be_read(
 )
 def test_results_appended_to_a_new_list(code, expected):
     assert only_read(code) == expected
+
+
+_SELF_METHOD_READ = """
+    output = self.model(image)
+    output = self.restore(output)
+    plt.imsave("sample.png", output)
+"""
+
+
+def test_a_result_handed_to_a_method_of_the_class_that_only_reads_it_is_read():
+    read = {"self.restore": (("x",), {"x": 1}, False)}  # `def restore(x): return x.data.numpy()`
+    assert _only_read_with(_SELF_METHOD_READ, parameters_read=read.get) == ["self.model(image)"]
+
+
+def test_twin_a_method_of_the_class_that_keeps_its_argument_leaves_the_result_open():
+    read = {"self.restore": (("x",), {}, False)}  # `def restore(x): self.kept = x`
+    assert _only_read_with(_SELF_METHOD_READ, parameters_read=read.get) == []

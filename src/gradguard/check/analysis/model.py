@@ -924,9 +924,6 @@ class SemanticModel:
                     # `output_e.backward(...)` on that parameter
                     for argument in self.backpropagated_arguments(node):
                         uses.backpropagated.update(_names(argument))
-                elif qual is not None and self.project_function_differentiates(qual):
-                    # `get_grads_batch(x, out)` of another file, `torch.autograd.grad(out[:, i], x, ...)`
-                    uses.backpropagated.update(_names_in(node.args + [k.value for k in node.keywords]))
                 elif isinstance(func, ast.Attribute) and func.attr == "eval" and not node.args:
                     uses.calls_eval = True
                 if qual is not None and qual.startswith("torch."):

@@ -1367,8 +1367,11 @@ def _classify_call(call: ast.Call, wanted: set, qualified_name, bound: dict, rea
             and type(func.value) is ast.Name
             and func.value.id == "self"  # type: ignore[attr-defined]
             and (read := parameters_read("self." + func.attr)) is not None  # type: ignore[attr-defined]
-            and read[2]
         ):
+            if not read[2]:
+                # `output = self.restore(output)` of a method that only reads that parameter
+                _classify_function_call(call, wanted, reads, read)
+                return
             # `loss = self.compute_loss(policies, ...)` of a method that backpropagates what it is handed
             for arg in (*call.args, *(k.value for k in call.keywords)):
                 base = _base_name(arg, wanted)

@@ -2241,8 +2241,9 @@ def _parameters_read(ctx, name: str):
     defined other than as a function)."""
     cache = ctx.state(_State).parameters_read
     if name.startswith("self."):
-        # a method of the class at hand: only whether it backpropagates (`self.compute_loss(...)`
-        # whose body calls `loss.backward()`)
+        # a method of the class at hand: whether it backpropagates (`self.compute_loss(...)` whose
+        # body calls `loss.backward()`), else what it only reads of its parameters past `self`
+        # (`output = self.restore(output)` of a static `restore(x)` taking `x.data` to numpy)
         owner = ctx.method_class
         key = (name, id(owner))
         if key not in cache:
@@ -2254,7 +2255,18 @@ def _parameters_read(ctx, name: str):
                 ),
                 None,
             )
-            cache[key] = ((), {}, True) if method is not None and ".backward(" in ctx.text(method) else None
+            found = None
+            if method is not None and ".backward(" in ctx.text(method):
+                found = ((), {}, True)
+            elif method is not None and not is_property(method):
+                static = any(dotted_name(d) == "staticmethod" for d in method.decorator_list)
+                plain = not method.decorator_list or static
+                if plain and (static or _method_like(method)):
+                    positional, kinds, backpropagates = parameters_only_read(
+                        method, ctx.imports.qualified_name, ctx.model.own_nodes(method)
+                    )
+                    found = (positional if static else positional[1:], kinds, backpropagates)
+            cache[key] = found
         return cache[key]
     if name in cache:
         return cache[name]
@@ -2607,7 +2619,7 @@ def _fresh_named(
     alias = None  # the last binding before the call, where it is another name (`g = generator`)
     last_at = 0
     for binding in ctx.model.uses(scope).bindings_of(name):
-        value = binding.value
+        value = _unpacked_element(binding.node, binding.value, name)
         if binding.node.lineno > call.lineno:
             if rebound_at is None or binding.node.lineno < rebound_at:
                 rebound_at = binding.node.lineno
@@ -2686,6 +2698,19 @@ def _fresh_named(
                 outermost = ancestor
         end = min(end, src.node_end(outermost if outermost is not None else call))
     return _untouched(ctx, scope, callee, _code_text(ctx)[start:end], in_order)
+
+
+def _unpacked_element(statement: ast.AST, value: Optional[ast.AST], name: str) -> Optional[ast.AST]:
+    """What an assignment binds to ``name``: the matching element where a tuple of names is
+    given a tuple of the same length (``enc, dec = Encoder(), Decoder()``), else its value."""
+    if not (isinstance(statement, ast.Assign) and isinstance(value, (ast.Tuple, ast.List))):
+        return value
+    for target in statement.targets:
+        if isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == len(value.elts):
+            for element, part in zip(target.elts, value.elts):
+                if isinstance(element, ast.Name) and element.id == name:
+                    return part
+    return value
 
 
 def _untouched(ctx, scope: ast.AST, callee: ast.Name, text: str, in_order: bool) -> bool:
@@ -2793,7 +2818,7 @@ def _given_weights(ctx, value: ast.Call, line: int) -> bool:
     (``load_model(path)``, ``models.resnet18(pretrained=True)``), assembles the layers of another
     model, builds a class whose ``__init__`` loads a checkpoint, or copies a trained model."""
     return (
-        _loads_or_trains(value)
+        _loads_or_trains(value, ctx)
         or _made_of_layers_of_another(value)
         or ctx.model.module_loads_weights(ctx.model.value(value))
         or _copy_after_training(ctx, value, line)
@@ -3392,10 +3417,11 @@ def _feeds_a_hooked_loss(ctx, call: ast.Call) -> bool:
     )
 
 
-def _loads_or_trains(value: ast.Call) -> bool:
+def _loads_or_trains(value: ast.Call, ctx=None) -> bool:
     """Whether a module's construction loads or trains it, anywhere in its chain of calls:
     ``load_model(path)``, ``torch.load(path)["generator"].to(device)``, ``train_net(get_net())``,
-    ``Net.from_pretrained(name)``, ``Net(weights=...)``."""
+    ``Net.from_pretrained(name)``, ``Net(weights=...)`` (not ``Net(emb_weights=w)`` where ``ctx``'s
+    model shows ``w`` holds None)."""
     node: ast.AST = value
     while True:
         if isinstance(node, ast.Call):
@@ -3408,6 +3434,9 @@ def _loads_or_trains(value: ast.Call) -> bool:
                 or any(
                     _loading_keyword(k.arg)
                     and not (isinstance(k.value, ast.Constant) and k.value.value in (False, None))
+                    and not (
+                        ctx is not None and isinstance(k.value, ast.Name) and ctx.model.value(k.value).kind is Kind.NONE
+                    )
                     for k in node.keywords
                 )  # `pretrained=True`, `weights=...`, `checkpoint_name=path`; not `pretrained=False`
             ):
@@ -5016,6 +5045,45 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # An untrained model's demo whose constructor is handed a keyword named for weights that holds None
+        # (`emb_weights = None`): no weights given, nothing trained.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class CNN(nn.Module):
+                def __init__(self, vocab_size, emb_dim, out_dim, emb_weights=None):
+                    super().__init__()
+                    self.emb = nn.Embedding(vocab_size, emb_dim)
+                    if emb_weights is not None:
+                        self.emb.weight = nn.Parameter(emb_weights)
+                    self.fc = nn.Linear(emb_dim, out_dim)
+
+                def forward(self, x):
+                    return self.fc(self.emb(x).mean(1))
+
+
+            emb_weights = None
+            model = CNN(100, 16, 4, emb_weights=emb_weights)
+            x = torch.randint(100, (2, 7))
+            print(model(x))
+            """
+        ),
+        # Two untrained layers built by one tuple assignment (`encoder, decoder = ...`) and tried on a made-up
+        # signal in a script that never trains: a demo of the layers' code.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            encoder, decoder = nn.Conv1d(1, 8, 16, stride=8), nn.ConvTranspose1d(8, 1, 16, stride=8)
+            signal = torch.sin(torch.linspace(0, 100, 8000)).view(1, 1, -1)
+            restored = decoder(encoder(signal))
+            print(restored.shape, (restored - signal).pow(2).mean().item())
+            """
+        ),
         # kymatio's scattering transform has no parameters: its run on data without grad records no graph.
         Valid(
             """
