@@ -174,6 +174,56 @@ def test_twin_a_caller_with_grad_on_or_none_at_all_leaves_it_with_grad_on(tmp_pa
     assert index.calls["utils.evaluate"] == [False]
 
 
+_DERIVATIVES = """
+    import torch
+
+
+    def grads(inputs, outputs):
+        columns = [
+            torch.autograd.grad(outputs[:, i], inputs, torch.ones_like(outputs[:, i]), create_graph=True)[0]
+            for i in range(outputs.shape[1])
+        ]
+        return torch.cat(columns, dim=1)
+
+
+    def attack(model, images, y, criterion):
+        images = images.clone().requires_grad_(True)
+        loss = criterion(model(images), y)
+        loss.backward()
+        return images.grad.sign()
+"""
+
+_SIREN = """
+    import torch
+    from derivatives import grads, attack
+
+
+    def fit(model, optimizer, data, times, epochs):
+        for epoch in range(epochs):
+            loss = (model(data) - data).pow(2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            model.eval()
+            probe = torch.tensor(times, requires_grad=True)
+            out = model(probe)
+            {use}
+"""
+
+
+def test_an_output_another_file_differentiates_is_used(tmp_path, capsys):
+    helpers = write(tmp_path, "derivatives.py", _DERIVATIVES)
+    train = write(tmp_path, "train.py", _SIREN.format(use="print(grads(probe, out).norm().item())"))
+    assert not any("GG201" in line for line in findings(capsys, helpers, train))
+
+
+def test_twin_an_output_whose_indices_another_file_only_compares_with_is_only_read(tmp_path, capsys):
+    helpers = write(tmp_path, "derivatives.py", _DERIVATIVES)
+    use = "_, label = torch.topk(out, 1)\n            print(attack(model, probe, y=label[0], criterion=None).sum().item())"
+    train = write(tmp_path, "train.py", _SIREN.format(use=use))
+    assert any("train.py:14" in line and "GG201" in line for line in findings(capsys, helpers, train))
+
+
 def test_a_model_imported_from_another_file_is_a_model(tmp_path, capsys):
     model = write(tmp_path, "model.py", MODEL)
     train = write(tmp_path, "train.py", TRAIN)

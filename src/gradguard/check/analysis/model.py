@@ -590,6 +590,7 @@ class SemanticModel:
         self._rebindings: dict = {}  # id(scope) -> Rebindings
         self._attribute_sites: dict = {}
         self._project_differentiating: dict = {}  # qualified name -> whether that function differentiates
+        self._project_differentiated: dict = {}  # qualified name -> the parameters it differentiates
         self._own_attribute_sites: dict = {}  # id(function) -> {attr: [(statement, value)]} of its own body
         self._locations: dict = {}
         self._definitions: dict = {}  # str(id(FunctionDef)) -> the node, for FUNCTION values
@@ -3245,6 +3246,44 @@ class SemanticModel:
             found = self._project_differentiating[qualified] = function is not None and (
                 _DIFFERENTIATES_RE.search(ast.unparse(function[1])) is not None
             )
+        return found
+
+    def project_differentiated_parameters(self, qualified: str) -> dict:
+        """{name: position (None for keyword-only)} of the parameters that a module-level function
+        of another file of the run differentiates itself: handed to ``torch.autograd.grad`` or the
+        root of a ``.backward()`` receiver (``def get_grads(x, out): torch.autograd.grad(out[:, i],
+        x, ...)``, comprehensions included); empty where it differentiates nothing it is handed
+        (a label that only enters a loss, ``y``), kept per name."""
+        found = self._project_differentiated.get(qualified)
+        if found is not None:
+            return found
+        found = {}
+        located = self.project_function(qualified) if self.project_function_differentiates(qualified) else None
+        if located is not None:
+            function = located[1]
+            spec = function.args
+            positional = [a.arg for a in (*spec.posonlyargs, *spec.args)]
+            named = set(positional) | {a.arg for a in spec.kwonlyargs}
+            used: set = set()
+            for node in walk_in_order(function):
+                if type(node) is not ast.Call:
+                    continue
+                func = node.func
+                if isinstance(func, ast.Attribute) and func.attr == "backward":
+                    root = func.value
+                    while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
+                        root = root.func if isinstance(root, ast.Call) else root.value
+                    if isinstance(root, ast.Name):
+                        used.add(root.id)
+                elif dotted_name(func) in ("torch.autograd.grad", "autograd.grad", "grad"):
+                    used.update(
+                        n.id
+                        for a in (*node.args, *(k.value for k in node.keywords))
+                        for n in walk_in_order(a)
+                        if type(n) is ast.Name
+                    )
+            found = {name: (positional.index(name) if name in positional else None) for name in used & named}
+        self._project_differentiated[qualified] = found
         return found
 
     def run_function(self, qual: str) -> Optional[str]:

@@ -4747,15 +4747,19 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
             parts = [func.value, *later_call.args]
         else:
             qual = ctx.imports.qualified_name(func) or ""
-            if (
-                qual in ("torch.autograd.grad", "torch.autograd.backward")
-                or qual.startswith("torchviz.")
-                # `get_grads_batch(x, out)` of another file, taking `torch.autograd.grad` of `out`
-                or ctx.model.project_function_differentiates(qual)
-            ):
+            differentiated = ctx.model.project_differentiated_parameters(qual) if qual else {}
+            if qual in ("torch.autograd.grad", "torch.autograd.backward") or qual.startswith("torchviz."):
                 parts = later_call.args + [
                     k.value for k in later_call.keywords
                 ]  # `make_dot(y.mean())`: the graph drawn
+            elif differentiated:
+                # `get_grads_batch(x, out)` of another file, taking `torch.autograd.grad` of `out` (not a
+                # label it only compares with: `generate_pgd_adv(model, x, y=category_id[0])`)
+                parts = [
+                    argument
+                    for name, position in differentiated.items()
+                    if (argument := call_argument(later_call, position, name)) is not None
+                ]
             elif not qual:
                 parts = ctx.model.backpropagated_arguments(
                     later_call
