@@ -62,7 +62,8 @@ change either; the fix (unsafe: training changes) reads the parameter itself. An
 tensor the module keeps that is no parameter, read through `.data` where the value goes on
 (`s_prev = s_prev.data[active]`, then computed with) is cut from the graph there: whether that
 is meant the code does not say, and `.detach()` would not change it, so the message asks which
-and offers no fix.
+and offers no fix. `len(loss.data)` of a loss the code shows to be 0-dim (a torch criterion's, reduced) raises
+TypeError with `.data` or `.detach()` alike: its message advises `loss.item()`, with no fix.
 
 ## Why is this bad?
 `t.data` returns a tensor that shares `t`'s memory but has a fresh version counter and no
@@ -597,6 +598,26 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # `len()` of a criterion's 0-dim loss raises TypeError through `.data` or `.detach()` alike: the advice is
+        # its value, with no `.detach()` fix.
+        Invalid(
+            """
+            import torch.nn.functional as F
+
+
+            def step(model, optimizer, x, y):
+                loss = F.smooth_l1_loss(model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                if len(loss.data) > 0:
+                    return loss.item()
+                return loss
+            """,
+            line=9,
+            column=12,
+            message="`loss.data` reads the tensor without autograd's version counter, and `len(loss.data)` raises TypeError where `loss` is 0-dim (as torch's losses are, with `.data` or `.detach()`): its one value is `loss.item()`",
+        ),
         # An input of `forward` read through `.data` on its way into the output: cut from the graph, meant or not;
         # `.detach()` would not change that, so the message asks which.
         Invalid(
@@ -1888,6 +1909,15 @@ class TensorDataRead(Rule):
             )
             ctx.report(self.code, node, message, None, superseded_by=(self.superseded_by[0], zero_dim.subscript))
             return
+        if _sized_while_zero_dim(ctx, node):
+            # `len(loss.data)` of a 0-dim loss raises TypeError, and so would `len(loss.detach())`
+            message = (
+                f"`{recv}.data` reads the tensor without autograd's version counter, and `len({recv}.data)` "
+                f"raises TypeError where `{recv}` is 0-dim (as torch's losses are, with `.data` or `.detach()`): "
+                f"its one value is `{recv}.item()`"
+            )
+            ctx.report(self.code, node, message, None)
+            return
         if _loss_indexed_at_zero(ctx, node):
             # `style_loss.data[0]` of a criterion's loss whose shape the code does not show: the
             # 0.3-era read of its value; on a 0-dim loss `.detach()[0]` would raise as `.data[0]` does
@@ -1944,6 +1974,22 @@ class TensorDataRead(Rule):
                 "gives wrong gradients; use `.detach()`"
             )
         ctx.report(self.code, node, message, fix)
+
+
+def _sized_while_zero_dim(ctx, node: ast.Attribute) -> bool:
+    """``len(loss.data)`` of a value the model knows to be 0-dim (a loss a torch criterion
+    reduced): ``len()`` of a 0-dim tensor raises, through ``.data`` or ``.detach()`` alike."""
+    parent = ctx.parent(node)
+    if not (
+        isinstance(parent, ast.Call)
+        and isinstance(parent.func, ast.Name)
+        and parent.func.id == "len"
+        and parent.args == [node]
+        and ctx.imports.qualified_name(parent.func) is None
+    ):
+        return False
+    value = ctx.model.value(node.value)
+    return value.kind is Kind.TENSOR and value.has(Role.SCALAR) and not value.weak
 
 
 def _input_or_state_in_forward(ctx, node: ast.Attribute) -> bool:
