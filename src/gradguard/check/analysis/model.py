@@ -1128,7 +1128,31 @@ class SemanticModel:
         if not isinstance(forward, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return False
         returns = [node for node in self.own_nodes(forward) if isinstance(node, ast.Return) and node.value is not None]
-        return bool(returns) and all(self.grad_mode(node).off for node in returns)
+        # Its own regions and decorators, not its callers' mode: `model(x)` runs `forward` without
+        # showing a call of it, so an explicit `model.forward(x)` under `no_grad` elsewhere says
+        # nothing of the module's other calls.
+        if any(self._disables_grad(d) for d in forward.decorator_list):
+            return bool(returns)
+        return bool(returns) and all(
+            any(
+                isinstance(statement, (ast.With, ast.AsyncWith))
+                and any(self._disables_grad(item.context_expr) for item in statement.items)
+                for statement in self.enclosing(node)
+            )
+            for node in returns
+        )
+
+    def _disables_grad(self, expr: ast.AST) -> bool:
+        """Whether an expression (a ``with`` item, a decorator) disables grad: ``torch.no_grad()``,
+        ``torch.inference_mode()``, ``torch.set_grad_enabled(False)``."""
+        call = expr if isinstance(expr, ast.Call) else None
+        qualified = self.imports.qualified_name(call.func if call is not None else expr)
+        if qualified in vocab.NO_GRAD_NAMES or qualified in vocab.INFERENCE_NAMES:
+            return True
+        if qualified in vocab.SET_ENABLED_NAMES and call is not None:
+            flag = vocab.call_argument(call, 0, "mode")
+            return isinstance(flag, ast.Constant) and flag.value is False
+        return False
 
     def module_without_parameters(self, value: Value) -> bool:
         """Whether a module value is certainly an instance of a class of the file that holds no

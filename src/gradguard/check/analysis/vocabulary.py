@@ -255,6 +255,9 @@ NON_TORCH_ESTIMATOR_MODULES = frozenset(
 )
 # The methods by which such an estimator is applied to data.
 ESTIMATOR_METHODS = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function"})
+# Methods of scikit-learn's estimator API that no torch module has: a value a scope calls one of
+# them on (`model.decision_function(X)`) is an estimator there, whatever its name.
+ESTIMATOR_ONLY_METHODS = frozenset({"decision_function", "score_samples", "get_params", "set_params", "partial_fit"})
 
 # Methods only tensors have (among the names user code calls on values).
 TENSOR_ONLY_METHODS = INPLACE_VALUE_METHODS | {

@@ -402,7 +402,9 @@ from gradguard.check.analysis.steps import (
 from gradguard.check.analysis.values import RUN_FUNCTION, Grad, Kind, Role, Split, Value
 from gradguard.check.analysis.vocabulary import (
     DISTRIBUTION,
+    ENABLE_NAMES,
     ESTIMATOR_METHODS,
+    ESTIMATOR_ONLY_METHODS,
     GRAPH_ENDING_METHODS,
     INDEX_RESULTS,
     LIGHTNING_EVALUATION_HOOK_PREFIXES,
@@ -1050,6 +1052,36 @@ def _own_method_runs_a_handed_module(ctx, call: ast.Call) -> bool:
         and _method_like(method)
         and _runs_a_module_it_is_handed(ctx, call, [method], method=True)
     )
+
+
+def _used_as_an_estimator(ctx, receiver: ast.AST) -> bool:
+    """Whether the scope at hand calls a method only scikit-learn's estimators have
+    (``ESTIMATOR_ONLY_METHODS``: ``decision_function``, ``get_params``) on the value spelt as
+    ``receiver``: there it holds an estimator, not a torch module."""
+    shown = ctx.text(receiver)
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    return any(
+        isinstance(node, ast.Attribute) and node.attr in ESTIMATOR_ONLY_METHODS and ctx.text(node.value) == shown
+        for node in ctx.model.own_nodes(scope)
+    )
+
+
+def _turns_grad_on(ctx, function: ast.AST) -> bool:
+    """Whether the function's own code enables grad in a ``with`` block (``torch.enable_grad()``,
+    ``torch.set_grad_enabled(True)`` or a flag not known False): a ``no_grad`` decorator would not
+    reach the calls inside."""
+    for node in ctx.model.own_nodes(function):
+        if not isinstance(node, ast.withitem) or not isinstance(node.context_expr, ast.Call):
+            continue
+        switch = node.context_expr
+        qualified = ctx.imports.qualified_name(switch.func)
+        if qualified in ENABLE_NAMES:
+            return True
+        if qualified in SET_ENABLED_NAMES:
+            flag = call_argument(switch, 0, "mode")
+            if not (isinstance(flag, ast.Constant) and flag.value is False):
+                return True
+    return False
 
 
 def _grad_off_by_argument(ctx, call: ast.Call, fn: ast.AST, shift: int = 0) -> bool:
@@ -5049,6 +5081,32 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A function that also calls `model.decision_function(...)`, a method only scikit-learn's estimators have:
+        # its `model` is an estimator, whose `predict_proba` records no graph.
+        Valid(
+            """
+            import numpy as np
+            import torch
+
+
+            def predict_estimator(model, X_test, y_test, task="regression"):
+                X_np = X_test.reshape(len(X_test), -1)
+                y_np = y_test.reshape(-1, 1)
+                if task == "classification":
+                    if hasattr(model, "predict_proba"):
+                        predicted = model.predict_proba(X_np)[:, 1].reshape(-1, 1)
+                    else:
+                        logits = model.decision_function(X_np)
+                        predicted = 1.0 / (1.0 + np.exp(-logits)).reshape(-1, 1)
+                else:
+                    predicted = model.predict(X_np).reshape(-1, 1)
+                return predicted, y_np
+
+
+            def as_tensor(values):
+                return torch.as_tensor(values)
+            """
+        ),
         # An untrained model's demo whose constructor is handed a keyword named for weights that holds None
         # (`emb_weights = None`): no weights given, nothing trained.
         Valid(
@@ -9904,6 +9962,57 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A later `model.forward(x)` under `no_grad` says nothing of the earlier `model(x)`, which runs `forward`
+        # with grad enabled: a module runs without grad only where its `forward` turns grad off itself.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+
+                def forward(self, x):
+                    out = F.relu(self.fc(x))
+                    return out
+
+
+            model = Net()
+            model.load_state_dict(torch.load("w.pth", map_location="cpu"))
+            model.eval()
+            x = torch.randn(1, 4)
+            out = model(x)
+            print(out.argmax())
+            with torch.no_grad():
+                out2 = model.forward(x)
+            print(out2)
+            """,
+            line=20,
+            column=7,
+            message="`model(...)` runs with grad enabled after `model.eval()` (line 18), and nothing in this module uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # An evaluation run inside `with torch.set_grad_enabled(True):`: a `no_grad` decorator would not reach it,
+        # so no fix is offered (the block itself is what to change).
+        Invalid(
+            """
+            import torch
+
+
+            def test(loader, model):
+                model.eval()
+                for inputs, labels in loader:
+                    with torch.set_grad_enabled(True):
+                        logits = model.forward(inputs)
+                    print(logits.detach().argmax(1))
+            """,
+            line=8,
+            column=22,
+            message="`model.forward(...)` runs with grad enabled after `model.eval()` (line 5), and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A helper differentiating the model's outputs with respect to its input (`torch.autograd.grad` in a
         # comprehension) uses gradients: only the plain forward pass beside it wastes a graph, so the site is that call,
         # not the function (whose `@torch.no_grad()` would make `derivatives` raise).
@@ -17388,9 +17497,11 @@ class EvalWithGrad(Rule):
             runs is None
             and receiver.weak
             and target.attr in ESTIMATOR_METHODS
-            and ctx.model.imports_non_torch_estimators
+            and (ctx.model.imports_non_torch_estimators or _used_as_an_estimator(ctx, target.value))
         ):
-            return False  # `loaded_model.predict(X)` beside `from xgboost import XGBClassifier`: maybe not torch's
+            # `loaded_model.predict(X)` beside `from xgboost import XGBClassifier`: maybe not torch's;
+            # `model.predict_proba(X)` where the scope also calls `model.decision_function(X)`: an estimator
+            return False
         if runs is None:
             # A class the file does not show: only a method named for running the model
             # (`policy.act(state)`, `net.encode(seq)`; not `generator.label_to_name(i)`). Its
@@ -17854,6 +17965,8 @@ class EvalWithGrad(Rule):
             return None
         if any("jit" in ctx.text(d) for d in function.decorator_list):
             return None
+        if _turns_grad_on(ctx, function):
+            return None  # `with torch.set_grad_enabled(True):` inside would undo the decorator
         src = ctx.source
         line_start = src.line_starts[function.lineno - 1]
         indent = src.indentation(function.lineno)
