@@ -36,7 +36,7 @@ from typing import Iterator, Optional
 
 from gradguard.check.analysis import vocabulary as vocab
 from gradguard.check.analysis.flow import GradMode, ScopeFlow, State, join_modes, region_mode
-from gradguard.check.analysis.grad_mode import classify_grad_mode
+from gradguard.check.analysis.grad_mode import RegionKind, classify_grad_mode
 from gradguard.check.analysis.imports import (
     ImportMap,
     assigned_names,
@@ -57,12 +57,12 @@ from gradguard.check.analysis.project import (
 )
 from gradguard.check.analysis.read_only import Rebindings, statement_blocks
 from gradguard.check.analysis.scopes import (
-    COMPREHENSION_TYPES,
     FUNCTION_TYPES,
     Location,
     Scope,
     ScopeIndex,
     children,
+    comprehension_nodes,
     locate,
     own_nodes,
     parameter_defaults,
@@ -882,7 +882,8 @@ class SemanticModel:
             return uses
         bindings = uses.bindings
         imports = self.imports
-        for node in self.own_nodes(scope_node):
+        own = self.own_nodes(scope_node)
+        for node in own:
             t = type(node)
             if t is ast.Assign:
                 for target in node.targets:
@@ -935,18 +936,17 @@ class SemanticModel:
             elif t is ast.Attribute or t is ast.Subscript:
                 if isinstance(node.value, ast.Name):
                     uses.receivers.add(node.value.id)
-            elif t in COMPREHENSION_TYPES:
-                # a comprehension runs where it stands: its backward passes are the scope's
-                # (`[torch.autograd.grad(out[:, i], x, ...)[0] for i in range(k)]`)
-                for inner in walk_in_order(node):
-                    if type(inner) is ast.Call:
-                        if isinstance(inner.func, ast.Attribute) and inner.func.attr == "backward":
-                            uses.calls.append(inner)
-                            uses.backpropagated.update(_names(inner.func.value))
-                            uses.backpropagated.update(_names_in(inner.args))
-                        elif imports.qualified_name(inner.func) in vocab.BACKWARD_FUNCTIONS:
-                            uses.calls.append(inner)
-                            uses.backpropagated.update(_names_in(inner.args + [k.value for k in inner.keywords]))
+        # a comprehension runs where it stands: its backward passes are the scope's
+        # (`[torch.autograd.grad(out[:, i], x, ...)[0] for i in range(k)]`)
+        for inner in comprehension_nodes(own):
+            if type(inner) is ast.Call:
+                if isinstance(inner.func, ast.Attribute) and inner.func.attr == "backward":
+                    uses.calls.append(inner)
+                    uses.backpropagated.update(_names(inner.func.value))
+                    uses.backpropagated.update(_names_in(inner.args))
+                elif imports.qualified_name(inner.func) in vocab.BACKWARD_FUNCTIONS:
+                    uses.calls.append(inner)
+                    uses.backpropagated.update(_names_in(inner.args + [k.value for k in inner.keywords]))
         return uses
 
     @functools.cached_property
@@ -1131,28 +1131,17 @@ class SemanticModel:
         # Its own regions and decorators, not its callers' mode: `model(x)` runs `forward` without
         # showing a call of it, so an explicit `model.forward(x)` under `no_grad` elsewhere says
         # nothing of the module's other calls.
-        if any(self._disables_grad(d) for d in forward.decorator_list):
+        off = (RegionKind.NO_GRAD, RegionKind.INFERENCE)
+        if any(classify_grad_mode(d, self.imports) in off for d in forward.decorator_list):
             return bool(returns)
         return bool(returns) and all(
             any(
                 isinstance(statement, (ast.With, ast.AsyncWith))
-                and any(self._disables_grad(item.context_expr) for item in statement.items)
+                and any(classify_grad_mode(item.context_expr, self.imports) in off for item in statement.items)
                 for statement in self.enclosing(node)
             )
             for node in returns
         )
-
-    def _disables_grad(self, expr: ast.AST) -> bool:
-        """Whether an expression (a ``with`` item, a decorator) disables grad: ``torch.no_grad()``,
-        ``torch.inference_mode()``, ``torch.set_grad_enabled(False)``."""
-        call = expr if isinstance(expr, ast.Call) else None
-        qualified = self.imports.qualified_name(call.func if call is not None else expr)
-        if qualified in vocab.NO_GRAD_NAMES or qualified in vocab.INFERENCE_NAMES:
-            return True
-        if qualified in vocab.SET_ENABLED_NAMES and call is not None:
-            flag = vocab.call_argument(call, 0, "mode")
-            return isinstance(flag, ast.Constant) and flag.value is False
-        return False
 
     def module_without_parameters(self, value: Value) -> bool:
         """Whether a module value is certainly an instance of a class of the file that holds no
@@ -5359,15 +5348,14 @@ class SemanticModel:
                     summary.switches_to_eval = True
             if _resets_grad(sub):
                 summary.zeroes_grad = True
-            if not summary.calls_backward and isinstance(sub, COMPREHENSION_TYPES):
-                # `[torch.autograd.grad(out[:, i], x, ...)[0] for i in range(k)]`: a comprehension
-                # runs where it stands, so its differentiation is the function's
-                summary.calls_backward = any(
-                    type(inner) is ast.Call
-                    and self.imports.may_name(inner.func, vocab.BACKWARD_CALL_NAMES)
-                    and self.imports.qualified_name(inner.func) in vocab.BACKWARD_FUNCTIONS
-                    for inner in walk_in_order(sub)
-                )
+        # `[torch.autograd.grad(out[:, i], x, ...)[0] for i in range(k)]`: a comprehension runs where
+        # it stands, so its differentiation is the function's
+        summary.calls_backward = summary.calls_backward or any(
+            type(inner) is ast.Call
+            and self.imports.may_name(inner.func, vocab.BACKWARD_CALL_NAMES)
+            and self.imports.qualified_name(inner.func) in vocab.BACKWARD_FUNCTIONS
+            for inner in comprehension_nodes(nodes)
+        )
         summary.generator = generator
         summary.returns = self._frame_returns(fn, self._summary_frame(fn), generator)
         return summary

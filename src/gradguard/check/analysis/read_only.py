@@ -56,7 +56,13 @@ import ast
 from typing import Callable, Optional
 
 from gradguard.check.analysis.imports import dotted_name
-from gradguard.check.analysis.scopes import COMPREHENSION_TYPES, FUNCTION_TYPES, own_nodes, walk_in_order
+from gradguard.check.analysis.scopes import (
+    COMPREHENSION_TYPES,
+    FUNCTION_TYPES,
+    comprehension_nodes,
+    own_nodes,
+    walk_in_order,
+)
 from gradguard.check.analysis.vocabulary import (
     ALIAS_METHODS,
     GRAD_DROPPING,
@@ -1451,8 +1457,7 @@ def parameters_only_read(function: ast.AST, qualified_name, own: Optional[list] 
     # (a comprehension runs where it stands: `[torch.autograd.grad(out[:, i], x)[0] for i in ...]`)
     backpropagates = any(
         type(n) is ast.Call and _is_backward(n, qualified_name)  # type: ignore[arg-type]
-        for node in own
-        for n in (walk_in_order(node) if type(node) in COMPREHENSION_TYPES else (node,))
+        for n in (*own, *comprehension_nodes(own))
     )
     if not wanted:
         return positional, {name: _VALUE for name in converted}, backpropagates

@@ -111,6 +111,21 @@ def walk_in_order(root: ast.AST) -> Iterator[ast.AST]:
         yield node
 
 
+def comprehension_nodes(own: list) -> list:
+    """The nodes inside the comprehensions among a scope's own nodes (``own_nodes``), each once: a
+    comprehension runs where it stands, so its calls are made by the scope (``[model(part) for
+    part in x.split(n)]``, ``[torch.autograd.grad(out[:, i], x)[0] for i in range(k)]``)."""
+    seen: set = set()
+    found = []
+    for node in own:
+        if type(node) in COMPREHENSION_TYPES and id(node) not in seen:
+            for sub in walk_in_order(node):
+                if id(sub) not in seen:
+                    seen.add(id(sub))
+                    found.append(sub)
+    return found
+
+
 def own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
     """Every node of a scope's own code: not the bodies of nested functions, classes, lambdas
     or comprehensions (their headers' defaults and decorators are the scope's own)."""

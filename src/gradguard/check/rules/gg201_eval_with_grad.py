@@ -359,6 +359,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from gradguard.check.analysis.flow import GradMode
+from gradguard.check.analysis.grad_mode import RegionKind, classify_grad_mode
 from gradguard.check.analysis.imports import ImportMap, callee_name, dotted_name, subscript_root
 from gradguard.check.analysis.model import is_property, names_a_loss, parameterless_layer, split_of_text
 from gradguard.check.analysis.project import (
@@ -381,9 +382,9 @@ from gradguard.check.analysis.read_only import (
     written_into_detached_buffer,
 )
 from gradguard.check.analysis.scopes import (
-    COMPREHENSION_TYPES,
     FUNCTION_TYPES,
     called_parameters,
+    comprehension_nodes,
     parameter_defaults,
     parameters,
     target_names,
@@ -402,7 +403,6 @@ from gradguard.check.analysis.steps import (
 from gradguard.check.analysis.values import RUN_FUNCTION, Grad, Kind, Role, Split, Value
 from gradguard.check.analysis.vocabulary import (
     DISTRIBUTION,
-    ENABLE_NAMES,
     ESTIMATOR_METHODS,
     ESTIMATOR_ONLY_METHODS,
     GRAPH_ENDING_METHODS,
@@ -815,12 +815,6 @@ def _project_runner(ctx, target: ast.AST) -> Optional[dict]:
     return called
 
 
-def _project_function_backpropagates(ctx, qualified: str) -> bool:
-    """Whether ``qualified`` names a module-level function of another file of the run whose body
-    runs a backward pass or differentiates (``SemanticModel.project_function_differentiates``)."""
-    return ctx.model.project_function_differentiates(qualified)
-
-
 def _builds_a_backpropagating_module(ctx, call: ast.Call, qualified: str) -> bool:
     """Whether a call builds an instance of a module class of another file of the run whose
     ``forward`` backpropagates (``cam = GradCam(model, target_layer)``): code that makes a
@@ -984,9 +978,8 @@ def _parameters_called(ctx, fn: ast.AST) -> dict:
     found = cache.get(id(fn))
     if found is None:
         own = ctx.model.own_nodes(fn)
-        # a comprehension runs where it stands: `[model(part) for part in x.split(n)]` calls `model`
-        inner = [sub for node in own if type(node) in COMPREHENSION_TYPES for sub in walk_in_order(node)]
-        found = cache[id(fn)] = called_parameters(fn, [*own, *inner])
+        # `[model(part) for part in x.split(n)]` calls `model` too
+        found = cache[id(fn)] = called_parameters(fn, [*own, *comprehension_nodes(own)])
     return found
 
 
@@ -1073,14 +1066,11 @@ def _turns_grad_on(ctx, function: ast.AST) -> bool:
     for node in ctx.model.own_nodes(function):
         if not isinstance(node, ast.withitem) or not isinstance(node.context_expr, ast.Call):
             continue
-        switch = node.context_expr
-        qualified = ctx.imports.qualified_name(switch.func)
-        if qualified in ENABLE_NAMES:
+        kind = classify_grad_mode(node.context_expr, ctx.imports)
+        if kind is RegionKind.ENABLE or (
+            kind is RegionKind.MAYBE and ctx.imports.qualified_name(node.context_expr.func) in SET_ENABLED_NAMES
+        ):
             return True
-        if qualified in SET_ENABLED_NAMES:
-            flag = call_argument(switch, 0, "mode")
-            if not (isinstance(flag, ast.Constant) and flag.value is False):
-                return True
     return False
 
 
@@ -2043,7 +2033,7 @@ def _trains_itself_or_by_a_helper(ctx, scope: ast.AST, text: str) -> bool:
             if isinstance(func, ast.Name) and _trains(ctx, func.id):
                 return True
             qual = ctx.imports.qualified_name(func)
-            if qual is not None and _project_function_backpropagates(ctx, qual):
+            if qual is not None and ctx.model.project_function_differentiates(qual):
                 return True
     return False
 
@@ -4779,12 +4769,11 @@ def _backpropagated(ctx, scope: ast.AST, call: ast.Call) -> bool:
             parts = [func.value, *later_call.args]
         else:
             qual = ctx.imports.qualified_name(func) or ""
-            differentiated = ctx.model.project_differentiated_parameters(qual) if qual else {}
             if qual in ("torch.autograd.grad", "torch.autograd.backward") or qual.startswith("torchviz."):
                 parts = later_call.args + [
                     k.value for k in later_call.keywords
                 ]  # `make_dot(y.mean())`: the graph drawn
-            elif differentiated:
+            elif qual and (differentiated := ctx.model.project_differentiated_parameters(qual)):
                 # `get_grads_batch(x, out)` of another file, taking `torch.autograd.grad` of `out` (not a
                 # label it only compares with: `generate_pgd_adv(model, x, y=category_id[0])`)
                 parts = [
@@ -4866,7 +4855,7 @@ def _uses_grad(ctx, nodes) -> bool:
                 if qual is not None:
                     if qual.startswith(_GRAD_FUNCTIONS) or qual.rsplit(".", 1)[-1] in _GRAD_NAMES:
                         return True
-                    if _project_function_backpropagates(ctx, qual):
+                    if ctx.model.project_function_differentiates(qual):
                         return True  # `calculate_jacobian(x, y, net, criterion)` of another file: `loss.backward()`
                     if _builds_a_backpropagating_module(ctx, node, qual):
                         return True  # `cam = GradCam(model, layer)`: a Grad-CAM of the run, built to be run
