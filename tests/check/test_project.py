@@ -4568,3 +4568,47 @@ def test_twin_without_the_grad_cam_the_function_evaluates(tmp_path, capsys):
         ),
     )
     assert [line for line in findings(capsys, tmp_path) if "show.py" in line and "GG201" in line]
+
+
+SELF_TESTED_AGENT = """
+    import torch
+    import torch.nn as nn
+
+    class Agent(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.actor = nn.Linear(4, 2)
+
+        def act(self, state):
+            with torch.no_grad():
+                state_tensor = torch.tensor(state, dtype=torch.float32)
+                return self.actor(state_tensor).argmax().item()
+
+    if __name__ == "__main__":
+        agent = Agent()
+        print(agent.act(torch.randn(4)))
+"""
+
+
+def test_a_self_test_in_the_main_block_does_not_say_what_other_files_pass(tmp_path, capsys):
+    # The main block hands `act` a tensor; the run's other file hands it a numpy array:
+    # `torch.tensor(state)` is no copy of a tensor there, and `.detach().clone()` would raise.
+    agent = write(tmp_path, "agent.py", SELF_TESTED_AGENT)
+    play = write(
+        tmp_path,
+        "play.py",
+        """
+        import numpy as np
+        from agent import Agent
+
+        agent = Agent()
+        for _ in range(3):
+            print(agent.act(np.zeros(4, dtype=np.float32)))
+        """,
+    )
+    assert not [line for line in findings(capsys, agent, play) if "GG103" in line]
+
+
+def test_twin_a_self_test_alone_speaks_for_the_callers(tmp_path, capsys):
+    agent = write(tmp_path, "agent.py", SELF_TESTED_AGENT)
+    assert [line for line in findings(capsys, agent) if "GG103" in line]

@@ -1990,6 +1990,8 @@ def test_cat_of_a_tuple_or_list_holding_a_model_output_carries_grad(joined):
         ("[{'params': G.parameters()}, {'params': self.head.parameters(), 'lr': 0.1}]", "G+self.head"),
         ("chained", "G+E"),
         ("params", None),
+        ("models['D'].parameters()", 'models["D"]'),
+        ("models[k].parameters()", None),
     ],
 )
 def test_the_modules_an_optimizer_updates(params, ref):
@@ -1997,7 +1999,7 @@ def test_the_modules_an_optimizer_updates(params, ref):
         f"""
         import itertools
         import torch
-        def make(self, G, E, G_AB, G_BA, params):
+        def make(self, G, E, G_AB, G_BA, params, models, k):
             chained = itertools.chain(G.parameters(), E.parameters())
             opt = torch.optim.Adam({params}, lr=1e-3)
             opt  # <- opt

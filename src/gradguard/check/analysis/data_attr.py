@@ -222,6 +222,7 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool, written: bool = 
             or _given_to_torch(ctx, recv.id)
             or ctx.model.tensor_on_some_path(recv)
             or _given_to_a_model(ctx, recv.id)
+            or _module_attribute_by_name(ctx, recv.id)
         )
     elif (
         not chain_certain
@@ -465,6 +466,33 @@ def _given_to_torch(ctx, name: str) -> bool:
     return any(_takes_only_tensors(ctx, func) for func in _positional_arguments(ctx).get(name, ())) or any(
         ctx.model.is_torch_loss(func) for func in _positional_arguments(ctx, 1).get(name, ())
     )
+
+
+def _module_attribute_by_name(ctx, name: str) -> bool:
+    """Whether every binding of ``name`` in the scope reads an attribute of a module, or of a
+    part of one, by a name the code computes (``param = getattr(model.fc, param_name)``): read
+    through `.data`, that attribute is a parameter or a buffer (a module has no `.data`)."""
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    bindings = ctx.model.uses(scope).bindings_of(name)
+    return bool(bindings) and all(
+        isinstance(b.value, ast.Call)
+        and isinstance(b.value.func, ast.Name)
+        and b.value.func.id == "getattr"
+        and len(b.value.args) == 2
+        and not isinstance(b.value.args[1], ast.Constant)
+        and _of_a_module(ctx, b.value.args[0])
+        for b in bindings
+    )
+
+
+def _of_a_module(ctx, node: ast.AST) -> bool:
+    """Whether ``node`` is a module or a part of one (``model.fc``, ``net.layers[i]``)."""
+    while True:
+        if ctx.model.value(node).kind is Kind.MODULE:
+            return True
+        if not isinstance(node, (ast.Attribute, ast.Subscript)):
+            return False
+        node = node.value
 
 
 def _takes_only_tensors(ctx, func: ast.AST) -> bool:

@@ -293,6 +293,27 @@ def callee_name(call: ast.Call) -> str:
     return ""
 
 
+def held_name(node: ast.AST) -> Optional[str]:
+    """``a.b`` or ``models["G"].encoder``: a chain of attributes and string-keyed subscripts on
+    a name, written one way (``models['G']`` and ``models["G"]`` alike), else None. What a
+    dict of models or optimizers names its entries by."""
+    parts = []
+    while True:
+        if isinstance(node, ast.Attribute):
+            parts.append("." + node.attr)
+        elif isinstance(node, ast.Subscript):
+            key = node.slice
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                return None
+            parts.append(f'["{key.value}"]')
+        else:
+            break
+        node = node.value
+    if isinstance(node, ast.Name):
+        return node.id + "".join(reversed(parts))
+    return None
+
+
 def subscript_root(node: ast.AST) -> ast.AST:
     """``buf`` of ``buf[i][j]``: what a chain of subscripts indexes."""
     while isinstance(node, ast.Subscript):

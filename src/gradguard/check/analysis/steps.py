@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Optional
 
-from gradguard.check.analysis.imports import callee_name
+from gradguard.check.analysis.imports import callee_name, held_name
 from gradguard.check.analysis.project import current as current_project
 from gradguard.check.analysis.scopes import COMPREHENSION_TYPES, own_nodes, walk_in_order
 from gradguard.check.analysis.values import Kind
@@ -40,11 +40,20 @@ def module_receiver(ctx, call: ast.Call) -> Optional[ast.expr]:
     func = call.func
     if isinstance(func, ast.Attribute) and func.attr == "forward":
         func = func.value
-    if not isinstance(func, (ast.Name, ast.Attribute)):
+    if isinstance(func, ast.Subscript):
+        if held_name(func) is None:
+            return None  # `layers[i](x)`: which entry runs is not shown
+    elif not isinstance(func, (ast.Name, ast.Attribute)):
         return None
     if ctx.imports.qualified_name(func) is not None:
         return None  # a class or function of a library, not an instance
     return func if ctx.model.value(func).kind is Kind.MODULE else None
+
+
+def module_name(ctx, module: ast.expr) -> str:
+    """How a module is named for comparing calls, steps and freezes: its text, with a
+    string-keyed entry of a dict written one way (``models['D']`` as ``models["D"]``)."""
+    return held_name(module) or ctx.text(module)
 
 
 def backward_roots(ctx, call: ast.Call) -> Optional[list]:

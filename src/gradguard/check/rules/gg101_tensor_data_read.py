@@ -122,10 +122,24 @@ from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Sev
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 from gradguard.common.text import short
 
+# Methods whose result, on a tensor without a graph, has none either (arguments are sizes,
+# devices or dtypes): `x.detach().cpu()` needs no `.data`.
+_KEEPING_DETACHED = frozenset(
+    """cpu cuda to float double half bfloat16 contiguous clone squeeze unsqueeze view reshape permute
+    transpose flatten t""".split()
+)
+
 
 def _already_detached(node: ast.Attribute) -> bool:
-    """``x.detach().data``: the receiver of `.data` is a `.detach()` already."""
+    """``x.detach().data``, ``x.detach().cpu().data``: the receiver of `.data` is a `.detach()`
+    already, or a move, copy or reshape of one."""
     receiver = node.value
+    while (
+        isinstance(receiver, ast.Call)
+        and isinstance(receiver.func, ast.Attribute)
+        and receiver.func.attr in _KEEPING_DETACHED
+    ):
+        receiver = receiver.func.value
     return (
         isinstance(receiver, ast.Call)
         and isinstance(receiver.func, ast.Attribute)
@@ -598,6 +612,28 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # A copy to the CPU of a detached tensor is detached: `.data` is dropped, not turned into a second `.detach()`.
+        Invalid(
+            """
+            import torch
+
+
+            def act(policy, state):
+                action = policy(state)
+                return action.detach().cpu().data.numpy()
+            """,
+            line=6,
+            column=12,
+            message="`action.detach().cpu().data` reads the tensor without autograd's version counter; `action.detach().cpu()` is already detached: use `action.detach().cpu()`",
+            fixed="""
+            import torch
+
+
+            def act(policy, state):
+                action = policy(state)
+                return action.detach().cpu().numpy()
+            """,
+        ),
         # `len()` of a criterion's 0-dim loss raises TypeError through `.data` or `.detach()` alike: the advice is
         # its value, with no `.detach()` fix.
         Invalid(

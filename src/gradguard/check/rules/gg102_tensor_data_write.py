@@ -247,6 +247,18 @@ class TensorDataWrite(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # An attribute of something that is not shown to be a module, read by a computed name: a data set's field, maybe.
+        Valid(
+            """
+            import torch
+
+
+            def blank_out(splits, name, idx):
+                # `splits` holds data sets (`splits.train`, `splits.test`): their `data` field is no tensor's
+                dataset = getattr(splits, name)
+                dataset.data[idx] = 0
+            """
+        ),
         # A layer given a kernel the code makes in float64 (`dtype=float`): a new dtype on purpose, which `copy_` would convert back.
         Valid(
             """
@@ -588,6 +600,48 @@ class TensorDataWrite(Rule):
         ),
     )
     invalid = (
+        # A parameter read from a module by a computed name (`getattr(model.fc, name)`, a finite-difference check): what a module's attribute holds, read through `.data`, is a tensor.
+        Invalid(
+            """
+            import copy
+
+            import torch
+            from torch import nn
+
+
+            def perturbed_losses(model: nn.Module, x, y, loss_fn, eps=1e-4):
+                losses = []
+                for name in ["weight", "bias"]:
+                    for idx in range(len(getattr(model.fc, name))):
+                        shifted = copy.deepcopy(model)
+                        param = getattr(shifted.fc, name)
+                        param.data[idx] += eps
+                        losses.append(loss_fn(shifted(x), y).item())
+                return losses
+            """,
+            line=13,
+            column=13,
+            message="in-place write through `param.data` bypasses autograd's version counter: if a graph has saved `param`, its gradients come out silently wrong; drop `.data` and write to `param` under `torch.no_grad()`",
+            fixed="""
+            import copy
+
+            import torch
+            from torch import nn
+
+
+            def perturbed_losses(model: nn.Module, x, y, loss_fn, eps=1e-4):
+                losses = []
+                for name in ["weight", "bias"]:
+                    for idx in range(len(getattr(model.fc, name))):
+                        shifted = copy.deepcopy(model)
+                        param = getattr(shifted.fc, name)
+                        with torch.no_grad():
+                            param[idx] += eps
+                        losses.append(loss_fn(shifted(x), y).item())
+                return losses
+            """,
+            unsafe=True,
+        ),
         # A 2D kernel inflated into a 3D layer's weight: expanded to that weight's own sizes (and divided by one of
         # them), so `copy_` takes it.
         Invalid(

@@ -597,6 +597,7 @@ class _State:
     frozen: dict = field(default_factory=dict)  # (id(scope), name) -> what `_frozen` reads of the text
     parameters_called: dict = field(default_factory=dict)  # id(function) -> `_parameters_called`
     wrapper_shapes: dict = field(default_factory=dict)  # id(function) -> `_wrapper_shape`
+    own_backward_calls: dict = field(default_factory=dict)  # (id(class), attribute) -> `_runs_a_backward_of_its_own`
     project_runners: dict = field(default_factory=dict)  # qualified name -> `_project_runner`
     qualified_name: Optional[Callable] = None  # `_qualified_name`: imports, and image converters held by names
     cell_ends: Optional[frozenset] = None  # ids of a notebook's statements that end their cell (`_displayed`)
@@ -739,6 +740,8 @@ def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
         if isinstance(root, ast.Name) and root.id == "self":
             cls = ctx.method_class
             call = ctx.parent(target)
+            if cls is not None and _runs_a_backward_of_its_own(ctx, target, cls):
+                return True
             return (
                 cls is not None
                 and any(
@@ -765,6 +768,17 @@ def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
             and _project_runner(ctx, target) is None
         )
     return not isinstance(target, (ast.Subscript, ast.Call))
+
+
+def _runs_a_backward_of_its_own(ctx, target: ast.Attribute, cls: ast.ClassDef) -> bool:
+    """Whether the class calls a ``backward`` method of ``self.<attr>`` that it hands a gradient
+    (``self.model.backward(self.loss_fn.backward())``): a layer of a hand-written framework, whose
+    weights autograd does not track (a module has no ``backward`` method, a tensor is not called)."""
+    found = ctx.state(_State).own_backward_calls
+    key = (id(cls), target.attr)
+    if key not in found:
+        found[key] = re.search(rf"\bself\.{re.escape(target.attr)}\.backward\(\s*[^)\s]", ctx.text(cls)) is not None
+    return found[key]
 
 
 def _bound_locally(ctx, name: str) -> bool:
@@ -1698,6 +1712,19 @@ def _unfinished_gradient_step(ctx, scope: ast.AST, call: ast.Call) -> bool:
     )
     return zeroed and not any(
         type(node) is ast.Name and node.id == name and type(node.ctx) is ast.Load for node in ctx.model.own_nodes(scope)
+    )
+
+
+def _steps_left_to_write(ctx, call: ast.Call) -> bool:
+    """Whether the loop running the call holds ``...`` statements of its own: an exercise's
+    training step whose lines are left to write (``# TODO: Perform backpropagation`` then
+    ``...``), not an evaluation that ``no_grad`` would fix."""
+    loop = next((a for a in ctx.ancestors(call) if isinstance(a, (ast.For, ast.AsyncFor, ast.While))), None)
+    return loop is not None and any(
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and statement.value.value is Ellipsis
+        for statement in loop.body
     )
 
 
@@ -5070,6 +5097,62 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A hand-written layer framework: the trainer calls its model's own `backward` with the loss's gradient
+        # (`self.model.backward(self.loss_fn.backward())`), so autograd tracks none of its weights.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+
+
+            class LayerTrainer:
+                def __init__(self, model: nn.Module, loss_fn, optimizer):
+                    self.model = model
+                    self.loss_fn = loss_fn
+                    self.optimizer = optimizer
+
+                def train_batch(self, X, y):
+                    out = self.model(X)
+                    loss = self.loss_fn(out, y)
+                    self.optimizer.zero_grad()
+                    self.model.backward(self.loss_fn.backward())
+                    self.optimizer.step()
+                    return loss.item(), (out.argmax(dim=1) == y).sum().item()
+
+                def test_batch(self, X, y):
+                    out = self.model(X)
+                    loss = self.loss_fn(out, y)
+                    return loss.item(), (out.argmax(dim=1) == y).sum().item()
+
+                def test_epoch(self, dl_test):
+                    return [self.test_batch(X, y) for X, y in dl_test]
+            """
+        ),
+        # An exercise's training loop whose zeroing, backward pass and step are left to write (`...`).
+        Valid(
+            """
+            import torch
+
+
+            def train_epoch(model, train_loader, criterion, optimizer, writer=None, epoch=None):
+                model.train()
+                total_loss = 0.0
+                for batch_idx, (inputs, labels) in enumerate(train_loader):
+                    # TODO: Zero the gradients
+                    ...
+                    outputs = model(inputs)
+                    loss = criterion(outputs, labels)
+                    # TODO: Perform backpropagation
+                    ...
+                    # TODO: Update the model parameters
+                    ...
+                    total_loss += loss.item()
+                    if writer and epoch is not None and batch_idx % 50 == 0:
+                        writer.add_scalar("Loss/train_batch", loss.item(), epoch * len(train_loader) + batch_idx)
+                return total_loss / len(train_loader)
+            """
+        ),
         # A function that also calls `model.decision_function(...)`, a method only scikit-learn's estimators have:
         # its `model` is an estimator, whose `predict_proba` records no graph.
         Valid(
@@ -9951,6 +10034,40 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The same trainer backpropagating through autograd (`loss.backward()`): its test step records a graph for nothing.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+
+            class LayerTrainer:
+                def __init__(self, model: nn.Module, loss_fn, optimizer):
+                    self.model = model
+                    self.loss_fn = loss_fn
+                    self.optimizer = optimizer
+
+                def train_batch(self, X, y):
+                    out = self.model(X)
+                    loss = self.loss_fn(out, y)
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+                    return loss.item(), (out.argmax(dim=1) == y).sum().item()
+
+                def test_batch(self, X, y):
+                    out = self.model(X)
+                    loss = self.loss_fn(out, y)
+                    return loss.item(), (out.argmax(dim=1) == y).sum().item()
+
+                def test_epoch(self, dl_test):
+                    return [self.test_batch(X, y) for X, y in dl_test]
+            """,
+            line=21,
+            column=15,
+            message="`self.model(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, printing), and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A later `model.forward(x)` under `no_grad` says nothing of the earlier `model(x)`, which runs `forward`
         # with grad enabled: a module runs without grad only where its `forward` turns grad off itself.
         Invalid(
@@ -17722,6 +17839,8 @@ class EvalWithGrad(Rule):
             for index, candidate in enumerate(unit.model_calls):
                 if index and function is not None:
                     continue
+                if _steps_left_to_write(ctx, candidate.call):
+                    continue  # an exercise's training loop, its backward and step still `...`
                 if candidate.why == "loop":
                     site = self._outermost_loader_loop(ctx, unit, unit.loader_loops[candidate.loop_id][0])
                 elif index and candidate.why not in _SCRIPT_SITES:

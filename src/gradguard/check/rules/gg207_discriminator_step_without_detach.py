@@ -88,6 +88,7 @@ from gradguard.check.analysis.steps import (
     backward_roots,
     frozen_models,
     graph_sources,
+    module_name,
     module_receiver,
     stepped_optimizer,
 )
@@ -125,6 +126,35 @@ class DiscriminatorStepWithoutDetach(Rule):
     function_triggers = ("backward",)
 
     valid = (
+        # Models and optimizers kept in dicts, the discriminator's fakes detached.
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch import nn
+
+            model = {"generator": nn.Linear(64, 8), "discriminator": nn.Linear(8, 1)}
+            optimizer = {
+                "generator": torch.optim.Adam(model["generator"].parameters()),
+                "discriminator": torch.optim.Adam(model["discriminator"].parameters()),
+            }
+
+
+            def fit(loader, z_dim=64):
+                for real in loader:
+                    fake = model["generator"](torch.randn(real.size(0), z_dim))
+                    optimizer["discriminator"].zero_grad()
+                    real_score = model["discriminator"](real)
+                    fake_score = model["discriminator"](fake.detach())
+                    loss_d = F.softplus(-real_score).mean() + F.softplus(fake_score).mean()
+                    loss_d.backward()
+                    optimizer["discriminator"].step()
+                    optimizer["generator"].zero_grad()
+                    loss_g = F.softplus(-model["discriminator"](fake)).mean()
+                    loss_g.backward()
+                    optimizer["generator"].step()
+            """
+        ),
         # A VAE-GAN's encoder step: its optimizer updates a part of the generator (`gen.encoder`), which
         # learns through the discriminator's features.
         Valid(
@@ -325,6 +355,65 @@ class DiscriminatorStepWithoutDetach(Rule):
         ),
     )
     invalid = (
+        # Models and optimizers kept in dicts by name (a notebook's `model["generator"]`, `optimizer["discriminator"]`).
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch import nn
+
+            model = {"generator": nn.Linear(64, 8), "discriminator": nn.Linear(8, 1)}
+            optimizer = {
+                "generator": torch.optim.Adam(model["generator"].parameters()),
+                "discriminator": torch.optim.Adam(model["discriminator"].parameters()),
+            }
+
+
+            def fit(loader, z_dim=64):
+                for real in loader:
+                    fake = model["generator"](torch.randn(real.size(0), z_dim))
+                    optimizer["discriminator"].zero_grad()
+                    real_score = model["discriminator"](real)
+                    fake_score = model["discriminator"](fake)
+                    loss_d = F.softplus(-real_score).mean() + F.softplus(fake_score).mean()
+                    loss_d.backward()
+                    optimizer["discriminator"].step()
+                    optimizer["generator"].zero_grad()
+                    loss_g = F.softplus(-model["discriminator"](fake)).mean()
+                    loss_g.backward()
+                    optimizer["generator"].step()
+            """,
+            line=17,
+            column=22,
+            message='`model["discriminator"](fake)` gives the discriminator\'s loss the output of `model["generator"](torch.randn(real.size(0), z_...` without `.detach()`: `loss_d.backward()` also runs through `model["generator"]` and adds to its gradients; pass `fake.detach()`',
+            fixed="""
+            import torch
+            import torch.nn.functional as F
+            from torch import nn
+
+            model = {"generator": nn.Linear(64, 8), "discriminator": nn.Linear(8, 1)}
+            optimizer = {
+                "generator": torch.optim.Adam(model["generator"].parameters()),
+                "discriminator": torch.optim.Adam(model["discriminator"].parameters()),
+            }
+
+
+            def fit(loader, z_dim=64):
+                for real in loader:
+                    fake = model["generator"](torch.randn(real.size(0), z_dim))
+                    optimizer["discriminator"].zero_grad()
+                    real_score = model["discriminator"](real)
+                    fake_score = model["discriminator"](fake.detach())
+                    loss_d = F.softplus(-real_score).mean() + F.softplus(fake_score).mean()
+                    loss_d.backward()
+                    optimizer["discriminator"].step()
+                    optimizer["generator"].zero_grad()
+                    loss_g = F.softplus(-model["discriminator"](fake)).mean()
+                    loss_g.backward()
+                    optimizer["generator"].step()
+            """,
+            unsafe=True,
+        ),
         # The same losses stepped by the discriminator's optimizer: the generator's graph is run for nothing.
         Invalid(
             """
@@ -673,7 +762,7 @@ class DiscriminatorStepWithoutDetach(Rule):
             if receiver is not None and not parameterless_layer(
                 ctx.model.value(receiver)
             ):  # a loss is no discriminator
-                by_model.setdefault(ctx.text(receiver), []).append(call)
+                by_model.setdefault(module_name(ctx, receiver), []).append(call)
         # The models whose parameters the stepped optimizer updates, when the code shows them
         # (and names them as these calls do).
         ref = ctx.model.value(update.optimizer).ref
@@ -691,7 +780,7 @@ class DiscriminatorStepWithoutDetach(Rule):
                 fake = _fed_by_other_model(ctx, call, shown)
                 if fake is None or id(call) in seen.reported:
                     continue
-                generator = ctx.text(module_receiver(ctx, fake[1]))
+                generator = module_name(ctx, module_receiver(ctx, fake[1]))
                 if _updates(updated, generator):
                     continue  # the step updates the generator too: backpropagating through it is the point
                 inner = next((s for s in ctx.model.enclosing(call) if isinstance(s, FUNCTION_TYPES)), scope)
@@ -825,7 +914,7 @@ def _fed_by_other_model(ctx, call: ast.Call, shown: str) -> Optional[tuple]:
             continue
         for source in graph_sources(ctx, [argument]):
             receiver = module_receiver(ctx, source)
-            if receiver is None or ctx.text(receiver) == shown or not _holds_graph(ctx.model.value(source)):
+            if receiver is None or module_name(ctx, receiver) == shown or not _holds_graph(ctx.model.value(source)):
                 continue
             if frozen is None:
                 frozen = frozen_models(ctx, ctx.function if ctx.function is not None else ctx.tree, call)
@@ -833,7 +922,7 @@ def _fed_by_other_model(ctx, call: ast.Call, shown: str) -> Optional[tuple]:
                 # the discriminator frozen before the call: the generator's step, whose loss
                 # may read `D(real)` too (a relativistic GAN)
                 return None
-            if ctx.text(receiver) not in frozen:  # a frozen model records no graph of its own
+            if module_name(ctx, receiver) not in frozen:  # a frozen model records no graph of its own
                 return argument, source
     return None
 

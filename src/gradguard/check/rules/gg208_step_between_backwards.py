@@ -74,6 +74,7 @@ from typing import Optional
 from gradguard.check.analysis.steps import (
     backward_roots,
     graph_sources,
+    module_name,
     module_receiver,
     retains_graph,
     stepped_optimizer,
@@ -582,7 +583,7 @@ def _runs_through(ctx, shared: list, stepped: Optional[str], named: Optional[str
     for call in graph_sources(ctx, shared):
         receiver = module_receiver(ctx, call)
         if receiver is not None:
-            receivers.add(ctx.text(receiver))
+            receivers.add(module_name(ctx, receiver))
     if not receivers:
         return True
     if stepped is not None:
