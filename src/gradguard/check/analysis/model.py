@@ -4494,6 +4494,8 @@ class SemanticModel:
             return Value(Kind.OTHER, Grad.NO, ref=qual)  # skorch's `NeuralNetRegressor(module=Net)`
         if qual.startswith(vocab.INFERENCE_MODEL_PACKAGE) and last in vocab.INFERENCE_MODEL_CLASSES:
             return Value(Kind.OTHER, ref=qual)  # ultralytics' YOLO: runs its own inference mode
+        if qual in vocab.GRAD_OFF_MODELS:
+            return Value(Kind.OTHER, ref=qual)  # facenet-pytorch's MTCNN: detects under `no_grad`
         if vocab.backpropagating_tool(qual):
             # `SmoothGradCAMpp(model)`, `torchattacks.PGD(model)`: see `backpropagating_tool_call`
             return Value(Kind.OTHER, Grad.NO, ref=qual)
@@ -4919,7 +4921,9 @@ class SemanticModel:
                 return self._instance_value(info)  # `GPT.from_pretrained("gpt2")`: an instance of the class
         if (
             kind is Kind.OTHER
-            and (receiver.ref or "").startswith(vocab.INFERENCE_MODEL_PACKAGE)
+            and (
+                (receiver.ref or "").startswith(vocab.INFERENCE_MODEL_PACKAGE) or receiver.ref in vocab.GRAD_OFF_MODELS
+            )
             and method in vocab.MODULE_RETURNING_METHODS
         ):
             return receiver  # `YOLO("best.pt").to(device)`: the same model object

@@ -156,6 +156,10 @@ TEACHING_ACCUMULATORS = _words("Accumulator")
 # `smart_inference_mode()` and returns results, not tensors with a graph; `train()` runs its own
 # trainer (`from ultralytics import YOLO; model = YOLO("best.pt"); model.predict(img)`).
 INFERENCE_MODEL_CLASSES = _words("YOLO YOLOE YOLOWorld RTDETR SAM FastSAM NAS")
+# Library models that run their networks under `torch.no_grad()` themselves and hand back
+# detections, not tensors with a graph: facenet-pytorch's `MTCNN` (its `detect`, which its
+# `forward` calls, wraps `detect_face` in `no_grad`).
+GRAD_OFF_MODELS = frozenset({"facenet_pytorch.MTCNN", "facenet_pytorch.models.mtcnn.MTCNN"})
 # The parameters torch's recurrent layers (`nn.LSTM`, `nn.GRUCell`, ...) hold under their own
 # names: `weight_ih_l0`, `bias_hh_l1_reverse`, `weight_ih` of a cell.
 RNN_PARAMETER_RE = re.compile(r"^(?:weight|bias)_(?:ih|hh)(?:_l\d+(?:_reverse)?)?$")

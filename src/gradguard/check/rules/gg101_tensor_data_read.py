@@ -612,6 +612,62 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # The same function that no module runs as a layer: a read, whose `.detach()` reads the same values.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            def downsample_basic_block(x, planes, stride):
+                out = F.avg_pool3d(x, kernel_size=1, stride=stride)
+                zero_pads = torch.zeros(out.size(0), planes - out.size(1), *out.shape[2:], device=out.device)
+                return torch.cat([out.data, zero_pads], dim=1)
+            """,
+            line=8,
+            column=23,
+            message="`out.data` reads the tensor without autograd's version counter; `out.detach()` reads the same values and keeps in-place checks",
+            fixed="""
+            import torch
+            import torch.nn.functional as F
+
+
+            def downsample_basic_block(x, planes, stride):
+                out = F.avg_pool3d(x, kernel_size=1, stride=stride)
+                zero_pads = torch.zeros(out.size(0), planes - out.size(1), *out.shape[2:], device=out.device)
+                return torch.cat([out.detach(), zero_pads], dim=1)
+            """,
+        ),
+        # A function a module runs as a layer (`partial(downsample_basic_block, ...)`, a 3D ResNet's shortcut):
+        # the read cuts the shortcut out of the graph; which is meant is asked, no fix.
+        Invalid(
+            """
+            from functools import partial
+
+            import torch
+            import torch.nn.functional as F
+            from torch import nn
+
+
+            def downsample_basic_block(x, planes, stride):
+                out = F.avg_pool3d(x, kernel_size=1, stride=stride)
+                zero_pads = torch.zeros(out.size(0), planes - out.size(1), *out.shape[2:], device=out.device)
+                return torch.cat([out.data, zero_pads], dim=1)
+
+
+            class Block(nn.Module):
+                def __init__(self, planes, stride):
+                    super().__init__()
+                    self.conv = nn.Conv3d(planes // 2, planes, 3, stride, 1)
+                    self.downsample = partial(downsample_basic_block, planes=planes, stride=stride)
+
+                def forward(self, x):
+                    return F.relu(self.conv(x) + self.downsample(x))
+            """,
+            line=11,
+            column=23,
+            message="`out.data` in `downsample_basic_block`, which a module runs as one of its layers, takes `out` out of the graph: what computed it gets no gradient through this use (`.detach()` would do the same); use `out` where gradients should reach it, `out.detach()` where the cut is meant",
+        ),
         # A copy to the CPU of a detached tensor is detached: `.data` is dropped, not turned into a second `.detach()`.
         Invalid(
             """
@@ -1983,6 +2039,14 @@ class TensorDataRead(Rule):
             applicability = Applicability.SAFE if access.safe else Applicability.UNSAFE
             ctx.report(self.code, node, message, Fix(applicability, f"Use `{recv}`", edit))
             return
+        if _input_in_layer_function(ctx, node):
+            message = (
+                f"`{recv}.data` in `{ctx.function.name}`, which a module runs as one of its layers, takes `{recv}` "
+                f"out of the graph: what computed it gets no gradient through this use (`.detach()` would do the "
+                f"same); use `{recv}` where gradients should reach it, `{recv}.detach()` where the cut is meant"
+            )
+            ctx.report(self.code, node, message, None)
+            return
         if access.safe:
             fix = Fix(Applicability.SAFE, f"Use `{recv}.detach()`", edit)
             message = (
@@ -2071,6 +2135,56 @@ def _input_or_state_in_forward(ctx, node: ast.Attribute) -> bool:
         and ctx.model.value(receiver).kind in (Kind.TENSOR, Kind.UNKNOWN)
         and not ctx.model.value(receiver).has(Role.PARAM)
     )
+
+
+def _input_in_layer_function(ctx, node: ast.Attribute) -> bool:
+    """``torch.cat([out.data, pads], 1)`` in a function a module runs as a layer (see
+    ``_layer_function``), ``out`` computed from the function's input: what the layer hands on is
+    cut from the graph there, whether meant or not."""
+    function = ctx.function
+    receiver = node.value
+    if not (isinstance(function, ast.FunctionDef) and isinstance(receiver, ast.Name)):
+        return False
+    operand: ast.AST = node
+    parent = ctx.parent(node)
+    while isinstance(parent, ast.Subscript) and parent.value is operand:
+        operand, parent = parent, ctx.parent(parent)
+    if isinstance(parent, (ast.List, ast.Tuple)):
+        operand, parent = parent, ctx.parent(parent)
+    if not (
+        isinstance(parent, ast.BinOp)
+        or (
+            isinstance(parent, ast.Call)
+            and operand in parent.args
+            and (ctx.imports.qualified_name(parent.func) or "").startswith("torch.")
+        )
+    ):
+        return False
+    if not _layer_function(ctx, function):
+        return False
+    uses = ctx.model.uses(function)
+    return any(receiver.id in uses.derived(argument.arg) for argument in parameters(function))
+
+
+def _layer_function(ctx, function: ast.FunctionDef) -> bool:
+    """Whether a module-level function of the file is handed to ``functools.partial`` inside a
+    module class (``downsample = partial(downsample_basic_block, planes=..., stride=...)`` of a
+    3D ResNet): the module runs it as one of its layers."""
+    if function not in ctx.tree.body:
+        return False
+    for cls in ctx.tree.body:
+        if not (isinstance(cls, ast.ClassDef) and ctx.model.is_module_class(cls)):
+            continue
+        for call in ast.walk(cls):
+            if (
+                isinstance(call, ast.Call)
+                and call.args
+                and isinstance(call.args[0], ast.Name)
+                and call.args[0].id == function.name
+                and ctx.imports.qualified_name(call.func) == "functools.partial"
+            ):
+                return True
+    return False
 
 
 def _own_parameter_in_forward(ctx, node: ast.Attribute) -> bool:

@@ -5097,6 +5097,20 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # facenet-pytorch's `MTCNN` runs its networks under `no_grad` itself (its `detect`), here only to save the face crops.
+        Valid(
+            """
+            import torch
+            from facenet_pytorch import MTCNN
+
+
+            def crop_faces(frames, paths):
+                detector = MTCNN(image_size=160, device="cuda" if torch.cuda.is_available() else "cpu")
+                detector.eval()
+                for frame, path in zip(frames, paths):
+                    detector(frame, save_path=path)
+            """
+        ),
         # A hand-written layer framework: the trainer calls its model's own `backward` with the loss's gradient
         # (`self.model.backward(self.loss_fn.backward())`), so autograd tracks none of its weights.
         Valid(
@@ -10034,6 +10048,25 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A torchvision detector does not: its boxes carry a graph until `.tolist()`.
+        Invalid(
+            """
+            import torch
+            from torchvision.models.detection import fasterrcnn_resnet50_fpn
+
+
+            def detect_all(frames):
+                detector = fasterrcnn_resnet50_fpn(weights="DEFAULT")
+                detector.eval()
+                boxes = []
+                for frame in frames:
+                    boxes.append(detector([frame])[0]["boxes"].tolist())
+                return boxes
+            """,
+            line=10,
+            column=22,
+            message="`detector(...)` runs with grad enabled after `detector.eval()` (line 7), and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # The same trainer backpropagating through autograd (`loss.backward()`): its test step records a graph for nothing.
         Invalid(
             """

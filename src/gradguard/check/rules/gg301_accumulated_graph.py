@@ -151,6 +151,45 @@ class AccumulatedGraph(Rule):
     triggers = function_triggers
 
     valid = (
+        # The same step handing back numbers (`.item()`).
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+
+            class PolicyValueNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.body = nn.Linear(16, 8)
+                    self.policy = nn.Linear(8, 4)
+                    self.value = nn.Linear(8, 1)
+                    self.optimizer = torch.optim.Adam(self.parameters())
+
+                def forward(self, x):
+                    h = torch.relu(self.body(x))
+                    return torch.softmax(self.policy(h), 1), torch.tanh(self.value(h))
+
+                def train_step(self, x, target_p, target_v):
+                    self.optimizer.zero_grad()
+                    p, v = self(x)
+                    loss_p = -torch.sum(target_p * torch.log(1e-8 + p), 1).mean()
+                    loss_v = nn.functional.mse_loss(v, target_v)
+                    (loss_p + loss_v).backward()
+                    self.optimizer.step()
+                    return loss_p.item(), loss_v.item()
+
+
+            def fit(loader, epochs=10):
+                net = PolicyValueNet()
+                avg_loss_p = 0
+                for _ in range(epochs):
+                    for x, target_p, target_v in loader:
+                        loss_p, loss_v = net.train_step(x, target_p, target_v)
+                        avg_loss_p += loss_p
+                return avg_loss_p / epochs
+            """
+        ),
         # The same mean of the loss's value.
         Valid(
             """
@@ -737,6 +776,85 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # A hand-written loss a method of the file returns after backpropagating a sum holding it
+        # (an AlphaZero-style policy-value step): a tensor with a graph named for a loss.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class PolicyValueNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.body = nn.Linear(16, 8)
+                    self.policy = nn.Linear(8, 4)
+                    self.value = nn.Linear(8, 1)
+                    self.optimizer = torch.optim.Adam(self.parameters())
+
+                def forward(self, x):
+                    h = torch.relu(self.body(x))
+                    return torch.softmax(self.policy(h), 1), torch.tanh(self.value(h))
+
+                def train_step(self, x, target_p, target_v):
+                    self.optimizer.zero_grad()
+                    p, v = self(x)
+                    loss_p = -torch.sum(target_p * torch.log(1e-8 + p), 1).mean()
+                    loss_v = nn.functional.mse_loss(v, target_v)
+                    (loss_p + loss_v).backward()
+                    self.optimizer.step()
+                    return loss_p, loss_v
+
+
+            def fit(loader, epochs=10):
+                net = PolicyValueNet()
+                avg_loss_p = 0
+                for _ in range(epochs):
+                    for x, target_p, target_v in loader:
+                        loss_p, loss_v = net.train_step(x, target_p, target_v)
+                        avg_loss_p += loss_p
+                return avg_loss_p.item() / epochs
+            """,
+            line=33,
+            column=13,
+            message="Accumulating `loss_p` across iterations keeps every iteration's autograd graph alive; accumulate `loss_p.detach()`",
+            fixed="""
+            import torch
+            from torch import nn
+
+
+            class PolicyValueNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.body = nn.Linear(16, 8)
+                    self.policy = nn.Linear(8, 4)
+                    self.value = nn.Linear(8, 1)
+                    self.optimizer = torch.optim.Adam(self.parameters())
+
+                def forward(self, x):
+                    h = torch.relu(self.body(x))
+                    return torch.softmax(self.policy(h), 1), torch.tanh(self.value(h))
+
+                def train_step(self, x, target_p, target_v):
+                    self.optimizer.zero_grad()
+                    p, v = self(x)
+                    loss_p = -torch.sum(target_p * torch.log(1e-8 + p), 1).mean()
+                    loss_v = nn.functional.mse_loss(v, target_v)
+                    (loss_p + loss_v).backward()
+                    self.optimizer.step()
+                    return loss_p, loss_v
+
+
+            def fit(loader, epochs=10):
+                net = PolicyValueNet()
+                avg_loss_p = 0
+                for _ in range(epochs):
+                    for x, target_p, target_v in loader:
+                        loss_p, loss_v = net.train_step(x, target_p, target_v)
+                        avg_loss_p += loss_p.detach()
+                return avg_loss_p.item() / epochs
+            """,
+        ),
         # An incremental mean of the loss, `((n - 1) * mean + loss) / n`: each step's mean keeps the last one.
         Invalid(
             """
@@ -2762,6 +2880,10 @@ def _returned_after_backward(ctx, uses, names: set, loop: ast.AST) -> bool:
                     continue  # `return running_loss / n, acc` of a total of `.data[0]`: no graph known
             if returned.has(Role.LOSS):
                 return True  # (`return loss.data[0] / n` returns no loss: it keeps no graph)
+            if names_a_loss(binding.name) and returned.kind is Kind.TENSOR and returned.grad is Grad.YES:
+                # `loss_p, loss_v = net.train_step(...)` of a hand-written `loss_p` the method
+                # backpropagates within `loss_p + loss_v`: a tensor with a graph named for a loss
+                return True
     return False
 
 
