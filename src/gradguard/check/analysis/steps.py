@@ -179,10 +179,10 @@ def _stored_on_self(ctx, node: ast.Attribute, seen: set) -> Optional[ast.expr]:
     return last.value
 
 
-def _returned_by_own_function(ctx, call: ast.Call) -> Optional[ast.expr]:
+def _returned_by_own_function(ctx, call: ast.Call, tuples: bool = False) -> Optional[ast.expr]:
     """The one value a function or method of the file returns where ``call`` runs it (``f(x)``
     of a module-level ``def f``, ``self.train_D(x)`` of a method of the caller's class), one
-    ``return`` of one value, undecorated; else None."""
+    ``return`` of one value (or, with ``tuples``, of a tuple), undecorated; else None."""
     func = call.func
     definition: Optional[ast.AST] = None
     if isinstance(func, ast.Name):
@@ -195,9 +195,27 @@ def _returned_by_own_function(ctx, call: ast.Call) -> Optional[ast.expr]:
     if not isinstance(definition, ast.FunctionDef) or definition.decorator_list:
         return None
     returns = [n for n in own_nodes(definition) if isinstance(n, ast.Return)]
-    if len(returns) != 1 or returns[0].value is None or isinstance(returns[0].value, ast.Tuple):
+    if len(returns) != 1 or returns[0].value is None or (isinstance(returns[0].value, ast.Tuple) and not tuples):
         return None
     return returns[0].value
+
+
+def _unpacked_return(ctx, node: ast.AST, name: str) -> Optional[ast.expr]:
+    """In ``d_loss, g_loss = gan_losses(G, D, x)`` of a function of the file returning ``d_loss,
+    g_loss``: the returned item the name takes (what each loss is computed from)."""
+    if not (
+        isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Tuple)
+        and isinstance(node.value, ast.Call)
+    ):
+        return None
+    targets = node.targets[0].elts
+    position = next((i for i, t in enumerate(targets) if isinstance(t, ast.Name) and t.id == name), None)
+    returned = _returned_by_own_function(ctx, node.value, tuples=True) if position is not None else None
+    if not isinstance(returned, ast.Tuple) or len(returned.elts) != len(targets):
+        return None
+    return returned.elts[position]  # type: ignore[index]
 
 
 def _aug_target(ctx, node: ast.Name) -> bool:
@@ -213,6 +231,10 @@ def _follow(ctx, name: ast.Name, stack: list, seen: set) -> None:
             continue
         seen.add(key)
         node = binding.node
+        item = _unpacked_return(ctx, node, name.id)
+        if item is not None:
+            stack.append(item)
+            continue
         if isinstance(node, (ast.For, ast.AsyncFor, ast.withitem)) or binding.value is None:
             continue  # loop variables come from the data; `with` targets from context managers
         stack.append(binding.value)

@@ -94,6 +94,34 @@ class StepBetweenBackwards(Rule):
     function_triggers = ("retain_graph", "retain_variables", "create_graph")
 
     valid = (
+        # The same losses, both backpropagated before either step.
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            def gan_losses(g, d, x_real, z_dim=8):
+                d_fake = d(g(torch.randn(x_real.shape[0], z_dim)))
+                g_loss = -F.logsigmoid(d_fake).mean()
+                d_loss = F.softplus(-d(x_real)).mean() + F.softplus(d_fake).mean()
+                return d_loss, g_loss
+
+
+            g = torch.nn.Linear(8, 4)
+            d = torch.nn.Linear(4, 1)
+            g_opt = torch.optim.Adam(g.parameters())
+            d_opt = torch.optim.Adam(d.parameters())
+            for x_real in torch.randn(10, 3, 4):
+                d_loss, g_loss = gan_losses(g, d, x_real)
+                d_opt.zero_grad()
+                g_opt.zero_grad()
+                d_loss.backward(retain_graph=True)
+                g_loss.backward()
+                d_opt.step()
+                g_opt.step()
+            """
+        ),
         # The generator's loss runs a new discriminator forward after the step; `torch.zeros_like(fake_preds)`
         # takes only the shape of the output computed before it.
         Valid(
@@ -257,6 +285,37 @@ class StepBetweenBackwards(Rule):
         ),
     )
     invalid = (
+        # Both losses handed back by a helper of the file (`d_loss, g_loss = gan_losses(g, d, x_real)`), built on one `d(g(z))`.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            def gan_losses(g, d, x_real, z_dim=8):
+                d_fake = d(g(torch.randn(x_real.shape[0], z_dim)))
+                g_loss = -F.logsigmoid(d_fake).mean()
+                d_loss = F.softplus(-d(x_real)).mean() + F.softplus(d_fake).mean()
+                return d_loss, g_loss
+
+
+            g = torch.nn.Linear(8, 4)
+            d = torch.nn.Linear(4, 1)
+            g_opt = torch.optim.Adam(g.parameters())
+            d_opt = torch.optim.Adam(d.parameters())
+            for x_real in torch.randn(10, 3, 4):
+                d_loss, g_loss = gan_losses(g, d, x_real)
+                d_opt.zero_grad()
+                d_loss.backward(retain_graph=True)
+                d_opt.step()
+                g_opt.zero_grad()
+                g_loss.backward()
+                g_opt.step()
+            """,
+            line=22,
+            column=5,
+            message="`g_loss.backward()` runs through the graph that `d_loss.backward(retain_graph=True)` kept, after `d_opt.step()` changed weights saved in it: RuntimeError (modified by an inplace operation); compute the loss again after the step (a new forward pass), or, where both updates may use this forward pass, run both backward passes before the step",
+        ),
         # Models and optimizers held by a plain object: `model.d_opt` updates what its class calls `self.d`.
         Invalid(
             """
