@@ -16,6 +16,7 @@ from gradguard.check.engine.run import check_source
 from gradguard.check.rules import all_rules
 from gradguard.check.rules.base import Rule
 from gradguard.check.source import SourceText
+from gradguard.check.triggers import trigger_text
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -215,3 +216,37 @@ def test_text_search_finds_each_occurrence_in_turn():
     assert [search.next_at("ab", at) for at in (0, 1, 3, 4, 6, 7)] == [0, 3, 3, 6, 6, -1]
     assert search.next_at("ab", 2) == 3  # back again: searched anew
     assert search.occurs("ab") and not search.occurs("ba ")
+
+
+SPACED_CALLS = """
+import torch
+
+
+def fit(model, loader, opt):
+    for x, y in loader:
+        loss = model (x).sub (y).pow (2).mean ()
+        loss.backward ()
+        opt.step ()
+    seed = torch.tensor (torch.ones (3))
+    return model (seed).numpy ()
+"""
+
+
+def test_a_call_written_with_a_space_before_its_parenthesis_still_triggers_its_rules():
+    # `opt.step ()`, `torch.tensor (...)`, `.numpy ()`: the triggers `.step(`, `tensor(` and
+    # `.numpy(` are looked for in a text where such a call reads as one without the space
+    codes = {d.code for d in run(SPACED_CALLS, *(rule() for rule in all_rules())).diagnostics}
+    assert {"GG103", "GG302", "GG303"} <= codes
+
+
+def test_twin_the_same_calls_without_the_space_give_the_same_findings():
+    spaced = run(SPACED_CALLS, *(rule() for rule in all_rules())).diagnostics
+    plain = run(SPACED_CALLS.replace(" (", "("), *(rule() for rule in all_rules())).diagnostics
+    assert sorted((d.code, d.start) for d in spaced) == sorted((d.code, d.start) for d in plain)
+
+
+@pytest.mark.parametrize("text", ["torch.tensor (x)", "f  (a) + g\t(b)", "if (a):\n    b ()", "plain(x)"])
+def test_trigger_text_keeps_every_offset(text):
+    searched = trigger_text(text)
+    assert len(searched) == len(text)
+    assert "tensor (" not in searched and " ()" not in searched

@@ -41,6 +41,17 @@ def _groups(substrings: frozenset[str]) -> dict[str, tuple[re.Pattern[str], tupl
     return out
 
 
+def trigger_text(text: str) -> str:
+    """The text triggers are looked for in: a call written with spaces before its parenthesis
+    (``torch.tensor (x)``, ``loss.backward ()``, ``opt.step ()``) reads as one without, the spaces
+    moved after the parenthesis, so that every offset stays where it was in ``text``."""
+    if " (" not in text:
+        return text
+    while "  (" in text:
+        text = text.replace("  (", " ( ")
+    return text.replace(" (", "( ")
+
+
 class TextSearch:
     """Where triggers occur in one text, found on demand and remembered (one per file).
 

@@ -204,6 +204,14 @@ def names_a_loss(name: str) -> bool:
     return bool(LOSS_NAME_RE.search(name))
 
 
+def _called_as_a_loss(node: ast.Call) -> bool:
+    """Whether a call's callee is named for a loss function (``criterion(...)``,
+    ``self.loss_fn(...)``)."""
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    return name is not None and _names_loss_function(name)
+
+
 def _names_loss_function(name: str) -> bool:
     """Whether a call of something unknown named ``name`` computes a loss (``criterion(out, y)``,
     ``compute_loss(...)``). A class's name (``MultiBoxLoss()``, ``FocalLoss(gamma=2)``) makes a
@@ -4282,6 +4290,11 @@ class SemanticModel:
     def _module_call(self, callee: Value, node: ast.Call, args: list, state: State, frame: Frame) -> Value:
         ref = callee.ref or ""
         last = vocab.last_name(ref) if ref else ""
+        if not ref and callee.weak and not callee.has(Role.LOSS) and _called_as_a_loss(node):
+            if not any(a.kind is Kind.MODULE for a in _with_elements(args)):
+                # `self.criterion(output, target)` of a criterion known by its name alone, handed
+                # tensors (not a model it runs): a loss, with the graph its inputs carry
+                callee = callee.with_(roles=callee.roles | Role.LOSS)
         if (ref.startswith("torch.nn.") and last in vocab.LOSS_MODULES) or (not ref and callee.has(Role.LOSS)):
             # a loss module (`criterion` set to one of several on the paths here)
             grad = self._combine_grad(args, state.mode)

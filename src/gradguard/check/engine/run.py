@@ -19,7 +19,7 @@ from gradguard.check.engine.walker import FunctionTriggers, Walker
 from gradguard.check.model import Diagnostic, Position
 from gradguard.check.noqa import apply_noqa
 from gradguard.check.source import SourceError, SourceText, parse
-from gradguard.check.triggers import TextSearch, Trigger
+from gradguard.check.triggers import TextSearch, Trigger, trigger_text
 
 
 class EngineRule(Protocol):
@@ -113,8 +113,9 @@ def _check_source(
         # `from models import *` of a module of the run: its classes and functions by name
         for local, qualified in project.star_names(filename, imports.star_sources).items():
             imports.names.setdefault(local, qualified)
-    search = TextSearch(text, trigger_vocabulary(tuple(type(rule) for rule in rules)))
-    active = [rule for rule in rules if rule.applies_to(text, search)]
+    searched = trigger_text(text)
+    search = TextSearch(searched, trigger_vocabulary(tuple(type(rule) for rule in rules)))
+    active = [rule for rule in rules if rule.applies_to(searched, search)]
     ctx = FileContext(filename, source, tree, imports)
     active = [rule for rule in active if _active_in(rule, ctx)]
     failures: list[InternalError] = []

@@ -127,10 +127,12 @@ from gradguard.check.analysis.data_attr import (
     receiver_text,
 )
 from gradguard.check.analysis.imports import dotted_name, subscript_root
+from gradguard.check.analysis.model import parameterless_layer
 from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.values import Grad, Kind, Role
 from gradguard.check.analysis.vocabulary import (
     FACTORIES,
+    GRAD_PRESERVING,
     INPLACE_VALUE_METHODS,
     LIST_ADDING_METHODS,
     META_INPLACE_METHODS,
@@ -154,6 +156,17 @@ _OUT_OF_PLACE_TWINS = frozenset(
 )
 
 
+def _module_output(ctx, value: ast.AST) -> bool:
+    """Whether ``value`` is a call of a module with parameters, or an item of one's result
+    (``self.lstm(x)``, ``self.lstm(x)[0]``, ``self.layers[i](x)``)."""
+    if isinstance(value, ast.Subscript):
+        value = value.value
+    if not isinstance(value, ast.Call):
+        return False
+    callee = ctx.model.value(value.func)
+    return callee.kind is Kind.MODULE and not callee.weak and not parameterless_layer(callee)
+
+
 def _computed_with_grad(ctx, name: ast.AST) -> Optional[ast.AST]:
     """The statement binding ``name`` where every binding its use may see computes it from other
     tensors with a torch operation or arithmetic, with grad enabled (``score = torch.exp(score)``):
@@ -167,6 +180,15 @@ def _computed_with_grad(ctx, name: ast.AST) -> Optional[ast.AST]:
         value = binding.value
         if not isinstance(binding.node, ast.Assign) or ctx.model.grad_mode(binding.node).off:
             return None
+        while (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr in GRAD_PRESERVING
+            and isinstance(value.func.value, (ast.Call, ast.BinOp))
+        ):
+            value = value.func.value  # `torch.bmm(a, b).squeeze(2)`: what the method keeps the graph of
+        if _module_output(ctx, value if value is not None else binding.node.value):
+            continue  # `inp, _ = self.lstm(inp)`, `self.out_lstm(result)[0]`, `self.fc(x).squeeze(2)`: a layer's output
         if isinstance(value, ast.BinOp):
             continue
         if not isinstance(value, ast.Call):
@@ -600,6 +622,70 @@ class TensorDataWrite(Rule):
         ),
     )
     invalid = (
+        # An LSTM's output, unpacked from its result: an activation of the graph, not a parameter.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Encoder(nn.Module):
+                def __init__(self, dim):
+                    super().__init__()
+                    self.lstm = nn.LSTM(dim, dim, batch_first=True)
+
+                def forward(self, x, mask):
+                    out, _ = self.lstm(x)
+                    out.data.masked_fill_(mask.unsqueeze(2), 0)
+                    return out
+            """,
+            line=12,
+            column=9,
+            message="in-place write through `out.data` hides it from autograd: `out` is computed with grad (line 11), so the backward pass ignores the write, or, where an operation saved `out`, silently uses the new values; write it out of place, `out = out.masked_fill(mask.unsqueeze(2), 0)`, so that autograd records it",
+            fixed="""
+            import torch
+            from torch import nn
+
+
+            class Encoder(nn.Module):
+                def __init__(self, dim):
+                    super().__init__()
+                    self.lstm = nn.LSTM(dim, dim, batch_first=True)
+
+                def forward(self, x, mask):
+                    out, _ = self.lstm(x)
+                    out = out.masked_fill(mask.unsqueeze(2), 0)
+                    return out
+            """,
+            unsafe=True,
+        ),
+        # Attention scores computed by a method chain on a torch operation (`torch.bmm(...).squeeze(2)`, CS224n's NMT step): an activation.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            def attend(enc_hiddens_proj, dec_hidden, enc_masks):
+                e_t = torch.bmm(enc_hiddens_proj, dec_hidden.unsqueeze(2)).squeeze(2)
+                e_t.data.masked_fill_(enc_masks.bool(), -float("inf"))
+                return F.softmax(e_t, dim=1)
+            """,
+            line=7,
+            column=5,
+            message='in-place write through `e_t.data` hides it from autograd: `e_t` is computed with grad (line 6), so the backward pass ignores the write, or, where an operation saved `e_t`, silently uses the new values; write it out of place, `e_t = e_t.masked_fill(enc_masks.bool(), -float("inf"))`, so that autograd records it',
+            fixed="""
+            import torch
+            import torch.nn.functional as F
+
+
+            def attend(enc_hiddens_proj, dec_hidden, enc_masks):
+                e_t = torch.bmm(enc_hiddens_proj, dec_hidden.unsqueeze(2)).squeeze(2)
+                e_t = e_t.masked_fill(enc_masks.bool(), -float("inf"))
+                return F.softmax(e_t, dim=1)
+            """,
+            unsafe=True,
+        ),
         # A parameter read from a module by a computed name (`getattr(model.fc, name)`, a finite-difference check): what a module's attribute holds, read through `.data`, is a tensor.
         Invalid(
             """

@@ -5097,6 +5097,30 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A criterion known by its name alone (built by a helper of a package the run does not hold), handed the
+        # model's output computed under `no_grad`: a loss of tensors without graph records nothing.
+        Valid(
+            """
+            import torch
+            from utils.loss import SegmentationLosses
+
+
+            class Trainer:
+                def __init__(self, model, args):
+                    self.model = model
+                    self.criterion = SegmentationLosses(cuda=args.cuda).build_loss(mode=args.loss_type)
+
+                def validation(self, loader):
+                    self.model.eval()
+                    test_loss = 0.0
+                    for image, target in loader:
+                        with torch.no_grad():
+                            output = self.model(image)
+                        loss = self.criterion(output, target)
+                        test_loss += loss.item()
+                    return test_loss
+            """
+        ),
         # facenet-pytorch's `MTCNN` runs its networks under `no_grad` itself (its `detect`), here only to save the face crops.
         Valid(
             """
@@ -17685,6 +17709,8 @@ class EvalWithGrad(Rule):
         if _assembled_from_frozen_layers(ctx, target, node):
             return False
         value = ctx.model.value(target)
+        if value.kind is Kind.MODULE and value.weak and not value.ref and ctx.model.value(node).has(Role.LOSS):
+            return False  # `self.criterion(output, target)`: a loss known by its name, computed on tensors
         if value.weak and target is node.func and not node.args and not node.keywords:
             # `model_class().to(device)` of a class taken from a dict: known by its name alone and
             # given no input, it builds a model rather than runs one
