@@ -4612,3 +4612,104 @@ def test_a_self_test_in_the_main_block_does_not_say_what_other_files_pass(tmp_pa
 def test_twin_a_self_test_alone_speaks_for_the_callers(tmp_path, capsys):
     agent = write(tmp_path, "agent.py", SELF_TESTED_AGENT)
     assert [line for line in findings(capsys, agent) if "GG103" in line]
+
+
+TOP_K_APP = """
+    import torch
+
+    def get_top_k(sequence, tokenizer, model, k=10):
+        batch_enc = tokenizer(sequence, return_tensors="pt")
+        mask_ix = torch.where(batch_enc["input_ids"] == tokenizer.mask_token_id)[1]
+        logits = model(**batch_enc).logits
+        return torch.topk(logits[0, mask_ix.item(), :], k)[1]
+"""
+
+TOP_K_CHECK = """
+    from unittest.mock import Mock
+
+    import torch
+    from transformers import AutoModelForMaskedLM, AutoTokenizer, BertForMaskedLM, BertTokenizerFast
+
+    from app import get_top_k
+
+    def test_top_k(k):
+        tokenizer = TOKENIZER
+        model = MODEL
+        res = get_top_k("Hello [MASK]", tokenizer, model, k)
+        assert isinstance(res, torch.Tensor)
+        assert res.shape == (k,)
+"""
+
+
+def test_a_mock_model_runs_no_network(tmp_path, capsys):
+    # `Mock(spec=BertForMaskedLM)` answers the call with what the test set: no graph is recorded
+    app = write(tmp_path, "app.py", TOP_K_APP)
+    check = write(
+        tmp_path,
+        "check_app.py",
+        TOP_K_CHECK.replace("TOKENIZER", "Mock(spec=BertTokenizerFast, mask_token_id=103)").replace(
+            "MODEL", "Mock(spec=BertForMaskedLM)"
+        ),
+    )
+    assert not [line for line in findings(capsys, app, check) if "check_app.py" in line]
+
+
+def test_twin_a_real_model_handed_to_the_helper_is_run(tmp_path, capsys):
+    app = write(tmp_path, "app.py", TOP_K_APP)
+    check = write(
+        tmp_path,
+        "check_app.py",
+        TOP_K_CHECK.replace("TOKENIZER", 'AutoTokenizer.from_pretrained("bert-base-uncased")').replace(
+            "MODEL", 'AutoModelForMaskedLM.from_pretrained("bert-base-uncased")'
+        ),
+    )
+    assert [line for line in findings(capsys, app, check) if "check_app.py" in line and "GG201" in line]
+
+
+GRADIENT_UTILS = """
+    import torch
+
+    class GradientUtils:
+        @staticmethod
+        def gradient(target, coords):
+            return torch.autograd.grad(target, coords, torch.ones_like(target), create_graph=True)[0]
+"""
+
+SIREN_TRAIN = """
+    import torch
+    from core import GradientUtils
+    from model import Siren
+
+    model = Siren()
+    model.load_state_dict(torch.load("siren.pt"))
+    model.eval()
+    for coords in torch.load("coords.pt"):
+        coords.requires_grad = True
+        pred = model(coords)
+        pred_n = pred.detach().numpy()
+        grad_n = GRADIENT(pred, coords).norm(dim=-1).detach().numpy()
+"""
+
+
+def test_a_static_method_of_another_file_differentiating_its_argument_uses_the_gradient(tmp_path, capsys):
+    core = write(tmp_path, "core.py", GRADIENT_UTILS)
+    train = write(tmp_path, "train.py", SIREN_TRAIN.replace("GRADIENT", "GradientUtils.gradient"))
+    assert not [line for line in findings(capsys, core, train) if "GG201" in line]
+
+
+def test_twin_a_static_method_that_only_reads_its_argument_does_not(tmp_path, capsys):
+    core = write(tmp_path, "core.py", GRADIENT_UTILS.replace("torch.autograd.grad(", "torch.gradient_stub("))
+    core.write_text(
+        textwrap.dedent(
+            """
+            import torch
+
+            class GradientUtils:
+                @staticmethod
+                def gradient(target, coords):
+                    return target.detach() * 0
+            """
+        )
+    )
+    train = write(tmp_path, "train.py", SIREN_TRAIN.replace("GRADIENT", "GradientUtils.gradient"))
+    assert [line for line in findings(capsys, core, train) if "train.py" in line and "GG201" in line]

@@ -2980,11 +2980,14 @@ class SemanticModel:
 
     def _global_at_calls(self, name: str, fn: ast.AST) -> Optional[Value]:
         """What a module-level function called only by the module's own code sees of a global
-        the module binds more than once: the values it holds before those calls (a notebook's
-        `def show(): model.conv1(img)` called in its cell, before a later cell binds `model` to
-        another network). None where that is not known: the function called elsewhere too, or
-        the global bound once (the module's end then holds what every call sees)."""
-        if not isinstance(fn, FUNCTION_TYPES) or self.bound_once(self.tree, name) or self._global_rebindings(name):
+        the module binds more than once, or switches between training and evaluation: the values
+        it holds before those calls (a notebook's `def show(): model.conv1(img)` called in its
+        cell, before a later cell binds `model` to another network or calls `model.eval()`). None
+        where that is not known: the function called elsewhere too, or the global bound once and
+        never switched (the module's end then holds what every call sees)."""
+        if not isinstance(fn, FUNCTION_TYPES) or self._global_rebindings(name):
+            return None
+        if self.bound_once(self.tree, name) and not self._mode_switched_in_text(name):
             return None
         sites = self._call_sites_of(fn)
         if not sites or any(scope is not self.tree for _, scope in sites):
@@ -3001,6 +3004,12 @@ class SemanticModel:
             value = state.env.get(name, UNKNOWN)
             found = value if found is None else join(found, value) or UNKNOWN
         return found
+
+    def _mode_switched_in_text(self, name: str) -> bool:
+        """Whether the file switches ``name`` between training and evaluation (``net.eval()``,
+        ``net.train()``): a global bound once whose mode a later cell changes."""
+        text = self.source_text
+        return f"{name}.eval(" in text or f"{name}.train(" in text
 
     def _global_rebindings(self, name: str) -> list:
         """What the module's functions that declare ``global name`` assign to it (``_model =
@@ -3264,11 +3273,13 @@ class SemanticModel:
 
     def project_function(self, qualified: str) -> Optional[tuple]:
         """(that file's tree, the function's node) for a module-level function another file of
-        the run defines, by the name this file imports it under (``plotutils.show_next_word``);
-        None where there is no such function or no run (``ProjectIndex.function_node``)."""
+        the run defines, by the name this file imports it under (``plotutils.show_next_word``),
+        or a static method of one of its classes (``GradientUtils.gradient``); None where there
+        is no such function or no run (``ProjectIndex.function_node``, ``static_method_node``)."""
         if self.project is None:
             return None
-        return self.project.function_node(self.project.function_key(self.filename, qualified))
+        key = self.project.function_key(self.filename, qualified)
+        return self.project.function_node(key) or self.project.static_method_node(key)
 
     def project_function_differentiates(self, qualified: str) -> bool:
         """Whether ``qualified`` names a module-level function of another file of the run whose
@@ -4509,6 +4520,8 @@ class SemanticModel:
             return Value(Kind.OTHER, ref=qual)  # ultralytics' YOLO: runs its own inference mode
         if qual in vocab.GRAD_OFF_MODELS:
             return Value(Kind.OTHER, ref=qual)  # facenet-pytorch's MTCNN: detects under `no_grad`
+        if qual in vocab.MOCK_CONSTRUCTORS:
+            return Value(Kind.OTHER, Grad.NO, ref=qual)  # a test double: runs no network
         if vocab.backpropagating_tool(qual):
             # `SmoothGradCAMpp(model)`, `torchattacks.PGD(model)`: see `backpropagating_tool_call`
             return Value(Kind.OTHER, Grad.NO, ref=qual)

@@ -412,6 +412,28 @@ class ProjectIndex:
         function = top_function(tree, name)
         return (tree, function) if function is not None else None
 
+    def static_method_node(self, key: str) -> Optional[tuple]:
+        """(the module's tree, the method's node) for ``module.Class.method`` of a file of the run:
+        a ``@staticmethod`` of a module-level class defined once, called through the class
+        (``GradientUtils.gradient(pred, coords)``); None otherwise."""
+        module_class, _, method = key.rpartition(".")
+        module, _, class_name = module_class.rpartition(".")
+        path = self.path_of(module) if module else None
+        parsed = self.parsed(path) if path is not None else None
+        if parsed is None:
+            return None
+        classes = [n for n in parsed[0].body if isinstance(n, ast.ClassDef) and n.name == class_name]
+        if len(classes) != 1:
+            return None
+        found = [
+            n
+            for n in classes[0].body
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and n.name == method
+            and [dotted_name(d) for d in n.decorator_list] == ["staticmethod"]
+        ]
+        return (parsed[0], found[0]) if len(found) == 1 else None
+
     def __getstate__(self) -> dict:
         """What a spawned worker receives: the facts, not the memos made from them."""
         return {name: value for name, value in self.__dict__.items() if not name.startswith("_")}

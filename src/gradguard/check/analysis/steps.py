@@ -272,9 +272,15 @@ def given_a_layer(text: str, name: str) -> bool:
     (``model.enable_input_require_grads()``, Hugging Face's: a frozen model records graphs then)."""
     if next(code_occurrences(text, f"{name}.enable_input_require_grads("), None) is not None:
         return True
+    return bool(given_layer_offsets(text, name))
+
+
+def given_layer_offsets(text: str, name: str) -> list:
+    """Where ``text`` gives ``name`` a new layer (``model.fc = nn.Linear(...)``; see
+    ``given_a_layer``): the offsets of those assignments, in order."""
     constant = r"""[ \t]*(?:True|False|None|-?[\d.]+|"[^"\n]*"|'[^'\n]*')[ \t]*(?:#|$)"""
     assignments = re.finditer(rf"\b{re.escape(name)}(?:\.\w+)+(?:\[[^\]\n]*\])*[ \t]*=(?!=)(?!{constant})", text, re.M)
-    return any(in_code(text, match.start()) for match in assignments)
+    return [match.start() for match in assignments if in_code(text, match.start())]
 
 
 def code_occurrences(text: str, needle: str) -> Iterator[int]:
@@ -301,6 +307,18 @@ def frozen_models(ctx, scope: ast.AST, node: ast.AST) -> frozenset:
     ``self.set_requires_grad([D_A, D_B], False)``, ``freeze.frozon(G)``), or bound from a
     function of the file that returns it frozen (``fe, head = split(model)``). A call of a
     frozen module on inputs without grad records no graph."""
+    return frozenset(module for module, (_, frozen) in _latest_freezes(ctx, scope, node).items() if frozen)
+
+
+def frozen_since(ctx, scope: ast.AST, node: ast.AST, module: str) -> Optional[tuple]:
+    """(line, column) of the statement of ``scope`` that last froze ``module`` before ``node``
+    (see ``frozen_models``); None where none did, or a later one thawed it."""
+    latest = _latest_freezes(ctx, scope, node).get(module)
+    return latest[0] if latest is not None and latest[1] else None
+
+
+def _latest_freezes(ctx, scope: ast.AST, node: ast.AST) -> dict:
+    """module -> (position, frozen) of the last freeze or thaw of it in ``scope`` before ``node``."""
     at = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
     latest: dict = {}
     known = ctx.state(_FreezeEffects).by_scope
@@ -311,7 +329,7 @@ def frozen_models(ctx, scope: ast.AST, node: ast.AST) -> frozenset:
         if position < at and (module not in latest or latest[module][0] < position):
             if not _exclusive_branches(ctx, statement, node):
                 latest[module] = (position, frozen)
-    return frozenset(module for module, (_, frozen) in latest.items() if frozen)
+    return latest
 
 
 def _exclusive_branches(ctx, first: ast.AST, second: ast.AST) -> bool:

@@ -156,6 +156,13 @@ TEACHING_ACCUMULATORS = _words("Accumulator")
 # `smart_inference_mode()` and returns results, not tensors with a graph; `train()` runs its own
 # trainer (`from ultralytics import YOLO; model = YOLO("best.pt"); model.predict(img)`).
 INFERENCE_MODEL_CLASSES = _words("YOLO YOLOE YOLOWorld RTDETR SAM FastSAM NAS")
+# Test doubles: what `Mock(spec=BertForMaskedLM)` makes answers calls with what the test set,
+# and runs no network.
+MOCK_CONSTRUCTORS = frozenset(
+    f"{package}.{name}"
+    for package in ("unittest.mock", "mock")
+    for name in ("Mock", "MagicMock", "NonCallableMock", "NonCallableMagicMock", "AsyncMock", "create_autospec")
+)
 # Library models that run their networks under `torch.no_grad()` themselves and hand back
 # detections, not tensors with a graph: facenet-pytorch's `MTCNN` (its `detect`, which its
 # `forward` calls, wraps `detect_face` in `no_grad`).

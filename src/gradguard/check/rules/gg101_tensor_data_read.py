@@ -62,7 +62,9 @@ change either; the fix (unsafe: training changes) reads the parameter itself. An
 tensor the module keeps that is no parameter, read through `.data` where the value goes on
 (`s_prev = s_prev.data[active]`, then computed with) is cut from the graph there: whether that
 is meant the code does not say, and `.detach()` would not change it, so the message asks which
-and offers no fix. `len(loss.data)` of a loss the code shows to be 0-dim (a torch criterion's, reduced) raises
+and offers no fix; so is a value computed from the input of a function a module class of the file
+runs as a layer through `functools.partial` (`torch.cat([out.data, zero_pads], 1)` in a 3D ResNet's
+`downsample_basic_block`). `x.detach().cpu().data` is reported with the fix that drops `.data`. `len(loss.data)` of a loss the code shows to be 0-dim (a torch criterion's, reduced) raises
 TypeError with `.data` or `.detach()` alike: its message advises `loss.item()`, with no fix.
 
 ## Why is this bad?

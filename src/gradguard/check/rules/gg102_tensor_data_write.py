@@ -50,7 +50,8 @@ rebinding the name to the new value.
 
 An in-place method on the `.data` of a value the code computes with grad from other tensors
 (`score = torch.exp(score)`, then `score.data.masked_fill_(mask, 0)`: an activation of the graph,
-not a parameter) is reported with other advice: write it out of place (`score =
+not a parameter; also a layer's output, `out, _ = self.lstm(x)`, `self.fc(x).squeeze(2)`, and a
+method chain on a torch operation, `torch.bmm(a, b).squeeze(2)`) is reported with other advice: write it out of place (`score =
 score.masked_fill(mask, 0)`), so that autograd records it; `no_grad` around the in-place write
 would make backward raise where an operation saved the value (as `exp` saves its result).
 

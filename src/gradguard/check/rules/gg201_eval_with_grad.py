@@ -230,6 +230,13 @@ test_step(self, x, c)`; `def validation_step(self, batch, batch_idx)` of a mixin
 Catalyst runner's `predict_batch`, which `runner.predict_loader(...)` runs without grad;
 a function its enclosing function returns (`return perform_val_step_fn`: it runs wherever the
 factory's result is called, often under `no_grad`);
+library models that run without grad themselves (facenet-pytorch's `MTCNN`, whose `detect` runs
+its networks under `no_grad`), test doubles (`Mock(spec=BertForMaskedLM)`), and a criterion known by
+its name alone (`self.criterion(output, target)`) handed tensors without graph;
+a training loop holding `...` statements of its own (an exercise whose zeroing, backward pass and
+step are left to write), and a `self.<attr>` whose own `backward` its class calls with a gradient
+(`self.model.backward(self.loss_fn.backward())`: a hand-written layer framework autograd does not
+track);
 a module whose `forward` runs a backward pass itself, or through a method of its class it calls (a
 meta-learner, a GANomaly's `self.backward_g(x)`: the call trains) or asserts
 its output requires grad (`assert qvalues.requires_grad`: under `no_grad` it fails); a method of a
@@ -259,7 +266,8 @@ another file of the run, `freeze.frozon(net)`, a function of the file returning 
 parameter of a function, by every caller of the file; for a global a function reads, by the
 module's code before the function's definition, never thawed later; not by a freeze in the other
 branch of an `if` that no loop repeats), with no
-layer added (an attribute given a constant, `model.aux_logits = False`, is none), its inputs not
+layer added after the freeze (an attribute given a constant, `model.aux_logits = False`, is none;
+a head given before the freeze loop, `model.last_linear = nn.Linear(2048, 1)`, is frozen by it too), its inputs not
 made to require grad (`model.enable_input_require_grads()`) and none of its parameters thawed in
 between: then its calls record no graph (an
 input made to require grad, `x.requires_grad_()`, thaws nothing); an instance of a module class
@@ -394,7 +402,9 @@ from gradguard.check.analysis.steps import (
     code_occurrences,
     frozen_global,
     frozen_models,
+    frozen_since,
     given_a_layer,
+    given_layer_offsets,
     in_block,
     in_code,
     may_freeze,
@@ -2933,9 +2943,14 @@ def _frozen(ctx, target: ast.AST, call: ast.Call) -> bool:
             or _frozen_global(ctx, scope, root.id)
             or _frozen_through_a_dict(ctx, scope, root.id)
         )
-        found = known[key] = (given_layer, frozen)
+        first_line = 1 if scope is ctx.tree else scope.lineno  # type: ignore[attr-defined]
+        layer_lines = tuple(first_line + text.count("\n", 0, at) for at in given_layer_offsets(text, root.id))
+        found = known[key] = (given_layer, frozen, layer_lines)
     if found[0]:
-        return False  # `model.fc = nn.Linear(...)`: a new layer trains
+        # `model.fc = nn.Linear(...)`: a new layer trains, unless the scope froze the model after
+        # giving it (the freeze loop then covers the new layer too)
+        since = frozen_since(ctx, scope, call, root.id)
+        return since is not None and bool(found[2]) and all(line < since[0] for line in found[2])
     return found[1] or root.id in frozen_models(ctx, scope, call)
 
 
@@ -5097,6 +5112,25 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A new head given before the freeze loop, which then freezes it too: every parameter is frozen at the call.
+        Valid(
+            """
+            import pretrainedmodels
+            import torch
+            from torch import nn
+
+            model = pretrainedmodels.__dict__["resnet50"](num_classes=1000, pretrained="imagenet")
+            model.last_linear = nn.Sequential(nn.Linear(2048, 1))
+            model.load_state_dict(torch.load("best.pth"))
+            for param in model.parameters():
+                param.requires_grad = False
+            model.eval()
+            test_data_loader = torch.utils.data.DataLoader(torch.randn(8, 3, 224, 224), batch_size=4)
+            preds = []
+            for x in test_data_loader:
+                preds.append(model(x).sigmoid().numpy())
+            """
+        ),
         # A criterion known by its name alone (built by a helper of a package the run does not hold), handed the
         # model's output computed under `no_grad`: a loss of tensors without graph records nothing.
         Valid(
@@ -10072,6 +10106,90 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The head given after the freeze loop: its parameters require grad, and the call records a graph.
+        Invalid(
+            """
+            import pretrainedmodels
+            import torch
+            from torch import nn
+
+            model = pretrainedmodels.__dict__["resnet50"](num_classes=1000, pretrained="imagenet")
+            for param in model.parameters():
+                param.requires_grad = False
+            model.last_linear = nn.Sequential(nn.Linear(2048, 1))
+            model.load_state_dict(torch.load("best.pth"))
+            model.eval()
+            test_data_loader = torch.utils.data.DataLoader(torch.randn(8, 3, 224, 224), batch_size=4)
+            preds = []
+            for x in test_data_loader:
+                preds.append(model(x).sigmoid().numpy())
+            """,
+            line=14,
+            column=18,
+            message="`model(...)` runs with grad enabled after `model.eval()` (line 10), and its output is never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # The same helper called only after `net.eval()`.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            net = nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.2), nn.Linear(8, 2))
+            optimizer = torch.optim.Adam(net.parameters())
+            data, targets = torch.randn(16, 4), torch.randint(0, 2, (16,))
+
+
+            def print_batch_accuracy(data, targets):
+                output = net(data)
+                acc = (output.argmax(1) == targets).float().mean()
+                print(f"accuracy {acc.item():.2f}")
+
+
+            loss = nn.functional.cross_entropy(net(data), targets)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+            net.eval()
+            print_batch_accuracy(data, targets)
+            """,
+            line=10,
+            column=14,
+            message="`net(...)` runs with grad enabled with `net` in eval mode, and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # A notebook's helper reading the global `net`, called while it trains: a later cell's `net.eval()` says nothing of
+        # the mode at these calls (the message speaks of the output only read).
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            net = nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.2), nn.Linear(8, 2))
+            optimizer = torch.optim.Adam(net.parameters())
+            data, targets = torch.randn(16, 4), torch.randint(0, 2, (16,))
+
+
+            def print_batch_accuracy(data, targets):
+                output = net(data)
+                acc = (output.argmax(1) == targets).float().mean()
+                print(f"accuracy {acc.item():.2f}")
+
+
+            print_batch_accuracy(data, targets)
+            loss = nn.functional.cross_entropy(net(data), targets)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            print_batch_accuracy(data, targets)
+
+            net.eval()
+            with torch.no_grad():
+                print((net(data).argmax(1) == targets).float().mean())
+            """,
+            line=10,
+            column=14,
+            message="`net(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, printing), and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A torchvision detector does not: its boxes carry a graph until `.tolist()`.
         Invalid(
             """

@@ -8,7 +8,10 @@ view of one (`x.t()`, `x.view(...)`, `x[i]`, `x.detach()`, `x.data`, ...).
 An input counts as a tensor only when the code shows it: it is annotated `torch.Tensor`, it
 is passed to `ctx.save_for_backward`, a tensor-only method is called on it
 (`x.view(...)`, `x.size()`, `x.contiguous()`, `x.t()`, ...), it is the first argument of a
-`torch.*` / `torch.nn.functional.*` operation, or an operand of `@`. An output is a name
+`torch.*` / `torch.nn.functional.*` operation (the first two of `torch.mul`, `torch.matmul` and
+their kind, the first three of `F.conv2d`, `F.linear` and `torch.addmm`: a convolution's
+`stride`, `padding` and `groups` are settings), or an operand of `@`; never one whose default is
+a number, a flag, a string or a tuple of numbers (`stride=1`). An output is a name
 `forward` returns (or the `output` argument of `setup_context`) that is bound to a tensor
 computation. Non-tensors (`ctx.scale = scale`, `ctx.shape = x.shape`, `ctx.dim = dim`) and
 tensors created inside `forward` that are neither inputs nor outputs (`ctx.mask = x > 0`,
@@ -72,7 +75,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from gradguard.check.analysis.autograd_function import function_classes, function_method, own_nodes
-from gradguard.check.analysis.scopes import walk_in_order
+from gradguard.check.analysis.scopes import parameter_defaults, walk_in_order
 from gradguard.check.model import Severity
 from gradguard.check.rules.base import Finding, Invalid, Rule, Valid
 
@@ -95,9 +98,12 @@ _CREATION = frozenset(
     """zeros ones empty full rand randn randint arange linspace logspace eye tensor as_tensor
     from_numpy zeros_like ones_like empty_like full_like rand_like randn_like randint_like""".split()
 )
-_BINARY = frozenset(
-    {"matmul", "mm", "bmm", "mul", "add", "sub", "div", "linear", "conv1d", "conv2d", "conv3d", "addmm", "baddbmm"}
-)
+# How many leading positional arguments of a torch operation are tensors (others: the first);
+# `F.conv2d(input, weight, bias, stride, padding, dilation, groups)` takes numbers after its bias.
+_TENSOR_ARGUMENTS = {
+    **dict.fromkeys(("matmul", "mm", "bmm", "mul", "add", "sub", "div"), 2),
+    **dict.fromkeys(("linear", "conv1d", "conv2d", "conv3d", "addmm", "baddbmm"), 3),
+}
 _TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.FloatTensor", "torch.autograd.Variable"})
 
 
@@ -114,6 +120,31 @@ class CtxAttributeTensor(Rule):
         return bool(function_classes(ctx))  # no custom autograd.Function in the file: nothing to check
 
     valid = (
+        # A convolution's settings kept on ctx: `F.conv2d(input, weight, bias, stride, padding, dilation, groups)`
+        # takes tensors only as its first three arguments.
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            class BinaryConv2d(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, input, weight, stride, groups):
+                    output = F.conv2d(input, weight, None, stride, 0, 1, groups)
+                    ctx.save_for_backward(input, weight)
+                    ctx.stride = stride
+                    ctx.groups = groups
+                    return output
+
+                @staticmethod
+                def backward(ctx, grad_output):
+                    input, weight = ctx.saved_tensors
+                    grad_input = torch.nn.grad.conv2d_input(input.shape, weight.sign(), grad_output, ctx.stride, 0, 1, ctx.groups)
+                    grad_weight = torch.nn.grad.conv2d_weight(input, weight.shape, grad_output, ctx.stride, 0, 1, ctx.groups)
+                    return grad_input, grad_weight, None, None
+            """
+        ),
         Valid(
             """
             import torch
@@ -225,6 +256,35 @@ class CtxAttributeTensor(Rule):
         ),
     )
     invalid = (
+        # The convolution's weight kept on ctx: a tensor argument of `F.conv2d`.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+
+
+            class BinaryConv2d(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, input, weight, stride, groups):
+                    output = F.conv2d(input, weight, None, stride, 0, 1, groups)
+                    ctx.save_for_backward(input)
+                    ctx.weight = weight
+                    ctx.stride = stride
+                    ctx.groups = groups
+                    return output
+
+                @staticmethod
+                def backward(ctx, grad_output):
+                    (input,) = ctx.saved_tensors
+                    weight = ctx.weight
+                    grad_input = torch.nn.grad.conv2d_input(input.shape, weight.sign(), grad_output, ctx.stride, 0, 1, ctx.groups)
+                    grad_weight = torch.nn.grad.conv2d_weight(input, weight.shape, grad_output, ctx.stride, 0, 1, ctx.groups)
+                    return grad_input, grad_weight, None, None
+            """,
+            line=10,
+            column=9,
+            message="`weight` (an input tensor) is kept as a ctx attribute: autograd does not check it for in-place changes (silently wrong gradients); use `ctx.save_for_backward(weight)`",
+        ),
         Invalid(
             """
             import torch
@@ -362,9 +422,20 @@ def _tensor_inputs(ctx, info) -> frozenset:
                 for sub in walk_in_order(target):
                     if isinstance(sub, ast.Name) and sub.id in info.inputs and info.kind == "forward":
                         rebound.add(sub.id)
-    result = frozenset((found & info.inputs) - rebound)
+    result = frozenset((found & info.inputs) - rebound - _number_defaults(info.node))
     inputs[id(info.node)] = result
     return result
+
+
+def _number_defaults(fn: ast.AST) -> frozenset:
+    """The parameters whose default is a number, a flag, a string or a tuple of numbers
+    (``stride=1``, ``padding=(0, 0)``): settings, not tensors."""
+    found = set()
+    for name, default in parameter_defaults(fn).items():  # type: ignore[arg-type]
+        values = default.elts if isinstance(default, ast.Tuple) else [default]
+        if values and all(isinstance(v, ast.Constant) and isinstance(v.value, (int, float, str)) for v in values):
+            found.add(name)
+    return frozenset(found)
 
 
 def _evidence(ctx, fn: ast.AST) -> set:
@@ -394,7 +465,7 @@ def _evidence(ctx, fn: ast.AST) -> set:
                         or qual.startswith(("torch.nn.functional.", "torch.linalg.", "torch.special.", "torch.fft."))
                     )
                 ):
-                    positions = node.args if last in _BINARY else node.args[:1]
+                    positions = node.args[: _TENSOR_ARGUMENTS.get(last, 1)]
                     names.update(a.id for a in positions if isinstance(a, ast.Name))
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
             names.update(o.id for o in (node.left, node.right) if isinstance(o, ast.Name))
