@@ -245,8 +245,8 @@ def test_twin_the_same_calls_without_the_space_give_the_same_findings():
     assert sorted((d.code, d.start) for d in spaced) == sorted((d.code, d.start) for d in plain)
 
 
-@pytest.mark.parametrize("text", ["torch.tensor (x)", "f  (a) + g\t(b)", "if (a):\n    b ()", "plain(x)"])
+@pytest.mark.parametrize("text", ["torch.tensor (x)", "f (a) + g(b)", "if (a):\n    b ()", "plain(x)"])
 def test_trigger_text_keeps_every_offset(text):
     searched = trigger_text(text)
     assert len(searched) == len(text)
-    assert "tensor (" not in searched and " ()" not in searched
+    assert " (" not in searched

@@ -42,14 +42,11 @@ def _groups(substrings: frozenset[str]) -> dict[str, tuple[re.Pattern[str], tupl
 
 
 def trigger_text(text: str) -> str:
-    """The text triggers are looked for in: a call written with spaces before its parenthesis
-    (``torch.tensor (x)``, ``loss.backward ()``, ``opt.step ()``) reads as one without, the spaces
-    moved after the parenthesis, so that every offset stays where it was in ``text``."""
-    if " (" not in text:
-        return text
-    while "  (" in text:
-        text = text.replace("  (", " ( ")
-    return text.replace(" (", "( ")
+    """The text triggers are looked for in: a call written with a space before its parenthesis
+    (``torch.tensor (x)``, ``loss.backward ()``, ``opt.step ()``) reads as one without, the space
+    moved after the parenthesis, so that every offset stays where it was in ``text`` (one pass;
+    a call with two spaces or more before its parenthesis still reads as written)."""
+    return text.replace(" (", "( ") if " (" in text else text
 
 
 class TextSearch:

@@ -497,11 +497,11 @@ def _of_a_module(ctx, node: ast.AST) -> bool:
 
 def _takes_only_tensors(ctx, func: ast.AST) -> bool:
     """Whether a callee is a torch function that takes only a tensor as its first argument
-    (``torch.nn.functional.*``, ``torch.max``, ``torch.exp``...), or a torchvision one that takes a
+    (``torch.nn.functional.*``, ``torch.linalg.*``, ``torch.max``, ``torch.exp``...), or a torchvision one that takes a
     tensor or a list of them (``vutils.save_image``)."""
     qual = ctx.imports.qualified_name(func)
     return qual is not None and (
-        qual.startswith("torch.nn.functional.")
+        qual.startswith(("torch.nn.functional.", "torch.linalg."))
         or (qual.startswith("torch.") and qual.count(".") == 1 and qual[6:] in TENSOR_ONLY_FUNCTIONS)
         or qual in TENSOR_TAKING_TORCHVISION_FUNCTIONS
     )

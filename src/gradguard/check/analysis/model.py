@@ -204,6 +204,10 @@ def names_a_loss(name: str) -> bool:
     return bool(LOSS_NAME_RE.search(name))
 
 
+# A switch between training and evaluation (`net.eval()`, `net.train(False)`), after its receiver.
+_MODE_SWITCH_RE = re.compile(r"\.(?:eval|train)\(")
+
+
 def _called_as_a_loss(node: ast.Call) -> bool:
     """Whether a call's callee is named for a loss function (``criterion(...)``,
     ``self.loss_fn(...)``)."""
@@ -3007,9 +3011,20 @@ class SemanticModel:
 
     def _mode_switched_in_text(self, name: str) -> bool:
         """Whether the file switches ``name`` between training and evaluation (``net.eval()``,
-        ``net.train()``): a global bound once whose mode a later cell changes."""
-        text = self.source_text
-        return f"{name}.eval(" in text or f"{name}.train(" in text
+        ``net.train()``): a global bound once whose mode a later cell changes (the names so
+        switched, found in one pass over the text)."""
+        switched = self.__dict__.get("_mode_switched_names")
+        if switched is None:
+            text = self.source_text
+            names = set()
+            for match in _MODE_SWITCH_RE.finditer(text):
+                start = end = match.start()
+                while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+                    start -= 1
+                if start < end and (start == 0 or text[start - 1] != "."):
+                    names.add(text[start:end])
+            switched = self.__dict__["_mode_switched_names"] = frozenset(names)
+        return name in switched
 
     def _global_rebindings(self, name: str) -> list:
         """What the module's functions that declare ``global name`` assign to it (``_model =

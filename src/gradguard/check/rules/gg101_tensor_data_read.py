@@ -614,6 +614,32 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # What `torch.linalg`'s functions take is a tensor (a parameter of unknown origin, `model_parameters`).
+        Invalid(
+            """
+            import torch
+
+
+            def get_weight_norm(model_parameters):
+                norm = 0
+                for p in model_parameters:
+                    norm += torch.linalg.norm(p.data)
+                return norm
+            """,
+            line=7,
+            column=35,
+            message="`p.data` reads the tensor without autograd's version counter; `p.detach()` reads the same values and keeps in-place checks",
+            fixed="""
+            import torch
+
+
+            def get_weight_norm(model_parameters):
+                norm = 0
+                for p in model_parameters:
+                    norm += torch.linalg.norm(p.detach())
+                return norm
+            """,
+        ),
         # The same function that no module runs as a layer: a read, whose `.detach()` reads the same values.
         Invalid(
             """

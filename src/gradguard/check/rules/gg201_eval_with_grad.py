@@ -607,7 +607,7 @@ class _State:
     frozen: dict = field(default_factory=dict)  # (id(scope), name) -> what `_frozen` reads of the text
     parameters_called: dict = field(default_factory=dict)  # id(function) -> `_parameters_called`
     wrapper_shapes: dict = field(default_factory=dict)  # id(function) -> `_wrapper_shape`
-    own_backward_calls: dict = field(default_factory=dict)  # (id(class), attribute) -> `_runs_a_backward_of_its_own`
+    own_backward_calls: dict = field(default_factory=dict)  # id(class) -> `_runs_a_backward_of_its_own`'s attributes
     project_runners: dict = field(default_factory=dict)  # qualified name -> `_project_runner`
     qualified_name: Optional[Callable] = None  # `_qualified_name`: imports, and image converters held by names
     cell_ends: Optional[frozenset] = None  # ids of a notebook's statements that end their cell (`_displayed`)
@@ -780,15 +780,21 @@ def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
     return not isinstance(target, (ast.Subscript, ast.Call))
 
 
+# `self.model.backward(grad)`: a `backward` of an attribute of `self` called with an argument.
+_OWN_BACKWARD_RE = re.compile(r"\bself\.(\w+)\.backward\(\s*[^)\s]")
+
+
 def _runs_a_backward_of_its_own(ctx, target: ast.Attribute, cls: ast.ClassDef) -> bool:
     """Whether the class calls a ``backward`` method of ``self.<attr>`` that it hands a gradient
     (``self.model.backward(self.loss_fn.backward())``): a layer of a hand-written framework, whose
     weights autograd does not track (a module has no ``backward`` method, a tensor is not called)."""
     found = ctx.state(_State).own_backward_calls
-    key = (id(cls), target.attr)
-    if key not in found:
-        found[key] = re.search(rf"\bself\.{re.escape(target.attr)}\.backward\(\s*[^)\s]", ctx.text(cls)) is not None
-    return found[key]
+    attributes = found.get(id(cls))
+    if attributes is None:
+        # the attributes of `self` whose `backward` the class calls with an argument, in one pass
+        text = ctx.text(cls)
+        attributes = found[id(cls)] = frozenset(_OWN_BACKWARD_RE.findall(text)) if ".backward(" in text else frozenset()
+    return target.attr in attributes
 
 
 def _bound_locally(ctx, name: str) -> bool:
