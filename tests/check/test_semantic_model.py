@@ -4343,3 +4343,36 @@ def test_a_property_handing_back_a_held_module_is_that_module_and_its_call_runs_
 def test_twin_a_method_of_the_same_name_is_called_not_read():
     value, _ = ask(_PROPERTY_HELD_MODEL.replace("        @property\n", "").replace("        @model.setter\n", ""))
     assert not (value.kind is Kind.TENSOR and value.has(Role.OUTPUT))
+
+
+@pytest.mark.parametrize("call", ["dice(out, y)", "dice(out, y, 1e-3)"])
+def test_a_short_function_is_read_over_the_arguments_of_a_call_that_leaves_defaults_out(call):
+    value, _ = ask(
+        f"""
+        import torch
+        net = torch.nn.Linear(4, 1)
+        def dice(pred, target, eps=1e-6):
+            inter = (pred * target).sum()
+            return (2 * inter + eps) / (pred.sum() + target.sum() + eps)
+        out = net(torch.randn(2, 4))
+        score = {call}
+        score  # <- score
+        """
+    )
+    assert value.kind is Kind.TENSOR and value.carries_grad
+
+
+def test_twin_a_call_with_a_keyword_is_not_read_so():
+    value, _ = ask(
+        """
+        import torch
+        net = torch.nn.Linear(4, 1)
+        def dice(pred, target, eps=1e-6):
+            inter = (pred * target).sum()
+            return (2 * inter + eps) / (pred.sum() + target.sum() + eps)
+        out = net(torch.randn(2, 4))
+        score = dice(out, out, eps=1e-3)
+        score  # <- score
+        """
+    )
+    assert value.kind is Kind.UNKNOWN

@@ -468,6 +468,27 @@ def _given_to_torch(ctx, name: str) -> bool:
     )
 
 
+# Methods that hand back the value they are called on, or a copy of it, detached or not.
+_COPYING_METHODS = frozenset({"detach", "clone", "contiguous"})
+
+
+def _through_copies(ctx, call: ast.Call) -> ast.AST:
+    """``call``, or the outermost ``.detach()`` / ``.clone()`` / ``.contiguous()`` taken of it
+    (``F.normalize(w.data).detach()``)."""
+    outer: ast.AST = call
+    while True:
+        attribute = ctx.parent(outer)
+        method = ctx.parent(attribute) if isinstance(attribute, ast.Attribute) else None
+        if not (
+            isinstance(method, ast.Call)
+            and method.func is attribute
+            and attribute.attr in _COPYING_METHODS  # type: ignore[union-attr]
+            and not method.args
+        ):
+            return outer
+        outer = method
+
+
 def _module_attribute_by_name(ctx, name: str) -> bool:
     """Whether every binding of ``name`` in the scope reads an attribute of a module, or of a
     part of one, by a name the code computes (``param = getattr(model.fc, param_name)``): read
@@ -875,11 +896,13 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
             isinstance(par, ast.Call)
             and cur in par.args
             and (ctx.imports.qualified_name(par.func) or "").startswith("torch.")
-            and isinstance(ctx.parent(par), ast.Assign)
-            and ctx.parent(par).value is par
-            and _own_data_assigned(ctx, node, ctx.parent(par))
+            and isinstance(ctx.parent(_through_copies(ctx, par)), ast.Assign)
+            and ctx.parent(_through_copies(ctx, par)).value is _through_copies(ctx, par)
+            and _own_data_assigned(ctx, node, ctx.parent(_through_copies(ctx, par)))
         ):
-            return None  # `img.data = torch.clamp(img.data, 0, 1)`: computed back into itself
+            # `img.data = torch.clamp(img.data, 0, 1)`, `w.data = F.normalize(w.data).detach()`:
+            # computed back into itself
+            return None
         if isinstance(par, ast.Call) and cur in par.args:
             qual = ctx.imports.qualified_name(par.func) or ""
             fname = _base_name(par.func) or ""

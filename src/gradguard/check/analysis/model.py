@@ -208,6 +208,17 @@ def names_a_loss(name: str) -> bool:
 _MODE_SWITCH_RE = re.compile(r"\.(?:eval|train)\(")
 
 
+def _numpy_converted(node: ast.AST) -> bool:
+    """Whether an argument is written as a conversion to numpy (``x.detach().cpu().numpy()``)."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "numpy"
+        and not node.args
+        and not node.keywords
+    )
+
+
 def _called_as_a_loss(node: ast.Call) -> bool:
     """Whether a call's callee is named for a loss function (``criterion(...)``,
     ``self.loss_fn(...)``)."""
@@ -4216,9 +4227,9 @@ class SemanticModel:
         log_softmax(xb @ weights + bias)``; ``def softmax(x): x_exp = x.exp(); return x_exp /
         x_exp.sum(1, keepdim=True)``), where its summary, which assumes nothing of its
         parameters, cannot tell; past a first ``if isinstance(x, (list, tuple)): return ...``
-        where this call hands ``x`` a module or a tensor (``_container_guard_passed_over``). None for
-        anything else (a method, defaults, keywords, ``*args``, a decorator, a recursive call, another
-        branch or a loop)."""
+        where this call hands ``x`` a module or a tensor (``_container_guard_passed_over``); the
+        parameters the call leaves out take their defaults (``eps=1e-6``). None for anything else (a
+        method, keywords, ``*args``, a decorator, a recursive call, another branch or a loop)."""
         if type(fn) is not ast.FunctionDef:
             return None
         body = fn.body[1:] if ast.get_docstring(fn, clean=False) is not None else fn.body
@@ -4240,7 +4251,7 @@ class SemanticModel:
             or spec.kwonlyargs
             or spec.posonlyargs
             or node.keywords
-            or len(node.args) != len(spec.args)
+            or not len(spec.args) - len(spec.defaults) <= len(node.args) <= len(spec.args)
             or any(isinstance(arg, ast.Starred) for arg in node.args)
         ):
             return None
@@ -4248,7 +4259,10 @@ class SemanticModel:
         if key in self._in_progress or self._method_class(fn) is not None:
             return None
         frame = Frame(self._scope(fn), state.mode, "inline")  # no flow: straight-line code
-        env = {param.arg: args[i] for i, param in enumerate(spec.args)}
+        env = {param.arg: args[i] for i, param in enumerate(spec.args[: len(node.args)])}
+        defaults = dict(zip(spec.args[len(spec.args) - len(spec.defaults) :], spec.defaults))
+        for param in spec.args[len(node.args) :]:
+            env[param.arg] = self._constant_value(defaults[param])  # `eps=1e-6`: its default
         if any(not _container_guard_passed_over(guard, body, env) for guard in guards):
             return None
         self._begin(key)
@@ -4316,6 +4330,16 @@ class SemanticModel:
     def _module_call(self, callee: Value, node: ast.Call, args: list, state: State, frame: Frame) -> Value:
         ref = callee.ref or ""
         last = vocab.last_name(ref) if ref else ""
+        if (
+            not ref
+            and callee.weak
+            and args
+            and all(_numpy_converted(n) for n in node.args)
+            and not any(a.kind is Kind.TENSOR for a in args)
+        ):
+            # `neural_network.forward(x.detach().cpu().numpy(), w.detach().cpu().numpy())`: a
+            # torch module takes tensors; what is handed arrays is another library's network
+            return UNKNOWN
         if not ref and callee.weak and not callee.has(Role.LOSS) and _called_as_a_loss(node):
             if not any(a.kind is Kind.MODULE for a in _with_elements(args)):
                 # `self.criterion(output, target)` of a criterion known by its name alone, handed

@@ -190,6 +190,36 @@ class TensorDataRead(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # What a network handed numpy arrays returns (a Qiskit network's `forward`, wrapped for torch): a sparse array's
+        # `data` field, not a tensor's.
+        Valid(
+            """
+            import torch
+
+
+            def forward(neural_network, input_data, weights):
+                result = neural_network.forward(input_data.detach().cpu().numpy(), weights.detach().cpu().numpy())
+                result = result.asformat("coo")
+                return torch.sparse_coo_tensor(result.coords, result.data)
+            """
+        ),
+        # A weight normalised back into its own `.data`, the copy `F.normalize` makes detached before it is written
+        # (a TransE's entity embeddings).
+        Valid(
+            """
+            import torch.nn.functional as F
+            from torch import nn
+
+
+            class TransE(nn.Module):
+                def __init__(self, entities, dim):
+                    super().__init__()
+                    self.entity = nn.Embedding(entities, dim)
+
+                def normalize(self):
+                    self.entity.weight.data = F.normalize(self.entity.weight.data).detach()
+            """
+        ),
         # A data set's `data` indexed by a string key is a mapping (a course framework's dict of tensors), not a
         # tensor's `.data`: no tensor is indexed by a string.
         Valid(

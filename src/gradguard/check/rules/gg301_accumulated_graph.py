@@ -151,6 +151,29 @@ class AccumulatedGraph(Rule):
     triggers = function_triggers
 
     valid = (
+        # The same metric taken as a number.
+        Valid(
+            """
+            import torch
+
+
+            def dice_score(pred, target, eps=1e-6):
+                inter = (pred * target).sum()
+                return (2 * inter + eps) / (pred.sum() + target.sum() + eps)
+
+
+            def train(model, loader, optimizer, criterion):
+                total_score = 0.0
+                for images, masks in loader:
+                    optimizer.zero_grad()
+                    pred = torch.sigmoid(model(images))
+                    loss = criterion(pred, masks)
+                    total_score += dice_score(pred, masks).item()
+                    loss.backward()
+                    optimizer.step()
+                return total_score / len(loader)
+            """
+        ),
         # The same step handing back numbers (`.item()`).
         Valid(
             """
@@ -776,6 +799,52 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # A metric of the file reduced with the method `.sum()`, its `eps` left to its default: a 0-dim tensor with the model output's graph.
+        Invalid(
+            """
+            import torch
+
+
+            def dice_score(pred, target, eps=1e-6):
+                inter = (pred * target).sum()
+                return (2 * inter + eps) / (pred.sum() + target.sum() + eps)
+
+
+            def train(model, loader, optimizer, criterion):
+                total_score = 0.0
+                for images, masks in loader:
+                    optimizer.zero_grad()
+                    pred = torch.sigmoid(model(images))
+                    loss = criterion(pred, masks)
+                    total_score += dice_score(pred, masks)
+                    loss.backward()
+                    optimizer.step()
+                return total_score / len(loader)
+            """,
+            line=15,
+            column=9,
+            message="Accumulating `dice_score(pred, masks)` across iterations keeps every iteration's autograd graph alive; accumulate `dice_score(pred, masks).item()`",
+            fixed="""
+            import torch
+
+
+            def dice_score(pred, target, eps=1e-6):
+                inter = (pred * target).sum()
+                return (2 * inter + eps) / (pred.sum() + target.sum() + eps)
+
+
+            def train(model, loader, optimizer, criterion):
+                total_score = 0.0
+                for images, masks in loader:
+                    optimizer.zero_grad()
+                    pred = torch.sigmoid(model(images))
+                    loss = criterion(pred, masks)
+                    total_score += dice_score(pred, masks).item()
+                    loss.backward()
+                    optimizer.step()
+                return total_score / len(loader)
+            """,
+        ),
         # A hand-written loss a method of the file returns after backpropagating a sum holding it
         # (an AlphaZero-style policy-value step): a tensor with a graph named for a loss.
         Invalid(
