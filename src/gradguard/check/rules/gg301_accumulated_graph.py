@@ -29,7 +29,8 @@ then `total_loss.backward()`; not a loss another loop computes with the same cri
 `loss = loss_function(...)`: the term `value_loss`, named for a loss and bound before that pass,
 keeps the graph it took; not once it is turned into a number after it, `nll = scalar(nll)`)
 (in the loop, or in the function or method of the file that returns the loss:
-`cost = model.train_model(X, Y)` whose body calls `self.cost.backward()`), or the loop runs a model and the total is only reported (not returned, or the
+`cost = model.train_model(X, Y)` whose body calls `self.cost.backward()`, also added as it comes:
+`epoch_loss += self.train_batch(x, y)`), or the loop runs a model and the total is only reported (not returned, or the
 function is an evaluation: it calls `.eval()`). An accumulator reset under an `if` of the
 loop (`if step % 100 == 0: total = 0`) still keeps the graphs of the iterations in between; one
 reset at every iteration keeps none. A model's output's `.loss` (`output = model(**batch)`,
@@ -151,6 +152,33 @@ class AccumulatedGraph(Rule):
     triggers = function_triggers
 
     valid = (
+        # The same step handing back the loss as a number.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+                    self.criterion = nn.CrossEntropyLoss()
+                    self.optimizer = torch.optim.Adam(model.parameters())
+
+                def train_batch(self, inputs, targets):
+                    self.optimizer.zero_grad()
+                    loss = self.criterion(self.model(inputs), targets)
+                    loss.backward()
+                    self.optimizer.step()
+                    return loss.item()
+
+                def train(self, loader):
+                    epoch_loss = 0
+                    for inputs, targets in loader:
+                        epoch_loss += self.train_batch(inputs, targets)
+                    return epoch_loss / len(loader)
+            """
+        ),
         # The same metric taken as a number.
         Valid(
             """
@@ -799,6 +827,60 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # The loss a method of the file backpropagates and returns, added as it comes (not bound to a name first).
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+                    self.criterion = nn.CrossEntropyLoss()
+                    self.optimizer = torch.optim.Adam(model.parameters())
+
+                def train_batch(self, inputs, targets):
+                    self.optimizer.zero_grad()
+                    loss = self.criterion(self.model(inputs), targets)
+                    loss.backward()
+                    self.optimizer.step()
+                    return loss
+
+                def train(self, loader):
+                    epoch_loss = 0
+                    for inputs, targets in loader:
+                        epoch_loss += self.train_batch(inputs, targets)
+                    return epoch_loss / len(loader)
+            """,
+            line=21,
+            column=13,
+            message="Accumulating `self.train_batch(inputs, targets)` across iterations keeps every iteration's autograd graph alive; accumulate `self.train_batch(inputs, targets).item()`",
+            fixed="""
+            import torch
+            from torch import nn
+
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+                    self.criterion = nn.CrossEntropyLoss()
+                    self.optimizer = torch.optim.Adam(model.parameters())
+
+                def train_batch(self, inputs, targets):
+                    self.optimizer.zero_grad()
+                    loss = self.criterion(self.model(inputs), targets)
+                    loss.backward()
+                    self.optimizer.step()
+                    return loss
+
+                def train(self, loader):
+                    epoch_loss = 0
+                    for inputs, targets in loader:
+                        epoch_loss += self.train_batch(inputs, targets).item()
+                    return epoch_loss / len(loader)
+            """,
+        ),
         # A metric of the file reduced with the method `.sum()`, its `eps` left to its default: a 0-dim tensor with the model output's graph.
         Invalid(
             """
@@ -2540,7 +2622,11 @@ class AccumulatedGraph(Rule):
         derived = _derived_through_slots(ctx, uses, scope, acc)
         if derived & uses.backpropagated:
             return
-        backward_each_step = feeds_backward or _returned_after_backward(ctx, uses, _names(value), loop)
+        backward_each_step = (
+            feeds_backward
+            or _returned_after_backward(ctx, uses, _names(value), loop)
+            or _called_to_backpropagate(ctx, value)
+        )
         if not backward_each_step:
             if not _runs_model(ctx, loop):
                 return
@@ -2917,6 +3003,17 @@ def _conditional_in(ctx, node: ast.AST, loop: ast.AST) -> bool:
             return True
         current = ctx.parent(current)
     return False
+
+
+def _called_to_backpropagate(ctx, value: ast.AST) -> bool:
+    """Whether what is added is the call of a function or method of the file that returns its loss
+    after calling ``backward`` on it (``epoch_loss += self.train_batch(x, y)``): a loss
+    backpropagated each step, added as it comes."""
+    if not isinstance(value, ast.Call):
+        return False
+    fn = ctx.model.callee(value)
+    summary = ctx.model.function_summary(fn) if fn is not None else None
+    return summary is not None and summary.calls_backward and summary.returns.has(Role.LOSS)
 
 
 def _returned_after_backward(ctx, uses, names: set, loop: ast.AST) -> bool:
