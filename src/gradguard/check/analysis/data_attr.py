@@ -896,9 +896,9 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
             isinstance(par, ast.Call)
             and cur in par.args
             and (ctx.imports.qualified_name(par.func) or "").startswith("torch.")
-            and isinstance(ctx.parent(_through_copies(ctx, par)), ast.Assign)
-            and ctx.parent(_through_copies(ctx, par)).value is _through_copies(ctx, par)
-            and _own_data_assigned(ctx, node, ctx.parent(_through_copies(ctx, par)))
+            and isinstance(assign := ctx.parent(copied := _through_copies(ctx, par)), ast.Assign)
+            and assign.value is copied
+            and _own_data_assigned(ctx, node, assign)
         ):
             # `img.data = torch.clamp(img.data, 0, 1)`, `w.data = F.normalize(w.data).detach()`:
             # computed back into itself

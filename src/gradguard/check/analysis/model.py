@@ -219,14 +219,6 @@ def _numpy_converted(node: ast.AST) -> bool:
     )
 
 
-def _called_as_a_loss(node: ast.Call) -> bool:
-    """Whether a call's callee is named for a loss function (``criterion(...)``,
-    ``self.loss_fn(...)``)."""
-    func = node.func
-    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-    return name is not None and _names_loss_function(name)
-
-
 def _names_loss_function(name: str) -> bool:
     """Whether a call of something unknown named ``name`` computes a loss (``criterion(out, y)``,
     ``compute_loss(...)``). A class's name (``MultiBoxLoss()``, ``FocalLoss(gamma=2)``) makes a
@@ -4260,9 +4252,9 @@ class SemanticModel:
             return None
         frame = Frame(self._scope(fn), state.mode, "inline")  # no flow: straight-line code
         env = {param.arg: args[i] for i, param in enumerate(spec.args[: len(node.args)])}
-        defaults = dict(zip(spec.args[len(spec.args) - len(spec.defaults) :], spec.defaults))
+        defaults = parameter_defaults(fn)
         for param in spec.args[len(node.args) :]:
-            env[param.arg] = self._constant_value(defaults[param])  # `eps=1e-6`: its default
+            env[param.arg] = self._constant_value(defaults[param.arg])  # `eps=1e-6`: its default
         if any(not _container_guard_passed_over(guard, body, env) for guard in guards):
             return None
         self._begin(key)
@@ -4340,7 +4332,7 @@ class SemanticModel:
             # `neural_network.forward(x.detach().cpu().numpy(), w.detach().cpu().numpy())`: a
             # torch module takes tensors; what is handed arrays is another library's network
             return UNKNOWN
-        if not ref and callee.weak and not callee.has(Role.LOSS) and _called_as_a_loss(node):
+        if not ref and callee.weak and not callee.has(Role.LOSS) and _names_loss_function(callee_name(node)):
             if not any(a.kind is Kind.MODULE for a in _with_elements(args)):
                 # `self.criterion(output, target)` of a criterion known by its name alone, handed
                 # tensors (not a model it runs): a loss, with the graph its inputs carry

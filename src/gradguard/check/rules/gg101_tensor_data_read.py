@@ -2150,6 +2150,25 @@ def _sized_while_zero_dim(ctx, node: ast.Attribute) -> bool:
     return value.kind is Kind.TENSOR and value.has(Role.SCALAR) and not value.weak
 
 
+def _read_into(ctx, node: ast.Attribute) -> tuple:
+    """(the `.data` read, or the item of it indexed: ``x.data[mask]``; what it stands in)."""
+    operand: ast.AST = node
+    parent = ctx.parent(node)
+    while isinstance(parent, ast.Subscript) and parent.value is operand:
+        operand, parent = parent, ctx.parent(parent)
+    return operand, parent
+
+
+def _computed_with(ctx, operand: ast.AST, parent: ast.AST) -> bool:
+    """Whether ``operand`` is computed with where it stands: an operand of arithmetic, or a
+    positional argument of a torch function."""
+    return isinstance(parent, ast.BinOp) or (
+        isinstance(parent, ast.Call)
+        and operand in parent.args
+        and (ctx.imports.qualified_name(parent.func) or "").startswith("torch.")
+    )
+
+
 def _input_or_state_in_forward(ctx, node: ast.Attribute) -> bool:
     """``s_prev = s_prev.data[mask]`` or ``self.a_prev.data[mask] * w`` in a module's ``forward``,
     of one of its inputs or of a tensor the module keeps that is no parameter, bound to a name or
@@ -2158,22 +2177,14 @@ def _input_or_state_in_forward(ctx, node: ast.Attribute) -> bool:
     numpy: `tensor2np(in0.data)`.)"""
     function = ctx.function
     receiver = node.value
-    operand: ast.AST = node
-    parent = ctx.parent(node)
-    while isinstance(parent, ast.Subscript) and parent.value is operand:
-        operand, parent = parent, ctx.parent(parent)
+    operand, parent = _read_into(ctx, node)
     if not (
         (
             isinstance(parent, ast.Assign)
             and parent.value is operand
             and all(isinstance(t, ast.Name) for t in parent.targets)
         )
-        or isinstance(parent, ast.BinOp)
-        or (
-            isinstance(parent, ast.Call)
-            and operand in parent.args
-            and (ctx.imports.qualified_name(parent.func) or "").startswith("torch.")
-        )
+        or _computed_with(ctx, operand, parent)
     ):
         return False
     if not (
@@ -2203,20 +2214,10 @@ def _input_in_layer_function(ctx, node: ast.Attribute) -> bool:
     receiver = node.value
     if not (isinstance(function, ast.FunctionDef) and isinstance(receiver, ast.Name)):
         return False
-    operand: ast.AST = node
-    parent = ctx.parent(node)
-    while isinstance(parent, ast.Subscript) and parent.value is operand:
-        operand, parent = parent, ctx.parent(parent)
+    operand, parent = _read_into(ctx, node)
     if isinstance(parent, (ast.List, ast.Tuple)):
         operand, parent = parent, ctx.parent(parent)
-    if not (
-        isinstance(parent, ast.BinOp)
-        or (
-            isinstance(parent, ast.Call)
-            and operand in parent.args
-            and (ctx.imports.qualified_name(parent.func) or "").startswith("torch.")
-        )
-    ):
+    if not _computed_with(ctx, operand, parent):
         return False
     if not _layer_function(ctx, function):
         return False
