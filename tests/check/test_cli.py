@@ -159,6 +159,19 @@ def test_diff_changes_nothing(tree, capsys):
     assert (tree / "bad.py").read_text() == BAD
 
 
+def test_diff_counts_the_findings_fix_would_clear(tree, capsys):
+    # Two GG102 writes get one merged `with torch.no_grad():` edit: --diff says what --fix says.
+    (tree / "init.py").write_text(
+        "import torch\n\n\ndef init(m):\n    m.weight.data.fill_(1)\n    m.bias.data.zero_()\n"
+    )
+    code, out, err = run_cli(capsys, "check", "--select", "GG102", "--diff", "--unsafe-fixes", "init.py")
+    assert code == 1
+    assert "+    with torch.no_grad():" in out
+    assert err.strip() == "Would fix 2 errors."
+    code, out, err = run_cli(capsys, "check", "--select", "GG102", "--fix", "--unsafe-fixes", "init.py")
+    assert out.strip().endswith("Found 2 errors (2 fixed, 0 remaining).")
+
+
 def test_fix_keeps_encoding_line_endings_and_mode(tree, capsys):
     text = "# -*- coding: latin-1 -*-\r\nimport torch\r\n# caf\xe9\r\nwith torch.no_grad:\r\n    pass\r\n"
     path = tree / "legacy.py"

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 @dataclass
 class RunResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    fixed: int = 0  # findings fixed (with --diff: fixes that would be applied)
+    fixed: int = 0  # findings fixed (with --diff: findings the fixes would clear)
     files_checked: int = 0
     diffs: list[str] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)  # (path, message) for unreadable paths
@@ -119,19 +119,22 @@ def check_file_data(
     elif (config.fix or config.diff) and change and document is not None:
         applied = document.fix(keep, config.unsafe_fixes)
         if applied:
+            remaining = document.remaining(keep)
+            # Findings fixed, not fixes applied: one fix can clear several findings (one
+            # `no_grad` block around two lines; GG105's `.item()` also clears GG101's `.data`).
+            # --diff counts what --fix would report.
+            left = Counter(d.code for d in remaining)
+            cleared = [
+                (path, code)
+                for code, count in Counter(d.code for d in diagnostics).items()
+                for _ in range(max(count - left.get(code, 0), 0))
+            ]
+            result.fixed += len(cleared)
             if config.diff:
-                result.fixed += applied
                 result.diffs.extend(document.diffs(path))
             else:
                 new_bytes = document.to_bytes()
-                remaining = document.remaining(keep)
-                # Findings fixed, not fixes applied: one fix can clear several findings (one
-                # `no_grad` block around two lines; GG105's `.item()` also clears GG101's `.data`).
-                left = Counter(d.code for d in remaining)
-                before = len(result.fixed_codes)
-                for code, count in Counter(d.code for d in diagnostics).items():
-                    result.fixed_codes.extend([(path, code)] * max(count - left.get(code, 0), 0))
-                result.fixed += len(result.fixed_codes) - before
+                result.fixed_codes.extend(cleared)
                 diagnostics = remaining
     result.diagnostics.extend(diagnostics)
     return new_bytes
