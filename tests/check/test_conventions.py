@@ -462,6 +462,22 @@ def test_syntax_of_a_newer_python_says_which(repo, capsys, source, what):
     )
 
 
+def test_old_pytorch_async_argument_says_what_to_write(repo, capsys):
+    write(repo / "m.py", "import torch\n\n\ndef move(x):\n    return x.cuda(0, async=True)\n")
+    _, out, _ = run_cli(capsys, "check", "--no-cache", "m.py")
+    assert out.splitlines()[0] == (
+        "m.py:5:22: GG001 File could not be parsed: SyntaxError: invalid syntax; `async` is a keyword since "
+        "Python 3.7: write `non_blocking=True` (the argument's name since PyTorch 0.4)"
+    )
+
+
+@pytest.mark.parametrize("line", ["async def step(x):", "ok = x.is_async == True", "f(asynchronous=True)"])
+def test_twin_other_uses_of_async_get_no_hint(line):
+    from gradguard.check.source import older_syntax
+
+    assert older_syntax(line) is None
+
+
 @pytest.mark.parametrize(
     "line",
     ['print(f"{d[\'k\']}" + f"{e}")', 's = f\'{a}\' + "{b""', 'x = "f{" + "a"', "x = f'{a}' + '{", 'y = "f{a"'],

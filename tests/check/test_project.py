@@ -1486,6 +1486,160 @@ def test_twin_a_number_another_file_returns_is_not(tmp_path, capsys):
     assert not any("GG105" in line or "GG101" in line for line in found), found
 
 
+UNNAMED_LOSS = """
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+
+    class TripletCosine(nn.Module):
+        def __init__(self, margin=1.0):
+            super().__init__()
+            self.margin = margin
+
+        def forward(self, anchor, positive, negative):
+            d_p = 1 - F.cosine_similarity(anchor, positive)
+            d_n = 1 - F.cosine_similarity(anchor, negative)
+            hinge = torch.clamp(self.margin + d_p - d_n, min=0.0)
+            loss = torch.mean(hinge)
+            return loss
+"""
+
+UNNAMED_LOSS_TRAIN = """
+    import torch.nn as nn
+    from config import *
+    from losses import *
+
+
+    def train(model, loader, optimizer):
+        criterion_c = nn.CrossEntropyLoss()
+        if COSINE:
+            criterion_t = TripletCosine()
+        else:
+            criterion_t = nn.TripletMarginLoss()
+        for x, y, a, p, n in loader:
+            optimizer.zero_grad()
+            classification_loss = criterion_c(model(x), y)
+            if WEIGHT:
+                triplet_loss = criterion_t(model(a), model(p), model(n))
+                loss = classification_loss + triplet_loss * WEIGHT
+            else:
+                loss = classification_loss
+            loss.backward()
+            optimizer.step()
+            print(triplet_loss.data[0])
+"""
+
+
+def test_a_module_of_another_file_whose_forward_returns_a_mean_is_a_loss(tmp_path, capsys):
+    found = findings(
+        capsys, write(tmp_path, "losses.py", UNNAMED_LOSS), write(tmp_path, "train.py", UNNAMED_LOSS_TRAIN)
+    )
+    assert [line.rsplit("/", 1)[-1].split(" ", 2)[:2] for line in found if "train.py" in line] == [
+        ["train.py:23:15:", "GG105"]
+    ], found
+
+
+def test_twin_a_module_of_another_file_returning_an_accuracy_is_no_loss(tmp_path, capsys):
+    accuracy = UNNAMED_LOSS.replace("loss = torch.mean(hinge)", "loss = torch.mean((d_p < d_n).float())")
+    found = findings(capsys, write(tmp_path, "losses.py", accuracy), write(tmp_path, "train.py", UNNAMED_LOSS_TRAIN))
+    assert not any("train.py" in line and "GG105" in line for line in found), found
+
+
+SCORES = """
+    import torch
+
+
+    def f1_score(preds, labels):
+        preds = torch.max(preds, dim=1)[1]
+        correct = (preds == labels).sum()
+        precision = correct / preds.sum()
+        recall = correct / labels.sum()
+        return 2 * precision * recall / (precision + recall)
+"""
+
+SCORES_TRAIN = """
+    import torch
+    from scores import f1_score
+
+    model = torch.nn.Linear(8, 3)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    loader = [(torch.randn(4, 8), torch.randint(0, 3, (4,))) for _ in range(10)]
+    total_f1 = 0.0
+    for x, y in loader:
+        pred = model(x)
+        loss = torch.nn.functional.cross_entropy(pred, y)
+        total_f1 += f1_score(pred, y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_a_score_another_file_computes_from_predicted_classes_carries_no_graph(tmp_path, capsys):
+    found = findings(capsys, write(tmp_path, "scores.py", SCORES), write(tmp_path, "train.py", SCORES_TRAIN))
+    assert not any("GG301" in line for line in found), found
+
+
+def test_twin_the_score_of_probabilities_carries_the_outputs_graph(tmp_path, capsys):
+    scores = SCORES.replace("torch.max(preds, dim=1)[1]", "torch.softmax(preds, dim=1)")
+    found = findings(capsys, write(tmp_path, "scores.py", scores), write(tmp_path, "train.py", SCORES_TRAIN))
+    assert [line.rsplit("/", 1)[-1].split(" ", 2)[:2] for line in found if "GG301" in line] == [
+        ["train.py:12:5:", "GG301"]
+    ], found
+
+
+SELF_TRAINING_SOLVER = """
+    import torch
+    import torch.nn as nn
+
+
+    class Solver(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = nn.Linear(8, 1)
+            self.optimizer = torch.optim.SGD(self.net.parameters(), lr=0.1)
+
+        def forward(self, x, y):
+            self.optimizer.zero_grad()
+            loss = nn.functional.mse_loss(self.net(x), y)
+            loss.backward()
+            self.optimizer.step()
+            return loss.item()
+"""
+
+SOLVER_TRAINER = """
+    import torch
+
+
+    class Trainer:
+        def train(self, model, loader, epochs=10):
+            for epoch in range(epochs):
+                total_loss = 0
+                for x, y in loader:
+                    loss = model(x, y)
+                    total_loss += loss
+                print(epoch, total_loss / len(loader), torch.cuda.is_available())
+"""
+
+
+def test_a_model_known_by_name_in_a_run_whose_modules_train_in_forward_hands_back_no_graph(tmp_path, capsys):
+    found = findings(
+        capsys, write(tmp_path, "solver.py", SELF_TRAINING_SOLVER), write(tmp_path, "trainer.py", SOLVER_TRAINER)
+    )
+    assert not any("GG301" in line for line in found), found
+
+
+def test_twin_a_model_known_by_name_in_a_run_of_plain_modules_is_a_loss(tmp_path, capsys):
+    plain = SELF_TRAINING_SOLVER.replace(
+        "            loss.backward()\n            self.optimizer.step()\n", ""
+    ).replace("return loss.item()", "return loss")
+    found = findings(capsys, write(tmp_path, "solver.py", plain), write(tmp_path, "trainer.py", SOLVER_TRAINER))
+    assert [line.rsplit("/", 1)[-1].split(" ", 2)[:2] for line in found if "GG301" in line] == [
+        ["trainer.py:11:17:", "GG301"]
+    ], found
+
+
 def test_a_module_another_files_function_builds_is_its_class(tmp_path, capsys):
     models = MODEL + "\n\n    def build():\n        net = Net()\n        return net\n"
     train = TRAIN.replace("from model import Net", "from model import build").replace("Net()", "build()")

@@ -20,7 +20,8 @@ Nothing in the file was checked, so every other rule is silent about it. The mes
 why: the syntax error with its line and column, or the Python version a newer syntax needs
 (`type` statements, generic functions and classes, `except*`, f-strings that reuse their quote
 inside a replacement field, `f"{d["k"]}"`, or whose replacement field spans lines or holds a
-backslash or a comment: run gradguard with that Python).
+backslash or a comment: run gradguard with that Python), or what to write instead of syntax
+only an older Python accepted (`x.cuda(async=True)` of PyTorch 0.3: `non_blocking=True`).
 
 ## Example
 ```python

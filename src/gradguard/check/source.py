@@ -155,6 +155,25 @@ _NEWER_SYNTAX_MESSAGES = {
 }
 
 
+# Syntax an older Python accepted, common in old PyTorch code: (a pattern found in the error's
+# line, what to write instead).
+_OLDER_SYNTAX = (
+    # `target.cuda(async=True)` of PyTorch 0.3: `async` is a keyword since Python 3.7
+    (
+        re.compile(r"[(,][ \t]*async[ \t]*=(?!=)"),
+        "`async` is a keyword since Python 3.7: write `non_blocking=True` (the argument's name since PyTorch 0.4)",
+    ),
+)
+
+
+def older_syntax(line: str) -> Optional[str]:
+    """What to write instead of a line's syntax that only an older Python accepted."""
+    for pattern, instead in _OLDER_SYNTAX:
+        if pattern.search(line):
+            return instead
+    return None
+
+
 def newer_syntax(line: str) -> Optional[str]:
     """What newer Python a line's syntax needs, when the running one is older: "`type`
     statements need Python 3.12; this is Python 3.11"."""
@@ -189,7 +208,12 @@ def parse(text: str, filename: str) -> ast.Module:
         if msg in _NEWER_SYNTAX_MESSAGES and sys.version_info < (3, 12):
             msg = _needs(_NEWER_SYNTAX_MESSAGES[msg], (3, 12))
         elif 1 <= row <= len(source.line_starts):
-            msg = newer_syntax(source.line(row)) or msg
+            line = source.line(row)
+            newer = newer_syntax(line)
+            if newer is not None:
+                msg = newer
+            elif (older := older_syntax(line)) is not None:
+                msg = f"{msg}; {older}"
         raise SourceError(f"SyntaxError: {msg}", row, exc.offset or 1) from None
     except MemoryError:
         # What CPython's parser raises when its own stack runs out (deeply nested code).

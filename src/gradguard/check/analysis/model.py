@@ -298,6 +298,8 @@ _MODULE_MODES = Role.TRAINING | Role.EVALUATING  # a module's train/eval mode, a
 _FORWARD_INPUT = tensor(Grad.MAYBE, weak=True)
 # The most statements (assignments to names, then a return) a function is inlined with at a call.
 _INLINED_STATEMENTS = 6
+# ... and where its summary's graph came from the arguments: a longer straight-line body
+_REFINED_STATEMENTS = 12
 # A custom Function's context, and the tensors it hands over: `ctx.saved_tensors`, the
 # gradients `backward` is given.
 _FUNCTION_CTX = Value(Kind.OTHER, Grad.NO, ref="torch.autograd.function.FunctionCtx")
@@ -977,6 +979,17 @@ class SemanticModel:
         """Whether a module class of the file runs a backward pass in its ``forward`` (a
         Carlini-Wagner attack written as a module, ``cost.backward(); optimizer.step()``)."""
         return any(info.is_module and self._forward_needs_grad(info) for info in self._class_table().values())
+
+    @functools.cached_property
+    def run_defines_backpropagating_modules(self) -> bool:
+        """Whether a module class of the file, or of another file of the run, runs a backward
+        pass in its ``forward`` (a solver whose ``forward`` backpropagates, steps and returns
+        ``loss.item()``): a model known by its name alone may be one of them."""
+        if self.defines_backpropagating_modules:
+            return True
+        return self.project is not None and any(
+            fact.module and fact.backpropagates for fact in self.project.classes.values()
+        )
 
     def backpropagating_tool_call(self, call: ast.Call) -> bool:
         """Whether a call runs a gradient-based explainer or attack (``vocab.backpropagating_tool``),
@@ -3459,7 +3472,9 @@ class SemanticModel:
                         # of it another class defines), a module the code shows (not a name)
                         not match.group(2)
                         and (held := self._held_attribute(info, match.group(1))).kind is Kind.MODULE  # type: ignore[arg-type]
-                        and not held.weak
+                        # a module named like one only where the method hands back its output as
+                        # it is (`def forward(self, x): out = self.net(x); return out`)
+                        and (not held.weak or _hands_back_own_call(fn, match.group(1)))
                         and not parameterless_layer(held)  # `self.flatten(t)` of an `nn.Flatten`: no graph
                         for match in _SELF_PART_CALL_RE.finditer(text)
                     )
@@ -4099,7 +4114,10 @@ class SemanticModel:
                 return callee.elem  # a parameter annotated `Callable[..., nn.Module]`
             fn = self._function_node(callee)
             if fn is not None and self._summaries_allowed(frame):
-                returned = self._returned(self.function_summary(fn).returns, args, state)
+                summarised = self.function_summary(fn).returns
+                returned = self._returned(summarised, args, state)
+                if summarised.kind is Kind.TENSOR and summarised.grad is Grad.MAYBE:
+                    returned = self._without_graph_as_called(fn, node, args, state, returned)
                 returned = self._passed_back(fn, node, args, returned)
                 if returned.kind is Kind.UNKNOWN:
                     return self._inlined(fn, node, args, state) or returned
@@ -4213,7 +4231,9 @@ class SemanticModel:
         self._summaries[key] = found
         return found
 
-    def _inlined(self, fn: ast.AST, node: ast.Call, args, state: State) -> Optional[Value]:
+    def _inlined(
+        self, fn: ast.AST, node: ast.Call, args, state: State, limit: int = _INLINED_STATEMENTS
+    ) -> Optional[Value]:
         """A function of one ``return`` at one call, after at most a few assignments to plain
         names: its expressions over this call's arguments (``def model(xb): return
         log_softmax(xb @ weights + bias)``; ``def softmax(x): x_exp = x.exp(); return x_exp /
@@ -4225,7 +4245,7 @@ class SemanticModel:
         if type(fn) is not ast.FunctionDef:
             return None
         body = fn.body[1:] if ast.get_docstring(fn, clean=False) is not None else fn.body
-        if not body or len(body) > _INLINED_STATEMENTS or type(body[-1]) is not ast.Return or body[-1].value is None:
+        if not body or len(body) > limit or type(body[-1]) is not ast.Return or body[-1].value is None:
             return None
         steps = body[:-1]
         guards = [stmt for stmt in steps if type(stmt) is ast.If]
@@ -4317,6 +4337,18 @@ class SemanticModel:
                             for item in returned.items
                         )
                     )
+        return returned
+
+    def _without_graph_as_called(self, fn: ast.AST, node: ast.Call, args, state: State, returned: Value) -> Value:
+        """A summary's tensor given a graph at this call only because an argument carries one,
+        where the function's straight-line body over this call's arguments computes it without
+        one (``def F1(preds, labels): preds = torch.max(preds, dim=1)[1]; ...; return f1``: a
+        score of the predicted indices)."""
+        if returned.kind is not Kind.TENSOR or returned.grad is not Grad.YES or state.mode.off:
+            return returned
+        inlined = self._inlined(fn, node, args, state, limit=_REFINED_STATEMENTS)
+        if inlined is not None and inlined.kind is Kind.TENSOR and inlined.grad is Grad.NO:
+            return inlined
         return returned
 
     def _module_call(self, callee: Value, node: ast.Call, args: list, state: State, frame: Frame) -> Value:
@@ -4621,7 +4653,12 @@ class SemanticModel:
             # this call's arguments, in that file's model
             inlined = other._inlined(fn, node, args, state)  # type: ignore[union-attr]
             return _portable(inlined, other) if inlined is not None else None  # type: ignore[arg-type]
-        return self._returned(returned, args, state)
+        as_called = self._returned(returned, args, state)
+        if returned.kind is Kind.TENSOR and returned.grad is Grad.MAYBE:
+            refined = other._without_graph_as_called(fn, node, args, state, as_called)  # type: ignore[union-attr]
+            if refined is not as_called:
+                return _portable(refined, other)  # type: ignore[arg-type]
+        return as_called
 
     def _project_method_returns(self, ref: str, method: str, args, state: State, frame: Frame) -> Value:
         """What a method of a plain class another file of the run defines returns
@@ -6428,6 +6465,55 @@ def _builtin_list(model, node, args, state):
     return container(model.element_of(args[0], None))
 
 
+def _hands_back_own_call(fn: ast.FunctionDef, attr: str) -> bool:
+    """Whether a method of at most three statements returns ``self.<attr>(...)``'s result as it is
+    (``return self.net(x)``; ``outputs = self.net(inputs); return outputs``): a thin wrapper
+    running what the instance holds."""
+    body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if not 1 <= len(body) <= 3 or not isinstance(body[-1], ast.Return) or body[-1].value is None:
+        return False
+    value: ast.expr = body[-1].value
+    if isinstance(value, ast.Name):
+        name = value.id
+        bound = [
+            s
+            for s in body[:-1]
+            if isinstance(s, ast.Assign)
+            and len(s.targets) == 1
+            and isinstance(s.targets[0], ast.Name)
+            and s.targets[0].id == name
+        ]
+        if len(bound) != 1:
+            return False
+        value = bound[0].value
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and isinstance(value.func.value, ast.Name)
+        and value.func.value.id == "self"
+        and value.func.attr == attr
+    )
+
+
+def _builtin_map(model, node, args, state):
+    """``map(torch.LongTensor, batch)``, ``list(map(lambda x: torch.tensor(x), batch))``: tensors
+    made afresh from each element, without graph; anything else mapped is not known."""
+    if len(node.args) < 2 or node.keywords:
+        return UNKNOWN
+    made = node.args[0]
+    if isinstance(made, ast.Lambda) and len(made.args.args) == 1 and isinstance(made.body, ast.Call):
+        made = made.body.func
+    qual = model.imports.qualified_name(made) or ""
+    last = vocab.last_name(qual)
+    if (
+        qual.startswith("torch.")
+        and qual.count(".") == 1
+        and (last in vocab.LEGACY_TENSOR_TYPES or last in vocab.FACTORIES)
+    ):
+        return container(tensor(Grad.NO))
+    return UNKNOWN
+
+
 def _builtin_sum(model, node, args, state):
     if not args:
         return NUMBER
@@ -6496,6 +6582,7 @@ _BUILTIN_CALLS = {
     "sorted": _builtin_list,
     "reversed": _builtin_list,
     "sum": _builtin_sum,
+    "map": _builtin_map,
     "range": _builtin_range,
     "isinstance": _builtin_number,
     "tqdm": _builtin_iter,

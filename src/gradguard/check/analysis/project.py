@@ -83,8 +83,9 @@ class ClassFact:
     # (method, position) of the arguments its methods add to what the instance keeps
     # (`AverageMeter.update(self, val, n=1)`: `self.sum += val * n`; see `accumulated_parameters`).
     accumulating: frozenset = frozenset()
-    # a loss module: named for one (`PCCLoss`, `FocalCriterion`), its body building nothing that
-    # holds parameters (no `nn.Linear(`, `nn.Parameter(`, torchvision model)
+    # a loss module: named for one (`PCCLoss`, `FocalCriterion`) or whose `forward` returns a
+    # whole reduction (`return torch.mean(hinge)`), its body building nothing that holds
+    # parameters (no `nn.Linear(`, `nn.Parameter(`, torchvision model)
     loss: bool = False
     # Its public methods, and, for a plain class holding a model (an RL "algorithm" whose body
     # calls `self.model.parameters()`), those that run that model with the caller's grad mode
@@ -810,7 +811,7 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
                 for position in accumulated_parameters(text)
             ),
             qualified in module_classes
-            and _LOSS_CLASS_RE.search(qualified) is not None
+            and (_LOSS_CLASS_RE.search(qualified) is not None or returns_a_scalar_reduction(methods.get("forward", "")))
             and _PARAMETER_HOLDER_RE.search(bodies[qualified]) is None,
             frozenset(public_methods[qualified]),
             frozenset()
@@ -1476,6 +1477,46 @@ def returns_only_a_shape(text: str) -> bool:
             return False
         stored = re.search(r"^[ \t]*self\." + re.escape(expr.attr) + r"[ \t]*=(?!=)[ \t]*(.+)$", text, re.M)
         if stored is None or not _a_size(_expression(stored.group(1)) or ast.Pass()):
+            return False
+    return True
+
+
+_WHOLE_REDUCTIONS = frozenset({"mean", "sum"})
+_COMPARISONS_RE = re.compile(r"[=!<>]=|[<>]|\b(?:argmax|argmin|eq|ne|gt|lt|ge|le)\s*\(|\btopk\b")
+
+
+def _whole_reduction(expr: ast.AST) -> bool:
+    """``torch.mean(x)``, ``x.sum()``, ``F.relu(d).mean()``: a tensor reduced to one number
+    (no dimension, no keyword)."""
+    if not isinstance(expr, ast.Call) or expr.keywords or not isinstance(expr.func, ast.Attribute):
+        return False
+    if expr.func.attr not in _WHOLE_REDUCTIONS:
+        return False
+    receiver = expr.func.value
+    if isinstance(receiver, ast.Name) and receiver.id == "torch":
+        return len(expr.args) == 1
+    return not expr.args
+
+
+def returns_a_scalar_reduction(text: str) -> bool:
+    """Whether every ``return`` of a ``forward``'s text hands back a whole reduction of what it
+    computed (``loss = torch.mean(torch.clamp(m + d_p - d_n, min=0.0)); return loss``): what a
+    loss module without parameters does, whatever its class is called. Not a comparison's mean
+    (an accuracy)."""
+    if "return" not in text or ("mean" not in text and "sum" not in text):
+        return False
+    returned = _RETURN_RE.findall(text)
+    if not returned:
+        return False
+    for value in returned:
+        expr = _expression(value)
+        if isinstance(expr, ast.Name):
+            assigned = re.findall(r"^[ \t]*" + re.escape(expr.id) + r"[ \t]*=(?!=)[ \t]*(.+)$", text, re.M)
+            if len(assigned) != 1:
+                return False
+            value = assigned[0]
+            expr = _expression(value)
+        if expr is None or not _whole_reduction(expr) or _COMPARISONS_RE.search(value) is not None:
             return False
     return True
 

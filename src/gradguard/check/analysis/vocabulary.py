@@ -135,8 +135,10 @@ NON_TORCH_MODEL_PACKAGES = (
 )
 # Packages wrapping a torch module in an estimator whose inference runs it without grad and hands
 # back numpy arrays: skorch's `NeuralNetRegressor(module=Net).predict(X)` goes through its
-# `evaluation_step`, under `torch.set_grad_enabled(False)`. What their classes make is no module.
-GRAD_OFF_ESTIMATOR_PACKAGES = ("skorch.",)
+# `evaluation_step`, under `torch.set_grad_enabled(False)`; a stable-baselines3 algorithm's
+# `DQN(...).predict(obs)` goes through `BasePolicy.predict`, under `th.no_grad()`. What their
+# classes make is no module.
+GRAD_OFF_ESTIMATOR_PACKAGES = ("skorch.", "stable_baselines3.", "sb3_contrib.")
 # torch.hub repositories whose models run without grad themselves (`torch.hub.load(
 # "ultralytics/yolov5", "yolov5s")` is wrapped in AutoShape, whose forward is
 # `@smart_inference_mode()`) and return detections, not tensors.

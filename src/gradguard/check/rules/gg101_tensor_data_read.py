@@ -109,7 +109,8 @@ tensor: `loss.detach()[0]` would still raise IndexError. There the message advis
 `loss.item()`, and where GG105 (which rewrites it to `loss.item()`) is selected too, the site is
 reported by GG105 alone. The message advises `.item()` too, without a fix, for `x.data[0]` of a loss
 whose shape the code does not show (`style_loss, content_loss = criterion(...)`, then
-`style_loss.data[0]`): torch's losses are 0-dim.
+`style_loss.data[0]`): torch's losses are 0-dim; and for `t[i][j].data[0]` of a tensor indexed twice (a matrix's
+element, read the PyTorch 0.3 way), 0-dim since PyTorch 0.4.
 """
 
 from __future__ import annotations
@@ -165,6 +166,32 @@ def _loss_indexed_at_zero(ctx, data: ast.Attribute) -> bool:
     return value.kind is Kind.TENSOR and value.has(Role.LOSS)
 
 
+def _element_indexed_at_zero(ctx, data: ast.Attribute) -> bool:
+    """Whether ``x.data[0]`` indexes an element a tensor was indexed twice for (``t[i][j].data[0]``,
+    ``t[i, j].data[0]``): the 0.3-era read of a matrix's element, 0-dim since 0.4."""
+    parent = ctx.parent(data)
+    if not (
+        isinstance(parent, ast.Subscript)
+        and parent.value is data
+        and isinstance(parent.slice, ast.Constant)
+        and parent.slice.value == 0
+    ):
+        return False
+    element = data.value
+    indexes: list = []
+    while isinstance(element, ast.Subscript) and len(indexes) < 2:
+        index = element.slice
+        parts = index.elts if isinstance(index, ast.Tuple) else [index]
+        if any(not isinstance(part, (ast.Name, ast.Constant, ast.BinOp)) for part in parts):
+            return False  # a slice, a list or a mask keeps dimensions
+        indexes.extend(parts)
+        element = element.value
+    if len(indexes) != 2 or isinstance(element, ast.Subscript):
+        return False
+    base = ctx.model.value(element)
+    return base.kind is Kind.TENSOR and not base.weak
+
+
 def _detached_at_once(ctx, node: ast.Attribute) -> bool:
     """``x.data.detach()``: the `.data` is detached right away."""
     parent = ctx.parent(node)
@@ -190,6 +217,35 @@ class TensorDataRead(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # An item of a list the function is handed, indexed again: nothing shows what it holds.
+        Valid(
+            """
+            import torch
+
+
+            def first_tokens(steps):
+                tokens = []
+                for j in range(len(steps)):
+                    for i in range(steps[j].size(0)):
+                        tokens.append(int(steps[j][i].data[0]))
+                return tokens, torch.tensor(tokens)
+            """
+        ),
+        # Arrays made from each element by `map`: `.data` is the array's buffer.
+        Valid(
+            """
+            import numpy as np
+            import torch
+
+
+            def label_bytes(loader):
+                labels = []
+                for data in loader:
+                    data = list(map(lambda x: np.asarray(x), data))
+                    labels.append(bytes(data[-1].data))
+                return labels, torch.tensor(len(labels))
+            """
+        ),
         # What a network handed numpy arrays returns (a Qiskit network's `forward`, wrapped for torch): a sparse array's
         # `data` field, not a tensor's.
         Valid(
@@ -644,6 +700,54 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # An element of a matrix read the PyTorch 0.3 way: 0-dim since 0.4, so `.detach()[0]` would raise IndexError too.
+        Invalid(
+            """
+            import torch
+
+
+            def matches(steps, targets):
+                seq = torch.cat(steps, 1)
+                hits = 0
+                for i in range(seq.size(0)):
+                    for j in range(seq.size(1)):
+                        hits += int(seq[i][j].data[0] == targets[i][j])
+                return hits
+            """,
+            line=9,
+            column=25,
+            message="`seq[i][j].data` reads the tensor without autograd's version counter, and `seq[i][j].data[0]` reads an element's one value, which raises IndexError where the element is 0-dim (of a matrix, since PyTorch 0.4, with `.data` or `.detach()`): use `seq[i][j].item()`",
+        ),
+        # Tensors made from each element by `map`, read by index.
+        Invalid(
+            """
+            import torch
+
+
+            def evaluate(model, loader):
+                labels = []
+                for data in loader:
+                    data = list(map(lambda x: torch.LongTensor(x), data))
+                    out = model(*data[:-1])
+                    labels.extend(data[-1].data.cpu().numpy().tolist())
+                return labels
+            """,
+            line=9,
+            column=23,
+            message="`data[-1].data` reads the tensor without autograd's version counter; `data[-1].detach()` reads the same values and keeps in-place checks",
+            fixed="""
+            import torch
+
+
+            def evaluate(model, loader):
+                labels = []
+                for data in loader:
+                    data = list(map(lambda x: torch.LongTensor(x), data))
+                    out = model(*data[:-1])
+                    labels.extend(data[-1].detach().cpu().numpy().tolist())
+                return labels
+            """,
+        ),
         # What `torch.linalg`'s functions take is a tensor (a parameter of unknown origin, `model_parameters`).
         Invalid(
             """
@@ -2075,6 +2179,15 @@ class TensorDataRead(Rule):
                 f"`{recv}.data` reads the tensor without autograd's version counter, and `{recv}.data[0]` reads a "
                 f"loss's one value, which raises IndexError where the loss is 0-dim (as torch's losses are, with "
                 f"`.data` or `.detach()`): use `{recv}.item()`"
+            )
+            ctx.report(self.code, node, message, None)
+            return
+        if _element_indexed_at_zero(ctx, node):
+            # `t[i][j].data[0]` of a matrix: `.detach()[0]` would raise IndexError as `.data[0]` does
+            message = (
+                f"`{recv}.data` reads the tensor without autograd's version counter, and `{recv}.data[0]` reads an "
+                f"element's one value, which raises IndexError where the element is 0-dim (of a matrix, since "
+                f"PyTorch 0.4, with `.data` or `.detach()`): use `{recv}.item()`"
             )
             ctx.report(self.code, node, message, None)
             return

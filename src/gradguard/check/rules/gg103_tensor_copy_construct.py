@@ -5,8 +5,9 @@ Flags `torch.tensor(t)` (also `from torch import tensor`) whose first argument i
 a tensor: a parameter, a `.weight`/`.bias`/`.grad`, a name bound to a torch call, a model output
 or a loss. Lists of tensors (`torch.tensor([t1, t2])`) are not flagged: that is a different
 call (it fails for multi-element tensors and converts one-element tensors to numbers). Nor is
-a value only guessed to be a tensor that carries no graph: a batch of a data loader, an item of
-it, a name unpacked from it or a builtin reduction of one (`torch.tensor(batch["tokens"])`,
+a value only guessed to be a tensor that carries no graph: a batch of a data loader (or an item
+of a data set iterated directly, `for left, label in train_set:`, whose `__getitem__` may hand
+back lists and numbers), an item of it, a name unpacked from it or a builtin reduction of one (`torch.tensor(batch["tokens"])`,
 `torch.tensor(sum(lengths))`: `default_collate` makes a list field of the dataset's items a list of
 tensors, and a custom collate may hand back lists), unless a dataset class of the file builds its
 items as tensors (`torch.from_numpy`, a `transform`), a batch of a loader known by its
@@ -115,6 +116,37 @@ class TensorCopyConstruct(Rule):
     function_names = _TENSOR_FUNCTIONS
 
     valid = (
+        # Items of a data set iterated directly, whose `__getitem__` hands back what `json.load` made: lists and ints.
+        Valid(
+            """
+            import json
+
+            import torch
+            from torch.utils.data import Dataset
+
+
+            class PathDataset(Dataset):
+                def __init__(self, path):
+                    with open(path) as f:
+                        self.paths, self.labels = json.load(f)
+
+                def __getitem__(self, i):
+                    return self.paths[i], self.labels[i]
+
+                def __len__(self):
+                    return len(self.labels)
+
+
+            def train(model, optimizer):
+                for paths, label in PathDataset("train.json"):
+                    paths = torch.tensor(paths)
+                    label = torch.tensor(label)
+                    loss = torch.nn.functional.cross_entropy(model(paths), label[None])
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+            """
+        ),
         # An array the method stored in `self.x` just before (the class holds a tensor there afterwards).
         Valid(
             """
@@ -391,6 +423,62 @@ class TensorCopyConstruct(Rule):
         ),
     )
     invalid = (
+        # The same over a data set of the file that builds its items as tensors.
+        Invalid(
+            """
+            import torch
+            from torch.utils.data import Dataset
+
+
+            class PathDataset(Dataset):
+                def __init__(self, paths, labels):
+                    self.paths = torch.as_tensor(paths)
+                    self.labels = torch.as_tensor(labels)
+
+                def __getitem__(self, i):
+                    return self.paths[i], self.labels[i]
+
+                def __len__(self):
+                    return len(self.labels)
+
+
+            def train(model, optimizer, paths, labels):
+                for x, label in PathDataset(paths, labels):
+                    x = torch.tensor(x)
+                    loss = torch.nn.functional.cross_entropy(model(x), label[None])
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+            """,
+            line=19,
+            column=13,
+            message="`torch.tensor(x)` copies a tensor and silently drops its autograd graph; write `x.detach().clone()` to say so",
+            fixed="""
+            import torch
+            from torch.utils.data import Dataset
+
+
+            class PathDataset(Dataset):
+                def __init__(self, paths, labels):
+                    self.paths = torch.as_tensor(paths)
+                    self.labels = torch.as_tensor(labels)
+
+                def __getitem__(self, i):
+                    return self.paths[i], self.labels[i]
+
+                def __len__(self):
+                    return len(self.labels)
+
+
+            def train(model, optimizer, paths, labels):
+                for x, label in PathDataset(paths, labels):
+                    x = x.detach().clone()
+                    loss = torch.nn.functional.cross_entropy(model(x), label[None])
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+            """,
+        ),
         # A tensor the method stored in `self.x` just before.
         Invalid(
             """
@@ -776,10 +864,10 @@ class TensorCopyConstruct(Rule):
 
 
 def _item_of_a_batch(ctx, source: ast.AST, depth: int = 0) -> bool:
-    """Whether ``source`` is a batch of a data loader, or an item, attribute or builtin
-    reduction of one (``batch["tokens"]``, ``sum(lengths)``): its name is bound only by ``for``
-    loops over a loader (``for batch in tqdm(iterator)``) or by unpacking such a batch
-    (``x, y, lengths = data``)."""
+    """Whether ``source`` is a batch of a data loader (or an item of a data set iterated
+    directly), or an item, attribute or builtin reduction of one (``batch["tokens"]``,
+    ``sum(lengths)``): its name is bound only by ``for`` loops over a loader (``for batch in
+    tqdm(iterator)``) or a data set, or by unpacking such a batch (``x, y, lengths = data``)."""
     root = source
     while True:
         if isinstance(root, (ast.Subscript, ast.Attribute)):
@@ -801,7 +889,9 @@ def _item_of_a_batch(ctx, source: ast.AST, depth: int = 0) -> bool:
     for binding in bindings:
         node = binding.node
         if isinstance(node, (ast.For, ast.AsyncFor)):
-            if ctx.model.value(node.iter).kind is not Kind.LOADER:
+            # a loader's batches, or a data set's items iterated directly (`for left, label in
+            # train_dataset:`, what its `__getitem__` returns: lists and numbers as often as tensors)
+            if ctx.model.value(node.iter).kind not in (Kind.LOADER, Kind.DATASET):
                 return False
         elif not (
             depth < 2

@@ -1789,6 +1789,51 @@ def _backward_left_out_of_a_branch(ctx, call: ast.Call) -> bool:
     return False
 
 
+_BACKWARD_CALLS = frozenset({"backward", "manual_backward", "grad"})
+
+
+def _step_without_backward(ctx, call: ast.Call) -> bool:
+    """Whether an optimizer steps later in the call's own block with no backward pass between the
+    call and the step (``x_fake = G(x, c); g_loss = ...; g_opt.zero_grad(); g_opt.step()``): a
+    training step whose ``g_loss.backward()`` is missing, a bug of its own that `no_grad` would
+    hide (and the backward, once written, would raise under it)."""
+    statement: Optional[ast.AST] = None
+    child: ast.AST = call
+    block = None
+    for ancestor in ctx.ancestors(call):
+        if isinstance(child, ast.stmt):
+            for field in ("body", "orelse", "finalbody"):
+                stmts = getattr(ancestor, field, None)
+                if isinstance(stmts, list) and child in stmts:
+                    block, statement = stmts, child
+                    break
+            if block is not None:
+                break
+        if isinstance(ancestor, FUNCTION_TYPES + (ast.ClassDef,)):
+            break
+        child = ancestor
+    if block is None or statement is None:
+        return False
+    for later in block[block.index(statement) :]:
+        # in the order of the text (`if train: with amp.scale_loss(...) as s: s.backward()`, then
+        # `opt.step()`: the backward pass comes first, however deep)
+        calls = sorted(
+            (
+                node
+                for node in walk_in_order(later)
+                if isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name))
+            ),
+            key=lambda node: (node.lineno, node.col_offset),
+        )
+        for node in calls:
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id  # type: ignore[union-attr]
+            if name in _BACKWARD_CALLS:
+                return False
+            if later is not statement and name == "step" and stepped_optimizer(ctx, node) is not None:
+                return True
+    return False
+
+
 def _thrown_away(ctx, call: ast.Call) -> bool:
     """Whether the call's result is dropped: a bare statement (``model(x)``) or bound to ``_``
     (``_ = model(x)``, a timed or warm-up run)."""
@@ -2280,7 +2325,9 @@ def _keeps_graph_on_self(ctx, function: ast.AST) -> bool:
             and isinstance(node.func.value, ast.Name)
             and node.func.value.id in handed
             and node.args
-            and ctx.model.value(node.args[-1]).may_carry_graph
+            and (appended := ctx.model.value(node.args[-1])).may_carry_graph
+            # not a value nothing shows is a tensor (`words.append(vocab[choice])`, a word)
+            and appended.kind is not Kind.UNKNOWN
         ):
             return True  # `log_prob_list.append(selected_log_prob)` into a list the caller handed in
     return False
@@ -5118,6 +5165,90 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The same appending the log-probabilities of its samples to a list the caller hands in (a policy-gradient loss's terms).
+        Valid(
+            """
+            import torch
+
+
+            def predict(model, x, log_probs, num_words=100):
+                words = []
+                for _ in range(num_words):
+                    logits = model(x)
+                    dist = torch.distributions.Categorical(logits=logits[:, -1])
+                    choice = dist.sample()
+                    log_probs.append(dist.log_prob(choice))
+                    words.append(choice.item())
+                    x = torch.cat((x[:, 1:], choice[:, None]), 1)
+                return words
+            """
+        ),
+        # The same, with every call of `predict` under `no_grad`.
+        Valid(
+            """
+            import torch
+
+
+            class NetEval:
+                def __init__(self, net):
+                    self.net = net
+
+                def forward(self, inputs):
+                    outputs = self.net(inputs)
+                    return outputs
+
+                def predict(self, inputs):
+                    outputs = self.forward(inputs)
+                    _, predicted = torch.max(outputs, 1)
+                    return predicted
+
+
+            def write_predictions(net, test_loader, path):
+                net.eval()
+                evaluator = NetEval(net)
+                rows = []
+                for x, _ in test_loader:
+                    with torch.no_grad():
+                        rows.extend(evaluator.predict(x).tolist())
+                return rows
+            """
+        ),
+        # A generator step whose `g_loss.backward()` is missing between `zero_grad()` and `step()`: that is the bug,
+        # and `no_grad` would hide it (the backward, once written, would raise under it).
+        Valid(
+            """
+            import torch
+
+
+            def train_generator(G, D, loader, g_opt):
+                for x, c in loader:
+                    fake = G(x, c)
+                    g_loss = -torch.mean(D(fake))
+                    g_opt.zero_grad()
+                    g_opt.step()
+                    print(g_loss.item())
+            """
+        ),
+        # A stable-baselines3 algorithm's `predict`: `BasePolicy.predict` runs the policy under `no_grad` and hands back numpy actions.
+        Valid(
+            """
+            import torch
+            from stable_baselines3 import DQN
+
+
+            def evaluate(env, path, episodes=10):
+                model = DQN.load(path)
+                model.policy.eval()
+                total = 0.0
+                for _ in range(episodes):
+                    obs, done = env.reset(), False
+                    while not done:
+                        action, _ = model.predict(obs, deterministic=True)
+                        obs, reward, done, info = env.step(action)
+                        total += reward
+                return total / episodes, torch.cuda.is_available()
+            """
+        ),
         # A new head given before the freeze loop, which then freezes it too: every parameter is frozen at the call.
         Valid(
             """
@@ -10112,6 +10243,126 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # A discriminator step whose backward pass (inside `autocast`) comes before the step: the generator's forward
+        # pass is still only used detached.
+        Invalid(
+            """
+            import torch
+
+
+            def train(G, D, loader, d_opt, scaler):
+                for x, z in loader:
+                    fake = G(z)
+                    d_loss = D(fake.detach()).mean() - D(x).mean()
+                    d_opt.zero_grad()
+                    if scaler is not None:
+                        with torch.autocast("cuda"):
+                            scaler.scale(d_loss).backward()
+                        scaler.step(d_opt)
+                        scaler.update()
+            """,
+            line=6,
+            column=16,
+            message="`G(...)` runs with grad enabled, but what is computed from its output is only read or used detached (`.detach()`) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # A prediction function appending words (what `dictionary[choice]` holds, nothing shows a tensor) to the caller's list.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+
+
+            def predict(model, words, dictionary, num_words=100, topk=5):
+                x = torch.tensor([[dictionary.index(w) for w in words]])
+                for _ in range(num_words):
+                    prediction = model(x)
+                    _, top_choices = torch.topk(prediction, k=topk)
+                    choice = np.random.choice(top_choices[0])
+                    words.append(dictionary[choice])
+                    x = torch.cat((x[:, 1:], torch.tensor([[choice]])), 1)
+                return " ".join(words)
+            """,
+            line=8,
+            column=22,
+            message="`model(...)` runs with grad enabled in `predict`, whose result carries no graph, and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            fixed="""
+            import numpy as np
+            import torch
+
+
+            @torch.no_grad()
+            def predict(model, words, dictionary, num_words=100, topk=5):
+                x = torch.tensor([[dictionary.index(w) for w in words]])
+                for _ in range(num_words):
+                    prediction = model(x)
+                    _, top_choices = torch.topk(prediction, k=topk)
+                    choice = np.random.choice(top_choices[0])
+                    words.append(dictionary[choice])
+                    x = torch.cat((x[:, 1:], torch.tensor([[choice]])), 1)
+                return " ".join(words)
+            """,
+            unsafe=True,
+        ),
+        # A prediction method of a plain class running the model it holds through its own thin `forward`.
+        Invalid(
+            """
+            import torch
+
+
+            class NetEval:
+                def __init__(self, net):
+                    self.net = net
+
+                def forward(self, inputs):
+                    outputs = self.net(inputs)
+                    return outputs
+
+                def predict(self, inputs):
+                    outputs = self.forward(inputs)
+                    _, predicted = torch.max(outputs, 1)
+                    return predicted
+
+
+            def write_predictions(net, test_loader, path):
+                net.eval()
+                evaluator = NetEval(net)
+                rows = []
+                for x, _ in test_loader:
+                    rows.extend(evaluator.predict(x).tolist())
+                return rows
+            """,
+            line=13,
+            column=19,
+            message="`self.forward(...)` runs with grad enabled in `predict`, whose result carries no graph, and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            fixed="""
+            import torch
+
+
+            class NetEval:
+                def __init__(self, net):
+                    self.net = net
+
+                def forward(self, inputs):
+                    outputs = self.net(inputs)
+                    return outputs
+
+                @torch.no_grad()
+                def predict(self, inputs):
+                    outputs = self.forward(inputs)
+                    _, predicted = torch.max(outputs, 1)
+                    return predicted
+
+
+            def write_predictions(net, test_loader, path):
+                net.eval()
+                evaluator = NetEval(net)
+                rows = []
+                for x, _ in test_loader:
+                    rows.extend(evaluator.predict(x).tolist())
+                return rows
+            """,
+            unsafe=True,
+        ),
         # The head given after the freeze loop: its parameters require grad, and the call records a graph.
         Invalid(
             """
@@ -17634,7 +17885,11 @@ class EvalWithGrad(Rule):
             return
         if ctx.model.grad_mode(node) is not GradMode.ENABLED:
             return
-        if _judged_in_its_method(ctx, node) or _backward_left_out_of_a_branch(ctx, node):
+        if (
+            _judged_in_its_method(ctx, node)
+            or _backward_left_out_of_a_branch(ctx, node)
+            or _step_without_backward(ctx, node)
+        ):
             return
         candidate = self._evidence(ctx, node, unit, loop_id, named_eval, read_only)
         if candidate is not None:

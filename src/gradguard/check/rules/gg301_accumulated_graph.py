@@ -38,7 +38,9 @@ Hugging Face's `ModelOutput`) is a loss. What an object's own `backward()` hands
 (`score += loss_module.backward()`, a legacy loss module returning the loss it keeps on itself)
 is not flagged: the module holds that graph anyway (a tensor's `backward()` returns None); nor is
 what a method no tensor has gives back (`return loss.get_loss()` of a loss wrapper the code calls
-`loss`: a number, whose `.item()` would raise). The
+`loss`: a number, whose `.item()` would raise), nor the output of a model known by its name
+alone (`loss = model(x, y)` of a parameter) in a run where a module class backpropagates and steps
+in its own `forward` (and may return `loss.item()`). The
 fix of a meter's argument is `.detach()`: the meter keeps tensors, as before, without graphs.
 
 ## Why is this bad?
@@ -152,6 +154,35 @@ class AccumulatedGraph(Rule):
     triggers = function_triggers
 
     valid = (
+        # A score of the predicted classes (`torch.max(...)[1]`) and the labels: no graph, whatever the output carries.
+        Valid(
+            """
+            import torch
+
+
+            def f1_score(preds, labels):
+                n = preds.size(0)
+                preds = torch.max(preds, dim=1)[1]
+                correct = (preds == labels).sum()
+                predicted = preds.sum()
+                actual = labels.sum()
+                precision = correct / predicted
+                recall = correct / actual
+                return 2 * precision * recall / (precision + recall)
+
+
+            def train(model, loader, optimizer, loss_fn):
+                total_f1 = 0.0
+                for x, y in loader:
+                    pred = model(x)
+                    loss = loss_fn(pred, y)
+                    total_f1 += f1_score(pred, y)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                return total_f1
+            """
+        ),
         # The same step handing back the loss as a number.
         Valid(
             """
@@ -827,6 +858,64 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # The same score of the probabilities: their sum carries the output's graph.
+        Invalid(
+            """
+            import torch
+
+
+            def f1_score(preds, labels):
+                n = preds.size(0)
+                preds = torch.softmax(preds, dim=1)
+                correct = (preds == labels).sum()
+                predicted = preds.sum()
+                actual = labels.sum()
+                precision = correct / predicted
+                recall = correct / actual
+                return 2 * precision * recall / (precision + recall)
+
+
+            def train(model, loader, optimizer, loss_fn):
+                total_f1 = 0.0
+                for x, y in loader:
+                    pred = model(x)
+                    loss = loss_fn(pred, y)
+                    total_f1 += f1_score(pred, y)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                return total_f1
+            """,
+            line=20,
+            column=9,
+            message="Accumulating `f1_score(pred, y)` across iterations keeps every iteration's autograd graph alive; accumulate `f1_score(pred, y).item()`",
+            fixed="""
+            import torch
+
+
+            def f1_score(preds, labels):
+                n = preds.size(0)
+                preds = torch.softmax(preds, dim=1)
+                correct = (preds == labels).sum()
+                predicted = preds.sum()
+                actual = labels.sum()
+                precision = correct / predicted
+                recall = correct / actual
+                return 2 * precision * recall / (precision + recall)
+
+
+            def train(model, loader, optimizer, loss_fn):
+                total_f1 = 0.0
+                for x, y in loader:
+                    pred = model(x)
+                    loss = loss_fn(pred, y)
+                    total_f1 += f1_score(pred, y).item()
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                return total_f1
+            """,
+        ),
         # The loss a method of the file backpropagates and returns, added as it comes (not bound to a name first).
         Invalid(
             """
@@ -2612,6 +2701,10 @@ class AccumulatedGraph(Rule):
         ):
             return
         if not _defined_before_loop(ctx, uses, acc, loop):
+            return
+        if added.weak and added.has(Role.OUTPUT) and model.run_defines_backpropagating_modules:
+            # `loss = model(x, y)` of a model known by its name alone, in a run whose module
+            # classes backpropagate and step in their own `forward` (and may return `loss.item()`)
             return
         if _over_parameters(ctx, loop):
             # `for p in model.parameters(): l1 += p.abs().sum()`: one penalty built from the
