@@ -4376,3 +4376,65 @@ def test_twin_a_call_with_a_keyword_is_not_read_so():
         """
     )
     assert value.kind is Kind.UNKNOWN
+
+
+def test_a_tensor_written_into_takes_the_graph_of_what_it_is_given():
+    value, _ = ask(
+        """
+        import torch
+        import torch.nn as nn
+        gru = nn.GRUCell(8, 8)
+        x = torch.randn(4, 8)
+        h = torch.zeros(4, 8)
+        states = torch.zeros(5, 4, 8)
+        for i in range(5):
+            h = gru(x, h)
+            states[i] = h
+        print(states)  # <- states
+        """
+    )
+    # the loop may not have run: a graph on some path
+    assert value.kind is Kind.TENSOR and value.grad is Grad.MAYBE
+
+
+def test_twin_a_tensor_written_into_under_no_grad_has_no_graph():
+    value, _ = ask(
+        """
+        import torch
+        import torch.nn as nn
+        gru = nn.GRUCell(8, 8)
+        x = torch.randn(4, 8)
+        h = torch.zeros(4, 8)
+        states = torch.zeros(5, 4, 8)
+        with torch.no_grad():
+            for i in range(5):
+                h = gru(x, h)
+                states[i] = h
+        print(states)  # <- states
+        """
+    )
+    assert value.kind is Kind.TENSOR and value.grad is Grad.NO
+
+
+def test_a_tuple_whose_part_another_method_makes_is_asked_as_run():
+    ctx = _context(
+        textwrap.dedent(
+            """
+            import torch
+            import torch.nn as nn
+            class Embedder(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.embedding = nn.Embedding(10, 4)
+                def batch(self, ids):
+                    embedded = self._embed(ids)
+                    return embedded, len(ids)
+                def _embed(self, ids):
+                    return self.embedding(torch.tensor(ids))
+            """
+        )
+    )
+    method = next(n for n in ast.walk(ctx.tree) if isinstance(n, ast.FunctionDef) and n.name == "batch")
+    returned = ctx.model.returns_as_called(method)
+    assert returned.kind is Kind.CONTAINER and returned.items is not None
+    assert returned.items[0].kind is Kind.TENSOR and returned.may_carry_graph

@@ -207,8 +207,11 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool, written: bool = 
         if value.has(Role.OUTPUT) and value.weak and any(h in ctx.source.text for h in _PACKED_HINTS):
             return False  # an unknown model's output may be a PackedSequence, whose `.data` is a field
         return True
-    if value.kind is not Kind.UNKNOWN:
-        return False  # a module, a data set, a numpy array, a container: `.data` is its own field
+    if value.kind is not Kind.UNKNOWN and not (value.kind is Kind.MODULE and value.weak and chain_certain):
+        # a module, a data set, a numpy array, a container: `.data` is its own field (not a
+        # module known by its name alone whose `.data` a tensor method follows: `for model,
+        # master in zip(...): model.data.copy_(master)`, a module has no `.data`)
+        return False
     if _tensor_method_result(ctx, recv):
         return True
     if isinstance(recv, ast.Name) and _sparse_matrix_uses(ctx, recv.id):

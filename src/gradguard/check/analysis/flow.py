@@ -294,8 +294,13 @@ class ScopeFlow:
             self.after[id(stmt)] = state
             return state
         if all(isinstance(target, (ast.Attribute, ast.Subscript)) for target in stmt.targets):
-            # `self.x = ...`, `a[i] = ...`: no name bound, the value is kept nowhere.
-            self._discard(stmt.value, state)
+            # `self.x = ...`, `a[i] = ...`: no name bound, the value is kept nowhere (but a
+            # tensor written into takes the graph of what it is given)
+            written = self._written_into_tensor(stmt, state)
+            if written is None:
+                self._discard(stmt.value, state)
+            else:
+                state = state.bind(written)
             value = UNKNOWN
         else:
             value = self.model.evaluate(stmt.value, state, self.frame)
@@ -309,6 +314,24 @@ class ScopeFlow:
         state = self._attribute_effects(stmt.targets, stmt.value, state)
         self.after[id(stmt)] = state
         return state
+
+    def _written_into_tensor(self, stmt: ast.Assign, state: State) -> Optional[dict]:
+        """``states[i] = hidden`` into ``states = torch.zeros(n, b, h)``, with grad on: the
+        tensor written into records the copy and carries the graph of what it is given (its
+        name bound again, to a tensor with a graph); None where nothing changes."""
+        if len(stmt.targets) != 1 or state.mode.off:
+            return None
+        target = stmt.targets[0]
+        if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
+            return None
+        current = state.env.get(target.value.id)
+        if current is None or current.kind is not Kind.TENSOR or current.grad is not Grad.NO:
+            return None
+        stored = self.model.evaluate(stmt.value, state, self.frame)
+        if stored.kind not in (Kind.TENSOR, Kind.UNKNOWN) or stored.grad is Grad.NO:
+            return None
+        # what is given carries a graph, or may (a recurrent step of a model handed in)
+        return {target.value.id: current.with_(grad=stored.grad)}
 
     def _filled_placeholders(self, stmt: ast.Assign, state: State) -> Optional[dict]:
         """``actors[i] = Actor(...)`` into ``actors = [None] * n`` (a list of placeholders):

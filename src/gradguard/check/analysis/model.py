@@ -678,10 +678,19 @@ class SemanticModel:
         call sites (``generate(decoder, "Wh")``: a string built from ``"Wh"``), where the
         summary, which assumes nothing of its parameters, cannot tell."""
         summary = self.function_summary(fn)
-        if summary.returns.kind is not Kind.UNKNOWN or summary.generator or isinstance(fn, ast.Lambda):
-            return summary.returns
+        returned = summary.returns
+        if summary.generator or isinstance(fn, ast.Lambda):
+            return returned
+        # a tuple with a part the summary could not tell (`return embedding_tensor, lengths` of
+        # another method's result: a summary asks no other summary) is asked as run too
+        unknown_part = returned.kind is Kind.CONTAINER and any(
+            part.kind is Kind.UNKNOWN for part in returned.items or ()
+        )
+        if returned.kind is not Kind.UNKNOWN and not unknown_part:
+            return returned
         self._module_frame(first=True)
-        return self._frame_returns(fn, self._query_frame(fn), generator=False)
+        as_run = self._frame_returns(fn, self._query_frame(fn), generator=False)
+        return as_run if as_run.kind is not Kind.UNKNOWN or not unknown_part else returned
 
     # -- computations in progress -------------------------------------------------------------
     def _begin(self, key) -> None:

@@ -1885,7 +1885,9 @@ def _grad_off_in_lines(lines: list, line_number: int) -> tuple:
 # A torch layer's constructor as module classes spell it (`nn.Sequential`, `torch.nn.Conv2d`).
 _TORCH_LAYER_RE = re.compile(r"(?:torch\.)?nn\.[A-Z]\w*$")
 _INIT_LOADS_RE = re.compile(
-    r"load_state_dict\(|torch\.load\(|\.from_pretrained\(|\bpretrained\s*=\s*True\b"
+    # (not word vectors put into one layer, `nn.Embedding.from_pretrained(vectors)`: the model's
+    # other layers are still untrained)
+    r"load_state_dict\(|torch\.load\(|(?<!Embedding)(?<!EmbeddingBag)\.from_pretrained\(|\bpretrained\s*=\s*True\b"
     # (not a choice the line makes, `weights = "DEFAULT" if pretrained else None`: not shown)
     r"|\bweights\s*=\s*(?:[\"']|(?:\w+\.)*\w+_Weights\b)(?![^\n]*\bif\b)"
 )

@@ -270,6 +270,18 @@ class TensorDataWrite(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # A field of objects the loop's name `model` holds, read as a mapping: nothing shows a tensor.
+        Valid(
+            """
+            import torch
+
+
+            def summarise(models):
+                for model in models:
+                    for key, value in model.data.items():
+                        print(key, torch.as_tensor(value).shape)
+            """
+        ),
         # An attribute of something that is not shown to be a module, read by a computed name: a data set's field, maybe.
         Valid(
             """
@@ -623,6 +635,31 @@ class TensorDataWrite(Rule):
         ),
     )
     invalid = (
+        # fp16 training's copy of the master weights into the model's parameters, the loop's name `model`:
+        # `.data.copy_` shows a tensor, whatever the name says (a module has no `.data`).
+        Invalid(
+            """
+            import torch
+
+
+            def master2model(model_params, master_params):
+                for model, master in zip(model_params, master_params):
+                    model.data.copy_(master.data)
+            """,
+            line=6,
+            column=9,
+            message="in-place write through `model.data` bypasses autograd's version counter: if a graph has saved `model`, its gradients come out silently wrong; drop `.data` and write to `model` under `torch.no_grad()`",
+            fixed="""
+            import torch
+
+
+            def master2model(model_params, master_params):
+                with torch.no_grad():
+                    for model, master in zip(model_params, master_params):
+                        model.copy_(master.data)
+            """,
+            unsafe=True,
+        ),
         # An LSTM's output, unpacked from its result: an activation of the graph, not a parameter.
         Invalid(
             """

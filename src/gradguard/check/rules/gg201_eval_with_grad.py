@@ -20,9 +20,11 @@ the phase is a parameter of a function, a caller with grad enabled handing it an
 `self.run_epoch(val_loader, mode="val")`, `run_epoch(loader, train=False)`; any parameter guarding
 every backward pass alone, whatever its name, is such a flag: `if grad: loss.backward()` and
 `run_epoch(test_loader, False)`; so is a parameter tested for None, `if optimizer is not None:
-loss.backward()`, where the call leaves it out or hands None), and a model call outside both, with grad enabled: the
-evaluation phase records a graph for nothing (`torch.set_grad_enabled(phase == "train")` around
-the forward pass is the usual cure; no fix is offered). And a model call whose output (or a part or view of it:
+loss.backward()` or `if optimizer:`, where the call leaves it out or hands None, also where the body
+switches the mode itself, `model.train() if optimizer else model.eval()`), and a model call outside both,
+with grad enabled: the evaluation phase records a graph for nothing (`torch.set_grad_enabled(phase == "train")` around
+the forward pass is the usual cure, `torch.set_grad_enabled(optimizer is not None)` for an object tested
+for truth, which `set_grad_enabled` does not take; no fix is offered). And a model call whose output (or a part or view of it:
 `logits = net(x)[:5]`) is read at once (`net(x).data.max(1)[1]`; a `requires_grad_()` on the
 way hands back the output itself, graph and all: `ctc(net(x).log_softmax(2).requires_grad_(), y, ...)`) or bound to names that are
 then only read (`prediction = net(x)` followed by `prediction.data.numpy()`, `.item()`, `.argmax()`,
@@ -84,8 +86,9 @@ loading shows as `net.load...(`, `net.restore...(`, `load...(net, ...)`, a keywo
 notebook, which runs in order, only what comes before the call (or in the loops around it) counts
 when its data is not named for a test split (data a torch factory makes up, `test_example =
 torch.randn(5, 5)`, is none, whatever its name), and an optimizer over the parameters only once a
-step or a backward pass has run: a demo of the untrained model before its training cell is not
-reported (also one built in a cell that does not parse, an exercise's `net = # complete here`,
+step or a backward pass has run: a demo of the untrained model (or of one of its layers, `model[0](x)`;
+word vectors put into an embedding, `nn.Embedding.from_pretrained(vectors)`, are no trained weights)
+before its training cell is not reported (also one built in a cell that does not parse, an exercise's `net = # complete here`,
 where later cells train it, or one built only in a later cell, never trained nor given weights: the
 notebook was run out of order, and a function of the file computing a model by hand before any
 backward pass or step of the script since its weights were last made), nor, in a file that never backpropagates or for the file's only
@@ -257,7 +260,12 @@ a model known only by its name (also its methods, `model.predict(x)`) in a file 
 JAX, Flax or Keras, or TensorFlow without torch or with its training (`tf.GradientTape`, `keras`);
 a `predict` (or `predict_proba`) of a model known only by its name in a file that imports the
 estimators of scikit-learn, XGBoost, LightGBM or CatBoost (`loaded_model.predict(X)` beside
-`from xgboost import XGBClassifier`);
+`from xgboost import XGBClassifier`), or a `predict_proba`, `predict_log_proba` or
+`decision_function` that no module class of the file or the run runs a model by (models a caller
+`joblib.load`s); a stable-baselines3 algorithm's `predict` (its policy runs under `no_grad`);
+a call followed in its block by an optimizer's step with no backward pass between
+(`g_optimizer.zero_grad(); g_optimizer.step()`: the missing `g_loss.backward()` is the bug, and the
+backward pass, once written, would raise under `no_grad`);
 a model whose parameters the code freezes before the call (`for p in model.parameters():
 p.requires_grad_(False)`, also over a list of models, `for model in [graphSage, classification]:`
 around such a loop, `G = load(fp).requires_grad_(False)`, a helper of the file or of
@@ -1834,6 +1842,20 @@ def _step_without_backward(ctx, call: ast.Call) -> bool:
     return False
 
 
+def _enabled_argument(ctx, scope: ast.AST, test: ast.expr) -> str:
+    """What ``torch.set_grad_enabled`` is given for a phase's test: the test itself, where it is a
+    bool (`phase == "train"`, a flag `train`), or ``x is not None`` where it is an object the
+    scope uses (`if optimizer:` of `optimizer.step()`: `set_grad_enabled` takes a bool only and
+    raises TypeError on an optimizer)."""
+    text = ctx.text(test)
+    if isinstance(test, ast.Name) and any(
+        isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == test.id
+        for node in ctx.model.own_nodes(scope)
+    ):
+        return f"{text} is not None"
+    return text
+
+
 def _thrown_away(ctx, call: ast.Call) -> bool:
     """Whether the call's result is dropped: a bare statement (``model(x)``) or bound to ``_``
     (``_ = model(x)``, a timed or warm-up run)."""
@@ -2689,6 +2711,12 @@ def _fresh_module(ctx, call: ast.Call, so_far: bool = False) -> bool:
     callee = call.func
     if isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name):
         callee = callee.value  # `net.forward(x)`, `net.embedding(x)`: the module built here, or a part of it
+    elif (
+        isinstance(callee, ast.Subscript)
+        and isinstance(callee.value, ast.Name)
+        and isinstance(callee.slice, (ast.Constant, ast.UnaryOp))
+    ):
+        callee = callee.value  # `model[0](x)`: a layer of an `nn.Sequential` built here
     if isinstance(callee, ast.Call):
         # `nn.BatchNorm1d(3)(x)`: a module built on the spot and run at once, in a file that
         # never trains, unless what builds it loads weights (`models.resnet18(pretrained=True)(x)`)
@@ -4424,7 +4452,9 @@ def _training_phase_only(ctx, unit: _Unit, scope: ast.AST, call: ast.Call) -> Op
     pass of the scope sits under a test of the training phase (``if phase == "train":``), the
     call runs outside it, and the scope switches a model to eval mode under another branch of
     such a test; () where every call running the evaluation phase disables grad. None otherwise."""
-    phase_call = _evaluation_phase_call(ctx, scope) if unit.eval_call is None else None
+    # (also where the scope switches to eval mode itself: `model.train() if optimizer else
+    # model.eval()`, then `if optimizer: loss.backward()`, called with no optimizer)
+    phase_call = _evaluation_phase_call(ctx, scope) if unit.eval_call is None or scope is not ctx.tree else None
     if (unit.eval_call is None and phase_call is None) or ctx.model.grad_mode(call) is not GradMode.ENABLED:
         return None
     backward = [
@@ -4472,7 +4502,8 @@ def _training_phase_only(ctx, unit: _Unit, scope: ast.AST, call: ast.Call) -> Op
     if phase is not None and _evaluation_phase_run_without_grad(ctx, scope, tests[0].test, phase):
         return ()  # `def val(...): with torch.no_grad(): return step("val", ...)`: its callers disable grad
     if phase_call is not None:
-        return tests[0].test, phase_call  # `self.run_epoch(val_loader, mode="val")`: its callers say
+        if unit.eval_call is None:
+            return tests[0].test, phase_call  # `self.run_epoch(val_loader, mode="val")`: its callers say
     for eval_call in unit.eval_calls:
         for statement in ctx.model.enclosing(eval_call):
             if not isinstance(statement, ast.If):
@@ -4481,6 +4512,9 @@ def _training_phase_only(ctx, unit: _Unit, scope: ast.AST, call: ast.Call) -> Op
                 return tests[0].test, eval_call  # `if phase == "train": model.train() else: model.eval()`
             if _evaluation_phase_test(statement.test) and in_block(statement.body, eval_call):
                 return tests[0].test, eval_call  # `if phase == "validation": model.eval()`
+    if phase_call is not None:
+        # `model.train() if optimizer else model.eval()` of a scope called with no optimizer
+        return tests[0].test, phase_call
     return None
 
 
@@ -5165,6 +5199,109 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # `predict_proba` of models a caller loads with `joblib.load`, where no module class defines it: scikit-learn's API.
+        Valid(
+            """
+            import numpy as np
+            import torch
+
+
+            def ensemble_predict(ensemble_models, features):
+                x = np.asarray(features, dtype=np.float32)[None]
+                probs = [model.predict_proba(x)[:, 1] for model in ensemble_models]
+                return float(np.mean(probs)), torch.cuda.is_available()
+            """
+        ),
+        # The first layer of a model built here and never trained, run on made-up input to see its statistics.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+            model = nn.Sequential(nn.Conv2d(1, 8, 5), nn.ReLU(), nn.Flatten(), nn.LazyLinear(10))
+            x = torch.randn(64, 1, 28, 28)
+            p = model[0](x)
+            print(p.mean(), p.std())
+            """
+        ),
+        # A training pass named for generating that writes each step's state and loss into `torch.zeros`
+        # buffers: a tensor written into takes the graph of what it is given, and the caller backpropagates it.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+
+            class StyleTransfer(nn.Module):
+                def __init__(self, vocab_size, hidden):
+                    super().__init__()
+                    self.embedding = nn.Embedding(vocab_size, hidden)
+                    self.generator = nn.GRU(hidden, hidden)
+                    self.out = nn.Linear(hidden, vocab_size)
+
+                def generate_x(self, hidden, targets, criterion):
+                    steps, batch = targets.shape
+                    states = torch.zeros(steps, 1, batch, hidden.shape[-1])
+                    losses = torch.zeros(steps, batch)
+                    inp = self.embedding(targets[:1])
+                    for i in range(steps):
+                        output, hidden = self.generator(inp, hidden)
+                        states[i] = hidden
+                        losses[i] = criterion(self.out(output[0]), targets[i])
+                        inp = self.embedding(targets[i : i + 1])
+                    return states, losses.mean()
+            """
+        ),
+        # A module's method named for generating that hands back (its embedding's output, lengths): the
+        # first part, another method's result, carries the embedding's graph into the caller's training step.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            from torch import nn
+
+
+            class WordEmbedding(nn.Module):
+                def __init__(self, vocab, dim):
+                    super().__init__()
+                    self.vocab = vocab
+                    self.embedding = nn.Embedding(len(vocab), dim)
+
+                def generate_batch(self, sentences):
+                    lengths = np.array([len(s) for s in sentences])
+                    ids = np.zeros((len(sentences), lengths.max()), dtype=np.int64)
+                    for i, sentence in enumerate(sentences):
+                        ids[i, : len(sentence)] = [self.vocab.get(w, 0) for w in sentence]
+                    embedded = self._embed(ids)
+                    return embedded, lengths
+
+                def _embed(self, ids):
+                    return self.embedding(torch.from_numpy(ids))
+            """
+        ),
+        # A module built here whose `__init__` puts word vectors into its embedding (`Embedding.from_pretrained`):
+        # its other layers are untrained, so this is a check that it runs.
+        Valid(
+            """
+            import numpy as np
+            import torch
+
+
+            class Tagger(torch.nn.Module):
+                def __init__(self, vectors):
+                    super().__init__()
+                    self.embedding = torch.nn.Embedding.from_pretrained(torch.from_numpy(vectors))
+                    self.out = torch.nn.Linear(vectors.shape[1], 5)
+
+                def forward(self, ids):
+                    return self.out(self.embedding(ids))
+
+
+            tagger = Tagger(np.loadtxt("vectors.txt", dtype=np.float32))
+            tags = tagger(torch.tensor([[1, 2, 3]]))
+            print(tags)
+            """
+        ),
         # The same appending the log-probabilities of its samples to a list the caller hands in (a policy-gradient loss's terms).
         Valid(
             """
@@ -10243,6 +10380,159 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The same where a module class of the file runs its model by `predict_proba`.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Scorer(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(16, 2)
+
+                def predict_proba(self, x):
+                    return torch.softmax(self.fc(x), dim=1)
+
+
+            def ensemble_predict(ensemble_models, features):
+                for model in ensemble_models:
+                    model.eval()
+                probs = [model.predict_proba(features)[:, 1] for model in ensemble_models]
+                return torch.stack(probs).mean().item()
+            """,
+            line=17,
+            column=14,
+            message="`model.predict_proba(...)` runs with grad enabled after `model.eval()` (line 16), and nothing in this function uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            fixed="""
+            import torch
+            from torch import nn
+
+
+            class Scorer(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(16, 2)
+
+                def predict_proba(self, x):
+                    return torch.softmax(self.fc(x), dim=1)
+
+
+            @torch.no_grad()
+            def ensemble_predict(ensemble_models, features):
+                for model in ensemble_models:
+                    model.eval()
+                probs = [model.predict_proba(features)[:, 1] for model in ensemble_models]
+                return torch.stack(probs).mean().item()
+            """,
+            unsafe=True,
+        ),
+        # The same body switching the model's mode itself (`model.train() if optimizer else model.eval()`).
+        Invalid(
+            """
+            import torch
+
+
+            def run_epoch(model, loader, criterion, optimizer=None):
+                model.train() if optimizer else model.eval()
+                total = 0.0
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    if optimizer:
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                    total += loss.item()
+                return total / len(loader)
+
+
+            def fit(model, train_loader, val_loader, criterion, epochs=10):
+                optimizer = torch.optim.Adam(model.parameters())
+                for _ in range(epochs):
+                    run_epoch(model, train_loader, criterion, optimizer)
+                    print(run_epoch(model, val_loader, criterion))
+            """,
+            line=8,
+            column=26,
+            message="`model(...)` runs with grad enabled in every phase, but only the phase where `optimizer` (line 9) backpropagates: in the evaluation phase (`run_epoch(model, val_loader, criterion)`, line 21) autograd records a graph for nothing, wasting memory and time; run the forward pass under `with torch.set_grad_enabled(optimizer is not None):`",
+        ),
+        # One body for both phases, the backward pass under `if optimizer:`: `set_grad_enabled` takes a bool
+        # (an optimizer raises TypeError), so the advice tests it against None.
+        Invalid(
+            """
+            import torch
+
+
+            def run_epoch(model, loader, criterion, optimizer=None):
+                total = 0.0
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    if optimizer:
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                    total += loss.item()
+                return total / len(loader)
+
+
+            def fit(model, train_loader, val_loader, criterion, epochs=10):
+                optimizer = torch.optim.Adam(model.parameters())
+                for _ in range(epochs):
+                    run_epoch(model, train_loader, criterion, optimizer)
+                    print(run_epoch(model, val_loader, criterion))
+            """,
+            line=7,
+            column=26,
+            message="`model(...)` runs with grad enabled in every phase, but only the phase where `optimizer` (line 8) backpropagates: in the evaluation phase (`run_epoch(model, val_loader, criterion)`, line 20) autograd records a graph for nothing, wasting memory and time; run the forward pass under `with torch.set_grad_enabled(optimizer is not None):`",
+        ),
+        # The same layer after the model's training loop.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+            model = nn.Sequential(nn.Conv2d(1, 8, 5), nn.ReLU(), nn.Flatten(), nn.Linear(8 * 24 * 24, 10))
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            x, y = torch.randn(64, 1, 28, 28), torch.randint(0, 10, (64,))
+            for _ in range(10):
+                loss = nn.functional.cross_entropy(model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            p = model[0](x)
+            print(p.mean(), p.std())
+            """,
+            line=12,
+            column=5,
+            message="`model[0](...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # The same module loading its trained weights in `__init__`.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+
+
+            class Tagger(torch.nn.Module):
+                def __init__(self, vectors):
+                    super().__init__()
+                    self.embedding = torch.nn.Embedding(vectors.shape[0], vectors.shape[1])
+                    self.load_state_dict(torch.load("tagger.pt"))
+                    self.out = torch.nn.Linear(vectors.shape[1], 5)
+
+                def forward(self, ids):
+                    return self.out(self.embedding(ids))
+
+
+            tagger = Tagger(np.loadtxt("vectors.txt", dtype=np.float32))
+            tags = tagger(torch.tensor([[1, 2, 3]]))
+            print(tags)
+            """,
+            line=17,
+            column=8,
+            message="`tagger(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, printing), and nothing in this module uses gradients: autograd records a graph for every call, wasting memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
         # A discriminator step whose backward pass (inside `autocast`) comes before the step: the generator's forward
         # pass is still only used detached.
         Invalid(
@@ -18039,7 +18329,13 @@ class EvalWithGrad(Rule):
             runs is None
             and receiver.weak
             and target.attr in ESTIMATOR_METHODS
-            and (ctx.model.imports_non_torch_estimators or _used_as_an_estimator(ctx, target.value))
+            and (
+                ctx.model.imports_non_torch_estimators
+                or _used_as_an_estimator(ctx, target.value)
+                # `model.predict_proba(x)` where no module class of the file or the run runs a
+                # model by that name: scikit-learn's API (models a caller `joblib.load`s)
+                or (target.attr != "predict" and not ctx.model.method_runs_somewhere(target.attr))
+            )
         ):
             # `loaded_model.predict(X)` beside `from xgboost import XGBClassifier`: maybe not torch's;
             # `model.predict_proba(X)` where the scope also calls `model.decision_function(X)`: an estimator
@@ -18319,7 +18615,7 @@ class EvalWithGrad(Rule):
                         f"`{ctx.text(call.func)}(...)` runs with grad enabled in every phase, but only the phase where "
                         f"`{ctx.text(test)}` (line {test.lineno}) backpropagates: in the evaluation phase "
                         f"(`{short(ctx.text(eval_call), 80)}`, line {eval_call.lineno}) autograd records a graph for nothing, wasting "
-                        f"memory and time; run the forward pass under `with torch.set_grad_enabled({ctx.text(test)}):`",
+                        f"memory and time; run the forward pass under `with torch.set_grad_enabled({_enabled_argument(ctx, scope, test)}):`",
                     )
                 continue
             if candidate.why == "loop":

@@ -30,7 +30,8 @@ then `total_loss.backward()`; not a loss another loop computes with the same cri
 keeps the graph it took; not once it is turned into a number after it, `nll = scalar(nll)`)
 (in the loop, or in the function or method of the file that returns the loss:
 `cost = model.train_model(X, Y)` whose body calls `self.cost.backward()`, also added as it comes:
-`epoch_loss += self.train_batch(x, y)`), or the loop runs a model and the total is only reported (not returned, or the
+`epoch_loss += self.train_batch(x, y)`; or on a name unpacked beside it from the same call, which
+shares its forward pass: `batch_loss, loss = seq2seq(x, y)`, `avg_loss += batch_loss`, `loss.backward()`), or the loop runs a model and the total is only reported (not returned, or the
 function is an evaluation: it calls `.eval()`). An accumulator reset under an `if` of the
 loop (`if step % 100 == 0: total = 0`) still keeps the graphs of the iterations in between; one
 reset at every iteration keeps none. A model's output's `.loss` (`output = model(**batch)`,
@@ -154,6 +155,39 @@ class AccumulatedGraph(Rule):
     triggers = function_triggers
 
     valid = (
+        # The same where the model hands back that loss as a number (`loss.item() / self.batch_sz`).
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Seq2Seq(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 8)
+                    self.batch_sz = 4
+
+                def forward(self, x, y):
+                    loss = nn.functional.mse_loss(self.fc(x), y)
+                    return loss.item() / self.batch_sz, loss
+
+
+            def train(seq2seq, loader, optimizer):
+                avg_loss = 0.0
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    batch_loss, loss = seq2seq(x, y)
+                    avg_loss += batch_loss
+                    loss.backward()
+                    optimizer.step()
+                return avg_loss
+
+
+            model = Seq2Seq()
+            print(train(model, [], torch.optim.SGD(model.parameters(), lr=0.1)))
+            """
+        ),
         # A score of the predicted classes (`torch.max(...)[1]`) and the labels: no graph, whatever the output carries.
         Valid(
             """
@@ -858,6 +892,72 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # A loss unpacked beside the one backpropagated each step, from the same forward pass: it holds that graph.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Seq2Seq(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 8)
+                    self.batch_sz = 4
+
+                def forward(self, x, y):
+                    loss = nn.functional.mse_loss(self.fc(x), y)
+                    return loss / self.batch_sz, loss
+
+
+            def train(seq2seq, loader, optimizer):
+                avg_loss = 0.0
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    batch_loss, loss = seq2seq(x, y)
+                    avg_loss += batch_loss
+                    loss.backward()
+                    optimizer.step()
+                return avg_loss
+
+
+            model = Seq2Seq()
+            print(train(model, [], torch.optim.SGD(model.parameters(), lr=0.1)))
+            """,
+            line=21,
+            column=9,
+            message="Accumulating `batch_loss` across iterations keeps every iteration's autograd graph alive; accumulate `batch_loss.item()`",
+            fixed="""
+            import torch
+            from torch import nn
+
+
+            class Seq2Seq(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 8)
+                    self.batch_sz = 4
+
+                def forward(self, x, y):
+                    loss = nn.functional.mse_loss(self.fc(x), y)
+                    return loss / self.batch_sz, loss
+
+
+            def train(seq2seq, loader, optimizer):
+                avg_loss = 0.0
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    batch_loss, loss = seq2seq(x, y)
+                    avg_loss += batch_loss.item()
+                    loss.backward()
+                    optimizer.step()
+                return avg_loss
+
+
+            model = Seq2Seq()
+            print(train(model, [], torch.optim.SGD(model.parameters(), lr=0.1)))
+            """,
+        ),
         # The same score of the probabilities: their sum carries the output's graph.
         Invalid(
             """
@@ -2693,10 +2793,19 @@ class AccumulatedGraph(Rule):
             and added.grad is Grad.MAYBE
             and _backward_called_on(uses, {value.id}, loop)
         )
+        # `batch_loss, loss = seq2seq(x, y)`, then `loss.backward()`: a loss of the same forward
+        # pass as the one backpropagated, whatever the flow knows of the model's outputs
+        sibling_loss = (
+            isinstance(value, ast.Name)
+            and added.grad is not Grad.NO
+            and names_a_loss(value.id)
+            and _sibling_backpropagated(ctx, uses, value, loop)
+        )
         if (
             not (added.carries_grad and (added.has(Role.LOSS) or _named_loss_in(ctx, value)))
             and not backpropagated_term
             and not backpropagated_loss
+            and not sibling_loss
             and not _scalar_with_graph(added)
         ):
             return
@@ -2719,6 +2828,8 @@ class AccumulatedGraph(Rule):
             feeds_backward
             or _returned_after_backward(ctx, uses, _names(value), loop)
             or _called_to_backpropagate(ctx, value)
+            or sibling_loss
+            or _sibling_backpropagated(ctx, uses, value, loop)
         )
         if not backward_each_step:
             if not _runs_model(ctx, loop):
@@ -3107,6 +3218,30 @@ def _called_to_backpropagate(ctx, value: ast.AST) -> bool:
     fn = ctx.model.callee(value)
     summary = ctx.model.function_summary(fn) if fn is not None else None
     return summary is not None and summary.calls_backward and summary.returns.has(Role.LOSS)
+
+
+def _sibling_backpropagated(ctx, uses, value: ast.AST, loop: ast.AST) -> bool:
+    """Whether a name unpacked in the loop from the same call as what is added is backpropagated
+    there (``batch_loss, loss = seq2seq(x, y)``, ``avg_loss += batch_loss``, ``loss.backward()``):
+    one forward pass each step, whose graph the added term shares."""
+    if not isinstance(value, ast.Name):
+        return False
+    for binding in uses.bindings:
+        node = binding.node
+        if (
+            binding.name == value.id
+            and isinstance(node, ast.Assign)
+            and isinstance(binding.value, ast.Call)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Tuple)
+            and _inside(ctx, node, loop)
+        ):
+            siblings = {
+                elt.id for elt in node.targets[0].elts if isinstance(elt, ast.Name) and elt.id not in (value.id, "_")
+            }
+            if siblings and _backward_called_on(uses, siblings, loop):
+                return True
+    return False
 
 
 def _returned_after_backward(ctx, uses, names: set, loop: ast.AST) -> bool:
