@@ -1640,6 +1640,52 @@ def test_twin_a_model_known_by_name_in_a_run_of_plain_modules_is_a_loss(tmp_path
     ], found
 
 
+TORCHVISION_ENCODER = """
+    from torch import nn
+    from torchvision.models import resnet18
+
+
+    class Encoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.resnet = nn.Sequential(*list(resnet18(weights=None).children())[:-1])
+
+        def forward(self, x):
+            return self.resnet(x).flatten(1)
+"""
+
+ENCODER_EVALUATION = """
+    import torch
+    from enc import Encoder
+
+
+    def evaluate(head, loader):
+        encoder = Encoder()
+        encoder.load_state_dict(torch.load("enc.pt"))
+        head.eval()
+        correct = 0
+        with torch.no_grad():
+            for x, y in loader:
+                correct += (head(encoder(x)).argmax(1) == y).sum().item()
+        return correct
+"""
+
+
+def test_a_module_of_another_file_keeping_a_torchvision_backbone_holds_its_batch_norm(tmp_path, capsys):
+    found = findings(
+        capsys, write(tmp_path, "enc.py", TORCHVISION_ENCODER), write(tmp_path, "main.py", ENCODER_EVALUATION)
+    )
+    assert [line.rsplit("/", 1)[-1].split(" ", 2)[:2] for line in found] == [["main.py:13:30:", "GG209"]], found
+
+
+def test_twin_a_module_of_another_file_of_linear_layers_has_no_mode_to_switch(tmp_path, capsys):
+    linear = TORCHVISION_ENCODER.replace(
+        "nn.Sequential(*list(resnet18(weights=None).children())[:-1])", "nn.Sequential(nn.Linear(8, 8), nn.ReLU())"
+    )
+    found = findings(capsys, write(tmp_path, "enc.py", linear), write(tmp_path, "main.py", ENCODER_EVALUATION))
+    assert not any("GG209" in line for line in found), found
+
+
 def test_a_module_another_files_function_builds_is_its_class(tmp_path, capsys):
     models = MODEL + "\n\n    def build():\n        net = Net()\n        return net\n"
     train = TRAIN.replace("from model import Net", "from model import build").replace("Net()", "build()")

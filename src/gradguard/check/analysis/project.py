@@ -1144,6 +1144,27 @@ def _read(path: str) -> Optional[str]:
 _METHOD_RE = re.compile(r"^([ \t]+)(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.M)
 
 
+_TORCHVISION_IMPORT_RE = re.compile(r"^[ \t]*from[ \t]+torchvision\.models[ \t]+import[ \t]+\(?([\w \t,]+)\)?", re.M)
+
+
+def _imported_builders_called(body: str, text: str) -> list:
+    """The torchvision model builders a file imports by name (``from torchvision.models import
+    resnet18``) that a class body calls (``nn.Sequential(*list(resnet18(weights=None).children())[:-1])``),
+    by the name torchvision gives them."""
+    if "torchvision.models" not in text:
+        return []
+    found = []
+    for match in _TORCHVISION_IMPORT_RE.finditer(text):
+        for part in match.group(1).split(","):
+            words = part.split()
+            if not words:
+                continue
+            name, local = words[0], words[-1]  # `resnet18` or `resnet18 as backbone`
+            if re.search(r"(?<![\w.])" + re.escape(local) + r"\s*\(", body):
+                found.append(name)
+    return found
+
+
 def _nested_layers(bodies: dict, module_classes: set, by_short: dict, texts: dict) -> dict:
     """Each module class of the run -> the dropout and batch norm layers it holds: those its body
     builds, and those of the run's module classes it builds (`self.block = ResBlock(...)`, a
@@ -1154,7 +1175,10 @@ def _nested_layers(bodies: dict, module_classes: set, by_short: dict, texts: dic
         q: frozenset(_LAYER_RE.findall(bodies[q])).union(
             *(
                 vocab.torchvision_backbone_layers(name)
-                for name in _TORCHVISION_BUILDER_RE.findall(bodies[q])
+                for name in [
+                    *_TORCHVISION_BUILDER_RE.findall(bodies[q]),
+                    *_imported_builders_called(bodies[q], texts.get(q.rpartition(".")[0], ("", ""))[1]),
+                ]
                 if not vocab.SWITCHES_TO_EVAL_RE.search(bodies[q])
             )
         )

@@ -28,9 +28,10 @@ either shape.
 ## Why is this bad?
 Before PyTorch 0.4 a reduced loss was a 1-element tensor and `loss.data[0]` read its value;
 tutorials of that time use it on every logging line. Since 0.4 reductions return 0-dim
-tensors, and indexing one raises `IndexError: invalid index of a 0-dim tensor. Use
-tensor.item() in Python` (`.numpy()[0]`: `IndexError: too many indices for array`), usually
-after the first training step has run.
+tensors; indexing one warned in 0.4 ("This will be an error in PyTorch 0.5") and raises since
+1.0: `IndexError: invalid index of a 0-dim tensor. Use tensor.item() in Python`
+(`.numpy()[0]`: `IndexError: too many indices for array`), usually after the first training
+step has run.
 
 ## Example
 ```python
@@ -85,7 +86,7 @@ _PLAIN = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
 class ZeroDimIndex(Rule):
     code = "GG105"
     name = "zero-dim-index"
-    summary = "`loss.data[0]` indexes a 0-dim tensor: IndexError since PyTorch 0.4; use `.item()`"
+    summary = "`loss.data[0]` indexes a 0-dim tensor: IndexError since PyTorch 1.0; use `.item()`"
     fix_availability = FixAvailability.SAFE
     severity = Severity.ERROR
     # `.data[0]` / `.numpy()[0]`, or a plain `x[0]` where the function shows a 0-dim value made.
@@ -313,7 +314,7 @@ class ZeroDimIndex(Rule):
             """,
             line=5,
             column=13,
-            message="`(input * target).long().sum().data.cpu()[0]` indexes a 0-dim tensor: IndexError since PyTorch 0.4; use `(input * target).long().sum().item()`",
+            message="`(input * target).long().sum().data.cpu()[0]` indexes a 0-dim tensor: IndexError since PyTorch 1.0; use `(input * target).long().sum().item()`",
             fixed="""
             import torch
 
@@ -338,7 +339,7 @@ class ZeroDimIndex(Rule):
             """,
             line=8,
             column=22,
-            message="`train_loss.data[0]` indexes a 0-dim tensor: IndexError since PyTorch 0.4; use `train_loss.item()`",
+            message="`train_loss.data[0]` indexes a 0-dim tensor: IndexError since PyTorch 1.0; use `train_loss.item()`",
             fixed="""
             def train(model, batches, optimizer):
                 for i, batch in enumerate(batches):
@@ -361,7 +362,7 @@ class ZeroDimIndex(Rule):
             """,
             line=4,
             column=18,
-            message="`crit(model(x), y).data[0]` indexes a 0-dim tensor: IndexError since PyTorch 0.4; use "
+            message="`crit(model(x), y).data[0]` indexes a 0-dim tensor: IndexError since PyTorch 1.0; use "
             "`crit(model(x), y).item()`",
             fixed="""
             def eval_split(model, crit, loader):
@@ -390,7 +391,7 @@ class ZeroDimIndex(Rule):
             """,
             line=12,
             column=23,
-            message="`loss[0]` indexes a 0-dim array: IndexError since PyTorch 0.4; use `loss.item()`",
+            message="`loss[0]` indexes a 0-dim array: IndexError since PyTorch 1.0; use `loss.item()`",
             fixed="""
             import torch.nn.functional as F
 
@@ -423,7 +424,7 @@ class ZeroDimIndex(Rule):
             """,
             line=10,
             column=24,
-            message="`accuracy(scores, labels)[0]` indexes a 0-dim tensor: IndexError since PyTorch 0.4; use "
+            message="`accuracy(scores, labels)[0]` indexes a 0-dim tensor: IndexError since PyTorch 1.0; use "
             "`accuracy(scores, labels).item()`",
             fixed="""
             import torch
@@ -449,7 +450,7 @@ class ZeroDimIndex(Rule):
             """,
             line=5,
             column=16,
-            message="`dot.data[0]` indexes a 0-dim tensor: IndexError since PyTorch 0.4; use `dot.item()`",
+            message="`dot.data[0]` indexes a 0-dim tensor: IndexError since PyTorch 1.0; use `dot.item()`",
             fixed="""
             import torch
 
@@ -472,7 +473,7 @@ class ZeroDimIndex(Rule):
             line=7,
             column=12,
             message="`crit(Variable(predict.log()), Variable(target)).data[0]` indexes a 0-dim tensor: "
-            "IndexError since PyTorch 0.4; use `crit(Variable(predict.log()), Variable(target)).item()`",
+            "IndexError since PyTorch 1.0; use `crit(Variable(predict.log()), Variable(target)).item()`",
             fixed="""
             import torch.nn as nn
             from torch.autograd import Variable
@@ -496,7 +497,7 @@ class ZeroDimIndex(Rule):
             """,
             line=7,
             column=11,
-            message="`loss.data[0]` indexes a 0-dim tensor: IndexError since PyTorch 0.4; use `loss.item()`",
+            message="`loss.data[0]` indexes a 0-dim tensor: IndexError since PyTorch 1.0; use `loss.item()`",
             fixed="""
             import torch.nn as nn
 
@@ -517,7 +518,7 @@ class ZeroDimIndex(Rule):
             """,
             line=5,
             column=12,
-            message="`correct[0]` indexes a 0-dim tensor: IndexError since PyTorch 0.4; use `correct.item()`",
+            message="`correct[0]` indexes a 0-dim tensor: IndexError since PyTorch 1.0; use `correct.item()`",
             fixed="""
             import torch
 
@@ -538,12 +539,12 @@ class ZeroDimIndex(Rule):
             line=4,
             column=19,
             message="`F.mse_loss(model(x), y).cpu().data.numpy()[0]` indexes a 0-dim tensor: IndexError since "
-            "PyTorch 0.4; use `F.mse_loss(model(x), y).item()`",
+            "PyTorch 1.0; use `F.mse_loss(model(x), y).item()`",
             also=(
                 Finding(
                     6,
                     11,
-                    "`(other * 2).data[0]` indexes a 0-dim tensor: IndexError since PyTorch 0.4; "
+                    "`(other * 2).data[0]` indexes a 0-dim tensor: IndexError since PyTorch 1.0; "
                     "use `(other * 2).item()`",
                 ),
             ),
@@ -615,7 +616,7 @@ class ZeroDimIndex(Rule):
             )
         else:
             message = (
-                f"`{shown}` indexes a 0-dim {'array' if found.array else 'tensor'}: IndexError since PyTorch 0.4; "
+                f"`{shown}` indexes a 0-dim {'array' if found.array else 'tensor'}: IndexError since PyTorch 1.0; "
                 f"use {advice}"
             )
         ctx.report(self.code, node, message, fix)

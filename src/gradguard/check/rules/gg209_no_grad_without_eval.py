@@ -12,7 +12,8 @@ layers, `model.predict(x)`) when the code shows all of:
   classifier that holds it by one without dropout, `vgg16.classifier = nn.Sequential(nn.Linear(...),
   nn.Linear(...))`), and so does its `VGG` class built directly, `torchvision.models.VGG(layers,
   num_classes=10)`; a module class building a
-  torchvision model, whole or in part, `nn.Sequential(*list(resnet.children())[:-3])`, holds
+  torchvision model, whole or in part, `nn.Sequential(*list(resnet.children())[:-3])` (also a class
+  of another file calling a builder its file imports by name, `from torchvision.models import resnet18`), holds
   its batch norm, not its dropout, which sits in the classifier a part often leaves out, and
   nothing where the class switches something to eval mode itself: `models.resnet50(...).eval()`; a
   torchvision model another file of the run builds at module level and this file imports,
