@@ -19,7 +19,8 @@ switch to eval mode under the other branch (or under `if phase == "validation":`
 the phase is a parameter of a function, a caller with grad enabled handing it an evaluation value:
 `self.run_epoch(val_loader, mode="val")`, `run_epoch(loader, train=False)`; any parameter guarding
 every backward pass alone, whatever its name, is such a flag: `if grad: loss.backward()` and
-`run_epoch(test_loader, False)`; so is a parameter tested for None, `if optimizer is not None:
+`run_epoch(test_loader, False)`; so is a local name bound once to such a test, `train_mode = optimizer is not None`
+then `if train_mode:`; so is a parameter tested for None, `if optimizer is not None:
 loss.backward()` or `if optimizer:`, where the call leaves it out or hands None, also where the body
 switches the mode itself, `model.train() if optimizer else model.eval()`), and a model call outside both,
 with grad enabled: the evaluation phase records a graph for nothing (`torch.set_grad_enabled(phase == "train")` around
@@ -4369,11 +4370,11 @@ def _evaluation_phase_call(ctx, function: ast.AST) -> Optional[ast.Call]:
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or "backward" not in ctx.text(function):
         return None
     tests = [
-        node.test
+        _flag_source(function, node.test)
         for node in ctx.model.own_nodes(function)
         if isinstance(node, ast.If)
         and (_training_phase_test(node.test) or _backward_flag(function, node))
-        and _phase_name(node.test) is not None
+        and _phase_name(_flag_source(function, node.test)) is not None
     ]
     if not tests:
         return None
@@ -4428,11 +4429,33 @@ def _in_training_branch(ctx, call: ast.Call, scope: ast.AST, training_test) -> b
     return False
 
 
+def _flag_source(function: ast.AST, test: ast.AST) -> ast.AST:
+    """A test of a local name the function's body binds once, at its top, to a test of a
+    parameter (``train_mode = optimizer is not None``, then ``if train_mode:``): that test;
+    the test itself otherwise."""
+    if not isinstance(test, ast.Name) or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return test
+    bound = [
+        statement.value
+        for statement in function.body
+        if isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+        and statement.targets[0].id == test.id
+    ]
+    if len(bound) != 1 or test.id in {arg.arg for arg in parameters(function)}:
+        return test
+    value = bound[0]
+    name = value.id if isinstance(value, ast.Name) else _given_name(value)
+    return value if name is not None and name in {arg.arg for arg in parameters(function)} else test
+
+
 def _backward_flag(function: ast.AST, test_of: ast.If) -> bool:
-    """Whether an ``if`` tests a parameter of the function alone, whatever its name, and its body
+    """Whether an ``if`` tests a parameter of the function alone, whatever its name (or a local
+    name bound once to such a test: ``train_mode = optimizer is not None``), and its body
     runs a backward pass (``def run_epoch(model, loader, grad): ... if grad: loss.backward()``):
     the flag that tells the function's training pass from its evaluation pass."""
-    test = test_of.test
+    test = _flag_source(function, test_of.test)
     name = test.id if isinstance(test, ast.Name) else _given_name(test)
     return (
         isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -5199,6 +5222,34 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The same with the evaluation pass called under `no_grad`.
+        Valid(
+            """
+            import torch
+
+
+            def pass_epoch(model, loader, criterion, optimizer=None):
+                train_mode = optimizer is not None
+                model.train(mode=train_mode)
+                total = 0.0
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    if train_mode:
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                    total += loss.item()
+                return total / len(loader)
+
+
+            def fit(model, train_loader, val_loader, criterion, epochs=10):
+                optimizer = torch.optim.Adam(model.parameters())
+                for _ in range(epochs):
+                    pass_epoch(model, train_loader, criterion, optimizer)
+                    with torch.no_grad():
+                        print(pass_epoch(model, val_loader, criterion, optimizer=None))
+            """
+        ),
         # `predict_proba` of models a caller loads with `joblib.load`, where no module class defines it: scikit-learn's API.
         Valid(
             """
@@ -10380,6 +10431,36 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The phase's flag kept in a local name (`train_mode = optimizer is not None`).
+        Invalid(
+            """
+            import torch
+
+
+            def pass_epoch(model, loader, criterion, optimizer=None):
+                train_mode = optimizer is not None
+                model.train(mode=train_mode)
+                total = 0.0
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    if train_mode:
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                    total += loss.item()
+                return total / len(loader)
+
+
+            def fit(model, train_loader, val_loader, criterion, epochs=10):
+                optimizer = torch.optim.Adam(model.parameters())
+                for _ in range(epochs):
+                    pass_epoch(model, train_loader, criterion, optimizer)
+                    print(pass_epoch(model, val_loader, criterion, optimizer=None))
+            """,
+            line=9,
+            column=26,
+            message="`model(...)` runs with grad enabled in every phase, but only the phase where `train_mode` (line 10) backpropagates: in the evaluation phase (`pass_epoch(model, val_loader, criterion, optimizer=None)`, line 22) autograd records a graph for nothing, wasting memory and time; run the forward pass under `with torch.set_grad_enabled(train_mode):`",
+        ),
         # The same where a module class of the file runs its model by `predict_proba`.
         Invalid(
             """
