@@ -319,38 +319,30 @@ class ScopeFlow:
         """``states[i] = hidden`` into ``states = torch.zeros(n, b, h)``, with grad on: the
         tensor written into records the copy and carries the graph of what it is given (its
         name bound again, to a tensor with a graph); None where nothing changes."""
-        if len(stmt.targets) != 1 or state.mode.off:
-            return None
-        target = stmt.targets[0]
-        if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
-            return None
-        current = state.env.get(target.value.id)
+        name = _slot_of_a_name(stmt) if not state.mode.off else None
+        current = state.env.get(name) if name is not None else None
         if current is None or current.kind is not Kind.TENSOR or current.grad is not Grad.NO:
             return None
         stored = self.model.evaluate(stmt.value, state, self.frame)
         if stored.kind not in (Kind.TENSOR, Kind.UNKNOWN) or stored.grad is Grad.NO:
             return None
         # what is given carries a graph, or may (a recurrent step of a model handed in)
-        return {target.value.id: current.with_(grad=stored.grad)}
+        return {name: current.with_(grad=stored.grad)}
 
     def _filled_placeholders(self, stmt: ast.Assign, state: State) -> Optional[dict]:
         """``actors[i] = Actor(...)`` into ``actors = [None] * n`` (a list of placeholders):
         the list holds what is stored into it (as ``SemanticModel._attribute_items`` for
         ``self.actors[i]``); nothing new where what is stored is not known; None for any other
         assignment."""
-        if len(stmt.targets) != 1:
-            return None
-        target = stmt.targets[0]
-        if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
-            return None
-        current = state.env.get(target.value.id)
+        name = _slot_of_a_name(stmt)
+        current = state.env.get(name) if name is not None else None
         if current is None or not placeholders(current):
             return None
-        self._discard(target.slice, state)
+        self._discard(stmt.targets[0].slice, state)  # type: ignore[attr-defined]
         stored = self.model.evaluate(stmt.value, state, self.frame)
         if stored.kind in (Kind.UNKNOWN, Kind.NONE):
             return {}
-        return {target.value.id: container(stored)}
+        return {name: container(stored)}
 
     def _attribute_effects(self, targets: list, value_node: ast.AST, state: State) -> State:
         """``x.requires_grad = True`` makes ``x`` a leaf that requires grad; ``= False``, a
@@ -680,3 +672,13 @@ _STATEMENTS = {
 }
 if hasattr(ast, "TryStar"):
     _STATEMENTS[ast.TryStar] = ScopeFlow._try
+
+
+def _slot_of_a_name(stmt: ast.Assign) -> Optional[str]:
+    """The name whose item an assignment's one target stores into (``states`` of ``states[i] = h``)."""
+    if len(stmt.targets) != 1:
+        return None
+    target = stmt.targets[0]
+    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+        return target.value.id
+    return None

@@ -152,15 +152,20 @@ def _already_detached(node: ast.Attribute) -> bool:
     )
 
 
-def _loss_indexed_at_zero(ctx, data: ast.Attribute) -> bool:
-    """Whether ``x.data[0]`` indexes a loss (``Role.LOSS``: a criterion's output, a sum of them)."""
+def _indexed_at_zero(ctx, data: ast.Attribute) -> bool:
+    """Whether a ``.data`` is indexed at once by ``[0]`` (``x.data[0]``)."""
     parent = ctx.parent(data)
-    if not (
+    return (
         isinstance(parent, ast.Subscript)
         and parent.value is data
         and isinstance(parent.slice, ast.Constant)
         and parent.slice.value == 0
-    ):
+    )
+
+
+def _loss_indexed_at_zero(ctx, data: ast.Attribute) -> bool:
+    """Whether ``x.data[0]`` indexes a loss (``Role.LOSS``: a criterion's output, a sum of them)."""
+    if not _indexed_at_zero(ctx, data):
         return False
     value = ctx.model.value(data.value)
     return value.kind is Kind.TENSOR and value.has(Role.LOSS)
@@ -169,13 +174,7 @@ def _loss_indexed_at_zero(ctx, data: ast.Attribute) -> bool:
 def _element_indexed_at_zero(ctx, data: ast.Attribute) -> bool:
     """Whether ``x.data[0]`` indexes an element a tensor was indexed twice for (``t[i][j].data[0]``,
     ``t[i, j].data[0]``): the 0.3-era read of a matrix's element, 0-dim since 0.4."""
-    parent = ctx.parent(data)
-    if not (
-        isinstance(parent, ast.Subscript)
-        and parent.value is data
-        and isinstance(parent.slice, ast.Constant)
-        and parent.slice.value == 0
-    ):
+    if not _indexed_at_zero(ctx, data):
         return False
     element = data.value
     indexes: list = []

@@ -1806,24 +1806,14 @@ def _step_without_backward(ctx, call: ast.Call) -> bool:
     call and the step (``x_fake = G(x, c); g_loss = ...; g_opt.zero_grad(); g_opt.step()``): a
     training step whose ``g_loss.backward()`` is missing, a bug of its own that `no_grad` would
     hide (and the backward, once written, would raise under it)."""
-    statement: Optional[ast.AST] = None
-    child: ast.AST = call
-    block = None
-    for ancestor in ctx.ancestors(call):
-        if isinstance(child, ast.stmt):
-            for field in ("body", "orelse", "finalbody"):
-                stmts = getattr(ancestor, field, None)
-                if isinstance(stmts, list) and child in stmts:
-                    block, statement = stmts, child
-                    break
-            if block is not None:
-                break
-        if isinstance(ancestor, FUNCTION_TYPES + (ast.ClassDef,)):
-            break
-        child = ancestor
-    if block is None or statement is None:
+    enclosing = ctx.model.enclosing(call)
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    placed = ctx.model.rebindings(scope).blocks.get(id(enclosing[0])) if enclosing else None
+    if placed is None:
         return False
-    for later in block[block.index(statement) :]:
+    block, index = placed
+    statement = block[index]
+    for later in block[index:]:
         # in the order of the text (`if train: with amp.scale_loss(...) as s: s.backward()`, then
         # `opt.step()`: the backward pass comes first, however deep)
         calls = sorted(
@@ -4443,11 +4433,12 @@ def _flag_source(function: ast.AST, test: ast.AST) -> ast.AST:
         and isinstance(statement.targets[0], ast.Name)
         and statement.targets[0].id == test.id
     ]
-    if len(bound) != 1 or test.id in {arg.arg for arg in parameters(function)}:
+    names = {arg.arg for arg in parameters(function)}
+    if len(bound) != 1 or test.id in names:
         return test
     value = bound[0]
     name = value.id if isinstance(value, ast.Name) else _given_name(value)
-    return value if name is not None and name in {arg.arg for arg in parameters(function)} else test
+    return value if name is not None and name in names else test
 
 
 def _backward_flag(function: ast.AST, test_of: ast.If) -> bool:

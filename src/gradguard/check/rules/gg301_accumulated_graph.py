@@ -2795,11 +2795,12 @@ class AccumulatedGraph(Rule):
         )
         # `batch_loss, loss = seq2seq(x, y)`, then `loss.backward()`: a loss of the same forward
         # pass as the one backpropagated, whatever the flow knows of the model's outputs
+        sibling_backpropagated = _sibling_backpropagated(ctx, uses, value, loop)
         sibling_loss = (
-            isinstance(value, ast.Name)
+            sibling_backpropagated
+            and isinstance(value, ast.Name)
             and added.grad is not Grad.NO
             and names_a_loss(value.id)
-            and _sibling_backpropagated(ctx, uses, value, loop)
         )
         if (
             not (added.carries_grad and (added.has(Role.LOSS) or _named_loss_in(ctx, value)))
@@ -2828,8 +2829,7 @@ class AccumulatedGraph(Rule):
             feeds_backward
             or _returned_after_backward(ctx, uses, _names(value), loop)
             or _called_to_backpropagate(ctx, value)
-            or sibling_loss
-            or _sibling_backpropagated(ctx, uses, value, loop)
+            or sibling_backpropagated
         )
         if not backward_each_step:
             if not _runs_model(ctx, loop):
