@@ -4913,3 +4913,59 @@ def test_twin_a_static_method_that_only_reads_its_argument_does_not(tmp_path, ca
     )
     train = write(tmp_path, "train.py", SIREN_TRAIN.replace("GRADIENT", "GradientUtils.gradient"))
     assert [line for line in findings(capsys, core, train) if "train.py" in line and "GG201" in line]
+
+
+PHASE_TRAINER = """
+    def class_trainer(loader, model, loss_fn, optimizer=None):
+        if optimizer:
+            model.train()
+        else:
+            model.eval()
+        total = 0.0
+        for x, y in loader:
+            loss = loss_fn(model(x), y)
+            if optimizer:
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            total += loss.item()
+        return total / len(loader)
+"""
+
+PHASE_CALLER = """
+    import torch
+    from trainers import class_trainer
+
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Dropout(0.5), torch.nn.Linear(8, 1))
+    optimizer = torch.optim.Adam(model.parameters())
+    for epoch in range(3):
+        class_trainer(train_loader, model, torch.nn.MSELoss(), optimizer)
+    VALIDATION
+"""
+
+
+def test_a_trainer_switching_to_eval_without_its_optimizer_serves_another_files_evaluation(tmp_path, capsys):
+    # `if optimizer: model.train() else: model.eval()`: the function's own evaluation phase, which
+    # main.py runs with grad on
+    trainers = write(tmp_path, "trainers.py", PHASE_TRAINER)
+    caller = write(
+        tmp_path,
+        "main.py",
+        PHASE_CALLER.replace("VALIDATION", "print(class_trainer(val_loader, model, torch.nn.MSELoss()))"),
+    )
+    found = [line for line in findings(capsys, trainers, caller) if "GG201" in line]
+    assert len(found) == 1 and "trainers.py:9:" in found[0] and "set_grad_enabled(optimizer is not None)" in found[0]
+    assert "evaluation phase (`model.eval()`, line 6)" in found[0]
+
+
+def test_twin_another_file_evaluating_under_no_grad_keeps_the_trainer_quiet(tmp_path, capsys):
+    trainers = write(tmp_path, "trainers.py", PHASE_TRAINER)
+    caller = write(
+        tmp_path,
+        "main.py",
+        PHASE_CALLER.replace(
+            "VALIDATION",
+            "with torch.no_grad():\n        print(class_trainer(val_loader, model, torch.nn.MSELoss()))",
+        ),
+    )
+    assert not [line for line in findings(capsys, trainers, caller) if "GG201" in line]

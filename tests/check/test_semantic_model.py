@@ -3118,6 +3118,35 @@ def test_twin_a_list_of_placeholders_never_filled_holds_nothing_known():
     assert value.kind is not Kind.MODULE
 
 
+def test_a_list_of_zeros_filled_by_index_with_tensors_no_longer_holds_numbers():
+    value, _ = ask(
+        """
+        import torch
+        def decode(decoder, x, n):
+            top = [0] * n
+            out, (h, c) = decoder(x)
+            for b in range(n):
+                top[b] = h[:, b : b + 1, :]
+            for b in range(n):
+                kept = top[b]  # <- top
+        """
+    )
+    assert value.kind is Kind.CONTAINER and value.elem is not None and value.elem.kind is not Kind.NUMBER
+
+
+def test_twin_a_list_of_zeros_filled_by_index_with_counts_holds_numbers():
+    value, _ = ask(
+        """
+        def count(labels, n):
+            counts = [0] * n
+            for y in labels:
+                counts[y] = counts[y] + 1
+            return counts  # <- counts
+        """
+    )
+    assert value.kind is Kind.CONTAINER and value.elem is not None and value.elem.kind is Kind.NUMBER
+
+
 def test_join_of_a_list_of_placeholders_and_a_filled_one_holds_what_fills_it():
     from gradguard.check.analysis.values import NONE_VALUE, container, join, module
 
@@ -4438,3 +4467,25 @@ def test_a_tuple_whose_part_another_method_makes_is_asked_as_run():
     returned = ctx.model.returns_as_called(method)
     assert returned.kind is Kind.CONTAINER and returned.items is not None
     assert returned.items[0].kind is Kind.TENSOR and returned.may_carry_graph
+
+
+def test_a_model_loaded_from_torch_hub_is_a_module():
+    value, _ = ask(
+        """
+        import torch
+        net = torch.hub.load("pytorch/vision:v0.10.0", "alexnet", pretrained=True)
+        out = net(x)  # <- net
+        """
+    )
+    assert value.kind is Kind.MODULE
+
+
+def test_twin_a_tokenizer_loaded_from_torch_hub_is_no_module():
+    value, _ = ask(
+        """
+        import torch
+        tok = torch.hub.load("huggingface/pytorch-transformers", "tokenizer", "bert-base-uncased")
+        ids = tok(text)  # <- tok
+        """
+    )
+    assert value.kind is not Kind.MODULE

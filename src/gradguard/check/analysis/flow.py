@@ -336,13 +336,27 @@ class ScopeFlow:
         assignment."""
         name = _slot_of_a_name(stmt)
         current = state.env.get(name) if name is not None else None
-        if current is None or not placeholders(current):
+        if current is None:
+            return None
+        if _numbers(current):
+            return self._refilled_numbers(name, stmt, state)
+        if not placeholders(current):
             return None
         self._discard(stmt.targets[0].slice, state)  # type: ignore[attr-defined]
         stored = self.model.evaluate(stmt.value, state, self.frame)
         if stored.kind in (Kind.UNKNOWN, Kind.NONE):
             return {}
         return {name: container(stored)}
+
+    def _refilled_numbers(self, name: str, stmt: ast.Assign, state: State) -> Optional[dict]:
+        """``top[b] = h[:, b]`` into ``top = [0] * n``: zeros used as placeholders; the list
+        holds what is stored into it where that is not a number (None where it is: a list of
+        counts stays one)."""
+        stored = self.model.evaluate(stmt.value, state, self.frame)
+        if stored.kind is Kind.NUMBER:
+            return None
+        self._discard(stmt.targets[0].slice, state)  # type: ignore[attr-defined]
+        return {name: container(stored if stored.kind is Kind.TENSOR else UNKNOWN)}
 
     def _attribute_effects(self, targets: list, value_node: ast.AST, state: State) -> State:
         """``x.requires_grad = True`` makes ``x`` a leaf that requires grad; ``= False``, a
@@ -672,6 +686,11 @@ _STATEMENTS = {
 }
 if hasattr(ast, "TryStar"):
     _STATEMENTS[ast.TryStar] = ScopeFlow._try
+
+
+def _numbers(value: Value) -> bool:
+    """A list of numbers (``[0] * n``): its items may be placeholders for what is stored later."""
+    return value.kind is Kind.CONTAINER and value.elem is not None and value.elem.kind is Kind.NUMBER
 
 
 def _slot_of_a_name(stmt: ast.Assign) -> Optional[str]:

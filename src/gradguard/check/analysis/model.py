@@ -423,6 +423,10 @@ class ScopeUses:
 # What `torch.load(path)` gives: a state dict, a tensor or a whole pickled model, not known until
 # the code uses it (called, it is the model: `net = torch.load("net.pt").cuda()`, then `net(x)`).
 _LOADED = Value(Kind.UNKNOWN, ref="torch.load")
+# torch.hub entry points that hand back no model: a tokenizer, pre- and post-processing
+# helpers (`nvidia_ssd_processing_utils`), a model with its helpers (`silero_vad` -> (model, utils)
+# is unpacked, which a module is not).
+_HUB_HELPER_ENTRY_RE = re.compile(r"token|util|process|transform|vocab|config|silero|feature_extractor", re.I)
 # A `torch.distributions` object's methods that compute from the tensors it was built from.
 _DISTRIBUTION_GRAPH_METHODS = frozenset({"log_prob", "entropy", "rsample", "cdf", "icdf", "perplexity"})
 
@@ -737,6 +741,11 @@ class SemanticModel:
         """Call sites of a function of this file, or None when it is used other than by
         calling it (passed on, stored, decorated, exported) or defined where that is unknown."""
         return self._callers_of(fn)
+
+    def external_calls(self, fn: ast.AST) -> list:
+        """Whether each call of a function of this file from the run's other files runs with
+        grad off (read from their text), [] where none is known."""
+        return self._external_calls(fn)
 
     def body_binds(self, fn: ast.AST, name: str) -> bool:
         """Whether a function's statements assign ``name`` (a parameter it rebinds no longer
@@ -4724,6 +4733,10 @@ class SemanticModel:
             ):
                 # YOLOv5's AutoShape: its forward runs under inference mode, it returns detections
                 return Value(Kind.OTHER, ref=qual)
+            if isinstance(entry, str) and not _HUB_HELPER_ENTRY_RE.search(entry):
+                # `torch.hub.load("pytorch/vision", "alexnet")`: the entry point builds a model
+                # (not a tokenizer's or a pre-processing helper's entry)
+                return module()
         if qual in vocab.PARAMETER_NAMES:
             requires = vocab.call_argument(node, 1, "requires_grad")
             off = requires is not None and vocab.constant_of(requires, default=None) is False
@@ -5595,8 +5608,10 @@ class SemanticModel:
         # a function defined in another's body (`def get_action_argmax(next_states)` of a loss
         # function) is called there only, by its name
         nested = isinstance(owner, FUNCTION_TYPES)
-        if not (is_method or nested or isinstance(owner, ast.Module)) or name.startswith("__"):
-            return None
+        if not (is_method or nested or isinstance(owner, ast.Module)) or (
+            name.startswith("__") and name.endswith("__")
+        ):
+            return None  # a dunder method runs where Python calls it (a private `__solve` is called by name)
         definitions = self._scope(owner).definitions.get(name, ())
         window = None  # (first line, last line) of the calls that run this definition
         if len(definitions) > 1:

@@ -2107,6 +2107,37 @@ class TensorDataRead(Rule):
             "gradients; use `.detach()`",
         ),
         Invalid(
+            # a beam search's list of zeros, filled by index with slices of the decoder's state
+            """
+            import torch
+
+            def best_states(decoder, x, n, keep):
+                top_h = [0] * n
+                out, (h, c) = decoder(x)
+                for b in range(n):
+                    top_h[b] = h[:, b : b + 1, :]
+                for b in range(n):
+                    top_h[b] = top_h[b].data.index_select(1, keep)
+                return torch.cat(top_h, 1)
+            """,
+            line=9,
+            column=20,
+            message="`top_h[b].data` reads the tensor without autograd's version counter; `top_h[b].detach()` reads "
+            "the same values and keeps in-place checks",
+            fixed="""
+            import torch
+
+            def best_states(decoder, x, n, keep):
+                top_h = [0] * n
+                out, (h, c) = decoder(x)
+                for b in range(n):
+                    top_h[b] = h[:, b : b + 1, :]
+                for b in range(n):
+                    top_h[b] = top_h[b].detach().index_select(1, keep)
+                return torch.cat(top_h, 1)
+            """,
+        ),
+        Invalid(
             # a spectral norm's power iteration: `torch.mv` takes only tensors, in either place (not
             # `w.data.shape[0]`: nothing shows `w` is a tensor)
             """

@@ -567,6 +567,8 @@ class _Unit:
     """What one function body (or the module) has shown so far."""
 
     eval_calls: list = field(default_factory=list)  # every ``x.eval()`` / ``x.train(False)``, in order
+    # every ``x.train(phase == "train")``: eval mode in the evaluation phase of a loop over phases
+    phase_switches: list = field(default_factory=list)
     loader_loops: dict = field(default_factory=dict)  # id(loop) -> (loop, loader text)
     # Loops whose iterable may be evaluation data, by its text, not asked about yet (the model
     # is asked only when a call in the loop may be a model call): id(loop) -> (loop, name).
@@ -1297,6 +1299,17 @@ def _switches_to_eval(call: ast.Call) -> bool:
         arg = call.args[0]
         return isinstance(arg, ast.Constant) and arg.value is False
     return False
+
+
+def _switches_by_phase(call: ast.Call) -> bool:
+    """``x.train(phase == "train")``: training mode in the training phase, eval mode in the other."""
+    return (
+        isinstance(call.func, ast.Attribute)
+        and call.func.attr == "train"
+        and len(call.args) == 1
+        and not call.keywords
+        and _training_phase_test(call.args[0])
+    )
 
 
 def _callee(call: ast.Call) -> ast.AST:
@@ -4404,7 +4417,51 @@ def _evaluation_phase_call(ctx, function: ast.AST) -> Optional[ast.Call]:
             if evaluates:
                 cache[key] = site.call
                 return site.call
+    for test in tests:
+        switch = _own_evaluation_switch(ctx, function, test)
+        if switch is not None:
+            cache[key] = switch
+            return switch
     return None
+
+
+def _own_evaluation_switch(ctx, function: ast.AST, test: ast.AST) -> Optional[ast.Call]:
+    """The ``model.eval()`` a function runs itself where its optional parameter is absent
+    (``def class_trainer(loader, model, loss_fn, optimizer=None): if optimizer: model.train()
+    else: model.eval()``, its backward pass under ``if optimizer:``): the function serves an
+    evaluation phase, whichever way its callers reach it (through a factory, from another
+    file). None where a caller of another file runs it with grad off, or where its own file
+    calls it (those calls say, and none of them left the parameter out with grad on)."""
+    name = _given_name(test) or (test.id if isinstance(test, ast.Name) else None)
+    if name is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    default = parameter_defaults(function).get(name)
+    if not (isinstance(default, ast.Constant) and default.value is None):
+        return None
+    switch = None
+    shown = ast.dump(test)
+    for node in ctx.model.own_nodes(function):
+        if isinstance(node, (ast.If, ast.IfExp)) and ast.dump(_flag_source(function, node.test)) == shown:
+            branch = node.orelse if isinstance(node, ast.If) else [node.orelse]
+            switch = next(
+                (
+                    sub
+                    for statement in branch
+                    for sub in ast.walk(statement)
+                    if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "eval"
+                ),
+                None,
+            )
+            if switch is not None:
+                break
+    if switch is None:
+        return None
+    if any(ctx.model.external_calls(function)):
+        return None  # another file runs it with grad off: perhaps its evaluation phase
+    callers = ctx.model.callers(function)
+    if callers:
+        return None  # its own file's calls say (none left the parameter out with grad on)
+    return switch
 
 
 def _in_training_branch(ctx, call: ast.Call, scope: ast.AST, training_test) -> bool:
@@ -4469,7 +4526,9 @@ def _training_phase_only(ctx, unit: _Unit, scope: ast.AST, call: ast.Call) -> Op
     # (also where the scope switches to eval mode itself: `model.train() if optimizer else
     # model.eval()`, then `if optimizer: loss.backward()`, called with no optimizer)
     phase_call = _evaluation_phase_call(ctx, scope) if unit.eval_call is None or scope is not ctx.tree else None
-    if (unit.eval_call is None and phase_call is None) or ctx.model.grad_mode(call) is not GradMode.ENABLED:
+    if (unit.eval_call is None and phase_call is None and not unit.phase_switches) or ctx.model.grad_mode(
+        call
+    ) is not GradMode.ENABLED:
         return None
     backward = [
         node
@@ -4526,6 +4585,9 @@ def _training_phase_only(ctx, unit: _Unit, scope: ast.AST, call: ast.Call) -> Op
                 return tests[0].test, eval_call  # `if phase == "train": model.train() else: model.eval()`
             if _evaluation_phase_test(statement.test) and in_block(statement.body, eval_call):
                 return tests[0].test, eval_call  # `if phase == "validation": model.eval()`
+    for switch in unit.phase_switches:
+        if ast.dump(switch.args[0]) in shown:
+            return tests[0].test, switch  # `model.train(phase == "train")`
     if phase_call is not None:
         # `model.train() if optimizer else model.eval()` of a scope called with no optimizer
         return tests[0].test, phase_call
@@ -5213,6 +5275,46 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # One body for both phases, switched by `model.train(phase == "train")`, the forward pass
+        # under `set_grad_enabled` of the same test.
+        Valid(
+            """
+            import torch
+
+
+            def fit(model, dataloaders, optimizer, criterion, epochs):
+                for epoch in range(epochs):
+                    for phase in ["train", "val"]:
+                        model.train(phase == "train")
+                        for inputs, labels in dataloaders[phase]:
+                            optimizer.zero_grad()
+                            with torch.set_grad_enabled(phase == "train"):
+                                loss = criterion(model(inputs), labels)
+                            if phase == "train":
+                                loss.backward()
+                                optimizer.step()
+                            print(loss.item())
+            """
+        ),
+        # A private method (`__solve`) is called by its name: its one caller runs it under `no_grad`.
+        Valid(
+            """
+            import torch
+
+
+            class Solver:
+                def __init__(self, model):
+                    self.model = model
+                    self.model.eval()
+
+                def __solve(self, grid):
+                    return self.model(grid).argmax(1)
+
+                def solve(self, grid):
+                    with torch.no_grad():
+                        return self.__solve(grid)
+            """
+        ),
         # The same with the evaluation pass called under `no_grad`.
         Valid(
             """
@@ -10422,6 +10524,87 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # One body for both phases, switched by `model.train(phase == "train")`: the validation
+        # phase records a graph for nothing.
+        Invalid(
+            """
+            import torch
+
+
+            def fit(model, dataloaders, optimizer, criterion, epochs):
+                for epoch in range(epochs):
+                    for phase in ["train", "val"]:
+                        model.train(phase == "train")
+                        for inputs, labels in dataloaders[phase]:
+                            optimizer.zero_grad()
+                            loss = criterion(model(inputs), labels)
+                            if phase == "train":
+                                loss.backward()
+                                optimizer.step()
+                            print(loss.item())
+            """,
+            line=10,
+            column=34,
+            message='`model(...)` runs with grad enabled in every phase, but only the phase where `phase == "train"` '
+            '(line 11) backpropagates: in the evaluation phase (`model.train(phase == "train")`, line 7) autograd '
+            "records a graph for nothing, wasting memory and time; run the forward pass under "
+            '`with torch.set_grad_enabled(phase == "train"):`',
+        ),
+        # A trainer switching to eval mode when it is given no optimizer, reached through a factory:
+        # its evaluation phase runs with grad on.
+        Invalid(
+            """
+            def class_trainer(loader, model, loss_fn, optimizer=None):
+                if optimizer:
+                    model.train()
+                else:
+                    model.eval()
+                total = 0.0
+                for x, y in loader:
+                    loss = loss_fn(model(x), y)
+                    if optimizer:
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                    total += loss.item()
+                return total / len(loader)
+
+
+            def get_trainer(name):
+                if name == "class":
+                    return class_trainer
+                raise ValueError(name)
+            """,
+            line=8,
+            column=24,
+            message="`model(...)` runs with grad enabled in every phase, but only the phase where `optimizer` (line 9) "
+            "backpropagates: in the evaluation phase (`model.eval()`, line 5) autograd records a graph for nothing, "
+            "wasting memory and time; run the forward pass under `with torch.set_grad_enabled(optimizer is not None):`",
+        ),
+        # A model loaded from torch.hub, kept by a module and run by its `predict`.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+
+
+            class HubNet(nn.Module):
+                def __init__(self, num_classes):
+                    super().__init__()
+                    self.layers = torch.hub.load("pytorch/vision:v0.10.0", "alexnet", pretrained=True)
+                    self.layers.classifier[-1] = nn.Linear(4096, num_classes)
+
+                def predict(self, single_in):
+                    pred = self.layers(single_in.unsqueeze(0))
+                    return torch.argmax(pred, dim=1).item()
+            """,
+            line=12,
+            column=16,
+            message="`self.layers(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, wasting "
+            "memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            unsafe=True,
+        ),
         # The phase's flag kept in a local name (`train_mode = optimizer is not None`).
         Invalid(
             """
@@ -18167,6 +18350,11 @@ class EvalWithGrad(Rule):
                     if unit is not None:
                         unit.eval_calls.append(node)
             return
+        if isinstance(func, ast.Attribute) and _switches_by_phase(node):
+            unit = self._unit(ctx)
+            if unit is not None and ctx.model.value(func.value).kind in (Kind.MODULE, Kind.UNKNOWN):
+                unit.phase_switches.append(node)
+            return
         function = ctx.function
         if isinstance(function, ast.Lambda) or ctx.grad_disabled:
             return  # inside `with torch.no_grad():` or a decorated function: no question to ask
@@ -18182,7 +18370,7 @@ class EvalWithGrad(Rule):
         callee = _callee(node)
         # Signs besides a loop over evaluation data that this call may evaluate.
         other_signs = (
-            (unit is not None and unit.eval_call is not None)
+            (unit is not None and (unit.eval_call is not None or bool(unit.phase_switches)))
             or named_eval
             or _switched_to_eval(ctx, callee)
             or (_names_a_split(ctx) and _may_be_evaluation_data(ctx, node))
@@ -18294,6 +18482,8 @@ class EvalWithGrad(Rule):
                 ctx, node, ctx.function, _training_phase_test
             ):
                 return _Candidate(node, "eval-phase")  # judged with the phase's test (`_decide`)
+        if unit is not None and unit.eval_call is None and unit.phase_switches:
+            return _Candidate(node, "eval-phase")  # `model.train(phase == "train")` before it
         if unit is not None and unit.eval_call is not None:
             if _test_or_demo(ctx, callee, node):
                 # `scripted = torch.jit.script(model)` in a test of the model it builds;

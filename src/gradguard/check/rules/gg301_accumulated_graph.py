@@ -155,6 +155,25 @@ class AccumulatedGraph(Rule):
     triggers = function_triggers
 
     valid = (
+        # `loss.requires_grad = True` (allowed on a leaf alone) shows the loss holds no graph: the
+        # list keeps no graph (the training itself is broken, which no rule of this one reports).
+        Valid(
+            """
+            import torch
+
+            def fit(model, optimizer, rank_loss, batches, epochs):
+                history = []
+                for epoch in range(epochs):
+                    for x, y in batches:
+                        loss = rank_loss(y, model(x))
+                        optimizer.zero_grad()
+                        loss.requires_grad = True
+                        loss.backward()
+                        optimizer.step()
+                    history.append(loss)
+                return history
+            """
+        ),
         # The same where the model hands back that loss as a number (`loss.item() / self.batch_sz`).
         Valid(
             """
@@ -2769,6 +2788,10 @@ class AccumulatedGraph(Rule):
         uses = model.uses(scope)
         if not (added.carries_grad and added.has(Role.LOSS)) and isinstance(value, ast.Name):
             added = _left_by_inner_loop(ctx, uses, value.id, node, loop) or added
+        if added.kind is Kind.TENSOR and added.has(Role.LEAF):
+            # a leaf holds no graph (`loss.requires_grad = True`, which torch allows on a leaf
+            # alone, shows the loss never had one)
+            return
         # `total_loss = policy_loss + 0.5 * value_loss`, `total_loss.backward()`: the terms added
         # elsewhere carry the graph that backward pass takes, whatever the flow knows of them
         # (not through the name of what it calls: `loss_function(ls, ts)` in an evaluation, where
