@@ -50,7 +50,9 @@ that call nothing they are given: `ssim(Variable(pred, volatile=True), target)`,
 or compared: `labels.data.cpu().numpy()`, `labels.data == predicted`, or never read again, nor at a
 loop's next turn), where the message says so and the call is fixed as
 above; so is one in a loop (or function) that runs a backward pass after it, a training input whose
-grad must stay on. `volatile=volatile` passing on a parameter of a function that defaults to `False` and that
+grad must stay on. A flag there (`volatile=(phase == "val")`, the backward pass under `if phase ==
+"train":`) names the phase that needs grad off: the message says to run it under
+`torch.set_grad_enabled(phase != "val")`, with no fix. `volatile=volatile` passing on a parameter of a function that defaults to `False` and that
 every call of the function in the file leaves out or passes `False` (`def to_var(x, volatile=False)`,
 then `to_var(images)`) is never set: the call is the plain legacy wrapper. Inside such a region
 `volatile` is redundant and the call is fixed as above. Calls with other arguments or with
@@ -183,7 +185,8 @@ class LegacyVariable(Rule):
         ),
     )
     invalid = (
-        # The wrapped input moved to the GPU, then trained on when `dynamic` is set.
+        # The wrapped input moved to the GPU, then trained on when `dynamic` is set: volatile in the
+        # other phase, which still records a graph.
         Invalid(
             """
             import torch
@@ -201,21 +204,9 @@ class LegacyVariable(Rule):
             """,
             line=7,
             column=18,
-            message="`volatile=True` was removed and does nothing, and a backward pass follows in this loop: `Variable` returns a detached tensor; use the tensor directly",
-            fixed="""
-            import torch
-            from torch.autograd import Variable
-
-
-            def evaluate(model, batches, criterion, optimizer, dynamic):
-                for inputs, targets in batches:
-                    inputs = torch.Tensor(inputs).cuda()
-                    loss = criterion(model(inputs), targets)
-                    if dynamic:
-                        optimizer.zero_grad()
-                        loss.backward()
-                        optimizer.step()
-            """,
+            message="`volatile=(not dynamic)` was removed and does nothing: where it is true, the forward pass on "
+            "this input still records a graph for nothing; run that pass under "
+            "`with torch.set_grad_enabled(dynamic):` instead",
         ),
         # Labels only a criterion handed in and a comparison read: no model runs on them.
         Invalid(
@@ -768,6 +759,15 @@ class LegacyVariable(Rule):
                     "disabled here) and `Variable` returns a detached tensor; use the tensor directly"
                 )
                 fix = self._fix(ctx, node)
+            elif volatile_value is ... and _backpropagated_after(ctx, node) and _may_reach_a_model(ctx, node):
+                # `Variable(inputs, volatile=(phase == "val"))`, the backward pass under `if phase ==
+                # "train":`: the flag names the evaluation phase, which still records a graph
+                message = (
+                    f"`volatile={_as_argument(ctx, volatile)}` was removed and does nothing: where it is true, the "
+                    f"forward pass on this input still records a graph for nothing; run that pass under "
+                    f"`with torch.set_grad_enabled({_negated(ctx, volatile)}):` instead"
+                )
+                fix = None
             elif _backpropagated_after(ctx, node):
                 # `Variable(image_train.cuda(), volatile=True)` in a training loop: no inference to wrap
                 message = (
@@ -1018,6 +1018,25 @@ def _read_on_a_later_turn(ctx, name: str, statement: ast.AST) -> bool:
             if any(binding.node is statement for binding in ctx.model.definitions(sub)):
                 return True
     return False
+
+
+def _as_argument(ctx, flag: ast.AST) -> str:
+    """The flag's text as an argument is written: parenthesised unless a name or an attribute."""
+    text = ctx.text(flag)
+    return text if isinstance(flag, (ast.Name, ast.Attribute)) else f"({text})"
+
+
+def _negated(ctx, flag: ast.AST) -> str:
+    """The text of ``not flag``: ``dynamic`` for ``not dynamic``, ``phase != "val"`` for
+    ``phase == "val"``."""
+    if isinstance(flag, ast.UnaryOp) and isinstance(flag.op, ast.Not):
+        return ctx.text(flag.operand)
+    if isinstance(flag, ast.Compare) and len(flag.ops) == 1 and isinstance(flag.ops[0], (ast.Eq, ast.NotEq)):
+        op = "!=" if isinstance(flag.ops[0], ast.Eq) else "=="
+        return f"{ctx.text(flag.left)} {op} {ctx.text(flag.comparators[0])}"
+    if isinstance(flag, (ast.Name, ast.Attribute, ast.Call)):
+        return f"not {ctx.text(flag)}"
+    return f"not ({ctx.text(flag)})"
 
 
 def _left_false_by_every_caller(ctx, volatile: ast.AST) -> bool:

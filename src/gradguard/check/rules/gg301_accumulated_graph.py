@@ -155,6 +155,28 @@ class AccumulatedGraph(Rule):
     triggers = function_triggers
 
     valid = (
+        # The same in a script whose validation loop binds `loss` again: the statement still shows
+        # what the training loop leaves is a leaf.
+        Valid(
+            """
+            import torch
+
+            history = []
+            for epoch in range(epochs):
+                model.train()
+                for x, y in train_batches:
+                    loss = rank_loss(y, model(x))
+                    optimizer.zero_grad()
+                    loss.requires_grad = True
+                    loss.backward()
+                    optimizer.step()
+                history.append(loss)
+                model.eval()
+                with torch.no_grad():
+                    for x, y in val_batches:
+                        loss = rank_loss(y, model(x))
+            """
+        ),
         # `loss.requires_grad = True` (allowed on a leaf alone) shows the loss holds no graph: the
         # list keeps no graph (the training itself is broken, which no rule of this one reports).
         Valid(
@@ -2788,7 +2810,9 @@ class AccumulatedGraph(Rule):
         uses = model.uses(scope)
         if not (added.carries_grad and added.has(Role.LOSS)) and isinstance(value, ast.Name):
             added = _left_by_inner_loop(ctx, uses, value.id, node, loop) or added
-        if added.kind is Kind.TENSOR and added.has(Role.LEAF):
+        if (added.kind is Kind.TENSOR and added.has(Role.LEAF)) or (
+            isinstance(value, ast.Name) and _made_a_leaf_in(loop, value.id)
+        ):
             # a leaf holds no graph (`loss.requires_grad = True`, which torch allows on a leaf
             # alone, shows the loss never had one)
             return
@@ -2995,6 +3019,24 @@ def _named_loss_in(ctx, value: ast.AST) -> bool:
         elif isinstance(node, (ast.BinOp, ast.UnaryOp)):
             stack.extend(ast.iter_child_nodes(node))
     return False
+
+
+def _made_a_leaf_in(loop: ast.AST, name: str) -> bool:
+    """Whether the loop sets ``name.requires_grad = True``: torch allows that on a leaf alone
+    (a tensor with a graph raises), so what the name holds there has no graph."""
+    return any(
+        isinstance(sub, ast.Assign)
+        and isinstance(sub.value, ast.Constant)
+        and sub.value.value is True
+        and any(
+            isinstance(target, ast.Attribute)
+            and target.attr == "requires_grad"
+            and isinstance(target.value, ast.Name)
+            and target.value.id == name
+            for target in sub.targets
+        )
+        for sub in ast.walk(loop)
+    )
 
 
 def _left_by_inner_loop(ctx, uses, name: str, node: ast.AST, loop: ast.AST):
