@@ -4969,3 +4969,48 @@ def test_twin_another_file_evaluating_under_no_grad_keeps_the_trainer_quiet(tmp_
         ),
     )
     assert not [line for line in findings(capsys, trainers, caller) if "GG201" in line]
+
+
+ENSEMBLE = """
+    import torch
+    import torch.nn as nn
+
+    def load_member(path):
+        member = nn.Linear(8, 5)
+        member.load_state_dict(torch.load(path))
+        return member
+
+    class Ensemble(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = load_member("a.pt")
+            self.b = load_member("b.pt")
+            SWITCH
+
+        def forward(self, x):
+            return torch.topk(self.a(x) + self.b(x), 3).indices.tolist()
+"""
+
+ENSEMBLE_EVALUATION = """
+    import torch
+    from recommender import Ensemble
+    from data import TweetData
+
+    model = Ensemble()
+    for batch in TweetData("test", batch_size=32):
+        preds = model(batch[0])
+        print(len(preds))
+"""
+
+
+def test_an_ensemble_of_another_file_switching_itself_to_eval_is_evaluated(tmp_path, capsys):
+    recommender = write(tmp_path, "recommender.py", ENSEMBLE.replace("SWITCH", "self.eval()"))
+    script = write(tmp_path, "evaluate.py", ENSEMBLE_EVALUATION)
+    found = [line for line in findings(capsys, recommender, script) if "GG201" in line]
+    assert len(found) == 1 and "evaluate.py:8:" in found[0] and "in eval mode" in found[0]
+
+
+def test_twin_an_ensemble_left_in_training_mode_is_not_known_to_evaluate(tmp_path, capsys):
+    recommender = write(tmp_path, "recommender.py", ENSEMBLE.replace("SWITCH", "self.train()"))
+    script = write(tmp_path, "evaluate.py", ENSEMBLE_EVALUATION)
+    assert not [line for line in findings(capsys, recommender, script) if "GG201" in line]

@@ -4489,3 +4489,36 @@ def test_twin_a_tokenizer_loaded_from_torch_hub_is_no_module():
         """
     )
     assert value.kind is not Kind.MODULE
+
+
+def test_a_module_whose_init_ends_in_eval_mode_is_made_in_eval_mode():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        class Ensemble(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a = nn.Linear(8, 5)
+                self.eval()
+        model = Ensemble()
+        out = model(x)  # <- model
+        """
+    )
+    assert value.kind is Kind.MODULE and value.has(Role.EVALUATING) and not value.has(Role.TRAINING)
+
+
+def test_twin_a_module_whose_init_switches_back_to_training_is_made_in_training_mode():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        class Student(nn.Module):
+            def __init__(self, teacher):
+                super().__init__()
+                self.teacher = teacher
+                self.eval()
+                self.train()
+        model = Student(None)
+        out = model(x)  # <- model
+        """
+    )
+    assert value.kind is Kind.MODULE and value.has(Role.TRAINING) and not value.has(Role.EVALUATING)

@@ -854,6 +854,10 @@ def classify(ctx, node: ast.Attribute) -> Optional[DataAccess]:
                     if name == "set_" and _discarded(ctx, grand):
                         # `emb.weight.data.set_(glove)`: only the new alias gets the new storage
                         return DataAccess(node, "write", how="alias-storage", site=grand)
+                    if name == "requires_grad_" and not _discarded(ctx, grand):
+                        # `x = images.data.requires_grad_()`: a new leaf on the same storage, which
+                        # `images.detach().requires_grad_()` makes with the version counter kept
+                        return DataAccess(node, "read", safe=True)
                     return None
                 if name in ALIAS_METHODS:
                     cur = grand

@@ -51,6 +51,7 @@ from gradguard.check.analysis.project import (
     accumulated_parameters,
     class_freezes_itself,
     holds_no_parameters,
+    init_switches_to_eval,
     loads_weights,
     returns_only_a_shape,
     sampled_outputs,
@@ -3522,7 +3523,8 @@ class SemanticModel:
         if info is None:
             return UNKNOWN
         if info.is_module:
-            return Value(Kind.MODULE, Grad.NO, Role.TRAINING, ref=info.key)
+            mode = Role.EVALUATING if init_switches_to_eval(self._methods(info).get("__init__")) else Role.TRAINING
+            return Value(Kind.MODULE, Grad.NO, mode, ref=info.key)
         if info.is_dataset:
             return dataset(None, info.key)
         return Value(Kind.OTHER, Grad.NO, ref=info.key)
@@ -4560,6 +4562,14 @@ class SemanticModel:
                 key = f"{sibling}.{name}"
         return key
 
+    def project_class_evaluates_itself(self, qual: str) -> bool:
+        """Whether a qualified name is a module class of another file of the run whose
+        ``__init__`` ends in eval mode (``project.ClassFact.evaluates_itself``)."""
+        if self.project is None:
+            return False
+        fact = self.project.classes.get(self._project_name(qual))
+        return fact is not None and fact.evaluates_itself
+
     def _project_class(self, qual: str) -> Optional[Value]:
         """An instance of a class another file of the run defines (``from model import Net``)."""
         if self.project is None:
@@ -4569,9 +4579,8 @@ class SemanticModel:
         if fact is None:
             return None
         if fact.module:
-            return Value(
-                Kind.MODULE, Grad.NO, Role.TRAINING | (Role.LOSS if fact.loss else Role.NONE), ref="project:" + name
-            )
+            mode = Role.EVALUATING if fact.evaluates_itself else Role.TRAINING
+            return Value(Kind.MODULE, Grad.NO, mode | (Role.LOSS if fact.loss else Role.NONE), ref="project:" + name)
         if fact.dataset:
             return dataset(None, "project:" + name)
         return Value(Kind.OTHER, Grad.NO, ref="project:" + name)
@@ -5295,6 +5304,8 @@ class SemanticModel:
                 qual = self.imports.qualified_name(sub.func)
                 if qual is not None and qual.startswith("torch.nn.") and not qual.startswith("torch.nn.functional."):
                     info.layers.add(vocab.last_name(qual))  # a layer class, not `F.relu(x)`
+                    if vocab.recurrent_dropout(sub, qual):
+                        info.layers.add("Dropout")  # `nn.LSTM(d, h, n, dropout=0.2)`: between its layers
                 elif qual is not None and qual.startswith("torchvision.models."):
                     if not vocab.SWITCHES_TO_EVAL_RE.search(self._scope_text(info.node)):
                         # (a backbone the class switches to eval mode itself normalises with its running averages)
@@ -5340,6 +5351,8 @@ class SemanticModel:
             if qual is None or not qual.startswith("torch.nn.") or qual.startswith("torch.nn.functional."):
                 continue
             (unused if id(sub) in unread else used).add(vocab.last_name(qual))
+            if vocab.recurrent_dropout(sub, qual):
+                (unused if id(sub) in unread else used).add("Dropout")
         info.unused_layers = unused - used
         return info.unused_layers
 

@@ -56,6 +56,11 @@ _LOSS_CLASS_RE = re.compile(r"(?:Loss|Criterion)\d*$")
 # A torchvision model built by its builder (`models.resnet50(pretrained=True)`).
 _TORCHVISION_BUILDER_RE = re.compile(r"(?<![\w.])(?:torchvision\.)?models\.(\w+)\s*\(")
 _LAYER_RE = re.compile(r"\b(Dropout\w*|AlphaDropout|FeatureAlphaDropout|BatchNorm\d?d|SyncBatchNorm)\s*\(")
+# A recurrent layer built with dropout between its layers (`nn.LSTM(d, h, n, dropout=0.2)`): a
+# dropout that training mode applies.
+_RECURRENT_DROPOUT_RE = re.compile(
+    r"\b(?:LSTM|GRU|RNN)\s*\((?:[^()]|\([^()]*\))*?\bdropout\s*=\s*(?:0*\.\d*[1-9]|[1-9])"
+)
 _MODULE_BASES = re.compile(
     r"(?:^|\.)(?:Module|Sequential|ModuleList|ModuleDict|LightningModule)\b|\btorchkeras\.Model\b"
 )
@@ -115,6 +120,8 @@ class ClassFact:
     # (length, position) of the tuples its `forward` returns whose item there is drawn from a
     # distribution (`actions = dist.sample()`, `return actions, log_prob, entropy, value`): no graph
     sampled_outputs: frozenset = frozenset()
+    # a module class whose `__init__` ends in eval mode (`self.eval()`: an ensemble of loaded members)
+    evaluates_itself: bool = False
 
 
 # `actions = dist.sample()`, `idx = torch.multinomial(probs, 1)`: a draw, which carries no graph.
@@ -521,7 +528,7 @@ class ProjectIndex:
                 f"{sorted(fact.quiet_methods)}:{sorted(fact.running_methods)}:{fact.loads_weights}:"
                 f"{sorted(fact.accumulating)}:{sorted(fact.held_model_methods)}:{sorted(fact.delegating_methods)}:"
                 f"{fact.parameterless}:{fact.differentiates}:{sorted(fact.training_methods)}:"
-                f"{sorted(fact.submodules)}:{fact.frozen}:{sorted(fact.sampled_outputs)}\n".encode()
+                f"{sorted(fact.submodules)}:{fact.frozen}:{sorted(fact.sampled_outputs)}:{fact.evaluates_itself}\n".encode()
             )
         for name in sorted(self.instances):
             h.update(f"instance {name}:{self.instances[name]}\n".encode())
@@ -831,6 +838,7 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
             | _annotated_module_parameters_stored(methods.get("__init__", "")),
             qualified in module_classes and _freezes_itself(methods),
             sampled_outputs(methods.get("forward", "")) if qualified in module_classes else frozenset(),
+            qualified in module_classes and _init_text_switches_to_eval(methods.get("__init__", "")),
         )
     for name, (path, text) in texts.items():
         imported = dict(_imported_by_name(index, path, text, index.classes))
@@ -1172,7 +1180,9 @@ def _nested_layers(bodies: dict, module_classes: set, by_short: dict, texts: dic
     their own names; ``texts``: module name -> (path, text), to read which of several classes of
     one name a file imports)."""
     own = {
-        q: frozenset(_LAYER_RE.findall(bodies[q])).union(
+        q: frozenset(_LAYER_RE.findall(bodies[q]))
+        .union(("Dropout",) if _RECURRENT_DROPOUT_RE.search(bodies[q]) else ())
+        .union(
             *(
                 vocab.torchvision_backbone_layers(name)
                 for name in [
@@ -2022,6 +2032,50 @@ def _freezes_itself(methods: dict) -> bool:
             if not stored.get(attr) or not all(_LITERAL_RE.match(value) for value in stored[attr]):
                 return False  # a part that may hold parameters, or what the text does not show
     return True
+
+
+def init_switches_to_eval(init: Optional[ast.AST]) -> bool:
+    """Whether a module class's ``__init__`` ends in eval mode: a statement of its own body runs
+    ``self.eval()`` (or ``self.train(False)``) and none after it ``self.train()`` (an ensemble of
+    loaded members: ``self.a = load_member(path); self.eval()``)."""
+    if not isinstance(init, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    mode = None
+    for stmt in init.body:
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if not (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Name)
+            and call.func.value.id == "self"
+        ):
+            continue
+        if call.func.attr == "eval" and not call.args:
+            mode = False
+        elif call.func.attr == "train":
+            flag = call.args[0] if call.args else None
+            mode = False if isinstance(flag, ast.Constant) and flag.value is False else True
+    return mode is False
+
+
+def _init_text_switches_to_eval(init_text: str) -> bool:
+    """``init_switches_to_eval`` of an ``__init__``'s text (parsed only where it calls ``self.eval()``)."""
+    if "self.eval()" not in init_text and "self.train(False)" not in init_text:
+        return False
+    tree = _expression_module(init_text)
+    init = (
+        next((node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name == "__init__"), None)
+        if tree is not None
+        else None
+    )
+    return init_switches_to_eval(init)
+
+
+def _expression_module(text: str) -> Optional[ast.Module]:
+    try:
+        return ast.parse(textwrap.dedent(text))
+    except (SyntaxError, ValueError):
+        return None
 
 
 def loads_weights(init_text: str) -> bool:

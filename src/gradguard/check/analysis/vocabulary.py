@@ -842,3 +842,13 @@ def constant_of(node: Optional[ast.AST], default=_MISSING):
 
 def last_name(qualified: str) -> str:
     return qualified.rsplit(".", 1)[-1]
+
+
+def recurrent_dropout(call: ast.Call, qualified: str) -> bool:
+    """Whether a call builds a recurrent layer with dropout between its layers
+    (``nn.LSTM(d, h, n, dropout=0.2)``), which training mode applies."""
+    if last_name(qualified) not in ("LSTM", "GRU", "RNN"):
+        return False
+    rate = call_argument(call, None, "dropout")
+    value = constant_of(rate, default=None) if rate is not None else None
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0

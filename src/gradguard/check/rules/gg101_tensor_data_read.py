@@ -23,7 +23,8 @@ which takes a `PackedSequence` too), the result of a method only tensors have, c
 `tensor.register_hook`), what a custom `autograd.Function` handles (the inputs its `forward`
 hands to `ctx.save_for_backward`, `ctx.saved_tensors`, the gradients its `backward` is given); or
 where the method right after `.data` exists only on tensors (`x.data.cpu()`, `x.data.numpy()`,
-`x.data.clone()`, `x.data.view(-1, 1)`, `x.data.eq(pad)`, `x.data.to(dev)`: an array's `.data` is a memoryview;
+`x.data.clone()`, `x.data.view(-1, 1)`, `x.data.eq(pad)`, `x.data.to(dev)`, `x.data.requires_grad_()` bound to a
+name, a new leaf on the same storage: an array's `.data` is a memoryview;
 `.to` not in a file importing a graph library, whose data sets hold a graph there; also
 after an index, `x.data[:, 0].clone()`), a tensor method takes it as a tensor (`ys.type_as(src.data)`),
 a torch function that takes only tensors is handed it (`torch.max(logprob.data, 1)`; also
@@ -2105,6 +2106,33 @@ class TensorDataRead(Rule):
             message="`K.data` escapes here: it shares memory with `K` but not its version counter, so an in-place "
             "change to it while a backward graph still needs the old values goes unnoticed and gives wrong "
             "gradients; use `.detach()`",
+        ),
+        Invalid(
+            # a gradient penalty's input made a leaf on the same storage
+            """
+            import torch
+            from torch import Tensor
+
+            def gradient_penalty(critic, images: Tensor) -> Tensor:
+                interpolated = images.data.requires_grad_()
+                scores = critic(interpolated)
+                grads = torch.autograd.grad(scores.sum(), interpolated, create_graph=True)[0]
+                return ((grads.norm(2, dim=1) - 1) ** 2).mean()
+            """,
+            line=5,
+            column=20,
+            message="`images.data` reads the tensor without autograd's version counter; `images.detach()` reads "
+            "the same values and keeps in-place checks",
+            fixed="""
+            import torch
+            from torch import Tensor
+
+            def gradient_penalty(critic, images: Tensor) -> Tensor:
+                interpolated = images.detach().requires_grad_()
+                scores = critic(interpolated)
+                grads = torch.autograd.grad(scores.sum(), interpolated, create_graph=True)[0]
+                return ((grads.norm(2, dim=1) - 1) ** 2).mean()
+            """,
         ),
         Invalid(
             # a beam search's list of zeros, filled by index with slices of the decoder's state

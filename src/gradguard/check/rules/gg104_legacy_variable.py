@@ -67,7 +67,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from gradguard.check.analysis.data_attr import has_comment
-from gradguard.check.analysis.model import parameterless_layer
+from gradguard.check.analysis.model import names_a_loss, parameterless_layer
 from gradguard.check.analysis.scopes import (
     COMPREHENSION_TYPES,
     FUNCTION_TYPES,
@@ -759,7 +759,7 @@ class LegacyVariable(Rule):
                     "disabled here) and `Variable` returns a detached tensor; use the tensor directly"
                 )
                 fix = self._fix(ctx, node)
-            elif volatile_value is ... and _backpropagated_after(ctx, node) and _may_reach_a_model(ctx, node):
+            elif volatile_value is ... and _backpropagated_after(ctx, node) and _run_by_a_model(ctx, node):
                 # `Variable(inputs, volatile=(phase == "val"))`, the backward pass under `if phase ==
                 # "train":`: the flag names the evaluation phase, which still records a graph
                 message = (
@@ -882,6 +882,29 @@ def _through_moves(ctx, node: ast.Call) -> ast.Call:
         ):
             return node
         node = call
+
+
+def _run_by_a_model(ctx, node: ast.Call) -> bool:
+    """Whether the name a ``Variable(...)`` call's value is bound to is handed, later in its
+    scope, straight to a module that holds parameters (``outputs = self.model(inputs)``; not
+    labels handed to a loss module)."""
+    node = _through_moves(ctx, node)
+    parent = ctx.parent(node)
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+        return False
+    name = parent.targets[0].id
+    scope = ctx.function if ctx.function is not None else ctx.tree
+    for sub in ctx.model.own_nodes(scope):
+        if (
+            isinstance(sub, ast.Call)
+            and (sub.lineno, sub.col_offset) > (parent.end_lineno, parent.end_col_offset)  # type: ignore[operator]
+            and any(isinstance(arg, ast.Name) and arg.id == name for arg in sub.args)
+            and not names_a_loss(ctx.text(sub.func).rpartition(".")[2])
+        ):
+            callee = ctx.model.value(sub.func)
+            if callee.kind is Kind.MODULE and not parameterless_layer(callee):
+                return True
+    return False
 
 
 def _may_reach_a_model(ctx, node: ast.Call) -> bool:

@@ -22,7 +22,11 @@ every backward pass alone, whatever its name, is such a flag: `if grad: loss.bac
 `run_epoch(test_loader, False)`; so is a local name bound once to such a test, `train_mode = optimizer is not None`
 then `if train_mode:`; so is a parameter tested for None, `if optimizer is not None:
 loss.backward()` or `if optimizer:`, where the call leaves it out or hands None, also where the body
-switches the mode itself, `model.train() if optimizer else model.eval()`), and a model call outside both,
+switches the mode itself, `model.train() if optimizer else model.eval()`; a function whose optional
+parameter, None by default, guards its backward passes and whose body switches to eval mode where it is
+absent serves an evaluation phase however its callers reach it, through a factory or from another file,
+unless a caller of another file runs it with grad off; the switch may also be one call,
+`model.train(phase == "train")`), and a model call outside both,
 with grad enabled: the evaluation phase records a graph for nothing (`torch.set_grad_enabled(phase == "train")` around
 the forward pass is the usual cure, `torch.set_grad_enabled(optimizer is not None)` for an object tested
 for truth, which `set_grad_enabled` does not take; no fix is offered). And a model call whose output (or a part or view of it:
@@ -80,10 +84,13 @@ model's layers, `nn.Sequential(*list(model.children())[:1])`, or given them one 
 its model; a smoke test of the model's
 code, also in a function named for evaluation: `def test_rnn(RNN): rnn = RNN(8); rnn(x)`, or
 of modules handed in, run on made-up input whose output's values nothing reads: `z = e(torch.randn(...))`,
-`print(z.size())`;
+`print(z.size())`; in a file that never backpropagates, a call on made-up input whose result nothing
+reads at all, `oup = model(torch.rand(1, 3, 224, 224))` at a model file's end;
 loading shows as `net.load...(`, `net.restore...(`, `load...(net, ...)`, a keyword naming weights
 (`Net(checkpoint_name=path)`, `pretrained=True`) or a class whose `__init__` loads them
-(`self.load_state_dict(torch.load(path))`, in the file or another file of the run); in a script or
+(`self.load_state_dict(torch.load(path))`, in the file or another file of the run; a class whose
+`__init__` ends with `self.eval()`, an ensemble of loaded members, makes its instances in eval
+mode; `torch.hub.load(repo, "alexnet")` is a model, not a tokenizer's or helpers' entry); in a script or
 notebook, which runs in order, only what comes before the call (or in the loops around it) counts
 when its data is not named for a test split (data a torch factory makes up, `test_example =
 torch.randn(5, 5)`, is none, whatever its name), and an optimizer over the parameters only once a
@@ -382,6 +389,7 @@ from gradguard.check.analysis.model import is_property, names_a_loss, parameterl
 from gradguard.check.analysis.project import (
     builds_parameters,
     current as current_project,
+    init_switches_to_eval,
     loaded_parameter,
     loads_weights,
 )
@@ -601,6 +609,8 @@ class _State:
     units: dict = field(default_factory=dict)  # id(function) (0: the module) -> _Unit
     may_evaluate: Optional[bool] = None  # `_may_evaluate`, computed on first use
     eval_receivers: Optional[frozenset] = None  # `_switched_to_eval`: what `.eval()` is called on
+    # `_self_evaluating_instances`: names bound to a module whose class's `__init__` ends in eval mode
+    self_evaluating: Optional[frozenset] = None
     names_split: Optional[bool] = None  # `_names_a_split`
     named_eval: dict = field(default_factory=dict)  # id(function) -> `_evaluates_by_name`
     read_only: dict = field(default_factory=dict)  # id(scope) -> ids of calls whose result is only read
@@ -1480,10 +1490,42 @@ def _switched_to_eval(ctx, callee: ast.AST) -> bool:
     state = ctx.state(_State)
     if state.eval_receivers is None:
         state.eval_receivers = _eval_receivers(ctx.source.text)
-    if not state.eval_receivers:
-        return False
     text = dotted_name(callee)
-    return text is not None and text in state.eval_receivers
+    if text is None:
+        return False
+    return text in state.eval_receivers or text in _self_evaluating_instances(ctx)
+
+
+_INSTANCE_RE = re.compile(r"^[ \t]*([\w.]+)[ \t]*=[ \t]*(\w+)[ \t]*\(", re.M)
+
+
+def _self_evaluating_instances(ctx) -> frozenset:
+    """The names the file binds to a new instance of a module class whose ``__init__`` ends in
+    eval mode (``model = EREC()``, of ``class EREC(nn.Module)`` calling ``self.eval()`` after
+    loading its members), of this file or of another file of the run (kept per file)."""
+    state = ctx.state(_State)
+    if state.self_evaluating is not None:
+        return state.self_evaluating
+    text = ctx.source.text
+    classes = set()
+    if "self.eval()" in text or "self.train(False)" in text:
+        for node in ctx.tree.body:
+            if isinstance(node, ast.ClassDef):
+                init = next((f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+                if init_switches_to_eval(init):
+                    classes.add(node.name)
+    project = ctx.model.project
+    if project is not None and any(fact.evaluates_itself for fact in project.classes.values()):
+        classes.update(
+            local
+            for local, qualified in ctx.imports.names.items()
+            if ctx.model.project_class_evaluates_itself(qualified)
+        )
+    found = (
+        frozenset(m.group(1) for m in _INSTANCE_RE.finditer(text) if m.group(2) in classes) if classes else frozenset()
+    )
+    state.self_evaluating = found
+    return found
 
 
 def _may_be_evaluation_data(ctx, call: ast.Call) -> bool:
@@ -1897,6 +1939,10 @@ def _left_unused(ctx, call: ast.Call, scope: ast.AST) -> bool:
         return False  # `idx = torch.arange(n)`: asked no further
     if any(isinstance(a, (ast.For, ast.AsyncFor, ast.While)) for a in ctx.ancestors(call)):
         return False  # in a loop, a forward pass left unused is a fragment or runs for its hooks
+    if "backward(" not in ctx.source.text and _made_up_input(ctx, call):
+        # `oup = model(torch.rand(1, 3, 224, 224))`, never read, in a file that never trains: a
+        # check that the model file runs
+        return False
     assignment = ctx.parent(call)
     src = ctx.source
     end = len(src.text) if scope is ctx.tree else src.node_end(scope)
@@ -5275,6 +5321,37 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A model file's check that it runs: made-up input, the output never read, nothing trained
+        # in the file.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 2)
+
+                def forward(self, x):
+                    return self.fc(x)
+
+
+            def load_weights(model, state_dict):
+                own = model.state_dict()
+                for name, param in state_dict.items():
+                    if isinstance(param, nn.Parameter):
+                        param = param.data
+                    own[name].copy_(param)
+                return model
+
+
+            if __name__ == "__main__":
+                model = load_weights(Net(), torch.load("w.pt"))
+                oup = model(torch.rand(1, 8))
+            """
+        ),
         # One body for both phases, switched by `model.train(phase == "train")`, the forward pass
         # under `set_grad_enabled` of the same test.
         Valid(

@@ -4,7 +4,8 @@
 Flags a call of a model inside `with torch.no_grad():` / `torch.inference_mode()` (or a
 function decorated with them; also a call of a method of the model's class that runs its
 layers, `model.predict(x)`) when the code shows all of:
-- the model's class has `Dropout` or `BatchNorm` layers (its own layers, not one only stored in an
+- the model's class has `Dropout` or `BatchNorm` layers (a recurrent layer built with dropout
+  between its layers, `nn.LSTM(d, h, n, dropout=0.2)`, counts as dropout; its own layers, not one only stored in an
   attribute its code never reads, those of the module
   classes it builds, of the file or of another file of the run: where two classes of the run
   share a name, the one its file imports; a torch layer, or a torchvision classification model:
@@ -158,6 +159,37 @@ class NoGradWithoutEval(Rule):
     function_names = ("torch.no_grad", "torch.inference_mode")
 
     valid = (
+        # The same recurrent layer without dropout: training mode changes nothing there.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.rnn = nn.LSTM(8, 16, 3, batch_first=True, dropout=0.0)
+                    self.fc = nn.Linear(16, 4)
+
+                def forward(self, x):
+                    out, _ = self.rnn(x)
+                    return self.fc(out)
+
+
+            def main(train_loader, valid_loader, crit):
+                model = Net()
+                opt = torch.optim.Adam(model.parameters())
+                for epoch in range(10):
+                    for x, y in train_loader:
+                        opt.zero_grad()
+                        crit(model(x), y).backward()
+                        opt.step()
+                    with torch.no_grad():
+                        for x, y in valid_loader:
+                            print(crit(model(x), y).item())
+            """
+        ),
         # The function switches the global it is always handed (`train(descriptor, ...)`) by the global's name:
         # the module evaluated is in eval mode.
         Valid(
@@ -746,6 +778,41 @@ class NoGradWithoutEval(Rule):
         ),
     )
     invalid = (
+        # A recurrent layer with dropout between its layers (`dropout=0.2`), in training mode.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.rnn = nn.LSTM(8, 16, 3, batch_first=True, dropout=0.2)
+                    self.fc = nn.Linear(16, 4)
+
+                def forward(self, x):
+                    out, _ = self.rnn(x)
+                    return self.fc(out)
+
+
+            def main(train_loader, valid_loader, crit):
+                model = Net()
+                opt = torch.optim.Adam(model.parameters())
+                for epoch in range(10):
+                    for x, y in train_loader:
+                        opt.zero_grad()
+                        crit(model(x), y).backward()
+                        opt.step()
+                    with torch.no_grad():
+                        for x, y in valid_loader:
+                            print(crit(model(x), y).item())
+            """,
+            line=26,
+            column=28,
+            message="`model` is evaluated under `no_grad` in training mode: its dropout layers still drop activations; "
+            "call `model.eval()` before evaluating (and `model.train()` to resume training)",
+        ),
         # The same function handed another module than the one it switches.
         Invalid(
             """
@@ -1500,6 +1567,8 @@ class NoGradWithoutEval(Rule):
         text = ctx.source.text
         if "Dropout" in text or "BatchNorm" in text or "torchvision" in text:
             return True  # (torchvision's classification models hold them: `vocab.torchvision_model_layers`)
+        if "dropout=" in text and _RECURRENT_RE.search(text) is not None:
+            return True  # `nn.LSTM(d, h, n, dropout=0.2)`: dropout between its layers
         project = current_project()  # not the file's model: building it costs more than this answer
         return project is not None and project.constructs_any(TRAIN_MODE_MODULES)
 
@@ -1572,6 +1641,8 @@ class NoGradWithoutEval(Rule):
             f"evaluating (and `{name}.train()` to resume training)",
         )
 
+
+_RECURRENT_RE = re.compile(r"\b(?:LSTM|GRU|RNN)\s*\(")
 
 # torchvision classification models whose dropout sits in `classifier` alone (VGG, AlexNet,
 # MobileNet, EfficientNet, SqueezeNet, MNASNet).

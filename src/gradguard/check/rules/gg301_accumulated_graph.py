@@ -1,7 +1,8 @@
 """Accumulating a loss tensor across loop iterations keeps every iteration's graph alive.
 
 ## What it does
-Flags `total += loss`, `total = total + loss` (or a running average, `avg = avg * 0.99 + loss`,
+Flags `total += loss` (also into a slot of a dict or list made before the loop, `metrics["loss"] +=
+loss`), `total = total + loss` (or a running average, `avg = avg * 0.99 + loss`,
 an incremental mean, `mean = ((n - 1) * mean + loss) / n`, also kept as a (sum, count) tuple: `avg = (avg[0] * 0.99 + loss, avg[1] * 0.99 + 1)`, or started
 by its first term: `ema = loss if ema is None else 0.9 * ema + 0.1 * loss`, whose fix takes the graph
 off both branches),
@@ -155,6 +156,26 @@ class AccumulatedGraph(Rule):
     triggers = function_triggers
 
     valid = (
+        # The same slot given the loss's value.
+        Valid(
+            """
+            from collections import defaultdict
+
+            import torch.nn.functional as F
+
+
+            def train(model, loader, opt, epochs):
+                for epoch in range(epochs):
+                    metrics = defaultdict(float)
+                    for x, y in loader:
+                        opt.zero_grad()
+                        loss = F.mse_loss(model(x), y)
+                        loss.backward()
+                        opt.step()
+                        metrics["loss"] += loss.item()
+                    print(metrics["loss"])
+            """
+        ),
         # The same in a script whose validation loop binds `loss` again: the statement still shows
         # what the training loop leaves is a leaf.
         Valid(
@@ -933,6 +954,47 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # A running total kept in a slot of a dict made before the loop.
+        Invalid(
+            """
+            from collections import defaultdict
+
+            import torch.nn.functional as F
+
+
+            def train(model, loader, opt, epochs):
+                for epoch in range(epochs):
+                    metrics = defaultdict(int)
+                    for x, y in loader:
+                        opt.zero_grad()
+                        loss = F.mse_loss(model(x), y)
+                        loss.backward()
+                        opt.step()
+                        metrics["loss"] += loss
+                    print(metrics["loss"].item())
+            """,
+            line=14,
+            column=13,
+            message="Accumulating `loss` across iterations keeps every iteration's autograd graph alive; accumulate "
+            "`loss.detach()`",
+            fixed="""
+            from collections import defaultdict
+
+            import torch.nn.functional as F
+
+
+            def train(model, loader, opt, epochs):
+                for epoch in range(epochs):
+                    metrics = defaultdict(int)
+                    for x, y in loader:
+                        opt.zero_grad()
+                        loss = F.mse_loss(model(x), y)
+                        loss.backward()
+                        opt.step()
+                        metrics["loss"] += loss.detach()
+                    print(metrics["loss"].item())
+            """,
+        ),
         # A loss unpacked beside the one backpropagated each step, from the same forward pass: it holds that graph.
         Invalid(
             """
@@ -2676,8 +2738,20 @@ class AccumulatedGraph(Rule):
     )
 
     def visit_AugAssign(self, node: ast.AugAssign, ctx) -> None:
-        if isinstance(node.op, ast.Add) and isinstance(node.target, ast.Name):
-            self._check(node, node.target.id, node.value, ctx, "augment")
+        if not isinstance(node.op, ast.Add):
+            return
+        target = node.target
+        if isinstance(target, ast.Name):
+            self._check(node, target.id, node.value, ctx, "augment")
+        elif (
+            isinstance(target, ast.Subscript)
+            and isinstance(target.value, ast.Name)
+            and isinstance(target.slice, ast.Constant)
+            and isinstance(target.slice.value, (str, int))
+        ):
+            # `metrics["loss"] += loss`: a running total kept in a slot of a dict (or list) made
+            # before the loop
+            self._check(node, target.value.id, node.value, ctx, "augment")
 
     def visit_Assign(self, node: ast.Assign, ctx) -> None:
         value = node.value
