@@ -263,6 +263,10 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool, written: bool = 
         # `label_batch = batch["L"]`, then `torch.unique(label_batch.data)` in the scope: torch takes
         # it where it takes only tensors, whatever its name says
         or (isinstance(recv, ast.Name) and recv.id in _names_with_data_handed_to_torch(ctx))
+        # `self.loss_l1_poseSeq = self.l1(recon, pose) * 2.0`: a loss, by how it is made or by the
+        # start of its name, whatever its name ends with
+        or name.lower().startswith("loss_")
+        or _shown_a_loss(ctx, recv)
     ):
         return False
     if (
@@ -533,6 +537,12 @@ def _takes_only_tensors(ctx, func: ast.AST) -> bool:
 
 # Not `+`: data sets add up (`train_set + val_set`), and lists and tuples join.
 _ARITHMETIC_OPS = (ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Pow, ast.MatMult)
+
+
+def _shown_a_loss(ctx, recv: ast.AST) -> bool:
+    """Whether the code shows the receiver is a loss tensor (made by a loss, not by its name)."""
+    value = ctx.model.value(recv)
+    return value.kind is Kind.TENSOR and not value.weak and value.has(Role.LOSS)
 
 
 def _arithmetic_parameters(ctx) -> frozenset:

@@ -2108,6 +2108,43 @@ class TensorDataRead(Rule):
             "gradients; use `.detach()`",
         ),
         Invalid(
+            # a loss kept on `self`, its name ending like a sequence's (`...Seq`): named a loss first
+            """
+            import torch
+            from torch import nn
+
+            class Trainer:
+                def __init__(self, net):
+                    self.net = net
+                    self.l1 = nn.L1Loss()
+                    self.logs = {"l1": 0.0}
+
+                def update(self, x):
+                    self.loss_l1_poseSeq = self.l1(self.net(x), x)
+                    self.loss_l1_poseSeq.backward()
+                    self.logs["l1"] += self.loss_l1_poseSeq.data
+            """,
+            line=13,
+            column=28,
+            message="`self.loss_l1_poseSeq.data` reads the tensor without autograd's version counter; "
+            "`self.loss_l1_poseSeq.detach()` reads the same values and keeps in-place checks",
+            fixed="""
+            import torch
+            from torch import nn
+
+            class Trainer:
+                def __init__(self, net):
+                    self.net = net
+                    self.l1 = nn.L1Loss()
+                    self.logs = {"l1": 0.0}
+
+                def update(self, x):
+                    self.loss_l1_poseSeq = self.l1(self.net(x), x)
+                    self.loss_l1_poseSeq.backward()
+                    self.logs["l1"] += self.loss_l1_poseSeq.detach()
+            """,
+        ),
+        Invalid(
             # a gradient penalty's input made a leaf on the same storage
             """
             import torch
