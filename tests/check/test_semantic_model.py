@@ -4522,3 +4522,26 @@ def test_twin_a_module_whose_init_switches_back_to_training_is_made_in_training_
         """
     )
     assert value.kind is Kind.MODULE and value.has(Role.TRAINING) and not value.has(Role.EVALUATING)
+
+
+def test_a_call_of_an_item_of_a_list_of_criteria_is_a_loss():
+    value, _ = ask(
+        """
+        def step(model, criterion, x, y):
+            a, b = model(x)
+            cos_loss = criterion[0](a, b, y)
+            return cos_loss  # <- cos_loss
+        """
+    )
+    assert value.kind is Kind.TENSOR and value.has(Role.LOSS)
+
+
+def test_twin_a_call_of_an_item_of_a_list_of_layers_is_no_loss():
+    value, _ = ask(
+        """
+        def step(layers, x):
+            out = layers[0](x)
+            return out  # <- out
+        """
+    )
+    assert not value.has(Role.LOSS)

@@ -3616,6 +3616,22 @@ class SemanticModel:
         self._attribute_sites[key] = sites
         return sites
 
+    def self_attribute_values(self, node: ast.Attribute) -> Optional[list]:
+        """What each statement of the class's methods assigning ``self.<attr>`` gives it, for a
+        ``self.<attr>`` read in a method (``self.loss_G_L1 = self.criterionL1(fake, real)`` in
+        ``backward_G``, read in ``get_current_errors``); None where one is not a plain value."""
+        if not (isinstance(node.value, ast.Name) and node.value.id == "self"):
+            return None
+        location = self._where(node)
+        function = location.scope if location is not None else None
+        info = self._method_class(function) if function is not None else None
+        if info is None:
+            return None
+        sites = self._attribute_assignments(info, node.attr)
+        if not sites or any(value is None for _, _, value, _ in sites):
+            return None
+        return [self.value(value) for _, _, value, _ in sites]
+
     def _compute_instance_attribute(self, info: ClassInfo, attr: str, seen: set, incomplete: list) -> Value:
         seen.add(info.key)
         text = self._scope_text(info.node)
@@ -4104,7 +4120,9 @@ class SemanticModel:
                 return _BUILTIN_CALLS[func.id](self, node, args, state)
             return self._value_call(callee, func.id, node, args, state, frame)
         callee = self.evaluate(func, state, frame)
-        return self._value_call(callee, None, node, args, state, frame)
+        # `criterion[0](out, y)` of a list of criteria: named for its container
+        name = func.value.id if isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name) else None
+        return self._value_call(callee, name, node, args, state, frame)
 
     def _value_call(self, callee: Value, name: Optional[str], node: ast.Call, args: list, state: State, frame) -> Value:
         kind = callee.kind

@@ -85,6 +85,9 @@ def zero_dim_index(ctx, node: ast.Subscript) -> Optional[ZeroDimIndex]:
         if legacy and not listed and value.kind is Kind.UNKNOWN and _full_reduction_of_a_tensor(tensor, moved):
             # `(input * target).long().sum().data.cpu()[0]` of a parameter the code does not show
             return ZeroDimIndex(node, tensor, legacy)
+        if legacy and not listed and value.kind is Kind.UNKNOWN and _scalar_loss_attribute(ctx, tensor):
+            # `self.loss_G_L1.data[0]` of `self.loss_G_L1 = self.criterionL1(fake, real)` in another method
+            return ZeroDimIndex(node, tensor, legacy)
         return None
     if listed:
         return None if value.weak else ZeroDimIndex(node, tensor, legacy, listed=True)
@@ -97,6 +100,18 @@ def zero_dim_index(ctx, node: ast.Subscript) -> Optional[ZeroDimIndex]:
 
 # Methods only tensors have that cast a value (`x.long()`): what they are called on is a tensor.
 _TENSOR_CASTS = frozenset({"long", "float", "double", "int", "half", "byte", "bool", "bfloat16"})
+
+
+def _scalar_loss_attribute(ctx, tensor: ast.AST) -> bool:
+    """Whether ``self.<attr>`` is set by the class's methods to reduced losses only (a number
+    where a branch leaves the loss out: ``self.loss_G_GAN = 0``), one of them at least."""
+    if not isinstance(tensor, ast.Attribute):
+        return False
+    values = ctx.model.self_attribute_values(tensor)
+    if not values:
+        return False
+    losses = [v for v in values if v.kind is Kind.TENSOR and v.has(Role.SCALAR) and v.has(Role.LOSS) and not v.weak]
+    return bool(losses) and all(v in losses or v.kind is Kind.NUMBER for v in values)
 
 
 def _full_reduction_of_a_tensor(value: ast.AST, moved: bool) -> bool:

@@ -301,6 +301,41 @@ class ZeroDimIndex(Rule):
         ),
     )
     invalid = (
+        # A loss kept on `self` by one method and read by another (a GAN trainer's error report).
+        Invalid(
+            """
+            import torch
+
+            class GenModel:
+                def __init__(self):
+                    self.criterionL1 = torch.nn.L1Loss()
+
+                def backward_G(self):
+                    self.loss_G_L1 = self.criterionL1(self.fakes, self.reals)
+                    self.loss_G_L1.backward()
+
+                def get_current_errors(self):
+                    return {"G_L1": self.loss_G_L1.data[0]}
+            """,
+            line=12,
+            column=25,
+            message="`self.loss_G_L1.data[0]` indexes a 0-dim tensor: IndexError since PyTorch 1.0; use "
+            "`self.loss_G_L1.item()`",
+            fixed="""
+            import torch
+
+            class GenModel:
+                def __init__(self):
+                    self.criterionL1 = torch.nn.L1Loss()
+
+                def backward_G(self):
+                    self.loss_G_L1 = self.criterionL1(self.fakes, self.reals)
+                    self.loss_G_L1.backward()
+
+                def get_current_errors(self):
+                    return {"G_L1": self.loss_G_L1.item()}
+            """,
+        ),
         # A full reduction of values the code shows are a tensor (`.long()`, `.cpu()`), whatever the
         # parameter holds: 0-dim.
         Invalid(

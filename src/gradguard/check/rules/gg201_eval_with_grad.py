@@ -4628,8 +4628,12 @@ def _training_phase_only(ctx, unit: _Unit, scope: ast.AST, call: ast.Call) -> Op
             if not isinstance(statement, ast.If):
                 continue
             if _training_phase_test(statement.test) and in_block(statement.orelse, eval_call):
+                if _leaves(statement.orelse):
+                    return None  # `else: model.eval(); break`: the evaluation phase runs none of what follows
                 return tests[0].test, eval_call  # `if phase == "train": model.train() else: model.eval()`
             if _evaluation_phase_test(statement.test) and in_block(statement.body, eval_call):
+                if _leaves(statement.body):
+                    return None
                 return tests[0].test, eval_call  # `if phase == "validation": model.eval()`
     for switch in unit.phase_switches:
         if ast.dump(switch.args[0]) in shown:
@@ -4638,6 +4642,12 @@ def _training_phase_only(ctx, unit: _Unit, scope: ast.AST, call: ast.Call) -> Op
         # `model.train() if optimizer else model.eval()` of a scope called with no optimizer
         return tests[0].test, phase_call
     return None
+
+
+def _leaves(block: list) -> bool:
+    """Whether a block ends its loop's turn or its function: a ``break``, ``continue``,
+    ``return`` or ``raise`` among its own statements."""
+    return any(isinstance(statement, (ast.Break, ast.Continue, ast.Return, ast.Raise)) for statement in block)
 
 
 def _evaluation_phase_test(test: ast.AST) -> bool:
@@ -5321,6 +5331,29 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # One body for both phases whose evaluation branch leaves the phase loop (`break`): the
+        # model call after it runs in the training phase alone.
+        Valid(
+            """
+            import torch.nn.functional as F
+
+
+            def fit(model, optimizer, loader, epochs):
+                for epoch in range(epochs):
+                    for phase in ["train", "val"]:
+                        if phase == "train":
+                            model.train()
+                        else:
+                            model.eval()
+                            break
+                        for x, y in loader:
+                            optimizer.zero_grad()
+                            loss = F.mse_loss(model(x), y)
+                            if phase == "train":
+                                loss.backward()
+                                optimizer.step()
+            """
+        ),
         # A model file's check that it runs: made-up input, the output never read, nothing trained
         # in the file.
         Valid(

@@ -9,7 +9,9 @@ or through another such class of the file).
 A region in the branch that runs only when the module does not train (`if not self.training:`,
 the `else` of `if self.trainable:`) is not flagged: no gradient is meant to reach it. Nor is a
 region that only calls and binds nothing (`with torch.no_grad(): self.temp.clamp_(0.001, 0.5)`):
-nothing computed there reaches the output.
+nothing computed there reaches the output. Nor is one that only builds tensors with torch
+factories and writes into them in place (a label-smoothing target, `smooth = torch.full_like(logits,
+eps)`, `smooth.scatter_(1, targets.unsqueeze(1), 1 - eps)`): nothing there could carry a graph.
 
 This rule is off by default: freezing a sub-encoder, computing a target (EMA teacher,
 k-means assignment, positional table) or updating a buffer inside `forward` is a
@@ -99,6 +101,45 @@ def _updates_in_place_only(region: ast.AST) -> bool:
     )
 
 
+# torch factories: what they make carries no graph whatever they are given (`full_like(logits, v)`
+# reads the shape alone).
+_FACTORIES = frozenset(
+    f"torch.{name}"
+    for name in (
+        "full_like zeros_like ones_like empty_like rand_like randn_like randint_like "
+        "full zeros ones empty arange eye linspace tensor"
+    ).split()
+)
+
+
+def _builds_a_constant_only(ctx, region: ast.AST) -> bool:
+    """Whether a region only builds tensors from torch factories and writes into them in place
+    (a label-smoothing target: ``smooth = torch.full_like(logits, eps)``, ``smooth.scatter_(1,
+    targets.unsqueeze(1), 1 - eps)``): nothing there could carry a graph, so nothing is stopped."""
+    made: set = set()
+    for stmt in region.body:  # type: ignore[attr-defined]
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and isinstance(stmt.value, ast.Call)
+            and ctx.imports.qualified_name(stmt.value.func) in _FACTORIES
+        ):
+            made.add(stmt.targets[0].id)
+        elif (
+            isinstance(stmt, ast.Expr)
+            and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, ast.Attribute)
+            and stmt.value.func.attr.endswith("_")
+            and isinstance(stmt.value.func.value, ast.Name)
+            and stmt.value.func.value.id in made
+        ):
+            continue  # `smooth.scatter_(1, idx, 0.9)`: written in place
+        else:
+            return False
+    return bool(made)
+
+
 class NoGradInForward(Rule):
     code = "GG206"
     name = "no-grad-in-forward"
@@ -111,6 +152,28 @@ class NoGradInForward(Rule):
     function_names = tuple(sorted(GRAD_OFF_NAMES))
 
     valid = (
+        # A label-smoothing target built from a factory and written in place: nothing there could
+        # carry a graph.
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch import nn
+
+
+            class SmoothLoss(nn.Module):
+                def __init__(self, eps=0.03):
+                    super().__init__()
+                    self.eps = eps
+
+                def forward(self, logits, targets):
+                    log_probs = F.log_softmax(logits, dim=1)
+                    with torch.no_grad():
+                        smooth = torch.full_like(logits, self.eps / (logits.size(1) - 1))
+                        smooth.scatter_(1, targets.unsqueeze(1), 1.0 - self.eps)
+                    return -(smooth * log_probs).sum(dim=1).mean()
+            """
+        ),
         # A region that only updates the module's state in place (a learnable temperature kept in
         # range): it computes nothing the output is made from.
         Valid(
@@ -298,7 +361,9 @@ class NoGradInForward(Rule):
             return
         function = ctx.function
         region = ctx.parent(node)
-        if isinstance(region, (ast.With, ast.AsyncWith)) and _updates_in_place_only(region):
+        if isinstance(region, (ast.With, ast.AsyncWith)) and (
+            _updates_in_place_only(region) or _builds_a_constant_only(ctx, region)
+        ):
             return  # `self.temp.clamp_(0.001, 0.5)`: nothing computed there reaches the output
         if self._in_module_forward(ctx, function) and not _inference_branch(ctx, node, function):
             ctx.report(self.code, node.context_expr, self._message(ctx, node.context_expr, ctx.method_class.name))
