@@ -4545,3 +4545,45 @@ def test_twin_a_call_of_an_item_of_a_list_of_layers_is_no_loss():
         """
     )
     assert not value.has(Role.LOSS)
+
+
+def _attribute_read(text: str, attr: str, line: int):
+    ctx = _context(textwrap.dedent(text))
+    read = [n for n in ast.walk(ctx.tree) if isinstance(n, ast.Attribute) and n.attr == attr and n.lineno == line]
+    return ctx.model.value(read[0])
+
+
+def test_an_attribute_reshaped_into_itself_keeps_what_it_holds():
+    value = _attribute_read(
+        """
+        import torch
+        class GenModel:
+            def generate(self, x):
+                self.gen = torch.cat([self.dec(x), self.dec(x)], 1)
+                self.gen = self.gen.view(-1, 4 * self.opt.seq_len)
+
+            def visuals(self):
+                return self.gen
+        """,
+        "gen",
+        9,
+    )
+    assert value.kind is Kind.TENSOR
+
+
+def test_twin_an_attribute_set_to_an_array_and_reshaped_is_no_tensor():
+    value = _attribute_read(
+        """
+        import numpy as np
+        class Buffer:
+            def fill(self, n):
+                self.values = np.zeros(n)
+                self.values = self.values.reshape(-1, 2)
+
+            def read(self):
+                return self.values
+        """,
+        "values",
+        9,
+    )
+    assert value.kind is not Kind.TENSOR

@@ -6079,14 +6079,25 @@ def _property_forwarding(class_node: ast.ClassDef, attr: str) -> Optional[str]:
 
 
 def _moved_itself(value_node: ast.AST, attr: str) -> bool:
-    """``self.<attr>.cuda()``, ``self.<attr>.to(device).eval()``: the attribute's own value moved,
-    cast or switched, of the kind it already holds."""
+    """``self.<attr>.cuda()``, ``self.<attr>.to(device).eval()``, ``self.<attr>.view(-1, n)``: the
+    attribute's own value moved, cast, switched or reshaped, of the kind it already holds."""
     node = value_node
     moved = False
-    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MOVING_METHODS:
+    while (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and (node.func.attr in _MOVING_METHODS or node.func.attr in _RESHAPING_METHODS)
+    ):
         node = node.func.value
         moved = True
     return moved and _is_self_attribute(node, attr)
+
+
+# Methods that reshape what they are called on and hand back the same kind of value (a tensor's
+# view, an array's): `self.gen = self.gen.view(-1, n * c)` keeps what the other assignments store.
+_RESHAPING_METHODS = frozenset(
+    {"view", "reshape", "permute", "transpose", "contiguous", "squeeze", "unsqueeze", "flatten", "view_as"}
+)
 
 
 def _is_self_attribute(target: ast.AST, attr: str) -> bool:
