@@ -5014,3 +5014,53 @@ def test_twin_an_ensemble_left_in_training_mode_is_not_known_to_evaluate(tmp_pat
     recommender = write(tmp_path, "recommender.py", ENSEMBLE.replace("SWITCH", "self.train()"))
     script = write(tmp_path, "evaluate.py", ENSEMBLE_EVALUATION)
     assert not [line for line in findings(capsys, recommender, script) if "GG201" in line]
+
+
+VGG_MODEL = """
+    import torch.nn as nn
+
+    def make_layers(cfg, batch_norm=False):
+        layers = []
+        channels = 3
+        for width in cfg:
+            conv = nn.Conv2d(channels, width, 3, padding=1)
+            if batch_norm:
+                layers += [conv, nn.BatchNorm2d(width), nn.ReLU(inplace=True)]
+            else:
+                layers += [conv, nn.ReLU(inplace=True)]
+            channels = width
+        return nn.Sequential(*layers)
+
+    class CSRNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.frontend = make_layers([64, 64], FLAG)
+
+        def forward(self, x):
+            return self.frontend(x)
+"""
+
+VGG_INFERENCE = """
+    import torch
+    from model import CSRNet
+
+    def infer(image):
+        model = CSRNet()
+        model.load_state_dict(torch.load("best.pt"))
+        with torch.set_grad_enabled(False):
+            density = model(image)
+        return density.sum().item()
+"""
+
+
+def test_batch_norm_a_helper_of_another_file_builds_for_the_model_counts(tmp_path, capsys):
+    model = write(tmp_path, "model.py", VGG_MODEL.replace("FLAG", "batch_norm=True"))
+    script = write(tmp_path, "infer.py", VGG_INFERENCE)
+    found = [line for line in findings(capsys, model, script) if "GG209" in line]
+    assert len(found) == 1 and "infer.py:9:" in found[0] and "batch norm" in found[0]
+
+
+def test_twin_the_helper_called_without_batch_norm_builds_none(tmp_path, capsys):
+    model = write(tmp_path, "model.py", VGG_MODEL.replace("FLAG", "batch_norm=False"))
+    script = write(tmp_path, "infer.py", VGG_INFERENCE)
+    assert not [line for line in findings(capsys, model, script) if "GG209" in line]

@@ -101,6 +101,9 @@ _CONTAINER_RE = re.compile(
 _IMAGE_RE = re.compile(r"^(?:img|image|images)$", re.I)
 # Names ending like a sequence (`src_seq`): a `PackedSequence` where the file packs, else a tensor of ids.
 _SEQUENCE_NAME_RE = re.compile(r"_(?:seq|sequence)$")
+# The fields of an ultralytics `Results` that wrap a tensor in an object of their own (`Probs`,
+# `Boxes`, `Masks`, `Keypoints`, `OBB`), whose `.data` is that object's field.
+_ULTRALYTICS_RESULT_FIELDS = frozenset({"probs", "boxes", "masks", "keypoints", "obb"})
 _PACKED_HINTS = ("PackedSequence", "pack_padded_sequence", "pack_sequence")
 
 
@@ -248,6 +251,14 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool, written: bool = 
         return False
     if isinstance(recv, ast.Subscript) and isinstance(recv.slice, ast.Constant) and isinstance(recv.slice.value, str):
         return False  # batch["image"].data: a field of a record
+    if (
+        isinstance(recv, ast.Attribute)
+        and recv.attr in _ULTRALYTICS_RESULT_FIELDS
+        and any(q.startswith("ultralytics") for q in ctx.imports.names.values())
+    ):
+        # `results[0].probs.data.cpu()` of an ultralytics prediction: a wrapper's field (it has
+        # `.cpu()`, no `.detach()`)
+        return False
     if name is None:
         return False
     if (_CONTAINER_RE.search(name) or (_IMAGE_RE.search(name) and not followed_by_tensor_method)) and not (

@@ -5330,7 +5330,51 @@ class SemanticModel:
                         info.layers.update(vocab.torchvision_backbone_layers(vocab.last_name(qual)))
                 elif isinstance(sub.func, ast.Name) and sub.func.id in classes:
                     info.layers.add(sub.func.id)
+                elif isinstance(sub.func, ast.Name) and sub.func.id in self._layer_builders:
+                    builder = top_function(self.tree, sub.func.id)
+                    if builder is not None:
+                        # `self.frontend = make_layers(cfg, batch_norm=True)`: the layers it builds
+                        info.layers.update(self._built_layers(builder, sub))
         return info.layers
+
+    @functools.cached_property
+    def _layer_builders(self) -> frozenset:
+        """The names of the file's module-level functions whose text builds a torch layer (``nn.``)."""
+        return frozenset(
+            node.name
+            for node in self.tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and "nn." in self._scope_text(node)
+        )
+
+    def _built_layers(self, builder: ast.AST, call: ast.Call) -> set:
+        """The torch.nn layer classes a module-level function of the file builds for a call (VGG's
+        ``make_layers(cfg, batch_norm=True)``), leaving out those built only under ``if flag:`` of
+        a parameter the call leaves false (its default ``False``, or given ``False``)."""
+        defaults = parameter_defaults(builder)
+        names = [arg.arg for arg in parameters(builder)]
+        off: set = set()
+        for name in names:
+            given = vocab.call_argument(call, names.index(name), name)
+            value = given if given is not None else defaults.get(name)
+            if isinstance(value, ast.Constant) and not value.value:
+                off.add(name)
+        layers: set = set()
+
+        def visit(node: ast.AST) -> None:
+            if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id in off:
+                for child in node.orelse:
+                    visit(child)
+                return
+            if isinstance(node, ast.Call):
+                qual = self.imports.qualified_name(node.func)
+                if qual is not None and qual.startswith("torch.nn.") and not qual.startswith("torch.nn.functional."):
+                    layers.add(vocab.last_name(qual))
+            for child in ast.iter_child_nodes(node):
+                visit(child)
+
+        for statement in builder.body:  # type: ignore[attr-defined]
+            visit(statement)
+        return layers
 
     def _unused_layers(self, info: ClassInfo) -> set:
         """The torch layer classes a module class builds only into attributes its code never reads

@@ -1194,6 +1194,10 @@ def _nested_layers(bodies: dict, module_classes: set, by_short: dict, texts: dic
         )
         for q in module_classes
     }
+    for q in module_classes:
+        helped = _helper_built_layers(bodies[q], texts.get(q.rpartition(".")[0], ("", ""))[1])
+        if helped:
+            own[q] = own[q] | helped
     built: dict = {}
     for qualified in module_classes:
         module, _, short = qualified.rpartition(".")
@@ -1217,6 +1221,69 @@ def _nested_layers(bodies: dict, module_classes: set, by_short: dict, texts: dic
                 found[qualified] = grown
                 changed = True
     return found
+
+
+_TOP_DEF_RE = re.compile(r"^def[ \t]+(\w+)[ \t]*\(", re.M)
+
+
+def _helper_built_layers(body: str, text: str) -> frozenset:
+    """The dropout and batch norm layers module-level functions of the class's file build for
+    the class's calls of them (VGG's ``self.frontend = make_layers(cfg, batch_norm=True)``),
+    leaving out those built only under ``if flag:`` of a parameter the call leaves false. The
+    texts are parsed only where a function of the file builds such a layer and the class calls it."""
+    builders = {
+        match.group(1): match.start()
+        for match in _TOP_DEF_RE.finditer(text)
+        if _LAYER_RE.search(_block(text, match.start())) is not None
+    }
+    called = builders.keys() & set(re.findall(r"(?<![\w.])(\w+)\s*\(", body))
+    if not called:
+        return frozenset()
+    try:
+        class_tree = ast.parse(textwrap.dedent(body))
+    except (SyntaxError, ValueError):
+        return frozenset()
+    found: set = set()
+    for name in called:
+        try:
+            builder = ast.parse(_block(text, builders[name])).body[0]
+        except (SyntaxError, ValueError, IndexError):
+            continue
+        for call in ast.walk(class_tree):
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == name:
+                found |= _layers_built_for(builder, call)
+    return frozenset(found)
+
+
+def _layers_built_for(builder: ast.AST, call: ast.Call) -> set:
+    """The layers (by ``_LAYER_RE``) a function's body builds for one call of it, leaving out
+    the branches ``if flag:`` of parameters the call leaves false."""
+    names = [arg.arg for arg in builder.args.args]  # type: ignore[attr-defined]
+    defaults = parameter_defaults(builder)
+    off = set()
+    for position, name in enumerate(names):
+        given = vocab.call_argument(call, position, name)
+        value = given if given is not None else defaults.get(name)
+        if isinstance(value, ast.Constant) and not value.value:
+            off.add(name)
+    layers: set = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id in off:
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Call):
+            callee = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            match = _LAYER_RE.match(f"{callee}(")
+            if match is not None:
+                layers.add(match.group(1))
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    for statement in builder.body:  # type: ignore[attr-defined]
+        visit(statement)
+    return layers
 
 
 def _imported_candidates(text: str, name: str, candidates: set) -> set:

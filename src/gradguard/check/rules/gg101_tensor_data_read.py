@@ -42,8 +42,9 @@ multiplies it and a method only tensors have follows its `.data`: `batch.data.ne
 `.data` of a value not known to be a tensor in a file that packs sequences (a `PackedSequence`'s
 field), nor of one whose `batch_sizes` the code reads too (`x, sizes = x.data, x.batch_sizes`,
 `PackedSequence(fn(packed.data), packed.batch_sizes)`: a PackedSequence has no `.detach()`), unless it is an item of a dict the scope fills with tensors torch computes
-(`outputs[key] = F.log_softmax(out, dim=1)`, then `outputs[key].data.topk(k)`), nor
-are the values of a hand-made autograd class (a micrograd `Value`, with `backward` and `grad`
+(`outputs[key] = F.log_softmax(out, dim=1)`, then `outputs[key].data.topk(k)`), nor the `.data` of an
+ultralytics result's field (`results[0].probs.data.cpu()`, `r.boxes.data`, in a file importing ultralytics: a
+wrapper's own field), nor are the values of a hand-made autograd class (a micrograd `Value`, with `backward` and `grad`
 members) of the file or of a file of the run it imports, where `.grad` and `.backward()` say
 nothing of tensors. Nor is the `.data` a tensor's own new `.data` is made from
 (`param.data = param.data.half()`, `w.data = w.data[mask == 1]`, `img.data = torch.clamp(img.data, 0, 1)`):
@@ -217,6 +218,24 @@ class TensorDataRead(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # An ultralytics prediction's `probs` wraps the tensor in an object of its own: its `.data`
+        # is that object's field (which has `.cpu()` and no `.detach()`).
+        Valid(
+            """
+            import numpy as np
+            from ultralytics import YOLO
+
+            def evaluate(model, paths, threshold=0.5):
+                preds = []
+                for p in paths:
+                    results = model.predict(p, verbose=False)
+                    probs = results[0].probs.data.cpu().numpy()
+                    preds.append((probs > threshold).astype(int))
+                return np.array(preds)
+
+            print(evaluate(YOLO("yolov8n-cls.pt"), ["car.jpg"]))
+            """
+        ),
         # An item of a list the function is handed, indexed again: nothing shows what it holds.
         Valid(
             """

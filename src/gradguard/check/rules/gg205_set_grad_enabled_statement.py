@@ -21,7 +21,8 @@ A call that is switched back later in the same function but not in a `finally` i
 flagged, with a message saying so: an exception raised in between skips the switch back. A
 call that switches grad back off after a `set_grad_enabled(True)` statement earlier in its
 block (grad turned on for a few lines of a Lightning `validation_step`) is flagged with the
-advice that fits it: `with torch.enable_grad():` around the lines between.
+advice that fits it: `with torch.enable_grad():` around the lines between; where code follows the switch
+back off in its block (a training pass, then a validation pass), `with torch.no_grad():` around that code.
 
 ## Why is this bad?
 Grad mode is a thread-local switch. As a statement, `set_grad_enabled(False)` turns
@@ -229,6 +230,30 @@ class SetGradEnabledStatement(Rule):
         ),
     )
     invalid = (
+        # Grad switched on for a training pass and off for the validation pass after it, in one block.
+        Invalid(
+            """
+            import torch
+
+
+            def fit(net, opt, train_loader, val_loader, epochs):
+                for epoch in range(epochs):
+                    torch.set_grad_enabled(True)
+                    for x, y in train_loader:
+                        loss = torch.nn.functional.cross_entropy(net(x), y)
+                        opt.zero_grad()
+                        loss.backward()
+                        opt.step()
+                    torch.set_grad_enabled(False)
+                    for x, y in val_loader:
+                        print(torch.nn.functional.cross_entropy(net(x), y).item())
+            """,
+            line=12,
+            column=9,
+            message="`torch.set_grad_enabled(False)` turns grad off for everything after it on this thread, until "
+            "`torch.set_grad_enabled(True)` (line 6) runs again, and an exception in between leaves it off; put the "
+            "code after it in `with torch.no_grad():` and drop the two statements",
+        ),
         # The mode chosen by a conditional expression, as a statement: off after the evaluation phase.
         Invalid(
             """
@@ -324,7 +349,17 @@ class SetGradEnabledStatement(Rule):
         later = self._restored_later(ctx, node)
         text = ctx.text(call.func)
         earlier = self._enabled_before(ctx, node)
-        if earlier is not None:
+        block, index = _block_holding(ctx.parent(node), node, _BLOCKS)
+        runs_after = any(not isinstance(stmt, (ast.Return, ast.Pass)) for stmt in block[index + 1 :])
+        if earlier is not None and runs_after:
+            # `set_grad_enabled(True)`, a training pass, `set_grad_enabled(False)`, a validation
+            # pass: the code after the switch is what needs grad off
+            message = (
+                f"`{ctx.text(call)}` turns grad off for everything after it on this thread, until "
+                f"`{ctx.text(earlier.value)}` (line {earlier.lineno}) runs again, and an exception in between "
+                f"leaves it off; put the code after it in `with torch.no_grad():` and drop the two statements"
+            )
+        elif earlier is not None:
             # `set_grad_enabled(True)` ... `set_grad_enabled(False)`: grad is put back off, as the
             # block was entered (Lightning runs `validation_step` without grad).
             message = (

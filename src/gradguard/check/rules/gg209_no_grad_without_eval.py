@@ -4,7 +4,9 @@
 Flags a call of a model inside `with torch.no_grad():` / `torch.inference_mode()` (or a
 function decorated with them; also a call of a method of the model's class that runs its
 layers, `model.predict(x)`) when the code shows all of:
-- the model's class has `Dropout` or `BatchNorm` layers (a recurrent layer built with dropout
+- the model's class has `Dropout` or `BatchNorm` layers (also those a module-level function of the file
+  builds for it, `self.features = make_layers(cfg, batch_norm=True)`, leaving out those built only under
+  `if batch_norm:` where the call leaves the flag false; a recurrent layer built with dropout
   between its layers, `nn.LSTM(d, h, n, dropout=0.2)`, counts as dropout; its own layers, not one only stored in an
   attribute its code never reads, those of the module
   classes it builds, of the file or of another file of the run: where two classes of the run
@@ -154,11 +156,48 @@ class NoGradWithoutEval(Rule):
     summary = "Evaluation under `no_grad` of a model with dropout or batch norm still in training mode"
     fix_availability = FixAvailability.NONE
     severity = Severity.WARNING
-    triggers = ("no_grad", "inference_mode")
-    function_triggers = ("no_grad", "inference_mode")
+    triggers = ("no_grad", "inference_mode", "set_grad_enabled")
+    function_triggers = ("no_grad", "inference_mode", "set_grad_enabled")
     function_names = ("torch.no_grad", "torch.inference_mode")
 
     valid = (
+        # The same helper called without batch norm: the layers it builds have no training mode.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def make_layers(cfg, batch_norm=False):
+                layers = []
+                channels = 3
+                for width in cfg:
+                    layers += [nn.Conv2d(channels, width, 3, padding=1)]
+                    if batch_norm:
+                        layers += [nn.BatchNorm2d(width)]
+                    layers += [nn.ReLU(inplace=True)]
+                    channels = width
+                return nn.Sequential(*layers)
+
+
+            class CSRNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.frontend = make_layers([64, 64], batch_norm=False)
+                    self.output = nn.Conv2d(64, 1, 1)
+
+                def forward(self, x):
+                    return self.output(self.frontend(x))
+
+
+            def infer(image):
+                model = CSRNet()
+                model.load_state_dict(torch.load("csrnet.pth"))
+                with torch.set_grad_enabled(False):
+                    density = model(image.unsqueeze(0))
+                return density.sum().item()
+            """
+        ),
         # The same recurrent layer without dropout: training mode changes nothing there.
         Valid(
             """
@@ -778,6 +817,49 @@ class NoGradWithoutEval(Rule):
         ),
     )
     invalid = (
+        # Batch norm built by a helper of the file (VGG's `make_layers(cfg, batch_norm=True)`), the
+        # model run with grad switched off by `set_grad_enabled(False)`.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def make_layers(cfg, batch_norm=False):
+                layers = []
+                channels = 3
+                for width in cfg:
+                    layers += [nn.Conv2d(channels, width, 3, padding=1)]
+                    if batch_norm:
+                        layers += [nn.BatchNorm2d(width)]
+                    layers += [nn.ReLU(inplace=True)]
+                    channels = width
+                return nn.Sequential(*layers)
+
+
+            class CSRNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.frontend = make_layers([64, 64], batch_norm=True)
+                    self.output = nn.Conv2d(64, 1, 1)
+
+                def forward(self, x):
+                    return self.output(self.frontend(x))
+
+
+            def infer(image):
+                model = CSRNet()
+                model.load_state_dict(torch.load("csrnet.pth"))
+                with torch.set_grad_enabled(False):
+                    density = model(image.unsqueeze(0))
+                return density.sum().item()
+            """,
+            line=31,
+            column=19,
+            message="`model` is evaluated under `no_grad` in training mode: its batch norm layers normalise with the "
+            "batch's statistics and update their running averages; call `model.eval()` before evaluating (and "
+            "`model.train()` to resume training)",
+        ),
         # A recurrent layer with dropout between its layers (`dropout=0.2`), in training mode.
         Invalid(
             """
@@ -1579,11 +1661,17 @@ class NoGradWithoutEval(Rule):
         qualified = ctx.imports.qualified_name(target)
         if qualified is not None and (qualified.startswith("torch.") or qualified in _BUILTINS):
             return  # a function of torch or a builtin, not a model
-        if ctx.grad_state() is GradState.ENABLED and not (
-            isinstance(ctx.function, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and _named_for_evaluation(ctx, ctx.function.name)
+        if (
+            ctx.grad_state() is GradState.ENABLED
+            and not (
+                isinstance(ctx.function, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and _named_for_evaluation(ctx, ctx.function.name)
+            )
+            and "set_grad_enabled" not in ctx.source.text
         ):
-            return  # no grad-disabling region around it, nor a function named for evaluation
+            # no grad-disabling region around it (`with torch.set_grad_enabled(False):` is the
+            # model's to tell), nor a function named for evaluation
+            return
         model = ctx.model
         if not model.grad_mode(node).off:
             return

@@ -4,7 +4,8 @@
 Flags in-place initialisers (`normal_`, `uniform_`, `zero_`, `fill_`, `copy_`, `log_normal_`,
 `exponential_`, `cauchy_`, `geometric_`, `bernoulli_`, `random_`, `fill_diagonal_`) called
 directly on a parameter outside any `no_grad` / `inference_mode` region, unless the statements
-just before it in its block switch the parameter's flag off (`w.requires_grad = False`). A parameter is
+just before it in its block switch the parameter's flag off (`w.requires_grad = False`), or its
+module's (`fused = nn.Conv2d(...).requires_grad_(False)`, `fused.requires_grad_(False)`). A parameter is
 `.weight` / `.bias` of a module (`self` in an `nn.Module` subclass, a submodule of it, a
 model, a name from `.modules()` or checked with `isinstance(m, nn.Linear)`), a name from
 `parameters()` / `named_parameters()`, or an attribute the class sets to `nn.Parameter(...)`;
@@ -91,6 +92,25 @@ class InplaceParamInit(Rule):
     function_triggers = (_init_call, "] = ")
 
     valid = (
+        # A module built frozen in the chain that makes it (YOLOv5's conv and batch-norm fusion):
+        # none of its parameters requires grad, the copies raise nothing.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def fuse_conv_and_bn(conv, bn):
+                fused = nn.Conv2d(conv.in_channels, conv.out_channels, kernel_size=conv.kernel_size, bias=True).requires_grad_(
+                    False
+                )
+                w_conv = conv.weight.clone().view(conv.out_channels, -1)
+                w_bn = torch.diag(bn.weight.div(torch.sqrt(bn.eps + bn.running_var)))
+                fused.weight.copy_(torch.mm(w_bn, w_conv).view(fused.weight.size()))
+                fused.bias.copy_(bn.bias - bn.weight.mul(bn.running_mean).div(torch.sqrt(bn.running_var + bn.eps)))
+                return fused
+            """
+        ),
         # An optimizer's parameter groups are dicts: `param["buffer"] = ...` writes no tensor.
         Valid(
             """
@@ -479,11 +499,14 @@ def _frozen_just_before(ctx, call: ast.AST, receiver: ast.AST) -> bool:
     if block_owner is None:
         return False
     text = ctx.text(receiver)
+    owner = ctx.text(receiver.value) if isinstance(receiver, ast.Attribute) else None
     for field in ("body", "orelse", "finalbody"):
         block = getattr(block_owner, field, None)
         if not isinstance(block, list) or statement not in block:
             continue
         for before in reversed(block[: block.index(statement)]):
+            if owner is not None and _module_frozen_by(ctx, before, owner):
+                return True  # `fused = nn.Conv2d(...).requires_grad_(False)`: none of its parameters requires grad
             if (
                 isinstance(before, ast.Assign)
                 and len(before.targets) == 1
@@ -497,6 +520,35 @@ def _frozen_just_before(ctx, call: ast.AST, receiver: ast.AST) -> bool:
                 if isinstance(flag, ast.Attribute) and flag.attr == "requires_grad_" and ctx.text(flag.value) == text:
                     args = before.value.args
                     return bool(args) and isinstance(args[0], ast.Constant) and args[0].value is False
+    return False
+
+
+def _module_frozen_by(ctx, statement: ast.stmt, owner: str) -> bool:
+    """Whether a statement switches every parameter of the module ``owner`` off: it binds the
+    name to a chain holding ``.requires_grad_(False)`` (YOLOv5's ``fused = nn.Conv2d(...)
+    .requires_grad_(False).to(device)``), or calls ``owner.requires_grad_(False)``."""
+    if isinstance(statement, ast.Assign):
+        if not (len(statement.targets) == 1 and ctx.text(statement.targets[0]) == owner):
+            return False
+        chain = statement.value
+    elif isinstance(statement, ast.Expr):
+        chain = statement.value
+        inner = chain
+        while isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute):
+            inner = inner.func.value
+        if ctx.text(inner) != owner:
+            return False
+    else:
+        return False
+    while isinstance(chain, ast.Call) and isinstance(chain.func, ast.Attribute):
+        if (
+            chain.func.attr == "requires_grad_"
+            and chain.args
+            and isinstance(chain.args[0], ast.Constant)
+            and chain.args[0].value is False
+        ):
+            return True
+        chain = chain.func.value
     return False
 
 
