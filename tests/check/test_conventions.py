@@ -466,9 +466,53 @@ def test_old_pytorch_async_argument_says_what_to_write(repo, capsys):
     write(repo / "m.py", "import torch\n\n\ndef move(x):\n    return x.cuda(0, async=True)\n")
     _, out, _ = run_cli(capsys, "check", "--no-cache", "m.py")
     assert out.splitlines()[0] == (
-        "m.py:5:22: GG001 File could not be parsed: SyntaxError: invalid syntax; `async` is a keyword since "
-        "Python 3.7: write `non_blocking=True` (the argument's name since PyTorch 0.4)"
+        "m.py:5:22: GG001 File could not be parsed: SyntaxError: `async` is a keyword since "
+        "Python 3.7: write `non_blocking=True` (the argument's name since PyTorch 0.4); the rest of the file was "
+        "checked as if it were written so"
     )
+
+
+PYTHON2_TRAINING = """import torch
+from torch.autograd import Variable
+
+
+def train(model, loader, criterion, optimizer):
+    total = 0
+    for x, y in loader:
+        x = Variable(x.cuda(async=True))
+        loss = criterion(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        total += loss.data[0]
+        print "loss", loss.data[0]
+    print
+    return total
+"""
+
+
+def test_old_syntax_is_reported_and_the_rest_of_the_file_checked(repo, capsys):
+    # `x.cuda(async=True)` of PyTorch 0.3 and Python 2's `print x`: reported where they are, and the
+    # file checked as if they were written as Python 3 writes them
+    write(repo / "m.py", PYTHON2_TRAINING)
+    _, out, _ = run_cli(capsys, "check", "--no-cache", "--select", "ALL", "m.py")
+    found = [line.split(" ", 2)[:2] for line in out.splitlines() if ": GG" in line]
+    assert found == [
+        ["m.py:8:13:", "GG104"],
+        ["m.py:8:29:", "GG001"],
+        ["m.py:13:18:", "GG105"],
+        ["m.py:14:9:", "GG001"],
+        ["m.py:14:23:", "GG105"],
+        ["m.py:15:5:", "GG001"],
+    ]
+    assert "`print` is a function since Python 3: write `print(...)`" in out
+
+
+def test_twin_other_syntax_errors_still_skip_the_file(repo, capsys):
+    write(repo / "m.py", PYTHON2_TRAINING.replace("    return total", "    return total +"))
+    _, out, _ = run_cli(capsys, "check", "--no-cache", "--select", "ALL", "m.py")
+    found = [line for line in out.splitlines() if ": GG" in line]
+    assert len(found) == 1 and "GG001" in found[0] and "invalid syntax" in found[0]
 
 
 @pytest.mark.parametrize("line", ["async def step(x):", "ok = x.is_async == True", "f(asynchronous=True)"])

@@ -5064,3 +5064,103 @@ def test_twin_the_helper_called_without_batch_norm_builds_none(tmp_path, capsys)
     model = write(tmp_path, "model.py", VGG_MODEL.replace("FLAG", "batch_norm=False"))
     script = write(tmp_path, "infer.py", VGG_INFERENCE)
     assert not [line for line in findings(capsys, model, script) if "GG209" in line]
+
+
+SEQ2SEQ_PARTS = """
+    import torch.nn as nn
+
+    class Encoder(nn.Module):
+        def __init__(self, dropout=0.5):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+            self.dropout = nn.Dropout(dropout)
+
+        def forward(self, x):
+            return self.dropout(self.fc(x))
+
+    class Seq2Seq(nn.Module):
+        def __init__(self, encoder, max_len):
+            super().__init__()
+            self.encoder = encoder
+            self.max_len = max_len
+
+        def forward(self, x):
+            return self.encoder(x)
+"""
+
+SEQ2SEQ_EVALUATION = """
+    import torch
+    from parts import Encoder, Seq2Seq
+
+    model = Seq2Seq(ENCODER, 80)
+    model.load_state_dict(torch.load("attention.pt"))
+
+    def predict(model, dataset):
+        preds = []
+        with torch.no_grad():
+            for batch in dataset:
+                preds.append(model(batch).argmax(-1))
+        return preds
+
+    prediction = predict(model, test_data)
+"""
+
+
+def test_a_model_of_another_file_holds_the_dropout_of_the_encoder_it_is_handed(tmp_path, capsys):
+    parts = write(tmp_path, "parts.py", SEQ2SEQ_PARTS)
+    script = write(tmp_path, "evaluate.py", SEQ2SEQ_EVALUATION.replace("ENCODER", "Encoder(0.3)"))
+    found = [line for line in findings(capsys, parts, script) if "GG209" in line]
+    assert len(found) == 1 and "evaluate.py:12:" in found[0] and "dropout" in found[0]
+
+
+def test_twin_handed_no_module_the_model_holds_no_known_dropout(tmp_path, capsys):
+    parts = write(tmp_path, "parts.py", SEQ2SEQ_PARTS)
+    script = write(tmp_path, "evaluate.py", SEQ2SEQ_EVALUATION.replace("ENCODER", "None"))
+    assert not [line for line in findings(capsys, parts, script) if "GG209" in line]
+
+
+RUNNER = """
+    import torch.nn as nn
+    import torch.optim as optim
+
+    class Net(nn.Module):
+        def __init__(self, h):
+            super().__init__()
+            self.fc = nn.Linear(h, 1)
+
+        def forward(self, x):
+            return self.fc(x)
+
+    def train_epoch(model, x, y, opt):
+        loss = ((model(x) - y) ** 2).mean()
+        STEP
+        return [loss.item()]
+
+    def run_model(model_class, x, y, epochs, **kwargs):
+        m = model_class(**kwargs)
+        opt = optim.Adam(m.parameters())
+        for epoch in range(epochs):
+            print("epoch", epoch)
+            train_epoch(m, x, y, opt)
+        return 1.0
+"""
+
+RUNNER_SCRIPT = """
+    import torch
+    from model_functions import *
+
+    x, y = torch.randn(8, 4), torch.randn(8, 1)
+    outputs = run_model(Net, x, y, epochs=5, h=4)
+"""
+
+
+def test_a_function_of_another_file_training_through_a_helper_is_no_model_call(tmp_path, capsys):
+    functions = write(tmp_path, "model_functions.py", RUNNER.replace("STEP", "loss.backward()\n        opt.step()"))
+    script = write(tmp_path, "main.py", RUNNER_SCRIPT)
+    assert not [line for line in findings(capsys, functions, script) if "GG201" in line]
+
+
+def test_twin_the_helper_that_only_computes_leaves_the_runner_a_model_call(tmp_path, capsys):
+    functions = write(tmp_path, "model_functions.py", RUNNER.replace("STEP", "pass"))
+    script = write(tmp_path, "main.py", RUNNER_SCRIPT)
+    assert [line for line in findings(capsys, functions, script) if "main.py" in line and "GG201" in line]

@@ -23,6 +23,11 @@ inside a replacement field, `f"{d["k"]}"`, or whose replacement field spans line
 backslash or a comment: run gradguard with that Python), or what to write instead of syntax
 only an older Python accepted (`x.cuda(async=True)` of PyTorch 0.3: `non_blocking=True`).
 
+Where that older syntax is the only thing that does not parse (`async=` keyword arguments,
+Python 2's one-line `print x, y` statements), GG001 is reported at each of them and the rest of
+the file is still checked, as if they were written as Python 3 writes them: old training code
+is where `Variable`, `loss.data[0]` and evaluation with grad on are found.
+
 ## Example
 ```python
 def train(model:

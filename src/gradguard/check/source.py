@@ -155,15 +155,66 @@ _NEWER_SYNTAX_MESSAGES = {
 }
 
 
+ASYNC_INSTEAD = (
+    "`async` is a keyword since Python 3.7: write `non_blocking=True` (the argument's name since PyTorch 0.4)"
+)
+PRINT_INSTEAD = "`print` is a function since Python 3: write `print(...)`"
+
 # Syntax an older Python accepted, common in old PyTorch code: (a pattern found in the error's
 # line, what to write instead).
 _OLDER_SYNTAX = (
     # `target.cuda(async=True)` of PyTorch 0.3: `async` is a keyword since Python 3.7
     (
         re.compile(r"[(,][ \t]*async[ \t]*=(?!=)"),
-        "`async` is a keyword since Python 3.7: write `non_blocking=True` (the argument's name since PyTorch 0.4)",
+        ASYNC_INSTEAD,
     ),
 )
+
+
+# `x.cuda(async=True)`, the keyword argument alone (a `(` or `,` before it, `=` after it).
+_ASYNC_KEYWORD_RE = re.compile(r"(?<=[(,])([ \t\r\n]*)async(?=[ \t]*=(?!=))")
+# Python 2's `print "loss", loss`: a statement of its own on one line, no comment, no `>>`, no
+# continuation; `print` alone too.
+_PRINT_STATEMENT_RE = re.compile(
+    r"^([ \t]*)print(?:([ \t]+)(?![(\s=.,;)\]}])([^#\n\\]*?[^\s#\\,(\[{])?([ \t]*,)?)?[ \t]*$", re.M
+)
+
+
+def with_older_syntax_rewritten(text: str) -> Optional[tuple[str, list[tuple[int, int, str]]]]:
+    """The text with what only an older Python accepted rewritten so that the rest of the file
+    parses, every position before each line's end kept: each ``async=`` keyword argument of
+    PyTorch 0.3 (``x.cuda(async=True)``) spelt ``_sync=``, the same length, and each Python 2
+    ``print "loss", loss`` statement written as a call (``print("loss", loss)``: the space after
+    ``print`` becomes ``(``, the ``)`` goes at the line's end); and the (row, column, what to
+    write instead) of each. None where there is nothing to rewrite."""
+    places: list[tuple[int, int, str]] = []
+    source = SourceText(text)
+
+    def place(offset: int, instead: str) -> None:
+        row = bisect.bisect_right(source.line_starts, offset)
+        places.append((row, offset - source.line_starts[row - 1] + 1, instead))
+
+    def asynchronous(match: "re.Match[str]") -> str:
+        place(match.start() + len(match.group(1)), ASYNC_INSTEAD)
+        return str(match.group(1)) + "_sync"
+
+    def printed(match: "re.Match[str]") -> str:
+        indent, gap, body, comma = match.group(1), match.group(2), match.group(3), match.group(4)
+        if gap is None:
+            if match.group(0).strip() != "print":
+                return str(match.group(0))
+            place(match.start() + len(indent), PRINT_INSTEAD)
+            return f"{indent}print()"
+        if body is None:
+            return str(match.group(0))
+        place(match.start() + len(indent), PRINT_INSTEAD)
+        return f"{indent}print({' ' * (len(gap) - 1)}{body}{comma or ''})"
+
+    rewritten = _ASYNC_KEYWORD_RE.sub(asynchronous, text)
+    rewritten = _PRINT_STATEMENT_RE.sub(printed, rewritten)
+    if not places:
+        return None
+    return rewritten, sorted(places)
 
 
 def older_syntax(line: str) -> Optional[str]:

@@ -1960,7 +1960,8 @@ class SemanticModel:
             fact = self.project.classes.get(ref[len("project:") :]) if self.project is not None else None
             if fact is None:
                 return None
-            return bool(fact.layers & names) or (None if not fact.layers else False)
+            own = bool(fact.layers & names) or (None if not fact.layers else False)
+            return self._or_handed_parts(own, value, names)
         if ref.startswith("torchvision.models."):
             built = vocab.torchvision_model_layers(vocab.last_name(ref))
             return None if built is None else bool(built & names)
@@ -1979,7 +1980,15 @@ class SemanticModel:
         info = self._class_table().get(ref)
         if info is None:
             return None
-        return self._class_has_layers(info, names, set())
+        return self._or_handed_parts(self._class_has_layers(info, names, set()), value, names)
+
+    def _or_handed_parts(self, own: Optional[bool], value: Value, names: frozenset) -> Optional[bool]:
+        """``own``, or True where a module its constructor was handed holds one of the layers."""
+        if own is True or not value.items:
+            return own
+        if any(self.module_has_layers(part, names) is True for part in value.items):
+            return True
+        return own
 
     # ====================================================================== locating nodes
     def _locate(self, node: ast.AST):
@@ -3342,6 +3351,7 @@ class SemanticModel:
             function = self.project_function(qualified)
             found = self._project_differentiating[qualified] = function is not None and (
                 _DIFFERENTIATES_RE.search(ast.unparse(function[1])) is not None
+                or _helper_differentiates(function[0], function[1])
             )
         return found
 
@@ -4124,6 +4134,16 @@ class SemanticModel:
         name = func.value.id if isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name) else None
         return self._value_call(callee, name, node, args, state, frame)
 
+    @staticmethod
+    def _with_handed_modules(made: Value, node: ast.Call, args: list) -> Value:
+        """An instance of a module class of the file or the run, with the modules its constructor is
+        handed (``Head(Backbone())``, ``Seq2Seq(encoder, decoder, 80)``) as its parts: what they hold
+        (their dropout, their batch norm) the instance holds (``module_has_layers``)."""
+        if made.kind is not Kind.MODULE or not node.args or any(isinstance(a, ast.Starred) for a in node.args):
+            return made
+        handed = tuple(value for value in args if value.kind is Kind.MODULE and value.ref is not None)
+        return made.with_(items=handed) if handed else made
+
     def _value_call(self, callee: Value, name: Optional[str], node: ast.Call, args: list, state: State, frame) -> Value:
         kind = callee.kind
         if kind is Kind.CLASS:
@@ -4139,13 +4159,15 @@ class SemanticModel:
                 if info.is_dataset or self._split_arguments(node) is not None:
                     if info.is_dataset:
                         return dataset(self._split_arguments(node), info.key)
-                return self._instance_value(info)
+                return self._with_handed_modules(self._instance_value(info), node, args)
             if callee.ref and callee.ref.startswith("torch."):
                 return self._library_call(callee.ref, node, args, state, frame)
             if callee.ref:
                 made = self._project_class(callee.ref)  # a class of another file of the run
                 if made is not None:
-                    return made.with_(split=self._split_arguments(node)) if made.kind is Kind.DATASET else made
+                    if made.kind is Kind.DATASET:
+                        return made.with_(split=self._split_arguments(node))
+                    return self._with_handed_modules(made, node, args)
             return UNKNOWN
         if kind is Kind.FUNCTION:
             if callee.ref is None and callee.elem is not None:
@@ -4610,7 +4632,7 @@ class SemanticModel:
         if made is not None:
             if made.kind is Kind.DATASET:
                 return made.with_(split=self._split_arguments(node))
-            return made
+            return self._with_handed_modules(made, node, args)
         last = vocab.last_name(qual)
         if qual.startswith("torch."):
             return self._torch_call(qual, last, node, args, state, frame)
@@ -6120,6 +6142,23 @@ def _property_forwarding(class_node: ast.ClassDef, attr: str) -> Optional[str]:
             ):
                 return value.attr
     return None
+
+
+def _helper_differentiates(tree: ast.Module, function: ast.AST) -> bool:
+    """Whether a function calls, by name, a module-level function of its own file whose body runs a
+    backward pass (``run_model`` calling ``train_epoch(m, x, y, opt)`` of the same file)."""
+    called = {
+        node.func.id
+        for node in ast.walk(function)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id != getattr(function, "name", "")
+    }
+    for name in called:
+        helper = top_function(tree, name)
+        if helper is not None and _DIFFERENTIATES_RE.search(ast.unparse(helper)) is not None:
+            return True
+    return False
 
 
 def _moved_itself(value_node: ast.AST, attr: str) -> bool:

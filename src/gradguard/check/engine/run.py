@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -18,7 +19,7 @@ from gradguard.check.engine.errors import InternalError, RuleFailure, internal_e
 from gradguard.check.engine.walker import FunctionTriggers, Walker
 from gradguard.check.model import Diagnostic, Position
 from gradguard.check.noqa import apply_noqa
-from gradguard.check.source import SourceError, SourceText, parse
+from gradguard.check.source import SourceError, SourceText, parse, with_older_syntax_rewritten
 from gradguard.check.triggers import TextSearch, Trigger, trigger_text
 
 
@@ -52,6 +53,30 @@ def parse_error_diagnostic(filename: str, error: SourceError) -> Diagnostic:
 
     pos = Position(max(error.row, 1), max(error.column, 1))
     return Diagnostic("GG001", f"File could not be parsed: {error.message}", filename, pos, pos)
+
+
+def _parsed_with_older_syntax_rewritten(text: str, filename: str) -> Optional[tuple[ast.Module, str, list[Diagnostic]]]:
+    """(tree, text, GG001 at each rewritten place) of a file that parses once what only an older
+    Python accepted is rewritten (``x.cuda(async=True)`` of PyTorch 0.3, Python 2's ``print x``;
+    ``source.with_older_syntax_rewritten``: every position before a line's end holds), so that the
+    rest of the file is checked; None where there is none or it does not parse even so."""
+    rewritten = with_older_syntax_rewritten(text)
+    if rewritten is None:
+        return None
+    try:
+        tree = parse(rewritten[0], filename)
+    except SourceError:
+        return None
+    legacy = [
+        parse_error_diagnostic(
+            filename,
+            SourceError(
+                f"SyntaxError: {instead}; the rest of the file was checked as if it were written so", row, column
+            ),
+        )
+        for row, column, instead in rewritten[1]
+    ]
+    return tree, rewritten[0], legacy
 
 
 # The parser accepts expressions nested about 3,000 deep (deeper is a RecursionError, GG001);
@@ -101,10 +126,14 @@ def _check_source(
         if not gives_torch:
             return FileResult(filename, [], source, skipped=True)
         require_torch_import = False  # `from utils import *`, utils importing torch
+    legacy: list[Diagnostic] = []
     try:
         tree = parse(text, filename)
     except SourceError as exc:
-        return FileResult(filename, [parse_error_diagnostic(filename, exc)], source, error=exc.message)
+        reparsed = _parsed_with_older_syntax_rewritten(text, filename)
+        if reparsed is None:
+            return FileResult(filename, [parse_error_diagnostic(filename, exc)], source, error=exc.message)
+        tree, text, legacy = reparsed
     imports = ImportMap(tree, text)
     if require_torch_import and not imports.imports_torch:
         return FileResult(filename, [], source, skipped=True)
@@ -137,7 +166,7 @@ def _check_source(
         finally:
             walker.unlink()
             ctx.clear()  # caches and rule states may point back at ctx and the tree
-    kept = without_superseded(ctx.diagnostics)
+    kept = legacy + without_superseded(ctx.diagnostics)
     diagnostics = apply_noqa(kept, source, tree) if noqa else kept
     for d in diagnostics:
         # What code scanning's fingerprints are made of: the finding's line, not its number.

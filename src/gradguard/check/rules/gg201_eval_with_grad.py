@@ -852,10 +852,14 @@ def _project_runner(ctx, target: ast.AST) -> Optional[dict]:
     if not called:
         return None
     text = ast.unparse(function)
-    if re.search(r"\.(?:backward|step)\(|autograd\.grad\(|no_grad|inference_mode|set_grad_enabled", text) or any(
-        isinstance(sub, (ast.Yield, ast.YieldFrom)) for sub in nodes
+    if (
+        re.search(r"\.(?:backward|step)\(|autograd\.grad\(|no_grad|inference_mode|set_grad_enabled", text)
+        or any(isinstance(sub, (ast.Yield, ast.YieldFrom)) for sub in nodes)
+        or ctx.model.project_function_differentiates(qualified)
     ):
-        return None  # a training step or an attack differentiating, a generator, or grad turned off inside
+        # a training step or an attack differentiating (also through a helper of its file:
+        # `run_model` calling `train_epoch`), a generator, or grad turned off inside
+        return None
     returns = [sub.value for sub in nodes if isinstance(sub, ast.Return) and sub.value is not None]
     if not returns or any(
         isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _READ_STEPS
@@ -3656,34 +3660,38 @@ _TIMING_RE = re.compile(r"\btime\.(?:time|perf_counter|monotonic)\b|\bperf_count
 
 
 def _read_for_shape_only(ctx, call: ast.Call) -> bool:
-    """Whether the call's result, bound to a name, is read afterwards in its scope, until the name
-    is bound again, only for its shape (``out.shape``, ``out.size()``, ``out.dtype``, ``len(out)``);
-    in a loop, the name is bound nowhere else after it; and the lines from just before the call
-    to the last read time nothing."""
-    name = _bound_name(ctx, call)
-    if name is None:
+    """Whether the call's result, bound to a name (or unpacked into names: ``out, hidden =
+    m(x)``), is read afterwards in its scope, until the name is bound again, only for its shape
+    (``out.shape``, ``out.size()``, ``out.dtype``, ``len(out)``); in a loop, the name is bound
+    nowhere else after it; and the lines from just before the call to the last read time nothing."""
+    names = _bound_names(ctx, call)
+    if not names:
         return False
     scope = ctx.function if ctx.function is not None else ctx.tree
     assignment = ctx.parent(call)
     after = (assignment.end_lineno or 0, assignment.end_col_offset or 0)
-    named = sorted(
-        (
-            node
-            for node in ctx.model.own_nodes(scope)
-            if type(node) is ast.Name and node.id == name and (node.lineno, node.col_offset) > after
-        ),
-        key=lambda node: (node.lineno, node.col_offset),
-    )
     uses = []
-    for node in named:
-        if not isinstance(node.ctx, ast.Load):
-            break  # bound again (`out = model(x)` of a later cell): its reads are another value's
-        uses.append(node)
-    if not uses or (ctx.loops and any(isinstance(n.ctx, ast.Store) for n in named)):
-        return False
+    for name in names:
+        named = sorted(
+            (
+                node
+                for node in ctx.model.own_nodes(scope)
+                if type(node) is ast.Name and node.id == name and (node.lineno, node.col_offset) > after
+            ),
+            key=lambda node: (node.lineno, node.col_offset),
+        )
+        reads = []
+        for node in named:
+            if not isinstance(node.ctx, ast.Load):
+                break  # bound again (`out = model(x)` of a later cell): its reads are another value's
+            reads.append(node)
+        if not reads or (ctx.loops and any(isinstance(n.ctx, ast.Store) for n in named)):
+            return False
+        uses.extend(reads)
+    last = max(use.lineno for use in uses)
     starts = ctx.source.line_starts  # the lines from two before the call to the last read
     start = starts[max(call.lineno - 3, 0)]
-    end = starts[uses[-1].lineno] if uses[-1].lineno < len(starts) else len(ctx.source.text)
+    end = starts[last] if last < len(starts) else len(ctx.source.text)
     if _TIMING_RE.search(ctx.source.text, start, end) is not None:
         return False  # `start = time.time()`, ..., `print(time.time() - start, out.shape)`: its cost is measured
     for use in uses:
@@ -3700,6 +3708,23 @@ def _read_for_shape_only(ctx, call: ast.Call) -> bool:
             continue
         return False
     return True
+
+
+def _bound_names(ctx, call: ast.AST) -> list:
+    """The names a call's result is bound to: one (``out = net(x)``) or a flat tuple of them
+    (``out, hidden = rnn(x, h)``); [] for any other target."""
+    name = _bound_name(ctx, call)
+    if name is not None:
+        return [name]
+    parent = ctx.parent(call)
+    if (
+        isinstance(parent, ast.Assign)
+        and len(parent.targets) == 1
+        and isinstance(parent.targets[0], ast.Tuple)
+        and all(isinstance(elt, ast.Name) for elt in parent.targets[0].elts)
+    ):
+        return [elt.id for elt in parent.targets[0].elts if elt.id != "_"]  # type: ignore[attr-defined]
+    return []
 
 
 def _shape_probe_once(ctx, call: ast.Call) -> bool:
@@ -5331,6 +5356,37 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A shape check of a fresh decoder, its two outputs unpacked, in a script that trains
+        # another model: only the sizes are read.
+        Valid(
+            """
+            import torch
+            from torch import nn
+
+
+            class Decoder(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.emb = nn.Embedding(10, 4)
+                    self.rnn = nn.GRU(4, 20)
+
+                def forward(self, word, h):
+                    return self.rnn(self.emb(word).view(1, 1, -1), h)
+
+
+            m = Decoder()
+            m.train(False)
+            out, hidden = m(torch.tensor([1]), torch.zeros(1, 1, 20))
+            print(out.size(), hidden.size())
+
+            net = nn.Linear(4, 1)
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for _ in range(10):
+                opt.zero_grad()
+                net(torch.randn(8, 4)).pow(2).mean().backward()
+                opt.step()
+            """
+        ),
         # One body for both phases whose evaluation branch leaves the phase loop (`break`): the
         # model call after it runs in the training phase alone.
         Valid(
@@ -16351,7 +16407,7 @@ class EvalWithGrad(Rule):
             encoder.eval()
             X = torch.zeros((4, 7), dtype=torch.long)
             output, state = encoder(X)
-            print(output.shape, state.shape)
+            print(output.argmax(-1), state.shape)
             """,
             line=7,
             column=17,

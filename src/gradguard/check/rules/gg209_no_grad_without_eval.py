@@ -4,7 +4,8 @@
 Flags a call of a model inside `with torch.no_grad():` / `torch.inference_mode()` (or a
 function decorated with them; also a call of a method of the model's class that runs its
 layers, `model.predict(x)`) when the code shows all of:
-- the model's class has `Dropout` or `BatchNorm` layers (also those a module-level function of the file
+- the model's class has `Dropout` or `BatchNorm` layers (also those of the modules its constructor is handed,
+  `Head(Backbone())`, `Seq2Seq(encoder, decoder)`; also those a module-level function of the file
   builds for it, `self.features = make_layers(cfg, batch_norm=True)`, leaving out those built only under
   `if batch_norm:` where the call leaves the flag false; a recurrent layer built with dropout
   between its layers, `nn.LSTM(d, h, n, dropout=0.2)`, counts as dropout; its own layers, not one only stored in an
@@ -161,6 +162,47 @@ class NoGradWithoutEval(Rule):
     function_names = ("torch.no_grad", "torch.inference_mode")
 
     valid = (
+        # The same backbone without dropout: nothing in the model depends on its mode.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Backbone(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lin = nn.Linear(8, 8)
+                    self.drop = nn.Identity()
+
+                def forward(self, x):
+                    return self.drop(self.lin(x))
+
+
+            class Head(nn.Module):
+                def __init__(self, backbone):
+                    super().__init__()
+                    self.backbone = backbone
+                    self.out = nn.Linear(8, 3)
+
+                def forward(self, x):
+                    return self.out(self.backbone(x))
+
+
+            def fit(train_loader, valid_loader, epochs):
+                model = Head(Backbone())
+                opt = torch.optim.Adam(model.parameters())
+                for epoch in range(epochs):
+                    model.train()
+                    for x, y in train_loader:
+                        opt.zero_grad()
+                        nn.functional.cross_entropy(model(x), y).backward()
+                        opt.step()
+                    with torch.no_grad():
+                        for x, y in valid_loader:
+                            print(model(x).argmax(-1))
+            """
+        ),
         # The same helper called without batch norm: the layers it builds have no training mode.
         Valid(
             """
@@ -817,6 +859,51 @@ class NoGradWithoutEval(Rule):
         ),
     )
     invalid = (
+        # The dropout sits in a backbone the model's constructor is handed.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Backbone(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lin = nn.Linear(8, 8)
+                    self.drop = nn.Dropout(0.1)
+
+                def forward(self, x):
+                    return self.drop(self.lin(x))
+
+
+            class Head(nn.Module):
+                def __init__(self, backbone):
+                    super().__init__()
+                    self.backbone = backbone
+                    self.out = nn.Linear(8, 3)
+
+                def forward(self, x):
+                    return self.out(self.backbone(x))
+
+
+            def fit(train_loader, valid_loader, epochs):
+                model = Head(Backbone())
+                opt = torch.optim.Adam(model.parameters())
+                for epoch in range(epochs):
+                    model.train()
+                    for x, y in train_loader:
+                        opt.zero_grad()
+                        nn.functional.cross_entropy(model(x), y).backward()
+                        opt.step()
+                    with torch.no_grad():
+                        for x, y in valid_loader:
+                            print(model(x).argmax(-1))
+            """,
+            line=36,
+            column=23,
+            message="`model` is evaluated under `no_grad` in training mode: its dropout layers still drop activations; "
+            "call `model.eval()` before evaluating (and `model.train()` to resume training)",
+        ),
         # Batch norm built by a helper of the file (VGG's `make_layers(cfg, batch_norm=True)`), the
         # model run with grad switched off by `set_grad_enabled(False)`.
         Invalid(
