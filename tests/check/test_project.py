@@ -5119,7 +5119,7 @@ def test_twin_handed_no_module_the_model_holds_no_known_dropout(tmp_path, capsys
     assert not [line for line in findings(capsys, parts, script) if "GG209" in line]
 
 
-RUNNER = """
+TRAINING_RUNNER = """
     import torch.nn as nn
     import torch.optim as optim
 
@@ -5145,7 +5145,7 @@ RUNNER = """
         return 1.0
 """
 
-RUNNER_SCRIPT = """
+TRAINING_RUNNER_SCRIPT = """
     import torch
     from model_functions import *
 
@@ -5155,12 +5155,14 @@ RUNNER_SCRIPT = """
 
 
 def test_a_function_of_another_file_training_through_a_helper_is_no_model_call(tmp_path, capsys):
-    functions = write(tmp_path, "model_functions.py", RUNNER.replace("STEP", "loss.backward()\n        opt.step()"))
-    script = write(tmp_path, "main.py", RUNNER_SCRIPT)
+    functions = write(
+        tmp_path, "model_functions.py", TRAINING_RUNNER.replace("STEP", "loss.backward()\n        opt.step()")
+    )
+    script = write(tmp_path, "main.py", TRAINING_RUNNER_SCRIPT)
     assert not [line for line in findings(capsys, functions, script) if "GG201" in line]
 
 
 def test_twin_the_helper_that_only_computes_leaves_the_runner_a_model_call(tmp_path, capsys):
-    functions = write(tmp_path, "model_functions.py", RUNNER.replace("STEP", "pass"))
-    script = write(tmp_path, "main.py", RUNNER_SCRIPT)
+    functions = write(tmp_path, "model_functions.py", TRAINING_RUNNER.replace("STEP", "pass"))
+    script = write(tmp_path, "main.py", TRAINING_RUNNER_SCRIPT)
     assert [line for line in findings(capsys, functions, script) if "main.py" in line and "GG201" in line]

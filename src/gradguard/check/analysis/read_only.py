@@ -1424,6 +1424,29 @@ def _classify_function_call(call: ast.Call, wanted: set, reads: dict, read: Opti
             reads[id(base)] = kinds[keyword.arg]
 
 
+def left_to_subclasses(function: ast.AST) -> bool:
+    """Whether a method is left to subclasses: decorated ``@abstractmethod``, or its body only raises
+    ``NotImplementedError`` (a docstring or ``pass`` besides)."""
+    decorators = getattr(function, "decorator_list", ())
+    if any(
+        (isinstance(d, ast.Name) and d.id == "abstractmethod")
+        or (isinstance(d, ast.Attribute) and d.attr == "abstractmethod")
+        for d in decorators
+    ):
+        return True
+    body = [
+        s
+        for s in getattr(function, "body", ())
+        if not isinstance(s, ast.Pass) and not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+    ]
+    return (
+        len(body) == 1
+        and isinstance(body[0], ast.Raise)
+        and body[0].exc is not None
+        and "NotImplementedError" in ast.unparse(body[0].exc)
+    )
+
+
 def parameters_only_read(function: ast.AST, qualified_name, own: Optional[list] = None) -> ParametersRead:
     """(positional parameter names, {name: kind of read}, whether it backpropagates) for the
     parameters of a function that its body only reads, as ``read_only_calls`` reads a result (``.data``, ``.item()``,
@@ -1431,6 +1454,10 @@ def parameters_only_read(function: ast.AST, qualified_name, own: Optional[list] 
     assigned in the body, used in nested code, or handed on to any other call is not."""
     args = function.args  # type: ignore[attr-defined]
     positional = tuple(a.arg for a in (*args.posonlyargs, *args.args))
+    if left_to_subclasses(function):
+        # `def _optimize(self, pred, y): raise NotImplementedError`: what a subclass does with them
+        # (a backward pass and a step, perhaps) is not known here
+        return positional, {}, True
     if own is None:
         own = list(own_nodes(function))
     wanted = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)} - {"self", "cls"}

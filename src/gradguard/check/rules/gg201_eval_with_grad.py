@@ -399,6 +399,7 @@ from gradguard.check.analysis.read_only import (
     assigned_values,
     converted_to_image,
     ends_in_metadata,
+    left_to_subclasses,
     makes_image_converter,
     parameters_only_read,
     read_at_once,
@@ -5152,6 +5153,10 @@ def _uses_grad(ctx, nodes) -> bool:
                     return True  # `train(x, y)`: a function of the file that backpropagates or steps
                 elif _self_method_trains(ctx, node):
                     return True  # `self._train_batch(x, y)`: a method of the class that backpropagates
+                elif _self_abstract_method(ctx, node):
+                    # `self._optimize(batch)` of a base class whose `_optimize` raises
+                    # NotImplementedError: a subclass's step, perhaps in another file, may backpropagate
+                    return True
                 elif (
                     isinstance(func, ast.Attribute)
                     and not (isinstance(func.value, ast.Name) and func.value.id == "self")
@@ -5182,6 +5187,22 @@ def _uses_grad(ctx, nodes) -> bool:
             elif isinstance(node, ast.Attribute) and node.attr in _GRAD_ATTRIBUTES:
                 return True
     return False
+
+
+def _self_abstract_method(ctx, call: ast.Call) -> bool:
+    """Whether a call is ``self.<m>(...)`` of a method its class leaves to subclasses
+    (``read_only.left_to_subclasses``)."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
+        return False
+    owner = next((a for a in ctx.ancestors(call) if isinstance(a, ast.ClassDef)), None)
+    if owner is None:
+        return False
+    method = next(
+        (s for s in owner.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == func.attr),
+        None,
+    )
+    return method is not None and left_to_subclasses(method)
 
 
 def _environment_step(ctx, call: ast.Call) -> bool:
@@ -5356,6 +5377,33 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A training loop handing the outputs to a step its class leaves to subclasses
+        # (`_optimize` raises NotImplementedError here; a subclass backpropagates and steps).
+        Valid(
+            """
+            class RunnerBase:
+                def __init__(self, model, loader, val_loader):
+                    self._model = model
+                    self._loader = loader
+                    self._val_loader = val_loader
+
+                def _optimize(self, pred, target):
+                    raise NotImplementedError()
+
+                def validate(self):
+                    return 0.0
+
+                def train(self):
+                    for step, (x, y) in enumerate(self._loader):
+                        self._model.train()
+                        pred = self._model(x)
+                        loss = self._optimize(pred, y)
+                        print(loss)
+                        if step % 100 == 0:
+                            self._model.eval()
+                            print(self.validate())
+            """
+        ),
         # A shape check of a fresh decoder, its two outputs unpacked, in a script that trains
         # another model: only the sizes are read.
         Valid(

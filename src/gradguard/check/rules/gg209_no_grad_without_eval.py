@@ -1754,7 +1754,7 @@ class NoGradWithoutEval(Rule):
                 isinstance(ctx.function, (ast.FunctionDef, ast.AsyncFunctionDef))
                 and _named_for_evaluation(ctx, ctx.function.name)
             )
-            and "set_grad_enabled" not in ctx.source.text
+            and not _switches_grad_off(ctx)
         ):
             # no grad-disabling region around it (`with torch.set_grad_enabled(False):` is the
             # model's to tell), nor a function named for evaluation
@@ -1818,6 +1818,17 @@ class NoGradWithoutEval(Rule):
 
 
 _RECURRENT_RE = re.compile(r"\b(?:LSTM|GRU|RNN)\s*\(")
+_GRAD_OFF_SWITCH_RE = re.compile(r"set_grad_enabled\(\s*(?:mode\s*=\s*)?False")
+
+
+def _switches_grad_off(ctx) -> bool:
+    """Whether the file's text writes ``set_grad_enabled(False)`` (kept per file): only then can a
+    region the engine does not mark run without grad."""
+    found = ctx.cache.get("gg209-grad-off-switch")
+    if found is None:
+        found = ctx.cache["gg209-grad-off-switch"] = _GRAD_OFF_SWITCH_RE.search(ctx.source.text) is not None
+    return found
+
 
 # torchvision classification models whose dropout sits in `classifier` alone (VGG, AlexNet,
 # MobileNet, EfficientNet, SqueezeNet, MNASNet).
