@@ -52,6 +52,7 @@ from gradguard.check.analysis.project import (
     class_freezes_itself,
     holds_no_parameters,
     init_switches_to_eval,
+    layers_built_for,
     loads_weights,
     returns_only_a_shape,
     sampled_outputs,
@@ -5369,34 +5370,16 @@ class SemanticModel:
         )
 
     def _built_layers(self, builder: ast.AST, call: ast.Call) -> set:
-        """The torch.nn layer classes a module-level function of the file builds for a call (VGG's
-        ``make_layers(cfg, batch_norm=True)``), leaving out those built only under ``if flag:`` of
-        a parameter the call leaves false (its default ``False``, or given ``False``)."""
-        defaults = parameter_defaults(builder)
-        names = [arg.arg for arg in parameters(builder)]
-        off: set = set()
-        for name in names:
-            given = vocab.call_argument(call, names.index(name), name)
-            value = given if given is not None else defaults.get(name)
-            if isinstance(value, ast.Constant) and not value.value:
-                off.add(name)
-        layers: set = set()
+        """The torch.nn layer classes a module-level function of the file builds for a call
+        (``project.layers_built_for``: VGG's ``make_layers(cfg, batch_norm=True)``)."""
 
-        def visit(node: ast.AST) -> None:
-            if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id in off:
-                for child in node.orelse:
-                    visit(child)
-                return
-            if isinstance(node, ast.Call):
-                qual = self.imports.qualified_name(node.func)
-                if qual is not None and qual.startswith("torch.nn.") and not qual.startswith("torch.nn.functional."):
-                    layers.add(vocab.last_name(qual))
-            for child in ast.iter_child_nodes(node):
-                visit(child)
+        def layer_of(node: ast.Call) -> Optional[str]:
+            qual = self.imports.qualified_name(node.func)
+            if qual is not None and qual.startswith("torch.nn.") and not qual.startswith("torch.nn.functional."):
+                return vocab.last_name(qual)
+            return None
 
-        for statement in builder.body:  # type: ignore[attr-defined]
-            visit(statement)
-        return layers
+        return layers_built_for(builder, call, layer_of)
 
     def _unused_layers(self, info: ClassInfo) -> set:
         """The torch layer classes a module class builds only into attributes its code never reads

@@ -1251,13 +1251,14 @@ def _helper_built_layers(body: str, text: str) -> frozenset:
             continue
         for call in ast.walk(class_tree):
             if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == name:
-                found |= _layers_built_for(builder, call)
+                found |= layers_built_for(builder, call, _layer_by_text)
     return frozenset(found)
 
 
-def _layers_built_for(builder: ast.AST, call: ast.Call) -> set:
-    """The layers (by ``_LAYER_RE``) a function's body builds for one call of it, leaving out
-    the branches ``if flag:`` of parameters the call leaves false."""
+def layers_built_for(builder: ast.AST, call: ast.Call, layer_of) -> set:
+    """The layers a function's body builds for one call of it (``layer_of``: the layer's name for a
+    call in the body, or None), leaving out the branches ``if flag:`` of parameters the call leaves
+    false (its default ``False``, or given ``False``): VGG's ``make_layers(cfg, batch_norm=True)``."""
     names = [arg.arg for arg in builder.args.args]  # type: ignore[attr-defined]
     defaults = parameter_defaults(builder)
     off = set()
@@ -1274,16 +1275,22 @@ def _layers_built_for(builder: ast.AST, call: ast.Call) -> set:
                 visit(child)
             return
         if isinstance(node, ast.Call):
-            callee = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-            match = _LAYER_RE.match(f"{callee}(")
-            if match is not None:
-                layers.add(match.group(1))
+            layer = layer_of(node)
+            if layer is not None:
+                layers.add(layer)
         for child in ast.iter_child_nodes(node):
             visit(child)
 
     for statement in builder.body:  # type: ignore[attr-defined]
         visit(statement)
     return layers
+
+
+def _layer_by_text(call: ast.Call) -> Optional[str]:
+    """A dropout or batch-norm layer class a call builds, by its name (``_LAYER_RE``)."""
+    callee = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+    match = _LAYER_RE.match(f"{callee}(")
+    return match.group(1) if match is not None else None
 
 
 def _imported_candidates(text: str, name: str, candidates: set) -> set:
