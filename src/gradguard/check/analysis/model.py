@@ -4142,7 +4142,13 @@ class SemanticModel:
         (their dropout, their batch norm) the instance holds (``module_has_layers``)."""
         if made.kind is not Kind.MODULE or not node.args or any(isinstance(a, ast.Starred) for a in node.args):
             return made
-        handed = tuple(value for value in args if value.kind is Kind.MODULE and value.ref is not None)
+        handed = tuple(
+            value
+            for index, value in (
+                (i, args[i]) for i, a in enumerate(node.args) if isinstance(a, (ast.Name, ast.Call, ast.Attribute))
+            )
+            if value.kind is Kind.MODULE and value.ref is not None
+        )
         return made.with_(items=handed) if handed else made
 
     def _value_call(self, callee: Value, name: Optional[str], node: ast.Call, args: list, state: State, frame) -> Value:
@@ -6130,17 +6136,31 @@ def _property_forwarding(class_node: ast.ClassDef, attr: str) -> Optional[str]:
 def _helper_differentiates(tree: ast.Module, function: ast.AST) -> bool:
     """Whether a function calls, by name, a module-level function of its own file whose body runs a
     backward pass (``run_model`` calling ``train_epoch(m, x, y, opt)`` of the same file)."""
+    helpers = {
+        node.name: node
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not function
+    }
+    if not helpers:
+        return False
     called = {
         node.func.id
         for node in ast.walk(function)
-        if isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id != getattr(function, "name", "")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in helpers
     }
-    for name in called:
-        helper = top_function(tree, name)
-        if helper is not None and _DIFFERENTIATES_RE.search(ast.unparse(helper)) is not None:
-            return True
+    return any(_backpropagates(helpers[name]) for name in called)
+
+
+def _backpropagates(function: ast.AST) -> bool:
+    """Whether a function's body calls ``.backward(`` or ``autograd.grad(`` (read from its nodes)."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr == "backward" or (
+                node.func.attr == "grad"
+                and isinstance(node.func.value, ast.Attribute)
+                and node.func.value.attr == "autograd"
+            ):
+                return True
     return False
 
 

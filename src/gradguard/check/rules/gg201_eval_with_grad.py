@@ -5195,6 +5195,17 @@ def _self_abstract_method(ctx, call: ast.Call) -> bool:
     func = call.func
     if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
         return False
+    abstract = ctx.cache.get("gg201-abstract-methods")
+    if abstract is None:
+        abstract = ctx.cache["gg201-abstract-methods"] = frozenset(
+            method.name
+            for node in ctx.tree.body
+            if isinstance(node, ast.ClassDef)
+            for method in node.body
+            if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and left_to_subclasses(method)
+        )
+    if func.attr not in abstract:
+        return False
     owner = next((a for a in ctx.ancestors(call) if isinstance(a, ast.ClassDef)), None)
     if owner is None:
         return False
