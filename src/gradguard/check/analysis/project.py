@@ -2005,6 +2005,9 @@ _HEADER_RE = re.compile(r"def[ \t]+\w+[ \t]*\(([^)]*)\)")
 _SELF_ACCUMULATES_RE = re.compile(r"\bself\.(\w+)(?:\s*\+=|\s*=\s*self\.(\w+)\s*\+|\.append\()([^\n]*)")
 _SELF_SET_RE = re.compile(r"\bself\.(\w+)\s*=\s*(\w+)\s*$", re.M)
 _DROPS_GRAPH_RE = re.compile(r"\.(?:item|detach|tolist)\(|\.data\b|\b(?:float|int)\(")
+# What is added is the result of a call of a plain name, not torch's (`correct(preds, labels)` of a
+# helper returning `.item()`): the parameter is handed on, not added.
+_HANDED_TO_A_FUNCTION_RE = re.compile(r"^\s*(?!torch\b|sum\b|abs\b|max\b|min\b)[A-Za-z_]\w*\([^()]*\)\s*(?:#.*)?$")
 
 
 def accumulated_parameters(method_text: str) -> tuple:
@@ -2038,6 +2041,8 @@ def accumulated_parameters(method_text: str) -> tuple:
             attr, added_to, added = match.group(1), match.group(2), match.group(3)
             if added_to is not None and added_to != attr:
                 continue  # `self.avg = self.sum + ...` is no accumulation of `avg`
+            if _HANDED_TO_A_FUNCTION_RE.match(added) is not None:
+                continue  # `self.num_correct += correct(preds, labels)`: what a function of the run returns
             if _DROPS_GRAPH_RE.search(added) is None and any(
                 re.search(rf"(?<![\w.]){re.escape(n)}\b(?!\s*[.\[(])", added) for n in names
             ):
