@@ -5633,6 +5633,10 @@ class SemanticModel:
             return None
         sites = []
         maybe = self._maybe_call_sites.get(id(fn), frozenset())
+        if len(raw) > 1:
+            # a function nobody calls never runs: its calls reach nothing (one of two callers an
+            # unused `evaluate_input(searcher)` left beside the `single_evaluate` a script runs)
+            raw = [site for site in raw if not self._never_called(site[1])] or raw
         for call, caller_scope in raw:
             frame = self._caller_frame(caller_scope)
             if frame is None or frame.flow is None:
@@ -5646,6 +5650,22 @@ class SemanticModel:
                 return None  # a call that may be of another class's method, with grad on: not known
             sites.append(CallSite(call, state, frame))
         return sites
+
+    def _never_called(self, scope: ast.AST) -> bool:
+        """Whether a module-level function of the file is never called: no call of it in the file,
+        nor from another file of the run, not used other than by calling it (passed on, stored,
+        decorated), and not a test a runner calls (``test_*``) nor a script's entry (``main``)."""
+        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) or scope not in self.tree.body:
+            return False
+        if scope.decorator_list or scope.name.startswith(("test", "main", "_")) or scope.name == "run":
+            return False
+        if self._call_sites_of(scope) != []:
+            return False
+        if self._external_calls(scope):
+            return False
+        if self.project is not None and self.project.module_of(self.filename) in self.project.imported_digests:
+            return False  # another file imports from this one: what it calls is not all known here
+        return True
 
     def _call_sites_of(self, fn: ast.AST) -> Optional[list]:
         """[(Call, scope node of the caller)] for a function of the file, or None when its

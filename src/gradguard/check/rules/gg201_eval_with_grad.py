@@ -10749,6 +10749,48 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # An evaluation helper whose one running caller hands it a loaded model in eval mode; a
+        # second caller, a function nobody calls, does not count.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Searcher(nn.Module):
+                def __init__(self, enc):
+                    super().__init__()
+                    self.enc = enc
+
+                def forward(self, x):
+                    return torch.max(self.enc(x), dim=1)
+
+
+            def evaluate(searcher, x):
+                tokens, scores = searcher(x)
+                return [t.item() for t in tokens]
+
+
+            def evaluate_input(searcher):
+                while True:
+                    print(evaluate(searcher, torch.randn(2, 4)))
+
+
+            def single_evaluate(searcher, x):
+                print(evaluate(searcher, x))
+
+
+            enc = torch.load("enc.pt")
+            enc.eval()
+            single_evaluate(Searcher(enc), torch.randn(2, 4))
+            """,
+            line=15,
+            column=22,
+            message="`searcher(...)` runs with grad enabled although its output is only read (`.data`, `.item()`, "
+            "printing), and nothing in this function uses gradients: autograd records a graph for every call, wasting "
+            "memory and time; run evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+            unsafe=True,
+        ),
         # One body for both phases, switched by `model.train(phase == "train")`: the validation
         # phase records a graph for nothing.
         Invalid(
