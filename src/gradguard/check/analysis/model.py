@@ -5651,12 +5651,27 @@ class SemanticModel:
             sites.append(CallSite(call, state, frame))
         return sites
 
+    @functools.cached_property
+    def _runs_its_functions(self) -> bool:
+        """Whether the file's own top-level code (a script, a notebook, a main block) calls a
+        function the file defines: then what it runs is what it calls."""
+        defined = {node.name for node in self.tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        return any(
+            isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in defined
+            for statement in self.tree.body
+            if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            for sub in ast.walk(statement)
+        )
+
     def _never_called(self, scope: ast.AST) -> bool:
-        """Whether a module-level function of the file is never called: no call of it in the file,
-        nor from another file of the run, not used other than by calling it (passed on, stored,
-        decorated), and not a test a runner calls (``test_*``) nor a script's entry (``main``)."""
+        """Whether a module-level function of a file that runs its own functions (a script) is
+        never called: no call of it in the file, nor from another file of the run, not used other
+        than by calling it (passed on, stored, decorated), and not a test a runner calls
+        (``test_*``) nor a script's entry (``main``)."""
         if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) or scope not in self.tree.body:
             return False
+        if not self._runs_its_functions:
+            return False  # a library's module: its functions are called by whoever imports them
         if scope.decorator_list or scope.name.startswith(("test", "main", "_")) or scope.name == "run":
             return False
         if self._call_sites_of(scope) != []:
