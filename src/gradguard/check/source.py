@@ -160,19 +160,13 @@ ASYNC_INSTEAD = (
 )
 PRINT_INSTEAD = "`print` is a function since Python 3: write `print(...)`"
 
+# `x.cuda(async=True)` of PyTorch 0.3, the keyword argument alone (a `(` or `,` before it, `=`
+# after it): `async` is a keyword since Python 3.7.
+_ASYNC_KEYWORD_RE = re.compile(r"(?<=[(,])([ \t\r\n]*)async(?=[ \t]*=(?!=))")
+
 # Syntax an older Python accepted, common in old PyTorch code: (a pattern found in the error's
 # line, what to write instead).
-_OLDER_SYNTAX = (
-    # `target.cuda(async=True)` of PyTorch 0.3: `async` is a keyword since Python 3.7
-    (
-        re.compile(r"[(,][ \t]*async[ \t]*=(?!=)"),
-        ASYNC_INSTEAD,
-    ),
-)
-
-
-# `x.cuda(async=True)`, the keyword argument alone (a `(` or `,` before it, `=` after it).
-_ASYNC_KEYWORD_RE = re.compile(r"(?<=[(,])([ \t\r\n]*)async(?=[ \t]*=(?!=))")
+_OLDER_SYNTAX = ((_ASYNC_KEYWORD_RE, ASYNC_INSTEAD),)
 # Python 2's `print "loss", loss`: a statement of its own on one line, no comment, no `>>`, no
 # continuation; `print` alone too.
 _PRINT_STATEMENT_RE = re.compile(

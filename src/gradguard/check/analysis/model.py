@@ -4142,13 +4142,9 @@ class SemanticModel:
         (their dropout, their batch norm) the instance holds (``module_has_layers``)."""
         if made.kind is not Kind.MODULE or not node.args or any(isinstance(a, ast.Starred) for a in node.args):
             return made
-        handed = tuple(
-            value
-            for index, value in (
-                (i, args[i]) for i, a in enumerate(node.args) if isinstance(a, (ast.Name, ast.Call, ast.Attribute))
-            )
-            if value.kind is Kind.MODULE and value.ref is not None
-        )
+        # (only the arguments that may name a module are evaluated: `args` evaluates on demand)
+        given = (args[i] for i, a in enumerate(node.args) if isinstance(a, (ast.Name, ast.Call, ast.Attribute)))
+        handed = tuple(value for value in given if value.kind is Kind.MODULE and value.ref is not None)
         return made.with_(items=handed) if handed else made
 
     def _value_call(self, callee: Value, name: Optional[str], node: ast.Call, args: list, state: State, frame) -> Value:

@@ -612,6 +612,8 @@ class _State:
     eval_receivers: Optional[frozenset] = None  # `_switched_to_eval`: what `.eval()` is called on
     # `_self_evaluating_instances`: names bound to a module whose class's `__init__` ends in eval mode
     self_evaluating: Optional[frozenset] = None
+    # `_self_abstract_method`: the methods the file's classes leave to subclasses, by name
+    abstract_methods: Optional[frozenset] = None
     names_split: Optional[bool] = None  # `_names_a_split`
     named_eval: dict = field(default_factory=dict)  # id(function) -> `_evaluates_by_name`
     read_only: dict = field(default_factory=dict)  # id(scope) -> ids of calls whose result is only read
@@ -5195,16 +5197,16 @@ def _self_abstract_method(ctx, call: ast.Call) -> bool:
     func = call.func
     if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
         return False
-    abstract = ctx.cache.get("gg201-abstract-methods")
-    if abstract is None:
-        abstract = ctx.cache["gg201-abstract-methods"] = frozenset(
+    state = ctx.state(_State)
+    if state.abstract_methods is None:
+        state.abstract_methods = frozenset(
             method.name
             for node in ctx.tree.body
             if isinstance(node, ast.ClassDef)
             for method in node.body
             if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and left_to_subclasses(method)
         )
-    if func.attr not in abstract:
+    if func.attr not in state.abstract_methods:
         return False
     owner = next((a for a in ctx.ancestors(call) if isinstance(a, ast.ClassDef)), None)
     if owner is None:
