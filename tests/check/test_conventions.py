@@ -62,6 +62,26 @@ def test_gitignored_folders_are_neither_reported_nor_fixed(repo, capsys):
     assert "wandb/run-1/files/code/train.py:3:6: GG204" in out and "outputs/2024-01-01/train.py" in out
 
 
+def test_folders_brought_back_by_a_negated_folder_pattern_are_walked(repo, capsys):
+    # `*` ignores everything, `!*/` brings back every folder and `!*.py` the code in them: git
+    # tracks lib/train.py, and so is it checked.
+    write(repo / ".gitignore", "*\n!*/\n!*.py\n")
+    write(repo / "lib" / "train.py", BAD)
+    write(repo / "lib" / "notes.txt", "x\n")
+    write(repo / "runs" / ".gitignore", "*\n")
+    write(repo / "runs" / "copy.py", BAD)
+    code, out, _ = run_cli(capsys, "check", "--no-cache", ".")
+    assert code == 1 and "lib/train.py:3:6: GG204" in out and "runs/copy.py" not in out
+
+
+def test_twin_a_folder_ignored_after_the_negation_stays_ignored(repo, capsys):
+    write(repo / ".gitignore", "*\n!*/\n!*.py\nlib/\n")
+    write(repo / "lib" / "train.py", BAD)
+    write(repo / "train.py", GOOD)
+    code, out, _ = run_cli(capsys, "check", "--no-cache", ".")
+    assert code == 0 and "lib/train.py" not in out
+
+
 def test_dot_ignore_info_exclude_nested_files_and_negation(repo, capsys):
     write(repo / ".ignore", "scratch/\n")
     write(repo / ".git" / "info" / "exclude", "local_*.py\n")

@@ -5166,3 +5166,52 @@ def test_twin_the_helper_that_only_computes_leaves_the_runner_a_model_call(tmp_p
     functions = write(tmp_path, "model_functions.py", TRAINING_RUNNER.replace("STEP", "pass"))
     script = write(tmp_path, "main.py", TRAINING_RUNNER_SCRIPT)
     assert [line for line in findings(capsys, functions, script) if "main.py" in line and "GG201" in line]
+
+
+TUPLE_META_LEARNER = """
+    import torch
+
+
+    class MetaLearner:
+        def __init__(self, model, loss_function):
+            self.model = model
+            self.loss_function = loss_function
+
+        def query_loss(self, x, y):
+            loss = self.loss_function(self.model(x), y)
+            grads = torch.autograd.grad(loss, list(self.model.parameters()))
+            return grads, loss
+
+        def validate(self, tasks):
+            meta_loss = 0.0
+            for x, y in tasks:
+                _, task_loss = self.query_loss(x, y)
+                meta_loss += task_loss
+            return meta_loss
+"""
+
+TUPLE_META_MAIN = """
+    import torch
+    from learner import MetaLearner
+
+    learner = MetaLearner(torch.nn.Linear(4, 2), torch.nn.functional.cross_entropy)
+    meta_val_loss = learner.validate([(torch.randn(3, 4), torch.tensor([0, 1, 0]))])
+    print(meta_val_loss.item())
+"""
+
+
+def test_a_total_another_file_reads_as_a_tensor_is_detached_not_made_a_number(tmp_path, capsys):
+    found = findings(capsys, write(tmp_path, "learner.py", TUPLE_META_LEARNER), write(tmp_path, "main.py", TUPLE_META_MAIN))
+    assert [line.rsplit("/", 1)[-1] for line in found if "GG301" in line] == [
+        "learner.py:19:13: GG301 Accumulating `task_loss` across iterations keeps every iteration's autograd graph "
+        "alive; accumulate `task_loss.detach()` [*]"
+    ], found
+
+
+def test_twin_a_total_another_file_prints_is_made_a_number(tmp_path, capsys):
+    main = TUPLE_META_MAIN.replace("print(meta_val_loss.item())", "print(meta_val_loss)")
+    found = findings(capsys, write(tmp_path, "learner.py", TUPLE_META_LEARNER), write(tmp_path, "main.py", main))
+    assert [line.rsplit("/", 1)[-1] for line in found if "GG301" in line] == [
+        "learner.py:19:13: GG301 Accumulating `task_loss` across iterations keeps every iteration's autograd graph "
+        "alive; accumulate `task_loss.item()` [*]"
+    ], found

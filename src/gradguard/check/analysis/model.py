@@ -3305,6 +3305,35 @@ class SemanticModel:
             return None
         return Value(Kind.MODULE, Grad.NO, receiver.roles & _MODULE_MODES, weak=True)
 
+    def stores_only_parameterless_layers(self, attr: str) -> bool:
+        """Whether the run's module classes store under ``attr`` only torch layers without
+        parameters (``self.act = nn.Softmax(dim=-1)``), nothing else the run's classes construct,
+        and no class of the file or the run defines a method of that name: ``model.act(logits)``
+        of a model of no known class runs no weights."""
+        project = self.project
+        if project is None:  # one file alone: what its own classes store
+            values = [
+                site[2] for info in self._class_table().values() for site in self._attribute_assignments(info, attr)
+            ]
+            return (
+                bool(values)
+                and all(
+                    isinstance(value, ast.Call)
+                    and (self.imports.qualified_name(value.func) or "").startswith("torch.nn.")
+                    and vocab.last_name(self.imports.qualified_name(value.func) or "") in vocab.PARAMETERLESS_MODULES
+                    for value in values
+                )
+                and attr not in self.file_method_names()
+            )
+        return (
+            attr in project.parameterless_stores
+            and attr not in project.weighted_stores
+            and attr not in project.other_stores
+            and attr not in project.submodule_classes
+            and attr not in self.file_method_names()
+            and attr not in project.method_names()
+        )
+
     def _stored_module_class(self, attr: str) -> Optional[Value]:
         """A module, where the run's classes store instances of its module classes under ``attr``
         and nothing else they construct (``ProjectIndex.submodule_classes``, ``other_stores``): of

@@ -205,6 +205,9 @@ class ProjectIndex:
     # `.parameters()` (`def frozon(model): for p in model.parameters(): p.requires_grad = False`),
     # read by `steps.frozen_models` where another file calls them
     freezing_functions: dict = field(default_factory=dict)
+    # module -> the names of functions and methods (of any file) whose results its text reads as
+    # only a tensor can be read (`meta_loss = meta_model.train(...)`, then `meta_loss.item()`)
+    tensor_result_functions: dict = field(default_factory=dict)
     # attribute name -> the module classes of the run that classes of the run store under it
     # (`self.crf = CRF(num_tags)`): what `model.crf` holds where `model`'s class is not known
     submodule_classes: dict = field(default_factory=dict)
@@ -215,6 +218,10 @@ class ProjectIndex:
     # (`self.feat_extraction = nn.Sequential(...)`): what `net.feat_extraction` holds where `net`
     # is a module of no known class (`net = torch.load(path)`)
     layer_stores: set = field(default_factory=set)
+    # Of those, the names under which some module class stores a torch layer without parameters
+    # (`self.act = nn.Softmax(dim=-1)`), and those under which one stores a layer with some.
+    parameterless_stores: set = field(default_factory=set)
+    weighted_stores: set = field(default_factory=set)
 
     def module_of(self, path: str) -> Optional[str]:
         return self.module_names.get(os.path.abspath(path))
@@ -369,6 +376,11 @@ class ProjectIndex:
     def reducing_function_names(self) -> frozenset:
         """The names of the functions of the run that return a full reduction (made once)."""
         return self._function_names("_reducing_function_names", self.reducing_functions)
+
+    def reads_result_as_tensor(self, name: str, outside: Optional[str]) -> bool:
+        """Whether a file of the run other than module ``outside`` reads what a function or method
+        named ``name`` returns as only a tensor can be read."""
+        return any(name in names for module, names in self.tensor_result_functions.items() if module != outside)
 
     def _function_names(self, key: str, functions: dict) -> frozenset:
         """The names a ``module -> names`` field lists, whatever the module, kept under ``key``."""
@@ -550,10 +562,13 @@ class ProjectIndex:
             h.update(f"stored {name}:{sorted(self.submodule_classes[name])}\n".encode())
         h.update(f"stored otherwise:{sorted(self.other_stores)}\n".encode())
         h.update(f"stored layers:{sorted(self.layer_stores)}\n".encode())
+        h.update(f"stored parameterless:{sorted(self.parameterless_stores)}:{sorted(self.weighted_stores)}\n".encode())
         for name in sorted(self.loading_functions):
             h.update(f"loading {name}:{sorted(self.loading_functions[name])}\n".encode())
         for name in sorted(self.reducing_functions):
             h.update(f"reducing {name}:{sorted(self.reducing_functions[name])}\n".encode())
+        for name in sorted(self.tensor_result_functions):
+            h.update(f"read as tensors {name}:{sorted(self.tensor_result_functions[name])}\n".encode())
         for name in sorted(self.argument_loading_functions):
             h.update(f"loading into {name}:{sorted(self.argument_loading_functions[name].items())}\n".encode())
         return h.hexdigest()[:16]
@@ -718,6 +733,9 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
         torch_names = _torch_imports(text)
         if torch_names:
             index.torch_names[name] = torch_names
+            read_as_tensors = _tensor_result_functions(text)
+            if read_as_tensors:
+                index.tensor_result_functions[name] = read_as_tensors
         for match in _DEF_RE.finditer(text):
             index.functions.add(f"{name}.{match.group(1)}")
             body = _block(text, match.start())
@@ -848,6 +866,10 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
             if "." in built:
                 if qualified in module_classes and _TORCH_LAYER_RE.match(built):
                     index.layer_stores.add(attr)  # `self.fc = nn.Linear(...)` of a module class
+                    if vocab.last_name(built) in vocab.PARAMETERLESS_MODULES:
+                        index.parameterless_stores.add(attr)
+                    else:
+                        index.weighted_stores.add(attr)
                 continue  # not a class of the run
             if built in module_classes_by_short:
                 index.submodule_classes.setdefault(attr, set()).update(module_classes_by_short[built])
@@ -1025,6 +1047,25 @@ def _class_aliases(index: ProjectIndex, texts: dict, classes: dict) -> dict:
             if resolved and all(resolved):
                 out[f"{module}.{alias}"] = tuple(resolved)
     return out
+
+
+# A method only tensors have, called on a name or on a call's result.
+_TENSOR_READ_RE = re.compile(r"\b(\w+)\.(?:item|detach|cpu|cuda|numpy|tolist|backward|clone)\(")
+_CALL_READ_AS_TENSOR_RE = re.compile(r"\b(\w+)\([^()\n]*\)\.(?:item|detach|cpu|cuda|numpy|tolist|backward|clone)\(")
+# `a, b = obj.method(` / `a = function(`: the names bound and the function called.
+_BOUND_CALL_RE = re.compile(r"^[ \t]*([\w \t,()\[\]]+?)[ \t]*=[ \t]*(?:[\w.]+\.)?(\w+)\(", re.M)
+
+
+def _tensor_result_functions(text: str) -> set:
+    """The names of the functions or methods whose results ``text`` reads with a method only
+    tensors have: ``loss = learner.train(...)``, later ``loss.item()``; ``evaluate(...).cpu()``."""
+    read = set(_TENSOR_READ_RE.findall(text))
+    found = set(_CALL_READ_AS_TENSOR_RE.findall(text))
+    if read:
+        for match in _BOUND_CALL_RE.finditer(text):
+            if read.intersection(re.findall(r"\w+", match.group(1))):
+                found.add(match.group(2))
+    return found
 
 
 def _forget_memos(index: ProjectIndex) -> None:

@@ -23,8 +23,8 @@ from gradguard.check.analysis.values import Kind
 from gradguard.check.analysis.vocabulary import (
     BACKWARD_CALL_NAMES,
     BACKWARD_FUNCTIONS,
-    FACTORIES,
     GRAD_DROPPING,
+    GRAPH_FREE_FACTORIES,
     WEIGHT_ONLY_MODULES,
     call_argument,
     constant_of,
@@ -130,7 +130,7 @@ def _call(ctx, node: ast.Call, stack: list, found: dict) -> None:
     if qual is not None:
         if qual.startswith("torch.") and last_name(qual) in GRAD_DROPPING:
             return
-        if qual.startswith("torch.") and last_name(qual) in FACTORIES and last_name(qual) != "as_tensor":
+        if qual.startswith("torch.") and last_name(qual) in GRAPH_FREE_FACTORIES:
             return  # `torch.zeros_like(preds)`: a new tensor of its shape, without its graph
         stack.extend(arguments)
         return

@@ -521,6 +521,9 @@ FACTORIES = _words(
 # are zeros, but the graph is kept): `torch.normal(mean, std)` of a policy's output (torch 2.13:
 # `torch.normal(m, s).grad_fn` is `NormalBackward3`); `multinomial` hands back indices, no graph.
 GRAPH_KEEPING_SAMPLERS = _words("normal bernoulli poisson")
+# Of those, the factories whose result never carries a graph, whatever they are given
+# (`torch.full_like(logits, eps)` reads a shape; `torch.as_tensor(t)` hands a tensor back as it is).
+GRAPH_FREE_FACTORIES = FACTORIES - GRAPH_KEEPING_SAMPLERS - {"as_tensor"}
 # Hooks of a LightningModule that the trainer runs in its evaluation loops, without grad, by
 # name and by prefix.
 LIGHTNING_EVALUATION_HOOKS = _words("validation_step test_step predict_step validation_epoch_end test_epoch_end")

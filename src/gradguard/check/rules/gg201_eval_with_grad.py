@@ -84,7 +84,9 @@ model's layers, `nn.Sequential(*list(model.children())[:1])`, or given them one 
 its model; a smoke test of the model's
 code, also in a function named for evaluation: `def test_rnn(RNN): rnn = RNN(8); rnn(x)`, or
 of modules handed in, run on made-up input whose output's values nothing reads: `z = e(torch.randn(...))`,
-`print(z.size())`; in a file that never backpropagates, a call on made-up input whose result nothing
+`print(z.size())`; in a file that neither backpropagates nor loads weights, a function named for
+testing whose callers all hand it a module just built and made-up input, `test_model(torch.randn(10,
+1, 32, 160), CRNN(...))`, even where it times the call or reads the output's shape; in a file that never backpropagates, a call on made-up input whose result nothing
 reads at all, `oup = model(torch.rand(1, 3, 224, 224))` at a model file's end;
 loading shows as `net.load...(`, `net.restore...(`, `load...(net, ...)`, a keyword naming weights
 (`Net(checkpoint_name=path)`, `pretrained=True`) or a class whose `__init__` loads them
@@ -174,7 +176,8 @@ every call of the method the file shows is made on an instance switched to it (`
 `self.predict(ch, hidden)` in `generate`). A model is something named like one (`model`, `net`, `self.backbone`,
 `teacher`, `ema_model`, `netD`, `model.module`, ...), unless it is called with no input (`model_class()` builds one): a module without parameters (pooling,
 dropout, torchaudio's `MelSpectrogram`, a class of the file holding only such layers or
-transforms) records no graph, and nothing else in the code tells the two apart (`backward`, `torch.autograd`, an optimizer `step`, `.grad`, `requires_grad`,
+transforms; an attribute under which the run's module classes keep only such a layer, `model.act(logits)`
+of `self.act = nn.Softmax(dim=-1)`) records no graph, and nothing else in the code tells the two apart (`backward`, `torch.autograd`, an optimizer `step`, `.grad`, `requires_grad`,
 `grad_fn`), and no `torch.jit.freeze`, `optimize_for_mobile` (a frozen module holds its weights as constants) or quantization's `convert` (its weights are packed integers). In a function it is reported at the first such model call (one fix wraps the function); in
 a script's or notebook's own code, at each loop over evaluation data and each statement that runs
 a model switched to eval mode, on evaluation data, or whose output is only read (each cell is run,
@@ -771,6 +774,10 @@ def _certainly_not_a_model(ctx, target: ast.AST) -> bool:
             # module class of the file or run defines under that name (`vae_net.encode(x)`)
             return target.attr not in _CALLABLE_NAMES or not ctx.model.method_shown(target.attr)
         root = target.value
+        if not (isinstance(root, ast.Name) and root.id == "self") and ctx.model.stores_only_parameterless_layers(
+            target.attr
+        ):
+            return True  # `model.act(logits)` where the run's models keep an `nn.Softmax` under `act`
         if isinstance(root, ast.Name) and root.id == "self":
             cls = ctx.method_class
             call = ctx.parent(target)
@@ -4719,14 +4726,20 @@ def _demo_of_handed_fresh_modules(ctx, call: ast.Call) -> bool:
         return False
     if not all(_code_lacks(ctx, needle) for needle in ("backward(", "load_state_dict(", ".load(")):
         return False  # the file trains or loads weights: the module handed in may hold them
-    if not _made_up_input(ctx, call):
-        return False
     sites = ctx.model.callers(function)
     if not sites:
+        return False
+    if not (_made_up_input(ctx, call) or _handed_made_up_input(ctx, call, names, sites)):
         return False
     index = names.index(callee.id)
     for site in sites:
         given = call_argument(site.call, index, callee.id)
+        if isinstance(given, ast.Call):
+            # `test_model(torch.randn(...), Net())`: a module built on the spot
+            built = ctx.model.value(given)
+            if built.kind is not Kind.MODULE or built.weak or _given_weights(ctx, given, site.call.lineno):
+                return False
+            continue
         if not isinstance(given, ast.Name):
             return False
         scope = site.frame.node
@@ -4740,6 +4753,35 @@ def _demo_of_handed_fresh_modules(ctx, call: ast.Call) -> bool:
             for b in bindings
         ):
             return False
+    return True
+
+
+def _handed_made_up_input(ctx, call: ast.Call, names: list, sites: list) -> bool:
+    """Whether every input of the call is a parameter of its function that every caller hands a
+    made-up value (``test_model(copy.deepcopy(data), model)`` of ``data = torch.randn(10, 1, 32,
+    160)``): the demo's input is made where it is called."""
+    if not call.args:
+        return False
+    for arg in call.args:
+        base = _kept_base(arg)
+        if not (isinstance(base, ast.Name) and base.id in names):
+            return False
+        index = names.index(base.id)
+        for site in sites:
+            given = call_argument(site.call, index, base.id)
+            if given is None:
+                return False
+            if isinstance(given, ast.Call) and ctx.imports.qualified_name(given.func) in ("copy.deepcopy", "copy.copy"):
+                given = given.args[0] if given.args else given
+            if _factory_made(ctx, given):
+                continue
+            if not isinstance(given, ast.Name):
+                return False
+            bindings = ctx.model.uses(site.frame.node).bindings_of(given.id)
+            if not bindings or not all(
+                type(b.node) is ast.Assign and b.value is not None and _factory_made(ctx, b.value) for b in bindings
+            ):
+                return False
     return True
 
 
@@ -5390,6 +5432,71 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # A timing check of the model's code: its only caller hands it a module just built and
+        # made-up input, in a file that neither trains nor loads weights.
+        Valid(
+            """
+            import copy
+            import time
+
+            import torch
+            import torch.nn as nn
+            from torchvision import datasets, transforms
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(1, 8, 3)
+                    self.bn = nn.BatchNorm2d(8)
+
+                def forward(self, x):
+                    return self.bn(self.conv(x))
+
+
+            def test_model(data, model):
+                t0 = time.time()
+                output = model(data)
+                print(time.time() - t0, data.shape, output.shape)
+
+
+            if __name__ == "__main__":
+                data = torch.randn(10, 1, 32, 160)
+                model = Net()
+                test_model(copy.deepcopy(data), model)
+            """
+        ),
+        # A layer without parameters the models keep (`self.act = nn.Softmax(dim=-1)`), run on a
+        # model of no known class: no weights, no graph worth the advice.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            from torch.distributions import Categorical
+
+
+            class Policy(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 5)
+                    self.act = nn.Softmax(dim=-1)
+
+                def forward(self, x):
+                    return self.fc(x)
+
+
+            def train_step(model, opt, x, reward):
+                logits = model(x)
+                probs = model.act(logits)
+                action = Categorical(probs).sample()
+                baseline = reward.mean().detach()
+                loss = (F.cross_entropy(logits, action, reduction="none") * (reward - baseline)).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            """
+        ),
         # A training loop handing the outputs to a step its class leaves to subclasses
         # (`_optimize` raises NotImplementedError here; a subclass backpropagates and steps).
         Valid(
@@ -10751,6 +10858,77 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # The same run on a sample of the test split: an evaluation.
+        Invalid(
+            """
+            import time
+
+            import torch
+            import torch.nn as nn
+            from torchvision import datasets, transforms
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(1, 8, 3)
+                    self.bn = nn.BatchNorm2d(8)
+
+                def forward(self, x):
+                    return self.bn(self.conv(x))
+
+
+            def test_model(data, model):
+                t0 = time.time()
+                output = model(data)
+                print(time.time() - t0, data.shape, output.shape)
+
+
+            if __name__ == "__main__":
+                test_set = datasets.MNIST("data", train=False, transform=transforms.ToTensor())
+                test_model(test_set[0][0].unsqueeze(0), Net())
+            """,
+            line=20,
+            column=14,
+            message="`model(...)` runs with grad enabled in `test_model`, whose result carries no graph, and nothing "
+            "in this function uses gradients: autograd records a graph for every call, wasting memory and time; run "
+            "evaluation under `torch.no_grad()` or `torch.inference_mode()`",
+        ),
+        # The same with a layer that has weights: its graph is recorded for a value only sampled from.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            from torch.distributions import Categorical
+
+
+            class Policy(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 5)
+                    self.act = nn.Linear(5, 5)
+
+                def forward(self, x):
+                    return self.fc(x)
+
+
+            def train_step(model, opt, x, reward):
+                logits = model(x)
+                probs = model.act(logits)
+                action = Categorical(probs).sample()
+                baseline = reward.mean().detach()
+                loss = (F.cross_entropy(logits, action, reduction="none") * (reward - baseline)).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            """,
+            line=19,
+            column=13,
+            message="`model.act(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, "
+            "printing) and never backpropagated: autograd records a graph for nothing, wasting memory and time; "
+            "run it under `with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # An evaluation helper whose one running caller hands it a loaded model in eval mode; a
         # second caller, a function nobody calls, does not count.
         Invalid(
@@ -18764,6 +18942,8 @@ class EvalWithGrad(Rule):
                 return None  # `o = self.conv_val(torch.zeros(1, *shape))`: a shape probe, not an evaluation
             if _fresh_module(ctx, node):
                 return None  # `def test_rnn(RNN): rnn = RNN(8); out = rnn(x)`: a test of the model's code
+            if _demo_of_handed_fresh_modules(ctx, node):
+                return None  # `def test_model(data, model)` run by `test_model(torch.randn(...), Net())`
             if (
                 _made_up_input(ctx, node, any_module=True)
                 and not (read_only or (read_only is None and _result_only_read(ctx, node)))

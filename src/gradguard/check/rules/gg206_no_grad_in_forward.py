@@ -59,6 +59,7 @@ from __future__ import annotations
 import ast
 
 from gradguard.check.analysis.grad_mode import GRAD_OFF_NAMES, INFERENCE, NO_GRAD, classify_grad_mode
+from gradguard.check.analysis.vocabulary import GRAPH_FREE_FACTORIES
 from gradguard.check.model import FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 
@@ -101,15 +102,7 @@ def _updates_in_place_only(region: ast.AST) -> bool:
     )
 
 
-# torch factories: what they make carries no graph whatever they are given (`full_like(logits, v)`
-# reads the shape alone).
-_FACTORIES = frozenset(
-    f"torch.{name}"
-    for name in (
-        "full_like zeros_like ones_like empty_like rand_like randn_like randint_like "
-        "full zeros ones empty arange eye linspace tensor"
-    ).split()
-)
+_FACTORIES = frozenset(f"torch.{name}" for name in GRAPH_FREE_FACTORIES)
 
 
 def _builds_a_constant_only(ctx, region: ast.AST) -> bool:

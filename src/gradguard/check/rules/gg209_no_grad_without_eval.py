@@ -27,8 +27,11 @@ layers, `model.predict(x)`) when the code shows all of:
   the end of a chain of moves, `self.model.to(device).eval()`: `nn.Module.to` returns the module)
   other than on the code's paths to the call, and none of the module evaluated: in a script, a
   `net.train(False)` in a function that ran before `net = Net16()` built the module afresh
-  switched the one it replaced; in a method, `self.encoder` of an instance the file switches
-  (`model.eval()` switches every submodule); a method that switches `self.model` to eval mode keeps it
+  switched the one it replaced; in a method that builds `self.model` afresh before the call
+  (`self.model = self.init_model()`), with no call between of a method switching it, another
+  method's `self.model.eval()` switched the module that was there before; in a method,
+  `self.encoder` of an instance the file switches (`model.eval()` switches every submodule; the
+  instance, not a module it keeps: `self.model.eval()` in the class's own methods); a method that switches `self.model` to eval mode keeps it
   there through calls of the class's methods that switch no mode (`self.accuracy(out, y)`: no `.train(`
   or `.eval(` in it, no call of another method) and of attributes that are no methods
   (`self.criterion(out, y)`), in a class with no base but `object`; not through others; and it is
@@ -162,6 +165,34 @@ class NoGradWithoutEval(Rule):
     function_names = ("torch.no_grad", "torch.inference_mode")
 
     valid = (
+        # The model another method switched is the one evaluated: callers may run that method
+        # first; and a method that builds the model afresh, then calls the method switching it.
+        Valid(
+            """
+            import torch
+            from torchvision import models
+
+
+            class Learner:
+                def __init__(self):
+                    self.model = models.resnet18()
+
+                def test(self, batches):
+                    with torch.no_grad():
+                        for x, y in batches:
+                            print(self.model(x).argmax(1) == y)
+
+                def reload(self, path):
+                    self.model = models.resnet18()
+                    self.model.load_state_dict(torch.load(path))
+                    self.prepare()
+                    with torch.no_grad():
+                        return self.model(torch.load("x.pt")).argmax(1)
+
+                def prepare(self):
+                    self.model.eval()
+            """
+        ),
         # The same backbone without dropout: nothing in the model depends on its mode.
         Valid(
             """
@@ -859,6 +890,34 @@ class NoGradWithoutEval(Rule):
         ),
     )
     invalid = (
+        # A method builds the model afresh before evaluating it: another method's
+        # `self.model.eval()` switched the module that was there before, not this one.
+        Invalid(
+            """
+            import torch
+            from torchvision import models
+
+
+            class Learner:
+                def test(self, path, batches):
+                    self.model = models.resnet18()
+                    self.model.load_state_dict(torch.load(path))
+                    with torch.no_grad():
+                        for x, y in batches:
+                            print(self.model(x).argmax(1) == y)
+
+                def validate(self, batches):
+                    self.model.eval()
+                    with torch.no_grad():
+                        for x, y in batches:
+                            print(self.model(x).argmax(1) == y)
+            """,
+            line=11,
+            column=23,
+            message="`self.model` is evaluated under `no_grad` in training mode: its batch norm layers normalise "
+            "with the batch's statistics and update their running averages; call `self.model.eval()` before "
+            "evaluating (and `self.model.train()` to resume training)",
+        ),
         # The dropout sits in a backbone the model's constructor is handed.
         Invalid(
             """
@@ -1886,7 +1945,38 @@ def _switched_somewhere(ctx, shown: str, call: ast.Call) -> bool:
     # training loop, then `net = Net16()` rebuilt and loaded before the test loop).
     scope = ctx.function if ctx.function is not None else ctx.tree
     others = [switch_scope for switch_scope in _switch_scopes(ctx, shown) if switch_scope is not scope]
-    return bool(others) and not _rebuilt_after_switchers_ran(ctx, shown, others, call)
+    return (
+        bool(others)
+        and not _rebuilt_after_switchers_ran(ctx, shown, others, call)
+        and not _rebuilt_here(ctx, scope, shown, others, call)
+    )
+
+
+def _rebuilt_here(ctx, scope: ast.AST, shown: str, switchers: list, call: ast.Call) -> bool:
+    """Whether the function holding the call builds the module it calls afresh before it
+    (``self.model = self.init_model()`` in ``test``, then ``self.model.load_state_dict(...)``),
+    with no call of a function that switches it in between: another method's ``self.model.eval()``
+    switched the module that was there before, not this one."""
+    if scope is ctx.tree:
+        return False
+    rebuilt_at = None
+    for node in walk_in_order(scope):
+        if (
+            isinstance(node, ast.Assign)
+            and node.lineno < call.lineno
+            and any(ctx.text(target) == shown for target in node.targets)
+            and isinstance(node.value.value if isinstance(node.value, ast.Subscript) else node.value, ast.Call)
+        ):
+            rebuilt_at = node.lineno
+    if rebuilt_at is None:
+        return False
+    names = {getattr(switcher, "name", None) for switcher in switchers}
+    return not any(
+        isinstance(node, ast.Call)
+        and rebuilt_at <= node.lineno <= call.lineno
+        and (getattr(node.func, "attr", None) in names or getattr(node.func, "id", None) in names)
+        for node in walk_in_order(scope)
+    )
 
 
 def _rebuilt_after_switchers_ran(ctx, shown: str, switchers: list, call: ast.Call) -> bool:
@@ -1953,10 +2043,21 @@ def _instance_switched(ctx) -> bool:
     if owner is None:
         return False
     for receiver in _switched_receiver_nodes(ctx):
+        if _own_attribute(ctx, receiver, owner):
+            continue  # `self.model.eval()` in a method of the class: a module it holds, not itself
         value = ctx.model.value(receiver)
         if value.kind is Kind.MODULE and (value.ref is None or value.ref == owner.name):
             return True
     return False
+
+
+def _own_attribute(ctx, receiver: ast.expr, owner: ast.ClassDef) -> bool:
+    """Whether ``receiver`` is ``self.<name>`` in a method of ``owner``."""
+    if not (
+        isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) and receiver.value.id == "self"
+    ):
+        return False
+    return any(ancestor is owner for ancestor in ctx.ancestors(receiver))
 
 
 def _switched_receiver_nodes(ctx) -> list:

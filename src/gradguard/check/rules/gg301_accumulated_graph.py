@@ -31,7 +31,8 @@ then `total_loss.backward()`; not a loss another loop computes with the same cri
 keeps the graph it took; not once it is turned into a number after it, `nll = scalar(nll)`)
 (in the loop, or in the function or method of the file that returns the loss:
 `cost = model.train_model(X, Y)` whose body calls `self.cost.backward()`, also added as it comes:
-`epoch_loss += self.train_batch(x, y)`; or on a name unpacked beside it from the same call, which
+`epoch_loss += self.train_batch(x, y)`; a loss it returns in a tuple counts where the item is the name it
+backpropagates or differentiates, `grads = torch.autograd.grad(loss, params)`, `return grads, loss`; or on a name unpacked beside it from the same call, which
 shares its forward pass: `batch_loss, loss = seq2seq(x, y)`, `avg_loss += batch_loss`, `loss.backward()`), or the loop runs a model and the total is only reported (not returned, or the
 function is an evaluation: it calls `.eval()`). An accumulator reset under an `if` of the
 loop (`if step % 100 == 0: total = 0`) still keeps the graphs of the iterations in between; one
@@ -98,7 +99,8 @@ pass nearby say so, it is unsafe (a hand-written framework's
 used as a tensor afterwards (no `total.item()`, no torch call on it, not handed to a function of
 the file that reads it as a tensor, `get_numpy(total)` of `def get_numpy(x): return
 x.data.numpy()`) and is not what the function returns to a caller of the file that uses it as a
-tensor (`evaluate_loss(...).detach()`), it accumulates
+tensor (`evaluate_loss(...).detach()`), nor of a function or method whose result another file of the run
+reads as one (`meta_loss = learner.train(tasks)`, then `meta_loss.item()`), it accumulates
 `loss.item()`: a Python number, so the total stays a number. Otherwise it accumulates
 `loss.detach()`: the same values without the graph, so later tensor operations on the total
 still work. The accumulated value is not backpropagated (the rule checks this), so dropping
@@ -156,6 +158,33 @@ class AccumulatedGraph(Rule):
     triggers = function_triggers
 
     valid = (
+        # The item unpacked from a differentiating method's tuple is another value than the one
+        # it differentiates, of no known graph.
+        Valid(
+            """
+            import torch
+
+
+            class Learner:
+                def __init__(self, model, loss_function, meter):
+                    self.model = model
+                    self.loss_function = loss_function
+                    self.meter = meter
+
+                def query_loss(self, x, y):
+                    loss = self.loss_function(self.model(x), y)
+                    grads = torch.autograd.grad(loss, list(self.model.parameters()))
+                    task_loss = self.meter(loss)
+                    return grads, task_loss
+
+                def validate(self, tasks):
+                    total = 0.0
+                    for x, y in tasks:
+                        _, task_loss = self.query_loss(x, y)
+                        total += task_loss
+                    return total
+            """
+        ),
         # A tracker adding what a helper of the file returns for the outputs (`.item()`): the
         # outputs are handed on, not kept.
         Valid(
@@ -985,6 +1014,56 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # The loss comes back in a tuple from a method that differentiates it (`autograd.grad`):
+        # the item unpacked carries the graph that differentiation took.
+        Invalid(
+            """
+            import torch
+
+
+            class Learner:
+                def __init__(self, model, loss_function):
+                    self.model = model
+                    self.loss_function = loss_function
+
+                def query_loss(self, x, y):
+                    loss = self.loss_function(self.model(x), y)
+                    grads = torch.autograd.grad(loss, list(self.model.parameters()))
+                    return grads, loss
+
+                def validate(self, tasks):
+                    total = 0.0
+                    for x, y in tasks:
+                        _, task_loss = self.query_loss(x, y)
+                        total += task_loss
+                    return total
+            """,
+            line=18,
+            column=13,
+            message="Accumulating `task_loss` across iterations keeps every iteration's autograd graph alive; "
+            "accumulate `task_loss.item()`",
+            fixed="""
+            import torch
+
+
+            class Learner:
+                def __init__(self, model, loss_function):
+                    self.model = model
+                    self.loss_function = loss_function
+
+                def query_loss(self, x, y):
+                    loss = self.loss_function(self.model(x), y)
+                    grads = torch.autograd.grad(loss, list(self.model.parameters()))
+                    return grads, loss
+
+                def validate(self, tasks):
+                    total = 0.0
+                    for x, y in tasks:
+                        _, task_loss = self.query_loss(x, y)
+                        total += task_loss.item()
+                    return total
+            """,
+        ),
         # A running total kept in a slot of a dict made before the loop.
         Invalid(
             """
@@ -3440,7 +3519,9 @@ def _returned_after_backward(ctx, uses, names: set, loop: ast.AST) -> bool:
                 if position is None or len(returned.items) != len(target.elts):  # type: ignore[attr-defined]
                     continue
                 returned = returned.items[position]
-                if not returned.carries_grad or returned.weak:
+                if not returned.carries_grad:
+                    continue
+                if returned.weak and not _returns_backpropagated_at(model, fn, position):
                     continue  # `return running_loss / n, acc` of a total of `.data[0]`: no graph known
             if returned.has(Role.LOSS):
                 return True  # (`return loss.data[0] / n` returns no loss: it keeps no graph)
@@ -3449,6 +3530,22 @@ def _returned_after_backward(ctx, uses, names: set, loop: ast.AST) -> bool:
                 # backpropagates within `loss_p + loss_v`: a tensor with a graph named for a loss
                 return True
     return False
+
+
+def _returns_backpropagated_at(model, fn: ast.AST, position: int) -> bool:
+    """Whether every ``return`` of ``fn`` with a tuple hands back, at ``position``, a name the body
+    backpropagates or differentiates (``grads = torch.autograd.grad(loss, params)``, ``return grads,
+    loss``): the item carries the graph that pass took, whatever the flow knows of how it was made."""
+    backpropagated = model.uses(fn).backpropagated
+    found = False
+    for node in walk_in_order(fn):
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple):
+            elts = node.value.elts
+            item = elts[position] if position < len(elts) else None
+            if not (isinstance(item, ast.Name) and item.id in backpropagated):
+                return False
+            found = True
+    return found
 
 
 def _runs_model(ctx, loop: ast.AST) -> bool:
@@ -3566,6 +3663,9 @@ def _callers_use_as_tensor(ctx, fn: Optional[ast.AST]) -> bool:
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
     name = fn.name
+    run = ctx.model.project
+    if run is not None and run.reads_result_as_tensor(name, run.module_of(ctx.model.filename)):
+        return True  # another file reads it so (`meta_loss = learner.train(...)`, `meta_loss.item()`)
     if name not in ctx.source.text.replace(f"def {name}", "", 1):
         return False
     results: set = set()

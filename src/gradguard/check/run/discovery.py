@@ -104,10 +104,22 @@ class GitIgnores:
         verdict: Optional[bool] = None
         for base, spec in self._chain(folder, self._top(path)):
             rel = os.path.relpath(path, base).replace(os.sep, "/") + ("/" if is_dir else "")
-            include: Any = spec.check_file(rel).include
+            include: Any = _folder_verdict(spec, rel) if is_dir else spec.check_file(rel).include
             if include is not None:
                 verdict = bool(include)
         return bool(verdict)
+
+
+def _folder_verdict(spec: GitIgnoreSpec, rel: str) -> Optional[bool]:
+    """Whether a folder itself is ignored: as git decides, by the last pattern matching it
+    (``*`` then ``!*/`` keeps every folder, so that a later ``!*.py`` brings back the code in
+    them). pathspec ranks a file pattern's match above a folder pattern's, as git does for the
+    files inside a folder, not for the folder itself."""
+    verdict = None
+    for pattern in spec.patterns:
+        if pattern.include is not None and pattern.match_file(rel) is not None:
+            verdict = pattern.include
+    return verdict
 
 
 def discover(
