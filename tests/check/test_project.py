@@ -5201,7 +5201,9 @@ TUPLE_META_MAIN = """
 
 
 def test_a_total_another_file_reads_as_a_tensor_is_detached_not_made_a_number(tmp_path, capsys):
-    found = findings(capsys, write(tmp_path, "learner.py", TUPLE_META_LEARNER), write(tmp_path, "main.py", TUPLE_META_MAIN))
+    found = findings(
+        capsys, write(tmp_path, "learner.py", TUPLE_META_LEARNER), write(tmp_path, "main.py", TUPLE_META_MAIN)
+    )
     assert [line.rsplit("/", 1)[-1] for line in found if "GG301" in line] == [
         "learner.py:19:13: GG301 Accumulating `task_loss` across iterations keeps every iteration's autograd graph "
         "alive; accumulate `task_loss.detach()` [*]"
@@ -5215,3 +5217,53 @@ def test_twin_a_total_another_file_prints_is_made_a_number(tmp_path, capsys):
         "learner.py:19:13: GG301 Accumulating `task_loss` across iterations keeps every iteration's autograd graph "
         "alive; accumulate `task_loss.item()` [*]"
     ], found
+
+
+POINT_DATASET = """
+    import numpy as np
+    from torch.utils.data import Dataset
+
+
+    class ModelNet(Dataset):
+        def __init__(self, transform=None):
+            self.transform = transform
+
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, i):
+            pc = np.zeros((8, 3), dtype=np.float32)
+            if self.transform is not None:
+                pc = self.transform(pc)
+            return pc, i % 2
+"""
+
+POINT_TRAIN = """
+    import torch
+    from torch.utils.data import DataLoader
+    from points import ModelNet
+
+    loader = DataLoader(ModelNet(), batch_size=2)
+    for inputs, labels in loader:
+        labels = torch.tensor(labels, dtype=torch.long)
+"""
+
+
+def test_a_batch_of_another_file_s_dataset_that_makes_tensors_holds_tensors(tmp_path, capsys):
+    found = findings(capsys, write(tmp_path, "points.py", POINT_DATASET), write(tmp_path, "train.py", POINT_TRAIN))
+    assert [line.rsplit("/", 1)[-1].split(" ", 2)[:2] for line in found if "GG103" in line] == [
+        ["train.py:8:14:", "GG103"]
+    ], found
+
+
+def test_twin_a_batch_of_another_file_s_dataset_of_lists_is_left_alone(tmp_path, capsys):
+    lists = (
+        POINT_DATASET.replace(
+            "            if self.transform is not None:\n                pc = self.transform(pc)\n", ""
+        )
+        .replace("return pc, i % 2", "return pc.tolist(), [i % 2]")
+        .replace("self.transform = transform", "pass")
+        .replace("transform=None", "size=8")
+    )
+    found = findings(capsys, write(tmp_path, "points.py", lists), write(tmp_path, "train.py", POINT_TRAIN))
+    assert not any("GG103" in line for line in found), found

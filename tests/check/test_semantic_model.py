@@ -477,6 +477,37 @@ def test_twin_a_function_called_by_a_function_run_once_with_grad_runs_with_grad(
     assert mode is GradMode.ENABLED
 
 
+_SAME_METHOD_NAME_IN_TWO_CLASSES = """
+    import torch
+
+    class Trainer:
+        def iterate(self, x):
+            self.model(x).sum().backward()
+
+        def start_training(self, x):
+            self.iterate(x)
+
+    class Evaluator:
+        def iterate(self, x):
+            return self.net(x)  # <- x
+
+        def start(self, x):
+            with torch.no_grad():
+                return self.iterate(x)
+    """
+
+
+def test_self_call_of_a_method_another_class_defines_too_is_no_caller_of_this_one():
+    # `self.iterate(x)` in `Trainer` calls `Trainer.iterate`: `Evaluator.iterate` runs under no_grad
+    _, mode = ask(_SAME_METHOD_NAME_IN_TWO_CLASSES)
+    assert mode is GradMode.DISABLED
+
+
+def test_twin_a_subclass_s_method_is_called_by_its_base_s_self_calls():
+    _, mode = ask(_SAME_METHOD_NAME_IN_TWO_CLASSES.replace("class Evaluator:", "class Evaluator(Trainer):"))
+    assert mode is GradMode.ENABLED
+
+
 def test_function_passed_as_a_value_has_unknown_callers():
     _, mode = ask(
         """

@@ -4037,6 +4037,8 @@ class SemanticModel:
         if any(v.kind is Kind.TENSOR for v in values) and not any(
             isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops
         ):
+            if all(v.kind is Kind.NUMBER or (v.kind is Kind.TENSOR and v.has(Role.SCALAR)) for v in values):
+                return tensor(Grad.NO, Role.SCALAR)  # `loss == loss` of a 0-dim loss: 0-dim too
             return tensor(Grad.NO)
         return NUMBER
 
@@ -4610,6 +4612,17 @@ class SemanticModel:
                             return found
         return None
 
+    def imports_tensor_making_dataset(self) -> bool:
+        """Whether the file imports a dataset class of another file of the run whose text builds
+        its items as tensors (``ClassFact.makes_tensors``)."""
+        if self.project is None:
+            return False
+        for qual in self.imports.names.values():
+            fact = self.project.classes.get(self._project_name(qual))
+            if fact is not None and fact.dataset and fact.makes_tensors:
+                return True
+        return False
+
     def _project_name(self, qual: str) -> str:
         """The project's key of a qualified name: a relative import resolved against this file's
         module, a module several folders of the run hold taken from this file's folder."""
@@ -4923,6 +4936,14 @@ class SemanticModel:
             roles |= Role.UNREDUCED  # `torch.mean(x, 0)`: its shape is `x`'s less one dimension
         elif last in vocab.ELEMENTWISE_UNARY and args and args[0].kind is Kind.TENSOR:
             roles |= args[0].roles & Role.SCALAR
+        elif (
+            last in vocab.ELEMENTWISE_BINARY
+            and len(node.args) == 2
+            and len(args) == 2
+            and args[0].kind is Kind.TENSOR
+            and all(v.kind is Kind.NUMBER or (v.kind is Kind.TENSOR and v.has(Role.SCALAR)) for v in args)
+        ):
+            roles |= Role.SCALAR | (args[0].roles & Role.LOSS)  # `torch.div(loss, len(loader))`: still 0-dim
         if last in ("max", "min", "sort", "topk", "median", "mode", "kthvalue") and (
             len(node.args) > 1 or node.keywords
         ):
@@ -5790,7 +5811,9 @@ class SemanticModel:
                 for node, parent in _header_nodes(stmt, lines):
                     if is_method:
                         hit = isinstance(node, ast.Attribute) and node.attr == name
-                        if hit and not (isinstance(node.value, ast.Name) and node.value.id == "self"):
+                        if hit and isinstance(node.value, ast.Name) and node.value.id == "self":
+                            hit = not self._own_method_of_another_class(node, owner, name)
+                        elif hit:
                             # A call on an instance, in a script's or notebook's code (`model.
                             # get_accuracy(x, y)`); in functions, only on a module-level instance
                             # (other receivers' values would need the functions' flows).
@@ -5903,6 +5926,35 @@ class SemanticModel:
         if stores != 1 or not calls or loads != len(calls) or name in self._scope(where.scope).declared_global:
             return None
         return calls
+
+    def _own_method_of_another_class(self, node: ast.Attribute, owner: ast.ClassDef, name: str) -> bool:
+        """Whether ``self.<name>`` sits in a method of another class of the file that defines
+        ``name`` itself and that ``owner`` does not derive from: ``self.iterate(x)`` in
+        ``Trainer`` calls ``Trainer.iterate`` (or a subclass's), never ``Evaluator.iterate``."""
+        where = self._where(node)
+        scope = where.scope if where is not None else None
+        info = self._method_class(scope) if isinstance(scope, FUNCTION_TYPES) else None
+        if info is None or info.node is owner or name not in self._methods(info):
+            return False
+        own = self._class_table().get(self._class_key(owner))
+        seen: set = set()
+        pending = [own] if own is not None else []
+        while pending:
+            current = pending.pop()
+            if current.key in seen:
+                continue
+            seen.add(current.key)
+            if current.key == info.key:
+                return False  # `owner` derives from that class: it may override the method
+            for base in current.bases:
+                found = self._class_table().get(base)
+                if found is not None:
+                    pending.append(found)
+        return own is not None and all(
+            base in self._class_table() or base.startswith(("torch.", "builtins.")) or base == "object"
+            for key in seen
+            for base in self._class_table()[key].bases
+        )
 
     def _names_own_class(self, node: ast.Attribute, owner: ast.ClassDef) -> bool:
         """Whether the receiver of ``node`` (``Trainer.accuracy``) is the method's own class: its

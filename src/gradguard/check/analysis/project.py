@@ -63,6 +63,8 @@ _RECURRENT_DROPOUT_RE = re.compile(
 )
 _MODULE_BASES = re.compile(
     r"(?:^|\.)(?:Module|Sequential|ModuleList|ModuleDict|LightningModule)\b|\btorchkeras\.Model\b"
+    # a torch layer or loss module made a base (`class RadMSELoss(torch.nn.MSELoss)`)
+    r"|(?:^|\.)nn\.(?:modules\.\w+\.)?_?[A-Z]\w*$"
 )
 _DATASET_BASES = re.compile(r"(?:^|\.)(?:Dataset|IterableDataset)\b")
 _GRAD_OFF_RE = re.compile(r"no_grad|inference_mode|set_grad_enabled\(\s*False")
@@ -122,6 +124,9 @@ class ClassFact:
     sampled_outputs: frozenset = frozenset()
     # a module class whose `__init__` ends in eval mode (`self.eval()`: an ensemble of loaded members)
     evaluates_itself: bool = False
+    # a dataset class whose text builds its items as tensors (`torch.from_numpy(...)`, a `transform`;
+    # `vocabulary.TENSOR_MAKING_RE`): its loader's batches hold tensors, not lists
+    makes_tensors: bool = False
 
 
 # `actions = dist.sample()`, `idx = torch.multinomial(probs, 1)`: a draw, which carries no graph.
@@ -540,7 +545,8 @@ class ProjectIndex:
                 f"{sorted(fact.quiet_methods)}:{sorted(fact.running_methods)}:{fact.loads_weights}:"
                 f"{sorted(fact.accumulating)}:{sorted(fact.held_model_methods)}:{sorted(fact.delegating_methods)}:"
                 f"{fact.parameterless}:{fact.differentiates}:{sorted(fact.training_methods)}:"
-                f"{sorted(fact.submodules)}:{fact.frozen}:{sorted(fact.sampled_outputs)}:{fact.evaluates_itself}\n".encode()
+                f"{sorted(fact.submodules)}:{fact.frozen}:{sorted(fact.sampled_outputs)}:{fact.evaluates_itself}:"
+                f"{fact.makes_tensors}\n".encode()
             )
         for name in sorted(self.instances):
             h.update(f"instance {name}:{self.instances[name]}\n".encode())
@@ -857,6 +863,7 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
             qualified in module_classes and _freezes_itself(methods),
             sampled_outputs(methods.get("forward", "")) if qualified in module_classes else frozenset(),
             qualified in module_classes and _init_text_switches_to_eval(methods.get("__init__", "")),
+            qualified in dataset_classes and vocab.TENSOR_MAKING_RE.search(bodies[qualified]) is not None,
         )
     for name, (path, text) in texts.items():
         imported = dict(_imported_by_name(index, path, text, index.classes))

@@ -1576,6 +1576,10 @@ def _detached_at_once(own: list, use: ast.Name) -> bool:
 _BUFFER_FACTORIES = frozenset(("torch", name) for name in SHAPE_FACTORIES)
 
 
+# Methods handing back a tensor's values moved or cast, on the way to a `.detach()`.
+_MOVING_METHODS = frozenset({"cpu", "cuda", "to", "float", "double", "half"})
+
+
 def written_into_detached_buffer(call: ast.Call, parent_of, scope: ast.AST, qualified_name) -> bool:
     """Whether a call's result is written into a buffer the scope makes with a torch factory
     (``preds = torch.zeros(T)``, then ``preds[i] = net(preds[i - 4:i])``) whose every other use is a
@@ -1585,16 +1589,29 @@ def written_into_detached_buffer(call: ast.Call, parent_of, scope: ast.AST, qual
     statement = parent_of(call)
     while statement is not None and not isinstance(statement, ast.stmt):
         statement = parent_of(statement)
-    if not (
-        type(statement) is ast.Assign
-        and len(statement.targets) == 1  # type: ignore[attr-defined]
-        and type(statement.targets[0]) is ast.Subscript  # type: ignore[attr-defined]
-        and type(statement.targets[0].value) is ast.Name  # type: ignore[attr-defined]
-    ):
-        return False
-    buffer = statement.targets[0].value.id  # type: ignore[attr-defined]
     body = scope.body if not isinstance(scope, ast.Lambda) else []  # type: ignore[attr-defined]
     every = [node for stmt in body for node in walk_in_order(stmt)]
+    if type(statement) is ast.Assign and len(statement.targets) == 1 and type(statement.targets[0]) is ast.Name:  # type: ignore[attr-defined]
+        # `pred_y_i = net(x)[0][-1]`, then `pred_y[10 * i:10 * (i + 1)] += pred_y_i`: the name's one
+        # use is the write into the buffer
+        name = statement.targets[0].id  # type: ignore[attr-defined]
+        uses = [node for node in every if type(node) is ast.Name and node.id == name]  # type: ignore[attr-defined]
+        loads = [node for node in uses if type(node.ctx) is ast.Load]  # type: ignore[attr-defined]
+        if len(uses) != 2 or len(loads) != 1:
+            return False
+        statement = parent_of(loads[0])
+        if not (type(statement) in (ast.Assign, ast.AugAssign) and statement.value is loads[0]):  # type: ignore[attr-defined]
+            return False
+    target = (
+        statement.targets[0]  # type: ignore[attr-defined]
+        if type(statement) is ast.Assign and len(statement.targets) == 1  # type: ignore[attr-defined]
+        else statement.target  # type: ignore[attr-defined]
+        if type(statement) is ast.AugAssign
+        else None
+    )
+    if not (type(target) is ast.Subscript and type(target.value) is ast.Name):  # type: ignore[union-attr]
+        return False
+    buffer = target.value.id  # type: ignore[union-attr]
     at = (statement.lineno, statement.col_offset)
     bindings = sorted(
         (
@@ -1606,10 +1623,15 @@ def written_into_detached_buffer(call: ast.Call, parent_of, scope: ast.AST, qual
     )
     before = [b for b in bindings if (b.lineno, b.col_offset) < at]
     made = parent_of(before[-1]) if before else None
+    factory = made.value if type(made) is ast.Assign else None  # type: ignore[union-attr]
+    while (
+        type(factory) is ast.Call
+        and type(factory.func) is ast.Attribute  # type: ignore[union-attr]
+        and factory.func.attr in _MOVING_METHODS  # type: ignore[union-attr]
+    ):
+        factory = factory.func.value  # type: ignore[union-attr]  # `torch.zeros([n, d]).to(device)`
     if not (
-        type(made) is ast.Assign
-        and type(made.value) is ast.Call  # type: ignore[attr-defined]
-        and (qualified_name(made.value.func) or "").rpartition(".")[::2] in _BUFFER_FACTORIES  # type: ignore[attr-defined]
+        type(factory) is ast.Call and (qualified_name(factory.func) or "").rpartition(".")[::2] in _BUFFER_FACTORIES  # type: ignore[union-attr]
     ):
         return False
     # the buffer's life: from the factory call to the next binding of its name
@@ -1636,6 +1658,12 @@ def written_into_detached_buffer(call: ast.Call, parent_of, scope: ast.AST, qual
     for node in nodes:
         if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "detach":  # type: ignore[attr-defined]
             receiver = node.func.value  # type: ignore[attr-defined]
+            while (
+                type(receiver) is ast.Call
+                and type(receiver.func) is ast.Attribute  # type: ignore[attr-defined]
+                and receiver.func.attr in _MOVING_METHODS  # type: ignore[attr-defined]
+            ):
+                receiver = receiver.func.value  # type: ignore[attr-defined]  # `pred_y.cpu().detach()`
             allowed.add(id(receiver.value) if type(receiver) is ast.Subscript else id(receiver))  # type: ignore[attr-defined]
     uses = [node for node in nodes if type(node) is ast.Name and node.id == buffer and type(node.ctx) is ast.Load]  # type: ignore[attr-defined]
     return bool(uses) and all(id(use) in allowed for use in uses)

@@ -474,6 +474,12 @@ ELEMENTWISE_UNARY = _words(
     """abs absolute neg negative exp expm1 log log10 log1p log2 sqrt rsqrt square sigmoid tanh sin cos
     tan relu clamp clamp_min clamp_max clip sign floor ceil round trunc frac reciprocal"""
 )
+# Element-wise torch functions of two operands (`torch.div(loss, n)`): 0-dim where both are
+# 0-dim tensors or numbers.
+ELEMENTWISE_BINARY = _words("add sub subtract mul multiply div divide true_divide pow")
+# What a dataset class's text shows it builds its items with: tensors (`from_numpy(...)`,
+# `torch.tensor(...)`, a `transform` such as `ToTensor`).
+TENSOR_MAKING_RE = re.compile(r"\b(?:torch\.\w+|from_numpy|tensor|\w*Tensor|transforms?\w*)\s*\(|\btransform\b")
 # Builtins whose argument is only read.
 # What code that reads a tensor's values (a model's output) shows in its text.
 VALUE_READ_HINTS = (

@@ -9,8 +9,8 @@ a value only guessed to be a tensor that carries no graph: a batch of a data loa
 of a data set iterated directly, `for left, label in train_set:`, whose `__getitem__` may hand
 back lists and numbers), an item of it, a name unpacked from it or a builtin reduction of one (`torch.tensor(batch["tokens"])`,
 `torch.tensor(sum(lengths))`: `default_collate` makes a list field of the dataset's items a list of
-tensors, and a custom collate may hand back lists), unless a dataset class of the file builds its
-items as tensors (`torch.from_numpy`, a `transform`), a batch of a loader known by its
+tensors, and a custom collate may hand back lists), unless a dataset class of the file, or of another
+file of the run that the file imports, builds its items as tensors (`torch.from_numpy`, a `transform`), a batch of a loader known by its
 name, an argument of `forward` (`T.tensor(observation)` there converts a gym observation, an
 array), the `targets` of a `CIFAR10` (a list; only the MNIST family's are tensors), nor the label of
 an item of a torchvision classification data set without a `target_transform` (`image, label =
@@ -57,7 +57,6 @@ state are the same.
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass
 from typing import Optional
 
@@ -65,6 +64,7 @@ from gradguard.check.analysis.data_attr import has_comment
 from gradguard.check.analysis.imports import assigned_names
 from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.values import Grad, Kind, tensor
+from gradguard.check.analysis.vocabulary import TENSOR_MAKING_RE
 from gradguard.check.model import Applicability, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 
@@ -906,22 +906,21 @@ def _item_of_a_batch(ctx, source: ast.AST, depth: int = 0) -> bool:
 _BUILTIN_REDUCTIONS = frozenset({"sum", "max", "min", "len", "list", "tuple"})
 
 
-# What a dataset class's text shows it builds its items with: tensors (`from_numpy(...)`,
-# `torch.tensor(...)`, a `transform` such as `ToTensor`).
-_TENSOR_MAKING_RE = re.compile(r"\b(?:torch\.\w+|from_numpy|tensor|\w*Tensor|transforms?\w*)\s*\(|\btransform\b")
-
-
 def _datasets_make_tensors(ctx) -> bool:
-    """Whether a ``Dataset`` class of the file builds its items as tensors (``self.x_data =
-    from_numpy(xy)``, a ``transform``): then its loader's batches hold tensors, not lists."""
+    """Whether a ``Dataset`` class of the file, or one of another file of the run that the file
+    imports, builds its items as tensors (``self.x_data = from_numpy(xy)``, a ``transform``): then
+    its loader's batches hold tensors, not lists."""
     state = ctx.state(_Found)
     found = state.datasets_make_tensors
     if found is None:
-        found = any(
-            isinstance(node, ast.ClassDef)
-            and any("Dataset" in ctx.text(base) for base in node.bases)
-            and _TENSOR_MAKING_RE.search(ctx.text(node)) is not None
-            for node in ctx.tree.body
+        found = (
+            any(
+                isinstance(node, ast.ClassDef)
+                and any("Dataset" in ctx.text(base) for base in node.bases)
+                and TENSOR_MAKING_RE.search(ctx.text(node)) is not None
+                for node in ctx.tree.body
+            )
+            or ctx.model.imports_tensor_making_dataset()
         )
         state.datasets_make_tensors = found
     return found

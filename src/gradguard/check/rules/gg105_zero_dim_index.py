@@ -3,7 +3,8 @@
 ## What it does
 Flags `[0]` (and `[-1]`) on a tensor that has no dimensions: a loss from a criterion or a
 loss function (unless built with `reduction="none"`), a full reduction (`x.sum()`,
-`(pred == y).sum()`, `torch.mean(x)`), arithmetic on those; directly (`loss[0]`) or through
+`(pred == y).sum()`, `torch.mean(x)`), arithmetic on those (also torch's element-wise functions of two
+such values or numbers, `torch.div(loss, len(loader))`, and comparisons of such values, `(loss == loss)`); directly (`loss[0]`) or through
 `.data`, `.cpu()`, `.detach()` or `.numpy()` (`loss.data[0]`, `loss.cpu().data.numpy()[0]`; a full reduction of
 a value the code does not show, where the chain shows a tensor: `x.long().sum().data.cpu()[0]`);
 a tensor the code calls `backward()` on without a gradient (`train_loss = model(batch,
@@ -110,6 +111,31 @@ class ZeroDimIndex(Rule):
         return frozenset(f"{name}(" for name in reducing_functions(ctx))
 
     valid = (
+        # A comparison of per-sample predictions keeps their dimension.
+        Valid(
+            """
+            from torch import nn
+
+
+            def step(model, x, y):
+                loss = nn.functional.mse_loss(model(x), y)
+                correct = model(x).argmax(1) == y
+                print(correct.data[0])
+                loss.backward()
+            """
+        ),
+        # `torch.div` of a tensor of one value per sample keeps its dimension.
+        Valid(
+            """
+            import torch
+
+
+            def accuracy(pred, label):
+                acc = torch.eq(pred, label).float()
+                acc = torch.div(acc, len(label))
+                print(acc.data.numpy()[0])
+            """
+        ),
         # `flatten()` gives a 0-dim loss the shape (1,): its `[0]` is its value.
         Valid(
             """
@@ -301,6 +327,55 @@ class ZeroDimIndex(Rule):
         ),
     )
     invalid = (
+        # A comparison of a 0-dim loss with itself (a NaN check) is 0-dim too.
+        Invalid(
+            """
+            from torch import nn
+
+
+            def step(model, x, y):
+                loss = nn.functional.mse_loss(model(x), y)
+                assert (loss == loss).data[0]
+                loss.backward()
+            """,
+            line=6,
+            column=12,
+            message="`(loss == loss).data[0]` indexes a 0-dim tensor: IndexError since PyTorch 1.0; use "
+            "`(loss == loss).item()`",
+            fixed="""
+            from torch import nn
+
+
+            def step(model, x, y):
+                loss = nn.functional.mse_loss(model(x), y)
+                assert (loss == loss).item()
+                loss.backward()
+            """,
+        ),
+        # A mean computed with `torch.div` of a sum by a count is 0-dim too.
+        Invalid(
+            """
+            import torch
+
+
+            def accuracy(pred, label):
+                acc = torch.eq(pred, label).float()
+                acc = torch.div(acc.sum(), len(label))
+                print(acc.data.numpy()[0])
+            """,
+            line=7,
+            column=11,
+            message="`acc.data.numpy()[0]` indexes a 0-dim tensor: IndexError since PyTorch 1.0; use `acc.item()`",
+            fixed="""
+            import torch
+
+
+            def accuracy(pred, label):
+                acc = torch.eq(pred, label).float()
+                acc = torch.div(acc.sum(), len(label))
+                print(acc.item())
+            """,
+        ),
         # A loss kept on `self` by one method and read by another (a GAN trainer's error report).
         Invalid(
             """

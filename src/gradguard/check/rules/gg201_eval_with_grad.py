@@ -32,7 +32,9 @@ the forward pass is the usual cure, `torch.set_grad_enabled(optimizer is not Non
 for truth, which `set_grad_enabled` does not take; no fix is offered). And a model call whose output (or a part or view of it:
 `logits = net(x)[:5]`) is read at once (`net(x).data.max(1)[1]`; a `requires_grad_()` on the
 way hands back the output itself, graph and all: `ctc(net(x).log_softmax(2).requires_grad_(), y, ...)`) or bound to names that are
-then only read (`prediction = net(x)` followed by `prediction.data.numpy()`, `.item()`, `.argmax()`,
+then only read (not where a loop around it backpropagates the name, `fs[0, label].backward()` above
+`fs = net(x)`: the next turn takes the gradient of this output; `prediction = net(x)` followed by
+`prediction.data.numpy()`, `.item()`, `.argmax()`,
 the indices of `.topk(5).indices` or `.max(1)[1]`,
 comparisons or `print` (also `print("output", net(x))` or `f"{net(x):.3f}"` at once), used as an index (`classes[predicted[j]]`), drawn or logged
 (`ax.matshow(attention)`, `writer.add_image(tag, sample)`, `save_image(fake, path)`, tiled by
@@ -50,7 +52,8 @@ straight into a tensor constructor that copies the values (`torch.tensor([net(g)
 before it is read (`out[:] = 0`, actions masked), changed in place by augmented arithmetic before it is read or
 detached (a DQN's `target *= gamma`, `target += r`, `target = target.detach()`), written into a buffer a torch factory made whose other uses are
 writes, reads computing what is written back, and reads detached at once (a k-step prediction, `preds[i] =
-net(preds[i - 4:i])`, then `preds[n:].detach().numpy()`), handed to a
+net(preds[i - 4:i])`, then `preds[n:].detach().numpy()`; also added into one through the name it is bound to,
+`pred_y_i = net(x_i)`, `pred_y[a:b] += pred_y_i`, of `torch.zeros(...).to(device)` read as `pred_y.cpu().detach()`), handed to a
 function of the file or of another file of the run that only reads that parameter: `show_images(sample)` where
 `def show_images(out): plt.imshow(out.data.cpu()[0])` (or first copies it without graph, `out = out.data.numpy()`), bound outside
 any loop to a name (not `_`) that nothing reads afterwards and no backward pass follows (`y_pred = model(hour_var)` after training; not the
@@ -1757,11 +1760,50 @@ def _result_only_read_directly(ctx, call: ast.Call) -> bool:
             or _displayed(ctx, call)
             or converted_to_image(call, ctx.parent, _qualified_name(ctx))
         )
-    return not isinstance(scope, ast.Lambda) and (
-        id(call) in _only_read_calls(ctx, scope)
-        or _left_unused(ctx, call, scope)
-        or written_into_detached_buffer(call, ctx.parent, scope, _qualified_name(ctx))
+    return (
+        not isinstance(scope, ast.Lambda)
+        and (
+            id(call) in _only_read_calls(ctx, scope)
+            or _left_unused(ctx, call, scope)
+            or written_into_detached_buffer(call, ctx.parent, scope, _qualified_name(ctx))
+        )
+        and not _backpropagated_next_iteration(ctx, call)
     )
+
+
+def _backpropagated_next_iteration(ctx, call: ast.Call) -> bool:
+    """Whether the name the call's result is bound to in a loop is backpropagated in that loop's
+    body (``fs[0, label].backward(retain_graph=True)`` above ``fs = net(x)``): the next turn
+    takes the gradient of this output (DeepFool's per-class gradients at the new point)."""
+    statement = ctx.parent(call)
+    if not (
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+        and statement.value is call
+    ):
+        return False
+    name = statement.targets[0].id
+    loop = next((a for a in ctx.ancestors(statement) if isinstance(a, (ast.For, ast.AsyncFor, ast.While))), None)
+    if loop is None:
+        return False
+    for node in walk_in_order(loop):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "backward":
+            root = subscript_root(func.value)
+            if isinstance(root, ast.Name) and root.id == name:
+                return True
+        elif (
+            ctx.imports.qualified_name(func) in ("torch.autograd.grad", "torch.autograd.backward")
+            and any(
+                isinstance(subscript_root(arg), ast.Name) and subscript_root(arg).id == name  # type: ignore[union-attr]
+                for arg in node.args[:1]
+            )
+        ):
+            return True
+    return False
 
 
 def _appended(ctx, call: ast.AST) -> bool:
@@ -5432,6 +5474,48 @@ class EvalWithGrad(Rule):
         return frozenset(f"{name}(" for name in _reading_functions(ctx))
 
     valid = (
+        # The buffer of predictions is backpropagated: its graph is needed.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+            net = nn.LSTM(3, 8, 2)
+            optimizer = torch.optim.Adam(net.parameters())
+            for step in range(100):
+                loss = net(torch.randn(10, 5, 3))[0].pow(2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+
+            pred_y = torch.zeros([20, 8]).to("cpu")
+            for i, x_i in enumerate(chunks):
+                pred_y_i = net(x_i)[0][-1]
+                pred_y[10 * i : 10 * (i + 1)] += pred_y_i
+            pred_y.pow(2).mean().backward()
+            """
+        ),
+        # The output bound in a loop is backpropagated at the loop's next turn (DeepFool).
+        Valid(
+            """
+            import torch
+
+
+            def deepfool_like(net, image, label, max_iter=50):
+                x = image.clone().requires_grad_()
+                fs = net(x)
+                k_i = label
+                loop_i = 0
+                while k_i == label and loop_i < max_iter:
+                    fs[0, label].backward(retain_graph=True)
+                    g = x.grad.detach().clone()
+                    x = (x.detach() + 0.01 * g.sign()).requires_grad_()
+                    fs = net(x)
+                    k_i = fs[0].argmax().item()
+                    loop_i += 1
+                return x.detach()
+            """
+        ),
         # A timing check of the model's code: its only caller hands it a module just built and
         # made-up input, in a file that neither trains nor loads weights.
         Valid(
@@ -10858,6 +10942,58 @@ class EvalWithGrad(Rule):
         ),
     )
     invalid = (
+        # Test predictions added into a buffer made by a torch factory, read only detached.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+            net = nn.LSTM(3, 8, 2)
+            optimizer = torch.optim.Adam(net.parameters())
+            for step in range(100):
+                loss = net(torch.randn(10, 5, 3))[0].pow(2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+
+            pred_y = torch.zeros([20, 8]).to("cpu")
+            for i, x_i in enumerate(chunks):
+                pred_y_i = net(x_i)[0][-1]
+                pred_y[10 * i : 10 * (i + 1)] += pred_y_i
+            print(pred_y.cpu().detach().numpy()[:, 0])
+            """,
+            line=14,
+            column=16,
+            message="`net(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
+        # The loop backpropagates another output: the one bound here is only read.
+        Invalid(
+            """
+            import torch
+
+
+            def deepfool_like(net, image, label, max_iter=50):
+                x = image.clone().requires_grad_()
+                out = net(x)
+                k_i = label
+                loop_i = 0
+                while k_i == label and loop_i < max_iter:
+                    out[0, label].backward(retain_graph=True)
+                    g = x.grad.detach().clone()
+                    x = (x.detach() + 0.01 * g.sign()).requires_grad_()
+                    fs = net(x)
+                    k_i = fs[0].argmax().item()
+                    loop_i += 1
+                return x.detach()
+            """,
+            line=13,
+            column=14,
+            message="`net(...)` runs with grad enabled, but its output is only read (`.data`, `.item()`, printing) "
+            "and never backpropagated: autograd records a graph for nothing, wasting memory and time; run it under "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        ),
         # The same run on a sample of the test split: an evaluation.
         Invalid(
             """

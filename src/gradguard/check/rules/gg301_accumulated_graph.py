@@ -21,7 +21,9 @@ the class uses the list for nothing else: `self.losses.append(nll)` then `nll.ba
 is safe; or a meter: `losses.update(loss, n)`
 where `update`, a method of a plain class of the file or of another file of the run, adds its
 argument to what the instance keeps, `self.sum += val * n`), and the accumulated
-value is never backpropagated itself. It reports when either `loss.backward()` runs in each
+value is never backpropagated itself (a training loop before it, backpropagating a `loss` it binds
+afresh, `loss = criterion(out, y)`, takes no evaluation total kept under the same name, `loss = loss +
+criterion(net(x), y)`). It reports when either `loss.backward()` runs in each
 iteration, on `loss` (also a loss whose graph the check cannot tell otherwise, of a layer it does not
 know, or computed by a criterion handed in and run by its `forward`, `loss.forward(a, b)`: the backward
 pass shows it has one) or on a total computed from it (`total_loss = policy_loss + 0.5 * value_loss`,
@@ -158,6 +160,38 @@ class AccumulatedGraph(Rule):
     triggers = function_triggers
 
     valid = (
+        # The steps' losses summed as numbers: no graph to keep.
+        Valid(
+            """
+            def train(model, loader, optimizer, criterion):
+                total_loss = 0
+                for i, (xs, ys) in enumerate(loader):
+                    optimizer.zero_grad()
+                    loss = 0
+                    for x, y in zip(xs, ys):
+                        loss += criterion(model(x), y).item()
+                    total_loss += loss
+                    optimizer.step()
+                    print("loss: %f" % (total_loss / (i + 1)))
+            """
+        ),
+        # The total is what the backward pass after the loop takes.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def run(net, loader, opt):
+                criterion = nn.BCELoss()
+                opt.zero_grad()
+                loss = 0
+                for x, y in loader:
+                    loss = loss + criterion(net(x), y)
+                loss.backward()
+                opt.step()
+            """
+        ),
         # The item unpacked from a differentiating method's tuple is another value than the one
         # it differentiates, of no known graph.
         Valid(
@@ -1014,6 +1048,85 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # A loss summed over a decoder's steps by an inner loop, backpropagated, then added up.
+        Invalid(
+            """
+            def train(model, loader, optimizer, criterion):
+                total_loss = 0
+                for i, (xs, ys) in enumerate(loader):
+                    optimizer.zero_grad()
+                    loss = 0
+                    for x, y in zip(xs, ys):
+                        loss += criterion(model(x), y)
+                    total_loss += loss
+                    loss.backward()
+                    optimizer.step()
+                    print("loss: %f" % (total_loss / (i + 1)))
+            """,
+            line=8,
+            column=9,
+            message="Accumulating `loss` across iterations keeps every iteration's autograd graph alive; accumulate "
+            "`loss.item()`",
+            fixed="""
+            def train(model, loader, optimizer, criterion):
+                total_loss = 0
+                for i, (xs, ys) in enumerate(loader):
+                    optimizer.zero_grad()
+                    loss = 0
+                    for x, y in zip(xs, ys):
+                        loss += criterion(model(x), y)
+                    total_loss += loss.item()
+                    loss.backward()
+                    optimizer.step()
+                    print("loss: %f" % (total_loss / (i + 1)))
+            """,
+        ),
+        # An evaluation total named like the training loop's loss: the training loop's backward
+        # pass takes the loss it binds afresh, not the total.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            def run(net, loader):
+                criterion = nn.BCELoss()
+                opt = torch.optim.Adam(net.parameters())
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+                net.eval()
+                loss = 0
+                for x, y in loader:
+                    loss = loss + criterion(net(x), y)
+                print(loss.item())
+            """,
+            line=16,
+            column=9,
+            message="Accumulating `criterion(net(x), y)` across iterations keeps every iteration's autograd graph "
+            "alive; accumulate `criterion(net(x), y).detach()`",
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+
+            def run(net, loader):
+                criterion = nn.BCELoss()
+                opt = torch.optim.Adam(net.parameters())
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+                net.eval()
+                loss = 0
+                for x, y in loader:
+                    loss = loss + criterion(net(x), y).detach()
+                print(loss.item())
+            """,
+        ),
         # The loss comes back in a tuple from a method that differentiates it (`autograd.grad`):
         # the item unpacked carries the graph that differentiation took.
         Invalid(
@@ -3051,10 +3164,12 @@ class AccumulatedGraph(Rule):
             # `for p in model.parameters(): l1 += p.abs().sum()`: one penalty built from the
             # parameters, its graph theirs, unless the sum also outlives the loop around it
             outer = _innermost_loop(ctx, loop, scope)
-            if outer is None or not _defined_before_loop(ctx, uses, acc, outer):
+            if outer is None or not _defined_before_loop(ctx, uses, acc, outer) or _bound_afresh_in(outer, acc, loop):
                 return
         derived = _derived_through_slots(ctx, uses, scope, acc)
-        if derived & uses.backpropagated:
+        if derived & uses.backpropagated and not _backpropagated_only_fresh_before(
+            ctx, derived & uses.backpropagated, loop, scope
+        ):
             return
         backward_each_step = (
             feeds_backward
@@ -3232,15 +3347,22 @@ def _left_by_inner_loop(ctx, uses, name: str, node: ast.AST, loop: ast.AST):
         (b for b in uses.bindings_of(name) if b.node.lineno < node.lineno and _inside(ctx, b.node, loop)),
         key=lambda b: (b.node.lineno, b.node.col_offset),
     )
-    if not before or not isinstance(before[-1].node, ast.Assign) or before[-1].value is None:
+    if not before:
         return None
     last = before[-1]
+    if isinstance(last.node, ast.AugAssign) and isinstance(last.node.op, ast.Add):
+        # `loss = 0`, then `for x, y in zip(xs, ys): loss += criterion(model(x), y)`: a sum of losses
+        term = last.node.value
+    elif isinstance(last.node, ast.Assign) and last.value is not None:
+        term = last.value
+    else:
+        return None
     inner = ctx.parent(last.node)
     while inner is not None and inner is not loop and not isinstance(inner, (ast.For, ast.AsyncFor)):
         inner = ctx.parent(inner)
     if inner is None or inner is loop or ctx.parent(inner) is not loop or inner.end_lineno >= node.lineno:
         return None
-    return ctx.model.value(last.value)
+    return ctx.model.value(term)
 
 
 def _stored_per_iteration(ctx, target: ast.AST) -> bool:
@@ -3294,6 +3416,51 @@ def _over_parameters(ctx, loop: ast.AST) -> bool:
             return True
     element = ctx.model.value(iterated).elem
     return element is not None and element.has(Role.PARAM)
+
+
+def _bound_afresh_in(outer: ast.AST, name: str, loop: ast.AST) -> bool:
+    """Whether ``outer`` binds ``name`` anew before ``loop`` (``loss = loss_fn(pred, y)`` ahead of
+    ``for param in model.parameters(): loss += ...``): each of its iterations starts another sum."""
+    return any(
+        isinstance(stmt, ast.Assign)
+        and stmt.lineno < loop.lineno
+        and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)
+        and name not in _names(stmt.value)
+        for stmt in walk_in_order(outer)
+    )
+
+
+def _backpropagated_only_fresh_before(ctx, names: set, loop: ast.AST, scope: ast.AST) -> bool:
+    """Whether each backward pass of the scope taking one of ``names`` runs before the loop, on a
+    value its own loop binds afresh before it: the training loop's ``loss = criterion(out, y)``,
+    ``loss.backward()``, ahead of an evaluation loop adding up ``loss = loss + criterion(...)``
+    under the same name. The total is no value that pass takes."""
+    found = False
+    for node in walk_in_order(scope):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "backward":
+            receiver = func.value
+            if not (isinstance(receiver, ast.Name) and receiver.id in names):
+                continue
+            if node.lineno >= loop.lineno or _inside(ctx, node, loop):
+                return False
+            own = _innermost_loop(ctx, node, scope)
+            if own is None or not any(
+                isinstance(stmt, ast.Assign)
+                and stmt.lineno < node.lineno
+                and any(isinstance(t, ast.Name) and t.id == receiver.id for t in stmt.targets)
+                and receiver.id not in _names(stmt.value)
+                for stmt in walk_in_order(own)
+            ):
+                return False
+            found = True
+        elif ctx.imports.qualified_name(func) in _BACKWARD_CALLS and any(
+            _names(arg) & names for arg in [*node.args, *(k.value for k in node.keywords)]
+        ):
+            return False
+    return found
 
 
 def _inside(ctx, node: ast.AST, ancestor: ast.AST) -> bool:
