@@ -4618,3 +4618,25 @@ def test_twin_an_attribute_set_to_an_array_and_reshaped_is_no_tensor():
         9,
     )
     assert value.kind is not Kind.TENSOR
+
+
+def test_a_torch_layer_made_from_pretrained_weights_is_a_module_of_its_class():
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        emb = nn.Embedding.from_pretrained(weights, freeze=False)
+        print(emb)  # <- emb
+        """
+    )
+    assert value.kind is Kind.MODULE and value.ref == "torch.nn.Embedding"
+
+
+def test_twin_a_library_s_from_pretrained_is_not_taken_for_a_torch_layer():
+    value, _ = ask(
+        """
+        from transformers import AutoModel
+        emb = AutoModel.from_pretrained("bert-base-uncased")
+        print(emb)  # <- emb
+        """
+    )
+    assert value.ref != "torch.nn.AutoModel"

@@ -199,8 +199,10 @@ def receiver_is_tensor(ctx, recv: ast.AST, chain_certain: bool, written: bool = 
     if _attribute_of_plain_self(ctx, recv) and not (chain_certain and isinstance(recv, ast.Attribute)):
         # `self.weight` of a class with no base class: its own attribute, unless a method only
         # tensors have follows its `.data` (`self.gradients.data.numpy()`) or a method of the
-        # class assigns it a tensor (`self.C_max = Variable(torch.FloatTensor([c]))`)
-        if not ctx.model.tensor_on_some_path(recv):
+        # class assigns it a tensor (`self.C_max = Variable(torch.FloatTensor([c]))`), or it is a
+        # parameter of a torch module the class keeps (`self.model.weight` of `self.model =
+        # nn.Embedding(n, d)`)
+        if not ctx.model.tensor_on_some_path(recv) and not _parameter_of_a_kept_module(ctx, recv):
             return False
         chain_certain = True
     if isinstance(recv, ast.Attribute) and recv.attr in TENSOR_ATTRIBUTES:
@@ -337,6 +339,18 @@ def _dimension_numbers(node: ast.AST) -> bool:
     if isinstance(node, ast.Tuple):
         return bool(node.elts) and all(_dimension_numbers(elt) for elt in node.elts)
     return isinstance(constant_of(node, None), int)
+
+
+def _parameter_of_a_kept_module(ctx, recv: ast.AST) -> bool:
+    """``self.model.weight`` where the code shows ``self.model`` is a module: a parameter."""
+    if not (isinstance(recv, ast.Attribute) and isinstance(recv.value, ast.Attribute)):
+        return False
+    value = ctx.model.value(recv)
+    return (
+        value.kind is Kind.TENSOR
+        and value.has(Role.PARAM)
+        and (not value.weak or ctx.model.value(recv.value).kind is Kind.MODULE)
+    )
 
 
 def _attribute_of_plain_self(ctx, recv: ast.AST) -> bool:

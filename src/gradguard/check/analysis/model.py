@@ -4883,6 +4883,13 @@ class SemanticModel:
                     roles |= Role.UNREDUCED
             layers = self._container_layers(last, node, args)
             return Value(Kind.MODULE, Grad.NO, roles, items=layers, ref="torch.nn." + last)
+        if (
+            qual.startswith("torch.nn.")
+            and last == "from_pretrained"
+            and vocab.last_name(qual.rsplit(".", 1)[0])[:1].isupper()
+        ):
+            # `nn.Embedding.from_pretrained(weights, freeze=False)`: a layer of that class
+            return Value(Kind.MODULE, Grad.NO, Role.TRAINING, ref="torch.nn." + vocab.last_name(qual.rsplit(".", 1)[0]))
         if qual in vocab.BACKWARD_FUNCTIONS:
             if last == "grad":
                 create = vocab.call_argument(node, None, "create_graph")

@@ -1430,6 +1430,8 @@ def _stored_submodules(stored_calls: list, module_classes_by_short: dict) -> fro
     modules: set = set()
     others: set = set()
     for attr, callee in stored_calls:
+        if callee.endswith(".from_pretrained"):
+            callee = callee[: -len(".from_pretrained")]  # `nn.Embedding.from_pretrained(weights)`: a layer
         last = callee.rsplit(".", 1)[-1]
         # `nn.Parameter(...)`, `nn.ParameterList(...)`: tensors, not layers
         layer = callee.startswith(("nn.", "torch.nn.")) and last[:1].isupper() and not last.startswith("Parameter")
@@ -2039,7 +2041,7 @@ def _grad_off_in_lines(lines: list, line_number: int) -> tuple:
 
 
 # A torch layer's constructor as module classes spell it (`nn.Sequential`, `torch.nn.Conv2d`).
-_TORCH_LAYER_RE = re.compile(r"(?:torch\.)?nn\.[A-Z]\w*$")
+_TORCH_LAYER_RE = re.compile(r"(?:torch\.)?nn\.[A-Z]\w*(?:\.from_pretrained)?$")
 _INIT_LOADS_RE = re.compile(
     # (not word vectors put into one layer, `nn.Embedding.from_pretrained(vectors)`: the model's
     # other layers are still untrained)

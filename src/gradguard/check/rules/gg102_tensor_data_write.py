@@ -270,6 +270,25 @@ class TensorDataWrite(Rule):
     function_triggers = (".data",)
 
     valid = (
+        # A plain object's field that a plain class keeps: `.data` is its own attribute.
+        Valid(
+            """
+            import numpy as np
+
+
+            class Weights:
+                def __init__(self):
+                    self.weight = np.ones(3)
+
+
+            class Runner:
+                def __init__(self):
+                    self.model = Weights()
+
+                def renorm(self):
+                    self.model.weight.data = np.ones(3).data
+            """
+        ),
         # A field of objects the loop's name `model` holds, read as a mapping: nothing shows a tensor.
         Valid(
             """
@@ -635,6 +654,28 @@ class TensorDataWrite(Rule):
         ),
     )
     invalid = (
+        # A parameter of a layer a plain class keeps, written in one of its methods.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class Runner:
+                def __init__(self):
+                    self.model = nn.Embedding(10, 4)
+
+                def renorm(self):
+                    norm = torch.norm(self.model.weight.detach(), dim=1, keepdim=True)
+                    self.model.weight.data = self.model.weight.detach() / norm
+            """,
+            line=11,
+            column=9,
+            message="`self.model.weight.data = ...` replaces `self.model.weight`'s contents behind autograd's back "
+            "(no version-counter bump: if a graph has saved `self.model.weight`, its gradients come out silently "
+            "wrong); where the new value has the same shape, dtype and device, use `self.model.weight.copy_(...)` "
+            "under `torch.no_grad()`",
+        ),
         # fp16 training's copy of the master weights into the model's parameters, the loop's name `model`:
         # `.data.copy_` shows a tensor, whatever the name says (a module has no `.data`).
         Invalid(

@@ -6,7 +6,10 @@ Flags calls of `torch.autograd.Variable` under any import spelling
 function of the file that hands its arguments on to `Variable` (`Variable = lambda *a, **k:
 autograd.Variable(*a, **k).cuda()`) is reported without a fix; a `def Variable(data, *args,
 **kwargs)` that shadows the import and does more than hand them on (a move to the GPU) is the
-file's own function: only the legacy call inside it is reported.
+file's own function: only the legacy call inside it is reported. A call of a class of the file
+deriving from `Variable` (`class Variable(autograd.Variable)` whose `__init__` moves the data to the
+GPU, as old DQN ports write) is reported without a fix: on torch 2.13 the call hands back a plain
+detached tensor and the subclass's `__init__` never runs.
 
 ## Why is this bad?
 Since torch 0.4 tensors carry autograd state themselves and `Variable` is kept only for old
@@ -98,6 +101,7 @@ _FACTORIES = FACTORIES | LEGACY_TENSOR_TYPES
 @dataclass
 class _State:
     wrappers: Optional[frozenset] = None  # `_wrappers`, found on first use
+    subclasses: Optional[frozenset] = None  # `_variable_subclasses`, found on first use
 
 
 # `Variable(` with `*args` among its arguments: `Variable(*a, **k)`, `Variable(data, *args, **kwargs)`.
@@ -123,6 +127,22 @@ def _wrappers(ctx) -> frozenset:
     return state.wrappers
 
 
+def _variable_subclasses(ctx) -> frozenset:
+    """Names of the module's classes deriving from ``Variable`` (``class Variable(autograd.Variable)``
+    whose ``__init__`` moves its data to the GPU, as old DQN code does), bound once."""
+    state = ctx.state(_State)
+    if state.subclasses is None:
+        state.subclasses = frozenset(
+            stmt.name
+            for stmt in ctx.tree.body
+            if isinstance(stmt, ast.ClassDef)
+            and any(ctx.imports.qualified_name(base) in _VARIABLE_NAMES for base in stmt.bases)
+            and len(ctx.model.scopes.module.definitions.get(stmt.name, ())) == 1
+            and not ctx.model.rebinds(stmt.name)
+        )
+    return state.subclasses
+
+
 def _const(node: Optional[ast.AST]):
     return node.value if isinstance(node, ast.Constant) else ...
 
@@ -138,6 +158,21 @@ class LegacyVariable(Rule):
     function_names = _VARIABLE_NAMES
 
     valid = (
+        # A class of the file named `Variable` that derives from nothing of torch's.
+        Valid(
+            """
+            import torch
+
+
+            class Variable:
+                def __init__(self, data):
+                    self.data = data
+
+
+            def wrap(obs):
+                return Variable(torch.from_numpy(obs))
+            """
+        ),
         Valid(
             """
             import torch
@@ -185,6 +220,28 @@ class LegacyVariable(Rule):
         ),
     )
     invalid = (
+        # A subclass of `Variable` meant to move its data to the GPU: its `__init__` never runs.
+        Invalid(
+            """
+            import torch
+            from torch import autograd
+
+
+            class Variable(autograd.Variable):
+                def __init__(self, data, *args, **kwargs):
+                    data = data.cuda()
+                    super().__init__(data, *args, **kwargs)
+
+
+            def select_action(model, obs):
+                return model(Variable(torch.from_numpy(obs))).argmax(1)
+            """,
+            line=12,
+            column=18,
+            message="`Variable(...)` builds a subclass of the legacy `Variable`: since PyTorch 0.4 the call hands back "
+            "a plain tensor, detached from its input, and the subclass's `__init__` never runs (what it does, a "
+            "`.cuda()` move, never happens); use the tensor directly, moved with `.to(device)` where needed",
+        ),
         # The wrapped input moved to the GPU, then trained on when `dynamic` is set: volatile in the
         # other phase, which still records a graph.
         Invalid(
@@ -729,6 +786,16 @@ class LegacyVariable(Rule):
                 node.args[0],
                 "`map(Variable, ...)` wraps each item in the legacy `Variable`: each comes back a detached tensor "
                 "sharing memory with it (like `.detach()`); use the tensors directly",
+                None,
+            )
+            return
+        if isinstance(func, ast.Name) and func.id in _variable_subclasses(ctx):
+            ctx.report(
+                self.code,
+                node,
+                f"`{func.id}(...)` builds a subclass of the legacy `Variable`: since PyTorch 0.4 the call hands back a "
+                f"plain tensor, detached from its input, and the subclass's `__init__` never runs (what it does, a "
+                f"`.cuda()` move, never happens); use the tensor directly, moved with `.to(device)` where needed",
                 None,
             )
             return
