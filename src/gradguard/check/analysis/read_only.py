@@ -1576,6 +1576,36 @@ def _detached_at_once(own: list, use: ast.Name) -> bool:
 _BUFFER_FACTORIES = frozenset(("torch", name) for name in SHAPE_FACTORIES)
 
 
+def _made_before_the_loop(statement: ast.stmt, written: ast.stmt, parent_of, qualified_name) -> bool:
+    """Whether the buffer ``written`` writes into is made by a torch factory in a statement of the
+    block holding the loop around ``statement``, before that loop (``pred_y = torch.zeros(n, d)``,
+    then ``for i, x in enumerate(chunks): ...``): a cheap look before the scope's walk."""
+    target = written.targets[0] if type(written) is ast.Assign else written.target  # type: ignore[attr-defined]
+    buffer = target.value.id if type(target.value) is ast.Name else None  # type: ignore[attr-defined]
+    loop = parent_of(statement)
+    while loop is not None and not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
+        loop = parent_of(loop)
+    holder = parent_of(loop) if loop is not None else None
+    block = getattr(holder, "body", None) or []
+    if buffer is None or loop not in block:
+        return False
+    for earlier in block[: block.index(loop)]:
+        if type(earlier) is ast.Assign and any(type(t) is ast.Name and t.id == buffer for t in earlier.targets):
+            factory = earlier.value
+            while (
+                type(factory) is ast.Call
+                and type(factory.func) is ast.Attribute  # type: ignore[union-attr]
+                and factory.func.attr in _MOVING_METHODS  # type: ignore[union-attr]
+            ):
+                factory = factory.func.value  # type: ignore[union-attr]
+            if (
+                type(factory) is ast.Call
+                and (qualified_name(factory.func) or "").rpartition(".")[::2] in _BUFFER_FACTORIES
+            ):  # type: ignore[union-attr]
+                return True
+    return False
+
+
 # Methods handing back a tensor's values moved or cast, on the way to a `.detach()`.
 _MOVING_METHODS = frozenset({"cpu", "cuda", "to", "float", "double", "half"})
 
@@ -1590,11 +1620,33 @@ def written_into_detached_buffer(call: ast.Call, parent_of, scope: ast.AST, qual
     while statement is not None and not isinstance(statement, ast.stmt):
         statement = parent_of(statement)
     body = scope.body if not isinstance(scope, ast.Lambda) else []  # type: ignore[attr-defined]
-    every = [node for stmt in body for node in walk_in_order(stmt)]
+    every: list = []
     if type(statement) is ast.Assign and len(statement.targets) == 1 and type(statement.targets[0]) is ast.Name:  # type: ignore[attr-defined]
         # `pred_y_i = net(x)[0][-1]`, then `pred_y[10 * i:10 * (i + 1)] += pred_y_i`: the name's one
-        # use is the write into the buffer
+        # use is the write into the buffer, a later statement of the same block
         name = statement.targets[0].id  # type: ignore[attr-defined]
+        block = next(
+            (
+                getattr(parent_of(statement), field)
+                for field in ("body", "orelse", "finalbody")
+                if statement in getattr(parent_of(statement), field, ())
+            ),
+            [],
+        )
+        written = next(
+            (
+                later
+                for later in block[block.index(statement) + 1 :]
+                if type(later) in (ast.Assign, ast.AugAssign)
+                and type(later.value) is ast.Name  # type: ignore[attr-defined]
+                and later.value.id == name  # type: ignore[attr-defined]
+                and type(later.targets[0] if type(later) is ast.Assign else later.target) is ast.Subscript  # type: ignore[attr-defined]
+            ),
+            None,
+        )
+        if written is None or not _made_before_the_loop(statement, written, parent_of, qualified_name):
+            return False
+        every = [node for stmt in body for node in walk_in_order(stmt)]
         uses = [node for node in every if type(node) is ast.Name and node.id == name]  # type: ignore[attr-defined]
         loads = [node for node in uses if type(node.ctx) is ast.Load]  # type: ignore[attr-defined]
         if len(uses) != 2 or len(loads) != 1:
@@ -1612,6 +1664,8 @@ def written_into_detached_buffer(call: ast.Call, parent_of, scope: ast.AST, qual
     if not (type(target) is ast.Subscript and type(target.value) is ast.Name):  # type: ignore[union-attr]
         return False
     buffer = target.value.id  # type: ignore[union-attr]
+    if not every:
+        every = [node for stmt in body for node in walk_in_order(stmt)]
     at = (statement.lineno, statement.col_offset)
     bindings = sorted(
         (
