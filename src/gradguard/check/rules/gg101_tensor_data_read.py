@@ -111,7 +111,7 @@ tensor: `loss.detach()[0]` would still raise IndexError. There the message advis
 `loss.item()`, and where GG105 (which rewrites it to `loss.item()`) is selected too, the site is
 reported by GG105 alone. The message advises `.item()` too, without a fix, for `x.data[0]` of a loss
 whose shape the code does not show (`style_loss, content_loss = criterion(...)`, then
-`style_loss.data[0]`): torch's losses are 0-dim; and for `t[i][j].data[0]` of a tensor indexed twice (a matrix's
+`style_loss.data[0]`; also of a tensor named for a loss, `real_loss_d.data[0]`): torch's losses are 0-dim; and for `t[i][j].data[0]` of a tensor indexed twice (a matrix's
 element, read the PyTorch 0.3 way), 0-dim since PyTorch 0.4.
 """
 
@@ -120,6 +120,7 @@ from __future__ import annotations
 import ast
 
 from gradguard.check.analysis.data_attr import classify, data_name_span, receiver_text
+from gradguard.check.analysis.model import names_a_loss
 from gradguard.check.analysis.scopes import parameters
 from gradguard.check.analysis.values import Kind, Role
 from gradguard.check.analysis.zero_dim import zero_dim_index_above
@@ -170,7 +171,12 @@ def _loss_indexed_at_zero(ctx, data: ast.Attribute) -> bool:
     if not _indexed_at_zero(ctx, data):
         return False
     value = ctx.model.value(data.value)
-    return value.kind is Kind.TENSOR and value.has(Role.LOSS)
+    # (or a tensor named for a loss, `real_loss_d.data[0]` of a tuple one of whose branches calls a
+    # loss class: `.item()` reads a 0-dim or a one-element loss alike)
+    return value.kind is Kind.TENSOR and (
+        value.has(Role.LOSS)
+        or (isinstance(data.value, ast.Name) and names_a_loss(data.value.id) and not value.has(Role.UNREDUCED))
+    )
 
 
 def _element_indexed_at_zero(ctx, data: ast.Attribute) -> bool:
@@ -719,6 +725,100 @@ class TensorDataRead(Rule):
         ),
     )
     invalid = (
+        # `.data[0]` of a value the code shows is a tensor of unknown shape, named for a loss: `.item()`
+        # reads its one value whether it is 0-dim or has one element; no fix.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class L1Loss(nn.Module):
+                def forward(self, a, b):
+                    return (a - b).abs().mean()
+
+
+            class Trainer:
+                def __init__(self):
+                    self.criterion = L1Loss()
+
+                def disc_loss(self, out, x, l_type):
+                    if l_type == 1:
+                        real = torch.mean(torch.abs(out - x))
+                    else:
+                        real = self.criterion(out, x)
+                    return real, real * 2
+
+                def step(self, out, x):
+                    real_loss, fake_loss = self.disc_loss(out, x, 1)
+                    (real_loss + fake_loss).backward()
+                    print(real_loss.data[0])
+            """,
+            line=24,
+            column=15,
+            message="`real_loss.data` reads the tensor without autograd's version counter, and `real_loss.data[0]` "
+            "reads a loss's one value, which raises IndexError where the loss is 0-dim (as torch's losses are, with "
+            "`.data` or `.detach()`): use `real_loss.item()`",
+        ),
+        # The same value not named for a loss: a plain read.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+
+
+            class L1Loss(nn.Module):
+                def forward(self, a, b):
+                    return (a - b).abs().mean()
+
+
+            class Trainer:
+                def __init__(self):
+                    self.criterion = L1Loss()
+
+                def disc_loss(self, out, x, l_type):
+                    if l_type == 1:
+                        real = torch.mean(torch.abs(out - x))
+                    else:
+                        real = self.criterion(out, x)
+                    return real, real * 2
+
+                def step(self, out, x):
+                    real_out, fake_out = self.disc_loss(out, x, 1)
+                    (real_out + fake_out).backward()
+                    print(real_out.data[0])
+            """,
+            line=24,
+            column=15,
+            message="`real_out.data` reads the tensor without autograd's version counter; `real_out.detach()` reads the "
+            "same values and keeps in-place checks",
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+
+            class L1Loss(nn.Module):
+                def forward(self, a, b):
+                    return (a - b).abs().mean()
+
+
+            class Trainer:
+                def __init__(self):
+                    self.criterion = L1Loss()
+
+                def disc_loss(self, out, x, l_type):
+                    if l_type == 1:
+                        real = torch.mean(torch.abs(out - x))
+                    else:
+                        real = self.criterion(out, x)
+                    return real, real * 2
+
+                def step(self, out, x):
+                    real_out, fake_out = self.disc_loss(out, x, 1)
+                    (real_out + fake_out).backward()
+                    print(real_out.detach()[0])
+            """,
+        ),
         # An element of a matrix read the PyTorch 0.3 way: 0-dim since 0.4, so `.detach()[0]` would raise IndexError too.
         Invalid(
             """
