@@ -1,8 +1,9 @@
 """`torch.tensor(t)` on a tensor.
 
 ## What it does
-Flags `torch.tensor(t)` (also `from torch import tensor`) whose first argument is known to be
-a tensor: a parameter, a `.weight`/`.bias`/`.grad`, a name bound to a torch call, a model output
+Flags `torch.tensor(t)` (also `from torch import tensor`, and the method form `ref.new_tensor(t)`, whose
+advice is `t.detach().to(ref, copy=True)`, the receiver's dtype and device, with no fix) whose first argument
+is known to be a tensor: a parameter, a `.weight`/`.bias`/`.grad`, a name bound to a torch call, a model output
 or a loss. Lists of tensors (`torch.tensor([t1, t2])`) are not flagged: that is a different
 call (it fails for multi-element tensors and converts one-element tensors to numbers). Nor is
 a value only guessed to be a tensor that carries no graph: a batch of a data loader (or an item
@@ -116,6 +117,14 @@ class TensorCopyConstruct(Rule):
     function_names = _TENSOR_FUNCTIONS
 
     valid = (
+        # `new_tensor` of Python data: what it is for.
+        Valid(
+            """
+            def restore_order(lengths, order):
+                positions = lengths.new_tensor(list(range(len(lengths))))
+                return positions.index_select(0, order)
+            """
+        ),
         # Items of a data set iterated directly, whose `__getitem__` hands back what `json.load` made: lists and ints.
         Valid(
             """
@@ -423,6 +432,22 @@ class TensorCopyConstruct(Rule):
         ),
     )
     invalid = (
+        # The method form: `new_tensor` copies a tensor into the receiver's dtype and device.
+        Invalid(
+            """
+            import torch
+
+
+            def restore_order(lengths, order):
+                positions = lengths.new_tensor(torch.arange(0, len(lengths)))
+                return positions.index_select(0, order)
+            """,
+            line=5,
+            column=17,
+            message="`lengths.new_tensor(torch.arange(0, len(lengths)))` copies a tensor and silently drops its "
+            "autograd graph; write `torch.arange(0, len(lengths)).detach().to(lengths, copy=True)` to say so (same "
+            "dtype and device as `lengths`)",
+        ),
         # The same over a data set of the file that builds its items as tensors.
         Invalid(
             """
@@ -802,6 +827,9 @@ class TensorCopyConstruct(Rule):
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
         func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "new_tensor" and node.args:
+            self._new_tensor(node, func, ctx)
+            return
         if not node.args or (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) != "tensor":
             return
         if ctx.imports.qualified_name(func) not in _TENSOR_FUNCTIONS:
@@ -831,6 +859,31 @@ class TensorCopyConstruct(Rule):
             f"write `{receiver}.detach().clone()` to say so"
         )
         ctx.report(self.code, node, message, self._fix(ctx, node, text))
+
+    def _new_tensor(self, node: ast.Call, func: ast.Attribute, ctx) -> None:
+        """``lengths.new_tensor(torch.arange(n))``: the method form, which copies a tensor given to it
+        and drops its graph as ``torch.tensor`` does (torch warns the same), into the receiver's dtype
+        and device: ``t.detach().to(lengths, copy=True)`` says so. No fix: the receiver's expression
+        would be evaluated a second time."""
+        source = node.args[0]  # (only a tensor has `new_tensor`: the receiver is one)
+        if not isinstance(source, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.BinOp, ast.UnaryOp)):
+            return  # a literal, a comprehension: never a tensor
+        value = ctx.model.value(source)
+        if not value.is_tensor or (value.weak and value.grad is not Grad.YES):
+            return
+        if value.grad is Grad.NO and not _datasets_make_tensors(ctx) and _item_of_a_batch(ctx, source):
+            return
+        shown = ctx.text(source)
+        short = shown if len(shown) <= 30 and "\n" not in shown else "t"
+        inner = short if short == "t" or isinstance(source, _ATOMS) else f"({short})"
+        recv = ctx.text(func.value)
+        recv = recv if len(recv) <= 30 and "\n" not in recv else "ref"
+        ctx.report(
+            self.code,
+            node,
+            f"`{recv}.new_tensor({short})` copies a tensor and silently drops its autograd graph; write "
+            f"`{inner}.detach().to({recv}, copy=True)` to say so (same dtype and device as `{recv}`)",
+        )
 
     def _fix(self, ctx, node: ast.Call, text: str):
         if len(node.args) != 1 or has_comment(ctx, node):
