@@ -4631,6 +4631,18 @@ def test_a_torch_layer_made_from_pretrained_weights_is_a_module_of_its_class():
     assert value.kind is Kind.MODULE and value.ref == "torch.nn.Embedding"
 
 
+def test_twin_a_frozen_layer_made_from_pretrained_weights_is_no_module_to_evaluate():
+    # `freeze=True` by default: its weights do not require grad, its calls record no graph
+    value, _ = ask(
+        """
+        import torch.nn as nn
+        emb = nn.Embedding.from_pretrained(weights)
+        print(emb)  # <- emb
+        """
+    )
+    assert value.kind is not Kind.MODULE
+
+
 def test_twin_a_library_s_from_pretrained_is_not_taken_for_a_torch_layer():
     value, _ = ask(
         """

@@ -4888,8 +4888,13 @@ class SemanticModel:
             and last == "from_pretrained"
             and vocab.last_name(qual.rsplit(".", 1)[0])[:1].isupper()
         ):
-            # `nn.Embedding.from_pretrained(weights, freeze=False)`: a layer of that class
-            return Value(Kind.MODULE, Grad.NO, Role.TRAINING, ref="torch.nn." + vocab.last_name(qual.rsplit(".", 1)[0]))
+            # `nn.Embedding.from_pretrained(weights, freeze=False)`: a layer of that class (frozen, as by
+            # default, its calls record no graph: not a model to evaluate)
+            if vocab.constant_of(vocab.call_argument(node, 1, "freeze"), default=None) is False:
+                return Value(
+                    Kind.MODULE, Grad.NO, Role.TRAINING, ref="torch.nn." + vocab.last_name(qual.rsplit(".", 1)[0])
+                )
+            return UNKNOWN
         if qual in vocab.BACKWARD_FUNCTIONS:
             if last == "grad":
                 create = vocab.call_argument(node, None, "create_graph")

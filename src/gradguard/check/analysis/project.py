@@ -801,7 +801,7 @@ def build_index(paths: list, read=None, read_notebook=None) -> ProjectIndex:
     for qualified in module_classes:
         module_classes_by_short.setdefault(qualified.rsplit(".", 1)[1], set()).add(qualified)
     all_layers = _nested_layers(bodies, module_classes, module_classes_by_short, texts)
-    stored_calls = {qualified: _STORED_CALL_RE.findall(bodies[qualified]) for qualified in bases}
+    stored_calls = {qualified: _stored_calls(bodies[qualified]) for qualified in bases}
     for qualified in bases:
         layers = all_layers.get(qualified, frozenset())
         methods = _method_texts(bodies[qualified])
@@ -1424,14 +1424,30 @@ def _annotated_module_parameters_stored(init_text: str) -> frozenset:
     return frozenset(found)
 
 
+def _stored_calls(body: str) -> list:
+    """``_STORED_CALL_RE``'s (attribute, callee) pairs of a class's text, a torch layer made from given
+    weights and left trainable (``nn.Embedding.from_pretrained(w, freeze=False)``) read as that layer:
+    frozen, as by default, its calls record no graph."""
+    found = []
+    for match in _STORED_CALL_RE.finditer(body):
+        attr, callee = match.group(1), match.group(2)
+        if callee.endswith(".from_pretrained") and _TORCH_LAYER_RE.match(callee[: -len(".from_pretrained")]):
+            depth, end = 1, match.end()
+            while end < len(body) and depth:
+                depth += {"(": 1, ")": -1}.get(body[end], 0)
+                end += 1
+            if re.search(r"\bfreeze\s*=\s*False\b", body[match.end() : end]):
+                callee = callee[: -len(".from_pretrained")]
+        found.append((attr, callee))
+    return found
+
+
 def _stored_submodules(stored_calls: list, module_classes_by_short: dict) -> frozenset:
     """The attributes a class's body (its ``_STORED_CALL_RE`` matches) stores modules under (a
     torch.nn layer or a module class of the run) and nothing else it constructs or calls."""
     modules: set = set()
     others: set = set()
     for attr, callee in stored_calls:
-        if callee.endswith(".from_pretrained"):
-            callee = callee[: -len(".from_pretrained")]  # `nn.Embedding.from_pretrained(weights)`: a layer
         last = callee.rsplit(".", 1)[-1]
         # `nn.Parameter(...)`, `nn.ParameterList(...)`: tensors, not layers
         layer = callee.startswith(("nn.", "torch.nn.")) and last[:1].isupper() and not last.startswith("Parameter")
@@ -2041,7 +2057,7 @@ def _grad_off_in_lines(lines: list, line_number: int) -> tuple:
 
 
 # A torch layer's constructor as module classes spell it (`nn.Sequential`, `torch.nn.Conv2d`).
-_TORCH_LAYER_RE = re.compile(r"(?:torch\.)?nn\.[A-Z]\w*(?:\.from_pretrained)?$")
+_TORCH_LAYER_RE = re.compile(r"(?:torch\.)?nn\.[A-Z]\w*$")
 _INIT_LOADS_RE = re.compile(
     # (not word vectors put into one layer, `nn.Embedding.from_pretrained(vectors)`: the model's
     # other layers are still untrained)

@@ -160,6 +160,26 @@ class AccumulatedGraph(Rule):
     triggers = function_triggers
 
     valid = (
+        # The loss each step backpropagates is computed from the running total: the total's graph
+        # is backpropagated with it.
+        Valid(
+            """
+            import torch
+
+
+            def fit(net, loader, criterion, optimizer, epochs, hist):
+                for epoch in range(epochs):
+                    loss_epoch = torch.tensor(0.0)
+                    for x in loader:
+                        loss = criterion(net(x), x) + 0.1 * loss_epoch
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                        loss_epoch += loss
+                    loss = loss_epoch.data / len(loader)
+                    hist.append(loss.item())
+            """
+        ),
         # The steps' losses summed as numbers: no graph to keep.
         Valid(
             """
@@ -1048,6 +1068,46 @@ class AccumulatedGraph(Rule):
         ),
     )
     invalid = (
+        # The epoch's total is named `loss` again only after the loop: the backward pass in the loop
+        # takes the loss the loop binds afresh.
+        Invalid(
+            """
+            import torch
+
+
+            def fit(net, loader, criterion, optimizer, epochs, hist):
+                for epoch in range(epochs):
+                    loss_epoch = torch.tensor(0.0)
+                    for x in loader:
+                        loss = criterion(net(x), x)
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                        loss_epoch += loss
+                    loss = loss_epoch.data / len(loader)
+                    hist.append(loss.item())
+            """,
+            line=12,
+            column=13,
+            message="Accumulating `loss` across iterations keeps every iteration's autograd graph alive; accumulate "
+            "`loss.detach()`",
+            fixed="""
+            import torch
+
+
+            def fit(net, loader, criterion, optimizer, epochs, hist):
+                for epoch in range(epochs):
+                    loss_epoch = torch.tensor(0.0)
+                    for x in loader:
+                        loss = criterion(net(x), x)
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                        loss_epoch += loss.detach()
+                    loss = loss_epoch.data / len(loader)
+                    hist.append(loss.item())
+            """,
+        ),
         # A loss summed over a decoder's steps by an inner loop, backpropagated, then added up.
         Invalid(
             """
@@ -3168,7 +3228,7 @@ class AccumulatedGraph(Rule):
                 return
         derived = _derived_through_slots(ctx, uses, scope, acc)
         if derived & uses.backpropagated and not _backpropagated_only_fresh_before(
-            ctx, derived & uses.backpropagated, loop, scope
+            ctx, derived & uses.backpropagated, loop, scope, derived
         ):
             return
         backward_each_step = (
@@ -3430,11 +3490,13 @@ def _bound_afresh_in(outer: ast.AST, name: str, loop: ast.AST) -> bool:
     )
 
 
-def _backpropagated_only_fresh_before(ctx, names: set, loop: ast.AST, scope: ast.AST) -> bool:
-    """Whether each backward pass of the scope taking one of ``names`` runs before the loop, on a
-    value its own loop binds afresh before it: the training loop's ``loss = criterion(out, y)``,
-    ``loss.backward()``, ahead of an evaluation loop adding up ``loss = loss + criterion(...)``
-    under the same name. The total is no value that pass takes."""
+def _backpropagated_only_fresh_before(ctx, names: set, loop: ast.AST, scope: ast.AST, derived: set) -> bool:
+    """Whether each backward pass of the scope taking one of ``names`` runs before the loop or in
+    it, on a value its own loop binds afresh before it from nothing derived from the total: the
+    training loop's ``loss = criterion(out, y)``, ``loss.backward()``, ahead of an evaluation loop
+    adding up ``loss = loss + criterion(...)`` under the same name; or in the loop itself, before
+    ``loss_epoch += loss``, where only a statement after the loop binds ``loss = loss_epoch.data / n``.
+    The total is no value that pass takes."""
     found = False
     for node in walk_in_order(scope):
         if not isinstance(node, ast.Call):
@@ -3444,14 +3506,14 @@ def _backpropagated_only_fresh_before(ctx, names: set, loop: ast.AST, scope: ast
             receiver = func.value
             if not (isinstance(receiver, ast.Name) and receiver.id in names):
                 continue
-            if node.lineno >= loop.lineno or _inside(ctx, node, loop):
-                return False
+            if node.lineno > (loop.end_lineno or loop.lineno) and not _inside(ctx, node, loop):
+                return False  # after the loop: it may take the total
             own = _innermost_loop(ctx, node, scope)
             if own is None or not any(
                 isinstance(stmt, ast.Assign)
                 and stmt.lineno < node.lineno
                 and any(isinstance(t, ast.Name) and t.id == receiver.id for t in stmt.targets)
-                and receiver.id not in _names(stmt.value)
+                and not (_names(stmt.value) & (derived | {receiver.id}))
                 for stmt in walk_in_order(own)
             ):
                 return False
