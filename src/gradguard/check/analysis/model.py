@@ -3315,13 +3315,12 @@ class SemanticModel:
             values = [
                 site[2] for info in self._class_table().values() for site in self._attribute_assignments(info, attr)
             ]
+            made = [(self.imports.qualified_name(v.func) or "") if isinstance(v, ast.Call) else "" for v in values]
             return (
-                bool(values)
+                bool(made)
                 and all(
-                    isinstance(value, ast.Call)
-                    and (self.imports.qualified_name(value.func) or "").startswith("torch.nn.")
-                    and vocab.last_name(self.imports.qualified_name(value.func) or "") in vocab.PARAMETERLESS_MODULES
-                    for value in values
+                    qual.startswith("torch.nn.") and vocab.last_name(qual) in vocab.PARAMETERLESS_MODULES
+                    for qual in made
                 )
                 and attr not in self.file_method_names()
             )
@@ -4883,17 +4882,12 @@ class SemanticModel:
                     roles |= Role.UNREDUCED
             layers = self._container_layers(last, node, args)
             return Value(Kind.MODULE, Grad.NO, roles, items=layers, ref="torch.nn." + last)
-        if (
-            qual.startswith("torch.nn.")
-            and last == "from_pretrained"
-            and vocab.last_name(qual.rsplit(".", 1)[0])[:1].isupper()
-        ):
+        layer = vocab.last_name(qual.rsplit(".", 1)[0]) if last == "from_pretrained" else ""
+        if qual.startswith("torch.nn.") and layer[:1].isupper():
             # `nn.Embedding.from_pretrained(weights, freeze=False)`: a layer of that class (frozen, as by
             # default, its calls record no graph: not a model to evaluate)
             if vocab.constant_of(vocab.call_argument(node, 1, "freeze"), default=None) is False:
-                return Value(
-                    Kind.MODULE, Grad.NO, Role.TRAINING, ref="torch.nn." + vocab.last_name(qual.rsplit(".", 1)[0])
-                )
+                return Value(Kind.MODULE, Grad.NO, Role.TRAINING, ref="torch.nn." + layer)
             return UNKNOWN
         if qual in vocab.BACKWARD_FUNCTIONS:
             if last == "grad":

@@ -1057,8 +1057,9 @@ def _class_aliases(index: ProjectIndex, texts: dict, classes: dict) -> dict:
 
 
 # A method only tensors have, called on a name or on a call's result.
-_TENSOR_READ_RE = re.compile(r"\b(\w+)\.(?:item|detach|cpu|cuda|numpy|tolist|backward|clone)\(")
-_CALL_READ_AS_TENSOR_RE = re.compile(r"\b(\w+)\([^()\n]*\)\.(?:item|detach|cpu|cuda|numpy|tolist|backward|clone)\(")
+_TENSOR_READING = "|".join(sorted(vocab.TENSOR_READING_METHODS))
+_TENSOR_READ_RE = re.compile(r"\b(\w+)\.(?:" + _TENSOR_READING + r")\(")
+_CALL_READ_AS_TENSOR_RE = re.compile(r"\b(\w+)\([^()\n]*\)\.(?:" + _TENSOR_READING + r")\(")
 # `a, b = obj.method(` / `a = function(`: the names bound and the function called.
 _BOUND_CALL_RE = re.compile(r"^[ \t]*([\w \t,()\[\]]+?)[ \t]*=[ \t]*(?:[\w.]+\.)?(\w+)\(", re.M)
 

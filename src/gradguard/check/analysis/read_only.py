@@ -1591,23 +1591,32 @@ def _made_before_the_loop(statement: ast.stmt, written: ast.stmt, parent_of, qua
         return False
     for earlier in block[: block.index(loop)]:
         if type(earlier) is ast.Assign and any(type(t) is ast.Name and t.id == buffer for t in earlier.targets):
-            factory = earlier.value
-            while (
-                type(factory) is ast.Call
-                and type(factory.func) is ast.Attribute  # type: ignore[union-attr]
-                and factory.func.attr in _MOVING_METHODS  # type: ignore[union-attr]
-            ):
-                factory = factory.func.value  # type: ignore[union-attr]
-            if (
-                type(factory) is ast.Call
-                and (qualified_name(factory.func) or "").rpartition(".")[::2] in _BUFFER_FACTORIES
-            ):  # type: ignore[union-attr]
+            if _made_by_buffer_factory(earlier.value, qualified_name):
                 return True
     return False
 
 
 # Methods handing back a tensor's values moved or cast, on the way to a `.detach()`.
 _MOVING_METHODS = frozenset({"cpu", "cuda", "to", "float", "double", "half"})
+
+
+def _unmoved(expr: Optional[ast.AST]) -> Optional[ast.AST]:
+    """What a chain of ``_MOVING_METHODS`` is called on (``pred_y`` of ``pred_y.cpu()``)."""
+    while (
+        type(expr) is ast.Call
+        and type(expr.func) is ast.Attribute  # type: ignore[union-attr]
+        and expr.func.attr in _MOVING_METHODS  # type: ignore[union-attr]
+    ):
+        expr = expr.func.value  # type: ignore[union-attr]
+    return expr
+
+
+def _made_by_buffer_factory(value: Optional[ast.AST], qualified_name) -> bool:
+    """``torch.zeros([n, d])``, also moved or cast (``torch.zeros([n, d]).to(device)``)."""
+    factory = _unmoved(value)
+    return (
+        type(factory) is ast.Call and (qualified_name(factory.func) or "").rpartition(".")[::2] in _BUFFER_FACTORIES  # type: ignore[union-attr]
+    )
 
 
 def written_into_detached_buffer(call: ast.Call, parent_of, scope: ast.AST, qualified_name) -> bool:
@@ -1677,16 +1686,7 @@ def written_into_detached_buffer(call: ast.Call, parent_of, scope: ast.AST, qual
     )
     before = [b for b in bindings if (b.lineno, b.col_offset) < at]
     made = parent_of(before[-1]) if before else None
-    factory = made.value if type(made) is ast.Assign else None  # type: ignore[union-attr]
-    while (
-        type(factory) is ast.Call
-        and type(factory.func) is ast.Attribute  # type: ignore[union-attr]
-        and factory.func.attr in _MOVING_METHODS  # type: ignore[union-attr]
-    ):
-        factory = factory.func.value  # type: ignore[union-attr]  # `torch.zeros([n, d]).to(device)`
-    if not (
-        type(factory) is ast.Call and (qualified_name(factory.func) or "").rpartition(".")[::2] in _BUFFER_FACTORIES  # type: ignore[union-attr]
-    ):
+    if type(made) is not ast.Assign or not _made_by_buffer_factory(made.value, qualified_name):  # type: ignore[union-attr]
         return False
     # the buffer's life: from the factory call to the next binding of its name
     start = (made.lineno, made.col_offset)
@@ -1711,13 +1711,7 @@ def written_into_detached_buffer(call: ast.Call, parent_of, scope: ast.AST, qual
     allowed.update(id(sub) for w in writes for sub in walk_in_order(w.value))  # type: ignore[attr-defined]
     for node in nodes:
         if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "detach":  # type: ignore[attr-defined]
-            receiver = node.func.value  # type: ignore[attr-defined]
-            while (
-                type(receiver) is ast.Call
-                and type(receiver.func) is ast.Attribute  # type: ignore[attr-defined]
-                and receiver.func.attr in _MOVING_METHODS  # type: ignore[attr-defined]
-            ):
-                receiver = receiver.func.value  # type: ignore[attr-defined]  # `pred_y.cpu().detach()`
+            receiver = _unmoved(node.func.value)  # type: ignore[attr-defined]  # `pred_y.cpu().detach()`
             allowed.add(id(receiver.value) if type(receiver) is ast.Subscript else id(receiver))  # type: ignore[attr-defined]
     uses = [node for node in nodes if type(node) is ast.Name and node.id == buffer and type(node.ctx) is ast.Load]  # type: ignore[attr-defined]
     return bool(uses) and all(id(use) in allowed for use in uses)

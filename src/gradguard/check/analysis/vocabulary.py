@@ -480,6 +480,9 @@ ELEMENTWISE_BINARY = _words("add sub subtract mul multiply div divide true_divid
 # What a dataset class's text shows it builds its items with: tensors (`from_numpy(...)`,
 # `torch.tensor(...)`, a `transform` such as `ToTensor`).
 TENSOR_MAKING_RE = re.compile(r"\b(?:torch\.\w+|from_numpy|tensor|\w*Tensor|transforms?\w*)\s*\(|\btransform\b")
+# Methods a Python number lacks and a tensor has: code calling one on a function's result reads
+# that result as a tensor (`meta_loss.item()`, `evaluate_loss(...).detach()`).
+TENSOR_READING_METHODS = _words("item detach cpu cuda numpy tolist backward clone")
 # Builtins whose argument is only read.
 # What code that reads a tensor's values (a model's output) shows in its text.
 VALUE_READ_HINTS = (

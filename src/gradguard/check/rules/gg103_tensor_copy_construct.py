@@ -73,6 +73,29 @@ _TENSOR_FUNCTIONS = ("torch.tensor",)
 _ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
 
 
+# What the copied value may be written as to be a tensor (a literal or a comprehension never is).
+_SOURCES = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.BinOp, ast.UnaryOp)
+
+
+def _a_tensor_to_report(ctx, source: ast.AST, value) -> bool:
+    """Whether the copied value is a tensor the code shows well enough: not a weak guess with no
+    graph of its own (a batch of a loader known only by its name, an argument of `forward`, mostly
+    tensors, but one converted there is an array: `T.tensor(observation)`), nor a field of a
+    loader's batch (`torch.tensor(batch["tokens"])`: no graph, and `default_collate` makes a list
+    field a list of tensors, which `.detach()` cannot take) unless a data set of the file or run
+    builds its items as tensors."""
+    if not value.is_tensor or (value.weak and value.grad is not Grad.YES):
+        return False
+    return not (value.grad is Grad.NO and not _datasets_make_tensors(ctx) and _item_of_a_batch(ctx, source))
+
+
+def _shown(ctx, source: ast.AST) -> tuple:
+    """The copied value as a message shows it (``t`` when long), and as the receiver of a method."""
+    text = ctx.text(source)
+    short = text if len(text) <= 30 and "\n" not in text else "t"
+    return short, short if short == "t" or isinstance(source, _ATOMS) else f"({short})"
+
+
 def _guarded_not_tensor(ctx, node: ast.AST, name: str) -> bool:
     """Inside ``if not isinstance(name, ...)`` (or its ``else``): not a tensor there, unless the
     branch binds the name anew before the call (``if isinstance(x, np.ndarray): x =
@@ -835,25 +858,17 @@ class TensorCopyConstruct(Rule):
         if ctx.imports.qualified_name(func) not in _TENSOR_FUNCTIONS:
             return
         source = node.args[0]
-        if not isinstance(source, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.BinOp, ast.UnaryOp)):
+        if not isinstance(source, _SOURCES):
             return  # a literal, a comprehension: never a tensor
         value = ctx.model.value(source)
         if not value.is_tensor and _moved(ctx, source):
             value = tensor(Grad.MAYBE)  # `torch.tensor(img.to(device))`: only a tensor (or a module) moves
-        if not value.is_tensor or (value.weak and value.grad is not Grad.YES):
-            # A batch of a loader known only by its name, an argument of `forward` (mostly
-            # tensors, but one converted here is an array: `T.tensor(observation)`): a weak
-            # guess with no graph of its own says too little for a copy of a tensor.
+        if not _a_tensor_to_report(ctx, source, value):
             return
         if isinstance(source, ast.Name) and _guarded_not_tensor(ctx, node, source.id):
             return
-        if value.grad is Grad.NO and not _datasets_make_tensors(ctx) and _item_of_a_batch(ctx, source):
-            # `torch.tensor(batch["tokens"])`: a loader's batch holds no graph, and `default_collate`
-            # makes a list field a list of tensors, which `.detach()` cannot take
-            return
         text = ctx.text(source)
-        short = text if len(text) <= 30 and "\n" not in text else "t"
-        receiver = short if short == "t" or isinstance(source, _ATOMS) else f"({short})"
+        short, receiver = _shown(ctx, source)
         message = (
             f"`torch.tensor({short})` copies a tensor and silently drops its autograd graph; "
             f"write `{receiver}.detach().clone()` to say so"
@@ -866,16 +881,9 @@ class TensorCopyConstruct(Rule):
         and device: ``t.detach().to(lengths, copy=True)`` says so. No fix: the receiver's expression
         would be evaluated a second time."""
         source = node.args[0]  # (only a tensor has `new_tensor`: the receiver is one)
-        if not isinstance(source, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.BinOp, ast.UnaryOp)):
-            return  # a literal, a comprehension: never a tensor
-        value = ctx.model.value(source)
-        if not value.is_tensor or (value.weak and value.grad is not Grad.YES):
+        if not isinstance(source, _SOURCES) or not _a_tensor_to_report(ctx, source, ctx.model.value(source)):
             return
-        if value.grad is Grad.NO and not _datasets_make_tensors(ctx) and _item_of_a_batch(ctx, source):
-            return
-        shown = ctx.text(source)
-        short = shown if len(shown) <= 30 and "\n" not in shown else "t"
-        inner = short if short == "t" or isinstance(source, _ATOMS) else f"({short})"
+        short, inner = _shown(ctx, source)
         recv = ctx.text(func.value)
         recv = recv if len(recv) <= 30 and "\n" not in recv else "ref"
         ctx.report(

@@ -121,7 +121,7 @@ from gradguard.check.analysis.imports import callee_name, subscript_root
 from gradguard.check.analysis.model import names_a_loss, parameterless_layer
 from gradguard.check.analysis.scopes import walk_in_order
 from gradguard.check.analysis.values import Grad, Kind, Role, Value
-from gradguard.check.analysis.vocabulary import JOINING_FUNCTIONS
+from gradguard.check.analysis.vocabulary import JOINING_FUNCTIONS, TENSOR_READING_METHODS
 from gradguard.check.model import Applicability, Edit, Fix, FixAvailability, Severity
 from gradguard.check.rules.base import Invalid, Rule, Valid
 from gradguard.common.text import short
@@ -3881,7 +3881,7 @@ def _handed_to_tensor_use(ctx, uses, names: set) -> bool:
 
 
 # Methods a Python number lacks: a caller calling one on a function's result needs a tensor.
-_TENSOR_ONLY_METHODS = frozenset({"detach", "cpu", "cuda", "to", "numpy", "item", "backward", "tolist", "clone"})
+_TENSOR_ONLY_METHODS = TENSOR_READING_METHODS | {"to"}
 
 
 def _callers_use_as_tensor(ctx, fn: Optional[ast.AST]) -> bool:
